@@ -1,0 +1,327 @@
+// The stack configuration: one zod schema, two sources (Pulumi config in index.ts, the stack YAML
+// file in the offline scripts). Unknown keys are errors everywhere: a misspelt key that is silently
+// ignored is exactly the quiet misconfiguration this repository exists to prevent.
+import { z } from "zod";
+import { ConfigError, formatPath, type Problem } from "./problems";
+import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
+
+export const PROJECT = "openkeel";
+export const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+export const TOPOLOGIES = ["lab", "small", "medium", "large"] as const;
+export type Topology = (typeof TOPOLOGIES)[number];
+
+/** The label profile D1 prescribes for an environment. */
+export function profileForEnvironment(env: Environment): LabelProfile {
+  return env === "talos-production" ? "hardened" : "default";
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|(([0-9a-fA-F]{1,4}:){0,6}[0-9a-fA-F]{1,4})?::(([0-9a-fA-F]{1,4}:){0,6}[0-9a-fA-F]{1,4})?)$/;
+/** Exact versions only: `1.2.3`, `v1.2.3`, `1.2.3-rc.1`. No ranges, no `latest`. */
+export const PINNED_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+
+export function isLabelKey(key: string): boolean {
+  const parts = key.split("/");
+  if (parts.length > 2) return false;
+  const name = parts[parts.length - 1];
+  if (name.length === 0 || name.length > 63 || !LABEL_NAME.test(name)) return false;
+  if (parts.length === 2) {
+    const prefix = parts[0];
+    if (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) return false;
+  }
+  return true;
+}
+
+export function isLabelValue(value: string): boolean {
+  return value.length <= 63 && LABEL_VALUE.test(value);
+}
+
+export function isIP(value: string): boolean {
+  return IPV4.test(value) || IPV6.test(value);
+}
+
+const labelValue = z
+  .string()
+  .refine(isLabelValue, {
+    message:
+      "is not a valid label value (at most 63 characters: letters, digits, '-', '_', '.', starting and ending with a letter or digit)",
+  });
+
+export const pinnedVersion = z
+  .string()
+  .regex(PINNED_VERSION, {
+    message: "is not a pinned version: use an exact version such as 1.12.1 or v1.16.2 (no 'latest', no ranges)",
+  });
+
+export const nodeSchema = z.strictObject({
+  name: z
+    .string()
+    .max(253)
+    .regex(DNS_SUBDOMAIN, {
+      message: "is not a valid node name (lower-case DNS subdomain: a-z, 0-9, '-', '.')",
+    }),
+  roles: z.array(z.enum(ROLES)).default([]),
+  /** The node also runs etcd and kube-apiserver (Talos controlplane machine type). */
+  kubernetesControlPlane: z.boolean().default(false),
+  zone: labelValue.optional(),
+  internalIP: z.string().refine(isIP, { message: "is not an IPv4 or IPv6 address" }).optional(),
+  /** Extra labels applied with the role labels (e.g. network.openkeel.io/external-nic). */
+  labels: z.record(z.string(), labelValue).default({}),
+});
+export type NodeConfig = z.infer<typeof nodeSchema>;
+
+const placementOverrideSchema = z.strictObject({
+  role: z.enum(ROLES).optional(),
+  roles: z.array(z.enum(ROLES)).min(1).optional(),
+  nodeSelector: z.record(z.string(), z.string()).optional(),
+  tolerations: z.array(z.record(z.string(), z.unknown())).optional(),
+  extraTolerations: z.array(z.record(z.string(), z.unknown())).optional(),
+  affinity: z.record(z.string(), z.unknown()).optional(),
+  topologySpreadConstraints: z.array(z.record(z.string(), z.unknown())).optional(),
+  priorityClassName: z.string().optional(),
+}).superRefine((p, ctx) => {
+  if (p.role !== undefined && p.roles !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["roles"],
+      message: "role and roles are both set, and one would silently win. Fix: keep roles: [a, b] for several roles, or role: for one",
+    });
+  }
+});
+export type PlacementOverrideConfig = z.infer<typeof placementOverrideSchema>;
+
+export const SERVICES = [
+  "keystone",
+  "placement",
+  "nova",
+  "neutron",
+  "glance",
+  "cinder",
+  "manila",
+  "swift",
+  "heat",
+  "barbican",
+  "designate",
+  "masakari",
+  "ironic",
+  "skyline",
+  "ovn-octavia-provider",
+  "zun",
+  "ec2-api",
+] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+const serviceSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  /** Replica counts per component, e.g. ironic `{conductor: 1}`. */
+  replicas: z.record(z.string(), z.number().int().min(0)).default({}),
+  /** Per-component placement overrides; raw fields win over roles (§ 5.1 precedence). */
+  placement: z.record(z.string(), placementOverrideSchema).default({}),
+  /** Raw chart values merged last. */
+  values: z.record(z.string(), z.unknown()).default({}),
+});
+export type ServiceConfig = z.infer<typeof serviceSchema>;
+
+const servicesShape = Object.fromEntries(SERVICES.map((s) => [s, serviceSchema.optional()])) as {
+  [K in ServiceName]: z.ZodOptional<typeof serviceSchema>;
+};
+
+export const configSchema = z
+  .strictObject({
+    environment: z.enum(ENVIRONMENTS),
+    topology: z.enum(TOPOLOGIES),
+    labelProfile: z.enum(LABEL_PROFILES).optional(),
+    /** true: every role taints its nodes; a list: only those roles do; false: no taints (§ 1.4). */
+    taints: z
+      .union([z.boolean(), z.array(z.enum(ROLES))], {
+        error: `must be true, false or a list of roles (${ROLES.join(", ")}). Fix: write taints: true, taints: false or taints: [compute, network]`,
+      })
+      .default(false),
+    nodes: z.array(nodeSchema).min(1),
+    services: z.strictObject(servicesShape).default({}),
+  })
+  .superRefine((cfg, ctx) => {
+    const production = cfg.environment === "talos-production";
+    if (production && cfg.labelProfile === "default") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["labelProfile"],
+        message:
+          "production stacks must use the hardened label keys (D1: node-restriction.kubernetes.io/openkeel-<role>); 'default' keys can be set by a node's own kubelet. Fix: remove labelProfile or set it to hardened",
+      });
+    }
+    if (production && cfg.topology === "lab") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["topology"],
+        message: "topology 'lab' is for the kind-lab environment. Fix: use small, medium or large",
+      });
+    }
+    if (!production && cfg.topology !== "lab") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["topology"],
+        message: `topology '${cfg.topology}' is a production topology. Fix: use topology: lab with environment kind-lab, or environment: talos-production`,
+      });
+    }
+    cfg.nodes.forEach((node, i) => {
+      if (production && node.internalIP === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["nodes", i, "internalIP"],
+          message:
+            "is required in production (Kube-OVN's MASTER_NODES and the Talos patches need it). Fix: add the node's internal IP address",
+        });
+      }
+      const seen = new Set<string>();
+      node.roles.forEach((role, j) => {
+        if (seen.has(role)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["nodes", i, "roles", j],
+            message: `role '${role}' is listed twice. Fix: list each role once`,
+          });
+        }
+        seen.add(role);
+      });
+      for (const key of Object.keys(node.labels)) {
+        const path = ["nodes", i, "labels", key];
+        if (!isLabelKey(key)) {
+          ctx.addIssue({
+            code: "custom",
+            path,
+            message:
+              "is not a valid label key ([prefix/]name: a DNS subdomain prefix and a name of at most 63 characters). Fix: correct the key",
+          });
+        } else if (roleOfLabelKey(key)) {
+          ctx.addIssue({
+            code: "custom",
+            path,
+            message: `is a role label, which this repository writes from roles. Fix: remove it and add '${roleOfLabelKey(key)!.role}' to the node's roles`,
+          });
+        } else if (key === ZONE_LABEL) {
+          ctx.addIssue({
+            code: "custom",
+            path,
+            message: "is the zone label. Fix: remove it and set the node's zone: key instead",
+          });
+        }
+      }
+    });
+  });
+
+export type Config = z.infer<typeof configSchema> & { labelProfile: LabelProfile };
+
+/** Where a raw config came from, for error messages. */
+export interface ConfigSource {
+  /** Stack name, e.g. `prod-medium`. */
+  stack: string;
+  /** File to name in errors, e.g. `stacks/Pulumi.prod-medium.yaml`. */
+  file: string;
+}
+
+export interface LoadedConfig extends Config {
+  stack: string;
+  file: string;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a map";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[seg as string];
+  }
+  return cur;
+}
+
+function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Problem[] {
+  const keyPath = [`${PROJECT}:${String(issue.path[0] ?? "")}`, ...issue.path.slice(1)];
+  const path = issue.path.length === 0 ? "" : formatPath(keyPath);
+  const got = valueAt(raw, issue.path);
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return issue.keys.map((key) => {
+        const isTop = issue.path.length === 0;
+        return {
+          file,
+          path: isTop ? `${PROJECT}:${key}` : `${path}.${key}`,
+          message: "unknown key",
+          fix: "remove it or correct its spelling; stacks/README.md lists every key",
+        };
+      });
+    case "invalid_type":
+      if (got === undefined) {
+        return [{ file, path, message: `is required (${issue.expected})`, fix: "add it; stacks/README.md describes it" }];
+      }
+      return [{ file, path, message: `must be ${issue.expected}, got ${describe(got)}`, fix: `write a ${issue.expected} here` }];
+    case "invalid_value":
+      return [
+        {
+          file,
+          path,
+          message: `is ${describe(got)}, not one of ${issue.values.map((v) => String(v)).join(", ")}`,
+          fix: "use one of the listed values",
+        },
+      ];
+    case "too_small":
+      return [{ file, path, message: issue.message.replace(/^Too small: /, "is too small: "), fix: "add the missing entries" }];
+    case "custom": {
+      const [message, fix] = issue.message.split(". Fix: ");
+      return [{ file, path, message, fix: fix ?? "correct the value" }];
+    }
+    default: {
+      const [text, fix] = issue.message.split(". Fix: ");
+      const message = got === undefined ? text : `is ${describe(got)}: ${text}`;
+      return [{ file, path, message, fix: fix ?? "correct the value; stacks/README.md describes the key" }];
+    }
+  }
+}
+
+/**
+ * Validate a raw config map (keys without the `openkeel:` prefix). Throws ConfigError with one
+ * problem per issue.
+ */
+export function loadConfig(raw: Record<string, unknown>, source: ConfigSource): LoadedConfig {
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const problems = result.error.issues.flatMap((i) => issueToProblem(i, raw, source.file));
+    throw new ConfigError(problems);
+  }
+  const cfg = result.data;
+  return {
+    ...cfg,
+    labelProfile: cfg.labelProfile ?? profileForEnvironment(cfg.environment),
+    stack: source.stack,
+    file: source.file,
+  };
+}
+
+/**
+ * Pulumi hands config over as strings keyed `<project>:<key>`; structured values are JSON.
+ * Keys of other namespaces (e.g. `kubernetes:context`) belong to providers and are ignored.
+ */
+export function rawFromPulumiConfig(all: Record<string, string>): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const [fullKey, value] of Object.entries(all)) {
+    const prefix = `${PROJECT}:`;
+    if (!fullKey.startsWith(prefix)) continue;
+    const key = fullKey.slice(prefix.length).replace(/^config:/, "");
+    try {
+      raw[key] = JSON.parse(value);
+    } catch {
+      raw[key] = value;
+    }
+  }
+  return raw;
+}

@@ -1,0 +1,176 @@
+// The Pulumi layer: applies a Plan. One ComponentResource per unit, typed by the unit
+// (`openkeel:<area>:<Name>`); each phase waits for the whole previous phase.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import * as random from "@pulumi/random";
+import { isSecretRef, type HelmReleaseUnit, type K8sObject, type Plan, type Unit } from "./plan";
+
+/** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
+export const NODE_PATCH_FIELD_MANAGER = "openkeel-node-roles";
+
+export interface StackSecretsArgs {
+  /** Names of the secrets the plan refers to (SecretRef). */
+  names: string[];
+}
+
+/**
+ * The stack's generated secrets (metadata proxy shared secret, …). Generated once, kept encrypted
+ * in the Pulumi state, and handed to units as Pulumi secrets only.
+ */
+export class StackSecrets extends pulumi.ComponentResource {
+  readonly values: Record<string, pulumi.Output<string>> = {};
+  constructor(name: string, args: StackSecretsArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("openkeel:secrets:StackSecrets", name, {}, opts);
+    for (const secret of [...new Set(args.names)].sort()) {
+      const pw = new random.RandomPassword(secret, { length: 48, special: false }, { parent: this });
+      this.values[secret] = pulumi.secret(pw.result);
+    }
+    this.registerOutputs({});
+  }
+}
+
+/** Every SecretRef name in a value tree. */
+export function secretNames(value: unknown, into = new Set<string>()): Set<string> {
+  if (isSecretRef(value)) into.add(value.secretRef);
+  else if (Array.isArray(value)) value.forEach((v) => secretNames(v, into));
+  else if (value !== null && typeof value === "object") Object.values(value).forEach((v) => secretNames(v, into));
+  return into;
+}
+
+/** Replace SecretRefs by the stack's Pulumi secrets. */
+export function resolveSecrets(value: unknown, secrets: Record<string, pulumi.Output<string>>): pulumi.Input<unknown> {
+  if (isSecretRef(value)) {
+    const s = secrets[value.secretRef];
+    if (!s) throw new Error(`secret ${value.secretRef} was not generated`);
+    return s;
+  }
+  if (Array.isArray(value)) return value.map((v) => resolveSecrets(v, secrets));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveSecrets(v, secrets)]));
+  }
+  return value;
+}
+
+export interface UnitArgs {
+  unit: Unit;
+  secrets: Record<string, pulumi.Output<string>>;
+}
+
+/** Pulumi resource name of an object inside its unit. */
+export function objectResourceName(unitName: string, o: K8sObject): string {
+  const ns = o.metadata.namespace ? `${o.metadata.namespace}/` : "";
+  return `${unitName}:${o.kind.toLowerCase()}:${ns}${o.metadata.name}`;
+}
+
+function helmRelease(unit: HelmReleaseUnit, secrets: UnitArgs["secrets"], opts: pulumi.CustomResourceOptions) {
+  const oci = unit.chart.repository.startsWith("oci://");
+  return new k8s.helm.v3.Release(
+    unit.name,
+    {
+      name: unit.release,
+      namespace: unit.namespace,
+      chart: oci ? `${unit.chart.repository.replace(/\/$/, "")}/${unit.chart.chart}` : unit.chart.chart,
+      version: unit.chart.version,
+      ...(oci ? {} : { repositoryOpts: { repo: unit.chart.repository } }),
+      values: resolveSecrets(unit.values, secrets) as pulumi.Input<Record<string, unknown>>,
+      skipCrds: unit.skipCrds ?? false,
+      // Namespaces are objects of the plan (with their pod-security labels), never created by Helm.
+      createNamespace: false,
+      atomic: false,
+    },
+    opts,
+  );
+}
+
+function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secrets"], opts: pulumi.CustomResourceOptions) {
+  const name = objectResourceName(unitName, o);
+  if (o.apiVersion === "v1" && o.kind === "Node") {
+    // Nodes are never created or deleted here: a server-side-apply patch owns only our labels,
+    // and deleting the patch hands them back (relinquish), leaving the Node in place.
+    return new k8s.core.v1.NodePatch(
+      name,
+      {
+        metadata: {
+          name: o.metadata.name,
+          labels: o.metadata.labels,
+          annotations: { "pulumi.com/patchFieldManager": NODE_PATCH_FIELD_MANAGER },
+        },
+      },
+      opts,
+    );
+  }
+  const body = resolveSecrets(o, secrets) as Record<string, pulumi.Input<unknown>>;
+  if (o.apiVersion === "v1") {
+    // Core kinds keep their own type tokens (kubernetes:core/v1:<Kind>).
+    switch (o.kind) {
+      case "Namespace":
+        return new k8s.core.v1.Namespace(name, body as k8s.core.v1.NamespaceArgs, opts);
+      case "Secret":
+        return new k8s.core.v1.Secret(name, body as k8s.core.v1.SecretArgs, opts);
+      case "ConfigMap":
+        return new k8s.core.v1.ConfigMap(name, body as k8s.core.v1.ConfigMapArgs, opts);
+      case "Service":
+        return new k8s.core.v1.Service(name, body as k8s.core.v1.ServiceArgs, opts);
+      case "ServiceAccount":
+        return new k8s.core.v1.ServiceAccount(name, body as k8s.core.v1.ServiceAccountArgs, opts);
+      default:
+        throw new Error(`no Pulumi type for core kind ${o.kind} (object ${o.metadata.name})`);
+    }
+  }
+  // For every grouped API the generic resource's token `kubernetes:<group>/<version>:<Kind>` is the
+  // provider's own, so policies and diffs see StorageClasses, CRs… as what they are.
+  return new k8s.apiextensions.CustomResource(name, body as k8s.apiextensions.CustomResourceArgs, opts);
+}
+
+/** One deployable unit of the Plan. */
+export class PlanUnit extends pulumi.ComponentResource {
+  readonly children: pulumi.Resource[] = [];
+  constructor(name: string, args: UnitArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(args.unit.type, name, {}, opts);
+    const { unit, secrets } = args;
+    const childOpts: pulumi.CustomResourceOptions = {
+      parent: this,
+      ...(unit.protect ? { protect: true, retainOnDelete: true } : {}),
+    };
+    switch (unit.kind) {
+      case "HelmRelease":
+        this.children.push(helmRelease(unit, secrets, childOpts));
+        break;
+      case "Manifests":
+        for (const o of unit.objects) this.children.push(manifestObject(unit.name, o, secrets, childOpts));
+        break;
+      case "RemoteManifest":
+        // The provider fetches the pinned URL at apply time; offline renders list it by URL only.
+        this.children.push(new k8s.yaml.v2.ConfigFile(unit.name, { file: unit.url }, childOpts));
+        break;
+    }
+    this.registerOutputs({});
+  }
+}
+
+export interface DeployedPlan {
+  units: Record<string, PlanUnit>;
+}
+
+/** Apply a Plan: units of phase N depend on every unit of the last non-empty phase before it. */
+export function deployPlan(plan: Plan, opts?: pulumi.ComponentResourceOptions): DeployedPlan {
+  const names = [...secretNames(plan.phases)];
+  const secrets = names.length > 0 ? new StackSecrets("stack-secrets", { names }, opts).values : {};
+  const units: Record<string, PlanUnit> = {};
+  let previous: PlanUnit[] = [];
+  for (const ph of plan.phases) {
+    const current: PlanUnit[] = [];
+    for (const unit of ph.units) {
+      const sameAhead = (unit.dependsOn ?? []).map((d) => {
+        const dep = units[d];
+        if (!dep) throw new Error(`unit ${unit.name} depends on ${d}, which is not declared before it`);
+        return dep;
+      });
+      const u = new PlanUnit(unit.name, { unit, secrets }, { ...opts, dependsOn: [...previous, ...sameAhead] });
+      units[unit.name] = u;
+      current.push(u);
+    }
+    if (current.length > 0) previous = current;
+  }
+  return { units };
+}

@@ -1,0 +1,169 @@
+// The Plan: what an environment installs, as plain data in ordered phases. Pure to build (no
+// Pulumi runtime, no I/O): the Pulumi layer applies it, the offline scripts render, validate and
+// check it.
+import type { Environment, Topology as TopologyName } from "./config";
+import type { LabelProfile, Role } from "./roles";
+import type { PlanCheck } from "./topology";
+
+export const PHASES = ["node-roles", "crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const;
+export type PhaseName = (typeof PHASES)[number];
+
+export interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  [field: string]: unknown;
+}
+
+/**
+ * Stands for a secret in values or objects. The Pulumi layer replaces it with a Pulumi secret
+ * (generated once per stack and kept in its state); renders show only the name.
+ */
+export interface SecretRef {
+  secretRef: string;
+}
+
+export function secretRef(name: string): SecretRef {
+  return { secretRef: name };
+}
+
+export function isSecretRef(value: unknown): value is SecretRef {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 1 &&
+    typeof (value as SecretRef).secretRef === "string"
+  );
+}
+
+/** Where a chart comes from: a Helm repository (https://…) or an OCI registry (oci://…). */
+export interface ChartRef {
+  repository: string;
+  chart: string;
+  version: string;
+}
+
+interface UnitBase {
+  /** Unique within the plan; the Pulumi resource name and the render folder. */
+  name: string;
+  /** Type token of the unit's ComponentResource: `openkeel:<area>:<Name>`. */
+  type: string;
+  /** Owns data (volumes, CRDs, databases): protected and retained on delete. */
+  protect?: boolean;
+  /** Units listed before this one in the same phase (by name) that it waits for. */
+  dependsOn?: string[];
+}
+
+export interface HelmReleaseUnit extends UnitBase {
+  kind: "HelmRelease";
+  /** Helm release name. */
+  release: string;
+  namespace: string;
+  chart: ChartRef;
+  values: Record<string, unknown>;
+  skipCrds?: boolean;
+}
+
+export interface ManifestsUnit extends UnitBase {
+  kind: "Manifests";
+  /** Objects this repository writes. `Node` objects are applied as patches, never created. */
+  objects: K8sObject[];
+}
+
+export interface RemoteManifestUnit extends UnitBase {
+  kind: "RemoteManifest";
+  /** Pinned upstream release asset, e.g. kubevirt-operator.yaml of a tagged release. */
+  url: string;
+  version: string;
+}
+
+export type Unit = HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit;
+
+export interface Phase {
+  name: PhaseName;
+  units: Unit[];
+}
+
+export interface NodeSummary {
+  name: string;
+  roles: Role[];
+  zone?: string;
+}
+
+export interface Plan {
+  stack: string;
+  environment: Environment;
+  topology: TopologyName;
+  labelProfile: LabelProfile;
+  taintedRoles: Role[];
+  nodes: NodeSummary[];
+  phases: Phase[];
+  /** Warnings of the plan checks (a plan is only built when there are no errors). */
+  warnings: PlanCheck[];
+}
+
+export function emptyPhases(): Phase[] {
+  return PHASES.map((name) => ({ name, units: [] }));
+}
+
+export function phase(plan: Pick<Plan, "phases">, name: PhaseName): Phase {
+  const p = plan.phases.find((x) => x.name === name);
+  if (!p) throw new Error(`plan has no phase ${name}`);
+  return p;
+}
+
+export function allUnits(plan: Pick<Plan, "phases">): Unit[] {
+  return plan.phases.flatMap((p) => p.units);
+}
+
+export function findUnit(plan: Pick<Plan, "phases">, name: string): Unit | undefined {
+  return allUnits(plan).find((u) => u.name === name);
+}
+
+const TYPE_TOKEN = /^openkeel:[a-z][A-Za-z0-9]*:[A-Z][A-Za-z0-9]*$/;
+const UNIT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const PINNED = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+
+/**
+ * Invariants every Plan must hold. A violation is a bug in this repository (not a user mistake),
+ * so it throws a plain Error.
+ */
+export function assertPlanInvariants(plan: Plan): void {
+  const names = new Set<string>();
+  const problems: string[] = [];
+  plan.phases.forEach((ph, i) => {
+    if (ph.name !== PHASES[i]) problems.push(`phase ${i} is ${ph.name}, expected ${PHASES[i]}`);
+    const earlier = new Set<string>();
+    for (const u of ph.units) {
+      if (names.has(u.name)) problems.push(`unit name ${u.name} is used twice`);
+      names.add(u.name);
+      if (!UNIT_NAME.test(u.name)) problems.push(`unit name ${u.name} is not a DNS label`);
+      if (!TYPE_TOKEN.test(u.type)) problems.push(`unit ${u.name}: type ${u.type} is not openkeel:<area>:<Name>`);
+      for (const d of u.dependsOn ?? []) {
+        if (!earlier.has(d)) problems.push(`unit ${u.name} depends on ${d}, which is not listed before it in phase ${ph.name}`);
+      }
+      earlier.add(u.name);
+      if (u.kind === "HelmRelease" && !PINNED.test(u.chart.version)) {
+        problems.push(`unit ${u.name}: chart version ${u.chart.version} is not pinned`);
+      }
+      if (u.kind === "RemoteManifest" && (!PINNED.test(u.version) || !u.url.includes(u.version))) {
+        problems.push(`unit ${u.name}: ${u.url} is not pinned to ${u.version}`);
+      }
+      if (u.kind === "Manifests") {
+        const ids = new Set<string>();
+        for (const o of u.objects) {
+          const id = `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+          if (ids.has(id)) problems.push(`unit ${u.name}: object ${id} appears twice`);
+          ids.add(id);
+        }
+      }
+    }
+  });
+  if (problems.length > 0) throw new Error(`invalid plan for stack ${plan.stack}:\n  ${problems.join("\n  ")}`);
+}

@@ -1,0 +1,69 @@
+// Node roles and their label/taint keys (design § 1.1, § 1.2, § 5.1; decision D1).
+
+export const ROLES = ["controlPlane", "compute", "network", "storage", "containers", "provisioning"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** `default` keys are for labs; `hardened` keys are the only ones allowed in production (D1). */
+export const LABEL_PROFILES = ["default", "hardened"] as const;
+export type LabelProfile = (typeof LABEL_PROFILES)[number];
+
+export const DEFAULT_ROLE_PREFIX = "node-role.openkeel.io/";
+export const HARDENED_ROLE_PREFIX = "node-restriction.kubernetes.io/openkeel-";
+
+/** Upstream marker of Kubernetes control-plane nodes; not an OpenKeel role (§ 1.2). */
+export const K8S_CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
+export const ZONE_LABEL = "topology.kubernetes.io/zone";
+export const HOSTNAME_LABEL = "kubernetes.io/hostname";
+
+/** Taint of Masakari reserved hosts (§ 5.6): only the compute DaemonSets tolerate it. */
+export const RESERVED_TAINT_KEY = "openkeel.io/reserved";
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+/** `controlPlane` → `control-plane`: the spelling of label and taint keys. */
+export function roleSlug(role: Role): string {
+  return role.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+export function roleLabelKey(role: Role, profile: LabelProfile): string {
+  return (profile === "hardened" ? HARDENED_ROLE_PREFIX : DEFAULT_ROLE_PREFIX) + roleSlug(role);
+}
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: "Exists" | "Equal";
+  value?: string;
+  effect?: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+  tolerationSeconds?: number;
+}
+
+/**
+ * The taint key stays `node-role.openkeel.io/<role>` in every profile: NodeRestriction
+ * restricts labels, not taints (§ 5.2).
+ */
+export function roleTaint(role: Role): Taint {
+  return { key: DEFAULT_ROLE_PREFIX + roleSlug(role), effect: "NoSchedule" };
+}
+
+export function roleToleration(role: Role): Toleration {
+  const taint = roleTaint(role);
+  return { key: taint.key, operator: "Exists", effect: taint.effect };
+}
+
+/** The role whose label key this is, in either profile, or undefined. */
+export function roleOfLabelKey(key: string): { role: Role; profile: LabelProfile } | undefined {
+  for (const profile of LABEL_PROFILES) {
+    for (const role of ROLES) {
+      if (roleLabelKey(role, profile) === key) return { role, profile };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,78 @@
+// The offline source of the config: a stack file `stacks/Pulumi.<stack>.yaml`, read the way the
+// Pulumi CLI reads it (keys `<project>:<key>`, bare keys belong to the project).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { LineCounter, parseDocument } from "yaml";
+import { loadConfig, PROJECT, type LoadedConfig } from "./config";
+import { ConfigError, type Problem } from "./problems";
+
+export const STACKS_DIR = "stacks";
+const STACK_FILE = /^Pulumi\.([A-Za-z0-9_.-]+)\.yaml$/;
+/** Keys the Pulumi CLI accepts at the top of a stack file. */
+const STACK_FILE_KEYS = new Set(["config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"]);
+
+export function stackFilePath(stack: string, stacksDir = STACKS_DIR): string {
+  return path.join(stacksDir, `Pulumi.${stack}.yaml`);
+}
+
+/** Every stack that has a file in `stacksDir`, sorted. */
+export function listStacks(stacksDir = STACKS_DIR): string[] {
+  return fs
+    .readdirSync(stacksDir)
+    .map((f) => STACK_FILE.exec(f)?.[1])
+    .filter((s): s is string => s !== undefined)
+    .sort();
+}
+
+/** Parse stack file text into the raw `openkeel:` config map (keys without the prefix). */
+export function rawFromStackYaml(text: string, file: string): Record<string, unknown> {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter: lines });
+  const problems: Problem[] = doc.errors.map((e) => ({
+    file,
+    path: `line ${lines.linePos(e.pos[0]).line}, column ${lines.linePos(e.pos[0]).col}`,
+    message: `is not valid YAML (${e.message.split("\n")[0]})`,
+    fix: "correct the YAML syntax (indentation, quoting, duplicate keys)",
+  }));
+  if (problems.length > 0) throw new ConfigError(problems);
+  const root: unknown = doc.toJS();
+  if (root === null || typeof root !== "object" || Array.isArray(root)) {
+    throw new ConfigError([{ file, path: "", message: "is not a map with a config: key", fix: "start the file with 'config:'" }]);
+  }
+  for (const key of Object.keys(root)) {
+    if (!STACK_FILE_KEYS.has(key)) {
+      problems.push({ file, path: key, message: "is not a stack file key", fix: "put settings under config: as openkeel:<key>" });
+    }
+  }
+  const config = (root as Record<string, unknown>).config;
+  if (config === undefined || config === null || typeof config !== "object" || Array.isArray(config)) {
+    problems.push({ file, path: "config", message: "is missing or not a map", fix: "add a config: map with the openkeel:* keys" });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const raw: Record<string, unknown> = {};
+  for (const [fullKey, value] of Object.entries(config as Record<string, unknown>)) {
+    const colon = fullKey.indexOf(":");
+    if (colon < 0) raw[fullKey] = value;
+    else if (fullKey.slice(0, colon) === PROJECT) raw[fullKey.slice(colon + 1)] = value;
+    // other namespaces (kubernetes:context, …) configure providers, not this program
+  }
+  return raw;
+}
+
+/** Read and validate one stack. Throws ConfigError for every user mistake. */
+export function readStack(stack: string, stacksDir = STACKS_DIR): LoadedConfig {
+  const file = stackFilePath(stack, stacksDir);
+  if (!fs.existsSync(file)) {
+    const known = fs.existsSync(stacksDir) ? listStacks(stacksDir) : [];
+    throw new ConfigError([
+      {
+        file,
+        path: "",
+        message: `stack '${stack}' has no stack file`,
+        fix: known.length ? `use one of: ${known.join(", ")}` : `create ${file}`,
+      },
+    ]);
+  }
+  const raw = rawFromStackYaml(fs.readFileSync(file, "utf8"), file);
+  return loadConfig(raw, { stack, file });
+}

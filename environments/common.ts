@@ -1,0 +1,25 @@
+// What every environment's Plan starts with: the stack's identity and the node-roles phase.
+import type { LoadedConfig } from "../components/config";
+import { nodeRolesUnit, type NodeLabelContributor } from "../components/node-roles";
+import { emptyPhases, phase, type Plan } from "../components/plan";
+import type { PlanCheck, Topology } from "../components/topology";
+
+export function basePlan(
+  cfg: LoadedConfig,
+  topo: Topology,
+  warnings: PlanCheck[],
+  labelContributors: NodeLabelContributor[] = [],
+): Plan {
+  const plan: Plan = {
+    stack: cfg.stack,
+    environment: cfg.environment,
+    topology: cfg.topology,
+    labelProfile: topo.profile,
+    taintedRoles: topo.taintedRoles,
+    nodes: cfg.nodes.map((n) => ({ name: n.name, roles: n.roles, ...(n.zone !== undefined ? { zone: n.zone } : {}) })),
+    phases: emptyPhases(),
+    warnings,
+  };
+  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topo.profile, labelContributors));
+  return plan;
+}

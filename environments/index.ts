@@ -1,0 +1,26 @@
+// Config → checks → Plan, for any environment. The single entry the Pulumi program, the offline
+// scripts and the tests share.
+import type { LoadedConfig } from "../components/config";
+import { assertPlanInvariants, type Plan } from "../components/plan";
+import { buildTopology, planChecks, type PlanCheck, type Topology } from "../components/topology";
+import { kindLabPlan } from "./kind-lab";
+import { talosProductionPlan } from "./talos-production";
+
+export interface PlanResult {
+  topology: Topology;
+  /** Every plan check, errors and warnings. */
+  checks: PlanCheck[];
+  /** Built only when no check is an error. */
+  plan?: Plan;
+}
+
+export function planStack(cfg: LoadedConfig): PlanResult {
+  const topology = buildTopology(cfg);
+  const checks = planChecks(cfg, topology);
+  if (checks.some((c) => c.level === "error")) return { topology, checks };
+  const warnings = checks.filter((c) => c.level === "warning");
+  const plan =
+    cfg.environment === "kind-lab" ? kindLabPlan(cfg, topology, warnings) : talosProductionPlan(cfg, topology, warnings);
+  assertPlanInvariants(plan);
+  return { topology, checks, plan };
+}

@@ -1,0 +1,52 @@
+// Writing rendered/ without ever leaving it half-written: each stack is written to a sibling
+// temporary folder, then swapped in with renames.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { RenderedFile } from "../../components/render";
+
+export function writeStackDir(outDir: string, stack: string, files: RenderedFile[]): void {
+  fs.mkdirSync(outDir, { recursive: true });
+  const final = path.join(outDir, stack);
+  const tmp = path.join(outDir, `.${stack}.tmp-${process.pid}`);
+  const old = path.join(outDir, `.${stack}.old-${process.pid}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  try {
+    for (const f of files) {
+      const target = path.join(tmp, ...f.path.split("/"));
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, f.content);
+    }
+    if (fs.existsSync(final)) fs.renameSync(final, old);
+    fs.renameSync(tmp, final);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.rmSync(old, { recursive: true, force: true });
+  }
+}
+
+/** Remove stack folders of stacks that no longer exist (only on a render of every stack). */
+export function removeStaleStacks(outDir: string, keep: string[]): string[] {
+  if (!fs.existsSync(outDir)) return [];
+  const removed: string[] = [];
+  for (const entry of fs.readdirSync(outDir, { withFileTypes: true })) {
+    if (entry.isDirectory() && !entry.name.startsWith(".") && !keep.includes(entry.name)) {
+      fs.rmSync(path.join(outDir, entry.name), { recursive: true, force: true });
+      removed.push(entry.name);
+    }
+  }
+  return removed;
+}
+
+/** Every file under dir, relative, sorted, forward slashes (for drift checks). */
+export function readTree(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(r);
+      else out.set(r, fs.readFileSync(path.join(dir, r), "utf8"));
+    }
+  };
+  if (fs.existsSync(dir)) walk("");
+  return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

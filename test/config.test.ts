@@ -1,0 +1,128 @@
+// The config loader: both sources give the same Config; every class of bad input gets one clear
+// problem naming the file, the key path, what is wrong and how to fix it.
+import { describe, expect, it } from "vitest";
+import { loadConfig, rawFromPulumiConfig } from "../components/config";
+import { ConfigError, type Problem } from "../components/problems";
+import { rawFromStackYaml } from "../components/stack-file";
+import { readStack } from "../components/stack-file";
+import { mutatedConfig, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR } from "./helpers/stacks";
+
+function problemsOf(fn: () => unknown): Problem[] {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+const FILE = "stacks/Pulumi.prod-medium.yaml";
+
+describe("shipped stacks", () => {
+  it("are the four topologies of § 6", () => {
+    expect(SHIPPED_STACKS).toEqual(["lab", "prod-large", "prod-medium", "prod-small"]);
+  });
+
+  it.each(SHIPPED_STACKS)("%s: the Pulumi config source and the stack file give the same Config", (stack) => {
+    const fromFile = shippedConfig(stack);
+    const fromPulumi = loadConfig(rawFromPulumiConfig(pulumiConfigOf(shippedRaw(stack))), {
+      stack,
+      file: fromFile.file,
+    });
+    expect(fromPulumi).toEqual(fromFile);
+  });
+
+  it("take the label profile from the environment (D1)", () => {
+    expect(shippedConfig("lab").labelProfile).toBe("default");
+    for (const s of ["prod-small", "prod-medium", "prod-large"]) expect(shippedConfig(s).labelProfile).toBe("hardened");
+  });
+
+  it("ignore other namespaces' keys (provider config)", () => {
+    const raw = rawFromPulumiConfig({ "kubernetes:context": "admin@prod", "openkeel:taints": "true" });
+    expect(raw).toEqual({ taints: true });
+  });
+});
+
+describe("bad config", () => {
+  const cases: [string, (raw: any) => void, string, RegExp][] = [
+    ["unknown top-level key", (r) => (r.taint = true), "openkeel:taint", /unknown key/],
+    ["unknown node key", (r) => (r.nodes[0].role = "compute"), "openkeel:nodes[0].role", /unknown key/],
+    ["unknown service", (r) => (r.services.nuetron = {}), "openkeel:services.nuetron", /unknown key/],
+    ["wrong type", (r) => (r.taints = "yes"), "openkeel:taints", /must be|not one of|invalid/i],
+    ["unknown role", (r) => (r.nodes[3].roles = ["hypervisor"]), "openkeel:nodes[3].roles[0]", /"hypervisor", not one of controlPlane/],
+    ["unknown environment", (r) => (r.environment = "talos"), "openkeel:environment", /not one of kind-lab, talos-production/],
+    ["missing inventory", (r) => delete r.nodes, "openkeel:nodes", /is required/],
+    ["empty inventory", (r) => (r.nodes = []), "openkeel:nodes", /too small/],
+    ["invalid IP", (r) => (r.nodes[1].internalIP = "10.30.0.300"), "openkeel:nodes[1].internalIP", /not an IPv4 or IPv6/],
+    ["missing IP in production", (r) => delete r.nodes[1].internalIP, "openkeel:nodes[1].internalIP", /required in production/],
+    ["invalid node name", (r) => (r.nodes[0].name = "CP_1"), "openkeel:nodes[0].name", /not a valid node name/],
+    ["invalid label key", (r) => (r.nodes[3].labels["bad key"] = "x"), "openkeel:nodes[3].labels.bad key", /not a valid label key/],
+    [
+      "invalid label value",
+      (r) => (r.nodes[3].labels["network.openkeel.io/bridge-mappings"] = "physnet1:br-ex"),
+      "openkeel:nodes[3].labels.network.openkeel.io/bridge-mappings",
+      /not a valid label value/,
+    ],
+    [
+      "role label written by hand",
+      (r) => (r.nodes[3].labels["node-restriction.kubernetes.io/openkeel-compute"] = ""),
+      "openkeel:nodes[3].labels.node-restriction.kubernetes.io/openkeel-compute",
+      /is a role label/,
+    ],
+    ["zone as a label", (r) => (r.nodes[3].labels["topology.kubernetes.io/zone"] = "a"), "openkeel:nodes[3].labels.topology.kubernetes.io/zone", /zone label/],
+    ["production with lab keys (D1)", (r) => (r.labelProfile = "default"), "openkeel:labelProfile", /hardened label keys \(D1/],
+    ["production with the lab topology", (r) => (r.topology = "lab"), "openkeel:topology", /for the kind-lab environment/],
+    ["role listed twice", (r) => (r.nodes[3].roles = ["compute", "compute"]), "openkeel:nodes[3].roles[1]", /listed twice/],
+    ["negative replicas", (r) => (r.services.ironic.replicas.conductor = -1), "openkeel:services.ironic.replicas.conductor", /too small/],
+    [
+      "role and roles both set",
+      (r) => (r.services.nova = { placement: { api: { role: "controlPlane", roles: ["compute"] } } }),
+      "openkeel:services.nova.placement.api.roles",
+      /both set/,
+    ],
+  ];
+
+  it.each(cases)("%s", (_title, mutate, path, message) => {
+    const problems = problemsOf(() => mutatedConfig("prod-medium", mutate));
+    const p = problems.find((x) => x.path === path);
+    expect(p, `problems: ${JSON.stringify(problems)}`).toBeDefined();
+    expect(p!.file).toBe(FILE);
+    expect(p!.message).toMatch(message);
+    expect(p!.fix.length).toBeGreaterThan(5);
+  });
+
+  it("reports every problem, not only the first", () => {
+    const problems = problemsOf(() =>
+      mutatedConfig("prod-medium", (r) => {
+        r.taint = true;
+        r.nodes[0].internalIP = "nope";
+        r.environment = "prod";
+      }),
+    );
+    expect(problems.map((p) => p.path).sort()).toEqual(["openkeel:environment", "openkeel:nodes[0].internalIP", "openkeel:taint"]);
+  });
+
+  it("names the YAML line of a syntax error", () => {
+    const problems = problemsOf(() => rawFromStackYaml("config:\n  openkeel:nodes: [a, b\n", FILE));
+    expect(problems[0].file).toBe(FILE);
+    expect(problems[0].path).toMatch(/^line \d+, column \d+$/);
+    expect(problems[0].message).toMatch(/not valid YAML/);
+  });
+
+  it("rejects duplicate keys in the YAML", () => {
+    const problems = problemsOf(() => rawFromStackYaml("config:\n  openkeel:taints: true\n  openkeel:taints: false\n", FILE));
+    expect(problems[0].message).toMatch(/not valid YAML.*[Uu]nique|duplicate/i);
+  });
+
+  it("rejects a file without config:", () => {
+    const problems = problemsOf(() => rawFromStackYaml("confg:\n  openkeel:taints: true\n", FILE));
+    expect(problems.map((p) => p.path).sort()).toEqual(["confg", "config"]);
+  });
+
+  it("names the known stacks when a stack has no file", () => {
+    const problems = problemsOf(() => readStack("prod-tiny", STACKS_DIR));
+    expect(problems[0].message).toMatch(/no stack file/);
+    expect(problems[0].fix).toMatch(/lab, prod-large, prod-medium, prod-small/);
+  });
+});

@@ -1,0 +1,51 @@
+// Test helpers: the shipped stacks, mutated copies of them, and Pulumi-style config maps.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parse, stringify } from "yaml";
+import { loadConfig, PROJECT, type LoadedConfig } from "../../components/config";
+import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../components/stack-file";
+
+export const REPO = path.resolve(__dirname, "../..");
+export const STACKS_DIR = path.join(REPO, "stacks");
+export const SHIPPED_STACKS = listStacks(STACKS_DIR);
+
+export function shippedRaw(stack: string): Record<string, unknown> {
+  const file = stackFilePath(stack, STACKS_DIR);
+  return rawFromStackYaml(fs.readFileSync(file, "utf8"), file);
+}
+
+export function shippedConfig(stack: string): LoadedConfig {
+  return readStack(stack, STACKS_DIR);
+}
+
+/** A shipped stack's raw config, changed by `mutate`, validated. */
+export function mutatedConfig(stack: string, mutate: (raw: any) => void): LoadedConfig {
+  const raw = structuredClone(shippedRaw(stack));
+  mutate(raw);
+  return loadConfig(raw, { stack, file: `stacks/Pulumi.${stack}.yaml` });
+}
+
+/** The config map the Pulumi CLI hands a program: `openkeel:<key>` → string (objects as JSON). */
+export function pulumiConfigOf(raw: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(raw).map(([k, v]) => [`${PROJECT}:${k}`, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
+}
+
+/** A temporary stacks folder holding the given stack files (name → YAML text or config object). */
+export function tempStacks(files: Record<string, string | Record<string, unknown>>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-stacks-"));
+  for (const [stack, body] of Object.entries(files)) {
+    const text =
+      typeof body === "string"
+        ? body
+        : stringify({ config: Object.fromEntries(Object.entries(body).map(([k, v]) => [`${PROJECT}:${k}`, v])) });
+    fs.writeFileSync(path.join(dir, `Pulumi.${stack}.yaml`), text);
+  }
+  return dir;
+}
+
+export function stackYaml(stack: string): any {
+  return parse(fs.readFileSync(stackFilePath(stack, STACKS_DIR), "utf8"));
+}
