@@ -48,7 +48,11 @@ export function serviceContract(spec: ServiceSpec, profile: LabelProfile): Relea
   };
 }
 
-function describe(value: unknown): string {
+/** Keys whose values are never echoed: the message would put the secret in CI logs. */
+const SECRET_KEY = /secret|password|token/i;
+
+function describe(value: unknown, path: readonly (string | number)[] = []): string {
+  if (path.some((seg) => typeof seg === "string" && SECRET_KEY.test(seg)) && typeof value !== "object") return `a literal ${typeof value}`;
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a map";
@@ -112,14 +116,14 @@ export function checkValues(contract: ReleaseContract, values: unknown): Contrac
         if (got === undefined) return [{ path, message: `is required (${issue.expected})`, fix: "add it back; remove the override that dropped it" }];
         if (issue.message && !issue.message.startsWith("Invalid input")) {
           const [message, fix] = issue.message.split(". Fix: ");
-          return [{ path, message: `is ${describe(got)}: ${message}`, fix: fix ?? `write a ${issue.expected} here` }];
+          return [{ path, message: `is ${describe(got, path)}: ${message}`, fix: fix ?? `write a ${issue.expected} here` }];
         }
-        return [{ path, message: `must be ${issue.expected}, got ${describe(got)}`, fix: `write a ${issue.expected} here` }];
+        return [{ path, message: `must be ${issue.expected}, got ${describe(got, path)}`, fix: `write a ${issue.expected} here` }];
       case "invalid_value":
-        return [{ path, message: `is ${describe(got)}, not one of ${issue.values.map(String).join(", ")}`, fix: "use one of the listed values" }];
+        return [{ path, message: `is ${describe(got, path)}, not one of ${issue.values.map(String).join(", ")}`, fix: "use one of the listed values" }];
       default: {
         const [message, fix] = issue.message.split(". Fix: ");
-        return [{ path, message: issue.code === "custom" ? message : `is ${describe(got)}: ${message}`, fix: fix ?? "correct the value" }];
+        return [{ path, message: issue.code === "custom" ? message : `is ${describe(got, path)}: ${message}`, fix: fix ?? "correct the value" }];
       }
     }
   });
