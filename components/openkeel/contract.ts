@@ -7,6 +7,7 @@ import { formatPath } from "../problems";
 import type { LabelProfile } from "../roles";
 import type { ServiceSpec } from "./catalog";
 import { globalSchema } from "./global";
+import { valueAt } from "./merge";
 import { placementValueSchema, SCHEDULING_FIELDS } from "./placement-value";
 
 export interface ReleaseContract {
@@ -59,15 +60,6 @@ function describe(value: unknown, path: readonly (string | number)[] = []): stri
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
-function at(root: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = root;
-  for (const seg of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg as string];
-  }
-  return cur;
-}
-
 function unknownKey(contract: ReleaseContract, parent: (string | number)[], key: string): Omit<ContractIssue, "path"> {
   const list = contract.components.join(", ");
   if ((SCHEDULING_FIELDS as readonly string[]).includes(key) && !contract.isPlacement(parent)) {
@@ -108,7 +100,7 @@ export function checkValues(contract: ReleaseContract, values: unknown): Contrac
   if (result.success) return [];
   return result.error.issues.flatMap((issue): ContractIssue[] => {
     const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
-    const got = at(values, path);
+    const got = valueAt(values, path);
     switch (issue.code) {
       case "unrecognized_keys":
         return issue.keys.map((key) => ({ path: [...path, key], ...unknownKey(contract, path, key) }));
