@@ -5,7 +5,8 @@ import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../components/config";
-import { KIND_API_VERSION, KIND_CONFIG_PATH, kindNodeNames, LAB_NODE_PORTS } from "../components/kind";
+import { KIND_API_VERSION, KIND_CONFIG_PATH, kindClusterConfig, kindNodeNames, LAB_NODE_PORTS } from "../components/kind";
+import { buildTopology } from "../components/topology";
 import { roleLabelKey } from "../components/roles";
 import { planStack } from "../environments";
 import { KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
@@ -130,6 +131,11 @@ describe("kind cluster config of other labs", () => {
   it("a first control-plane node not named <cluster>-control-plane stops the plan", () => {
     const cfg = mutatedConfig("lab", (r) => (r.nodes[0].name = "lab-1"));
     expect(checkCodes(cfg, "error")).toEqual(["kind-node-name"]);
+  });
+
+  it("the builder itself refuses an inventory kind cannot name (the check runs first)", () => {
+    const cfg = mutatedConfig("lab", (r) => (r.nodes[0].name = "lab-1"));
+    expect(() => kindClusterConfig(cfg, buildTopology(cfg))).toThrow(/no kind cluster name/);
   });
 
   it("a lab without a Kubernetes control-plane node stops the plan", () => {

@@ -87,6 +87,15 @@ describe("openkeel:talos", () => {
       /one argument per list entry/,
     ],
     ["bad disk size", "prod-medium", (r) => (r.talos.longhornDisk.minSize = "lots"), "openkeel:talos.longhornDisk.minSize", /not a size/, /500GB/],
+    ["bad disk maximum", "prod-medium", (r) => (r.talos.longhornDisk.maxSize = "120%"), "openkeel:talos.longhornDisk.maxSize", /not a size or a percentage/, /80%/],
+    [
+      "overlong kernel argument",
+      "prod-medium",
+      (r) => (r.talos.compute.extraKernelArgs = [`x=${"a".repeat(70)}`]),
+      "openkeel:talos.compute.extraKernelArgs[0]",
+      /at most 64 characters/,
+      /one argument per list entry/,
+    ],
     ["missing disk selector", "prod-medium", (r) => delete r.talos.longhornDisk.diskSelector, "openkeel:talos.longhornDisk.diskSelector", /is required/, /add it/],
   ];
 

@@ -7,7 +7,9 @@ import type { NodeConfigFile } from "../components/plan";
 import { ROLES, roleTaint, type Role } from "../components/roles";
 import {
   groupName,
+  groupPatch,
   groupSchematic,
+  talosNodeConfig,
   LONGHORN_DATA_PATH,
   LONGHORN_EXTENSIONS,
   KATA_EXTENSION,
@@ -323,6 +325,18 @@ describe("Talos node configuration per topology", () => {
     const doc = v1alpha1(file(files, "talos/nodes/prov-2.dc1.example.yaml"));
     expect(doc.machine.kubelet).toEqual({ nodeIP: { validSubnets: ["fd00::12/128"] }, registerWithFQDN: true });
     expect(v1alpha1(file(files, "talos/nodes/prov-1.yaml")).machine.kubelet.registerWithFQDN).toBeUndefined();
+  });
+});
+
+describe("Talos builder invariants (the config schema makes these unreachable from a stack file)", () => {
+  const cfg = shippedConfig("prod-medium");
+  const topo = buildTopology(cfg);
+  const group = (name: string) => talosGroups(cfg.nodes).find((g) => g.name === name)!;
+
+  it("refuses compute or storage machines without their openkeel:talos block", () => {
+    expect(() => groupPatch(group("worker-compute+storage"), topo, { ...cfg.talos!, compute: undefined })).toThrow(/talos\.compute/);
+    expect(() => groupPatch(group("worker-compute+storage"), topo, { ...cfg.talos!, longhornDisk: undefined })).toThrow(/talos\.longhornDisk/);
+    expect(() => talosNodeConfig({ ...cfg, talos: undefined }, topo)).toThrow(/without openkeel:talos/);
   });
 });
 
