@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { ConfigError, formatPath, type Problem } from "./problems";
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
+import { refineTalosConfig, talosConfigSchema } from "./talos-config";
 
 export const PROJECT = "openkeel";
 export const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
@@ -171,8 +172,10 @@ export const configSchema = z
     /** The fabric speaks BGP: Neutron's ovn-bgp-agent announces FIPs and provider networks (§ 3.1, D3). */
     bgp: z.boolean().default(false),
     charts: chartsSchema.default({ versions: {} }),
+    talos: talosConfigSchema.optional(),
   })
   .superRefine((cfg, ctx) => {
+    refineTalosConfig(cfg, ctx);
     const production = cfg.environment === "talos-production";
     if (production && cfg.labelProfile === "default") {
       ctx.addIssue({

@@ -40,3 +40,29 @@ export const OPENKEEL_CHARTS = {
   zun: { chart: "openkeel-zun", version: "1.0.0" },
   "ec2-api": { chart: "openkeel-ec2-api", version: "1.0.0" },
 } as const satisfies Record<OpenKeelChartKey, Omit<ChartPin, "repository">>;
+
+// ---- Node operating systems and images (rendered/<stack>/talos/, rendered/lab/kind/) ----
+
+/** A container image pinned by tag and digest (the digest is what is pulled). */
+export interface ImagePin {
+  repository: string;
+  tag: string;
+  digest: string;
+}
+
+export function imageRef(p: ImagePin): string {
+  return `${p.repository}:${p.tag}@${p.digest}`;
+}
+
+/** Talos Linux release the machine-config patches and schematics target (its JSON schema validates them). */
+export const TALOS_VERSION = "v1.13.9";
+/** Image Factory that serves installers for the rendered schematics. */
+export const TALOS_IMAGE_FACTORY = "factory.talos.dev";
+/** kind release the lab cluster is created with; a node image is supported only with its own kind release. */
+export const KIND_VERSION = "v0.32.0";
+/** kind v0.32.0's default node image (kubernetes-sigs/kind pkg/apis/config/defaults/image.go@v0.32.0). */
+export const KIND_NODE_IMAGE: ImagePin = {
+  repository: "kindest/node",
+  tag: "v1.36.1",
+  digest: "sha256:3489c7674813ba5d8b1a9977baea8a6e553784dab7b84759d1014dbd78f7ebd5",
+};
