@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { ConfigError, formatPath, type Problem } from "./problems";
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
+import { platformConfigSchema } from "../platform/config";
 
 export const PROJECT = "openkeel";
 export const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
@@ -143,6 +144,7 @@ export const configSchema = z
       .default(false),
     nodes: z.array(nodeSchema).min(1),
     services: z.strictObject(servicesShape).default({}),
+    platform: platformConfigSchema,
   })
   .superRefine((cfg, ctx) => {
     const production = cfg.environment === "talos-production";

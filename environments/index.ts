@@ -3,6 +3,7 @@
 import type { LoadedConfig } from "../components/config";
 import { assertPlanInvariants, type Plan } from "../components/plan";
 import { buildTopology, planChecks, type PlanCheck, type Topology } from "../components/topology";
+import { platformChecks } from "../platform/checks";
 import { kindLabPlan } from "./kind-lab";
 import { talosProductionPlan } from "./talos-production";
 
@@ -16,7 +17,7 @@ export interface PlanResult {
 
 export function planStack(cfg: LoadedConfig): PlanResult {
   const topology = buildTopology(cfg);
-  const checks = planChecks(cfg, topology);
+  const checks = [...planChecks(cfg, topology), ...platformChecks(cfg, topology)];
   if (checks.some((c) => c.level === "error")) return { topology, checks };
   const warnings = checks.filter((c) => c.level === "warning");
   const plan =
