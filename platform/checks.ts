@@ -82,7 +82,8 @@ export function platformChecks(cfg: Config, topo: Topology): PlanCheck[] {
 
   const longhorn = topo.production || p.realBackends === true;
   const diskless = topo.nodesByRole.controlPlane.filter((n) => !n.roles.includes("storage"));
-  if (longhorn && diskless.length > 0) {
+  // With no storage node at all, storage-recommended already says that Longhorn has no disk.
+  if (longhorn && storageNodes.length > 0 && diskless.length > 0) {
     checks.push({
       level: "warning",
       code: "longhorn-local-disks",

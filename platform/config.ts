@@ -8,9 +8,13 @@ import { z } from "zod";
 const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
 
 /** NodeHealthCheck `maxUnhealthy`: a number of nodes (≥ 1) or a percentage (1%–100%). */
+const MAX_UNHEALTHY_FIX = "Fix: write a number of nodes such as 1, or a percentage such as 34%";
 const maxUnhealthy = z.union(
-  [z.number().int().min(1), z.string().regex(/^([1-9][0-9]?|100)%$/)],
-  { error: "must be a number of nodes (at least 1) or a percentage such as 34%. Fix: write maxUnhealthy: 1 or maxUnhealthy: 34%" },
+  [
+    z.number().int().min(1, { message: `must be at least 1 (0 would block every remediation). ${MAX_UNHEALTHY_FIX}` }),
+    z.string().regex(/^([1-9][0-9]?|100)%$/, { message: `is not a percentage between 1% and 100%. ${MAX_UNHEALTHY_FIX}` }),
+  ],
+  { error: `must be a number of nodes or a percentage. ${MAX_UNHEALTHY_FIX}` },
 );
 
 export const DEFAULT_UNHEALTHY_DURATION = "300s";
