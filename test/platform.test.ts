@@ -443,3 +443,31 @@ describe("Pulumi program: objects operators create are patched, never created", 
     expect(run.ofType("kubernetes:self-node-remediation.medik8s.io/v1alpha1:SelfNodeRemediationTemplate")).toHaveLength(1);
   });
 });
+
+describe("README", () => {
+  it("lists every platform pin with its version", async () => {
+    const fs = await import("node:fs");
+    const path = await import("node:path");
+    const v = await import("../platform/versions");
+    const readme = fs.readFileSync(path.join(__dirname, "..", "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Platform components"), readme.indexOf("\n## ", readme.indexOf("## Platform components") + 5));
+    const pins = [
+      v.LONGHORN_CHART.version,
+      v.KUBE_OVN_CHART.version,
+      v.CERT_MANAGER_CHART.version,
+      v.MARIADB_OPERATOR_CHART.version,
+      v.MARIADB_OPERATOR_CRDS_CHART.version,
+      v.KUBEVIRT_OPERATOR.version,
+      v.CDI_OPERATOR.version,
+      v.RABBITMQ_CLUSTER_OPERATOR.version,
+      v.SNAPSHOT_CRDS[0].version,
+      v.OLM.version,
+      v.MEDIK8S_NHC.version,
+      v.MEDIK8S_SNR.version,
+      v.MEDIK8S_NMO.version,
+      imageRef(v.MULTUS_IMAGE),
+      imageRef(v.SNAPSHOT_CONTROLLER_IMAGE),
+    ];
+    for (const pin of pins) expect(section, pin).toContain(pin);
+  });
+});
