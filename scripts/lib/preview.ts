@@ -174,8 +174,8 @@ function lineDiff(a: string, b: string): string[] {
     if (i < n && j < m && x[i] === y[j]) {
       i++;
       j++;
-    } else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) out.push(`+${y[j++]}`);
-    else out.push(`-${x[i++]}`);
+    } else if (i < n && (j >= m || lcs[i + 1][j] >= lcs[i][j + 1])) out.push(`-${x[i++]}`);
+    else out.push(`+${y[j++]}`);
   }
   return out;
 }
@@ -471,7 +471,7 @@ function header(r: ReportInput): string[] {
 /** The whole report: summary table, then every changed stack's section, then policy output. */
 export function reportMarkdown(r: ReportInput): string {
   const out = [...header(r), ...summaryTable(r), ""];
-  for (const s of r.stacks) if (s.status !== "unchanged") out.push(stackMarkdown(s), "");
+  for (const s of r.stacks) if (s.status !== "unchanged" || s.policy?.length) out.push(stackMarkdown(s), "");
   if (r.policyText !== undefined) out.push("### Policy", "", fence("text", r.policyText), "");
   return out.join("\n").replace(/\n+$/, "\n");
 }
