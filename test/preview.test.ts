@@ -166,7 +166,7 @@ describe("previewStack", () => {
     expect(p.other[1].changes?.map((c) => formatPath(c.path))).toEqual(["machine.kubelet.extraConfig.cpuManagerPolicy"]);
 
     const md = stackMarkdown(p);
-    expect(md).toContain("- Node `b` (`v1`) — `objects/02-node-roles/node-roles/node-b.yaml`");
+    expect(md).toContain("- Node `b` (`v1`, applied as a NodePatch) — `objects/02-node-roles/node-roles/node-b.yaml`");
     expect(md).toContain("```diff\n@@ conductor.replicas @@\n- 1\n+ 2\n@@ global.nodeRoles.compute[1] @@\n+ b\n```");
     expect(md).toContain("`nova` (release `nova` in `openstack`): 2 field(s)");
     expect(md).toContain("@@ chart.version @@\n- 1.0.0\n+ 1.1.0");
@@ -345,8 +345,8 @@ describe("npm run preview between two commits", () => {
 
     const md = fs.readFileSync(path.join(repo, ".preview/prod-medium.md"), "utf8");
     expect(md.startsWith(`${REPORT_MARKER}\n## prod-medium — talos-production/medium\n`)).toBe(true);
-    expect(md).toContain("- Node `cmp-04` (`v1`) — `objects/01-node-roles/node-roles/node-cmp-04.yaml`");
-    expect(md.match(/^- \S+ `[^`]+` \(`[^`]+`\) — /gm)).toHaveLength(1);
+    expect(md).toContain("- Node `cmp-04` (`v1`, applied as a NodePatch) — `objects/01-node-roles/node-roles/node-cmp-04.yaml`");
+    expect(md.match(/^- \S+ `[^`]+` \(`[^`]+`[^)]*\) — /gm)).toHaveLength(1);
     for (const unit of expected.values) expect(md).toContain(`\`${unit}\``);
     if (expected.values.length === 0) expect(md).not.toContain("### Helm values");
     if (expected.changedObjects.length === 0) expect(md).not.toContain("**Changed**");

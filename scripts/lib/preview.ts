@@ -342,7 +342,9 @@ export function changesBlock(changes: Change[]): string {
 }
 
 export function objectLabel(r: ObjectRef): string {
-  return `${r.kind} \`${r.namespace ? `${r.namespace}/` : ""}${r.name}\` (\`${r.apiVersion}\`)`;
+  // The Pulumi layer applies rendered Node objects as NodePatches (it never creates or deletes a Node).
+  const applied = r.kind === "Node" && r.apiVersion === "v1" ? ", applied as a NodePatch" : "";
+  return `${r.kind} \`${r.namespace ? `${r.namespace}/` : ""}${r.name}\` (\`${r.apiVersion}\`${applied})`;
 }
 
 function countLine(p: StackPreview): string {
