@@ -6,7 +6,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDocument, stringify } from "yaml";
+import { isDeepStrictEqual } from "node:util";
+import { parse, parseDocument, stringify } from "yaml";
 import { renderPlan, GENERATED_HEADER } from "../components/render";
 import { readStack } from "../components/stack-file";
 import { planStack } from "../environments";
@@ -278,7 +279,7 @@ describe("npm run preview between two commits", () => {
   let repo: string;
   let first: ReturnType<typeof preview>;
   let report: { stacks: StackPreview[] };
-  let expected: { added: string[]; changedObjects: string[]; values: string[]; warnings: string[]; other: string[] };
+  let expected: { added: string[]; changedObjects: string[]; values: string[]; warnings: string[]; other: string[]; stackFields: boolean };
 
   beforeAll(() => {
     repo = cloneWorkingTree();
@@ -301,12 +302,18 @@ describe("npm run preview between two commits", () => {
     const headTree = readTree(path.join(out, "prod-medium"));
     const baseTree = readTree(path.join(REPO, "rendered", "prod-medium"));
     const outside = (p: string) => p !== "index.yaml" && !p.startsWith("objects/") && !p.startsWith("values/");
+    // index.yaml beyond what other sections show (nodes as Node objects, phases as units, warnings)
+    const stackFields = (t: Tree) => {
+      const { stack: _s, nodes: _n, phases: _p, warnings: _w, ...rest } = parse(t.get("index.yaml")!);
+      return rest;
+    };
     expected = {
       added: [...after.keys()].filter((p) => !before.has(p) && p.startsWith("objects/")),
       changedObjects: [...after.keys()].filter((p) => p.startsWith("objects/") && differs(p)),
       values: [...after.keys()].filter((p) => p.startsWith("values/") && (differs(p) || !before.has(p))).map((p) => p.slice(7, -5)),
       warnings: warnings(path.join(repo, "stacks")).filter((w) => !warnings(STACKS_DIR).includes(w)),
       other: [...new Set([...baseTree.keys(), ...headTree.keys()])].filter((p) => outside(p) && baseTree.get(p) !== headTree.get(p)).sort(),
+      stackFields: !isDeepStrictEqual(stackFields(baseTree), stackFields(headTree)),
     };
   });
 
@@ -336,7 +343,7 @@ describe("npm run preview between two commits", () => {
     expect(pm.values.map((v) => v.unit)).toEqual(expected.values);
     for (const v of pm.values) expect(v.op === "add" || v.changes.length > 0).toBe(true);
     expect(pm.units).toEqual([]);
-    expect(pm.settings).toEqual([]);
+    expect(pm.settings.length > 0).toBe(expected.stackFields);
     expect(pm.warnings.added.map((w) => `${w.code}: ${w.message}`)).toEqual(expected.warnings);
     expect(pm.warnings.resolved).toEqual([]);
     expect(pm.other.map((f) => f.file)).toEqual(expected.other);
@@ -352,7 +359,7 @@ describe("npm run preview between two commits", () => {
     if (expected.changedObjects.length === 0) expect(md).not.toContain("**Changed**");
     expect(md).not.toContain("**Removed**");
     expect(md).not.toContain("### Units");
-    expect(md).not.toContain("### Stack settings");
+    if (!expected.stackFields) expect(md).not.toContain("### Stack (index.yaml)");
   });
 
   it("the combined report summarises every stack and carries the policy results", () => {

@@ -355,7 +355,7 @@ function countLine(p: StackPreview): string {
   if (p.units.length) parts.push(`${p.units.length} unit(s)`);
   if (p.warnings.added.length) parts.push(`${p.warnings.added.length} new warning(s)`);
   if (p.warnings.resolved.length) parts.push(`${p.warnings.resolved.length} resolved warning(s)`);
-  if (p.settings.length) parts.push(`${p.settings.length} stack setting(s)`);
+  if (p.settings.length) parts.push(`${p.settings.length} stack field(s)`);
   if (p.other.length) parts.push(`${p.other.length} other file(s)`);
   return parts.join(", ");
 }
@@ -376,7 +376,7 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
   if (p.status === "unchanged") out.push("No changes.", "");
   else out.push(`Changes: ${countLine(p) || "none"}.`, "");
 
-  if (p.settings.length) out.push(`${h}# Stack settings`, "", changesBlock(p.settings), "");
+  if (p.settings.length) out.push(`${h}# Stack (index.yaml)`, "", changesBlock(p.settings), "");
 
   const o = p.objects;
   if (o.added.length + o.removed.length + o.changed.length) {
