@@ -38,7 +38,15 @@ function readPolicy(file: string): { report?: PolicyReport; text?: string } {
     stacks &&
     typeof stacks === "object" &&
     Object.values(stacks).every(
-      (s: any) => Array.isArray(s?.violations) && s.violations.every((v: any) => typeof v?.policy === "string" && typeof v?.message === "string"),
+      (s: any) =>
+        Array.isArray(s?.violations) &&
+        s.violations.every(
+          (v: any) =>
+            typeof v?.policy === "string" &&
+            typeof v?.level === "string" &&
+            typeof v?.message === "string" &&
+            (v.resource === undefined || typeof v.resource === "string"),
+        ),
     );
   if (!ok) {
     throw new UserError(

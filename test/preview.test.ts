@@ -71,6 +71,12 @@ describe("structural diff", () => {
     expect(diff([1, 2, 3], [1, 3])).toEqual([{ path: [1], op: "remove", before: 2 }]);
   });
 
+  it("very long lists are compared position by position", () => {
+    const a = Array.from({ length: 3000 }, (_, i) => i);
+    const b = a.map((v) => (v === 1500 ? -1 : v));
+    expect(diff(a, b)).toEqual([{ path: [1500], op: "change", before: 1500, after: -1 }]);
+  });
+
   it("no differences, no changes; a type change is one change", () => {
     expect(diff({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] })).toEqual([]);
     expect(diff({ a: { b: 1 } }, { a: [1] })).toEqual([{ path: ["a"], op: "change", before: { b: 1 }, after: [1] }]);

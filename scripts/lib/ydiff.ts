@@ -46,6 +46,18 @@ function diffNamed(a: unknown[], b: unknown[], an: string[], bn: string[], at: S
 function align(a: unknown[], b: unknown[]): { op: "keep" | "remove" | "add"; i: number; j: number }[] {
   const n = a.length;
   const m = b.length;
+  if (n * m > 4_000_000) {
+    // Too long to align: compare position by position.
+    const steps: { op: "keep" | "remove" | "add"; i: number; j: number }[] = [];
+    for (let k = 0; k < Math.max(n, m); k++) {
+      if (k < n && k < m && isDeepStrictEqual(a[k], b[k])) steps.push({ op: "keep", i: k, j: k });
+      else {
+        if (k < n) steps.push({ op: "remove", i: k, j: k });
+        if (k < m) steps.push({ op: "add", i: k, j: k });
+      }
+    }
+    return steps;
+  }
   const eq = (i: number, j: number) => isDeepStrictEqual(a[i], b[j]);
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) {
