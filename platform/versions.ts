@@ -13,6 +13,9 @@ export interface ChartPin {
 // ---- OpenKeel charts ----
 
 // ---- Build tools (installed into .tools/ by `npm run tools`; never deployed) ----
+// CI's runtimes (Node, Go, the Pulumi CLI) and its GitHub Actions are pinned in
+// .github/workflows/pull-request.yml, which cannot read this file; a test keeps its Pulumi CLI equal
+// to the @pulumi/pulumi SDK of package.json.
 
 /** A Go command-line tool: `go install <command>@<version>`, or its release archive where Go is missing. */
 export interface ToolPin {
