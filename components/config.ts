@@ -2,6 +2,9 @@
 // file in the offline scripts). Unknown keys are errors everywhere: a misspelt key that is silently
 // ignored is exactly the quiet misconfiguration this repository exists to prevent.
 import { z } from "zod";
+// zod compiles a fast path (new Function) for each schema on its first parse: a cost that only pays
+// off over many parses of one schema, while a render parses each contract a few times (npm run bench).
+z.config({ jitless: true });
 import { ConfigError, formatPath, type Problem } from "./problems";
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos-config";
