@@ -12,6 +12,18 @@ export type YamlOptions = DocumentOptions & SchemaOptions & CreateNodeOptions & 
 
 const BAIL = Symbol("bail");
 
+/**
+ * Words every position writes as they are: a letter, then letters, digits, '-' and '_' (no YAML
+ * indicator, number, date or special float can start with a letter), except the YAML 1.1 booleans
+ * and nulls and an exponent alone (`e5` is a float: the mantissa is optional), which the library
+ * quotes. Saves a library call per distinct name (node names…).
+ */
+const EXPONENT = /^[eE]-?[0-9]+$/;
+const PLAIN_WORD = /^[A-Za-z][A-Za-z0-9_-]*$/;
+const YAML_1_1_WORDS = new Set(
+  ["y", "yes", "n", "no", "true", "false", "on", "off", "null"].flatMap((w) => [w, w.toUpperCase(), w[0].toUpperCase() + w.slice(1)]),
+);
+
 /** Keys the library writes as `? key` (explicit) past this length; left to the library. */
 const MAX_KEY_LENGTH = 1000;
 
@@ -36,6 +48,7 @@ export function makeEmitter(options: YamlOptions): (value: unknown) => string | 
   } as const;
 
   const form = (position: keyof typeof TEMPLATES, v: unknown): string | typeof BAIL => {
+    if (typeof v === "string" && PLAIN_WORD.test(v) && !YAML_1_1_WORDS.has(v) && !EXPONENT.test(v)) return v;
     const cacheKey = typeof v === "string" ? `s${v}` : `${typeof v}:${Object.is(v, -0) ? "-0" : String(v)}`;
     let cache = caches.get(position);
     if (!cache) caches.set(position, (cache = new Map()));

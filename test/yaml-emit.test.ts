@@ -45,6 +45,8 @@ describe("the fast YAML path", () => {
     const emit = makeEmitter(YAML_OPTIONS);
     const word = fc.oneof(
       fc.string({ unit: "binary" }),
+      fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,5}$/),
+      fc.constantFrom("Y", "N", "YES", "No", "oN", "ON", "Off", "NULL", "Null", "nULL", "True", "tRUE", "Inf", "NaN", "nan", "e5", "E5", "e-5", "e5x", "e_5", "E05"),
       fc.constantFrom("on", "off", "yes", "no", "y", "n", "true", "null", "~", "", " ", "-", "- a", "a: b", "#x", "1:20", "0o17", "017", "0x1F", "1e3", ".inf", "---", "'", '"', "a\nb", "a ", "@x", "`x", "%x", "&a", "*a", "!t", "{a}", "[a]", "x,y", "é", "\u0000"),
     );
     const value = fc.letrec((tie) => ({
