@@ -3,6 +3,8 @@
 import type { LoadedConfig } from "../components/config";
 import { assertPlanInvariants, type Plan } from "../components/plan";
 import { buildTopology, planChecks, type PlanCheck, type Topology } from "../components/topology";
+import { kindChecks, kindNodeConfig } from "../components/kind";
+import { talosNodeConfig } from "../components/talos";
 import { kindLabPlan } from "./kind-lab";
 import { talosProductionPlan } from "./talos-production";
 
@@ -16,11 +18,13 @@ export interface PlanResult {
 
 export function planStack(cfg: LoadedConfig): PlanResult {
   const topology = buildTopology(cfg);
-  const checks = planChecks(cfg, topology);
+  const checks = [...planChecks(cfg, topology), ...(cfg.environment === "kind-lab" ? kindChecks(cfg, topology) : [])];
   if (checks.some((c) => c.level === "error")) return { topology, checks };
   const warnings = checks.filter((c) => c.level === "warning");
   const plan =
     cfg.environment === "kind-lab" ? kindLabPlan(cfg, topology, warnings) : talosProductionPlan(cfg, topology, warnings);
+  // Node-level config (Talos patches and schematics, the kind cluster) from the same inventory.
+  plan.nodeConfig = cfg.environment === "kind-lab" ? kindNodeConfig(cfg, topology) : talosNodeConfig(cfg, topology);
   assertPlanInvariants(plan);
   return { topology, checks, plan };
 }
