@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ConfigError, formatPath, type Problem } from "./problems";
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos-config";
+import { platformConfigSchema } from "../platform/config";
 
 export const PROJECT = "openkeel";
 export const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
@@ -173,6 +174,7 @@ export const configSchema = z
     bgp: z.boolean().default(false),
     charts: chartsSchema.default({ versions: {} }),
     talos: talosConfigSchema.optional(),
+    platform: platformConfigSchema,
   })
   .superRefine((cfg, ctx) => {
     refineTalosConfig(cfg, ctx);

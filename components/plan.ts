@@ -21,6 +21,12 @@ export interface K8sObject {
 }
 
 /**
+ * On an object an operator creates itself, `openkeel.io/apply-as: patch` means this repository
+ * only amends its fields (a server-side-apply patch): it never creates or deletes the object.
+ */
+export const APPLY_AS_PATCH_ANNOTATION = "openkeel.io/apply-as";
+
+/**
  * Stands for a secret in values or objects. The Pulumi layer replaces it with a Pulumi secret
  * (generated once per stack and kept in its state); renders show only the name.
  */

@@ -5,6 +5,7 @@ import { assertPlanInvariants, type Plan } from "../components/plan";
 import { buildTopology, planChecks, type PlanCheck, type Topology } from "../components/topology";
 import { kindChecks, kindNodeConfig } from "../components/kind";
 import { talosNodeConfig } from "../components/talos";
+import { platformChecks } from "../platform/checks";
 import { kindLabPlan } from "./kind-lab";
 import { talosProductionPlan } from "./talos-production";
 
@@ -18,7 +19,11 @@ export interface PlanResult {
 
 export function planStack(cfg: LoadedConfig): PlanResult {
   const topology = buildTopology(cfg);
-  const checks = [...planChecks(cfg, topology), ...(cfg.environment === "kind-lab" ? kindChecks(cfg, topology) : [])];
+  const checks = [
+    ...planChecks(cfg, topology),
+    ...platformChecks(cfg, topology),
+    ...(cfg.environment === "kind-lab" ? kindChecks(cfg, topology) : []),
+  ];
   if (checks.some((c) => c.level === "error")) return { topology, checks };
   const warnings = checks.filter((c) => c.level === "warning");
   const plan =
