@@ -47,9 +47,14 @@ function localClass(plan: Plan): K8sObject {
   return sc;
 }
 
-function addObjects(plan: Plan, name: string, objects: K8sObject[]) {
-  const unit: ManifestsUnit = { kind: "Manifests", name, type: "openkeel:platform:TestObjects", objects };
-  phase(plan, "platform-config").units.push(unit);
+/** An object the platform writes, found by kind and name. */
+function object(plan: Plan, kind: string, name: string): K8sObject {
+  for (const u of allUnits(plan)) {
+    if (u.kind !== "Manifests") continue;
+    const o = u.objects.find((x) => x.kind === kind && x.metadata.name === name);
+    if (o) return o;
+  }
+  throw new Error(`no ${kind} ${name} in the plan`);
 }
 
 function tripped(result: PolicyResult): string[] {
@@ -119,10 +124,10 @@ const TRIPS: Trip[] = [
   {
     what: "D1: a Node patch writing the lab compute key",
     policies: ["d1-hardened-role-labels"],
-    resource: "node-roles:node:cmp-1",
+    resource: "node-roles:node:cmp-01",
     plan: (plan) => {
       const u = findUnit(plan, "node-roles") as ManifestsUnit;
-      const node = u.objects.find((o) => o.metadata.name === "cmp-1")!;
+      const node = u.objects.find((o) => o.metadata.name === "cmp-01")!;
       node.metadata.labels!["node-role.openkeel.io/compute"] = "";
     },
   },
@@ -135,18 +140,28 @@ const TRIPS: Trip[] = [
     },
   },
   {
-    what: "D1: NodeHealthCheck, KubeVirt and Longhorn selectors on lab keys (their tolerations may keep the taint keys)",
+    what: "D1: a NodeHealthCheck selecting the lab network key",
     policies: ["d1-hardened-role-labels"],
-    resource: "test-selectors:nodehealthcheck:nhc-network",
-    plan: (plan) =>
-      addObjects(plan, "test-selectors", [
-        {
-          apiVersion: "remediation.medik8s.io/v1alpha1",
-          kind: "NodeHealthCheck",
-          metadata: { name: "nhc-network" },
-          spec: { selector: { matchExpressions: [{ key: "node-role.openkeel.io/network", operator: "Exists" }] }, maxUnhealthy: 1 },
-        },
-      ]),
+    resource: "medik8s-remediation:nodehealthcheck:openkeel-network",
+    plan: (plan) => ((object(plan, "NodeHealthCheck", "openkeel-network") as any).spec.selector.matchExpressions[0].key = "node-role.openkeel.io/network"),
+  },
+  {
+    what: "D1: KubeVirt infra placed on the lab control-plane key",
+    policies: ["d1-hardened-role-labels"],
+    resource: "kubevirt:kubevirt:kubevirt/kubevirt",
+    plan: (plan) => ((object(plan, "KubeVirt", "kubevirt") as any).spec.infra.nodePlacement.nodeSelector = { "node-role.openkeel.io/control-plane": "" }),
+  },
+  {
+    what: "D1: CDI workloads placed on the lab storage key",
+    policies: ["d1-hardened-role-labels"],
+    resource: "cdi:cdi:cdi",
+    plan: (plan) => ((object(plan, "CDI", "cdi") as any).spec.workload.nodeSelector = { "node-role.openkeel.io/storage": "" }),
+  },
+  {
+    what: "D1: Longhorn's system-managed selector on the lab storage key (its taintToleration keeps the taint keys)",
+    policies: ["d1-hardened-role-labels"],
+    resource: "longhorn",
+    plan: (plan) => ((release(plan, "longhorn").values as any).defaultSettings.systemManagedComponentsNodeSelector = "node-role.openkeel.io/storage:"),
   },
   {
     what: "D2: the kube-ovn backend through a raw values override",
