@@ -12,19 +12,17 @@ import type { NodeConfigFile, NodeLevelConfig } from "./plan";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "./roles";
 import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "./talos-config";
 import { nodeTaints, type Topology } from "./topology";
+import { VOLUME_CONSUMER_ROLES } from "../platform/context";
+import { TALOS_DATA_PATH } from "../platform/longhorn";
 import { TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
 
 export type MachineType = "controlplane" | "worker";
 
-/** Where Talos mounts the `longhorn` user volume; Longhorn's defaultDataPath must be the same. */
-export const LONGHORN_DATA_PATH = `/var/mnt/${LONGHORN_VOLUME_NAME}`;
+/** Where Talos mounts the `longhorn` user volume: Longhorn's defaultDataPath on Talos. */
+export const LONGHORN_DATA_PATH = TALOS_DATA_PATH;
 
-/**
- * Roles whose workloads mount Longhorn volumes (§ 1.2, § 2): Galera, RabbitMQ and OVN central on
- * the control plane, VM disks on compute, replicas, share managers, Swift and CDI on storage,
- * Zun volumes on containers, the Ironic image cache on provisioning. Network nodes run none.
- */
-export const LONGHORN_VOLUME_ROLES: readonly Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
+/** Roles whose workloads mount Longhorn volumes: the ones Longhorn's system components tolerate. */
+export const LONGHORN_VOLUME_ROLES: readonly Role[] = VOLUME_CONSUMER_ROLES;
 
 /** Extensions a node needs to attach Longhorn volumes (iscsiadm, util-linux in the host namespace). */
 export const LONGHORN_EXTENSIONS = ["siderolabs/iscsi-tools", "siderolabs/util-linux-tools"] as const;

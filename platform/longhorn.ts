@@ -18,7 +18,7 @@ import {
 export const LONGHORN_NAMESPACE = "longhorn-system";
 export const LONGHORN_DRIVER = "driver.longhorn.io";
 export const CREATE_DEFAULT_DISK_LABEL = "node.longhorn.io/create-default-disk";
-/** Talos ≥ 1.10 mounts the `longhorn` UserVolumeConfig here; elsewhere Longhorn's default. */
+/** Talos ≥ 1.10 mounts the `longhorn` UserVolumeConfig (components/talos.ts) here; elsewhere Longhorn's default. */
 export const TALOS_DATA_PATH = "/var/mnt/longhorn";
 export const DEFAULT_DATA_PATH = "/var/lib/longhorn";
 /** Keeps system-managed pods off non-Linux nodes without restricting them to any role. */
