@@ -7,7 +7,8 @@ import program from "../index";
 import { rawFromStackYaml, stackFilePath } from "../components/stack-file";
 import { PolicyConfigError, type PolicyPackConfigFile } from "./lib/analyzer";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, planStacks, run, UserError } from "./lib/cli";
-import { formatDiagnostic, policyCheck, pulumiConfigMap } from "./lib/policy-run";
+import { runProgram } from "./lib/mock-run";
+import { formatDiagnostic, judge, openPack, pulumiConfigMap } from "./lib/policy-run";
 
 function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefined {
   if (!file) return undefined;
@@ -30,25 +31,36 @@ run(async () => {
     "policy-pack-config": { type: "string" },
   });
   const packConfig = readPackConfig(opts["policy-pack-config"]);
-  const stacks = planStacks(opts.stack, opts["stacks-dir"]);
-  let failed = 0;
-  for (const s of stacks) {
+  const stacks = planStacks(opts.stack, opts["stacks-dir"]).map((s) => {
     const file = stackFilePath(s.config.stack, opts["stacks-dir"]);
-    const config = pulumiConfigMap(rawFromStackYaml(fs.readFileSync(file, "utf8"), file));
-    let result;
-    try {
-      result = await policyCheck(s.config.stack, config, program, packConfig);
-    } catch (e) {
-      if (e instanceof PolicyConfigError) throw new UserError(`${opts["policy-pack-config"]}: ${e.message}`, EXIT_BAD_CONFIG);
-      throw e;
+    return { ...s, pulumiConfig: pulumiConfigMap(rawFromStackYaml(fs.readFileSync(file, "utf8"), file)) };
+  });
+  // One pack per stack, as the engine starts one per operation. Starting a pack (ts-node type-checks
+  // it) costs seconds, so every stack's pack starts now, side by side; the programs run one after
+  // another (the runtime mocks are process-global).
+  const sessions = stacks.map((s) => openPack(s.config.stack, s.pulumiConfig, packConfig));
+  sessions.forEach((p) => p.catch(() => undefined));
+  let failed = 0;
+  try {
+    for (const [i, s] of stacks.entries()) {
+      let result;
+      try {
+        const programRun = await runProgram(s.config.stack, s.pulumiConfig, program);
+        result = await judge(s.config.stack, programRun, await sessions[i]);
+      } catch (e) {
+        if (e instanceof PolicyConfigError) throw new UserError(`${opts["policy-pack-config"]}: ${e.message}`, EXIT_BAD_CONFIG);
+        throw e;
+      }
+      const advisory = result.diagnostics.length - result.mandatory.length;
+      console.log(
+        `${s.config.stack} (${s.config.environment}): ${result.run.resources.length} resources analyzed, ` +
+          `${result.mandatory.length} mandatory and ${advisory} advisory violation(s)`,
+      );
+      for (const d of result.diagnostics) console.log(formatDiagnostic(d));
+      if (result.mandatory.length > 0) failed++;
     }
-    const advisory = result.diagnostics.length - result.mandatory.length;
-    console.log(
-      `${s.config.stack} (${s.config.environment}): ${result.run.resources.length} resources analyzed, ` +
-        `${result.mandatory.length} mandatory and ${advisory} advisory violation(s)`,
-    );
-    for (const d of result.diagnostics) console.log(formatDiagnostic(d));
-    if (result.mandatory.length > 0) failed++;
+  } finally {
+    for (const p of sessions) p.then((session) => session.close(), () => undefined);
   }
   console.log(failed > 0 ? `policy: ${failed} stack(s) violate mandatory policies` : `policy: ${stacks.length} stack(s) pass`);
   return failed > 0 ? EXIT_CHECKS_FAILED : 0;

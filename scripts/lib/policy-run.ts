@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import { PROJECT } from "../../components/config";
 import { startPack, type Diagnostic, type PackSession, type PolicyPackConfigFile } from "./analyzer";
-import { runProgram, type ProgramRun } from "./mock-run";
+import type { ProgramRun } from "./mock-run";
 
 export const PACK_DIR = path.resolve(__dirname, "../../policy");
 
@@ -37,21 +37,6 @@ export async function openPack(stack: string, config: Record<string, string>, pa
 export async function judge(stack: string, run: ProgramRun, session: PackSession): Promise<PolicyResult> {
   const diagnostics = await session.analyze(run.resources);
   return { stack, run, diagnostics, mandatory: diagnostics.filter((d) => d.level === "mandatory") };
-}
-
-export async function policyCheck(
-  stack: string,
-  config: Record<string, string>,
-  program: () => Promise<any>,
-  packConfig?: PolicyPackConfigFile,
-): Promise<PolicyResult> {
-  const run = await runProgram(stack, config, program);
-  const session = await openPack(stack, config, packConfig);
-  try {
-    return await judge(stack, run, session);
-  } finally {
-    session.close();
-  }
 }
 
 /** One violation per line block: level, policy, resource, then the reported message. */
