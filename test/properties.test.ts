@@ -12,6 +12,9 @@ import { ConfigError } from "../components/problems";
 import { renderPlan, type RenderedFile } from "../components/render";
 import { planStack } from "../environments";
 import { PROPERTY_SEED, runs, stackArbitrary, type GeneratedRaw } from "./helpers/topologies";
+import { generatedProductionStack } from "../scripts/lib/generate";
+import { judge, openPack, pulumiConfigMap } from "../scripts/lib/policy-run";
+import { ruleFindings, runPlan } from "./helpers/policy-rules";
 
 const FILE = "stacks/Pulumi.generated.yaml";
 
@@ -28,7 +31,6 @@ function renderProblems(plan: Plan, files: RenderedFile[]): string[] {
   for (const u of allUnits(plan)) if (u.kind === "HelmRelease" && !paths.has(`values/${u.name}.yaml`)) problems.push(`no values for ${u.name}`);
   for (const f of files) if (f.content.includes("[object Object]") || /\bundefined\b|\bNaN\b/.test(f.content)) problems.push(`${f.path}: a value lost in rendering`);
   // INTEGRATION(issue 7): the placement checks on the plan (every component lands on a node of its role).
-  // INTEGRATION(issue 5): the policy pack's rules over the rendered objects.
   return problems;
 }
 
@@ -52,8 +54,12 @@ function outcome(g: GeneratedRaw): Outcome {
   return { kind: "rendered", plan: result.plan, files: renderPlan(result.plan) };
 }
 
-function property(tally: Record<Outcome["kind"], number>) {
-  return (g: GeneratedRaw) => {
+/**
+ * Every `policyEvery`-th render is also judged by the policy pack's rules (policy/rules), over what
+ * the Pulumi layer registers under the runtime mocks: about a second per stack, hence a sample.
+ */
+function property(tally: Record<Outcome["kind"] | "judged", number>, policyEvery: number) {
+  return async (g: GeneratedRaw) => {
     const o = outcome(g);
     tally[o.kind]++;
     if (o.kind === "config") {
@@ -69,6 +75,10 @@ function property(tally: Record<Outcome["kind"], number>) {
       for (const e of o.errors) for (const part of e.split("|")) expect(part.length, e).toBeGreaterThan(0);
     } else {
       expect(renderProblems(o.plan, o.files)).toEqual([]);
+      if (tally.rendered % policyEvery === 1 || policyEvery === 1) {
+        tally.judged++;
+        expect(ruleFindings(await runPlan(o.plan), o.plan.environment === "talos-production")).toEqual([]);
+      }
       // rendering twice, from the config up, gives byte-identical output
       const again = outcome(g);
       expect(again.kind).toBe("rendered");
@@ -78,20 +88,42 @@ function property(tally: Record<Outcome["kind"], number>) {
 }
 
 describe("generated stacks", () => {
-  it("1 to 40 nodes: each stops with messages or renders deterministically", () => {
-    const tally = { config: 0, checks: 0, rendered: 0 };
-    fc.assert(fc.property(stackArbitrary(1, 40), property(tally)), { seed: PROPERTY_SEED, numRuns: runs(250) });
+  it("1 to 40 nodes: each stops with messages or renders deterministically and passes the policy rules", async () => {
+    const tally = { config: 0, checks: 0, rendered: 0, judged: 0 };
+    await fc.assert(fc.asyncProperty(stackArbitrary(1, 40), property(tally, 8)), { seed: PROPERTY_SEED, numRuns: runs(250) });
+    expect(tally.judged).toBeGreaterThanOrEqual(5);
     // the generator is not vacuous: every outcome occurs, and renders are common
     expect(tally.config).toBeGreaterThan(0);
     expect(tally.checks).toBeGreaterThan(0);
     expect(tally.rendered).toBeGreaterThan(runs(250) * 0.25);
   });
 
-  it("40 to 2000 nodes (10 of them: a render of 2000 nodes costs seconds)", () => {
-    const tally = { config: 0, checks: 0, rendered: 0 };
-    fc.assert(fc.property(stackArbitrary(40, 2000), property(tally)), { seed: PROPERTY_SEED, numRuns: runs(10) });
+  it("40 to 2000 nodes (10 of them: a render of 2000 nodes costs seconds)", async () => {
+    const tally = { config: 0, checks: 0, rendered: 0, judged: 0 };
+    await fc.assert(fc.asyncProperty(stackArbitrary(40, 2000), property(tally, 1000)), { seed: PROPERTY_SEED, numRuns: runs(10) });
     expect(tally.rendered).toBeGreaterThan(0);
+    expect(tally.judged).toBeGreaterThan(0);
   });
+
+  it("the rules as functions judge a generated stack as the real pack does, passing and tripped", async () => {
+    const g = generatedProductionStack(40);
+    const plan = (outcome({ raw: g.raw, nodes: 40 }) as Extract<Outcome, { kind: "rendered" }>).plan;
+    const tripped = structuredClone(plan);
+    const neutron = allUnits(tripped).find((u) => u.name === "openkeel-neutron")!;
+    if (neutron.kind === "HelmRelease") (neutron.values as any).backend = "kube-ovn";
+    const pack = await openPack("generated", pulumiConfigMap(g.raw));
+    try {
+      for (const p of [plan, tripped]) {
+        const run = await runPlan(p);
+        const real = await judge("generated", run, pack);
+        const policies = (names: string[]) => [...new Set(names)].sort();
+        expect(policies(ruleFindings(run, true).map((f) => f.split(" ")[0]))).toEqual(policies(real.mandatory.map((d) => d.policy)));
+      }
+      expect(ruleFindings(await runPlan(tripped), true).some((f) => f.startsWith("d2-parallel-ovn openkeel-neutron"))).toBe(true);
+    } finally {
+      pack.close();
+    }
+  }, 120_000);
 
   it("a failing property reports its seed", () => {
     const failing = fc.check(fc.property(stackArbitrary(1, 5), () => false), { seed: PROPERTY_SEED, numRuns: 1 });
