@@ -148,7 +148,9 @@ export async function startPack(opts: PackOptions): Promise<PackSession> {
   };
   delete env.PULUMI_CONFIG_SECRET_KEYS;
   const entry = require.resolve("@pulumi/pulumi/cmd/run-policy-pack", { paths: [opts.packDir] });
-  const child = spawn(process.execPath, [entry, "127.0.0.1:0", "."], { cwd: opts.packDir, env, stdio: ["ignore", "pipe", "pipe"] });
+  // transpile only: npm run typecheck checks the pack; a type-check per start cost seconds (pack-transpile-only.cjs)
+  const preload = path.join(__dirname, "pack-transpile-only.cjs");
+  const child = spawn(process.execPath, ["-r", preload, entry, "127.0.0.1:0", "."], { cwd: opts.packDir, env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr += String(d)));
   let port: string;
