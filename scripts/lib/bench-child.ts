@@ -6,9 +6,14 @@ import * as path from "node:path";
 import { loadConfig, type LoadedConfig } from "../../components/config";
 import { allUnits } from "../../components/plan";
 import { renderPlan } from "../../components/render";
-import { readStack } from "../../components/stack-file";
+import * as fs from "node:fs";
+import { deployPlan } from "../../components/deploy";
+import { rawFromStackYaml, readStack, stackFilePath } from "../../components/stack-file";
+import { runProgram } from "./mock-run";
+import { judge, openPack, pulumiConfigMap } from "./policy-run";
 import { planStack } from "../../environments";
 import { capture } from "./cli";
+import program from "../../index";
 import { generatedProductionStack } from "./generate";
 import { runKubeconformPerTarget } from "./kubeconform";
 import { renderCommand } from "./render-command";
@@ -34,7 +39,9 @@ export interface ChildResult {
   units?: number;
   files?: number;
   objects?: number;
-  /** A phase that does not exist yet (issue 5 / issue 7 not merged). */
+  /** Resources the program registered (policy). */
+  resources?: number;
+  /** A phase that does not exist yet (issue 7 not merged). */
   unavailable?: string;
 }
 
@@ -44,6 +51,12 @@ function config(req: ChildRequest): LoadedConfig {
     return loadConfig(g.raw, { stack: g.stack, file: `generated:${g.stack}` });
   }
   return readStack(req.stack!, req.stacksDir ?? "stacks");
+}
+
+function rawOf(req: ChildRequest): Record<string, unknown> {
+  if (req.size !== undefined) return generatedProductionStack(req.size).raw;
+  const file = stackFilePath(req.stack!, req.stacksDir ?? "stacks");
+  return rawFromStackYaml(fs.readFileSync(file, "utf8"), file);
 }
 
 const now = () => performance.now();
@@ -63,7 +76,20 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     const bad = Object.values(results).reduce((n, x) => n + x.invalid + x.errors + x.skipped, 0);
     if (bad > 0) throw new Error(`${bad} object(s) failed validation`);
     ms.validate = now() - t;
-    // INTEGRATION(issue 5): the policy pack over every stack, timed as ms.policy.
+    // the policy pack over every stack, as npm run policy: every pack starts at once, programs one by one
+    t = now();
+    const stacksDir = req.stacksDir ?? "stacks";
+    const configs = stacks.map((s) => pulumiConfigMap(rawFromStackYaml(fs.readFileSync(stackFilePath(s, stacksDir), "utf8"), s)));
+    const packs = stacks.map((s, i) => openPack(s, configs[i]));
+    packs.forEach((p) => p.catch(() => undefined));
+    for (const [i, s] of stacks.entries()) {
+      const run = await runProgram(s, configs[i], program);
+      const session = await packs[i];
+      const result = await judge(s, run, session);
+      session.close();
+      if (result.mandatory.length > 0) throw new Error(`${s}: ${result.mandatory.length} mandatory policy violation(s)`);
+    }
+    ms.policy = now() - t;
     ms.total = Object.values(ms).reduce((a, b) => a + b, 0);
     return { ms, maxRssKiB: process.resourceUsage().maxRSS };
   }
@@ -80,8 +106,25 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     return { ms, maxRssKiB: process.resourceUsage().maxRSS, unavailable: "placement checks (issue 7) not merged" };
   }
   if (req.mode === "policy") {
-    // INTEGRATION(issue 5): run the policy pack's rules over `plan` here.
-    return { ms, maxRssKiB: process.resourceUsage().maxRSS, unavailable: "policy pack (issue 5) not merged" };
+    // what `npm run policy` does for a stack: the Pulumi layer under the runtime mocks, then the
+    // real pack (spawned, transpile-only) judging every registered resource over the Analyzer protocol
+    const config = pulumiConfigMap(rawOf(req));
+    t = now();
+    const pack = openPack(plan.stack, config);
+    pack.catch(() => undefined);
+    const run = await runProgram(plan.stack, config, async () => {
+      deployPlan(plan);
+    });
+    ms.program = now() - t;
+    const session = await pack;
+    ms.packStart = now() - t; // started beside the program, as npm run policy does
+    t = now();
+    const result = await judge(plan.stack, run, session);
+    session.close();
+    ms.analyze = now() - t;
+    if (result.mandatory.length > 0) throw new Error(`${result.mandatory.length} mandatory policy violation(s)`);
+    ms.policy = Math.max(ms.program, ms.packStart) + ms.analyze;
+    return { ms, maxRssKiB: process.resourceUsage().maxRSS, resources: run.resources.length };
   }
   t = now();
   const files = renderPlan(plan);
