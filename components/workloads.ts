@@ -125,15 +125,30 @@ interface PlacementValue extends Placement {
   replicas?: number;
 }
 
-/** `placement.<component>` maps and `<component>.placement` values of one release. */
+const PLACEMENT_KEYS = [
+  "role",
+  "roles",
+  "nodeSelector",
+  "tolerations",
+  "extraTolerations",
+  "affinity",
+  "antiAffinity",
+  "topologySpreadConstraints",
+  "priorityClassName",
+  "enabled",
+];
+/** One component's placement value, as opposed to a map of them (`placement.<component>`). */
+const isPlacementValue = (v: unknown): v is PlacementValue => isObj(v) && Object.keys(v).some((k) => PLACEMENT_KEYS.includes(k));
+
+/** `placement.<component>` maps and `<component>.placement` values of one release (§ 5.1). */
 function placementEntries(values: Obj): [string, PlacementValue, Obj][] {
   const out: [string, PlacementValue, Obj][] = [];
-  for (const [key, p] of Object.entries(obj(values.placement))) if (isObj(p)) out.push([key, p as PlacementValue, {}]);
   const visit = (parent: Obj, depth: number) => {
     for (const [key, v] of Object.entries(parent)) {
-      if (key === "global" || key === "placement" || !isObj(v)) continue;
-      if (isObj(v.placement) && !Object.values(v.placement).some(isObj)) out.push([key, v.placement as PlacementValue, v]);
-      else if (isObj(v.placement) && ("role" in v.placement || "roles" in v.placement)) out.push([key, v.placement as PlacementValue, v]);
+      if (key === "global" || !isObj(v)) continue;
+      if (key === "placement") {
+        if (!isPlacementValue(v)) for (const [k, p] of Object.entries(v)) if (isObj(p)) out.push([k, p as PlacementValue, {}]);
+      } else if (isObj(v.placement) && isPlacementValue(v.placement)) out.push([key, v.placement, v]);
       else if (depth < 1) visit(v, depth + 1);
     }
   };
