@@ -194,6 +194,7 @@ export function placementChecks(placements: ComponentPlacement[], nodes: ReportN
   for (const p of placements) {
     const c = p.component;
     const what = `${c.name} (${c.kind}${c.replicas !== undefined ? `, ${c.replicas} replica(s)` : ""})`;
+    if (c.kind === "NodeHealthCheck") continue; // selects nodes to remediate, may rightly select none
     if (p.eligible.length === 0) {
       error(
         "placement-no-node",
@@ -242,6 +243,19 @@ export function placementChecks(placements: ComponentPlacement[], nodes: ReportN
           `keep ${role} nodes dedicated (no other role on them), taint them, and do not give ${c.name} their toleration`,
         );
       }
+    }
+  }
+  // NodeHealthChecks must not overlap: two checks remediating one node race each other (the
+  // NHC documentation warns against it), and the control plane's maxUnhealthy would not hold.
+  const nhcs = placements.filter((p) => p.component.kind === "NodeHealthCheck");
+  for (const n of nodes) {
+    const by = nhcs.filter((p) => p.eligible.includes(n.name)).map((p) => p.component.name);
+    if (by.length > 1) {
+      error(
+        "placement-nhc-overlap",
+        `node ${n.name} is selected by ${by.length} NodeHealthChecks (${by.join(", ")}): they would remediate it concurrently`,
+        "make the NodeHealthCheck selectors disjoint (each excludes the roles of the checks before it)",
+      );
     }
   }
   return checks;

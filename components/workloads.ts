@@ -66,8 +66,13 @@ export function openkeelDesign(chart: string, key: string): DesignRow {
   return OPENKEEL_DESIGN[chart]?.[key] ?? OPENKEEL_DEFAULT;
 }
 
-/** Longhorn's consumers and disks: every role § 5.3's taintToleration lists. */
-const LONGHORN_ROLES: Role[] = ["controlPlane", "compute", "network", "storage"];
+/**
+ * Longhorn's manager and CSI plugin: "every node that consumes or stores volumes" (§ 2.3): the
+ * control plane (Galera, RabbitMQ, OVN central PVCs), hypervisors (VM disks), storage (replicas,
+ * Swift), containers (Zun volumes) and provisioning (the conductor's image cache). Network nodes run
+ * no volume (§ 1.2), although § 5.3's example taintToleration lists them.
+ */
+export const LONGHORN_ROLES: Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
 
 // ---------------------------------------------------------------------------------------------
 // OpenKeel releases
@@ -391,16 +396,28 @@ function objectComponents(u: ManifestsUnit, o: K8sObject): Component[] {
       return [platform(u, id("remediates"), "NodeHealthCheck", { tolerations: [] }, nhcDesignRoles(sel), { nodeSelection: sel ?? {} })];
     }
     case "SelfNodeRemediationConfig":
-      // The agent DaemonSet's own toleration (install/self-node-remediation-deamonset.yaml), plus
-      // customDsTolerations; the design wants it on every node it may fence (§ 5.6).
+      // The agent DaemonSet as the operator renders it (install/self-node-remediation-deamonset.yaml:
+      // its own tolerations, the exclude-from-remediation affinity), plus customDsTolerations; the
+      // design wants it on every node it may fence (§ 5.6).
       return [
         platform(
           u,
           id("self-node-remediation-agent"),
           "DaemonSet",
           {
+            affinity: {
+              nodeAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: {
+                  nodeSelectorTerms: [
+                    { matchExpressions: [{ key: "remediation.medik8s.io/exclude-from-remediation", operator: "NotIn", values: ["true"] }] },
+                  ],
+                },
+              },
+            },
             tolerations: [
-              { key: "medik8s.io/remediation", operator: "Equal", value: "nodefencing", effect: "NoExecute" },
+              { key: "medik8s.io/remediation", operator: "Equal", value: "self-node-remediation", effect: "NoExecute" },
+              { key: "node-role.kubernetes.io/master", operator: "Equal", effect: "NoSchedule" },
+              { key: K8S_CONTROL_PLANE_LABEL, operator: "Equal", effect: "NoSchedule" },
               ...arr<Toleration>(spec.customDsTolerations),
             ],
           },

@@ -58,13 +58,15 @@ const MATRIX: [RegExp, Expect][] = [
   [/ironic\/conductor$/, ["provisioning"]],
   [/zun\/computeAgent$/, ["containers"]],
   [/self-node-remediation-agent$/, "every node"],
-  // § 2.3 (Longhorn: § 5.3's taintToleration lists the roles whose nodes consume volumes)
-  [/longhorn-manager$/, ["controlPlane", "compute", "network", "storage"]],
-  [/longhorn-csi-plugin\+instance-managers$/, ["controlPlane", "compute", "network", "storage"]],
+  // § 2.3: Longhorn on "every node that consumes or stores volumes": network nodes run none (§ 1.2);
+  // the provisioning role's image cache (§ 1.3) counts as a volume.
+  [/longhorn-manager$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
+  [/longhorn-csi-plugin\+instance-managers$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
   [/longhorn-(driver-deployer|ui)$/, ["controlPlane"]],
   [/longhorn-default-disks$/, ["storage"]],
   [/kube-multus-ds$/, "every node"],
   [/control-plane\/remediates$/, ["controlPlane"]],
+  [/\/provisioning\/remediates$/, ["provisioning"]],
 ];
 
 function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {
@@ -102,7 +104,13 @@ describe("the design's § 2 matrix, per topology", () => {
     const r = report(plan, topology);
     const onProv = r.placements.filter((p) => p.eligible.includes("prov-1")).map((p) => p.component.name);
     expect(onProv.sort()).toEqual(
-      ["kubevirt-cr/self-node-remediation-config/self-node-remediation-agent", "multus/kube-multus-ds", "openkeel-ironic/conductor"].sort(),
+      [
+        "kubevirt-cr/self-node-remediation-config/self-node-remediation-agent",
+        "longhorn/longhorn-csi-plugin+instance-managers",
+        "longhorn/longhorn-manager",
+        "multus/kube-multus-ds",
+        "openkeel-ironic/conductor",
+      ].sort(),
     );
   });
 });
@@ -171,15 +179,42 @@ describe("placement checks", () => {
     expect(checks[0].message).toContain("galera/galera (StatefulSet, 5 replica(s))");
   });
 
-  it("a DaemonSet that misses a node of a role it must cover: Longhorn's manager without the network toleration", () => {
+  it("a DaemonSet that misses a node of a role it must cover: Longhorn's manager without the provisioning toleration", () => {
     const checks = checksOf("prod-medium", (plan) => {
       const v = releaseValues(plan, "longhorn");
-      v.longhornManager.tolerations = v.longhornManager.tolerations.filter((t: { key: string }) => !t.key.endsWith("/network"));
+      v.longhornManager.tolerations = v.longhornManager.tolerations.filter((t: { key: string }) => !t.key.endsWith("/provisioning"));
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-daemonset-coverage"]);
     expect(checks[0].message).toBe(
-      "longhorn/longhorn-manager (DaemonSet) must run on every node of controlPlane, compute, network, storage (design § 2) but misses net-1, net-2 (taint node-role.openkeel.io/network:NoSchedule not tolerated)",
+      "longhorn/longhorn-manager (DaemonSet) must run on every node of controlPlane, compute, storage, containers, provisioning (design § 2) but misses prov-1 (taint node-role.openkeel.io/provisioning:NoSchedule not tolerated)",
     );
+  });
+
+  it("NodeHealthChecks that overlap: a node selected twice", () => {
+    const checks = checksOf("prod-medium", (plan) => {
+      (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.push({
+        apiVersion: "remediation.medik8s.io/v1alpha1",
+        kind: "NodeHealthCheck",
+        metadata: { name: "everything" },
+        spec: { selector: { matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: ["cp-2", "net-1"] }] } },
+      });
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-nhc-overlap"]);
+    expect(checks[0].message).toBe(
+      "node cp-2 is selected by 2 NodeHealthChecks (kubevirt-cr/control-plane/remediates, kubevirt-cr/everything/remediates): they would remediate it concurrently",
+    );
+  });
+
+  it("a NodeHealthCheck that selects no node is not an error (a role the topology lacks)", () => {
+    const checks = checksOf("prod-small", (plan) => {
+      (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.push({
+        apiVersion: "remediation.medik8s.io/v1alpha1",
+        kind: "NodeHealthCheck",
+        metadata: { name: "provisioning" },
+        spec: { selector: { matchExpressions: [{ key: "node-restriction.kubernetes.io/openkeel-provisioning", operator: "Exists" }] } },
+      });
+    });
+    expect(checks).toEqual([]);
   });
 
   it("a DaemonSet that can run nowhere fails as no eligible node: virt-handler without the compute toleration", () => {

@@ -33,6 +33,8 @@ export function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
   const reserved = { key: RESERVED_TAINT_KEY, operator: "Exists", effect: "NoSchedule" };
   const global = { nodeRoles: nodeRolesValue(profile) };
   const lh = (r: Role) => `${roleTaint(r).key}:NoSchedule`;
+  // § 2.3: Longhorn runs on "every node that consumes or stores volumes": not network nodes (§ 1.2).
+  const volumeRoles: Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
 
   const platform: (HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit)[] = [
     {
@@ -45,9 +47,9 @@ export function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
       values: {
         defaultSettings: {
           createDefaultDiskLabeledNodes: true,
-          taintToleration: ["controlPlane", "compute", "storage", "network"].map((r) => lh(r as Role)).join(";"),
+          taintToleration: volumeRoles.map(lh).join(";"),
         },
-        longhornManager: { tolerations: (["controlPlane", "compute", "storage", "network"] as Role[]).map(tol) },
+        longhornManager: { tolerations: volumeRoles.map(tol) },
         longhornDriver: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] },
         longhornUI: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] },
       },
