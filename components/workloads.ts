@@ -5,7 +5,7 @@
 // Deployment, StatefulSet or DaemonSet object a unit writes. Upstream behaviours that no rendered
 // value shows (defaults an operator adds) are stated where they are used, with their source.
 import type { Component, ComponentKind, ComponentSource, DesignRoles } from "./placement-report";
-import { resolvePlacement, type Affinity, type NodeSelectorRequirement, type Placement, type Scheduling } from "./placement";
+import { resolvePlacement, type Affinity, type Placement, type Scheduling } from "./placement";
 import type { HelmReleaseUnit, K8sObject, ManifestsUnit, Plan, RemoteManifestUnit, Unit } from "./plan";
 import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role, type Toleration } from "./roles";
 import { requiredAntiAffinityKeys, type LabelSelector, type PodScheduling } from "./scheduling";
@@ -285,23 +285,22 @@ function longhornComponents(u: HelmReleaseUnit): Component[] {
   ];
 }
 
-/** Kube-OVN v1 chart: central and controller follow MASTER_NODES_LABEL; everything tolerates all taints. */
+/**
+ * Kube-OVN v1 chart (templates/central-deploy.yaml): central and controller select
+ * MASTER_NODES_LABEL as a nodeSelector (`key=value`, or `key` for an empty value), ovn-central has
+ * one replica per master with required anti-affinity on the host, and everything tolerates every
+ * NoSchedule and NoExecute taint.
+ */
 function kubeOvnComponents(u: HelmReleaseUnit): Component[] {
   const v = u.values as Obj;
   const label = typeof v.MASTER_NODES_LABEL === "string" ? v.MASTER_NODES_LABEL : "kube-ovn/role=master";
   const [key, value] = label.split("=");
-  const req: NodeSelectorRequirement = value === undefined ? { key, operator: "Exists" } : { key, operator: "In", values: [value] };
   const everything: Toleration[] = [
     { operator: "Exists", effect: "NoSchedule" },
     { operator: "Exists", effect: "NoExecute" },
   ];
   const masters = typeof v.MASTER_NODES === "string" ? v.MASTER_NODES.split(",").filter((x) => x.trim().length > 0).length : undefined;
-  const central: PodScheduling = {
-    nodeSelector: { "kubernetes.io/os": "linux" },
-    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [req] }] } } },
-    tolerations: everything,
-    hostNetwork: true,
-  };
+  const central: PodScheduling = { nodeSelector: { "kubernetes.io/os": "linux", [key]: value ?? "" }, tolerations: everything, hostNetwork: true };
   const ds: PodScheduling = { nodeSelector: { "kubernetes.io/os": "linux" }, tolerations: everything, hostNetwork: true };
   return [
     platform(u, "ovn-central", "Deployment", central, CP, {
