@@ -12,15 +12,16 @@ import { planStack } from "./environments";
 export = async () => {
   const stack = pulumi.getStack();
   const file = stackFilePath(stack);
-  let cfg;
+  let result;
   try {
-    cfg = loadConfig(rawFromPulumiConfig(pulumi.runtime.allConfig()), { stack, file });
+    // planStack also checks the OpenKeel values against their contract (raw overrides included)
+    result = planStack(loadConfig(rawFromPulumiConfig(pulumi.runtime.allConfig()), { stack, file }));
   } catch (e) {
     // A user mistake: the message says what and where; a stack trace would only hide it.
     if (e instanceof ConfigError) throw new pulumi.RunError(`invalid stack config:\n${e.message}`);
     throw e;
   }
-  const { checks, plan } = planStack(cfg);
+  const { checks, plan } = result;
   for (const w of checks.filter((c) => c.level === "warning")) {
     pulumi.log.warn(`plan check [${w.code}]: ${w.message}. Fix: ${w.remediation}`);
   }

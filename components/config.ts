@@ -130,6 +130,31 @@ const servicesShape = Object.fromEntries(SERVICES.map((s) => [s, serviceSchema.o
   [K in ServiceName]: z.ZodOptional<typeof serviceSchema>;
 };
 
+/** What `openkeel:charts.versions` pins: the infrastructure chart (openkeel-chart) and each service's chart. */
+export const OPENKEEL_CHART_KEYS = ["infrastructure", ...SERVICES] as const;
+export type OpenKeelChartKey = (typeof OPENKEEL_CHART_KEYS)[number];
+
+/** Where the OpenKeel charts come from; unset keys fall back to platform/versions.ts. */
+const chartsSchema = z.strictObject({
+  repository: z
+    .string()
+    .regex(/^(oci|https):\/\/[^\s/]+(\/[^\s/]+)*$/, {
+      message:
+        "is not a chart source. Fix: write an OCI registry path such as oci://registry.example.org/openkeel/charts or a Helm repository URL https://…, without a trailing slash",
+    })
+    .optional(),
+  /** Version of every OpenKeel chart that `versions` does not name. */
+  version: pinnedVersion.optional(),
+  versions: z
+    .strictObject(
+      Object.fromEntries(OPENKEEL_CHART_KEYS.map((k) => [k, pinnedVersion.optional()])) as {
+        [K in OpenKeelChartKey]: z.ZodOptional<typeof pinnedVersion>;
+      },
+    )
+    .default({}),
+});
+export type ChartsConfig = z.infer<typeof chartsSchema>;
+
 export const configSchema = z
   .strictObject({
     environment: z.enum(ENVIRONMENTS),
@@ -143,6 +168,9 @@ export const configSchema = z
       .default(false),
     nodes: z.array(nodeSchema).min(1),
     services: z.strictObject(servicesShape).default({}),
+    /** The fabric speaks BGP: Neutron's ovn-bgp-agent announces FIPs and provider networks (§ 3.1, D3). */
+    bgp: z.boolean().default(false),
+    charts: chartsSchema.default({ versions: {} }),
   })
   .superRefine((cfg, ctx) => {
     const production = cfg.environment === "talos-production";

@@ -4,7 +4,7 @@
 // that fail the render when a component cannot run, or runs where the design (§ 2) forbids it.
 import type { NodeConfig } from "./config";
 import type { Plan } from "./plan";
-import { HOSTNAME_LABEL, ROLES, type Role } from "./roles";
+import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "./roles";
 import {
   antiAffinityCapacity,
   ineligibility,
@@ -82,7 +82,7 @@ export const KUBELET_NODE_LABELS: Record<string, string> = { "kubernetes.io/os":
  * labels and what platform modules contribute, read from the Plan's Node patches), plus the ones
  * the kubelet sets itself.
  */
-export function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles">): ReportNode[] {
+export function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">): ReportNode[] {
   const patched = new Map<string, Record<string, string>>();
   for (const ph of plan.phases) {
     for (const u of ph.units) {
@@ -94,13 +94,16 @@ export function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile"
       }
     }
   }
+  // kind untaints its control-plane nodes when the cluster has no worker (kubeadminit action), so a
+  // lab's only node takes workloads even without an OpenKeel role.
+  const kindUntainted = !topo.production && topo.nodes.every((n) => n.kubernetesControlPlane);
   const nodes = topo.nodes.map((n: NodeConfig) => ({
     name: n.name,
     roles: [...n.roles],
     ...(n.zone !== undefined ? { zone: n.zone } : {}),
     kubernetesControlPlane: n.kubernetesControlPlane,
     labels: sortKeys({ ...KUBELET_NODE_LABELS, ...(patched.get(n.name) ?? {}), ...schedulingNodeLabels(n, topo.profile) }),
-    taints: nodeTaints(n, topo),
+    taints: nodeTaints(n, topo).filter((t) => !(kindUntainted && t.key === K8S_CONTROL_PLANE_LABEL)),
   }));
   return sortNodes(nodes);
 }
@@ -226,7 +229,9 @@ export function placementChecks(placements: ComponentPlacement[], nodes: ReportN
         );
       }
     }
-    const outside = p.eligible.filter((n) => c.confinedTo !== undefined && !byName.get(n)!.roles.includes(c.confinedTo));
+    // A lab whose nodes carry no role has no control plane to keep Galera on (§ 5.2: labs need no roles).
+    const confined = c.confinedTo !== undefined && nodes.some((n) => n.roles.includes(c.confinedTo!));
+    const outside = p.eligible.filter((n) => confined && !byName.get(n)!.roles.includes(c.confinedTo!));
     if (outside.length > 0) {
       error(
         "placement-forbidden",
@@ -263,7 +268,7 @@ export function placementChecks(placements: ComponentPlacement[], nodes: ReportN
 
 export function placementReport(
   plan: Plan,
-  topo: Pick<Topology, "nodes" | "profile" | "taintedRoles">,
+  topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">,
   components: Component[],
 ): PlacementReport {
   const nodes = reportNodes(plan, topo);

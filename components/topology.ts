@@ -89,6 +89,8 @@ export interface PlanCheck {
 export const SERVICE_REQUIRED_ROLE: Partial<Record<ServiceName, Role>> = {
   ironic: "provisioning",
   zun: "containers",
+  // Swift storage pods hold the object devices: without storage nodes there is nowhere to put them
+  swift: "storage",
 };
 
 export const DEFAULT_IRONIC_CONDUCTORS = 2;

@@ -2,8 +2,11 @@
 import type { LoadedConfig } from "../components/config";
 import type { Plan } from "../components/plan";
 import type { PlanCheck, Topology } from "../components/topology";
+import { addOpenKeel } from "../components/openkeel";
 import { basePlan } from "./common";
 
 export function kindLabPlan(cfg: LoadedConfig, topo: Topology, warnings: PlanCheck[]): Plan {
-  return basePlan(cfg, topo, warnings);
+  const plan = basePlan(cfg, topo, warnings);
+  addOpenKeel(plan, cfg, topo);
+  return plan;
 }

@@ -59,7 +59,17 @@ export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR)
       }
       throw e;
     }
-    const result = planStack(config);
+    let result: PlanResult;
+    try {
+      result = planStack(config);
+    } catch (e) {
+      // values that break the OpenKeel values contract: a stack mistake, reported like one
+      if (e instanceof ConfigError) {
+        configProblems.push(...e.problems.map(formatProblem));
+        continue;
+      }
+      throw e;
+    }
     const file = stackFilePath(stack, stacksDir);
     const errors = result.checks.filter((c) => c.level === "error");
     if (errors.length > 0 || !result.plan) {

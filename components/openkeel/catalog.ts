@@ -1,0 +1,220 @@
+// One entry per OpenKeel service release: its components with their default placement (§ 2.2,
+// § 5.1), how their replicas follow the topology, and the values that carry the decisions (D2, D3,
+// D4, D5, D6, D7). Each entry also declares the keys it emits, which the values contract
+// (contract.ts) turns into a strict schema: what is built here and what is accepted stay together.
+import { z } from "zod";
+import type { ServiceName } from "../config";
+import { secretRef } from "../plan";
+import { ROLES, roleLabelKey, roleToleration, type Role } from "../roles";
+import type { ReleaseContext, ReplicaRule } from "./context";
+import { labelKey } from "./k8s";
+import { LONGHORN_LOCAL, METADATA_PROXY_SECRET, RESERVED_TOLERATION } from "./names";
+import type { PlacementValue } from "./placement-value";
+
+export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
+
+export interface ComponentSpec {
+  kind: WorkloadKind;
+  placement(ctx: ReleaseContext): PlacementValue;
+  /** Absent for DaemonSets: one pod per node of the role. */
+  replicas?: ReplicaRule;
+  /** An optional component: its placement carries `enabled` (§ 5.1). */
+  optional?: boolean;
+  /** Keys of the component's own block (`<component>.…`) besides `replicas`. */
+  settings?: Record<string, z.ZodType>;
+}
+
+export interface ServiceSpec {
+  components: Record<string, ComponentSpec>;
+  /** Top-level keys besides `global`, `placement` and the component blocks. */
+  settings?: Record<string, z.ZodType>;
+  /** Values beyond placement and replicas. */
+  values?(ctx: ReleaseContext): Record<string, unknown>;
+}
+
+/** A secret is always a generated one: a literal in a stack file would end up in git. */
+export const secretRefSchema = z.strictObject(
+  { secretRef: z.string().min(1) },
+  {
+    error:
+      "must be a generated secret, never a literal (stack files are committed). Fix: leave the key to this repository, which passes a Pulumi secret",
+  },
+);
+
+const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+
+/** A volume claim's class (D5: longhorn-local for replicated members) and optional size. */
+export const volumeSchema = z.strictObject({
+  storageClassName: z.string().min(1),
+  size: z.string().regex(QUANTITY, { message: "is not a Kubernetes quantity. Fix: write a size such as 20Gi" }).optional(),
+});
+
+/** D6 (§ 4.2): the compute agent subtracts the live requests of non-VM pods from the inventories. */
+export const DYNAMIC_RESERVATION = {
+  enabled: true,
+  debounceSeconds: 30,
+  thresholds: { vcpu: 1, memoryMiB: 256 },
+} as const;
+
+const dynamicReservationSchema = z.strictObject({
+  enabled: z.boolean(),
+  debounceSeconds: z.number().int().min(0),
+  thresholds: z.strictObject({ vcpu: z.number().min(0), memoryMiB: z.number().int().min(0) }),
+});
+
+const on =
+  (role: Role, extra: Partial<PlacementValue> = {}) =>
+  (): PlacementValue => ({ role, ...extra });
+
+/**
+ * Tolerations of the other tainted roles that the role's nodes also carry: Swift storage on the
+ * compute+storage nodes of the medium topology (§ 6.2, compute tainted) must tolerate compute, or
+ * it has no node at all (found by the placement report, issue 7).
+ */
+function sharedNodeTolerations(role: Role, ctx: ReleaseContext) {
+  return ROLES.filter(
+    (r) => r !== role && ctx.topo.taintedRoles.includes(r) && ctx.topo.nodesByRole[role].some((n) => n.roles.includes(r)),
+  ).map(roleToleration);
+}
+
+/** An API Deployment on the control plane (3 replicas where there are 3 nodes, § 2.2). */
+const api = (replicas = 3): ComponentSpec => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
+/** A worker, conductor or scheduler on the control plane (2 replicas, maxUnavailable 1, § 2.2). */
+const worker = (replicas = 2): ComponentSpec => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
+
+/** The compute label of the stack's profile, when the releases get role labels (§ 5.2). */
+function computeLabel(ctx: ReleaseContext): string | undefined {
+  return ctx.rolesPassed ? roleLabelKey("compute", ctx.topo.profile) : undefined;
+}
+
+export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
+  keystone: { components: { api: api() } },
+  placement: { components: { api: api() } },
+  nova: {
+    components: {
+      api: api(),
+      conductor: worker(),
+      scheduler: worker(),
+      consoleProxy: worker(),
+      computeAgent: {
+        kind: "DaemonSet",
+        placement: on("compute", { extraTolerations: [RESERVED_TOLERATION] }),
+        settings: { dynamicReservation: dynamicReservationSchema },
+      },
+      ironicAgent: {
+        kind: "Deployment",
+        optional: true,
+        // one active (Lease): publishes Ironic nodes to Placement, only useful with Ironic
+        placement: (ctx) => ({ role: "controlPlane", enabled: ctx.serviceOn("ironic") }),
+        replicas: { fixed: 1 },
+      },
+    },
+    settings: {
+      config: z.strictObject({
+        // the driver and the compute agent must find the same hypervisors (§ 5.2)
+        kubernetes: z.strictObject({ compute_role_label: labelKey }).optional(),
+      }),
+      metadata: z.strictObject({ sharedSecret: secretRefSchema }),
+    },
+    values: (ctx) => {
+      const label = computeLabel(ctx);
+      return {
+        computeAgent: { dynamicReservation: { ...DYNAMIC_RESERVATION, thresholds: { ...DYNAMIC_RESERVATION.thresholds } } },
+        config: label ? { kubernetes: { compute_role_label: label } } : {},
+        metadata: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
+      };
+    },
+  },
+  neutron: {
+    components: {
+      api: api(),
+      worker: worker(),
+      ovnCentral: {
+        kind: "StatefulSet",
+        placement: on("controlPlane", { antiAffinity: "required" }),
+        replicas: "quorum",
+        settings: { storage: volumeSchema },
+      },
+      chassis: {
+        kind: "DaemonSet",
+        // Zun's containers get Neutron ports too: their nodes are chassis (§ 1.2, § 2.2)
+        placement: (ctx) => ({ roles: ctx.serviceOn("zun") ? ["compute", "network", "containers"] : ["compute", "network"] }),
+      },
+      metadataAgent: {
+        kind: "DaemonSet",
+        optional: true,
+        placement: on("compute", { enabled: true }),
+        settings: { sharedSecret: secretRefSchema },
+      },
+      bgpAgent: {
+        kind: "DaemonSet",
+        optional: true,
+        // distributed FIPs leave from the hypervisors, so they announce them too (D3)
+        placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp }),
+      },
+    },
+    settings: {
+      backend: z.enum(["ovn-nb", "kube-ovn"]),
+      gateway: z.strictObject({ floatingIpMode: z.enum(["centralized", "distributed"]) }),
+    },
+    values: () => ({
+      backend: "ovn-nb",
+      gateway: { floatingIpMode: "distributed" },
+      ovnCentral: { storage: { storageClassName: LONGHORN_LOCAL } },
+      metadataAgent: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
+    }),
+  },
+  glance: { components: { api: api() } },
+  cinder: { components: { api: api(), workers: worker() } },
+  manila: { components: { api: api(), scheduler: worker(), share: worker() } },
+  swift: {
+    components: {
+      proxy: api(),
+      storage: {
+        kind: "StatefulSet",
+        placement: (ctx) => {
+          const extra = sharedNodeTolerations("storage", ctx);
+          return { role: "storage", antiAffinity: "required", ...(extra.length > 0 ? { extraTolerations: extra } : {}) };
+        },
+        replicas: "perNode",
+        settings: { devices: volumeSchema },
+      },
+    },
+    values: () => ({ storage: { devices: { storageClassName: LONGHORN_LOCAL } } }),
+  },
+  heat: { components: { api: api(), apiCfn: worker(), engine: worker() } },
+  barbican: { components: { api: api(), worker: worker() } },
+  designate: {
+    components: { api: api(), central: worker(), sink: worker(), externalDns: worker(1) },
+  },
+  masakari: { components: { api: api(), engine: worker() } },
+  ironic: {
+    components: {
+      api: api(),
+      conductor: {
+        kind: "StatefulSet",
+        placement: on("provisioning", { antiAffinity: "required" }),
+        replicas: "ironicConductors",
+      },
+    },
+  },
+  skyline: { components: { api: api(2) } },
+  "ovn-octavia-provider": { components: { api: api(2) } },
+  zun: {
+    components: {
+      api: api(),
+      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: [RESERVED_TOLERATION] }) },
+    },
+    settings: {
+      config: z.strictObject({
+        // a node with both roles belongs to Nova's agent (§ 1.4); Zun must read the same label
+        kubernetes: z.strictObject({ nova_compute_label: labelKey }).optional(),
+      }),
+    },
+    values: (ctx) => {
+      const label = computeLabel(ctx);
+      return { config: label ? { kubernetes: { nova_compute_label: label } } : {} };
+    },
+  },
+  "ec2-api": { components: { api: api() } },
+};

@@ -1,0 +1,49 @@
+// What every OpenKeel values builder reads: the stack, its topology, whether the releases get role
+// labels, and how many nodes a placement can use (to size replicas to the topology).
+import type { LoadedConfig, ServiceName } from "../config";
+import { ironicConductorReplicas, serviceEnabled, type Topology } from "../topology";
+import { passesNodeRoles } from "./global";
+import { valueRoles, type PlacementValue } from "./placement-value";
+
+export interface ReleaseContext {
+  cfg: LoadedConfig;
+  topo: Topology;
+  /** global.nodeRoles is passed, so role placements select labelled nodes. */
+  rolesPassed: boolean;
+  serviceOn(service: ServiceName): boolean;
+}
+
+export function releaseContext(cfg: LoadedConfig, topo: Topology): ReleaseContext {
+  return {
+    cfg,
+    topo,
+    rolesPassed: passesNodeRoles(topo),
+    serviceOn: (service) => serviceEnabled(cfg, topo, service),
+  };
+}
+
+/**
+ * How replicas follow the topology:
+ * - `fixed`: the design's count (§ 2.2), capped at the nodes that can take one (a 1-node lab runs 1);
+ * - `quorum`: Galera, RabbitMQ and OVN RAFT members: 3, or 1 where fewer than 3 nodes can host one
+ *   (an even member count gains nothing and required anti-affinity forbids stacking);
+ * - `perNode`: one per node of the role (Swift storage, § 2.2);
+ * - `ironicConductors`: openkeel:services.ironic.replicas.conductor (default 2), which the plan checks
+ *   hold to the provisioning nodes (D7).
+ */
+export type ReplicaRule = { fixed: number } | "quorum" | "perNode" | "ironicConductors";
+
+/** Nodes a placement can land on: those with one of its roles, or every node when roles are not passed. */
+export function eligibleNodes(p: PlacementValue, ctx: ReleaseContext): number {
+  const roles = valueRoles(p);
+  if (!ctx.rolesPassed || roles.length === 0) return ctx.topo.nodes.length;
+  return ctx.topo.nodes.filter((n) => n.roles.some((r) => roles.includes(r))).length;
+}
+
+export function replicasFor(rule: ReplicaRule, p: PlacementValue, ctx: ReleaseContext): number {
+  const nodes = eligibleNodes(p, ctx);
+  if (rule === "ironicConductors") return ironicConductorReplicas(ctx.cfg);
+  if (rule === "quorum") return nodes >= 3 ? 3 : 1;
+  if (rule === "perNode") return Math.max(1, nodes);
+  return Math.max(1, Math.min(rule.fixed, nodes));
+}

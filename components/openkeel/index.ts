@@ -1,0 +1,53 @@
+// The OpenKeel phases of the Plan: openkeel-infra (namespace + openkeel-chart) after the platform,
+// then openkeel (one release per service). Values that break the values contract stop the plan
+// with one problem per key, naming the stack file, the service and the values key path.
+import type { LoadedConfig } from "../config";
+import { isSecretRef, phase, type Plan } from "../plan";
+import { ConfigError, type Problem } from "../problems";
+import type { Topology } from "../topology";
+import { checkValues, formatValuesPath } from "./contract";
+import { infrastructureContract, infrastructureUnit, infrastructureValues, namespaceUnit } from "./infrastructure";
+import { valueAt } from "./merge";
+import { releaseName, serviceUnits } from "./services";
+
+export { LONGHORN_LOCAL, METADATA_PROXY_SECRET, OPENKEEL_NAMESPACE } from "./names";
+export { PRIORITY_CLASSES } from "./global";
+
+function infrastructure(cfg: LoadedConfig, topo: Topology) {
+  const values = infrastructureValues(cfg, topo);
+  const issues = checkValues(infrastructureContract(topo.profile), values);
+  // the stack has no override for this release: anything wrong here is this repository's bug
+  if (issues.length > 0) {
+    throw new Error(`values contract, release openkeel-chart: ${issues.map((i) => `${formatValuesPath(i.path)}: ${i.message}`).join("; ")}`);
+  }
+  return [namespaceUnit(), infrastructureUnit(cfg, values)];
+}
+
+/** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */
+function metadataSecretProblems(cfg: LoadedConfig, plan: Plan): Problem[] {
+  const valuesOf = (service: "nova" | "neutron") => {
+    const u = phase(plan, "openkeel").units.find((x) => x.name === releaseName(service));
+    return u?.kind === "HelmRelease" ? u.values : undefined;
+  };
+  const nova = valueAt(valuesOf("nova"), ["metadata", "sharedSecret"]);
+  const neutron = valueAt(valuesOf("neutron"), ["metadataAgent", "sharedSecret"]);
+  // a literal or missing secret is the contract's to report
+  if (!isSecretRef(nova) || !isSecretRef(neutron) || nova.secretRef === neutron.secretRef) return [];
+  return [
+    {
+      file: cfg.file,
+      path: "openkeel:services",
+      message:
+        "Nova's metadata.sharedSecret and Neutron's metadataAgent.sharedSecret differ: every metadata request would fail its signature check (D4)",
+      fix: "remove the override of either, so that both use the one generated secret",
+    },
+  ];
+}
+
+export function addOpenKeel(plan: Plan, cfg: LoadedConfig, topo: Topology): void {
+  phase(plan, "openkeel-infra").units.push(...infrastructure(cfg, topo));
+  const problems: Problem[] = [];
+  phase(plan, "openkeel").units.push(...serviceUnits(cfg, topo, problems));
+  problems.push(...metadataSecretProblems(cfg, plan));
+  if (problems.length > 0) throw new ConfigError(problems);
+}

@@ -1,0 +1,94 @@
+// Phase openkeel-infra: the namespace of the OpenKeel releases and the infrastructure release
+// (openkeel-chart): the three PriorityClasses (§ 2), MariaDB Galera and RabbitMQ on the control
+// plane with required host anti-affinity and volumes on longhorn-local (§ 2.1, D5), and the
+// public ingress on the control plane and network nodes (D8).
+import { z } from "zod";
+import type { LoadedConfig } from "../config";
+import type { HelmReleaseUnit, ManifestsUnit } from "../plan";
+import type { LabelProfile } from "../roles";
+import type { Topology } from "../topology";
+import { volumeSchema } from "./catalog";
+import { chartRef } from "./charts";
+import { releaseContext, replicasFor } from "./context";
+import type { ReleaseContract } from "./contract";
+import { globalSchema, globalValue } from "./global";
+import { LONGHORN_LOCAL, OPENKEEL_NAMESPACE } from "./names";
+import { placementValueSchema, type PlacementValue } from "./placement-value";
+
+export const NAMESPACE_UNIT = "openkeel-namespace";
+export const INFRASTRUCTURE_UNIT = "openkeel-chart";
+const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
+
+export function infrastructureValues(cfg: LoadedConfig, topo: Topology): Record<string, unknown> {
+  const ctx = releaseContext(cfg, topo);
+  const member = () => {
+    const placement: PlacementValue = { role: "controlPlane", antiAffinity: "required" };
+    return { replicas: replicasFor("quorum", placement, ctx), placement, storage: { storageClassName: LONGHORN_LOCAL } };
+  };
+  return {
+    global: globalValue(topo),
+    priorityClasses: { create: true },
+    infrastructure: { mariadb: member(), rabbitmq: member() },
+    ingress: { placement: { roles: ["controlPlane", "network"] } },
+  };
+}
+
+export function infrastructureContract(profile: LabelProfile): ReleaseContract {
+  const memberSchema = z.strictObject({
+    replicas: z.number().int().min(0),
+    placement: placementValueSchema(false),
+    storage: volumeSchema,
+  });
+  return {
+    schema: z.strictObject({
+      global: globalSchema(profile),
+      priorityClasses: z.strictObject({ create: z.boolean() }),
+      infrastructure: z.strictObject({ mariadb: memberSchema, rabbitmq: memberSchema }),
+      ingress: z.strictObject({ placement: placementValueSchema(false) }),
+    }),
+    components: [...QUORUM_MEMBERS, "ingress"],
+    daemonSets: [],
+    placementPathOf: (parent) => {
+      if (parent.length === 2 && parent[0] === "infrastructure") return `infrastructure.${String(parent[1])}.placement`;
+      if (parent.length === 1 && parent[0] === "ingress") return "ingress.placement";
+      return undefined;
+    },
+    isPlacement: (parent) => parent[parent.length - 1] === "placement",
+  };
+}
+
+/**
+ * Privileged: the releases in it run host-network node agents (OVN chassis, metadata agent,
+ * ovn-bgp-agent), which the baseline Pod Security level rejects.
+ */
+export function namespaceUnit(): ManifestsUnit {
+  return {
+    kind: "Manifests",
+    name: NAMESPACE_UNIT,
+    type: "openkeel:openkeel:Namespace",
+    // deleting the namespace would delete every OpenKeel volume claim with it
+    protect: true,
+    objects: [
+      {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: OPENKEEL_NAMESPACE, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
+      },
+    ],
+  };
+}
+
+export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>): HelmReleaseUnit {
+  return {
+    kind: "HelmRelease",
+    name: INFRASTRUCTURE_UNIT,
+    type: "openkeel:openkeel:Infrastructure",
+    release: INFRASTRUCTURE_UNIT,
+    namespace: OPENKEEL_NAMESPACE,
+    chart: chartRef(cfg, "infrastructure"),
+    values,
+    // Galera and RabbitMQ hold every service's data
+    protect: true,
+    dependsOn: [NAMESPACE_UNIT],
+  };
+}

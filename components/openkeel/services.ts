@@ -1,0 +1,161 @@
+// Phase openkeel: one Helm release per enabled service. Values, lowest precedence first (§ 5.1):
+// the catalog's defaults and the topology's replicas, the stack's placement and replicas, then the
+// stack's raw `values`, merged last. The final values must pass the values contract.
+import { SERVICES, type LoadedConfig, type ServiceConfig, type ServiceName } from "../config";
+import type { HelmReleaseUnit } from "../plan";
+import { formatPath, type Problem } from "../problems";
+import type { Topology } from "../topology";
+import { SERVICE_CATALOG } from "./catalog";
+import { chartRef } from "./charts";
+import { eligibleNodes, releaseContext, replicasFor, type ReleaseContext } from "./context";
+import { checkValues, formatValuesPath, serviceContract, type ContractIssue } from "./contract";
+import { globalValue } from "./global";
+import { mergeValues, valueAt } from "./merge";
+import { OPENKEEL_NAMESPACE } from "./names";
+import { valueRoles, withStackPlacement, type PlacementValue } from "./placement-value";
+
+export function releaseName(service: ServiceName): string {
+  return `openkeel-${service}`;
+}
+
+export function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string, unknown> {
+  const spec = SERVICE_CATALOG[service];
+  const stack = ctx.cfg.services[service];
+  const placement: Record<string, unknown> = {};
+  const blocks: Record<string, unknown> = {};
+  for (const [name, c] of Object.entries(spec.components)) {
+    const p = withStackPlacement(c.placement(ctx), stack?.placement[name]);
+    placement[name] = p;
+    // sized on the final placement: a component the stack moves to other nodes counts those
+    if (c.replicas) blocks[name] = { replicas: replicasFor(c.replicas, p, ctx) };
+  }
+  // placements of components the chart does not have go through, for the contract to name them
+  for (const [name, p] of Object.entries(stack?.placement ?? {})) if (!(name in spec.components)) placement[name] = p;
+
+  let values: Record<string, unknown> = { global: globalValue(ctx.topo), placement, ...blocks };
+  values = mergeValues(values, spec.values?.(ctx) ?? {});
+  for (const [name, n] of Object.entries(stack?.replicas ?? {})) values = mergeValues(values, { [name]: { replicas: n } });
+  return mergeValues(values, stack?.values ?? {});
+}
+
+/** The stack key a values path comes from, or undefined when this repository emitted it. */
+export function stackOrigin(service: ServiceName, stack: ServiceConfig | undefined, path: readonly (string | number)[]): string | undefined {
+  if (!stack) return undefined;
+  const key = (...rest: (string | number)[]) => formatPath([`openkeel:services`, service, ...rest]);
+  // the longest prefix the stack's raw values set: they are merged last, so they own that subtree
+  for (let n = path.length; n >= 1; n--) {
+    if (valueAt(stack.values, path.slice(0, n)) !== undefined) return key("values", ...path.slice(0, n));
+  }
+  if (path[0] === "placement" && path.length >= 2) {
+    for (let n = path.length; n >= 2; n--) {
+      if (valueAt(stack.placement, path.slice(1, n)) !== undefined) return key("placement", ...path.slice(1, n));
+    }
+  }
+  if (path.length >= 1 && stack.replicas[String(path[0])] !== undefined && (path.length === 1 || path[1] === "replicas")) {
+    return key("replicas", String(path[0]));
+  }
+  return undefined;
+}
+
+/** A component whose role no node has, with where the stack put it there (if it did). */
+export interface Unplaced {
+  roles: string[];
+  /** `openkeel-nova placement.api`. */
+  component: string;
+  origin?: string;
+}
+
+/**
+ * Replicas the topology cannot hold: required host anti-affinity with more replicas than nodes of
+ * the role leaves the extra pods Pending forever, and a role no node has leaves them all Pending.
+ */
+function schedulingIssues(
+  service: ServiceName,
+  values: Record<string, unknown>,
+  ctx: ReleaseContext,
+  unplaced: Unplaced[],
+): ContractIssue[] {
+  if (!ctx.rolesPassed) return [];
+  const issues: ContractIssue[] = [];
+  for (const [name, c] of Object.entries(SERVICE_CATALOG[service].components)) {
+    const p = valueAt(values, ["placement", name]) as PlacementValue | undefined;
+    const replicas = valueAt(values, [name, "replicas"]);
+    if (!p || p.enabled === false || p.nodeSelector || p.affinity || c.kind === "DaemonSet" || typeof replicas !== "number") continue;
+    const roles = valueRoles(p);
+    const nodes = eligibleNodes(p, ctx);
+    if (replicas === 0 || roles.length === 0) continue;
+    if (nodes === 0) {
+      const origin = stackOrigin(service, ctx.cfg.services[service], ["placement", name]);
+      unplaced.push({ roles, component: `${releaseName(service)} placement.${name}`, ...(origin ? { origin } : {}) });
+    } else if (p.antiAffinity === "required" && replicas > nodes) {
+      issues.push({
+        path: [name, "replicas"],
+        message: `${replicas} replicas with required host anti-affinity, but ${nodes} node(s) have the ${roles.join(" or ")} role: ${replicas - nodes} would stay Pending`,
+        fix: `set at most ${nodes} replicas, or give the role to more nodes`,
+      });
+    }
+  }
+  return issues;
+}
+
+export function serviceUnit(service: ServiceName, ctx: ReleaseContext, problems: Problem[], unplaced: Unplaced[] = []): HelmReleaseUnit {
+  const spec = SERVICE_CATALOG[service];
+  const values = serviceValues(service, ctx);
+  const release = releaseName(service);
+  const issues = [...checkValues(serviceContract(spec, ctx.topo.profile), values), ...schedulingIssues(service, values, ctx, unplaced)];
+  for (const issue of issues) {
+    const origin = stackOrigin(service, ctx.cfg.services[service], issue.path);
+    const what = `release ${release} (service ${service}), values key ${formatValuesPath(issue.path)}: ${issue.message}`;
+    // Nothing the stack set explains it: the catalog emitted it, a bug in this repository.
+    if (origin === undefined) throw new Error(`values contract: ${what}`);
+    problems.push({ file: ctx.cfg.file, path: origin, message: what, fix: issue.fix });
+  }
+  return {
+    kind: "HelmRelease",
+    name: release,
+    type: "openkeel:openkeel:Release",
+    release,
+    namespace: OPENKEEL_NAMESPACE,
+    chart: chartRef(ctx.cfg, service),
+    values,
+    // image PVCs and Swift devices hold tenant data
+    ...(service === "glance" || service === "swift" ? { protect: true } : {}),
+  };
+}
+
+/** One problem per role set no node has (or per stack override that moved a component there). */
+function unplacedProblems(file: string, unplaced: Unplaced[]): Problem[] {
+  const groups = new Map<string, Unplaced[]>();
+  for (const u of unplaced) {
+    const id = `${u.origin ?? "openkeel:nodes"}|${u.roles.join(",")}`;
+    groups.set(id, [...(groups.get(id) ?? []), u]);
+  }
+  return [...groups.values()].map((list) => {
+    const roles = list[0].roles.join(" or ");
+    return {
+      file,
+      path: list[0].origin ?? "openkeel:nodes",
+      message: `no node has the ${roles} role, so these components would stay Pending: ${list.map((u) => u.component).join(", ")}`,
+      fix: list[0].origin
+        ? "place the component on a role some node has"
+        : `give the ${roles} role to a node, or turn those services off with openkeel:services.<service>.enabled: false`,
+    };
+  });
+}
+
+/** Identity first: every service registers its endpoints in Keystone; Nova's agents register in Placement. */
+const NEEDS: Partial<Record<ServiceName, ServiceName[]>> = { nova: ["placement"] };
+
+export function serviceUnits(cfg: LoadedConfig, topo: Topology, problems: Problem[]): HelmReleaseUnit[] {
+  const ctx = releaseContext(cfg, topo);
+  const on = SERVICES.filter((s) => ctx.serviceOn(s));
+  const unplaced: Unplaced[] = [];
+  const units = on.map((service) => {
+    const unit = serviceUnit(service, ctx, problems, unplaced);
+    const needs = [...(service === "keystone" ? [] : ["keystone" as const]), ...(NEEDS[service] ?? [])].filter((s) => on.includes(s));
+    if (needs.length > 0) unit.dependsOn = needs.map(releaseName);
+    return unit;
+  });
+  problems.push(...unplacedProblems(cfg.file, unplaced));
+  return units;
+}

@@ -1,0 +1,375 @@
+// The OpenKeel phases of every shipped stack: which releases exist, in which order, and the values
+// that carry each decision of the node placement design (D1–D8) per topology.
+import { describe, expect, it } from "vitest";
+import { SERVICES, type LoadedConfig, type ServiceName } from "../components/config";
+import { resolvePlacement, type Placement } from "../components/placement";
+import { PHASES, phase, type HelmReleaseUnit, type Plan } from "../components/plan";
+import { renderPlan } from "../components/render";
+import { ROLES } from "../components/roles";
+import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
+import { planStack } from "../environments";
+import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
+import { mutatedConfig, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
+import program from "../index";
+
+const PRODUCTION = ["prod-small", "prod-medium", "prod-large"];
+
+function planOf(cfg: LoadedConfig): Plan {
+  const r = planStack(cfg);
+  if (!r.plan) throw new Error(`plan checks failed: ${r.checks.map((c) => c.message).join("; ")}`);
+  return r.plan;
+}
+
+function releases(plan: Plan): HelmReleaseUnit[] {
+  return [...phase(plan, "openkeel-infra").units, ...phase(plan, "openkeel").units].filter(
+    (u): u is HelmReleaseUnit => u.kind === "HelmRelease",
+  );
+}
+
+function release(plan: Plan, name: string): HelmReleaseUnit {
+  const r = releases(plan).find((u) => u.name === name);
+  if (!r) throw new Error(`no release ${name}`);
+  return r;
+}
+
+const values = (plan: Plan, name: string): any => release(plan, name).values;
+const shipped = (stack: string) => planOf(shippedConfig(stack));
+
+describe("releases per stack", () => {
+  // § 6: Ironic needs provisioning nodes (medium, large), Zun containers nodes (small)
+  const expected: Record<string, { ironic: boolean; zun: boolean }> = {
+    lab: { ironic: false, zun: false },
+    "prod-small": { ironic: false, zun: true },
+    "prod-medium": { ironic: true, zun: false },
+    "prod-large": { ironic: true, zun: false },
+  };
+
+  it.each(SHIPPED_STACKS)("%s: the infrastructure release, then one release per enabled service", (stack) => {
+    const plan = shipped(stack);
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart"]);
+    const names = phase(plan, "openkeel").units.map((u) => u.name);
+    const want = SERVICES.filter((s) => (s === "ironic" ? expected[stack].ironic : s === "zun" ? expected[stack].zun : true));
+    expect(names).toEqual(want.map((s) => `openkeel-${s}`));
+    for (const u of releases(plan)) {
+      expect(u.namespace).toBe("openkeel");
+      expect(u.release).toBe(u.name);
+    }
+  });
+
+  it("a service the stack turns off has no release", () => {
+    const plan = planOf(mutatedConfig("prod-medium", (r) => (r.services.heat = { enabled: false })));
+    expect(phase(plan, "openkeel").units.map((u) => u.name)).not.toContain("openkeel-heat");
+    expect(phase(plan, "openkeel").units.map((u) => u.name)).toContain("openkeel-nova");
+  });
+
+  it.each([
+    ["prod-medium", "zun", "containers"],
+    ["prod-small", "ironic", "provisioning"],
+  ] as const)("%s: turning on %s without %s nodes fails the plan checks", (stack, service, role) => {
+    const r = planStack(mutatedConfig(stack, (raw) => (raw.services = { ...(raw.services ?? {}), [service]: { enabled: true } })));
+    expect(r.plan).toBeUndefined();
+    expect(r.checks.find((c) => c.code === "service-needs-role")?.message).toBe(`${service} is enabled but no node has the ${role} role`);
+  });
+
+  it("Swift is off without storage nodes, and rejected when turned on there", () => {
+    const noStorage = (raw: any) => {
+      for (const n of raw.nodes) n.roles = n.roles.filter((r: string) => r !== "storage");
+    };
+    const plan = planOf(mutatedConfig("prod-medium", noStorage));
+    expect(phase(plan, "openkeel").units.map((u) => u.name)).not.toContain("openkeel-swift");
+    const on = planStack(
+      mutatedConfig("prod-medium", (raw) => {
+        noStorage(raw);
+        raw.services.swift = { enabled: true };
+      }),
+    );
+    expect(on.checks.find((c) => c.code === "service-needs-role")?.message).toMatch(/swift is enabled but no node has the storage role/);
+  });
+});
+
+describe("order", () => {
+  it("the infrastructure phase comes after the platform phases, the services after the infrastructure", () => {
+    expect(PHASES.indexOf("openkeel-infra")).toBeGreaterThan(PHASES.indexOf("platform-config"));
+    expect(PHASES.indexOf("openkeel")).toBe(PHASES.indexOf("openkeel-infra") + 1);
+    const plan = shipped("prod-medium");
+    expect(release(plan, "openkeel-chart").dependsOn).toEqual(["openkeel-namespace"]);
+    expect(release(plan, "openkeel-keystone").dependsOn).toBeUndefined();
+    expect(release(plan, "openkeel-nova").dependsOn).toEqual(["openkeel-keystone", "openkeel-placement"]);
+    for (const u of phase(plan, "openkeel").units.filter((x) => x.name !== "openkeel-keystone")) {
+      expect(u.dependsOn).toContain("openkeel-keystone");
+    }
+  });
+
+  it("under Pulumi, every service release waits for the infrastructure release", async () => {
+    const run = await runProgram("prod-small", pulumiConfigOf(shippedRaw("prod-small")), program);
+    for (const s of ["openkeel-keystone", "openkeel-neutron", "openkeel-zun"]) {
+      expect(dependsOnUnit(run.byName(s).dependencies, "openkeel-chart"), s).toBe(true);
+    }
+    expect(dependsOnUnit(run.byName("openkeel-chart").dependencies, "openkeel-namespace")).toBe(true);
+    expect(dependsOnUnit(run.byName("openkeel-nova").dependencies, "openkeel-placement")).toBe(true);
+  });
+});
+
+describe("D1: role label keys", () => {
+  const slug = { controlPlane: "control-plane", compute: "compute", network: "network", storage: "storage", containers: "containers", provisioning: "provisioning" };
+
+  it.each(PRODUCTION)("%s passes the hardened keys, as okadm does, to every release", (stack) => {
+    const plan = shipped(stack);
+    for (const r of releases(plan)) {
+      const roles = (r.values as any).global.nodeRoles.roles;
+      expect(Object.keys(roles).sort()).toEqual([...ROLES].sort());
+      for (const role of ROLES) {
+        expect(roles[role]).toEqual({
+          label: `node-restriction.kubernetes.io/openkeel-${slug[role]}`,
+          taint: { key: `node-role.openkeel.io/${slug[role]}`, effect: "NoSchedule" },
+        });
+      }
+    }
+    expect(values(plan, "openkeel-nova").config.kubernetes.compute_role_label).toBe("node-restriction.kubernetes.io/openkeel-compute");
+  });
+
+  it("the lab uses the default keys, since its node carries roles", () => {
+    const plan = shipped("lab");
+    for (const r of releases(plan)) {
+      const roles = (r.values as any).global.nodeRoles.roles;
+      for (const role of ROLES) expect(roles[role].label).toBe(`node-role.openkeel.io/${slug[role]}`);
+    }
+    expect(values(plan, "openkeel-nova").config.kubernetes.compute_role_label).toBe("node-role.openkeel.io/compute");
+  });
+
+  it("a lab whose nodes carry no role passes no role keys at all", () => {
+    const plan = planOf(mutatedConfig("lab", (r) => (r.nodes[0].roles = [])));
+    for (const r of releases(plan)) {
+      expect((r.values as any).global.nodeRoles).toBeUndefined();
+      expect((r.values as any).global.placementDefaults.zoneKey).toBe("topology.kubernetes.io/zone");
+    }
+    expect(values(plan, "openkeel-nova").config.kubernetes).toBeUndefined();
+  });
+
+  it("the taints flag follows the stack", () => {
+    expect(values(shipped("prod-small"), "openkeel-keystone").global.nodeRoles.taints).toBe(false);
+    expect(values(shipped("prod-medium"), "openkeel-keystone").global.nodeRoles.taints).toBe(true);
+  });
+
+  it("placement defaults name the three priority classes of § 2", () => {
+    expect(values(shipped("prod-large"), "openkeel-glance").global.placementDefaults).toEqual({
+      zoneKey: "topology.kubernetes.io/zone",
+      zoneSpread: "ScheduleAnyway",
+      hostSpread: "DoNotSchedule",
+      priorityClasses: { infra: "openkeel-infra-critical", control: "openkeel-control", vm: "openkeel-vm" },
+    });
+  });
+});
+
+describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
+  const plan = shipped(stack);
+  const lab = stack === "lab";
+  const neutron = values(plan, "openkeel-neutron");
+  const nova = values(plan, "openkeel-nova");
+  const chart = values(plan, "openkeel-chart");
+
+  it("D2: Neutron writes its own OVN NB; OVN central on the control plane, one member per node", () => {
+    expect(neutron.backend).toBe("ovn-nb");
+    expect(neutron.placement.ovnCentral).toEqual({ role: "controlPlane", antiAffinity: "required" });
+    expect(neutron.ovnCentral.replicas).toBe(lab ? 1 : 3);
+    expect(neutron.placement.chassis.roles).toEqual(expect.arrayContaining(["compute", "network"]));
+  });
+
+  it("D3: distributed floating IPs; the BGP agent on network and compute nodes, off by default", () => {
+    expect(neutron.gateway).toEqual({ floatingIpMode: "distributed" });
+    expect(neutron.placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: false });
+  });
+
+  it("D4: the metadata agent on compute nodes, sharing one generated secret with Nova's metadata API", () => {
+    expect(neutron.placement.metadataAgent).toEqual({ role: "compute", enabled: true });
+    expect(neutron.metadataAgent.sharedSecret).toEqual({ secretRef: "metadata-proxy-shared-secret" });
+    expect(nova.metadata.sharedSecret).toEqual(neutron.metadataAgent.sharedSecret);
+  });
+
+  it("D5: Galera, RabbitMQ, OVN central and Swift devices on longhorn-local", () => {
+    for (const member of ["mariadb", "rabbitmq"]) {
+      expect(chart.infrastructure[member].placement).toEqual({ role: "controlPlane", antiAffinity: "required" });
+      expect(chart.infrastructure[member].storage).toEqual({ storageClassName: "longhorn-local" });
+      expect(chart.infrastructure[member].replicas).toBe(lab ? 1 : 3);
+    }
+    expect(chart.priorityClasses).toEqual({ create: true });
+    expect(neutron.ovnCentral.storage).toEqual({ storageClassName: "longhorn-local" });
+    const swift = values(plan, "openkeel-swift");
+    expect(swift.storage.devices).toEqual({ storageClassName: "longhorn-local" });
+    // Storage nodes that are also tainted hypervisors (medium, § 6.2) need the compute toleration too.
+    const tainted = stack === "prod-medium" ? [{ key: "node-role.openkeel.io/compute", operator: "Exists", effect: "NoSchedule" }] : [];
+    expect(swift.placement.storage).toEqual({ role: "storage", antiAffinity: "required", ...(tainted.length ? { extraTolerations: tainted } : {}) });
+    const storageNodes = plan.nodes.filter((n) => n.roles.includes("storage")).length;
+    expect(swift.storage.replicas).toBe(storageNodes);
+  });
+
+  it("D6: dynamic reservation on, with § 4.2's debounce and thresholds; the agent tolerates reserved hosts", () => {
+    expect(nova.computeAgent.dynamicReservation).toEqual({ enabled: true, debounceSeconds: 30, thresholds: { vcpu: 1, memoryMiB: 256 } });
+    expect(nova.placement.computeAgent).toEqual({
+      role: "compute",
+      extraTolerations: [{ key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" }],
+    });
+  });
+
+  it("D8: the public ingress on control plane and network nodes", () => {
+    expect(chart.ingress.placement).toEqual({ roles: ["controlPlane", "network"] });
+    const s = resolvePlacement(chart.ingress.placement, { profile: plan.labelProfile });
+    expect(s.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toHaveLength(2);
+  });
+
+  it("every API and worker on the control plane, sized to the nodes that can take it", () => {
+    const controlPlane = plan.nodes.filter((n) => n.roles.includes("controlPlane")).length;
+    for (const r of phase(plan, "openkeel").units as HelmReleaseUnit[]) {
+      const v = r.values as any;
+      const api = v.placement.api ?? v.placement.proxy;
+      expect(api, r.name).toEqual({ role: "controlPlane" });
+      const replicas = (v.api ?? v.proxy).replicas;
+      expect(replicas, r.name).toBe(lab ? 1 : Math.min(r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3, controlPlane));
+    }
+  });
+});
+
+describe("D7: the Ironic conductor", () => {
+  it.each([
+    ["prod-medium", 1],
+    ["prod-large", 2],
+  ] as const)("%s: on provisioning nodes, one per node (required anti-affinity), %i replica(s)", (stack, replicas) => {
+    const plan = shipped(stack);
+    const ironic = values(plan, "openkeel-ironic");
+    expect(ironic.placement.conductor).toEqual({ role: "provisioning", antiAffinity: "required" });
+    expect(ironic.conductor.replicas).toBe(replicas);
+    expect(ironic.conductor.replicas).toBeLessThanOrEqual(plan.nodes.filter((n) => n.roles.includes("provisioning")).length);
+    expect(resolvePlacement(ironic.placement.conductor, { profile: "hardened" }).nodeSelector).toEqual({
+      "node-restriction.kubernetes.io/openkeel-provisioning": "",
+    });
+    expect(values(plan, "openkeel-nova").placement.ironicAgent).toEqual({ role: "controlPlane", enabled: true });
+  });
+
+  it("without Ironic, Nova's Ironic agent is off", () => {
+    expect(values(shipped("prod-small"), "openkeel-nova").placement.ironicAgent.enabled).toBe(false);
+  });
+});
+
+describe("Zun", () => {
+  it("prod-small: the compute agent on containers nodes; those nodes are OVN chassis; Zun reads Nova's compute label", () => {
+    const plan = shipped("prod-small");
+    const zun = values(plan, "openkeel-zun");
+    expect(zun.placement.computeAgent.role).toBe("containers");
+    expect(zun.placement.computeAgent.extraTolerations).toEqual([{ key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" }]);
+    expect(zun.config.kubernetes.nova_compute_label).toBe("node-restriction.kubernetes.io/openkeel-compute");
+    expect(values(plan, "openkeel-neutron").placement.chassis.roles).toEqual(["compute", "network", "containers"]);
+    expect(values(shipped("prod-medium"), "openkeel-neutron").placement.chassis.roles).toEqual(["compute", "network"]);
+  });
+});
+
+describe("stack settings", () => {
+  it("openkeel:bgp turns the BGP agent on", () => {
+    const plan = planOf(mutatedConfig("prod-large", (r) => (r.bgp = true)));
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: true });
+  });
+
+  it("a stack's placement role replaces the default role(s)", () => {
+    // prod-small: every node is compute and network, so the moved chassis still covers its nodes
+    const plan = planOf(mutatedConfig("prod-small", (r) => (r.services = { neutron: { placement: { chassis: { role: "network" } } } })));
+    expect(values(plan, "openkeel-neutron").placement.chassis).toEqual({ role: "network" });
+  });
+
+  it("raw placement fields beat the role (§ 5.1 precedence)", () => {
+    const nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "zone-a" };
+    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { keystone: { placement: { api: { nodeSelector } } } })));
+    const api: Placement = values(plan, "openkeel-keystone").placement.api;
+    expect(api.role).toBe("controlPlane");
+    expect(resolvePlacement(api, { profile: "hardened" }).nodeSelector).toEqual(nodeSelector);
+  });
+
+  it("raw values win over the stack's placement, the stack's replicas and the topology's", () => {
+    const plan = planOf(
+      mutatedConfig("prod-large", (r) => {
+        r.services = {
+          keystone: {
+            replicas: { api: 2 },
+            placement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "zone-a" } } },
+            values: { api: { replicas: 5 }, placement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "zone-b" } } } },
+          },
+          glance: { replicas: { api: 2 } },
+        };
+      }),
+    );
+    const keystone = values(plan, "openkeel-keystone");
+    expect(keystone.api.replicas).toBe(5);
+    expect(keystone.placement.api.nodeSelector).toEqual({ "topology.kubernetes.io/zone": "zone-b" });
+    expect(values(plan, "openkeel-glance").api.replicas).toBe(2);
+  });
+
+  it("null in raw values removes a default, as in Helm", () => {
+    const plan = planOf(
+      mutatedConfig("prod-small", (r) => (r.services = { neutron: { values: { placement: { chassis: { roles: null, role: "network" } } } } })),
+    );
+    expect(values(plan, "openkeel-neutron").placement.chassis).toEqual({ role: "network" });
+  });
+});
+
+describe("chart sources", () => {
+  it("default to platform/versions.ts", () => {
+    const plan = shipped("prod-medium");
+    expect(release(plan, "openkeel-chart").chart).toEqual({
+      repository: OPENKEEL_CHART_REPOSITORY,
+      chart: "openkeel-chart",
+      version: OPENKEEL_CHARTS.infrastructure.version,
+    });
+    const keys = Object.keys(OPENKEEL_CHARTS).sort();
+    expect(keys).toEqual(["infrastructure", ...SERVICES].sort());
+    for (const s of SERVICES.filter((x) => x !== "zun")) {
+      expect(release(plan, `openkeel-${s}`).chart.chart).toBe(OPENKEEL_CHARTS[s as ServiceName].chart);
+    }
+  });
+
+  it("a stack pins its own registry, a version for every chart and a version per chart", () => {
+    const plan = planOf(
+      mutatedConfig("prod-medium", (r) => {
+        r.charts = { repository: "oci://registry.example.org/openkeel", version: "2.1.0", versions: { nova: "2.1.1", infrastructure: "2.0.3" } };
+      }),
+    );
+    expect(release(plan, "openkeel-nova").chart).toEqual({ repository: "oci://registry.example.org/openkeel", chart: "openkeel-nova", version: "2.1.1" });
+    expect(release(plan, "openkeel-chart").chart.version).toBe("2.0.3");
+    expect(release(plan, "openkeel-glance").chart.version).toBe("2.1.0");
+  });
+
+  it.each([
+    [{ version: "latest" }, "openkeel:charts.version", /not a pinned version/],
+    [{ versions: { nova: "^2.1.0" } }, "openkeel:charts.versions.nova", /not a pinned version/],
+    [{ versions: { nvoa: "2.1.0" } }, "openkeel:charts.versions.nvoa", /unknown key/],
+    [{ repository: "registry.example.org/openkeel" }, "openkeel:charts.repository", /not a chart source/],
+    [{ repository: "oci://registry.example.org/openkeel/" }, "openkeel:charts.repository", /not a chart source/],
+  ])("rejects %j at %s", (charts, path, message) => {
+    let problems: { path: string; message: string }[] = [];
+    try {
+      mutatedConfig("prod-medium", (r) => (r.charts = charts));
+    } catch (e: any) {
+      problems = e.problems;
+    }
+    expect(problems.map((p) => p.path)).toEqual([path]);
+    expect(problems[0].message).toMatch(message);
+  });
+});
+
+describe("secrets", () => {
+  it.each(SHIPPED_STACKS)("%s: the rendered values show the metadata secret by name only", (stack) => {
+    const files = renderPlan(shipped(stack));
+    const nova = files.find((f) => f.path === "values/openkeel-nova.yaml")!.content;
+    const neutron = files.find((f) => f.path === "values/openkeel-neutron.yaml")!.content;
+    expect(nova).toMatch(/sharedSecret: <pulumi-secret:metadata-proxy-shared-secret>/);
+    expect(neutron).toMatch(/sharedSecret: <pulumi-secret:metadata-proxy-shared-secret>/);
+  });
+
+  it("under Pulumi, the generated value reaches both releases as a secret and never the render", async () => {
+    const run = await runProgram("prod-medium", pulumiConfigOf(shippedRaw("prod-medium")), program);
+    const helm = run.ofType("kubernetes:helm.sh/v3:Release");
+    const nova = helm.find((r) => r.name === "openkeel-nova")!.inputs.values.metadata.sharedSecret;
+    const neutron = helm.find((r) => r.name === "openkeel-neutron")!.inputs.values.metadataAgent.sharedSecret;
+    expect(nova.value).toBe(MOCK_SECRET_VALUE);
+    expect(neutron.value).toBe(MOCK_SECRET_VALUE);
+    expect(nova["4dabf18193072939515e22adb298388d"]).toBeDefined();
+    for (const f of renderPlan(shipped("prod-medium"))) expect(f.content).not.toContain(MOCK_SECRET_VALUE);
+  });
+});
