@@ -82,7 +82,16 @@ export function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
           apiVersion: "remediation.medik8s.io/v1alpha1",
           kind: "NodeHealthCheck",
           metadata: { name: "control-plane" },
-          spec: { selector: { matchExpressions: [{ key: roleLabelKey("controlPlane", profile), operator: "Exists" }] }, maxUnhealthy: 1 },
+          // § 5.6: the control plane's own check; compute nodes belong to Masakari's segments.
+          spec: {
+            selector: {
+              matchExpressions: [
+                { key: roleLabelKey("controlPlane", profile), operator: "Exists" },
+                { key: roleLabelKey("compute", profile), operator: "DoesNotExist" },
+              ],
+            },
+            maxUnhealthy: 1,
+          },
         },
         {
           apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
@@ -158,8 +167,11 @@ export function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
  * A copy of the plan with the design's units added to its platform and openkeel phases, and
  * Longhorn's disk label on storage nodes (what a NodeLabelContributor adds to the Node patches).
  */
-export function withDesignUnits(plan: Plan, opts: DesignOpts = {}): Plan {
+export function withDesignUnits(plan: Plan, opts: DesignOpts = {}, only?: "platform"): Plan {
   const copy: Plan = structuredClone(plan);
+  // The design's units replace whatever the environment built after the node-roles phase, so that
+  // tests of the checks do not depend on the platform and OpenKeel modules.
+  for (const ph of copy.phases) if (ph.name !== "node-roles" && (only === undefined || ph.name !== "openkeel" && ph.name !== "openkeel-infra")) ph.units = [];
   for (const u of phase(copy, "node-roles").units) {
     if (u.kind !== "Manifests") continue;
     for (const o of u.objects) {
@@ -169,6 +181,6 @@ export function withDesignUnits(plan: Plan, opts: DesignOpts = {}): Plan {
   }
   const { platform, openkeel } = designUnits(plan.labelProfile, opts);
   phase(copy, "platform").units.push(...platform);
-  phase(copy, "openkeel").units.push(...openkeel);
+  if (only === undefined) phase(copy, "openkeel").units.push(...openkeel);
   return copy;
 }
