@@ -4,6 +4,8 @@
 import { z } from "zod";
 import { ConfigError, formatPath, type Problem } from "./problems";
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
+import { refineTalosConfig, talosConfigSchema } from "./talos-config";
+import { platformConfigSchema } from "../platform/config";
 
 export const PROJECT = "openkeel";
 export const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
@@ -171,8 +173,11 @@ export const configSchema = z
     /** The fabric speaks BGP: Neutron's ovn-bgp-agent announces FIPs and provider networks (§ 3.1, D3). */
     bgp: z.boolean().default(false),
     charts: chartsSchema.default({ versions: {} }),
+    talos: talosConfigSchema.optional(),
+    platform: platformConfigSchema,
   })
   .superRefine((cfg, ctx) => {
+    refineTalosConfig(cfg, ctx);
     const production = cfg.environment === "talos-production";
     if (production && cfg.labelProfile === "default") {
       ctx.addIssue({

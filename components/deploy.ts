@@ -3,10 +3,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { isSecretRef, type HelmReleaseUnit, type K8sObject, type Plan, type Unit } from "./plan";
+import { APPLY_AS_PATCH_ANNOTATION, isSecretRef, type HelmReleaseUnit, type K8sObject, type Plan, type Unit } from "./plan";
 
 /** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
 export const NODE_PATCH_FIELD_MANAGER = "openkeel-node-roles";
+/** Field manager of patches to objects operators create (APPLY_AS_PATCH_ANNOTATION). */
+export const OBJECT_PATCH_FIELD_MANAGER = "openkeel-platform";
 
 export interface StackSecretsArgs {
   /** Names of the secrets the plan refers to (SecretRef). */
@@ -98,6 +100,11 @@ function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secre
       },
       opts,
     );
+  }
+  if (o.metadata.annotations?.[APPLY_AS_PATCH_ANNOTATION] === "patch") {
+    const { [APPLY_AS_PATCH_ANNOTATION]: _marker, ...annotations } = o.metadata.annotations;
+    const patch = { ...o, metadata: { ...o.metadata, annotations: { ...annotations, "pulumi.com/patchFieldManager": OBJECT_PATCH_FIELD_MANAGER } } };
+    return new k8s.apiextensions.CustomResourcePatch(name, resolveSecrets(patch, secrets) as k8s.apiextensions.CustomResourcePatchArgs, opts);
   }
   const body = resolveSecrets(o, secrets) as Record<string, pulumi.Input<unknown>>;
   if (o.apiVersion === "v1") {

@@ -189,6 +189,12 @@ export function describeUnreachable(names: string[], reasons: Record<string, str
 const FIX_SELECTOR =
   "correct the component's nodeSelector, affinity or tolerations (a raw placement field in openkeel:services.<service>.placement, or the platform module's values) so that they match the role labels and taints of the inventory";
 
+/** The stack has role labels, but none of the component's design roles. */
+function roleAbsent(c: Component, nodes: ReportNode[]): boolean {
+  if (!Array.isArray(c.designRoles) || !nodes.some((n) => n.roles.length > 0)) return false;
+  return !nodes.some((n) => n.roles.some((r) => (c.designRoles as Role[]).includes(r)));
+}
+
 /** The placement checks: every error names the component and the nodes it cannot reach, and why. */
 export function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): PlanCheck[] {
   const checks: PlanCheck[] = [];
@@ -199,6 +205,10 @@ export function placementChecks(placements: ComponentPlacement[], nodes: ReportN
     const what = `${c.name} (${c.kind}${c.replicas !== undefined ? `, ${c.replicas} replica(s)` : ""})`;
     if (c.kind === "NodeHealthCheck") continue; // selects nodes to remediate, may rightly select none
     if (p.eligible.length === 0) {
+      // A stack without any node of the component's roles (no storage node: a warning of the plan
+      // checks) leaves it unscheduled by design; a stack whose nodes carry no role at all (a lab)
+      // must run everything somewhere.
+      if (roleAbsent(c, nodes)) continue;
       error(
         "placement-no-node",
         `${what} can run on no node: ${describeUnreachable(nodes.map((n) => n.name), p.reasons)}`,

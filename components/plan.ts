@@ -21,6 +21,12 @@ export interface K8sObject {
 }
 
 /**
+ * On an object an operator creates itself, `openkeel.io/apply-as: patch` means this repository
+ * only amends its fields (a server-side-apply patch): it never creates or deletes the object.
+ */
+export const APPLY_AS_PATCH_ANNOTATION = "openkeel.io/apply-as";
+
+/**
  * Stands for a secret in values or objects. The Pulumi layer replaces it with a Pulumi secret
  * (generated once per stack and kept in its state); renders show only the name.
  */
@@ -96,6 +102,24 @@ export interface NodeSummary {
   zone?: string;
 }
 
+/**
+ * A file of node-level configuration: Talos machine-config patches, Image Factory schematics, the
+ * kind cluster config. Not Kubernetes objects, and not applied by Pulumi: operators hand them to
+ * talosctl, the Image Factory or kind before `pulumi up`.
+ */
+export interface NodeConfigFile {
+  /** Relative to rendered/<stack>/, e.g. `talos/patches/worker-compute.yaml`; never under objects/ or values/. */
+  path: string;
+  /** YAML documents, written in this order. */
+  documents: Record<string, unknown>[];
+  /** What the file is for and how to use it: written as comment lines at its top. */
+  comment?: string;
+}
+
+export interface NodeLevelConfig {
+  files: NodeConfigFile[];
+}
+
 export interface Plan {
   stack: string;
   environment: Environment;
@@ -106,6 +130,8 @@ export interface Plan {
   phases: Phase[];
   /** Warnings of the plan checks (a plan is only built when there are no errors). */
   warnings: PlanCheck[];
+  /** Node-level configuration the environment renders (Talos patches and schematics, kind config). */
+  nodeConfig?: NodeLevelConfig;
 }
 
 export function emptyPhases(): Phase[] {

@@ -1,7 +1,7 @@
 // Plan → the files of rendered/<stack>/, as data. Byte-deterministic: stable order, sorted keys,
 // no timestamps, secrets shown by name only.
 import { stringify } from "yaml";
-import { isSecretRef, PHASES, type K8sObject, type Plan, type Unit } from "./plan";
+import { isSecretRef, PHASES, type K8sObject, type NodeConfigFile, type Plan, type Unit } from "./plan";
 import type { PlacementReport } from "./placement-report";
 import { placementMarkdown, placementSvg } from "./placement-render";
 
@@ -32,6 +32,14 @@ function redact(value: unknown): unknown {
 /** YAML with sorted keys and no line folding, secrets replaced by their placeholders. */
 export function toYaml(value: unknown): string {
   return stringify(redact(value), { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+}
+
+/**
+ * toYaml for files read by YAML 1.1 parsers (kind via sigs.k8s.io/yaml) as well as 1.2 ones
+ * (Talos, Image Factory): strings such as `off` or `yes` are quoted, so no parser reads a boolean.
+ */
+export function toYamlCompat(value: unknown): string {
+  return stringify(redact(value), { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, version: "1.1" });
 }
 
 export function phaseDir(name: (typeof PHASES)[number]): string {
@@ -67,6 +75,15 @@ function unitIndex(unit: Unit, dir: string): Record<string, unknown> {
   }
 }
 
+/** Node-level config lives beside the Kubernetes objects, never among them (kubeconform reads objects/). */
+const NODE_CONFIG_PATH = /^(?!objects\/|values\/)[a-z0-9][a-z0-9-]*(\/[A-Za-z0-9][A-Za-z0-9.+_-]*)+\.yaml$/;
+
+/** A node-level config file: the header, its comment, then its documents separated by `---`. */
+export function nodeConfigContent(file: NodeConfigFile): string {
+  const comment = file.comment ? file.comment.split("\n").map((l) => (l ? `# ${l}` : "#")).join("\n") + "\n" : "";
+  return GENERATED_HEADER + comment + file.documents.map((d) => toYamlCompat(d)).join("---\n");
+}
+
 /** The Plan's files, and the placement report's (`placement.md`, `placement.svg`) when given. */
 export function renderPlan(plan: Plan, placement?: PlacementReport): RenderedFile[] {
   const files: RenderedFile[] = [];
@@ -86,6 +103,14 @@ export function renderPlan(plan: Plan, placement?: PlacementReport): RenderedFil
       }
     }
   }
+  for (const f of plan.nodeConfig?.files ?? []) {
+    if (!NODE_CONFIG_PATH.test(f.path) || f.path.split("/").includes("..")) {
+      throw new Error(`render of ${plan.stack}: node config path ${f.path} is not <dir>/…/<name>.yaml outside objects/ and values/`);
+    }
+    if (seen.has(f.path)) throw new Error(`render of ${plan.stack}: two files at ${f.path}`);
+    seen.add(f.path);
+    files.push({ path: f.path, content: nodeConfigContent(f) });
+  }
   add("index.yaml", {
     stack: plan.stack,
     environment: plan.environment,
@@ -94,6 +119,7 @@ export function renderPlan(plan: Plan, placement?: PlacementReport): RenderedFil
     taintedRoles: plan.taintedRoles,
     nodes: plan.nodes,
     warnings: plan.warnings.map((w) => ({ code: w.code, message: w.message, remediation: w.remediation })),
+    ...(plan.nodeConfig ? { nodeConfig: plan.nodeConfig.files.map((f) => f.path).sort() } : {}),
     phases: plan.phases.map((ph) => ({
       name: ph.name,
       units: ph.units.map((u) => unitIndex(u, `objects/${phaseDir(ph.name)}`)),

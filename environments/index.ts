@@ -5,6 +5,9 @@ import { assertPlanInvariants, type Plan } from "../components/plan";
 import { buildTopology, planChecks, type PlanCheck, type Topology } from "../components/topology";
 import { placementReport, type PlacementReport } from "../components/placement-report";
 import { planComponents } from "../components/workloads";
+import { kindChecks, kindNodeConfig } from "../components/kind";
+import { talosNodeConfig } from "../components/talos";
+import { platformChecks } from "../platform/checks";
 import { kindLabPlan } from "./kind-lab";
 import { talosProductionPlan } from "./talos-production";
 
@@ -20,11 +23,17 @@ export interface PlanResult {
 
 export function planStack(cfg: LoadedConfig): PlanResult {
   const topology = buildTopology(cfg);
-  const checks = planChecks(cfg, topology);
+  const checks = [
+    ...planChecks(cfg, topology),
+    ...platformChecks(cfg, topology),
+    ...(cfg.environment === "kind-lab" ? kindChecks(cfg, topology) : []),
+  ];
   if (checks.some((c) => c.level === "error")) return { topology, checks };
   const warnings = checks.filter((c) => c.level === "warning");
   const plan =
     cfg.environment === "kind-lab" ? kindLabPlan(cfg, topology, warnings) : talosProductionPlan(cfg, topology, warnings);
+  // Node-level config (Talos patches and schematics, the kind cluster) from the same inventory.
+  plan.nodeConfig = cfg.environment === "kind-lab" ? kindNodeConfig(cfg, topology) : talosNodeConfig(cfg, topology);
   assertPlanInvariants(plan);
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
   const placement = placementReport(plan, topology, planComponents(plan));

@@ -242,6 +242,24 @@ describe("placement checks", () => {
   });
 });
 
+describe("roles the topology lacks", () => {
+  it("no node of the component's roles at all (no storage node): not an error, the plan checks judge the topology", () => {
+    const cfg = mutatedConfig("prod-medium", (r) => r.nodes.forEach((n: any) => (n.roles = n.roles.filter((x: string) => x !== "storage"))));
+    const { plan, topology } = designPlan(cfg);
+    const r = report(plan, topology);
+    expect(r.placements.find((p) => p.component.name.endsWith("cdi-importer+cloner+upload"))!.eligible).toEqual([]);
+    expect(r.checks).toEqual([]);
+  });
+
+  it("a lab whose nodes carry no role must run everything: a role selector there has no node", () => {
+    const cfg = mutatedConfig("lab", (r) => (r.nodes[0].roles = []));
+    const checks = checksOf("lab", () => {}, { quorum: 1 }, cfg);
+    expect(checks.length).toBeGreaterThan(0);
+    expect(new Set(checks.map((c) => c.code))).toEqual(new Set(["placement-no-node"]));
+    expect(checks.map((c) => c.message).join("\n")).toContain("openkeel-nova/api (Deployment, 3 replica(s)) can run on no node: openkeel-lab-control-plane (no label node-role.openkeel.io/control-plane)");
+  });
+});
+
 describe("Longhorn's string formats (longhorn-manager types/setting.go)", () => {
   it("tolerations: key:Effect is Exists, key=value:Effect is Equal, ';' separates, spaces allowed", () => {
     expect(parseLonghornTolerations("a/b:NoSchedule; c=d:NoExecute ;e=:NoSchedule")).toEqual([

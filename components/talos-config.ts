@@ -1,0 +1,210 @@
+// `openkeel:talos`: what the Talos machine-config patches and Image Factory schematics need that
+// the inventory does not say (components/talos.ts builds them). Production only: the kind lab's
+// nodes are kindest/node containers, configured by rendered/lab/kind/cluster.yaml.
+//
+// Required where no default fits every machine: the watchdog module (hardware-specific, and the
+// Talos kernel has no softdog), the CPUs and memory kept for the host on hypervisors, and the disk
+// Talos gives Longhorn. Defaults only where Talos or Kubernetes already has one.
+import { z } from "zod";
+
+/**
+ * Watchdog drivers the Talos kernel builds as modules (siderolabs/talos hack/modules-amd64.txt
+ * @v1.13.9). No softdog: `CONFIG_SOFT_WATCHDOG` is not set, so Medik8s SNR needs one of these.
+ */
+export const WATCHDOG_MODULES = ["iTCO_wdt", "sp5100_tco", "ipmi_watchdog", "wdat_wdt", "i6300esb", "xen_wdt", "f71808e_wdt"] as const;
+export type WatchdogModule = (typeof WATCHDOG_MODULES)[number];
+
+/** Page sizes as KubeVirt and the kubelet spell them (`hugepages-1Gi`), with the kernel's spelling. */
+export const HUGEPAGE_SIZES = { "1Gi": "1G", "2Mi": "2M" } as const;
+export type HugepageSize = keyof typeof HUGEPAGE_SIZES;
+
+/** Kernel arguments written by compute.hugepages; setting them by hand would contradict it. */
+export const HUGEPAGE_KERNEL_ARGS = ["hugepagesz", "hugepages", "default_hugepagesz"];
+
+/**
+ * A kernel argument this repository can put in a schematic: `name` or `name=value`, starting with
+ * a letter, without spaces, quotes or colons. Such a string is a plain YAML scalar for Image
+ * Factory's encoder too, which keeps the schematic ID computed here equal to the factory's.
+ */
+export const KERNEL_ARG = /^[A-Za-z_][A-Za-z0-9_.\-]*(=[A-Za-z0-9_.,\/=+\-]+)?$/;
+export const MAX_KERNEL_ARG_LENGTH = 64;
+
+const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+/** Talos byte sizes (go-humanize): `100GB`, `1.5TiB`, `500000000`. */
+const BYTE_SIZE = /^\d+(\.\d+)?\s?([kKMGTPE]i?B|B)?$/;
+/** A maximum may also be a share of the disk: `80%`. */
+const BYTE_SIZE_OR_PERCENT = /^(\d+(\.\d+)?\s?([kKMGTPE]i?B|B)?|(100|[1-9]?\d)%)$/;
+/** Talos UserVolumeConfig names: 1-34 characters, letters, digits and '-'. */
+export const LONGHORN_VOLUME_NAME = "longhorn";
+
+const fix = (what: string, how: string) => `${what}. Fix: ${how}`;
+
+/** A Linux cpuset list: `0-3`, `0,1,32,33`, `0-1,32-33`; ranges ascending. */
+export function isCpuList(value: string): boolean {
+  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(value)) return false;
+  return value.split(",").every((part) => {
+    const [a, b] = part.split("-").map(Number);
+    return b === undefined || a <= b;
+  });
+}
+
+const watchdogModule = z.string().superRefine((value, ctx) => {
+  if (value === "softdog") {
+    ctx.addIssue({
+      code: "custom",
+      message: fix(
+        "is 'softdog', which the Talos kernel does not have (CONFIG_SOFT_WATCHDOG is not set): Medik8s self-node-remediation would find no watchdog",
+        `name the nodes' hardware watchdog driver: ${WATCHDOG_MODULES.join(", ")} (iTCO_wdt on Intel, sp5100_tco on AMD, ipmi_watchdog through the BMC, i6300esb in QEMU/KVM)`,
+      ),
+    });
+  } else if (!(WATCHDOG_MODULES as readonly string[]).includes(value)) {
+    ctx.addIssue({
+      code: "custom",
+      message: fix(`is '${value}', not a watchdog module of the Talos kernel`, `use one of ${WATCHDOG_MODULES.join(", ")}`),
+    });
+  }
+});
+
+const quantity = z.string().refine((s) => QUANTITY.test(s), {
+  message: "is not a Kubernetes quantity. Fix: write it like 8Gi, 512Mi or 1G",
+});
+
+const kernelArg = z.string().superRefine((arg, ctx) => {
+  if (!KERNEL_ARG.test(arg) || arg.length > MAX_KERNEL_ARG_LENGTH) {
+    ctx.addIssue({
+      code: "custom",
+      message: fix(
+        `is not a kernel argument this repository writes ('name' or 'name=value', at most ${MAX_KERNEL_ARG_LENGTH} characters, no spaces, quotes or colons)`,
+        "write one argument per list entry, e.g. intel_iommu=on",
+      ),
+    });
+  } else if (HUGEPAGE_KERNEL_ARGS.includes(arg.split("=")[0])) {
+    ctx.addIssue({
+      code: "custom",
+      message: fix("sets hugepages, which compute.hugepages already writes", "remove it and set compute.hugepages: {pageSize, count}"),
+    });
+  }
+});
+
+export const talosComputeSchema = z
+  .strictObject({
+    /** CPUs kept for the host and kubelet (kubelet `reservedSystemCPUs`); never given to pinned VMs. */
+    reservedSystemCPUs: z.string().refine(isCpuList, {
+      message: "is not a CPU list. Fix: write it like 0-3 or 0,1,32,33 (ranges ascending), ideally whole cores with their hyperthread siblings",
+    }),
+    /** kubelet `systemReserved`; Talos replaces its whole default map with this one, so it is written complete. */
+    systemReserved: z
+      .strictObject({
+        memory: quantity,
+        "ephemeral-storage": quantity.default("256Mi"),
+        pid: z.number().int().min(1).default(100),
+        /** Accepted only to reject it with a reason (reservedSystemCPUs sets it). */
+        cpu: z.unknown().optional(),
+      })
+      .superRefine((r, ctx) => {
+        if (r.cpu !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["cpu"],
+            message: fix(
+              "is overwritten by the kubelet, which sets systemReserved.cpu to the number of reservedSystemCPUs",
+              "remove it and size reservedSystemCPUs instead",
+            ),
+          });
+        }
+      }),
+    /** Pages reserved at boot (kernel arguments in the Image Factory schematic); none when absent. */
+    hugepages: z
+      .strictObject({
+        pageSize: z.enum(Object.keys(HUGEPAGE_SIZES) as [HugepageSize, ...HugepageSize[]]),
+        count: z.number().int().min(1),
+      })
+      .optional(),
+    /** More kernel arguments for hypervisors, e.g. IOMMU for PCI passthrough. */
+    extraKernelArgs: z.array(kernelArg).default([]),
+  });
+
+export const longhornDiskSchema = z.strictObject({
+  /** CEL expression choosing the disk (Talos `provisioning.diskSelector.match`). */
+  diskSelector: z.string().min(1),
+  minSize: z.string().refine((s) => BYTE_SIZE.test(s), { message: "is not a size. Fix: write it like 500GB or 1TiB" }),
+  maxSize: z
+    .string()
+    .refine((s) => BYTE_SIZE_OR_PERCENT.test(s), { message: "is not a size or a percentage. Fix: write it like 2TB or 80%" })
+    .optional(),
+  /** Grow the volume to the whole free disk. */
+  grow: z.boolean().optional(),
+});
+
+export const talosConfigSchema = z.strictObject({
+  /** Loaded on every node: Medik8s SNR runs everywhere and needs /dev/watchdog. */
+  watchdogModule,
+  /** Kubelet and boot settings of compute nodes; required when the stack has compute nodes. */
+  compute: talosComputeSchema.optional(),
+  /** The disk Talos formats for Longhorn on storage nodes; required when the stack has storage nodes. */
+  longhornDisk: longhornDiskSchema.optional(),
+});
+
+export type TalosConfig = z.infer<typeof talosConfigSchema>;
+export type TalosComputeConfig = z.infer<typeof talosComputeSchema>;
+export type LonghornDiskConfig = z.infer<typeof longhornDiskSchema>;
+
+/** The parts of the stack config the cross-key rules read (kept structural: no import cycle). */
+interface StackShape {
+  environment: string;
+  talos?: TalosConfig;
+  nodes: { roles: readonly string[] }[];
+}
+
+/**
+ * Rules across keys: the block is required in production and refused in the lab; compute and
+ * longhornDisk are required when nodes carry the role that uses them.
+ */
+export function refineTalosConfig(cfg: StackShape, ctx: z.RefinementCtx): void {
+  if (cfg.environment === "kind-lab") {
+    if (cfg.talos !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["talos"],
+        message: fix(
+          "configures Talos machines, and the kind-lab environment has none (its nodes are kindest/node containers, configured by rendered/lab/kind/cluster.yaml)",
+          "remove openkeel:talos from the lab stack",
+        ),
+      });
+    }
+    return;
+  }
+  if (cfg.environment !== "talos-production") return;
+  if (cfg.talos === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["talos"],
+      message: fix(
+        "is required in production: the Talos patches need the watchdog module, the compute nodes' host reservation and the Longhorn disk",
+        "add openkeel:talos (watchdogModule, compute, longhornDisk); stacks/README.md describes it",
+      ),
+    });
+    return;
+  }
+  const has = (role: string) => cfg.nodes.some((n) => n.roles.includes(role));
+  if (has("compute") && cfg.talos.compute === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["talos", "compute"],
+      message: fix(
+        "is required: compute nodes get the static CPU manager, which needs the CPUs and memory kept for the host",
+        "add compute: {reservedSystemCPUs: '0-3', systemReserved: {memory: 8Gi}} sized for the hypervisors",
+      ),
+    });
+  }
+  if (has("storage") && cfg.talos.longhornDisk === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["talos", "longhornDisk"],
+      message: fix(
+        "is required: storage nodes keep Longhorn replicas on a Talos user volume, and only you know which disk to give it",
+        "add longhornDisk: {diskSelector: \"disk.transport == 'nvme' && !system_disk\", minSize: 500GB}",
+      ),
+    });
+  }
+}

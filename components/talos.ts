@@ -1,0 +1,295 @@
+// Talos machine configuration of production nodes, from the same inventory as the Plan: one patch
+// per role combination (with the machine type: Talos treats control-plane and worker machines
+// differently), one small patch per node, one Image Factory schematic per role combination.
+// Pure data; components/render.ts writes it under rendered/<stack>/talos/.
+//
+// Facts: ../shared/design/PEERS-TALOS-KIND-FACTS.md Part B (field reference, how nodeLabels and
+// taints are written, extensions, watchdog, schema) and PLATFORM-FACTS.md § 1 (Longhorn on Talos).
+import type { LoadedConfig, NodeConfig } from "./config";
+import { installerImage, schematicId, type Schematic } from "./image-factory";
+import { nodeSelfLabels } from "./node-labels";
+import type { NodeConfigFile, NodeLevelConfig } from "./plan";
+import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "./roles";
+import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "./talos-config";
+import { nodeTaints, type Topology } from "./topology";
+import { TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
+
+export type MachineType = "controlplane" | "worker";
+
+/** Where Talos mounts the `longhorn` user volume; Longhorn's defaultDataPath must be the same. */
+export const LONGHORN_DATA_PATH = `/var/mnt/${LONGHORN_VOLUME_NAME}`;
+
+/**
+ * Roles whose workloads mount Longhorn volumes (§ 1.2, § 2): Galera, RabbitMQ and OVN central on
+ * the control plane, VM disks on compute, replicas, share managers, Swift and CDI on storage,
+ * Zun volumes on containers, the Ironic image cache on provisioning. Network nodes run none.
+ */
+export const LONGHORN_VOLUME_ROLES: readonly Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
+
+/** Extensions a node needs to attach Longhorn volumes (iscsiadm, util-linux in the host namespace). */
+export const LONGHORN_EXTENSIONS = ["siderolabs/iscsi-tools", "siderolabs/util-linux-tools"] as const;
+/** The Kata runtime of Zun's containers (RuntimeClass handlers `kata`, `kata-qemu`). */
+export const KATA_EXTENSION = "siderolabs/kata-containers";
+/** Kube-OVN's datapath: built into the Talos kernel (=y), listed so the dependency is explicit. */
+export const OVS_MODULE = "openvswitch";
+
+export function machineType(node: NodeConfig): MachineType {
+  return node.kubernetesControlPlane ? "controlplane" : "worker";
+}
+
+/** A node's roles in the canonical order of ROLES. */
+export function orderedRoles(node: NodeConfig): Role[] {
+  return ROLES.filter((r) => node.roles.includes(r));
+}
+
+/** `worker-compute+storage`, `controlplane-control-plane`, `controlplane` (no OpenKeel role). */
+export function groupName(type: MachineType, roles: Role[]): string {
+  return roles.length === 0 ? type : `${type}-${roles.map(roleSlug).join("+")}`;
+}
+
+export interface TalosGroup {
+  name: string;
+  machineType: MachineType;
+  roles: Role[];
+  nodes: NodeConfig[];
+}
+
+/** The role combinations present in the inventory, each with its machine type and nodes; sorted. */
+export function talosGroups(nodes: NodeConfig[]): TalosGroup[] {
+  const groups = new Map<string, TalosGroup>();
+  for (const node of nodes) {
+    const type = machineType(node);
+    const roles = orderedRoles(node);
+    const name = groupName(type, roles);
+    const g = groups.get(name) ?? { name, machineType: type, roles, nodes: [] };
+    g.nodes.push(node);
+    groups.set(name, g);
+  }
+  return [...groups.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Whether pods with Longhorn volumes can run on the group's nodes: a role that mounts volumes, or
+ * an untainted role (generic pods, some with volumes, land there). Not the control-plane-only
+ * nodes of the large topology: they keep the upstream control-plane taint.
+ */
+export function attachesLonghornVolumes(group: Pick<TalosGroup, "roles">, topo: Pick<Topology, "taintedRoles">): boolean {
+  return group.roles.some((r) => LONGHORN_VOLUME_ROLES.includes(r) || !topo.taintedRoles.includes(r));
+}
+
+/** Kernel arguments of a group's schematic: hugepages (and the extra arguments) on compute. */
+export function kernelArgs(group: Pick<TalosGroup, "roles">, talos: TalosConfig): string[] {
+  const compute = talos.compute;
+  if (!group.roles.includes("compute") || compute === undefined) return [];
+  const args: string[] = [];
+  if (compute.hugepages) {
+    const size = HUGEPAGE_SIZES[compute.hugepages.pageSize];
+    args.push(`default_hugepagesz=${size}`, `hugepagesz=${size}`, `hugepages=${compute.hugepages.count}`);
+  }
+  return [...args, ...compute.extraKernelArgs];
+}
+
+/** The Image Factory schematic of a role combination. */
+export function groupSchematic(group: Pick<TalosGroup, "roles">, topo: Pick<Topology, "taintedRoles">, talos: TalosConfig): Schematic {
+  const extensions: string[] = [];
+  if (attachesLonghornVolumes(group, topo)) extensions.push(...LONGHORN_EXTENSIONS);
+  if (group.roles.includes("containers")) extensions.push(KATA_EXTENSION);
+  extensions.sort();
+  const args = kernelArgs(group, talos);
+  return {
+    customization: {
+      ...(args.length > 0 ? { extraKernelArgs: args } : {}),
+      ...(extensions.length > 0 ? { systemExtensions: { officialExtensions: extensions } } : {}),
+    },
+  };
+}
+
+/** Talos `machine.nodeTaints` value: `value:Effect` (an empty value stays empty). */
+function talosTaintValue(t: Taint): string {
+  return `${t.value ?? ""}:${t.effect}`;
+}
+
+/**
+ * The taints of a group's nodes other than the upstream control-plane taint, which Talos manages
+ * itself from cluster.allowSchedulingOnControlPlanes.
+ */
+export function groupTaints(group: TalosGroup, topo: Pick<Topology, "taintedRoles">): Taint[] {
+  return nodeTaints(group.nodes[0], topo).filter((t) => t.key !== K8S_CONTROL_PLANE_LABEL);
+}
+
+/**
+ * A Kubernetes control-plane node that carries OpenKeel roles must take their pods, so it drops
+ * the upstream control-plane taint (topology.nodeTaints says the same).
+ */
+export function allowsSchedulingOnControlPlane(group: Pick<TalosGroup, "machineType" | "roles">): boolean {
+  return group.machineType === "controlplane" && group.roles.length > 0;
+}
+
+/**
+ * The v1alpha1 patch of a role combination (and, on storage, the Longhorn user volume):
+ * - taints: workers register with them (kubelet registerWithTaints); a worker may not change its
+ *   taints afterwards, and machine.nodeTaints on a worker would fail the node's whole label and
+ *   taint write. Control-plane nodes use machine.nodeTaints (written with an admin identity).
+ * - compute: static CPU manager, single-NUMA topology manager, reserved CPUs and systemReserved.
+ * - storage: the `longhorn` user volume (/var/mnt/longhorn) and a shared kubelet mount of it.
+ * - every node: the watchdog module for Medik8s SNR, openvswitch, no Talos CNI (Kube-OVN).
+ */
+export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles">, talos: TalosConfig): Record<string, unknown>[] {
+  const taints = groupTaints(group, topo);
+  const worker = group.machineType === "worker";
+  const compute = group.roles.includes("compute") ? talos.compute : undefined;
+  const storage = group.roles.includes("storage");
+  if (group.roles.includes("compute") && compute === undefined) {
+    throw new Error(`talos group ${group.name}: compute nodes without openkeel:talos.compute (the config schema requires it)`);
+  }
+  if (storage && talos.longhornDisk === undefined) {
+    throw new Error(`talos group ${group.name}: storage nodes without openkeel:talos.longhornDisk (the config schema requires it)`);
+  }
+
+  const extraConfig: Record<string, unknown> = {};
+  if (compute) {
+    Object.assign(extraConfig, {
+      cpuManagerPolicy: "static",
+      topologyManagerPolicy: "single-numa-node",
+      reservedSystemCPUs: compute.reservedSystemCPUs,
+      systemReserved: {
+        memory: compute.systemReserved.memory,
+        "ephemeral-storage": compute.systemReserved["ephemeral-storage"],
+        pid: String(compute.systemReserved.pid),
+      },
+    });
+  }
+  if (worker && taints.length > 0) {
+    extraConfig.registerWithTaints = taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
+  }
+
+  const kubelet: Record<string, unknown> = {};
+  if (Object.keys(extraConfig).length > 0) kubelet.extraConfig = extraConfig;
+  if (storage) {
+    kubelet.extraMounts = [
+      { destination: LONGHORN_DATA_PATH, type: "bind", source: LONGHORN_DATA_PATH, options: ["bind", "rshared", "rw"] },
+    ];
+  }
+
+  const machine: Record<string, unknown> = {
+    install: { image: installerImage(schematicId(groupSchematic(group, topo, talos))) },
+    kernel: { modules: [{ name: talos.watchdogModule }, { name: OVS_MODULE }] },
+  };
+  if (Object.keys(kubelet).length > 0) machine.kubelet = kubelet;
+  if (!worker && taints.length > 0) {
+    machine.nodeTaints = Object.fromEntries(taints.map((t) => [t.key, talosTaintValue(t)]));
+  }
+
+  const cluster: Record<string, unknown> = { network: { cni: { name: "none" } } };
+  if (allowsSchedulingOnControlPlane(group)) cluster.allowSchedulingOnControlPlanes = true;
+
+  const docs: Record<string, unknown>[] = [{ machine, cluster }];
+  if (storage) {
+    const disk = talos.longhornDisk!;
+    docs.push({
+      apiVersion: "v1alpha1",
+      kind: "UserVolumeConfig",
+      name: LONGHORN_VOLUME_NAME,
+      provisioning: {
+        diskSelector: { match: disk.diskSelector },
+        minSize: disk.minSize,
+        ...(disk.maxSize !== undefined ? { maxSize: disk.maxSize } : {}),
+        ...(disk.grow !== undefined ? { grow: disk.grow } : {}),
+      },
+      filesystem: { type: "xfs" },
+    });
+  }
+  return docs;
+}
+
+/** A node address as a single-address subnet, for kubelet nodeIP.validSubnets. */
+function hostSubnet(ip: string): string {
+  return ip.includes(":") ? `${ip}/128` : `${ip}/32`;
+}
+
+/**
+ * The patch of one node: its hostname (the Node name the node-roles phase patches), the inventory
+ * IP as the kubelet's node IP (Kube-OVN's MASTER_NODES uses it), and the labels it may assert
+ * itself (zone, own-prefix labels; never a role label of the hardened profile).
+ */
+export function nodePatch(node: NodeConfig, profile: LabelProfile): Record<string, unknown>[] {
+  const kubelet: Record<string, unknown> = {};
+  if (node.internalIP !== undefined) kubelet.nodeIP = { validSubnets: [hostSubnet(node.internalIP)] };
+  // A dotted name is an FQDN to Talos: without this the Node would be named after its first label.
+  if (node.name.includes(".")) kubelet.registerWithFQDN = true;
+  const machine: Record<string, unknown> = {};
+  if (Object.keys(kubelet).length > 0) machine.kubelet = kubelet;
+  const labels = nodeSelfLabels(node, profile);
+  if (Object.keys(labels).length > 0) machine.nodeLabels = labels;
+  const docs: Record<string, unknown>[] = [];
+  if (Object.keys(machine).length > 0) docs.push({ machine });
+  docs.push({ apiVersion: "v1alpha1", kind: "HostnameConfig", auto: "off", hostname: node.name });
+  return docs;
+}
+
+export interface TalosMachine {
+  machineType: MachineType;
+  roles: Role[];
+  group: string;
+  /** Patch files in the order to apply them, relative to rendered/<stack>/talos/. */
+  patches: string[];
+  schematic: string;
+  schematicId: string;
+  installerImage: string;
+}
+
+const dir = "talos";
+
+/** Every Talos file of a production stack. */
+export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConfig {
+  const talos = cfg.talos;
+  if (talos === undefined) throw new Error(`stack ${cfg.stack}: talos-production without openkeel:talos (the config schema requires it)`);
+  const files: NodeConfigFile[] = [];
+  const machines: Record<string, TalosMachine> = {};
+  for (const group of talosGroups(cfg.nodes)) {
+    const schematic = groupSchematic(group, topo, talos);
+    const id = schematicId(schematic);
+    const names = group.nodes.map((n) => n.name).join(", ");
+    const rolesText = group.roles.length ? `roles ${group.roles.join(", ")}` : "no OpenKeel role";
+    files.push({
+      path: `${dir}/patches/${group.name}.yaml`,
+      comment:
+        `Talos machine-config patch: ${group.machineType} machines with ${rolesText}.\n` +
+        `Nodes: ${names}.\n` +
+        `Apply on the ${group.machineType}.yaml of \`talosctl gen config\`, then the node's own patch (talos/machines.yaml).`,
+      documents: groupPatch(group, topo, talos),
+    });
+    files.push({
+      path: `${dir}/schematics/${group.name}.yaml`,
+      comment:
+        `Image Factory schematic: ${group.machineType} machines with ${rolesText} (${names}).\n` +
+        `ID ${id}: curl -X POST --data-binary @<this file> https://${TALOS_IMAGE_FACTORY}/schematics returns it.\n` +
+        `Installer: ${installerImage(id)}`,
+      documents: [schematic as unknown as Record<string, unknown>],
+    });
+    for (const node of group.nodes) {
+      files.push({
+        path: `${dir}/nodes/${node.name}.yaml`,
+        comment: `Talos machine-config patch of node ${node.name}: hostname, node IP, self-asserted labels. Apply after patches/${group.name}.yaml.`,
+        documents: nodePatch(node, topo.profile),
+      });
+      machines[node.name] = {
+        machineType: group.machineType,
+        roles: group.roles,
+        group: group.name,
+        patches: [`patches/${group.name}.yaml`, `nodes/${node.name}.yaml`],
+        schematic: `schematics/${group.name}.yaml`,
+        schematicId: id,
+        installerImage: installerImage(id),
+      };
+    }
+  }
+  files.push({
+    path: `${dir}/machines.yaml`,
+    comment:
+      "Per node: the Talos machine type, the patches to apply in order (paths relative to this folder),\n" +
+      "the Image Factory schematic and the installer image it yields. Not a Talos document.",
+    documents: [{ talosVersion: TALOS_VERSION, imageFactory: `https://${TALOS_IMAGE_FACTORY}`, machines }],
+  });
+  return { files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+}

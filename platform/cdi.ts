@@ -1,0 +1,58 @@
+// CDI: the pinned operator manifest and our CDI CR. The CR spells placement differently from
+// KubeVirt's: `spec.infra` and `spec.workload` (singular) are NodePlacements themselves, with no
+// `nodePlacement` level (cdi.kubevirt.io/v1beta1 schema).
+import type { ManifestsUnit, RemoteManifestUnit } from "../components/plan";
+import { resolvePlacement } from "../components/placement";
+import { ROLES, type Role } from "../components/roles";
+import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { CDI_OPERATOR } from "./versions";
+
+export function cdiOperatorUnit(dependsOn: string[] = []): RemoteManifestUnit {
+  return {
+    kind: "RemoteManifest",
+    name: "cdi-operator",
+    type: "openkeel:platform:CdiOperator",
+    url: CDI_OPERATOR.url,
+    version: CDI_OPERATOR.version,
+    // It holds the CDI CRD.
+    protect: true,
+    ...(dependsOn.length ? { dependsOn } : {}),
+  };
+}
+
+/** Every role some storage node carries: medium's storage nodes are also (tainted) compute nodes. */
+export function storageNodeRoles(ctx: PlatformContext): Role[] {
+  const carried = new Set(ctx.topo.nodesByRole.storage.flatMap((n) => n.roles));
+  carried.add("storage");
+  return ROLES.filter((r) => carried.has(r));
+}
+
+/** Importer, cloner and upload-server pods: next to the Longhorn replicas they write (§ 2.2). */
+export function cdiWorkloadPlacement(ctx: PlatformContext) {
+  return selectorAndTolerations(
+    resolvePlacement({ role: "storage", tolerations: rolesTolerations(storageNodeRoles(ctx)) }, { profile: ctx.profile }),
+  );
+}
+
+export function cdiUnit(ctx: PlatformContext): ManifestsUnit {
+  return {
+    kind: "Manifests",
+    name: "cdi",
+    type: "openkeel:platform:Cdi",
+    // Deleting the CR uninstalls CDI.
+    protect: true,
+    objects: [
+      {
+        apiVersion: "cdi.kubevirt.io/v1beta1",
+        kind: "CDI",
+        metadata: { name: "cdi", annotations: waitFor("condition=Available", 900) },
+        spec: {
+          infra: selectorAndTolerations(controlPlaneScheduling(ctx)),
+          workload: cdiWorkloadPlacement(ctx),
+          config: { featureGates: ["HonorWaitForFirstConsumer"] },
+          imagePullPolicy: "IfNotPresent",
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,33 @@
+// cert-manager (Helm, CRDs from the chart and kept on uninstall), on the control plane (§ 2.1).
+import type { HelmReleaseUnit, K8sObject } from "../components/plan";
+import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
+import { CERT_MANAGER_CHART } from "./versions";
+
+export const CERT_MANAGER_NAMESPACE = "cert-manager";
+
+/** The chart's pods run as non-root with RuntimeDefault seccomp and no capabilities. */
+export function certManagerNamespace(): K8sObject {
+  return namespace(CERT_MANAGER_NAMESPACE, "restricted");
+}
+
+export function certManagerRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
+  const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
+  return {
+    kind: "HelmRelease",
+    name: "cert-manager",
+    type: "openkeel:platform:CertManager",
+    release: "cert-manager",
+    namespace: CERT_MANAGER_NAMESPACE,
+    chart: { ...CERT_MANAGER_CHART },
+    // Its CRDs own every Certificate and Issuer.
+    protect: true,
+    dependsOn,
+    values: {
+      crds: { enabled: true, keep: true },
+      ...placement,
+      webhook: { ...placement },
+      cainjector: { ...placement },
+      startupapicheck: { ...placement },
+    },
+  };
+}

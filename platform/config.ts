@@ -1,0 +1,58 @@
+// The `openkeel:platform` key: settings of the platform components (Longhorn, Kube-OVN, Medik8s,
+// the lab's real backends). Its own schema, plugged into the stack config by components/config.ts.
+// Settings that depend on the rest of the stack (the environment, the inventory) are checked by
+// platform/checks.ts, as plan checks.
+import { z } from "zod";
+
+/** Go durations as NodeHealthCheck accepts them, e.g. `300s`, `5m`, `1h30m`. */
+const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
+
+/** NodeHealthCheck `maxUnhealthy`: a number of nodes (≥ 1) or a percentage (1%–100%). */
+const MAX_UNHEALTHY_FIX = "Fix: write a number of nodes such as 1, or a percentage such as 34%";
+const maxUnhealthy = z.union(
+  [
+    z.number().int().min(1, { message: `must be at least 1 (0 would block every remediation). ${MAX_UNHEALTHY_FIX}` }),
+    z.string().regex(/^([1-9][0-9]?|100)%$/, { message: `is not a percentage between 1% and 100%. ${MAX_UNHEALTHY_FIX}` }),
+  ],
+  { error: `must be a number of nodes or a percentage. ${MAX_UNHEALTHY_FIX}` },
+);
+
+export const DEFAULT_UNHEALTHY_DURATION = "300s";
+export const DEFAULT_MAX_UNHEALTHY = 1;
+
+export const platformConfigSchema = z
+  .strictObject({
+    /** kind lab only: install KubeVirt (emulation), CDI, Longhorn and the snapshot stack. */
+    realBackends: z.boolean().optional(),
+    longhorn: z
+      .strictObject({
+        /** Replicas of the VM and volume disks (class `longhorn-vm` and the chart's `longhorn`). */
+        volumeReplicas: z.number().int().min(1).max(20).optional(),
+      })
+      .prefault({}),
+    kubeOvn: z
+      .strictObject({
+        /** Node names that run Kube-OVN's ovn-central (RAFT): controlPlane nodes, an odd number. */
+        masterNodes: z.array(z.string().min(1)).min(1).optional(),
+      })
+      .prefault({}),
+    medik8s: z
+      .strictObject({
+        /** How long Ready=False/Unknown must last before a node is remediated. */
+        unhealthyDuration: z
+          .string()
+          .regex(GO_DURATION, { message: "is not a duration. Fix: write a Go duration such as 300s or 5m" })
+          .default(DEFAULT_UNHEALTHY_DURATION),
+        /** maxUnhealthy of the network and storage NodeHealthChecks (the control plane's is always 1). */
+        maxUnhealthy: z
+          .strictObject({
+            network: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
+            storage: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
+          })
+          .prefault({}),
+      })
+      .optional(),
+  })
+  .prefault({});
+
+export type PlatformConfig = z.infer<typeof platformConfigSchema>;

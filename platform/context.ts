@@ -1,0 +1,94 @@
+// What every platform module builds from: the stack config, the inventory as the scheduler sees
+// it, and the platform settings. Plus the few shapes they share (namespaces with pod-security
+// labels, control-plane placement, waiting for an object to be ready).
+import type { LoadedConfig } from "../components/config";
+import { resolvePlacement, type Scheduling } from "../components/placement";
+import { phase, type K8sObject, type Plan, type PhaseName, type Unit } from "../components/plan";
+import { RESERVED_TAINT_KEY, roleToleration, type LabelProfile, type Role, type Toleration } from "../components/roles";
+import type { Topology } from "../components/topology";
+import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "./config";
+
+export interface PlatformContext {
+  cfg: LoadedConfig;
+  topo: Topology;
+  platform: PlatformConfig;
+  profile: LabelProfile;
+  /** Talos Linux nodes (production): other host paths, baseline pod security enforced by default. */
+  talos: boolean;
+}
+
+export function platformContext(cfg: LoadedConfig, topo: Topology): PlatformContext {
+  return { cfg, topo, platform: cfg.platform, profile: topo.profile, talos: cfg.environment === "talos-production" };
+}
+
+export function pushUnits(plan: Plan, name: PhaseName, units: Unit[]): void {
+  phase(plan, name).units.push(...units);
+}
+
+/**
+ * Roles whose nodes run pods with Longhorn volumes: Galera, RabbitMQ and OVN central
+ * (controlPlane), VM disks (compute), Swift and the replicas (storage), Zun volumes (containers),
+ * the Ironic image cache (provisioning). Network nodes run gateways, BGP and ingress: no volume.
+ */
+export const VOLUME_CONSUMER_ROLES: readonly Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
+
+/** Masakari reserved hosts (§ 5.6): a VM evacuated there needs its disks attached there. */
+export const RESERVED_TOLERATION: Toleration = { key: RESERVED_TAINT_KEY, operator: "Exists", effect: "NoSchedule" };
+
+export function rolesTolerations(roles: readonly Role[]): Toleration[] {
+  return roles.map(roleToleration);
+}
+
+/**
+ * Operators' controllers, UIs and infra Deployments: the control plane (§ 2.3). A lab whose nodes
+ * carry no role (§ 5.2: roles are optional there) gets the toleration only, or nothing could run.
+ */
+export function controlPlaneScheduling(ctx: Pick<PlatformContext, "profile"> & { topo?: Pick<Topology, "nodes"> }): Scheduling {
+  const s = resolvePlacement({ role: "controlPlane" }, { profile: ctx.profile });
+  if (ctx.topo && !ctx.topo.nodes.some((n) => n.roles.length > 0)) delete s.nodeSelector;
+  return s;
+}
+
+/** nodeSelector + tolerations of a scheduling, as Helm values and most CRDs spell them. */
+export function selectorAndTolerations(s: Scheduling): { nodeSelector: Record<string, string>; tolerations: Toleration[] } {
+  return { nodeSelector: { ...(s.nodeSelector ?? {}) }, tolerations: s.tolerations };
+}
+
+export type PodSecurityLevel = "privileged" | "baseline" | "restricted";
+
+/**
+ * A namespace with the pod-security level its pods need. Audit and warn follow enforce: Talos
+ * enforces baseline by default and warns at restricted, which would flag every privileged
+ * DaemonSet on each rollout.
+ */
+export function namespace(name: string, level: PodSecurityLevel): K8sObject {
+  return {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: {
+      name,
+      labels: {
+        "pod-security.kubernetes.io/enforce": level,
+        "pod-security.kubernetes.io/audit": level,
+        "pod-security.kubernetes.io/warn": level,
+      },
+    },
+  };
+}
+
+/**
+ * `pulumi.com/waitFor` (kubectl-wait syntax): Pulumi reports the object created only once the
+ * condition holds, so everything that depends on its unit waits for it too.
+ */
+export function waitFor(condition: string, timeoutSeconds: number): Record<string, string> {
+  return { "pulumi.com/waitFor": condition, "pulumi.com/timeoutSeconds": String(timeoutSeconds) };
+}
+
+export function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["medik8s"]> {
+  return (
+    p.medik8s ?? {
+      unhealthyDuration: DEFAULT_UNHEALTHY_DURATION,
+      maxUnhealthy: { network: DEFAULT_MAX_UNHEALTHY, storage: DEFAULT_MAX_UNHEALTHY },
+    }
+  );
+}

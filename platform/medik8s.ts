@@ -1,0 +1,181 @@
+// Medik8s: NodeHealthCheck, Self Node Remediation and Node Maintenance, installed the way
+// upstream supports them: OLM and Subscriptions to their OperatorHub.io bundles (upstream ships no
+// Helm chart and calls OLM the supported path, NHC #328 / NMO #131). Then one SNR template with the
+// OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): control plane,
+// network and storage nodes. Compute nodes belong to Masakari, which creates one NodeHealthCheck
+// per failover segment.
+import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, type ManifestsUnit, type RemoteManifestUnit } from "../components/plan";
+import { ROLES, roleLabelKey, type LabelProfile, type Role } from "../components/roles";
+import {
+  controlPlaneScheduling,
+  medik8sSettings,
+  namespace,
+  RESERVED_TOLERATION,
+  rolesTolerations,
+  selectorAndTolerations,
+  waitFor,
+  type PlatformContext,
+} from "./context";
+import { MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
+
+export const MEDIK8S_NAMESPACE = "medik8s";
+/** The catalog olm.yaml installs: OperatorHub.io's community operators, where Medik8s publishes. */
+export const OLM_CATALOG = { name: "operatorhubio-catalog", namespace: "olm" };
+/** Label Masakari puts on the hosts of a failover segment (§ 1.1); those nodes are its to heal. */
+export const HA_SEGMENT_LABEL = "openkeel.io/ha-segment";
+export const SNR_TEMPLATE_NAME = "openkeel-out-of-service";
+/** The config SNR creates at start-up; it only takes the DaemonSet tolerations from this repository. */
+export const SNR_CONFIG_NAME = "self-node-remediation-config";
+
+/** SNR's agents must fence a node before its workloads move (§ 5.6): its namespace is privileged. */
+export function medik8sNamespace(): K8sObject {
+  return namespace(MEDIK8S_NAMESPACE, "privileged");
+}
+
+export function olmUnits(dependsOn: string[] = []): RemoteManifestUnit[] {
+  return [
+    {
+      kind: "RemoteManifest",
+      name: "olm-crds",
+      type: "openkeel:platform:OlmCrds",
+      url: OLM_CRDS.url,
+      version: OLM_CRDS.version,
+      // Subscriptions and ClusterServiceVersions live in these CRDs.
+      protect: true,
+    },
+    {
+      kind: "RemoteManifest",
+      name: "olm",
+      type: "openkeel:platform:Olm",
+      url: OLM.url,
+      version: OLM.version,
+      // olm.yaml needs its CRDs registered first (upstream install order).
+      dependsOn: ["olm-crds", ...dependsOn],
+    },
+  ];
+}
+
+function subscription(ctx: PlatformContext, pin: OlmPackagePin): K8sObject {
+  return {
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "Subscription",
+    metadata: {
+      name: pin.package,
+      namespace: MEDIK8S_NAMESPACE,
+      // The operator's CRDs come from OLM's InstallPlan, after this object exists: Pulumi holds
+      // the Subscription (and so every later unit) until OLM reports the installed CSV, which it
+      // creates after the CRDs of its InstallPlan.
+      annotations: waitFor("jsonpath={.status.installedCSV}", 900),
+    },
+    spec: {
+      name: pin.package,
+      channel: pin.channel,
+      source: OLM_CATALOG.name,
+      sourceNamespace: OLM_CATALOG.namespace,
+      startingCSV: pin.startingCSV,
+      installPlanApproval: "Automatic",
+      // The operators' Deployments (NHC, SNR manager, NMO): the control plane (§ 2.2).
+      config: selectorAndTolerations(controlPlaneScheduling(ctx)),
+    },
+  };
+}
+
+export function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
+  return {
+    kind: "Manifests",
+    name: "medik8s-operators",
+    type: "openkeel:platform:Medik8sOperators",
+    dependsOn,
+    objects: [
+      // No targetNamespaces: the bundles support the AllNamespaces install mode only.
+      { apiVersion: "operators.coreos.com/v1", kind: "OperatorGroup", metadata: { name: "medik8s", namespace: MEDIK8S_NAMESPACE }, spec: {} },
+      subscription(ctx, MEDIK8S_SNR),
+      subscription(ctx, MEDIK8S_NHC),
+      subscription(ctx, MEDIK8S_NMO),
+    ],
+  };
+}
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: "Exists" | "DoesNotExist" | "In" | "NotIn";
+  values?: string[];
+}
+
+/** The roles our NodeHealthChecks cover, highest precedence first: a node is in the first that matches. */
+export const NHC_ROLES = ["controlPlane", "network", "storage"] as const satisfies readonly Role[];
+
+/**
+ * Selector of the NodeHealthCheck of one role: nodes with that role, none of the roles before it
+ * (so no node is in two checks), no compute node and no segment host (Masakari's).
+ */
+export function nhcSelector(role: (typeof NHC_ROLES)[number], profile: LabelProfile): LabelSelectorRequirement[] {
+  const earlier = NHC_ROLES.slice(0, NHC_ROLES.indexOf(role));
+  return [
+    { key: roleLabelKey(role, profile), operator: "Exists" },
+    ...earlier.map((r): LabelSelectorRequirement => ({ key: roleLabelKey(r, profile), operator: "DoesNotExist" })),
+    { key: roleLabelKey("compute", profile), operator: "DoesNotExist" },
+    { key: HA_SEGMENT_LABEL, operator: "DoesNotExist" },
+  ];
+}
+
+function nodeHealthCheck(ctx: PlatformContext, role: (typeof NHC_ROLES)[number], maxUnhealthy: number | string): K8sObject {
+  const { unhealthyDuration } = medik8sSettings(ctx.platform);
+  const slug = role === "controlPlane" ? "control-plane" : role;
+  return {
+    apiVersion: "remediation.medik8s.io/v1alpha1",
+    kind: "NodeHealthCheck",
+    metadata: { name: `openkeel-${slug}` },
+    spec: {
+      selector: { matchExpressions: nhcSelector(role, ctx.profile) },
+      maxUnhealthy,
+      unhealthyConditions: [
+        { type: "Ready", status: "False", duration: unhealthyDuration },
+        { type: "Ready", status: "Unknown", duration: unhealthyDuration },
+      ],
+      remediationTemplate: {
+        apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
+        kind: "SelfNodeRemediationTemplate",
+        namespace: MEDIK8S_NAMESPACE,
+        name: SNR_TEMPLATE_NAME,
+      },
+    },
+  };
+}
+
+/** SNR agents run on every node they may have to fence, tainted or reserved (§ 5.6). */
+export function snrAgentTolerations() {
+  return [...rolesTolerations(ROLES), RESERVED_TOLERATION];
+}
+
+export function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
+  const { maxUnhealthy } = medik8sSettings(ctx.platform);
+  return [
+    {
+      apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
+      kind: "SelfNodeRemediationConfig",
+      metadata: { name: SNR_CONFIG_NAME, namespace: MEDIK8S_NAMESPACE, annotations: { [APPLY_AS_PATCH_ANNOTATION]: "patch" } },
+      spec: { customDsTolerations: snrAgentTolerations() },
+    },
+    {
+      apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
+      kind: "SelfNodeRemediationTemplate",
+      metadata: { name: SNR_TEMPLATE_NAME, namespace: MEDIK8S_NAMESPACE },
+      // Fence, then taint node.kubernetes.io/out-of-service so that volumes detach and pods move.
+      spec: { template: { spec: { remediationStrategy: "OutOfServiceTaint" } } },
+    },
+    // A Galera or RabbitMQ quorum is never fenced away: one control-plane node at a time.
+    nodeHealthCheck(ctx, "controlPlane", 1),
+    nodeHealthCheck(ctx, "network", maxUnhealthy.network),
+    nodeHealthCheck(ctx, "storage", maxUnhealthy.storage),
+  ];
+}
+
+export function medik8sRemediationUnit(ctx: PlatformContext): ManifestsUnit {
+  return {
+    kind: "Manifests",
+    name: "medik8s-remediation",
+    type: "openkeel:platform:Medik8sRemediation",
+    objects: medik8sRemediationObjects(ctx),
+  };
+}

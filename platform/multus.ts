@@ -1,0 +1,188 @@
+// Multus (thick plugin). The objects of the release's `deployments/multus-daemonset-thick.yml`,
+// written here because that file names a floating image (`snapshot-thick`) and the netns path of
+// a generic host: Talos keeps network namespaces under /var/run/netns (siderolabs Multus guide),
+// and the upstream 50Mi memory limit is too tight for the daemon (same guide).
+import type { K8sObject, ManifestsUnit } from "../components/plan";
+import type { PlatformContext } from "./context";
+import { imageRef, MULTUS_IMAGE } from "./versions";
+
+const NS = "kube-system";
+export const TALOS_NETNS_PATH = "/var/run/netns/";
+export const DEFAULT_NETNS_PATH = "/run/netns/";
+
+const NAD_CRD: K8sObject = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "network-attachment-definitions.k8s.cni.cncf.io" },
+  spec: {
+    group: "k8s.cni.cncf.io",
+    scope: "Namespaced",
+    names: {
+      plural: "network-attachment-definitions",
+      singular: "network-attachment-definition",
+      kind: "NetworkAttachmentDefinition",
+      shortNames: ["nad", "net-attach-def"],
+    },
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            description:
+              "NetworkAttachmentDefinition is a CRD schema specified by the Network Plumbing Working Group to express the intent for attaching pods to one or more logical or physical networks. More information available at: https://github.com/k8snetworkplumbingwg/multi-net-spec",
+            type: "object",
+            properties: {
+              apiVersion: { type: "string" },
+              kind: { type: "string" },
+              metadata: { type: "object" },
+              spec: {
+                description: "NetworkAttachmentDefinition spec defines the desired state of a network attachment",
+                type: "object",
+                properties: {
+                  config: { description: "NetworkAttachmentDefinition config is a JSON-formatted CNI configuration", type: "string" },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+const DAEMON_CONFIG = {
+  chrootDir: "/hostroot",
+  cniVersion: "0.3.1",
+  logLevel: "verbose",
+  logToStderr: true,
+  cniConfigDir: "/host/etc/cni/net.d",
+  multusAutoconfigDir: "/host/etc/cni/net.d",
+  multusConfigFile: "auto",
+  socketDir: "/host/run/multus/",
+};
+
+export function multusNetnsPath(ctx: Pick<PlatformContext, "talos">): string {
+  return ctx.talos ? TALOS_NETNS_PATH : DEFAULT_NETNS_PATH;
+}
+
+export function multusObjects(ctx: PlatformContext): K8sObject[] {
+  const labels = { tier: "node", app: "multus", name: "multus" };
+  const image = imageRef(MULTUS_IMAGE);
+  const hostPath = (name: string, path: string) => ({ name, hostPath: { path } });
+  return [
+    NAD_CRD,
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "multus" },
+      rules: [
+        { apiGroups: ["k8s.cni.cncf.io"], resources: ["*"], verbs: ["*"] },
+        { apiGroups: [""], resources: ["pods", "pods/status"], verbs: ["get", "list", "update", "watch"] },
+        { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims", "resourceclaims/status", "resourceslices"], verbs: ["get", "list"] },
+        { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch", "update"] },
+      ],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "multus" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "multus" },
+      subjects: [{ kind: "ServiceAccount", name: "multus", namespace: NS }],
+    },
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "multus", namespace: NS } },
+    {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "multus-daemon-config", namespace: NS, labels: { tier: "node", app: "multus" } },
+      data: { "daemon-config.json": `${JSON.stringify(DAEMON_CONFIG, null, 4)}\n` },
+    },
+    {
+      apiVersion: "apps/v1",
+      kind: "DaemonSet",
+      metadata: { name: "kube-multus-ds", namespace: NS, labels },
+      spec: {
+        selector: { matchLabels: { name: "multus" } },
+        updateStrategy: { type: "RollingUpdate" },
+        template: {
+          metadata: { labels },
+          spec: {
+            hostNetwork: true,
+            hostPID: true,
+            priorityClassName: "system-node-critical",
+            // Every node: secondary networks are needed wherever a pod may ask for one.
+            tolerations: [
+              { operator: "Exists", effect: "NoSchedule" },
+              { operator: "Exists", effect: "NoExecute" },
+            ],
+            serviceAccountName: "multus",
+            containers: [
+              {
+                name: "kube-multus",
+                image,
+                command: ["/usr/src/multus-cni/bin/multus-daemon"],
+                resources: { requests: { cpu: "200m", memory: "100Mi" }, limits: { cpu: "300m", memory: "150Mi" } },
+                securityContext: { privileged: true },
+                terminationMessagePolicy: "FallbackToLogsOnError",
+                volumeMounts: [
+                  { name: "cni", mountPath: "/host/etc/cni/net.d" },
+                  // multus-daemon expects the CNI bin path to be identical on the host and in the pod.
+                  { name: "cnibin", mountPath: "/opt/cni/bin" },
+                  { name: "host-run", mountPath: "/host/run" },
+                  { name: "host-var-lib-cni-multus", mountPath: "/var/lib/cni/multus" },
+                  { name: "host-var-lib-kubelet", mountPath: "/var/lib/kubelet", mountPropagation: "HostToContainer" },
+                  { name: "host-run-k8s-cni-cncf-io", mountPath: "/run/k8s.cni.cncf.io" },
+                  { name: "host-run-netns", mountPath: "/run/netns", mountPropagation: "HostToContainer" },
+                  { name: "multus-daemon-config", mountPath: "/etc/cni/net.d/multus.d", readOnly: true },
+                  { name: "hostroot", mountPath: "/hostroot", mountPropagation: "HostToContainer" },
+                  { name: "multus-conf-dir", mountPath: "/etc/cni/multus/net.d" },
+                ],
+                env: [{ name: "MULTUS_NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
+              },
+            ],
+            initContainers: [
+              {
+                name: "install-multus-binary",
+                image,
+                command: ["/usr/src/multus-cni/bin/install_multus", "-d", "/host/opt/cni/bin", "-t", "thick"],
+                resources: { requests: { cpu: "10m", memory: "15Mi" } },
+                securityContext: { privileged: true },
+                terminationMessagePolicy: "FallbackToLogsOnError",
+                volumeMounts: [{ name: "cnibin", mountPath: "/host/opt/cni/bin", mountPropagation: "Bidirectional" }],
+              },
+            ],
+            terminationGracePeriodSeconds: 10,
+            volumes: [
+              hostPath("cni", "/etc/cni/net.d"),
+              hostPath("cnibin", "/opt/cni/bin"),
+              hostPath("hostroot", "/"),
+              {
+                name: "multus-daemon-config",
+                configMap: { name: "multus-daemon-config", items: [{ key: "daemon-config.json", path: "daemon-config.json" }] },
+              },
+              hostPath("host-run", "/run"),
+              hostPath("host-var-lib-cni-multus", "/var/lib/cni/multus"),
+              hostPath("host-var-lib-kubelet", "/var/lib/kubelet"),
+              hostPath("host-run-k8s-cni-cncf-io", "/run/k8s.cni.cncf.io"),
+              hostPath("host-run-netns", multusNetnsPath(ctx)),
+              hostPath("multus-conf-dir", "/etc/cni/multus/net.d"),
+            ],
+          },
+        },
+      },
+    },
+  ];
+}
+
+export function multusUnit(ctx: PlatformContext, dependsOn: string[] = []): ManifestsUnit {
+  return {
+    kind: "Manifests",
+    name: "multus",
+    type: "openkeel:platform:Multus",
+    // Holds the NetworkAttachmentDefinition CRD: deleting it deletes every NAD.
+    protect: true,
+    objects: multusObjects(ctx),
+    ...(dependsOn.length ? { dependsOn } : {}),
+  };
+}

@@ -1,0 +1,125 @@
+// CSI snapshots: external-snapshotter's CRDs (upstream files at the release tag) and the
+// snapshot-controller. The controller's Deployment and RBAC are written here rather than taken from
+// the tag's `deploy/kubernetes/snapshot-controller`, whose manifest names the previous release's
+// image and carries no placement; they follow that folder (kube-system, leader election).
+import type { K8sObject, ManifestsUnit, RemoteManifestUnit } from "../components/plan";
+import { controlPlaneScheduling, type PlatformContext } from "./context";
+import { imageRef, SNAPSHOT_CONTROLLER_IMAGE, SNAPSHOT_CRDS } from "./versions";
+
+const NAMESPACE = "kube-system";
+const NAME = "snapshot-controller";
+
+/** One unit per CRD file: `snapshot-crd-volumesnapshotclasses`, `snapshot-crd-volumegroupsnapshots`, … */
+export function snapshotCrdUnits(): RemoteManifestUnit[] {
+  return SNAPSHOT_CRDS.map((pin) => {
+    const plural = pin.url.slice(pin.url.lastIndexOf("_") + 1).replace(/\.yaml$/, "");
+    return {
+      kind: "RemoteManifest",
+      name: `snapshot-crd-${plural}`,
+      type: "openkeel:platform:SnapshotCrd",
+      url: pin.url,
+      version: pin.version,
+      // CRDs own every VolumeSnapshot: deleting one deletes them all.
+      protect: true,
+    };
+  });
+}
+
+const RULES = [
+  { apiGroups: [""], resources: ["persistentvolumes"], verbs: ["get", "list", "watch"] },
+  { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["get", "list", "watch", "update"] },
+  { apiGroups: [""], resources: ["events"], verbs: ["list", "watch", "create", "update", "patch"] },
+  { apiGroups: ["snapshot.storage.k8s.io"], resources: ["volumesnapshotclasses"], verbs: ["get", "list", "watch"] },
+  {
+    apiGroups: ["snapshot.storage.k8s.io"],
+    resources: ["volumesnapshotcontents"],
+    verbs: ["create", "get", "list", "watch", "update", "delete", "patch"],
+  },
+  { apiGroups: ["snapshot.storage.k8s.io"], resources: ["volumesnapshotcontents/status"], verbs: ["patch"] },
+  { apiGroups: ["snapshot.storage.k8s.io"], resources: ["volumesnapshots"], verbs: ["get", "list", "watch", "update", "patch"] },
+  { apiGroups: ["snapshot.storage.k8s.io"], resources: ["volumesnapshots/status"], verbs: ["update", "patch"] },
+  { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshotclasses"], verbs: ["get", "list", "watch"] },
+  {
+    apiGroups: ["groupsnapshot.storage.k8s.io"],
+    resources: ["volumegroupsnapshotcontents"],
+    verbs: ["create", "get", "list", "watch", "update", "delete", "patch"],
+  },
+  { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshotcontents/status"], verbs: ["patch"] },
+  { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshots"], verbs: ["get", "list", "watch", "update", "patch"] },
+  { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshots/status"], verbs: ["update", "patch"] },
+];
+
+export function snapshotControllerObjects(ctx: PlatformContext): K8sObject[] {
+  const scheduling = controlPlaneScheduling(ctx);
+  const labels = { app: NAME };
+  const subject = { kind: "ServiceAccount", name: NAME, namespace: NAMESPACE };
+  return [
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: NAME, namespace: NAMESPACE } },
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: `${NAME}-runner` }, rules: RULES },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: `${NAME}-role` },
+      subjects: [subject],
+      roleRef: { kind: "ClusterRole", name: `${NAME}-runner`, apiGroup: "rbac.authorization.k8s.io" },
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name: `${NAME}-leaderelection`, namespace: NAMESPACE },
+      rules: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "watch", "list", "delete", "update", "create"] }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: `${NAME}-leaderelection`, namespace: NAMESPACE },
+      subjects: [subject],
+      roleRef: { kind: "Role", name: `${NAME}-leaderelection`, apiGroup: "rbac.authorization.k8s.io" },
+    },
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: NAME, namespace: NAMESPACE, labels },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: labels },
+        strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: NAME,
+            priorityClassName: "system-cluster-critical",
+            nodeSelector: scheduling.nodeSelector,
+            tolerations: scheduling.tolerations,
+            // Preferred: a one-node lab still runs both replicas.
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [
+                  { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: labels }, topologyKey: "kubernetes.io/hostname" } },
+                ],
+              },
+            },
+            containers: [
+              {
+                name: NAME,
+                image: imageRef(SNAPSHOT_CONTROLLER_IMAGE),
+                imagePullPolicy: "IfNotPresent",
+                args: ["--v=5", "--leader-election=true"],
+              },
+            ],
+          },
+        },
+      },
+    },
+  ];
+}
+
+export function snapshotControllerUnit(ctx: PlatformContext, dependsOn: string[] = []): ManifestsUnit {
+  return {
+    kind: "Manifests",
+    name: NAME,
+    type: "openkeel:platform:SnapshotController",
+    objects: snapshotControllerObjects(ctx),
+    ...(dependsOn.length ? { dependsOn } : {}),
+  };
+}

@@ -1,0 +1,476 @@
+// The platform phases: which units each stack gets, their order (CRDs and operators before the
+// CRs that need them), the lab's realBackends toggle, the storage classes of D5, Longhorn's string
+// settings read the way Longhorn reads them, the platform settings and their checks.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../components/problems";
+import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../components/plan";
+import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../components/roles";
+import { planStack } from "../environments";
+import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_NAMESPACE } from "../platform/longhorn";
+import { PLATFORM_NAMESPACES_UNIT } from "../platform/namespaces";
+import { LONGHORN_LOCAL_CLASS, LONGHORN_VM_CLASS } from "../platform/storage-classes";
+import { imageRef, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
+import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
+import { mutatedConfig, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
+import { runProgram } from "./helpers/pulumi";
+import program from "../index";
+
+const PRODUCTION = ["prod-small", "prod-medium", "prod-large"];
+
+function planOf(cfg: ReturnType<typeof shippedConfig>): Plan {
+  const r = planStack(cfg);
+  if (!r.plan) throw new Error(`no plan: ${r.checks.map((c) => c.code).join(", ")}`);
+  return r.plan;
+}
+
+const labWithBackends = () => mutatedConfig("lab", (r) => (r.platform = { realBackends: true }));
+
+function unitNames(plan: Plan, phaseName: string): string[] {
+  return plan.phases.find((p) => p.name === phaseName)!.units.map((u) => u.name);
+}
+
+function objectsOf(plan: Plan, unit: string): K8sObject[] {
+  return (findUnit(plan, unit) as ManifestsUnit).objects;
+}
+
+function object(plan: Plan, unit: string, kind: string, name: string): any {
+  const o = objectsOf(plan, unit).find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`no ${kind} ${name} in ${unit}`);
+  return o;
+}
+
+function release(plan: Plan, name: string): HelmReleaseUnit {
+  const u = findUnit(plan, name);
+  if (u?.kind !== "HelmRelease") throw new Error(`no release ${name}`);
+  return u;
+}
+
+const SNAPSHOT_CRDS = ["volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots", "volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots"].map(
+  (p) => `snapshot-crd-${p}`,
+);
+const LAB_ALWAYS = ["platform-namespaces", "multus", "cert-manager", "mariadb-operator-crds", "mariadb-operator", "rabbitmq-cluster-operator"];
+const BACKENDS = {
+  "crds-operators": [...SNAPSHOT_CRDS, "kubevirt-operator", "cdi-operator"],
+  platform: ["longhorn", "snapshot-controller", "kubevirt", "cdi"],
+  "platform-config": ["storage-classes", "volume-snapshot-classes"],
+};
+
+describe("units per environment", () => {
+  it.each(PRODUCTION)("%s (Talos): the CNI, every platform component and its configuration", (stack) => {
+    const plan = planOf(shippedConfig(stack));
+    expect(unitNames(plan, "crds-operators").sort()).toEqual(
+      [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm-crds", "olm", "medik8s-operators"].sort(),
+    );
+    expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform].sort());
+    expect(unitNames(plan, "platform-config").sort()).toEqual([...BACKENDS["platform-config"], "medik8s-remediation"].sort());
+  });
+
+  it("lab: kind keeps its CNI; Multus and the operators OpenKeel's infrastructure needs, no backends", () => {
+    const plan = planOf(shippedConfig("lab"));
+    expect(unitNames(plan, "crds-operators").sort()).toEqual([...LAB_ALWAYS].sort());
+    for (const ph of ["platform", "platform-config"]) expect(unitNames(plan, ph)).toEqual([]);
+    expect(allUnits(plan).map((u) => u.name)).not.toContain("kube-ovn");
+    expect(allUnits(plan).map((u) => u.name)).not.toContain("medik8s-operators");
+  });
+
+  it("lab with realBackends: KubeVirt (emulation), CDI, Longhorn and snapshots, in their phases", () => {
+    const plan = planOf(labWithBackends());
+    for (const [ph, names] of Object.entries(BACKENDS)) {
+      const have = unitNames(plan, ph);
+      for (const n of names) expect(have, `${ph} has ${n}`).toContain(n);
+    }
+    expect(object(plan, "kubevirt", "KubeVirt", "kubevirt").spec.configuration.developerConfiguration).toEqual({ useEmulation: true });
+    expect(objectsOf(plan, PLATFORM_NAMESPACES_UNIT).map((o) => o.metadata.name)).toContain(LONGHORN_NAMESPACE);
+    // explicit false is the default
+    const off = planOf(mutatedConfig("lab", (r) => (r.platform = { realBackends: false })));
+    expect(allUnits(off).map((u) => u.name)).toEqual(allUnits(planOf(shippedConfig("lab"))).map((u) => u.name));
+  });
+
+  it.each(PRODUCTION)("%s: no emulation in production", (stack) => {
+    const kv = object(planOf(shippedConfig(stack)), "kubevirt", "KubeVirt", "kubevirt");
+    expect(kv.spec.configuration.developerConfiguration).toBeUndefined();
+  });
+});
+
+/** API groups our objects use, and the unit that brings each group's CRDs. */
+const CRD_SOURCE: Record<string, string> = {
+  "kubevirt.io": "kubevirt-operator",
+  "cdi.kubevirt.io": "cdi-operator",
+  "snapshot.storage.k8s.io": "snapshot-crd-volumesnapshotclasses",
+  "operators.coreos.com": "olm-crds",
+  // OLM installs these CRDs with the operator: the Subscriptions wait for the installed CSV.
+  "remediation.medik8s.io": "medik8s-operators",
+  "self-node-remediation.medik8s.io": "medik8s-operators",
+};
+const BUILT_IN = new Set(["v1", "apps/v1", "rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "apiextensions.k8s.io/v1"]);
+
+function position(plan: Plan, unit: string): { phase: number; index: number; unit: Unit } {
+  for (const [pi, ph] of plan.phases.entries()) {
+    const index = ph.units.findIndex((u) => u.name === unit);
+    if (index >= 0) return { phase: pi, index, unit: ph.units[index] };
+  }
+  throw new Error(`no unit ${unit}`);
+}
+
+function dependsTransitively(plan: Plan, from: string, to: string): boolean {
+  const u = findUnit(plan, from);
+  return (u?.dependsOn ?? []).some((d) => d === to || dependsTransitively(plan, d, to));
+}
+
+describe("order: CRDs and operators before the objects that need them", () => {
+  const stacks = [...SHIPPED_STACKS.map((s) => [s, () => shippedConfig(s)] as const), ["lab+realBackends", labWithBackends] as const];
+
+  it.each(stacks)("%s: the phases in their order", (_, cfg) => {
+    expect(planOf(cfg()).phases.map((p) => p.name)).toEqual([...PHASES]);
+  });
+
+  it.each(stacks)("%s: every custom resource comes after the unit that brings its CRD", (name, cfg) => {
+    const plan = planOf(cfg());
+    let checked = 0;
+    for (const unit of allUnits(plan)) {
+      if (unit.kind !== "Manifests") continue;
+      for (const o of unit.objects) {
+        if (BUILT_IN.has(o.apiVersion)) continue;
+        const group = o.apiVersion.split("/")[0];
+        const source = CRD_SOURCE[group];
+        expect(source, `${o.kind} ${o.metadata.name}: a CRD source is known`).toBeDefined();
+        const crd = position(plan, source);
+        const cr = position(plan, unit.name);
+        const earlier = crd.phase < cr.phase || (crd.phase === cr.phase && dependsTransitively(plan, unit.name, source));
+        expect(earlier, `${unit.name}/${o.kind} after ${source}`).toBe(true);
+        checked++;
+      }
+    }
+    // the lab without its backends has no custom resource of ours
+    if (name !== "lab") expect(checked).toBeGreaterThan(0);
+  });
+
+  it.each(PRODUCTION)("%s: the OLM subscriptions hold until OLM has installed the operator (its CRDs first)", (stack) => {
+    const plan = planOf(shippedConfig(stack));
+    const subs = objectsOf(plan, "medik8s-operators").filter((o) => o.kind === "Subscription");
+    expect(subs.map((s) => s.metadata.name).sort()).toEqual(["node-healthcheck-operator", "node-maintenance-operator", "self-node-remediation"]);
+    for (const s of subs) expect(s.metadata.annotations?.["pulumi.com/waitFor"]).toBe("jsonpath={.status.installedCSV}");
+    expect(dependsTransitively(plan, "medik8s-operators", "olm-crds")).toBe(true);
+    // the CRs that need those CRDs are two phases later
+    expect(position(plan, "medik8s-remediation").phase - position(plan, "medik8s-operators").phase).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each(PRODUCTION)("%s: nothing that runs pods starts before the CNI", (stack) => {
+    const plan = planOf(shippedConfig(stack));
+    const crdsOnly = new Set([PLATFORM_NAMESPACES_UNIT, "kube-ovn", "olm-crds", "mariadb-operator-crds", ...SNAPSHOT_CRDS]);
+    const phase = plan.phases.find((p) => p.name === "crds-operators")!;
+    expect(phase.units[0].name === PLATFORM_NAMESPACES_UNIT || phase.units[0].name === "kube-ovn").toBe(true);
+    for (const u of phase.units.filter((x) => !crdsOnly.has(x.name))) {
+      expect(dependsTransitively(plan, u.name, "kube-ovn"), `${u.name} waits for kube-ovn`).toBe(true);
+    }
+  });
+
+  it.each([...PRODUCTION, "lab"])("%s: every release's namespace exists before it, with its pod-security level", (stack) => {
+    const cfg = stack === "lab" ? labWithBackends() : shippedConfig(stack);
+    const plan = planOf(cfg);
+    const namespaceUnits = allUnits(plan).filter((u) => u.kind === "Manifests" && u.objects.some((o) => o.kind === "Namespace"));
+    const unitOf = (ns: string) =>
+      namespaceUnits.find((u) => u.kind === "Manifests" && u.objects.some((o) => o.kind === "Namespace" && o.metadata.name === ns));
+    const namespaces = namespaceUnits.flatMap((u) => (u.kind === "Manifests" ? u.objects.filter((o) => o.kind === "Namespace") : []));
+    for (const u of allUnits(plan).filter((x): x is HelmReleaseUnit => x.kind === "HelmRelease")) {
+      if (u.namespace === "kube-system") continue;
+      const nsUnit = unitOf(u.namespace);
+      expect(nsUnit, `${u.name}: namespace ${u.namespace} is an object of the plan`).toBeDefined();
+      const before = position(plan, nsUnit!.name).phase < position(plan, u.name).phase || dependsTransitively(plan, u.name, nsUnit!.name);
+      expect(before, `${u.name} waits for its namespace`).toBe(true);
+    }
+    const level = (name: string) => namespaces.find((n) => n.metadata.name === name)?.metadata.labels?.["pod-security.kubernetes.io/enforce"];
+    // Talos enforces baseline: Longhorn and the SNR agents need privileged pods.
+    expect(level(LONGHORN_NAMESPACE)).toBe("privileged");
+    if (stack !== "lab") expect(level("medik8s")).toBe("privileged");
+    for (const n of namespaces) expect(["privileged", "baseline", "restricted"]).toContain(level(n.metadata.name));
+  });
+
+  it.each(PRODUCTION)("%s: what owns data is protected", (stack) => {
+    const plan = planOf(shippedConfig(stack));
+    const protectedUnits = allUnits(plan).filter((u) => u.protect).map((u) => u.name);
+    for (const name of [
+      "longhorn",
+      "storage-classes",
+      PLATFORM_NAMESPACES_UNIT,
+      "kube-ovn",
+      "multus",
+      "cert-manager",
+      "mariadb-operator-crds",
+      "rabbitmq-cluster-operator",
+      "kubevirt-operator",
+      "cdi-operator",
+      "olm-crds",
+      "kubevirt",
+      "cdi",
+      ...SNAPSHOT_CRDS,
+    ]) {
+      expect(protectedUnits, name).toContain(name);
+    }
+  });
+});
+
+describe("StorageClasses (D5) and snapshots", () => {
+  const sc = (plan: Plan, name: string) => object(plan, "storage-classes", "StorageClass", name);
+  const cases: [string, number, boolean, () => ReturnType<typeof shippedConfig>][] = [
+    ["prod-small", 3, true, () => shippedConfig("prod-small")],
+    ["prod-medium", 3, true, () => shippedConfig("prod-medium")],
+    ["prod-large", 3, true, () => shippedConfig("prod-large")],
+    ["lab+realBackends", 1, false, labWithBackends],
+  ];
+
+  it.each(cases)("%s: longhorn-local is one strict-local replica, bound where its pod runs", (_, _r, _m, cfg) => {
+    const local = sc(planOf(cfg()), LONGHORN_LOCAL_CLASS);
+    expect(local.provisioner).toBe("driver.longhorn.io");
+    expect(local.parameters.numberOfReplicas).toBe("1");
+    expect(local.parameters.dataLocality).toBe("strict-local");
+    expect(local.volumeBindingMode).toBe("WaitForFirstConsumer");
+    expect(local.allowedTopologies).toBeUndefined();
+  });
+
+  it.each(cases)("%s: longhorn-vm has the topology's replica count (%i), migratable with live migration (%s)", (_, replicas, migratable, cfg) => {
+    const plan = planOf(cfg());
+    const vm = sc(plan, LONGHORN_VM_CLASS);
+    expect(vm.parameters.numberOfReplicas).toBe(String(replicas));
+    expect(vm.parameters.migratable).toBe(String(migratable));
+    const values = release(plan, "longhorn").values as any;
+    expect(values.persistence.defaultClassReplicaCount).toBe(replicas);
+    expect(values.defaultSettings.defaultReplicaCount).toBe(replicas);
+  });
+
+  it("the replica count follows openkeel:platform.longhorn.volumeReplicas", () => {
+    const plan = planOf(mutatedConfig("prod-large", (r) => (r.platform = { longhorn: { volumeReplicas: 2 } })));
+    expect(sc(plan, LONGHORN_VM_CLASS).parameters.numberOfReplicas).toBe("2");
+    expect(sc(plan, LONGHORN_LOCAL_CLASS).parameters.numberOfReplicas).toBe("1");
+  });
+
+  it("VM disks follow their VM where compute nodes hold disks, not where storage is separate", () => {
+    expect(sc(planOf(shippedConfig("prod-medium")), LONGHORN_VM_CLASS).parameters.dataLocality).toBe("best-effort");
+    expect(sc(planOf(shippedConfig("prod-large")), LONGHORN_VM_CLASS).parameters.dataLocality).toBe("disabled");
+  });
+
+  it("a VolumeSnapshotClass for Longhorn, and the snapshot-controller image of the pinned release", () => {
+    const plan = planOf(shippedConfig("prod-medium"));
+    const vsc = object(plan, "volume-snapshot-classes", "VolumeSnapshotClass", "longhorn-snapshot");
+    expect(vsc.driver).toBe("driver.longhorn.io");
+    expect(vsc.deletionPolicy).toBe("Delete");
+    const deploy = object(plan, "snapshot-controller", "Deployment", "snapshot-controller");
+    expect(deploy.spec.template.spec.containers[0].image).toBe(imageRef(SNAPSHOT_CONTROLLER_IMAGE));
+    for (const name of SNAPSHOT_CRDS) {
+      const u = findUnit(plan, name);
+      expect(u?.kind === "RemoteManifest" && u.url.includes(`/${SNAPSHOT_CONTROLLER_IMAGE.tag}/`)).toBe(true);
+    }
+  });
+
+  it("the lab keeps kind's default class; production makes Longhorn's the default", () => {
+    expect((release(planOf(labWithBackends()), "longhorn").values as any).persistence.defaultClass).toBe(false);
+    expect((release(planOf(shippedConfig("prod-small")), "longhorn").values as any).persistence.defaultClass).toBe(true);
+  });
+});
+
+describe("Longhorn's string settings", () => {
+  it("our settings parse as Longhorn parses them", () => {
+    for (const stack of PRODUCTION) {
+      const d = (release(planOf(shippedConfig(stack)), "longhorn").values as any).defaultSettings;
+      const tolerations = parseLonghornTolerations(d.taintToleration);
+      expect(tolerations.length).toBeGreaterThan(0);
+      for (const t of tolerations) {
+        expect(t.operator).toBe("Exists");
+        expect(t.effect).toBe("NoSchedule");
+        expect(t.key).not.toContain(LONGHORN_RESERVED_TOLERATION_SUBSTRING);
+      }
+      expect(parseLonghornNodeSelector(d.systemManagedComponentsNodeSelector)).toEqual({ "kubernetes.io/os": "linux" });
+    }
+  });
+
+  it("the parser reads Longhorn's documented examples", () => {
+    expect(parseLonghornTolerations("key1=value1:NoSchedule; key2:NoExecute")).toEqual([
+      { key: "key1", value: "value1", operator: "Equal", effect: "NoSchedule" },
+      { key: "key2", operator: "Exists", effect: "NoExecute" },
+    ]);
+    expect(parseLonghornTolerations("")).toEqual([]);
+    expect(() => parseLonghornTolerations("key1:NoSchedule:x")).toThrow(/missing key\/value and effect pair/);
+    expect(() => parseLonghornTolerations("key1:Never")).toThrow(/invalid effect/);
+    expect(parseLonghornNodeSelector("label-key1:label-value1; label-key2:")).toEqual({ "label-key1": "label-value1", "label-key2": "" });
+    expect(() => parseLonghornNodeSelector("a=b")).toThrow(/separator/);
+  });
+
+  const labelKey = fc
+    .tuple(fc.constantFrom("", "node-role.openkeel.io/", "example.org/"), fc.stringMatching(/^[a-z0-9]([-a-z0-9_.]{0,20}[a-z0-9])?$/))
+    .map(([p, n]) => p + n);
+
+  it("tolerations round-trip through Longhorn's format", () => {
+    const toleration = fc.record({
+      key: labelKey,
+      operator: fc.constantFrom("Exists" as const, "Equal" as const),
+      value: fc.stringMatching(/^[a-z0-9]{0,10}$/),
+      effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const, "PreferNoSchedule" as const),
+    }).map((t) => (t.operator === "Exists" ? { key: t.key, operator: t.operator, effect: t.effect } : t));
+    fc.assert(
+      fc.property(fc.array(toleration, { minLength: 1, maxLength: 6 }), (ts) => {
+        expect(parseLonghornTolerations(formatLonghornTolerations(ts))).toEqual(ts);
+      }),
+    );
+  });
+
+  it("node selectors round-trip through Longhorn's format", () => {
+    fc.assert(
+      fc.property(fc.dictionary(labelKey, fc.stringMatching(/^([a-z0-9][-a-z0-9_.]{0,10})?$/), { maxKeys: 5 }), (sel) => {
+        expect(parseLonghornNodeSelector(formatLonghornNodeSelector(sel))).toEqual(sel);
+      }),
+    );
+  });
+
+  it("every role taint key is a valid Longhorn toleration key", () => {
+    const all = ROLES.map((r) => ({ ...roleTaint(r), operator: "Exists" as const }));
+    const parsed = parseLonghornTolerations(formatLonghornTolerations(all));
+    expect(parsed.map((t) => t.key)).toEqual(ROLES.map((r) => roleTaint(r).key));
+    expect(parsed.every((t) => t.key!.startsWith(DEFAULT_ROLE_PREFIX))).toBe(true);
+  });
+});
+
+describe("Talos specifics", () => {
+  it("Longhorn's data path is the Talos user volume; the lab keeps Longhorn's default", () => {
+    expect((release(planOf(shippedConfig("prod-medium")), "longhorn").values as any).defaultSettings.defaultDataPath).toBe("/var/mnt/longhorn");
+    expect((release(planOf(labWithBackends()), "longhorn").values as any).defaultSettings.defaultDataPath).toBe("/var/lib/longhorn");
+  });
+
+  it("Kube-OVN: OVS/OVN directories Talos can write, no module management, no /usr/local/bin mount", () => {
+    const v = release(planOf(shippedConfig("prod-medium")), "kube-ovn").values as any;
+    expect(v).toMatchObject({
+      OPENVSWITCH_DIR: "/var/lib/openvswitch",
+      OVN_DIR: "/var/lib/ovn",
+      DISABLE_MODULES_MANAGEMENT: true,
+      cni_conf: { MOUNT_LOCAL_BIN_DIR: false },
+    });
+  });
+
+  it("Multus: the pinned thick image, and the netns path of each environment", () => {
+    const netns = (plan: Plan) => {
+      const ds = object(plan, "multus", "DaemonSet", "kube-multus-ds");
+      const images = [...ds.spec.template.spec.containers, ...ds.spec.template.spec.initContainers].map((c: any) => c.image);
+      expect(new Set(images)).toEqual(new Set([imageRef(MULTUS_IMAGE)]));
+      expect(MULTUS_IMAGE.tag).toMatch(/^v\d+\.\d+\.\d+-thick$/);
+      return ds.spec.template.spec.volumes.find((v: any) => v.name === "host-run-netns").hostPath.path;
+    };
+    expect(netns(planOf(shippedConfig("prod-small")))).toBe("/var/run/netns/");
+    expect(netns(planOf(shippedConfig("lab")))).toBe("/run/netns/");
+  });
+});
+
+describe("openkeel:platform settings", () => {
+  function configError(stack: string, mutate: (r: any) => void): string {
+    try {
+      mutatedConfig(stack, mutate);
+    } catch (e) {
+      if (e instanceof ConfigError) return e.message;
+      throw e;
+    }
+    throw new Error("no ConfigError");
+  }
+  const checkCodes = (cfg: ReturnType<typeof shippedConfig>, level: "error" | "warning") =>
+    planStack(cfg)
+      .checks.filter((c) => c.level === level)
+      .map((c) => c.code);
+
+  it("unknown keys are errors, with their path", () => {
+    expect(configError("prod-medium", (r) => (r.platform = { longhorn: { replicas: 2 } }))).toMatch(
+      /openkeel:platform\.longhorn\.replicas: unknown key\. Fix: /,
+    );
+    expect(configError("prod-medium", (r) => (r.platform = { kubeovn: {} }))).toMatch(/openkeel:platform\.kubeovn: unknown key/);
+  });
+
+  it("wrong types and values say what is expected", () => {
+    expect(configError("lab", (r) => (r.platform = { realBackends: "yes" }))).toMatch(/openkeel:platform\.realBackends: must be boolean/);
+    expect(configError("prod-medium", (r) => (r.platform = { medik8s: { maxUnhealthy: { network: "150%" } } }))).toMatch(
+      /openkeel:platform\.medik8s\.maxUnhealthy\.network: .*percentage/,
+    );
+    expect(configError("prod-medium", (r) => (r.platform = { medik8s: { unhealthyDuration: "5 minutes" } }))).toMatch(
+      /openkeel:platform\.medik8s\.unhealthyDuration: .*duration/,
+    );
+  });
+
+  it("realBackends in production and production-only keys in the lab are errors", () => {
+    expect(checkCodes(mutatedConfig("prod-small", (r) => (r.platform = { realBackends: true })), "error")).toEqual(["platform-key-environment"]);
+    expect(checkCodes(mutatedConfig("lab", (r) => (r.platform = { medik8s: {} })), "error")).toEqual(["platform-key-environment"]);
+    expect(checkCodes(mutatedConfig("lab", (r) => (r.platform = { kubeOvn: { masterNodes: ["x"] } })), "error")).toEqual(["platform-key-environment"]);
+  });
+
+  it("Kube-OVN master nodes: controlPlane nodes of the inventory, each once, an odd number", () => {
+    const masters = (names: string[]) => mutatedConfig("prod-large", (r) => (r.platform = { kubeOvn: { masterNodes: names } }));
+    expect(checkCodes(masters(["ok-cp-1", "ok-cp-3", "ok-cp-5"]), "error")).toEqual([]);
+    expect(checkCodes(masters(["ok-cp-1", "cmp-a-01", "ok-cp-5"]), "error")).toEqual(["kube-ovn-master-nodes"]);
+    expect(checkCodes(masters(["ok-cp-1", "nope", "ok-cp-5"]), "error")).toEqual(["kube-ovn-master-nodes"]);
+    expect(checkCodes(masters(["ok-cp-1", "ok-cp-1", "ok-cp-5"]), "error")).toEqual(["kube-ovn-master-nodes"]);
+    expect(checkCodes(masters(["ok-cp-1", "ok-cp-3"]), "error")).toEqual(["kube-ovn-master-nodes"]);
+  });
+
+  it("more volume replicas than storage nodes is an error", () => {
+    const cfg = mutatedConfig("prod-medium", (r) => (r.platform = { longhorn: { volumeReplicas: 4 } }));
+    const check = planStack(cfg).checks.find((c) => c.code === "longhorn-volume-replicas");
+    expect(check?.level).toBe("error");
+    expect(check?.remediation).toMatch(/at most 3/);
+  });
+
+  it("controlPlane nodes without a Longhorn disk cannot hold longhorn-local volumes (D5): a warning", () => {
+    expect(checkCodes(shippedConfig("prod-medium"), "warning")).toContain("longhorn-local-disks");
+    expect(checkCodes(shippedConfig("prod-small"), "warning")).not.toContain("longhorn-local-disks");
+    const fixed = mutatedConfig("prod-medium", (r) => r.nodes.filter((n: any) => n.roles.includes("controlPlane")).forEach((n: any) => n.roles.push("storage")));
+    expect(checkCodes(fixed, "warning")).not.toContain("longhorn-local-disks");
+  });
+
+  it("Medik8s settings reach the NodeHealthChecks", () => {
+    const plan = planOf(
+      mutatedConfig("prod-large", (r) => (r.platform = { medik8s: { unhealthyDuration: "2m", maxUnhealthy: { network: "34%", storage: 2 } } })),
+    );
+    const nhc = (name: string) => object(plan, "medik8s-remediation", "NodeHealthCheck", name).spec;
+    expect(nhc("openkeel-network").maxUnhealthy).toBe("34%");
+    expect(nhc("openkeel-storage").maxUnhealthy).toBe(2);
+    expect(nhc("openkeel-control-plane").maxUnhealthy).toBe(1);
+    expect(nhc("openkeel-storage").unhealthyConditions.map((c: any) => c.duration)).toEqual(["2m", "2m"]);
+  });
+});
+
+describe("Pulumi program: objects operators create are patched, never created", () => {
+  it("SNR's own config gets only our DaemonSet tolerations, as a server-side-apply patch", async () => {
+    const run = await runProgram("prod-medium", pulumiConfigOf(shippedRaw("prod-medium")), program);
+    const patches = run.ofType("kubernetes:self-node-remediation.medik8s.io/v1alpha1:SelfNodeRemediationConfigPatch");
+    expect(patches.map((p) => p.inputs.metadata.name)).toEqual(["self-node-remediation-config"]);
+    expect(run.ofType("kubernetes:self-node-remediation.medik8s.io/v1alpha1:SelfNodeRemediationConfig")).toEqual([]);
+    const annotations = patches[0].inputs.metadata.annotations;
+    expect(annotations["pulumi.com/patchFieldManager"]).toBe("openkeel-platform");
+    expect(annotations["openkeel.io/apply-as"]).toBeUndefined();
+    expect(Object.keys(patches[0].inputs.spec)).toEqual(["customDsTolerations"]);
+    // and the template it works with is a plain object of ours
+    expect(run.ofType("kubernetes:self-node-remediation.medik8s.io/v1alpha1:SelfNodeRemediationTemplate")).toHaveLength(1);
+  });
+});
+
+describe("README", () => {
+  it("lists every platform pin with its version", async () => {
+    const fs = await import("node:fs");
+    const path = await import("node:path");
+    const v = await import("../platform/versions");
+    const readme = fs.readFileSync(path.join(__dirname, "..", "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Platform components"), readme.indexOf("\n## ", readme.indexOf("## Platform components") + 5));
+    const pins = [
+      v.LONGHORN_CHART.version,
+      v.KUBE_OVN_CHART.version,
+      v.CERT_MANAGER_CHART.version,
+      v.MARIADB_OPERATOR_CHART.version,
+      v.MARIADB_OPERATOR_CRDS_CHART.version,
+      v.KUBEVIRT_OPERATOR.version,
+      v.CDI_OPERATOR.version,
+      v.RABBITMQ_CLUSTER_OPERATOR.version,
+      v.SNAPSHOT_CRDS[0].version,
+      v.OLM.version,
+      v.MEDIK8S_NHC.version,
+      v.MEDIK8S_SNR.version,
+      v.MEDIK8S_NMO.version,
+      imageRef(v.MULTUS_IMAGE),
+      imageRef(v.SNAPSHOT_CONTROLLER_IMAGE),
+    ];
+    for (const pin of pins) expect(section, pin).toContain(pin);
+  });
+});
