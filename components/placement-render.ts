@@ -113,7 +113,9 @@ export function xmlEscape(s: string): string {
 
 const COL = 26;
 const ROW = 20;
-const LABEL_W = 380;
+/** Width of the component column: the longest row label, within bounds. */
+const LABEL_MIN = 380;
+const LABEL_MAX = 560;
 const PAD = 16;
 const ROLE_H = 15;
 const ZONE_H = 18;
@@ -151,7 +153,12 @@ function headerRows(r: PlacementReport): HeaderRow[] {
 export function placementSvg(r: PlacementReport): string {
   const groups = nodeGroups(r.nodes);
   const header = headerRows(r);
-  const x0 = PAD + LABEL_W;
+  const rowLabel = (p: ComponentPlacement) =>
+    `${p.component.name} (${p.component.kind}${p.component.kind === "DaemonSet" ? "" : p.component.replicas !== undefined ? `, ${p.component.replicas}` : ""})`;
+  const longest = Math.max(0, ...r.placements.map((p) => rowLabel(p).length));
+  const labelWidth = Math.min(LABEL_MAX, Math.max(LABEL_MIN, Math.ceil(longest * CHAR_W.text) + 12));
+  const maxChars = Math.floor((labelWidth - 12) / CHAR_W.text);
+  const x0 = PAD + labelWidth;
   const title = `Placement: ${r.stack} (${r.topology})`;
   const subtitle = `${r.profile} role labels; tainted roles: ${r.taintedRoles.join(", ") || "none"}; ${r.nodes.length} node(s), ${r.placements.length} component(s)`;
   const legend1 = `${YES} may run on the node (a DaemonSet runs there); ${NO} cannot. Hover a cell for the reason.`;
@@ -229,8 +236,8 @@ export function placementSvg(r: PlacementReport): string {
       const c = p.component;
       el(`<g class="component" data-component="${xmlEscape(c.name)}">`);
       if (k % 2 === 0) el(`<rect x="${PAD}" y="${y}" width="${gridWidth - 2 * PAD}" height="${ROW}" fill="#f6f8fa"/>`);
-      const label = `${c.name} (${c.kind}${c.kind === "DaemonSet" ? "" : c.replicas !== undefined ? `, ${c.replicas}` : ""})`;
-      const shown = label.length > 62 ? label.slice(0, 61) + "…" : label;
+      const label = rowLabel(p);
+      const shown = label.length > maxChars ? label.slice(0, maxChars - 1) + "…" : label;
       el(`<text x="${PAD + 4}" y="${y + 14}">${xmlEscape(shown)}<title>${xmlEscape(`${label}; design: ${describeDesignRoles(c.designRoles)}`)}</title></text>`);
       r.nodes.forEach((n, i) => {
         const cx = x0 + i * COL + COL / 2;
