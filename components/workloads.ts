@@ -423,6 +423,12 @@ function objectComponents(u: ManifestsUnit, o: K8sObject): Component[] {
           "allNodes",
         ),
       ];
+    case "Subscription": {
+      // OLM applies spec.config's nodeSelector, tolerations and affinity to the operator's
+      // Deployments (Medik8s operators, § 2.2: control plane).
+      const config = obj(spec.config);
+      return [platform(u, `${o.metadata.name}/operator`, "Deployment", podScheduling(config), CP)];
+    }
     case "Deployment":
     case "StatefulSet":
     case "DaemonSet": {

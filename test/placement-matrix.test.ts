@@ -40,6 +40,31 @@ describe.each(["lab", "prod-small", "prod-medium", "prod-large"])("§ 2 matrix o
     }
     expect(names.includes("openkeel-ironic/conductor")).toBe(cfg.nodes.some((n) => n.roles.includes("provisioning")));
   });
+
+  it("covers the platform rows the issue names (production: KubeVirt, CDI, Longhorn, Kube-OVN, Multus, SNR, NHC, operators)", () => {
+    const names = report.placements.map((p) => p.component.name);
+    const has = (re: RegExp) => names.some((n) => re.test(n));
+    expect(has(/kube-multus-ds$/)).toBe(true);
+    if (stack === "lab") return;
+    for (const re of [
+      /virt-api\+virt-controller$/,
+      /virt-handler$/,
+      /cdi-infra$/,
+      /cdi-importer\+cloner\+upload$/,
+      /longhorn-manager$/,
+      /longhorn-csi-plugin\+instance-managers$/,
+      /longhorn-default-disks$/,
+      /kube-ovn\/ovn-central$/,
+      /kube-ovn-cni\+ovs-ovn\+pinger$/,
+      /self-node-remediation-agent$/,
+      /control-plane\/remediates$/,
+      /node-healthcheck-operator\/operator$/,
+      /cert-manager\/cert-manager$/,
+      /mariadb-operator\/mariadb-operator$/,
+    ]) {
+      expect(has(re), String(re)).toBe(true);
+    }
+  });
 });
 
 describe("the shipped stacks' configs, broken", () => {

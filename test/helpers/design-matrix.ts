@@ -37,6 +37,8 @@ export const MATRIX: [RegExp, Expect][] = [
   [/mariadb-operator\/(mariadb-operator|webhook|certController)$/, CP],
   [/rabbitmq.*operator/, CP],
   [/snapshot-controller$/, CP],
+  // § 2.2: Medik8s NHC operator, Node Maintenance operator (and SNR's controller): control plane
+  [/(node-healthcheck-operator|node-maintenance-operator|self-node-remediation)\/operator$/, CP],
   [/longhorn-(manager|csi-plugin\+instance-managers)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
   [/longhorn-(driver-deployer|ui)$/, CP],
   [/longhorn-default-disks$/, ["storage"]],
