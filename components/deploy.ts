@@ -95,7 +95,7 @@ function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secre
         metadata: {
           name: o.metadata.name,
           labels: o.metadata.labels,
-          annotations: { "pulumi.com/patchFieldManager": NODE_PATCH_FIELD_MANAGER },
+          annotations: { ...o.metadata.annotations, "pulumi.com/patchFieldManager": NODE_PATCH_FIELD_MANAGER },
         },
       },
       opts,

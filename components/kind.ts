@@ -6,7 +6,7 @@
 // phase patches Nodes by name, so the inventory must use those names; the cluster name comes from
 // the first control-plane node. kind keeps its own CNI in the lab (kindnet; Multus on top).
 import type { LoadedConfig, NodeConfig } from "./config";
-import { toYamlCompat } from "./render";
+import { toYaml } from "./render";
 import { nodeSelfLabels } from "./node-labels";
 import type { NodeLevelConfig } from "./plan";
 import { K8S_CONTROL_PLANE_LABEL, type Taint } from "./roles";
@@ -132,7 +132,7 @@ export function kindClusterConfig(cfg: LoadedConfig, topo: Topology): Record<str
     const out: Record<string, unknown> = { role: kindRole(node), image: imageRef(KIND_NODE_IMAGE) };
     if (Object.keys(labels).length > 0) out.labels = labels;
     if (!node.kubernetesControlPlane && taints.length > 0) {
-      out.kubeadmConfigPatches = [toYamlCompat({ kind: "JoinConfiguration", nodeRegistration: { taints } })];
+      out.kubeadmConfigPatches = [toYaml({ kind: "JoinConfiguration", nodeRegistration: { taints } })];
     }
     if (node === first) out.extraPortMappings = nodePortMappings();
     return out;

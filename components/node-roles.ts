@@ -1,23 +1,34 @@
 // Phase `node-roles`: one Node patch per inventory node with its role labels (D1 keys of the
-// stack's profile), its zone and its extra labels. Applied with the administrator's credentials,
+// stack's profile), its zone, its extra labels and what platform components need on it. Applied with the administrator's credentials,
 // because production keys (node-restriction.kubernetes.io/*) cannot come from a kubelet.
 import type { NodeConfig } from "./config";
 import type { K8sObject, ManifestsUnit } from "./plan";
 import type { LabelProfile } from "./roles";
 import { appliedNodeLabels } from "./topology";
 
-/** Labels a platform component needs on some nodes (e.g. Longhorn's create-default-disk). */
-export type NodeLabelContributor = (node: NodeConfig) => Record<string, string>;
+/** Labels and annotations a platform component needs on some nodes (e.g. Longhorn's disks and tags). */
+export interface NodeMetadata {
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+export type NodeMetadataContributor = (node: NodeConfig) => NodeMetadata;
 
-export function nodePatch(node: NodeConfig, profile: LabelProfile, contributors: NodeLabelContributor[] = []): K8sObject {
+export function nodePatch(node: NodeConfig, profile: LabelProfile, contributors: NodeMetadataContributor[] = []): K8sObject {
   const labels: Record<string, string> = {};
-  for (const contribute of contributors) Object.assign(labels, contribute(node));
+  const annotations: Record<string, string> = {};
+  for (const contribute of contributors) {
+    const m = contribute(node);
+    Object.assign(labels, m.labels);
+    Object.assign(annotations, m.annotations);
+  }
   // The inventory's own labels win over contributed ones: the operator wrote them.
   Object.assign(labels, appliedNodeLabels(node, profile));
-  return { apiVersion: "v1", kind: "Node", metadata: { name: node.name, labels } };
+  const metadata: K8sObject["metadata"] = { name: node.name, labels };
+  if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+  return { apiVersion: "v1", kind: "Node", metadata };
 }
 
-export function nodeRolesUnit(nodes: NodeConfig[], profile: LabelProfile, contributors: NodeLabelContributor[] = []): ManifestsUnit {
+export function nodeRolesUnit(nodes: NodeConfig[], profile: LabelProfile, contributors: NodeMetadataContributor[] = []): ManifestsUnit {
   return {
     kind: "Manifests",
     name: "node-roles",

@@ -29,16 +29,12 @@ function redact(value: unknown): unknown {
   return value;
 }
 
-/** YAML with sorted keys and no line folding, secrets replaced by their placeholders. */
-export function toYaml(value: unknown): string {
-  return stringify(redact(value), { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
-}
-
 /**
- * toYaml for files read by YAML 1.1 parsers (kind via sigs.k8s.io/yaml) as well as 1.2 ones
- * (Talos, Image Factory): strings such as `off` or `yes` are quoted, so no parser reads a boolean.
+ * YAML with sorted keys and no line folding, secrets replaced by their placeholders. Written as
+ * YAML 1.1 so that strings such as `on`, `yes` or `off` are quoted: kubectl, Helm and kind read
+ * YAML 1.1 (sigs.k8s.io/yaml) and would take them for booleans; YAML 1.2 readers read the same values.
  */
-export function toYamlCompat(value: unknown): string {
+export function toYaml(value: unknown): string {
   return stringify(redact(value), { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, version: "1.1" });
 }
 
@@ -81,7 +77,7 @@ const NODE_CONFIG_PATH = /^(?!objects\/|values\/)[a-z0-9][a-z0-9-]*(\/[A-Za-z0-9
 /** A node-level config file: the header, its comment, then its documents separated by `---`. */
 export function nodeConfigContent(file: NodeConfigFile): string {
   const comment = file.comment ? file.comment.split("\n").map((l) => (l ? `# ${l}` : "#")).join("\n") + "\n" : "";
-  return GENERATED_HEADER + comment + file.documents.map((d) => toYamlCompat(d)).join("---\n");
+  return GENERATED_HEADER + comment + file.documents.map((d) => toYaml(d)).join("---\n");
 }
 
 /** The Plan's files, and the placement report's (`placement.md`, `placement.svg`) when given. */

@@ -141,7 +141,7 @@ export const talosConfigSchema = z.strictObject({
   watchdogModule,
   /** Kubelet and boot settings of compute nodes; required when the stack has compute nodes. */
   compute: talosComputeSchema.optional(),
-  /** The disk Talos formats for Longhorn on storage nodes; required when the stack has storage nodes. */
+  /** The disk Talos formats for Longhorn on storage and controlPlane nodes; required when the stack has them. */
   longhornDisk: longhornDiskSchema.optional(),
 });
 
@@ -197,12 +197,13 @@ export function refineTalosConfig(cfg: StackShape, ctx: z.RefinementCtx): void {
       ),
     });
   }
-  if (has("storage") && cfg.talos.longhornDisk === undefined) {
+  // storage and controlPlane nodes get a Longhorn disk (platform/longhorn.ts LONGHORN_DISK_ROLES)
+  if ((has("storage") || has("controlPlane")) && cfg.talos.longhornDisk === undefined) {
     ctx.addIssue({
       code: "custom",
       path: ["talos", "longhornDisk"],
       message: fix(
-        "is required: storage nodes keep Longhorn replicas on a Talos user volume, and only you know which disk to give it",
+        "is required: storage nodes keep Longhorn replicas, and controlPlane nodes their Galera, RabbitMQ and OVN central volumes (D5), on a Talos user volume, and only you know which disk to give it",
         "add longhornDisk: {diskSelector: \"disk.transport == 'nvme' && !system_disk\", minSize: 500GB}",
       ),
     });

@@ -12,19 +12,17 @@ import type { NodeConfigFile, NodeLevelConfig } from "./plan";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "./roles";
 import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "./talos-config";
 import { nodeTaints, type Topology } from "./topology";
+import { VOLUME_CONSUMER_ROLES } from "../platform/context";
+import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH } from "../platform/longhorn";
 import { TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
 
 export type MachineType = "controlplane" | "worker";
 
-/** Where Talos mounts the `longhorn` user volume; Longhorn's defaultDataPath must be the same. */
-export const LONGHORN_DATA_PATH = `/var/mnt/${LONGHORN_VOLUME_NAME}`;
+/** Where Talos mounts the `longhorn` user volume: Longhorn's defaultDataPath on Talos. */
+export const LONGHORN_DATA_PATH = TALOS_DATA_PATH;
 
-/**
- * Roles whose workloads mount Longhorn volumes (§ 1.2, § 2): Galera, RabbitMQ and OVN central on
- * the control plane, VM disks on compute, replicas, share managers, Swift and CDI on storage,
- * Zun volumes on containers, the Ironic image cache on provisioning. Network nodes run none.
- */
-export const LONGHORN_VOLUME_ROLES: readonly Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
+/** Roles whose workloads mount Longhorn volumes: the ones Longhorn's system components tolerate. */
+export const LONGHORN_VOLUME_ROLES: readonly Role[] = VOLUME_CONSUMER_ROLES;
 
 /** Extensions a node needs to attach Longhorn volumes (iscsiadm, util-linux in the host namespace). */
 export const LONGHORN_EXTENSIONS = ["siderolabs/iscsi-tools", "siderolabs/util-linux-tools"] as const;
@@ -126,24 +124,26 @@ export function allowsSchedulingOnControlPlane(group: Pick<TalosGroup, "machineT
 }
 
 /**
- * The v1alpha1 patch of a role combination (and, on storage, the Longhorn user volume):
+ * The v1alpha1 patch of a role combination (and, where Longhorn has disks, its user volume):
  * - taints: workers register with them (kubelet registerWithTaints); a worker may not change its
  *   taints afterwards, and machine.nodeTaints on a worker would fail the node's whole label and
  *   taint write. Control-plane nodes use machine.nodeTaints (written with an admin identity).
  * - compute: static CPU manager, single-NUMA topology manager, reserved CPUs and systemReserved.
- * - storage: the `longhorn` user volume (/var/mnt/longhorn) and a shared kubelet mount of it.
+ * - storage and controlPlane (Longhorn disk nodes): the `longhorn` user volume (/var/mnt/longhorn)
+ *   and a shared kubelet mount of it.
  * - every node: the watchdog module for Medik8s SNR, openvswitch, no Talos CNI (Kube-OVN).
  */
 export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles">, talos: TalosConfig): Record<string, unknown>[] {
   const taints = groupTaints(group, topo);
   const worker = group.machineType === "worker";
   const compute = group.roles.includes("compute") ? talos.compute : undefined;
-  const storage = group.roles.includes("storage");
+  // the nodes that get a Longhorn disk (platform/longhorn.ts LONGHORN_DISK_ROLES)
+  const storage = group.roles.some((r) => LONGHORN_DISK_ROLES.includes(r));
   if (group.roles.includes("compute") && compute === undefined) {
     throw new Error(`talos group ${group.name}: compute nodes without openkeel:talos.compute (the config schema requires it)`);
   }
   if (storage && talos.longhornDisk === undefined) {
-    throw new Error(`talos group ${group.name}: storage nodes without openkeel:talos.longhornDisk (the config schema requires it)`);
+    throw new Error(`talos group ${group.name}: Longhorn disk nodes without openkeel:talos.longhornDisk (the config schema requires it)`);
   }
 
   const extraConfig: Record<string, unknown> = {};

@@ -277,7 +277,8 @@ function longhornComponents(u: HelmReleaseUnit): Component[] {
     platform(u, "longhorn-ui", "Deployment", user("longhornUI"), CP, { replicas: num(obj(v.longhornUI).replicas) ?? 2 }),
     // Disks: a node gets a default disk when longhorn-manager runs there and, with
     // createDefaultDiskLabeledNodes, it carries node.longhorn.io/create-default-disk=true|config.
-    platform(u, "longhorn-default-disks", "LonghornDisks", manager, ["storage"], {
+    // Storage nodes hold the replicas (§ 2.3); control-plane nodes the strict-local volumes of D5.
+    platform(u, "longhorn-default-disks", "LonghornDisks", manager, ["controlPlane", "storage"], {
       ...(diskLabelled
         ? { nodeSelection: { matchExpressions: [{ key: "node.longhorn.io/create-default-disk", operator: "In", values: ["true", "config"] }] } }
         : { nodeSelection: {} }),

@@ -1,6 +1,6 @@
 // What every environment's Plan starts with: the stack's identity and the node-roles phase.
 import type { LoadedConfig } from "../components/config";
-import { nodeRolesUnit, type NodeLabelContributor } from "../components/node-roles";
+import { nodeRolesUnit, type NodeMetadataContributor } from "../components/node-roles";
 import { emptyPhases, phase, type Plan } from "../components/plan";
 import type { PlanCheck, Topology } from "../components/topology";
 
@@ -8,7 +8,7 @@ export function basePlan(
   cfg: LoadedConfig,
   topo: Topology,
   warnings: PlanCheck[],
-  labelContributors: NodeLabelContributor[] = [],
+  nodeMetadata: NodeMetadataContributor[] = [],
 ): Plan {
   const plan: Plan = {
     stack: cfg.stack,
@@ -20,6 +20,6 @@ export function basePlan(
     phases: emptyPhases(),
     warnings,
   };
-  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topo.profile, labelContributors));
+  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topo.profile, nodeMetadata));
   return plan;
 }

@@ -2,14 +2,14 @@
 // its own CNI (Multus is added on top); KubeVirt (emulation), CDI, Longhorn and the snapshot stack
 // only with openkeel:platform.realBackends, like the lab's install-backends step.
 import type { LoadedConfig } from "../components/config";
-import type { NodeLabelContributor } from "../components/node-roles";
+import type { NodeMetadataContributor } from "../components/node-roles";
 import type { K8sObject, Plan } from "../components/plan";
 import type { PlanCheck, Topology } from "../components/topology";
 import { cdiOperatorUnit, cdiUnit } from "../platform/cdi";
 import { certManagerNamespace, certManagerRelease } from "../platform/cert-manager";
 import { platformContext, pushUnits, type PlatformContext } from "../platform/context";
 import { kubevirtOperatorUnit, kubevirtUnit } from "../platform/kubevirt";
-import { longhornDiskLabels, longhornNamespace, longhornRelease } from "../platform/longhorn";
+import { longhornNodeMetadata, longhornNamespace, longhornRelease } from "../platform/longhorn";
 import { mariadbOperatorCrdsRelease, mariadbOperatorNamespace, mariadbOperatorRelease } from "../platform/mariadb-operator";
 import { multusUnit } from "../platform/multus";
 import { PLATFORM_NAMESPACES_UNIT, platformNamespacesUnit } from "../platform/namespaces";
@@ -22,7 +22,7 @@ import { basePlan } from "./common";
 export function kindLabPlan(cfg: LoadedConfig, topo: Topology, warnings: PlanCheck[]): Plan {
   const ctx = platformContext(cfg, topo);
   const realBackends = cfg.platform.realBackends === true;
-  const contributors: NodeLabelContributor[] = realBackends ? [longhornDiskLabels] : [];
+  const contributors: NodeMetadataContributor[] = realBackends ? [longhornNodeMetadata] : [];
   const plan = basePlan(cfg, topo, warnings, contributors);
   addPlatform(plan, ctx, realBackends);
   addOpenKeel(plan, cfg, topo);

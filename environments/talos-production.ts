@@ -7,7 +7,7 @@ import { certManagerNamespace, certManagerRelease } from "../platform/cert-manag
 import { platformContext, pushUnits, type PlatformContext } from "../platform/context";
 import { kubeOvnMasterLabels, kubeOvnRelease } from "../platform/kube-ovn";
 import { kubevirtOperatorUnit, kubevirtUnit } from "../platform/kubevirt";
-import { longhornDiskLabels, longhornNamespace, longhornRelease } from "../platform/longhorn";
+import { longhornNodeMetadata, longhornNamespace, longhornRelease } from "../platform/longhorn";
 import { mariadbOperatorCrdsRelease, mariadbOperatorNamespace, mariadbOperatorRelease } from "../platform/mariadb-operator";
 import { medik8sNamespace, medik8sOperatorsUnit, medik8sRemediationUnit, olmUnits } from "../platform/medik8s";
 import { multusUnit } from "../platform/multus";
@@ -20,7 +20,7 @@ import { basePlan } from "./common";
 
 export function talosProductionPlan(cfg: LoadedConfig, topo: Topology, warnings: PlanCheck[]): Plan {
   const ctx = platformContext(cfg, topo);
-  const plan = basePlan(cfg, topo, warnings, [longhornDiskLabels, kubeOvnMasterLabels(ctx)]);
+  const plan = basePlan(cfg, topo, warnings, [longhornNodeMetadata, kubeOvnMasterLabels(ctx)]);
   addPlatform(plan, ctx);
   addOpenKeel(plan, cfg, topo);
   return plan;

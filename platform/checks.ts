@@ -80,17 +80,5 @@ export function platformChecks(cfg: Config, topo: Topology): PlanCheck[] {
     });
   }
 
-  const longhorn = topo.production || p.realBackends === true;
-  const diskless = topo.nodesByRole.controlPlane.filter((n) => !n.roles.includes("storage"));
-  // With no storage node at all, storage-recommended already says that Longhorn has no disk.
-  if (longhorn && storageNodes.length > 0 && diskless.length > 0) {
-    checks.push({
-      level: "warning",
-      code: "longhorn-local-disks",
-      message: `controlPlane node(s) ${diskless.map((n) => n.name).join(", ")} have no Longhorn disk (only storage nodes get one), but longhorn-local volumes (D5: one strict-local replica) must live on the node of their pod: Galera, RabbitMQ and OVN central volumes cannot be placed there`,
-      remediation: "give the storage role to the controlPlane nodes whose disks should hold them (§ 1.4: control plane + storage), or place those volumes on another class",
-      path: "openkeel:nodes",
-    });
-  }
   return checks;
 }

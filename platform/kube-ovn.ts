@@ -4,7 +4,7 @@
 // on exactly those nodes (ovn-central's nodeSelector; a pod on an unlisted node would crash with
 // "host ip not in NODE_IPS").
 import type { NodeConfig } from "../components/config";
-import type { NodeLabelContributor } from "../components/node-roles";
+import type { NodeMetadataContributor } from "../components/node-roles";
 import type { HelmReleaseUnit } from "../components/plan";
 import type { PlatformContext } from "./context";
 import { KUBE_OVN_CHART } from "./versions";
@@ -37,9 +37,9 @@ export function kubeOvnMasterNodes(ctx: PlatformContext): NodeConfig[] {
   return picked;
 }
 
-export function kubeOvnMasterLabels(ctx: PlatformContext): NodeLabelContributor {
+export function kubeOvnMasterLabels(ctx: PlatformContext): NodeMetadataContributor {
   const masters = new Set(kubeOvnMasterNodes(ctx).map((n) => n.name));
-  return (node): Record<string, string> => (masters.has(node.name) ? { [KUBE_OVN_MASTER_LABEL_KEY]: KUBE_OVN_MASTER_LABEL_VALUE } : {});
+  return (node) => (masters.has(node.name) ? { labels: { [KUBE_OVN_MASTER_LABEL_KEY]: KUBE_OVN_MASTER_LABEL_VALUE } } : {});
 }
 
 export function kubeOvnRelease(ctx: PlatformContext): HelmReleaseUnit {

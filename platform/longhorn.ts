@@ -1,9 +1,9 @@
 // Longhorn (Helm): disks and replicas only on storage nodes; the system-managed components
 // (instance managers, engines, CSI plugin) wherever a pod may mount a volume (§ 2.3).
 import type { NodeConfig } from "../components/config";
-import type { NodeLabelContributor } from "../components/node-roles";
+import type { NodeMetadataContributor } from "../components/node-roles";
 import type { HelmReleaseUnit, K8sObject } from "../components/plan";
-import type { Toleration } from "../components/roles";
+import type { Role, Toleration } from "../components/roles";
 import { LONGHORN_CHART } from "./versions";
 import {
   controlPlaneScheduling,
@@ -18,7 +18,7 @@ import {
 export const LONGHORN_NAMESPACE = "longhorn-system";
 export const LONGHORN_DRIVER = "driver.longhorn.io";
 export const CREATE_DEFAULT_DISK_LABEL = "node.longhorn.io/create-default-disk";
-/** Talos ≥ 1.10 mounts the `longhorn` UserVolumeConfig here; elsewhere Longhorn's default. */
+/** Talos ≥ 1.10 mounts the `longhorn` UserVolumeConfig (components/talos.ts) here; elsewhere Longhorn's default. */
 export const TALOS_DATA_PATH = "/var/mnt/longhorn";
 export const DEFAULT_DATA_PATH = "/var/lib/longhorn";
 /** Keeps system-managed pods off non-Linux nodes without restricting them to any role. */
@@ -51,19 +51,46 @@ export function volumeConsumerTolerations(): Toleration[] {
   return [...rolesTolerations(VOLUME_CONSUMER_ROLES), RESERVED_TOLERATION];
 }
 
-/** Nodes that get a Longhorn default disk, hence replicas: the storage nodes. */
+/**
+ * Roles whose nodes get a Longhorn disk. Storage nodes hold the replicas of replicated volumes;
+ * controlPlane nodes hold the single strict-local replica of their own Galera, RabbitMQ and OVN
+ * central volumes (D5: `longhorn-local` keeps the replica on the pod's node, so that node needs a
+ * disk — with disks on storage nodes only, those volumes could never be placed).
+ */
+export const LONGHORN_DISK_ROLES: readonly Role[] = ["storage", "controlPlane"];
+
+/**
+ * Longhorn node tag of the storage nodes. Classes of replicated volumes select it (StorageClass
+ * `nodeSelector`, Longhorn node tags, not Kubernetes labels), so that VM disk replicas never fill
+ * the control plane's disks.
+ */
+export const STORAGE_NODE_TAG = "storage";
+export const DEFAULT_NODE_TAGS_ANNOTATION = "node.longhorn.io/default-node-tags";
+
+/** Nodes that get a Longhorn default disk. */
 export function longhornDiskNodes(ctx: PlatformContext): NodeConfig[] {
+  return ctx.topo.nodes.filter((n) => n.roles.some((r) => LONGHORN_DISK_ROLES.includes(r)));
+}
+
+/** Nodes that hold replicas of replicated volumes: the storage nodes (Longhorn tag `storage`). */
+export function longhornReplicaNodes(ctx: PlatformContext): NodeConfig[] {
   return ctx.topo.nodesByRole.storage;
 }
 
-export const longhornDiskLabels: NodeLabelContributor = (node): Record<string, string> =>
-  node.roles.includes("storage") ? { [CREATE_DEFAULT_DISK_LABEL]: "true" } : {};
+export const longhornNodeMetadata: NodeMetadataContributor = (node) => {
+  if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return {};
+  return {
+    labels: { [CREATE_DEFAULT_DISK_LABEL]: "true" },
+    // Read by Longhorn when it first registers the node: tags it for the replicated classes.
+    ...(node.roles.includes("storage") ? { annotations: { [DEFAULT_NODE_TAGS_ANNOTATION]: JSON.stringify([STORAGE_NODE_TAG]) } } : {}),
+  };
+};
 
 /** Replicas of the VM and volume disks: the override, else 3, never more than the disk nodes. */
 export function volumeReplicas(ctx: PlatformContext): number {
   const override = ctx.platform.longhorn.volumeReplicas;
   if (override !== undefined) return override;
-  return Math.max(1, Math.min(3, longhornDiskNodes(ctx).length));
+  return Math.max(1, Math.min(3, longhornReplicaNodes(ctx).length));
 }
 
 /** Hyperconverged compute nodes hold disks: a VM disk's replica can then follow the VM (§ 6.2). */
@@ -100,6 +127,8 @@ export function longhornRelease(ctx: PlatformContext, dependsOn: string[]): Helm
         defaultClass: ctx.talos,
         defaultClassReplicaCount: replicas,
         defaultDataLocality: vmDataLocality(ctx),
+        // replicas of the default class on storage nodes only (Longhorn node tag)
+        defaultNodeSelector: { enable: true, selector: STORAGE_NODE_TAG },
         reclaimPolicy: "Delete",
       },
       // The manager runs beside every instance manager: no selector, the same tolerations.

@@ -3,7 +3,7 @@
 // OVN central RAFT, Swift). `longhorn-vm` holds VM root disks and Cinder volumes with the
 // topology's replica count, migratable where KubeVirt can live-migrate.
 import type { K8sObject, ManifestsUnit } from "../components/plan";
-import { LONGHORN_DRIVER, vmDataLocality, volumeReplicas } from "./longhorn";
+import { LONGHORN_DRIVER, STORAGE_NODE_TAG, vmDataLocality, volumeReplicas } from "./longhorn";
 import type { PlatformContext } from "./context";
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
@@ -47,6 +47,8 @@ export function longhornVmClass(ctx: PlatformContext): K8sObject {
       // RWX Block volumes that KubeVirt can attach on the migration target as well.
       migratable: String(liveMigrationPossible(ctx)),
       staleReplicaTimeout: "30",
+      // Longhorn node tag: replicas on storage nodes, never on the control plane's local disks
+      nodeSelector: STORAGE_NODE_TAG,
     },
     "Immediate",
   );

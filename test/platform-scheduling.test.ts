@@ -44,8 +44,11 @@ const withRole = (c: Case, ...roles: Role[]) =>
 
 const reserved = (c: Case) => c.views.filter((v) => v.taints.some((t) => t.key === RESERVED_TAINT_KEY)).map((v) => v.node.name);
 
-function obj(plan: Plan, unit: string, kind: string): any {
-  return (findUnit(plan, unit) as ManifestsUnit).objects.find((o) => o.kind === kind);
+function obj(plan: Plan, unit: string, kind: string, name?: string): any {
+  return (findUnit(plan, unit) as ManifestsUnit).objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+}
+function objectsOf(plan: Plan, unit: string): ManifestsUnit["objects"] {
+  return (findUnit(plan, unit) as ManifestsUnit).objects;
 }
 function values(plan: Plan, unit: string): any {
   return (findUnit(plan, unit) as HelmReleaseUnit).values;
@@ -89,9 +92,20 @@ describe.each(ALL)("$name", (c) => {
     expect(v.defaultSettings.createDefaultDiskLabeledNodes).toBe(true);
   });
 
-  it("Longhorn disks (and so replicas) on storage nodes only", () => {
+  it("Longhorn disks on storage and controlPlane nodes; the storage tag, hence replicated volumes, on storage nodes only", () => {
     const labelled = c.views.filter((v) => v.labels["node.longhorn.io/create-default-disk"] === "true").map((v) => v.node.name).sort();
-    expect(labelled).toEqual(withRole(c, "storage"));
+    expect(labelled).toEqual([...new Set([...withRole(c, "storage"), ...withRole(c, "controlPlane")])].sort());
+    const patches = objectsOf(c.plan, "node-roles");
+    const tagged = patches
+      .filter((p) => p.metadata.annotations?.["node.longhorn.io/default-node-tags"] === '["storage"]')
+      .map((p) => p.metadata.name)
+      .sort();
+    expect(tagged).toEqual(withRole(c, "storage"));
+    const vm = obj(c.plan, "storage-classes", "StorageClass", "longhorn-vm");
+    expect(vm.parameters.nodeSelector).toBe("storage");
+    expect(values(c.plan, "longhorn").persistence.defaultNodeSelector).toEqual({ enable: true, selector: "storage" });
+    // strict-local: the only replica sits on the pod's node, whichever disk node that is
+    expect(obj(c.plan, "storage-classes", "StorageClass", "longhorn-local").parameters.nodeSelector).toBeUndefined();
   });
 
   it("snapshot-controller, cert-manager and the MariaDB operator on the control plane", () => {

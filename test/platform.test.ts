@@ -413,11 +413,20 @@ describe("openkeel:platform settings", () => {
     expect(check?.remediation).toMatch(/at most 3/);
   });
 
-  it("controlPlane nodes without a Longhorn disk cannot hold longhorn-local volumes (D5): a warning", () => {
-    expect(checkCodes(shippedConfig("prod-medium"), "warning")).toContain("longhorn-local-disks");
-    expect(checkCodes(shippedConfig("prod-small"), "warning")).not.toContain("longhorn-local-disks");
-    const fixed = mutatedConfig("prod-medium", (r) => r.nodes.filter((n: any) => n.roles.includes("controlPlane")).forEach((n: any) => n.roles.push("storage")));
-    expect(checkCodes(fixed, "warning")).not.toContain("longhorn-local-disks");
+  it("controlPlane nodes need the Talos Longhorn disk even without storage nodes (their D5 volumes live on it)", () => {
+    const problems = (() => {
+      try {
+        mutatedConfig("prod-medium", (r) => {
+          r.nodes.forEach((n: any) => (n.roles = n.roles.filter((x: string) => x !== "storage")));
+          delete r.talos.longhornDisk;
+        });
+      } catch (e: any) {
+        return e.problems as { path: string; message: string }[];
+      }
+      return [];
+    })();
+    expect(problems.map((p) => p.path)).toEqual(["openkeel:talos.longhornDisk"]);
+    expect(problems[0].message).toMatch(/controlPlane nodes their Galera, RabbitMQ and OVN central volumes/);
   });
 
   it("Medik8s settings reach the NodeHealthChecks", () => {

@@ -31,6 +31,10 @@ describe("renderPlan", () => {
     expect(toYaml({ b: 1, a: { d: 2, c: 3 } })).toBe("a:\n  c: 3\n  d: 2\nb: 1\n");
   });
 
+  it("quotes strings a YAML 1.1 reader (kubectl, Helm, kind) would take for booleans", () => {
+    expect(toYaml({ a: "on", b: "yes", c: "off", d: true })).toBe('a: "on"\nb: "yes"\nc: "off"\nd: true\n');
+  });
+
   it("shows secrets by name only", () => {
     expect(toYaml({ shared: secretRef("metadata-proxy-shared-secret") })).toBe(
       `shared: ${secretPlaceholder("metadata-proxy-shared-secret")}\n`,

@@ -160,14 +160,14 @@ describe.each(PRODUCTION)("Talos node configuration of %s", (stack) => {
     }
   });
 
-  it("gives storage machines the Longhorn user volume and a shared kubelet mount of it", () => {
+  it("gives storage and controlPlane machines (Longhorn disk nodes) the Longhorn user volume and a shared kubelet mount of it", () => {
     const disk = cfg.talos!.longhornDisk!;
     for (const m of Object.values(byNode)) {
       const patch = groupPatchOf(files, m.group);
       const volumes = kindDocs(patch, "UserVolumeConfig");
       const mounts = v1alpha1(patch).machine.kubelet?.extraMounts ?? [];
-      if (m.roles.includes("storage")) {
-        expect(volumes).toHaveLength(1);
+      if (m.roles.includes("storage") || m.roles.includes("controlPlane")) {
+        expect(volumes, m.group).toHaveLength(1);
         expect(volumes[0].name).toBe("longhorn");
         expect(volumes[0].provisioning.diskSelector.match).toBe(disk.diskSelector);
         expect(volumes[0].provisioning.minSize).toBe(disk.minSize);

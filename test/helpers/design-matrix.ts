@@ -41,7 +41,9 @@ export const MATRIX: [RegExp, Expect][] = [
   [/(node-healthcheck-operator|node-maintenance-operator|self-node-remediation)\/operator$/, CP],
   [/longhorn-(manager|csi-plugin\+instance-managers)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
   [/longhorn-(driver-deployer|ui)$/, CP],
-  [/longhorn-default-disks$/, ["storage"]],
+  // § 2.3 says disks only on storage nodes, but D5 (§ 2.1) puts Galera, RabbitMQ and OVN central on
+  // strict-local volumes, which live on their pod's node: control-plane nodes need a disk too.
+  [/longhorn-default-disks$/, ["controlPlane", "storage"]],
   [/kube-ovn\/(ovn-central|kube-ovn-controller)$/, { within: CP }],
   [/kube-ovn-cni\+ovs-ovn\+pinger$/, "every node"],
   [/kube-multus-ds$/, "every node"],

@@ -165,7 +165,8 @@ export function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
 
 /**
  * A copy of the plan with the design's units added to its platform and openkeel phases, and
- * Longhorn's disk label on storage nodes (what a NodeLabelContributor adds to the Node patches).
+ * Longhorn's disk label on storage and control-plane nodes (D5: strict-local volumes live on their
+ * pod's node), what a NodeLabelContributor adds to the Node patches.
  */
 export function withDesignUnits(plan: Plan, opts: DesignOpts = {}, only?: "platform"): Plan {
   const copy: Plan = structuredClone(plan);
@@ -176,7 +177,7 @@ export function withDesignUnits(plan: Plan, opts: DesignOpts = {}, only?: "platf
     if (u.kind !== "Manifests") continue;
     for (const o of u.objects) {
       const node = copy.nodes.find((n) => n.name === o.metadata.name);
-      if (node?.roles.includes("storage")) o.metadata.labels = { ...o.metadata.labels, "node.longhorn.io/create-default-disk": "true" };
+      if (node?.roles.includes("storage") || node?.roles.includes("controlPlane")) o.metadata.labels = { ...o.metadata.labels, "node.longhorn.io/create-default-disk": "true" };
     }
   }
   const { platform, openkeel } = designUnits(plan.labelProfile, opts);

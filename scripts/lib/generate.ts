@@ -1,0 +1,55 @@
+// Generated production inventories of any size, shaped like the large topology (§ 6.3): the
+// benchmark's 10…5000-node stacks. Deterministic: the same size gives the same stack.
+import type { Role } from "../../components/roles";
+
+export interface GeneratedStack {
+  stack: string;
+  /** Raw `openkeel:` config (keys without the prefix), as a stack file holds it. */
+  raw: Record<string, unknown>;
+}
+
+function ip(i: number): string {
+  return `10.${100 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
+}
+
+/**
+ * A production stack of `size` nodes (at least 9): 3 control-plane nodes (5 from 500 nodes on),
+ * 2 provisioning nodes, network nodes ~3 %, storage ~20 %, the rest compute; 3 zones from 30
+ * nodes on; compute, network, storage and provisioning tainted.
+ */
+export function generatedProductionStack(size: number): GeneratedStack {
+  if (!Number.isInteger(size) || size < 9) throw new Error(`a generated production stack needs at least 9 nodes, not ${size}`);
+  const zones = size >= 30 ? ["zone-a", "zone-b", "zone-c"] : [];
+  const controlPlane = size >= 500 ? 5 : 3;
+  const provisioning = 2;
+  const network = Math.max(2, Math.round(size * 0.03));
+  const storage = Math.max(1, Math.round(size * 0.2));
+  const compute = size - controlPlane - provisioning - network - storage;
+  const nodes: Record<string, unknown>[] = [];
+  const add = (prefix: string, count: number, roles: Role[], extra: Record<string, unknown> = {}) => {
+    for (let i = 0; i < count; i++) {
+      const n = nodes.length;
+      nodes.push({
+        name: `${prefix}-${String(i + 1).padStart(4, "0")}`,
+        internalIP: ip(n + 10),
+        roles,
+        ...(zones.length ? { zone: zones[i % zones.length] } : {}),
+        ...extra,
+      });
+    }
+  };
+  add("cp", controlPlane, ["controlPlane"], { kubernetesControlPlane: true });
+  add("prov", provisioning, ["provisioning"]);
+  add("net", network, ["network"], { labels: { "network.openkeel.io/external-nic": "bond1" } });
+  add("sto", storage, ["storage"]);
+  add("cmp", compute, ["compute"], { labels: { "network.openkeel.io/external-nic": "bond1" } });
+  return {
+    stack: `generated-${size}`,
+    raw: {
+      environment: "talos-production",
+      topology: "large",
+      taints: ["compute", "network", "storage", "provisioning"],
+      nodes,
+    },
+  };
+}

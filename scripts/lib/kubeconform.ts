@@ -1,0 +1,118 @@
+// kubeconform over a folder of rendered objects: the arguments (always -strict, never
+// -ignore-missing-schemas), the schema locations (an offline mirror or the upstream defaults), and
+// its JSON report turned into one result per stack.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { KUBERNETES_SCHEMA_VERSION } from "../../platform/versions";
+
+/** The environment variable naming an offline schema folder (the layout of ../shared/schemas). */
+export const SCHEMAS_ENV = "OPENKEEL_SCHEMAS";
+
+export const UPSTREAM_CRD_LOCATION =
+  "https://raw.githubusercontent.com/datreeio/CRDs-catalog/main/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json";
+
+/**
+ * Schema locations, tried in order: Kubernetes kinds, then CRDs by API group. Offline, both come
+ * from one folder laid out as yannh/kubernetes-json-schema (kubernetes/) and datreeio/CRDs-catalog
+ * (crds/); without one, kubeconform's `default` and the CRDs-catalog on GitHub.
+ */
+export function schemaLocations(schemasDir: string | undefined): string[] {
+  if (!schemasDir) return ["default", UPSTREAM_CRD_LOCATION];
+  return [
+    `${schemasDir}/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`,
+    `${schemasDir}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
+  ];
+}
+
+/** What is wrong with an offline schema folder, or undefined when it holds the pinned Kubernetes version. */
+export function schemasDirProblem(schemasDir: string, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string | undefined {
+  if (!fs.existsSync(schemasDir)) return `${schemasDir}: no such folder`;
+  const k8s = path.join(schemasDir, "kubernetes", `v${kubernetesVersion}-standalone-strict`);
+  if (!fs.existsSync(k8s)) return `${schemasDir}: no kubernetes/v${kubernetesVersion}-standalone-strict/ (the strict schemas of Kubernetes ${kubernetesVersion})`;
+  return undefined;
+}
+
+export function kubeconformArgs(target: string, schemasDir: string | undefined, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string[] {
+  return [
+    "-strict",
+    "-summary",
+    "-output",
+    "json",
+    "-kubernetes-version",
+    kubernetesVersion,
+    ...schemaLocations(schemasDir).flatMap((l) => ["-schema-location", l]),
+    target,
+  ];
+}
+
+export interface Finding {
+  file: string;
+  kind: string;
+  name: string;
+  apiVersion: string;
+  status: "invalid" | "error" | "skipped";
+  /** kubeconform's messages: one per validation error (with its path), or its single message. */
+  messages: string[];
+}
+
+export interface KubeconformResult {
+  valid: number;
+  invalid: number;
+  errors: number;
+  skipped: number;
+  findings: Finding[];
+}
+
+interface RawResource {
+  filename: string;
+  kind?: string;
+  name?: string;
+  version?: string;
+  status: string;
+  msg?: string;
+  validationErrors?: { path: string; msg: string }[];
+}
+
+const STATUS: Record<string, Finding["status"] | undefined> = {
+  statusInvalid: "invalid",
+  statusError: "error",
+  statusSkipped: "skipped",
+};
+
+/** kubeconform's `-output json -summary` report → counts and the findings, sorted by file. */
+export function parseKubeconform(stdout: string): KubeconformResult {
+  const report = JSON.parse(stdout) as { resources?: RawResource[]; summary?: Partial<Record<"valid" | "invalid" | "errors" | "skipped", number>> };
+  const s = report.summary ?? {};
+  const findings: Finding[] = [];
+  for (const r of report.resources ?? []) {
+    const status = STATUS[r.status];
+    if (!status) continue;
+    const messages = r.validationErrors?.length
+      ? r.validationErrors.map((e) => `at ${e.path || "/"}: ${e.msg}`)
+      : [r.msg || r.status];
+    findings.push({ file: r.filename, kind: r.kind ?? "", name: r.name ?? "", apiVersion: r.version ?? "", status, messages });
+  }
+  findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)));
+  return { valid: s.valid ?? 0, invalid: s.invalid ?? 0, errors: s.errors ?? 0, skipped: s.skipped ?? 0, findings };
+}
+
+export function failed(r: KubeconformResult): boolean {
+  return r.invalid + r.errors + r.skipped > 0 || r.findings.length > 0;
+}
+
+/** Run kubeconform over a folder (or file); the report parsed. Anything but a JSON report is a bug. */
+export function runKubeconform(binary: string, target: string, schemasDir: string | undefined): KubeconformResult {
+  const r = spawnSync(binary, kubeconformArgs(target, schemasDir), { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) throw r.error;
+  try {
+    return parseKubeconform(r.stdout);
+  } catch {
+    throw new Error(`kubeconform exited ${r.status} without a JSON report:\n${r.stdout}\n${r.stderr}`);
+  }
+}
+
+export function formatFinding(f: Finding): string[] {
+  const what = [f.kind, f.name].filter(Boolean).join(" ") + (f.apiVersion ? ` (${f.apiVersion})` : "");
+  return f.messages.map((m) => `${f.file}: ${what}: ${f.status}: ${m}`);
+}

@@ -1,0 +1,83 @@
+// npm run validate [-- --stack <name>]… [--schemas <dir>] [--rendered <dir>]: kubeconform -strict
+// over every Kubernetes object of every rendered stack (rendered/<stack>/objects/ only: values files,
+// index.yaml and node-level configuration are not Kubernetes objects). Schemas come from --schemas
+// or $OPENKEEL_SCHEMAS (an offline folder laid out as ../shared/schemas), else from upstream.
+// Exit 0: every object valid; 1: an object is invalid or has no schema; 2: bad usage or setup.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { KUBERNETES_SCHEMA_VERSION, TOOLS } from "../platform/versions";
+import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
+import { failed, formatFinding, runKubeconform, SCHEMAS_ENV, schemasDirProblem } from "./lib/kubeconform";
+import { requireTool, ToolError } from "./lib/tools";
+
+function countFiles(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).length;
+}
+
+run(() => {
+  const opts = args({
+    stack: { type: "string", multiple: true },
+    schemas: { type: "string" },
+    rendered: { type: "string", default: "rendered" },
+  });
+  const renderedDir = opts.rendered!;
+  const schemasFrom = opts.schemas !== undefined ? "--schemas" : process.env[SCHEMAS_ENV] ? `$${SCHEMAS_ENV}` : undefined;
+  const schemas = opts.schemas ?? (process.env[SCHEMAS_ENV] || undefined);
+  if (schemas !== undefined) {
+    const problem = schemasDirProblem(schemas);
+    if (problem) {
+      throw new UserError(
+        `${problem} (from ${schemasFrom}). Fix: point ${schemasFrom} at a schema folder laid out as ../shared/schemas, or unset it to use the upstream schemas.`,
+        EXIT_BAD_CONFIG,
+      );
+    }
+  }
+  let kubeconform: string;
+  try {
+    kubeconform = requireTool("kubeconform");
+  } catch (e) {
+    if (e instanceof ToolError) throw new UserError(e.message, EXIT_BAD_CONFIG);
+    throw e;
+  }
+
+  const present = fs.existsSync(renderedDir)
+    ? fs.readdirSync(renderedDir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort()
+    : [];
+  const stacks = opts.stack?.length ? opts.stack : present;
+  const unknown = stacks.filter((s) => !present.includes(s));
+  if (unknown.length > 0 || stacks.length === 0) {
+    const which = unknown.length ? unknown.map((s) => `${renderedDir}/${s}/`).join(", ") : `${renderedDir}/<stack>/`;
+    throw new UserError(`${which}: not rendered. Fix: run \`npm run render\` first.`, EXIT_BAD_CONFIG);
+  }
+
+  console.log(
+    `kubeconform ${TOOLS.kubeconform.version} -strict, Kubernetes ${KUBERNETES_SCHEMA_VERSION}, schemas: ` +
+      (schemas ? `${schemas} (${schemasFrom})` : "upstream (kubeconform default + datreeio/CRDs-catalog)"),
+  );
+  let total = 0;
+  let bad = 0;
+  for (const stack of stacks) {
+    const objects = path.join(renderedDir, stack, "objects");
+    const files = countFiles(objects);
+    if (files === 0) {
+      console.log(`${stack}: no objects`);
+      continue;
+    }
+    const result = runKubeconform(kubeconform, objects, schemas);
+    const checked = result.valid + result.invalid + result.errors + result.skipped;
+    total += checked;
+    if (failed(result)) {
+      bad += result.invalid + result.errors + result.skipped;
+      console.log(
+        `${stack}: ${checked} objects: ${result.valid} valid, ${result.invalid} invalid, ${result.errors} errors` +
+          (result.skipped ? `, ${result.skipped} skipped` : ""),
+      );
+      for (const f of result.findings) for (const line of formatFinding(f)) console.error(`  ${line}`);
+    } else {
+      console.log(`${stack}: ${checked} objects valid`);
+    }
+  }
+  console.log(`validated ${stacks.length} stack(s), ${total} object(s), ${bad} failed`);
+  return bad > 0 ? EXIT_CHECKS_FAILED : 0;
+});

@@ -1,0 +1,421 @@
+// The preview a reviewer reads: the structural diff, the per-stack model and its Markdown, and the
+// CLI between two commits of a temporary repository — one compute node added to prod-medium shows
+// exactly that Node patch and the values that changed, nothing else, byte-identical on a rerun.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isDeepStrictEqual } from "node:util";
+import { parse, parseDocument, stringify } from "yaml";
+import { renderPlan, GENERATED_HEADER } from "../components/render";
+import { readStack } from "../components/stack-file";
+import { planStack } from "../environments";
+import {
+  commentMarkdown,
+  COMMENT_LIMIT,
+  previewAll,
+  previewStack,
+  REPORT_MARKER,
+  reportMarkdown,
+  stackMarkdown,
+  type StackPreview,
+  type Tree,
+} from "../scripts/lib/preview";
+import { readTree } from "../scripts/lib/write";
+import { diff, formatPath } from "../scripts/lib/ydiff";
+import { REPO, STACKS_DIR } from "./helpers/stacks";
+
+const temps: string[] = [];
+function tmp(prefix: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  temps.push(d);
+  return d;
+}
+afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+const y = (v: unknown) => GENERATED_HEADER + stringify(v);
+
+describe("structural diff", () => {
+  it("maps: added, removed and changed keys, with readable paths", () => {
+    const changes = diff(
+      { metadata: { labels: { "node-role.openkeel.io/compute": "", keep: "x" } }, spec: { replicas: 2 } },
+      { metadata: { labels: { "node-role.openkeel.io/network": "", keep: "x" } }, spec: { replicas: 3 } },
+    );
+    expect(changes.map((c) => [formatPath(c.path), c.op, c.before, c.after])).toEqual([
+      ['metadata.labels["node-role.openkeel.io/compute"]', "remove", "", undefined],
+      ['metadata.labels["node-role.openkeel.io/network"]', "add", undefined, ""],
+      ["spec.replicas", "change", 2, 3],
+    ]);
+  });
+
+  it("lists of named items are matched by name: a field inside one is that field", () => {
+    const a = { containers: [{ name: "api", image: "api:1" }, { name: "sidecar", image: "s:1" }] };
+    const b = { containers: [{ name: "api", image: "api:2" }, { name: "sidecar", image: "s:1" }, { name: "new", image: "n:1" }] };
+    expect(diff(a, b).map((c) => [formatPath(c.path), c.op])).toEqual([
+      ["containers[name=api].image", "change"],
+      ["containers[name=new]", "add"],
+    ]);
+    const reordered = diff(a, { containers: [...a.containers].reverse() });
+    expect(reordered).toEqual([{ path: ["containers"], op: "reorder", before: ["api", "sidecar"], after: ["sidecar", "api"] }]);
+  });
+
+  it("other lists are aligned: one inserted item is one addition, an edited item is its field", () => {
+    expect(diff({ roles: ["compute", "storage"] }, { roles: ["network", "compute", "storage"] })).toEqual([
+      { path: ["roles", 0], op: "add", after: "network" },
+    ]);
+    const tol = (effect: string) => ({ key: "node-role.openkeel.io/compute", operator: "Exists", effect });
+    expect(diff({ t: [tol("NoSchedule"), tol("NoExecute")] }, { t: [tol("NoSchedule"), tol("PreferNoSchedule")] }).map((c) => formatPath(c.path))).toEqual([
+      "t[1].effect",
+    ]);
+    expect(diff([1, 2, 3], [1, 3])).toEqual([{ path: [1], op: "remove", before: 2 }]);
+  });
+
+  it("very long lists are compared position by position", () => {
+    const a = Array.from({ length: 3000 }, (_, i) => i);
+    const b = a.map((v) => (v === 1500 ? -1 : v));
+    expect(diff(a, b)).toEqual([{ path: [1500], op: "change", before: 1500, after: -1 }]);
+  });
+
+  it("no differences, no changes; a type change is one change", () => {
+    expect(diff({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] })).toEqual([]);
+    expect(diff({ a: { b: 1 } }, { a: [1] })).toEqual([{ path: ["a"], op: "change", before: { b: 1 }, after: [1] }]);
+    expect(formatPath([])).toBe("(whole document)");
+  });
+});
+
+function tree(files: Record<string, unknown>): Tree {
+  return new Map(Object.entries(files).map(([k, v]) => [k, typeof v === "string" ? v : y(v)]));
+}
+
+const index = (over: Record<string, unknown> = {}) => ({
+  stack: "s",
+  environment: "talos-production",
+  topology: "medium",
+  labelProfile: "hardened",
+  taintedRoles: ["compute"],
+  nodes: [{ name: "a", roles: ["compute"] }],
+  warnings: [],
+  phases: [
+    { name: "node-roles", units: [{ name: "node-roles", kind: "Manifests", type: "openkeel:nodes:NodeRoles", objects: ["objects/01-node-roles/node-roles/node-a.yaml"] }] },
+    {
+      name: "openkeel",
+      units: [
+        {
+          name: "nova",
+          kind: "HelmRelease",
+          type: "openkeel:openkeel:Release",
+          release: "nova",
+          namespace: "openstack",
+          chart: { repository: "oci://registry.example/openkeel", chart: "nova", version: "1.0.0" },
+          values: "values/nova.yaml",
+        },
+      ],
+    },
+  ],
+  ...over,
+});
+const nodeA = { apiVersion: "v1", kind: "Node", metadata: { name: "a", labels: { "node-restriction.kubernetes.io/openkeel-compute": "" } } };
+
+describe("previewStack", () => {
+  const base = tree({
+    "index.yaml": index(),
+    "objects/01-node-roles/node-roles/node-a.yaml": nodeA,
+    "values/nova.yaml": { conductor: { replicas: 1 }, global: { nodeRoles: { compute: ["a"] } } },
+    "talos/compute.yaml": { machine: { kubelet: { extraConfig: { cpuManagerPolicy: "none" } } } },
+    "placement.md": "| node | pods |\n| a | 3 |\n",
+  });
+
+  it("an unchanged render is unchanged, and says so", () => {
+    const p = previewStack("s", base, new Map(base));
+    expect(p.status).toBe("unchanged");
+    expect(stackMarkdown(p)).toBe("### s — talos-production/medium\n\nNo changes.\n");
+  });
+
+  it("objects keep their identity across a file move; every kind of change lands in its section", () => {
+    const head = tree({
+      "index.yaml": index({
+        warnings: [{ code: "single-conductor", message: "one Ironic conductor", remediation: "label a second node" }],
+        phases: (index().phases as any[]).map((ph) => ({
+          ...ph,
+          units: ph.units.map((u: any) => (u.name === "nova" ? { ...u, chart: { ...u.chart, version: "1.1.0" } } : u)),
+        })),
+      }),
+      // same Node, in another folder: not an addition and a removal
+      "objects/02-node-roles/node-roles/node-a.yaml": nodeA,
+      "objects/02-node-roles/node-roles/node-b.yaml": { ...nodeA, metadata: { ...nodeA.metadata, name: "b" } },
+      "values/nova.yaml": { conductor: { replicas: 2 }, global: { nodeRoles: { compute: ["a", "b"] } } },
+      "talos/compute.yaml": { machine: { kubelet: { extraConfig: { cpuManagerPolicy: "static" } } } },
+      "placement.md": "| node | pods |\n| a | 2 |\n| b | 1 |\n",
+    });
+    const p = previewStack("s", base, head);
+    expect(p.status).toBe("changed");
+    expect(p.objects.added.map((o) => `${o.kind}/${o.name}@${o.file}`)).toEqual(["Node/b@objects/02-node-roles/node-roles/node-b.yaml"]);
+    expect(p.objects.removed).toEqual([]);
+    expect(p.objects.changed).toEqual([]);
+    expect(p.values).toEqual([
+      {
+        unit: "nova",
+        release: "nova",
+        namespace: "openstack",
+        op: "change",
+        changes: [
+          { path: ["conductor", "replicas"], op: "change", before: 1, after: 2 },
+          { path: ["global", "nodeRoles", "compute", 1], op: "add", after: "b" },
+        ],
+      },
+    ]);
+    expect(p.units).toEqual([{ name: "nova", op: "change", changes: [{ path: ["chart", "version"], op: "change", before: "1.0.0", after: "1.1.0" }] }]);
+    expect(p.warnings).toEqual({ added: [{ code: "single-conductor", message: "one Ironic conductor", remediation: "label a second node" }], resolved: [] });
+    expect(p.settings).toEqual([]);
+    expect(p.other.map((f) => f.file)).toEqual(["placement.md", "talos/compute.yaml"]);
+    expect(p.other[0].lines).toEqual(["-| a | 3 |", "+| a | 2 |", "+| b | 1 |"]);
+    expect(p.other[1].changes?.map((c) => formatPath(c.path))).toEqual(["machine.kubelet.extraConfig.cpuManagerPolicy"]);
+
+    const md = stackMarkdown(p);
+    expect(md).toContain("- Node `b` (`v1`, applied as a NodePatch) — `objects/02-node-roles/node-roles/node-b.yaml`");
+    expect(md).toContain("```diff\n@@ conductor.replicas @@\n- 1\n+ 2\n@@ global.nodeRoles.compute[1] @@\n+ b\n```");
+    expect(md).toContain("`nova` (release `nova` in `openstack`): 2 field(s)");
+    expect(md).toContain("@@ chart.version @@\n- 1.0.0\n+ 1.1.0");
+    expect(md).toContain("- ⚠️ new **single-conductor**: one Ironic conductor. Fix: label a second node");
+    expect(md).not.toContain("node-a.yaml");
+  });
+
+  it("a stack only in the head is added, only in the base removed; settings changes are listed", () => {
+    expect(previewStack("s", undefined, base).status).toBe("added");
+    expect(previewStack("s", undefined, base).objects.added).toHaveLength(1);
+    expect(previewStack("s", base, undefined).status).toBe("removed");
+    const head = new Map(base);
+    head.set("index.yaml", y(index({ taintedRoles: ["compute", "network"] })));
+    expect(previewStack("s", base, head).settings).toEqual([{ path: ["taintedRoles", 1], op: "add", after: "network" }]);
+  });
+});
+
+describe("the report", () => {
+  const base: Tree = new Map([
+    ["a/index.yaml", y(index({ stack: "a" }))],
+    ["a/objects/01-node-roles/node-roles/node-a.yaml", y(nodeA)],
+    ["b/index.yaml", y(index({ stack: "b" }))],
+  ]);
+  const head: Tree = new Map([...base, ["a/objects/01-node-roles/node-roles/node-b.yaml", y({ ...nodeA, metadata: { name: "b" } })]]);
+
+  it("is deterministic, carries the marker, summarises every stack, and details only changed ones", () => {
+    const stacks = previewAll(base, head);
+    const input = { base: "`main` (abc)", stacks };
+    const md = reportMarkdown(input);
+    expect(reportMarkdown({ base: "`main` (abc)", stacks: previewAll(base, head) })).toBe(md);
+    expect(md.startsWith(`${REPORT_MARKER}\n## Render preview\n`)).toBe(true);
+    expect(md).toContain("| a | 1 | 0 | 0 | 0 | 0 |");
+    expect(md).toContain("| b (no changes) | 0 | 0 | 0 | 0 | 0 |");
+    expect(md).toContain("### a — talos-production/medium");
+    expect(md).not.toContain("### b");
+    expect(md).not.toMatch(/\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2}/);
+    expect(commentMarkdown(input, md)).toBe(md);
+  });
+
+  it("policy results plug in per stack (JSON) or as text", () => {
+    const policy = {
+      stacks: {
+        a: { violations: [] },
+        b: { violations: [{ policy: "d1-hardened-labels", level: "mandatory", resource: "node-x", message: "label key | not hardened" }] },
+      },
+    };
+    const stacks = previewAll(base, head, { policy });
+    const md = reportMarkdown({ base: "x", stacks, policyText: "2 violations\n" });
+    expect(md).toContain("| a | 1 | 0 | 0 | 0 | 0 | ✅ passed |");
+    expect(md).toContain("| b (no changes) | 0 | 0 | 0 | 0 | 0 | ❌ 1 violation(s) |");
+    expect(md).toContain("| mandatory | d1-hardened-labels | node-x | label key \\| not hardened |");
+    expect(md).toContain("### Policy\n\n```text\n2 violations\n```");
+    expect(previewAll(base, head).every((s) => s.policy === undefined)).toBe(true);
+  });
+
+  it("too long for a PR comment: the summary and a pointer to the artifact", () => {
+    const big: StackPreview[] = previewAll(base, head).map((s) => ({ ...s, stack: s.stack + "x".repeat(COMMENT_LIMIT) }));
+    const input = { base: "x", stacks: big };
+    const comment = commentMarkdown(input);
+    expect(comment.length).toBeLessThan(reportMarkdown(input).length);
+    expect(comment).toContain("too long for a comment: see `report.md` in the workflow's `preview` artifact");
+  });
+});
+
+// ---- the CLI between two commits ----
+
+const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
+const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_")));
+
+function git(cwd: string, ...argv: string[]): string {
+  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", ...argv], { cwd, encoding: "utf8", env: GIT_ENV });
+  if (r.status !== 0) throw new Error(`git ${argv.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function preview(repo: string, argv: string[]) {
+  const r = spawnSync(TSX, [path.join(repo, "scripts/preview.ts"), ...argv], { cwd: repo, encoding: "utf8", env: GIT_ENV });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** This repository's files (tracked and new, as in the working tree) committed in a fresh repository. */
+function cloneWorkingTree(): string {
+  const repo = path.join(tmp("openkeel-preview-repo-"), "repo");
+  const files = git(REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0").filter(Boolean);
+  for (const f of files) {
+    const from = path.join(REPO, f);
+    if (!fs.existsSync(from) || fs.lstatSync(from).isSymbolicLink()) continue;
+    fs.mkdirSync(path.dirname(path.join(repo, f)), { recursive: true });
+    fs.copyFileSync(from, path.join(repo, f));
+  }
+  fs.symlinkSync(fs.realpathSync(path.join(REPO, "node_modules")), path.join(repo, "node_modules"), "dir");
+  git(repo, "init", "-q", "-b", "main");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "base");
+  return repo;
+}
+
+/** prod-medium with one more compute node, a copy of an existing one. */
+function addComputeNode(stackFile: string): void {
+  const doc = parseDocument(fs.readFileSync(stackFile, "utf8"));
+  const nodes = (doc.toJS() as any).config["openkeel:nodes"] as any[];
+  const model = nodes.find((n) => n.roles.includes("compute"));
+  expect(nodes.some((n) => n.name === "cmp-04")).toBe(false);
+  doc.addIn(["config", "openkeel:nodes"], doc.createNode({ ...model, name: "cmp-04", internalIP: "10.30.1.14" }));
+  fs.writeFileSync(stackFile, doc.toString());
+}
+
+describe("npm run preview between two commits", () => {
+  let repo: string;
+  let first: ReturnType<typeof preview>;
+  let report: { stacks: StackPreview[] };
+  let expected: { added: string[]; changedObjects: string[]; values: string[]; warnings: string[]; other: string[]; stackFields: boolean };
+
+  beforeAll(() => {
+    repo = cloneWorkingTree();
+    addComputeNode(path.join(repo, "stacks/Pulumi.prod-medium.yaml"));
+    git(repo, "commit", "-q", "-am", "prod-medium: one more compute node");
+    const policy = path.join(repo, "policy-results.json");
+    fs.writeFileSync(policy, JSON.stringify({ stacks: { "prod-large": { violations: [{ policy: "p", level: "advisory", resource: "r", message: "m" }] } } }));
+    first = preview(repo, ["--base", "HEAD~1", "--out", ".preview", "--policy", policy]);
+    report = JSON.parse(fs.readFileSync(path.join(repo, ".preview/report.json"), "utf8"));
+
+    // What changed, independently of the preview: the two Plans rendered and compared byte by byte,
+    // and the two render CLIs' outputs for the files outside objects/, values/ and index.yaml.
+    const files = (dir: string) => new Map(renderPlan(planStack(readStack("prod-medium", dir)).plan!).map((f) => [f.path, f.content]));
+    const before = files(STACKS_DIR);
+    const after = files(path.join(repo, "stacks"));
+    const differs = (p: string) => before.has(p) && before.get(p) !== after.get(p);
+    const warnings = (dir: string) => planStack(readStack("prod-medium", dir)).plan!.warnings.map((w) => `${w.code}: ${w.message}`);
+    const out = tmp("openkeel-preview-head-");
+    expect(spawnSync(TSX, [path.join(repo, "scripts/render.ts"), "--out", out, "--stack", "prod-medium"], { cwd: repo }).status).toBe(0);
+    const headTree = readTree(path.join(out, "prod-medium"));
+    const baseTree = readTree(path.join(REPO, "rendered", "prod-medium"));
+    const outside = (p: string) => p !== "index.yaml" && !p.startsWith("objects/") && !p.startsWith("values/");
+    // index.yaml beyond what other sections show (nodes as Node objects, phases as units, warnings)
+    const stackFields = (t: Tree) => {
+      const { stack: _s, nodes: _n, phases: _p, warnings: _w, ...rest } = parse(t.get("index.yaml")!);
+      return rest;
+    };
+    expected = {
+      added: [...after.keys()].filter((p) => !before.has(p) && p.startsWith("objects/")),
+      changedObjects: [...after.keys()].filter((p) => p.startsWith("objects/") && differs(p)),
+      values: [...after.keys()].filter((p) => p.startsWith("values/") && (differs(p) || !before.has(p))).map((p) => p.slice(7, -5)),
+      warnings: warnings(path.join(repo, "stacks")).filter((w) => !warnings(STACKS_DIR).includes(w)),
+      other: [...new Set([...baseTree.keys(), ...headTree.keys()])].filter((p) => outside(p) && baseTree.get(p) !== headTree.get(p)).sort(),
+      stackFields: !isDeepStrictEqual(stackFields(baseTree), stackFields(headTree)),
+    };
+  });
+
+  it("exits 0 and writes a report per stack, the combined report, the comment and the data", () => {
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(fs.readdirSync(path.join(repo, ".preview")).sort()).toEqual(
+      ["comment.md", "lab.md", "prod-large.md", "prod-medium.md", "prod-small.md", "report.json", "report.md"].sort(),
+    );
+    expect(first.stdout).toMatch(/^prod-medium: objects \+1 -0 ~\d+, values of \d+ release\(s\), 0 new warning\(s\)$/m);
+    expect(first.stdout).toMatch(/^preview of 4 stack\(s\) against HEAD~1 \([0-9a-f]{12}\) → \.preview\/report\.md$/m);
+  });
+
+  it("lists exactly the Node patch of the new node, the values that changed, and nothing else", () => {
+    expect(expected.added).toEqual(["objects/01-node-roles/node-roles/node-cmp-04.yaml"]);
+    const pm = report.stacks.find((s) => s.stack === "prod-medium")!;
+    expect(pm.status).toBe("changed");
+    expect(pm.objects.added.map(({ apiVersion, kind, name, file }) => ({ apiVersion, kind, name, file }))).toEqual([
+      { apiVersion: "v1", kind: "Node", name: "cmp-04", file: "objects/01-node-roles/node-roles/node-cmp-04.yaml" },
+    ]);
+    expect((pm.objects.added[0] as any).body.metadata.labels).toMatchObject({
+      "node-restriction.kubernetes.io/openkeel-compute": "",
+      "node-restriction.kubernetes.io/openkeel-storage": "",
+    });
+    expect(pm.objects.removed).toEqual([]);
+    expect(pm.objects.changed.map((c) => c.ref.file)).toEqual(expected.changedObjects);
+    expect(pm.values.map((v) => v.unit)).toEqual(expected.values);
+    for (const v of pm.values) expect(v.op === "add" || v.changes.length > 0).toBe(true);
+    expect(pm.units).toEqual([]);
+    expect(pm.settings.length > 0).toBe(expected.stackFields);
+    expect(pm.warnings.added.map((w) => `${w.code}: ${w.message}`)).toEqual(expected.warnings);
+    expect(pm.warnings.resolved).toEqual([]);
+    expect(pm.other.map((f) => f.file)).toEqual(expected.other);
+    expect(pm.policy).toBeUndefined();
+    for (const s of report.stacks.filter((s) => s.stack !== "prod-medium")) expect(s.status, s.stack).toBe("unchanged");
+
+    const md = fs.readFileSync(path.join(repo, ".preview/prod-medium.md"), "utf8");
+    expect(md.startsWith(`${REPORT_MARKER}\n## prod-medium — talos-production/medium\n`)).toBe(true);
+    expect(md).toContain("- Node `cmp-04` (`v1`, applied as a NodePatch) — `objects/01-node-roles/node-roles/node-cmp-04.yaml`");
+    expect(md.match(/^- \S+ `[^`]+` \(`[^`]+`[^)]*\) — /gm)).toHaveLength(1);
+    for (const unit of expected.values) expect(md).toContain(`\`${unit}\``);
+    if (expected.values.length === 0) expect(md).not.toContain("### Helm values");
+    if (expected.changedObjects.length === 0) expect(md).not.toContain("**Changed**");
+    expect(md).not.toContain("**Removed**");
+    expect(md).not.toContain("### Units");
+    if (!expected.stackFields) expect(md).not.toContain("### Stack (index.yaml)");
+  });
+
+  it("the combined report summarises every stack and carries the policy results", () => {
+    const md = fs.readFileSync(path.join(repo, ".preview/report.md"), "utf8");
+    const pm = report.stacks.find((s) => s.stack === "prod-medium")!;
+    expect(md).toContain(`| prod-medium | 1 | 0 | ${pm.objects.changed.length} | ${pm.values.length} | 0 | not run |`);
+    expect(md).toContain("| lab (no changes) | 0 | 0 | 0 | 0 | 0 | not run |");
+    expect(md).toContain("| prod-large (no changes) | 0 | 0 | 0 | 0 | 0 | ⚠️ 1 violation(s) |");
+    expect(md).toContain("| advisory | p | r | m |");
+    expect(fs.readFileSync(path.join(repo, ".preview/comment.md"), "utf8")).toBe(md);
+  });
+
+  it("is byte-identical when run again", () => {
+    const before = readTree(path.join(repo, ".preview"));
+    fs.writeFileSync(path.join(repo, ".preview", "keep.txt"), "not ours\n");
+    const again = preview(repo, ["--base", "HEAD~1", "--out", ".preview", "--policy", path.join(repo, "policy-results.json")]);
+    expect(again.code).toBe(0);
+    const after = readTree(path.join(repo, ".preview"));
+    expect(after.get("keep.txt")).toBe("not ours\n");
+    after.delete("keep.txt");
+    expect(after).toEqual(before);
+  });
+
+  it("usage errors exit 2 before rendering: no --base, an unknown ref, a bad policy file", () => {
+    const a = preview(repo, []);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/--base <git-ref> is required/);
+    const b = preview(repo, ["--base", "no-such-branch"]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/--base no-such-branch: no such commit in .*\. Fix: fetch it first/);
+    const bad = path.join(repo, "bad-policy.json");
+    fs.writeFileSync(bad, JSON.stringify({ stacks: { lab: { violations: [{ message: "no policy name" }] } } }));
+    const c = preview(repo, ["--base", "HEAD~1", "--policy", bad]);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/bad-policy\.json: stacks: expected \{"stacks"/);
+    expect(c.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  it("a side that does not render: exit 2 for a broken working tree, 1 for a broken base", () => {
+    const broken = path.join(repo, "stacks/Pulumi.broken.yaml");
+    fs.writeFileSync(broken, "config:\n  openkeel:environment: talos-production\n  openkeel:topology: small\n  openkeel:nodes: 3\n");
+    const head = preview(repo, ["--base", "HEAD~1", "--out", path.join(repo, ".preview-broken")]);
+    expect(head.code).toBe(2);
+    expect(head.stderr).toMatch(/the working tree does not render \(exit 2\):\n.*Pulumi\.broken\.yaml: openkeel:nodes: must be array/);
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "broken stack");
+    fs.rmSync(broken);
+    const base = preview(repo, ["--base", "HEAD", "--out", path.join(repo, ".preview-broken")]);
+    expect(base.code).toBe(1);
+    expect(base.stderr).toMatch(/the base HEAD \([0-9a-f]{12}\) does not render \(exit 2\)/);
+    expect(fs.existsSync(path.join(repo, ".preview-broken"))).toBe(false);
+  });
+});

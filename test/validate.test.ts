@@ -1,0 +1,192 @@
+// kubeconform -strict over every rendered object, offline against ../shared/schemas (Kubernetes
+// 1.32.2 and the CRDs): the shipped stacks pass; a wrong, misplaced or mistyped field and a kind
+// without a schema fail with kubeconform's message and the file; files that are not Kubernetes
+// objects are never shown to it.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { KUBERNETES_SCHEMA_VERSION } from "../platform/versions";
+import { kubeconformArgs, schemaLocations, UPSTREAM_CRD_LOCATION } from "../scripts/lib/kubeconform";
+import { readTree } from "../scripts/lib/write";
+import { REPO, SHIPPED_STACKS } from "./helpers/stacks";
+
+const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
+/** CI has ../shared beside the clone; OPENKEEL_SCHEMAS may point elsewhere. */
+const SCHEMAS = process.env.OPENKEEL_SCHEMAS ? path.resolve(process.env.OPENKEEL_SCHEMAS) : path.resolve(REPO, "../shared/schemas");
+
+function validate(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const { OPENKEEL_SCHEMAS: _drop, ...rest } = process.env;
+  const r = spawnSync(TSX, [path.join(REPO, "scripts/validate.ts"), ...argv], { cwd: REPO, encoding: "utf8", env: { ...rest, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const temps: string[] = [];
+afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+/** A rendered/ folder with one stack: files relative to rendered/<stack>/, objects as data. */
+function renderedFixture(stack: string, files: Record<string, unknown>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-validate-"));
+  temps.push(dir);
+  for (const [rel, body] of Object.entries(files)) {
+    const file = path.join(dir, stack, rel);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, typeof body === "string" ? body : `# fixture\n${stringify(body)}`);
+  }
+  return dir;
+}
+
+const node = (name: string, metadata: Record<string, unknown> = {}) => ({
+  apiVersion: "v1",
+  kind: "Node",
+  metadata: { name, labels: { "node-role.openkeel.io/compute": "" }, ...metadata },
+});
+
+beforeAll(() => {
+  if (!fs.existsSync(path.join(SCHEMAS, "kubernetes", `v${KUBERNETES_SCHEMA_VERSION}-standalone-strict`))) {
+    throw new Error(
+      `offline schemas not found at ${SCHEMAS}: check out the shared repository beside this one (../shared/schemas) or set OPENKEEL_SCHEMAS`,
+    );
+  }
+});
+
+describe("npm run validate: the shipped stacks", () => {
+  it("every object of all four stacks is valid against the offline schemas", () => {
+    const r = validate(["--schemas", SCHEMAS]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`-strict, Kubernetes ${KUBERNETES_SCHEMA_VERSION}, schemas: ${SCHEMAS} (--schemas)`);
+    expect(SHIPPED_STACKS).toHaveLength(4);
+    let total = 0;
+    for (const stack of SHIPPED_STACKS) {
+      const objects = [...readTree(path.join(REPO, "rendered", stack)).keys()].filter((f) => f.startsWith("objects/")).length;
+      expect(objects).toBeGreaterThan(0);
+      total += objects;
+      expect(r.stdout).toMatch(new RegExp(`^${stack}: ${objects} objects valid$`, "m"));
+    }
+    expect(r.stdout).toMatch(new RegExp(`^validated 4 stack\\(s\\), ${total} object\\(s\\), 0 failed$`, "m"));
+  });
+
+  it("takes the schema folder from $OPENKEEL_SCHEMAS, and --stack narrows to one stack", () => {
+    const r = validate(["--stack", "prod-small"], { OPENKEEL_SCHEMAS: SCHEMAS });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`schemas: ${SCHEMAS} ($OPENKEEL_SCHEMAS)`);
+    expect(r.stdout).toMatch(/^validated 1 stack\(s\)/m);
+    expect(r.stdout).not.toMatch(/^prod-medium:/m);
+  });
+});
+
+describe("npm run validate: objects that must fail", () => {
+  it("a wrong field name: exit 1 with kubeconform's message and the file", () => {
+    const dir = renderedFixture("s", { "objects/01-node-roles/node-roles/node-a.yaml": node("a", { labelz: { x: "y" } }) });
+    const r = validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^s: 1 objects: 0 valid, 1 invalid, 0 errors$/m);
+    expect(r.stderr).toContain(
+      `${dir}/s/objects/01-node-roles/node-roles/node-a.yaml: Node a (v1): invalid: at /metadata: additional properties 'labelz' not allowed`,
+    );
+  });
+
+  it("a field in the wrong place and a field of the wrong type", () => {
+    const deployment = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "api", namespace: "openstack", replicas: 2 },
+      spec: {
+        selector: { matchLabels: { app: "api" } },
+        template: {
+          metadata: { labels: { app: "api" } },
+          spec: { containers: [{ name: "api", image: "registry.example/api:1.0.0", ports: [{ containerPort: "http" }] }] },
+        },
+      },
+    };
+    const dir = renderedFixture("s", { "objects/03-platform/api/deployment-openstack-api.yaml": deployment, "objects/01-node-roles/n/node-b.yaml": node("b") });
+    const r = validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^s: 2 objects: 1 valid, 1 invalid, 0 errors$/m);
+    const file = `${dir}/s/objects/03-platform/api/deployment-openstack-api.yaml: Deployment api (apps/v1): invalid:`;
+    expect(r.stderr).toContain(`${file} at /metadata: additional properties 'replicas' not allowed`);
+    expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.()/]/g, "\\$&")} at /spec/template/spec/containers/0/ports/0/containerPort: got string, want integer`));
+    expect(r.stderr).not.toContain("node-b.yaml");
+  });
+
+  it("CRDs are checked against their schemas; a kind without a schema is an error, never skipped", () => {
+    const dir = renderedFixture("s", {
+      "objects/02-crds-operators/snap/volumesnapshotclass-longhorn.yaml": {
+        apiVersion: "snapshot.storage.k8s.io/v1",
+        kind: "VolumeSnapshotClass",
+        metadata: { name: "longhorn" },
+        driver: "driver.longhorn.io",
+        deletionPolicy: "Delete",
+      },
+      "objects/04-platform-config/nhc/nodehealthcheck-compute.yaml": {
+        apiVersion: "remediation.medik8s.io/v1alpha1",
+        kind: "NodeHealthCheck",
+        metadata: { name: "compute" },
+        spec: { minHealthy: "51%", selector: { matchExpressions: [{ key: "node-role.openkeel.io/compute", operator: "Exists" }] } },
+      },
+      "objects/04-platform-config/nhc/nodehealthcheck-bad.yaml": {
+        apiVersion: "remediation.medik8s.io/v1alpha1",
+        kind: "NodeHealthCheck",
+        metadata: { name: "bad" },
+        spec: { minHealthy: "51%", selectr: { matchLabels: { a: "b" } } },
+      },
+      "objects/04-platform-config/x/widget-w.yaml": { apiVersion: "widgets.example.com/v1", kind: "Widget", metadata: { name: "w" } },
+    });
+    const r = validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^s: 4 objects: 2 valid, 1 invalid, 1 errors$/m);
+    expect(r.stderr).toContain(
+      "nodehealthcheck-bad.yaml: NodeHealthCheck bad (remediation.medik8s.io/v1alpha1): invalid: at /spec: additional properties 'selectr' not allowed",
+    );
+    expect(r.stderr).toContain("widget-w.yaml: Widget w (widgets.example.com/v1): error: could not find schema for Widget");
+  });
+
+  it("validates only objects/: values, index, node configuration and a kind config are not Kubernetes objects", () => {
+    const dir = renderedFixture("s", {
+      "objects/01-node-roles/node-roles/node-a.yaml": node("a"),
+      "index.yaml": { stack: "s", phases: [] },
+      "values/nova.yaml": { replicas: 2, conf: { nova: { DEFAULT: { debug: false } } } },
+      "talos/controlplane.yaml": { machine: { kubelet: { extraArgs: { "rotate-server-certificates": "true" } } } },
+      "kind-config.yaml": { kind: "Cluster", apiVersion: "kind.x-k8s.io/v1alpha4", nodes: [{ role: "control-plane" }] },
+      "placement.md": "# placement\n",
+    });
+    const r = validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^s: 1 objects valid$/m);
+  });
+});
+
+describe("npm run validate: usage", () => {
+  it("a schema folder that does not exist: exit 2, naming the flag or variable", () => {
+    const a = validate(["--schemas", "/nonexistent/schemas"]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/^\/nonexistent\/schemas: no such folder \(from --schemas\)\. Fix: /m);
+    const b = validate([], { OPENKEEL_SCHEMAS: "/nonexistent/schemas" });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain("(from $OPENKEEL_SCHEMAS)");
+    expect(b.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  it("a stack that is not rendered: exit 2 with the fix", () => {
+    const r = validate(["--stack", "nope", "--schemas", SCHEMAS]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/rendered\/nope\/: not rendered\. Fix: run `npm run render` first\./);
+  });
+
+  it("always -strict, never -ignore-missing-schemas; upstream locations without a folder", () => {
+    const offline = kubeconformArgs("rendered/x/objects", "/s");
+    expect(offline).toContain("-strict");
+    expect(offline.join(" ")).toContain(`-kubernetes-version ${KUBERNETES_SCHEMA_VERSION}`);
+    expect(offline).not.toContain("-ignore-missing-schemas");
+    expect(schemaLocations("/s")).toEqual([
+      "/s/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json",
+      "/s/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json",
+    ]);
+    expect(schemaLocations(undefined)).toEqual(["default", UPSTREAM_CRD_LOCATION]);
+    expect(kubeconformArgs("t", undefined)).not.toContain("-ignore-missing-schemas");
+  });
+});
