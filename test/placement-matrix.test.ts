@@ -98,6 +98,24 @@ describe("the shipped stacks' configs, broken", () => {
   });
 });
 
+describe("decisions broken through a stack file's placement are refused by the placement checks", () => {
+  const cases: [string, string, (raw: any) => void, string][] = [
+    ["D1: a lab key in production", "prod-medium", (raw) => (raw.services = { ...raw.services, keystone: { placement: { api: { nodeSelector: { "node-role.openkeel.io/control-plane": "" } } } } }), "placement-no-node"],
+    ["D2/D3: chassis on network nodes only", "prod-medium", (raw) => (raw.services = { ...raw.services, neutron: { placement: { chassis: { roles: ["network"] } } } }), "placement-daemonset-coverage"],
+    ["D3: the BGP agent on network nodes only", "prod-medium", (raw) => {
+      raw.bgp = true;
+      raw.services = { ...raw.services, neutron: { placement: { bgpAgent: { role: "network" } } } };
+    }, "placement-daemonset-coverage"],
+    ["D7: the conductor on the control plane", "prod-large", (raw) => (raw.services = { ironic: { placement: { conductor: { role: "controlPlane" } } } }), "placement-forbidden"],
+    ["D7: the conductor without the provisioning toleration", "prod-large", (raw) => (raw.services = { ironic: { placement: { conductor: { role: "provisioning", tolerations: [] } } } }), "placement-no-node"],
+  ];
+  it.each(cases)("%s", (_what, stack, mutate, code) => {
+    const r = planStack(mutatedConfig(stack, mutate));
+    expect(r.plan).toBeUndefined();
+    expect(r.checks.filter((c) => c.level === "error").map((c) => c.code)).toContain(code);
+  });
+});
+
 describe("npm run render with a broken selector in a stack file", () => {
   it("exit 1, naming the component and the nodes it cannot reach; nothing written", () => {
     const raw = shippedRaw("prod-medium");

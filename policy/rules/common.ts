@@ -1,0 +1,141 @@
+// What every rule module shares: the resource views rules judge, the policy wrappers (environment
+// scope, "what is wrong. Fix: how" messages), and readers for the shapes this repository emits
+// (Helm releases and their OpenKeel values, Kubernetes objects). Pure: no server, no Pulumi runtime.
+import type { ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { currentEnvironment, type PolicyEnvironment } from "../environment";
+
+export const RELEASE_TYPE = "kubernetes:helm.sh/v3:Release";
+export const NODE_PATCH_TYPE = "kubernetes:core/v1:NodePatch";
+export const STORAGE_CLASS_TYPE = "kubernetes:storage.k8s.io/v1:StorageClass";
+export const RANDOM_PASSWORD_TYPE = "random:index/randomPassword:RandomPassword";
+
+/** A resource as a rule sees it: resource policies get inputs, stack policies outputs. */
+export interface ResourceView {
+  type: string;
+  name: string;
+  urn: string;
+  props: Record<string, any>;
+}
+
+export interface Finding {
+  /** What is wrong, naming the value path. */
+  message: string;
+  /** How to fix it. */
+  fix: string;
+  /** Stack rules: the resource the finding is about. */
+  urn?: string;
+}
+
+export type Decision = "D1" | "D2" | "D3" | "D4" | "D5" | "D6" | "D7" | "D8";
+/** `production`: lab stacks are exempt; `everywhere`: lab stacks are held to it too. */
+export type Scope = "production" | "everywhere";
+
+interface RuleBase {
+  name: string;
+  decision: Decision;
+  description: string;
+  scope: Scope;
+}
+export interface ResourceRule extends RuleBase {
+  check(r: ResourceView, env: PolicyEnvironment): Finding[];
+}
+export interface StackRule extends RuleBase {
+  check(resources: ResourceView[], env: PolicyEnvironment): Finding[];
+}
+
+export function formatFinding(f: Finding): string {
+  return `${f.message}. Fix: ${f.fix}`;
+}
+
+function exemption(rule: RuleBase, env: PolicyEnvironment): string | undefined {
+  if (rule.scope === "production" && !env.production) return `${rule.decision} binds production stacks only (${env.reason})`;
+  return undefined;
+}
+
+export function resourcePolicy(rule: ResourceRule): ResourceValidationPolicy {
+  return {
+    name: rule.name,
+    description: `${rule.decision}: ${rule.description}`,
+    enforcementLevel: "mandatory",
+    severity: "high",
+    validateResource: (args, report: ReportViolation) => {
+      const env = currentEnvironment();
+      const exempt = exemption(rule, env);
+      if (exempt) args.notApplicable(exempt);
+      for (const f of rule.check({ type: args.type, name: args.name, urn: args.urn, props: args.props }, env)) report(formatFinding(f));
+    },
+  };
+}
+
+export function stackPolicy(rule: StackRule): StackValidationPolicy {
+  return {
+    name: rule.name,
+    description: `${rule.decision}: ${rule.description}`,
+    enforcementLevel: "mandatory",
+    severity: "high",
+    validateStack: (args, report: ReportViolation) => {
+      const env = currentEnvironment();
+      const exempt = exemption(rule, env);
+      if (exempt) args.notApplicable(exempt);
+      const views = args.resources.map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: r.props }));
+      for (const f of rule.check(views, env)) report(formatFinding(f), f.urn);
+    },
+  };
+}
+
+// ---- value readers ----
+
+export type Tree = Record<string, any>;
+
+export function isObject(v: unknown): v is Tree {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+export function get(root: unknown, path: readonly string[]): unknown {
+  let cur: unknown = root;
+  for (const seg of path) {
+    if (!isObject(cur)) return undefined;
+    cur = cur[seg];
+  }
+  return cur;
+}
+
+/** The chart of a Helm release: the last segment of `chart` (`oci://…/openkeel-nova` → `openkeel-nova`). */
+export function chartOf(r: ResourceView): string | undefined {
+  if (r.type !== RELEASE_TYPE || typeof r.props.chart !== "string") return undefined;
+  return r.props.chart.replace(/\/+$/, "").split("/").pop();
+}
+
+export function releasesOf(resources: ResourceView[], chart: string): ResourceView[] {
+  return resources.filter((r) => chartOf(r) === chart);
+}
+
+/** A release's values. */
+export function valuesOf(r: ResourceView): Tree {
+  return isObject(r.props.values) ? r.props.values : {};
+}
+
+/**
+ * The values a chart reads for itself: a service chart installed as its own release reads them at
+ * the top level; inside the umbrella chart they sit under the subchart's name (§ 5.1).
+ */
+export function chartValues(r: ResourceView, chart: string): Tree {
+  const values = valuesOf(r);
+  const nested = values[chart];
+  return isObject(nested) ? nested : values;
+}
+
+export function describeValue(v: unknown): string {
+  return v === undefined ? "unset" : JSON.stringify(v);
+}
+
+/** Walk a value tree: `visit(path, value)` for every node, arrays indexed. */
+export function walk(value: unknown, visit: (path: string[], value: unknown) => void, path: string[] = []): void {
+  visit(path, value);
+  if (Array.isArray(value)) value.forEach((v, i) => walk(v, visit, [...path, String(i)]));
+  else if (isObject(value)) for (const [k, v] of Object.entries(value)) walk(v, visit, [...path, k]);
+}
+
+export function formatPath(path: readonly string[]): string {
+  return path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : /^[A-Za-z0-9_-]+$/.test(p) ? `.${p}` : `["${p}"]`)).join("").replace(/^\./, "");
+}

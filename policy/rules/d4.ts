@@ -1,0 +1,102 @@
+// D4: the HTTP metadata service (169.254.169.254): the metadata agent is enabled on every
+// hypervisor, and its shared secret (metadata_proxy_shared_secret, shared with Nova's metadata
+// API) is a Pulumi secret generated per stack, never a plaintext value in the program.
+import { chartOf, formatPath, RANDOM_PASSWORD_TYPE, valuesOf, walk, type Finding, type ResourceRule, type ResourceView, type StackRule } from "./common";
+import { neutronView, NEUTRON_CHART } from "./neutron";
+import { describePlacement, onlyOn } from "./placement";
+
+export const NOVA_CHART = "openkeel-nova";
+const SHARED_SECRET_KEY = /shared[-_]?secret/i;
+
+/** Every value under a `…sharedSecret…` key of a release (path → value). */
+export function sharedSecrets(r: ResourceView): { path: string[]; value: unknown }[] {
+  const out: { path: string[]; value: unknown }[] = [];
+  walk(valuesOf(r), (path, value) => {
+    const key = path[path.length - 1];
+    if (key !== undefined && SHARED_SECRET_KEY.test(key) && (value === null || typeof value !== "object")) out.push({ path, value });
+  });
+  return out;
+}
+
+export function metadataAgentFindings(r: ResourceView): Finding[] {
+  if (chartOf(r) !== NEUTRON_CHART) return [];
+  const n = neutronView(r);
+  const findings: Finding[] = [];
+  if (n.enabled("metadataAgent") !== true) {
+    findings.push({
+      message: `${r.name}: the metadata agent is not enabled (placement.metadataAgent.enabled is ${JSON.stringify(n.enabled("metadataAgent") ?? null)})`,
+      fix: "set placement.metadataAgent.enabled: true (D4: VMs get http://169.254.169.254)",
+    });
+  }
+  const agent = n.placement("metadataAgent", "compute");
+  if (!onlyOn(agent, "compute")) {
+    findings.push({
+      message: `${r.name}: the metadata agent lands on ${describePlacement(agent)}`,
+      fix: "place it with role: compute: one agent per hypervisor serves the VMs of that node",
+    });
+  }
+  const secrets = sharedSecrets(r);
+  if (secrets.length === 0) {
+    findings.push({ message: `${r.name}: no metadata proxy shared secret in the values`, fix: "set metadataAgent.sharedSecret from the stack secret (secretRef)" });
+  }
+  for (const s of secrets) {
+    if (typeof s.value !== "string" || s.value.length < 16) {
+      findings.push({
+        message: `${r.name}: values.${formatPath(s.path)} is empty or too short for an HMAC key`,
+        fix: "set it from the generated stack secret (secretRef('metadata-proxy-shared-secret'))",
+      });
+    }
+  }
+  return findings;
+}
+
+/**
+ * Policies see secrets unwrapped, so secrecy is checked by origin: every shared secret in the
+ * neutron and nova values must be the result of one of the stack's generated passwords (random's
+ * `result` is always a secret output), and neutron's and nova's must be the same value.
+ */
+export function secretOriginFindings(resources: ResourceView[]): Finding[] {
+  const generated = new Set(resources.filter((r) => r.type === RANDOM_PASSWORD_TYPE).map((r) => r.props.result).filter((v) => typeof v === "string"));
+  const findings: Finding[] = [];
+  const seen: { r: ResourceView; value: unknown }[] = [];
+  for (const r of resources) {
+    const chart = chartOf(r);
+    if (chart !== NEUTRON_CHART && chart !== NOVA_CHART) continue;
+    for (const s of sharedSecrets(r)) {
+      seen.push({ r, value: s.value });
+      if (!generated.has(s.value as string)) {
+        findings.push({
+          urn: r.urn,
+          message: `${r.name}: values.${formatPath(s.path)} is a plaintext value, not the stack's generated secret`,
+          fix: "use secretRef('metadata-proxy-shared-secret') in the Plan: the Pulumi layer turns it into a RandomPassword kept as a Pulumi secret",
+        });
+      }
+    }
+  }
+  const distinct = new Set(seen.map((s) => s.value));
+  if (distinct.size > 1) {
+    findings.push({
+      urn: seen[0].r.urn,
+      message: `the metadata shared secrets differ between ${[...new Set(seen.map((s) => s.r.name))].join(" and ")}: Nova would reject every signed metadata request`,
+      fix: "use the same secretRef in the neutron metadata agent and the nova metadata API",
+    });
+  }
+  return findings;
+}
+
+export const d4MetadataAgent: ResourceRule = {
+  name: "d4-metadata-agent",
+  decision: "D4",
+  scope: "production",
+  description: "the metadata agent is enabled on compute nodes and has its shared secret",
+  check: metadataAgentFindings,
+};
+
+export const d4MetadataSecret: StackRule = {
+  name: "d4-metadata-secret",
+  decision: "D4",
+  // A plaintext secret is wrong in every environment.
+  scope: "everywhere",
+  description: "the metadata proxy shared secret is the stack's generated Pulumi secret, the same for neutron and nova, never plaintext",
+  check: secretOriginFindings,
+};

@@ -1,0 +1,26 @@
+// D8: the public ingress data plane runs on the network nodes and on the control plane nodes:
+// a node affinity with two nodeSelectorTerms (OR), both present.
+import { chartOf, chartValues, get, isObject, type Finding, type ResourceRule, type ResourceView } from "./common";
+import { INFRA_CHART } from "./d5";
+import { covers, describePlacement, effectivePlacement } from "./placement";
+
+export function ingressFindings(r: ResourceView): Finding[] {
+  if (chartOf(r) !== INFRA_CHART) return [];
+  const values = isObject(r.props.values) ? r.props.values : {};
+  const p = effectivePlacement(get(chartValues(r, INFRA_CHART), ["ingress", "placement"]), values);
+  if (covers(p, ["controlPlane", "network"])) return [];
+  return [
+    {
+      message: `${r.name}: the public ingress (ingress.placement) lands on ${describePlacement(p)}`,
+      fix: "set ingress.placement.roles: [controlPlane, network] (D8: one nodeSelectorTerm per role, OR)",
+    },
+  ];
+}
+
+export const d8PublicIngress: ResourceRule = {
+  name: "d8-public-ingress",
+  decision: "D8",
+  scope: "production",
+  description: "the public ingress reaches control-plane OR network nodes, both terms present",
+  check: ingressFindings,
+};

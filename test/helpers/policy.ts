@@ -1,0 +1,48 @@
+// The policy pack in tests: the real pack, spawned and driven through the Analyzer protocol
+// (scripts/lib/analyzer.ts), judging what the program registers under the runtime mocks. A pack
+// reads the environment from the stack config it is started with, so a file starts one pack per
+// environment and reuses it for every run of that environment (spawning costs seconds).
+import program from "../../index";
+import { deployPlan } from "../../components/deploy";
+import type { Plan } from "../../components/plan";
+import { planStack } from "../../environments";
+import type { Diagnostic, PackSession } from "../../scripts/lib/analyzer";
+import { runProgram, type ProgramRun } from "../../scripts/lib/mock-run";
+import { judge, openPack, pulumiConfigMap, type PolicyResult } from "../../scripts/lib/policy-run";
+import { mutatedConfig, shippedConfig, shippedRaw } from "./stacks";
+
+export async function packFor(stack: string): Promise<PackSession> {
+  return openPack(stack, pulumiConfigMap(shippedRaw(stack)));
+}
+
+/** The program of a stack whose config was changed by `mutate` (validated as the loader does). */
+export async function runMutatedConfig(stack: string, mutate: (raw: any) => void): Promise<ProgramRun> {
+  const raw = structuredClone(shippedRaw(stack));
+  mutate(raw);
+  mutatedConfig(stack, mutate); // throws a ConfigError if the mutation is not a valid config
+  return runProgram(stack, pulumiConfigMap(raw), program);
+}
+
+/** The Pulumi layer applying a stack's Plan changed by `mutate`. */
+export async function runMutatedPlan(stack: string, mutate: (plan: Plan) => void): Promise<ProgramRun> {
+  const plan = planStack(shippedConfig(stack)).plan!;
+  mutate(plan);
+  return runProgram(stack, pulumiConfigMap(shippedRaw(stack)), async () => {
+    deployPlan(plan);
+  });
+}
+
+export async function runShipped(stack: string): Promise<ProgramRun> {
+  return runProgram(stack, pulumiConfigMap(shippedRaw(stack)), program);
+}
+
+export { judge, type PolicyResult, type Diagnostic };
+
+/** Mandatory violations of one policy. */
+export function violations(result: PolicyResult, policy: string): Diagnostic[] {
+  return result.mandatory.filter((d) => d.policy === policy);
+}
+
+export function summary(result: PolicyResult): string {
+  return result.diagnostics.map((d) => `${d.level} ${d.policy} ${d.resourceName ?? d.urn}: ${d.message}`).join("\n");
+}

@@ -1,0 +1,311 @@
+// The CrossGuard pack (policy/), spawned for real and driven through the Analyzer protocol, judging
+// what the program registers for each shipped stack and for mutations of a stack's config or Plan:
+// every policy passes on the shipped stacks and trips on a mutation.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allUnits, findUnit, phase, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../components/plan";
+import type { PackSession } from "../scripts/lib/analyzer";
+import { judge, packFor, runMutatedConfig, runMutatedPlan, runShipped, summary, violations, type PolicyResult } from "./helpers/policy";
+import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
+
+const PROD = "prod-medium";
+const LARGE = "prod-large";
+let prodPack: PackSession;
+let labPack: PackSession;
+
+beforeAll(async () => {
+  // One pack per environment: the pack reads the environment from the stack config it starts with.
+  [prodPack, labPack] = await Promise.all([packFor(PROD), packFor("lab")]);
+});
+afterAll(() => {
+  prodPack?.close();
+  labPack?.close();
+});
+
+const packOf = (stack: string) => ((shippedRaw(stack) as any).environment === "kind-lab" ? labPack : prodPack);
+
+function release(plan: Plan, name: string): HelmReleaseUnit {
+  const u = findUnit(plan, name);
+  if (!u || u.kind !== "HelmRelease") throw new Error(`no release ${name}; have ${allUnits(plan).map((x) => x.name).join(", ")}`);
+  return u;
+}
+
+/** The stack's longhorn-local class (the platform's), or a unit holding one when the platform has none. */
+function localClass(plan: Plan): K8sObject {
+  for (const u of allUnits(plan)) {
+    if (u.kind !== "Manifests") continue;
+    const sc = u.objects.find((o) => o.kind === "StorageClass" && o.metadata.name === "longhorn-local");
+    if (sc) return sc;
+  }
+  const sc: K8sObject = {
+    apiVersion: "storage.k8s.io/v1",
+    kind: "StorageClass",
+    metadata: { name: "longhorn-local" },
+    provisioner: "driver.longhorn.io",
+    parameters: { numberOfReplicas: "1", dataLocality: "strict-local" },
+  };
+  phase(plan, "platform-config").units.push({ kind: "Manifests", name: "test-storage-classes", type: "openkeel:platform:StorageClasses", objects: [sc] });
+  return sc;
+}
+
+/** An object the platform writes, found by kind and name. */
+function object(plan: Plan, kind: string, name: string): K8sObject {
+  for (const u of allUnits(plan)) {
+    if (u.kind !== "Manifests") continue;
+    const o = u.objects.find((x) => x.kind === kind && x.metadata.name === name);
+    if (o) return o;
+  }
+  throw new Error(`no ${kind} ${name} in the plan`);
+}
+
+function tripped(result: PolicyResult): string[] {
+  return [...new Set(result.mandatory.map((d) => d.policy))].sort();
+}
+
+function expectTrip(result: PolicyResult, policy: string, resource: string) {
+  const found = violations(result, policy);
+  expect(found.length, summary(result)).toBeGreaterThan(0);
+  expect(found.map((d) => d.resourceName)).toContain(resource);
+  for (const d of found) {
+    expect(d.level).toBe("mandatory");
+    expect(d.message).toMatch(/Fix: /);
+  }
+}
+
+describe.each(SHIPPED_STACKS)("policy pack, shipped stack %s", (stack) => {
+  it("passes every policy", async () => {
+    const result = await judge(stack, await runShipped(stack), packOf(stack));
+    expect(result.diagnostics, summary(result)).toEqual([]);
+  });
+});
+
+describe("policy pack, environment awareness", () => {
+  it("exempts the lab from D1 but holds production to it", async () => {
+    const lab = await runShipped("lab");
+    expect((await judge("lab", lab, labPack)).mandatory).toEqual([]);
+    // The same registrations judged by a pack started with a production stack's config.
+    const asProd = await judge("lab", lab, prodPack);
+    expect(tripped(asProd)).toContain("d1-hardened-role-labels");
+    expect(violations(asProd, "d1-hardened-role-labels").map((d) => d.resourceType)).toContain("kubernetes:core/v1:NodePatch");
+  });
+
+  it("holds the lab to the secret rule", async () => {
+    const result = await judge(
+      "lab",
+      await runMutatedPlan("lab", (plan) => {
+        (release(plan, "openkeel-neutron").values as any).metadataAgent.sharedSecret = "written-in-plain-text-0123456789";
+      }),
+      labPack,
+    );
+    expect(tripped(result)).toEqual(["d4-metadata-secret"]);
+  });
+});
+
+interface Trip {
+  what: string;
+  stack?: string;
+  policies: string[];
+  resource: string;
+  config?: (raw: any) => void;
+  plan?: (plan: Plan) => void;
+}
+
+const service = (raw: any, name: string) => {
+  raw.services ??= {};
+  return (raw.services[name] ??= {});
+};
+
+const TRIPS: Trip[] = [
+  {
+    what: "D1: a placement override selecting the lab control-plane key",
+    policies: ["d1-hardened-role-labels"],
+    resource: "openkeel-keystone",
+    // As a stack config this never reaches the pack: the placement checks refuse it first (issue 7).
+    plan: (plan) => ((release(plan, "openkeel-keystone").values as any).placement.api.nodeSelector = { "node-role.openkeel.io/control-plane": "" }),
+  },
+  {
+    what: "D1: a Node patch writing the lab compute key",
+    policies: ["d1-hardened-role-labels"],
+    resource: "node-roles:node:cmp-01",
+    plan: (plan) => {
+      const u = findUnit(plan, "node-roles") as ManifestsUnit;
+      const node = u.objects.find((o) => o.metadata.name === "cmp-01")!;
+      node.metadata.labels!["node-role.openkeel.io/compute"] = "";
+    },
+  },
+  {
+    what: "D1: a hardened key used as a taint key in global.nodeRoles",
+    policies: ["d1-hardened-role-labels"],
+    resource: "openkeel-nova",
+    plan: (plan) => {
+      (release(plan, "openkeel-nova").values as any).global.nodeRoles.roles.compute.taint.key = "node-restriction.kubernetes.io/openkeel-compute";
+    },
+  },
+  {
+    what: "D1: a NodeHealthCheck selecting the lab network key",
+    policies: ["d1-hardened-role-labels"],
+    resource: "medik8s-remediation:nodehealthcheck:openkeel-network",
+    plan: (plan) => ((object(plan, "NodeHealthCheck", "openkeel-network") as any).spec.selector.matchExpressions[0].key = "node-role.openkeel.io/network"),
+  },
+  {
+    what: "D1: KubeVirt infra placed on the lab control-plane key",
+    policies: ["d1-hardened-role-labels"],
+    resource: "kubevirt:kubevirt:kubevirt/kubevirt",
+    plan: (plan) => ((object(plan, "KubeVirt", "kubevirt") as any).spec.infra.nodePlacement.nodeSelector = { "node-role.openkeel.io/control-plane": "" }),
+  },
+  {
+    what: "D1: CDI workloads placed on the lab storage key",
+    policies: ["d1-hardened-role-labels"],
+    resource: "cdi:cdi:cdi",
+    plan: (plan) => ((object(plan, "CDI", "cdi") as any).spec.workload.nodeSelector = { "node-role.openkeel.io/storage": "" }),
+  },
+  {
+    what: "D1: Longhorn's system-managed selector on the lab storage key (its taintToleration keeps the taint keys)",
+    policies: ["d1-hardened-role-labels"],
+    resource: "longhorn",
+    plan: (plan) => ((release(plan, "longhorn").values as any).defaultSettings.systemManagedComponentsNodeSelector = "node-role.openkeel.io/storage:"),
+  },
+  {
+    what: "D2: the kube-ovn backend through a raw values override",
+    policies: ["d2-parallel-ovn"],
+    resource: "openkeel-neutron",
+    config: (raw) => (service(raw, "neutron").values = { backend: "kube-ovn" }),
+  },
+  {
+    what: "D2: OVN central without required anti-affinity",
+    policies: ["d2-parallel-ovn"],
+    resource: "openkeel-neutron",
+    plan: (plan) => delete (release(plan, "openkeel-neutron").values as any).placement.ovnCentral.antiAffinity,
+  },
+  {
+    what: "D2: one OVN central member",
+    policies: ["d2-parallel-ovn"],
+    resource: "openkeel-neutron",
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.replicas = 1),
+  },
+  {
+    what: "D2 and D3: chassis on network nodes only",
+    policies: ["d2-parallel-ovn", "d3-distributed-floating-ips"],
+    resource: "openkeel-neutron",
+    // As a stack config the placement checks refuse it first (the chassis DaemonSet misses compute nodes).
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.chassis = { roles: ["network"] }),
+  },
+  {
+    what: "D2: Kube-OVN's BGP speaker",
+    policies: ["d2-parallel-ovn"],
+    resource: "kube-ovn-speaker",
+    plan: (plan) =>
+      phase(plan, "platform").units.push({
+        kind: "RemoteManifest",
+        name: "kube-ovn-speaker",
+        type: "openkeel:platform:KubeOvnSpeaker",
+        url: "https://raw.githubusercontent.com/kubeovn/kube-ovn/v1.16.2/yamls/speaker.yaml",
+        version: "v1.16.2",
+      }),
+  },
+  {
+    what: "D3: centralized floating IPs",
+    policies: ["d3-distributed-floating-ips"],
+    resource: "openkeel-neutron",
+    config: (raw) => (service(raw, "neutron").values = { gateway: { floatingIpMode: "centralized" } }),
+  },
+  {
+    what: "D3: the BGP agent on network nodes only",
+    policies: ["d3-distributed-floating-ips"],
+    resource: "openkeel-neutron",
+    // As a stack config (bgp: true, bgpAgent on network) the placement checks refuse it first: the
+    // agent DaemonSet misses the compute nodes it must cover.
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { role: "network", enabled: true }),
+  },
+  {
+    what: "D4: the metadata agent disabled",
+    policies: ["d4-metadata-agent"],
+    resource: "openkeel-neutron",
+    config: (raw) => (service(raw, "neutron").values = { placement: { metadataAgent: { enabled: false } } }),
+  },
+  {
+    what: "D4: a plaintext shared secret",
+    policies: ["d4-metadata-secret"],
+    resource: "openkeel-neutron",
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).metadataAgent.sharedSecret = "written-in-plain-text-0123456789"),
+  },
+  {
+    what: "D5: Galera on a class the stack does not create",
+    policies: ["d5-local-class"],
+    resource: "openkeel-chart",
+    plan: (plan) => ((release(plan, "openkeel-chart").values as any).infrastructure.mariadb.storage.storageClassName = "longhorn"),
+  },
+  {
+    what: "D5: RabbitMQ without a storage class",
+    policies: ["d5-local-volumes"],
+    resource: "openkeel-chart",
+    plan: (plan) => delete (release(plan, "openkeel-chart").values as any).infrastructure.rabbitmq.storage,
+  },
+  {
+    what: "D5: longhorn-local with three replicas",
+    policies: ["d5-local-class"],
+    resource: "storage-classes:storageclass:longhorn-local",
+    plan: (plan) => {
+      const sc = localClass(plan) as any;
+      sc.parameters.numberOfReplicas = "3";
+    },
+  },
+  {
+    what: "D6: the dynamic reservation off",
+    policies: ["d6-dynamic-reservation"],
+    resource: "openkeel-nova",
+    config: (raw) => (service(raw, "nova").values = { computeAgent: { dynamicReservation: { enabled: false } } }),
+  },
+  {
+    what: "D7: the conductor on the control plane",
+    stack: LARGE,
+    policies: ["d7-ironic-conductor-placement"],
+    resource: "openkeel-ironic",
+    // As a stack config the placement checks refuse it first (the conductor outside provisioning nodes).
+    plan: (plan) => ((release(plan, "openkeel-ironic").values as any).placement.conductor.role = "controlPlane"),
+  },
+  {
+    what: "D7: the conductor without the provisioning toleration",
+    stack: LARGE,
+    policies: ["d7-ironic-conductor-placement"],
+    resource: "openkeel-ironic",
+    // As a stack config the placement checks refuse it first (the conductor has no node left).
+    plan: (plan) => ((release(plan, "openkeel-ironic").values as any).placement.conductor.tolerations = []),
+  },
+  {
+    what: "D7: more conductors than provisioning nodes",
+    stack: LARGE,
+    policies: ["d7-ironic-conductors-per-node"],
+    resource: "openkeel-ironic",
+    plan: (plan) => {
+      const u = findUnit(plan, "node-roles") as ManifestsUnit;
+      const prov = u.objects.filter((o) => Object.keys(o.metadata.labels ?? {}).some((k) => k.endsWith("openkeel-provisioning")));
+      for (const k of Object.keys(prov[0].metadata.labels!)) if (k.endsWith("openkeel-provisioning")) delete prov[0].metadata.labels![k];
+    },
+  },
+  {
+    what: "D8: public ingress on network nodes only",
+    policies: ["d8-public-ingress"],
+    resource: "openkeel-chart",
+    plan: (plan) => ((release(plan, "openkeel-chart").values as any).ingress.placement = { roles: ["network"] }),
+  },
+];
+
+describe("policy pack, mutations each decision must catch", () => {
+  it.each(TRIPS.map((t) => [t.what, t] as const))("%s", async (_what, t) => {
+    const stack = t.stack ?? PROD;
+    const run = t.config ? await runMutatedConfig(stack, t.config) : await runMutatedPlan(stack, t.plan!);
+    const result = await judge(stack, run, prodPack);
+    expect(tripped(result), summary(result)).toEqual([...t.policies].sort());
+    for (const p of t.policies) expectTrip(result, p, t.resource === "kube-ovn-speaker" ? result.mandatory.find((d) => d.policy === p)!.resourceName! : t.resource);
+  });
+
+  it("every policy of the pack is tripped by some mutation", () => {
+    const covered = new Set(TRIPS.flatMap((t) => t.policies));
+    expect(prodPack.info.policies.map((p) => p.name).filter((n) => !covered.has(n))).toEqual([]);
+  });
+
+  it("accepts BGP when the agent spans network and compute", async () => {
+    const result = await judge(PROD, await runMutatedConfig(PROD, (raw) => (raw.bgp = true)), prodPack);
+    expect(result.diagnostics, summary(result)).toEqual([]);
+  });
+});
