@@ -12,7 +12,7 @@ run(() => {
     "stacks-dir": { type: "string", default: "stacks" },
   });
   const stacks = planStacks(opts.stack, opts["stacks-dir"]);
-  const rendered = stacks.map((s) => ({ s, files: renderPlan(s.plan) }));
+  const rendered = stacks.map((s) => ({ s, files: renderPlan(s.plan, s.result.placement) }));
   for (const { s, files } of rendered) {
     writeStackDir(opts.out!, s.plan.stack, files);
     const units = allUnits(s.plan);
