@@ -3,6 +3,8 @@
 import { stringify } from "yaml";
 import { makeEmitter, type YamlOptions } from "./yaml-emit";
 import { isSecretRef, PHASES, type K8sObject, type NodeConfigFile, type Plan, type Unit } from "./plan";
+import type { PlacementReport } from "./placement-report";
+import { placementMarkdown, placementSvg } from "./placement-render";
 
 export interface RenderedFile {
   /** Relative to rendered/<stack>/, always with forward slashes. */
@@ -84,7 +86,8 @@ export function nodeConfigContent(file: NodeConfigFile): string {
   return GENERATED_HEADER + comment + file.documents.map((d) => toYaml(d)).join("---\n");
 }
 
-export function renderPlan(plan: Plan): RenderedFile[] {
+/** The Plan's files, and the placement report's (`placement.md`, `placement.svg`) when given. */
+export function renderPlan(plan: Plan, placement?: PlacementReport): RenderedFile[] {
   const files: RenderedFile[] = [];
   const seen = new Set<string>();
   const add = (path: string, body: unknown) => {
@@ -124,5 +127,9 @@ export function renderPlan(plan: Plan): RenderedFile[] {
       units: ph.units.map((u) => unitIndex(u, `objects/${phaseDir(ph.name)}`)),
     })),
   });
+  if (placement) {
+    files.push({ path: "placement.md", content: placementMarkdown(placement) });
+    files.push({ path: "placement.svg", content: placementSvg(placement) });
+  }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

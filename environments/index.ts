@@ -3,6 +3,8 @@
 import type { LoadedConfig } from "../components/config";
 import { assertPlanInvariants, type Plan } from "../components/plan";
 import { buildTopology, planChecks, type PlanCheck, type Topology } from "../components/topology";
+import { placementReport, type PlacementReport } from "../components/placement-report";
+import { planComponents } from "../components/workloads";
 import { kindChecks, kindNodeConfig } from "../components/kind";
 import { talosNodeConfig } from "../components/talos";
 import { platformChecks } from "../platform/checks";
@@ -15,6 +17,8 @@ export interface PlanResult {
   checks: PlanCheck[];
   /** Built only when no check is an error. */
   plan?: Plan;
+  /** Where every component can run (issue 7); its errors are among `checks`, and then no plan. */
+  placement?: PlacementReport;
 }
 
 export function planStack(cfg: LoadedConfig): PlanResult {
@@ -31,5 +35,8 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   // Node-level config (Talos patches and schematics, the kind cluster) from the same inventory.
   plan.nodeConfig = cfg.environment === "kind-lab" ? kindNodeConfig(cfg, topology) : talosNodeConfig(cfg, topology);
   assertPlanInvariants(plan);
-  return { topology, checks, plan };
+  // A component that cannot run, or runs where the design forbids it, fails like a plan check.
+  const placement = placementReport(plan, topology, planComponents(plan));
+  if (placement.checks.length > 0) return { topology, checks: [...checks, ...placement.checks], placement };
+  return { topology, checks, plan, placement };
 }

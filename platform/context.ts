@@ -39,9 +39,14 @@ export function rolesTolerations(roles: readonly Role[]): Toleration[] {
   return roles.map(roleToleration);
 }
 
-/** Operators' controllers, UIs and infra Deployments: the control plane (§ 2.3). */
-export function controlPlaneScheduling(ctx: Pick<PlatformContext, "profile">): Scheduling {
-  return resolvePlacement({ role: "controlPlane" }, { profile: ctx.profile });
+/**
+ * Operators' controllers, UIs and infra Deployments: the control plane (§ 2.3). A lab whose nodes
+ * carry no role (§ 5.2: roles are optional there) gets the toleration only, or nothing could run.
+ */
+export function controlPlaneScheduling(ctx: Pick<PlatformContext, "profile"> & { topo?: Pick<Topology, "nodes"> }): Scheduling {
+  const s = resolvePlacement({ role: "controlPlane" }, { profile: ctx.profile });
+  if (ctx.topo && !ctx.topo.nodes.some((n) => n.roles.length > 0)) delete s.nodeSelector;
+  return s;
 }
 
 /** nodeSelector + tolerations of a scheduling, as Helm values and most CRDs spell them. */

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../components/config";
-import { KIND_API_VERSION, KIND_CONFIG_PATH, kindClusterConfig, kindNodeNames, LAB_NODE_PORTS } from "../components/kind";
+import { KIND_API_VERSION, KIND_CONFIG_PATH, kindClusterConfig, kindNodeConfig, kindNodeNames, LAB_NODE_PORTS } from "../components/kind";
 import { buildTopology } from "../components/topology";
 import { roleLabelKey } from "../components/roles";
 import { planStack } from "../environments";
@@ -13,9 +13,12 @@ import { KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 import { mutatedConfig, REPO, shippedConfig } from "./helpers/stacks";
 
 function kindConfig(cfg: LoadedConfig): any {
+  // Node-level config does not depend on where pods land: only the errors of other checks matter here
+  // (a test stack may taint roles that share nodes, which the placement checks refuse).
   const { plan, checks } = planStack(cfg);
-  expect(plan, JSON.stringify(checks)).toBeDefined();
-  const files = plan!.nodeConfig!.files;
+  const errors = checks.filter((c) => c.level === "error" && !c.code.startsWith("placement-"));
+  expect(errors, JSON.stringify(errors)).toEqual([]);
+  const files = plan ? plan.nodeConfig!.files : kindNodeConfig(cfg, buildTopology(cfg)).files;
   expect(files.map((f) => f.path)).toEqual([KIND_CONFIG_PATH]);
   return files[0].documents[0];
 }

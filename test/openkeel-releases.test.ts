@@ -196,7 +196,9 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
     expect(neutron.ovnCentral.storage).toEqual({ storageClassName: "longhorn-local" });
     const swift = values(plan, "openkeel-swift");
     expect(swift.storage.devices).toEqual({ storageClassName: "longhorn-local" });
-    expect(swift.placement.storage).toEqual({ role: "storage", antiAffinity: "required" });
+    // Storage nodes that are also tainted hypervisors (medium, § 6.2) need the compute toleration too.
+    const tainted = stack === "prod-medium" ? [{ key: "node-role.openkeel.io/compute", operator: "Exists", effect: "NoSchedule" }] : [];
+    expect(swift.placement.storage).toEqual({ role: "storage", antiAffinity: "required", ...(tainted.length ? { extraTolerations: tainted } : {}) });
     const storageNodes = plan.nodes.filter((n) => n.roles.includes("storage")).length;
     expect(swift.storage.replicas).toBe(storageNodes);
   });
@@ -267,7 +269,8 @@ describe("stack settings", () => {
   });
 
   it("a stack's placement role replaces the default role(s)", () => {
-    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { neutron: { placement: { chassis: { role: "network" } } } })));
+    // prod-small: every node is compute and network, so the moved chassis still covers its nodes
+    const plan = planOf(mutatedConfig("prod-small", (r) => (r.services = { neutron: { placement: { chassis: { role: "network" } } } })));
     expect(values(plan, "openkeel-neutron").placement.chassis).toEqual({ role: "network" });
   });
 
@@ -300,7 +303,7 @@ describe("stack settings", () => {
 
   it("null in raw values removes a default, as in Helm", () => {
     const plan = planOf(
-      mutatedConfig("prod-large", (r) => (r.services = { neutron: { values: { placement: { chassis: { roles: null, role: "network" } } } } })),
+      mutatedConfig("prod-small", (r) => (r.services = { neutron: { values: { placement: { chassis: { roles: null, role: "network" } } } } })),
     );
     expect(values(plan, "openkeel-neutron").placement.chassis).toEqual({ role: "network" });
   });

@@ -119,7 +119,8 @@ const TRIPS: Trip[] = [
     what: "D1: a placement override selecting the lab control-plane key",
     policies: ["d1-hardened-role-labels"],
     resource: "openkeel-keystone",
-    config: (raw) => (service(raw, "keystone").placement = { api: { nodeSelector: { "node-role.openkeel.io/control-plane": "" } } }),
+    // As a stack config this never reaches the pack: the placement checks refuse it first (issue 7).
+    plan: (plan) => ((release(plan, "openkeel-keystone").values as any).placement.api.nodeSelector = { "node-role.openkeel.io/control-plane": "" }),
   },
   {
     what: "D1: a Node patch writing the lab compute key",
@@ -185,7 +186,8 @@ const TRIPS: Trip[] = [
     what: "D2 and D3: chassis on network nodes only",
     policies: ["d2-parallel-ovn", "d3-distributed-floating-ips"],
     resource: "openkeel-neutron",
-    config: (raw) => (service(raw, "neutron").placement = { chassis: { roles: ["network"] } }),
+    // As a stack config the placement checks refuse it first (the chassis DaemonSet misses compute nodes).
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.chassis = { roles: ["network"] }),
   },
   {
     what: "D2: Kube-OVN's BGP speaker",
@@ -210,10 +212,9 @@ const TRIPS: Trip[] = [
     what: "D3: the BGP agent on network nodes only",
     policies: ["d3-distributed-floating-ips"],
     resource: "openkeel-neutron",
-    config: (raw) => {
-      raw.bgp = true;
-      service(raw, "neutron").placement = { bgpAgent: { role: "network" } };
-    },
+    // As a stack config (bgp: true, bgpAgent on network) the placement checks refuse it first: the
+    // agent DaemonSet misses the compute nodes it must cover.
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { role: "network", enabled: true }),
   },
   {
     what: "D4: the metadata agent disabled",
@@ -259,14 +260,16 @@ const TRIPS: Trip[] = [
     stack: LARGE,
     policies: ["d7-ironic-conductor-placement"],
     resource: "openkeel-ironic",
-    config: (raw) => (service(raw, "ironic").placement = { conductor: { role: "controlPlane" } }),
+    // As a stack config the placement checks refuse it first (the conductor outside provisioning nodes).
+    plan: (plan) => ((release(plan, "openkeel-ironic").values as any).placement.conductor.role = "controlPlane"),
   },
   {
     what: "D7: the conductor without the provisioning toleration",
     stack: LARGE,
     policies: ["d7-ironic-conductor-placement"],
     resource: "openkeel-ironic",
-    config: (raw) => (service(raw, "ironic").placement = { conductor: { role: "provisioning", tolerations: [] } }),
+    // As a stack config the placement checks refuse it first (the conductor has no node left).
+    plan: (plan) => ((release(plan, "openkeel-ironic").values as any).placement.conductor.tolerations = []),
   },
   {
     what: "D7: more conductors than provisioning nodes",

@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../components/config";
 import type { NodeConfigFile } from "../components/plan";
 import { planStack } from "../environments";
+import { talosNodeConfig } from "../components/talos";
+import { buildTopology } from "../components/topology";
 import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir, talosSchemaPath, talosValidator } from "../scripts/lib/talos-schema";
 import { mutatedConfig, REPO, shippedConfig } from "./helpers/stacks";
 
@@ -13,7 +15,8 @@ const validator = talosValidator();
 
 /** The Talos documents of a stack: patches and node patches (schematics and the index are not Talos config). */
 function talosDocuments(cfg: LoadedConfig): { path: string; doc: Record<string, unknown> }[] {
-  const files: NodeConfigFile[] = planStack(cfg).plan!.nodeConfig!.files;
+  // Node-level config does not depend on where pods land (placement checks may refuse a test stack).
+  const files: NodeConfigFile[] = (planStack(cfg).plan?.nodeConfig ?? talosNodeConfig(cfg, buildTopology(cfg))).files;
   return files
     .filter((f) => f.path.startsWith("talos/patches/") || f.path.startsWith("talos/nodes/"))
     .flatMap((f) => f.documents.map((doc) => ({ path: f.path, doc })));

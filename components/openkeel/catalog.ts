@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { ServiceName } from "../config";
 import { secretRef } from "../plan";
-import { roleLabelKey, type Role } from "../roles";
+import { ROLES, roleLabelKey, roleToleration, type Role } from "../roles";
 import type { ReleaseContext, ReplicaRule } from "./context";
 import { labelKey } from "./k8s";
 import { LONGHORN_LOCAL, METADATA_PROXY_SECRET, RESERVED_TOLERATION } from "./names";
@@ -65,6 +65,17 @@ const dynamicReservationSchema = z.strictObject({
 const on =
   (role: Role, extra: Partial<PlacementValue> = {}) =>
   (): PlacementValue => ({ role, ...extra });
+
+/**
+ * Tolerations of the other tainted roles that the role's nodes also carry: Swift storage on the
+ * compute+storage nodes of the medium topology (§ 6.2, compute tainted) must tolerate compute, or
+ * it has no node at all (found by the placement report, issue 7).
+ */
+function sharedNodeTolerations(role: Role, ctx: ReleaseContext) {
+  return ROLES.filter(
+    (r) => r !== role && ctx.topo.taintedRoles.includes(r) && ctx.topo.nodesByRole[role].some((n) => n.roles.includes(r)),
+  ).map(roleToleration);
+}
 
 /** An API Deployment on the control plane (3 replicas where there are 3 nodes, § 2.2). */
 const api = (replicas = 3): ComponentSpec => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
@@ -161,7 +172,10 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       proxy: api(),
       storage: {
         kind: "StatefulSet",
-        placement: on("storage", { antiAffinity: "required" }),
+        placement: (ctx) => {
+          const extra = sharedNodeTolerations("storage", ctx);
+          return { role: "storage", antiAffinity: "required", ...(extra.length > 0 ? { extraTolerations: extra } : {}) };
+        },
         replicas: "perNode",
         settings: { devices: volumeSchema },
       },

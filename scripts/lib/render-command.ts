@@ -24,7 +24,7 @@ export function renderCommand(argv: string[], io: Io): number {
   const out = opts.out!;
   const allowed = new Set(opts["allow-removal"] ?? []);
   const stacks = planStacks(opts.stack, opts["stacks-dir"]);
-  const rendered = stacks.map((s) => ({ s, files: renderPlan(s.plan) }));
+  const rendered = stacks.map((s) => ({ s, files: renderPlan(s.plan, s.result.placement) }));
 
   // Data-owning units the previous render (normally the committed one) had and this one drops.
   const refused: string[] = [];

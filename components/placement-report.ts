@@ -1,0 +1,295 @@
+// Where every component can run on every node of a stack (issue 7): the inventory as the
+// scheduler sees it (components/topology.ts), each component's scheduling as rendered
+// (components/workloads.ts), Kubernetes' matching rules (components/scheduling.ts), and the checks
+// that fail the render when a component cannot run, or runs where the design (§ 2) forbids it.
+import type { NodeConfig } from "./config";
+import type { Plan } from "./plan";
+import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "./roles";
+import {
+  antiAffinityCapacity,
+  ineligibility,
+  matchesLabelSelector,
+  type LabelSelector,
+  type PodScheduling,
+  type SchedNode,
+} from "./scheduling";
+import { nodeTaints, schedulingNodeLabels, type PlanCheck, type Topology } from "./topology";
+
+export type ComponentSource = "platform" | "openkeel";
+export type ComponentKind = "Deployment" | "StatefulSet" | "DaemonSet" | "Pods" | "NodeHealthCheck" | "LonghornDisks";
+
+/**
+ * Roles of a design § 2 row: a list of roles (the component's nodes carry at least one), `all`
+ * (every node that carries an OpenKeel role: "every node that runs VMs or volumes") or `allNodes`
+ * (every node of the cluster, the Kubernetes-only control plane included: CNI, remediation).
+ */
+export type DesignRoles = Role[] | "all" | "allNodes";
+
+export interface Component {
+  /** Stable id, `<unit>/<component>`: the row's name in reports and error messages. */
+  name: string;
+  source: ComponentSource;
+  /** Plan unit whose values or objects place it. */
+  unit: string;
+  kind: ComponentKind;
+  replicas?: number;
+  /** Pod scheduling; for NodeHealthCheck and LonghornDisks, `nodeSelection` applies instead. */
+  scheduling: PodScheduling;
+  /** Node label selector of kinds that select nodes rather than schedule pods. */
+  nodeSelection?: LabelSelector;
+  /** Topology keys of required anti-affinity against its own pods (one replica per domain). */
+  requiredAntiAffinity?: string[];
+  /** The design's § 2 row: the roles it runs on. A DaemonSet must cover every node of them. */
+  designRoles: DesignRoles;
+  /** Every node it may run on must carry this role (Galera, RabbitMQ, the Ironic conductor). */
+  confinedTo?: Role;
+  /** No node it may run on may carry one of these roles (tenant workloads off provisioning nodes). */
+  forbiddenRoles?: Role[];
+}
+
+export interface ReportNode extends SchedNode {
+  roles: Role[];
+  zone?: string;
+  kubernetesControlPlane: boolean;
+}
+
+export interface ComponentPlacement {
+  component: Component;
+  /** Eligible node names, in report node order. */
+  eligible: string[];
+  /** Per ineligible node, why. */
+  reasons: Record<string, string[]>;
+  /** Roles with at least one eligible node. */
+  reaches: Role[];
+}
+
+export interface PlacementReport {
+  stack: string;
+  topology: string;
+  profile: string;
+  taintedRoles: Role[];
+  nodes: ReportNode[];
+  placements: ComponentPlacement[];
+  /** Errors of the placement checks (empty when the placement holds). */
+  checks: PlanCheck[];
+}
+
+/** Labels the kubelet sets on every node that role selectors of upstream charts use. */
+export const KUBELET_NODE_LABELS: Record<string, string> = { "kubernetes.io/os": "linux" };
+
+/**
+ * Every label a node will carry: those the node-roles phase applies (role labels, zone, inventory
+ * labels and what platform modules contribute, read from the Plan's Node patches), plus the ones
+ * the kubelet sets itself.
+ */
+export function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">): ReportNode[] {
+  const patched = new Map<string, Record<string, string>>();
+  for (const ph of plan.phases) {
+    for (const u of ph.units) {
+      if (u.kind !== "Manifests") continue;
+      for (const o of u.objects) {
+        if (o.kind === "Node" && o.apiVersion === "v1") {
+          patched.set(o.metadata.name, { ...(patched.get(o.metadata.name) ?? {}), ...(o.metadata.labels ?? {}) });
+        }
+      }
+    }
+  }
+  // kind untaints its control-plane nodes when the cluster has no worker (kubeadminit action), so a
+  // lab's only node takes workloads even without an OpenKeel role.
+  const kindUntainted = !topo.production && topo.nodes.every((n) => n.kubernetesControlPlane);
+  const nodes = topo.nodes.map((n: NodeConfig) => ({
+    name: n.name,
+    roles: [...n.roles],
+    ...(n.zone !== undefined ? { zone: n.zone } : {}),
+    kubernetesControlPlane: n.kubernetesControlPlane,
+    labels: sortKeys({ ...KUBELET_NODE_LABELS, ...(patched.get(n.name) ?? {}), ...schedulingNodeLabels(n, topo.profile) }),
+    taints: nodeTaints(n, topo).filter((t) => !(kindUntainted && t.key === K8S_CONTROL_PLANE_LABEL)),
+  }));
+  return sortNodes(nodes);
+}
+
+function sortKeys(r: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The role group of a node: its roles in ROLES order, or none (Kubernetes control plane only). */
+export function roleGroup(node: Pick<ReportNode, "roles">): string {
+  const roles = ROLES.filter((r) => node.roles.includes(r));
+  return roles.length > 0 ? roles.join("+") : "(no role)";
+}
+
+function groupRank(node: Pick<ReportNode, "roles">): number[] {
+  if (node.roles.length === 0) return [ROLES.length];
+  // First by the first role, then by how many roles (dedicated before combined), then the rest.
+  const idx = ROLES.map((r, i) => (node.roles.includes(r) ? i : -1)).filter((i) => i >= 0);
+  return [idx[0], idx.length, ...idx];
+}
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? -1) - (b[i] ?? -1);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Nodes grouped by role set (control plane first, Kubernetes-only nodes last), then zone, then name. */
+export function sortNodes<T extends Pick<ReportNode, "roles" | "zone" | "name">>(nodes: T[]): T[] {
+  return [...nodes].sort(
+    (a, b) =>
+      compareRanks(groupRank(a), groupRank(b)) ||
+      (a.zone ?? "").localeCompare(b.zone ?? "") ||
+      a.name.localeCompare(b.name, "en", { numeric: true }),
+  );
+}
+
+/** The nodes a design row names. */
+export function designNodes(roles: DesignRoles, nodes: Pick<ReportNode, "name" | "roles">[]): string[] {
+  if (roles === "allNodes") return nodes.map((n) => n.name);
+  if (roles === "all") return nodes.filter((n) => n.roles.length > 0).map((n) => n.name);
+  return nodes.filter((n) => n.roles.some((r) => roles.includes(r))).map((n) => n.name);
+}
+
+export function describeDesignRoles(roles: DesignRoles): string {
+  if (roles === "allNodes") return "all nodes";
+  if (roles === "all") return "all role nodes";
+  return roles.join(", ");
+}
+
+function nodeEligibility(c: Component, node: ReportNode): string[] {
+  if (c.nodeSelection !== undefined) {
+    return matchesLabelSelector(c.nodeSelection, node.labels) ? [] : ["node selector does not match its labels"];
+  }
+  return ineligibility({ ...c.scheduling, daemonSet: c.kind === "DaemonSet" }, node);
+}
+
+export function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlacement {
+  const eligible: string[] = [];
+  const reasons: Record<string, string[]> = {};
+  for (const n of nodes) {
+    const why = nodeEligibility(c, n);
+    if (why.length === 0) eligible.push(n.name);
+    else reasons[n.name] = why;
+  }
+  const eligibleSet = new Set(eligible);
+  const reaches = ROLES.filter((r) => nodes.some((n) => n.roles.includes(r) && eligibleSet.has(n.name)));
+  return { component: c, eligible, reasons, reaches };
+}
+
+/** "a, b: reason; c: other reason": nodes with the same reasons listed together. */
+export function describeUnreachable(names: string[], reasons: Record<string, string[]>): string {
+  const byReason = new Map<string, string[]>();
+  for (const n of names) {
+    const why = (reasons[n] ?? []).join(", ") || "not eligible";
+    byReason.set(why, [...(byReason.get(why) ?? []), n]);
+  }
+  return [...byReason.entries()].map(([why, ns]) => `${ns.join(", ")} (${why})`).join("; ");
+}
+
+const FIX_SELECTOR =
+  "correct the component's nodeSelector, affinity or tolerations (a raw placement field in openkeel:services.<service>.placement, or the platform module's values) so that they match the role labels and taints of the inventory";
+
+/** The stack has role labels, but none of the component's design roles. */
+function roleAbsent(c: Component, nodes: ReportNode[]): boolean {
+  if (!Array.isArray(c.designRoles) || !nodes.some((n) => n.roles.length > 0)) return false;
+  return !nodes.some((n) => n.roles.some((r) => (c.designRoles as Role[]).includes(r)));
+}
+
+/** The placement checks: every error names the component and the nodes it cannot reach, and why. */
+export function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): PlanCheck[] {
+  const checks: PlanCheck[] = [];
+  const error = (code: string, message: string, remediation: string) => checks.push({ level: "error", code, message, remediation });
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  for (const p of placements) {
+    const c = p.component;
+    const what = `${c.name} (${c.kind}${c.replicas !== undefined ? `, ${c.replicas} replica(s)` : ""})`;
+    if (c.kind === "NodeHealthCheck") continue; // selects nodes to remediate, may rightly select none
+    if (p.eligible.length === 0) {
+      // A stack without any node of the component's roles (no storage node: a warning of the plan
+      // checks) leaves it unscheduled by design; a stack whose nodes carry no role at all (a lab)
+      // must run everything somewhere.
+      if (roleAbsent(c, nodes)) continue;
+      error(
+        "placement-no-node",
+        `${what} can run on no node: ${describeUnreachable(nodes.map((n) => n.name), p.reasons)}`,
+        FIX_SELECTOR,
+      );
+      continue;
+    }
+    for (const key of c.requiredAntiAffinity ?? []) {
+      const eligibleNodes = p.eligible.map((n) => byName.get(n)!);
+      const capacity = antiAffinityCapacity(eligibleNodes, key);
+      if (c.replicas !== undefined && c.replicas > capacity) {
+        const unreachable = nodes.map((n) => n.name).filter((n) => !p.eligible.includes(n));
+        error(
+          "placement-anti-affinity",
+          `${what} has required anti-affinity on ${key} but only ${capacity} ${key === HOSTNAME_LABEL ? "node(s)" : "domain(s)"} can take it (${p.eligible.join(", ")})` +
+            (unreachable.length > 0 ? `; it cannot reach ${describeUnreachable(unreachable, p.reasons)}` : ""),
+          `lower its replicas to ${capacity}, or give its role to more nodes`,
+        );
+      }
+    }
+    if (c.kind === "DaemonSet") {
+      const missed = designNodes(c.designRoles, nodes).filter((n) => !p.eligible.includes(n));
+      if (missed.length > 0) {
+        error(
+          "placement-daemonset-coverage",
+          `${what} must run on every node of ${describeDesignRoles(c.designRoles)} (design § 2) but misses ${describeUnreachable(missed, p.reasons)}`,
+          `${FIX_SELECTOR}; a DaemonSet needs the tolerations of every tainted role it covers`,
+        );
+      }
+    }
+    // A lab whose nodes carry no role has no control plane to keep Galera on (§ 5.2: labs need no roles).
+    const confined = c.confinedTo !== undefined && nodes.some((n) => n.roles.includes(c.confinedTo!));
+    const outside = p.eligible.filter((n) => confined && !byName.get(n)!.roles.includes(c.confinedTo!));
+    if (outside.length > 0) {
+      error(
+        "placement-forbidden",
+        `${what} may run on ${outside.join(", ")}, which lack the ${c.confinedTo} role: the design (§ 2) keeps it on ${c.confinedTo} nodes only`,
+        `restrict it to the ${c.confinedTo} role (its role selector), and remove any raw nodeSelector or affinity that widens it`,
+      );
+    }
+    for (const role of c.forbiddenRoles ?? []) {
+      const onRole = p.eligible.filter((n) => byName.get(n)!.roles.includes(role));
+      if (onRole.length > 0) {
+        error(
+          "placement-forbidden",
+          `${what} may run on ${onRole.join(", ")}, which carry the ${role} role: the design (§ 1.4, § 2) keeps it off ${role} nodes`,
+          `keep ${role} nodes dedicated (no other role on them), taint them, and do not give ${c.name} their toleration`,
+        );
+      }
+    }
+  }
+  // NodeHealthChecks must not overlap: two checks remediating one node race each other (the
+  // NHC documentation warns against it), and the control plane's maxUnhealthy would not hold.
+  const nhcs = placements.filter((p) => p.component.kind === "NodeHealthCheck");
+  for (const n of nodes) {
+    const by = nhcs.filter((p) => p.eligible.includes(n.name)).map((p) => p.component.name);
+    if (by.length > 1) {
+      error(
+        "placement-nhc-overlap",
+        `node ${n.name} is selected by ${by.length} NodeHealthChecks (${by.join(", ")}): they would remediate it concurrently`,
+        "make the NodeHealthCheck selectors disjoint (each excludes the roles of the checks before it)",
+      );
+    }
+  }
+  return checks;
+}
+
+export function placementReport(
+  plan: Plan,
+  topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">,
+  components: Component[],
+): PlacementReport {
+  const nodes = reportNodes(plan, topo);
+  const placements = components.map((c) => placeComponent(c, nodes));
+  return {
+    stack: plan.stack,
+    topology: plan.topology,
+    profile: plan.labelProfile,
+    taintedRoles: [...plan.taintedRoles],
+    nodes,
+    placements,
+    checks: placementChecks(placements, nodes),
+  };
+}

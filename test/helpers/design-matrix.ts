@@ -1,0 +1,86 @@
+// The design's § 2 matrix, transcribed from the design text (§ 2.1–2.3, § 5.1 for the role lists,
+// § 5.6 for NodeHealthChecks), not from the code: a component-name pattern and the nodes it must reach.
+import type { LoadedConfig } from "../../components/config";
+import type { PlacementReport } from "../../components/placement-report";
+import type { Role } from "../../components/roles";
+
+/** Exactly the nodes carrying one of the roles; every node; or a non-empty subset of the roles' nodes. */
+export type Expect = Role[] | "every node" | { within: Role[] } | { nhc: Role };
+
+const CP: Role[] = ["controlPlane"];
+/** § 5.6: one NodeHealthCheck per role, in this order, none overlapping; compute nodes are Masakari's. */
+const NHC_ORDER: Role[] = ["controlPlane", "network", "storage"];
+
+export const MATRIX: [RegExp, Expect][] = [
+  // § 2.1 shared infrastructure
+  [/openkeel-chart\/(mariadb|rabbitmq)$/, CP],
+  [/\/cert-manager$|cert-manager\/(webhook|cainjector)$/, CP],
+  // § 2.2 OpenKeel services: every API, worker, scheduler and conductor on the control plane
+  [/openkeel-(keystone|placement|glance|skyline|ovn-octavia-provider|ec2-api|zun|ironic|swift)\/(api|proxy)$/, CP],
+  [/openkeel-nova\/(api|conductor|scheduler|consoleProxy|ironicAgent)$/, CP],
+  [/openkeel-neutron\/(api|worker|ovnCentral)$/, CP],
+  [/openkeel-(cinder|manila|heat|barbican|designate|masakari)\/\w+$/, CP],
+  [/openkeel-nova\/computeAgent$/, ["compute"]],
+  [/openkeel-neutron\/chassis$/, ["compute", "network"]],
+  [/openkeel-neutron\/metadataAgent$/, ["compute"]],
+  [/openkeel-neutron\/bgpAgent$/, ["network", "compute"]],
+  [/openkeel-chart\/ingress$/, ["controlPlane", "network"]],
+  [/openkeel-swift\/storage$/, ["storage"]],
+  [/openkeel-ironic\/conductor$/, ["provisioning"]],
+  [/openkeel-zun\/computeAgent$/, ["containers"]],
+  [/virt-api\+virt-controller$/, CP],
+  [/virt-handler$/, ["compute"]],
+  [/cdi-infra$/, CP],
+  [/cdi-importer\+cloner\+upload$/, ["storage"]],
+  [/self-node-remediation-agent$/, "every node"],
+  // § 2.3 platform operators and agents
+  [/mariadb-operator\/(mariadb-operator|webhook|certController)$/, CP],
+  [/rabbitmq.*operator/, CP],
+  [/snapshot-controller$/, CP],
+  // § 2.2: Medik8s NHC operator, Node Maintenance operator (and SNR's controller): control plane
+  [/(node-healthcheck-operator|node-maintenance-operator|self-node-remediation)\/operator$/, CP],
+  [/longhorn-(manager|csi-plugin\+instance-managers)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
+  [/longhorn-(driver-deployer|ui)$/, CP],
+  // § 2.3 says disks only on storage nodes, but D5 (§ 2.1) puts Galera, RabbitMQ and OVN central on
+  // strict-local volumes, which live on their pod's node: control-plane nodes need a disk too.
+  [/longhorn-default-disks$/, ["controlPlane", "storage"]],
+  [/kube-ovn\/(ovn-central|kube-ovn-controller)$/, { within: CP }],
+  [/kube-ovn-cni\+ovs-ovn\+pinger$/, "every node"],
+  [/kube-multus-ds$/, "every node"],
+  [/control-plane\/remediates$/, { nhc: "controlPlane" }],
+  [/network\/remediates$/, { nhc: "network" }],
+  [/storage\/remediates$/, { nhc: "storage" }],
+];
+
+function nodesOf(cfg: LoadedConfig, roles: Role[]): string[] {
+  return cfg.nodes.filter((n) => n.roles.some((r) => roles.includes(r))).map((n) => n.name).sort();
+}
+
+export function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {
+  if (e === "every node") return cfg.nodes.map((n) => n.name).sort();
+  if (Array.isArray(e)) return nodesOf(cfg, e);
+  if ("nhc" in e) {
+    const earlier = NHC_ORDER.slice(0, NHC_ORDER.indexOf(e.nhc));
+    return cfg.nodes
+      .filter((n) => n.roles.includes(e.nhc) && !n.roles.includes("compute") && !earlier.some((r) => n.roles.includes(r)))
+      .map((n) => n.name)
+      .sort();
+  }
+  return nodesOf(cfg, e.within);
+}
+
+/** Compares every placement with its row; returns the names of components without a row. */
+export function checkMatrix(cfg: LoadedConfig, report: PlacementReport, expect: (actual: unknown, message?: string) => any): void {
+  for (const p of report.placements) {
+    const row = MATRIX.find(([re]) => re.test(p.component.name));
+    expect(row, `no § 2 row for ${p.component.name}`).toBeDefined();
+    const e = row![1];
+    const got = [...p.eligible].sort();
+    if (typeof e === "object" && !Array.isArray(e) && "within" in e) {
+      expect(got.length, p.component.name).toBeGreaterThan(0);
+      for (const n of got) expect(expectedNodes(cfg, e), `${p.component.name} on ${n}`).toContain(n);
+    } else {
+      expect(got, p.component.name).toEqual(expectedNodes(cfg, e));
+    }
+  }
+}

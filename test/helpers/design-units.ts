@@ -1,0 +1,187 @@
+// Plan units shaped as the design writes them (§ 4.4 KubeVirt/CDI CRs, § 5.1 OpenKeel values,
+// § 5.3 platform values, § 5.6 Medik8s), built here from the design text so that the placement
+// report can be tested before (and independently of) the platform and OpenKeel modules.
+import { phase, type HelmReleaseUnit, type ManifestsUnit, type Plan, type RemoteManifestUnit } from "../../components/plan";
+import { ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role } from "../../components/roles";
+import { RESERVED_TAINT_KEY } from "../../components/roles";
+
+const chart = (name: string) => ({ repository: "oci://example.invalid/charts", chart: name, version: "1.0.0" });
+
+export function nodeRolesValue(profile: LabelProfile) {
+  return {
+    taints: false,
+    roles: Object.fromEntries(ROLES.map((r) => [r, { label: roleLabelKey(r, profile), taint: roleTaint(r) }])),
+  };
+}
+
+function release(name: string, values: Record<string, unknown>): HelmReleaseUnit {
+  return { kind: "HelmRelease", name, type: "openkeel:openkeel:Release", release: name, namespace: "openkeel", chart: chart(name), values };
+}
+
+export interface DesignOpts {
+  conductorReplicas?: number;
+  ironic?: boolean;
+  zun?: boolean;
+  /** Replicas of the quorum StatefulSets (3 by default; 1 on a one-node lab). */
+  quorum?: number;
+}
+
+export function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
+  const q = opts.quorum ?? 3;
+  const sel = (r: Role) => ({ [roleLabelKey(r, profile)]: "" });
+  const tol = (r: Role) => ({ key: roleTaint(r).key, operator: "Exists", effect: "NoSchedule" });
+  const reserved = { key: RESERVED_TAINT_KEY, operator: "Exists", effect: "NoSchedule" };
+  const global = { nodeRoles: nodeRolesValue(profile) };
+  const lh = (r: Role) => `${roleTaint(r).key}:NoSchedule`;
+  // § 2.3: Longhorn runs on "every node that consumes or stores volumes": not network nodes (§ 1.2).
+  const volumeRoles: Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
+
+  const platform: (HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit)[] = [
+    {
+      kind: "HelmRelease",
+      name: "longhorn",
+      type: "openkeel:platform:Longhorn",
+      release: "longhorn",
+      namespace: "longhorn-system",
+      chart: chart("longhorn"),
+      values: {
+        defaultSettings: {
+          createDefaultDiskLabeledNodes: true,
+          taintToleration: volumeRoles.map(lh).join(";"),
+        },
+        longhornManager: { tolerations: volumeRoles.map(tol) },
+        longhornDriver: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] },
+        longhornUI: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] },
+      },
+    },
+    {
+      kind: "Manifests",
+      name: "kubevirt-cr",
+      type: "openkeel:platform:KubeVirt",
+      objects: [
+        {
+          apiVersion: "kubevirt.io/v1",
+          kind: "KubeVirt",
+          metadata: { name: "kubevirt", namespace: "kubevirt" },
+          spec: {
+            infra: { nodePlacement: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] } },
+            workloads: { nodePlacement: { nodeSelector: sel("compute"), tolerations: [tol("compute"), reserved] } },
+          },
+        },
+        {
+          apiVersion: "cdi.kubevirt.io/v1beta1",
+          kind: "CDI",
+          metadata: { name: "cdi" },
+          spec: {
+            infra: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] },
+            // "storage (or compute when hyperconverged)": storage nodes may be tainted compute nodes.
+            workload: { nodeSelector: sel("storage"), tolerations: [tol("storage"), tol("compute")] },
+          },
+        },
+        {
+          apiVersion: "remediation.medik8s.io/v1alpha1",
+          kind: "NodeHealthCheck",
+          metadata: { name: "control-plane" },
+          // § 5.6: the control plane's own check; compute nodes belong to Masakari's segments.
+          spec: {
+            selector: {
+              matchExpressions: [
+                { key: roleLabelKey("controlPlane", profile), operator: "Exists" },
+                { key: roleLabelKey("compute", profile), operator: "DoesNotExist" },
+              ],
+            },
+            maxUnhealthy: 1,
+          },
+        },
+        {
+          apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
+          kind: "SelfNodeRemediationConfig",
+          metadata: { name: "self-node-remediation-config", namespace: "medik8s" },
+          spec: { customDsTolerations: [{ operator: "Exists", effect: "NoSchedule" }] },
+        },
+      ],
+    },
+    {
+      kind: "RemoteManifest",
+      name: "multus",
+      type: "openkeel:platform:Multus",
+      url: "https://raw.githubusercontent.com/k8snetworkplumbingwg/multus-cni/v4.3.0/deployments/multus-daemonset-thick.yml",
+      version: "v4.3.0",
+    },
+  ];
+
+  const openkeel: HelmReleaseUnit[] = [
+    release("openkeel-chart", {
+      global,
+      infrastructure: {
+        mariadb: { replicas: q, placement: { role: "controlPlane", antiAffinity: "required" } },
+        rabbitmq: { replicas: q, placement: { role: "controlPlane", antiAffinity: "required" } },
+      },
+      ingress: { placement: { roles: ["controlPlane", "network"] } },
+    }),
+    release("openkeel-nova", {
+      global,
+      placement: {
+        api: { role: "controlPlane" },
+        conductor: { role: "controlPlane" },
+        scheduler: { role: "controlPlane" },
+        consoleProxy: { role: "controlPlane" },
+        computeAgent: { role: "compute", extraTolerations: [reserved] },
+      },
+      replicas: { api: 3, conductor: 2, scheduler: 2, consoleProxy: 2 },
+    }),
+    release("openkeel-neutron", {
+      global,
+      placement: {
+        api: { role: "controlPlane" },
+        worker: { role: "controlPlane" },
+        ovnCentral: { role: "controlPlane", antiAffinity: "required" },
+        chassis: { roles: ["compute", "network"] },
+        metadataAgent: { role: "compute", enabled: true },
+        bgpAgent: { roles: ["network", "compute"], enabled: false },
+      },
+      replicas: { api: 3, worker: 2, ovnCentral: q },
+    }),
+    release("openkeel-swift", {
+      global,
+      placement: { proxy: { role: "controlPlane" }, storage: { role: "storage", antiAffinity: "required", extraTolerations: [tol("compute")] } },
+      replicas: { proxy: 3, storage: q },
+    }),
+  ];
+  if (opts.ironic) {
+    openkeel.push(
+      release("openkeel-ironic", {
+        global,
+        placement: { api: { role: "controlPlane" }, conductor: { role: "provisioning", antiAffinity: "required" } },
+        replicas: { api: 3, conductor: opts.conductorReplicas ?? 1 },
+      }),
+    );
+  }
+  if (opts.zun) {
+    openkeel.push(release("openkeel-zun", { global, placement: { computeAgent: { role: "containers", extraTolerations: [reserved] } } }));
+  }
+  return { platform, openkeel };
+}
+
+/**
+ * A copy of the plan with the design's units added to its platform and openkeel phases, and
+ * Longhorn's disk label on storage and control-plane nodes (D5: strict-local volumes live on their
+ * pod's node), what a NodeLabelContributor adds to the Node patches.
+ */
+export function withDesignUnits(plan: Plan, opts: DesignOpts = {}, only?: "platform"): Plan {
+  const copy: Plan = structuredClone(plan);
+  // The design's units replace whatever the environment built after the node-roles phase, so that
+  // tests of the checks do not depend on the platform and OpenKeel modules.
+  for (const ph of copy.phases) if (ph.name !== "node-roles" && (only === undefined || ph.name !== "openkeel" && ph.name !== "openkeel-infra")) ph.units = [];
+  for (const u of phase(copy, "node-roles").units) {
+    if (u.kind !== "Manifests") continue;
+    for (const o of u.objects) {
+      const node = copy.nodes.find((n) => n.name === o.metadata.name);
+      if (node?.roles.includes("storage") || node?.roles.includes("controlPlane")) o.metadata.labels = { ...o.metadata.labels, "node.longhorn.io/create-default-disk": "true" };
+    }
+  }
+  const { platform, openkeel } = designUnits(plan.labelProfile, opts);
+  phase(copy, "platform").units.push(...platform);
+  if (only === undefined) phase(copy, "openkeel").units.push(...openkeel);
+  return copy;
+}

@@ -1,0 +1,82 @@
+// Placement checks fail the pipeline like plan checks: planStack returns no Plan, the scripts exit 1
+// with a message naming the component and the nodes it cannot reach. The production environment is
+// wrapped here to add the design's units, with a broken selector for stacks named `typo-*`.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { findUnit, type HelmReleaseUnit } from "../components/plan";
+import { planStack } from "../environments";
+import { planStacks, UserError } from "../scripts/lib/cli";
+import { withDesignUnits } from "./helpers/design-units";
+import { REPO, shippedConfig, tempStacks } from "./helpers/stacks";
+
+vi.mock("../environments/talos-production", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../environments/talos-production")>();
+  return {
+    talosProductionPlan: (...a: Parameters<typeof actual.talosProductionPlan>) => {
+      const plan = withDesignUnits(actual.talosProductionPlan(...a), { ironic: true, conductorReplicas: 1 });
+      if (a[0].stack.startsWith("typo")) {
+        const nova = findUnit(plan, "openkeel-nova") as HelmReleaseUnit;
+        (nova.values.placement as any).computeAgent.nodeSelector = { "node-restriction.kubernetes.io/openkeel-compte": "" };
+      }
+      return plan;
+    },
+  };
+});
+
+describe("placement checks in the pipeline", () => {
+  it("a sound stack plans, with its placement report", () => {
+    const r = planStack(shippedConfig("prod-medium"));
+    expect(r.plan).toBeDefined();
+    expect(r.placement!.checks).toEqual([]);
+    expect(r.placement!.placements.length).toBeGreaterThan(20);
+  });
+
+  it("a broken selector: no Plan, an error check naming the component and the nodes it cannot reach", () => {
+    const cfg = { ...shippedConfig("prod-medium"), stack: "typo-medium" };
+    const r = planStack(cfg);
+    expect(r.plan).toBeUndefined();
+    const errors = r.checks.filter((c) => c.level === "error");
+    expect(errors.map((c) => c.code)).toEqual(["placement-no-node"]);
+    expect(errors[0].message).toMatch(/^openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: /);
+    expect(errors[0].message).toContain("cmp-01, cmp-02, cmp-03 (no label node-restriction.kubernetes.io/openkeel-compte)");
+  });
+
+  it("the scripts' planStacks turns it into exit code 1 with file, code, message and fix", () => {
+    const dir = tempStacks({ "typo-medium": fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8") });
+    let err: unknown;
+    try {
+      planStacks(["typo-medium"], dir);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).exitCode).toBe(1);
+    expect((err as UserError).message).toMatch(
+      /Pulumi\.typo-medium\.yaml: error \[placement-no-node\]: openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: .*cmp-01.*\. Fix: correct the component's nodeSelector/,
+    );
+  });
+});
+
+describe("npm run plan", () => {
+  const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
+  const plan = (argv: string[]) => spawnSync(TSX, [path.join(REPO, "scripts/plan.ts"), ...argv], { cwd: REPO, encoding: "utf8" });
+
+  it("prints the checks and a placement summary per stack, exit 0", () => {
+    const r = plan(["--stack", "prod-large"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^prod-large: talos-production\/large, 32 nodes, hardened labels, tainted: compute, network, storage, provisioning$/m);
+    expect(r.stdout).toMatch(/^ {2}plan checks: passed, \d+ warning\(s\)$/m);
+    expect(r.stdout).toMatch(/^ {2}placement: /m);
+  });
+
+  it("failing plan checks: exit 1 and the check on stderr", () => {
+    const dir = tempStacks({ s: fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8").replace("conductor: 1", "conductor: 2") });
+    const r = plan(["--stacks-dir", dir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/error \[ironic-conductors\]/);
+    expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+});

@@ -1,0 +1,325 @@
+// The placement report (issue 7): the design's § 2 matrix per topology, every placement check
+// tripped, and the report files (placement.md, placement.svg).
+import { describe, expect, it } from "vitest";
+import { findUnit, type HelmReleaseUnit, type ManifestsUnit, type Plan } from "../components/plan";
+import { placementReport, type PlacementReport } from "../components/placement-report";
+import { NO, placementMarkdown, placementSvg, YES } from "../components/placement-render";
+import { parseLonghornNodeSelector, parseLonghornTolerations, planComponents } from "../components/workloads";
+import { planStack } from "../environments";
+import { kindLabPlan } from "../environments/kind-lab";
+import { talosProductionPlan } from "../environments/talos-production";
+import { buildTopology } from "../components/topology";
+import type { LoadedConfig } from "../components/config";
+import { checkMatrix } from "./helpers/design-matrix";
+import { withDesignUnits, type DesignOpts } from "./helpers/design-units";
+import { mutatedConfig, shippedConfig } from "./helpers/stacks";
+import { parseXml } from "./helpers/xml";
+
+/** A stack's plan with the design's units (§ 4.4, § 5.1, § 5.3), as the topology allows. */
+function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
+  // The environment's Plan without the placement checks (they may be what a test trips).
+  const topology = buildTopology(cfg);
+  const base = cfg.environment === "kind-lab" ? kindLabPlan(cfg, topology, []) : talosProductionPlan(cfg, topology, []);
+  const prov = cfg.nodes.filter((n) => n.roles.includes("provisioning")).length;
+  const containers = cfg.nodes.some((n) => n.roles.includes("containers"));
+  const cp = cfg.nodes.filter((n) => n.roles.includes("controlPlane")).length;
+  const plan = withDesignUnits(base, {
+    ironic: prov > 0,
+    conductorReplicas: prov,
+    zun: containers,
+    quorum: Math.min(3, cp),
+    ...opts,
+  });
+  return { plan, topology };
+}
+
+function report(plan: Plan, topology: ReturnType<typeof planStack>["topology"]): PlacementReport {
+  return placementReport(plan, topology, planComponents(plan));
+}
+
+const STACKS = ["lab", "prod-small", "prod-medium", "prod-large"];
+
+describe("the design's § 2 matrix, per topology", () => {
+  it.each(STACKS)("%s: every component reaches exactly the nodes of its design roles", (stack) => {
+    const cfg = shippedConfig(stack);
+    const { plan, topology } = designPlan(cfg);
+    const r = report(plan, topology);
+    expect(r.checks).toEqual([]);
+    checkMatrix(cfg, r, expect);
+    expect(r.placements.length).toBeGreaterThan(20);
+  });
+
+  it("prod-large: the Kubernetes-only control plane runs no OpenKeel component, only the every-node DaemonSets", () => {
+    const { plan, topology } = designPlan(shippedConfig("prod-large"));
+    const onK8sCp = report(plan, topology)
+      .placements.filter((p) => p.eligible.includes("k8s-cp-1"))
+      .map((p) => p.component.name);
+    expect(onK8sCp.sort()).toEqual(["kubevirt-cr/self-node-remediation-config/self-node-remediation-agent", "multus/kube-multus-ds"]);
+  });
+
+  it("prod-medium: the Ironic conductor lands on prov-1 only, and nothing of the tenants does", () => {
+    const { plan, topology } = designPlan(shippedConfig("prod-medium"));
+    const r = report(plan, topology);
+    const onProv = r.placements.filter((p) => p.eligible.includes("prov-1")).map((p) => p.component.name);
+    expect(onProv.sort()).toEqual(
+      [
+        "kubevirt-cr/self-node-remediation-config/self-node-remediation-agent",
+        "longhorn/longhorn-csi-plugin+instance-managers",
+        "longhorn/longhorn-manager",
+        "multus/kube-multus-ds",
+        "openkeel-ironic/conductor",
+      ].sort(),
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Each check, tripped.
+
+function releaseValues(plan: Plan, name: string): any {
+  return (findUnit(plan, name) as HelmReleaseUnit).values;
+}
+
+function checksOf(stack: string, mutate: (plan: Plan) => void, opts: DesignOpts = {}, cfg = shippedConfig(stack)) {
+  const { plan, topology } = designPlan(cfg, opts);
+  mutate(plan);
+  return report(plan, topology).checks;
+}
+
+describe("placement checks", () => {
+  it("a selector with a typo: no eligible node, named with every node it cannot reach", () => {
+    const checks = checksOf("prod-medium", (plan) => {
+      releaseValues(plan, "openkeel-nova").placement.api.nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plan": "" };
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-no-node"]);
+    expect(checks[0].level).toBe("error");
+    expect(checks[0].message).toMatch(/^openkeel-nova\/api \(Deployment, 3 replica\(s\)\) can run on no node: /);
+    for (const n of ["cp-1", "cp-2", "cp-3", "cmp-01", "net-1", "prov-1"]) expect(checks[0].message).toContain(n);
+    expect(checks[0].message).toContain("no label node-restriction.kubernetes.io/openkeel-control-plan");
+  });
+
+  it("a wrong label in global.nodeRoles misplaces every role-placed component of the release", () => {
+    const checks = checksOf("prod-small", (plan) => {
+      releaseValues(plan, "openkeel-swift").global = {
+        nodeRoles: { roles: { controlPlane: { label: "node-role.openkeel.io/control-plane" }, storage: { label: "node-role.openkeel.io/storage" } } },
+      };
+    });
+    expect(checks.map((c) => `${c.code} ${c.message.split(" ")[0]}`)).toEqual([
+      "placement-no-node openkeel-swift/proxy",
+      "placement-no-node openkeel-swift/storage",
+    ]);
+  });
+
+  it("required anti-affinity with more replicas than eligible nodes: 2 Ironic conductors, 1 provisioning node", () => {
+    // The okadm plan check refuses this at config level; the placement check catches it in the values.
+    const checks = checksOf("prod-medium", (plan) => {
+      releaseValues(plan, "openkeel-ironic").replicas.conductor = 2;
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-anti-affinity"]);
+    expect(checks[0].message).toMatch(/^openkeel-ironic\/conductor \(StatefulSet, 2 replica\(s\)\) has required anti-affinity on kubernetes\.io\/hostname but only 1 node\(s\) can take it \(prov-1\)/);
+    expect(checks[0].message).toContain("cp-1");
+  });
+
+  it("required anti-affinity from a CR (MariaDB antiAffinityEnabled) counts too", () => {
+    const checks = checksOf("prod-medium", (plan) => {
+      (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.push({
+        apiVersion: "k8s.mariadb.com/v1alpha1",
+        kind: "MariaDB",
+        metadata: { name: "galera", namespace: "openkeel" },
+        spec: {
+          replicas: 5,
+          nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plane": "" },
+          affinity: { antiAffinityEnabled: true },
+        },
+      });
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-anti-affinity"]);
+    expect(checks[0].message).toContain("galera/galera (StatefulSet, 5 replica(s))");
+  });
+
+  it("a DaemonSet that misses a node of a role it must cover: Longhorn's manager without the provisioning toleration", () => {
+    const checks = checksOf("prod-medium", (plan) => {
+      const v = releaseValues(plan, "longhorn");
+      v.longhornManager.tolerations = v.longhornManager.tolerations.filter((t: { key: string }) => !t.key.endsWith("/provisioning"));
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-daemonset-coverage"]);
+    expect(checks[0].message).toBe(
+      "longhorn/longhorn-manager (DaemonSet) must run on every node of controlPlane, compute, storage, containers, provisioning (design § 2) but misses prov-1 (taint node-role.openkeel.io/provisioning:NoSchedule not tolerated)",
+    );
+  });
+
+  it("NodeHealthChecks that overlap: a node selected twice", () => {
+    const checks = checksOf("prod-medium", (plan) => {
+      (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.push({
+        apiVersion: "remediation.medik8s.io/v1alpha1",
+        kind: "NodeHealthCheck",
+        metadata: { name: "everything" },
+        spec: { selector: { matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: ["cp-2", "net-1"] }] } },
+      });
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-nhc-overlap"]);
+    expect(checks[0].message).toBe(
+      "node cp-2 is selected by 2 NodeHealthChecks (kubevirt-cr/control-plane/remediates, kubevirt-cr/everything/remediates): they would remediate it concurrently",
+    );
+  });
+
+  it("a NodeHealthCheck that selects no node is not an error (a role the topology lacks)", () => {
+    const checks = checksOf("prod-small", (plan) => {
+      (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.push({
+        apiVersion: "remediation.medik8s.io/v1alpha1",
+        kind: "NodeHealthCheck",
+        metadata: { name: "provisioning" },
+        spec: { selector: { matchExpressions: [{ key: "node-restriction.kubernetes.io/openkeel-provisioning", operator: "Exists" }] } },
+      });
+    });
+    expect(checks).toEqual([]);
+  });
+
+  it("a DaemonSet that can run nowhere fails as no eligible node: virt-handler without the compute toleration", () => {
+    const checks = checksOf("prod-medium", (plan) => {
+      const kv = (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.find((o) => o.kind === "KubeVirt")! as any;
+      kv.spec.workloads.nodePlacement.tolerations = [];
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-no-node"]);
+    expect(checks[0].message).toContain("cmp-01, cmp-02, cmp-03 (taint node-role.openkeel.io/compute:NoSchedule not tolerated)");
+  });
+
+  it("a DaemonSet spanning roles that misses one: the chassis without its network role", () => {
+    const checks = checksOf("prod-large", (plan) => {
+      releaseValues(plan, "openkeel-neutron").placement.chassis = { role: "compute" };
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-daemonset-coverage"]);
+    expect(checks[0].message).toContain("misses net-1, net-2, net-3");
+  });
+
+  it("Galera outside the control plane is forbidden", () => {
+    const checks = checksOf("prod-medium", (plan) => {
+      const infra = releaseValues(plan, "openkeel-chart").infrastructure;
+      infra.mariadb.placement = { roles: ["controlPlane", "compute"], antiAffinity: "required" };
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
+    expect(checks[0].message).toMatch(/^openkeel-chart\/mariadb .* may run on cmp-01, cmp-02, cmp-03, which lack the controlPlane role/);
+  });
+
+  it("RabbitMQ with a raw selector that widens it is forbidden too", () => {
+    const checks = checksOf("prod-small", (plan) => {
+      releaseValues(plan, "openkeel-chart").infrastructure.rabbitmq.placement = { nodeSelector: {}, antiAffinity: "required" };
+    }, {}, mutatedConfig("prod-small", (raw) => {
+      raw.nodes[2].roles = ["compute", "network", "storage", "containers"];
+      raw.nodes.push({ ...raw.nodes[0], name: "node-4", internalIP: "10.20.0.14" });
+    }));
+    expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
+    expect(checks[0].message).toMatch(/^openkeel-chart\/rabbitmq .* may run on node-3, which lack the controlPlane role/);
+  });
+
+  it("the Ironic conductor outside provisioning nodes is forbidden", () => {
+    const checks = checksOf("prod-large", (plan) => {
+      releaseValues(plan, "openkeel-ironic").placement.conductor = { roles: ["provisioning", "controlPlane"], antiAffinity: "required" };
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
+    expect(checks[0].message).toContain("ok-cp-1");
+  });
+
+  it("tenant workloads on a provisioning node are forbidden: a virt-handler that tolerates everything", () => {
+    const checks = checksOf("prod-medium", (plan) => {
+      const kv = (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.find((o) => o.kind === "KubeVirt")! as any;
+      kv.spec.workloads.nodePlacement = { tolerations: [{ operator: "Exists" }] };
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
+    expect(checks[0].message).toMatch(/^kubevirt-cr\/kubevirt\/virt-handler \(DaemonSet\) may run on prov-1, which carry the provisioning role/);
+  });
+
+  it("tenant workloads on a node that is both compute and provisioning are forbidden", () => {
+    const cfg = mutatedConfig("lab", (raw) => {
+      raw.nodes[0].roles = ["controlPlane", "compute", "network", "storage", "provisioning"];
+      raw.services = { ironic: { enabled: false } };
+    });
+    const checks = checksOf("lab", () => {}, { ironic: false }, cfg);
+    expect(checks.map((c) => `${c.code} ${c.message.split(" ")[0]}`)).toEqual([
+      "placement-forbidden kubevirt-cr/kubevirt/virt-handler",
+      "placement-forbidden openkeel-nova/computeAgent",
+    ]);
+  });
+});
+
+describe("roles the topology lacks", () => {
+  it("no node of the component's roles at all (no storage node): not an error, the plan checks judge the topology", () => {
+    const cfg = mutatedConfig("prod-medium", (r) => r.nodes.forEach((n: any) => (n.roles = n.roles.filter((x: string) => x !== "storage"))));
+    const { plan, topology } = designPlan(cfg);
+    const r = report(plan, topology);
+    expect(r.placements.find((p) => p.component.name.endsWith("cdi-importer+cloner+upload"))!.eligible).toEqual([]);
+    expect(r.checks).toEqual([]);
+  });
+
+  it("a lab whose nodes carry no role must run everything: a role selector there has no node", () => {
+    const cfg = mutatedConfig("lab", (r) => (r.nodes[0].roles = []));
+    const checks = checksOf("lab", () => {}, { quorum: 1 }, cfg);
+    expect(checks.length).toBeGreaterThan(0);
+    expect(new Set(checks.map((c) => c.code))).toEqual(new Set(["placement-no-node"]));
+    expect(checks.map((c) => c.message).join("\n")).toContain("openkeel-nova/api (Deployment, 3 replica(s)) can run on no node: openkeel-lab-control-plane (no label node-role.openkeel.io/control-plane)");
+  });
+});
+
+describe("Longhorn's string formats (longhorn-manager types/setting.go)", () => {
+  it("tolerations: key:Effect is Exists, key=value:Effect is Equal, ';' separates, spaces allowed", () => {
+    expect(parseLonghornTolerations("a/b:NoSchedule; c=d:NoExecute ;e=:NoSchedule")).toEqual([
+      { key: "a/b", operator: "Exists", effect: "NoSchedule" },
+      { key: "c", operator: "Equal", value: "d", effect: "NoExecute" },
+      { key: "e", operator: "Equal", value: "", effect: "NoSchedule" },
+    ]);
+  });
+  it("node selector: key:value pairs, key: for an empty value", () => {
+    expect(parseLonghornNodeSelector("node-role.openkeel.io/storage:;zone:a")).toEqual({ "node-role.openkeel.io/storage": "", zone: "a" });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The report files.
+
+describe("placement.md and placement.svg", () => {
+  const cfg = shippedConfig("prod-medium");
+  const { plan, topology } = designPlan(cfg);
+  const r = report(plan, topology);
+
+  it("are deterministic", () => {
+    const again = report(designPlan(cfg).plan, topology);
+    expect(placementMarkdown(again)).toBe(placementMarkdown(r));
+    expect(placementSvg(again)).toBe(placementSvg(r));
+  });
+
+  it("the markdown grid has a column per node, grouped by role, and a row per component", () => {
+    const md = placementMarkdown(r);
+    const header = md.split("\n").find((l) => l.startsWith("| component |"))!;
+    const nodesInHeader = [...header.matchAll(/\| ([a-z0-9-]+)<br>/g)].map((m) => m[1]);
+    expect(nodesInHeader).toEqual(["cp-1", "cp-2", "cp-3", "cmp-01", "cmp-02", "cmp-03", "net-1", "net-2", "prov-1"]);
+    const row = md.split("\n").find((l) => l.startsWith("| openkeel-ironic/conductor |"))!;
+    const cells = row.split("|").slice(-10, -1).map((c) => c.trim());
+    expect(cells).toEqual([NO, NO, NO, NO, NO, NO, NO, NO, YES]);
+    for (const p of r.placements) expect(md).toContain(`| ${p.component.name} |`);
+  });
+
+  it("the SVG is well-formed XML with a column per node and a row per component", () => {
+    const svg = placementSvg(r);
+    const root = parseXml(svg);
+    expect(root.name).toBe("svg");
+    expect(root.attrs.xmlns).toBe("http://www.w3.org/2000/svg");
+    const all = root.descendants();
+    const nodeNames = all.filter((e) => e.name === "text" && e.attrs.class === "node").map((e) => e.text());
+    expect(nodeNames).toEqual(r.nodes.map((n) => n.name));
+    const rows = all.filter((e) => e.name === "g" && e.attrs.class === "component");
+    expect(rows.map((g) => g.attrs["data-component"])).toEqual(r.placements.map((p) => p.component.name));
+    for (const [i, g] of rows.entries()) {
+      const cells = g.descendants().filter((e) => e.name === "circle");
+      expect(cells).toHaveLength(r.nodes.length);
+      const yes = cells.map((c, j) => (c.attrs.class === "cell yes" ? r.nodes[j].name : null)).filter((x) => x !== null);
+      expect(yes).toEqual(r.placements[i].eligible);
+    }
+    const groups = all.filter((e) => e.name === "g" && e.attrs.class === "group").map((g) => g.attrs["data-group"]);
+    expect(groups).toEqual(["controlPlane", "compute+storage", "network", "provisioning"]);
+  });
+
+  it("names with XML specials are escaped", () => {
+    const odd = { ...r, stack: `a<b & "c">` };
+    expect(() => parseXml(placementSvg(odd))).not.toThrow();
+  });
+});
