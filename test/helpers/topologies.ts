@@ -60,11 +60,17 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
       baseControlPlane: fc.constantFrom(0, 1, 3, 3, 3, 3, 5),
       zones: fc.constantFrom(0, 1, 3, 3),
       shapes: fc.array(roleSet, { minLength: 1, maxLength: 16 }),
-      taints: fc.oneof(fc.boolean(), fc.subarray([...ROLES])),
+      // the design's choices mostly (§ 1.4, § 6), any set of roles sometimes
+      taints: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(false) },
+        { weight: 3, arbitrary: fc.constantFrom<Role[]>(["compute", "network", "provisioning"], ["compute", "network", "storage", "provisioning"]) },
+        { weight: 1, arbitrary: fc.constant(true) },
+        { weight: 2, arbitrary: fc.subarray([...ROLES]) },
+      ),
       bgp: fc.boolean(),
       services: fc.dictionary(fc.constantFrom(...SERVICES), fc.boolean(), { maxKeys: 4 }),
       conductors: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
-      volumeReplicas: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+      volumeReplicas: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) }),
       realBackends: fc.boolean(),
       externalNic: fc.boolean(),
       // mistakes, each rare
@@ -75,7 +81,8 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
       const size = g.size;
       const nodes: Record<string, unknown>[] = [];
       for (let i = 0; i < size; i++) {
-        const inBase = i < g.baseControlPlane;
+        // a kind lab has one control-plane node (kind taints more of them with the upstream taint)
+        const inBase = i < (g.production ? g.baseControlPlane : Math.min(1, g.baseControlPlane));
         const roles = inBase ? (["controlPlane"] as Role[]) : g.shapes[i % g.shapes.length];
         const node: Record<string, unknown> = {
           name: `node-${i + 1}`,
