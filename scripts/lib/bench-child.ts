@@ -10,6 +10,9 @@ import * as fs from "node:fs";
 import { deployPlan } from "../../components/deploy";
 import { rawFromStackYaml, readStack, stackFilePath } from "../../components/stack-file";
 import { runProgram } from "./mock-run";
+import { placementReport } from "../../components/placement-report";
+import { placementMarkdown, placementSvg } from "../../components/placement-render";
+import { planComponents } from "../../components/workloads";
 import { judge, openPack, pulumiConfigMap } from "./policy-run";
 import { planStack } from "../../environments";
 import { capture } from "./cli";
@@ -41,8 +44,6 @@ export interface ChildResult {
   objects?: number;
   /** Resources the program registered (policy). */
   resources?: number;
-  /** A phase that does not exist yet (issue 7 not merged). */
-  unavailable?: string;
 }
 
 function config(req: ChildRequest): LoadedConfig {
@@ -69,7 +70,7 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     const r = await capture(renderCommand, ["--out", req.out, "--stacks-dir", req.stacksDir ?? "stacks"]);
     if (r.code !== 0) throw new Error(`render failed (${r.code}): ${r.stderr}`);
     ms.render = now() - t;
-    // INTEGRATION(issue 7): placement checks and report of every stack, timed as ms.placement.
+    // (the placement checks and report of every stack are part of the render: planStack runs them)
     t = now();
     const stacks = r.stdout.split("\n").map((l) => /^([\w.-]+): /.exec(l)?.[1]).filter((s): s is string => s !== undefined);
     const results = runKubeconformPerTarget(req.kubeconform!, Object.fromEntries(stacks.map((s) => [s, path.join(req.out, s, "objects")])), req.schemas);
@@ -102,8 +103,18 @@ async function main(req: ChildRequest): Promise<ChildResult> {
   const plan = result.plan;
   ms.plan = now() - t;
   if (req.mode === "placement") {
-    // INTEGRATION(issue 7): run the placement checks and the report over `plan` here.
-    return { ms, maxRssKiB: process.resourceUsage().maxRSS, unavailable: "placement checks (issue 7) not merged" };
+    // the placement report and its checks (planStack ran them once already; timed again alone),
+    // then its two files
+    t = now();
+    const report = placementReport(plan, result.topology, planComponents(plan));
+    ms.report = now() - t;
+    if (report.checks.length > 0) throw new Error(`placement checks failed: ${report.checks.map((c) => c.code).join(", ")}`);
+    t = now();
+    placementMarkdown(report);
+    placementSvg(report);
+    ms.files = now() - t;
+    ms.placement = ms.report + ms.files;
+    return { ms, maxRssKiB: process.resourceUsage().maxRSS };
   }
   if (req.mode === "policy") {
     // what `npm run policy` does for a stack: the Pulumi layer under the runtime mocks, then the
@@ -127,7 +138,7 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     return { ms, maxRssKiB: process.resourceUsage().maxRSS, resources: run.resources.length };
   }
   t = now();
-  const files = renderPlan(plan);
+  const files = renderPlan(plan, result.placement);
   ms.renderFiles = now() - t;
   t = now();
   writeStackDir(req.out, plan.stack, files);
