@@ -1,22 +1,20 @@
 // One measured phase of `npm run bench`, in its own process so that its peak memory
 // (process.resourceUsage().maxRSS, the high-water mark of this process' resident set) belongs to
 // that phase alone plus what it needs (a placement or policy run builds its plan first). Prints one
-// JSON line: the phase's own times in ms (module loading excluded) and maxRSS in KiB.
+// JSON line: the phase's own times in ms (module loading excluded) and maxRSS in KiB. The Pulumi
+// SDK and the policy runner are imported by the phases that use them only, so that a render's peak
+// is not the SDK's.
 import * as path from "node:path";
 import { loadConfig, type LoadedConfig } from "../../components/config";
 import { allUnits } from "../../components/plan";
 import { renderPlan } from "../../components/render";
 import * as fs from "node:fs";
-import { deployPlan } from "../../components/deploy";
 import { rawFromStackYaml, readStack, stackFilePath } from "../../components/stack-file";
-import { runProgram } from "./mock-run";
 import { placementReport } from "../../components/placement-report";
 import { placementMarkdown, placementSvg } from "../../components/placement-render";
 import { planComponents } from "../../components/workloads";
-import { judge, openPack, pulumiConfigMap } from "./policy-run";
 import { planStack } from "../../environments";
 import { capture } from "./cli";
-import program from "../../index";
 import { generatedProductionStack } from "./generate";
 import { runKubeconformPerTarget } from "./kubeconform";
 import { renderCommand } from "./render-command";
@@ -79,6 +77,9 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     ms.validate = now() - t;
     // the policy pack over every stack, as npm run policy: every pack starts at once, programs one by one
     t = now();
+    const { runProgram } = await import("./mock-run");
+    const { judge, openPack, pulumiConfigMap } = await import("./policy-run");
+    const program = (await import("../../index")).default;
     const stacksDir = req.stacksDir ?? "stacks";
     const configs = stacks.map((s) => pulumiConfigMap(rawFromStackYaml(fs.readFileSync(stackFilePath(s, stacksDir), "utf8"), s)));
     const packs = stacks.map((s, i) => openPack(s, configs[i]));
@@ -117,6 +118,9 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     return { ms, maxRssKiB: process.resourceUsage().maxRSS };
   }
   if (req.mode === "policy") {
+    const { deployPlan } = await import("../../components/deploy");
+    const { runProgram } = await import("./mock-run");
+    const { judge, openPack, pulumiConfigMap } = await import("./policy-run");
     // what `npm run policy` does for a stack: the Pulumi layer under the runtime mocks, then the
     // real pack (spawned, transpile-only) judging every registered resource over the Analyzer protocol
     const config = pulumiConfigMap(rawOf(req));
