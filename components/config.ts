@@ -2,6 +2,9 @@
 // file in the offline scripts). Unknown keys are errors everywhere: a misspelt key that is silently
 // ignored is exactly the quiet misconfiguration this repository exists to prevent.
 import { z } from "zod";
+// zod compiles a fast path (new Function) for each schema on its first parse: a cost that only pays
+// off over many parses of one schema, while a render parses each contract a few times (npm run bench).
+z.config({ jitless: true });
 import { ConfigError, formatPath, type Problem } from "./problems";
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos-config";
@@ -50,13 +53,13 @@ const labelValue = z
   .string()
   .refine(isLabelValue, {
     message:
-      "is not a valid label value (at most 63 characters: letters, digits, '-', '_', '.', starting and ending with a letter or digit)",
+      "is not a valid label value (at most 63 characters: letters, digits, '-', '_', '.', starting and ending with a letter or digit). Fix: write it like zone-a or bond1, quoted if it could read as a number",
   });
 
 export const pinnedVersion = z
   .string()
   .regex(PINNED_VERSION, {
-    message: "is not a pinned version: use an exact version such as 1.12.1 or v1.16.2 (no 'latest', no ranges)",
+    message: "is not a pinned version (no 'latest', no ranges). Fix: write an exact version such as 1.12.1 or v1.16.2",
   });
 
 export const nodeSchema = z.strictObject({
@@ -70,7 +73,10 @@ export const nodeSchema = z.strictObject({
   /** The node also runs etcd and kube-apiserver (Talos controlplane machine type). */
   kubernetesControlPlane: z.boolean().default(false),
   zone: labelValue.optional(),
-  internalIP: z.string().refine(isIP, { message: "is not an IPv4 or IPv6 address" }).optional(),
+  internalIP: z
+    .string()
+    .refine(isIP, { message: "is not an IPv4 or IPv6 address. Fix: write the node's address alone, without a prefix length, e.g. 10.20.0.11" })
+    .optional(),
   /** Extra labels applied with the role labels (e.g. network.openkeel.io/external-nic). */
   labels: z.record(z.string(), labelValue).default({}),
 });
@@ -228,7 +234,7 @@ export const configSchema = z
             code: "custom",
             path,
             message:
-              "is not a valid label key ([prefix/]name: a DNS subdomain prefix and a name of at most 63 characters). Fix: correct the key",
+              "is not a valid label key ([prefix/]name: a DNS subdomain prefix and a name of at most 63 characters). Fix: use letters, digits, '-', '_' and '.' only, e.g. network.openkeel.io/external-nic",
           });
         } else if (roleOfLabelKey(key)) {
           ctx.addIssue({
@@ -269,6 +275,17 @@ function describe(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
+/** How to write a value of a zod type, for a Fix. */
+const WRITE: Record<string, string> = {
+  array: "a list, e.g. [a, b]",
+  int: "a whole number",
+  number: "a number",
+  boolean: "true or false, unquoted",
+  string: "a string, quoted if it could read as a number",
+  object: "a map of key: value",
+  record: "a map of key: value",
+};
+
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let cur: unknown = root;
   for (const seg of path) {
@@ -297,7 +314,7 @@ function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Pr
       if (got === undefined) {
         return [{ file, path, message: `is required (${issue.expected})`, fix: "add it; stacks/README.md describes it" }];
       }
-      return [{ file, path, message: `must be ${issue.expected}, got ${describe(got)}`, fix: `write a ${issue.expected} here` }];
+      return [{ file, path, message: `must be ${issue.expected}, got ${describe(got)}`, fix: `write ${WRITE[issue.expected] ?? `a ${issue.expected}`}` }];
     case "invalid_value":
       return [
         {
@@ -307,8 +324,12 @@ function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Pr
           fix: "use one of the listed values",
         },
       ];
-    case "too_small":
-      return [{ file, path, message: issue.message.replace(/^Too small: /, "is too small: "), fix: "add the missing entries" }];
+    case "too_small": {
+      const [text, fix] = issue.message.split(". Fix: ");
+      const minimum = Number(issue.minimum);
+      const defaultFix = issue.origin === "array" ? `list at least ${minimum} entr${minimum === 1 ? "y" : "ies"}` : `use a value of at least ${minimum}`;
+      return [{ file, path, message: text.replace(/^Too small: /, "is too small: "), fix: fix ?? defaultFix }];
+    }
     case "custom": {
       const [message, fix] = issue.message.split(". Fix: ");
       return [{ file, path, message, fix: fix ?? "correct the value" }];

@@ -1,6 +1,7 @@
 // Plan → the files of rendered/<stack>/, as data. Byte-deterministic: stable order, sorted keys,
 // no timestamps, secrets shown by name only.
 import { stringify } from "yaml";
+import { makeEmitter, type YamlOptions } from "./yaml-emit";
 import { isSecretRef, PHASES, type K8sObject, type NodeConfigFile, type Plan, type Unit } from "./plan";
 import type { PlacementReport } from "./placement-report";
 import { placementMarkdown, placementSvg } from "./placement-render";
@@ -34,8 +35,13 @@ function redact(value: unknown): unknown {
  * YAML 1.1 so that strings such as `on`, `yes` or `off` are quoted: kubectl, Helm and kind read
  * YAML 1.1 (sigs.k8s.io/yaml) and would take them for booleans; YAML 1.2 readers read the same values.
  */
+export const YAML_OPTIONS: YamlOptions = { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, version: "1.1" };
+const emit = makeEmitter(YAML_OPTIONS);
+
 export function toYaml(value: unknown): string {
-  return stringify(redact(value), { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, version: "1.1" });
+  const redacted = redact(value);
+  // the fast path writes what the library would, or declines (components/yaml-emit.ts)
+  return emit(redacted) ?? stringify(redacted, YAML_OPTIONS);
 }
 
 export function phaseDir(name: (typeof PHASES)[number]): string {

@@ -2,7 +2,7 @@
 // Pulumi CLI reads it (keys `<project>:<key>`, bare keys belong to the project).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
+import { isAlias, LineCounter, parseDocument, visit } from "yaml";
 import { loadConfig, PROJECT, type LoadedConfig } from "./config";
 import { ConfigError, type Problem } from "./problems";
 
@@ -35,7 +35,35 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
     fix: "correct the YAML syntax (indentation, quoting, duplicate keys)",
   }));
   if (problems.length > 0) throw new ConfigError(problems);
-  const root: unknown = doc.toJS();
+  // An alias whose anchor is missing, or aliases that expand beyond reason (a "billion laughs"
+  // document), only fail when the document is turned into values: still the file's fault.
+  visit(doc, {
+    Alias(_, node) {
+      if (isAlias(node) && node.resolve(doc) === undefined && node.range) {
+        const at = lines.linePos(node.range[0]);
+        problems.push({
+          file,
+          path: `line ${at.line}, column ${at.col}`,
+          message: `is not valid YAML (alias *${node.source} has no anchor &${node.source} before it)`,
+          fix: `define the anchor &${node.source} before the alias, or write the value out`,
+        });
+      }
+    },
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  let root: unknown;
+  try {
+    root = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw new ConfigError([
+      {
+        file,
+        path: "",
+        message: `is not valid YAML (${(e as Error).message.split("\n")[0]})`,
+        fix: "write the values out instead of nesting aliases (*name) that expand the document many times over",
+      },
+    ]);
+  }
   if (root === null || typeof root !== "object" || Array.isArray(root)) {
     throw new ConfigError([{ file, path: "", message: "is not a map with a config: key", fix: "start the file with 'config:'" }]);
   }

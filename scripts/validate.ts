@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { KUBERNETES_SCHEMA_VERSION, TOOLS } from "../platform/versions";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
-import { failed, formatFinding, runKubeconform, SCHEMAS_ENV, schemasDirProblem } from "./lib/kubeconform";
+import { failed, formatFinding, runKubeconformPerTarget, SCHEMAS_ENV, schemasDirProblem } from "./lib/kubeconform";
 import { requireTool, ToolError } from "./lib/tools";
 
 function countFiles(dir: string): number {
@@ -57,14 +57,14 @@ run(() => {
   );
   let total = 0;
   let bad = 0;
+  const withObjects = stacks.filter((stack) => countFiles(path.join(renderedDir, stack, "objects")) > 0);
+  const results = runKubeconformPerTarget(kubeconform, Object.fromEntries(withObjects.map((s) => [s, path.join(renderedDir, s, "objects")])), schemas);
   for (const stack of stacks) {
-    const objects = path.join(renderedDir, stack, "objects");
-    const files = countFiles(objects);
-    if (files === 0) {
+    if (!withObjects.includes(stack)) {
       console.log(`${stack}: no objects`);
       continue;
     }
-    const result = runKubeconform(kubeconform, objects, schemas);
+    const result = results[stack];
     const checked = result.valid + result.invalid + result.errors + result.skipped;
     total += checked;
     if (failed(result)) {

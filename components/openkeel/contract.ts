@@ -31,7 +31,26 @@ export interface ContractIssue {
 
 const replicasSchema = z.number().int().min(0);
 
+/**
+ * Contracts depend only on the catalog entry and the label profile, and a zod schema compiles its
+ * fast path on first use: building each once keeps the plan of a stack, or of a thousand generated
+ * stacks, from paying schema construction and compilation per release (npm run bench).
+ */
+const serviceContracts = new WeakMap<ServiceSpec, Map<LabelProfile, ReleaseContract>>();
+
+export function memoizedByProfile<K extends object>(cache: WeakMap<K, Map<LabelProfile, ReleaseContract>>, key: K, profile: LabelProfile, build: () => ReleaseContract): ReleaseContract {
+  let byProfile = cache.get(key);
+  if (!byProfile) cache.set(key, (byProfile = new Map()));
+  let contract = byProfile.get(profile);
+  if (!contract) byProfile.set(profile, (contract = build()));
+  return contract;
+}
+
 export function serviceContract(spec: ServiceSpec, profile: LabelProfile): ReleaseContract {
+  return memoizedByProfile(serviceContracts, spec, profile, () => buildServiceContract(spec, profile));
+}
+
+function buildServiceContract(spec: ServiceSpec, profile: LabelProfile): ReleaseContract {
   const names = Object.keys(spec.components);
   const placement = Object.fromEntries(names.map((n) => [n, placementValueSchema(spec.components[n].optional === true)]));
   const blocks = Object.fromEntries(

@@ -10,7 +10,7 @@ import type { Topology } from "../topology";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
 import { releaseContext, replicasFor } from "./context";
-import type { ReleaseContract } from "./contract";
+import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
 import { LONGHORN_LOCAL, OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "./placement-value";
@@ -33,7 +33,14 @@ export function infrastructureValues(cfg: LoadedConfig, topo: Topology): Record<
   };
 }
 
+const infrastructureContracts = new WeakMap<object, Map<LabelProfile, ReleaseContract>>();
+const INFRASTRUCTURE = {};
+
 export function infrastructureContract(profile: LabelProfile): ReleaseContract {
+  return memoizedByProfile(infrastructureContracts, INFRASTRUCTURE, profile, () => buildInfrastructureContract(profile));
+}
+
+function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
   const memberSchema = z.strictObject({
     replicas: z.number().int().min(0),
     placement: placementValueSchema(false),

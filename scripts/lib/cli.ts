@@ -83,25 +83,56 @@ export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR)
   return out;
 }
 
+/** Where a command writes: the process' streams for the CLI, buffers in tests and the benchmark. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processIo: Io = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/**
+ * Run a command's main and turn what it throws into an exit code: user errors print their message
+ * (no stack trace), anything else is a bug and prints its stack trace (exit 3).
+ */
+export async function execute(main: () => Promise<number | void> | number | void, io: Io = processIo): Promise<number> {
+  try {
+    return (await main()) ?? 0;
+  } catch (e: unknown) {
+    if (e instanceof UserError) {
+      io.err(`${e.message}\n`);
+      return e.exitCode;
+    }
+    if (e instanceof ConfigError) {
+      io.err(`${e.message}\n`);
+      return EXIT_BAD_CONFIG;
+    }
+    io.err(`internal error (a bug in this repository, please report it):\n${(e as Error)?.stack ?? String(e)}\n`);
+    return 3;
+  }
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A command run in-process with its output captured: exactly what the CLI would print and exit with. */
+export async function capture(command: (argv: string[], io: Io) => Promise<number | void> | number | void, argv: string[]): Promise<CommandResult> {
+  let stdout = "";
+  let stderr = "";
+  const io: Io = { out: (t) => void (stdout += t), err: (t) => void (stderr += t) };
+  const code = await execute(() => command(argv, io), io);
+  return { code, stdout, stderr };
+}
+
 /** Run a script's main; user errors print their message and exit with their code. */
 export function run(main: () => Promise<number | void> | number | void): void {
-  Promise.resolve()
-    .then(main)
-    .then(
-      (code) => {
-        process.exitCode = code ?? 0;
-      },
-      (e: unknown) => {
-        if (e instanceof UserError) {
-          process.stderr.write(`${e.message}\n`);
-          process.exitCode = e.exitCode;
-        } else if (e instanceof ConfigError) {
-          process.stderr.write(`${e.message}\n`);
-          process.exitCode = EXIT_BAD_CONFIG;
-        } else {
-          process.stderr.write(`internal error (a bug in this repository, please report it):\n${(e as Error)?.stack ?? String(e)}\n`);
-          process.exitCode = 3;
-        }
-      },
-    );
+  void execute(main).then((code) => {
+    process.exitCode = code;
+  });
 }

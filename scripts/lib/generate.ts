@@ -50,6 +50,12 @@ export function generatedProductionStack(size: number): GeneratedStack {
       topology: "large",
       taints: ["compute", "network", "storage", "provisioning"],
       nodes,
+      // required in production (components/talos-config.ts): hypervisor reservation, Longhorn disk
+      talos: {
+        watchdogModule: "ipmi_watchdog",
+        compute: { reservedSystemCPUs: "0-3", systemReserved: { memory: "10Gi" } },
+        longhornDisk: { diskSelector: "disk.transport == 'nvme' && !system_disk", minSize: "1TB" },
+      },
     },
   };
 }

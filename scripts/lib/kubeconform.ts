@@ -33,7 +33,7 @@ export function schemasDirProblem(schemasDir: string, kubernetesVersion = KUBERN
   return undefined;
 }
 
-export function kubeconformArgs(target: string, schemasDir: string | undefined, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string[] {
+export function kubeconformArgs(target: string | string[], schemasDir: string | undefined, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string[] {
   return [
     "-strict",
     "-summary",
@@ -42,7 +42,7 @@ export function kubeconformArgs(target: string, schemasDir: string | undefined, 
     "-kubernetes-version",
     kubernetesVersion,
     ...schemaLocations(schemasDir).flatMap((l) => ["-schema-location", l]),
-    target,
+    ...(Array.isArray(target) ? target : [target]),
   ];
 }
 
@@ -115,4 +115,37 @@ export function runKubeconform(binary: string, target: string, schemasDir: strin
 export function formatFinding(f: Finding): string[] {
   const what = [f.kind, f.name].filter(Boolean).join(" ") + (f.apiVersion ? ` (${f.apiVersion})` : "");
   return f.messages.map((m) => `${f.file}: ${what}: ${f.status}: ${m}`);
+}
+
+/**
+ * kubeconform once over several folders, the result split per folder. One run instead of one per
+ * stack: kubeconform loads and compiles each schema once per run, which is most of its time on a
+ * few hundred objects (npm run bench). `-verbose` lists every resource, valid ones included.
+ */
+export function runKubeconformPerTarget(binary: string, targets: Record<string, string>, schemasDir: string | undefined): Record<string, KubeconformResult> {
+  const names = Object.keys(targets);
+  const out: Record<string, KubeconformResult> = Object.fromEntries(names.map((n) => [n, { valid: 0, invalid: 0, errors: 0, skipped: 0, findings: [] }]));
+  if (names.length === 0) return out;
+  const args = kubeconformArgs(names.map((n) => targets[n]), schemasDir);
+  const r = spawnSync(binary, ["-verbose", ...args], { encoding: "utf8", maxBuffer: 1024 * 1024 * 1024 });
+  if (r.error) throw r.error;
+  let report: { resources?: RawResource[] };
+  try {
+    report = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`kubeconform exited ${r.status} without a JSON report:\n${r.stdout}\n${r.stderr}`);
+  }
+  const prefixes = names.map((n) => [n, targets[n].endsWith(path.sep) ? targets[n] : targets[n] + path.sep] as const);
+  for (const res of report.resources ?? []) {
+    const owner = prefixes.find(([, prefix]) => res.filename.startsWith(prefix))?.[0];
+    if (!owner) throw new Error(`kubeconform reported ${res.filename}, outside ${names.map((n) => targets[n]).join(", ")}`);
+    const counts = out[owner];
+    if (res.status === "statusValid") counts.valid++;
+    else if (res.status === "statusInvalid") counts.invalid++;
+    else if (res.status === "statusError") counts.errors++;
+    else if (res.status === "statusSkipped") counts.skipped++;
+    counts.findings.push(...parseKubeconform(JSON.stringify({ resources: [res] })).findings);
+  }
+  for (const n of names) out[n].findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)));
+  return out;
 }

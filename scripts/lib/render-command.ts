@@ -1,0 +1,80 @@
+// `npm run render` as a function of its arguments: the CLI (scripts/render.ts), the tests and the
+// benchmark run the same code, the last two in-process with the output captured.
+// Nothing is written unless every named stack loads, passes its plan checks and keeps every unit
+// that owns data (scripts/lib/protected.ts).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse } from "yaml";
+import { renderPlan } from "../../components/render";
+import { allUnits } from "../../components/plan";
+import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "./cli";
+import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "./protected";
+import { removeStaleStacks, writeStackDir } from "./write";
+
+export const RENDER_OPTIONS = {
+  stack: { type: "string", multiple: true },
+  out: { type: "string", default: "rendered" },
+  "stacks-dir": { type: "string", default: "stacks" },
+  /** A protected unit whose removal (or an object's) this render may write; repeatable. */
+  "allow-removal": { type: "string", multiple: true },
+} as const;
+
+export function renderCommand(argv: string[], io: Io): number {
+  const opts = args(RENDER_OPTIONS, argv);
+  const out = opts.out!;
+  const allowed = new Set(opts["allow-removal"] ?? []);
+  const stacks = planStacks(opts.stack, opts["stacks-dir"]);
+  const rendered = stacks.map((s) => ({ s, files: renderPlan(s.plan, s.result.placement) }));
+
+  // Data-owning units the previous render (normally the committed one) had and this one drops.
+  const refused: string[] = [];
+  const notes: string[] = [];
+  for (const { s } of rendered) {
+    const previous = path.join(out, s.plan.stack, "index.yaml");
+    if (!fs.existsSync(previous)) continue;
+    let index: unknown;
+    try {
+      index = parse(fs.readFileSync(previous, "utf8"));
+    } catch (e) {
+      throw new UserError(
+        `${previous}: is not a render of this repository (${(e as Error).message.split("\n")[0]}). Fix: remove ${path.dirname(previous)}/ or render elsewhere with --out`,
+        EXIT_BAD_CONFIG,
+      );
+    }
+    for (const loss of protectedLosses(index, s.plan)) {
+      const what = `${describeLoss(loss)} (${previous} has it)`;
+      if (allowed.has(loss.unit)) {
+        notes.push(`${s.plan.stack}: ${what}: allowed by --allow-removal ${loss.unit}; pulumi up refuses it until you run pulumi state unprotect, and then leaves it in the cluster (retainOnDelete)`);
+        continue;
+      }
+      refused.push(
+        formatCheck(s.config.file, {
+          level: "error",
+          code: PROTECTED_REMOVAL_CODE,
+          message: what,
+          remediation: `keep it in the stack, or, if its data may go, render with --allow-removal ${loss.unit} and follow README "Removing a unit that owns data"`,
+        }),
+      );
+    }
+  }
+  if (refused.length > 0) throw new UserError(refused.join("\n"), EXIT_CHECKS_FAILED);
+
+  for (const { s, files } of rendered) {
+    writeStackDir(out, s.plan.stack, files);
+    const units = allUnits(s.plan);
+    io.out(
+      `${s.plan.stack}: ${s.plan.environment}/${s.plan.topology}, ${s.plan.nodes.length} nodes, ` +
+        `${units.length} units, ${files.length} files → ${out}/${s.plan.stack}/\n`,
+    );
+    for (const w of s.plan.warnings) io.out(`  ${formatCheck(s.config.file, w)}\n`);
+  }
+  for (const note of notes) io.out(`${note}\n`);
+  if (!opts.stack?.length) {
+    for (const gone of removeStaleStacks(out, rendered.map((r) => r.s.plan.stack))) {
+      io.out(`${gone}: no stack file any more, removed ${out}/${gone}/\n`);
+    }
+  }
+  const warnings = rendered.reduce((n, r) => n + r.s.plan.warnings.length, 0);
+  io.out(`rendered ${rendered.length} stack(s), ${warnings} warning(s)\n`);
+  return 0;
+}

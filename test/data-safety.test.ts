@@ -1,0 +1,155 @@
+// Units that own data are protected (Pulumi `protect` + `retainOnDelete`), and a stack change that
+// would drop one (or an object of one) stops `npm run render` unless `--allow-removal <unit>` says so.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse, stringify } from "yaml";
+import { beforeAll, describe, expect, it } from "vitest";
+import program from "../index";
+import { allUnits, type Plan, type Unit } from "../components/plan";
+import { planStack } from "../environments";
+import { capture } from "../scripts/lib/cli";
+import { generatedProductionStack } from "../scripts/lib/generate";
+import { protectedLosses } from "../scripts/lib/protected";
+import { renderCommand } from "../scripts/lib/render-command";
+import { readTree } from "../scripts/lib/write";
+import { runProgram, type ProgramRun } from "./helpers/pulumi";
+import { mutatedConfig, pulumiConfigOf, REPO, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
+import { loadConfig } from "../components/config";
+
+/** Kinds whose objects hold data or whose deletion deletes data (a Namespace takes its volumes, a CRD its objects). */
+const DATA_KINDS = new Set(["Namespace", "StorageClass", "CustomResourceDefinition", "KubeVirt", "CDI"]);
+
+/** Releases and upstream manifests that own data, and why: written from what they install, not from the code. */
+const DATA_OWNERS: Record<string, string> = {
+  "kube-ovn": "OVN northbound/southbound databases and the Subnet/IP CRDs",
+  "cert-manager": "the Certificate and Issuer CRDs (crds.enabled)",
+  "mariadb-operator-crds": "the MariaDB CRDs: deleting them deletes every Galera cluster",
+  "rabbitmq-cluster-operator": "the RabbitmqCluster CRD",
+  "kubevirt-operator": "the KubeVirt CRD",
+  "cdi-operator": "the CDI CRD",
+  "olm-crds": "Subscription and ClusterServiceVersion CRDs",
+  longhorn: "every volume and Longhorn's CRDs",
+  "openkeel-chart": "MariaDB Galera and RabbitMQ with their volumes",
+  "openkeel-glance": "the image store",
+  "openkeel-swift": "the object store",
+};
+
+function ownsData(u: Unit): boolean {
+  if (u.name.startsWith("snapshot-crd-")) return true; // each is one CRD file
+  if (u.kind === "Manifests") return u.objects.some((o) => DATA_KINDS.has(o.kind));
+  return u.name in DATA_OWNERS;
+}
+
+function plans(): Plan[] {
+  const labBackends = mutatedConfig("lab", (raw) => (raw.platform = { realBackends: true }));
+  const generated = generatedProductionStack(60);
+  return [
+    ...SHIPPED_STACKS.map((s) => planStack(shippedConfig(s)).plan!),
+    planStack(labBackends).plan!,
+    planStack(loadConfig(generated.raw, { stack: generated.stack, file: "generated" })).plan!,
+  ];
+}
+
+describe("what owns data is protected", () => {
+  it.each(plans().map((p) => [p.stack === "lab" && allUnits(p).some((u) => u.name === "longhorn") ? "lab (realBackends)" : p.stack, p] as const))(
+    "%s: exactly the units that own data are protected",
+    (_name, plan) => {
+      const wrong = allUnits(plan)
+        .filter((u) => ownsData(u) !== (u.protect === true))
+        .map((u) => `${u.name}: owns data ${ownsData(u)}, protected ${u.protect === true}`);
+      expect(wrong).toEqual([]);
+    },
+  );
+});
+
+describe.each(SHIPPED_STACKS)("stack %s under the Pulumi mocks", (stack) => {
+  let run: ProgramRun;
+  beforeAll(async () => {
+    run = await runProgram(stack, pulumiConfigOf(shippedRaw(stack)), program);
+  });
+
+  it("registers every resource of a protected unit with protect and retainOnDelete, and no other", () => {
+    const plan = planStack(shippedConfig(stack)).plan!;
+    const protectedUnits = new Set(allUnits(plan).filter((u) => u.protect).map((u) => run.byName(u.name).urn));
+    const custom = run.resources.filter((r) => r.custom && r.type !== "random:index/randomPassword:RandomPassword");
+    const wrong = custom
+      .filter((r) => protectedUnits.has(r.parent) !== (r.protect && r.retainOnDelete))
+      .map((r) => `${r.name}: protect ${r.protect}, retainOnDelete ${r.retainOnDelete}`);
+    expect(wrong).toEqual([]);
+    expect(custom.filter((r) => r.protect).length).toBeGreaterThan(0);
+  });
+});
+
+describe("the render refuses to drop a unit that owns data", () => {
+  const medium = fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8");
+  const withGlanceOff = medium.replace("  openkeel:services:\n", "  openkeel:services:\n    glance:\n      enabled: false\n");
+
+  async function renderedOnce(text: string) {
+    const dir = tempStacks({ s: text });
+    const out = path.join(dir, "out");
+    const first = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(first.code, first.stderr).toBe(0);
+    return { dir, out, file: path.join(dir, "Pulumi.s.yaml") };
+  }
+
+  it("turning a protected service off: exit 1 naming the unit and the flag, nothing written", async () => {
+    expect(withGlanceOff).not.toBe(medium);
+    const { dir, out, file } = await renderedOnce(medium);
+    const before = readTree(out);
+    fs.writeFileSync(file, withGlanceOff);
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `${file}: error [protected-removal]: unit openkeel-glance owns data (protected) and would be removed (${path.join(out, "s", "index.yaml")} has it). ` +
+        `Fix: keep it in the stack, or, if its data may go, render with --allow-removal openkeel-glance and follow README "Removing a unit that owns data"\n`,
+    );
+    expect(readTree(out)).toEqual(before);
+  });
+
+  it("--allow-removal <unit> lets it through, says so, and writes", async () => {
+    const { dir, out, file } = await renderedOnce(medium);
+    fs.writeFileSync(file, withGlanceOff);
+    const other = await capture(renderCommand, ["--stacks-dir", dir, "--out", out, "--allow-removal", "openkeel-swift"]);
+    expect(other.code).toBe(1);
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out, "--allow-removal", "openkeel-glance"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/s: unit openkeel-glance owns data \(protected\) and would be removed .*allowed by --allow-removal openkeel-glance/);
+    expect(fs.existsSync(path.join(out, "s", "values", "openkeel-glance.yaml"))).toBe(false);
+    // and the next render compares with the new output: nothing left to allow
+    expect((await capture(renderCommand, ["--stacks-dir", dir, "--out", out])).code).toBe(0);
+  });
+
+  it("turning the lab's real backends off names Longhorn, the StorageClasses and every other data unit", async () => {
+    const lab = fs.readFileSync(path.join(REPO, "stacks/Pulumi.lab.yaml"), "utf8");
+    const { dir, out, file } = await renderedOnce(`${lab}  openkeel:platform:\n    realBackends: true\n`);
+    fs.writeFileSync(file, lab);
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(r.code).toBe(1);
+    const units = [...r.stderr.matchAll(/unit (\S+) owns data \(protected\) and would be removed/g)].map((m) => m[1]).sort();
+    expect(units).toEqual(["cdi", "cdi-operator", "kubevirt", "kubevirt-operator", "longhorn", "storage-classes", ...units.filter((u) => u.startsWith("snapshot-crd-"))].sort());
+    expect(units.filter((u) => u.startsWith("snapshot-crd-")).length).toBeGreaterThan(0);
+    // the namespace of Longhorn goes too: an object of a unit that stays
+    expect(r.stderr).toMatch(/object namespace-longhorn-system\.yaml of unit platform-namespaces, which owns data \(protected\), would be removed/);
+  });
+
+  it("a StorageClass dropped from the storage-classes unit, or a unit no longer protected, is a loss", () => {
+    const plan = planStack(shippedConfig("prod-medium")).plan!;
+    const index = parse(fs.readFileSync(path.join(REPO, "rendered/prod-medium/index.yaml"), "utf8"));
+    expect(protectedLosses(index, plan)).toEqual([]);
+    const classes = index.phases.flatMap((p: any) => p.units).find((u: any) => u.name === "storage-classes");
+    classes.objects.push("objects/04-platform-config/storage-classes/storageclass-old-fast.yaml");
+    const unprotected = structuredClone(plan);
+    delete allUnits(unprotected).find((u) => u.name === "openkeel-swift")!.protect;
+    expect(protectedLosses(parse(stringify(index)), unprotected)).toEqual([
+      { unit: "storage-classes", loss: "object", object: "storageclass-old-fast.yaml" },
+      { unit: "openkeel-swift", loss: "unprotected" },
+    ]);
+  });
+
+  it("the committed render of every stack keeps every protected unit of its plan", () => {
+    for (const stack of SHIPPED_STACKS) {
+      const index = parse(fs.readFileSync(path.join(REPO, "rendered", stack, "index.yaml"), "utf8"));
+      expect(protectedLosses(index, planStack(shippedConfig(stack)).plan!), stack).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,124 @@
+// fast-check arbitraries of whole stack configs (raw `openkeel:` maps, as a stack file holds them):
+// both environments, 1 to 2000 nodes, random roles, zones, taints, labels and toggles, with a few
+// deliberate mistakes mixed in. Mostly plausible, so that most of them plan and render and the
+// properties say something about renders, not only about error messages.
+import fc from "fast-check";
+import { SERVICES } from "../../components/config";
+import { kindNodeNames } from "../../components/kind";
+import { ROLES, type Role } from "../../components/roles";
+
+/** The fixed seed of CI runs; OPENKEEL_FC_SEED and OPENKEEL_FC_RUNS override it to explore. */
+export const PROPERTY_SEED = Number(process.env.OPENKEEL_FC_SEED ?? 20260509);
+export function runs(ci: number): number {
+  const scale = Number(process.env.OPENKEEL_FC_RUNS_SCALE ?? 1);
+  return Math.max(1, Math.round(ci * scale));
+}
+
+/** Role sets real inventories use (§ 6), beside fully random ones. */
+const ROLE_SHAPES: Role[][] = [
+  ["controlPlane"],
+  ["compute"],
+  ["network"],
+  ["storage"],
+  ["compute", "storage"],
+  ["controlPlane", "storage"],
+  ["controlPlane", "compute", "network", "storage", "containers"],
+  ["provisioning"],
+  ["containers"],
+  ["network", "compute"],
+];
+
+const roleSet = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...ROLE_SHAPES) },
+  { weight: 1, arbitrary: fc.subarray([...ROLES]) },
+);
+
+const ZONES = ["zone-a", "zone-b", "zone-c"];
+
+function ip(i: number): string {
+  return `10.${Math.floor(i / 65536) % 256}.${Math.floor(i / 256) % 256}.${i % 256}`;
+}
+
+const TALOS = {
+  watchdogModule: "i6300esb",
+  compute: { reservedSystemCPUs: "0-1", systemReserved: { memory: "4Gi" } },
+  longhornDisk: { diskSelector: "!system_disk", minSize: "100GB" },
+};
+
+export interface GeneratedRaw {
+  raw: Record<string, unknown>;
+  nodes: number;
+}
+
+/** A stack of `min`..`max` nodes. */
+export function stackArbitrary(min: number, max: number): fc.Arbitrary<GeneratedRaw> {
+  return fc
+    .record({
+      production: fc.boolean(),
+      size: fc.integer({ min, max }),
+      // three controlPlane (and Kubernetes control-plane) nodes first, most of the time
+      baseControlPlane: fc.constantFrom(0, 1, 3, 3, 3, 3, 5),
+      zones: fc.constantFrom(0, 1, 3, 3),
+      shapes: fc.array(roleSet, { minLength: 1, maxLength: 16 }),
+      // the design's choices mostly (§ 1.4, § 6), any set of roles sometimes
+      taints: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(false) },
+        { weight: 3, arbitrary: fc.constantFrom<Role[]>(["compute", "network", "provisioning"], ["compute", "network", "storage", "provisioning"]) },
+        { weight: 1, arbitrary: fc.constant(true) },
+        { weight: 2, arbitrary: fc.subarray([...ROLES]) },
+      ),
+      bgp: fc.boolean(),
+      services: fc.dictionary(fc.constantFrom(...SERVICES), fc.boolean(), { maxKeys: 4 }),
+      conductors: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+      volumeReplicas: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) }),
+      realBackends: fc.boolean(),
+      externalNic: fc.boolean(),
+      // mistakes, each rare
+      mistake: fc.constantFrom("none", "none", "none", "none", "none", "none", "dropIP", "dupName", "dropZone", "noTalos", "kindName"),
+      mistakeAt: fc.nat(),
+    })
+    .map((g) => {
+      const size = g.size;
+      const nodes: Record<string, unknown>[] = [];
+      for (let i = 0; i < size; i++) {
+        // a kind lab has one control-plane node (kind taints more of them with the upstream taint)
+        const inBase = i < (g.production ? g.baseControlPlane : Math.min(1, g.baseControlPlane));
+        const roles = inBase ? (["controlPlane"] as Role[]) : g.shapes[i % g.shapes.length];
+        const node: Record<string, unknown> = {
+          name: `node-${i + 1}`,
+          roles: [...roles],
+          ...(inBase || (size === 1 && !g.production) ? { kubernetesControlPlane: true } : {}),
+          ...(g.zones > 0 ? { zone: ZONES[i % g.zones] } : {}),
+          ...(g.production ? { internalIP: ip(i + 10) } : {}),
+          ...(g.externalNic && (roles.includes("network") || roles.includes("compute")) ? { labels: { "network.openkeel.io/external-nic": "bond1" } } : {}),
+        };
+        nodes.push(node);
+      }
+      if (!g.production) {
+        // kind's own node names, so that the lab checks pass unless the mistake is the name
+        const names = kindNodeNames("openkeel-lab", nodes.map((n) => ({ kubernetesControlPlane: n.kubernetesControlPlane === true }) as never));
+        nodes.forEach((n, i) => (n.name = names[i]));
+      }
+      const at = g.mistakeAt % size;
+      if (g.mistake === "dropIP" && g.production) delete nodes[at].internalIP;
+      if (g.mistake === "dupName" && size > 1) nodes[at].name = nodes[(at + 1) % size].name;
+      if (g.mistake === "dropZone") delete nodes[at].zone;
+      if (g.mistake === "kindName" && !g.production) nodes[at].name = `lab-${at}`;
+      const services: Record<string, unknown> = Object.fromEntries(Object.entries(g.services).map(([s, on]) => [s, { enabled: on }]));
+      if (g.conductors !== undefined) services.ironic = { ...(services.ironic as object), replicas: { conductor: g.conductors } };
+      const platform: Record<string, unknown> = {};
+      if (!g.production && g.realBackends) platform.realBackends = true;
+      if (g.volumeReplicas !== undefined) platform.longhorn = { volumeReplicas: g.volumeReplicas };
+      const raw: Record<string, unknown> = {
+        environment: g.production ? "talos-production" : "kind-lab",
+        topology: g.production ? (size >= 30 ? "large" : size >= 6 ? "medium" : "small") : "lab",
+        taints: g.taints,
+        bgp: g.bgp,
+        nodes,
+        ...(Object.keys(services).length ? { services } : {}),
+        ...(Object.keys(platform).length ? { platform } : {}),
+        ...(g.production && g.mistake !== "noTalos" ? { talos: TALOS } : {}),
+      };
+      return { raw, nodes: size };
+    });
+}

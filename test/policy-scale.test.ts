@@ -1,0 +1,30 @@
+// The offline policy runner at inventory scale: the stack config travels to the pack in an
+// environment variable, which Linux caps at 128 KiB (E2BIG past it).
+import { describe, expect, it } from "vitest";
+import { MAX_CONFIG_ENV, packConfigEnv } from "../scripts/lib/analyzer";
+import { generatedProductionStack } from "../scripts/lib/generate";
+import { openPack, pulumiConfigMap } from "../scripts/lib/policy-run";
+
+describe("the pack's config at scale", () => {
+  const big = pulumiConfigMap(generatedProductionStack(2000).raw);
+
+  it("passes the whole config while it fits, and the environment always", () => {
+    const small = pulumiConfigMap(generatedProductionStack(20).raw);
+    expect(JSON.parse(packConfigEnv(small))).toEqual(small);
+    expect(JSON.stringify(big).length).toBeGreaterThan(MAX_CONFIG_ENV);
+    const passed = JSON.parse(packConfigEnv(big));
+    expect(Buffer.byteLength(packConfigEnv(big))).toBeLessThanOrEqual(MAX_CONFIG_ENV);
+    expect(passed["openkeel:environment"]).toBe("talos-production");
+    expect(passed["openkeel:nodes"]).toBeUndefined();
+    expect(passed["openkeel:talos"]).toBe(big["openkeel:talos"]);
+  });
+
+  it("starts the real pack for a 2000-node stack", async () => {
+    const pack = await openPack("generated-2000", big);
+    try {
+      expect(await pack.analyze([])).toEqual([]);
+    } finally {
+      pack.close();
+    }
+  }, 60_000);
+});
