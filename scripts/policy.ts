@@ -35,8 +35,8 @@ run(async () => {
     const file = stackFilePath(s.config.stack, opts["stacks-dir"]);
     return { ...s, pulumiConfig: pulumiConfigMap(rawFromStackYaml(fs.readFileSync(file, "utf8"), file)) };
   });
-  // One pack per stack, as the engine starts one per operation. Starting a pack (ts-node type-checks
-  // it) costs seconds, so every stack's pack starts now, side by side; the programs run one after
+  // One pack per stack, as the engine starts one per operation. Starting a pack (ts-node compiles it)
+  // costs seconds, so every stack's pack starts now, side by side; the programs run one after
   // another (the runtime mocks are process-global).
   const sessions = stacks.map((s) => openPack(s.config.stack, s.pulumiConfig, packConfig));
   sessions.forEach((p) => p.catch(() => undefined));
