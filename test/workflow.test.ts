@@ -83,12 +83,13 @@ describe(".github/workflows/pull-request.yml", () => {
 });
 
 describe("CI entry and npm test", () => {
-  it(".ci/run runs the README's test command; npm test installs the tools first", () => {
+  it(".ci/run runs the README's test command; npm test installs the tools and type-checks first", () => {
     const ci = fs.readFileSync(path.join(REPO, ".ci/run"), "utf8");
     expect(ci).toMatch(/^npm test$/m);
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
     expect(readme).toMatch(/^npm test\s/m);
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
-    expect(pkg.scripts.pretest).toBe("tsx scripts/tools.ts");
+    // the type check covers the policy pack, which the offline policy run only transpiles
+    expect(pkg.scripts.pretest).toBe("tsx scripts/tools.ts && tsc --noEmit -p .");
   });
 });
