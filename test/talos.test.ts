@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../components/config";
 import { canonicalSchematic, installerImage, schematicId } from "../components/image-factory";
 import type { NodeConfigFile } from "../components/plan";
-import { ROLES, roleTaint, type Role } from "../components/roles";
+import { ROLES, roleTaint } from "../components/roles";
 import {
+  type TalosMachine,
   groupName,
   groupPatch,
   groupSchematic,
@@ -49,17 +50,8 @@ function kindDocs(f: NodeConfigFile, kind: string): any[] {
   return f.documents.filter((d) => d.kind === kind);
 }
 
-interface Machine {
-  machineType: string;
-  roles: Role[];
-  group: string;
-  patches: string[];
-  schematic: string;
-  schematicId: string;
-  installerImage: string;
-}
 
-function machines(files: NodeConfigFile[]): Record<string, Machine> {
+function machines(files: NodeConfigFile[]): Record<string, TalosMachine> {
   return (file(files, "talos/machines.yaml").documents[0] as any).machines;
 }
 
