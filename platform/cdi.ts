@@ -4,20 +4,12 @@
 import type { ManifestsUnit, RemoteManifestUnit } from "../components/plan";
 import { resolvePlacement } from "../components/placement";
 import { ROLES, type Role } from "../components/roles";
-import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { controlPlaneScheduling, remoteManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { CDI_OPERATOR } from "./versions";
 
 export function cdiOperatorUnit(dependsOn: string[] = []): RemoteManifestUnit {
-  return {
-    kind: "RemoteManifest",
-    name: "cdi-operator",
-    type: "openkeel:platform:CdiOperator",
-    url: CDI_OPERATOR.url,
-    version: CDI_OPERATOR.version,
-    // It holds the CDI CRD.
-    protect: true,
-    ...(dependsOn.length ? { dependsOn } : {}),
-  };
+  // It holds the CDI CRD.
+  return remoteManifestUnit("cdi-operator", "openkeel:platform:CdiOperator", CDI_OPERATOR, { protect: true, dependsOn });
 }
 
 /** Every role some storage node carries: medium's storage nodes are also (tainted) compute nodes. */

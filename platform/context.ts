@@ -3,10 +3,11 @@
 // labels, control-plane placement, waiting for an object to be ready).
 import type { LoadedConfig } from "../components/config";
 import { resolvePlacement, type Scheduling } from "../components/placement";
-import { phase, type K8sObject, type Plan, type PhaseName, type Unit } from "../components/plan";
+import { phase, type K8sObject, type Plan, type PhaseName, type RemoteManifestUnit, type Unit } from "../components/plan";
 import { RESERVED_TAINT_KEY, roleToleration, type LabelProfile, type Role, type Toleration } from "../components/roles";
 import type { Topology } from "../components/topology";
 import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "./config";
+import type { ManifestPin } from "./versions";
 
 export interface PlatformContext {
   cfg: LoadedConfig;
@@ -91,4 +92,25 @@ export function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["
       maxUnhealthy: { network: DEFAULT_MAX_UNHEALTHY, storage: DEFAULT_MAX_UNHEALTHY },
     }
   );
+}
+
+/**
+ * A pinned upstream manifest. Those that hold CRDs are protected: deleting a CRD deletes every
+ * object of its kind.
+ */
+export function remoteManifestUnit(
+  name: string,
+  type: string,
+  pin: ManifestPin,
+  opts: { protect?: boolean; dependsOn?: string[] } = {},
+): RemoteManifestUnit {
+  return {
+    kind: "RemoteManifest",
+    name,
+    type,
+    url: pin.url,
+    version: pin.version,
+    ...(opts.protect ? { protect: true } : {}),
+    ...(opts.dependsOn?.length ? { dependsOn: opts.dependsOn } : {}),
+  };
 }

@@ -3,22 +3,14 @@
 // virt-controller) on the control plane, virt-handler on compute nodes, reserved hosts included.
 import type { ManifestsUnit, RemoteManifestUnit } from "../components/plan";
 import { resolvePlacement } from "../components/placement";
-import { controlPlaneScheduling, RESERVED_TOLERATION, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { controlPlaneScheduling, remoteManifestUnit, RESERVED_TOLERATION, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
 
 export const KUBEVIRT_NAMESPACE = "kubevirt";
 
 export function kubevirtOperatorUnit(dependsOn: string[] = []): RemoteManifestUnit {
-  return {
-    kind: "RemoteManifest",
-    name: "kubevirt-operator",
-    type: "openkeel:platform:KubeVirtOperator",
-    url: KUBEVIRT_OPERATOR.url,
-    version: KUBEVIRT_OPERATOR.version,
-    // It holds the KubeVirt CRDs: deleting them deletes every VM.
-    protect: true,
-    ...(dependsOn.length ? { dependsOn } : {}),
-  };
+  // It holds the KubeVirt CRDs: deleting them deletes every VM.
+  return remoteManifestUnit("kubevirt-operator", "openkeel:platform:KubeVirtOperator", KUBEVIRT_OPERATOR, { protect: true, dependsOn });
 }
 
 /** virt-handler (and so where VMIs may start): compute nodes, Masakari reserved hosts too (§ 5.6). */

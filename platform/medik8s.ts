@@ -10,6 +10,7 @@ import {
   controlPlaneScheduling,
   medik8sSettings,
   namespace,
+  remoteManifestUnit,
   RESERVED_TOLERATION,
   rolesTolerations,
   selectorAndTolerations,
@@ -34,24 +35,10 @@ export function medik8sNamespace(): K8sObject {
 
 export function olmUnits(dependsOn: string[] = []): RemoteManifestUnit[] {
   return [
-    {
-      kind: "RemoteManifest",
-      name: "olm-crds",
-      type: "openkeel:platform:OlmCrds",
-      url: OLM_CRDS.url,
-      version: OLM_CRDS.version,
-      // Subscriptions and ClusterServiceVersions live in these CRDs.
-      protect: true,
-    },
-    {
-      kind: "RemoteManifest",
-      name: "olm",
-      type: "openkeel:platform:Olm",
-      url: OLM.url,
-      version: OLM.version,
-      // olm.yaml needs its CRDs registered first (upstream install order).
-      dependsOn: ["olm-crds", ...dependsOn],
-    },
+    // Subscriptions and ClusterServiceVersions live in these CRDs.
+    remoteManifestUnit("olm-crds", "openkeel:platform:OlmCrds", OLM_CRDS, { protect: true }),
+    // olm.yaml needs its CRDs registered first (upstream install order).
+    remoteManifestUnit("olm", "openkeel:platform:Olm", OLM, { dependsOn: ["olm-crds", ...dependsOn] }),
   ];
 }
 

@@ -3,17 +3,13 @@
 // the operator is not pinned to the control plane: it lands on an untainted node, which is a
 // controlPlane node in the medium and large topologies (every other role is tainted there).
 import type { RemoteManifestUnit } from "../components/plan";
+import { remoteManifestUnit } from "./context";
 import { RABBITMQ_CLUSTER_OPERATOR } from "./versions";
 
 export function rabbitmqOperatorUnit(dependsOn: string[] = []): RemoteManifestUnit {
-  return {
-    kind: "RemoteManifest",
-    name: "rabbitmq-cluster-operator",
-    type: "openkeel:platform:RabbitmqClusterOperator",
-    url: RABBITMQ_CLUSTER_OPERATOR.url,
-    version: RABBITMQ_CLUSTER_OPERATOR.version,
-    // Holds the RabbitmqCluster CRD.
+  // It holds the RabbitmqCluster CRD.
+  return remoteManifestUnit("rabbitmq-cluster-operator", "openkeel:platform:RabbitmqClusterOperator", RABBITMQ_CLUSTER_OPERATOR, {
     protect: true,
-    ...(dependsOn.length ? { dependsOn } : {}),
-  };
+    dependsOn,
+  });
 }

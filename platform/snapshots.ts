@@ -3,7 +3,7 @@
 // the tag's `deploy/kubernetes/snapshot-controller`, whose manifest names the previous release's
 // image and carries no placement; they follow that folder (kube-system, leader election).
 import type { K8sObject, ManifestsUnit, RemoteManifestUnit } from "../components/plan";
-import { controlPlaneScheduling, type PlatformContext } from "./context";
+import { controlPlaneScheduling, remoteManifestUnit, type PlatformContext } from "./context";
 import { imageRef, SNAPSHOT_CONTROLLER_IMAGE, SNAPSHOT_CRDS } from "./versions";
 
 const NAMESPACE = "kube-system";
@@ -13,15 +13,8 @@ const NAME = "snapshot-controller";
 export function snapshotCrdUnits(): RemoteManifestUnit[] {
   return SNAPSHOT_CRDS.map((pin) => {
     const plural = pin.url.slice(pin.url.lastIndexOf("_") + 1).replace(/\.yaml$/, "");
-    return {
-      kind: "RemoteManifest",
-      name: `snapshot-crd-${plural}`,
-      type: "openkeel:platform:SnapshotCrd",
-      url: pin.url,
-      version: pin.version,
-      // CRDs own every VolumeSnapshot: deleting one deletes them all.
-      protect: true,
-    };
+    // CRDs own every VolumeSnapshot: deleting one deletes them all.
+    return remoteManifestUnit(`snapshot-crd-${plural}`, "openkeel:platform:SnapshotCrd", pin, { protect: true });
   });
 }
 
