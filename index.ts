@@ -2,11 +2,11 @@
 // Config → plan checks → Plan → one ComponentResource per unit. Exported as an async function so
 // tests can run it under the runtime mocks exactly as the language host does.
 import * as pulumi from "@pulumi/pulumi";
-import { loadConfig, rawFromPulumiConfig } from "./components/config";
+import { loadConfig, rawFromPulumiConfig } from "./config/schema";
 import { deployPlan } from "./components/deploy";
-import { allUnits } from "./components/plan";
-import { ConfigError } from "./components/problems";
-import { stackFilePath } from "./components/stack-file";
+import { allUnits } from "./plan/plan";
+import { ConfigError } from "./config/problems";
+import { stackFilePath } from "./config/stack-file";
 import { planStack } from "./environments";
 
 export = async () => {

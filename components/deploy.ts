@@ -3,7 +3,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import { APPLY_AS_PATCH_ANNOTATION, isSecretRef, type HelmReleaseUnit, type K8sObject, type Plan, type Unit } from "./plan";
+import { APPLY_AS_PATCH_ANNOTATION, isSecretRef, type HelmReleaseUnit, type K8sObject, type Plan, type Unit } from "../plan/plan";
 
 /** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
 export const NODE_PATCH_FIELD_MANAGER = "openkeel-node-roles";

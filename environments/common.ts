@@ -1,8 +1,8 @@
 // What every environment's Plan starts with: the stack's identity and the node-roles phase.
-import type { LoadedConfig } from "../components/config";
-import { nodeRolesUnit, type NodeMetadataContributor } from "../components/node-roles";
-import { emptyPhases, phase, type Plan } from "../components/plan";
-import type { PlanCheck, Topology } from "../components/topology";
+import type { LoadedConfig } from "../config/schema";
+import { nodeRolesUnit, type NodeMetadataContributor } from "../plan/node-roles";
+import { emptyPhases, phase, type Plan } from "../plan/plan";
+import type { PlanCheck, Topology } from "../topology/topology";
 
 export function basePlan(
   cfg: LoadedConfig,

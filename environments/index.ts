@@ -1,12 +1,12 @@
 // Config → checks → Plan, for any environment. The single entry the Pulumi program, the offline
 // scripts and the tests share.
-import type { LoadedConfig } from "../components/config";
-import { assertPlanInvariants, type Plan } from "../components/plan";
-import { buildTopology, planChecks, type PlanCheck, type Topology } from "../components/topology";
-import { placementReport, type PlacementReport } from "../components/placement-report";
-import { planComponents } from "../components/workloads";
-import { kindChecks, kindNodeConfig } from "../components/kind";
-import { talosNodeConfig } from "../components/talos";
+import type { LoadedConfig } from "../config/schema";
+import { assertPlanInvariants, type Plan } from "../plan/plan";
+import { buildTopology, planChecks, type PlanCheck, type Topology } from "../topology/topology";
+import { placementReport, type PlacementReport } from "../placement/report";
+import { planComponents } from "../placement/workloads";
+import { kindChecks, kindNodeConfig } from "../nodes/kind";
+import { talosNodeConfig } from "../nodes/talos";
 import { platformChecks } from "../platform/checks";
 import { kindLabPlan } from "./kind-lab";
 import { talosProductionPlan } from "./talos-production";

@@ -1,10 +1,10 @@
 // The kind lab on a laptop (§ 6, lab): default label keys, roles optional, no Ironic. kind keeps
 // its own CNI (Multus is added on top); KubeVirt (emulation), CDI, Longhorn and the snapshot stack
 // only with openkeel:platform.realBackends, like the lab's install-backends step.
-import type { LoadedConfig } from "../components/config";
-import type { NodeMetadataContributor } from "../components/node-roles";
-import type { K8sObject, Plan } from "../components/plan";
-import type { PlanCheck, Topology } from "../components/topology";
+import type { LoadedConfig } from "../config/schema";
+import type { NodeMetadataContributor } from "../plan/node-roles";
+import type { K8sObject, Plan } from "../plan/plan";
+import type { PlanCheck, Topology } from "../topology/topology";
 import { cdiOperatorUnit, cdiUnit } from "../platform/cdi";
 import { certManagerNamespace, certManagerRelease } from "../platform/cert-manager";
 import { platformContext, pushUnits, type PlatformContext } from "../platform/context";
@@ -16,7 +16,7 @@ import { PLATFORM_NAMESPACES_UNIT, platformNamespacesUnit } from "../platform/na
 import { rabbitmqOperatorUnit } from "../platform/rabbitmq-operator";
 import { snapshotControllerUnit, snapshotCrdUnits } from "../platform/snapshots";
 import { storageClassesUnit, volumeSnapshotClassesUnit } from "../platform/storage-classes";
-import { addOpenKeel } from "../components/openkeel";
+import { addOpenKeel } from "../openkeel";
 import { basePlan } from "./common";
 
 export function kindLabPlan(cfg: LoadedConfig, topo: Topology, warnings: PlanCheck[]): Plan {

@@ -1,7 +1,7 @@
 // Talos Linux production clusters (§ 6 small, medium, large): hardened label keys (D1).
-import type { LoadedConfig } from "../components/config";
-import type { Plan } from "../components/plan";
-import type { PlanCheck, Topology } from "../components/topology";
+import type { LoadedConfig } from "../config/schema";
+import type { Plan } from "../plan/plan";
+import type { PlanCheck, Topology } from "../topology/topology";
 import { cdiOperatorUnit, cdiUnit } from "../platform/cdi";
 import { certManagerNamespace, certManagerRelease } from "../platform/cert-manager";
 import { platformContext, pushUnits, type PlatformContext } from "../platform/context";
@@ -15,7 +15,7 @@ import { PLATFORM_NAMESPACES_UNIT, platformNamespacesUnit } from "../platform/na
 import { rabbitmqOperatorUnit } from "../platform/rabbitmq-operator";
 import { snapshotControllerUnit, snapshotCrdUnits } from "../platform/snapshots";
 import { storageClassesUnit, volumeSnapshotClassesUnit } from "../platform/storage-classes";
-import { addOpenKeel } from "../components/openkeel";
+import { addOpenKeel } from "../openkeel";
 import { basePlan } from "./common";
 
 export function talosProductionPlan(cfg: LoadedConfig, topo: Topology, warnings: PlanCheck[]): Plan {

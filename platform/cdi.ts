@@ -1,9 +1,9 @@
 // CDI: the pinned operator manifest and our CDI CR. The CR spells placement differently from
 // KubeVirt's: `spec.infra` and `spec.workload` (singular) are NodePlacements themselves, with no
 // `nodePlacement` level (cdi.kubevirt.io/v1beta1 schema).
-import type { ManifestsUnit, RemoteManifestUnit } from "../components/plan";
-import { resolvePlacement } from "../components/placement";
-import { ROLES, type Role } from "../components/roles";
+import type { ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
+import { resolvePlacement } from "../placement/chart-helper";
+import { ROLES, type Role } from "../config/roles";
 import { controlPlaneScheduling, remoteManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { CDI_OPERATOR } from "./versions";
 

@@ -1,5 +1,5 @@
 // cert-manager (Helm, CRDs from the chart and kept on uninstall), on the control plane (§ 2.1).
-import type { HelmReleaseUnit, K8sObject } from "../components/plan";
+import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
 import { CERT_MANAGER_CHART } from "./versions";
 

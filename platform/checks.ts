@@ -1,8 +1,8 @@
 // Plan checks of the platform settings that depend on the rest of the stack: the environment a
 // key applies to, the nodes it names, the disks it needs. Same shape and exit code as the okadm
 // plan rules of components/topology.ts.
-import type { Config } from "../components/config";
-import type { PlanCheck, Topology } from "../components/topology";
+import type { Config } from "../config/schema";
+import type { PlanCheck, Topology } from "../topology/topology";
 import { DEFAULT_MASTER_COUNT } from "./kube-ovn";
 
 export function platformChecks(cfg: Config, topo: Topology): PlanCheck[] {

@@ -1,12 +1,12 @@
 // What every platform module builds from: the stack config, the inventory as the scheduler sees
 // it, and the platform settings. Plus the few shapes they share (namespaces with pod-security
 // labels, control-plane placement, waiting for an object to be ready).
-import type { LoadedConfig } from "../components/config";
-import { resolvePlacement, type Scheduling } from "../components/placement";
-import { phase, type K8sObject, type Plan, type PhaseName, type RemoteManifestUnit, type Unit } from "../components/plan";
-import { RESERVED_TAINT_KEY, roleToleration, type LabelProfile, type Role, type Toleration } from "../components/roles";
-import type { Topology } from "../components/topology";
-import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "./config";
+import type { LoadedConfig } from "../config/schema";
+import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
+import { phase, type K8sObject, type Plan, type PhaseName, type RemoteManifestUnit, type Unit } from "../plan/plan";
+import { RESERVED_TAINT_KEY, roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
+import type { Topology } from "../topology/topology";
+import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
 import type { ManifestPin } from "./versions";
 
 export interface PlatformContext {

@@ -3,9 +3,9 @@
 // `lookup` finds nothing when the chart is rendered without a cluster, and the master label goes
 // on exactly those nodes (ovn-central's nodeSelector; a pod on an unlisted node would crash with
 // "host ip not in NODE_IPS").
-import type { NodeConfig } from "../components/config";
-import type { NodeMetadataContributor } from "../components/node-roles";
-import type { HelmReleaseUnit } from "../components/plan";
+import type { NodeConfig } from "../config/schema";
+import type { NodeMetadataContributor } from "../plan/node-roles";
+import type { HelmReleaseUnit } from "../plan/plan";
 import type { PlatformContext } from "./context";
 import { KUBE_OVN_CHART } from "./versions";
 

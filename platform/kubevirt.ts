@@ -1,8 +1,8 @@
 // KubeVirt: the pinned operator manifest (CRDs, virt-operator, the privileged `kubevirt`
 // namespace) and our own KubeVirt CR with the placement of § 4.4: infra (virt-api,
 // virt-controller) on the control plane, virt-handler on compute nodes, reserved hosts included.
-import type { ManifestsUnit, RemoteManifestUnit } from "../components/plan";
-import { resolvePlacement } from "../components/placement";
+import type { ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
+import { resolvePlacement } from "../placement/chart-helper";
 import { controlPlaneScheduling, remoteManifestUnit, RESERVED_TOLERATION, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
 

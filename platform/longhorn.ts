@@ -1,9 +1,9 @@
 // Longhorn (Helm): disks and replicas only on storage nodes; the system-managed components
 // (instance managers, engines, CSI plugin) wherever a pod may mount a volume (§ 2.3).
-import type { NodeConfig } from "../components/config";
-import type { NodeMetadataContributor } from "../components/node-roles";
-import type { HelmReleaseUnit, K8sObject } from "../components/plan";
-import type { Role, Toleration } from "../components/roles";
+import type { NodeConfig } from "../config/schema";
+import type { NodeMetadataContributor } from "../plan/node-roles";
+import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
+import type { Role, Toleration } from "../config/roles";
 import { LONGHORN_CHART } from "./versions";
 import {
   controlPlaneScheduling,

@@ -1,6 +1,6 @@
 // MariaDB operator (Galera, D5): its CRDs chart first, then the operator chart, on the control
 // plane (§ 2.3).
-import type { HelmReleaseUnit, K8sObject } from "../components/plan";
+import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
 

@@ -4,8 +4,8 @@
 // OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): control plane,
 // network and storage nodes. Compute nodes belong to Masakari, which creates one NodeHealthCheck
 // per failover segment.
-import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, type ManifestsUnit, type RemoteManifestUnit } from "../components/plan";
-import { ROLES, roleLabelKey, type LabelProfile, type Role } from "../components/roles";
+import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
+import { ROLES, roleLabelKey, type LabelProfile, type Role } from "../config/roles";
 import {
   controlPlaneScheduling,
   medik8sSettings,

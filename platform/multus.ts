@@ -2,7 +2,7 @@
 // written here because that file names a floating image (`snapshot-thick`) and the netns path of
 // a generic host: Talos keeps network namespaces under /var/run/netns (siderolabs Multus guide),
 // and the upstream 50Mi memory limit is too tight for the daemon (same guide).
-import type { K8sObject, ManifestsUnit } from "../components/plan";
+import type { K8sObject, ManifestsUnit } from "../plan/plan";
 import type { PlatformContext } from "./context";
 import { imageRef, MULTUS_IMAGE } from "./versions";
 

@@ -2,7 +2,7 @@
 // namespace, operator Deployment). Upstream ships no chart and the manifest takes no values, so
 // the operator is not pinned to the control plane: it lands on an untainted node, which is a
 // controlPlane node in the medium and large topologies (every other role is tainted there).
-import type { RemoteManifestUnit } from "../components/plan";
+import type { RemoteManifestUnit } from "../plan/plan";
 import { remoteManifestUnit } from "./context";
 import { RABBITMQ_CLUSTER_OPERATOR } from "./versions";
 

@@ -2,7 +2,7 @@
 // snapshot-controller. The controller's Deployment and RBAC are written here rather than taken from
 // the tag's `deploy/kubernetes/snapshot-controller`, whose manifest names the previous release's
 // image and carries no placement; they follow that folder (kube-system, leader election).
-import type { K8sObject, ManifestsUnit, RemoteManifestUnit } from "../components/plan";
+import type { K8sObject, ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
 import { controlPlaneScheduling, remoteManifestUnit, type PlatformContext } from "./context";
 import { imageRef, SNAPSHOT_CONTROLLER_IMAGE, SNAPSHOT_CRDS } from "./versions";
 

@@ -2,7 +2,7 @@
 // strict-local, for the services that replicate their own data (Galera, RabbitMQ quorum queues,
 // OVN central RAFT, Swift). `longhorn-vm` holds VM root disks and Cinder volumes with the
 // topology's replica count, migratable where KubeVirt can live-migrate.
-import type { K8sObject, ManifestsUnit } from "../components/plan";
+import type { K8sObject, ManifestsUnit } from "../plan/plan";
 import { LONGHORN_DRIVER, STORAGE_NODE_TAG, vmDataLocality, volumeReplicas } from "./longhorn";
 import type { PlatformContext } from "./context";
 

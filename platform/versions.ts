@@ -114,7 +114,7 @@ export const MEDIK8S_NMO = olmPackage("node-maintenance-operator", "v0.20.1");
 // the project's own domain (the one of its label keys, openkeel.io) and the version the first
 // line of charts carrying the § 5.2 placement helper. Stacks override both with `openkeel:charts`
 // (stacks/README.md).
-import type { OpenKeelChartKey } from "../components/config";
+import type { OpenKeelChartKey } from "../config/schema";
 
 export const OPENKEEL_CHART_REPOSITORY = "oci://registry.openkeel.io/charts";
 

@@ -16,7 +16,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { listStacks } from "../components/stack-file";
+import { listStacks } from "../config/stack-file";
 import { args, EXIT_BAD_CONFIG, run, UserError } from "./lib/cli";
 import type { ChildRequest, ChildResult } from "./lib/bench-child";
 import { kubeconformArgs, SCHEMAS_ENV } from "./lib/kubeconform";

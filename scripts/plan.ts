@@ -1,6 +1,6 @@
 // npm run plan [-- --stack <name>]…: the plan checks (okadm plan rules and the placement checks) and
 // a short placement summary per stack. Exit 1 when a check fails, 2 on bad config; writes nothing.
-import { placementSummary } from "../components/placement-summary";
+import { placementSummary } from "../placement/summary";
 import { args, formatCheck, planStacks, run } from "./lib/cli";
 
 run(() => {

@@ -4,7 +4,7 @@
 // --policy-pack policy` would. Exit 0: no mandatory violation; 1: some; 2: bad config or usage.
 import * as fs from "node:fs";
 import program from "../index";
-import { rawFromStackYaml, stackFilePath } from "../components/stack-file";
+import { rawFromStackYaml, stackFilePath } from "../config/stack-file";
 import { PolicyConfigError, type PolicyPackConfigFile } from "./lib/analyzer";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, planStacks, run, UserError } from "./lib/cli";
 import { runProgram } from "./lib/mock-run";

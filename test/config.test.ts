@@ -1,10 +1,10 @@
 // The config loader: both sources give the same Config; every class of bad input gets one clear
 // problem naming the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
-import { loadConfig, rawFromPulumiConfig } from "../components/config";
-import { ConfigError, type Problem } from "../components/problems";
-import { rawFromStackYaml } from "../components/stack-file";
-import { readStack } from "../components/stack-file";
+import { loadConfig, rawFromPulumiConfig } from "../config/schema";
+import { ConfigError, type Problem } from "../config/problems";
+import { rawFromStackYaml } from "../config/stack-file";
+import { readStack } from "../config/stack-file";
 import { mutatedConfig, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR } from "./helpers/stacks";
 
 function problemsOf(fn: () => unknown): Problem[] {

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { parse, stringify } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import program from "../index";
-import { allUnits, type Plan, type Unit } from "../components/plan";
+import { allUnits, type Plan, type Unit } from "../plan/plan";
 import { planStack } from "../environments";
 import { capture } from "../scripts/lib/cli";
 import { generatedProductionStack } from "../scripts/lib/generate";
@@ -14,7 +14,7 @@ import { renderCommand } from "../scripts/lib/render-command";
 import { readTree } from "../scripts/lib/write";
 import { runProgram, type ProgramRun } from "./helpers/pulumi";
 import { mutatedConfig, pulumiConfigOf, REPO, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
-import { loadConfig } from "../components/config";
+import { loadConfig } from "../config/schema";
 
 /** Kinds whose objects hold data or whose deletion deletes data (a Namespace takes its volumes, a CRD its objects). */
 const DATA_KINDS = new Set(["Namespace", "StorageClass", "CustomResourceDefinition", "KubeVirt", "CDI"]);

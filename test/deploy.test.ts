@@ -2,7 +2,7 @@
 // core kinds typed, the rest generic), remote manifests, protected units, secrets.
 import { describe, expect, it } from "vitest";
 import { deployPlan } from "../components/deploy";
-import { phase, secretRef, type Plan } from "../components/plan";
+import { phase, secretRef, type Plan } from "../plan/plan";
 import { planStack } from "../environments";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
 import { shippedConfig } from "./helpers/stacks";

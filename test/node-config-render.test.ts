@@ -2,8 +2,8 @@
 // multi-document, YAML that a 1.1 parser (kind) reads the same as a 1.2 parser (Talos).
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
-import type { Plan } from "../components/plan";
-import { GENERATED_HEADER, nodeConfigContent, renderPlan } from "../components/render";
+import type { Plan } from "../plan/plan";
+import { GENERATED_HEADER, nodeConfigContent, renderPlan } from "../render/render";
 import { planStack } from "../environments";
 import { SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 

@@ -3,10 +3,10 @@
 // kubelet given one in --node-labels does not start. Tries, and fails to, emit one.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { LoadedConfig } from "../components/config";
-import { ForbiddenSelfLabelError, kubeletMaySetLabel, nodeSelfLabels, selfAssertedLabels } from "../components/node-labels";
-import type { K8sObject } from "../components/plan";
-import { ROLES, roleLabelKey, roleOfLabelKey } from "../components/roles";
+import type { LoadedConfig } from "../config/schema";
+import { ForbiddenSelfLabelError, kubeletMaySetLabel, nodeSelfLabels, selfAssertedLabels } from "../nodes/node-labels";
+import type { K8sObject } from "../plan/plan";
+import { ROLES, roleLabelKey, roleOfLabelKey } from "../config/roles";
 import { planStack } from "../environments";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 

@@ -1,11 +1,11 @@
 // The OpenKeel phases of every shipped stack: which releases exist, in which order, and the values
 // that carry each decision of the node placement design (D1–D8) per topology.
 import { describe, expect, it } from "vitest";
-import { SERVICES, type LoadedConfig, type ServiceName } from "../components/config";
-import { resolvePlacement, type Placement } from "../components/placement";
-import { PHASES, phase, type HelmReleaseUnit, type Plan } from "../components/plan";
-import { renderPlan } from "../components/render";
-import { ROLES } from "../components/roles";
+import { SERVICES, type LoadedConfig, type ServiceName } from "../config/schema";
+import { resolvePlacement, type Placement } from "../placement/chart-helper";
+import { PHASES, phase, type HelmReleaseUnit, type Plan } from "../plan/plan";
+import { renderPlan } from "../render/render";
+import { ROLES } from "../config/roles";
 import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
 import { planStack } from "../environments";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { findUnit, type HelmReleaseUnit } from "../components/plan";
+import { findUnit, type HelmReleaseUnit } from "../plan/plan";
 import { planStack } from "../environments";
 import { planStacks, UserError } from "../scripts/lib/cli";
 import { withDesignUnits } from "./helpers/design-units";

@@ -1,15 +1,15 @@
 // The placement report (issue 7): the design's § 2 matrix per topology, every placement check
 // tripped, and the report files (placement.md, placement.svg).
 import { describe, expect, it } from "vitest";
-import { findUnit, type HelmReleaseUnit, type ManifestsUnit, type Plan } from "../components/plan";
-import { placementReport, type PlacementReport } from "../components/placement-report";
-import { NO, placementMarkdown, placementSvg, YES } from "../components/placement-render";
-import { parseLonghornNodeSelector, parseLonghornTolerations, planComponents } from "../components/workloads";
+import { findUnit, type HelmReleaseUnit, type ManifestsUnit, type Plan } from "../plan/plan";
+import { placementReport, type PlacementReport } from "../placement/report";
+import { NO, placementMarkdown, placementSvg, YES } from "../placement/picture";
+import { parseLonghornNodeSelector, parseLonghornTolerations, planComponents } from "../placement/workloads";
 import { planStack } from "../environments";
 import { kindLabPlan } from "../environments/kind-lab";
 import { talosProductionPlan } from "../environments/talos-production";
-import { buildTopology } from "../components/topology";
-import type { LoadedConfig } from "../components/config";
+import { buildTopology } from "../topology/topology";
+import type { LoadedConfig } from "../config/schema";
 import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits, type DesignOpts } from "./helpers/design-units";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";

@@ -1,7 +1,7 @@
 // The placement engine (§ 5.1, § 5.2): precedence, multi-role OR, tolerations always rendered.
 import { describe, expect, it } from "vitest";
-import { placementRoles, resolvePlacement } from "../components/placement";
-import { roleLabelKey, roleTaint, roleToleration } from "../components/roles";
+import { placementRoles, resolvePlacement } from "../placement/chart-helper";
+import { roleLabelKey, roleTaint, roleToleration } from "../config/roles";
 
 const hardened = { profile: "hardened" as const };
 

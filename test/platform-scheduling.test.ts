@@ -2,8 +2,8 @@
 // model of the scheduler's node filter, against the nodes as the node-roles phase labels them and
 // as their roles taint them. Plus the NodeHealthChecks' selectors (§ 5.6).
 import { describe, expect, it } from "vitest";
-import { findUnit, type HelmReleaseUnit, type ManifestsUnit, type Plan } from "../components/plan";
-import { RESERVED_TAINT_KEY, roleLabelKey, ROLES, type Role } from "../components/roles";
+import { findUnit, type HelmReleaseUnit, type ManifestsUnit, type Plan } from "../plan/plan";
+import { RESERVED_TAINT_KEY, roleLabelKey, ROLES, type Role } from "../config/roles";
 import { planStack } from "../environments";
 import { HA_SEGMENT_LABEL, NHC_ROLES, nhcSelector } from "../platform/medik8s";
 import { KUBE_OVN_MASTER_LABEL_KEY } from "../platform/kube-ovn";
@@ -11,7 +11,7 @@ import { VOLUME_CONSUMER_ROLES } from "../platform/context";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
 import { fittingNodes, fits, matchesExpressions, nodeViews, type NodeView } from "./helpers/scheduling";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";
-import type { LoadedConfig } from "../components/config";
+import type { LoadedConfig } from "../config/schema";
 
 interface Case {
   name: string;

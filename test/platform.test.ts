@@ -3,9 +3,9 @@
 // settings read the way Longhorn reads them, the platform settings and their checks.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../components/problems";
-import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../components/plan";
-import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../components/roles";
+import { ConfigError } from "../config/problems";
+import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
+import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../config/roles";
 import { planStack } from "../environments";
 import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_NAMESPACE } from "../platform/longhorn";
 import { PLATFORM_NAMESPACES_UNIT } from "../platform/namespaces";

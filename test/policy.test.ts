@@ -2,7 +2,7 @@
 // what the program registers for each shipped stack and for mutations of a stack's config or Plan:
 // every policy passes on the shipped stacks and trips on a mutation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allUnits, findUnit, phase, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../components/plan";
+import { allUnits, findUnit, phase, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../plan/plan";
 import type { PackSession } from "../scripts/lib/analyzer";
 import { judge, packFor, runMutatedConfig, runMutatedPlan, runShipped, summary, violations, type PolicyResult } from "./helpers/policy";
 import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";

@@ -8,8 +8,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDeepStrictEqual } from "node:util";
 import { parse, parseDocument, stringify } from "yaml";
-import { renderPlan, GENERATED_HEADER } from "../components/render";
-import { readStack } from "../components/stack-file";
+import { renderPlan, GENERATED_HEADER } from "../render/render";
+import { readStack } from "../config/stack-file";
 import { planStack } from "../environments";
 import {
   commentMarkdown,

@@ -1,7 +1,7 @@
 // The Pulumi program under the runtime mocks, for every shipped stack.
 import { describe, expect, it } from "vitest";
 import program from "../index";
-import { PHASES } from "../components/plan";
+import { PHASES } from "../plan/plan";
 import * as pulumi from "@pulumi/pulumi";
 import { dependsOnUnit, programError, runProgram } from "./helpers/pulumi";
 import { pulumiConfigOf, SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";

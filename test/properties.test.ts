@@ -6,10 +6,10 @@
 // counterexample of a failure, and OPENKEEL_FC_SEED / OPENKEEL_FC_RUNS_SCALE explore further.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../components/config";
-import { allUnits, type Plan } from "../components/plan";
-import { ConfigError } from "../components/problems";
-import { renderPlan, type RenderedFile } from "../components/render";
+import { loadConfig } from "../config/schema";
+import { allUnits, type Plan } from "../plan/plan";
+import { ConfigError } from "../config/problems";
+import { renderPlan, type RenderedFile } from "../render/render";
 import { planStack } from "../environments";
 import { PROPERTY_SEED, runs, stackArbitrary, type GeneratedRaw } from "./helpers/topologies";
 import { generatedProductionStack } from "../scripts/lib/generate";

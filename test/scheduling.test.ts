@@ -15,8 +15,8 @@ import {
   toleratesTaint,
   untoleratedTaints,
   type SchedNode,
-} from "../components/scheduling";
-import type { Taint } from "../components/roles";
+} from "../placement/scheduling";
+import type { Taint } from "../config/roles";
 
 const node = (name: string, labels: Record<string, string>, taints: Taint[] = []): SchedNode => ({ name, labels, taints });
 const affinity = (...terms: object[]) => ({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } });

@@ -1,8 +1,8 @@
 // openkeel:talos: required in production, refused in the lab, and every bad value gets one problem
 // with the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
-import { ConfigError, type Problem } from "../components/problems";
-import { isCpuList, WATCHDOG_MODULES } from "../components/talos-config";
+import { ConfigError, type Problem } from "../config/problems";
+import { isCpuList, WATCHDOG_MODULES } from "../config/talos";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";
 
 function problemsOf(stack: string, mutate: (raw: any) => void): Problem[] {

@@ -3,11 +3,11 @@
 // shapes only mutated configs produce. The validator itself rejects what Talos rejects.
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { LoadedConfig } from "../components/config";
-import type { NodeConfigFile } from "../components/plan";
+import type { LoadedConfig } from "../config/schema";
+import type { NodeConfigFile } from "../plan/plan";
 import { planStack } from "../environments";
-import { talosNodeConfig } from "../components/talos";
-import { buildTopology } from "../components/topology";
+import { talosNodeConfig } from "../nodes/talos";
+import { buildTopology } from "../topology/topology";
 import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir, talosSchemaPath, talosValidator } from "../scripts/lib/talos-schema";
 import { mutatedConfig, REPO, shippedConfig } from "./helpers/stacks";
 

@@ -1,10 +1,10 @@
 // Talos patches and Image Factory schematics per topology: what each role combination gets, from
 // the inventory and openkeel:talos; schematic IDs as the Image Factory computes them.
 import { describe, expect, it } from "vitest";
-import type { LoadedConfig } from "../components/config";
-import { canonicalSchematic, installerImage, schematicId } from "../components/image-factory";
-import type { NodeConfigFile } from "../components/plan";
-import { ROLES, roleTaint } from "../components/roles";
+import type { LoadedConfig } from "../config/schema";
+import { canonicalSchematic, installerImage, schematicId } from "../nodes/image-factory";
+import type { NodeConfigFile } from "../plan/plan";
+import { ROLES, roleTaint } from "../config/roles";
 import {
   type TalosMachine,
   groupName,
@@ -16,8 +16,8 @@ import {
   KATA_EXTENSION,
   machineType,
   talosGroups,
-} from "../components/talos";
-import { buildTopology } from "../components/topology";
+} from "../nodes/talos";
+import { buildTopology } from "../topology/topology";
 import { planStack } from "../environments";
 import { TALOS_VERSION } from "../platform/versions";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";

@@ -1,9 +1,9 @@
 // Plan checks (okadm plan rules, § 5.2, § 6): each trips on a mutated shipped stack; labels and
 // taints per node as the scheduler sees them.
 import { describe, expect, it } from "vitest";
-import type { LoadedConfig } from "../components/config";
-import { K8S_CONTROL_PLANE_LABEL } from "../components/roles";
-import { buildTopology, nodeTaints, planChecks, schedulingNodeLabels, serviceEnabled } from "../components/topology";
+import type { LoadedConfig } from "../config/schema";
+import { K8S_CONTROL_PLANE_LABEL } from "../config/roles";
+import { buildTopology, nodeTaints, planChecks, schedulingNodeLabels, serviceEnabled } from "../topology/topology";
 import { planStack } from "../environments";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 

@@ -3,14 +3,14 @@
 import fc from "fast-check";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../components/config";
-import { YAML_OPTIONS } from "../components/render";
-import { makeEmitter } from "../components/yaml-emit";
+import { loadConfig } from "../config/schema";
+import { YAML_OPTIONS } from "../render/render";
+import { makeEmitter } from "../render/yaml";
 import { planStack } from "../environments";
 import { generatedProductionStack } from "../scripts/lib/generate";
 import { PROPERTY_SEED, runs } from "./helpers/topologies";
 import { SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
-import { renderPlan } from "../components/render";
+import { renderPlan } from "../render/render";
 import { parseAllDocuments } from "yaml";
 
 const library = (v: unknown) => stringify(v, YAML_OPTIONS);

@@ -1,7 +1,7 @@
 // D1: production selects and writes role labels only with the hardened keys
 // `node-restriction.kubernetes.io/openkeel-<role>` (a kubelet cannot set them); taint keys stay
 // `node-role.openkeel.io/<role>` (NodeRestriction restricts labels, not taints). Labs are exempt.
-import { DEFAULT_ROLE_PREFIX, HARDENED_ROLE_PREFIX, ROLES, roleLabelKey, roleOfLabelKey, roleTaint } from "../../components/roles";
+import { DEFAULT_ROLE_PREFIX, HARDENED_ROLE_PREFIX, ROLES, roleLabelKey, roleOfLabelKey, roleTaint } from "../../config/roles";
 import { chartOf, formatPath, get, RELEASE_TYPE, walk, type Finding, type ResourceRule, type ResourceView } from "./common";
 
 /** A path segment under which role keys are taint keys (tolerations, taints, Longhorn's taintToleration). */

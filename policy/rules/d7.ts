@@ -1,7 +1,7 @@
 // D7: the Ironic conductor runs on dedicated provisioning nodes, one per node (required host
 // anti-affinity), tolerating the provisioning taint; so there are no more conductors than
 // provisioning nodes.
-import { roleLabelKey, roleTaint } from "../../components/roles";
+import { roleLabelKey, roleTaint } from "../../config/roles";
 import { chartOf, chartValues, describeValue, get, isObject, NODE_PATCH_TYPE, type Finding, type ResourceRule, type ResourceView, type StackRule } from "./common";
 import { describePlacement, effectivePlacement, onlyOn } from "./placement";
 

@@ -1,7 +1,7 @@
 // Readers of the openkeel-neutron values that D2, D3 and D4 judge (§ 5.1).
 import { chartValues, get, isObject, type ResourceView, type Tree } from "./common";
 import { effectivePlacement, type EffectivePlacement } from "./placement";
-import type { Role } from "../../components/roles";
+import type { Role } from "../../config/roles";
 
 export const NEUTRON_CHART = "openkeel-neutron";
 

@@ -1,7 +1,7 @@
 // Where a component of an OpenKeel chart lands, read from its values the way the chart helper
 // `openkeel.placement` renders it (§ 5.1, § 5.2): the role labels come from `global.nodeRoles`
 // (no `global.nodeRoles` → the helper renders no selector at all), raw fields win over roles.
-import { roleOfLabelKey, ROLES, roleTaint, type Role } from "../../components/roles";
+import { roleOfLabelKey, ROLES, roleTaint, type Role } from "../../config/roles";
 import { get, isObject, type Tree } from "./common";
 
 export interface EffectivePlacement {

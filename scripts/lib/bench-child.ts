@@ -5,14 +5,14 @@
 // SDK and the policy runner are imported by the phases that use them only, so that a render's peak
 // is not the SDK's.
 import * as path from "node:path";
-import { loadConfig, type LoadedConfig } from "../../components/config";
-import { allUnits } from "../../components/plan";
-import { renderPlan } from "../../components/render";
+import { loadConfig, type LoadedConfig } from "../../config/schema";
+import { allUnits } from "../../plan/plan";
+import { renderPlan } from "../../render/render";
 import * as fs from "node:fs";
-import { rawFromStackYaml, readStack, stackFilePath } from "../../components/stack-file";
-import { placementReport } from "../../components/placement-report";
-import { placementMarkdown, placementSvg } from "../../components/placement-render";
-import { planComponents } from "../../components/workloads";
+import { rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
+import { placementReport } from "../../placement/report";
+import { placementMarkdown, placementSvg } from "../../placement/picture";
+import { planComponents } from "../../placement/workloads";
 import { planStack } from "../../environments";
 import { capture } from "./cli";
 import { generatedProductionStack } from "./generate";

@@ -2,12 +2,12 @@
 // user mistakes into clear messages and exit codes (2: bad config, 1: failed checks) without a
 // stack trace. Anything else is a bug in this repository and keeps its stack trace.
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError, formatProblem } from "../../components/problems";
-import { listStacks, readStack, STACKS_DIR, stackFilePath } from "../../components/stack-file";
+import { ConfigError, formatProblem } from "../../config/problems";
+import { listStacks, readStack, STACKS_DIR, stackFilePath } from "../../config/stack-file";
 import { planStack, type PlanResult } from "../../environments";
-import type { LoadedConfig } from "../../components/config";
-import type { Plan } from "../../components/plan";
-import type { PlanCheck } from "../../components/topology";
+import type { LoadedConfig } from "../../config/schema";
+import type { Plan } from "../../plan/plan";
+import type { PlanCheck } from "../../topology/topology";
 
 export const EXIT_CHECKS_FAILED = 1;
 export const EXIT_BAD_CONFIG = 2;

@@ -1,6 +1,6 @@
 // Generated production inventories of any size, shaped like the large topology (§ 6.3): the
 // benchmark's 10…5000-node stacks. Deterministic: the same size gives the same stack.
-import type { Role } from "../../components/roles";
+import type { Role } from "../../config/roles";
 
 export interface GeneratedStack {
   stack: string;

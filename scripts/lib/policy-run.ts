@@ -1,7 +1,7 @@
 // `npm run policy` as a library: run the program of a stack under the runtime mocks, then judge what
 // it registered with the real policy pack, spawned and driven like the Pulumi engine does.
 import * as path from "node:path";
-import { PROJECT } from "../../components/config";
+import { PROJECT } from "../../config/schema";
 import { startPack, type Diagnostic, type PackSession, type PolicyPackConfigFile } from "./analyzer";
 import type { ProgramRun } from "./mock-run";
 

@@ -5,7 +5,7 @@
 // a model and Markdown out, in a stable order with no timestamps, so the PR comment only changes
 // when the render does.
 import { parse, parseAllDocuments } from "yaml";
-import { toYaml } from "../../components/render";
+import { toYaml } from "../../render/render";
 import { diff, formatPath, type Change } from "./ydiff";
 
 export type Tree = Map<string, string>;

@@ -4,8 +4,8 @@
 // StorageClass gone, a unit no longer protected) should already stop `npm run render`, which
 // compares the new Plan with the committed `rendered/<stack>/index.yaml`. `--allow-removal <unit>`
 // is the explicit, reviewable way through.
-import { objectFileName } from "../../components/render";
-import { allUnits, type Plan } from "../../components/plan";
+import { objectFileName } from "../../render/render";
+import { allUnits, type Plan } from "../../plan/plan";
 
 export const PROTECTED_REMOVAL_CODE = "protected-removal";
 

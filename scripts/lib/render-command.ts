@@ -5,8 +5,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
-import { renderPlan } from "../../components/render";
-import { allUnits } from "../../components/plan";
+import { renderPlan } from "../../render/render";
+import { allUnits } from "../../plan/plan";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "./cli";
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "./protected";
 import { removeStaleStacks, writeStackDir } from "./write";

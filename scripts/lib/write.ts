@@ -2,7 +2,7 @@
 // temporary folder, then swapped in with renames.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { RenderedFile } from "../../components/render";
+import type { RenderedFile } from "../../render/render";
 
 export function writeStackDir(outDir: string, stack: string, files: RenderedFile[]): void {
   fs.mkdirSync(outDir, { recursive: true });

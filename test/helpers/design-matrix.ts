@@ -1,8 +1,8 @@
 // The design's § 2 matrix, transcribed from the design text (§ 2.1–2.3, § 5.1 for the role lists,
 // § 5.6 for NodeHealthChecks), not from the code: a component-name pattern and the nodes it must reach.
-import type { LoadedConfig } from "../../components/config";
-import type { PlacementReport } from "../../components/placement-report";
-import type { Role } from "../../components/roles";
+import type { LoadedConfig } from "../../config/schema";
+import type { PlacementReport } from "../../placement/report";
+import type { Role } from "../../config/roles";
 
 /** Exactly the nodes carrying one of the roles; every node; or a non-empty subset of the roles' nodes. */
 export type Expect = Role[] | "every node" | { within: Role[] } | { nhc: Role };

@@ -1,9 +1,9 @@
 // Plan units shaped as the design writes them (§ 4.4 KubeVirt/CDI CRs, § 5.1 OpenKeel values,
 // § 5.3 platform values, § 5.6 Medik8s), built here from the design text so that the placement
 // report can be tested before (and independently of) the platform and OpenKeel modules.
-import { phase, type HelmReleaseUnit, type ManifestsUnit, type Plan, type RemoteManifestUnit } from "../../components/plan";
-import { ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role } from "../../components/roles";
-import { RESERVED_TAINT_KEY } from "../../components/roles";
+import { phase, type HelmReleaseUnit, type ManifestsUnit, type Plan, type RemoteManifestUnit } from "../../plan/plan";
+import { ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role } from "../../config/roles";
+import { RESERVED_TAINT_KEY } from "../../config/roles";
 
 const chart = (name: string) => ({ repository: "oci://example.invalid/charts", chart: name, version: "1.0.0" });
 

@@ -1,7 +1,7 @@
 // Longhorn's own parsers of its string settings, in TypeScript, to read our values the way
 // longhorn-manager does (types/setting.go: UnmarshalTolerations/parseToleration and
 // UnmarshalNodeSelector/validateAndUnmarshalLabel). Errors where Longhorn returns an error.
-import type { Toleration } from "../../components/roles";
+import type { Toleration } from "../../config/roles";
 
 const EFFECTS = new Set(["", "NoExecute", "NoSchedule", "PreferNoSchedule"]);
 /** Older managers refuse toleration keys containing this (util.DefaultKubernetesTolerationKey). */

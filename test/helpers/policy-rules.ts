@@ -3,7 +3,7 @@
 // start), for the property tests' many generated stacks. Props are what the engine would hand the
 // pack: inputs (resource rules) and outputs (stack rules), secrets unwrapped as the policy SDK does.
 import { deployPlan } from "../../components/deploy";
-import type { Plan } from "../../components/plan";
+import type { Plan } from "../../plan/plan";
 import { RESOURCE_RULES, STACK_RULES } from "../../policy/rules";
 import { formatFinding, type ResourceView } from "../../policy/rules/common";
 import type { PolicyEnvironment } from "../../policy/environment";

@@ -4,7 +4,7 @@
 // environment and reuses it for every run of that environment (spawning costs seconds).
 import program from "../../index";
 import { deployPlan } from "../../components/deploy";
-import type { Plan } from "../../components/plan";
+import type { Plan } from "../../plan/plan";
 import { planStack } from "../../environments";
 import type { Diagnostic, PackSession } from "../../scripts/lib/analyzer";
 import { runProgram, type ProgramRun } from "../../scripts/lib/mock-run";

@@ -1,12 +1,12 @@
 // The scheduler's node filter, small: does a pod with these scheduling fields fit a node with
 // these labels and taints? Node selector (exact values), required node affinity (terms ORed,
 // expressions ANDed) and NoSchedule/NoExecute taints, as kube-scheduler filters them.
-import type { NodeConfig } from "../../components/config";
-import type { Affinity, NodeSelectorRequirement } from "../../components/placement";
-import { findUnit, type ManifestsUnit, type Plan } from "../../components/plan";
-import type { Taint, Toleration } from "../../components/roles";
-import { buildTopology, nodeTaints, schedulingNodeLabels } from "../../components/topology";
-import type { LoadedConfig } from "../../components/config";
+import type { NodeConfig } from "../../config/schema";
+import type { Affinity, NodeSelectorRequirement } from "../../placement/chart-helper";
+import { findUnit, type ManifestsUnit, type Plan } from "../../plan/plan";
+import type { Taint, Toleration } from "../../config/roles";
+import { buildTopology, nodeTaints, schedulingNodeLabels } from "../../topology/topology";
+import type { LoadedConfig } from "../../config/schema";
 
 export interface NodeView {
   node: NodeConfig;

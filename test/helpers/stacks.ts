@@ -3,8 +3,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parse, stringify } from "yaml";
-import { loadConfig, PROJECT, type LoadedConfig } from "../../components/config";
-import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../components/stack-file";
+import { loadConfig, PROJECT, type LoadedConfig } from "../../config/schema";
+import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
 
 export const REPO = path.resolve(__dirname, "../..");
 export const STACKS_DIR = path.join(REPO, "stacks");

@@ -3,9 +3,9 @@
 // deliberate mistakes mixed in. Mostly plausible, so that most of them plan and render and the
 // properties say something about renders, not only about error messages.
 import fc from "fast-check";
-import { SERVICES } from "../../components/config";
-import { kindNodeNames } from "../../components/kind";
-import { ROLES, type Role } from "../../components/roles";
+import { SERVICES } from "../../config/schema";
+import { kindNodeNames } from "../../nodes/kind";
+import { ROLES, type Role } from "../../config/roles";
 
 /** The fixed seed of CI runs; OPENKEEL_FC_SEED and OPENKEEL_FC_RUNS override it to explore. */
 export const PROPERTY_SEED = Number(process.env.OPENKEEL_FC_SEED ?? 20260509);

@@ -1,10 +1,10 @@
 // The OpenKeel phases of the Plan: openkeel-infra (namespace + openkeel-chart) after the platform,
 // then openkeel (one release per service). Values that break the values contract stop the plan
 // with one problem per key, naming the stack file, the service and the values key path.
-import type { LoadedConfig } from "../config";
-import { isSecretRef, phase, type Plan } from "../plan";
-import { ConfigError, type Problem } from "../problems";
-import type { Topology } from "../topology";
+import type { LoadedConfig } from "../config/schema";
+import { isSecretRef, phase, type Plan } from "../plan/plan";
+import { ConfigError, type Problem } from "../config/problems";
+import type { Topology } from "../topology/topology";
 import { checkValues, formatValuesPath } from "./contract";
 import { infrastructureContract, infrastructureUnit, infrastructureValues, namespaceUnit } from "./infrastructure";
 import { valueAt } from "./merge";

@@ -1,10 +1,10 @@
 // Phase openkeel: one Helm release per enabled service. Values, lowest precedence first (§ 5.1):
 // the catalog's defaults and the topology's replicas, the stack's placement and replicas, then the
 // stack's raw `values`, merged last. The final values must pass the values contract.
-import { SERVICES, type LoadedConfig, type ServiceConfig, type ServiceName } from "../config";
-import type { HelmReleaseUnit } from "../plan";
-import { formatPath, type Problem } from "../problems";
-import type { Topology } from "../topology";
+import { SERVICES, type LoadedConfig, type ServiceConfig, type ServiceName } from "../config/schema";
+import type { HelmReleaseUnit } from "../plan/plan";
+import { formatPath, type Problem } from "../config/problems";
+import type { Topology } from "../topology/topology";
 import { SERVICE_CATALOG } from "./catalog";
 import { chartRef } from "./charts";
 import { eligibleNodes, releaseContext, replicasFor, type ReleaseContext } from "./context";

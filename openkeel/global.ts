@@ -3,8 +3,8 @@
 // a lab passes them only when its nodes carry roles (role labels are optional in a lab, and a
 // chart installed without global.nodeRoles places nothing by role).
 import { z } from "zod";
-import { ROLES, roleLabelKey, roleTaint, ZONE_LABEL, type LabelProfile, type Role, type Taint } from "../roles";
-import type { Topology } from "../topology";
+import { ROLES, roleLabelKey, roleTaint, ZONE_LABEL, type LabelProfile, type Role, type Taint } from "../config/roles";
+import type { Topology } from "../topology/topology";
 import { labelKey } from "./k8s";
 
 export const PRIORITY_CLASSES = {

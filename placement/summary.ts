@@ -1,7 +1,7 @@
 // The terminal summary of a placement report (`npm run plan`): one line per component with the
 // nodes it can run on, whole role groups abbreviated.
-import { nodeGroups } from "./placement-render";
-import type { PlacementReport } from "./placement-report";
+import { nodeGroups } from "./picture";
+import type { PlacementReport } from "./report";
 
 /** "controlPlane (3), cmp-01" : role groups all of whose nodes are eligible by name and count. */
 export function compactNodes(eligible: string[], r: Pick<PlacementReport, "nodes">): string {

@@ -3,7 +3,7 @@
 // Kubernetes 1.32 API (the strict JSON schemas in ../shared/schemas): a field at the wrong level,
 // such as nodeSelectorTerms directly under nodeAffinity, is exactly what a chart silently drops.
 import { z } from "zod";
-import { isLabelKey } from "../config";
+import { isLabelKey } from "../config/schema";
 
 export const labelKey = z.string().refine(isLabelKey, {
   message: "is not a valid label key ([prefix/]name). Fix: correct the key",

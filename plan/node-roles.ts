@@ -1,10 +1,10 @@
 // Phase `node-roles`: one Node patch per inventory node with its role labels (D1 keys of the
 // stack's profile), its zone, its extra labels and what platform components need on it. Applied with the administrator's credentials,
 // because production keys (node-restriction.kubernetes.io/*) cannot come from a kubelet.
-import type { NodeConfig } from "./config";
+import type { NodeConfig } from "../config/schema";
 import type { K8sObject, ManifestsUnit } from "./plan";
-import type { LabelProfile } from "./roles";
-import { appliedNodeLabels } from "./topology";
+import type { LabelProfile } from "../config/roles";
+import { appliedNodeLabels } from "../topology/topology";
 
 /** Labels and annotations a platform component needs on some nodes (e.g. Longhorn's disks and tags). */
 export interface NodeMetadata {

@@ -3,8 +3,8 @@
 // because a chart silently ignores a key it does not read: a nodeSelector one level too high
 // leaves a component unplaced without any error (a peer shipped exactly that bug).
 import { z } from "zod";
-import { formatPath } from "../problems";
-import type { LabelProfile } from "../roles";
+import { formatPath } from "../config/problems";
+import type { LabelProfile } from "../config/roles";
 import type { ServiceSpec } from "./catalog";
 import { globalSchema } from "./global";
 import { valueAt } from "./merge";

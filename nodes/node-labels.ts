@@ -7,9 +7,9 @@
 // So every self-asserted label goes through selfAssertedLabels(), which refuses the keys a kubelet
 // may not set. Role labels needing admin rights (D1: node-restriction.kubernetes.io/openkeel-*)
 // come from the node-roles phase (a NodePatch applied with the administrator's credentials).
-import type { NodeConfig } from "./config";
-import type { LabelProfile } from "./roles";
-import { appliedNodeLabels } from "./topology";
+import type { NodeConfig } from "../config/schema";
+import type { LabelProfile } from "../config/roles";
+import { appliedNodeLabels } from "../topology/topology";
 
 /** Keys of the kubernetes.io namespaces a kubelet may set on its own Node (NodeRestriction). */
 const KUBELET_LABELS = new Set([

@@ -1,9 +1,9 @@
 // The Plan: what an environment installs, as plain data in ordered phases. Pure to build (no
 // Pulumi runtime, no I/O): the Pulumi layer applies it, the offline scripts render, validate and
 // check it.
-import type { Environment, Topology as TopologyName } from "./config";
-import type { LabelProfile, Role } from "./roles";
-import type { PlanCheck } from "./topology";
+import type { Environment, Topology as TopologyName } from "../config/schema";
+import type { LabelProfile, Role } from "../config/roles";
+import type { PlanCheck } from "../topology/topology";
 
 export const PHASES = ["node-roles", "crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const;
 export type PhaseName = (typeof PHASES)[number];

@@ -1,7 +1,7 @@
 // The placement engine: what the `openkeel.placement` chart helper (§ 5.2) renders for a component,
 // computed here too, so that platform components get the same scheduling and reports can reason
 // about OpenKeel components without running Helm.
-import { HOSTNAME_LABEL, roleLabelKey, roleToleration, type LabelProfile, type Role, type Toleration } from "./roles";
+import { HOSTNAME_LABEL, roleLabelKey, roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
 
 export interface NodeSelectorRequirement {
   key: string;

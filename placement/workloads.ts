@@ -4,10 +4,10 @@
 // (KubeVirt, CDI, MariaDB, RabbitmqCluster, NodeHealthCheck, SelfNodeRemediationConfig), and any
 // Deployment, StatefulSet or DaemonSet object a unit writes. Upstream behaviours that no rendered
 // value shows (defaults an operator adds) are stated where they are used, with their source.
-import type { Component, ComponentKind, ComponentSource, DesignRoles } from "./placement-report";
-import { resolvePlacement, type Affinity, type Placement, type Scheduling } from "./placement";
-import type { HelmReleaseUnit, K8sObject, ManifestsUnit, Plan, RemoteManifestUnit, Unit } from "./plan";
-import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role, type Toleration } from "./roles";
+import type { Component, ComponentKind, ComponentSource, DesignRoles } from "./report";
+import { resolvePlacement, type Affinity, type Placement, type Scheduling } from "./chart-helper";
+import type { HelmReleaseUnit, K8sObject, ManifestsUnit, Plan, RemoteManifestUnit, Unit } from "../plan/plan";
+import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import { requiredAntiAffinityKeys, type LabelSelector, type PodScheduling } from "./scheduling";
 
 type Obj = Record<string, unknown>;

@@ -7,8 +7,8 @@ import { z } from "zod";
 z.config({ jitless: true });
 import { ConfigError, formatPath, type Problem } from "./problems";
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
-import { refineTalosConfig, talosConfigSchema } from "./talos-config";
-import { platformConfigSchema } from "../platform/config";
+import { refineTalosConfig, talosConfigSchema } from "./talos";
+import { platformConfigSchema } from "./platform";
 
 export const PROJECT = "openkeel";
 export const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;

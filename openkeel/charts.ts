@@ -1,8 +1,8 @@
 // Where each OpenKeel chart comes from: platform/versions.ts, overridden per stack by
 // `openkeel:charts` (repository, a version for every chart, a version per chart).
-import type { LoadedConfig, OpenKeelChartKey } from "../config";
-import type { ChartRef } from "../plan";
-import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../../platform/versions";
+import type { LoadedConfig, OpenKeelChartKey } from "../config/schema";
+import type { ChartRef } from "../plan/plan";
+import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
 
 export function chartRef(cfg: LoadedConfig, key: OpenKeelChartKey): ChartRef {
   const pin = OPENKEEL_CHARTS[key];

@@ -3,9 +3,9 @@
 // D4, D5, D6, D7). Each entry also declares the keys it emits, which the values contract
 // (contract.ts) turns into a strict schema: what is built here and what is accepted stay together.
 import { z } from "zod";
-import type { ServiceName } from "../config";
-import { secretRef } from "../plan";
-import { ROLES, roleLabelKey, roleToleration, type Role } from "../roles";
+import type { ServiceName } from "../config/schema";
+import { secretRef } from "../plan/plan";
+import { ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
 import type { ReleaseContext, ReplicaRule } from "./context";
 import { labelKey } from "./k8s";
 import { LONGHORN_LOCAL, METADATA_PROXY_SECRET, RESERVED_TOLERATION } from "./names";

@@ -2,9 +2,9 @@
 // scheduler sees it (components/topology.ts), each component's scheduling as rendered
 // (components/workloads.ts), Kubernetes' matching rules (components/scheduling.ts), and the checks
 // that fail the render when a component cannot run, or runs where the design (§ 2) forbids it.
-import type { NodeConfig } from "./config";
-import type { Plan } from "./plan";
-import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "./roles";
+import type { NodeConfig } from "../config/schema";
+import type { Plan } from "../plan/plan";
+import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "../config/roles";
 import {
   antiAffinityCapacity,
   ineligibility,
@@ -13,7 +13,7 @@ import {
   type PodScheduling,
   type SchedNode,
 } from "./scheduling";
-import { nodeTaints, schedulingNodeLabels, type PlanCheck, type Topology } from "./topology";
+import { nodeTaints, schedulingNodeLabels, type PlanCheck, type Topology } from "../topology/topology";
 
 export type ComponentSource = "platform" | "openkeel";
 export type ComponentKind = "Deployment" | "StatefulSet" | "DaemonSet" | "Pods" | "NodeHealthCheck" | "LonghornDisks";

@@ -2,9 +2,9 @@
 // antiAffinity and extraTolerations, the raw fields that win over the role (§ 5.1 precedence), and
 // `enabled` for the optional node agents (metadataAgent, bgpAgent, …).
 import { z } from "zod";
-import type { PlacementOverrideConfig } from "../config";
-import type { Placement } from "../placement";
-import { ROLES, type Role } from "../roles";
+import type { PlacementOverrideConfig } from "../config/schema";
+import type { Placement } from "../placement/chart-helper";
+import { ROLES, type Role } from "../config/roles";
 import { affinitySchema, nodeSelectorSchema, tolerationSchema, topologySpreadConstraintSchema } from "./k8s";
 
 export interface PlacementValue extends Placement {

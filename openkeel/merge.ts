@@ -1,6 +1,6 @@
 // Helm's merge of user values over chart values, for the stack's raw `values` (merged last, § 5.1):
 // maps merge key by key, anything else replaces, and null removes a key.
-import { isSecretRef } from "../plan";
+import { isSecretRef } from "../plan/plan";
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v) && !isSecretRef(v);

@@ -1,6 +1,6 @@
 // The inventory as the scheduler will see it (labels and taints per node) and the plan checks
 // okadm plan applies before anything is installed (§ 5.2, § 6).
-import type { Config, NodeConfig, ServiceName } from "./config";
+import type { Config, NodeConfig, ServiceName } from "../config/schema";
 import {
   K8S_CONTROL_PLANE_LABEL,
   ROLES,
@@ -11,7 +11,7 @@ import {
   type LabelProfile,
   type Role,
   type Taint,
-} from "./roles";
+} from "../config/roles";
 
 export interface Topology {
   profile: LabelProfile;

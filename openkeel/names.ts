@@ -1,6 +1,6 @@
 // Names the OpenKeel releases share with other phases of the Plan.
-import { RESERVED_TAINT_KEY } from "../roles";
-import type { Toleration } from "../roles";
+import { RESERVED_TAINT_KEY } from "../config/roles";
+import type { Toleration } from "../config/roles";
 
 /** Namespace of every OpenKeel release. */
 export const OPENKEEL_NAMESPACE = "openkeel";

@@ -1,10 +1,10 @@
 // Plan → the files of rendered/<stack>/, as data. Byte-deterministic: stable order, sorted keys,
 // no timestamps, secrets shown by name only.
 import { stringify } from "yaml";
-import { makeEmitter, type YamlOptions } from "./yaml-emit";
-import { isSecretRef, PHASES, type K8sObject, type NodeConfigFile, type Plan, type Unit } from "./plan";
-import type { PlacementReport } from "./placement-report";
-import { placementMarkdown, placementSvg } from "./placement-render";
+import { makeEmitter, type YamlOptions } from "./yaml";
+import { isSecretRef, PHASES, type K8sObject, type NodeConfigFile, type Plan, type Unit } from "../plan/plan";
+import type { PlacementReport } from "../placement/report";
+import { placementMarkdown, placementSvg } from "../placement/picture";
 
 export interface RenderedFile {
   /** Relative to rendered/<stack>/, always with forward slashes. */

@@ -5,13 +5,13 @@
 //
 // Facts: ../shared/design/PEERS-TALOS-KIND-FACTS.md Part B (field reference, how nodeLabels and
 // taints are written, extensions, watchdog, schema) and PLATFORM-FACTS.md § 1 (Longhorn on Talos).
-import type { LoadedConfig, NodeConfig } from "./config";
+import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { installerImage, schematicId, type Schematic } from "./image-factory";
 import { nodeSelfLabels } from "./node-labels";
-import type { NodeConfigFile, NodeLevelConfig } from "./plan";
-import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "./roles";
-import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "./talos-config";
-import { nodeTaints, type Topology } from "./topology";
+import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
+import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
+import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
+import { nodeTaints, type Topology } from "../topology/topology";
 import { VOLUME_CONSUMER_ROLES } from "../platform/context";
 import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH } from "../platform/longhorn";
 import { TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";

@@ -3,8 +3,8 @@
 // a required pod anti-affinity admits. Mirrors k8s.io/component-helpers/scheduling/corev1 (node
 // affinity, taints/tolerations) and the DaemonSet controller's admission; nothing here knows about
 // OpenKeel roles.
-import type { Affinity, NodeSelectorRequirement, NodeSelectorTerm, Scheduling } from "./placement";
-import type { Taint, Toleration } from "./roles";
+import type { Affinity, NodeSelectorRequirement, NodeSelectorTerm, Scheduling } from "./chart-helper";
+import type { Taint, Toleration } from "../config/roles";
 
 /** A node as the scheduler sees it. */
 export interface SchedNode {

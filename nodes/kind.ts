@@ -5,12 +5,12 @@
 // <cluster>-worker, <cluster>-worker2, …, counted per role in config order), and the node-roles
 // phase patches Nodes by name, so the inventory must use those names; the cluster name comes from
 // the first control-plane node. kind keeps its own CNI in the lab (kindnet; Multus on top).
-import type { LoadedConfig, NodeConfig } from "./config";
-import { toYaml } from "./render";
+import type { LoadedConfig, NodeConfig } from "../config/schema";
+import { toYaml } from "../render/render";
 import { nodeSelfLabels } from "./node-labels";
-import type { NodeLevelConfig } from "./plan";
-import { K8S_CONTROL_PLANE_LABEL, type Taint } from "./roles";
-import { nodeTaints, type PlanCheck, type Topology } from "./topology";
+import type { NodeLevelConfig } from "../plan/plan";
+import { K8S_CONTROL_PLANE_LABEL, type Taint } from "../config/roles";
+import { nodeTaints, type PlanCheck, type Topology } from "../topology/topology";
 import { imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 
 export const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";

@@ -3,10 +3,10 @@
 // plane with required host anti-affinity and volumes on longhorn-local (§ 2.1, D5), and the
 // public ingress on the control plane and network nodes (D8).
 import { z } from "zod";
-import type { LoadedConfig } from "../config";
-import type { HelmReleaseUnit, ManifestsUnit } from "../plan";
-import type { LabelProfile } from "../roles";
-import type { Topology } from "../topology";
+import type { LoadedConfig } from "../config/schema";
+import type { HelmReleaseUnit, ManifestsUnit } from "../plan/plan";
+import type { LabelProfile } from "../config/roles";
+import type { Topology } from "../topology/topology";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
 import { releaseContext, replicasFor } from "./context";
