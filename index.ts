@@ -2,12 +2,12 @@
 // Config → plan checks → Plan → one ComponentResource per unit. Exported as an async function so
 // tests can run it under the runtime mocks exactly as the language host does.
 import * as pulumi from "@pulumi/pulumi";
-import { loadConfig, rawFromPulumiConfig } from "./config/schema";
 import { deployPlan } from "./components/deploy";
-import { allUnits } from "./plan/plan";
-import { ConfigError } from "./config/problems";
+import { rawFromPulumiConfig, loadConfig } from "./config/load";
+import { ConfigError, formatProblem, isError } from "./config/problems";
 import { stackFilePath } from "./config/stack-file";
 import { planStack } from "./environments";
+import { allUnits } from "./plan/plan";
 
 export = async () => {
   const stack = pulumi.getStack();
@@ -22,14 +22,10 @@ export = async () => {
     throw e;
   }
   const { checks, plan } = result;
-  for (const w of checks.filter((c) => c.level === "warning")) {
-    pulumi.log.warn(`plan check [${w.code}]: ${w.message}. Fix: ${w.remediation}`);
-  }
-  const errors = checks.filter((c) => c.level === "error");
+  for (const w of checks.filter((c) => !isError(c))) pulumi.log.warn(formatProblem({ ...w, file }));
+  const errors = checks.filter(isError);
   if (errors.length > 0 || !plan) {
-    throw new pulumi.RunError(
-      `plan checks failed for ${file}:\n${errors.map((c) => `  [${c.code}] ${c.path ?? ""}: ${c.message}. Fix: ${c.remediation}`).join("\n")}`,
-    );
+    throw new pulumi.RunError(`plan checks failed for ${file}:\n${errors.map((c) => `  ${formatProblem({ ...c, file })}`).join("\n")}`);
   }
   deployPlan(plan);
   return {

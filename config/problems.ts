@@ -1,21 +1,68 @@
-// User-facing problems: one line per problem that names the file, the key path, what is wrong
-// and how to fix it. Scripts print them and exit; they never surface as stack traces.
+// The one shape in which a problem reaches a person, whoever finds it (the config loader, a plan
+// check, the values contract, a policy rule) and whoever prints it (the CLIs, the Pulumi program,
+// the policy pack): `file: key path: what is wrong. Fix: how`.
+
+export type Severity = "error" | "warning";
+
+/** One segment of a key path: a map key, a list index, or a list item matched by its `name`. */
+export type PathSegment = string | number | { name: string };
 
 export interface Problem {
-  /** The file the problem is in (a stack file, usually). */
-  file: string;
-  /** The config key path, e.g. `openkeel:nodes[2].roles[0]`. Empty for file-level problems. */
-  path: string;
+  /** The file the problem is in (a stack file, usually); absent when the printer knows it. */
+  file?: string;
+  /** Where in that file: `openkeel:nodes[2].roles[0]`, or the segments of such a path. */
+  path?: string | readonly PathSegment[];
+  /** A plan check's stable identifier, e.g. `control-plane-count`; printed with the level. */
+  code?: string;
+  /** `error` (the default) stops the run; a `warning` is printed and the run goes on. */
+  level?: Severity;
   message: string;
   fix: string;
 }
 
-export function formatProblem(p: Problem): string {
-  const where = p.path ? `${p.file}: ${p.path}` : p.file;
-  return `${where}: ${p.message}. Fix: ${p.fix}`;
+/** A plan check: a problem with its level and code. */
+export interface Check extends Problem {
+  level: Severity;
+  code: string;
 }
 
-/** A stack file (or Pulumi config) that cannot be turned into a valid Config. Exit code 2. */
+export const isError = (p: Problem): boolean => (p.level ?? "error") === "error";
+
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+/** The root of a path is written as it is (`openkeel:nodes`) unless it would read as a path itself. */
+const PLAIN_ROOT = /^[^.[\]"]+$/;
+
+/**
+ * `["openkeel:nodes", 2, "labels", "network.openkeel.io/external-nic"]` →
+ * `openkeel:nodes[2].labels["network.openkeel.io/external-nic"]`; list items matched by name read
+ * `containers[name=api]`. `empty` is what an empty path reads as.
+ */
+export function formatPath(path: readonly PathSegment[], empty = ""): string {
+  if (path.length === 0) return empty;
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else if (typeof seg === "object") out += `[name=${seg.name}]`;
+    else if (out === "" && PLAIN_ROOT.test(seg)) out = seg;
+    else if (PLAIN_KEY.test(seg)) out += out === "" ? seg : `.${seg}`;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out;
+}
+
+/** `file: path: [level [code]: ]message. Fix: fix`, leaving out what is not known. */
+export function formatProblem(p: Problem): string {
+  const file = p.file;
+  const path = typeof p.path === "string" ? p.path : formatPath(p.path ?? []);
+  const where = [file, path].filter((x) => x !== undefined && x !== "").join(": ");
+  const check = p.code !== undefined ? `${p.level ?? "error"} [${p.code}]: ` : "";
+  return `${where ? `${where}: ` : ""}${check}${p.message}. Fix: ${p.fix}`;
+}
+
+/**
+ * A user mistake: a stack file (or Pulumi config) that cannot become a valid Plan. Printed as its
+ * problems, one line each, without a stack trace; exit code 2.
+ */
 export class ConfigError extends Error {
   readonly problems: Problem[];
   constructor(problems: Problem[]) {
@@ -25,12 +72,12 @@ export class ConfigError extends Error {
   }
 }
 
-/** `["openkeel:nodes", 2, "roles", 0]` → `openkeel:nodes[2].roles[0]`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = "";
+/** The value at a key path of plain data, or undefined. */
+export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = root;
   for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else out += out === "" ? String(seg) : `.${String(seg)}`;
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[seg as string];
   }
-  return out;
+  return cur;
 }

@@ -58,6 +58,20 @@ export function roleToleration(role: Role): Toleration {
   return { key: taint.key, operator: "Exists", effect: taint.effect };
 }
 
+/** Masakari reserved hosts (§ 5.6): the toleration of the node agents that must run there. */
+export const RESERVED_TOLERATION: Toleration = { key: RESERVED_TAINT_KEY, operator: "Exists", effect: "NoSchedule" };
+
+/** A role as `global.nodeRoles.roles.<role>` defines it (§ 5.1): its label key and its taint. */
+export interface RoleDefinition {
+  label: string;
+  taint: Taint;
+}
+
+/** Every role's definition in a label profile: what the node-roles phase applies and the charts read. */
+export function roleDefinitions(profile: LabelProfile): Record<Role, RoleDefinition> {
+  return Object.fromEntries(ROLES.map((r) => [r, { label: roleLabelKey(r, profile), taint: roleTaint(r) }])) as Record<Role, RoleDefinition>;
+}
+
 /** The role whose label key this is, in either profile, or undefined. */
 export function roleOfLabelKey(key: string): { role: Role; profile: LabelProfile } | undefined {
   for (const profile of LABEL_PROFILES) {

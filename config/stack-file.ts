@@ -3,7 +3,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isAlias, LineCounter, parseDocument, visit } from "yaml";
-import { loadConfig, PROJECT, type LoadedConfig } from "./schema";
+import { loadConfig } from "./load";
+import { PROJECT, type LoadedConfig } from "./schema";
 import { ConfigError, type Problem } from "./problems";
 
 export const STACKS_DIR = "stacks";

@@ -1,49 +1,32 @@
-// Talos Linux production clusters (§ 6 small, medium, large): hardened label keys (D1).
-import type { LoadedConfig } from "../config/schema";
-import type { Plan } from "../plan/plan";
-import type { PlanCheck, Topology } from "../topology/topology";
-import { cdiOperatorUnit, cdiUnit } from "../platform/cdi";
-import { certManagerNamespace, certManagerRelease } from "../platform/cert-manager";
-import { platformContext, pushUnits, type PlatformContext } from "../platform/context";
-import { kubeOvnMasterLabels, kubeOvnRelease } from "../platform/kube-ovn";
-import { kubevirtOperatorUnit, kubevirtUnit } from "../platform/kubevirt";
-import { longhornNodeMetadata, longhornNamespace, longhornRelease } from "../platform/longhorn";
-import { mariadbOperatorCrdsRelease, mariadbOperatorNamespace, mariadbOperatorRelease } from "../platform/mariadb-operator";
-import { medik8sNamespace, medik8sOperatorsUnit, medik8sRemediationUnit, olmUnits } from "../platform/medik8s";
-import { multusUnit } from "../platform/multus";
-import { PLATFORM_NAMESPACES_UNIT, platformNamespacesUnit } from "../platform/namespaces";
-import { rabbitmqOperatorUnit } from "../platform/rabbitmq-operator";
-import { snapshotControllerUnit, snapshotCrdUnits } from "../platform/snapshots";
-import { storageClassesUnit, volumeSnapshotClassesUnit } from "../platform/storage-classes";
-import { addOpenKeel } from "../openkeel";
-import { basePlan } from "./common";
+// Talos Linux production clusters (§ 6 small, medium, large): hardened label keys (D1), Kube-OVN
+// as the CNI, every platform component.
+import { talosNodeConfig } from "../nodes/talos";
+import { cdi } from "../platform/cdi";
+import { certManager } from "../platform/cert-manager";
+import { kubeOvn } from "../platform/kube-ovn";
+import { kubevirt } from "../platform/kubevirt";
+import { longhorn } from "../platform/longhorn";
+import { mariadbOperator } from "../platform/mariadb-operator";
+import { medik8s } from "../platform/medik8s";
+import { multus } from "../platform/multus";
+import { rabbitmqOperator } from "../platform/rabbitmq-operator";
+import { snapshots } from "../platform/snapshots";
+import type { Environment } from "./environment";
 
-export function talosProductionPlan(cfg: LoadedConfig, topo: Topology, warnings: PlanCheck[]): Plan {
-  const ctx = platformContext(cfg, topo);
-  const plan = basePlan(cfg, topo, warnings, [longhornNodeMetadata, kubeOvnMasterLabels(ctx)]);
-  addPlatform(plan, ctx);
-  addOpenKeel(plan, cfg, topo);
-  return plan;
-}
-
-/** Kube-OVN first (no pod network before it), operators and CRDs, then the CRs and classes. */
-function addPlatform(plan: Plan, ctx: PlatformContext): void {
-  const ns = PLATFORM_NAMESPACES_UNIT;
-  const cni = "kube-ovn";
-  pushUnits(plan, "crds-operators", [
-    platformNamespacesUnit([longhornNamespace(), certManagerNamespace(), mariadbOperatorNamespace(), medik8sNamespace()]),
-    kubeOvnRelease(ctx),
-    multusUnit(ctx, [cni]),
-    ...snapshotCrdUnits(),
-    certManagerRelease(ctx, [ns, cni]),
-    mariadbOperatorCrdsRelease([ns]),
-    mariadbOperatorRelease(ctx, [ns, cni, "mariadb-operator-crds"]),
-    rabbitmqOperatorUnit([cni]),
-    kubevirtOperatorUnit([cni]),
-    cdiOperatorUnit([cni]),
-    ...olmUnits([cni]),
-    medik8sOperatorsUnit(ctx, [ns, "olm"]),
-  ]);
-  pushUnits(plan, "platform", [longhornRelease(ctx, []), snapshotControllerUnit(ctx), kubevirtUnit(ctx, { emulation: false }), cdiUnit(ctx)]);
-  pushUnits(plan, "platform-config", [storageClassesUnit(ctx), volumeSnapshotClassesUnit(), medik8sRemediationUnit(ctx)]);
-}
+export const talosProduction: Environment = {
+  checks: (cfg) =>
+    cfg.platform.realBackends === undefined
+      ? []
+      : [
+          {
+            level: "error",
+            code: "platform-key-environment",
+            message: "realBackends only applies to the kind lab: production always installs KubeVirt, CDI, Longhorn and snapshots",
+            fix: "remove openkeel:platform.realBackends from this stack",
+            path: "openkeel:platform.realBackends",
+          },
+        ],
+  platform: [longhorn, kubeOvn, multus, snapshots, certManager, mariadbOperator, rabbitmqOperator, kubevirt, cdi, medik8s],
+  podNetwork: kubeOvn,
+  nodeConfig: talosNodeConfig,
+};

@@ -10,7 +10,8 @@ import { toYaml } from "../render/render";
 import { nodeSelfLabels } from "./node-labels";
 import type { NodeLevelConfig } from "../plan/plan";
 import { K8S_CONTROL_PLANE_LABEL, type Taint } from "../config/roles";
-import { nodeTaints, type PlanCheck, type Topology } from "../topology/topology";
+import type { Check } from "../config/problems";
+import { nodeTaints, type Topology } from "../topology/topology";
 import { imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 
 export const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";
@@ -45,15 +46,15 @@ export function kindNodeNames(cluster: string, nodes: NodeConfig[]): string[] {
 }
 
 /** The lab's rules for kind: a control-plane node, kind's node names, taints kind can apply. */
-export function kindChecks(cfg: LoadedConfig, topo: Pick<Topology, "taintedRoles">): PlanCheck[] {
-  const checks: PlanCheck[] = [];
+export function kindChecks(cfg: LoadedConfig, topo: Pick<Topology, "taintedRoles">): Check[] {
+  const checks: Check[] = [];
   const cpIndex = cfg.nodes.findIndex((n) => n.kubernetesControlPlane);
   if (cpIndex < 0) {
     checks.push({
       level: "error",
       code: "kind-control-plane",
       message: "no lab node is a Kubernetes control-plane node, and a kind cluster needs one",
-      remediation: "set kubernetesControlPlane: true on the first node (named <cluster>-control-plane)",
+      fix: "set kubernetesControlPlane: true on the first node (named <cluster>-control-plane)",
       path: "openkeel:nodes",
     });
     return checks;
@@ -64,7 +65,7 @@ export function kindChecks(cfg: LoadedConfig, topo: Pick<Topology, "taintedRoles
       level: "error",
       code: "kind-node-name",
       message: `node '${cfg.nodes[cpIndex].name}' is the first control-plane node, which kind names <cluster>-control-plane`,
-      remediation: "rename it to <cluster>-control-plane (e.g. openkeel-lab-control-plane); the kind cluster takes the <cluster> part as its name",
+      fix: "rename it to <cluster>-control-plane (e.g. openkeel-lab-control-plane); the kind cluster takes the <cluster> part as its name",
       path: `openkeel:nodes[${cpIndex}].name`,
     });
     return checks;
@@ -75,7 +76,7 @@ export function kindChecks(cfg: LoadedConfig, topo: Pick<Topology, "taintedRoles
         level: "error",
         code: "kind-node-name",
         message: `node '${cfg.nodes[i].name}' will be named '${expected}' by kind (cluster '${cluster}'), so its role labels would go nowhere`,
-        remediation: `rename it to '${expected}' (kind counts control-plane and worker nodes separately, in inventory order)`,
+        fix: `rename it to '${expected}' (kind counts control-plane and worker nodes separately, in inventory order)`,
         path: `openkeel:nodes[${i}].name`,
       });
     }
@@ -96,7 +97,7 @@ export function kindChecks(cfg: LoadedConfig, topo: Pick<Topology, "taintedRoles
       level: "warning",
       code: "kind-control-plane-taints",
       message: `kind registers control-plane node '${node.name}' with ${list(kindTaints)}; its roles call for ${list(wanted)}`,
-      remediation: `after kind create cluster, run kubectl taint nodes ${node.name} ${[
+      fix: `after kind create cluster, run kubectl taint nodes ${node.name} ${[
         ...remove.map((t) => `${t.key}:${t.effect}-`),
         ...add.map((t) => id(t)),
       ].join(" ")}`,

@@ -12,8 +12,7 @@ import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
 import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
 import { nodeTaints, type Topology } from "../topology/topology";
-import { VOLUME_CONSUMER_ROLES } from "../platform/context";
-import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH } from "../platform/longhorn";
+import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
 import { TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
 
 export type MachineType = "controlplane" | "worker";

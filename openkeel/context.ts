@@ -1,7 +1,8 @@
 // What every OpenKeel values builder reads: the stack, its topology, whether the releases get role
 // labels, and how many nodes a placement can use (to size replicas to the topology).
 import type { LoadedConfig, ServiceName } from "../config/schema";
-import { ironicConductorReplicas, serviceEnabled, type Topology } from "../topology/topology";
+import { ironicConductorReplicas, serviceEnabled } from "../topology/services";
+import type { Topology } from "../topology/topology";
 import { passesNodeRoles } from "./global";
 import { valueRoles, type PlacementValue } from "./placement-value";
 

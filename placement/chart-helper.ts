@@ -1,7 +1,17 @@
-// The placement engine: what the `openkeel.placement` chart helper (§ 5.2) renders for a component,
-// computed here too, so that platform components get the same scheduling and reports can reason
-// about OpenKeel components without running Helm.
-import { HOSTNAME_LABEL, roleLabelKey, roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
+// The placement rules of the OpenKeel chart helper `openkeel.placement` (§ 5.1, § 5.2), written once:
+// what a chart renders for a component from its `placement` value and the role definitions of
+// `global.nodeRoles`. OpenKeel releases are read through it (openkeel/workloads.ts) and platform
+// components place their pods with it, so both follow the same rules. The policy pack keeps its
+// own reading on purpose (policy/rules/placement.ts); test/chart-helper.test.ts proves they agree.
+import {
+  HOSTNAME_LABEL,
+  roleDefinitions,
+  type LabelProfile,
+  type Role,
+  type RoleDefinition,
+  type Taint,
+  type Toleration,
+} from "../config/roles";
 
 export interface NodeSelectorRequirement {
   key: string;
@@ -43,8 +53,14 @@ export interface Scheduling {
   priorityClassName?: string;
 }
 
+/** Role definitions as a release's values may pass them: any of them may be missing or partial. */
+export type RoleDefinitions = Partial<Record<Role, Partial<RoleDefinition>>>;
+
 export interface PlacementContext {
-  profile: LabelProfile;
+  /** The role definitions the chart reads (`global.nodeRoles.roles`). */
+  roles?: RoleDefinitions;
+  /** Or those of a label profile, when the caller renders for one (platform components). */
+  profile?: LabelProfile;
   /** The chart's default role, used when the placement names none. */
   defaultRole?: Role;
   priorityClassName?: string;
@@ -55,17 +71,6 @@ export function placementRoles(p: Placement | undefined, defaultRole?: Role): Ro
   if (p?.roles && p.roles.length > 0) return [...p.roles];
   if (p?.role) return [p.role];
   return defaultRole ? [defaultRole] : [];
-}
-
-/** One nodeSelectorTerm per role: Kubernetes ORs the terms (§ 5.1, `roles: [a, b]`). */
-export function rolesNodeAffinity(roles: Role[], profile: LabelProfile): Affinity {
-  return {
-    nodeAffinity: {
-      requiredDuringSchedulingIgnoredDuringExecution: {
-        nodeSelectorTerms: roles.map((r) => ({ matchExpressions: [{ key: roleLabelKey(r, profile), operator: "Exists" }] })),
-      },
-    },
-  };
 }
 
 export function requiredHostAntiAffinity(matchLabels: Record<string, string>): Affinity {
@@ -80,7 +85,7 @@ function tolerationId(t: Toleration): string {
   return JSON.stringify([t.key ?? "", t.operator ?? "Equal", t.value ?? "", t.effect ?? "", t.tolerationSeconds ?? ""]);
 }
 
-export function uniqueTolerations(list: Toleration[]): Toleration[] {
+function uniqueTolerations(list: Toleration[]): Toleration[] {
   const seen = new Set<string>();
   return list.filter((t) => {
     const id = tolerationId(t);
@@ -90,22 +95,36 @@ export function uniqueTolerations(list: Toleration[]): Toleration[] {
   });
 }
 
+const tolerate = (taint: Partial<Taint>): Toleration => ({ key: taint.key, operator: "Exists", effect: taint.effect });
+
 /**
- * Resolve a placement the way the chart helper does. Precedence, highest first: the component's
- * raw fields, then its role(s), then the chart's default role. The role tolerations are always
- * rendered, whether taints are on or not, so tainting nodes later needs no redeploy.
+ * What the helper renders. Precedence, highest first: the component's raw fields, then its role(s),
+ * then the chart's default role. A role renders its label as a nodeSelector (one role) or one
+ * nodeSelectorTerm each (`roles: [a, b]`, ORed), and always its taint's toleration, whether taints
+ * are on or not, so tainting nodes later needs no redeploy. A role the definitions lack (no
+ * `global.nodeRoles` at all: a chart installed alone) renders nothing.
  */
 export function resolvePlacement(p: Placement | undefined, ctx: PlacementContext): Scheduling {
+  const defs: RoleDefinitions = ctx.roles ?? (ctx.profile ? roleDefinitions(ctx.profile) : {});
   const roles = placementRoles(p, ctx.defaultRole);
+  const labels = roles.map((r) => defs[r]?.label).filter((l): l is string => typeof l === "string" && l !== "");
   const out: Scheduling = { tolerations: [] };
 
   if (p?.nodeSelector) out.nodeSelector = { ...p.nodeSelector };
-  else if (roles.length === 1) out.nodeSelector = { [roleLabelKey(roles[0], ctx.profile)]: "" };
+  else if (roles.length === 1 && labels.length === 1) out.nodeSelector = { [labels[0]]: "" };
 
   if (p?.affinity) out.affinity = p.affinity;
-  else if (roles.length > 1) out.affinity = rolesNodeAffinity(roles, ctx.profile);
+  else if (roles.length > 1 && labels.length > 0) {
+    out.affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: labels.map((key) => ({ matchExpressions: [{ key, operator: "Exists" }] })),
+        },
+      },
+    };
+  }
 
-  const base = p?.tolerations ?? roles.map(roleToleration);
+  const base = p?.tolerations ?? roles.flatMap((r) => (defs[r]?.taint ? [tolerate(defs[r]!.taint!)] : []));
   out.tolerations = uniqueTolerations([...base, ...(p?.extraTolerations ?? [])]);
 
   if (p?.topologySpreadConstraints) out.topologySpreadConstraints = p.topologySpreadConstraints;

@@ -1,7 +1,7 @@
-// Where every component can run on every node of a stack (issue 7): the inventory as the
-// scheduler sees it (components/topology.ts), each component's scheduling as rendered
-// (components/workloads.ts), Kubernetes' matching rules (components/scheduling.ts), and the checks
-// that fail the render when a component cannot run, or runs where the design (§ 2) forbids it.
+// Where every component can run on every node of a stack: the inventory as the scheduler sees it
+// (topology/), each component's scheduling as rendered (the readers of ./workloads.ts), Kubernetes'
+// matching rules (./scheduling.ts), and the checks that fail the render when a component cannot
+// run, or runs where the design (§ 2) forbids it.
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "../config/roles";
@@ -9,43 +9,11 @@ import {
   antiAffinityCapacity,
   ineligibility,
   matchesLabelSelector,
-  type LabelSelector,
-  type PodScheduling,
   type SchedNode,
 } from "./scheduling";
-import { nodeTaints, schedulingNodeLabels, type PlanCheck, type Topology } from "../topology/topology";
-
-export type ComponentSource = "platform" | "openkeel";
-export type ComponentKind = "Deployment" | "StatefulSet" | "DaemonSet" | "Pods" | "NodeHealthCheck" | "LonghornDisks";
-
-/**
- * Roles of a design § 2 row: a list of roles (the component's nodes carry at least one), `all`
- * (every node that carries an OpenKeel role: "every node that runs VMs or volumes") or `allNodes`
- * (every node of the cluster, the Kubernetes-only control plane included: CNI, remediation).
- */
-export type DesignRoles = Role[] | "all" | "allNodes";
-
-export interface Component {
-  /** Stable id, `<unit>/<component>`: the row's name in reports and error messages. */
-  name: string;
-  source: ComponentSource;
-  /** Plan unit whose values or objects place it. */
-  unit: string;
-  kind: ComponentKind;
-  replicas?: number;
-  /** Pod scheduling; for NodeHealthCheck and LonghornDisks, `nodeSelection` applies instead. */
-  scheduling: PodScheduling;
-  /** Node label selector of kinds that select nodes rather than schedule pods. */
-  nodeSelection?: LabelSelector;
-  /** Topology keys of required anti-affinity against its own pods (one replica per domain). */
-  requiredAntiAffinity?: string[];
-  /** The design's § 2 row: the roles it runs on. A DaemonSet must cover every node of them. */
-  designRoles: DesignRoles;
-  /** Every node it may run on must carry this role (Galera, RabbitMQ, the Ironic conductor). */
-  confinedTo?: Role;
-  /** No node it may run on may carry one of these roles (tenant workloads off provisioning nodes). */
-  forbiddenRoles?: Role[];
-}
+import type { Check } from "../config/problems";
+import type { Component, DesignRoles } from "./workloads";
+import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/topology";
 
 export interface ReportNode extends SchedNode {
   roles: Role[];
@@ -71,7 +39,7 @@ export interface PlacementReport {
   nodes: ReportNode[];
   placements: ComponentPlacement[];
   /** Errors of the placement checks (empty when the placement holds). */
-  checks: PlanCheck[];
+  checks: Check[];
 }
 
 /** Labels the kubelet sets on every node that role selectors of upstream charts use. */
@@ -196,9 +164,9 @@ function roleAbsent(c: Component, nodes: ReportNode[]): boolean {
 }
 
 /** The placement checks: every error names the component and the nodes it cannot reach, and why. */
-export function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): PlanCheck[] {
-  const checks: PlanCheck[] = [];
-  const error = (code: string, message: string, remediation: string) => checks.push({ level: "error", code, message, remediation });
+export function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): Check[] {
+  const checks: Check[] = [];
+  const error = (code: string, message: string, fix: string) => checks.push({ level: "error", code, message, fix });
   const byName = new Map(nodes.map((n) => [n.name, n]));
   for (const p of placements) {
     const c = p.component;

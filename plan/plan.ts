@@ -3,7 +3,7 @@
 // check it.
 import type { Environment, Topology as TopologyName } from "../config/schema";
 import type { LabelProfile, Role } from "../config/roles";
-import type { PlanCheck } from "../topology/topology";
+import type { Check } from "../config/problems";
 
 export const PHASES = ["node-roles", "crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const;
 export type PhaseName = (typeof PHASES)[number];
@@ -129,7 +129,7 @@ export interface Plan {
   nodes: NodeSummary[];
   phases: Phase[];
   /** Warnings of the plan checks (a plan is only built when there are no errors). */
-  warnings: PlanCheck[];
+  warnings: Check[];
   /** Node-level configuration the environment renders (Talos patches and schematics, kind config). */
   nodeConfig?: NodeLevelConfig;
 }

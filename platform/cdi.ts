@@ -1,13 +1,16 @@
 // CDI: the pinned operator manifest and our CDI CR. The CR spells placement differently from
 // KubeVirt's: `spec.infra` and `spec.workload` (singular) are NodePlacements themselves, with no
 // `nodePlacement` level (cdi.kubevirt.io/v1beta1 schema).
+import { ROLES, type Role } from "../config/roles";
 import type { ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
-import { ROLES, type Role } from "../config/roles";
+import { CONTROL_PLANE, obj, platformComponent, unplaced, type ObjectReader } from "../placement/workloads";
+import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, remoteManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { nodePlacement } from "./kubevirt";
 import { CDI_OPERATOR } from "./versions";
 
-export function cdiOperatorUnit(dependsOn: string[] = []): RemoteManifestUnit {
+function cdiOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
   // It holds the CDI CRD.
   return remoteManifestUnit("cdi-operator", "openkeel:platform:CdiOperator", CDI_OPERATOR, { protect: true, dependsOn });
 }
@@ -26,7 +29,7 @@ export function cdiWorkloadPlacement(ctx: PlatformContext) {
   );
 }
 
-export function cdiUnit(ctx: PlatformContext): ManifestsUnit {
+function cdiUnit(ctx: PlatformContext): ManifestsUnit {
   return {
     kind: "Manifests",
     name: "cdi",
@@ -48,3 +51,23 @@ export function cdiUnit(ctx: PlatformContext): ManifestsUnit {
     ],
   };
 }
+
+const readCdi: ObjectReader = (u, o) => {
+  const spec = obj(o.spec);
+  const id = (s: string) => `${o.metadata.name}/${s}`;
+  // CDI's NodePlacement is inline (spec.infra, spec.workload: singular), not under nodePlacement.
+  return [
+    platformComponent(u, id("cdi-infra"), "Deployment", nodePlacement(spec.infra), CONTROL_PLANE),
+    platformComponent(u, id("cdi-importer+cloner+upload"), "Pods", nodePlacement(spec.workload), ["storage"]),
+  ];
+};
+
+export const cdi: PlatformComponent = {
+  name: "CDI",
+  pins: [CDI_OPERATOR],
+  units: (ctx, { podNetwork }) => ({ "crds-operators": [cdiOperatorUnit(after(podNetwork))], platform: [cdiUnit(ctx)] }),
+  readers: {
+    units: { "openkeel:platform:CdiOperator": unplaced("upstream manifest: cdi-operator's own placement is not set here") },
+    objects: { CDI: readCdi },
+  },
+};

@@ -1,16 +1,18 @@
 // cert-manager (Helm, CRDs from the chart and kept on uninstall), on the control plane (§ 2.1).
 import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
+import { chartOperatorComponents } from "../placement/workloads";
+import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
 import { CERT_MANAGER_CHART } from "./versions";
 
 export const CERT_MANAGER_NAMESPACE = "cert-manager";
 
 /** The chart's pods run as non-root with RuntimeDefault seccomp and no capabilities. */
-export function certManagerNamespace(): K8sObject {
+function certManagerNamespace(): K8sObject {
   return namespace(CERT_MANAGER_NAMESPACE, "restricted");
 }
 
-export function certManagerRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
+function certManagerRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
   return {
     kind: "HelmRelease",
@@ -31,3 +33,13 @@ export function certManagerRelease(ctx: PlatformContext, dependsOn: string[]): H
     },
   };
 }
+
+export const certManager: PlatformComponent = {
+  name: "cert-manager",
+  pins: [CERT_MANAGER_CHART],
+  namespaces: () => [certManagerNamespace()],
+  units: (ctx, { namespaces, podNetwork }) => ({ "crds-operators": [certManagerRelease(ctx, after(namespaces, podNetwork))] }),
+  readers: {
+    units: { "openkeel:platform:CertManager": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "cainjector"]) : []) },
+  },
+};

@@ -1,12 +1,12 @@
-// What every platform module builds from: the stack config, the inventory as the scheduler sees
+// What every platform component builds from: the stack config, the inventory as the scheduler sees
 // it, and the platform settings. Plus the few shapes they share (namespaces with pod-security
-// labels, control-plane placement, waiting for an object to be ready).
+// labels, control-plane placement, waiting for an object to be ready, pinned upstream manifests).
 import type { LoadedConfig } from "../config/schema";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
-import { phase, type K8sObject, type Plan, type PhaseName, type RemoteManifestUnit, type Unit } from "../plan/plan";
-import { RESERVED_TAINT_KEY, roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
+import type { K8sObject, RemoteManifestUnit } from "../plan/plan";
+import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import type { Topology } from "../topology/topology";
-import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
+import type { PlatformConfig } from "../config/platform";
 import type { ManifestPin } from "./versions";
 
 export interface PlatformContext {
@@ -21,20 +21,6 @@ export interface PlatformContext {
 export function platformContext(cfg: LoadedConfig, topo: Topology): PlatformContext {
   return { cfg, topo, platform: cfg.platform, profile: topo.profile, talos: cfg.environment === "talos-production" };
 }
-
-export function pushUnits(plan: Plan, name: PhaseName, units: Unit[]): void {
-  phase(plan, name).units.push(...units);
-}
-
-/**
- * Roles whose nodes run pods with Longhorn volumes: Galera, RabbitMQ and OVN central
- * (controlPlane), VM disks (compute), Swift and the replicas (storage), Zun volumes (containers),
- * the Ironic image cache (provisioning). Network nodes run gateways, BGP and ingress: no volume.
- */
-export const VOLUME_CONSUMER_ROLES: readonly Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
-
-/** Masakari reserved hosts (§ 5.6): a VM evacuated there needs its disks attached there. */
-export const RESERVED_TOLERATION: Toleration = { key: RESERVED_TAINT_KEY, operator: "Exists", effect: "NoSchedule" };
 
 export function rolesTolerations(roles: readonly Role[]): Toleration[] {
   return roles.map(roleToleration);
@@ -83,15 +69,6 @@ export function namespace(name: string, level: PodSecurityLevel): K8sObject {
  */
 export function waitFor(condition: string, timeoutSeconds: number): Record<string, string> {
   return { "pulumi.com/waitFor": condition, "pulumi.com/timeoutSeconds": String(timeoutSeconds) };
-}
-
-export function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["medik8s"]> {
-  return (
-    p.medik8s ?? {
-      unhealthyDuration: DEFAULT_UNHEALTHY_DURATION,
-      maxUnhealthy: { network: DEFAULT_MAX_UNHEALTHY, storage: DEFAULT_MAX_UNHEALTHY },
-    }
-  );
 }
 
 /**

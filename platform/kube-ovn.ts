@@ -3,9 +3,15 @@
 // `lookup` finds nothing when the chart is rendered without a cluster, and the master label goes
 // on exactly those nodes (ovn-central's nodeSelector; a pod on an unlisted node would crash with
 // "host ip not in NODE_IPS").
-import type { NodeConfig } from "../config/schema";
+import type { Check } from "../config/problems";
+import { HOSTNAME_LABEL, type Toleration } from "../config/roles";
+import type { Config, NodeConfig } from "../config/schema";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import type { HelmReleaseUnit } from "../plan/plan";
+import type { PodScheduling } from "../placement/scheduling";
+import { CONTROL_PLANE, platformComponent, type Obj, type UnitReader } from "../placement/workloads";
+import type { Topology } from "../topology/topology";
+import type { PlatformComponent } from "./component";
 import type { PlatformContext } from "./context";
 import { KUBE_OVN_CHART } from "./versions";
 
@@ -37,12 +43,12 @@ export function kubeOvnMasterNodes(ctx: PlatformContext): NodeConfig[] {
   return picked;
 }
 
-export function kubeOvnMasterLabels(ctx: PlatformContext): NodeMetadataContributor {
+function masterLabels(ctx: PlatformContext): NodeMetadataContributor {
   const masters = new Set(kubeOvnMasterNodes(ctx).map((n) => n.name));
   return (node) => (masters.has(node.name) ? { labels: { [KUBE_OVN_MASTER_LABEL_KEY]: KUBE_OVN_MASTER_LABEL_VALUE } } : {});
 }
 
-export function kubeOvnRelease(ctx: PlatformContext): HelmReleaseUnit {
+function kubeOvnRelease(ctx: PlatformContext): HelmReleaseUnit {
   const ips = kubeOvnMasterNodes(ctx).map((n) => n.internalIP);
   if (ips.some((ip) => ip === undefined)) throw new Error("Kube-OVN master nodes without internalIP: the config schema requires it in production");
   return {
@@ -66,3 +72,81 @@ export function kubeOvnRelease(ctx: PlatformContext): HelmReleaseUnit {
     },
   };
 }
+
+/**
+ * Kube-OVN v1 chart (templates/central-deploy.yaml): central and controller select
+ * MASTER_NODES_LABEL as a nodeSelector (`key=value`, or `key` for an empty value), ovn-central has
+ * one replica per master with required anti-affinity on the host, and everything tolerates every
+ * NoSchedule and NoExecute taint.
+ */
+const readRelease: UnitReader = (u) => {
+  if (u.kind !== "HelmRelease") return [];
+  const v = u.values as Obj;
+  const label = typeof v.MASTER_NODES_LABEL === "string" ? v.MASTER_NODES_LABEL : "kube-ovn/role=master";
+  const [key, value] = label.split("=");
+  const everything: Toleration[] = [
+    { operator: "Exists", effect: "NoSchedule" },
+    { operator: "Exists", effect: "NoExecute" },
+  ];
+  const masters = typeof v.MASTER_NODES === "string" ? v.MASTER_NODES.split(",").filter((x) => x.trim().length > 0).length : undefined;
+  const central: PodScheduling = { nodeSelector: { "kubernetes.io/os": "linux", [key]: value ?? "" }, tolerations: everything, hostNetwork: true };
+  const ds: PodScheduling = { nodeSelector: { "kubernetes.io/os": "linux" }, tolerations: everything, hostNetwork: true };
+  return [
+    platformComponent(u, "ovn-central", "Deployment", central, CONTROL_PLANE, {
+      ...(masters !== undefined ? { replicas: masters } : {}),
+      requiredAntiAffinity: [HOSTNAME_LABEL],
+    }),
+    platformComponent(u, "kube-ovn-controller", "Deployment", central, CONTROL_PLANE),
+    platformComponent(u, "kube-ovn-cni+ovs-ovn+pinger", "DaemonSet", ds, "allNodes"),
+  ];
+};
+
+/** The configured master nodes: controlPlane nodes of the inventory, each once, an odd number (RAFT). */
+function checks(cfg: Config, _topo: Topology): Check[] {
+  const checks: Check[] = [];
+  const masters = cfg.platform.kubeOvn.masterNodes;
+  if (masters) {
+    masters.forEach((name, i) => {
+      const node = cfg.nodes.find((n) => n.name === name);
+      if (!node || !node.roles.includes("controlPlane")) {
+        checks.push({
+          level: "error",
+          code: "kube-ovn-master-nodes",
+          message: node ? `node '${name}' has no controlPlane role` : `no node named '${name}' in openkeel:nodes`,
+          fix: "list controlPlane nodes of the inventory only (Kube-OVN's ovn-central runs with the OpenKeel control plane, § 2.3)",
+          path: `openkeel:platform.kubeOvn.masterNodes[${i}]`,
+        });
+      }
+      if (masters.indexOf(name) !== i) {
+        checks.push({
+          level: "error",
+          code: "kube-ovn-master-nodes",
+          message: `node '${name}' is listed twice`,
+          fix: "list each master node once",
+          path: `openkeel:platform.kubeOvn.masterNodes[${i}]`,
+        });
+      }
+    });
+    if (masters.length % 2 === 0) {
+      checks.push({
+        level: "error",
+        code: "kube-ovn-master-nodes",
+        message: `${masters.length} master nodes: an even RAFT cluster tolerates no more failures than one member less`,
+        fix: `list an odd number of nodes (${DEFAULT_MASTER_COUNT} is the default), or remove the key`,
+        path: "openkeel:platform.kubeOvn.masterNodes",
+      });
+    }
+  }
+  return checks;
+}
+
+/** The production CNI: its unit is the pod network every pod-running unit waits for. */
+export const kubeOvn: PlatformComponent = {
+  name: "Kube-OVN",
+  pins: [KUBE_OVN_CHART],
+  settings: "kubeOvn",
+  nodeMetadata: masterLabels,
+  units: (ctx) => ({ "crds-operators": [kubeOvnRelease(ctx)] }),
+  readers: { units: { "openkeel:platform:KubeOvn": readRelease } },
+  checks,
+};

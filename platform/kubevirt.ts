@@ -1,14 +1,18 @@
 // KubeVirt: the pinned operator manifest (CRDs, virt-operator, the privileged `kubevirt`
 // namespace) and our own KubeVirt CR with the placement of § 4.4: infra (virt-api,
 // virt-controller) on the control plane, virt-handler on compute nodes, reserved hosts included.
+import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION } from "../config/roles";
 import type { ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
-import { controlPlaneScheduling, remoteManifestUnit, RESERVED_TOLERATION, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import type { PodScheduling } from "../placement/scheduling";
+import { CONTROL_PLANE, isObj, num, obj, platformComponent, podScheduling, TENANT_WORKLOAD, unplaced, type ObjectReader } from "../placement/workloads";
+import { after, type PlatformComponent } from "./component";
+import { controlPlaneScheduling, remoteManifestUnit, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
 
 export const KUBEVIRT_NAMESPACE = "kubevirt";
 
-export function kubevirtOperatorUnit(dependsOn: string[] = []): RemoteManifestUnit {
+function kubevirtOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
   // It holds the KubeVirt CRDs: deleting them deletes every VM.
   return remoteManifestUnit("kubevirt-operator", "openkeel:platform:KubeVirtOperator", KUBEVIRT_OPERATOR, { protect: true, dependsOn });
 }
@@ -18,7 +22,7 @@ export function virtHandlerPlacement(ctx: PlatformContext) {
   return selectorAndTolerations(resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION] }, { profile: ctx.profile }));
 }
 
-export function kubevirtUnit(ctx: PlatformContext, opts: { emulation: boolean }): ManifestsUnit {
+function kubevirtUnit(ctx: PlatformContext): ManifestsUnit {
   return {
     kind: "Manifests",
     name: "kubevirt",
@@ -42,10 +46,54 @@ export function kubevirtUnit(ctx: PlatformContext, opts: { emulation: boolean })
             migrations: { parallelMigrationsPerCluster: 5, parallelOutboundMigrationsPerNode: 2 },
             evictionStrategy: "LiveMigrate",
             // kind nodes have no /dev/kvm.
-            ...(opts.emulation ? { developerConfiguration: { useEmulation: true } } : {}),
+            ...(!ctx.talos ? { developerConfiguration: { useEmulation: true } } : {}),
           },
         },
       },
     ],
   };
 }
+
+const KUBEVIRT_OS: Record<string, string> = { "kubernetes.io/os": "linux" };
+
+/** A NodePlacement (nodeSelector, affinity, tolerations), with the selector the operator adds. */
+export function nodePlacement(np: unknown, extraSelector: Record<string, string> = {}): PodScheduling {
+  const p = obj(np);
+  return podScheduling(p, { nodeSelector: extraSelector });
+}
+
+/** The KubeVirt CR: infra (virt-api, virt-controller) and workloads (virt-handler) placements. */
+const readKubeVirt: ObjectReader = (u, o) => {
+  const spec = obj(o.spec);
+  const id = (s: string) => `${o.metadata.name}/${s}`;
+  // virt-operator always adds kubernetes.io/os=linux; without infra.nodePlacement it puts
+  // virt-api/controller on the Kubernetes control plane (placement.go@v1.9.0).
+  const infra = obj(spec.infra);
+  const infraSched: PodScheduling = isObj(infra.nodePlacement)
+    ? nodePlacement(infra.nodePlacement, KUBEVIRT_OS)
+    : {
+        nodeSelector: KUBEVIRT_OS,
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: K8S_CONTROL_PLANE_LABEL, operator: "Exists" }] }],
+            },
+          },
+        },
+        tolerations: [{ key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" }],
+      };
+  return [
+    platformComponent(u, id("virt-api+virt-controller"), "Deployment", infraSched, CONTROL_PLANE, { replicas: num(infra.replicas) ?? 2 }),
+    platformComponent(u, id("virt-handler"), "DaemonSet", nodePlacement(obj(spec.workloads).nodePlacement, KUBEVIRT_OS), ["compute"], TENANT_WORKLOAD),
+  ];
+};
+
+export const kubevirt: PlatformComponent = {
+  name: "KubeVirt",
+  pins: [KUBEVIRT_OPERATOR],
+  units: (ctx, { podNetwork }) => ({ "crds-operators": [kubevirtOperatorUnit(after(podNetwork))], platform: [kubevirtUnit(ctx)] }),
+  readers: {
+    units: { "openkeel:platform:KubeVirtOperator": unplaced("upstream manifest: virt-operator's own placement is not set here") },
+    objects: { KubeVirt: readKubeVirt },
+  },
+};

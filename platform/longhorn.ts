@@ -1,19 +1,20 @@
 // Longhorn (Helm): disks and replicas only on storage nodes; the system-managed components
-// (instance managers, engines, CSI plugin) wherever a pod may mount a volume (§ 2.3).
-import type { NodeConfig } from "../config/schema";
+// (instance managers, engines, CSI plugin) wherever a pod may mount a volume (§ 2.3). And its
+// StorageClasses: `longhorn-local` is D5 (one replica, strict-local, for the services that
+// replicate their own data: Galera, RabbitMQ quorum queues, OVN central RAFT, Swift);
+// `longhorn-vm` holds VM root disks and Cinder volumes with the topology's replica count,
+// migratable where KubeVirt can live-migrate; `longhorn-snapshot` takes CSI snapshots.
+import type { Check } from "../config/problems";
+import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
+import type { Config, NodeConfig } from "../config/schema";
 import type { NodeMetadataContributor } from "../plan/node-roles";
-import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
-import type { Role, Toleration } from "../config/roles";
+import type { HelmReleaseUnit, K8sObject, ManifestsUnit } from "../plan/plan";
+import { CONTROL_PLANE, isObj, num, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
+import type { PodScheduling } from "../placement/scheduling";
+import type { Topology } from "../topology/topology";
+import type { PlatformComponent } from "./component";
+import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type PlatformContext } from "./context";
 import { LONGHORN_CHART } from "./versions";
-import {
-  controlPlaneScheduling,
-  namespace,
-  RESERVED_TOLERATION,
-  rolesTolerations,
-  selectorAndTolerations,
-  VOLUME_CONSUMER_ROLES,
-  type PlatformContext,
-} from "./context";
 
 export const LONGHORN_NAMESPACE = "longhorn-system";
 export const LONGHORN_DRIVER = "driver.longhorn.io";
@@ -23,6 +24,14 @@ export const TALOS_DATA_PATH = "/var/mnt/longhorn";
 export const DEFAULT_DATA_PATH = "/var/lib/longhorn";
 /** Keeps system-managed pods off non-Linux nodes without restricting them to any role. */
 export const SYSTEM_MANAGED_NODE_SELECTOR: Record<string, string> = { "kubernetes.io/os": "linux" };
+
+/**
+ * Roles whose nodes run pods with Longhorn volumes: Galera, RabbitMQ and OVN central
+ * (controlPlane), VM disks (compute), Swift and the replicas (storage), Zun volumes (containers),
+ * the Ironic image cache (provisioning). Network nodes run gateways, BGP and ingress: no volume,
+ * although § 5.3's example taintToleration lists them.
+ */
+export const VOLUME_CONSUMER_ROLES: readonly Role[] = ["controlPlane", "compute", "storage", "containers", "provisioning"];
 
 /** `key=value:Effect` (Equal) or `key:Effect` (Exists), joined by `;`: Longhorn's taint-toleration setting. */
 export function formatLonghornTolerations(tolerations: Toleration[]): string {
@@ -57,7 +66,7 @@ export function volumeConsumerTolerations(): Toleration[] {
  * central volumes (D5: `longhorn-local` keeps the replica on the pod's node, so that node needs a
  * disk — with disks on storage nodes only, those volumes could never be placed).
  */
-export const LONGHORN_DISK_ROLES: readonly Role[] = ["storage", "controlPlane"];
+export const LONGHORN_DISK_ROLES: readonly Role[] = ["controlPlane", "storage"];
 
 /**
  * Longhorn node tag of the storage nodes. Classes of replicated volumes select it (StorageClass
@@ -98,11 +107,11 @@ export function vmDataLocality(ctx: PlatformContext): "best-effort" | "disabled"
   return ctx.topo.nodesByRole.compute.some((n) => n.roles.includes("storage")) ? "best-effort" : "disabled";
 }
 
-export function longhornNamespace(): K8sObject {
+function longhornNamespace(): K8sObject {
   return namespace(LONGHORN_NAMESPACE, "privileged");
 }
 
-export function longhornRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
+function longhornRelease(ctx: PlatformContext): HelmReleaseUnit {
   const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
   const replicas = volumeReplicas(ctx);
   return {
@@ -113,7 +122,6 @@ export function longhornRelease(ctx: PlatformContext, dependsOn: string[]): Helm
     namespace: LONGHORN_NAMESPACE,
     chart: { ...LONGHORN_CHART },
     protect: true,
-    dependsOn,
     values: {
       defaultSettings: {
         createDefaultDiskLabeledNodes: true,
@@ -138,3 +146,176 @@ export function longhornRelease(ctx: PlatformContext, dependsOn: string[]): Helm
     },
   };
 }
+
+export const LONGHORN_LOCAL_CLASS = "longhorn-local";
+export const LONGHORN_VM_CLASS = "longhorn-vm";
+export const LONGHORN_SNAPSHOT_CLASS = "longhorn-snapshot";
+
+/** Live migration needs somewhere to go: two compute nodes at least. */
+export function liveMigrationPossible(ctx: PlatformContext): boolean {
+  return ctx.topo.nodesByRole.compute.length >= 2;
+}
+
+function storageClass(name: string, parameters: Record<string, string>, volumeBindingMode: string): K8sObject {
+  return {
+    apiVersion: "storage.k8s.io/v1",
+    kind: "StorageClass",
+    metadata: { name },
+    provisioner: LONGHORN_DRIVER,
+    allowVolumeExpansion: true,
+    reclaimPolicy: "Delete",
+    volumeBindingMode,
+    parameters,
+  };
+}
+
+export function longhornLocalClass(): K8sObject {
+  // WaitForFirstConsumer: the volume is created once its pod is scheduled, and strict-local keeps
+  // its only replica on that pod's node (Longhorn forbids allowedTopologies with strict-local).
+  return storageClass(
+    LONGHORN_LOCAL_CLASS,
+    { numberOfReplicas: "1", dataLocality: "strict-local", staleReplicaTimeout: "30", fsType: "ext4" },
+    "WaitForFirstConsumer",
+  );
+}
+
+export function longhornVmClass(ctx: PlatformContext): K8sObject {
+  return storageClass(
+    LONGHORN_VM_CLASS,
+    {
+      numberOfReplicas: String(volumeReplicas(ctx)),
+      dataLocality: vmDataLocality(ctx),
+      // RWX Block volumes that KubeVirt can attach on the migration target as well.
+      migratable: String(liveMigrationPossible(ctx)),
+      staleReplicaTimeout: "30",
+      // Longhorn node tag: replicas on storage nodes, never on the control plane's local disks
+      nodeSelector: STORAGE_NODE_TAG,
+    },
+    "Immediate",
+  );
+}
+
+function storageClassesUnit(ctx: PlatformContext): ManifestsUnit {
+  return {
+    kind: "Manifests",
+    name: "storage-classes",
+    type: "openkeel:platform:StorageClasses",
+    protect: true,
+    objects: [longhornLocalClass(), longhornVmClass(ctx)],
+  };
+}
+
+/** In-cluster Longhorn snapshots (`type: snap`) for CSI VolumeSnapshots (Cinder, KubeVirt). */
+function volumeSnapshotClassesUnit(): ManifestsUnit {
+  return {
+    kind: "Manifests",
+    name: "volume-snapshot-classes",
+    type: "openkeel:platform:VolumeSnapshotClasses",
+    objects: [
+      {
+        apiVersion: "snapshot.storage.k8s.io/v1",
+        kind: "VolumeSnapshotClass",
+        metadata: { name: LONGHORN_SNAPSHOT_CLASS },
+        driver: LONGHORN_DRIVER,
+        deletionPolicy: "Delete",
+        parameters: { type: "snap" },
+      },
+    ],
+  };
+}
+
+/**
+ * Longhorn's string formats (longhorn-manager types/setting.go): tolerations `key=value:Effect`
+ * (Equal) or `key:Effect` (Exists), `;`-separated; node selector `key:value;key2:value2`.
+ */
+export function parseLonghornTolerations(s: unknown): Toleration[] {
+  if (typeof s !== "string") return [];
+  return s
+    .split(";")
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0)
+    .map((entry) => {
+      const i = entry.lastIndexOf(":");
+      const kv = i >= 0 ? entry.slice(0, i) : entry;
+      const effect = (i >= 0 ? entry.slice(i + 1) : "") as Toleration["effect"] | "";
+      const eq = kv.indexOf("=");
+      const t: Toleration = eq >= 0 ? { key: kv.slice(0, eq), operator: "Equal", value: kv.slice(eq + 1) } : { key: kv, operator: "Exists" };
+      if (effect) t.effect = effect;
+      return t;
+    });
+}
+
+export function parseLonghornNodeSelector(s: unknown): Record<string, string> {
+  if (typeof s !== "string") return {};
+  const out: Record<string, string> = {};
+  for (const entry of s.split(";").map((x) => x.trim()).filter((x) => x.length > 0)) {
+    const i = entry.indexOf(":");
+    out[(i >= 0 ? entry.slice(0, i) : entry).trim()] = i >= 0 ? entry.slice(i + 1).trim() : "";
+  }
+  return out;
+}
+
+/** Longhorn chart: a component's value replaces the global one when non-empty (`default`). */
+function longhornPick(values: Obj, component: string, field: "nodeSelector" | "tolerations"): unknown {
+  const own = obj(values[component])[field];
+  const empty = own === undefined || own === null || (Array.isArray(own) ? own.length === 0 : isObj(own) && Object.keys(own).length === 0);
+  return empty ? obj(values.global)[field] : own;
+}
+
+const readRelease: UnitReader = (u) => {
+  if (u.kind !== "HelmRelease") return [];
+  const v = u.values as Obj;
+  const settings = obj(v.defaultSettings);
+  const user = (component: string): PodScheduling =>
+    podScheduling({ nodeSelector: longhornPick(v, component, "nodeSelector"), tolerations: longhornPick(v, component, "tolerations") });
+  const manager = user("longhornManager");
+  const systemManaged: PodScheduling = {
+    nodeSelector: parseLonghornNodeSelector(settings.systemManagedComponentsNodeSelector),
+    tolerations: parseLonghornTolerations(settings.taintToleration),
+  };
+  const diskLabelled = settings.createDefaultDiskLabeledNodes === true || settings.createDefaultDiskLabeledNodes === "true";
+  return [
+    platformComponent(u, "longhorn-manager", "DaemonSet", manager, VOLUME_CONSUMER_ROLES),
+    platformComponent(u, "longhorn-csi-plugin+instance-managers", "DaemonSet", systemManaged, VOLUME_CONSUMER_ROLES),
+    platformComponent(u, "longhorn-driver-deployer", "Deployment", user("longhornDriver"), CONTROL_PLANE),
+    platformComponent(u, "longhorn-ui", "Deployment", user("longhornUI"), CONTROL_PLANE, { replicas: num(obj(v.longhornUI).replicas) ?? 2 }),
+    // Disks: a node gets a default disk when longhorn-manager runs there and, with
+    // createDefaultDiskLabeledNodes, it carries node.longhorn.io/create-default-disk=true|config.
+    // Storage nodes hold the replicas (§ 2.3); control-plane nodes the strict-local volumes of D5.
+    platformComponent(u, "longhorn-default-disks", "LonghornDisks", manager, LONGHORN_DISK_ROLES, {
+      ...(diskLabelled
+        ? { nodeSelection: { matchExpressions: [{ key: CREATE_DEFAULT_DISK_LABEL, operator: "In", values: ["true", "config"] }] } }
+        : { nodeSelection: {} }),
+    }),
+  ];
+};
+
+/** Replicas beyond the storage nodes would leave every volume degraded. */
+function checks(cfg: Config, topo: Topology): Check[] {
+  const replicas = cfg.platform.longhorn.volumeReplicas;
+  const storage = topo.nodesByRole.storage.length;
+  if (replicas === undefined || replicas <= storage) return [];
+  return [
+    {
+      level: "error",
+      code: "longhorn-volume-replicas",
+      message: `${replicas} volume replicas but ${storage} storage node(s): Longhorn places each replica of a volume on its own node, so volumes would stay degraded`,
+      fix: `set openkeel:platform.longhorn.volumeReplicas to at most ${storage}, or give the storage role to more nodes`,
+      path: "openkeel:platform.longhorn.volumeReplicas",
+    },
+  ];
+}
+
+export const longhorn: PlatformComponent = {
+  name: "Longhorn",
+  pins: [LONGHORN_CHART],
+  settings: "longhorn",
+  namespaces: () => [longhornNamespace()],
+  nodeMetadata: () => longhornNodeMetadata,
+  units: (ctx) => ({
+    platform: [longhornRelease(ctx)],
+    "platform-config": [storageClassesUnit(ctx), volumeSnapshotClassesUnit()],
+  }),
+  readers: { units: { "openkeel:platform:Longhorn": readRelease } },
+  checks,
+};

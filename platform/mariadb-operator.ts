@@ -1,16 +1,22 @@
 // MariaDB operator (Galera, D5): its CRDs chart first, then the operator chart, on the control
-// plane (§ 2.3).
+// plane (§ 2.3). The placement report reads its charts' values, and a MariaDB CR the way the
+// operator turns it into the Galera StatefulSet.
 import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
+import { HOSTNAME_LABEL } from "../config/roles";
+import type { Affinity } from "../placement/chart-helper";
+import { requiredAntiAffinityKeys } from "../placement/scheduling";
+import { chartOperatorComponents, CONTROL_PLANE, num, obj, platformComponent, podScheduling, unplaced, type ObjectReader } from "../placement/workloads";
+import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
 
 export const MARIADB_OPERATOR_NAMESPACE = "mariadb-operator";
 
-export function mariadbOperatorNamespace(): K8sObject {
+function mariadbOperatorNamespace(): K8sObject {
   return namespace(MARIADB_OPERATOR_NAMESPACE, "baseline");
 }
 
-export function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
+function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
   return {
     kind: "HelmRelease",
     name: "mariadb-operator-crds",
@@ -25,7 +31,7 @@ export function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit
   };
 }
 
-export function mariadbOperatorRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
+function mariadbOperatorRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
   return {
     kind: "HelmRelease",
@@ -42,3 +48,34 @@ export function mariadbOperatorRelease(ctx: PlatformContext, dependsOn: string[]
     },
   };
 }
+
+/** A MariaDB CR: the operator's StatefulSet takes its nodeSelector, tolerations and affinity (§ 5.2). */
+const readMariaDB: ObjectReader = (u, o) => {
+  const spec = obj(o.spec);
+  const aff = obj(spec.affinity);
+  const { antiAffinityEnabled, ...affinity } = aff;
+  return [
+    platformComponent(u, `${o.metadata.name}/galera`, "StatefulSet", podScheduling({ ...spec, affinity }), CONTROL_PLANE, {
+      replicas: num(spec.replicas) ?? 1,
+      confinedTo: "controlPlane",
+      requiredAntiAffinity: [...new Set([...(antiAffinityEnabled === true ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(affinity as Affinity)])],
+    }),
+  ];
+};
+
+export const mariadbOperator: PlatformComponent = {
+  name: "MariaDB operator",
+  pins: [MARIADB_OPERATOR_CRDS_CHART, MARIADB_OPERATOR_CHART],
+  namespaces: () => [mariadbOperatorNamespace()],
+  units: (ctx, { namespaces, podNetwork }) => {
+    const crds = mariadbOperatorCrdsRelease(after(namespaces));
+    return { "crds-operators": [crds, mariadbOperatorRelease(ctx, after(namespaces, podNetwork, crds))] };
+  },
+  readers: {
+    units: {
+      "openkeel:platform:MariadbOperatorCrds": unplaced("CRDs only"),
+      "openkeel:platform:MariadbOperator": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "certController"]) : []),
+    },
+    objects: { MariaDB: readMariaDB },
+  },
+};

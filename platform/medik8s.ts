@@ -4,19 +4,13 @@
 // OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): control plane,
 // network and storage nodes. Compute nodes belong to Masakari, which creates one NodeHealthCheck
 // per failover segment.
+import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
+import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
-import { ROLES, roleLabelKey, type LabelProfile, type Role } from "../config/roles";
-import {
-  controlPlaneScheduling,
-  medik8sSettings,
-  namespace,
-  remoteManifestUnit,
-  RESERVED_TOLERATION,
-  rolesTolerations,
-  selectorAndTolerations,
-  waitFor,
-  type PlatformContext,
-} from "./context";
+import type { LabelSelector } from "../placement/scheduling";
+import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type DesignRoles, type ObjectReader } from "../placement/workloads";
+import { after, type PlatformComponent } from "./component";
+import { controlPlaneScheduling, namespace, remoteManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
 export const MEDIK8S_NAMESPACE = "medik8s";
@@ -28,12 +22,22 @@ export const SNR_TEMPLATE_NAME = "openkeel-out-of-service";
 /** The config SNR creates at start-up; it only takes the DaemonSet tolerations from this repository. */
 export const SNR_CONFIG_NAME = "self-node-remediation-config";
 
+/** The Medik8s settings, with their defaults when the stack sets none. */
+function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["medik8s"]> {
+  return (
+    p.medik8s ?? {
+      unhealthyDuration: DEFAULT_UNHEALTHY_DURATION,
+      maxUnhealthy: { network: DEFAULT_MAX_UNHEALTHY, storage: DEFAULT_MAX_UNHEALTHY },
+    }
+  );
+}
+
 /** SNR's agents must fence a node before its workloads move (§ 5.6): its namespace is privileged. */
-export function medik8sNamespace(): K8sObject {
+function medik8sNamespace(): K8sObject {
   return namespace(MEDIK8S_NAMESPACE, "privileged");
 }
 
-export function olmUnits(dependsOn: string[] = []): RemoteManifestUnit[] {
+function olmUnits(dependsOn: string[]): RemoteManifestUnit[] {
   return [
     // Subscriptions and ClusterServiceVersions live in these CRDs.
     remoteManifestUnit("olm-crds", "openkeel:platform:OlmCrds", OLM_CRDS, { protect: true }),
@@ -67,7 +71,7 @@ function subscription(ctx: PlatformContext, pin: OlmPackagePin): K8sObject {
   };
 }
 
-export function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
+function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
   return {
     kind: "Manifests",
     name: "medik8s-operators",
@@ -83,12 +87,6 @@ export function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]):
   };
 }
 
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: "Exists" | "DoesNotExist" | "In" | "NotIn";
-  values?: string[];
-}
-
 /** The roles our NodeHealthChecks cover, highest precedence first: a node is in the first that matches. */
 export const NHC_ROLES = ["controlPlane", "network", "storage"] as const satisfies readonly Role[];
 
@@ -96,11 +94,11 @@ export const NHC_ROLES = ["controlPlane", "network", "storage"] as const satisfi
  * Selector of the NodeHealthCheck of one role: nodes with that role, none of the roles before it
  * (so no node is in two checks), no compute node and no segment host (Masakari's).
  */
-export function nhcSelector(role: (typeof NHC_ROLES)[number], profile: LabelProfile): LabelSelectorRequirement[] {
+export function nhcSelector(role: (typeof NHC_ROLES)[number], profile: LabelProfile): NonNullable<LabelSelector["matchExpressions"]> {
   const earlier = NHC_ROLES.slice(0, NHC_ROLES.indexOf(role));
   return [
     { key: roleLabelKey(role, profile), operator: "Exists" },
-    ...earlier.map((r): LabelSelectorRequirement => ({ key: roleLabelKey(r, profile), operator: "DoesNotExist" })),
+    ...earlier.map((r) => ({ key: roleLabelKey(r, profile), operator: "DoesNotExist" as const })),
     { key: roleLabelKey("compute", profile), operator: "DoesNotExist" },
     { key: HA_SEGMENT_LABEL, operator: "DoesNotExist" },
   ];
@@ -158,7 +156,7 @@ export function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
   ];
 }
 
-export function medik8sRemediationUnit(ctx: PlatformContext): ManifestsUnit {
+function medik8sRemediationUnit(ctx: PlatformContext): ManifestsUnit {
   return {
     kind: "Manifests",
     name: "medik8s-remediation",
@@ -166,3 +164,80 @@ export function medik8sRemediationUnit(ctx: PlatformContext): ManifestsUnit {
     objects: medik8sRemediationObjects(ctx),
   };
 }
+
+/** A NodeHealthCheck's design roles: the roles whose label its selector requires. */
+function nhcDesignRoles(sel: LabelSelector | undefined): DesignRoles {
+  const keys = [...Object.keys(sel?.matchLabels ?? {}), ...(sel?.matchExpressions ?? []).filter((e) => e.operator === "Exists" || e.operator === "In").map((e) => e.key)];
+  const roles = ROLES.filter((r) => keys.includes(roleLabelKey(r, "hardened")) || keys.includes(roleLabelKey(r, "default")));
+  return roles.length > 0 ? roles : "all";
+}
+
+const readNodeHealthCheck: ObjectReader = (u, o) => {
+  const spec = obj(o.spec);
+  const sel = spec.selector as LabelSelector | undefined;
+  return [platformComponent(u, `${o.metadata.name}/remediates`, "NodeHealthCheck", { tolerations: [] }, nhcDesignRoles(sel), { nodeSelection: sel ?? {} })];
+};
+
+/**
+ * The agent DaemonSet as the operator renders it (install/self-node-remediation-deamonset.yaml: its
+ * own tolerations, the exclude-from-remediation affinity), plus customDsTolerations; the design
+ * wants it on every node it may fence (§ 5.6).
+ */
+const readSnrConfig: ObjectReader = (u, o) => {
+  const spec = obj(o.spec);
+  return [
+    platformComponent(
+      u,
+      `${o.metadata.name}/self-node-remediation-agent`,
+      "DaemonSet",
+      {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                { matchExpressions: [{ key: "remediation.medik8s.io/exclude-from-remediation", operator: "NotIn", values: ["true"] }] },
+              ],
+            },
+          },
+        },
+        tolerations: [
+          { key: "medik8s.io/remediation", operator: "Equal", value: "self-node-remediation", effect: "NoExecute" },
+          { key: "node-role.kubernetes.io/master", operator: "Equal", effect: "NoSchedule" },
+          { key: K8S_CONTROL_PLANE_LABEL, operator: "Equal", effect: "NoSchedule" },
+          ...arr<Toleration>(spec.customDsTolerations),
+        ],
+      },
+      "allNodes",
+    ),
+  ];
+};
+
+/** OLM applies spec.config's nodeSelector, tolerations and affinity to the operator's Deployments (§ 2.2). */
+const readSubscription: ObjectReader = (u, o) => {
+  const spec = obj(o.spec);
+  // OLM applies spec.config's nodeSelector, tolerations and affinity to the operator's
+  // Deployments (Medik8s operators, § 2.2: control plane).
+  const config = obj(spec.config);
+  return [platformComponent(u, `${o.metadata.name}/operator`, "Deployment", podScheduling(config), CONTROL_PLANE)];
+};
+
+export const medik8s: PlatformComponent = {
+  name: "Medik8s (NHC, SNR, NMO) on OLM",
+  pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO],
+  settings: "medik8s",
+  namespaces: () => [medik8sNamespace()],
+  units: (ctx, { namespaces, podNetwork }) => {
+    const [crds, olm] = olmUnits(after(podNetwork));
+    return {
+      "crds-operators": [crds, olm, medik8sOperatorsUnit(ctx, after(namespaces, olm))],
+      "platform-config": [medik8sRemediationUnit(ctx)],
+    };
+  },
+  readers: {
+    units: {
+      "openkeel:platform:OlmCrds": unplaced("CRDs only"),
+      "openkeel:platform:Olm": unplaced("upstream manifest: OLM's own placement is not set here"),
+    },
+    objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig },
+  },
+};

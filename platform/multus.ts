@@ -3,6 +3,7 @@
 // a generic host: Talos keeps network namespaces under /var/run/netns (siderolabs Multus guide),
 // and the upstream 50Mi memory limit is too tight for the daemon (same guide).
 import type { K8sObject, ManifestsUnit } from "../plan/plan";
+import { after, type PlatformComponent } from "./component";
 import type { PlatformContext } from "./context";
 import { imageRef, MULTUS_IMAGE } from "./versions";
 
@@ -175,7 +176,7 @@ export function multusObjects(ctx: PlatformContext): K8sObject[] {
   ];
 }
 
-export function multusUnit(ctx: PlatformContext, dependsOn: string[] = []): ManifestsUnit {
+function multusUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
   return {
     kind: "Manifests",
     name: "multus",
@@ -186,3 +187,11 @@ export function multusUnit(ctx: PlatformContext, dependsOn: string[] = []): Mani
     ...(dependsOn.length ? { dependsOn } : {}),
   };
 }
+
+/** Secondary networks on every node (a DaemonSet the placement report reads like any other). */
+export const multus: PlatformComponent = {
+  name: "Multus",
+  pins: [MULTUS_IMAGE],
+  units: (ctx, { podNetwork }) => ({ "crds-operators": [multusUnit(ctx, after(podNetwork))] }),
+  readers: {},
+};

@@ -3,6 +3,8 @@
 // the tag's `deploy/kubernetes/snapshot-controller`, whose manifest names the previous release's
 // image and carries no placement; they follow that folder (kube-system, leader election).
 import type { K8sObject, ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
+import { unplaced } from "../placement/workloads";
+import type { PlatformComponent } from "./component";
 import { controlPlaneScheduling, remoteManifestUnit, type PlatformContext } from "./context";
 import { imageRef, SNAPSHOT_CONTROLLER_IMAGE, SNAPSHOT_CRDS } from "./versions";
 
@@ -10,7 +12,7 @@ const NAMESPACE = "kube-system";
 const NAME = "snapshot-controller";
 
 /** One unit per CRD file: `snapshot-crd-volumesnapshotclasses`, `snapshot-crd-volumegroupsnapshots`, … */
-export function snapshotCrdUnits(): RemoteManifestUnit[] {
+function snapshotCrdUnits(): RemoteManifestUnit[] {
   return SNAPSHOT_CRDS.map((pin) => {
     const plural = pin.url.slice(pin.url.lastIndexOf("_") + 1).replace(/\.yaml$/, "");
     // CRDs own every VolumeSnapshot: deleting one deletes them all.
@@ -107,12 +109,18 @@ export function snapshotControllerObjects(ctx: PlatformContext): K8sObject[] {
   ];
 }
 
-export function snapshotControllerUnit(ctx: PlatformContext, dependsOn: string[] = []): ManifestsUnit {
+function snapshotControllerUnit(ctx: PlatformContext): ManifestsUnit {
   return {
     kind: "Manifests",
     name: NAME,
     type: "openkeel:platform:SnapshotController",
     objects: snapshotControllerObjects(ctx),
-    ...(dependsOn.length ? { dependsOn } : {}),
   };
 }
+
+export const snapshots: PlatformComponent = {
+  name: "CSI snapshots",
+  pins: [...SNAPSHOT_CRDS, SNAPSHOT_CONTROLLER_IMAGE],
+  units: (ctx) => ({ "crds-operators": snapshotCrdUnits(), platform: [snapshotControllerUnit(ctx)] }),
+  readers: { units: { "openkeel:platform:SnapshotCrd": unplaced("CRDs only") } },
+};

@@ -120,7 +120,7 @@ export function renderPlan(plan: Plan, placement?: PlacementReport): RenderedFil
     labelProfile: plan.labelProfile,
     taintedRoles: plan.taintedRoles,
     nodes: plan.nodes,
-    warnings: plan.warnings.map((w) => ({ code: w.code, message: w.message, remediation: w.remediation })),
+    warnings: plan.warnings.map((w) => ({ code: w.code, message: w.message, remediation: w.fix })),
     ...(plan.nodeConfig ? { nodeConfig: plan.nodeConfig.files.map((f) => f.path).sort() } : {}),
     phases: plan.phases.map((ph) => ({
       name: ph.name,

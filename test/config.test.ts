@@ -1,7 +1,7 @@
 // The config loader: both sources give the same Config; every class of bad input gets one clear
 // problem naming the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
-import { loadConfig, rawFromPulumiConfig } from "../config/schema";
+import { loadConfig, rawFromPulumiConfig } from "../config/load";
 import { ConfigError, type Problem } from "../config/problems";
 import { rawFromStackYaml } from "../config/stack-file";
 import { readStack } from "../config/stack-file";
@@ -57,20 +57,20 @@ describe("bad config", () => {
     ["invalid IP", (r) => (r.nodes[1].internalIP = "10.30.0.300"), "openkeel:nodes[1].internalIP", /not an IPv4 or IPv6/],
     ["missing IP in production", (r) => delete r.nodes[1].internalIP, "openkeel:nodes[1].internalIP", /required in production/],
     ["invalid node name", (r) => (r.nodes[0].name = "CP_1"), "openkeel:nodes[0].name", /not a valid node name/],
-    ["invalid label key", (r) => (r.nodes[3].labels["bad key"] = "x"), "openkeel:nodes[3].labels.bad key", /not a valid label key/],
+    ["invalid label key", (r) => (r.nodes[3].labels["bad key"] = "x"), 'openkeel:nodes[3].labels["bad key"]', /not a valid label key/],
     [
       "invalid label value",
       (r) => (r.nodes[3].labels["network.openkeel.io/bridge-mappings"] = "physnet1:br-ex"),
-      "openkeel:nodes[3].labels.network.openkeel.io/bridge-mappings",
+      'openkeel:nodes[3].labels["network.openkeel.io/bridge-mappings"]',
       /not a valid label value/,
     ],
     [
       "role label written by hand",
       (r) => (r.nodes[3].labels["node-restriction.kubernetes.io/openkeel-compute"] = ""),
-      "openkeel:nodes[3].labels.node-restriction.kubernetes.io/openkeel-compute",
+      'openkeel:nodes[3].labels["node-restriction.kubernetes.io/openkeel-compute"]',
       /is a role label/,
     ],
-    ["zone as a label", (r) => (r.nodes[3].labels["topology.kubernetes.io/zone"] = "a"), "openkeel:nodes[3].labels.topology.kubernetes.io/zone", /zone label/],
+    ["zone as a label", (r) => (r.nodes[3].labels["topology.kubernetes.io/zone"] = "a"), 'openkeel:nodes[3].labels["topology.kubernetes.io/zone"]', /zone label/],
     ["production with lab keys (D1)", (r) => (r.labelProfile = "default"), "openkeel:labelProfile", /hardened label keys \(D1/],
     ["production with the lab topology", (r) => (r.topology = "lab"), "openkeel:topology", /for the kind-lab environment/],
     ["role listed twice", (r) => (r.nodes[3].roles = ["compute", "compute"]), "openkeel:nodes[3].roles[1]", /listed twice/],

@@ -14,7 +14,7 @@ import { renderCommand } from "../scripts/lib/render-command";
 import { readTree } from "../scripts/lib/write";
 import { runProgram, type ProgramRun } from "./helpers/pulumi";
 import { mutatedConfig, pulumiConfigOf, REPO, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
-import { loadConfig } from "../config/schema";
+import { loadConfig } from "../config/load";
 
 /** Kinds whose objects hold data or whose deletion deletes data (a Namespace takes its volumes, a CRD its objects). */
 const DATA_KINDS = new Set(["Namespace", "StorageClass", "CustomResourceDefinition", "KubeVirt", "CDI"]);
@@ -101,7 +101,7 @@ describe("the render refuses to drop a unit that owns data", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `${file}: error [protected-removal]: unit openkeel-glance owns data (protected) and would be removed (${path.join(out, "s", "index.yaml")} has it). ` +
-        `Fix: keep it in the stack, or, if its data may go, render with --allow-removal openkeel-glance and follow README "Removing a unit that owns data"\n`,
+        `Fix: keep it in the stack, or, if its data may go, render with --allow-removal openkeel-glance and follow docs/operating.md "Removing a unit that owns data"\n`,
     );
     expect(readTree(out)).toEqual(before);
   });

@@ -112,7 +112,7 @@ describe("kind cluster config of other labs", () => {
     expect(config.nodes[0].kubeadmConfigPatches).toBeUndefined();
     const warning = planStack(cfg).checks.find((c) => c.code === "kind-control-plane-taints")!;
     expect(warning.level).toBe("warning");
-    expect(warning.remediation).toMatch(
+    expect(warning.fix).toMatch(
       /kubectl taint nodes openkeel-lab-control-plane node-role\.kubernetes\.io\/control-plane:NoSchedule- node-role\.openkeel\.io\/control-plane=:NoSchedule/,
     );
   });

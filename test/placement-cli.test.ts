@@ -1,6 +1,6 @@
 // Placement checks fail the pipeline like plan checks: planStack returns no Plan, the scripts exit 1
-// with a message naming the component and the nodes it cannot reach. The production environment is
-// wrapped here to add the design's units, with a broken selector for stacks named `typo-*`.
+// with a message naming the component and the nodes it cannot reach. Plan composition is wrapped
+// here to add the design's units to production stacks, with a broken selector for stacks named `typo-*`.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -11,11 +11,12 @@ import { planStacks, UserError } from "../scripts/lib/cli";
 import { withDesignUnits } from "./helpers/design-units";
 import { REPO, shippedConfig, tempStacks } from "./helpers/stacks";
 
-vi.mock("../environments/talos-production", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("../environments/talos-production")>();
+vi.mock("../environments/compose", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../environments/compose")>();
   return {
-    talosProductionPlan: (...a: Parameters<typeof actual.talosProductionPlan>) => {
-      const plan = withDesignUnits(actual.talosProductionPlan(...a), { ironic: true, conductorReplicas: 1 });
+    composePlan: (...a: Parameters<typeof actual.composePlan>) => {
+      if (a[0].environment !== "talos-production") return actual.composePlan(...a);
+      const plan = withDesignUnits(actual.composePlan(...a), { ironic: true, conductorReplicas: 1 });
       if (a[0].stack.startsWith("typo")) {
         const nova = findUnit(plan, "openkeel-nova") as HelmReleaseUnit;
         (nova.values.placement as any).computeAgent.nodeSelector = { "node-restriction.kubernetes.io/openkeel-compte": "" };

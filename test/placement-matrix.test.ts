@@ -11,7 +11,7 @@ import type { LoadedConfig } from "../config/schema";
 import { phase } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
-import { planStack } from "../environments";
+import { placementReaders, planStack } from "../environments";
 import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits } from "./helpers/design-units";
 import { mutatedConfig, REPO, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
@@ -22,7 +22,7 @@ function shippedReport(stack: string): { cfg: LoadedConfig; report: PlacementRep
   expect(r.checks.filter((c) => c.level === "error")).toEqual([]);
   let plan = r.plan!;
   if (phase(plan, "platform").units.length === 0) plan = withDesignUnits(plan, {}, "platform");
-  return { cfg, report: placementReport(plan, r.topology, planComponents(plan)) };
+  return { cfg, report: placementReport(plan, r.topology, planComponents(plan, placementReaders())) };
 }
 
 describe.each(["lab", "prod-small", "prod-medium", "prod-large"])("§ 2 matrix on the shipped stack %s", (stack) => {

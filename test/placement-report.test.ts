@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { findUnit, type HelmReleaseUnit, type ManifestsUnit, type Plan } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
 import { NO, placementMarkdown, placementSvg, YES } from "../placement/picture";
-import { parseLonghornNodeSelector, parseLonghornTolerations, planComponents } from "../placement/workloads";
-import { planStack } from "../environments";
-import { kindLabPlan } from "../environments/kind-lab";
-import { talosProductionPlan } from "../environments/talos-production";
+import { planComponents } from "../placement/workloads";
+import { parseLonghornNodeSelector, parseLonghornTolerations } from "../platform/longhorn";
+import { placementReaders, planStack } from "../environments";
+import { composePlan } from "../environments/compose";
 import { buildTopology } from "../topology/topology";
 import type { LoadedConfig } from "../config/schema";
 import { checkMatrix } from "./helpers/design-matrix";
@@ -19,7 +19,7 @@ import { parseXml } from "./helpers/xml";
 function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
   // The environment's Plan without the placement checks (they may be what a test trips).
   const topology = buildTopology(cfg);
-  const base = cfg.environment === "kind-lab" ? kindLabPlan(cfg, topology, []) : talosProductionPlan(cfg, topology, []);
+  const base = composePlan(cfg, topology, []);
   const prov = cfg.nodes.filter((n) => n.roles.includes("provisioning")).length;
   const containers = cfg.nodes.some((n) => n.roles.includes("containers"));
   const cp = cfg.nodes.filter((n) => n.roles.includes("controlPlane")).length;
@@ -34,7 +34,7 @@ function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
 }
 
 function report(plan: Plan, topology: ReturnType<typeof planStack>["topology"]): PlacementReport {
-  return placementReport(plan, topology, planComponents(plan));
+  return placementReport(plan, topology, planComponents(plan, placementReaders()));
 }
 
 const STACKS = ["lab", "prod-small", "prod-medium", "prod-large"];

@@ -7,7 +7,7 @@ import { RESERVED_TAINT_KEY, roleLabelKey, ROLES, type Role } from "../config/ro
 import { planStack } from "../environments";
 import { HA_SEGMENT_LABEL, NHC_ROLES, nhcSelector } from "../platform/medik8s";
 import { KUBE_OVN_MASTER_LABEL_KEY } from "../platform/kube-ovn";
-import { VOLUME_CONSUMER_ROLES } from "../platform/context";
+import { VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
 import { fittingNodes, fits, matchesExpressions, nodeViews, type NodeView } from "./helpers/scheduling";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";

@@ -7,9 +7,8 @@ import { ConfigError } from "../config/problems";
 import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
 import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../config/roles";
 import { planStack } from "../environments";
-import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_NAMESPACE } from "../platform/longhorn";
-import { PLATFORM_NAMESPACES_UNIT } from "../platform/namespaces";
-import { LONGHORN_LOCAL_CLASS, LONGHORN_VM_CLASS } from "../platform/storage-classes";
+import { PLATFORM_NAMESPACES_UNIT } from "../platform/component";
+import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_LOCAL_CLASS, LONGHORN_NAMESPACE, LONGHORN_VM_CLASS } from "../platform/longhorn";
 import { imageRef, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
 import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
 import { mutatedConfig, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
@@ -410,7 +409,7 @@ describe("openkeel:platform settings", () => {
     const cfg = mutatedConfig("prod-medium", (r) => (r.platform = { longhorn: { volumeReplicas: 4 } }));
     const check = planStack(cfg).checks.find((c) => c.code === "longhorn-volume-replicas");
     expect(check?.level).toBe("error");
-    expect(check?.remediation).toMatch(/at most 3/);
+    expect(check?.fix).toMatch(/at most 3/);
   });
 
   it("controlPlane nodes need the Talos Longhorn disk even without storage nodes (their D5 volumes live on it)", () => {

@@ -6,7 +6,7 @@
 // counterexample of a failure, and OPENKEEL_FC_SEED / OPENKEEL_FC_RUNS_SCALE explore further.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../config/schema";
+import { loadConfig } from "../config/load";
 import { allUnits, type Plan } from "../plan/plan";
 import { ConfigError } from "../config/problems";
 import { renderPlan, type RenderedFile } from "../render/render";
@@ -51,7 +51,7 @@ function outcome(g: GeneratedRaw): Outcome {
     return { kind: "config", problems: e.problems.map((p) => `${p.file}|${p.path}|${p.message}|${p.fix}`) };
   }
   const errors = result.checks.filter((c) => c.level === "error");
-  if (errors.length > 0 || !result.plan) return { kind: "checks", errors: errors.map((c) => `${c.code}|${c.message}|${c.remediation}`) };
+  if (errors.length > 0 || !result.plan) return { kind: "checks", errors: errors.map((c) => `${c.code}|${c.message}|${c.fix}`) };
   // the placement checks ran inside planStack: a plan exists only when every one of them passed
   if (!result.placement || result.placement.checks.length > 0) throw new Error("a plan without a passing placement report");
   return { kind: "rendered", plan: result.plan, files: renderPlan(result.plan, result.placement) };

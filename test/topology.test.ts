@@ -3,7 +3,9 @@
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import { K8S_CONTROL_PLANE_LABEL } from "../config/roles";
-import { buildTopology, nodeTaints, planChecks, schedulingNodeLabels, serviceEnabled } from "../topology/topology";
+import { planChecks } from "../topology/checks";
+import { serviceEnabled } from "../topology/services";
+import { buildTopology, nodeTaints, schedulingNodeLabels } from "../topology/topology";
 import { planStack } from "../environments";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 
@@ -27,7 +29,7 @@ describe("plan checks trip", () => {
     const check = checksOf(cfg).find((c) => c.code === "control-plane-count")!;
     expect(check.level).toBe("error");
     expect(check.message).toMatch(/2 controlPlane node\(s\).*need 3/);
-    expect(check.remediation).toMatch(/at least 3 nodes/);
+    expect(check.fix).toMatch(/at least 3 nodes/);
   });
 
   it("no compute node", () => {
@@ -53,8 +55,8 @@ describe("plan checks trip", () => {
     const check = checksOf(cfg).find((c) => c.code === "ironic-conductors")!;
     expect(check.level).toBe("error");
     expect(check.message).toMatch(/2 Ironic conductor replicas but 1 provisioning node/);
-    expect(check.remediation).toMatch(/label more nodes with the provisioning role/);
-    expect(check.remediation).toMatch(/replicas\.conductor to 1/);
+    expect(check.fix).toMatch(/label more nodes with the provisioning role/);
+    expect(check.fix).toMatch(/replicas\.conductor to 1/);
     expect(planStack(cfg).plan).toBeUndefined();
   });
 

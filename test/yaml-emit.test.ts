@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../config/schema";
+import { loadConfig } from "../config/load";
 import { YAML_OPTIONS } from "../render/render";
 import { makeEmitter } from "../render/yaml";
 import { planStack } from "../environments";

@@ -4,8 +4,10 @@
 // JSON line: the phase's own times in ms (module loading excluded) and maxRSS in KiB. The Pulumi
 // SDK and the policy runner are imported by the phases that use them only, so that a render's peak
 // is not the SDK's.
+import { isError } from "../../config/problems";
 import * as path from "node:path";
-import { loadConfig, type LoadedConfig } from "../../config/schema";
+import { loadConfig } from "../../config/load";
+import type { LoadedConfig } from "../../config/schema";
 import { allUnits } from "../../plan/plan";
 import { renderPlan } from "../../render/render";
 import * as fs from "node:fs";
@@ -13,7 +15,7 @@ import { rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-f
 import { placementReport } from "../../placement/report";
 import { placementMarkdown, placementSvg } from "../../placement/picture";
 import { planComponents } from "../../placement/workloads";
-import { planStack } from "../../environments";
+import { placementReaders, planStack } from "../../environments";
 import { capture } from "./cli";
 import { generatedProductionStack } from "./generate";
 import { runKubeconformPerTarget } from "./kubeconform";
@@ -100,14 +102,14 @@ async function main(req: ChildRequest): Promise<ChildResult> {
   ms.config = now() - t;
   t = now();
   const result = planStack(cfg);
-  if (!result.plan) throw new Error(`plan checks failed: ${result.checks.filter((c) => c.level === "error").map((c) => c.code).join(", ")}`);
+  if (!result.plan) throw new Error(`plan checks failed: ${result.checks.filter(isError).map((c) => c.code).join(", ")}`);
   const plan = result.plan;
   ms.plan = now() - t;
   if (req.mode === "placement") {
     // the placement report and its checks (planStack ran them once already; timed again alone),
     // then its two files
     t = now();
-    const report = placementReport(plan, result.topology, planComponents(plan));
+    const report = placementReport(plan, result.topology, planComponents(plan, placementReaders(cfg.environment)));
     ms.report = now() - t;
     if (report.checks.length > 0) throw new Error(`placement checks failed: ${report.checks.map((c) => c.code).join(", ")}`);
     t = now();

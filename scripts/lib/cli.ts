@@ -2,12 +2,11 @@
 // user mistakes into clear messages and exit codes (2: bad config, 1: failed checks) without a
 // stack trace. Anything else is a bug in this repository and keeps its stack trace.
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError, formatProblem } from "../../config/problems";
+import { ConfigError, formatProblem, isError, type Check } from "../../config/problems";
 import { listStacks, readStack, STACKS_DIR, stackFilePath } from "../../config/stack-file";
 import { planStack, type PlanResult } from "../../environments";
 import type { LoadedConfig } from "../../config/schema";
 import type { Plan } from "../../plan/plan";
-import type { PlanCheck } from "../../topology/topology";
 
 export const EXIT_CHECKS_FAILED = 1;
 export const EXIT_BAD_CONFIG = 2;
@@ -31,9 +30,9 @@ export function args<T extends NonNullable<ParseArgsConfig["options"]>>(options:
   }
 }
 
-export function formatCheck(file: string, c: PlanCheck): string {
-  const where = c.path ? `${file}: ${c.path}` : file;
-  return `${where}: ${c.level} [${c.code}]: ${c.message}. Fix: ${c.remediation}`;
+/** A plan check of a stack file, printed like every other problem. */
+export function formatCheck(file: string, c: Check): string {
+  return formatProblem({ ...c, file });
 }
 
 export interface StackPlan {
@@ -71,7 +70,7 @@ export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR)
       throw e;
     }
     const file = stackFilePath(stack, stacksDir);
-    const errors = result.checks.filter((c) => c.level === "error");
+    const errors = result.checks.filter(isError);
     if (errors.length > 0 || !result.plan) {
       checkErrors.push(...errors.map((c) => formatCheck(file, c)));
       continue;

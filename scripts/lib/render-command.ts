@@ -52,7 +52,7 @@ export function renderCommand(argv: string[], io: Io): number {
           level: "error",
           code: PROTECTED_REMOVAL_CODE,
           message: what,
-          remediation: `keep it in the stack, or, if its data may go, render with --allow-removal ${loss.unit} and follow README "Removing a unit that owns data"`,
+          fix: `keep it in the stack, or, if its data may go, render with --allow-removal ${loss.unit} and follow docs/operating.md "Removing a unit that owns data"`,
         }),
       );
     }

@@ -102,11 +102,27 @@ export function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
       ],
     },
     {
-      kind: "RemoteManifest",
+      kind: "Manifests",
       name: "multus",
       type: "openkeel:platform:Multus",
-      url: "https://raw.githubusercontent.com/k8snetworkplumbingwg/multus-cni/v4.3.0/deployments/multus-daemonset-thick.yml",
-      version: "v4.3.0",
+      objects: [
+        {
+          apiVersion: "apps/v1",
+          kind: "DaemonSet",
+          metadata: { name: "kube-multus-ds", namespace: "kube-system" },
+          spec: {
+            template: {
+              spec: {
+                hostNetwork: true,
+                tolerations: [
+                  { operator: "Exists", effect: "NoSchedule" },
+                  { operator: "Exists", effect: "NoExecute" },
+                ],
+              },
+            },
+          },
+        },
+      ],
     },
   ];
 

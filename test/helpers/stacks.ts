@@ -3,7 +3,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parse, stringify } from "yaml";
-import { loadConfig, PROJECT, type LoadedConfig } from "../../config/schema";
+import { loadConfig } from "../../config/load";
+import { PROJECT, type LoadedConfig } from "../../config/schema";
 import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
 
 export const REPO = path.resolve(__dirname, "../..");

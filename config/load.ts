@@ -1,0 +1,109 @@
+// Raw config → Config: the one loader of both sources (the Pulumi config map in index.ts, a stack
+// file in the offline scripts), turning every schema issue into a problem that names the key path
+// and how to fix it.
+import type { z } from "zod";
+import { ConfigError, formatPath, valueAt, type Problem } from "./problems";
+import { configSchema, PROJECT, profileForEnvironment, type ConfigSource, type LoadedConfig } from "./schema";
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a map";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** How to write a value of a zod type, for a Fix. */
+const WRITE: Record<string, string> = {
+  array: "a list, e.g. [a, b]",
+  int: "a whole number",
+  number: "a number",
+  boolean: "true or false, unquoted",
+  string: "a string, quoted if it could read as a number",
+  object: "a map of key: value",
+  record: "a map of key: value",
+};
+
+function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Problem[] {
+  const keyPath = [`${PROJECT}:${String(issue.path[0] ?? "")}`, ...issue.path.slice(1).map((s) => (typeof s === "number" ? s : String(s)))];
+  const path = issue.path.length === 0 ? "" : formatPath(keyPath);
+  const got = valueAt(raw, issue.path);
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return issue.keys.map((key) => {
+        const isTop = issue.path.length === 0;
+        return {
+          file,
+          path: isTop ? `${PROJECT}:${key}` : formatPath([...keyPath, key]),
+          message: "unknown key",
+          fix: "remove it or correct its spelling; stacks/README.md lists every key",
+        };
+      });
+    case "invalid_type":
+      if (got === undefined) {
+        return [{ file, path, message: `is required (${issue.expected})`, fix: "add it; stacks/README.md describes it" }];
+      }
+      return [{ file, path, message: `must be ${issue.expected}, got ${describe(got)}`, fix: `write ${WRITE[issue.expected] ?? `a ${issue.expected}`}` }];
+    case "invalid_value":
+      return [
+        {
+          file,
+          path,
+          message: `is ${describe(got)}, not one of ${issue.values.map((v) => String(v)).join(", ")}`,
+          fix: "use one of the listed values",
+        },
+      ];
+    case "too_small": {
+      const [text, fix] = issue.message.split(". Fix: ");
+      const minimum = Number(issue.minimum);
+      const defaultFix = issue.origin === "array" ? `list at least ${minimum} entr${minimum === 1 ? "y" : "ies"}` : `use a value of at least ${minimum}`;
+      return [{ file, path, message: text.replace(/^Too small: /, "is too small: "), fix: fix ?? defaultFix }];
+    }
+    case "custom": {
+      const [message, fix] = issue.message.split(". Fix: ");
+      return [{ file, path, message, fix: fix ?? "correct the value" }];
+    }
+    default: {
+      const [text, fix] = issue.message.split(". Fix: ");
+      const message = got === undefined ? text : `is ${describe(got)}: ${text}`;
+      return [{ file, path, message, fix: fix ?? "correct the value; stacks/README.md describes the key" }];
+    }
+  }
+}
+
+/**
+ * Validate a raw config map (keys without the `openkeel:` prefix). Throws ConfigError with one
+ * problem per issue.
+ */
+export function loadConfig(raw: Record<string, unknown>, source: ConfigSource): LoadedConfig {
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const problems = result.error.issues.flatMap((i) => issueToProblem(i, raw, source.file));
+    throw new ConfigError(problems);
+  }
+  const cfg = result.data;
+  return {
+    ...cfg,
+    labelProfile: cfg.labelProfile ?? profileForEnvironment(cfg.environment),
+    stack: source.stack,
+    file: source.file,
+  };
+}
+
+/**
+ * Pulumi hands config over as strings keyed `<project>:<key>`; structured values are JSON.
+ * Keys of other namespaces (e.g. `kubernetes:context`) belong to providers and are ignored.
+ */
+export function rawFromPulumiConfig(all: Record<string, string>): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const [fullKey, value] of Object.entries(all)) {
+    const prefix = `${PROJECT}:`;
+    if (!fullKey.startsWith(prefix)) continue;
+    const key = fullKey.slice(prefix.length).replace(/^config:/, "");
+    try {
+      raw[key] = JSON.parse(value);
+    } catch {
+      raw[key] = value;
+    }
+  }
+  return raw;
+}

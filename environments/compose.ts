@@ -1,0 +1,35 @@
+// The Plan of a stack whose checks passed: the node-roles phase, the environment's platform
+// components, the OpenKeel releases, the node-level configuration. No placement report yet (tests
+// compose Plans to trip the placement checks on them).
+import type { Check } from "../config/problems";
+import type { LoadedConfig } from "../config/schema";
+import { addOpenKeel } from "../openkeel";
+import { nodeRolesUnit } from "../plan/node-roles";
+import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
+import { addPlatform, nodeMetadataOf } from "../platform/component";
+import { platformContext } from "../platform/context";
+import type { Topology } from "../topology/topology";
+import { installed } from "./environment";
+import { ENVIRONMENTS } from "./registry";
+
+export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Check[]): Plan {
+  const env = ENVIRONMENTS[cfg.environment];
+  const components = installed(env, cfg);
+  const ctx = platformContext(cfg, topology);
+  const plan: Plan = {
+    stack: cfg.stack,
+    environment: cfg.environment,
+    topology: cfg.topology,
+    labelProfile: topology.profile,
+    taintedRoles: topology.taintedRoles,
+    nodes: cfg.nodes.map((n) => ({ name: n.name, roles: n.roles, ...(n.zone !== undefined ? { zone: n.zone } : {}) })),
+    phases: emptyPhases(),
+    warnings,
+  };
+  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, nodeMetadataOf(ctx, components)));
+  addPlatform(plan, ctx, components, env.podNetwork);
+  addOpenKeel(plan, cfg, topology);
+  plan.nodeConfig = env.nodeConfig(cfg, topology);
+  assertPlanInvariants(plan);
+  return plan;
+}

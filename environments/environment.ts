@@ -1,0 +1,26 @@
+// What an environment is to the rest of the repository: the checks of the settings only it reads,
+// the platform components it installs (in install order), its pod network, and the node-level
+// configuration it renders. environments/registry.ts lists them.
+import type { Check } from "../config/problems";
+import type { LoadedConfig } from "../config/schema";
+import type { NodeLevelConfig } from "../plan/plan";
+import type { PlatformComponent } from "../platform/component";
+import type { Topology } from "../topology/topology";
+
+export interface Environment {
+  /** Plan checks of the settings this environment reads, or refuses. */
+  checks(cfg: LoadedConfig, topo: Topology): Check[];
+  /** Every platform component it may install, in install order. */
+  platform: readonly PlatformComponent[];
+  /** Whether a stack installs a component of the list (all of them unless this says otherwise). */
+  installs?(cfg: LoadedConfig, component: PlatformComponent): boolean;
+  /** The component whose unit is the pod network, when the environment installs one. */
+  podNetwork?: PlatformComponent;
+  /** Node-level configuration (Talos patches and schematics, the kind cluster) from the same inventory. */
+  nodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConfig;
+}
+
+/** The platform components a stack installs, in install order. */
+export function installed(env: Environment, cfg: LoadedConfig): PlatformComponent[] {
+  return env.platform.filter((c) => env.installs?.(cfg, c) ?? true);
+}

@@ -1,0 +1,49 @@
+// The design's § 2 rows of the OpenKeel components (§ 2.1, § 2.2, § 5.1): what kind each one is,
+// the roles it runs on and where it must never run. Written from the design, not from the catalog
+// (./catalog.ts): the placement checks hold what the releases render against it.
+import type { Role } from "../config/roles";
+import { CONTROL_PLANE, TENANT_WORKLOAD, type ComponentKind, type DesignRoles } from "../placement/workloads";
+
+/** What the design says about a component (§ 2): its roles, and where it must never be. */
+export interface DesignRow {
+  kind: ComponentKind;
+  roles: DesignRoles;
+  confinedTo?: Role;
+  forbiddenRoles?: Role[];
+}
+
+/**
+ * OpenKeel components by chart and placement key (§ 2.1, § 2.2, § 5.1). A key not listed is a
+ * Deployment on the chart's default role, the control plane (§ 5.2).
+ */
+export const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
+  "openkeel-chart": {
+    mariadb: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
+    rabbitmq: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
+    ingress: { kind: "DaemonSet", roles: ["controlPlane", "network"] },
+  },
+  "openkeel-nova": {
+    computeAgent: { kind: "DaemonSet", roles: ["compute"], ...TENANT_WORKLOAD },
+  },
+  "openkeel-neutron": {
+    ovnCentral: { kind: "StatefulSet", roles: CONTROL_PLANE },
+    chassis: { kind: "DaemonSet", roles: ["compute", "network"] },
+    metadataAgent: { kind: "DaemonSet", roles: ["compute"] },
+    bgpAgent: { kind: "DaemonSet", roles: ["network", "compute"] },
+  },
+  "openkeel-swift": {
+    storage: { kind: "StatefulSet", roles: ["storage"] },
+  },
+  "openkeel-ironic": {
+    conductor: { kind: "StatefulSet", roles: ["provisioning"], confinedTo: "provisioning" },
+  },
+  "openkeel-zun": {
+    computeAgent: { kind: "DaemonSet", roles: ["containers"], ...TENANT_WORKLOAD },
+  },
+};
+
+const OPENKEEL_DEFAULT: DesignRow = { kind: "Deployment", roles: CONTROL_PLANE };
+
+export function openkeelDesign(chart: string, key: string): DesignRow {
+  return OPENKEEL_DESIGN[chart]?.[key] ?? OPENKEEL_DEFAULT;
+}

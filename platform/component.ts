@@ -1,0 +1,109 @@
+// The descriptor of a platform component, and how an environment's list of them becomes the
+// platform phases of its Plan. A component says everything about itself in its own module: its
+// units per phase, the namespaces it runs in, the labels it needs on nodes, how the placement report
+// reads its workloads, its plan checks and its pins. An environment lists the components it
+// installs, in install order (environments/), and nothing else.
+import type { Check } from "../config/problems";
+import type { Config } from "../config/schema";
+import { platformConfigSchema, type PlatformConfig } from "../config/platform";
+import type { NodeMetadataContributor } from "../plan/node-roles";
+import { phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
+import type { Readers } from "../placement/workloads";
+import type { Topology } from "../topology/topology";
+import type { PlatformContext } from "./context";
+import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
+
+export const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
+export type PlatformPhase = (typeof PLATFORM_PHASES)[number];
+
+/** What a component's units wait for besides each other, handed over by the environment. */
+export interface Wiring {
+  /** The unit that creates the platform namespaces (with their pod-security labels). */
+  namespaces: Unit;
+  /** The pod network (the CNI's unit), in environments that install one: pods need it first. */
+  podNetwork?: Unit;
+}
+
+type ComponentSettings = Exclude<keyof PlatformConfig, "realBackends">;
+/** The blocks of `openkeel:platform` that belong to one component each (realBackends is the lab's). */
+const COMPONENT_SETTINGS = Object.keys(platformConfigSchema.unwrap().shape).filter((k): k is ComponentSettings => k !== "realBackends");
+
+export type Pin = ChartPin | ManifestPin | ImagePin | OlmPackagePin;
+
+export interface PlatformComponent {
+  /** As the docs and the design name it, e.g. `Longhorn`. */
+  name: string;
+  /** The pins of platform/versions.ts it installs. */
+  pins: readonly Pin[];
+  /** Its key of `openkeel:platform`, when it has settings: setting it where the component is not installed is an error. */
+  settings?: ComponentSettings;
+  /** Namespaces its pods run in, created first (platform-namespaces) with their pod-security level. */
+  namespaces?(ctx: PlatformContext): K8sObject[];
+  /** Labels and annotations it needs on nodes, applied by the node-roles phase. */
+  nodeMetadata?(ctx: PlatformContext): NodeMetadataContributor;
+  /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
+  units(ctx: PlatformContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
+  /** How the placement report reads its units: every unit it writes must be claimed. */
+  readers: Readers;
+  /** Plan checks of its settings against the rest of the stack. */
+  checks?(cfg: Config, topo: Topology): Check[];
+}
+
+export const PLATFORM_NAMESPACES_UNIT = "platform-namespaces";
+
+/** The names of the units given, for `dependsOn`; absent ones (no pod network in the lab) are skipped. */
+export function after(...units: (Unit | undefined)[]): string[] {
+  return units.filter((u): u is Unit => u !== undefined).map((u) => u.name);
+}
+
+/**
+ * The namespaces of the platform components. Helm never creates them (components/), so their
+ * pod-security labels are there before the first pod. Deleting a namespace deletes everything in
+ * it, Longhorn's volumes included: protected.
+ */
+function namespacesUnit(namespaces: K8sObject[]): ManifestsUnit {
+  return { kind: "Manifests", name: PLATFORM_NAMESPACES_UNIT, type: "openkeel:platform:Namespaces", protect: true, objects: namespaces };
+}
+
+/**
+ * The platform phases of a Plan: the namespaces first, then every component's units phase by
+ * phase in the environment's order. The pod network's units are built first so that the others can
+ * wait for them, and take their place in that order like every other component's.
+ */
+export function addPlatform(plan: Plan, ctx: PlatformContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): void {
+  const namespaces = namespacesUnit(components.flatMap((c) => c.namespaces?.(ctx) ?? []));
+  const network = podNetwork?.units(ctx, { namespaces });
+  const wiring: Wiring = { namespaces, podNetwork: network?.["crds-operators"]?.[0] };
+  const built = components.map((c) => (c === podNetwork && network ? network : c.units(ctx, wiring)));
+  if (namespaces.objects.length > 0) phase(plan, "crds-operators").units.push(namespaces);
+  for (const name of PLATFORM_PHASES) phase(plan, name).units.push(...built.flatMap((units) => units[name] ?? []));
+}
+
+/** The node metadata every component of the list contributes, in its order. */
+export function nodeMetadataOf(ctx: PlatformContext, components: readonly PlatformComponent[]): NodeMetadataContributor[] {
+  return components.flatMap((c) => (c.nodeMetadata ? [c.nodeMetadata(ctx)] : []));
+}
+
+/** Whether a settings block says anything (the schema fills empty blocks in). */
+function isSet(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (value === null || typeof value !== "object") return true;
+  return Object.values(value).some(isSet);
+}
+
+/** The components' own checks, and settings of a component this stack does not install. */
+export function platformChecks(cfg: Config, topo: Topology, components: readonly PlatformComponent[]): Check[] {
+  const checks = components.flatMap((c) => c.checks?.(cfg, topo) ?? []);
+  const claimed = new Set(components.map((c) => c.settings));
+  for (const key of COMPONENT_SETTINGS) {
+    if (claimed.has(key) || !isSet(cfg.platform[key])) continue;
+    checks.push({
+      level: "error",
+      code: "platform-key-environment",
+      message: `configures a platform component this ${cfg.environment} stack does not install`,
+      fix: `remove openkeel:platform.${key} from this stack`,
+      path: `openkeel:platform.${key}`,
+    });
+  }
+  return checks;
+}

@@ -1,0 +1,107 @@
+// The okadm plan rules (§ 5.2, § 6): what a stack's inventory must hold before anything is
+// installed. Errors stop the render, `npm run plan` and `pulumi preview` (exit 1); warnings are printed.
+import type { Check } from "../config/problems";
+import type { Role } from "../config/roles";
+import type { Config, ServiceName } from "../config/schema";
+import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, serviceEnabled } from "./services";
+import type { Topology } from "./topology";
+
+/** The okadm plan rules. Errors stop the render (exit 1); warnings are printed. */
+export function planChecks(cfg: Config, topo: Topology): Check[] {
+  const checks: Check[] = [];
+  const error = (code: string, message: string, fix: string, path?: string) => checks.push({ level: "error", code, message, fix, path });
+  const warning = (code: string, message: string, fix: string, path?: string) => checks.push({ level: "warning", code, message, fix, path });
+  const count = (role: Role) => topo.nodesByRole[role].length;
+
+  const seen = new Map<string, number>();
+  cfg.nodes.forEach((node, i) => {
+    const first = seen.get(node.name);
+    if (first !== undefined) {
+      error(
+        "duplicate-node",
+        `node '${node.name}' is listed twice (nodes[${first}] and nodes[${i}])`,
+        "give every node a unique name, or merge the two entries",
+        `openkeel:nodes[${i}].name`,
+      );
+    } else seen.set(node.name, i);
+  });
+
+  if (topo.production) {
+    if (count("controlPlane") < 3) {
+      error(
+        "control-plane-count",
+        `${count("controlPlane")} controlPlane node(s); Galera, RabbitMQ and OVN central need 3 (required anti-affinity, one member per node)`,
+        "give the controlPlane role to at least 3 nodes",
+        "openkeel:nodes",
+      );
+    }
+    if (count("compute") < 1) {
+      error("compute-count", "no compute node: Nova has no hypervisor", "give the compute role to at least 1 node", "openkeel:nodes");
+    }
+    if (count("network") < 1) {
+      error(
+        "network-count",
+        "no network node: Neutron has no gateway chassis for router gateways and SNAT",
+        "give the network role to at least 1 node",
+        "openkeel:nodes",
+      );
+    }
+    if (count("storage") < 1) {
+      warning(
+        "storage-recommended",
+        "no storage node: Longhorn creates no default disks, so no volume can be scheduled",
+        "give the storage role to the nodes whose disks hold Longhorn replicas",
+        "openkeel:nodes",
+      );
+    }
+    cfg.nodes.forEach((node, i) => {
+      if (node.roles.length === 0 && !node.kubernetesControlPlane) {
+        error(
+          "node-without-role",
+          `node '${node.name}' has no role and is not a Kubernetes control-plane node`,
+          "give it at least one role, or remove it from the inventory",
+          `openkeel:nodes[${i}].roles`,
+        );
+      }
+    });
+  }
+
+  if (topo.zones.length > 0) {
+    const missing = cfg.nodes.map((n, i) => ({ n, i })).filter(({ n }) => n.zone === undefined);
+    for (const { n, i } of missing) {
+      const multi = topo.zones.length > 1;
+      (multi ? error : warning)(
+        "zone-missing",
+        `node '${n.name}' has no zone while other nodes are in ${topo.zones.join(", ")}`,
+        multi
+          ? "set zone: on every node of a multi-zone topology (spread constraints and availability zones need it)"
+          : "set zone: on every node, or on none",
+        `openkeel:nodes[${i}].zone`,
+      );
+    }
+  }
+
+  for (const [service, role] of Object.entries(SERVICE_REQUIRED_ROLE) as [ServiceName, Role][]) {
+    if (cfg.services[service]?.enabled === true && count(role) === 0) {
+      error(
+        "service-needs-role",
+        `${service} is enabled but no node has the ${role} role`,
+        `give the ${role} role to a node, or set openkeel:services.${service}.enabled: false`,
+        `openkeel:services.${service}.enabled`,
+      );
+    }
+  }
+
+  if (serviceEnabled(cfg, topo, "ironic") && count("provisioning") > 0) {
+    const replicas = ironicConductorReplicas(cfg);
+    if (replicas > count("provisioning")) {
+      error(
+        "ironic-conductors",
+        `${replicas} Ironic conductor replicas but ${count("provisioning")} provisioning node(s): each conductor needs its own provisioning node (D7, required anti-affinity)`,
+        `label more nodes with the provisioning role, or set openkeel:services.ironic.replicas.conductor to ${count("provisioning")}`,
+        "openkeel:services.ironic.replicas.conductor",
+      );
+    }
+  }
+  return checks;
+}
