@@ -2,7 +2,7 @@
 // check, the values contract, a policy rule) and whoever prints it (the CLIs, the Pulumi program,
 // the policy pack): `file: key path: what is wrong. Fix: how`.
 
-export type Severity = "error" | "warning";
+type Severity = "error" | "warning";
 
 /** One segment of a key path: a map key, a list index, or a list item matched by its `name`. */
 export type PathSegment = string | number | { name: string };

@@ -18,10 +18,6 @@ export const HOSTNAME_LABEL = "kubernetes.io/hostname";
 /** Taint of Masakari reserved hosts (§ 5.6): only the compute DaemonSets tolerate it. */
 export const RESERVED_TAINT_KEY = "openkeel.io/reserved";
 
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
-
 /** `controlPlane` → `control-plane`: the spelling of label and taint keys. */
 export function roleSlug(role: Role): string {
   return role.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

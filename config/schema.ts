@@ -10,9 +10,9 @@ import { refineTalosConfig, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 
 export const PROJECT = "openkeel";
-export const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
+const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
-export const TOPOLOGIES = ["lab", "small", "medium", "large"] as const;
+const TOPOLOGIES = ["lab", "small", "medium", "large"] as const;
 export type Topology = (typeof TOPOLOGIES)[number];
 
 /** The label profile D1 prescribes for an environment. */
@@ -40,11 +40,11 @@ export function isLabelKey(key: string): boolean {
   return true;
 }
 
-export function isLabelValue(value: string): boolean {
+function isLabelValue(value: string): boolean {
   return value.length <= 63 && LABEL_VALUE.test(value);
 }
 
-export function isIP(value: string): boolean {
+function isIP(value: string): boolean {
   return IPV4.test(value) || IPV6.test(value);
 }
 
@@ -55,13 +55,13 @@ const labelValue = z
       "is not a valid label value (at most 63 characters: letters, digits, '-', '_', '.', starting and ending with a letter or digit). Fix: write it like zone-a or bond1, quoted if it could read as a number",
   });
 
-export const pinnedVersion = z
+const pinnedVersion = z
   .string()
   .regex(PINNED_VERSION, {
     message: "is not a pinned version (no 'latest', no ranges). Fix: write an exact version such as 1.12.1 or v1.16.2",
   });
 
-export const nodeSchema = z.strictObject({
+const nodeSchema = z.strictObject({
   name: z
     .string()
     .max(253)
@@ -138,7 +138,7 @@ const servicesShape = Object.fromEntries(SERVICES.map((s) => [s, serviceSchema.o
 };
 
 /** What `openkeel:charts.versions` pins: the infrastructure chart (openkeel-chart) and each service's chart. */
-export const OPENKEEL_CHART_KEYS = ["infrastructure", ...SERVICES] as const;
+const OPENKEEL_CHART_KEYS = ["infrastructure", ...SERVICES] as const;
 export type OpenKeelChartKey = (typeof OPENKEEL_CHART_KEYS)[number];
 
 /** Where the OpenKeel charts come from; unset keys fall back to platform/versions.ts. */
@@ -160,7 +160,6 @@ const chartsSchema = z.strictObject({
     )
     .default({}),
 });
-export type ChartsConfig = z.infer<typeof chartsSchema>;
 
 export const configSchema = z
   .strictObject({

@@ -12,22 +12,21 @@ import { z } from "zod";
  * @v1.13.9). No softdog: `CONFIG_SOFT_WATCHDOG` is not set, so Medik8s SNR needs one of these.
  */
 export const WATCHDOG_MODULES = ["iTCO_wdt", "sp5100_tco", "ipmi_watchdog", "wdat_wdt", "i6300esb", "xen_wdt", "f71808e_wdt"] as const;
-export type WatchdogModule = (typeof WATCHDOG_MODULES)[number];
 
 /** Page sizes as KubeVirt and the kubelet spell them (`hugepages-1Gi`), with the kernel's spelling. */
 export const HUGEPAGE_SIZES = { "1Gi": "1G", "2Mi": "2M" } as const;
-export type HugepageSize = keyof typeof HUGEPAGE_SIZES;
+type HugepageSize = keyof typeof HUGEPAGE_SIZES;
 
 /** Kernel arguments written by compute.hugepages; setting them by hand would contradict it. */
-export const HUGEPAGE_KERNEL_ARGS = ["hugepagesz", "hugepages", "default_hugepagesz"];
+const HUGEPAGE_KERNEL_ARGS = ["hugepagesz", "hugepages", "default_hugepagesz"];
 
 /**
  * A kernel argument this repository can put in a schematic: `name` or `name=value`, starting with
  * a letter, without spaces, quotes or colons. Such a string is a plain YAML scalar for Image
  * Factory's encoder too, which keeps the schematic ID computed here equal to the factory's.
  */
-export const KERNEL_ARG = /^[A-Za-z_][A-Za-z0-9_.\-]*(=[A-Za-z0-9_.,\/=+\-]+)?$/;
-export const MAX_KERNEL_ARG_LENGTH = 64;
+const KERNEL_ARG = /^[A-Za-z_][A-Za-z0-9_.\-]*(=[A-Za-z0-9_.,\/=+\-]+)?$/;
+const MAX_KERNEL_ARG_LENGTH = 64;
 
 const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 /** Talos byte sizes (go-humanize): `100GB`, `1.5TiB`, `500000000`. */
@@ -86,7 +85,7 @@ const kernelArg = z.string().superRefine((arg, ctx) => {
   }
 });
 
-export const talosComputeSchema = z
+const talosComputeSchema = z
   .strictObject({
     /** CPUs kept for the host and kubelet (kubelet `reservedSystemCPUs`); never given to pinned VMs. */
     reservedSystemCPUs: z.string().refine(isCpuList, {
@@ -124,7 +123,7 @@ export const talosComputeSchema = z
     extraKernelArgs: z.array(kernelArg).default([]),
   });
 
-export const longhornDiskSchema = z.strictObject({
+const longhornDiskSchema = z.strictObject({
   /** CEL expression choosing the disk (Talos `provisioning.diskSelector.match`). */
   diskSelector: z.string().min(1),
   minSize: z.string().refine((s) => BYTE_SIZE.test(s), { message: "is not a size. Fix: write it like 500GB or 1TiB" }),
@@ -146,8 +145,6 @@ export const talosConfigSchema = z.strictObject({
 });
 
 export type TalosConfig = z.infer<typeof talosConfigSchema>;
-export type TalosComputeConfig = z.infer<typeof talosComputeSchema>;
-export type LonghornDiskConfig = z.infer<typeof longhornDiskSchema>;
 
 /** The parts of the stack config the cross-key rules read (kept structural: no import cycle). */
 interface StackShape {

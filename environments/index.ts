@@ -12,7 +12,7 @@ import { composePlan } from "./compose";
 import { installed } from "./environment";
 import { ENVIRONMENTS, placementReaders } from "./registry";
 
-export { ENVIRONMENTS, placementReaders } from "./registry";
+export { placementReaders } from "./registry";
 
 export interface PlanResult {
   topology: Topology;
@@ -25,7 +25,7 @@ export interface PlanResult {
 }
 
 /** The checks of a stack: the okadm plan rules, its environment's, its platform components'. */
-export function stackChecks(cfg: LoadedConfig, topology: Topology): Check[] {
+function stackChecks(cfg: LoadedConfig, topology: Topology): Check[] {
   const env = ENVIRONMENTS[cfg.environment];
   return [...planChecks(cfg, topology), ...env.checks(cfg, topology), ...platformChecks(cfg, topology, installed(env, cfg))];
 }

@@ -18,17 +18,17 @@ export const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";
 export const KIND_CONFIG_PATH = "kind/cluster.yaml";
 /** NodePorts the lab's services use, published on the laptop's loopback only. */
 export const LAB_NODE_PORTS = { first: 30500, last: 30998 } as const;
-export const LAB_LISTEN_ADDRESS = "127.0.0.1";
+const LAB_LISTEN_ADDRESS = "127.0.0.1";
 const CONTROL_PLANE_SUFFIX = "-control-plane";
 
-export type KindRole = "control-plane" | "worker";
+type KindRole = "control-plane" | "worker";
 
-export function kindRole(node: NodeConfig): KindRole {
+function kindRole(node: NodeConfig): KindRole {
   return node.kubernetesControlPlane ? "control-plane" : "worker";
 }
 
 /** The cluster name kind needs so that its first control-plane node has this inventory name. */
-export function kindClusterName(nodes: NodeConfig[]): string | undefined {
+function kindClusterName(nodes: NodeConfig[]): string | undefined {
   const first = nodes.find((n) => n.kubernetesControlPlane);
   if (!first || !first.name.endsWith(CONTROL_PLANE_SUFFIX) || first.name.length === CONTROL_PLANE_SUFFIX.length) return undefined;
   return first.name.slice(0, -CONTROL_PLANE_SUFFIX.length);
@@ -108,7 +108,7 @@ export function kindChecks(cfg: LoadedConfig, topo: Pick<Topology, "taintedRoles
 }
 
 /** One extraPortMappings entry per NodePort (kind has no port ranges, kind#2920). */
-export function nodePortMappings(): Record<string, unknown>[] {
+function nodePortMappings(): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (let port = LAB_NODE_PORTS.first; port <= LAB_NODE_PORTS.last; port++) {
     out.push({ containerPort: port, hostPort: port, listenAddress: LAB_LISTEN_ADDRESS, protocol: "TCP" });

@@ -24,7 +24,7 @@ const KUBELET_NAMESPACES = ["kubelet.kubernetes.io", "node.kubernetes.io"];
 /** Namespaces reserved to Kubernetes: outside the allowlist above, a kubelet may not set them. */
 const RESERVED_NAMESPACES = ["kubernetes.io", "k8s.io"];
 /** Never self-set, whatever else changes (the D1 hardened prefix lives here). */
-export const NODE_RESTRICTION_NAMESPACE = "node-restriction.kubernetes.io";
+const NODE_RESTRICTION_NAMESPACE = "node-restriction.kubernetes.io";
 
 function inNamespace(namespace: string, domain: string): boolean {
   return namespace === domain || namespace.endsWith(`.${domain}`);

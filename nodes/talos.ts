@@ -21,21 +21,21 @@ export type MachineType = "controlplane" | "worker";
 export const LONGHORN_DATA_PATH = TALOS_DATA_PATH;
 
 /** Roles whose workloads mount Longhorn volumes: the ones Longhorn's system components tolerate. */
-export const LONGHORN_VOLUME_ROLES: readonly Role[] = VOLUME_CONSUMER_ROLES;
+const LONGHORN_VOLUME_ROLES: readonly Role[] = VOLUME_CONSUMER_ROLES;
 
 /** Extensions a node needs to attach Longhorn volumes (iscsiadm, util-linux in the host namespace). */
 export const LONGHORN_EXTENSIONS = ["siderolabs/iscsi-tools", "siderolabs/util-linux-tools"] as const;
 /** The Kata runtime of Zun's containers (RuntimeClass handlers `kata`, `kata-qemu`). */
 export const KATA_EXTENSION = "siderolabs/kata-containers";
 /** Kube-OVN's datapath: built into the Talos kernel (=y), listed so the dependency is explicit. */
-export const OVS_MODULE = "openvswitch";
+const OVS_MODULE = "openvswitch";
 
 export function machineType(node: NodeConfig): MachineType {
   return node.kubernetesControlPlane ? "controlplane" : "worker";
 }
 
 /** A node's roles in the canonical order of ROLES. */
-export function orderedRoles(node: NodeConfig): Role[] {
+function orderedRoles(node: NodeConfig): Role[] {
   return ROLES.filter((r) => node.roles.includes(r));
 }
 
@@ -70,12 +70,12 @@ export function talosGroups(nodes: NodeConfig[]): TalosGroup[] {
  * an untainted role (generic pods, some with volumes, land there). Not the control-plane-only
  * nodes of the large topology: they keep the upstream control-plane taint.
  */
-export function attachesLonghornVolumes(group: Pick<TalosGroup, "roles">, topo: Pick<Topology, "taintedRoles">): boolean {
+function attachesLonghornVolumes(group: Pick<TalosGroup, "roles">, topo: Pick<Topology, "taintedRoles">): boolean {
   return group.roles.some((r) => LONGHORN_VOLUME_ROLES.includes(r) || !topo.taintedRoles.includes(r));
 }
 
 /** Kernel arguments of a group's schematic: hugepages (and the extra arguments) on compute. */
-export function kernelArgs(group: Pick<TalosGroup, "roles">, talos: TalosConfig): string[] {
+function kernelArgs(group: Pick<TalosGroup, "roles">, talos: TalosConfig): string[] {
   const compute = talos.compute;
   if (!group.roles.includes("compute") || compute === undefined) return [];
   const args: string[] = [];
@@ -110,7 +110,7 @@ function talosTaintValue(t: Taint): string {
  * The taints of a group's nodes other than the upstream control-plane taint, which Talos manages
  * itself from cluster.allowSchedulingOnControlPlanes.
  */
-export function groupTaints(group: TalosGroup, topo: Pick<Topology, "taintedRoles">): Taint[] {
+function groupTaints(group: TalosGroup, topo: Pick<Topology, "taintedRoles">): Taint[] {
   return nodeTaints(group.nodes[0], topo).filter((t) => t.key !== K8S_CONTROL_PLANE_LABEL);
 }
 
@@ -118,7 +118,7 @@ export function groupTaints(group: TalosGroup, topo: Pick<Topology, "taintedRole
  * A Kubernetes control-plane node that carries OpenKeel roles must take their pods, so it drops
  * the upstream control-plane taint (topology.nodeTaints says the same).
  */
-export function allowsSchedulingOnControlPlane(group: Pick<TalosGroup, "machineType" | "roles">): boolean {
+function allowsSchedulingOnControlPlane(group: Pick<TalosGroup, "machineType" | "roles">): boolean {
   return group.machineType === "controlplane" && group.roles.length > 0;
 }
 
@@ -211,7 +211,7 @@ function hostSubnet(ip: string): string {
  * IP as the kubelet's node IP (Kube-OVN's MASTER_NODES uses it), and the labels it may assert
  * itself (zone, own-prefix labels; never a role label of the hardened profile).
  */
-export function nodePatch(node: NodeConfig, profile: LabelProfile): Record<string, unknown>[] {
+function nodePatch(node: NodeConfig, profile: LabelProfile): Record<string, unknown>[] {
   const kubelet: Record<string, unknown> = {};
   if (node.internalIP !== undefined) kubelet.nodeIP = { validSubnets: [hostSubnet(node.internalIP)] };
   // A dotted name is an FQDN to Talos: without this the Node would be named after its first label.

@@ -5,15 +5,16 @@
 import { z } from "zod";
 import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
-import { ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
+import { RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
 import type { ReleaseContext, ReplicaRule } from "./context";
 import { labelKey } from "./k8s";
-import { LONGHORN_LOCAL, METADATA_PROXY_SECRET, RESERVED_TOLERATION } from "./names";
+import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
+import { METADATA_PROXY_SECRET } from "./names";
 import type { PlacementValue } from "./placement-value";
 
-export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
+type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
 
-export interface ComponentSpec {
+interface ComponentSpec {
   kind: WorkloadKind;
   placement(ctx: ReleaseContext): PlacementValue;
   /** Absent for DaemonSets: one pod per node of the role. */
@@ -33,7 +34,7 @@ export interface ServiceSpec {
 }
 
 /** A secret is always a generated one: a literal in a stack file would end up in git. */
-export const secretRefSchema = z.strictObject(
+const secretRefSchema = z.strictObject(
   { secretRef: z.string().min(1) },
   {
     error:
@@ -50,7 +51,7 @@ export const volumeSchema = z.strictObject({
 });
 
 /** D6 (§ 4.2): the compute agent subtracts the live requests of non-VM pods from the inventories. */
-export const DYNAMIC_RESERVATION = {
+const DYNAMIC_RESERVATION = {
   enabled: true,
   debounceSeconds: 30,
   thresholds: { vcpu: 1, memoryMiB: 256 },
@@ -160,7 +161,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
     values: () => ({
       backend: "ovn-nb",
       gateway: { floatingIpMode: "distributed" },
-      ovnCentral: { storage: { storageClassName: LONGHORN_LOCAL } },
+      ovnCentral: { storage: { storageClassName: LONGHORN_LOCAL_CLASS } },
       metadataAgent: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
     }),
   },
@@ -180,7 +181,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         settings: { devices: volumeSchema },
       },
     },
-    values: () => ({ storage: { devices: { storageClassName: LONGHORN_LOCAL } } }),
+    values: () => ({ storage: { devices: { storageClassName: LONGHORN_LOCAL_CLASS } } }),
   },
   heat: { components: { api: api(), apiCfn: worker(), engine: worker() } },
   barbican: { components: { api: api(), worker: worker() } },

@@ -4,7 +4,8 @@ import type { LoadedConfig, ServiceName } from "../config/schema";
 import { ironicConductorReplicas, serviceEnabled } from "../topology/services";
 import type { Topology } from "../topology/topology";
 import { passesNodeRoles } from "./global";
-import { valueRoles, type PlacementValue } from "./placement-value";
+import { placementRoles } from "../placement/chart-helper";
+import type { PlacementValue } from "./placement-value";
 
 export interface ReleaseContext {
   cfg: LoadedConfig;
@@ -36,7 +37,7 @@ export type ReplicaRule = { fixed: number } | "quorum" | "perNode" | "ironicCond
 
 /** Nodes a placement can land on: those with one of its roles, or every node when roles are not passed. */
 export function eligibleNodes(p: PlacementValue, ctx: ReleaseContext): number {
-  const roles = valueRoles(p);
+  const roles = placementRoles(p);
   if (!ctx.rolesPassed || roles.length === 0) return ctx.topo.nodes.length;
   return ctx.topo.nodes.filter((n) => n.roles.some((r) => roles.includes(r))).length;
 }

@@ -3,11 +3,10 @@
 // because a chart silently ignores a key it does not read: a nodeSelector one level too high
 // leaves a component unplaced without any error (a peer shipped exactly that bug).
 import { z } from "zod";
-import { formatPath } from "../config/problems";
+import { valueAt, type Problem } from "../config/problems";
 import type { LabelProfile } from "../config/roles";
 import type { ServiceSpec } from "./catalog";
 import { globalSchema } from "./global";
-import { valueAt } from "./merge";
 import { placementValueSchema, SCHEDULING_FIELDS } from "./placement-value";
 
 export interface ReleaseContract {
@@ -22,12 +21,8 @@ export interface ReleaseContract {
   isPlacement(parent: readonly PropertyKey[]): boolean;
 }
 
-export interface ContractIssue {
-  /** Path of the offending key inside the release's values. */
-  path: (string | number)[];
-  message: string;
-  fix: string;
-}
+/** A problem with a release's values: its path is the offending key's inside the values. */
+export type ContractIssue = Problem & { path: (string | number)[] };
 
 const replicasSchema = z.number().int().min(0);
 
@@ -138,8 +133,4 @@ export function checkValues(contract: ReleaseContract, values: unknown): Contrac
       }
     }
   });
-}
-
-export function formatValuesPath(path: readonly (string | number)[]): string {
-  return path.length === 0 ? "(top level)" : formatPath(path);
 }

@@ -16,7 +16,7 @@ export interface DesignRow {
  * OpenKeel components by chart and placement key (§ 2.1, § 2.2, § 5.1). A key not listed is a
  * Deployment on the chart's default role, the control plane (§ 5.2).
  */
-export const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
+const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
   "openkeel-chart": {
     mariadb: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
     rabbitmq: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },

@@ -7,24 +7,24 @@ import { ROLES, roleLabelKey, roleTaint, ZONE_LABEL, type LabelProfile, type Rol
 import type { Topology } from "../topology/topology";
 import { labelKey } from "./k8s";
 
-export const PRIORITY_CLASSES = {
+const PRIORITY_CLASSES = {
   infra: "openkeel-infra-critical",
   control: "openkeel-control",
   vm: "openkeel-vm",
 } as const;
 
-export interface RoleDefinition {
+interface RoleDefinition {
   label: string;
   taint: Taint;
 }
 
-export interface NodeRolesValue {
+interface NodeRolesValue {
   /** Some role taints its nodes; the charts tolerate their role either way (§ 5.2). */
   taints: boolean;
   roles: Record<Role, RoleDefinition>;
 }
 
-export interface PlacementDefaultsValue {
+interface PlacementDefaultsValue {
   zoneKey: string;
   zoneSpread: "ScheduleAnyway" | "DoNotSchedule";
   hostSpread: "ScheduleAnyway" | "DoNotSchedule";
@@ -41,7 +41,7 @@ export function passesNodeRoles(topo: Topology): boolean {
   return topo.production || topo.nodes.some((n) => n.roles.length > 0);
 }
 
-export function nodeRolesValue(topo: Topology): NodeRolesValue {
+function nodeRolesValue(topo: Topology): NodeRolesValue {
   const roles = Object.fromEntries(
     ROLES.map((r) => [r, { label: roleLabelKey(r, topo.profile), taint: roleTaint(r) }]),
   ) as Record<Role, RoleDefinition>;

@@ -3,22 +3,20 @@
 // with one problem per key, naming the stack file, the service and the values key path.
 import type { LoadedConfig } from "../config/schema";
 import { isSecretRef, phase, type Plan } from "../plan/plan";
-import { ConfigError, type Problem } from "../config/problems";
+import { ConfigError, formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
-import { checkValues, formatValuesPath } from "./contract";
+import { checkValues } from "./contract";
 import { infrastructureContract, infrastructureUnit, infrastructureValues, namespaceUnit } from "./infrastructure";
-import { valueAt } from "./merge";
+
 import { releaseName, serviceUnits } from "./services";
 
-export { LONGHORN_LOCAL, METADATA_PROXY_SECRET, OPENKEEL_NAMESPACE } from "./names";
-export { PRIORITY_CLASSES } from "./global";
 
 function infrastructure(cfg: LoadedConfig, topo: Topology) {
   const values = infrastructureValues(cfg, topo);
   const issues = checkValues(infrastructureContract(topo.profile), values);
   // the stack has no override for this release: anything wrong here is this repository's bug
   if (issues.length > 0) {
-    throw new Error(`values contract, release openkeel-chart: ${issues.map((i) => `${formatValuesPath(i.path)}: ${i.message}`).join("; ")}`);
+    throw new Error(`values contract, release openkeel-chart: ${issues.map((i) => `${formatPath(i.path, "(top level)")}: ${i.message}`).join("; ")}`);
   }
   return [namespaceUnit(), infrastructureUnit(cfg, values)];
 }

@@ -12,18 +12,19 @@ import { chartRef } from "./charts";
 import { releaseContext, replicasFor } from "./context";
 import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
-import { LONGHORN_LOCAL, OPENKEEL_NAMESPACE } from "./names";
+import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
+import { OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "./placement-value";
 
-export const NAMESPACE_UNIT = "openkeel-namespace";
-export const INFRASTRUCTURE_UNIT = "openkeel-chart";
+const NAMESPACE_UNIT = "openkeel-namespace";
+const INFRASTRUCTURE_UNIT = "openkeel-chart";
 const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
 
 export function infrastructureValues(cfg: LoadedConfig, topo: Topology): Record<string, unknown> {
   const ctx = releaseContext(cfg, topo);
   const member = () => {
     const placement: PlacementValue = { role: "controlPlane", antiAffinity: "required" };
-    return { replicas: replicasFor("quorum", placement, ctx), placement, storage: { storageClassName: LONGHORN_LOCAL } };
+    return { replicas: replicasFor("quorum", placement, ctx), placement, storage: { storageClassName: LONGHORN_LOCAL_CLASS } };
   };
   return {
     global: globalValue(topo),

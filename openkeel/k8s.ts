@@ -32,7 +32,7 @@ const nodeSelectorTerm = z.strictObject({
   matchFields: z.array(nodeSelectorRequirement).optional(),
 });
 
-export const labelSelectorSchema = z.strictObject({
+const labelSelectorSchema = z.strictObject({
   matchLabels: z.record(z.string(), z.string()).optional(),
   matchExpressions: z
     .array(z.strictObject({ key: z.string(), operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]), values: z.array(z.string()).optional() }))

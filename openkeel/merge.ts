@@ -15,13 +15,3 @@ export function mergeValues(base: Record<string, unknown>, over: Record<string, 
   }
   return out;
 }
-
-/** The value at a path, or undefined. */
-export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = root;
-  for (const seg of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg as string];
-  }
-  return cur;
-}

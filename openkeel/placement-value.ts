@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { PlacementOverrideConfig } from "../config/schema";
 import type { Placement } from "../placement/chart-helper";
-import { ROLES, type Role } from "../config/roles";
+import { ROLES } from "../config/roles";
 import { affinitySchema, nodeSelectorSchema, tolerationSchema, topologySpreadConstraintSchema } from "./k8s";
 
 export interface PlacementValue extends Placement {
@@ -63,10 +63,4 @@ export function withStackPlacement(base: PlacementValue, over: PlacementOverride
   }
   for (const [k, v] of Object.entries(over)) if (v !== undefined) out[k] = v;
   return out as PlacementValue;
-}
-
-/** The roles a placement value selects (raw nodeSelector/affinity aside). */
-export function valueRoles(p: PlacementValue): Role[] {
-  if (p.roles && p.roles.length > 0) return p.roles;
-  return p.role ? [p.role] : [];
 }

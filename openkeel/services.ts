@@ -3,22 +3,23 @@
 // stack's raw `values`, merged last. The final values must pass the values contract.
 import { SERVICES, type LoadedConfig, type ServiceConfig, type ServiceName } from "../config/schema";
 import type { HelmReleaseUnit } from "../plan/plan";
-import { formatPath, type Problem } from "../config/problems";
+import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
 import { SERVICE_CATALOG } from "./catalog";
 import { chartRef } from "./charts";
 import { eligibleNodes, releaseContext, replicasFor, type ReleaseContext } from "./context";
-import { checkValues, formatValuesPath, serviceContract, type ContractIssue } from "./contract";
+import { checkValues, serviceContract, type ContractIssue } from "./contract";
 import { globalValue } from "./global";
-import { mergeValues, valueAt } from "./merge";
+import { mergeValues } from "./merge";
 import { OPENKEEL_NAMESPACE } from "./names";
-import { valueRoles, withStackPlacement, type PlacementValue } from "./placement-value";
+import { placementRoles } from "../placement/chart-helper";
+import { withStackPlacement, type PlacementValue } from "./placement-value";
 
 export function releaseName(service: ServiceName): string {
   return `openkeel-${service}`;
 }
 
-export function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string, unknown> {
+function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string, unknown> {
   const spec = SERVICE_CATALOG[service];
   const stack = ctx.cfg.services[service];
   const placement: Record<string, unknown> = {};
@@ -39,7 +40,7 @@ export function serviceValues(service: ServiceName, ctx: ReleaseContext): Record
 }
 
 /** The stack key a values path comes from, or undefined when this repository emitted it. */
-export function stackOrigin(service: ServiceName, stack: ServiceConfig | undefined, path: readonly (string | number)[]): string | undefined {
+function stackOrigin(service: ServiceName, stack: ServiceConfig | undefined, path: readonly (string | number)[]): string | undefined {
   if (!stack) return undefined;
   const key = (...rest: (string | number)[]) => formatPath([`openkeel:services`, service, ...rest]);
   // the longest prefix the stack's raw values set: they are merged last, so they own that subtree
@@ -58,7 +59,7 @@ export function stackOrigin(service: ServiceName, stack: ServiceConfig | undefin
 }
 
 /** A component whose role no node has, with where the stack put it there (if it did). */
-export interface Unplaced {
+interface Unplaced {
   roles: string[];
   /** `openkeel-nova placement.api`. */
   component: string;
@@ -81,7 +82,7 @@ function schedulingIssues(
     const p = valueAt(values, ["placement", name]) as PlacementValue | undefined;
     const replicas = valueAt(values, [name, "replicas"]);
     if (!p || p.enabled === false || p.nodeSelector || p.affinity || c.kind === "DaemonSet" || typeof replicas !== "number") continue;
-    const roles = valueRoles(p);
+    const roles = placementRoles(p);
     const nodes = eligibleNodes(p, ctx);
     if (replicas === 0 || roles.length === 0) continue;
     if (nodes === 0) {
@@ -98,14 +99,14 @@ function schedulingIssues(
   return issues;
 }
 
-export function serviceUnit(service: ServiceName, ctx: ReleaseContext, problems: Problem[], unplaced: Unplaced[] = []): HelmReleaseUnit {
+function serviceUnit(service: ServiceName, ctx: ReleaseContext, problems: Problem[], unplaced: Unplaced[] = []): HelmReleaseUnit {
   const spec = SERVICE_CATALOG[service];
   const values = serviceValues(service, ctx);
   const release = releaseName(service);
   const issues = [...checkValues(serviceContract(spec, ctx.topo.profile), values), ...schedulingIssues(service, values, ctx, unplaced)];
   for (const issue of issues) {
     const origin = stackOrigin(service, ctx.cfg.services[service], issue.path);
-    const what = `release ${release} (service ${service}), values key ${formatValuesPath(issue.path)}: ${issue.message}`;
+    const what = `release ${release} (service ${service}), values key ${formatPath(issue.path, "(top level)")}: ${issue.message}`;
     // Nothing the stack set explains it: the catalog emitted it, a bug in this repository.
     if (origin === undefined) throw new Error(`values contract: ${what}`);
     problems.push({ file: ctx.cfg.file, path: origin, message: what, fix: issue.fix });

@@ -2,9 +2,8 @@
 // what a chart renders for a component from its `placement` value and the role definitions of
 // `global.nodeRoles`. OpenKeel releases are read through it (openkeel/workloads.ts) and platform
 // components place their pods with it, so both follow the same rules. The policy pack keeps its
-// own reading on purpose (policy/rules/placement.ts); test/chart-helper.test.ts proves they agree.
+// own reading on purpose (policy/rules/placement.ts); test/oracles.test.ts proves they agree.
 import {
-  HOSTNAME_LABEL,
   roleDefinitions,
   type LabelProfile,
   type Role,
@@ -71,14 +70,6 @@ export function placementRoles(p: Placement | undefined, defaultRole?: Role): Ro
   if (p?.roles && p.roles.length > 0) return [...p.roles];
   if (p?.role) return [p.role];
   return defaultRole ? [defaultRole] : [];
-}
-
-export function requiredHostAntiAffinity(matchLabels: Record<string, string>): Affinity {
-  return {
-    podAntiAffinity: {
-      requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels }, topologyKey: HOSTNAME_LABEL }],
-    },
-  };
 }
 
 function tolerationId(t: Toleration): string {

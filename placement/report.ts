@@ -43,14 +43,14 @@ export interface PlacementReport {
 }
 
 /** Labels the kubelet sets on every node that role selectors of upstream charts use. */
-export const KUBELET_NODE_LABELS: Record<string, string> = { "kubernetes.io/os": "linux" };
+const KUBELET_NODE_LABELS: Record<string, string> = { "kubernetes.io/os": "linux" };
 
 /**
  * Every label a node will carry: those the node-roles phase applies (role labels, zone, inventory
  * labels and what platform modules contribute, read from the Plan's Node patches), plus the ones
  * the kubelet sets itself.
  */
-export function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">): ReportNode[] {
+function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">): ReportNode[] {
   const patched = new Map<string, Record<string, string>>();
   for (const ph of plan.phases) {
     for (const u of ph.units) {
@@ -102,7 +102,7 @@ function compareRanks(a: number[], b: number[]): number {
 }
 
 /** Nodes grouped by role set (control plane first, Kubernetes-only nodes last), then zone, then name. */
-export function sortNodes<T extends Pick<ReportNode, "roles" | "zone" | "name">>(nodes: T[]): T[] {
+function sortNodes<T extends Pick<ReportNode, "roles" | "zone" | "name">>(nodes: T[]): T[] {
   return [...nodes].sort(
     (a, b) =>
       compareRanks(groupRank(a), groupRank(b)) ||
@@ -112,7 +112,7 @@ export function sortNodes<T extends Pick<ReportNode, "roles" | "zone" | "name">>
 }
 
 /** The nodes a design row names. */
-export function designNodes(roles: DesignRoles, nodes: Pick<ReportNode, "name" | "roles">[]): string[] {
+function designNodes(roles: DesignRoles, nodes: Pick<ReportNode, "name" | "roles">[]): string[] {
   if (roles === "allNodes") return nodes.map((n) => n.name);
   if (roles === "all") return nodes.filter((n) => n.roles.length > 0).map((n) => n.name);
   return nodes.filter((n) => n.roles.some((r) => roles.includes(r))).map((n) => n.name);
@@ -131,7 +131,7 @@ function nodeEligibility(c: Component, node: ReportNode): string[] {
   return ineligibility({ ...c.scheduling, daemonSet: c.kind === "DaemonSet" }, node);
 }
 
-export function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlacement {
+function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlacement {
   const eligible: string[] = [];
   const reasons: Record<string, string[]> = {};
   for (const n of nodes) {
@@ -145,7 +145,7 @@ export function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlac
 }
 
 /** "a, b: reason; c: other reason": nodes with the same reasons listed together. */
-export function describeUnreachable(names: string[], reasons: Record<string, string[]>): string {
+function describeUnreachable(names: string[], reasons: Record<string, string[]>): string {
   const byReason = new Map<string, string[]>();
   for (const n of names) {
     const why = (reasons[n] ?? []).join(", ") || "not eligible";
@@ -164,7 +164,7 @@ function roleAbsent(c: Component, nodes: ReportNode[]): boolean {
 }
 
 /** The placement checks: every error names the component and the nodes it cannot reach, and why. */
-export function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): Check[] {
+function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): Check[] {
   const checks: Check[] = [];
   const error = (code: string, message: string, fix: string) => checks.push({ level: "error", code, message, fix });
   const byName = new Map(nodes.map((n) => [n.name, n]));

@@ -13,7 +13,7 @@ export interface SchedNode {
   taints: Taint[];
 }
 
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   key: string;
   operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
   values?: string[];
@@ -84,7 +84,7 @@ export function matchesTerm(term: NodeSelectorTerm, node: Pick<SchedNode, "name"
 }
 
 /** Terms are ORed; an empty list matches nothing (the API server rejects it anyway). */
-export function matchesNodeSelectorTerms(terms: NodeSelectorTerm[], node: Pick<SchedNode, "name" | "labels">): boolean {
+function matchesNodeSelectorTerms(terms: NodeSelectorTerm[], node: Pick<SchedNode, "name" | "labels">): boolean {
   return terms.some((t) => matchesTerm(t, node));
 }
 
@@ -119,7 +119,7 @@ export function toleratesTaint(t: Toleration, taint: Taint): boolean {
 }
 
 /** Effects that keep a pod off a node; PreferNoSchedule is only a scoring hint. */
-export const BLOCKING_EFFECTS: ReadonlyArray<Taint["effect"]> = ["NoSchedule", "NoExecute"];
+const BLOCKING_EFFECTS: ReadonlyArray<Taint["effect"]> = ["NoSchedule", "NoExecute"];
 
 /** The node's taints that keep this pod off it: blocking effect and no toleration for it. */
 export function untoleratedTaints(taints: Taint[], tolerations: Toleration[]): Taint[] {

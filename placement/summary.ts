@@ -4,7 +4,7 @@ import { nodeGroups } from "./picture";
 import type { PlacementReport } from "./report";
 
 /** "controlPlane (3), cmp-01" : role groups all of whose nodes are eligible by name and count. */
-export function compactNodes(eligible: string[], r: Pick<PlacementReport, "nodes">): string {
+function compactNodes(eligible: string[], r: Pick<PlacementReport, "nodes">): string {
   const set = new Set(eligible);
   const parts: string[] = [];
   for (const g of nodeGroups(r.nodes)) {

@@ -7,7 +7,7 @@ import type { HelmReleaseUnit, K8sObject, Plan, Unit } from "../plan/plan";
 import type { Affinity } from "./chart-helper";
 import { requiredAntiAffinityKeys, type LabelSelector, type PodScheduling } from "./scheduling";
 
-export type ComponentSource = "platform" | "openkeel";
+type ComponentSource = "platform" | "openkeel";
 export type ComponentKind = "Deployment" | "StatefulSet" | "DaemonSet" | "Pods" | "NodeHealthCheck" | "LonghornDisks";
 
 /**
@@ -44,7 +44,7 @@ export const CONTROL_PLANE: Role[] = ["controlPlane"];
 /** Tenant workloads (VMs, Zun containers and what serves them) stay off provisioning nodes (§ 1.4). */
 export const TENANT_WORKLOAD: Pick<Component, "forbiddenRoles"> = { forbiddenRoles: ["provisioning"] };
 
-export interface ReadContext {
+interface ReadContext {
   profile: LabelProfile;
 }
 /** Reads a Helm release or remote manifest unit: its components, or none. */
@@ -65,7 +65,7 @@ export function unplaced(_why: string): UnitReader {
 }
 
 /** Kinds that neither place pods nor select nodes. */
-export const UNPLACED_KINDS: ReadonlySet<string> = new Set([
+const UNPLACED_KINDS: ReadonlySet<string> = new Set([
   "ClusterRole",
   "ClusterRoleBinding",
   "ConfigMap",
@@ -107,7 +107,7 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 export const arr = <T = unknown>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
-export const strMap = (v: unknown): Record<string, string> | undefined =>
+const strMap = (v: unknown): Record<string, string> | undefined =>
   isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)])) : undefined;
 export const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 

@@ -7,13 +7,13 @@ import type { LabelProfile } from "../config/roles";
 import { appliedNodeLabels } from "../topology/topology";
 
 /** Labels and annotations a platform component needs on some nodes (e.g. Longhorn's disks and tags). */
-export interface NodeMetadata {
+interface NodeMetadata {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
 export type NodeMetadataContributor = (node: NodeConfig) => NodeMetadata;
 
-export function nodePatch(node: NodeConfig, profile: LabelProfile, contributors: NodeMetadataContributor[] = []): K8sObject {
+function nodePatch(node: NodeConfig, profile: LabelProfile, contributors: NodeMetadataContributor[] = []): K8sObject {
   const labels: Record<string, string> = {};
   const annotations: Record<string, string> = {};
   for (const contribute of contributors) {

@@ -1,7 +1,7 @@
 // The Plan: what an environment installs, as plain data in ordered phases. Pure to build (no
 // Pulumi runtime, no I/O): the Pulumi layer applies it, the offline scripts render, validate and
 // check it.
-import type { Environment, Topology as TopologyName } from "../config/schema";
+import { PINNED_VERSION, type Environment, type Topology as TopologyName } from "../config/schema";
 import type { LabelProfile, Role } from "../config/roles";
 import type { Check } from "../config/problems";
 
@@ -96,7 +96,7 @@ export interface Phase {
   units: Unit[];
 }
 
-export interface NodeSummary {
+interface NodeSummary {
   name: string;
   roles: Role[];
   zone?: string;
@@ -154,7 +154,6 @@ export function findUnit(plan: Pick<Plan, "phases">, name: string): Unit | undef
 
 const TYPE_TOKEN = /^openkeel:[a-z][A-Za-z0-9]*:[A-Z][A-Za-z0-9]*$/;
 const UNIT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const PINNED = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 
 /**
  * Invariants every Plan must hold. A violation is a bug in this repository (not a user mistake),
@@ -175,10 +174,10 @@ export function assertPlanInvariants(plan: Plan): void {
         if (!earlier.has(d)) problems.push(`unit ${u.name} depends on ${d}, which is not listed before it in phase ${ph.name}`);
       }
       earlier.add(u.name);
-      if (u.kind === "HelmRelease" && !PINNED.test(u.chart.version)) {
+      if (u.kind === "HelmRelease" && !PINNED_VERSION.test(u.chart.version)) {
         problems.push(`unit ${u.name}: chart version ${u.chart.version} is not pinned`);
       }
-      if (u.kind === "RemoteManifest" && (!PINNED.test(u.version) || !u.url.includes(u.version))) {
+      if (u.kind === "RemoteManifest" && (!PINNED_VERSION.test(u.version) || !u.url.includes(u.version))) {
         problems.push(`unit ${u.name}: ${u.url} is not pinned to ${u.version}`);
       }
       if (u.kind === "Manifests") {

@@ -16,14 +16,14 @@ function cdiOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
 }
 
 /** Every role some storage node carries: medium's storage nodes are also (tainted) compute nodes. */
-export function storageNodeRoles(ctx: PlatformContext): Role[] {
+function storageNodeRoles(ctx: PlatformContext): Role[] {
   const carried = new Set(ctx.topo.nodesByRole.storage.flatMap((n) => n.roles));
   carried.add("storage");
   return ROLES.filter((r) => carried.has(r));
 }
 
 /** Importer, cloner and upload-server pods: next to the Longhorn replicas they write (§ 2.2). */
-export function cdiWorkloadPlacement(ctx: PlatformContext) {
+function cdiWorkloadPlacement(ctx: PlatformContext) {
   return selectorAndTolerations(
     resolvePlacement({ role: "storage", tolerations: rolesTolerations(storageNodeRoles(ctx)) }, { profile: ctx.profile }),
   );

@@ -5,7 +5,7 @@ import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
 import { CERT_MANAGER_CHART } from "./versions";
 
-export const CERT_MANAGER_NAMESPACE = "cert-manager";
+const CERT_MANAGER_NAMESPACE = "cert-manager";
 
 /** The chart's pods run as non-root with RuntimeDefault seccomp and no capabilities. */
 function certManagerNamespace(): K8sObject {

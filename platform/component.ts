@@ -13,11 +13,11 @@ import type { Topology } from "../topology/topology";
 import type { PlatformContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 
-export const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
-export type PlatformPhase = (typeof PLATFORM_PHASES)[number];
+const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
+type PlatformPhase = (typeof PLATFORM_PHASES)[number];
 
 /** What a component's units wait for besides each other, handed over by the environment. */
-export interface Wiring {
+interface Wiring {
   /** The unit that creates the platform namespaces (with their pod-security labels). */
   namespaces: Unit;
   /** The pod network (the CNI's unit), in environments that install one: pods need it first. */
@@ -28,7 +28,7 @@ type ComponentSettings = Exclude<keyof PlatformConfig, "realBackends">;
 /** The blocks of `openkeel:platform` that belong to one component each (realBackends is the lab's). */
 const COMPONENT_SETTINGS = Object.keys(platformConfigSchema.unwrap().shape).filter((k): k is ComponentSettings => k !== "realBackends");
 
-export type Pin = ChartPin | ManifestPin | ImagePin | OlmPackagePin;
+type Pin = ChartPin | ManifestPin | ImagePin | OlmPackagePin;
 
 export interface PlatformComponent {
   /** As the docs and the design name it, e.g. `Longhorn`. */

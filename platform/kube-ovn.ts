@@ -16,15 +16,15 @@ import type { PlatformContext } from "./context";
 import { KUBE_OVN_CHART } from "./versions";
 
 export const KUBE_OVN_MASTER_LABEL_KEY = "kube-ovn/role";
-export const KUBE_OVN_MASTER_LABEL_VALUE = "master";
+const KUBE_OVN_MASTER_LABEL_VALUE = "master";
 /** RAFT members by default (§ 3.1: "the OpenKeel control plane nodes (3, RAFT)"). */
-export const DEFAULT_MASTER_COUNT = 3;
+const DEFAULT_MASTER_COUNT = 3;
 
 /**
  * The master nodes: the configured ones, else up to 3 controlPlane nodes taken one zone at a time
  * (inventory order within a zone), so that losing a zone keeps a RAFT majority when there are 3.
  */
-export function kubeOvnMasterNodes(ctx: PlatformContext): NodeConfig[] {
+function kubeOvnMasterNodes(ctx: PlatformContext): NodeConfig[] {
   const names = ctx.platform.kubeOvn.masterNodes;
   if (names) return names.map((n) => ctx.cfg.nodes.find((node) => node.name === n)).filter((n): n is NodeConfig => n !== undefined);
   const byZone = new Map<string, NodeConfig[]>();

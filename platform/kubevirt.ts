@@ -10,7 +10,7 @@ import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, remoteManifestUnit, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
 
-export const KUBEVIRT_NAMESPACE = "kubevirt";
+const KUBEVIRT_NAMESPACE = "kubevirt";
 
 function kubevirtOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
   // It holds the KubeVirt CRDs: deleting them deletes every VM.
@@ -18,7 +18,7 @@ function kubevirtOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
 }
 
 /** virt-handler (and so where VMIs may start): compute nodes, Masakari reserved hosts too (§ 5.6). */
-export function virtHandlerPlacement(ctx: PlatformContext) {
+function virtHandlerPlacement(ctx: PlatformContext) {
   return selectorAndTolerations(resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION] }, { profile: ctx.profile }));
 }
 

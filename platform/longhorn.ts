@@ -17,13 +17,13 @@ import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerat
 import { LONGHORN_CHART } from "./versions";
 
 export const LONGHORN_NAMESPACE = "longhorn-system";
-export const LONGHORN_DRIVER = "driver.longhorn.io";
-export const CREATE_DEFAULT_DISK_LABEL = "node.longhorn.io/create-default-disk";
+const LONGHORN_DRIVER = "driver.longhorn.io";
+const CREATE_DEFAULT_DISK_LABEL = "node.longhorn.io/create-default-disk";
 /** Talos ≥ 1.10 mounts the `longhorn` UserVolumeConfig (components/talos.ts) here; elsewhere Longhorn's default. */
 export const TALOS_DATA_PATH = "/var/mnt/longhorn";
-export const DEFAULT_DATA_PATH = "/var/lib/longhorn";
+const DEFAULT_DATA_PATH = "/var/lib/longhorn";
 /** Keeps system-managed pods off non-Linux nodes without restricting them to any role. */
-export const SYSTEM_MANAGED_NODE_SELECTOR: Record<string, string> = { "kubernetes.io/os": "linux" };
+const SYSTEM_MANAGED_NODE_SELECTOR: Record<string, string> = { "kubernetes.io/os": "linux" };
 
 /**
  * Roles whose nodes run pods with Longhorn volumes: Galera, RabbitMQ and OVN central
@@ -56,7 +56,7 @@ export function formatLonghornNodeSelector(selector: Record<string, string>): st
  * consumes volumes, whether it is tainted today or not (changing Longhorn's taint-toleration later
  * needs every volume detached), and the Masakari reserved-host taint.
  */
-export function volumeConsumerTolerations(): Toleration[] {
+function volumeConsumerTolerations(): Toleration[] {
   return [...rolesTolerations(VOLUME_CONSUMER_ROLES), RESERVED_TOLERATION];
 }
 
@@ -73,20 +73,15 @@ export const LONGHORN_DISK_ROLES: readonly Role[] = ["controlPlane", "storage"];
  * `nodeSelector`, Longhorn node tags, not Kubernetes labels), so that VM disk replicas never fill
  * the control plane's disks.
  */
-export const STORAGE_NODE_TAG = "storage";
-export const DEFAULT_NODE_TAGS_ANNOTATION = "node.longhorn.io/default-node-tags";
-
-/** Nodes that get a Longhorn default disk. */
-export function longhornDiskNodes(ctx: PlatformContext): NodeConfig[] {
-  return ctx.topo.nodes.filter((n) => n.roles.some((r) => LONGHORN_DISK_ROLES.includes(r)));
-}
+const STORAGE_NODE_TAG = "storage";
+const DEFAULT_NODE_TAGS_ANNOTATION = "node.longhorn.io/default-node-tags";
 
 /** Nodes that hold replicas of replicated volumes: the storage nodes (Longhorn tag `storage`). */
-export function longhornReplicaNodes(ctx: PlatformContext): NodeConfig[] {
+function longhornReplicaNodes(ctx: PlatformContext): NodeConfig[] {
   return ctx.topo.nodesByRole.storage;
 }
 
-export const longhornNodeMetadata: NodeMetadataContributor = (node) => {
+const longhornNodeMetadata: NodeMetadataContributor = (node) => {
   if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return {};
   return {
     labels: { [CREATE_DEFAULT_DISK_LABEL]: "true" },
@@ -96,14 +91,14 @@ export const longhornNodeMetadata: NodeMetadataContributor = (node) => {
 };
 
 /** Replicas of the VM and volume disks: the override, else 3, never more than the disk nodes. */
-export function volumeReplicas(ctx: PlatformContext): number {
+function volumeReplicas(ctx: PlatformContext): number {
   const override = ctx.platform.longhorn.volumeReplicas;
   if (override !== undefined) return override;
   return Math.max(1, Math.min(3, longhornReplicaNodes(ctx).length));
 }
 
 /** Hyperconverged compute nodes hold disks: a VM disk's replica can then follow the VM (§ 6.2). */
-export function vmDataLocality(ctx: PlatformContext): "best-effort" | "disabled" {
+function vmDataLocality(ctx: PlatformContext): "best-effort" | "disabled" {
   return ctx.topo.nodesByRole.compute.some((n) => n.roles.includes("storage")) ? "best-effort" : "disabled";
 }
 
@@ -149,10 +144,10 @@ function longhornRelease(ctx: PlatformContext): HelmReleaseUnit {
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
 export const LONGHORN_VM_CLASS = "longhorn-vm";
-export const LONGHORN_SNAPSHOT_CLASS = "longhorn-snapshot";
+const LONGHORN_SNAPSHOT_CLASS = "longhorn-snapshot";
 
 /** Live migration needs somewhere to go: two compute nodes at least. */
-export function liveMigrationPossible(ctx: PlatformContext): boolean {
+function liveMigrationPossible(ctx: PlatformContext): boolean {
   return ctx.topo.nodesByRole.compute.length >= 2;
 }
 
@@ -169,7 +164,7 @@ function storageClass(name: string, parameters: Record<string, string>, volumeBi
   };
 }
 
-export function longhornLocalClass(): K8sObject {
+function longhornLocalClass(): K8sObject {
   // WaitForFirstConsumer: the volume is created once its pod is scheduled, and strict-local keeps
   // its only replica on that pod's node (Longhorn forbids allowedTopologies with strict-local).
   return storageClass(
@@ -179,7 +174,7 @@ export function longhornLocalClass(): K8sObject {
   );
 }
 
-export function longhornVmClass(ctx: PlatformContext): K8sObject {
+function longhornVmClass(ctx: PlatformContext): K8sObject {
   return storageClass(
     LONGHORN_VM_CLASS,
     {

@@ -10,7 +10,7 @@ import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
 
-export const MARIADB_OPERATOR_NAMESPACE = "mariadb-operator";
+const MARIADB_OPERATOR_NAMESPACE = "mariadb-operator";
 
 function mariadbOperatorNamespace(): K8sObject {
   return namespace(MARIADB_OPERATOR_NAMESPACE, "baseline");

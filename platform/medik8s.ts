@@ -13,14 +13,14 @@ import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, remoteManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
-export const MEDIK8S_NAMESPACE = "medik8s";
+const MEDIK8S_NAMESPACE = "medik8s";
 /** The catalog olm.yaml installs: OperatorHub.io's community operators, where Medik8s publishes. */
-export const OLM_CATALOG = { name: "operatorhubio-catalog", namespace: "olm" };
+const OLM_CATALOG = { name: "operatorhubio-catalog", namespace: "olm" };
 /** Label Masakari puts on the hosts of a failover segment (§ 1.1); those nodes are its to heal. */
 export const HA_SEGMENT_LABEL = "openkeel.io/ha-segment";
-export const SNR_TEMPLATE_NAME = "openkeel-out-of-service";
+const SNR_TEMPLATE_NAME = "openkeel-out-of-service";
 /** The config SNR creates at start-up; it only takes the DaemonSet tolerations from this repository. */
-export const SNR_CONFIG_NAME = "self-node-remediation-config";
+const SNR_CONFIG_NAME = "self-node-remediation-config";
 
 /** The Medik8s settings, with their defaults when the stack sets none. */
 function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["medik8s"]> {
@@ -129,11 +129,11 @@ function nodeHealthCheck(ctx: PlatformContext, role: (typeof NHC_ROLES)[number],
 }
 
 /** SNR agents run on every node they may have to fence, tainted or reserved (§ 5.6). */
-export function snrAgentTolerations() {
+function snrAgentTolerations() {
   return [...rolesTolerations(ROLES), RESERVED_TOLERATION];
 }
 
-export function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
+function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
   const { maxUnhealthy } = medik8sSettings(ctx.platform);
   return [
     {

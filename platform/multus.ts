@@ -8,8 +8,8 @@ import type { PlatformContext } from "./context";
 import { imageRef, MULTUS_IMAGE } from "./versions";
 
 const NS = "kube-system";
-export const TALOS_NETNS_PATH = "/var/run/netns/";
-export const DEFAULT_NETNS_PATH = "/run/netns/";
+const TALOS_NETNS_PATH = "/var/run/netns/";
+const DEFAULT_NETNS_PATH = "/run/netns/";
 
 const NAD_CRD: K8sObject = {
   apiVersion: "apiextensions.k8s.io/v1",
@@ -64,11 +64,11 @@ const DAEMON_CONFIG = {
   socketDir: "/host/run/multus/",
 };
 
-export function multusNetnsPath(ctx: Pick<PlatformContext, "talos">): string {
+function multusNetnsPath(ctx: Pick<PlatformContext, "talos">): string {
   return ctx.talos ? TALOS_NETNS_PATH : DEFAULT_NETNS_PATH;
 }
 
-export function multusObjects(ctx: PlatformContext): K8sObject[] {
+function multusObjects(ctx: PlatformContext): K8sObject[] {
   const labels = { tier: "node", app: "multus", name: "multus" };
   const image = imageRef(MULTUS_IMAGE);
   const hostPath = (name: string, path: string) => ({ name, hostPath: { path } });

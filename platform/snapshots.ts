@@ -44,7 +44,7 @@ const RULES = [
   { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshots/status"], verbs: ["update", "patch"] },
 ];
 
-export function snapshotControllerObjects(ctx: PlatformContext): K8sObject[] {
+function snapshotControllerObjects(ctx: PlatformContext): K8sObject[] {
   const scheduling = controlPlaneScheduling(ctx);
   const labels = { app: NAME };
   const subject = { kind: "ServiceAccount", name: NAME, namespace: NAMESPACE };

@@ -3,8 +3,7 @@
 // program reads), so the pack reads `openkeel:environment` from it: one source of truth, known to
 // resource and stack policies alike, in `pulumi preview --policy-pack` and in `npm run policy`.
 // Fail closed: when the environment cannot be read, the stack is judged as production.
-export const LAB_ENVIRONMENT = "kind-lab";
-export const PRODUCTION_ENVIRONMENT = "talos-production";
+const LAB_ENVIRONMENT = "kind-lab";
 const PROJECT = "openkeel";
 
 export interface PolicyEnvironment {
@@ -17,7 +16,7 @@ export interface PolicyEnvironment {
   reason: string;
 }
 
-export function readEnvironment(env: NodeJS.ProcessEnv = process.env): PolicyEnvironment {
+function readEnvironment(env: NodeJS.ProcessEnv = process.env): PolicyEnvironment {
   const stack = env.PULUMI_STACK || env.PULUMI_NODEJS_STACK || undefined;
   let config: Record<string, unknown> = {};
   try {

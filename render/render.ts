@@ -44,7 +44,7 @@ export function toYaml(value: unknown): string {
   return emit(redacted) ?? stringify(redacted, YAML_OPTIONS);
 }
 
-export function phaseDir(name: (typeof PHASES)[number]): string {
+function phaseDir(name: (typeof PHASES)[number]): string {
   return `${String(PHASES.indexOf(name) + 1).padStart(2, "0")}-${name}`;
 }
 

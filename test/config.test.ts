@@ -5,7 +5,7 @@ import { loadConfig, rawFromPulumiConfig } from "../config/load";
 import { ConfigError, type Problem } from "../config/problems";
 import { rawFromStackYaml } from "../config/stack-file";
 import { readStack } from "../config/stack-file";
-import { mutatedConfig, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR } from "./helpers/stacks";
 
 function problemsOf(fn: () => unknown): Problem[] {
   try {
@@ -35,7 +35,7 @@ describe("shipped stacks", () => {
 
   it("take the label profile from the environment (D1)", () => {
     expect(shippedConfig("lab").labelProfile).toBe("default");
-    for (const s of ["prod-small", "prod-medium", "prod-large"]) expect(shippedConfig(s).labelProfile).toBe("hardened");
+    for (const s of PRODUCTION_STACKS) expect(shippedConfig(s).labelProfile).toBe("hardened");
   });
 
   it("ignore other namespaces' keys (provider config)", () => {

@@ -2,12 +2,9 @@
 // multi-document, YAML that a 1.1 parser (kind) reads the same as a 1.2 parser (Talos).
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
-import type { Plan } from "../plan/plan";
 import { GENERATED_HEADER, nodeConfigContent, renderPlan } from "../render/render";
-import { planStack } from "../environments";
-import { SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
-
-const planOf = (stack: string): Plan => planStack(shippedConfig(stack)).plan!;
+import { SHIPPED_STACKS } from "./helpers/stacks";
+import { planOf } from "./helpers/plans";
 
 describe("node-level config in the render", () => {
   it.each(SHIPPED_STACKS)("%s: written outside objects/ and values/, listed in index.yaml", (stack) => {

@@ -1,39 +1,22 @@
 // The OpenKeel phases of every shipped stack: which releases exist, in which order, and the values
 // that carry each decision of the node placement design (D1–D8) per topology.
 import { describe, expect, it } from "vitest";
-import { SERVICES, type LoadedConfig, type ServiceName } from "../config/schema";
+import { SERVICES, type ServiceName } from "../config/schema";
 import { resolvePlacement, type Placement } from "../placement/chart-helper";
-import { PHASES, phase, type HelmReleaseUnit, type Plan } from "../plan/plan";
+import { PHASES, phase, type HelmReleaseUnit } from "../plan/plan";
 import { renderPlan } from "../render/render";
 import { ROLES } from "../config/roles";
 import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
 import { planStack } from "../environments";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
-import { mutatedConfig, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 import program from "../index";
+import { openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
 
-const PRODUCTION = ["prod-small", "prod-medium", "prod-large"];
+const PRODUCTION = PRODUCTION_STACKS;
 
-function planOf(cfg: LoadedConfig): Plan {
-  const r = planStack(cfg);
-  if (!r.plan) throw new Error(`plan checks failed: ${r.checks.map((c) => c.message).join("; ")}`);
-  return r.plan;
-}
-
-function releases(plan: Plan): HelmReleaseUnit[] {
-  return [...phase(plan, "openkeel-infra").units, ...phase(plan, "openkeel").units].filter(
-    (u): u is HelmReleaseUnit => u.kind === "HelmRelease",
-  );
-}
-
-function release(plan: Plan, name: string): HelmReleaseUnit {
-  const r = releases(plan).find((u) => u.name === name);
-  if (!r) throw new Error(`no release ${name}`);
-  return r;
-}
-
-const values = (plan: Plan, name: string): any => release(plan, name).values;
-const shipped = (stack: string) => planOf(shippedConfig(stack));
+const values = valuesOf;
+const shipped = (stack: string) => planOf(stack);
 
 describe("releases per stack", () => {
   // § 6: Ironic needs provisioning nodes (medium, large), Zun containers nodes (small)
@@ -50,7 +33,7 @@ describe("releases per stack", () => {
     const names = phase(plan, "openkeel").units.map((u) => u.name);
     const want = SERVICES.filter((s) => (s === "ironic" ? expected[stack].ironic : s === "zun" ? expected[stack].zun : true));
     expect(names).toEqual(want.map((s) => `openkeel-${s}`));
-    for (const u of releases(plan)) {
+    for (const u of openkeelReleases(plan)) {
       expect(u.namespace).toBe("openkeel");
       expect(u.release).toBe(u.name);
     }
@@ -115,7 +98,7 @@ describe("D1: role label keys", () => {
 
   it.each(PRODUCTION)("%s passes the hardened keys, as okadm does, to every release", (stack) => {
     const plan = shipped(stack);
-    for (const r of releases(plan)) {
+    for (const r of openkeelReleases(plan)) {
       const roles = (r.values as any).global.nodeRoles.roles;
       expect(Object.keys(roles).sort()).toEqual([...ROLES].sort());
       for (const role of ROLES) {
@@ -130,7 +113,7 @@ describe("D1: role label keys", () => {
 
   it("the lab uses the default keys, since its node carries roles", () => {
     const plan = shipped("lab");
-    for (const r of releases(plan)) {
+    for (const r of openkeelReleases(plan)) {
       const roles = (r.values as any).global.nodeRoles.roles;
       for (const role of ROLES) expect(roles[role].label).toBe(`node-role.openkeel.io/${slug[role]}`);
     }
@@ -139,7 +122,7 @@ describe("D1: role label keys", () => {
 
   it("a lab whose nodes carry no role passes no role keys at all", () => {
     const plan = planOf(mutatedConfig("lab", (r) => (r.nodes[0].roles = [])));
-    for (const r of releases(plan)) {
+    for (const r of openkeelReleases(plan)) {
       expect((r.values as any).global.nodeRoles).toBeUndefined();
       expect((r.values as any).global.placementDefaults.zoneKey).toBe("topology.kubernetes.io/zone");
     }

@@ -14,7 +14,7 @@ import { planComponents } from "../placement/workloads";
 import { placementReaders, planStack } from "../environments";
 import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits } from "./helpers/design-units";
-import { mutatedConfig, REPO, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
+import { mutatedConfig, REPO, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
 
 function shippedReport(stack: string): { cfg: LoadedConfig; report: PlacementReport } {
   const cfg = shippedConfig(stack);
@@ -25,7 +25,7 @@ function shippedReport(stack: string): { cfg: LoadedConfig; report: PlacementRep
   return { cfg, report: placementReport(plan, r.topology, planComponents(plan, placementReaders())) };
 }
 
-describe.each(["lab", "prod-small", "prod-medium", "prod-large"])("§ 2 matrix on the shipped stack %s", (stack) => {
+describe.each(SHIPPED_STACKS)("§ 2 matrix on the shipped stack %s", (stack) => {
   const { cfg, report } = shippedReport(stack);
 
   it("every component has a § 2 row and reaches exactly the nodes of its roles", () => {

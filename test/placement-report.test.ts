@@ -1,7 +1,7 @@
 // The placement report (issue 7): the design's § 2 matrix per topology, every placement check
 // tripped, and the report files (placement.md, placement.svg).
 import { describe, expect, it } from "vitest";
-import { findUnit, type HelmReleaseUnit, type ManifestsUnit, type Plan } from "../plan/plan";
+import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
 import { NO, placementMarkdown, placementSvg, YES } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
@@ -12,8 +12,9 @@ import { buildTopology } from "../topology/topology";
 import type { LoadedConfig } from "../config/schema";
 import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits, type DesignOpts } from "./helpers/design-units";
-import { mutatedConfig, shippedConfig } from "./helpers/stacks";
+import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 import { parseXml } from "./helpers/xml";
+import { valuesOf } from "./helpers/plans";
 
 /** A stack's plan with the design's units (§ 4.4, § 5.1, § 5.3), as the topology allows. */
 function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
@@ -37,7 +38,7 @@ function report(plan: Plan, topology: ReturnType<typeof planStack>["topology"]):
   return placementReport(plan, topology, planComponents(plan, placementReaders()));
 }
 
-const STACKS = ["lab", "prod-small", "prod-medium", "prod-large"];
+const STACKS = SHIPPED_STACKS;
 
 describe("the design's § 2 matrix, per topology", () => {
   it.each(STACKS)("%s: every component reaches exactly the nodes of its design roles", (stack) => {
@@ -76,10 +77,6 @@ describe("the design's § 2 matrix, per topology", () => {
 // ---------------------------------------------------------------------------------------------
 // Each check, tripped.
 
-function releaseValues(plan: Plan, name: string): any {
-  return (findUnit(plan, name) as HelmReleaseUnit).values;
-}
-
 function checksOf(stack: string, mutate: (plan: Plan) => void, opts: DesignOpts = {}, cfg = shippedConfig(stack)) {
   const { plan, topology } = designPlan(cfg, opts);
   mutate(plan);
@@ -89,7 +86,7 @@ function checksOf(stack: string, mutate: (plan: Plan) => void, opts: DesignOpts 
 describe("placement checks", () => {
   it("a selector with a typo: no eligible node, named with every node it cannot reach", () => {
     const checks = checksOf("prod-medium", (plan) => {
-      releaseValues(plan, "openkeel-nova").placement.api.nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plan": "" };
+      valuesOf(plan, "openkeel-nova").placement.api.nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plan": "" };
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-no-node"]);
     expect(checks[0].level).toBe("error");
@@ -100,7 +97,7 @@ describe("placement checks", () => {
 
   it("a wrong label in global.nodeRoles misplaces every role-placed component of the release", () => {
     const checks = checksOf("prod-small", (plan) => {
-      releaseValues(plan, "openkeel-swift").global = {
+      valuesOf(plan, "openkeel-swift").global = {
         nodeRoles: { roles: { controlPlane: { label: "node-role.openkeel.io/control-plane" }, storage: { label: "node-role.openkeel.io/storage" } } },
       };
     });
@@ -113,7 +110,7 @@ describe("placement checks", () => {
   it("required anti-affinity with more replicas than eligible nodes: 2 Ironic conductors, 1 provisioning node", () => {
     // The okadm plan check refuses this at config level; the placement check catches it in the values.
     const checks = checksOf("prod-medium", (plan) => {
-      releaseValues(plan, "openkeel-ironic").replicas.conductor = 2;
+      valuesOf(plan, "openkeel-ironic").replicas.conductor = 2;
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-anti-affinity"]);
     expect(checks[0].message).toMatch(/^openkeel-ironic\/conductor \(StatefulSet, 2 replica\(s\)\) has required anti-affinity on kubernetes\.io\/hostname but only 1 node\(s\) can take it \(prov-1\)/);
@@ -139,7 +136,7 @@ describe("placement checks", () => {
 
   it("a DaemonSet that misses a node of a role it must cover: Longhorn's manager without the provisioning toleration", () => {
     const checks = checksOf("prod-medium", (plan) => {
-      const v = releaseValues(plan, "longhorn");
+      const v = valuesOf(plan, "longhorn");
       v.longhornManager.tolerations = v.longhornManager.tolerations.filter((t: { key: string }) => !t.key.endsWith("/provisioning"));
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-daemonset-coverage"]);
@@ -186,7 +183,7 @@ describe("placement checks", () => {
 
   it("a DaemonSet spanning roles that misses one: the chassis without its network role", () => {
     const checks = checksOf("prod-large", (plan) => {
-      releaseValues(plan, "openkeel-neutron").placement.chassis = { role: "compute" };
+      valuesOf(plan, "openkeel-neutron").placement.chassis = { role: "compute" };
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-daemonset-coverage"]);
     expect(checks[0].message).toContain("misses net-1, net-2, net-3");
@@ -194,7 +191,7 @@ describe("placement checks", () => {
 
   it("Galera outside the control plane is forbidden", () => {
     const checks = checksOf("prod-medium", (plan) => {
-      const infra = releaseValues(plan, "openkeel-chart").infrastructure;
+      const infra = valuesOf(plan, "openkeel-chart").infrastructure;
       infra.mariadb.placement = { roles: ["controlPlane", "compute"], antiAffinity: "required" };
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
@@ -203,7 +200,7 @@ describe("placement checks", () => {
 
   it("RabbitMQ with a raw selector that widens it is forbidden too", () => {
     const checks = checksOf("prod-small", (plan) => {
-      releaseValues(plan, "openkeel-chart").infrastructure.rabbitmq.placement = { nodeSelector: {}, antiAffinity: "required" };
+      valuesOf(plan, "openkeel-chart").infrastructure.rabbitmq.placement = { nodeSelector: {}, antiAffinity: "required" };
     }, {}, mutatedConfig("prod-small", (raw) => {
       raw.nodes[2].roles = ["compute", "network", "storage", "containers"];
       raw.nodes.push({ ...raw.nodes[0], name: "node-4", internalIP: "10.20.0.14" });
@@ -214,7 +211,7 @@ describe("placement checks", () => {
 
   it("the Ironic conductor outside provisioning nodes is forbidden", () => {
     const checks = checksOf("prod-large", (plan) => {
-      releaseValues(plan, "openkeel-ironic").placement.conductor = { roles: ["provisioning", "controlPlane"], antiAffinity: "required" };
+      valuesOf(plan, "openkeel-ironic").placement.conductor = { roles: ["provisioning", "controlPlane"], antiAffinity: "required" };
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
     expect(checks[0].message).toContain("ok-cp-1");

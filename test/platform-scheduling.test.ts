@@ -2,7 +2,7 @@
 // model of the scheduler's node filter, against the nodes as the node-roles phase labels them and
 // as their roles taint them. Plus the NodeHealthChecks' selectors (§ 5.6).
 import { describe, expect, it } from "vitest";
-import { findUnit, type HelmReleaseUnit, type ManifestsUnit, type Plan } from "../plan/plan";
+import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
 import { RESERVED_TAINT_KEY, roleLabelKey, ROLES, type Role } from "../config/roles";
 import { planStack } from "../environments";
 import { HA_SEGMENT_LABEL, NHC_ROLES, nhcSelector } from "../platform/medik8s";
@@ -10,8 +10,9 @@ import { KUBE_OVN_MASTER_LABEL_KEY } from "../platform/kube-ovn";
 import { VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
 import { fittingNodes, fits, matchesExpressions, nodeViews, type NodeView } from "./helpers/scheduling";
-import { mutatedConfig, shippedConfig } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 import type { LoadedConfig } from "../config/schema";
+import { objectsOf, valuesOf } from "./helpers/plans";
 
 interface Case {
   name: string;
@@ -25,7 +26,7 @@ function makeCase(name: string, cfg: LoadedConfig): Case {
   return { name, cfg, plan, views: nodeViews(cfg, plan) };
 }
 
-const PRODUCTION = ["prod-small", "prod-medium", "prod-large"].map((s) => makeCase(s, shippedConfig(s)));
+const PRODUCTION = PRODUCTION_STACKS.map((s) => makeCase(s, shippedConfig(s)));
 const LAB = makeCase("lab+realBackends", mutatedConfig("lab", (r) => (r.platform = { realBackends: true })));
 /** Medium with a Masakari reserved host: cmp-03 carries openkeel.io/reserved. */
 const WITH_RESERVED: Case = (() => {
@@ -47,13 +48,6 @@ const reserved = (c: Case) => c.views.filter((v) => v.taints.some((t) => t.key =
 function obj(plan: Plan, unit: string, kind: string, name?: string): any {
   return (findUnit(plan, unit) as ManifestsUnit).objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
 }
-function objectsOf(plan: Plan, unit: string): ManifestsUnit["objects"] {
-  return (findUnit(plan, unit) as ManifestsUnit).objects;
-}
-function values(plan: Plan, unit: string): any {
-  return (findUnit(plan, unit) as HelmReleaseUnit).values;
-}
-
 describe.each(ALL)("$name", (c) => {
   it("KubeVirt: infra on the control plane, virt-handler on every compute node, reserved hosts included", () => {
     const kv = obj(c.plan, "kubevirt", "KubeVirt").spec;
@@ -75,7 +69,7 @@ describe.each(ALL)("$name", (c) => {
   });
 
   it("Longhorn: engines, instance managers and CSI plugin wherever volumes are used; driver and UI on the control plane", () => {
-    const v = values(c.plan, "longhorn");
+    const v = valuesOf(c.plan, "longhorn");
     const systemManaged = {
       nodeSelector: parseLonghornNodeSelector(v.defaultSettings.systemManagedComponentsNodeSelector),
       tolerations: parseLonghornTolerations(v.defaultSettings.taintToleration),
@@ -103,7 +97,7 @@ describe.each(ALL)("$name", (c) => {
     expect(tagged).toEqual(withRole(c, "storage"));
     const vm = obj(c.plan, "storage-classes", "StorageClass", "longhorn-vm");
     expect(vm.parameters.nodeSelector).toBe("storage");
-    expect(values(c.plan, "longhorn").persistence.defaultNodeSelector).toEqual({ enable: true, selector: "storage" });
+    expect(valuesOf(c.plan, "longhorn").persistence.defaultNodeSelector).toEqual({ enable: true, selector: "storage" });
     // strict-local: the only replica sits on the pod's node, whichever disk node that is
     expect(obj(c.plan, "storage-classes", "StorageClass", "longhorn-local").parameters.nodeSelector).toBeUndefined();
   });
@@ -113,9 +107,9 @@ describe.each(ALL)("$name", (c) => {
     const snap = obj(c.plan, "snapshot-controller", "Deployment").spec.template.spec;
     expect(fittingNodes(c.views, snap)).toEqual(cp);
     expect(snap.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey).toBe("kubernetes.io/hostname");
-    const cm = values(c.plan, "cert-manager");
+    const cm = valuesOf(c.plan, "cert-manager");
     for (const part of [cm, cm.webhook, cm.cainjector, cm.startupapicheck]) expect(fittingNodes(c.views, part)).toEqual(cp);
-    const mdb = values(c.plan, "mariadb-operator");
+    const mdb = valuesOf(c.plan, "mariadb-operator");
     for (const part of [mdb, mdb.webhook, mdb.certController]) expect(fittingNodes(c.views, part)).toEqual(cp);
   });
 
@@ -127,7 +121,7 @@ describe.each(ALL)("$name", (c) => {
 
 describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
   it("Kube-OVN: MASTER_NODES are the internal IPs of exactly the labelled master nodes, all controlPlane, an odd number", () => {
-    const v = values(c.plan, "kube-ovn");
+    const v = valuesOf(c.plan, "kube-ovn");
     const [key, value] = v.MASTER_NODES_LABEL.split("=");
     expect(key).toBe(KUBE_OVN_MASTER_LABEL_KEY);
     const labelled = c.views.filter((x) => x.labels[key] === value);

@@ -4,46 +4,21 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../config/problems";
-import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
+import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
 import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../config/roles";
 import { planStack } from "../environments";
 import { PLATFORM_NAMESPACES_UNIT } from "../platform/component";
 import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_LOCAL_CLASS, LONGHORN_NAMESPACE, LONGHORN_VM_CLASS } from "../platform/longhorn";
 import { imageRef, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
 import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
-import { mutatedConfig, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import { runProgram } from "./helpers/pulumi";
 import program from "../index";
+import { object, objectsOf, planOf, release, unitNames } from "./helpers/plans";
 
-const PRODUCTION = ["prod-small", "prod-medium", "prod-large"];
-
-function planOf(cfg: ReturnType<typeof shippedConfig>): Plan {
-  const r = planStack(cfg);
-  if (!r.plan) throw new Error(`no plan: ${r.checks.map((c) => c.code).join(", ")}`);
-  return r.plan;
-}
+const PRODUCTION = PRODUCTION_STACKS;
 
 const labWithBackends = () => mutatedConfig("lab", (r) => (r.platform = { realBackends: true }));
-
-function unitNames(plan: Plan, phaseName: string): string[] {
-  return plan.phases.find((p) => p.name === phaseName)!.units.map((u) => u.name);
-}
-
-function objectsOf(plan: Plan, unit: string): K8sObject[] {
-  return (findUnit(plan, unit) as ManifestsUnit).objects;
-}
-
-function object(plan: Plan, unit: string, kind: string, name: string): any {
-  const o = objectsOf(plan, unit).find((x) => x.kind === kind && x.metadata.name === name);
-  if (!o) throw new Error(`no ${kind} ${name} in ${unit}`);
-  return o;
-}
-
-function release(plan: Plan, name: string): HelmReleaseUnit {
-  const u = findUnit(plan, name);
-  if (u?.kind !== "HelmRelease") throw new Error(`no release ${name}`);
-  return u;
-}
 
 const SNAPSHOT_CRDS = ["volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots", "volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots"].map(
   (p) => `snapshot-crd-${p}`,
@@ -57,7 +32,7 @@ const BACKENDS = {
 
 describe("units per environment", () => {
   it.each(PRODUCTION)("%s (Talos): the CNI, every platform component and its configuration", (stack) => {
-    const plan = planOf(shippedConfig(stack));
+    const plan = planOf(stack);
     expect(unitNames(plan, "crds-operators").sort()).toEqual(
       [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm-crds", "olm", "medik8s-operators"].sort(),
     );
@@ -79,7 +54,7 @@ describe("units per environment", () => {
       const have = unitNames(plan, ph);
       for (const n of names) expect(have, `${ph} has ${n}`).toContain(n);
     }
-    expect(object(plan, "kubevirt", "KubeVirt", "kubevirt").spec.configuration.developerConfiguration).toEqual({ useEmulation: true });
+    expect(object(plan, "KubeVirt", "kubevirt").spec.configuration.developerConfiguration).toEqual({ useEmulation: true });
     expect(objectsOf(plan, PLATFORM_NAMESPACES_UNIT).map((o) => o.metadata.name)).toContain(LONGHORN_NAMESPACE);
     // explicit false is the default
     const off = planOf(mutatedConfig("lab", (r) => (r.platform = { realBackends: false })));
@@ -87,7 +62,7 @@ describe("units per environment", () => {
   });
 
   it.each(PRODUCTION)("%s: no emulation in production", (stack) => {
-    const kv = object(planOf(shippedConfig(stack)), "kubevirt", "KubeVirt", "kubevirt");
+    const kv = object(planOf(stack), "KubeVirt", "kubevirt", "kubevirt");
     expect(kv.spec.configuration.developerConfiguration).toBeUndefined();
   });
 });
@@ -146,7 +121,7 @@ describe("order: CRDs and operators before the objects that need them", () => {
   });
 
   it.each(PRODUCTION)("%s: the OLM subscriptions hold until OLM has installed the operator (its CRDs first)", (stack) => {
-    const plan = planOf(shippedConfig(stack));
+    const plan = planOf(stack);
     const subs = objectsOf(plan, "medik8s-operators").filter((o) => o.kind === "Subscription");
     expect(subs.map((s) => s.metadata.name).sort()).toEqual(["node-healthcheck-operator", "node-maintenance-operator", "self-node-remediation"]);
     for (const s of subs) expect(s.metadata.annotations?.["pulumi.com/waitFor"]).toBe("jsonpath={.status.installedCSV}");
@@ -156,7 +131,7 @@ describe("order: CRDs and operators before the objects that need them", () => {
   });
 
   it.each(PRODUCTION)("%s: nothing that runs pods starts before the CNI", (stack) => {
-    const plan = planOf(shippedConfig(stack));
+    const plan = planOf(stack);
     const crdsOnly = new Set([PLATFORM_NAMESPACES_UNIT, "kube-ovn", "olm-crds", "mariadb-operator-crds", ...SNAPSHOT_CRDS]);
     const phase = plan.phases.find((p) => p.name === "crds-operators")!;
     expect(phase.units[0].name === PLATFORM_NAMESPACES_UNIT || phase.units[0].name === "kube-ovn").toBe(true);
@@ -187,7 +162,7 @@ describe("order: CRDs and operators before the objects that need them", () => {
   });
 
   it.each(PRODUCTION)("%s: what owns data is protected", (stack) => {
-    const plan = planOf(shippedConfig(stack));
+    const plan = planOf(stack);
     const protectedUnits = allUnits(plan).filter((u) => u.protect).map((u) => u.name);
     for (const name of [
       "longhorn",
@@ -211,7 +186,7 @@ describe("order: CRDs and operators before the objects that need them", () => {
 });
 
 describe("StorageClasses (D5) and snapshots", () => {
-  const sc = (plan: Plan, name: string) => object(plan, "storage-classes", "StorageClass", name);
+  const sc = (plan: Plan, name: string) => object(plan, "StorageClass", name);
   const cases: [string, number, boolean, () => ReturnType<typeof shippedConfig>][] = [
     ["prod-small", 3, true, () => shippedConfig("prod-small")],
     ["prod-medium", 3, true, () => shippedConfig("prod-medium")],
@@ -251,10 +226,10 @@ describe("StorageClasses (D5) and snapshots", () => {
 
   it("a VolumeSnapshotClass for Longhorn, and the snapshot-controller image of the pinned release", () => {
     const plan = planOf(shippedConfig("prod-medium"));
-    const vsc = object(plan, "volume-snapshot-classes", "VolumeSnapshotClass", "longhorn-snapshot");
+    const vsc = object(plan, "VolumeSnapshotClass", "longhorn-snapshot");
     expect(vsc.driver).toBe("driver.longhorn.io");
     expect(vsc.deletionPolicy).toBe("Delete");
-    const deploy = object(plan, "snapshot-controller", "Deployment", "snapshot-controller");
+    const deploy = object(plan, "Deployment", "snapshot-controller");
     expect(deploy.spec.template.spec.containers[0].image).toBe(imageRef(SNAPSHOT_CONTROLLER_IMAGE));
     for (const name of SNAPSHOT_CRDS) {
       const u = findUnit(plan, name);
@@ -271,7 +246,7 @@ describe("StorageClasses (D5) and snapshots", () => {
 describe("Longhorn's string settings", () => {
   it("our settings parse as Longhorn parses them", () => {
     for (const stack of PRODUCTION) {
-      const d = (release(planOf(shippedConfig(stack)), "longhorn").values as any).defaultSettings;
+      const d = (release(planOf(stack), "longhorn").values as any).defaultSettings;
       const tolerations = parseLonghornTolerations(d.taintToleration);
       expect(tolerations.length).toBeGreaterThan(0);
       for (const t of tolerations) {
@@ -347,7 +322,7 @@ describe("Talos specifics", () => {
 
   it("Multus: the pinned thick image, and the netns path of each environment", () => {
     const netns = (plan: Plan) => {
-      const ds = object(plan, "multus", "DaemonSet", "kube-multus-ds");
+      const ds = object(plan, "DaemonSet", "kube-multus-ds");
       const images = [...ds.spec.template.spec.containers, ...ds.spec.template.spec.initContainers].map((c: any) => c.image);
       expect(new Set(images)).toEqual(new Set([imageRef(MULTUS_IMAGE)]));
       expect(MULTUS_IMAGE.tag).toMatch(/^v\d+\.\d+\.\d+-thick$/);
@@ -432,7 +407,7 @@ describe("openkeel:platform settings", () => {
     const plan = planOf(
       mutatedConfig("prod-large", (r) => (r.platform = { medik8s: { unhealthyDuration: "2m", maxUnhealthy: { network: "34%", storage: 2 } } })),
     );
-    const nhc = (name: string) => object(plan, "medik8s-remediation", "NodeHealthCheck", name).spec;
+    const nhc = (name: string) => object(plan, "NodeHealthCheck", name).spec;
     expect(nhc("openkeel-network").maxUnhealthy).toBe("34%");
     expect(nhc("openkeel-storage").maxUnhealthy).toBe(2);
     expect(nhc("openkeel-control-plane").maxUnhealthy).toBe(1);

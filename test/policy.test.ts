@@ -2,10 +2,11 @@
 // what the program registers for each shipped stack and for mutations of a stack's config or Plan:
 // every policy passes on the shipped stacks and trips on a mutation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allUnits, findUnit, phase, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../plan/plan";
+import { allUnits, findUnit, phase, type K8sObject, type ManifestsUnit, type Plan } from "../plan/plan";
 import type { PackSession } from "../scripts/lib/analyzer";
 import { judge, packFor, runMutatedConfig, runMutatedPlan, runShipped, summary, violations, type PolicyResult } from "./helpers/policy";
 import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
+import { object, release } from "./helpers/plans";
 
 const PROD = "prod-medium";
 const LARGE = "prod-large";
@@ -22,12 +23,6 @@ afterAll(() => {
 });
 
 const packOf = (stack: string) => ((shippedRaw(stack) as any).environment === "kind-lab" ? labPack : prodPack);
-
-function release(plan: Plan, name: string): HelmReleaseUnit {
-  const u = findUnit(plan, name);
-  if (!u || u.kind !== "HelmRelease") throw new Error(`no release ${name}; have ${allUnits(plan).map((x) => x.name).join(", ")}`);
-  return u;
-}
 
 /** The stack's longhorn-local class (the platform's), or a unit holding one when the platform has none. */
 function localClass(plan: Plan): K8sObject {
@@ -48,15 +43,6 @@ function localClass(plan: Plan): K8sObject {
 }
 
 /** An object the platform writes, found by kind and name. */
-function object(plan: Plan, kind: string, name: string): K8sObject {
-  for (const u of allUnits(plan)) {
-    if (u.kind !== "Manifests") continue;
-    const o = u.objects.find((x) => x.kind === kind && x.metadata.name === name);
-    if (o) return o;
-  }
-  throw new Error(`no ${kind} ${name} in the plan`);
-}
-
 function tripped(result: PolicyResult): string[] {
   return [...new Set(result.mandatory.map((d) => d.policy))].sort();
 }

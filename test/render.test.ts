@@ -5,21 +5,17 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { secretRef, type Plan } from "../plan/plan";
+import { secretRef } from "../plan/plan";
 import { renderPlan, secretPlaceholder, toYaml } from "../render/render";
-import { planStack } from "../environments";
 import { readTree } from "../scripts/lib/write";
-import { REPO, SHIPPED_STACKS, shippedConfig, tempStacks } from "./helpers/stacks";
+import { REPO, SHIPPED_STACKS, tempStacks } from "./helpers/stacks";
+import { planOf } from "./helpers/plans";
 
 const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 
 function render(argv: string[]) {
   const r = spawnSync(TSX, [path.join(REPO, "scripts/render.ts"), ...argv], { cwd: REPO, encoding: "utf8" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function planOf(stack: string): Plan {
-  return planStack(shippedConfig(stack)).plan!;
 }
 
 describe("renderPlan", () => {

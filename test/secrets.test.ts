@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import program from "../index";
-import { secretNames } from "../components/deploy";
+import { secretNames } from "../components/stack-secrets";
 import { planStack } from "../environments";
 import { readTree } from "../scripts/lib/write";
 import { MOCK_SECRET_VALUE, runProgram, type ProgramRun } from "./helpers/pulumi";

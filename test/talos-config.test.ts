@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, type Problem } from "../config/problems";
 import { isCpuList, WATCHDOG_MODULES } from "../config/talos";
-import { mutatedConfig, shippedConfig } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
 function problemsOf(stack: string, mutate: (raw: any) => void): Problem[] {
   try {
@@ -17,7 +17,7 @@ function problemsOf(stack: string, mutate: (raw: any) => void): Problem[] {
 
 describe("openkeel:talos", () => {
   it("is set, with a Talos watchdog module, in every production stack", () => {
-    for (const stack of ["prod-small", "prod-medium", "prod-large"]) {
+    for (const stack of PRODUCTION_STACKS) {
       const talos = shippedConfig(stack).talos!;
       expect((WATCHDOG_MODULES as readonly string[]).includes(talos.watchdogModule)).toBe(true);
       expect(talos.compute).toBeDefined();

@@ -9,7 +9,7 @@ import { planStack } from "../environments";
 import { talosNodeConfig } from "../nodes/talos";
 import { buildTopology } from "../topology/topology";
 import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir, talosSchemaPath, talosValidator } from "../scripts/lib/talos-schema";
-import { mutatedConfig, REPO, shippedConfig } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, REPO, shippedConfig } from "./helpers/stacks";
 
 const validator = talosValidator();
 
@@ -41,7 +41,7 @@ describe("Talos schema validation", () => {
     );
   });
 
-  it.each(["prod-small", "prod-medium", "prod-large"])("%s: every patch and node patch document is valid", (stack) => {
+  it.each(PRODUCTION_STACKS)("%s: every patch and node patch document is valid", (stack) => {
     expect(expectValid(shippedConfig(stack))).toBeGreaterThan(0);
   });
 

@@ -20,9 +20,9 @@ import {
 import { buildTopology } from "../topology/topology";
 import { planStack } from "../environments";
 import { TALOS_VERSION } from "../platform/versions";
-import { mutatedConfig, shippedConfig } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
-const PRODUCTION = ["prod-small", "prod-medium", "prod-large"];
+const PRODUCTION = PRODUCTION_STACKS;
 
 function filesOf(cfg: LoadedConfig): NodeConfigFile[] {
   // Node-level config does not depend on where pods land: only the errors of other checks matter here

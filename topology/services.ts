@@ -12,7 +12,7 @@ export const SERVICE_REQUIRED_ROLE: Partial<Record<ServiceName, Role>> = {
   swift: "storage",
 };
 
-export const DEFAULT_IRONIC_CONDUCTORS = 2;
+const DEFAULT_IRONIC_CONDUCTORS = 2;
 
 /** Whether a service is on: its `enabled` flag, else on when the topology has the role it needs. */
 export function serviceEnabled(cfg: Config, topo: Topology, service: ServiceName): boolean {

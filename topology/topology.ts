@@ -23,7 +23,7 @@ export interface Topology {
   zones: string[];
 }
 
-export function taintedRoles(taints: Config["taints"]): Role[] {
+function taintedRoles(taints: Config["taints"]): Role[] {
   if (taints === true) return [...ROLES];
   if (taints === false) return [];
   return ROLES.filter((r) => taints.includes(r));

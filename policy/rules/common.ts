@@ -2,6 +2,7 @@
 // scope, "what is wrong. Fix: how" messages), and readers for the shapes this repository emits
 // (Helm releases and their OpenKeel values, Kubernetes objects). Pure: no server, no Pulumi runtime.
 import type { ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { formatPath, formatProblem, type Problem } from "../../config/problems";
 import { currentEnvironment, type PolicyEnvironment } from "../environment";
 
 export const RELEASE_TYPE = "kubernetes:helm.sh/v3:Release";
@@ -17,11 +18,8 @@ export interface ResourceView {
   props: Record<string, any>;
 }
 
-export interface Finding {
-  /** What is wrong, naming the value path. */
-  message: string;
-  /** How to fix it. */
-  fix: string;
+/** What a rule finds: a problem (what is wrong, naming the value path; how to fix it). */
+export interface Finding extends Problem {
   /** Stack rules: the resource the finding is about. */
   urn?: string;
 }
@@ -43,8 +41,13 @@ export interface StackRule extends RuleBase {
   check(resources: ResourceView[], env: PolicyEnvironment): Finding[];
 }
 
-export function formatFinding(f: Finding): string {
-  return `${f.message}. Fix: ${f.fix}`;
+/** A rule of one decision; `production` scope unless it binds labs too. */
+export function resourceRule(decision: Decision, name: string, description: string, check: ResourceRule["check"], scope: Scope = "production"): ResourceRule {
+  return { name, decision, description, scope, check };
+}
+
+export function stackRule(decision: Decision, name: string, description: string, check: StackRule["check"], scope: Scope = "production"): StackRule {
+  return { name, decision, description, scope, check };
 }
 
 function exemption(rule: RuleBase, env: PolicyEnvironment): string | undefined {
@@ -62,7 +65,7 @@ export function resourcePolicy(rule: ResourceRule): ResourceValidationPolicy {
       const env = currentEnvironment();
       const exempt = exemption(rule, env);
       if (exempt) args.notApplicable(exempt);
-      for (const f of rule.check({ type: args.type, name: args.name, urn: args.urn, props: args.props }, env)) report(formatFinding(f));
+      for (const f of rule.check({ type: args.type, name: args.name, urn: args.urn, props: args.props }, env)) report(formatProblem(f));
     },
   };
 }
@@ -78,7 +81,7 @@ export function stackPolicy(rule: StackRule): StackValidationPolicy {
       const exempt = exemption(rule, env);
       if (exempt) args.notApplicable(exempt);
       const views = args.resources.map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: r.props }));
-      for (const f of rule.check(views, env)) report(formatFinding(f), f.urn);
+      for (const f of rule.check(views, env)) report(formatProblem(f), f.urn);
     },
   };
 }
@@ -104,10 +107,6 @@ export function get(root: unknown, path: readonly string[]): unknown {
 export function chartOf(r: ResourceView): string | undefined {
   if (r.type !== RELEASE_TYPE || typeof r.props.chart !== "string") return undefined;
   return r.props.chart.replace(/\/+$/, "").split("/").pop();
-}
-
-export function releasesOf(resources: ResourceView[], chart: string): ResourceView[] {
-  return resources.filter((r) => chartOf(r) === chart);
 }
 
 /** A release's values. */
@@ -136,6 +135,7 @@ export function walk(value: unknown, visit: (path: string[], value: unknown) => 
   else if (isObject(value)) for (const [k, v] of Object.entries(value)) walk(v, visit, [...path, k]);
 }
 
-export function formatPath(path: readonly string[]): string {
-  return path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : /^[A-Za-z0-9_-]+$/.test(p) ? `.${p}` : `["${p}"]`)).join("").replace(/^\./, "");
+/** A path `walk` reports (list indices as digits), as every problem writes key paths. */
+export function valuesPath(path: readonly string[], empty = ""): string {
+  return formatPath(path.map((p) => (/^\d+$/.test(p) ? Number(p) : p)), empty);
 }

@@ -2,7 +2,7 @@
 // `node-restriction.kubernetes.io/openkeel-<role>` (a kubelet cannot set them); taint keys stay
 // `node-role.openkeel.io/<role>` (NodeRestriction restricts labels, not taints). Labs are exempt.
 import { DEFAULT_ROLE_PREFIX, HARDENED_ROLE_PREFIX, ROLES, roleLabelKey, roleOfLabelKey, roleTaint } from "../../config/roles";
-import { chartOf, formatPath, get, RELEASE_TYPE, walk, type Finding, type ResourceRule, type ResourceView } from "./common";
+import { chartOf, type Finding, get, RELEASE_TYPE, resourceRule, type ResourceView, valuesPath, walk } from "./common";
 
 /** A path segment under which role keys are taint keys (tolerations, taints, Longhorn's taintToleration). */
 const TAINT_CONTEXT = /toleration|taint/i;
@@ -19,9 +19,9 @@ function hardenedFor(defaultKey: string): string {
 }
 
 /** Every role label key (default profile) used outside a taint context, and every hardened key used as a taint. */
-export function roleKeyFindings(r: ResourceView): Finding[] {
+function roleKeyFindings(r: ResourceView): Finding[] {
   const findings: Finding[] = [];
-  const where = (path: string[]) => `${r.name} (${r.type}) ${formatPath(path) || "(root)"}`;
+  const where = (path: string[]) => `${r.name} (${r.type}) ${valuesPath(path, "(root)")}`;
   walk(r.props, (path, value) => {
     const inTaint = path.some((seg) => TAINT_CONTEXT.test(seg));
     const key = path[path.length - 1];
@@ -55,7 +55,7 @@ export function roleKeyFindings(r: ResourceView): Finding[] {
 }
 
 /** An OpenKeel chart places nothing by role unless `global.nodeRoles` defines the six roles as okadm does (§ 5.2). */
-export function nodeRolesFindings(r: ResourceView): Finding[] {
+function nodeRolesFindings(r: ResourceView): Finding[] {
   const chart = chartOf(r);
   if (r.type !== RELEASE_TYPE || !chart?.startsWith("openkeel-")) return [];
   const findings: Finding[] = [];
@@ -80,13 +80,9 @@ export function nodeRolesFindings(r: ResourceView): Finding[] {
   return findings;
 }
 
-export const d1HardenedRoleLabels: ResourceRule = {
-  name: "d1-hardened-role-labels",
-  decision: "D1",
-  scope: "production",
-  description: `production writes and selects role labels only with the hardened keys ${HARDENED_ROLE_PREFIX}<role> (Node patches, global.nodeRoles, placement overrides, KubeVirt/CDI placement, NodeHealthCheck and Longhorn selectors); taint keys stay ${DEFAULT_ROLE_PREFIX}<role>`,
-  check(r) {
-    if (!r.type.startsWith("kubernetes:")) return [];
-    return [...roleKeyFindings(r), ...nodeRolesFindings(r)];
-  },
-};
+export const d1HardenedRoleLabels = resourceRule(
+  "D1",
+  "d1-hardened-role-labels",
+  `production writes and selects role labels only with the hardened keys ${HARDENED_ROLE_PREFIX}<role> (Node patches, global.nodeRoles, placement overrides, KubeVirt/CDI placement, NodeHealthCheck and Longhorn selectors); taint keys stay ${DEFAULT_ROLE_PREFIX}<role>`,
+  (r) => (r.type.startsWith("kubernetes:") ? [...roleKeyFindings(r), ...nodeRolesFindings(r)] : []),
+);

@@ -1,13 +1,13 @@
 // D2: Neutron writes its own OVN (mode B, backend ovn-nb): OVN central is 3 RAFT members on the
 // control plane with required host anti-affinity; the chassis run on compute and network nodes;
 // Kube-OVN's BGP speaker is not deployed (tenant IPs are announced by ovn-bgp-agent).
-import { chartOf, describeValue, formatPath, get, RELEASE_TYPE, valuesOf, walk, type Finding, type ResourceRule, type ResourceView } from "./common";
+import { chartOf, describeValue, type Finding, get, RELEASE_TYPE, resourceRule, type ResourceView, valuesOf, valuesPath, walk } from "./common";
 import { neutronView, NEUTRON_CHART } from "./neutron";
 import { covers, describePlacement, onlyOn } from "./placement";
 
-export const OVN_CENTRAL_MEMBERS = 3;
+const OVN_CENTRAL_MEMBERS = 3;
 
-export function neutronOvnFindings(r: ResourceView): Finding[] {
+function neutronOvnFindings(r: ResourceView): Finding[] {
   if (chartOf(r) !== NEUTRON_CHART) return [];
   const n = neutronView(r);
   const findings: Finding[] = [];
@@ -45,7 +45,7 @@ export function neutronOvnFindings(r: ResourceView): Finding[] {
 }
 
 /** Kube-OVN's speaker in any form: a release value that enables it, or an object/manifest named so. */
-export function kubeOvnSpeakerFindings(r: ResourceView): Finding[] {
+function kubeOvnSpeakerFindings(r: ResourceView): Finding[] {
   const findings: Finding[] = [];
   const chart = chartOf(r) ?? "";
   if (r.type === RELEASE_TYPE && chart.startsWith("kube-ovn")) {
@@ -54,7 +54,7 @@ export function kubeOvnSpeakerFindings(r: ResourceView): Finding[] {
       const inSpeaker = path.some((p) => /speaker/i.test(p));
       if (inSpeaker && /^(enabled|enable)$/i.test(key) && (value === true || value === "true")) {
         findings.push({
-          message: `${r.name}: values.${formatPath(path)} turns on Kube-OVN's BGP speaker`,
+          message: `${r.name}: values.${valuesPath(path)} turns on Kube-OVN's BGP speaker`,
           fix: "remove it: with the parallel OVN (D2) tenant IPs are announced by ovn-bgp-agent (openkeel-neutron bgpAgent)",
         });
       }
@@ -70,10 +70,9 @@ export function kubeOvnSpeakerFindings(r: ResourceView): Finding[] {
   return findings;
 }
 
-export const d2ParallelOvn: ResourceRule = {
-  name: "d2-parallel-ovn",
-  decision: "D2",
-  scope: "production",
-  description: `Neutron backend ovn-nb; OVN central ${OVN_CENTRAL_MEMBERS} members on the control plane with required host anti-affinity; chassis on compute and network; no Kube-OVN BGP speaker`,
-  check: (r) => [...neutronOvnFindings(r), ...kubeOvnSpeakerFindings(r)],
-};
+export const d2ParallelOvn = resourceRule(
+  "D2",
+  "d2-parallel-ovn",
+  `Neutron backend ovn-nb; OVN central ${OVN_CENTRAL_MEMBERS} members on the control plane with required host anti-affinity; chassis on compute and network; no Kube-OVN BGP speaker`,
+  (r) => [...neutronOvnFindings(r), ...kubeOvnSpeakerFindings(r)],
+);

@@ -1,11 +1,11 @@
 // D3: distributed floating IPs: every hypervisor NATs the FIPs of its own VMs, so the chassis (and
 // the external bridge mappings it carries) run on compute nodes too, and the BGP agent, when the
 // fabric speaks BGP, runs on network and compute nodes.
-import { chartOf, describeValue, get, type Finding, type ResourceRule, type ResourceView } from "./common";
+import { chartOf, describeValue, type Finding, get, resourceRule, type ResourceView } from "./common";
 import { neutronView, NEUTRON_CHART } from "./neutron";
 import { covers, describePlacement } from "./placement";
 
-export function distributedFipFindings(r: ResourceView): Finding[] {
+function distributedFipFindings(r: ResourceView): Finding[] {
   if (chartOf(r) !== NEUTRON_CHART) return [];
   const n = neutronView(r);
   const findings: Finding[] = [];
@@ -36,10 +36,9 @@ export function distributedFipFindings(r: ResourceView): Finding[] {
   return findings;
 }
 
-export const d3DistributedFloatingIps: ResourceRule = {
-  name: "d3-distributed-floating-ips",
-  decision: "D3",
-  scope: "production",
-  description: "floating IPs are distributed; the chassis and its bridge mappings run on compute; the BGP agent, when enabled, runs on network and compute",
-  check: distributedFipFindings,
-};
+export const d3DistributedFloatingIps = resourceRule(
+  "D3",
+  "d3-distributed-floating-ips",
+  "floating IPs are distributed; the chassis and its bridge mappings run on compute; the BGP agent, when enabled, runs on network and compute",
+  distributedFipFindings,
+);

@@ -1,7 +1,7 @@
 // D4: the HTTP metadata service (169.254.169.254): the metadata agent is enabled on every
 // hypervisor, and its shared secret (metadata_proxy_shared_secret, shared with Nova's metadata
 // API) is a Pulumi secret generated per stack, never a plaintext value in the program.
-import { chartOf, formatPath, RANDOM_PASSWORD_TYPE, valuesOf, walk, type Finding, type ResourceRule, type ResourceView, type StackRule } from "./common";
+import { chartOf, type Finding, RANDOM_PASSWORD_TYPE, resourceRule, type ResourceView, stackRule, valuesOf, valuesPath, walk } from "./common";
 import { neutronView, NEUTRON_CHART } from "./neutron";
 import { describePlacement, onlyOn } from "./placement";
 
@@ -9,7 +9,7 @@ export const NOVA_CHART = "openkeel-nova";
 const SHARED_SECRET_KEY = /shared[-_]?secret/i;
 
 /** Every value under a `…sharedSecret…` key of a release (path → value). */
-export function sharedSecrets(r: ResourceView): { path: string[]; value: unknown }[] {
+function sharedSecrets(r: ResourceView): { path: string[]; value: unknown }[] {
   const out: { path: string[]; value: unknown }[] = [];
   walk(valuesOf(r), (path, value) => {
     const key = path[path.length - 1];
@@ -18,7 +18,7 @@ export function sharedSecrets(r: ResourceView): { path: string[]; value: unknown
   return out;
 }
 
-export function metadataAgentFindings(r: ResourceView): Finding[] {
+function metadataAgentFindings(r: ResourceView): Finding[] {
   if (chartOf(r) !== NEUTRON_CHART) return [];
   const n = neutronView(r);
   const findings: Finding[] = [];
@@ -42,7 +42,7 @@ export function metadataAgentFindings(r: ResourceView): Finding[] {
   for (const s of secrets) {
     if (typeof s.value !== "string" || s.value.length < 16) {
       findings.push({
-        message: `${r.name}: values.${formatPath(s.path)} is empty or too short for an HMAC key`,
+        message: `${r.name}: values.${valuesPath(s.path)} is empty or too short for an HMAC key`,
         fix: "set it from the generated stack secret (secretRef('metadata-proxy-shared-secret'))",
       });
     }
@@ -55,7 +55,7 @@ export function metadataAgentFindings(r: ResourceView): Finding[] {
  * neutron and nova values must be the result of one of the stack's generated passwords (random's
  * `result` is always a secret output), and neutron's and nova's must be the same value.
  */
-export function secretOriginFindings(resources: ResourceView[]): Finding[] {
+function secretOriginFindings(resources: ResourceView[]): Finding[] {
   const generated = new Set(resources.filter((r) => r.type === RANDOM_PASSWORD_TYPE).map((r) => r.props.result).filter((v) => typeof v === "string"));
   const findings: Finding[] = [];
   const seen: { r: ResourceView; value: unknown }[] = [];
@@ -67,7 +67,7 @@ export function secretOriginFindings(resources: ResourceView[]): Finding[] {
       if (!generated.has(s.value as string)) {
         findings.push({
           urn: r.urn,
-          message: `${r.name}: values.${formatPath(s.path)} is a plaintext value, not the stack's generated secret`,
+          message: `${r.name}: values.${valuesPath(s.path)} is a plaintext value, not the stack's generated secret`,
           fix: "use secretRef('metadata-proxy-shared-secret') in the Plan: the Pulumi layer turns it into a RandomPassword kept as a Pulumi secret",
         });
       }
@@ -84,19 +84,18 @@ export function secretOriginFindings(resources: ResourceView[]): Finding[] {
   return findings;
 }
 
-export const d4MetadataAgent: ResourceRule = {
-  name: "d4-metadata-agent",
-  decision: "D4",
-  scope: "production",
-  description: "the metadata agent is enabled on compute nodes and has its shared secret",
-  check: metadataAgentFindings,
-};
+export const d4MetadataAgent = resourceRule(
+  "D4",
+  "d4-metadata-agent",
+  "the metadata agent is enabled on compute nodes and has its shared secret",
+  metadataAgentFindings,
+);
 
-export const d4MetadataSecret: StackRule = {
-  name: "d4-metadata-secret",
-  decision: "D4",
-  // A plaintext secret is wrong in every environment.
-  scope: "everywhere",
-  description: "the metadata proxy shared secret is the stack's generated Pulumi secret, the same for neutron and nova, never plaintext",
-  check: secretOriginFindings,
-};
+// A plaintext secret is wrong in every environment.
+export const d4MetadataSecret = stackRule(
+  "D4",
+  "d4-metadata-secret",
+  "the metadata proxy shared secret is the stack's generated Pulumi secret, the same for neutron and nova, never plaintext",
+  secretOriginFindings,
+  "everywhere",
+);

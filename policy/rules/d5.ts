@@ -1,15 +1,15 @@
 // D5: Galera and RabbitMQ replicate themselves, so their volumes are single-replica local Longhorn
 // volumes: a class with numberOfReplicas "1" and dataLocality strict-local, which must exist.
-import { chartValues, chartOf, describeValue, formatPath, get, isObject, STORAGE_CLASS_TYPE, walk, type Finding, type ResourceRule, type ResourceView, type StackRule } from "./common";
+import { chartOf, chartValues, describeValue, type Finding, get, isObject, resourceRule, type ResourceView, stackRule, STORAGE_CLASS_TYPE, valuesPath, walk } from "./common";
 
 export const INFRA_CHART = "openkeel-chart";
-export const LOCAL_CLASS_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
-export const LONGHORN_PROVISIONER = "driver.longhorn.io";
+const LOCAL_CLASS_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
+const LONGHORN_PROVISIONER = "driver.longhorn.io";
 const DATA_STORES = ["mariadb", "rabbitmq"] as const;
 const CLASS_KEY = /^storageClass(Name)?$/;
 
 /** The storage class each data store's volumes use (`infrastructure.<store>…storageClass[Name]`). */
-export function dataStoreClasses(r: ResourceView): { store: string; path: string[]; className: unknown }[] {
+function dataStoreClasses(r: ResourceView): { store: string; path: string[]; className: unknown }[] {
   const own = chartValues(r, INFRA_CHART);
   return DATA_STORES.map((store) => {
     let found: { path: string[]; className: unknown } | undefined;
@@ -20,7 +20,7 @@ export function dataStoreClasses(r: ResourceView): { store: string; path: string
   });
 }
 
-export function classParameterFindings(sc: ResourceView, name: string, urn?: string): Finding[] {
+function classParameterFindings(sc: ResourceView, name: string, urn?: string): Finding[] {
   const findings: Finding[] = [];
   const params = isObject(sc.props.parameters) ? sc.props.parameters : {};
   for (const [key, want] of Object.entries(LOCAL_CLASS_PARAMETERS)) {
@@ -38,17 +38,17 @@ export function classParameterFindings(sc: ResourceView, name: string, urn?: str
   return findings;
 }
 
-export function dataStoreClassFindings(r: ResourceView): Finding[] {
+function dataStoreClassFindings(r: ResourceView): Finding[] {
   if (chartOf(r) !== INFRA_CHART) return [];
   return dataStoreClasses(r)
     .filter((c) => typeof c.className !== "string" || c.className === "")
     .map((c) => ({
-      message: `${r.name}: values.${formatPath(c.path)} is ${describeValue(c.className)}: ${c.store} volumes would land on the default class`,
+      message: `${r.name}: values.${valuesPath(c.path)} is ${describeValue(c.className)}: ${c.store} volumes would land on the default class`,
       fix: "set it to longhorn-local (numberOfReplicas \"1\", dataLocality strict-local, D5)",
     }));
 }
 
-export function localClassFindings(resources: ResourceView[]): Finding[] {
+function localClassFindings(resources: ResourceView[]): Finding[] {
   const classes = new Map<string, ResourceView>();
   for (const r of resources) {
     const name = get(r.props, ["metadata", "name"]);
@@ -74,18 +74,16 @@ export function localClassFindings(resources: ResourceView[]): Finding[] {
   return findings;
 }
 
-export const d5LocalVolumes: ResourceRule = {
-  name: "d5-local-volumes",
-  decision: "D5",
-  scope: "production",
-  description: "Galera and RabbitMQ volumes name a single-replica strict-local Longhorn class",
-  check: dataStoreClassFindings,
-};
+export const d5LocalVolumes = resourceRule(
+  "D5",
+  "d5-local-volumes",
+  "Galera and RabbitMQ volumes name a single-replica strict-local Longhorn class",
+  dataStoreClassFindings,
+);
 
-export const d5LocalClass: StackRule = {
-  name: "d5-local-class",
-  decision: "D5",
-  scope: "production",
-  description: 'the class Galera and RabbitMQ use exists, on Longhorn, with numberOfReplicas "1" and dataLocality strict-local',
-  check: localClassFindings,
-};
+export const d5LocalClass = stackRule(
+  "D5",
+  "d5-local-class",
+  'the class Galera and RabbitMQ use exists, on Longhorn, with numberOfReplicas "1" and dataLocality strict-local',
+  localClassFindings,
+);

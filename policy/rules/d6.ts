@@ -1,10 +1,10 @@
 // D6: Placement inventories subtract the live requests of the non-VM pods of each compute node:
 // the nova compute agent's dynamic reservation is on (§ 4.2).
-import { chartValues, chartOf, formatPath, walk, type Finding, type ResourceRule, type ResourceView } from "./common";
+import { chartOf, chartValues, type Finding, resourceRule, type ResourceView, valuesPath, walk } from "./common";
 import { NOVA_CHART } from "./d4";
 
 /** Every switch of the compute agent's reservation: `…reserv…{dynamic|enabled}: bool` or `…reserv…mode: dynamic`. */
-export function reservationSwitches(r: ResourceView): { path: string[]; on: boolean }[] {
+function reservationSwitches(r: ResourceView): { path: string[]; on: boolean }[] {
   const out: { path: string[]; on: boolean }[] = [];
   walk(chartValues(r, NOVA_CHART), (path, value) => {
     if (!path.some((p) => /reserv/i.test(p))) return;
@@ -15,7 +15,7 @@ export function reservationSwitches(r: ResourceView): { path: string[]; on: bool
   return out;
 }
 
-export function dynamicReservationFindings(r: ResourceView): Finding[] {
+function dynamicReservationFindings(r: ResourceView): Finding[] {
   if (chartOf(r) !== NOVA_CHART) return [];
   const switches = reservationSwitches(r);
   if (switches.length === 0) {
@@ -24,15 +24,14 @@ export function dynamicReservationFindings(r: ResourceView): Finding[] {
   return switches
     .filter((s) => !s.on)
     .map((s) => ({
-      message: `${r.name}: values.${formatPath(s.path)} turns the dynamic reservation off`,
+      message: `${r.name}: values.${valuesPath(s.path)} turns the dynamic reservation off`,
       fix: "turn it on (D6): Nova must not sell the CPU and memory the node's infrastructure pods request",
     }));
 }
 
-export const d6DynamicReservation: ResourceRule = {
-  name: "d6-dynamic-reservation",
-  decision: "D6",
-  scope: "production",
-  description: "the nova compute agent's dynamic reservation is on, so Placement never sells what the node's infrastructure pods use",
-  check: dynamicReservationFindings,
-};
+export const d6DynamicReservation = resourceRule(
+  "D6",
+  "d6-dynamic-reservation",
+  "the nova compute agent's dynamic reservation is on, so Placement never sells what the node's infrastructure pods use",
+  dynamicReservationFindings,
+);

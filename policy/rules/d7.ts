@@ -2,19 +2,19 @@
 // anti-affinity), tolerating the provisioning taint; so there are no more conductors than
 // provisioning nodes.
 import { roleLabelKey, roleTaint } from "../../config/roles";
-import { chartOf, chartValues, describeValue, get, isObject, NODE_PATCH_TYPE, type Finding, type ResourceRule, type ResourceView, type StackRule } from "./common";
+import { chartOf, chartValues, describeValue, type Finding, get, isObject, NODE_PATCH_TYPE, resourceRule, type ResourceView, stackRule } from "./common";
 import { describePlacement, effectivePlacement, onlyOn } from "./placement";
 
-export const IRONIC_CHART = "openkeel-ironic";
+const IRONIC_CHART = "openkeel-ironic";
 /** The chart's default (§ 5.2: openkeel-ironic.conductor.replicas, 2 by default). */
-export const DEFAULT_CONDUCTOR_REPLICAS = 2;
+const DEFAULT_CONDUCTOR_REPLICAS = 2;
 
-export function conductorReplicas(r: ResourceView): unknown {
+function conductorReplicas(r: ResourceView): unknown {
   const own = chartValues(r, IRONIC_CHART);
   return get(own, ["conductor", "replicas"]) ?? get(own, ["replicas", "conductor"]) ?? DEFAULT_CONDUCTOR_REPLICAS;
 }
 
-export function conductorFindings(r: ResourceView): Finding[] {
+function conductorFindings(r: ResourceView): Finding[] {
   if (chartOf(r) !== IRONIC_CHART) return [];
   const own = chartValues(r, IRONIC_CHART);
   const values = isObject(r.props.values) ? r.props.values : {};
@@ -39,7 +39,7 @@ export function conductorFindings(r: ResourceView): Finding[] {
   return findings;
 }
 
-export function provisioningNodes(resources: ResourceView[]): string[] {
+function provisioningNodes(resources: ResourceView[]): string[] {
   const keys = [roleLabelKey("provisioning", "hardened"), roleLabelKey("provisioning", "default")];
   return resources
     .filter((r) => r.type === NODE_PATCH_TYPE)
@@ -50,7 +50,7 @@ export function provisioningNodes(resources: ResourceView[]): string[] {
     .map((r) => String(get(r.props, ["metadata", "name"]) ?? r.name));
 }
 
-export function conductorCountFindings(resources: ResourceView[]): Finding[] {
+function conductorCountFindings(resources: ResourceView[]): Finding[] {
   const nodes = provisioningNodes(resources);
   const findings: Finding[] = [];
   for (const r of resources) {
@@ -67,18 +67,16 @@ export function conductorCountFindings(resources: ResourceView[]): Finding[] {
   return findings;
 }
 
-export const d7ConductorPlacement: ResourceRule = {
-  name: "d7-ironic-conductor-placement",
-  decision: "D7",
-  scope: "production",
-  description: "the Ironic conductor runs only on provisioning nodes, one per node (required host anti-affinity), with the provisioning toleration",
-  check: conductorFindings,
-};
+export const d7ConductorPlacement = resourceRule(
+  "D7",
+  "d7-ironic-conductor-placement",
+  "the Ironic conductor runs only on provisioning nodes, one per node (required host anti-affinity), with the provisioning toleration",
+  conductorFindings,
+);
 
-export const d7ConductorCount: StackRule = {
-  name: "d7-ironic-conductors-per-node",
-  decision: "D7",
-  scope: "production",
-  description: "no more Ironic conductor replicas than provisioning nodes",
-  check: conductorCountFindings,
-};
+export const d7ConductorCount = stackRule(
+  "D7",
+  "d7-ironic-conductors-per-node",
+  "no more Ironic conductor replicas than provisioning nodes",
+  conductorCountFindings,
+);

@@ -1,10 +1,10 @@
 // D8: the public ingress data plane runs on the network nodes and on the control plane nodes:
 // a node affinity with two nodeSelectorTerms (OR), both present.
-import { chartOf, chartValues, get, isObject, type Finding, type ResourceRule, type ResourceView } from "./common";
+import { chartOf, chartValues, type Finding, get, isObject, resourceRule, type ResourceView } from "./common";
 import { INFRA_CHART } from "./d5";
 import { covers, describePlacement, effectivePlacement } from "./placement";
 
-export function ingressFindings(r: ResourceView): Finding[] {
+function ingressFindings(r: ResourceView): Finding[] {
   if (chartOf(r) !== INFRA_CHART) return [];
   const values = isObject(r.props.values) ? r.props.values : {};
   const p = effectivePlacement(get(chartValues(r, INFRA_CHART), ["ingress", "placement"]), values);
@@ -17,10 +17,9 @@ export function ingressFindings(r: ResourceView): Finding[] {
   ];
 }
 
-export const d8PublicIngress: ResourceRule = {
-  name: "d8-public-ingress",
-  decision: "D8",
-  scope: "production",
-  description: "the public ingress reaches control-plane OR network nodes, both terms present",
-  check: ingressFindings,
-};
+export const d8PublicIngress = resourceRule(
+  "D8",
+  "d8-public-ingress",
+  "the public ingress reaches control-plane OR network nodes, both terms present",
+  ingressFindings,
+);

@@ -1,6 +1,10 @@
 // Where a component of an OpenKeel chart lands, read from its values the way the chart helper
 // `openkeel.placement` renders it (§ 5.1, § 5.2): the role labels come from `global.nodeRoles`
 // (no `global.nodeRoles` → the helper renders no selector at all), raw fields win over roles.
+//
+// An independent copy on purpose: the pack judges what the engine hands it (a release's values)
+// without the code that wrote them, so a bug in placement/chart-helper.ts cannot hide itself from
+// the pack. test/oracles.test.ts proves the two readings agree.
 import { roleOfLabelKey, ROLES, roleTaint, type Role } from "../../config/roles";
 import { get, isObject, type Tree } from "./common";
 
@@ -16,7 +20,7 @@ export interface EffectivePlacement {
 }
 
 /** `global.nodeRoles.roles.<role>.label` of a release's values. */
-export function roleLabels(values: Tree): Partial<Record<Role, string>> {
+function roleLabels(values: Tree): Partial<Record<Role, string>> {
   const roles = get(values, ["global", "nodeRoles", "roles"]);
   const out: Partial<Record<Role, string>> = {};
   if (!isObject(roles)) return out;

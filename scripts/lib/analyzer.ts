@@ -17,7 +17,7 @@ const grpc = fromPulumi("@grpc/grpc-js");
 const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb");
 const { Empty } = fromPulumi("google-protobuf/google/protobuf/empty_pb");
 
-export type EnforcementLevel = "advisory" | "mandatory" | "remediate" | "disabled";
+type EnforcementLevel = "advisory" | "mandatory" | "remediate" | "disabled";
 const LEVELS: Record<EnforcementLevel, number> = {
   advisory: A.EnforcementLevel.ADVISORY,
   mandatory: A.EnforcementLevel.MANDATORY,
@@ -31,7 +31,7 @@ function levelName(n: number): EnforcementLevel {
 /** `--policy-pack-config` file content: `{"all": level, "<policy>": level | {enforcementLevel, …}}`. */
 export type PolicyPackConfigFile = Record<string, EnforcementLevel | ({ enforcementLevel?: EnforcementLevel } & Record<string, unknown>)>;
 
-export interface PolicyInfo {
+interface PolicyInfo {
   name: string;
   description: string;
   enforcementLevel: EnforcementLevel;
@@ -55,7 +55,7 @@ export interface Diagnostic {
 export class PolicyConfigError extends Error {}
 
 /** The engine's ReconcilePolicyPackConfig: every policy's level, then initial config, then the file. */
-export function reconcilePolicyConfig(
+function reconcilePolicyConfig(
   policies: PolicyInfo[],
   initial: Record<string, { enforcementLevel?: EnforcementLevel; properties: Record<string, unknown> }>,
   file: PolicyPackConfigFile = {},
@@ -93,7 +93,7 @@ export function reconcilePolicyConfig(
 }
 
 /** Wire-safe copy: no `undefined`, no functions; unknown values already travel as sentinels. */
-export function jsonSafe(value: unknown): any {
+function jsonSafe(value: unknown): any {
   if (value === undefined || typeof value === "function") return undefined;
   if (value === null || typeof value !== "object") {
     return typeof value === "number" && !Number.isFinite(value) ? null : value;

@@ -97,7 +97,7 @@ export const processIo: Io = {
  * Run a command's main and turn what it throws into an exit code: user errors print their message
  * (no stack trace), anything else is a bug and prints its stack trace (exit 3).
  */
-export async function execute(main: () => Promise<number | void> | number | void, io: Io = processIo): Promise<number> {
+async function execute(main: () => Promise<number | void> | number | void, io: Io = processIo): Promise<number> {
   try {
     return (await main()) ?? 0;
   } catch (e: unknown) {

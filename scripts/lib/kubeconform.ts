@@ -81,7 +81,7 @@ const STATUS: Record<string, Finding["status"] | undefined> = {
 };
 
 /** kubeconform's `-output json -summary` report → counts and the findings, sorted by file. */
-export function parseKubeconform(stdout: string): KubeconformResult {
+function parseKubeconform(stdout: string): KubeconformResult {
   const report = JSON.parse(stdout) as { resources?: RawResource[]; summary?: Partial<Record<"valid" | "invalid" | "errors" | "skipped", number>> };
   const s = report.summary ?? {};
   const findings: Finding[] = [];
@@ -99,17 +99,6 @@ export function parseKubeconform(stdout: string): KubeconformResult {
 
 export function failed(r: KubeconformResult): boolean {
   return r.invalid + r.errors + r.skipped > 0 || r.findings.length > 0;
-}
-
-/** Run kubeconform over a folder (or file); the report parsed. Anything but a JSON report is a bug. */
-export function runKubeconform(binary: string, target: string, schemasDir: string | undefined): KubeconformResult {
-  const r = spawnSync(binary, kubeconformArgs(target, schemasDir), { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (r.error) throw r.error;
-  try {
-    return parseKubeconform(r.stdout);
-  } catch {
-    throw new Error(`kubeconform exited ${r.status} without a JSON report:\n${r.stdout}\n${r.stderr}`);
-  }
 }
 
 export function formatFinding(f: Finding): string[] {

@@ -33,7 +33,7 @@ export const MOCK_SECRET_VALUE = FAKE_SECRET;
 /** Signature key and value of a secret in the wire form (`@pulumi/pulumi/runtime/rpc`). */
 export const SPECIAL_SIG_KEY = "4dabf18193072939515e22adb298388d";
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-export const PROJECT_NAME = "openkeel";
+const PROJECT_NAME = "openkeel";
 
 /** Outputs a provider marks secret although the program does not (random's `result`). */
 const SECRET_OUTPUTS: Record<string, string[]> = {

@@ -5,7 +5,7 @@ import { PROJECT } from "../../config/schema";
 import { startPack, type Diagnostic, type PackSession, type PolicyPackConfigFile } from "./analyzer";
 import type { ProgramRun } from "./mock-run";
 
-export const PACK_DIR = path.resolve(__dirname, "../../policy");
+const PACK_DIR = path.resolve(__dirname, "../../policy");
 
 /** The config map the Pulumi CLI hands a program and a pack: `openkeel:<key>` → string (objects as JSON). */
 export function pulumiConfigMap(raw: Record<string, unknown>): Record<string, string> {

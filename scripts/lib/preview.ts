@@ -10,7 +10,7 @@ import { diff, formatPath, type Change } from "./ydiff";
 
 export type Tree = Map<string, string>;
 
-export interface ObjectRef {
+interface ObjectRef {
   apiVersion: string;
   kind: string;
   namespace?: string;
@@ -20,16 +20,16 @@ export interface ObjectRef {
 }
 
 /** An added object, with its body: a reviewer reads a new object whole. */
-export interface AddedObject extends ObjectRef {
+interface AddedObject extends ObjectRef {
   body: unknown;
 }
 
-export interface ObjectChange {
+interface ObjectChange {
   ref: ObjectRef;
   changes: Change[];
 }
 
-export interface ValuesChange {
+interface ValuesChange {
   /** The unit's name (values/<unit>.yaml). */
   unit: string;
   release?: string;
@@ -38,19 +38,19 @@ export interface ValuesChange {
   changes: Change[];
 }
 
-export interface UnitChange {
+interface UnitChange {
   name: string;
   op: "add" | "remove" | "change";
   changes: Change[];
 }
 
-export interface Warning {
+interface Warning {
   code: string;
   message: string;
   remediation?: string;
 }
 
-export interface FileChange {
+interface FileChange {
   file: string;
   op: "add" | "remove" | "change";
   /** Field-level, for YAML files. */
@@ -59,7 +59,7 @@ export interface FileChange {
   lines?: string[];
 }
 
-export interface PolicyViolation {
+interface PolicyViolation {
   policy: string;
   level: string;
   resource?: string;
@@ -89,7 +89,7 @@ export interface StackPreview {
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** `rendered/`-shaped tree (`<stack>/<path>`) → one tree per stack. */
-export function byStack(tree: Tree): Map<string, Tree> {
+function byStack(tree: Tree): Map<string, Tree> {
   const out = new Map<string, Tree>();
   for (const [file, content] of tree) {
     const slash = file.indexOf("/");
@@ -331,7 +331,7 @@ function yamlLines(v: unknown): string[] {
 }
 
 /** Field changes as a `diff` block: `@@ path @@`, then the old value (-) and the new one (+). */
-export function changesBlock(changes: Change[]): string {
+function changesBlock(changes: Change[]): string {
   const out: string[] = [];
   for (const c of changes) {
     out.push(`@@ ${formatPath(c.path)}${c.op === "reorder" ? " (order)" : ""} @@`);
@@ -341,7 +341,7 @@ export function changesBlock(changes: Change[]): string {
   return fence("diff", out.join("\n"));
 }
 
-export function objectLabel(r: ObjectRef): string {
+function objectLabel(r: ObjectRef): string {
   // The Pulumi layer applies rendered Node objects as NodePatches (it never creates or deletes a Node).
   const applied = r.kind === "Node" && r.apiVersion === "v1" ? ", applied as a NodePatch" : "";
   return `${r.kind} \`${r.namespace ? `${r.namespace}/` : ""}${r.name}\` (\`${r.apiVersion}\`${applied})`;

@@ -25,7 +25,7 @@ interface IndexUnit {
 }
 
 /** Protected units of a parsed index.yaml: name → object file names (empty for releases). */
-export function protectedUnitsOfIndex(index: unknown): Map<string, string[]> {
+function protectedUnitsOfIndex(index: unknown): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const phases = (index as { phases?: unknown } | null)?.phases;
   if (!Array.isArray(phases)) return out;

@@ -11,7 +11,7 @@ import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, Use
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "./protected";
 import { removeStaleStacks, writeStackDir } from "./write";
 
-export const RENDER_OPTIONS = {
+const RENDER_OPTIONS = {
   stack: { type: "string", multiple: true },
   out: { type: "string", default: "rendered" },
   "stacks-dir": { type: "string", default: "stacks" },

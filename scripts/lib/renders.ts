@@ -25,7 +25,7 @@ export function renderCheckout(checkout: string, outDir: string, extraArgs: stri
   });
 }
 
-export function git(repo: string, argv: string[]): { code: number | null; stdout: string; stderr: string } {
+function git(repo: string, argv: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync("git", ["-C", repo, ...argv], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -12,7 +12,7 @@ export const DEFAULT_SCHEMAS_DIR = "../shared/schemas";
 const REPO = path.resolve(__dirname, "../..");
 
 /** `v1.13.9` → `v1.13`: the schema folder of a Talos release. */
-export function talosMinor(version: string): string {
+function talosMinor(version: string): string {
   const m = /^v(\d+)\.(\d+)\./.exec(version);
   if (!m) throw new Error(`Talos version ${version} is not vX.Y.Z`);
   return `v${m[1]}.${m[2]}`;

@@ -35,7 +35,7 @@ export function goCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
   return [...new Set(out)];
 }
 
-export function findGo(candidates = goCandidates()): string | undefined {
+function findGo(candidates = goCandidates()): string | undefined {
   for (const c of candidates) {
     const r = spawnSync(c, ["version"], { encoding: "utf8" });
     if (r.status === 0 && /^go version go\d/.test(r.stdout)) return c;
@@ -57,7 +57,7 @@ export function buildInfoVersion(binary: string, module: string): string | undef
 }
 
 /** What the binary prints for its version flag (release builds print their tag). */
-export function reportedVersion(binary: string, flag: string): string | undefined {
+function reportedVersion(binary: string, flag: string): string | undefined {
   const r = spawnSync(binary, [flag], { encoding: "utf8", timeout: 10_000 });
   const m = /\bv?(\d+\.\d+\.\d+[^\s]*)/.exec(`${r.stdout ?? ""}\n${r.stderr ?? ""}`);
   return m ? `v${m[1]}` : undefined;

@@ -4,8 +4,9 @@
 // containers, volumes, env); other lists are aligned by a longest common subsequence, so inserting
 // one item reports one added item rather than every later index as changed.
 import { isDeepStrictEqual } from "node:util";
+import { formatPath as formatKeyPath, type PathSegment } from "../../config/problems";
 
-export type Segment = string | number | { name: string };
+export type Segment = PathSegment;
 
 export interface Change {
   path: Segment[];
@@ -122,17 +123,7 @@ export function diff(before: unknown, after: unknown): Change[] {
   return out;
 }
 
-const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
-
 /** `spec.template.spec.nodeSelector["node-role.openkeel.io/compute"]`, `containers[name=api]`, `tolerations[1]`. */
 export function formatPath(path: Segment[]): string {
-  if (path.length === 0) return "(whole document)";
-  let out = "";
-  for (const s of path) {
-    if (typeof s === "number") out += `[${s}]`;
-    else if (typeof s === "object") out += `[name=${s.name}]`;
-    else if (PLAIN_KEY.test(s)) out += out ? `.${s}` : s;
-    else out += `[${JSON.stringify(s)}]`;
-  }
-  return out;
+  return formatKeyPath(path, "(whole document)");
 }

@@ -5,13 +5,13 @@ import type { PlacementReport } from "../../placement/report";
 import type { Role } from "../../config/roles";
 
 /** Exactly the nodes carrying one of the roles; every node; or a non-empty subset of the roles' nodes. */
-export type Expect = Role[] | "every node" | { within: Role[] } | { nhc: Role };
+type Expect = Role[] | "every node" | { within: Role[] } | { nhc: Role };
 
 const CP: Role[] = ["controlPlane"];
 /** § 5.6: one NodeHealthCheck per role, in this order, none overlapping; compute nodes are Masakari's. */
 const NHC_ORDER: Role[] = ["controlPlane", "network", "storage"];
 
-export const MATRIX: [RegExp, Expect][] = [
+const MATRIX: [RegExp, Expect][] = [
   // § 2.1 shared infrastructure
   [/openkeel-chart\/(mariadb|rabbitmq)$/, CP],
   [/\/cert-manager$|cert-manager\/(webhook|cainjector)$/, CP],
@@ -56,7 +56,7 @@ function nodesOf(cfg: LoadedConfig, roles: Role[]): string[] {
   return cfg.nodes.filter((n) => n.roles.some((r) => roles.includes(r))).map((n) => n.name).sort();
 }
 
-export function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {
+function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {
   if (e === "every node") return cfg.nodes.map((n) => n.name).sort();
   if (Array.isArray(e)) return nodesOf(cfg, e);
   if ("nhc" in e) {

@@ -7,7 +7,7 @@ import { RESERVED_TAINT_KEY } from "../../config/roles";
 
 const chart = (name: string) => ({ repository: "oci://example.invalid/charts", chart: name, version: "1.0.0" });
 
-export function nodeRolesValue(profile: LabelProfile) {
+function nodeRolesValue(profile: LabelProfile) {
   return {
     taints: false,
     roles: Object.fromEntries(ROLES.map((r) => [r, { label: roleLabelKey(r, profile), taint: roleTaint(r) }])),
@@ -26,7 +26,7 @@ export interface DesignOpts {
   quorum?: number;
 }
 
-export function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
+function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
   const q = opts.quorum ?? 3;
   const sel = (r: Role) => ({ [roleLabelKey(r, profile)]: "" });
   const tol = (r: Role) => ({ key: roleTaint(r).key, operator: "Exists", effect: "NoSchedule" });

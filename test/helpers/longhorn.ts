@@ -1,6 +1,9 @@
 // Longhorn's own parsers of its string settings, in TypeScript, to read our values the way
 // longhorn-manager does (types/setting.go: UnmarshalTolerations/parseToleration and
 // UnmarshalNodeSelector/validateAndUnmarshalLabel). Errors where Longhorn returns an error.
+//
+// A test oracle, independent of the lenient readers in platform/longhorn.ts on purpose;
+// test/oracles.test.ts proves both read every setting this repository writes alike.
 import type { Toleration } from "../../config/roles";
 
 const EFFECTS = new Set(["", "NoExecute", "NoSchedule", "PreferNoSchedule"]);

@@ -5,7 +5,8 @@
 import { deployPlan } from "../../components/deploy";
 import type { Plan } from "../../plan/plan";
 import { RESOURCE_RULES, STACK_RULES } from "../../policy/rules";
-import { formatFinding, type ResourceView } from "../../policy/rules/common";
+import { formatProblem } from "../../config/problems";
+import type { ResourceView } from "../../policy/rules/common";
 import type { PolicyEnvironment } from "../../policy/environment";
 import { runProgram, SECRET_SIG, SPECIAL_SIG_KEY, type ProgramRun } from "../../scripts/lib/mock-run";
 
@@ -28,11 +29,11 @@ export function ruleFindings(run: ProgramRun, production: boolean): string[] {
   const out: string[] = [];
   for (const rule of RESOURCE_RULES) {
     if (rule.scope === "production" && !production) continue;
-    for (const view of inputs) for (const f of rule.check(view, env)) out.push(`${rule.name} ${view.name}: ${formatFinding(f)}`);
+    for (const view of inputs) for (const f of rule.check(view, env)) out.push(`${rule.name} ${view.name}: ${formatProblem(f)}`);
   }
   for (const rule of STACK_RULES) {
     if (rule.scope === "production" && !production) continue;
-    for (const f of rule.check(outputs, env)) out.push(`${rule.name} ${f.urn ?? "(stack)"}: ${formatFinding(f)}`);
+    for (const f of rule.check(outputs, env)) out.push(`${rule.name} ${f.urn ?? "(stack)"}: ${formatProblem(f)}`);
   }
   return out;
 }

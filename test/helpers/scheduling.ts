@@ -1,6 +1,9 @@
 // The scheduler's node filter, small: does a pod with these scheduling fields fit a node with
 // these labels and taints? Node selector (exact values), required node affinity (terms ORed,
 // expressions ANDed) and NoSchedule/NoExecute taints, as kube-scheduler filters them.
+//
+// A test oracle, independent of placement/scheduling.ts on purpose (written from the scheduler's
+// rules, not from that code); test/oracles.test.ts proves the two agree where both apply.
 import type { NodeConfig } from "../../config/schema";
 import type { Affinity, NodeSelectorRequirement } from "../../placement/chart-helper";
 import { findUnit, type ManifestsUnit, type Plan } from "../../plan/plan";
@@ -20,7 +23,7 @@ export interface PodScheduling {
   tolerations?: Toleration[];
 }
 
-export function tolerates(tolerations: Toleration[], taint: Taint): boolean {
+function tolerates(tolerations: Toleration[], taint: Taint): boolean {
   return tolerations.some((t) => {
     if (t.effect && t.effect !== taint.effect) return false;
     if (t.key === undefined || t.key === "") return t.operator === "Exists";

@@ -36,7 +36,7 @@ export function scanInputs(value: unknown, needle: string, at = "", into: Secret
 }
 
 /** Keys whose values are credentials (the values contract refuses literals under the same names). */
-export const SECRET_KEY = /secret|password|passwd|token|credential|api[-_]?key|private[-_]?key/i;
+const SECRET_KEY = /secret|password|passwd|token|credential|api[-_]?key|private[-_]?key/i;
 /** Keys that name a secret rather than hold one (`secretName: my-tls`, `existingSecret`…). */
 const SECRET_REFERENCE_KEY = /(secret|token)(Name|Ref|Namespace|Key)$|^existingSecret$/;
 export const PLACEHOLDER = /^<pulumi-secret:[a-z0-9][a-z0-9-]*>$/;

@@ -2,13 +2,14 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { parse, stringify } from "yaml";
+import { stringify } from "yaml";
 import { loadConfig } from "../../config/load";
 import { PROJECT, type LoadedConfig } from "../../config/schema";
 import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
 
 export const REPO = path.resolve(__dirname, "../..");
 export const STACKS_DIR = path.join(REPO, "stacks");
+/** Every stack file of stacks/: a new one is tested by every suite that loops over these. */
 export const SHIPPED_STACKS = listStacks(STACKS_DIR);
 
 export function shippedRaw(stack: string): Record<string, unknown> {
@@ -19,6 +20,12 @@ export function shippedRaw(stack: string): Record<string, unknown> {
 export function shippedConfig(stack: string): LoadedConfig {
   return readStack(stack, STACKS_DIR);
 }
+
+/** The shipped stacks of an environment. */
+function stacksOf(environment: "kind-lab" | "talos-production"): string[] {
+  return SHIPPED_STACKS.filter((s) => shippedRaw(s).environment === environment);
+}
+export const PRODUCTION_STACKS = stacksOf("talos-production");
 
 /** A shipped stack's raw config, changed by `mutate`, validated. */
 export function mutatedConfig(stack: string, mutate: (raw: any) => void): LoadedConfig {
@@ -47,6 +54,3 @@ export function tempStacks(files: Record<string, string | Record<string, unknown
   return dir;
 }
 
-export function stackYaml(stack: string): any {
-  return parse(fs.readFileSync(stackFilePath(stack, STACKS_DIR), "utf8"));
-}

@@ -1,0 +1,114 @@
+// One deployable unit of the Plan as a Pulumi ComponentResource, typed by the unit
+// (`openkeel:<area>:<Name>`): a Helm release, the objects this repository writes, or a pinned
+// upstream manifest, each child with `{ parent: this }`.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type Unit } from "../plan/plan";
+import { resolveSecrets } from "./stack-secrets";
+
+/** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
+const NODE_PATCH_FIELD_MANAGER = "openkeel-node-roles";
+/** Field manager of patches to objects operators create (APPLY_AS_PATCH_ANNOTATION). */
+const OBJECT_PATCH_FIELD_MANAGER = "openkeel-platform";
+
+export interface UnitArgs {
+  unit: Unit;
+  secrets: Record<string, pulumi.Output<string>>;
+}
+
+/** Pulumi resource name of an object inside its unit. */
+function objectResourceName(unitName: string, o: K8sObject): string {
+  const ns = o.metadata.namespace ? `${o.metadata.namespace}/` : "";
+  return `${unitName}:${o.kind.toLowerCase()}:${ns}${o.metadata.name}`;
+}
+
+function helmRelease(unit: HelmReleaseUnit, secrets: UnitArgs["secrets"], opts: pulumi.CustomResourceOptions) {
+  const oci = unit.chart.repository.startsWith("oci://");
+  return new k8s.helm.v3.Release(
+    unit.name,
+    {
+      name: unit.release,
+      namespace: unit.namespace,
+      chart: oci ? `${unit.chart.repository.replace(/\/$/, "")}/${unit.chart.chart}` : unit.chart.chart,
+      version: unit.chart.version,
+      ...(oci ? {} : { repositoryOpts: { repo: unit.chart.repository } }),
+      values: resolveSecrets(unit.values, secrets) as pulumi.Input<Record<string, unknown>>,
+      skipCrds: unit.skipCrds ?? false,
+      // Namespaces are objects of the plan (with their pod-security labels), never created by Helm.
+      createNamespace: false,
+      atomic: false,
+    },
+    opts,
+  );
+}
+
+function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secrets"], opts: pulumi.CustomResourceOptions) {
+  const name = objectResourceName(unitName, o);
+  if (o.apiVersion === "v1" && o.kind === "Node") {
+    // Nodes are never created or deleted here: a server-side-apply patch owns only our labels,
+    // and deleting the patch hands them back (relinquish), leaving the Node in place.
+    return new k8s.core.v1.NodePatch(
+      name,
+      {
+        metadata: {
+          name: o.metadata.name,
+          labels: o.metadata.labels,
+          annotations: { ...o.metadata.annotations, "pulumi.com/patchFieldManager": NODE_PATCH_FIELD_MANAGER },
+        },
+      },
+      opts,
+    );
+  }
+  if (o.metadata.annotations?.[APPLY_AS_PATCH_ANNOTATION] === "patch") {
+    const { [APPLY_AS_PATCH_ANNOTATION]: _marker, ...annotations } = o.metadata.annotations;
+    const patch = { ...o, metadata: { ...o.metadata, annotations: { ...annotations, "pulumi.com/patchFieldManager": OBJECT_PATCH_FIELD_MANAGER } } };
+    return new k8s.apiextensions.CustomResourcePatch(name, resolveSecrets(patch, secrets) as k8s.apiextensions.CustomResourcePatchArgs, opts);
+  }
+  const body = resolveSecrets(o, secrets) as Record<string, pulumi.Input<unknown>>;
+  if (o.apiVersion === "v1") {
+    // Core kinds keep their own type tokens (kubernetes:core/v1:<Kind>).
+    switch (o.kind) {
+      case "Namespace":
+        return new k8s.core.v1.Namespace(name, body as k8s.core.v1.NamespaceArgs, opts);
+      case "Secret":
+        return new k8s.core.v1.Secret(name, body as k8s.core.v1.SecretArgs, opts);
+      case "ConfigMap":
+        return new k8s.core.v1.ConfigMap(name, body as k8s.core.v1.ConfigMapArgs, opts);
+      case "Service":
+        return new k8s.core.v1.Service(name, body as k8s.core.v1.ServiceArgs, opts);
+      case "ServiceAccount":
+        return new k8s.core.v1.ServiceAccount(name, body as k8s.core.v1.ServiceAccountArgs, opts);
+      default:
+        throw new Error(`no Pulumi type for core kind ${o.kind} (object ${o.metadata.name})`);
+    }
+  }
+  // For every grouped API the generic resource's token `kubernetes:<group>/<version>:<Kind>` is the
+  // provider's own, so policies and diffs see StorageClasses, CRs… as what they are.
+  return new k8s.apiextensions.CustomResource(name, body as k8s.apiextensions.CustomResourceArgs, opts);
+}
+
+/** One deployable unit of the Plan. */
+export class PlanUnit extends pulumi.ComponentResource {
+  readonly children: pulumi.Resource[] = [];
+  constructor(name: string, args: UnitArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(args.unit.type, name, {}, opts);
+    const { unit, secrets } = args;
+    const childOpts: pulumi.CustomResourceOptions = {
+      parent: this,
+      ...(unit.protect ? { protect: true, retainOnDelete: true } : {}),
+    };
+    switch (unit.kind) {
+      case "HelmRelease":
+        this.children.push(helmRelease(unit, secrets, childOpts));
+        break;
+      case "Manifests":
+        for (const o of unit.objects) this.children.push(manifestObject(unit.name, o, secrets, childOpts));
+        break;
+      case "RemoteManifest":
+        // The provider fetches the pinned URL at apply time; offline renders list it by URL only.
+        this.children.push(new k8s.yaml.v2.ConfigFile(unit.name, { file: unit.url }, childOpts));
+        break;
+    }
+    this.registerOutputs({});
+  }
+}

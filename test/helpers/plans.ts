@@ -1,0 +1,46 @@
+// Test helpers: the Plan of a stack and the units and objects in it.
+import type { LoadedConfig } from "../../config/schema";
+import { planStack } from "../../environments";
+import { allUnits, findUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../../plan/plan";
+import { shippedConfig } from "./stacks";
+
+/** The Plan of a shipped stack (by name) or of a config; throws with the failed checks. */
+export function planOf(stack: string | LoadedConfig): Plan {
+  const r = planStack(typeof stack === "string" ? shippedConfig(stack) : stack);
+  if (!r.plan) throw new Error(`no plan: ${r.checks.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
+  return r.plan;
+}
+
+export function unitNames(plan: Plan, phaseName: string): string[] {
+  return plan.phases.find((p) => p.name === phaseName)!.units.map((u) => u.name);
+}
+
+export function release(plan: Plan, name: string): HelmReleaseUnit {
+  const u = findUnit(plan, name);
+  if (u?.kind !== "HelmRelease") throw new Error(`no release ${name}; have ${allUnits(plan).map((x) => x.name).join(", ")}`);
+  return u;
+}
+
+/** The values of a release, loosely typed for assertions. */
+export function valuesOf(plan: Plan, name: string): any {
+  return release(plan, name).values;
+}
+
+/** The OpenKeel releases: the infrastructure release and one per service. */
+export function openkeelReleases(plan: Plan): HelmReleaseUnit[] {
+  return allUnits(plan).filter((u): u is HelmReleaseUnit => u.kind === "HelmRelease" && u.type.startsWith("openkeel:openkeel:"));
+}
+
+export function objectsOf(plan: Plan, unit: string): K8sObject[] {
+  const u = findUnit(plan, unit);
+  if (u?.kind !== "Manifests") throw new Error(`no Manifests unit ${unit}`);
+  return (u as ManifestsUnit).objects;
+}
+
+/** An object of the Plan by kind and name, in one unit or in any. */
+export function object(plan: Plan, kind: string, name: string, unit?: string): any {
+  const pool = unit ? objectsOf(plan, unit) : allUnits(plan).flatMap((u) => (u.kind === "Manifests" ? u.objects : []));
+  const o = pool.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`no ${kind} ${name} in ${unit ?? "the plan"}`);
+  return o;
+}
