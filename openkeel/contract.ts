@@ -105,7 +105,7 @@ function unknownKey(contract: ReleaseContract, parent: (string | number)[], key:
       fix: "move it to requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
     };
   }
-  return { message: "unknown key", fix: "remove it or correct its spelling; the values contract (README.md, OpenKeel releases) lists every key" };
+  return { message: "unknown key", fix: "remove it or correct its spelling; docs/openkeel-values.md (the values contract) lists every key" };
 }
 
 /** Check a release's values; one issue per problem, with its path inside the values. */

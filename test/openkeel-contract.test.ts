@@ -75,7 +75,7 @@ describe("raw overrides that do not fit", () => {
   it("a misspelt key inside a placement", () => {
     expect(problems("prod-medium", service("keystone", { values: { placement: { api: { nodeselector: {} } } } }))).toEqual([
       `${FILE}: openkeel:services.keystone.values.placement.api.nodeselector: release openkeel-keystone (service keystone), values key placement.api.nodeselector: unknown key. ` +
-        "Fix: remove it or correct its spelling; the values contract (README.md, OpenKeel releases) lists every key",
+        "Fix: remove it or correct its spelling; docs/openkeel-values.md (the values contract) lists every key",
     ]);
   });
 

@@ -430,30 +430,17 @@ describe("Pulumi program: objects operators create are patched, never created", 
   });
 });
 
-describe("README", () => {
-  it("lists every platform pin with its version", async () => {
+describe("docs/platform.md", () => {
+  it("lists every pin of every platform component with its version", async () => {
     const fs = await import("node:fs");
     const path = await import("node:path");
-    const v = await import("../platform/versions");
-    const readme = fs.readFileSync(path.join(__dirname, "..", "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## Platform components"), readme.indexOf("\n## ", readme.indexOf("## Platform components") + 5));
-    const pins = [
-      v.LONGHORN_CHART.version,
-      v.KUBE_OVN_CHART.version,
-      v.CERT_MANAGER_CHART.version,
-      v.MARIADB_OPERATOR_CHART.version,
-      v.MARIADB_OPERATOR_CRDS_CHART.version,
-      v.KUBEVIRT_OPERATOR.version,
-      v.CDI_OPERATOR.version,
-      v.RABBITMQ_CLUSTER_OPERATOR.version,
-      v.SNAPSHOT_CRDS[0].version,
-      v.OLM.version,
-      v.MEDIK8S_NHC.version,
-      v.MEDIK8S_SNR.version,
-      v.MEDIK8S_NMO.version,
-      imageRef(v.MULTUS_IMAGE),
-      imageRef(v.SNAPSHOT_CONTROLLER_IMAGE),
-    ];
-    for (const pin of pins) expect(section, pin).toContain(pin);
+    const { ENVIRONMENTS } = await import("../environments/registry");
+    const doc = fs.readFileSync(path.join(__dirname, "..", "docs", "platform.md"), "utf8");
+    const components = [...new Set(Object.values(ENVIRONMENTS).flatMap((e) => e.platform))];
+    expect(components.length).toBeGreaterThanOrEqual(10);
+    for (const c of components) {
+      for (const pin of c.pins) expect(doc, `${c.name}: ${JSON.stringify(pin)}`).toContain("version" in pin ? pin.version : imageRef(pin));
+    }
   });
+
 });
