@@ -20,9 +20,6 @@ export type MachineType = "controlplane" | "worker";
 /** Where Talos mounts the `longhorn` user volume: Longhorn's defaultDataPath on Talos. */
 export const LONGHORN_DATA_PATH = TALOS_DATA_PATH;
 
-/** Roles whose workloads mount Longhorn volumes: the ones Longhorn's system components tolerate. */
-const LONGHORN_VOLUME_ROLES: readonly Role[] = VOLUME_CONSUMER_ROLES;
-
 /** Extensions a node needs to attach Longhorn volumes (iscsiadm, util-linux in the host namespace). */
 export const LONGHORN_EXTENSIONS = ["siderolabs/iscsi-tools", "siderolabs/util-linux-tools"] as const;
 /** The Kata runtime of Zun's containers (RuntimeClass handlers `kata`, `kata-qemu`). */
@@ -71,7 +68,7 @@ export function talosGroups(nodes: NodeConfig[]): TalosGroup[] {
  * nodes of the large topology: they keep the upstream control-plane taint.
  */
 function attachesLonghornVolumes(group: Pick<TalosGroup, "roles">, topo: Pick<Topology, "taintedRoles">): boolean {
-  return group.roles.some((r) => LONGHORN_VOLUME_ROLES.includes(r) || !topo.taintedRoles.includes(r));
+  return group.roles.some((r) => VOLUME_CONSUMER_ROLES.includes(r) || !topo.taintedRoles.includes(r));
 }
 
 /** Kernel arguments of a group's schematic: hugepages (and the extra arguments) on compute. */

@@ -4,7 +4,7 @@
 // public ingress on the control plane and network nodes (D8).
 import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
-import type { HelmReleaseUnit, ManifestsUnit } from "../plan/plan";
+import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import type { LabelProfile } from "../config/roles";
 import type { Topology } from "../topology/topology";
 import { volumeSchema } from "./catalog";
@@ -70,33 +70,21 @@ function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
  * ovn-bgp-agent), which the baseline Pod Security level rejects.
  */
 export function namespaceUnit(): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: NAMESPACE_UNIT,
-    type: "openkeel:openkeel:Namespace",
-    // deleting the namespace would delete every OpenKeel volume claim with it
-    protect: true,
-    objects: [
-      {
-        apiVersion: "v1",
-        kind: "Namespace",
-        metadata: { name: OPENKEEL_NAMESPACE, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
-      },
-    ],
-  };
+  const objects: K8sObject[] = [
+    {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: OPENKEEL_NAMESPACE, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
+    },
+  ];
+  // deleting the namespace would delete every OpenKeel volume claim with it
+  return manifestsUnit(NAMESPACE_UNIT, "openkeel:openkeel:Namespace", objects, { protect: true });
 }
 
 export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>): HelmReleaseUnit {
-  return {
-    kind: "HelmRelease",
-    name: INFRASTRUCTURE_UNIT,
-    type: "openkeel:openkeel:Infrastructure",
-    release: INFRASTRUCTURE_UNIT,
-    namespace: OPENKEEL_NAMESPACE,
-    chart: chartRef(cfg, "infrastructure"),
-    values,
-    // Galera and RabbitMQ hold every service's data
+  // Galera and RabbitMQ hold every service's data
+  return helmReleaseUnit(INFRASTRUCTURE_UNIT, "openkeel:openkeel:Infrastructure", OPENKEEL_NAMESPACE, chartRef(cfg, "infrastructure"), values, {
     protect: true,
     dependsOn: [NAMESPACE_UNIT],
-  };
+  });
 }

@@ -2,7 +2,7 @@
 // the catalog's defaults and the topology's replicas, the stack's placement and replicas, then the
 // stack's raw `values`, merged last. The final values must pass the values contract.
 import { SERVICES, type LoadedConfig, type ServiceConfig, type ServiceName } from "../config/schema";
-import type { HelmReleaseUnit } from "../plan/plan";
+import { type HelmReleaseUnit, helmReleaseUnit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
 import { SERVICE_CATALOG } from "./catalog";
@@ -111,17 +111,8 @@ function serviceUnit(service: ServiceName, ctx: ReleaseContext, problems: Proble
     if (origin === undefined) throw new Error(`values contract: ${what}`);
     problems.push({ file: ctx.cfg.file, path: origin, message: what, fix: issue.fix });
   }
-  return {
-    kind: "HelmRelease",
-    name: release,
-    type: "openkeel:openkeel:Release",
-    release,
-    namespace: OPENKEEL_NAMESPACE,
-    chart: chartRef(ctx.cfg, service),
-    values,
-    // image PVCs and Swift devices hold tenant data
-    ...(service === "glance" || service === "swift" ? { protect: true } : {}),
-  };
+  // image PVCs and Swift devices hold tenant data
+  return helmReleaseUnit(release, "openkeel:openkeel:Release", OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), values, { protect: service === "glance" || service === "swift" });
 }
 
 /** One problem per role set no node has (or per stack override that moved a component there). */

@@ -2,7 +2,7 @@
 // stack's profile), its zone, its extra labels and what platform components need on it. Applied with the administrator's credentials,
 // because production keys (node-restriction.kubernetes.io/*) cannot come from a kubelet.
 import type { NodeConfig } from "../config/schema";
-import type { K8sObject, ManifestsUnit } from "./plan";
+import { type K8sObject, manifestsUnit, type ManifestsUnit } from "./plan";
 import type { LabelProfile } from "../config/roles";
 import { appliedNodeLabels } from "../topology/topology";
 
@@ -29,10 +29,5 @@ function nodePatch(node: NodeConfig, profile: LabelProfile, contributors: NodeMe
 }
 
 export function nodeRolesUnit(nodes: NodeConfig[], profile: LabelProfile, contributors: NodeMetadataContributor[] = []): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: "node-roles",
-    type: "openkeel:nodes:NodeRoles",
-    objects: nodes.map((n) => nodePatch(n, profile, contributors)),
-  };
+  return manifestsUnit("node-roles", "openkeel:nodes:NodeRoles", nodes.map((n) => nodePatch(n, profile, contributors)));
 }

@@ -91,6 +91,31 @@ export interface RemoteManifestUnit extends UnitBase {
 
 export type Unit = HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit;
 
+/** What every unit may say besides its content: it owns data, it waits for units before it. */
+export interface UnitOptions {
+  protect?: boolean;
+  dependsOn?: string[];
+}
+
+function base(name: string, type: string, opts: UnitOptions): UnitBase {
+  return { name, type, ...(opts.protect ? { protect: true } : {}), ...(opts.dependsOn?.length ? { dependsOn: opts.dependsOn } : {}) };
+}
+
+/** A Helm release of `chart` into `namespace`, released under the unit's name. */
+export function helmReleaseUnit(name: string, type: string, namespace: string, chart: ChartRef, values: Record<string, unknown>, opts: UnitOptions = {}): HelmReleaseUnit {
+  return { kind: "HelmRelease", ...base(name, type, opts), release: name, namespace, chart: { ...chart }, values };
+}
+
+/** Objects this repository writes. */
+export function manifestsUnit(name: string, type: string, objects: K8sObject[], opts: UnitOptions = {}): ManifestsUnit {
+  return { kind: "Manifests", ...base(name, type, opts), objects };
+}
+
+/** A pinned upstream manifest, fetched at apply time. */
+export function remoteManifestUnit(name: string, type: string, url: string, version: string, opts: UnitOptions = {}): RemoteManifestUnit {
+  return { kind: "RemoteManifest", ...base(name, type, opts), url, version };
+}
+
 export interface Phase {
   name: PhaseName;
   units: Unit[];

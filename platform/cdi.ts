@@ -2,18 +2,13 @@
 // KubeVirt's: `spec.infra` and `spec.workload` (singular) are NodePlacements themselves, with no
 // `nodePlacement` level (cdi.kubevirt.io/v1beta1 schema).
 import { ROLES, type Role } from "../config/roles";
-import type { ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
+import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
-import { CONTROL_PLANE, obj, platformComponent, unplaced, type ObjectReader } from "../placement/workloads";
-import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, remoteManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { CONTROL_PLANE, obj, platformComponent, type ObjectReader } from "../placement/workloads";
+import { manifestOperator } from "./component";
+import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { nodePlacement } from "./kubevirt";
 import { CDI_OPERATOR } from "./versions";
-
-function cdiOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
-  // It holds the CDI CRD.
-  return remoteManifestUnit("cdi-operator", "openkeel:platform:CdiOperator", CDI_OPERATOR, { protect: true, dependsOn });
-}
 
 /** Every role some storage node carries: medium's storage nodes are also (tainted) compute nodes. */
 function storageNodeRoles(ctx: PlatformContext): Role[] {
@@ -30,26 +25,21 @@ function cdiWorkloadPlacement(ctx: PlatformContext) {
 }
 
 function cdiUnit(ctx: PlatformContext): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: "cdi",
-    type: "openkeel:platform:Cdi",
-    // Deleting the CR uninstalls CDI.
-    protect: true,
-    objects: [
-      {
-        apiVersion: "cdi.kubevirt.io/v1beta1",
-        kind: "CDI",
-        metadata: { name: "cdi", annotations: waitFor("condition=Available", 900) },
-        spec: {
-          infra: selectorAndTolerations(controlPlaneScheduling(ctx)),
-          workload: cdiWorkloadPlacement(ctx),
-          config: { featureGates: ["HonorWaitForFirstConsumer"] },
-          imagePullPolicy: "IfNotPresent",
-        },
+  const objects: K8sObject[] = [
+    {
+      apiVersion: "cdi.kubevirt.io/v1beta1",
+      kind: "CDI",
+      metadata: { name: "cdi", annotations: waitFor("condition=Available", 900) },
+      spec: {
+        infra: selectorAndTolerations(controlPlaneScheduling(ctx)),
+        workload: cdiWorkloadPlacement(ctx),
+        config: { featureGates: ["HonorWaitForFirstConsumer"] },
+        imagePullPolicy: "IfNotPresent",
       },
-    ],
-  };
+    },
+  ];
+  // Deleting the CR uninstalls CDI.
+  return manifestsUnit("cdi", "openkeel:platform:Cdi", objects, { protect: true });
 }
 
 const readCdi: ObjectReader = (u, o) => {
@@ -62,12 +52,4 @@ const readCdi: ObjectReader = (u, o) => {
   ];
 };
 
-export const cdi: PlatformComponent = {
-  name: "CDI",
-  pins: [CDI_OPERATOR],
-  units: (ctx, { podNetwork }) => ({ "crds-operators": [cdiOperatorUnit(after(podNetwork))], platform: [cdiUnit(ctx)] }),
-  readers: {
-    units: { "openkeel:platform:CdiOperator": unplaced("upstream manifest: cdi-operator's own placement is not set here") },
-    objects: { CDI: readCdi },
-  },
-};
+export const cdi = manifestOperator("CDI", CDI_OPERATOR, { name: "cdi-operator", type: "openkeel:platform:CdiOperator" }, { unit: cdiUnit, readers: { CDI: readCdi } });

@@ -1,5 +1,5 @@
 // cert-manager (Helm, CRDs from the chart and kept on uninstall), on the control plane (§ 2.1).
-import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
+import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { chartOperatorComponents } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
@@ -14,24 +14,15 @@ function certManagerNamespace(): K8sObject {
 
 function certManagerRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
-  return {
-    kind: "HelmRelease",
-    name: "cert-manager",
-    type: "openkeel:platform:CertManager",
-    release: "cert-manager",
-    namespace: CERT_MANAGER_NAMESPACE,
-    chart: { ...CERT_MANAGER_CHART },
-    // Its CRDs own every Certificate and Issuer.
-    protect: true,
-    dependsOn,
-    values: {
-      crds: { enabled: true, keep: true },
-      ...placement,
-      webhook: { ...placement },
-      cainjector: { ...placement },
-      startupapicheck: { ...placement },
-    },
+  const values = {
+    crds: { enabled: true, keep: true },
+    ...placement,
+    webhook: { ...placement },
+    cainjector: { ...placement },
+    startupapicheck: { ...placement },
   };
+  // Its CRDs own every Certificate and Issuer.
+  return helmReleaseUnit("cert-manager", "openkeel:platform:CertManager", CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, { protect: true, dependsOn });
 }
 
 export const certManager: PlatformComponent = {

@@ -7,10 +7,10 @@ import type { Check } from "../config/problems";
 import type { Config } from "../config/schema";
 import { platformConfigSchema, type PlatformConfig } from "../config/platform";
 import type { NodeMetadataContributor } from "../plan/node-roles";
-import { phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
-import type { Readers } from "../placement/workloads";
+import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
+import { unplaced, type ObjectReader, type Readers } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import type { PlatformContext } from "./context";
+import { pinnedManifestUnit, type PlatformContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 
 const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
@@ -62,7 +62,7 @@ export function after(...units: (Unit | undefined)[]): string[] {
  * it, Longhorn's volumes included: protected.
  */
 function namespacesUnit(namespaces: K8sObject[]): ManifestsUnit {
-  return { kind: "Manifests", name: PLATFORM_NAMESPACES_UNIT, type: "openkeel:platform:Namespaces", protect: true, objects: namespaces };
+  return manifestsUnit(PLATFORM_NAMESPACES_UNIT, "openkeel:platform:Namespaces", namespaces, { protect: true });
 }
 
 /**
@@ -77,6 +77,32 @@ export function addPlatform(plan: Plan, ctx: PlatformContext, components: readon
   const built = components.map((c) => (c === podNetwork && network ? network : c.units(ctx, wiring)));
   if (namespaces.objects.length > 0) phase(plan, "crds-operators").units.push(namespaces);
   for (const name of PLATFORM_PHASES) phase(plan, name).units.push(...built.flatMap((units) => units[name] ?? []));
+}
+
+/**
+ * An operator installed from its pinned upstream manifest (which holds its CRDs, and whose own
+ * placement this repository does not set), configured by one CR this repository writes and the
+ * placement report reads: KubeVirt, CDI.
+ */
+export function manifestOperator(
+  name: string,
+  pin: ManifestPin,
+  operator: { name: string; type: string },
+  cr: { unit(ctx: PlatformContext): ManifestsUnit; readers: Record<string, ObjectReader> },
+): PlatformComponent {
+  return {
+    name,
+    pins: [pin],
+    units: (ctx, { podNetwork }) => ({
+      // It holds the CRDs: deleting them deletes every object of their kinds (every VM, every DataVolume).
+      "crds-operators": [pinnedManifestUnit(operator.name, operator.type, pin, { protect: true, dependsOn: after(podNetwork) })],
+      platform: [cr.unit(ctx)],
+    }),
+    readers: {
+      units: { [operator.type]: unplaced("upstream manifest: the operator's own placement is not set here") },
+      objects: cr.readers,
+    },
+  };
 }
 
 /** The node metadata every component of the list contributes, in its order. */

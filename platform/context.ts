@@ -3,7 +3,7 @@
 // labels, control-plane placement, waiting for an object to be ready, pinned upstream manifests).
 import type { LoadedConfig } from "../config/schema";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
-import type { K8sObject, RemoteManifestUnit } from "../plan/plan";
+import { remoteManifestUnit, type K8sObject, type RemoteManifestUnit, type UnitOptions } from "../plan/plan";
 import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import type { Topology } from "../topology/topology";
 import type { PlatformConfig } from "../config/platform";
@@ -75,19 +75,6 @@ export function waitFor(condition: string, timeoutSeconds: number): Record<strin
  * A pinned upstream manifest. Those that hold CRDs are protected: deleting a CRD deletes every
  * object of its kind.
  */
-export function remoteManifestUnit(
-  name: string,
-  type: string,
-  pin: ManifestPin,
-  opts: { protect?: boolean; dependsOn?: string[] } = {},
-): RemoteManifestUnit {
-  return {
-    kind: "RemoteManifest",
-    name,
-    type,
-    url: pin.url,
-    version: pin.version,
-    ...(opts.protect ? { protect: true } : {}),
-    ...(opts.dependsOn?.length ? { dependsOn: opts.dependsOn } : {}),
-  };
+export function pinnedManifestUnit(name: string, type: string, pin: ManifestPin, opts: UnitOptions = {}): RemoteManifestUnit {
+  return remoteManifestUnit(name, type, pin.url, pin.version, opts);
 }

@@ -7,7 +7,7 @@ import type { Check } from "../config/problems";
 import { HOSTNAME_LABEL, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import type { NodeMetadataContributor } from "../plan/node-roles";
-import type { HelmReleaseUnit } from "../plan/plan";
+import { helmReleaseUnit, type HelmReleaseUnit } from "../plan/plan";
 import type { PodScheduling } from "../placement/scheduling";
 import { CONTROL_PLANE, platformComponent, type Obj, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
@@ -51,26 +51,18 @@ function masterLabels(ctx: PlatformContext): NodeMetadataContributor {
 function kubeOvnRelease(ctx: PlatformContext): HelmReleaseUnit {
   const ips = kubeOvnMasterNodes(ctx).map((n) => n.internalIP);
   if (ips.some((ip) => ip === undefined)) throw new Error("Kube-OVN master nodes without internalIP: the config schema requires it in production");
-  return {
-    kind: "HelmRelease",
-    name: "kube-ovn",
-    type: "openkeel:platform:KubeOvn",
-    release: "kube-ovn",
+  const values = {
     namespace: "kube-system",
-    chart: { ...KUBE_OVN_CHART },
-    // The pod network and its CRDs (subnets, IPs): removing it cuts every pod off.
-    protect: true,
-    values: {
-      namespace: "kube-system",
-      MASTER_NODES: ips.join(","),
-      MASTER_NODES_LABEL: `${KUBE_OVN_MASTER_LABEL_KEY}=${KUBE_OVN_MASTER_LABEL_VALUE}`,
-      // Talos: writable host directories, and no modprobe (openvswitch and geneve are built in).
-      OPENVSWITCH_DIR: "/var/lib/openvswitch",
-      OVN_DIR: "/var/lib/ovn",
-      DISABLE_MODULES_MANAGEMENT: true,
-      cni_conf: { MOUNT_LOCAL_BIN_DIR: false },
-    },
+    MASTER_NODES: ips.join(","),
+    MASTER_NODES_LABEL: `${KUBE_OVN_MASTER_LABEL_KEY}=${KUBE_OVN_MASTER_LABEL_VALUE}`,
+    // Talos: writable host directories, and no modprobe (openvswitch and geneve are built in).
+    OPENVSWITCH_DIR: "/var/lib/openvswitch",
+    OVN_DIR: "/var/lib/ovn",
+    DISABLE_MODULES_MANAGEMENT: true,
+    cni_conf: { MOUNT_LOCAL_BIN_DIR: false },
   };
+  // The pod network and its CRDs (subnets, IPs): removing it cuts every pod off.
+  return helmReleaseUnit("kube-ovn", "openkeel:platform:KubeOvn", "kube-system", KUBE_OVN_CHART, values, { protect: true });
 }
 
 /**

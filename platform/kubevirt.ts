@@ -2,20 +2,15 @@
 // namespace) and our own KubeVirt CR with the placement of § 4.4: infra (virt-api,
 // virt-controller) on the control plane, virt-handler on compute nodes, reserved hosts included.
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION } from "../config/roles";
-import type { ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
+import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
 import type { PodScheduling } from "../placement/scheduling";
-import { CONTROL_PLANE, isObj, num, obj, platformComponent, podScheduling, TENANT_WORKLOAD, unplaced, type ObjectReader } from "../placement/workloads";
-import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, remoteManifestUnit, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { CONTROL_PLANE, isObj, num, obj, platformComponent, podScheduling, TENANT_WORKLOAD, type ObjectReader } from "../placement/workloads";
+import { manifestOperator } from "./component";
+import { controlPlaneScheduling, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
 
 const KUBEVIRT_NAMESPACE = "kubevirt";
-
-function kubevirtOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
-  // It holds the KubeVirt CRDs: deleting them deletes every VM.
-  return remoteManifestUnit("kubevirt-operator", "openkeel:platform:KubeVirtOperator", KUBEVIRT_OPERATOR, { protect: true, dependsOn });
-}
 
 /** virt-handler (and so where VMIs may start): compute nodes, Masakari reserved hosts too (§ 5.6). */
 function virtHandlerPlacement(ctx: PlatformContext) {
@@ -23,35 +18,30 @@ function virtHandlerPlacement(ctx: PlatformContext) {
 }
 
 function kubevirtUnit(ctx: PlatformContext): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: "kubevirt",
-    type: "openkeel:platform:KubeVirt",
-    // Deleting the CR uninstalls KubeVirt.
-    protect: true,
-    objects: [
-      {
-        apiVersion: "kubevirt.io/v1",
-        kind: "KubeVirt",
-        metadata: {
-          name: "kubevirt",
-          namespace: KUBEVIRT_NAMESPACE,
-          // Later phases (and the OpenKeel services) start once KubeVirt reports Available.
-          annotations: waitFor("condition=Available", 1200),
-        },
-        spec: {
-          infra: { nodePlacement: selectorAndTolerations(controlPlaneScheduling(ctx)) },
-          workloads: { nodePlacement: virtHandlerPlacement(ctx) },
-          configuration: {
-            migrations: { parallelMigrationsPerCluster: 5, parallelOutboundMigrationsPerNode: 2 },
-            evictionStrategy: "LiveMigrate",
-            // kind nodes have no /dev/kvm.
-            ...(!ctx.talos ? { developerConfiguration: { useEmulation: true } } : {}),
-          },
+  const objects: K8sObject[] = [
+    {
+      apiVersion: "kubevirt.io/v1",
+      kind: "KubeVirt",
+      metadata: {
+        name: "kubevirt",
+        namespace: KUBEVIRT_NAMESPACE,
+        // Later phases (and the OpenKeel services) start once KubeVirt reports Available.
+        annotations: waitFor("condition=Available", 1200),
+      },
+      spec: {
+        infra: { nodePlacement: selectorAndTolerations(controlPlaneScheduling(ctx)) },
+        workloads: { nodePlacement: virtHandlerPlacement(ctx) },
+        configuration: {
+          migrations: { parallelMigrationsPerCluster: 5, parallelOutboundMigrationsPerNode: 2 },
+          evictionStrategy: "LiveMigrate",
+          // kind nodes have no /dev/kvm.
+          ...(!ctx.talos ? { developerConfiguration: { useEmulation: true } } : {}),
         },
       },
-    ],
-  };
+    },
+  ];
+  // Deleting the CR uninstalls KubeVirt.
+  return manifestsUnit("kubevirt", "openkeel:platform:KubeVirt", objects, { protect: true });
 }
 
 const KUBEVIRT_OS: Record<string, string> = { "kubernetes.io/os": "linux" };
@@ -88,12 +78,4 @@ const readKubeVirt: ObjectReader = (u, o) => {
   ];
 };
 
-export const kubevirt: PlatformComponent = {
-  name: "KubeVirt",
-  pins: [KUBEVIRT_OPERATOR],
-  units: (ctx, { podNetwork }) => ({ "crds-operators": [kubevirtOperatorUnit(after(podNetwork))], platform: [kubevirtUnit(ctx)] }),
-  readers: {
-    units: { "openkeel:platform:KubeVirtOperator": unplaced("upstream manifest: virt-operator's own placement is not set here") },
-    objects: { KubeVirt: readKubeVirt },
-  },
-};
+export const kubevirt = manifestOperator("KubeVirt", KUBEVIRT_OPERATOR, { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator" }, { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } });

@@ -8,7 +8,7 @@ import type { Check } from "../config/problems";
 import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import type { NodeMetadataContributor } from "../plan/node-roles";
-import type { HelmReleaseUnit, K8sObject, ManifestsUnit } from "../plan/plan";
+import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
 import { CONTROL_PLANE, isObj, num, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
 import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
@@ -109,37 +109,29 @@ function longhornNamespace(): K8sObject {
 function longhornRelease(ctx: PlatformContext): HelmReleaseUnit {
   const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
   const replicas = volumeReplicas(ctx);
-  return {
-    kind: "HelmRelease",
-    name: "longhorn",
-    type: "openkeel:platform:Longhorn",
-    release: "longhorn",
-    namespace: LONGHORN_NAMESPACE,
-    chart: { ...LONGHORN_CHART },
-    protect: true,
-    values: {
-      defaultSettings: {
-        createDefaultDiskLabeledNodes: true,
-        defaultDataPath: ctx.talos ? TALOS_DATA_PATH : DEFAULT_DATA_PATH,
-        defaultReplicaCount: replicas,
-        taintToleration: formatLonghornTolerations(volumeConsumerTolerations()),
-        systemManagedComponentsNodeSelector: formatLonghornNodeSelector(SYSTEM_MANAGED_NODE_SELECTOR),
-      },
-      persistence: {
-        // The lab keeps kind's `standard` class as its default.
-        defaultClass: ctx.talos,
-        defaultClassReplicaCount: replicas,
-        defaultDataLocality: vmDataLocality(ctx),
-        // replicas of the default class on storage nodes only (Longhorn node tag)
-        defaultNodeSelector: { enable: true, selector: STORAGE_NODE_TAG },
-        reclaimPolicy: "Delete",
-      },
-      // The manager runs beside every instance manager: no selector, the same tolerations.
-      longhornManager: { tolerations: volumeConsumerTolerations() },
-      longhornDriver: controlPlane,
-      longhornUI: controlPlane,
+  const values = {
+    defaultSettings: {
+      createDefaultDiskLabeledNodes: true,
+      defaultDataPath: ctx.talos ? TALOS_DATA_PATH : DEFAULT_DATA_PATH,
+      defaultReplicaCount: replicas,
+      taintToleration: formatLonghornTolerations(volumeConsumerTolerations()),
+      systemManagedComponentsNodeSelector: formatLonghornNodeSelector(SYSTEM_MANAGED_NODE_SELECTOR),
     },
+    persistence: {
+      // The lab keeps kind's `standard` class as its default.
+      defaultClass: ctx.talos,
+      defaultClassReplicaCount: replicas,
+      defaultDataLocality: vmDataLocality(ctx),
+      // replicas of the default class on storage nodes only (Longhorn node tag)
+      defaultNodeSelector: { enable: true, selector: STORAGE_NODE_TAG },
+      reclaimPolicy: "Delete",
+    },
+    // The manager runs beside every instance manager: no selector, the same tolerations.
+    longhornManager: { tolerations: volumeConsumerTolerations() },
+    longhornDriver: controlPlane,
+    longhornUI: controlPlane,
   };
+  return helmReleaseUnit("longhorn", "openkeel:platform:Longhorn", LONGHORN_NAMESPACE, LONGHORN_CHART, values, { protect: true });
 }
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
@@ -191,32 +183,20 @@ function longhornVmClass(ctx: PlatformContext): K8sObject {
 }
 
 function storageClassesUnit(ctx: PlatformContext): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: "storage-classes",
-    type: "openkeel:platform:StorageClasses",
-    protect: true,
-    objects: [longhornLocalClass(), longhornVmClass(ctx)],
-  };
+  return manifestsUnit("storage-classes", "openkeel:platform:StorageClasses", [longhornLocalClass(), longhornVmClass(ctx)], { protect: true });
 }
 
 /** In-cluster Longhorn snapshots (`type: snap`) for CSI VolumeSnapshots (Cinder, KubeVirt). */
 function volumeSnapshotClassesUnit(): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: "volume-snapshot-classes",
-    type: "openkeel:platform:VolumeSnapshotClasses",
-    objects: [
-      {
-        apiVersion: "snapshot.storage.k8s.io/v1",
-        kind: "VolumeSnapshotClass",
-        metadata: { name: LONGHORN_SNAPSHOT_CLASS },
-        driver: LONGHORN_DRIVER,
-        deletionPolicy: "Delete",
-        parameters: { type: "snap" },
-      },
-    ],
+  const snapshotClass: K8sObject = {
+    apiVersion: "snapshot.storage.k8s.io/v1",
+    kind: "VolumeSnapshotClass",
+    metadata: { name: LONGHORN_SNAPSHOT_CLASS },
+    driver: LONGHORN_DRIVER,
+    deletionPolicy: "Delete",
+    parameters: { type: "snap" },
   };
+  return manifestsUnit("volume-snapshot-classes", "openkeel:platform:VolumeSnapshotClasses", [snapshotClass]);
 }
 
 /**

@@ -1,7 +1,7 @@
 // MariaDB operator (Galera, D5): its CRDs chart first, then the operator chart, on the control
 // plane (§ 2.3). The placement report reads its charts' values, and a MariaDB CR the way the
 // operator turns it into the Galera StatefulSet.
-import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
+import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { HOSTNAME_LABEL } from "../config/roles";
 import type { Affinity } from "../placement/chart-helper";
 import { requiredAntiAffinityKeys } from "../placement/scheduling";
@@ -17,36 +17,14 @@ function mariadbOperatorNamespace(): K8sObject {
 }
 
 function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
-  return {
-    kind: "HelmRelease",
-    name: "mariadb-operator-crds",
-    type: "openkeel:platform:MariadbOperatorCrds",
-    release: "mariadb-operator-crds",
-    namespace: MARIADB_OPERATOR_NAMESPACE,
-    chart: { ...MARIADB_OPERATOR_CRDS_CHART },
-    // The CRDs own every MariaDB (Galera) object.
-    protect: true,
-    dependsOn,
-    values: {},
-  };
+  // The CRDs own every MariaDB (Galera) object.
+  return helmReleaseUnit("mariadb-operator-crds", "openkeel:platform:MariadbOperatorCrds", MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CRDS_CHART, {}, { protect: true, dependsOn });
 }
 
 function mariadbOperatorRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
-  return {
-    kind: "HelmRelease",
-    name: "mariadb-operator",
-    type: "openkeel:platform:MariadbOperator",
-    release: "mariadb-operator",
-    namespace: MARIADB_OPERATOR_NAMESPACE,
-    chart: { ...MARIADB_OPERATOR_CHART },
-    dependsOn,
-    values: {
-      ...placement,
-      webhook: { ...placement },
-      certController: { ...placement },
-    },
-  };
+  const values = { ...placement, webhook: { ...placement }, certController: { ...placement } };
+  return helmReleaseUnit("mariadb-operator", "openkeel:platform:MariadbOperator", MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CHART, values, { dependsOn });
 }
 
 /** A MariaDB CR: the operator's StatefulSet takes its nodeSelector, tolerations and affinity (§ 5.2). */

@@ -6,11 +6,11 @@
 // per failover segment.
 import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Role, type Toleration } from "../config/roles";
-import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
+import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type DesignRoles, type ObjectReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, remoteManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { controlPlaneScheduling, namespace, pinnedManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
 const MEDIK8S_NAMESPACE = "medik8s";
@@ -40,9 +40,9 @@ function medik8sNamespace(): K8sObject {
 function olmUnits(dependsOn: string[]): RemoteManifestUnit[] {
   return [
     // Subscriptions and ClusterServiceVersions live in these CRDs.
-    remoteManifestUnit("olm-crds", "openkeel:platform:OlmCrds", OLM_CRDS, { protect: true }),
+    pinnedManifestUnit("olm-crds", "openkeel:platform:OlmCrds", OLM_CRDS, { protect: true }),
     // olm.yaml needs its CRDs registered first (upstream install order).
-    remoteManifestUnit("olm", "openkeel:platform:Olm", OLM, { dependsOn: ["olm-crds", ...dependsOn] }),
+    pinnedManifestUnit("olm", "openkeel:platform:Olm", OLM, { dependsOn: ["olm-crds", ...dependsOn] }),
   ];
 }
 
@@ -72,19 +72,14 @@ function subscription(ctx: PlatformContext, pin: OlmPackagePin): K8sObject {
 }
 
 function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: "medik8s-operators",
-    type: "openkeel:platform:Medik8sOperators",
-    dependsOn,
-    objects: [
-      // No targetNamespaces: the bundles support the AllNamespaces install mode only.
-      { apiVersion: "operators.coreos.com/v1", kind: "OperatorGroup", metadata: { name: "medik8s", namespace: MEDIK8S_NAMESPACE }, spec: {} },
-      subscription(ctx, MEDIK8S_SNR),
-      subscription(ctx, MEDIK8S_NHC),
-      subscription(ctx, MEDIK8S_NMO),
-    ],
-  };
+  const objects: K8sObject[] = [
+    // No targetNamespaces: the bundles support the AllNamespaces install mode only.
+    { apiVersion: "operators.coreos.com/v1", kind: "OperatorGroup", metadata: { name: "medik8s", namespace: MEDIK8S_NAMESPACE }, spec: {} },
+    subscription(ctx, MEDIK8S_SNR),
+    subscription(ctx, MEDIK8S_NHC),
+    subscription(ctx, MEDIK8S_NMO),
+  ];
+  return manifestsUnit("medik8s-operators", "openkeel:platform:Medik8sOperators", objects, { dependsOn });
 }
 
 /** The roles our NodeHealthChecks cover, highest precedence first: a node is in the first that matches. */
@@ -157,12 +152,7 @@ function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
 }
 
 function medik8sRemediationUnit(ctx: PlatformContext): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: "medik8s-remediation",
-    type: "openkeel:platform:Medik8sRemediation",
-    objects: medik8sRemediationObjects(ctx),
-  };
+  return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx));
 }
 
 /** A NodeHealthCheck's design roles: the roles whose label its selector requires. */

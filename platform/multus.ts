@@ -2,7 +2,7 @@
 // written here because that file names a floating image (`snapshot-thick`) and the netns path of
 // a generic host: Talos keeps network namespaces under /var/run/netns (siderolabs Multus guide),
 // and the upstream 50Mi memory limit is too tight for the daemon (same guide).
-import type { K8sObject, ManifestsUnit } from "../plan/plan";
+import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { after, type PlatformComponent } from "./component";
 import type { PlatformContext } from "./context";
 import { imageRef, MULTUS_IMAGE } from "./versions";
@@ -177,15 +177,8 @@ function multusObjects(ctx: PlatformContext): K8sObject[] {
 }
 
 function multusUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: "multus",
-    type: "openkeel:platform:Multus",
-    // Holds the NetworkAttachmentDefinition CRD: deleting it deletes every NAD.
-    protect: true,
-    objects: multusObjects(ctx),
-    ...(dependsOn.length ? { dependsOn } : {}),
-  };
+  // Holds the NetworkAttachmentDefinition CRD: deleting it deletes every NAD.
+  return manifestsUnit("multus", "openkeel:platform:Multus", multusObjects(ctx), { protect: true, dependsOn });
 }
 
 /** Secondary networks on every node (a DaemonSet the placement report reads like any other). */

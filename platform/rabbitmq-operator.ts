@@ -7,12 +7,12 @@ import type { Affinity } from "../placement/chart-helper";
 import { requiredAntiAffinityKeys } from "../placement/scheduling";
 import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, unplaced, type ObjectReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
-import { remoteManifestUnit } from "./context";
+import { pinnedManifestUnit } from "./context";
 import { RABBITMQ_CLUSTER_OPERATOR } from "./versions";
 
 function rabbitmqOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
   // It holds the RabbitmqCluster CRD.
-  return remoteManifestUnit("rabbitmq-cluster-operator", "openkeel:platform:RabbitmqClusterOperator", RABBITMQ_CLUSTER_OPERATOR, {
+  return pinnedManifestUnit("rabbitmq-cluster-operator", "openkeel:platform:RabbitmqClusterOperator", RABBITMQ_CLUSTER_OPERATOR, {
     protect: true,
     dependsOn,
   });

@@ -2,10 +2,10 @@
 // snapshot-controller. The controller's Deployment and RBAC are written here rather than taken from
 // the tag's `deploy/kubernetes/snapshot-controller`, whose manifest names the previous release's
 // image and carries no placement; they follow that folder (kube-system, leader election).
-import type { K8sObject, ManifestsUnit, RemoteManifestUnit } from "../plan/plan";
+import { type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import { unplaced } from "../placement/workloads";
 import type { PlatformComponent } from "./component";
-import { controlPlaneScheduling, remoteManifestUnit, type PlatformContext } from "./context";
+import { controlPlaneScheduling, pinnedManifestUnit, type PlatformContext } from "./context";
 import { imageRef, SNAPSHOT_CONTROLLER_IMAGE, SNAPSHOT_CRDS } from "./versions";
 
 const NAMESPACE = "kube-system";
@@ -16,32 +16,27 @@ function snapshotCrdUnits(): RemoteManifestUnit[] {
   return SNAPSHOT_CRDS.map((pin) => {
     const plural = pin.url.slice(pin.url.lastIndexOf("_") + 1).replace(/\.yaml$/, "");
     // CRDs own every VolumeSnapshot: deleting one deletes them all.
-    return remoteManifestUnit(`snapshot-crd-${plural}`, "openkeel:platform:SnapshotCrd", pin, { protect: true });
+    return pinnedManifestUnit(`snapshot-crd-${plural}`, "openkeel:platform:SnapshotCrd", pin, { protect: true });
   });
 }
 
+const READ = ["get", "list", "watch"];
+const rule = (group: string, resource: string, verbs: string[]) => ({ apiGroups: [group], resources: [resource], verbs });
 const RULES = [
-  { apiGroups: [""], resources: ["persistentvolumes"], verbs: ["get", "list", "watch"] },
-  { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["get", "list", "watch", "update"] },
+  rule("", "persistentvolumes", READ),
+  rule("", "persistentvolumeclaims", [...READ, "update"]),
   { apiGroups: [""], resources: ["events"], verbs: ["list", "watch", "create", "update", "patch"] },
-  { apiGroups: ["snapshot.storage.k8s.io"], resources: ["volumesnapshotclasses"], verbs: ["get", "list", "watch"] },
-  {
-    apiGroups: ["snapshot.storage.k8s.io"],
-    resources: ["volumesnapshotcontents"],
-    verbs: ["create", "get", "list", "watch", "update", "delete", "patch"],
-  },
-  { apiGroups: ["snapshot.storage.k8s.io"], resources: ["volumesnapshotcontents/status"], verbs: ["patch"] },
-  { apiGroups: ["snapshot.storage.k8s.io"], resources: ["volumesnapshots"], verbs: ["get", "list", "watch", "update", "patch"] },
-  { apiGroups: ["snapshot.storage.k8s.io"], resources: ["volumesnapshots/status"], verbs: ["update", "patch"] },
-  { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshotclasses"], verbs: ["get", "list", "watch"] },
-  {
-    apiGroups: ["groupsnapshot.storage.k8s.io"],
-    resources: ["volumegroupsnapshotcontents"],
-    verbs: ["create", "get", "list", "watch", "update", "delete", "patch"],
-  },
-  { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshotcontents/status"], verbs: ["patch"] },
-  { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshots"], verbs: ["get", "list", "watch", "update", "patch"] },
-  { apiGroups: ["groupsnapshot.storage.k8s.io"], resources: ["volumegroupsnapshots/status"], verbs: ["update", "patch"] },
+  // the same rules for the snapshot and the group-snapshot APIs
+  ...[
+    ["snapshot.storage.k8s.io", "volumesnapshot"],
+    ["groupsnapshot.storage.k8s.io", "volumegroupsnapshot"],
+  ].flatMap(([group, kind]) => [
+    rule(group, `${kind}classes`, READ),
+    rule(group, `${kind}contents`, ["create", "get", "list", "watch", "update", "delete", "patch"]),
+    rule(group, `${kind}contents/status`, ["patch"]),
+    rule(group, `${kind}s`, [...READ, "update", "patch"]),
+    rule(group, `${kind}s/status`, ["update", "patch"]),
+  ]),
 ];
 
 function snapshotControllerObjects(ctx: PlatformContext): K8sObject[] {
@@ -110,12 +105,7 @@ function snapshotControllerObjects(ctx: PlatformContext): K8sObject[] {
 }
 
 function snapshotControllerUnit(ctx: PlatformContext): ManifestsUnit {
-  return {
-    kind: "Manifests",
-    name: NAME,
-    type: "openkeel:platform:SnapshotController",
-    objects: snapshotControllerObjects(ctx),
-  };
+  return manifestsUnit(NAME, "openkeel:platform:SnapshotController", snapshotControllerObjects(ctx));
 }
 
 export const snapshots: PlatformComponent = {

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
-import { requireTool, ToolError } from "./lib/tools";
+import { requireTool } from "./lib/tools";
 
 run(() => {
   const opts = args({ dir: { type: "string", default: ".github/workflows" } });
@@ -15,13 +15,7 @@ run(() => {
     ? fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => path.join(dir, f))
     : [];
   if (files.length === 0) throw new UserError(`${dir}: no workflow files (*.yml, *.yaml).`, EXIT_BAD_CONFIG);
-  let actionlint: string;
-  try {
-    actionlint = requireTool("actionlint");
-  } catch (e) {
-    if (e instanceof ToolError) throw new UserError(e.message, EXIT_BAD_CONFIG);
-    throw e;
-  }
+  const actionlint = requireTool("actionlint");
   const r = spawnSync(actionlint, ["-no-color", "-shellcheck=", "-pyflakes=", ...files], { encoding: "utf8" });
   if (r.error) throw r.error;
   process.stdout.write(r.stdout);

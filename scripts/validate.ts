@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { KUBERNETES_SCHEMA_VERSION, TOOLS } from "../platform/versions";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
 import { failed, formatFinding, runKubeconformPerTarget, SCHEMAS_ENV, schemasDirProblem } from "./lib/kubeconform";
-import { requireTool, ToolError } from "./lib/tools";
+import { requireTool } from "./lib/tools";
 
 function countFiles(dir: string): number {
   if (!fs.existsSync(dir)) return 0;
@@ -33,13 +33,7 @@ run(() => {
       );
     }
   }
-  let kubeconform: string;
-  try {
-    kubeconform = requireTool("kubeconform");
-  } catch (e) {
-    if (e instanceof ToolError) throw new UserError(e.message, EXIT_BAD_CONFIG);
-    throw e;
-  }
+  const kubeconform = requireTool("kubeconform");
 
   const present = fs.existsSync(renderedDir)
     ? fs.readdirSync(renderedDir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort()

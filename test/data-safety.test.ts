@@ -3,8 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, stringify } from "yaml";
-import { beforeAll, describe, expect, it } from "vitest";
-import program from "../index";
+import { describe, expect, it } from "vitest";
 import { allUnits, type Plan, type Unit } from "../plan/plan";
 import { planStack } from "../environments";
 import { capture } from "../scripts/lib/cli";
@@ -12,8 +11,9 @@ import { generatedProductionStack } from "../scripts/lib/generate";
 import { protectedLosses } from "../scripts/lib/protected";
 import { renderCommand } from "../scripts/lib/render-command";
 import { readTree } from "../scripts/lib/write";
-import { runProgram, type ProgramRun } from "./helpers/pulumi";
-import { mutatedConfig, pulumiConfigOf, REPO, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
+import { planOf } from "./helpers/plans";
+import { shippedRun } from "./helpers/pulumi";
+import { mutatedConfig, REPO, SHIPPED_STACKS, tempStacks } from "./helpers/stacks";
 import { loadConfig } from "../config/load";
 
 /** Kinds whose objects hold data or whose deletion deletes data (a Namespace takes its volumes, a CRD its objects). */
@@ -44,7 +44,7 @@ function plans(): Plan[] {
   const labBackends = mutatedConfig("lab", (raw) => (raw.platform = { realBackends: true }));
   const generated = generatedProductionStack(60);
   return [
-    ...SHIPPED_STACKS.map((s) => planStack(shippedConfig(s)).plan!),
+    ...SHIPPED_STACKS.map((s) => planOf(s)),
     planStack(labBackends).plan!,
     planStack(loadConfig(generated.raw, { stack: generated.stack, file: "generated" })).plan!,
   ];
@@ -63,15 +63,12 @@ describe("what owns data is protected", () => {
 });
 
 describe.each(SHIPPED_STACKS)("stack %s under the Pulumi mocks", (stack) => {
-  let run: ProgramRun;
-  beforeAll(async () => {
-    run = await runProgram(stack, pulumiConfigOf(shippedRaw(stack)), program);
-  });
+  const shipped = shippedRun(stack);
 
   it("registers every resource of a protected unit with protect and retainOnDelete, and no other", () => {
-    const plan = planStack(shippedConfig(stack)).plan!;
-    const protectedUnits = new Set(allUnits(plan).filter((u) => u.protect).map((u) => run.byName(u.name).urn));
-    const custom = run.resources.filter((r) => r.custom && r.type !== "random:index/randomPassword:RandomPassword");
+    const plan = planOf(stack);
+    const protectedUnits = new Set(allUnits(plan).filter((u) => u.protect).map((u) => shipped.run.byName(u.name).urn));
+    const custom = shipped.run.resources.filter((r) => r.custom && r.type !== "random:index/randomPassword:RandomPassword");
     const wrong = custom
       .filter((r) => protectedUnits.has(r.parent) !== (r.protect && r.retainOnDelete))
       .map((r) => `${r.name}: protect ${r.protect}, retainOnDelete ${r.retainOnDelete}`);
@@ -133,7 +130,7 @@ describe("the render refuses to drop a unit that owns data", () => {
   });
 
   it("a StorageClass dropped from the storage-classes unit, or a unit no longer protected, is a loss", () => {
-    const plan = planStack(shippedConfig("prod-medium")).plan!;
+    const plan = planOf("prod-medium");
     const index = parse(fs.readFileSync(path.join(REPO, "rendered/prod-medium/index.yaml"), "utf8"));
     expect(protectedLosses(index, plan)).toEqual([]);
     const classes = index.phases.flatMap((p: any) => p.units).find((u: any) => u.name === "storage-classes");
@@ -149,7 +146,7 @@ describe("the render refuses to drop a unit that owns data", () => {
   it("the committed render of every stack keeps every protected unit of its plan", () => {
     for (const stack of SHIPPED_STACKS) {
       const index = parse(fs.readFileSync(path.join(REPO, "rendered", stack, "index.yaml"), "utf8"));
-      expect(protectedLosses(index, planStack(shippedConfig(stack)).plan!), stack).toEqual([]);
+      expect(protectedLosses(index, planOf(stack)), stack).toEqual([]);
     }
   });
 });

@@ -1,7 +1,7 @@
 // The placement report (issue 7): the design's § 2 matrix per topology, every placement check
 // tripped, and the report files (placement.md, placement.svg).
 import { describe, expect, it } from "vitest";
-import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
+import { findUnit, helmReleaseUnit, manifestsUnit, type ManifestsUnit, type Plan } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
 import { NO, placementMarkdown, placementSvg, YES } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
@@ -14,7 +14,7 @@ import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits, type DesignOpts } from "./helpers/design-units";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 import { parseXml } from "./helpers/xml";
-import { valuesOf } from "./helpers/plans";
+import { planOf, valuesOf } from "./helpers/plans";
 
 /** A stack's plan with the design's units (§ 4.4, § 5.1, § 5.3), as the topology allows. */
 function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
@@ -76,6 +76,16 @@ describe("the design's § 2 matrix, per topology", () => {
 
 // ---------------------------------------------------------------------------------------------
 // Each check, tripped.
+
+/** One more NodeHealthCheck, selecting nodes by one expression. */
+function addNodeHealthCheck(plan: Plan, name: string, expression: { key: string; operator: string; values?: string[] }) {
+  (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.push({
+    apiVersion: "remediation.medik8s.io/v1alpha1",
+    kind: "NodeHealthCheck",
+    metadata: { name },
+    spec: { selector: { matchExpressions: [expression] } },
+  });
+}
 
 function checksOf(stack: string, mutate: (plan: Plan) => void, opts: DesignOpts = {}, cfg = shippedConfig(stack)) {
   const { plan, topology } = designPlan(cfg, opts);
@@ -147,12 +157,7 @@ describe("placement checks", () => {
 
   it("NodeHealthChecks that overlap: a node selected twice", () => {
     const checks = checksOf("prod-medium", (plan) => {
-      (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.push({
-        apiVersion: "remediation.medik8s.io/v1alpha1",
-        kind: "NodeHealthCheck",
-        metadata: { name: "everything" },
-        spec: { selector: { matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: ["cp-2", "net-1"] }] } },
-      });
+      addNodeHealthCheck(plan, "everything", { key: "kubernetes.io/hostname", operator: "In", values: ["cp-2", "net-1"] });
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-nhc-overlap"]);
     expect(checks[0].message).toBe(
@@ -162,12 +167,7 @@ describe("placement checks", () => {
 
   it("a NodeHealthCheck that selects no node is not an error (a role the topology lacks)", () => {
     const checks = checksOf("prod-small", (plan) => {
-      (findUnit(plan, "kubevirt-cr") as ManifestsUnit).objects.push({
-        apiVersion: "remediation.medik8s.io/v1alpha1",
-        kind: "NodeHealthCheck",
-        metadata: { name: "provisioning" },
-        spec: { selector: { matchExpressions: [{ key: "node-restriction.kubernetes.io/openkeel-provisioning", operator: "Exists" }] } },
-      });
+      addNodeHealthCheck(plan, "provisioning", { key: "node-restriction.kubernetes.io/openkeel-provisioning", operator: "Exists" });
     });
     expect(checks).toEqual([]);
   });
@@ -318,5 +318,24 @@ describe("placement.md and placement.svg", () => {
   it("names with XML specials are escaped", () => {
     const odd = { ...r, stack: `a<b & "c">` };
     expect(() => parseXml(placementSvg(odd))).not.toThrow();
+  });
+});
+
+describe("placement readers", () => {
+  it("every unit of every shipped stack is claimed by a reader", () => {
+    for (const stack of SHIPPED_STACKS) {
+      const plan = planOf(stack);
+      expect(() => planComponents(plan, placementReaders(plan.environment)), stack).not.toThrow();
+    }
+  });
+
+  it("a unit, or an object kind, that no reader claims is refused instead of escaping the checks", () => {
+    const plan = planOf("prod-medium");
+    const platform = plan.phases.find((p) => p.name === "platform")!;
+    platform.units.push(helmReleaseUnit("nfd", "openkeel:platform:NodeFeatureDiscovery", "nfd", { repository: "https://example.invalid", chart: "nfd", version: "1.0.0" }, {}));
+    expect(() => planComponents(plan, placementReaders("talos-production"))).toThrow(/no reader claims unit nfd \(openkeel:platform:NodeFeatureDiscovery\)/);
+    platform.units.pop();
+    platform.units.push(manifestsUnit("gadget", "openkeel:platform:Gadget", [{ apiVersion: "example.io/v1", kind: "Gadget", metadata: { name: "g" } }]));
+    expect(() => planComponents(plan, placementReaders("talos-production"))).toThrow(/no reader claims Gadget g of unit gadget/);
   });
 });

@@ -3,7 +3,7 @@
 // settings read the way Longhorn reads them, the platform settings and their checks.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../config/problems";
+import { formatProblem } from "../config/problems";
 import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
 import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../config/roles";
 import { planStack } from "../environments";
@@ -11,7 +11,7 @@ import { PLATFORM_NAMESPACES_UNIT } from "../platform/component";
 import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_LOCAL_CLASS, LONGHORN_NAMESPACE, LONGHORN_VM_CLASS } from "../platform/longhorn";
 import { imageRef, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
 import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
-import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
+import { configProblems, mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import { runProgram } from "./helpers/pulumi";
 import program from "../index";
 import { object, objectsOf, planOf, release, unitNames } from "./helpers/plans";
@@ -334,15 +334,7 @@ describe("Talos specifics", () => {
 });
 
 describe("openkeel:platform settings", () => {
-  function configError(stack: string, mutate: (r: any) => void): string {
-    try {
-      mutatedConfig(stack, mutate);
-    } catch (e) {
-      if (e instanceof ConfigError) return e.message;
-      throw e;
-    }
-    throw new Error("no ConfigError");
-  }
+  const configError = (stack: string, mutate: (r: any) => void) => configProblems(stack, mutate).map(formatProblem).join("\n");
   const checkCodes = (cfg: ReturnType<typeof shippedConfig>, level: "error" | "warning") =>
     planStack(cfg)
       .checks.filter((c) => c.level === level)

@@ -3,14 +3,13 @@
 // Pulumi's secret envelope, and every file under rendered/ holds placeholders only.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import program from "../index";
+import { describe, expect, it } from "vitest";
 import { secretNames } from "../components/stack-secrets";
-import { planStack } from "../environments";
 import { readTree } from "../scripts/lib/write";
-import { MOCK_SECRET_VALUE, runProgram, type ProgramRun } from "./helpers/pulumi";
+import { planOf } from "./helpers/plans";
+import { MOCK_SECRET_VALUE, shippedRun } from "./helpers/pulumi";
 import { PLACEHOLDER, scanInputs, scanRendered, SECRET_SIG, SIG_KEY } from "./helpers/secrets";
-import { pulumiConfigOf, REPO, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
+import { REPO, SHIPPED_STACKS } from "./helpers/stacks";
 
 describe("the scanners can fail", () => {
   it("an input holding the secret outside an envelope is a leak; inside one it is not", () => {
@@ -31,25 +30,22 @@ describe("the scanners can fail", () => {
 });
 
 describe.each(SHIPPED_STACKS)("secrets of stack %s", (stack) => {
-  let run: ProgramRun;
-  beforeAll(async () => {
-    run = await runProgram(stack, pulumiConfigOf(shippedRaw(stack)), program);
-  });
+  const shipped = shippedRun(stack);
 
   it("every secret the plan uses is generated once, as a RandomPassword in StackSecrets", () => {
-    const plan = planStack(shippedConfig(stack)).plan!;
+    const plan = planOf(stack);
     const names = [...secretNames(plan.phases)].sort();
     expect(names.length).toBeGreaterThan(0);
-    const passwords = run.ofType("random:index/randomPassword:RandomPassword");
+    const passwords = shipped.run.ofType("random:index/randomPassword:RandomPassword");
     expect(passwords.map((p) => p.name).sort()).toEqual(names);
-    const holder = run.ofType("openkeel:secrets:StackSecrets");
+    const holder = shipped.run.ofType("openkeel:secrets:StackSecrets");
     for (const p of passwords) expect(p.parent).toBe(holder[0].urn);
   });
 
   it("every recorded resource input holds the secret value only inside a Pulumi secret envelope", () => {
     let enveloped = 0;
     const leaks: string[] = [];
-    for (const r of run.resources) {
+    for (const r of shipped.run.resources) {
       const scan = scanInputs(r.inputs, MOCK_SECRET_VALUE);
       enveloped += scan.enveloped;
       leaks.push(...scan.leaks.map((l) => `${r.type} ${r.name}: ${l}`));
@@ -60,7 +56,7 @@ describe.each(SHIPPED_STACKS)("secrets of stack %s", (stack) => {
   });
 
   it("the program's outputs hold no secret value", () => {
-    expect(JSON.stringify(run.outputs)).not.toContain(MOCK_SECRET_VALUE);
+    expect(JSON.stringify(shipped.run.outputs)).not.toContain(MOCK_SECRET_VALUE);
   });
 });
 
@@ -70,7 +66,7 @@ describe("rendered/", () => {
   it("every file holds placeholders only, each naming a secret the plan generates", () => {
     expect(files.size).toBeGreaterThan(0);
     const problems: string[] = [];
-    const generated = new Set(SHIPPED_STACKS.flatMap((s) => [...secretNames(planStack(shippedConfig(s)).plan!.phases)]));
+    const generated = new Set(SHIPPED_STACKS.flatMap((s) => [...secretNames(planOf(s).phases)]));
     let placeholders = 0;
     for (const [file, text] of files) {
       problems.push(...scanRendered(file, text, [MOCK_SECRET_VALUE]));

@@ -1,19 +1,10 @@
 // openkeel:talos: required in production, refused in the lab, and every bad value gets one problem
 // with the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
-import { ConfigError, type Problem } from "../config/problems";
 import { isCpuList, WATCHDOG_MODULES } from "../config/talos";
-import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
+import { configProblems, mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
-function problemsOf(stack: string, mutate: (raw: any) => void): Problem[] {
-  try {
-    mutatedConfig(stack, mutate);
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
-}
+const problemsOf = configProblems;
 
 describe("openkeel:talos", () => {
   it("is set, with a Talos watchdog module, in every production stack", () => {

@@ -220,12 +220,7 @@ describe("Talos node configuration per topology", () => {
   });
 
   it("medium: control plane, compute+storage, network, provisioning", () => {
-    expect(groupsOf("prod-medium")).toEqual([
-      "controlplane-control-plane",
-      "worker-compute+storage",
-      "worker-network",
-      "worker-provisioning",
-    ]);
+    expect(groupsOf("prod-medium")).toEqual(["controlplane-control-plane", "worker-compute+storage", "worker-network", "worker-provisioning"]);
   });
 
   it("large: the Kubernetes control plane alone, and one combination per dedicated role", () => {

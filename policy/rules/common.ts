@@ -55,16 +55,26 @@ function exemption(rule: RuleBase, env: PolicyEnvironment): string | undefined {
   return undefined;
 }
 
+/** What the engine shows of a rule, and the environment it judges (an exempt stack says why). */
+function environmentFor(rule: RuleBase, args: { notApplicable(reason?: string): never | void }): PolicyEnvironment {
+  const env = currentEnvironment();
+  const exempt = exemption(rule, env);
+  if (exempt) args.notApplicable(exempt);
+  return env;
+}
+
+const policyHeader = (rule: RuleBase) => ({
+  name: rule.name,
+  description: `${rule.decision}: ${rule.description}`,
+  enforcementLevel: "mandatory" as const,
+  severity: "high" as const,
+});
+
 export function resourcePolicy(rule: ResourceRule): ResourceValidationPolicy {
   return {
-    name: rule.name,
-    description: `${rule.decision}: ${rule.description}`,
-    enforcementLevel: "mandatory",
-    severity: "high",
+    ...policyHeader(rule),
     validateResource: (args, report: ReportViolation) => {
-      const env = currentEnvironment();
-      const exempt = exemption(rule, env);
-      if (exempt) args.notApplicable(exempt);
+      const env = environmentFor(rule, args);
       for (const f of rule.check({ type: args.type, name: args.name, urn: args.urn, props: args.props }, env)) report(formatProblem(f));
     },
   };
@@ -72,14 +82,9 @@ export function resourcePolicy(rule: ResourceRule): ResourceValidationPolicy {
 
 export function stackPolicy(rule: StackRule): StackValidationPolicy {
   return {
-    name: rule.name,
-    description: `${rule.decision}: ${rule.description}`,
-    enforcementLevel: "mandatory",
-    severity: "high",
+    ...policyHeader(rule),
     validateStack: (args, report: ReportViolation) => {
-      const env = currentEnvironment();
-      const exempt = exemption(rule, env);
-      if (exempt) args.notApplicable(exempt);
+      const env = environmentFor(rule, args);
       const views = args.resources.map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: r.props }));
       for (const f of rule.check(views, env)) report(formatProblem(f), f.urn);
     },

@@ -217,6 +217,15 @@ export async function startPack(opts: PackOptions): Promise<PackSession> {
     o.setParent(r.parent);
     return o;
   };
+  /** What the engine says of every resource it hands the pack: type, name, URN, properties, options. */
+  const describe = <M extends A.AnalyzeRequest | A.AnalyzerResource>(m: M, r: Registered, props: Record<string, unknown>): M => {
+    m.setType(r.type);
+    m.setName(r.name);
+    m.setUrn(r.urn);
+    m.setProperties(Struct.fromJavaScript(jsonSafe(props)));
+    m.setOptions(options(r));
+    return m;
+  };
 
   const session: PackSession = {
     info,
@@ -259,12 +268,7 @@ export async function startPack(opts: PackOptions): Promise<PackSession> {
         while (next < resources.length) {
           const i = next++;
           const r = resources[i];
-          const req = new A.AnalyzeRequest();
-          req.setType(r.type);
-          req.setName(r.name);
-          req.setUrn(r.urn);
-          req.setProperties(Struct.fromJavaScript(jsonSafe(r.inputs)));
-          req.setOptions(options(r));
+          const req = describe(new A.AnalyzeRequest(), r, r.inputs);
           // The engine asks for remediations first and analyzes the remediated properties; this
           // pack remediates nothing, which the call confirms.
           const rem = await call<A.RemediateResponse>("remediate", req);
@@ -279,12 +283,7 @@ export async function startPack(opts: PackOptions): Promise<PackSession> {
       const stackReq = new A.AnalyzeStackRequest();
       stackReq.setResourcesList(
         resources.map((r) => {
-          const ar = new A.AnalyzerResource();
-          ar.setType(r.type);
-          ar.setName(r.name);
-          ar.setUrn(r.urn);
-          ar.setProperties(Struct.fromJavaScript(jsonSafe(r.outputs)));
-          ar.setOptions(options(r));
+          const ar = describe(new A.AnalyzerResource(), r, r.outputs);
           ar.setParent(r.parent);
           ar.setDependenciesList(r.dependencies);
           for (const [k, urns] of Object.entries(r.propertyDependencies)) {

@@ -3,24 +3,13 @@
 // stack trace. Anything else is a bug in this repository and keeps its stack trace.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, formatProblem, isError, type Check } from "../../config/problems";
+import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError } from "./errors";
 import { listStacks, readStack, STACKS_DIR, stackFilePath } from "../../config/stack-file";
 import { planStack, type PlanResult } from "../../environments";
 import type { LoadedConfig } from "../../config/schema";
 import type { Plan } from "../../plan/plan";
 
-export const EXIT_CHECKS_FAILED = 1;
-export const EXIT_BAD_CONFIG = 2;
-
-/** A user-facing failure with a prepared message and exit code. */
-export class UserError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-    this.name = "UserError";
-  }
-}
+export { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError } from "./errors";
 
 export function args<T extends NonNullable<ParseArgsConfig["options"]>>(options: T, argv = process.argv.slice(2)) {
   try {

@@ -8,14 +8,15 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TOOLS, type ToolName, type ToolPin } from "../../platform/versions";
+import { EXIT_BAD_CONFIG, UserError } from "./errors";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 export const TOOLS_DIR = path.join(REPO_ROOT, ".tools");
 
-/** A tool that is missing or at another version: the message says how to fix it. */
-export class ToolError extends Error {
+/** A tool that is missing or at another version: the message says how to fix it (exit 2). */
+export class ToolError extends UserError {
   constructor(message: string) {
-    super(message);
+    super(message, EXIT_BAD_CONFIG);
     this.name = "ToolError";
   }
 }

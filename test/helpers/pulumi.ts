@@ -1,6 +1,20 @@
 // The program under the runtime mocks: the recording runner lives in scripts/lib/mock-run.ts,
 // shared with `npm run policy`.
+import { beforeAll } from "vitest";
+import program from "../../index";
+import { runProgram, type ProgramRun } from "../../scripts/lib/mock-run";
+import { pulumiConfigOf, shippedRaw } from "./stacks";
+
 export { MOCK_SECRET_VALUE, programError, runProgram, type ProgramRun } from "../../scripts/lib/mock-run";
+
+/** The program's run on a shipped stack under the mocks, made once before the suite's tests. */
+export function shippedRun(stack: string): { readonly run: ProgramRun } {
+  const holder = {} as { run: ProgramRun };
+  beforeAll(async () => {
+    holder.run = await runProgram(stack, pulumiConfigOf(shippedRaw(stack)), program);
+  });
+  return holder;
+}
 
 /** Whether a registration's dependencies include the unit (its component or any of its children). */
 export function dependsOnUnit(dependencies: string[], unit: string): boolean {

@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
 import { loadConfig } from "../../config/load";
+import { ConfigError, type Problem } from "../../config/problems";
 import { PROJECT, type LoadedConfig } from "../../config/schema";
 import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
 
@@ -54,3 +55,13 @@ export function tempStacks(files: Record<string, string | Record<string, unknown
   return dir;
 }
 
+/** The problems a mutated shipped stack is refused with (it must be refused). */
+export function configProblems(stack: string, mutate: (raw: any) => void): Problem[] {
+  try {
+    mutatedConfig(stack, mutate);
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  throw new Error("expected a ConfigError");
+}
