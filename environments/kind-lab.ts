@@ -8,6 +8,7 @@ import { kubevirt } from "../platform/kubevirt";
 import { longhorn } from "../platform/longhorn";
 import { mariadbOperator } from "../platform/mariadb-operator";
 import { multus } from "../platform/multus";
+import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
 import { snapshots } from "../platform/snapshots";
 import type { Environment } from "./environment";
@@ -16,7 +17,7 @@ const REAL_BACKENDS = [longhorn, snapshots, kubevirt, cdi];
 
 export const kindLab: Environment = {
   checks: kindChecks,
-  platform: [longhorn, multus, certManager, mariadbOperator, rabbitmqOperator, snapshots, kubevirt, cdi],
+  platform: [longhorn, multus, certManager, mariadbOperator, rabbitmqOperator, snapshots, kubevirt, cdi, nodeFeatureDiscovery],
   installs: (cfg, component) => cfg.platform.realBackends === true || !REAL_BACKENDS.includes(component),
   nodeConfig: kindNodeConfig,
 };

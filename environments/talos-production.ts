@@ -9,6 +9,7 @@ import { longhorn } from "../platform/longhorn";
 import { mariadbOperator } from "../platform/mariadb-operator";
 import { medik8s } from "../platform/medik8s";
 import { multus } from "../platform/multus";
+import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
 import { snapshots } from "../platform/snapshots";
 import type { Environment } from "./environment";
@@ -26,7 +27,7 @@ export const talosProduction: Environment = {
             path: "openkeel:platform.realBackends",
           },
         ],
-  platform: [longhorn, kubeOvn, multus, snapshots, certManager, mariadbOperator, rabbitmqOperator, kubevirt, cdi, medik8s],
+  platform: [longhorn, kubeOvn, multus, snapshots, certManager, mariadbOperator, rabbitmqOperator, kubevirt, cdi, medik8s, nodeFeatureDiscovery],
   podNetwork: kubeOvn,
   nodeConfig: talosNodeConfig,
 };

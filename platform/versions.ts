@@ -48,6 +48,13 @@ export const KUBE_OVN_CHART: ChartPin = { repository: "https://kubeovn.github.io
 
 export const CERT_MANAGER_CHART: ChartPin = { repository: "https://charts.jetstack.io", chart: "cert-manager", version: "v1.21.1" };
 
+/** Chart versions equal the NFD release since v0.15 (release v0.18.3). */
+export const NODE_FEATURE_DISCOVERY_CHART: ChartPin = {
+  repository: "https://kubernetes-sigs.github.io/node-feature-discovery/charts",
+  chart: "node-feature-discovery",
+  version: "0.18.3",
+};
+
 const MARIADB_OPERATOR_REPO = "https://mariadb-operator.github.io/mariadb-operator";
 export const MARIADB_OPERATOR_CRDS_CHART: ChartPin = { repository: MARIADB_OPERATOR_REPO, chart: "mariadb-operator-crds", version: "26.6.0" };
 export const MARIADB_OPERATOR_CHART: ChartPin = { repository: MARIADB_OPERATOR_REPO, chart: "mariadb-operator", version: "26.6.0" };

@@ -332,8 +332,8 @@ describe("placement readers", () => {
   it("a unit, or an object kind, that no reader claims is refused instead of escaping the checks", () => {
     const plan = planOf("prod-medium");
     const platform = plan.phases.find((p) => p.name === "platform")!;
-    platform.units.push(helmReleaseUnit("nfd", "openkeel:platform:NodeFeatureDiscovery", "nfd", { repository: "https://example.invalid", chart: "nfd", version: "1.0.0" }, {}));
-    expect(() => planComponents(plan, placementReaders("talos-production"))).toThrow(/no reader claims unit nfd \(openkeel:platform:NodeFeatureDiscovery\)/);
+    platform.units.push(helmReleaseUnit("sriov", "openkeel:platform:SriovNetworkOperator", "sriov", { repository: "https://example.invalid", chart: "sriov", version: "1.0.0" }, {}));
+    expect(() => planComponents(plan, placementReaders("talos-production"))).toThrow(/no reader claims unit sriov \(openkeel:platform:SriovNetworkOperator\)/);
     platform.units.pop();
     platform.units.push(manifestsUnit("gadget", "openkeel:platform:Gadget", [{ apiVersion: "example.io/v1", kind: "Gadget", metadata: { name: "g" } }]));
     expect(() => planComponents(plan, placementReaders("talos-production"))).toThrow(/no reader claims Gadget g of unit gadget/);

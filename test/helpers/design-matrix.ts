@@ -47,6 +47,9 @@ const MATRIX: [RegExp, Expect][] = [
   [/kube-ovn\/(ovn-central|kube-ovn-controller)$/, { within: CP }],
   [/kube-ovn-cni\+ovs-ovn\+pinger$/, "every node"],
   [/kube-multus-ds$/, "every node"],
+  // § 2.3: Node Feature Discovery on every node (its master and garbage collector are operators)
+  [/nfd-worker$/, "every node"],
+  [/nfd-(master|gc)$/, CP],
   [/control-plane\/remediates$/, { nhc: "controlPlane" }],
   [/network\/remediates$/, { nhc: "network" }],
   [/storage\/remediates$/, { nhc: "storage" }],

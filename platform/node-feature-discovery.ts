@@ -1,0 +1,52 @@
+// Node Feature Discovery (§ 2.3): labels every node with its hardware features
+// (feature.node.kubernetes.io/*), which KubeVirt and the SR-IOV operator select on. The worker
+// DaemonSet reads host paths read-only on every node, tainted ones included; nfd-master and the
+// garbage collector run on the control plane.
+import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, type Toleration } from "../config/roles";
+import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
+import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, type UnitReader } from "../placement/workloads";
+import { after, type PlatformComponent } from "./component";
+import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type PlatformContext } from "./context";
+import { NODE_FEATURE_DISCOVERY_CHART } from "./versions";
+
+const NAMESPACE = "node-feature-discovery";
+
+/** Every node: each role's taint, Masakari's reserved hosts, the Kubernetes-only control plane. */
+function workerTolerations(): Toleration[] {
+  return [...rolesTolerations(ROLES), RESERVED_TOLERATION, { key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" }];
+}
+
+/** The worker mounts host paths (read-only), which only the privileged Pod Security level admits. */
+function nfdNamespace(): K8sObject {
+  return namespace(NAMESPACE, "privileged");
+}
+
+function nfdRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
+  const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
+  const values = {
+    master: controlPlane,
+    gc: controlPlane,
+    worker: { tolerations: workerTolerations() },
+  };
+  return helmReleaseUnit("node-feature-discovery", "openkeel:platform:NodeFeatureDiscovery", NAMESPACE, NODE_FEATURE_DISCOVERY_CHART, values, { dependsOn });
+}
+
+const readRelease: UnitReader = (u) => {
+  if (u.kind !== "HelmRelease") return [];
+  const v = u.values;
+  return [
+    // one replica each unless the values say otherwise (the chart's replicaCount)
+    ...(["master", "gc"] as const).map((c) =>
+      platformComponent(u, `nfd-${c}`, "Deployment", podScheduling(obj(v[c])), CONTROL_PLANE, { replicas: num(obj(v[c]).replicaCount) ?? 1 }),
+    ),
+    platformComponent(u, "nfd-worker", "DaemonSet", podScheduling(obj(v.worker)), "allNodes"),
+  ];
+};
+
+export const nodeFeatureDiscovery: PlatformComponent = {
+  name: "Node Feature Discovery",
+  pins: [NODE_FEATURE_DISCOVERY_CHART],
+  namespaces: () => [nfdNamespace()],
+  units: (ctx, { namespaces, podNetwork }) => ({ "crds-operators": [nfdRelease(ctx, after(namespaces, podNetwork))] }),
+  readers: { units: { "openkeel:platform:NodeFeatureDiscovery": readRelease } },
+};
