@@ -98,12 +98,21 @@ export function rawFromPulumiConfig(all: Record<string, string>): Record<string,
   for (const [fullKey, value] of Object.entries(all)) {
     const prefix = `${PROJECT}:`;
     if (!fullKey.startsWith(prefix)) continue;
-    const key = fullKey.slice(prefix.length).replace(/^config:/, "");
-    try {
-      raw[key] = JSON.parse(value);
-    } catch {
-      raw[key] = value;
-    }
+    raw[fullKey.slice(prefix.length).replace(/^config:/, "")] = configValue(value);
   }
   return raw;
+}
+
+/**
+ * A top-level config value as the program reads it. Pulumi keeps top-level scalars as strings
+ * (`pulumi config set`, and `pulumi stack init` rewriting a stack file, turn `taints: false` into
+ * `"false"`), so a string that is JSON is read as that JSON, from either source.
+ */
+export function configValue(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
 }

@@ -142,6 +142,28 @@ const OPENKEEL_CHART_KEYS = ["infrastructure", ...SERVICES] as const;
 export type OpenKeelChartKey = (typeof OPENKEEL_CHART_KEYS)[number];
 
 /** Where the OpenKeel charts come from; unset keys fall back to platform/versions.ts. */
+/**
+ * An internal mirror of every artifact (air-gapped clouds): a base URL without credentials (they
+ * would land in rendered/ and in logs), query or trailing slash.
+ */
+const mirrorSchema = z.strictObject({
+  url: z.string().superRefine((u, ctx) => {
+    if (/^[a-z]+:\/\/[^/]*@/i.test(u)) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "holds credentials, which would end up in rendered/ and in logs. Fix: give the mirror's URL alone; a mirror that needs authentication is reached through the cluster's own credentials (Helm repository credentials as Pulumi secrets)",
+      });
+    } else if (!/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~%-]+)*$/.test(u)) {
+      ctx.addIssue({
+        code: "custom",
+        message: "is not a mirror base URL. Fix: write http(s)://host[:port][/path], without a trailing slash, query or fragment, e.g. https://mirror.example.internal/openkeel",
+      });
+    }
+  }),
+});
+
+
 const chartsSchema = z.strictObject({
   repository: z
     .string()
@@ -177,6 +199,8 @@ export const configSchema = z
     /** The fabric speaks BGP: Neutron's ovn-bgp-agent announces FIPs and provider networks (§ 3.1, D3). */
     bgp: z.boolean().default(false),
     charts: chartsSchema.default({ versions: {} }),
+    /** Fetch every chart and upstream manifest from this mirror instead of the internet (plan/mirror.ts). */
+    mirror: mirrorSchema.optional(),
     talos: talosConfigSchema.optional(),
     platform: platformConfigSchema,
   })

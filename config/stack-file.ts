@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isAlias, LineCounter, parseDocument, visit } from "yaml";
-import { loadConfig } from "./load";
+import { configValue, loadConfig } from "./load";
 import { PROJECT, type LoadedConfig } from "./schema";
 import { ConfigError, type Problem } from "./problems";
 
@@ -81,8 +81,8 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
   const raw: Record<string, unknown> = {};
   for (const [fullKey, value] of Object.entries(config as Record<string, unknown>)) {
     const colon = fullKey.indexOf(":");
-    if (colon < 0) raw[fullKey] = value;
-    else if (fullKey.slice(0, colon) === PROJECT) raw[fullKey.slice(colon + 1)] = value;
+    if (colon < 0) raw[fullKey] = configValue(value);
+    else if (fullKey.slice(0, colon) === PROJECT) raw[fullKey.slice(colon + 1)] = configValue(value);
     // other namespaces (kubernetes:context, …) configure providers, not this program
   }
   return raw;

@@ -5,6 +5,7 @@ import type { Check } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import { addOpenKeel } from "../openkeel";
 import { nodeRolesUnit } from "../plan/node-roles";
+import { withMirror } from "../plan/mirror";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
 import { addPlatform, nodeMetadataOf } from "../platform/component";
 import { platformContext } from "../platform/context";
@@ -30,6 +31,7 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   addPlatform(plan, ctx, components, env.podNetwork);
   addOpenKeel(plan, cfg, topology);
   plan.nodeConfig = env.nodeConfig(cfg, topology);
-  assertPlanInvariants(plan);
-  return plan;
+  const out = withMirror(plan, cfg.mirror);
+  assertPlanInvariants(out);
+  return out;
 }

@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig, rawFromPulumiConfig } from "../config/load";
 import { ConfigError, type Problem } from "../config/problems";
-import { rawFromStackYaml } from "../config/stack-file";
-import { readStack } from "../config/stack-file";
-import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR } from "./helpers/stacks";
+import * as fs from "node:fs";
+import { rawFromStackYaml, readStack, stackFilePath } from "../config/stack-file";
+import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR, tempStacks } from "./helpers/stacks";
 
 function problemsOf(fn: () => unknown): Problem[] {
   try {
@@ -36,6 +36,15 @@ describe("shipped stacks", () => {
   it("take the label profile from the environment (D1)", () => {
     expect(shippedConfig("lab").labelProfile).toBe("default");
     for (const s of PRODUCTION_STACKS) expect(shippedConfig(s).labelProfile).toBe("hardened");
+  });
+
+  it("read a stack file as Pulumi rewrote it (top-level scalars as strings) like the original", () => {
+    // `pulumi stack init` / `pulumi config set` keep top-level values as strings: taints: false becomes "false"
+    const original = fs.readFileSync(stackFilePath("lab", STACKS_DIR), "utf8");
+    const rewritten = original.replace(/^(\s+openkeel:(taints|bgp)): (true|false)$/gm, '$1: "$3"');
+    expect(rewritten).not.toBe(original);
+    const dir = tempStacks({ lab: rewritten });
+    expect(readStack("lab", dir)).toEqual({ ...shippedConfig("lab"), file: stackFilePath("lab", dir) });
   });
 
   it("ignore other namespaces' keys (provider config)", () => {
