@@ -1,0 +1,141 @@
+{{- /*
+  E2E CONTRACT CHART (test/e2e, never published, never used outside `npm run e2e`).
+  This file is the § 5.1–5.2 contract of the node placement design
+  (shared/seeds/000_09a17c13a3541c93.txt): the `openkeel.placement` helper every OpenKeel chart
+  shares through its templates. Every contract chart carries an identical copy of
+  test/e2e/charts/_shared/_openkeel.tpl; the e2e mirror refuses to package a chart whose copy
+  differs.
+
+  openkeel.placement (dict "root" $ "placement" <placement.<component>> "defaultRoles" (list <role>…)
+                           "selector" <pod labels> "priority" "control"|"infra"|""
+                           "ownNodeSelector" <map, wins over everything> "ownTolerations" <list, added>
+                           "tolerateAll" <bool> "hostAntiAffinity" <bool, built into the chart>)
+  renders the pod fields nodeSelector / affinity / tolerations / priorityClassName:
+  - roles: `placement.roles`, else `placement.role`, else the chart's default role(s);
+    labels and taints come from global.nodeRoles.roles.<role>; without global.nodeRoles no role
+    selector and no role toleration is rendered (a project chart installed alone, § 5.2);
+  - one role → nodeSelector {<label>: ""}; several roles → required node affinity with one
+    nodeSelectorTerm per role (OR, § 5.1);
+  - precedence (§ 5.1): raw placement.nodeSelector / affinity / tolerations / topologySpreadConstraints /
+    priorityClassName win over what the role renders; a component's own selector key (Masakari
+    nodePlacement.<x>.nodeSelector, Neutron ovnCentral.nodeSelector) wins over both;
+  - the role's taint toleration is always rendered, whether or not global.nodeRoles.taints is true;
+    placement.extraTolerations (and a component's own tolerations) are added;
+  - antiAffinity: required → required pod anti-affinity on kubernetes.io/hostname (preferred → weight 100).
+*/ -}}
+{{- define "openkeel.placement" -}}
+{{- $nodeRoles := (.root.Values.global | default dict).nodeRoles -}}
+{{- $roleDefs := dict -}}
+{{- if $nodeRoles }}{{ $roleDefs = $nodeRoles.roles | default dict }}{{ end -}}
+{{- $defaults := (.root.Values.global | default dict).placementDefaults | default dict -}}
+{{- $p := .placement | default dict -}}
+{{- $names := .defaultRoles | default list -}}
+{{- if $p.roles }}{{ $names = $p.roles }}{{ else if $p.role }}{{ $names = list $p.role }}{{ end -}}
+{{- $roles := list -}}
+{{- if $nodeRoles }}{{ range $names }}{{ $r := get $roleDefs . }}{{ if $r }}{{ $roles = append $roles $r }}{{ end }}{{ end }}{{ end -}}
+{{- $out := dict -}}
+{{- /* nodeSelector */ -}}
+{{- if .ownNodeSelector }}
+{{- $_ := set $out "nodeSelector" .ownNodeSelector -}}
+{{- else if $p.nodeSelector }}
+{{- $_ := set $out "nodeSelector" $p.nodeSelector -}}
+{{- else if eq (len $roles) 1 }}
+{{- $_ := set $out "nodeSelector" (dict (index $roles 0).label "") -}}
+{{- end -}}
+{{- /* affinity */ -}}
+{{- $affinity := dict -}}
+{{- if $p.affinity }}
+{{- $affinity = deepCopy $p.affinity -}}
+{{- else if gt (len $roles) 1 }}
+{{- $terms := list -}}
+{{- range $roles }}{{ $terms = append $terms (dict "matchExpressions" (list (dict "key" .label "operator" "Exists"))) }}{{ end -}}
+{{- $_ := set $affinity "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" $terms)) -}}
+{{- end -}}
+{{- if and (or (eq ($p.antiAffinity | default "") "required") .hostAntiAffinity) (not (hasKey $affinity "podAntiAffinity")) }}
+{{- $term := dict "labelSelector" (dict "matchLabels" .selector) "topologyKey" "kubernetes.io/hostname" -}}
+{{- $_ := set $affinity "podAntiAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (list $term)) -}}
+{{- else if and (eq ($p.antiAffinity | default "") "preferred") (not (hasKey $affinity "podAntiAffinity")) }}
+{{- $term := dict "weight" 100 "podAffinityTerm" (dict "labelSelector" (dict "matchLabels" .selector) "topologyKey" "kubernetes.io/hostname") -}}
+{{- $_ := set $affinity "podAntiAffinity" (dict "preferredDuringSchedulingIgnoredDuringExecution" (list $term)) -}}
+{{- end -}}
+{{- if $affinity }}{{ $_ := set $out "affinity" $affinity }}{{ end -}}
+{{- /* tolerations: raw ones win, else the roles'; extra and own ones are added */ -}}
+{{- $tolerations := list -}}
+{{- if .tolerateAll }}
+{{- $tolerations = list (dict "operator" "Exists") -}}
+{{- else if hasKey $p "tolerations" }}
+{{- $tolerations = $p.tolerations | default list -}}
+{{- else }}
+{{- range $roles }}{{ if .taint }}{{ $tolerations = append $tolerations (dict "key" .taint.key "operator" "Exists" "effect" .taint.effect) }}{{ end }}{{ end -}}
+{{- end -}}
+{{- $tolerations = concat $tolerations ($p.extraTolerations | default list) (.ownTolerations | default list) -}}
+{{- $_ := set $out "tolerations" $tolerations -}}
+{{- /* spread and priority */ -}}
+{{- if $p.topologySpreadConstraints }}{{ $_ := set $out "topologySpreadConstraints" $p.topologySpreadConstraints }}{{ end -}}
+{{- $priority := "" -}}
+{{- if $p.priorityClassName }}{{ $priority = $p.priorityClassName }}{{ else if .priority }}{{ $priority = get ($defaults.priorityClasses | default dict) .priority }}{{ end -}}
+{{- if $priority }}{{ $_ := set $out "priorityClassName" $priority }}{{ end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{- /*
+  openkeel.workload: one Deployment / StatefulSet / DaemonSet of a component (contract chart only:
+  a tiny image that is never pulled). Keys: root, key (placement key), name (object suffix), kind,
+  values (the component's own block), placementValue (instead of placement.<key>), noPlacement
+  (a component the chart places by its own keys only), defaultRoles, priority, ownNodeSelector,
+  ownTolerations, tolerateAll, hostAntiAffinity, hostNetwork, securityContext, storageClassName,
+  labels (extra pod labels), standIn (annotation: what this object stands in for).
+  Skipped when placement.<key>.enabled or <block>.enabled is false.
+*/ -}}
+{{- define "openkeel.workload" -}}
+{{- $root := .root -}}
+{{- $p := dict -}}
+{{- if .placementValue }}{{ $p = .placementValue }}{{ else if not .noPlacement }}{{ $p = get ($root.Values.placement | default dict) .key | default dict }}{{ end -}}
+{{- $v := .values | default dict -}}
+{{- if and (ne (toString $p.enabled) "false") (ne (toString $v.enabled) "false") }}
+{{- $name := printf "%s-%s" $root.Release.Name (.name | default (kebabcase .key)) -}}
+{{- $selector := dict "app.kubernetes.io/instance" $root.Release.Name "app.kubernetes.io/name" $name -}}
+{{- $labels := merge (.labels | default dict) (dict "app.kubernetes.io/component" .key "app.kubernetes.io/part-of" "openkeel" "e2e.openkeel.io/contract-chart" $root.Chart.Name) $selector -}}
+{{- $args := dict "root" $root "placement" $p "defaultRoles" .defaultRoles "selector" $selector "priority" (.priority | default "") "ownNodeSelector" .ownNodeSelector "ownTolerations" .ownTolerations "tolerateAll" .tolerateAll "hostAntiAffinity" .hostAntiAffinity }}
+---
+apiVersion: apps/v1
+kind: {{ .kind }}
+metadata:
+  name: {{ $name }}
+  labels: {{- toYaml $labels | nindent 4 }}
+  annotations:
+    e2e.openkeel.io/contract-chart: "{{ $root.Chart.Name }} (test/e2e contract chart, not the OpenKeel chart)"
+    {{- with .standIn }}
+    e2e.openkeel.io/stand-in: {{ . | quote }}
+    {{- end }}
+    {{- with .storageClassName }}
+    e2e.openkeel.io/storage-class: {{ . | quote }}
+    {{- end }}
+spec:
+  {{- if ne .kind "DaemonSet" }}
+  replicas: {{ $v.replicas | default 1 }}
+  {{- end }}
+  {{- if eq .kind "StatefulSet" }}
+  serviceName: {{ $name }}
+  podManagementPolicy: Parallel
+  {{- end }}
+  selector:
+    matchLabels: {{- toYaml $selector | nindent 6 }}
+  template:
+    metadata:
+      labels: {{- toYaml $labels | nindent 8 }}
+    spec:
+      {{- include "openkeel.placement" $args | nindent 6 }}
+      {{- if .hostNetwork }}
+      hostNetwork: true
+      {{- end }}
+      automountServiceAccountToken: false
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: {{ kebabcase .key }}
+          image: e2e.invalid/openkeel/{{ $root.Chart.Name }}-{{ kebabcase .key }}:contract
+          {{- with .securityContext }}
+          securityContext: {{- toYaml . | nindent 12 }}
+          {{- end }}
+{{- end }}
+{{- end -}}
