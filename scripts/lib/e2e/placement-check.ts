@@ -150,3 +150,23 @@ export async function checkPlacement(kube: Kube, r: RenderedStack, report: Place
 export function writeJson(file: string, data: unknown): void {
   fs.writeFileSync(file, JSON.stringify(data, null, 2));
 }
+
+/**
+ * What the API server kept of each object: every leaf of the object as written (rendered objects,
+ * and the objects of the contract charts' Helm releases) must be in the live object with the same
+ * value. A structural CRD schema prunes unknown fields silently; this catches it.
+ */
+export function compareLeaves(written: unknown, live: unknown, at = ""): string[] {
+  if (typeof written === "string" && /^<pulumi-secret:/.test(written)) return [];
+  if (written === null || typeof written !== "object") {
+    if (live === undefined) return [`${at}: missing in the cluster (pruned?)`];
+    // the API server normalises quantities and int-or-strings; compare as strings
+    return String(written) === String(live) ? [] : [`${at}: written ${JSON.stringify(written)}, cluster has ${JSON.stringify(live)}`];
+  }
+  if (Array.isArray(written)) {
+    if (!Array.isArray(live)) return written.length === 0 ? [] : [`${at}: missing in the cluster (pruned?)`];
+    return written.flatMap((w, i) => compareLeaves(w, live[i], `${at}[${i}]`));
+  }
+  if (live === null || typeof live !== "object") return Object.keys(written as object).length === 0 ? [] : [`${at}: missing in the cluster (pruned?)`];
+  return Object.entries(written as Record<string, unknown>).flatMap(([k, v]) => compareLeaves(v, (live as Record<string, unknown>)[k], at ? `${at}.${k}` : k));
+}

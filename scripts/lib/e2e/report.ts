@@ -25,6 +25,7 @@ export class Report {
   readonly controller: string[] = [];
   readonly notes: string[] = [];
   started = Date.now();
+  finished?: number;
 
   constructor(readonly stack: string) {}
 
@@ -39,7 +40,7 @@ export class Report {
   }
 
   markdown(): string {
-    const total = (Date.now() - this.started) / 1000;
+    const total = ((this.finished ?? Date.now()) - this.started) / 1000;
     const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
     const out: string[] = [
       `# e2e report: ${this.stack}`,

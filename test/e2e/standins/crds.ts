@@ -41,7 +41,13 @@ export function structural(node: Json): Json {
       continue;
     }
     if (k === "properties" && v && typeof v === "object") {
-      out.properties = Object.fromEntries(Object.entries(v as Record<string, Json>).map(([p, s]) => [p, structural(s)]));
+      // the catalog's converter sometimes put `additionalProperties: false` inside a properties map
+      // (where a field is itself named `properties`): a field schema is always an object
+      out.properties = Object.fromEntries(
+        Object.entries(v as Record<string, Json>)
+          .filter(([, s]) => s !== null && typeof s === "object")
+          .map(([p, s]) => [p, structural(s)]),
+      );
       continue;
     }
     out[k] = structural(v);
@@ -83,7 +89,11 @@ export function crdFor(schemasDir: string, k: CrdKind, standIn: string): Record<
     metadata: {
       name: `${k.plural}.${k.group}`,
       labels: { "e2e.openkeel.io/stand-in": "true" },
-      annotations: { "e2e.openkeel.io/stand-in": `${standIn}: CRD built from ../shared/schemas/crds/${k.group} (e2e only)` },
+      annotations: {
+        "e2e.openkeel.io/stand-in": `${standIn}: CRD built from ../shared/schemas/crds/${k.group} (e2e only)`,
+        // *.k8s.io and *.kubernetes.io groups are protected: the upstream CRDs carry their approval
+        ...(/(^|\.)(k8s|kubernetes)\.io$/.test(k.group) ? { "api-approved.kubernetes.io": "https://github.com/kubernetes-csi/external-snapshotter/pull/419" } : {}),
+      },
     },
     spec: {
       group: k.group,
