@@ -677,6 +677,7 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         ...still.detail,
       ]);
     }
+    if (o.interrupt && !r.ownCluster) rep.notes.push("no kube-apiserver restart: the cluster is not the e2e's own (--kubeconfig)");
     const upWarnings = apiWarnings(upLog());
     rep.check("every object accepted by the real API server (no unknown fields pruned, no PodSecurity warnings)", upWarnings.length === 0, upWarnings);
 
@@ -721,7 +722,9 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     // ---- day 2: a new compute node ----
     let day2: RenderedStack | undefined;
     let newNode = "";
-    await r.step("day 2: add a compute node (inventory + cluster), re-render", async (s) => {
+    if (o.kubeconfig) {
+      rep.steps.push({ name: "day 2: add a compute node", seconds: 0, ok: true, skipped: true, detail: ["skipped with --kubeconfig: a node of an existing cluster (kind) must join for real; add one and rerun the e2e"] });
+    } else await r.step("day 2: add a compute node (inventory + cluster), re-render", async (s) => {
       const file = stackFile(r.project, stack);
       const { entry, name } = newComputeNode(file, rendered.index.environment);
       newNode = name;

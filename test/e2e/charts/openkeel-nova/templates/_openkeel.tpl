@@ -80,7 +80,7 @@
 
 {{- /*
   openkeel.workload: one Deployment / StatefulSet / DaemonSet of a component (contract chart only:
-  a tiny image that is never pulled). Keys: root, key (placement key), name (object suffix), kind,
+  the pause image, which does nothing). Keys: root, key (placement key), name (object suffix), kind,
   values (the component's own block), placementValue (instead of placement.<key>), noPlacement
   (a component the chart places by its own keys only), defaultRoles, priority, ownNodeSelector,
   ownTolerations, tolerateAll, hostAntiAffinity, hostNetwork, securityContext, storageClassName,
@@ -133,7 +133,9 @@ spec:
       terminationGracePeriodSeconds: 1
       containers:
         - name: {{ kebabcase .key }}
-          image: e2e.invalid/openkeel/{{ $root.Chart.Name }}-{{ kebabcase .key }}:contract
+          # the pause image: never pulled on the kwok cluster, the sandbox image already on kind nodes
+          image: registry.k8s.io/pause:3.10.1
+          imagePullPolicy: IfNotPresent
           {{- with .securityContext }}
           securityContext: {{- toYaml . | nindent 12 }}
           {{- end }}
