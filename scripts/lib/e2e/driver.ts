@@ -797,6 +797,23 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         const nodes = await r.kube!.list("/api/v1/nodes");
         s.detail.push(`Nodes after destroy: ${nodes.length} (NodePatch deletes relinquish labels; Nodes are never deleted)`);
       });
+      await r.step("pulumi state unprotect --all, then pulumi destroy --yes (retainOnDelete)", async (s) => {
+        const un = await pulumi(["state", "unprotect", "--all", "--yes"], r.project, r.p!, r.log("destroy-retain"));
+        if (un.code !== 0) throw new Error(`pulumi state unprotect --all exited ${un.code}: ${un.stderr.slice(-500)}`);
+        const res = await pulumi(["destroy", "--yes"], r.project, r.p!, r.log("destroy-retain"), { timeoutMs: 20 * 60_000 });
+        s.log = res.log;
+        s.summary = `exit ${res.code}; ${summaryLine(res.stdout)}`;
+        if (res.code !== 0) {
+          s.ok = false;
+          s.detail.push(`errors:\n${errorLines(res.stdout + res.stderr).join("\n")}`);
+        }
+        const still = await protectedStillThere(r, last, "after-destroy-retain");
+        s.detail.push(...still.detail);
+        const state = await pulumi(["stack", "export"], r.project, r.p!, r.log("destroy-retain"));
+        const left = state.code === 0 ? ((JSON.parse(state.stdout).deployment?.resources ?? []) as Obj[]) : [];
+        s.detail.push(`state after destroy: ${left.length} resources`);
+        rep.check("after pulumi state unprotect, pulumi destroy forgets protected resources and leaves them in the cluster (retainOnDelete)", still.ok && res.code === 0, still.detail);
+      });
     }
   } catch (e) {
     if (!(e instanceof Fatal)) {
@@ -824,6 +841,11 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     }
     rep.finished = Date.now();
     rep.write(path.join(r.dir, "report.md"));
+    // machine-readable step times (for `npm run bench` and CI)
+    fs.writeFileSync(
+      path.join(r.dir, "steps.json"),
+      JSON.stringify({ stack, ok: rep.ok, seconds: (rep.finished - rep.started) / 1000, steps: rep.steps.map((x) => ({ name: x.name, seconds: x.seconds, ok: x.ok, skipped: x.skipped ?? false, summary: x.summary ?? "" })), failedChecks: rep.checks.filter((c) => !c.ok).map((c) => c.name) }, null, 2),
+    );
   }
   return rep;
 }

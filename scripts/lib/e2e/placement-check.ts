@@ -107,7 +107,8 @@ export async function checkPlacement(kube: Kube, r: RenderedStack, report: Place
     const pending = g.pods.filter((p) => !p.spec.nodeName);
     const where = [...new Set(bound.map((p) => p.spec.nodeName as string))].sort();
     checked.push(`${g.component} (${[...g.kinds].join("/")}): pods on ${where.join(", ") || "no node"}; placement.md ● ${allowed.join(", ") || "none"}`);
-    for (const p of bound) {
+    // a DaemonSet's misplaced pods are reported once, by the coverage comparison below
+    for (const p of g.daemonSets.length > 0 ? [] : bound) {
       if (!row.eligible[p.spec.nodeName]) {
         findings.push({
           component: g.component,
