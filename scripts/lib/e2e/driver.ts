@@ -884,6 +884,8 @@ export async function runE2E(o: E2EOptions): Promise<number> {
   }
   fs.mkdirSync(o.outRoot, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-e2e-"));
+  // kubectl's discovery cache stays in the temp dir, not in $HOME
+  process.env.KUBECACHEDIR = path.join(tmp, "kube-cache");
   const home = pulumiEnv(tmp, path.join(tmp, "state"), o.kubeconfig ?? "");
   const t0 = Date.now();
   const plugins = await installPlugins(home, o.repoRoot, path.join(o.outRoot, "plugins.log"));
