@@ -85,11 +85,34 @@ describe(".github/workflows/pull-request.yml", () => {
 describe("CI entry and npm test", () => {
   it(".ci/run runs the README's test command; npm test installs the tools and type-checks first", () => {
     const ci = fs.readFileSync(path.join(REPO, ".ci/run"), "utf8");
-    expect(ci).toMatch(/^npm test$/m);
+    expect(ci).toMatch(/^npm test\n\.ci\/e2e$/m);
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
     expect(readme).toMatch(/^npm test\s/m);
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
     // the type check covers the policy pack, which the offline policy run only transpiles
     expect(pkg.scripts.pretest).toBe("tsx scripts/tools.ts && tsc --noEmit -p .");
+  });
+});
+
+describe("CI's end-to-end step (.ci/e2e)", () => {
+  const e2e = fs.readFileSync(path.join(REPO, ".ci/e2e"), "utf8");
+  it("builds the engine, puts it on PATH, and runs npm run e2e for lab and prod-medium", () => {
+    expect(e2e).toMatch(/"\$ENGINE_KIT\/build\.sh"/);
+    expect(e2e).toMatch(/export PATH="\$ENGINE_OUT\/bin:\$PATH"/);
+    expect(e2e).toMatch(/^npm run e2e -- --stack lab --stack prod-medium$/m);
+  });
+
+  it.each([
+    ["no engine kit", { OPENKEEL_ENGINE_KIT: "/nonexistent" }, /E2E NOT RUN: no engine kit at \/nonexistent/],
+    ["no Go", { OPENKEEL_ENGINE_KIT: "KIT", PATH: "/usr/bin:/bin" }, /E2E NOT RUN: no Go toolchain/],
+  ])("%s: one loud line, exit 0, nothing run", (_name, env, line) => {
+    const kit = fs.mkdtempSync(path.join(os.tmpdir(), "engine-kit-"));
+    fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho SHOULD NOT RUN\nexit 1\n", { mode: 0o755 });
+    const vars = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === "KIT" ? kit : v]));
+    const r = spawnSync("bash", [".ci/e2e"], { cwd: REPO, encoding: "utf8", env: { ...process.env, ...vars, OUT: path.join(kit, "out") } });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(line);
+    expect(r.stdout.split("\n").filter((l) => l.includes("E2E NOT RUN"))).toHaveLength(1);
+    expect(r.stdout).not.toMatch(/SHOULD NOT RUN/);
   });
 });

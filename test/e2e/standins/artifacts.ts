@@ -86,6 +86,13 @@ export const STAND_IN_CHARTS: Record<string, StandInChart> = {
       "values.yaml": "{}\n",
     }),
   },
+  "node-feature-discovery": {
+    standsFor: "Node Feature Discovery chart (nothing: no nfd.k8s-sigs.io schema in ../shared/schemas)",
+    files: () => ({
+      "templates/stand-in.yaml": marker("Node Feature Discovery chart", "no nfd.k8s-sigs.io CRD schemas are available offline; this repository writes no nfd.k8s-sigs.io object"),
+      "values.yaml": "{}\n",
+    }),
+  },
 };
 
 /** Remote manifests by file name (the last segment of the pinned URL). */
