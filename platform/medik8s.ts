@@ -1,11 +1,12 @@
 // Medik8s: NodeHealthCheck, Self Node Remediation and Node Maintenance, installed the way
 // upstream supports them: OLM and Subscriptions to their OperatorHub.io bundles (upstream ships no
 // Helm chart and calls OLM the supported path, NHC #328 / NMO #131). Then one SNR template with the
-// OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): control plane,
-// network and storage nodes. Compute nodes belong to Masakari, which creates one NodeHealthCheck
-// per failover segment.
+// OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): one per role
+// (and one for the Kubernetes-only control plane), so that every node is watched by exactly one.
+// The hosts of a Masakari failover segment (label openkeel.io/ha-segment, always compute nodes)
+// belong to Masakari, which creates one NodeHealthCheck per segment.
 import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
-import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Role, type Toleration } from "../config/roles";
+import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type DesignRoles, type ObjectReader } from "../placement/workloads";
@@ -16,8 +17,6 @@ import { MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePi
 const MEDIK8S_NAMESPACE = "medik8s";
 /** The catalog olm.yaml installs: OperatorHub.io's community operators, where Medik8s publishes. */
 const OLM_CATALOG = { name: "operatorhubio-catalog", namespace: "olm" };
-/** Label Masakari puts on the hosts of a failover segment (§ 1.1); those nodes are its to heal. */
-export const HA_SEGMENT_LABEL = "openkeel.io/ha-segment";
 const SNR_TEMPLATE_NAME = "openkeel-out-of-service";
 /** The config SNR creates at start-up; it only takes the DaemonSet tolerations from this repository. */
 const SNR_CONFIG_NAME = "self-node-remediation-config";
@@ -27,7 +26,13 @@ function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["medik8s
   return (
     p.medik8s ?? {
       unhealthyDuration: DEFAULT_UNHEALTHY_DURATION,
-      maxUnhealthy: { network: DEFAULT_MAX_UNHEALTHY, storage: DEFAULT_MAX_UNHEALTHY },
+      maxUnhealthy: {
+        network: DEFAULT_MAX_UNHEALTHY,
+        storage: DEFAULT_MAX_UNHEALTHY,
+        compute: DEFAULT_MAX_UNHEALTHY,
+        containers: DEFAULT_MAX_UNHEALTHY,
+        provisioning: DEFAULT_MAX_UNHEALTHY,
+      },
     }
   );
 }
@@ -82,33 +87,58 @@ function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]): Manife
   return manifestsUnit("medik8s-operators", "openkeel:platform:Medik8sOperators", objects, { dependsOn });
 }
 
-/** The roles our NodeHealthChecks cover, highest precedence first: a node is in the first that matches. */
-export const NHC_ROLES = ["controlPlane", "network", "storage"] as const satisfies readonly Role[];
+/**
+ * What our NodeHealthChecks select, highest precedence first: a node is in the first group whose
+ * label it carries. The Kubernetes-only control plane (etcd, large topology) has no OpenKeel role
+ * and is its own group. A node with several roles is watched by the check of its first one: a
+ * hyperconverged node (small topology) by the control plane's, whose maxUnhealthy is 1.
+ */
+export const NHC_GROUPS = ["controlPlane", "kubernetesControlPlane", "network", "storage", "compute", "containers", "provisioning"] as const;
+export type NhcGroup = (typeof NHC_GROUPS)[number];
+
+/** Groups that hold a quorum (Galera, RabbitMQ, OVN central; etcd): never more than one node fenced at a time. */
+const QUORUM_GROUPS: ReadonlySet<NhcGroup> = new Set(["controlPlane", "kubernetesControlPlane"]);
+
+function groupLabel(group: NhcGroup, profile: LabelProfile): string {
+  return group === "kubernetesControlPlane" ? K8S_CONTROL_PLANE_LABEL : roleLabelKey(group, profile);
+}
+
+function groupSlug(group: NhcGroup): string {
+  return group.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
 
 /**
- * Selector of the NodeHealthCheck of one role: nodes with that role, none of the roles before it
- * (so no node is in two checks), no compute node and no segment host (Masakari's).
+ * Selector of the NodeHealthCheck of one group: nodes with its label, none of the labels of the
+ * groups before it (so no node is in two checks), and no segment host (Masakari's).
  */
-export function nhcSelector(role: (typeof NHC_ROLES)[number], profile: LabelProfile): NonNullable<LabelSelector["matchExpressions"]> {
-  const earlier = NHC_ROLES.slice(0, NHC_ROLES.indexOf(role));
+export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable<LabelSelector["matchExpressions"]> {
+  const earlier = NHC_GROUPS.slice(0, NHC_GROUPS.indexOf(group));
   return [
-    { key: roleLabelKey(role, profile), operator: "Exists" },
-    ...earlier.map((r) => ({ key: roleLabelKey(r, profile), operator: "DoesNotExist" as const })),
-    { key: roleLabelKey("compute", profile), operator: "DoesNotExist" },
+    { key: groupLabel(group, profile), operator: "Exists" },
+    ...earlier.map((g) => ({ key: groupLabel(g, profile), operator: "DoesNotExist" as const })),
     { key: HA_SEGMENT_LABEL, operator: "DoesNotExist" },
   ];
 }
 
-function nodeHealthCheck(ctx: PlatformContext, role: (typeof NHC_ROLES)[number], maxUnhealthy: number | string): K8sObject {
+function maxUnhealthyOf(ctx: PlatformContext, group: NhcGroup): number | string {
+  if (QUORUM_GROUPS.has(group)) return 1;
+  return medik8sSettings(ctx.platform).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">];
+}
+
+/** Whether a node of the inventory carries a group's label. */
+function inGroup(node: PlatformContext["topo"]["nodes"][number], group: NhcGroup): boolean {
+  return group === "kubernetesControlPlane" ? node.kubernetesControlPlane : node.roles.includes(group);
+}
+
+function nodeHealthCheck(ctx: PlatformContext, group: NhcGroup): K8sObject {
   const { unhealthyDuration } = medik8sSettings(ctx.platform);
-  const slug = role === "controlPlane" ? "control-plane" : role;
   return {
     apiVersion: "remediation.medik8s.io/v1alpha1",
     kind: "NodeHealthCheck",
-    metadata: { name: `openkeel-${slug}` },
+    metadata: { name: `openkeel-${groupSlug(group)}` },
     spec: {
-      selector: { matchExpressions: nhcSelector(role, ctx.profile) },
-      maxUnhealthy,
+      selector: { matchExpressions: nhcSelector(group, ctx.profile) },
+      maxUnhealthy: maxUnhealthyOf(ctx, group),
       unhealthyConditions: [
         { type: "Ready", status: "False", duration: unhealthyDuration },
         { type: "Ready", status: "Unknown", duration: unhealthyDuration },
@@ -123,13 +153,19 @@ function nodeHealthCheck(ctx: PlatformContext, role: (typeof NHC_ROLES)[number],
   };
 }
 
+/** The checks of the groups some node of the inventory is first in (a check that selects nothing is left out). */
+function nodeHealthChecks(ctx: PlatformContext): K8sObject[] {
+  const first = (node: PlatformContext["topo"]["nodes"][number]) => NHC_GROUPS.find((g) => inGroup(node, g));
+  const used = new Set(ctx.topo.nodes.map(first));
+  return NHC_GROUPS.filter((g) => used.has(g)).map((g) => nodeHealthCheck(ctx, g));
+}
+
 /** SNR agents run on every node they may have to fence, tainted or reserved (§ 5.6). */
 function snrAgentTolerations() {
   return [...rolesTolerations(ROLES), RESERVED_TOLERATION];
 }
 
 function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
-  const { maxUnhealthy } = medik8sSettings(ctx.platform);
   return [
     {
       apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
@@ -144,10 +180,7 @@ function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
       // Fence, then taint node.kubernetes.io/out-of-service so that volumes detach and pods move.
       spec: { template: { spec: { remediationStrategy: "OutOfServiceTaint" } } },
     },
-    // A Galera or RabbitMQ quorum is never fenced away: one control-plane node at a time.
-    nodeHealthCheck(ctx, "controlPlane", 1),
-    nodeHealthCheck(ctx, "network", maxUnhealthy.network),
-    nodeHealthCheck(ctx, "storage", maxUnhealthy.storage),
+    ...nodeHealthChecks(ctx),
   ];
 }
 
@@ -165,7 +198,13 @@ function nhcDesignRoles(sel: LabelSelector | undefined): DesignRoles {
 const readNodeHealthCheck: ObjectReader = (u, o) => {
   const spec = obj(o.spec);
   const sel = spec.selector as LabelSelector | undefined;
-  return [platformComponent(u, `${o.metadata.name}/remediates`, "NodeHealthCheck", { tolerations: [] }, nhcDesignRoles(sel), { nodeSelection: sel ?? {} })];
+  const maxUnhealthy = spec.maxUnhealthy;
+  return [
+    platformComponent(u, `${o.metadata.name}/remediates`, "NodeHealthCheck", { tolerations: [] }, nhcDesignRoles(sel), {
+      nodeSelection: sel ?? {},
+      ...(typeof maxUnhealthy === "number" || typeof maxUnhealthy === "string" ? { maxUnhealthy } : {}),
+    }),
+  ];
 };
 
 /**
