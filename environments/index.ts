@@ -11,6 +11,7 @@ import { buildTopology, type Topology } from "../topology/topology";
 import { composePlan } from "./compose";
 import { installed } from "./environment";
 import { ENVIRONMENTS, placementReaders } from "./registry";
+import { storageClassChecks } from "./storage";
 
 export { placementReaders } from "./registry";
 
@@ -35,6 +36,8 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   const checks = stackChecks(cfg, topology);
   if (checks.some(isError)) return { topology, checks };
   const plan = composePlan(cfg, topology, checks);
+  const storage = storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg));
+  if (storage.length > 0) return { topology, checks: [...checks, ...storage] };
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
   const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)));
   if (placement.checks.length > 0) return { topology, checks: [...checks, ...placement.checks], placement };

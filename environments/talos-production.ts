@@ -13,6 +13,7 @@ import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
 import { snapshots } from "../platform/snapshots";
 import type { Environment } from "./environment";
+import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 
 export const talosProduction: Environment = {
   checks: (cfg) =>
@@ -29,5 +30,7 @@ export const talosProduction: Environment = {
         ],
   platform: [longhorn, kubeOvn, multus, snapshots, certManager, mariadbOperator, rabbitmqOperator, kubevirt, cdi, medik8s, nodeFeatureDiscovery],
   podNetwork: kubeOvn,
+  // Longhorn's D5 class; Talos provides no StorageClass of its own.
+  storage: () => ({ strictLocalClass: LONGHORN_LOCAL_CLASS, provided: [] }),
   nodeConfig: talosNodeConfig,
 };
