@@ -8,6 +8,7 @@ z.config({ jitless: true });
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
+import { networkConfigSchema } from "./network";
 
 export const PROJECT = "openkeel";
 const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
@@ -179,6 +180,8 @@ export const configSchema = z
     charts: chartsSchema.default({ versions: {} }),
     talos: talosConfigSchema.optional(),
     platform: platformConfigSchema,
+    /** Production: the node subnet and the cluster's pod, service and join ranges. */
+    network: networkConfigSchema.optional(),
   })
   .superRefine((cfg, ctx) => {
     refineTalosConfig(cfg, ctx);
@@ -196,6 +199,14 @@ export const configSchema = z
         code: "custom",
         path: ["topology"],
         message: "topology 'lab' is for the kind-lab environment. Fix: use small, medium or large",
+      });
+    }
+    if (!production && cfg.network !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["network"],
+        message:
+          "sets the ranges of a production cluster; kind chooses the lab's own (its networking defaults). Fix: remove openkeel:network from the lab stack",
       });
     }
     if (!production && cfg.topology !== "lab") {

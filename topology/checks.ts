@@ -3,6 +3,7 @@
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Config, ServiceName } from "../config/schema";
+import { addressChecks } from "./addresses";
 import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
 
@@ -114,5 +115,6 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       );
     }
   }
+  checks.push(...addressChecks(cfg));
   return checks;
 }
