@@ -8,11 +8,12 @@
 import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
+import type { Affinity } from "../placement/chart-helper";
 import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type DesignRoles, type ObjectReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, pinnedManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
-import { MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
+import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
 const MEDIK8S_NAMESPACE = "medik8s";
 /** The catalog olm.yaml installs: OperatorHub.io's community operators, where Medik8s publishes. */
@@ -69,7 +70,10 @@ function subscription(ctx: PlatformContext, pin: OlmPackagePin): K8sObject {
       source: OLM_CATALOG.name,
       sourceNamespace: OLM_CATALOG.namespace,
       startingCSV: pin.startingCSV,
-      installPlanApproval: "Automatic",
+      // Automatic approval would follow the channel past the pin (OLM installs startingCSV, then
+      // every upgrade the moving catalog offers). Manual holds each InstallPlan until approved, and
+      // the approver Job below approves those of the pinned versions only.
+      installPlanApproval: "Manual",
       // The operators' Deployments (NHC, SNR manager, NMO): the control plane (§ 2.2).
       config: selectorAndTolerations(controlPlaneScheduling(ctx)),
     },
@@ -80,11 +84,106 @@ function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]): Manife
   const objects: K8sObject[] = [
     // No targetNamespaces: the bundles support the AllNamespaces install mode only.
     { apiVersion: "operators.coreos.com/v1", kind: "OperatorGroup", metadata: { name: "medik8s", namespace: MEDIK8S_NAMESPACE }, spec: {} },
-    subscription(ctx, MEDIK8S_SNR),
-    subscription(ctx, MEDIK8S_NHC),
-    subscription(ctx, MEDIK8S_NMO),
+    ...MEDIK8S_PINS.map((pin) => subscription(ctx, pin)),
   ];
   return manifestsUnit("medik8s-operators", "openkeel:platform:Medik8sOperators", objects, { dependsOn });
+}
+
+const MEDIK8S_PINS = [MEDIK8S_SNR, MEDIK8S_NHC, MEDIK8S_NMO] as const;
+const APPROVER = "medik8s-install-plan-approver";
+/** Polls of the approver, 5 s apart: OLM's first resolution and the three installs fit in 15 minutes. */
+const APPROVER_POLLS = 180;
+
+/**
+ * The approver's script (bash, kubectl). Each poll approves every pending InstallPlan of the
+ * namespace whose ClusterServiceVersions are all pinned ones (OLM resolves a namespace's
+ * Subscriptions together, so one plan may hold several, and a plan that also upgrades something
+ * past its pin is never approved), and ends once every pinned version is installed.
+ */
+export const APPROVER_SCRIPT = `#!/bin/bash
+set -euo pipefail
+pinned=" $PINNED_CSVS "
+for ((poll = 1; poll <= POLLS; poll++)); do
+  kubectl get installplans -n "$NAMESPACE" -o jsonpath='{range .items[?(@.spec.approved==false)]}{.metadata.name}{" "}{.spec.clusterServiceVersionNames[*]}{"\n"}{end}' |
+    while read -r plan csvs; do
+      [ -n "$plan" ] || continue
+      ours=yes
+      for csv in $csvs; do case "$pinned" in *" $csv "*) ;; *) ours=no ;; esac; done
+      if [ "$ours" = yes ]; then
+        kubectl patch installplan "$plan" -n "$NAMESPACE" --type merge -p '{"spec":{"approved":true}}'
+      else
+        echo "left unapproved: InstallPlan $plan ($csvs) is not only pinned versions"
+      fi
+    done
+  installed=" $(kubectl get subscriptions -n "$NAMESPACE" -o jsonpath='{.items[*].status.installedCSV}') "
+  missing=""
+  for csv in $PINNED_CSVS; do case "$installed" in *" $csv "*) ;; *) missing="$missing $csv" ;; esac; done
+  if [ -z "$missing" ]; then echo "installed:$PINNED_CSVS"; exit 0; fi
+  sleep "$POLL_SECONDS"
+done
+echo "not installed after $POLLS polls:$missing" >&2
+exit 1
+`;
+
+/**
+ * OLM installs a Manual Subscription's startingCSV only once its InstallPlan is approved, and
+ * nothing in OLM approves exactly one version: this Job does, for the pinned CSVs (RBAC on the
+ * namespace's InstallPlans and Subscriptions only). It runs beside the Subscriptions' unit (neither
+ * waits for the other: they wait on each other's effect) on the control plane.
+ */
+function approverUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
+  const meta = (name: string) => ({ name, namespace: MEDIK8S_NAMESPACE });
+  const objects: K8sObject[] = [
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(APPROVER) },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: meta(APPROVER),
+      rules: [
+        { apiGroups: ["operators.coreos.com"], resources: ["installplans"], verbs: ["get", "list", "patch"] },
+        { apiGroups: ["operators.coreos.com"], resources: ["subscriptions"], verbs: ["get", "list"] },
+      ],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: meta(APPROVER),
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: APPROVER },
+      subjects: [{ kind: "ServiceAccount", name: APPROVER, namespace: MEDIK8S_NAMESPACE }],
+    },
+    { apiVersion: "v1", kind: "ConfigMap", metadata: meta(APPROVER), data: { "approve.sh": APPROVER_SCRIPT } },
+    {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: meta(APPROVER),
+      spec: {
+        backoffLimit: 2,
+        template: {
+          spec: {
+            serviceAccountName: APPROVER,
+            restartPolicy: "Never",
+            ...selectorAndTolerations(controlPlaneScheduling(ctx)),
+            containers: [
+              {
+                name: "approve",
+                image: imageRef(KUBECTL_IMAGE),
+                command: ["/bin/bash", "/scripts/approve.sh"],
+                env: [
+                  { name: "NAMESPACE", value: MEDIK8S_NAMESPACE },
+                  { name: "PINNED_CSVS", value: MEDIK8S_PINS.map((p) => p.startingCSV).join(" ") },
+                  { name: "POLLS", value: String(APPROVER_POLLS) },
+                  { name: "POLL_SECONDS", value: "5" },
+                ],
+                volumeMounts: [{ name: "scripts", mountPath: "/scripts", readOnly: true }],
+              },
+            ],
+            volumes: [{ name: "scripts", configMap: { name: APPROVER } }],
+          },
+        },
+      },
+    },
+  ];
+  return manifestsUnit(APPROVER, "openkeel:platform:Medik8sInstallPlanApprover", objects, { dependsOn });
 }
 
 /**
@@ -208,10 +307,28 @@ const readNodeHealthCheck: ObjectReader = (u, o) => {
 };
 
 /**
- * The agent DaemonSet as the operator renders it (install/self-node-remediation-deamonset.yaml: its
- * own tolerations, the exclude-from-remediation affinity), plus customDsTolerations; the design
- * wants it on every node it may fence (§ 5.6).
+ * The agent DaemonSet's own scheduling, as the operator renders it from
+ * install/self-node-remediation-deamonset.yaml (medik8s/self-node-remediation; the copy in
+ * test/fixtures/upstream/ is held equal to this): the exclude-from-remediation affinity and three
+ * tolerations, to which the operator appends customDsTolerations (SelfNodeRemediationConfig
+ * controller, updateDsTolerations).
  */
+export const SNR_AGENT_UPSTREAM: { affinity: Affinity; tolerations: Toleration[] } = {
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: "remediation.medik8s.io/exclude-from-remediation", operator: "NotIn", values: ["true"] }] }],
+      },
+    },
+  },
+  tolerations: [
+    { key: "medik8s.io/remediation", operator: "Equal", value: "self-node-remediation", effect: "NoExecute" },
+    { key: "node-role.kubernetes.io/master", operator: "Equal", effect: "NoSchedule" },
+    { key: K8S_CONTROL_PLANE_LABEL, operator: "Equal", effect: "NoSchedule" },
+  ],
+};
+
+/** The agent DaemonSet: upstream's scheduling plus customDsTolerations; the design wants it on every node it may fence (§ 5.6). */
 const readSnrConfig: ObjectReader = (u, o) => {
   const spec = obj(o.spec);
   return [
@@ -219,26 +336,16 @@ const readSnrConfig: ObjectReader = (u, o) => {
       u,
       `${o.metadata.name}/self-node-remediation-agent`,
       "DaemonSet",
-      {
-        affinity: {
-          nodeAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: {
-              nodeSelectorTerms: [
-                { matchExpressions: [{ key: "remediation.medik8s.io/exclude-from-remediation", operator: "NotIn", values: ["true"] }] },
-              ],
-            },
-          },
-        },
-        tolerations: [
-          { key: "medik8s.io/remediation", operator: "Equal", value: "self-node-remediation", effect: "NoExecute" },
-          { key: "node-role.kubernetes.io/master", operator: "Equal", effect: "NoSchedule" },
-          { key: K8S_CONTROL_PLANE_LABEL, operator: "Equal", effect: "NoSchedule" },
-          ...arr<Toleration>(spec.customDsTolerations),
-        ],
-      },
+      { affinity: SNR_AGENT_UPSTREAM.affinity, tolerations: [...SNR_AGENT_UPSTREAM.tolerations, ...arr<Toleration>(spec.customDsTolerations)] },
       "allNodes",
     ),
   ];
+};
+
+/** A Job's pod: the InstallPlan approver, on the control plane. */
+const readJob: ObjectReader = (u, o) => {
+  const tpl = obj(obj(obj(o.spec).template).spec);
+  return [platformComponent(u, `${o.metadata.name}/job`, "Pods", podScheduling(tpl), CONTROL_PLANE, { replicas: 1 })];
 };
 
 /** OLM applies spec.config's nodeSelector, tolerations and affinity to the operator's Deployments (§ 2.2). */
@@ -252,13 +359,13 @@ const readSubscription: ObjectReader = (u, o) => {
 
 export const medik8s: PlatformComponent = {
   name: "Medik8s (NHC, SNR, NMO) on OLM",
-  pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO],
+  pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO, KUBECTL_IMAGE],
   settings: "medik8s",
   namespaces: () => [medik8sNamespace()],
   units: (ctx, { namespaces, podNetwork }) => {
     const [crds, olm] = olmUnits(after(podNetwork));
     return {
-      "crds-operators": [crds, olm, medik8sOperatorsUnit(ctx, after(namespaces, olm))],
+      "crds-operators": [crds, olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
       "platform-config": [medik8sRemediationUnit(ctx)],
     };
   },
@@ -267,6 +374,6 @@ export const medik8s: PlatformComponent = {
       "openkeel:platform:OlmCrds": unplaced("CRDs only"),
       "openkeel:platform:Olm": unplaced("upstream manifest: OLM's own placement is not set here"),
     },
-    objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig },
+    objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },
 };

@@ -110,6 +110,14 @@ export const OLM: ManifestPin = {
   url: `https://github.com/operator-framework/operator-lifecycle-manager/releases/download/${OLM_VERSION}/olm.yaml`,
 };
 
+/**
+ * kubectl for the Job that approves the InstallPlans of the pinned Medik8s versions (platform/medik8s.ts):
+ * the Kubernetes release image, which has bash beside kubectl (kubernetes/kubernetes
+ * build/server-image/kubectl/Dockerfile: debian-base with bash, grep, sed, coreutils, jq); the
+ * Kubernetes version of the kind node image, within kubectl's one-minor skew of the clusters.
+ */
+export const KUBECTL_IMAGE: ImagePin = { repository: "registry.k8s.io/kubectl", tag: "v1.36.1" };
+
 /** Medik8s operators from the OperatorHub.io community catalog (channel `stable`). */
 export const MEDIK8S_NHC = olmPackage("node-healthcheck-operator", "v0.12.0");
 export const MEDIK8S_SNR = olmPackage("self-node-remediation", "v0.13.0");

@@ -44,6 +44,8 @@ const MATRIX: [RegExp, Expect][] = [
   [/snapshot-controller$/, CP],
   // § 2.2: Medik8s NHC operator, Node Maintenance operator (and SNR's controller): control plane
   [/(node-healthcheck-operator|node-maintenance-operator|self-node-remediation)\/operator$/, CP],
+  // issue 14: the Job that approves the pinned Medik8s versions runs where the operators do
+  [/install-plan-approver\/job$/, CP],
   [/longhorn-(manager|csi-plugin\+instance-managers)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
   [/longhorn-(driver-deployer|ui)$/, CP],
   // § 2.3 says disks only on storage nodes, but D5 (§ 2.1) puts Galera, RabbitMQ and OVN central on
