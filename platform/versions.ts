@@ -77,6 +77,13 @@ export const RABBITMQ_CLUSTER_OPERATOR: ManifestPin = {
   url: `https://github.com/rabbitmq/cluster-operator/releases/download/${RABBITMQ_CLUSTER_OPERATOR_VERSION}/cluster-operator.yml`,
 };
 
+/** The release manifest that takes its webhook certificate from cert-manager (rabbitmq/messaging-topology-operator releases). */
+const MESSAGING_TOPOLOGY_OPERATOR_VERSION = "v1.19.2";
+export const RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR: ManifestPin = {
+  version: MESSAGING_TOPOLOGY_OPERATOR_VERSION,
+  url: `https://github.com/rabbitmq/messaging-topology-operator/releases/download/${MESSAGING_TOPOLOGY_OPERATOR_VERSION}/messaging-topology-operator-with-certmanager.yaml`,
+};
+
 const EXTERNAL_SNAPSHOTTER_VERSION = "v8.6.0";
 const SNAPSHOT_CRD_FILES = [
   "snapshot.storage.k8s.io_volumesnapshotclasses.yaml",

@@ -23,7 +23,7 @@ const labWithBackends = () => mutatedConfig("lab", (r) => (r.platform = { realBa
 const SNAPSHOT_CRDS = ["volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots", "volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots"].map(
   (p) => `snapshot-crd-${p}`,
 );
-const LAB_ALWAYS = ["platform-namespaces", "multus", "cert-manager", "mariadb-operator-crds", "mariadb-operator", "rabbitmq-cluster-operator", "node-feature-discovery"];
+const LAB_ALWAYS = ["platform-namespaces", "multus", "cert-manager", "mariadb-operator-crds", "mariadb-operator", "rabbitmq-cluster-operator", "rabbitmq-messaging-topology-operator", "node-feature-discovery"];
 const BACKENDS = {
   "crds-operators": [...SNAPSHOT_CRDS, "kubevirt-operator", "cdi-operator"],
   platform: ["longhorn", "snapshot-controller", "kubevirt", "cdi"],
