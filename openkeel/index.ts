@@ -32,6 +32,11 @@ function metadataSecretProblems(cfg: LoadedConfig, plan: Plan): Problem[] {
   const neutron = valueAt(valuesOf("neutron"), ["metadataAgent", "sharedSecret"]);
   // a literal or missing secret is the contract's to report
   if (!isSecretRef(nova) || !isSecretRef(neutron) || nova.secretRef === neutron.secretRef) return [];
+  const overridden =
+    valueAt(cfg.services.nova?.values, ["metadata", "sharedSecret"]) !== undefined ||
+    valueAt(cfg.services.neutron?.values, ["metadataAgent", "sharedSecret"]) !== undefined;
+  // the catalog gives both the one generated secret: a difference no override explains is a bug
+  if (!overridden) throw new Error(`D4: the catalog gives Nova (${nova.secretRef}) and Neutron (${neutron.secretRef}) different metadata secrets`);
   return [
     {
       file: cfg.file,
