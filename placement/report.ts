@@ -246,6 +246,13 @@ function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[], 
 }
 
 /**
+ * Placement checks no stack file can trip: NodeHealthCheck coverage depends only on this
+ * repository's checks (every production node has a role or is a Kubernetes control-plane node, and
+ * a segment host is exempt). planStack reports their findings as bugs, never as the stack's.
+ */
+export const CODE_ONLY_CHECKS: ReadonlySet<string> = new Set(["placement-nhc-coverage"]);
+
+/**
  * § 5.6: every production node is watched by exactly one NodeHealthCheck (the overlap check above
  * catches two), unless it is a Masakari segment host (its segment's check watches it); a node that
  * holds a quorum (the OpenKeel or the Kubernetes control plane) by one that fences one node at a time.

@@ -2,9 +2,10 @@
 // that holds a quorum (the OpenKeel or the Kubernetes control plane) by one with maxUnhealthy 1,
 // unless it is a Masakari segment host. prod-small (every node compute) and prod-large's
 // Kubernetes-only control plane had none.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { HA_SEGMENT_LABEL } from "../config/roles";
 import { placementReaders, planStack } from "../environments";
+import { medik8s } from "../platform/medik8s";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
@@ -62,6 +63,21 @@ describe("NodeHealthCheck coverage", () => {
     expect(checks.map((c) => c.message)).toEqual(
       ["cp-1", "cp-2", "cp-3"].map((n) => `node ${n} holds a quorum (Galera, RabbitMQ, OVN central) but medik8s-remediation/openkeel-control-plane/remediates may fence 2 of its nodes at once`),
     );
+  });
+
+  it("its findings are this repository's bugs: planStack throws instead of blaming the stack file", () => {
+    const units = medik8s.units;
+    const spy = vi.spyOn(medik8s, "units").mockImplementation((ctx, w) => {
+      const built = units(ctx, w);
+      const remediation = built["platform-config"]![0] as ManifestsUnit;
+      remediation.objects = remediation.objects.filter((o) => o.metadata.name !== "openkeel-network");
+      return built;
+    });
+    try {
+      expect(() => planStack(shippedConfig("prod-medium"))).toThrow(/placement of stack prod-medium: \[placement-nhc-coverage\] node net-1 \(network\) is selected by no NodeHealthCheck/);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("a Masakari segment host is exempt: its segment's check watches it", () => {
