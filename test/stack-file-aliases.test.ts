@@ -2,21 +2,11 @@
 // (`labels: *hypervisor`), so a large inventory written that way loads; what is refused is a
 // document whose aliases expand it far beyond what it writes (billion laughs), or without end.
 import { describe, expect, it } from "vitest";
-import { ConfigError, type Problem } from "../config/problems";
 import { rawFromStackYaml } from "../config/stack-file";
 import { loadConfig } from "../config/load";
+import { problemsOf } from "./helpers/stacks";
 
 const FILE = "stacks/Pulumi.big.yaml";
-
-function problemsOf(fn: () => unknown): Problem[] {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 /** A production stack of `n` hypervisors whose labels and roles are one anchored block each. */
 function anchoredInventory(n: number): string {
