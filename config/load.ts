@@ -70,14 +70,43 @@ function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Pr
   }
 }
 
+/** A URL with a user name or password before its host: `https://user:pass@host/…`. */
+const URL_WITH_CREDENTIALS = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]*@/;
+
+/**
+ * Every string of the config that is a URL carrying credentials, by key path. A stack file is
+ * committed, and URLs are rendered into rendered/<stack>/index.yaml: such a value would publish the
+ * credential twice, so it is refused, and never echoed.
+ */
+function credentialPaths(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (typeof value === "string") return URL_WITH_CREDENTIALS.test(value) ? [path] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => credentialPaths(v, [...path, i]));
+  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => credentialPaths(v, [...path, k]));
+  return [];
+}
+
+function credentialProblem(path: (string | number)[], file: string): Problem {
+  return {
+    file,
+    path: formatPath([`${PROJECT}:${String(path[0])}`, ...path.slice(1)]),
+    message: "is a URL with a user name or password in it, which would be committed with the stack file and rendered into rendered/<stack>/index.yaml",
+    fix: "remove the credentials from the URL; keep them in Pulumi secrets (pulumi config set --secret), or log the machine that runs pulumi in to the registry (helm registry login)",
+  };
+}
+
+const startsWith = (path: readonly PropertyKey[], prefix: readonly PropertyKey[]) => prefix.every((seg, i) => String(path[i]) === String(seg));
+
 /**
  * Validate a raw config map (keys without the `openkeel:` prefix). Throws ConfigError with one
  * problem per issue.
  */
 export function loadConfig(raw: Record<string, unknown>, source: ConfigSource): LoadedConfig {
+  const secrets = credentialPaths(raw);
   const result = configSchema.safeParse(raw);
-  if (!result.success) {
-    const problems = result.error.issues.flatMap((i) => issueToProblem(i, raw, source.file));
+  if (secrets.length > 0 || !result.success) {
+    // a schema issue at a credential's key would echo it (a map or list above it is only named)
+    const issues = result.success ? [] : result.error.issues.filter((i) => !secrets.some((s) => startsWith(i.path, s)));
+    const problems = [...secrets.map((p) => credentialProblem(p, source.file)), ...issues.flatMap((i) => issueToProblem(i, raw, source.file))];
     throw new ConfigError(problems);
   }
   const cfg = result.data;

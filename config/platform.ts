@@ -43,11 +43,14 @@ export const platformConfigSchema = z
           .string()
           .regex(GO_DURATION, { message: "is not a duration. Fix: write a Go duration such as 300s or 5m" })
           .default(DEFAULT_UNHEALTHY_DURATION),
-        /** maxUnhealthy of the network and storage NodeHealthChecks (the control plane's is always 1). */
+        /** maxUnhealthy of the NodeHealthChecks of these roles (the control planes' is always 1). */
         maxUnhealthy: z
           .strictObject({
             network: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
             storage: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
+            compute: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
+            containers: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
+            provisioning: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
           })
           .prefault({}),
       })

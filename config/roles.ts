@@ -15,6 +15,9 @@ export const K8S_CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
 export const ZONE_LABEL = "topology.kubernetes.io/zone";
 export const HOSTNAME_LABEL = "kubernetes.io/hostname";
 
+/** Label Masakari puts on the hosts of a failover segment (§ 1.1); those nodes are its NodeHealthChecks' to heal (§ 5.6). */
+export const HA_SEGMENT_LABEL = "openkeel.io/ha-segment";
+
 /** Taint of Masakari reserved hosts (§ 5.6): only the compute DaemonSets tolerate it. */
 export const RESERVED_TAINT_KEY = "openkeel.io/reserved";
 

@@ -8,6 +8,7 @@ z.config({ jitless: true });
 import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
+import { networkConfigSchema } from "./network";
 
 export const PROJECT = "openkeel";
 const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
@@ -142,26 +143,14 @@ const OPENKEEL_CHART_KEYS = ["infrastructure", ...SERVICES] as const;
 export type OpenKeelChartKey = (typeof OPENKEEL_CHART_KEYS)[number];
 
 /** Where the OpenKeel charts come from; unset keys fall back to platform/versions.ts. */
-/**
- * An internal mirror of every artifact (air-gapped clouds): a base URL without credentials (they
- * would land in rendered/ and in logs), query or trailing slash.
- */
+/** An internal mirror of every artifact (air-gapped clouds): a base URL without query or trailing slash. */
 const mirrorSchema = z.strictObject({
-  url: z.string().superRefine((u, ctx) => {
-    if (/^[a-z]+:\/\/[^/]*@/i.test(u)) {
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "holds credentials, which would end up in rendered/ and in logs. Fix: give the mirror's URL alone; a mirror that needs authentication is reached through the cluster's own credentials (Helm repository credentials as Pulumi secrets)",
-      });
-    } else if (!/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~%-]+)*$/.test(u)) {
-      ctx.addIssue({
-        code: "custom",
-        message: "is not a mirror base URL. Fix: write http(s)://host[:port][/path], without a trailing slash, query or fragment, e.g. https://mirror.example.internal/openkeel",
-      });
-    }
+  // credentials in it are refused by the loader, like in any URL of the config (config/load.ts)
+  url: z.string().regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~%-]+)*$/, {
+    message: "is not a mirror base URL. Fix: write http(s)://host[:port][/path], without a trailing slash, query or fragment, e.g. https://mirror.example.internal/openkeel",
   }),
 });
+
 
 
 const chartsSchema = z.strictObject({
@@ -203,6 +192,8 @@ export const configSchema = z
     mirror: mirrorSchema.optional(),
     talos: talosConfigSchema.optional(),
     platform: platformConfigSchema,
+    /** Production: the node subnet and the cluster's pod, service and join ranges. */
+    network: networkConfigSchema.optional(),
   })
   .superRefine((cfg, ctx) => {
     refineTalosConfig(cfg, ctx);
@@ -220,6 +211,14 @@ export const configSchema = z
         code: "custom",
         path: ["topology"],
         message: "topology 'lab' is for the kind-lab environment. Fix: use small, medium or large",
+      });
+    }
+    if (!production && cfg.network !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["network"],
+        message:
+          "sets the ranges of a production cluster; kind chooses the lab's own (its networking defaults). Fix: remove openkeel:network from the lab stack",
       });
     }
     if (!production && cfg.topology !== "lab") {

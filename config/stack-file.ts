@@ -2,7 +2,7 @@
 // Pulumi CLI reads it (keys `<project>:<key>`, bare keys belong to the project).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isAlias, LineCounter, parseDocument, visit } from "yaml";
+import { isAlias, isCollection, isPair, isScalar, LineCounter, parseDocument, visit, type Document } from "yaml";
 import { configValue, loadConfig } from "./load";
 import { PROJECT, type LoadedConfig } from "./schema";
 import { ConfigError, type Problem } from "./problems";
@@ -23,6 +23,34 @@ export function listStacks(stacksDir = STACKS_DIR): string[] {
     .map((f) => STACK_FILE.exec(f)?.[1])
     .filter((s): s is string => s !== undefined)
     .sort();
+}
+
+/** Aliases may expand a document to this many times the values it writes, plus ALIAS_ALLOWANCE. */
+const MAX_ALIAS_EXPANSION = 10;
+const ALIAS_ALLOWANCE = 10_000;
+
+/**
+ * How many values (scalars, maps, lists, keys) a document holds: as written, or with every alias
+ * replaced by what it stands for. An alias inside its own anchor expands without end (Infinity).
+ */
+function expandedSize(doc: Document, expandAliases: boolean): number {
+  const sizes = new Map<unknown, number>();
+  const open = new Set<unknown>();
+  const size = (node: unknown): number => {
+    if (node === null || node === undefined) return 0;
+    if (isAlias(node)) return expandAliases ? size(node.resolve(doc)) : 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    if (open.has(node)) return Infinity;
+    open.add(node);
+    let n = 1;
+    if (isCollection(node)) for (const item of node.items) n += isPair(item) ? size(item.key) + size(item.value) : size(item);
+    else if (!isScalar(node)) n = 0;
+    open.delete(node);
+    sizes.set(node, n);
+    return n;
+  };
+  return size(doc.contents);
 }
 
 /** Parse stack file text into the raw `openkeel:` config map (keys without the prefix). */
@@ -52,18 +80,26 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
     },
   });
   if (problems.length > 0) throw new ConfigError(problems);
-  let root: unknown;
-  try {
-    root = doc.toJS({ maxAliasCount: 100 });
-  } catch (e) {
+  // Anchors are how inventories share blocks (`labels: *hypervisor` on 200 nodes): what is bounded
+  // is the size the aliases expand the document to, not how many there are.
+  const written = expandedSize(doc, false);
+  const expanded = expandedSize(doc, true);
+  if (expanded > written * MAX_ALIAS_EXPANSION + ALIAS_ALLOWANCE) {
     throw new ConfigError([
       {
         file,
         path: "",
-        message: `is not valid YAML (${(e as Error).message.split("\n")[0]})`,
-        fix: "write the values out instead of nesting aliases (*name) that expand the document many times over",
+        message: `is not valid YAML (its aliases expand ${written} written values to ${Number.isFinite(expanded) ? expanded : "infinitely many"}: a "billion laughs" document)`,
+        fix: "write the values out instead of nesting aliases (*name) that expand the document many times over, and never alias a value inside itself",
       },
     ]);
+  }
+  let root: unknown;
+  try {
+    root = doc.toJS({ maxAliasCount: -1 });
+  } catch (e) {
+    // what the document holds, not this program, fails to become values
+    throw new ConfigError([{ file, path: "", message: `is not valid YAML (${(e as Error).message.split("\n")[0]})`, fix: "correct the YAML; stacks/README.md shows the expected shape" }]);
   }
   if (root === null || typeof root !== "object" || Array.isArray(root)) {
     throw new ConfigError([{ file, path: "", message: "is not a map with a config: key", fix: "start the file with 'config:'" }]);

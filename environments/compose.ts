@@ -29,7 +29,7 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   };
   phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, nodeMetadataOf(ctx, components)));
   addPlatform(plan, ctx, components, env.podNetwork);
-  addOpenKeel(plan, cfg, topology);
+  addOpenKeel(plan, cfg, topology, { strictLocalClass: env.storage(cfg).strictLocalClass });
   plan.nodeConfig = env.nodeConfig(cfg, topology);
   const out = withMirror(plan, cfg.mirror);
   assertPlanInvariants(out);

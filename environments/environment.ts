@@ -7,6 +7,22 @@ import type { NodeLevelConfig } from "../plan/plan";
 import type { PlatformComponent } from "../platform/component";
 import type { Topology } from "../topology/topology";
 
+/** A StorageClass the cluster has without this repository creating it. */
+export interface ProvidedStorageClass {
+  name: string;
+  provisioner: string;
+  /** Where the fact comes from (repo@tag path). */
+  source: string;
+}
+
+/** The storage an environment offers the releases. */
+export interface EnvironmentStorage {
+  /** The class of the volumes that replicate their own data: one replica on the pod's node (D5). */
+  strictLocalClass: string;
+  /** Classes the environment provides itself (kind's `standard`). */
+  provided: ProvidedStorageClass[];
+}
+
 export interface Environment {
   /** Plan checks of the settings this environment reads, or refuses. */
   checks(cfg: LoadedConfig, topo: Topology): Check[];
@@ -16,6 +32,8 @@ export interface Environment {
   installs?(cfg: LoadedConfig, component: PlatformComponent): boolean;
   /** The component whose unit is the pod network, when the environment installs one. */
   podNetwork?: PlatformComponent;
+  /** Its storage: the strict-local class the releases ask for, the classes it provides itself. */
+  storage(cfg: LoadedConfig): EnvironmentStorage;
   /** Node-level configuration (Talos patches and schematics, the kind cluster) from the same inventory. */
   nodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConfig;
 }

@@ -2,7 +2,7 @@
 // the offline scripts and the tests share.
 import { isError, type Check } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
-import { placementReport, type PlacementReport } from "../placement/report";
+import { CODE_ONLY_CHECKS, placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import type { Plan } from "../plan/plan";
 import { platformChecks } from "../platform/component";
@@ -11,6 +11,7 @@ import { buildTopology, type Topology } from "../topology/topology";
 import { composePlan } from "./compose";
 import { installed } from "./environment";
 import { ENVIRONMENTS, placementReaders } from "./registry";
+import { storageClassChecks } from "./storage";
 
 export { placementReaders } from "./registry";
 
@@ -35,8 +36,12 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   const checks = stackChecks(cfg, topology);
   if (checks.some(isError)) return { topology, checks };
   const plan = composePlan(cfg, topology, checks);
+  const storage = storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg));
+  if (storage.length > 0) return { topology, checks: [...checks, ...storage] };
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
   const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)));
+  const bugs = placement.checks.filter((c) => CODE_ONLY_CHECKS.has(c.code));
+  if (bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
   if (placement.checks.length > 0) return { topology, checks: [...checks, ...placement.checks], placement };
   return { topology, checks, plan, placement };
 }

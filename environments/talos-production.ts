@@ -11,8 +11,10 @@ import { medik8s } from "../platform/medik8s";
 import { multus } from "../platform/multus";
 import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
+import { rabbitmqTopologyOperator } from "../platform/rabbitmq-topology-operator";
 import { snapshots } from "../platform/snapshots";
 import type { Environment } from "./environment";
+import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 
 export const talosProduction: Environment = {
   checks: (cfg) =>
@@ -27,7 +29,9 @@ export const talosProduction: Environment = {
             path: "openkeel:platform.realBackends",
           },
         ],
-  platform: [longhorn, kubeOvn, multus, snapshots, certManager, mariadbOperator, rabbitmqOperator, kubevirt, cdi, medik8s, nodeFeatureDiscovery],
+  platform: [longhorn, kubeOvn, multus, snapshots, certManager, mariadbOperator, rabbitmqOperator, rabbitmqTopologyOperator, kubevirt, cdi, medik8s, nodeFeatureDiscovery],
   podNetwork: kubeOvn,
+  // Longhorn's D5 class; Talos provides no StorageClass of its own.
+  storage: () => ({ strictLocalClass: LONGHORN_LOCAL_CLASS, provided: [] }),
   nodeConfig: talosNodeConfig,
 };

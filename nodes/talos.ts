@@ -11,6 +11,7 @@ import { nodeSelfLabels } from "./node-labels";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
 import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
+import { networkOf, type NetworkConfig } from "../config/network";
 import { nodeTaints, type Topology } from "../topology/topology";
 import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
 import { TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
@@ -129,7 +130,7 @@ function allowsSchedulingOnControlPlane(group: Pick<TalosGroup, "machineType" | 
  *   and a shared kubelet mount of it.
  * - every node: the watchdog module for Medik8s SNR, openvswitch, no Talos CNI (Kube-OVN).
  */
-export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles">, talos: TalosConfig): Record<string, unknown>[] {
+export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles">, talos: TalosConfig, network?: NetworkConfig): Record<string, unknown>[] {
   const taints = groupTaints(group, topo);
   const worker = group.machineType === "worker";
   const compute = group.roles.includes("compute") ? talos.compute : undefined;
@@ -176,7 +177,10 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
     machine.nodeTaints = Object.fromEntries(taints.map((t) => [t.key, talosTaintValue(t)]));
   }
 
-  const cluster: Record<string, unknown> = { network: { cni: { name: "none" } } };
+  // The pod and service ranges Kube-OVN is given (platform/kube-ovn.ts): the API server allocates
+  // Service addresses from the same range Kube-OVN routes.
+  const ranges = network ? { podSubnets: [network.podCIDR], serviceSubnets: [network.serviceCIDR] } : {};
+  const cluster: Record<string, unknown> = { network: { cni: { name: "none" }, ...ranges } };
   if (allowsSchedulingOnControlPlane(group)) cluster.allowSchedulingOnControlPlanes = true;
 
   const docs: Record<string, unknown>[] = [{ machine, cluster }];
@@ -253,7 +257,7 @@ export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelCon
         `Talos machine-config patch: ${group.machineType} machines with ${rolesText}.\n` +
         `Nodes: ${names}.\n` +
         `Apply on the ${group.machineType}.yaml of \`talosctl gen config\`, then the node's own patch (talos/machines.yaml).`,
-      documents: groupPatch(group, topo, talos),
+      documents: groupPatch(group, topo, talos, networkOf(cfg)),
     });
     files.push({
       path: `${dir}/schematics/${group.name}.yaml`,

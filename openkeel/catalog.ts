@@ -8,7 +8,6 @@ import { secretRef } from "../plan/plan";
 import { RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
 import type { ReleaseContext, ReplicaRule } from "./context";
 import { labelKey } from "./k8s";
-import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 import { METADATA_PROXY_SECRET } from "./names";
 import type { PlacementValue } from "./placement-value";
 
@@ -44,7 +43,7 @@ const secretRefSchema = z.strictObject(
 
 const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 
-/** A volume claim's class (D5: longhorn-local for replicated members) and optional size. */
+/** A volume claim's class (D5: the environment's strict-local class for replicated members) and optional size. */
 export const volumeSchema = z.strictObject({
   storageClassName: z.string().min(1),
   size: z.string().regex(QUANTITY, { message: "is not a Kubernetes quantity. Fix: write a size such as 20Gi" }).optional(),
@@ -158,10 +157,10 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       backend: z.enum(["ovn-nb", "kube-ovn"]),
       gateway: z.strictObject({ floatingIpMode: z.enum(["centralized", "distributed"]) }),
     },
-    values: () => ({
+    values: (ctx) => ({
       backend: "ovn-nb",
       gateway: { floatingIpMode: "distributed" },
-      ovnCentral: { storage: { storageClassName: LONGHORN_LOCAL_CLASS } },
+      ovnCentral: { storage: { storageClassName: ctx.storage.strictLocalClass } },
       metadataAgent: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
     }),
   },
@@ -181,7 +180,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         settings: { devices: volumeSchema },
       },
     },
-    values: () => ({ storage: { devices: { storageClassName: LONGHORN_LOCAL_CLASS } } }),
+    values: (ctx) => ({ storage: { devices: { storageClassName: ctx.storage.strictLocalClass } } }),
   },
   heat: { components: { api: api(), apiCfn: worker(), engine: worker() } },
   barbican: { components: { api: api(), worker: worker() } },

@@ -7,18 +7,26 @@ import { passesNodeRoles } from "./global";
 import { placementRoles } from "../placement/chart-helper";
 import type { PlacementValue } from "./placement-value";
 
+/** What the environment's storage offers the releases (environments/ knows it; D5). */
+export interface ReleaseStorage {
+  /** The class of the volumes that replicate themselves: one replica on the pod's node (D5). */
+  strictLocalClass: string;
+}
+
 export interface ReleaseContext {
   cfg: LoadedConfig;
   topo: Topology;
+  storage: ReleaseStorage;
   /** global.nodeRoles is passed, so role placements select labelled nodes. */
   rolesPassed: boolean;
   serviceOn(service: ServiceName): boolean;
 }
 
-export function releaseContext(cfg: LoadedConfig, topo: Topology): ReleaseContext {
+export function releaseContext(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): ReleaseContext {
   return {
     cfg,
     topo,
+    storage,
     rolesPassed: passesNodeRoles(topo),
     serviceOn: (service) => serviceEnabled(cfg, topo, service),
   };

@@ -6,13 +6,14 @@ import { isSecretRef, phase, type Plan } from "../plan/plan";
 import { ConfigError, formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
 import { checkValues } from "./contract";
+import type { ReleaseStorage } from "./context";
 import { infrastructureContract, infrastructureUnit, infrastructureValues, namespaceUnit } from "./infrastructure";
 
 import { releaseName, serviceUnits } from "./services";
 
 
-function infrastructure(cfg: LoadedConfig, topo: Topology) {
-  const values = infrastructureValues(cfg, topo);
+function infrastructure(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage) {
+  const values = infrastructureValues(cfg, topo, storage);
   const issues = checkValues(infrastructureContract(topo.profile), values);
   // the stack has no override for this release: anything wrong here is this repository's bug
   if (issues.length > 0) {
@@ -31,6 +32,11 @@ function metadataSecretProblems(cfg: LoadedConfig, plan: Plan): Problem[] {
   const neutron = valueAt(valuesOf("neutron"), ["metadataAgent", "sharedSecret"]);
   // a literal or missing secret is the contract's to report
   if (!isSecretRef(nova) || !isSecretRef(neutron) || nova.secretRef === neutron.secretRef) return [];
+  const overridden =
+    valueAt(cfg.services.nova?.values, ["metadata", "sharedSecret"]) !== undefined ||
+    valueAt(cfg.services.neutron?.values, ["metadataAgent", "sharedSecret"]) !== undefined;
+  // the catalog gives both the one generated secret: a difference no override explains is a bug
+  if (!overridden) throw new Error(`D4: the catalog gives Nova (${nova.secretRef}) and Neutron (${neutron.secretRef}) different metadata secrets`);
   return [
     {
       file: cfg.file,
@@ -42,10 +48,10 @@ function metadataSecretProblems(cfg: LoadedConfig, plan: Plan): Problem[] {
   ];
 }
 
-export function addOpenKeel(plan: Plan, cfg: LoadedConfig, topo: Topology): void {
-  phase(plan, "openkeel-infra").units.push(...infrastructure(cfg, topo));
+export function addOpenKeel(plan: Plan, cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): void {
+  phase(plan, "openkeel-infra").units.push(...infrastructure(cfg, topo, storage));
   const problems: Problem[] = [];
-  phase(plan, "openkeel").units.push(...serviceUnits(cfg, topo, problems));
+  phase(plan, "openkeel").units.push(...serviceUnits(cfg, topo, storage, problems));
   problems.push(...metadataSecretProblems(cfg, plan));
   if (problems.length > 0) throw new ConfigError(problems);
 }

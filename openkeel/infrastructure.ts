@@ -1,6 +1,6 @@
 // Phase openkeel-infra: the namespace of the OpenKeel releases and the infrastructure release
 // (openkeel-chart): the three PriorityClasses (§ 2), MariaDB Galera and RabbitMQ on the control
-// plane with required host anti-affinity and volumes on longhorn-local (§ 2.1, D5), and the
+// plane with required host anti-affinity and volumes on the strict-local class (§ 2.1, D5), and the
 // public ingress on the control plane and network nodes (D8).
 import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
@@ -9,10 +9,9 @@ import type { LabelProfile } from "../config/roles";
 import type { Topology } from "../topology/topology";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
-import { releaseContext, replicasFor } from "./context";
+import { releaseContext, replicasFor, type ReleaseStorage } from "./context";
 import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
-import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "./placement-value";
 
@@ -20,11 +19,11 @@ const NAMESPACE_UNIT = "openkeel-namespace";
 const INFRASTRUCTURE_UNIT = "openkeel-chart";
 const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
 
-export function infrastructureValues(cfg: LoadedConfig, topo: Topology): Record<string, unknown> {
-  const ctx = releaseContext(cfg, topo);
+export function infrastructureValues(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Record<string, unknown> {
+  const ctx = releaseContext(cfg, topo, storage);
   const member = () => {
     const placement: PlacementValue = { role: "controlPlane", antiAffinity: "required" };
-    return { replicas: replicasFor("quorum", placement, ctx), placement, storage: { storageClassName: LONGHORN_LOCAL_CLASS } };
+    return { replicas: replicasFor("quorum", placement, ctx), placement, storage: { storageClassName: ctx.storage.strictLocalClass } };
   };
   return {
     global: globalValue(topo),

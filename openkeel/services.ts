@@ -7,7 +7,7 @@ import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
 import { SERVICE_CATALOG } from "./catalog";
 import { chartRef } from "./charts";
-import { eligibleNodes, releaseContext, replicasFor, type ReleaseContext } from "./context";
+import { eligibleNodes, releaseContext, replicasFor, type ReleaseContext, type ReleaseStorage } from "./context";
 import { checkValues, serviceContract, type ContractIssue } from "./contract";
 import { globalValue } from "./global";
 import { mergeValues } from "./merge";
@@ -138,8 +138,8 @@ function unplacedProblems(file: string, unplaced: Unplaced[]): Problem[] {
 /** Identity first: every service registers its endpoints in Keystone; Nova's agents register in Placement. */
 const NEEDS: Partial<Record<ServiceName, ServiceName[]>> = { nova: ["placement"] };
 
-export function serviceUnits(cfg: LoadedConfig, topo: Topology, problems: Problem[]): HelmReleaseUnit[] {
-  const ctx = releaseContext(cfg, topo);
+export function serviceUnits(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage, problems: Problem[]): HelmReleaseUnit[] {
+  const ctx = releaseContext(cfg, topo, storage);
   const on = SERVICES.filter((s) => ctx.serviceOn(s));
   const unplaced: Unplaced[] = [];
   const units = on.map((service) => {

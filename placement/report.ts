@@ -4,7 +4,7 @@
 // run, or runs where the design (§ 2) forbids it.
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
-import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "../config/roles";
+import { HA_SEGMENT_LABEL, HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "../config/roles";
 import {
   antiAffinityCapacity,
   ineligibility,
@@ -164,7 +164,7 @@ function roleAbsent(c: Component, nodes: ReportNode[]): boolean {
 }
 
 /** The placement checks: every error names the component and the nodes it cannot reach, and why. */
-function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): Check[] {
+function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[], production: boolean): Check[] {
   const checks: Check[] = [];
   const error = (code: string, message: string, fix: string) => checks.push({ level: "error", code, message, fix });
   const byName = new Map(nodes.map((n) => [n.name, n]));
@@ -241,6 +241,48 @@ function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]):
       );
     }
   }
+  if (production) checks.push(...nhcCoverage(nhcs, nodes));
+  return checks;
+}
+
+/**
+ * Placement checks no stack file can trip: NodeHealthCheck coverage depends only on this
+ * repository's checks (every production node has a role or is a Kubernetes control-plane node, and
+ * a segment host is exempt). planStack reports their findings as bugs, never as the stack's.
+ */
+export const CODE_ONLY_CHECKS: ReadonlySet<string> = new Set(["placement-nhc-coverage"]);
+
+/**
+ * § 5.6: every production node is watched by exactly one NodeHealthCheck (the overlap check above
+ * catches two), unless it is a Masakari segment host (its segment's check watches it); a node that
+ * holds a quorum (the OpenKeel or the Kubernetes control plane) by one that fences one node at a time.
+ */
+function nhcCoverage(nhcs: ComponentPlacement[], nodes: ReportNode[]): Check[] {
+  const checks: Check[] = [];
+  for (const n of nodes) {
+    if (n.labels[HA_SEGMENT_LABEL] !== undefined) continue;
+    const by = nhcs.filter((p) => p.eligible.includes(n.name));
+    if (by.length === 0) {
+      checks.push({
+        level: "error",
+        code: "placement-nhc-coverage",
+        message: `node ${n.name} (${roleGroup(n)}) is selected by no NodeHealthCheck: nothing would remediate it when it fails (§ 5.6)`,
+        fix: "give every node a NodeHealthCheck (one per role in platform/medik8s.ts), or leave it to a Masakari failover segment (openkeel.io/ha-segment)",
+      });
+      continue;
+    }
+    // two checks on one node are the overlap check's to report
+    const quorum = n.roles.includes("controlPlane") || n.kubernetesControlPlane;
+    const loose = by.filter((p) => p.component.maxUnhealthy !== 1);
+    if (quorum && by.length === 1 && loose.length > 0) {
+      checks.push({
+        level: "error",
+        code: "placement-nhc-coverage",
+        message: `node ${n.name} holds a quorum (${n.roles.includes("controlPlane") ? "Galera, RabbitMQ, OVN central" : "etcd"}) but ${loose.map((p) => p.component.name).join(", ")} may fence ${loose.map((p) => String(p.component.maxUnhealthy ?? "any number of")).join(", ")} of its nodes at once`,
+        fix: "select it by the control plane's NodeHealthCheck, whose maxUnhealthy is 1 (§ 5.6)",
+      });
+    }
+  }
   return checks;
 }
 
@@ -258,6 +300,6 @@ export function placementReport(
     taintedRoles: [...plan.taintedRoles],
     nodes,
     placements,
-    checks: placementChecks(placements, nodes),
+    checks: placementChecks(placements, nodes, topo.production),
   };
 }

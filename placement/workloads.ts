@@ -29,6 +29,8 @@ export interface Component {
   scheduling: PodScheduling;
   /** Node label selector of kinds that select nodes rather than schedule pods. */
   nodeSelection?: LabelSelector;
+  /** A NodeHealthCheck's maxUnhealthy: how many of its nodes it may remediate at once. */
+  maxUnhealthy?: number | string;
   /** Topology keys of required anti-affinity against its own pods (one replica per domain). */
   requiredAntiAffinity?: string[];
   /** The design's § 2 row: the roles it runs on. A DaemonSet must cover every node of them. */

@@ -22,6 +22,11 @@ interface Wiring {
   namespaces: Unit;
   /** The pod network (the CNI's unit), in environments that install one: pods need it first. */
   podNetwork?: Unit;
+  /**
+   * The units of a component listed before this one, to wait for (`after(...unitsOf(c))`). A
+   * component that is not listed before it is a mistake of the environment's list: it throws.
+   */
+  unitsOf(component: PlatformComponent): Unit[];
 }
 
 type ComponentSettings = Exclude<keyof PlatformConfig, "realBackends">;
@@ -72,9 +77,20 @@ function namespacesUnit(namespaces: K8sObject[]): ManifestsUnit {
  */
 export function addPlatform(plan: Plan, ctx: PlatformContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): void {
   const namespaces = namespacesUnit(components.flatMap((c) => c.namespaces?.(ctx) ?? []));
-  const network = podNetwork?.units(ctx, { namespaces });
-  const wiring: Wiring = { namespaces, podNetwork: network?.["crds-operators"]?.[0] };
-  const built = components.map((c) => (c === podNetwork && network ? network : c.units(ctx, wiring)));
+  const earlier = new Map<PlatformComponent, Partial<Record<PlatformPhase, Unit[]>>>();
+  const unitsOf = (c: PlatformComponent) => {
+    const units = earlier.get(c);
+    if (!units) throw new Error(`platform: a component waits for ${c.name}, which its environment does not list before it`);
+    return PLATFORM_PHASES.flatMap((name) => units[name] ?? []);
+  };
+  // the pod network comes first: it waits for no other component
+  const network = podNetwork?.units(ctx, { namespaces, unitsOf });
+  const wiring: Wiring = { namespaces, podNetwork: network?.["crds-operators"]?.[0], unitsOf };
+  const built = components.map((c) => {
+    const units = c === podNetwork && network ? network : c.units(ctx, wiring);
+    earlier.set(c, units);
+    return units;
+  });
   if (namespaces.objects.length > 0) phase(plan, "crds-operators").units.push(namespaces);
   for (const name of PLATFORM_PHASES) phase(plan, name).units.push(...built.flatMap((units) => units[name] ?? []));
 }

@@ -6,6 +6,8 @@
 import type { Check } from "../config/problems";
 import { HOSTNAME_LABEL, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
+import { firstHostV4, parseCidr } from "../config/cidr";
+import { networkOf } from "../config/network";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { helmReleaseUnit, type HelmReleaseUnit } from "../plan/plan";
 import type { PodScheduling } from "../placement/scheduling";
@@ -48,6 +50,13 @@ function masterLabels(ctx: PlatformContext): NodeMetadataContributor {
   return (node) => (masters.has(node.name) ? { labels: { [KUBE_OVN_MASTER_LABEL_KEY]: KUBE_OVN_MASTER_LABEL_VALUE } } : {});
 }
 
+function kubeOvnRanges(ctx: PlatformContext): Record<string, string> {
+  const net = networkOf(ctx.cfg);
+  const pod = parseCidr(net.podCIDR);
+  if (!pod) throw new Error(`openkeel:network.podCIDR ${net.podCIDR} passed the schema but is not a range`);
+  return { POD_CIDR: net.podCIDR, POD_GATEWAY: firstHostV4(pod), SVC_CIDR: net.serviceCIDR, JOIN_CIDR: net.joinCIDR };
+}
+
 function kubeOvnRelease(ctx: PlatformContext): HelmReleaseUnit {
   const ips = kubeOvnMasterNodes(ctx).map((n) => n.internalIP);
   if (ips.some((ip) => ip === undefined)) throw new Error("Kube-OVN master nodes without internalIP: the config schema requires it in production");
@@ -60,6 +69,9 @@ function kubeOvnRelease(ctx: PlatformContext): HelmReleaseUnit {
     OVN_DIR: "/var/lib/ovn",
     DISABLE_MODULES_MANAGEMENT: true,
     cni_conf: { MOUNT_LOCAL_BIN_DIR: false },
+    // The stack's ranges (openkeel:network; Kube-OVN's own defaults when it sets none), which the
+    // Talos patches give the API server too (nodes/talos.ts): the service range must be the same.
+    ipv4: kubeOvnRanges(ctx),
   };
   // The pod network and its CRDs (subnets, IPs): removing it cuts every pod off.
   return helmReleaseUnit("kube-ovn", "openkeel:platform:KubeOvn", "kube-system", KUBE_OVN_CHART, values, { protect: true });

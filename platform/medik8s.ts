@@ -1,23 +1,23 @@
 // Medik8s: NodeHealthCheck, Self Node Remediation and Node Maintenance, installed the way
 // upstream supports them: OLM and Subscriptions to their OperatorHub.io bundles (upstream ships no
 // Helm chart and calls OLM the supported path, NHC #328 / NMO #131). Then one SNR template with the
-// OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): control plane,
-// network and storage nodes. Compute nodes belong to Masakari, which creates one NodeHealthCheck
-// per failover segment.
+// OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): one per role
+// (and one for the Kubernetes-only control plane), so that every node is watched by exactly one.
+// The hosts of a Masakari failover segment (label openkeel.io/ha-segment, always compute nodes)
+// belong to Masakari, which creates one NodeHealthCheck per segment.
 import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
-import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Role, type Toleration } from "../config/roles";
+import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
+import type { Affinity } from "../placement/chart-helper";
 import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type DesignRoles, type ObjectReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, pinnedManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
-import { MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
+import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
 const MEDIK8S_NAMESPACE = "medik8s";
 /** The catalog olm.yaml installs: OperatorHub.io's community operators, where Medik8s publishes. */
 const OLM_CATALOG = { name: "operatorhubio-catalog", namespace: "olm" };
-/** Label Masakari puts on the hosts of a failover segment (§ 1.1); those nodes are its to heal. */
-export const HA_SEGMENT_LABEL = "openkeel.io/ha-segment";
 const SNR_TEMPLATE_NAME = "openkeel-out-of-service";
 /** The config SNR creates at start-up; it only takes the DaemonSet tolerations from this repository. */
 const SNR_CONFIG_NAME = "self-node-remediation-config";
@@ -27,7 +27,13 @@ function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["medik8s
   return (
     p.medik8s ?? {
       unhealthyDuration: DEFAULT_UNHEALTHY_DURATION,
-      maxUnhealthy: { network: DEFAULT_MAX_UNHEALTHY, storage: DEFAULT_MAX_UNHEALTHY },
+      maxUnhealthy: {
+        network: DEFAULT_MAX_UNHEALTHY,
+        storage: DEFAULT_MAX_UNHEALTHY,
+        compute: DEFAULT_MAX_UNHEALTHY,
+        containers: DEFAULT_MAX_UNHEALTHY,
+        provisioning: DEFAULT_MAX_UNHEALTHY,
+      },
     }
   );
 }
@@ -64,7 +70,10 @@ function subscription(ctx: PlatformContext, pin: OlmPackagePin): K8sObject {
       source: OLM_CATALOG.name,
       sourceNamespace: OLM_CATALOG.namespace,
       startingCSV: pin.startingCSV,
-      installPlanApproval: "Automatic",
+      // Automatic approval would follow the channel past the pin (OLM installs startingCSV, then
+      // every upgrade the moving catalog offers). Manual holds each InstallPlan until approved, and
+      // the approver Job below approves those of the pinned versions only.
+      installPlanApproval: "Manual",
       // The operators' Deployments (NHC, SNR manager, NMO): the control plane (§ 2.2).
       config: selectorAndTolerations(controlPlaneScheduling(ctx)),
     },
@@ -75,40 +84,160 @@ function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]): Manife
   const objects: K8sObject[] = [
     // No targetNamespaces: the bundles support the AllNamespaces install mode only.
     { apiVersion: "operators.coreos.com/v1", kind: "OperatorGroup", metadata: { name: "medik8s", namespace: MEDIK8S_NAMESPACE }, spec: {} },
-    subscription(ctx, MEDIK8S_SNR),
-    subscription(ctx, MEDIK8S_NHC),
-    subscription(ctx, MEDIK8S_NMO),
+    ...MEDIK8S_PINS.map((pin) => subscription(ctx, pin)),
   ];
   return manifestsUnit("medik8s-operators", "openkeel:platform:Medik8sOperators", objects, { dependsOn });
 }
 
-/** The roles our NodeHealthChecks cover, highest precedence first: a node is in the first that matches. */
-export const NHC_ROLES = ["controlPlane", "network", "storage"] as const satisfies readonly Role[];
+const MEDIK8S_PINS = [MEDIK8S_SNR, MEDIK8S_NHC, MEDIK8S_NMO] as const;
+const APPROVER = "medik8s-install-plan-approver";
+/** Polls of the approver, 5 s apart: OLM's first resolution and the three installs fit in 15 minutes. */
+const APPROVER_POLLS = 180;
 
 /**
- * Selector of the NodeHealthCheck of one role: nodes with that role, none of the roles before it
- * (so no node is in two checks), no compute node and no segment host (Masakari's).
+ * The approver's script (bash, kubectl). Each poll approves every pending InstallPlan of the
+ * namespace whose ClusterServiceVersions are all pinned ones (OLM resolves a namespace's
+ * Subscriptions together, so one plan may hold several, and a plan that also upgrades something
+ * past its pin is never approved), and ends once every pinned version is installed.
  */
-export function nhcSelector(role: (typeof NHC_ROLES)[number], profile: LabelProfile): NonNullable<LabelSelector["matchExpressions"]> {
-  const earlier = NHC_ROLES.slice(0, NHC_ROLES.indexOf(role));
+export const APPROVER_SCRIPT = `#!/bin/bash
+set -euo pipefail
+pinned=" $PINNED_CSVS "
+for ((poll = 1; poll <= POLLS; poll++)); do
+  kubectl get installplans -n "$NAMESPACE" -o jsonpath='{range .items[?(@.spec.approved==false)]}{.metadata.name}{" "}{.spec.clusterServiceVersionNames[*]}{"\n"}{end}' |
+    while read -r plan csvs; do
+      [ -n "$plan" ] || continue
+      ours=yes
+      for csv in $csvs; do case "$pinned" in *" $csv "*) ;; *) ours=no ;; esac; done
+      if [ "$ours" = yes ]; then
+        kubectl patch installplan "$plan" -n "$NAMESPACE" --type merge -p '{"spec":{"approved":true}}'
+      else
+        echo "left unapproved: InstallPlan $plan ($csvs) is not only pinned versions"
+      fi
+    done
+  installed=" $(kubectl get subscriptions -n "$NAMESPACE" -o jsonpath='{.items[*].status.installedCSV}') "
+  missing=""
+  for csv in $PINNED_CSVS; do case "$installed" in *" $csv "*) ;; *) missing="$missing $csv" ;; esac; done
+  if [ -z "$missing" ]; then echo "installed:$PINNED_CSVS"; exit 0; fi
+  sleep "$POLL_SECONDS"
+done
+echo "not installed after $POLLS polls:$missing" >&2
+exit 1
+`;
+
+/**
+ * OLM installs a Manual Subscription's startingCSV only once its InstallPlan is approved, and
+ * nothing in OLM approves exactly one version: this Job does, for the pinned CSVs (RBAC on the
+ * namespace's InstallPlans and Subscriptions only). It runs beside the Subscriptions' unit (neither
+ * waits for the other: they wait on each other's effect) on the control plane.
+ */
+function approverUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
+  const meta = (name: string) => ({ name, namespace: MEDIK8S_NAMESPACE });
+  const objects: K8sObject[] = [
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(APPROVER) },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: meta(APPROVER),
+      rules: [
+        { apiGroups: ["operators.coreos.com"], resources: ["installplans"], verbs: ["get", "list", "patch"] },
+        { apiGroups: ["operators.coreos.com"], resources: ["subscriptions"], verbs: ["get", "list"] },
+      ],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: meta(APPROVER),
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: APPROVER },
+      subjects: [{ kind: "ServiceAccount", name: APPROVER, namespace: MEDIK8S_NAMESPACE }],
+    },
+    { apiVersion: "v1", kind: "ConfigMap", metadata: meta(APPROVER), data: { "approve.sh": APPROVER_SCRIPT } },
+    {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: meta(APPROVER),
+      spec: {
+        backoffLimit: 2,
+        template: {
+          spec: {
+            serviceAccountName: APPROVER,
+            restartPolicy: "Never",
+            ...selectorAndTolerations(controlPlaneScheduling(ctx)),
+            containers: [
+              {
+                name: "approve",
+                image: imageRef(KUBECTL_IMAGE),
+                command: ["/bin/bash", "/scripts/approve.sh"],
+                env: [
+                  { name: "NAMESPACE", value: MEDIK8S_NAMESPACE },
+                  { name: "PINNED_CSVS", value: MEDIK8S_PINS.map((p) => p.startingCSV).join(" ") },
+                  { name: "POLLS", value: String(APPROVER_POLLS) },
+                  { name: "POLL_SECONDS", value: "5" },
+                ],
+                volumeMounts: [{ name: "scripts", mountPath: "/scripts", readOnly: true }],
+              },
+            ],
+            volumes: [{ name: "scripts", configMap: { name: APPROVER } }],
+          },
+        },
+      },
+    },
+  ];
+  return manifestsUnit(APPROVER, "openkeel:platform:Medik8sInstallPlanApprover", objects, { dependsOn });
+}
+
+/**
+ * What our NodeHealthChecks select, highest precedence first: a node is in the first group whose
+ * label it carries. The Kubernetes-only control plane (etcd, large topology) has no OpenKeel role
+ * and is its own group. A node with several roles is watched by the check of its first one: a
+ * hyperconverged node (small topology) by the control plane's, whose maxUnhealthy is 1.
+ */
+export const NHC_GROUPS = ["controlPlane", "kubernetesControlPlane", "network", "storage", "compute", "containers", "provisioning"] as const;
+export type NhcGroup = (typeof NHC_GROUPS)[number];
+
+/** Groups that hold a quorum (Galera, RabbitMQ, OVN central; etcd): never more than one node fenced at a time. */
+const QUORUM_GROUPS: ReadonlySet<NhcGroup> = new Set(["controlPlane", "kubernetesControlPlane"]);
+
+function groupLabel(group: NhcGroup, profile: LabelProfile): string {
+  return group === "kubernetesControlPlane" ? K8S_CONTROL_PLANE_LABEL : roleLabelKey(group, profile);
+}
+
+function groupSlug(group: NhcGroup): string {
+  return group.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * Selector of the NodeHealthCheck of one group: nodes with its label, none of the labels of the
+ * groups before it (so no node is in two checks), and no segment host (Masakari's).
+ */
+export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable<LabelSelector["matchExpressions"]> {
+  const earlier = NHC_GROUPS.slice(0, NHC_GROUPS.indexOf(group));
   return [
-    { key: roleLabelKey(role, profile), operator: "Exists" },
-    ...earlier.map((r) => ({ key: roleLabelKey(r, profile), operator: "DoesNotExist" as const })),
-    { key: roleLabelKey("compute", profile), operator: "DoesNotExist" },
+    { key: groupLabel(group, profile), operator: "Exists" },
+    ...earlier.map((g) => ({ key: groupLabel(g, profile), operator: "DoesNotExist" as const })),
     { key: HA_SEGMENT_LABEL, operator: "DoesNotExist" },
   ];
 }
 
-function nodeHealthCheck(ctx: PlatformContext, role: (typeof NHC_ROLES)[number], maxUnhealthy: number | string): K8sObject {
+function maxUnhealthyOf(ctx: PlatformContext, group: NhcGroup): number | string {
+  if (QUORUM_GROUPS.has(group)) return 1;
+  return medik8sSettings(ctx.platform).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">];
+}
+
+/** Whether a node of the inventory carries a group's label. */
+function inGroup(node: PlatformContext["topo"]["nodes"][number], group: NhcGroup): boolean {
+  return group === "kubernetesControlPlane" ? node.kubernetesControlPlane : node.roles.includes(group);
+}
+
+function nodeHealthCheck(ctx: PlatformContext, group: NhcGroup): K8sObject {
   const { unhealthyDuration } = medik8sSettings(ctx.platform);
-  const slug = role === "controlPlane" ? "control-plane" : role;
   return {
     apiVersion: "remediation.medik8s.io/v1alpha1",
     kind: "NodeHealthCheck",
-    metadata: { name: `openkeel-${slug}` },
+    metadata: { name: `openkeel-${groupSlug(group)}` },
     spec: {
-      selector: { matchExpressions: nhcSelector(role, ctx.profile) },
-      maxUnhealthy,
+      selector: { matchExpressions: nhcSelector(group, ctx.profile) },
+      maxUnhealthy: maxUnhealthyOf(ctx, group),
       unhealthyConditions: [
         { type: "Ready", status: "False", duration: unhealthyDuration },
         { type: "Ready", status: "Unknown", duration: unhealthyDuration },
@@ -123,13 +252,19 @@ function nodeHealthCheck(ctx: PlatformContext, role: (typeof NHC_ROLES)[number],
   };
 }
 
+/** The checks of the groups some node of the inventory is first in (a check that selects nothing is left out). */
+function nodeHealthChecks(ctx: PlatformContext): K8sObject[] {
+  const first = (node: PlatformContext["topo"]["nodes"][number]) => NHC_GROUPS.find((g) => inGroup(node, g));
+  const used = new Set(ctx.topo.nodes.map(first));
+  return NHC_GROUPS.filter((g) => used.has(g)).map((g) => nodeHealthCheck(ctx, g));
+}
+
 /** SNR agents run on every node they may have to fence, tainted or reserved (§ 5.6). */
 function snrAgentTolerations() {
   return [...rolesTolerations(ROLES), RESERVED_TOLERATION];
 }
 
 function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
-  const { maxUnhealthy } = medik8sSettings(ctx.platform);
   return [
     {
       apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
@@ -144,10 +279,7 @@ function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
       // Fence, then taint node.kubernetes.io/out-of-service so that volumes detach and pods move.
       spec: { template: { spec: { remediationStrategy: "OutOfServiceTaint" } } },
     },
-    // A Galera or RabbitMQ quorum is never fenced away: one control-plane node at a time.
-    nodeHealthCheck(ctx, "controlPlane", 1),
-    nodeHealthCheck(ctx, "network", maxUnhealthy.network),
-    nodeHealthCheck(ctx, "storage", maxUnhealthy.storage),
+    ...nodeHealthChecks(ctx),
   ];
 }
 
@@ -165,14 +297,38 @@ function nhcDesignRoles(sel: LabelSelector | undefined): DesignRoles {
 const readNodeHealthCheck: ObjectReader = (u, o) => {
   const spec = obj(o.spec);
   const sel = spec.selector as LabelSelector | undefined;
-  return [platformComponent(u, `${o.metadata.name}/remediates`, "NodeHealthCheck", { tolerations: [] }, nhcDesignRoles(sel), { nodeSelection: sel ?? {} })];
+  const maxUnhealthy = spec.maxUnhealthy;
+  return [
+    platformComponent(u, `${o.metadata.name}/remediates`, "NodeHealthCheck", { tolerations: [] }, nhcDesignRoles(sel), {
+      nodeSelection: sel ?? {},
+      ...(typeof maxUnhealthy === "number" || typeof maxUnhealthy === "string" ? { maxUnhealthy } : {}),
+    }),
+  ];
 };
 
 /**
- * The agent DaemonSet as the operator renders it (install/self-node-remediation-deamonset.yaml: its
- * own tolerations, the exclude-from-remediation affinity), plus customDsTolerations; the design
- * wants it on every node it may fence (§ 5.6).
+ * The agent DaemonSet's own scheduling, as the operator renders it from
+ * install/self-node-remediation-deamonset.yaml (medik8s/self-node-remediation; the copy in
+ * test/fixtures/upstream/ is held equal to this): the exclude-from-remediation affinity and three
+ * tolerations, to which the operator appends customDsTolerations (SelfNodeRemediationConfig
+ * controller, updateDsTolerations).
  */
+export const SNR_AGENT_UPSTREAM: { affinity: Affinity; tolerations: Toleration[] } = {
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: "remediation.medik8s.io/exclude-from-remediation", operator: "NotIn", values: ["true"] }] }],
+      },
+    },
+  },
+  tolerations: [
+    { key: "medik8s.io/remediation", operator: "Equal", value: "self-node-remediation", effect: "NoExecute" },
+    { key: "node-role.kubernetes.io/master", operator: "Equal", effect: "NoSchedule" },
+    { key: K8S_CONTROL_PLANE_LABEL, operator: "Equal", effect: "NoSchedule" },
+  ],
+};
+
+/** The agent DaemonSet: upstream's scheduling plus customDsTolerations; the design wants it on every node it may fence (§ 5.6). */
 const readSnrConfig: ObjectReader = (u, o) => {
   const spec = obj(o.spec);
   return [
@@ -180,26 +336,16 @@ const readSnrConfig: ObjectReader = (u, o) => {
       u,
       `${o.metadata.name}/self-node-remediation-agent`,
       "DaemonSet",
-      {
-        affinity: {
-          nodeAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: {
-              nodeSelectorTerms: [
-                { matchExpressions: [{ key: "remediation.medik8s.io/exclude-from-remediation", operator: "NotIn", values: ["true"] }] },
-              ],
-            },
-          },
-        },
-        tolerations: [
-          { key: "medik8s.io/remediation", operator: "Equal", value: "self-node-remediation", effect: "NoExecute" },
-          { key: "node-role.kubernetes.io/master", operator: "Equal", effect: "NoSchedule" },
-          { key: K8S_CONTROL_PLANE_LABEL, operator: "Equal", effect: "NoSchedule" },
-          ...arr<Toleration>(spec.customDsTolerations),
-        ],
-      },
+      { affinity: SNR_AGENT_UPSTREAM.affinity, tolerations: [...SNR_AGENT_UPSTREAM.tolerations, ...arr<Toleration>(spec.customDsTolerations)] },
       "allNodes",
     ),
   ];
+};
+
+/** A Job's pod: the InstallPlan approver, on the control plane. */
+const readJob: ObjectReader = (u, o) => {
+  const tpl = obj(obj(obj(o.spec).template).spec);
+  return [platformComponent(u, `${o.metadata.name}/job`, "Pods", podScheduling(tpl), CONTROL_PLANE, { replicas: 1 })];
 };
 
 /** OLM applies spec.config's nodeSelector, tolerations and affinity to the operator's Deployments (§ 2.2). */
@@ -213,13 +359,13 @@ const readSubscription: ObjectReader = (u, o) => {
 
 export const medik8s: PlatformComponent = {
   name: "Medik8s (NHC, SNR, NMO) on OLM",
-  pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO],
+  pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO, KUBECTL_IMAGE],
   settings: "medik8s",
   namespaces: () => [medik8sNamespace()],
   units: (ctx, { namespaces, podNetwork }) => {
     const [crds, olm] = olmUnits(after(podNetwork));
     return {
-      "crds-operators": [crds, olm, medik8sOperatorsUnit(ctx, after(namespaces, olm))],
+      "crds-operators": [crds, olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
       "platform-config": [medik8sRemediationUnit(ctx)],
     };
   },
@@ -228,6 +374,6 @@ export const medik8s: PlatformComponent = {
       "openkeel:platform:OlmCrds": unplaced("CRDs only"),
       "openkeel:platform:Olm": unplaced("upstream manifest: OLM's own placement is not set here"),
     },
-    objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig },
+    objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },
 };

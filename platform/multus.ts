@@ -1,7 +1,11 @@
-// Multus (thick plugin). The objects of the release's `deployments/multus-daemonset-thick.yml`,
-// written here because that file names a floating image (`snapshot-thick`) and the netns path of
-// a generic host: Talos keeps network namespaces under /var/run/netns (siderolabs Multus guide),
-// and the upstream 50Mi memory limit is too tight for the daemon (same guide).
+// Multus (thick plugin). The objects of the v4.3.0 release's `deployments/multus-daemonset-thick.yml`
+// (k8snetworkplumbingwg/multus-cni; a copy is test/fixtures/upstream/, and
+// test/multus-upstream.test.ts holds these objects to it field by field), written here because
+// that file names a floating image. The only changes, each in docs/platform.md:
+//   - both images: the release's `v4.3.0-thick` instead of the floating `snapshot-thick`;
+//   - the DaemonSet's priorityClassName system-node-critical (design § 2: CNI DaemonSets);
+//   - on Talos, the netns host path /var/run/netns/ (where Talos keeps network namespaces) and
+//     more CPU and memory for the daemon, whose 50Mi limit is too tight (siderolabs Multus guide).
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { after, type PlatformComponent } from "./component";
 import type { PlatformContext } from "./context";
@@ -35,8 +39,16 @@ const NAD_CRD: K8sObject = {
               "NetworkAttachmentDefinition is a CRD schema specified by the Network Plumbing Working Group to express the intent for attaching pods to one or more logical or physical networks. More information available at: https://github.com/k8snetworkplumbingwg/multi-net-spec",
             type: "object",
             properties: {
-              apiVersion: { type: "string" },
-              kind: { type: "string" },
+              apiVersion: {
+                description:
+                  "APIVersion defines the versioned schema of this represen tation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+                type: "string",
+              },
+              kind: {
+                description:
+                  "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+                type: "string",
+              },
               metadata: { type: "object" },
               spec: {
                 description: "NetworkAttachmentDefinition spec defines the desired state of a network attachment",
@@ -68,6 +80,13 @@ function multusNetnsPath(ctx: Pick<PlatformContext, "talos">): string {
   return ctx.talos ? TALOS_NETNS_PATH : DEFAULT_NETNS_PATH;
 }
 
+/** Upstream's requests and limits; on Talos, the siderolabs guide's (the 50Mi limit OOM-kills the daemon). */
+function multusResources(ctx: Pick<PlatformContext, "talos">) {
+  return ctx.talos
+    ? { requests: { cpu: "200m", memory: "100Mi" }, limits: { cpu: "300m", memory: "150Mi" } }
+    : { requests: { cpu: "100m", memory: "50Mi" }, limits: { cpu: "100m", memory: "50Mi" } };
+}
+
 function multusObjects(ctx: PlatformContext): K8sObject[] {
   const labels = { tier: "node", app: "multus", name: "multus" };
   const image = imageRef(MULTUS_IMAGE);
@@ -81,7 +100,6 @@ function multusObjects(ctx: PlatformContext): K8sObject[] {
       rules: [
         { apiGroups: ["k8s.cni.cncf.io"], resources: ["*"], verbs: ["*"] },
         { apiGroups: [""], resources: ["pods", "pods/status"], verbs: ["get", "list", "update", "watch"] },
-        { apiGroups: ["resource.k8s.io"], resources: ["resourceclaims", "resourceclaims/status", "resourceslices"], verbs: ["get", "list"] },
         { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch", "update"] },
       ],
     },
@@ -123,7 +141,7 @@ function multusObjects(ctx: PlatformContext): K8sObject[] {
                 name: "kube-multus",
                 image,
                 command: ["/usr/src/multus-cni/bin/multus-daemon"],
-                resources: { requests: { cpu: "200m", memory: "100Mi" }, limits: { cpu: "300m", memory: "150Mi" } },
+                resources: multusResources(ctx),
                 securityContext: { privileged: true },
                 terminationMessagePolicy: "FallbackToLogsOnError",
                 volumeMounts: [

@@ -77,6 +77,13 @@ export const RABBITMQ_CLUSTER_OPERATOR: ManifestPin = {
   url: `https://github.com/rabbitmq/cluster-operator/releases/download/${RABBITMQ_CLUSTER_OPERATOR_VERSION}/cluster-operator.yml`,
 };
 
+/** The release manifest that takes its webhook certificate from cert-manager (rabbitmq/messaging-topology-operator releases). */
+const MESSAGING_TOPOLOGY_OPERATOR_VERSION = "v1.19.2";
+export const RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR: ManifestPin = {
+  version: MESSAGING_TOPOLOGY_OPERATOR_VERSION,
+  url: `https://github.com/rabbitmq/messaging-topology-operator/releases/download/${MESSAGING_TOPOLOGY_OPERATOR_VERSION}/messaging-topology-operator-with-certmanager.yaml`,
+};
+
 const EXTERNAL_SNAPSHOTTER_VERSION = "v8.6.0";
 const SNAPSHOT_CRD_FILES = [
   "snapshot.storage.k8s.io_volumesnapshotclasses.yaml",
@@ -109,6 +116,14 @@ export const OLM: ManifestPin = {
   version: OLM_VERSION,
   url: `https://github.com/operator-framework/operator-lifecycle-manager/releases/download/${OLM_VERSION}/olm.yaml`,
 };
+
+/**
+ * kubectl for the Job that approves the InstallPlans of the pinned Medik8s versions (platform/medik8s.ts):
+ * the Kubernetes release image, which has bash beside kubectl (kubernetes/kubernetes
+ * build/server-image/kubectl/Dockerfile: debian-base with bash, grep, sed, coreutils, jq); the
+ * Kubernetes version of the kind node image, within kubectl's one-minor skew of the clusters.
+ */
+export const KUBECTL_IMAGE: ImagePin = { repository: "registry.k8s.io/kubectl", tag: "v1.36.1" };
 
 /** Medik8s operators from the OperatorHub.io community catalog (channel `stable`). */
 export const MEDIK8S_NHC = olmPackage("node-healthcheck-operator", "v0.12.0");

@@ -7,6 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { args, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
+import { renderFailureExit } from "./lib/errors";
 import { renderCheckout } from "./lib/renders";
 import { REPO_ROOT } from "./lib/tools";
 import { readTree } from "./lib/write";
@@ -34,7 +35,7 @@ run(async () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-drift-"));
   try {
     const r = await renderCheckout(REPO_ROOT, tmp, ["--stacks-dir", path.resolve(opts["stacks-dir"]!)]);
-    if (r.code !== 0) throw new UserError(`the render failed (exit ${r.code}):\n${r.stderr.trim()}`, r.code ?? 3);
+    if (r.code !== 0) throw new UserError(`the render failed (exit ${r.code}):\n${r.stderr.trim()}`, renderFailureExit(r.code));
     const fresh = readTree(tmp);
     const committed = readTree(committedDir);
     const files = [...new Set([...fresh.keys(), ...committed.keys()])].sort();

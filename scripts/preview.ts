@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
+import { EXIT_INTERNAL_ERROR, renderFailureExit } from "./lib/errors";
 import {
   commentMarkdown,
   previewAll,
@@ -100,10 +101,13 @@ run(async () => {
       renderCheckout(REPO_ROOT, path.join(tmp, "head-out")),
     ]);
     if (headRun.code !== 0) {
-      throw new UserError(`the working tree does not render (exit ${headRun.code}):\n${headRun.stderr.trim()}`, headRun.code === 2 ? EXIT_BAD_CONFIG : EXIT_CHECKS_FAILED);
+      // a bad stack (2) or failed checks (1) are the change's; anything else is a bug (3), its trace in stderr
+      throw new UserError(`the working tree does not render (exit ${headRun.code}):\n${headRun.stderr.trim()}`, renderFailureExit(headRun.code));
     }
     if (baseRun.code !== 0) {
-      throw new UserError(`the base ${opts.base} (${commit.slice(0, 12)}) does not render (exit ${baseRun.code}):\n${baseRun.stderr.trim()}`, EXIT_CHECKS_FAILED);
+      // the base's bad stacks are not this change's input (1); its crash is still a crash (3)
+      const exit = renderFailureExit(baseRun.code) === EXIT_INTERNAL_ERROR ? EXIT_INTERNAL_ERROR : EXIT_CHECKS_FAILED;
+      throw new UserError(`the base ${opts.base} (${commit.slice(0, 12)}) does not render (exit ${baseRun.code}):\n${baseRun.stderr.trim()}`, exit);
     }
     const stacks = previewAll(readTree(path.join(tmp, "base-out")), readTree(path.join(tmp, "head-out")), {
       stacks: opts.stack,

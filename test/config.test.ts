@@ -2,20 +2,9 @@
 // problem naming the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
 import { loadConfig, rawFromPulumiConfig } from "../config/load";
-import { ConfigError, type Problem } from "../config/problems";
 import * as fs from "node:fs";
 import { rawFromStackYaml, readStack, stackFilePath } from "../config/stack-file";
-import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR, tempStacks } from "./helpers/stacks";
-
-function problemsOf(fn: () => unknown): Problem[] {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
-}
+import { mutatedConfig, PRODUCTION_STACKS, problemsOf, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR, tempStacks } from "./helpers/stacks";
 
 const FILE = "stacks/Pulumi.prod-medium.yaml";
 

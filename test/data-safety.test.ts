@@ -25,6 +25,7 @@ const DATA_OWNERS: Record<string, string> = {
   "cert-manager": "the Certificate and Issuer CRDs (crds.enabled)",
   "mariadb-operator-crds": "the MariaDB CRDs: deleting them deletes every Galera cluster",
   "rabbitmq-cluster-operator": "the RabbitmqCluster CRD",
+  "rabbitmq-messaging-topology-operator": "the Vhost, User and Permission CRDs",
   "kubevirt-operator": "the KubeVirt CRD",
   "cdi-operator": "the CDI CRD",
   "olm-crds": "Subscription and ClusterServiceVersion CRDs",

@@ -1,6 +1,7 @@
 // The values contract: every key this repository emits into OpenKeel values is known; a misspelt
 // or misplaced key, from the code or from a stack's raw overrides, fails the plan with one line
 // naming the stack file, the stack key, the release/service and the values key path.
+import { ENVIRONMENTS } from "../environments/registry";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -41,12 +42,12 @@ describe("what this repository emits", () => {
       expect(checkValues(serviceContract(SERVICE_CATALOG[name], cfg.labelProfile), u.values), u.name).toEqual([]);
     }
     const topo = buildTopology(cfg);
-    expect(checkValues(infrastructureContract(cfg.labelProfile), infrastructureValues(cfg, topo))).toEqual([]);
+    expect(checkValues(infrastructureContract(cfg.labelProfile), infrastructureValues(cfg, topo, ENVIRONMENTS[cfg.environment].storage(cfg)))).toEqual([]);
   });
 
   it("is strict: a key the contract does not know is rejected, also in what the code builds", () => {
     const cfg = shippedConfig("prod-small");
-    const values: any = infrastructureValues(cfg, buildTopology(cfg));
+    const values: any = infrastructureValues(cfg, buildTopology(cfg), ENVIRONMENTS[cfg.environment].storage(cfg));
     values.infrastructure.mariadb.nodeSelector = { a: "" };
     const issues = checkValues(infrastructureContract("hardened"), values);
     expect(issues).toHaveLength(1);

@@ -169,16 +169,17 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
     expect(nova.metadata.sharedSecret).toEqual(neutron.metadataAgent.sharedSecret);
   });
 
-  it("D5: Galera, RabbitMQ, OVN central and Swift devices on longhorn-local", () => {
+  it("D5: Galera, RabbitMQ, OVN central and Swift devices on the strict-local class (longhorn-local; kind's own in the lab)", () => {
+    const local = lab ? "standard" : "longhorn-local";
     for (const member of ["mariadb", "rabbitmq"]) {
       expect(chart.infrastructure[member].placement).toEqual({ role: "controlPlane", antiAffinity: "required" });
-      expect(chart.infrastructure[member].storage).toEqual({ storageClassName: "longhorn-local" });
+      expect(chart.infrastructure[member].storage).toEqual({ storageClassName: local });
       expect(chart.infrastructure[member].replicas).toBe(lab ? 1 : 3);
     }
     expect(chart.priorityClasses).toEqual({ create: true });
-    expect(neutron.ovnCentral.storage).toEqual({ storageClassName: "longhorn-local" });
+    expect(neutron.ovnCentral.storage).toEqual({ storageClassName: local });
     const swift = values(plan, "openkeel-swift");
-    expect(swift.storage.devices).toEqual({ storageClassName: "longhorn-local" });
+    expect(swift.storage.devices).toEqual({ storageClassName: local });
     // Storage nodes that are also tainted hypervisors (medium, § 6.2) need the compute toleration too.
     const tainted = stack === "prod-medium" ? [{ key: "node-role.openkeel.io/compute", operator: "Exists", effect: "NoSchedule" }] : [];
     expect(swift.placement.storage).toEqual({ role: "storage", antiAffinity: "required", ...(tainted.length ? { extraTolerations: tainted } : {}) });

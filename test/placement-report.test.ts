@@ -55,7 +55,11 @@ describe("the design's § 2 matrix, per topology", () => {
     const onK8sCp = report(plan, topology)
       .placements.filter((p) => p.eligible.includes("k8s-cp-1"))
       .map((p) => p.component.name);
-    expect(onK8sCp.sort()).toEqual(["kubevirt-cr/self-node-remediation-config/self-node-remediation-agent", "multus/kube-multus-ds"]);
+    expect(onK8sCp.sort()).toEqual([
+      "kubevirt-cr/kubernetes-control-plane/remediates",
+      "kubevirt-cr/self-node-remediation-config/self-node-remediation-agent",
+      "multus/kube-multus-ds",
+    ]);
   });
 
   it("prod-medium: the Ironic conductor lands on prov-1 only, and nothing of the tenants does", () => {
@@ -64,6 +68,7 @@ describe("the design's § 2 matrix, per topology", () => {
     const onProv = r.placements.filter((p) => p.eligible.includes("prov-1")).map((p) => p.component.name);
     expect(onProv.sort()).toEqual(
       [
+        "kubevirt-cr/provisioning/remediates",
         "kubevirt-cr/self-node-remediation-config/self-node-remediation-agent",
         "longhorn/longhorn-csi-plugin+instance-managers",
         "longhorn/longhorn-manager",
@@ -159,10 +164,11 @@ describe("placement checks", () => {
     const checks = checksOf("prod-medium", (plan) => {
       addNodeHealthCheck(plan, "everything", { key: "kubernetes.io/hostname", operator: "In", values: ["cp-2", "net-1"] });
     });
-    expect(checks.map((c) => c.code)).toEqual(["placement-nhc-overlap"]);
+    expect(checks.map((c) => c.code)).toEqual(["placement-nhc-overlap", "placement-nhc-overlap"]);
     expect(checks[0].message).toBe(
       "node cp-2 is selected by 2 NodeHealthChecks (kubevirt-cr/control-plane/remediates, kubevirt-cr/everything/remediates): they would remediate it concurrently",
     );
+    expect(checks[1].message).toMatch(/^node net-1 is selected by 2 NodeHealthChecks \(kubevirt-cr\/network\/remediates, kubevirt-cr\/everything\/remediates\)/);
   });
 
   it("a NodeHealthCheck that selects no node is not an error (a role the topology lacks)", () => {

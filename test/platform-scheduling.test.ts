@@ -3,9 +3,9 @@
 // as their roles taint them. Plus the NodeHealthChecks' selectors (§ 5.6).
 import { describe, expect, it } from "vitest";
 import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
-import { RESERVED_TAINT_KEY, roleLabelKey, ROLES, type Role } from "../config/roles";
+import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TAINT_KEY, roleLabelKey, ROLES, type Role } from "../config/roles";
 import { planStack } from "../environments";
-import { HA_SEGMENT_LABEL, NHC_ROLES, nhcSelector } from "../platform/medik8s";
+import { NHC_GROUPS, nhcSelector, type NhcGroup } from "../platform/medik8s";
 import { KUBE_OVN_MASTER_LABEL_KEY } from "../platform/kube-ovn";
 import { VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
@@ -148,17 +148,15 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
     for (const n of untainted) expect(withRole(c, "controlPlane")).toContain(n);
   });
 
-  it("NodeHealthChecks: control plane, network and storage, no node in two, no compute node, Masakari's segment hosts excluded", () => {
+  it("NodeHealthChecks: every node in exactly one, a quorum's nodes in one with maxUnhealthy 1, Masakari's segment hosts in none", () => {
     const nhcs = (findUnit(c.plan, "medik8s-remediation") as ManifestsUnit).objects.filter((o) => o.kind === "NodeHealthCheck") as any[];
-    expect(nhcs.map((n) => n.metadata.name).sort()).toEqual(["openkeel-control-plane", "openkeel-network", "openkeel-storage"]);
-    expect(nhcs.find((n) => n.metadata.name === "openkeel-control-plane").spec.maxUnhealthy).toBe(1);
     for (const v of c.views) {
       const matching = nhcs.filter((n) => matchesExpressions(v.labels, n.spec.selector.matchExpressions));
-      expect(matching.length, v.node.name).toBeLessThanOrEqual(1);
-      if (v.node.roles.includes("compute")) expect(matching, v.node.name).toEqual([]);
-      const expected = v.node.roles.includes("compute") ? undefined : NHC_ROLES.find((r) => v.node.roles.includes(r));
-      const slug = expected === "controlPlane" ? "control-plane" : expected;
-      expect(matching[0]?.metadata.name, v.node.name).toBe(expected ? `openkeel-${slug}` : undefined);
+      expect(matching.map((n) => n.metadata.name), v.node.name).toHaveLength(1);
+      // the first group of the node's, in NHC_GROUPS order: a hyperconverged node is the control plane's
+      const group = NHC_GROUPS.find((g) => (g === "kubernetesControlPlane" ? v.node.kubernetesControlPlane : v.node.roles.includes(g)))!;
+      expect(matching[0].metadata.name, v.node.name).toBe(`openkeel-${group.replace(/[A-Z]/g, (x) => `-${x.toLowerCase()}`)}`);
+      if (v.node.roles.includes("controlPlane") || v.node.kubernetesControlPlane) expect(matching[0].spec.maxUnhealthy, v.node.name).toBe(1);
       const inSegment = { ...v.labels, [HA_SEGMENT_LABEL]: "segment-uuid" };
       expect(nhcs.filter((n) => matchesExpressions(inSegment, n.spec.selector.matchExpressions))).toEqual([]);
     }
@@ -169,15 +167,18 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
 });
 
 describe("NodeHealthCheck selectors over every combination of roles", () => {
-  it.each(["default", "hardened"] as const)("%s keys: at most one check per node, none with compute or a segment", (profile) => {
-    for (let mask = 0; mask < 1 << ROLES.length; mask++) {
+  it.each(["default", "hardened"] as const)("%s keys: exactly one check per node (its first group), none for a segment host", (profile) => {
+    for (let mask = 0; mask < 1 << (ROLES.length + 1); mask++) {
       const roles = ROLES.filter((_, i) => mask & (1 << i));
+      const k8sControlPlane = (mask & (1 << ROLES.length)) !== 0;
+      if (roles.length === 0 && !k8sControlPlane) continue; // node-without-role: refused by the plan checks
       for (const segment of [false, true]) {
         const labels: Record<string, string> = Object.fromEntries(roles.map((r) => [roleLabelKey(r, profile), ""]));
+        if (k8sControlPlane) labels[K8S_CONTROL_PLANE_LABEL] = "";
         if (segment) labels[HA_SEGMENT_LABEL] = "s";
-        const matching = NHC_ROLES.filter((r) => matchesExpressions(labels, nhcSelector(r, profile)));
-        const expected = segment || roles.includes("compute") ? [] : NHC_ROLES.filter((r) => roles.includes(r)).slice(0, 1);
-        expect(matching, `${roles.join("+")}${segment ? " in a segment" : ""}`).toEqual(expected);
+        const matching = NHC_GROUPS.filter((g: NhcGroup) => matchesExpressions(labels, nhcSelector(g, profile)));
+        const first = NHC_GROUPS.find((g) => (g === "kubernetesControlPlane" ? k8sControlPlane : roles.includes(g)));
+        expect(matching, `${roles.join("+")}${k8sControlPlane ? "+k8s" : ""}${segment ? " in a segment" : ""}`).toEqual(segment ? [] : [first]);
       }
     }
   });

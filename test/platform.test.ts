@@ -23,7 +23,7 @@ const labWithBackends = () => mutatedConfig("lab", (r) => (r.platform = { realBa
 const SNAPSHOT_CRDS = ["volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots", "volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots"].map(
   (p) => `snapshot-crd-${p}`,
 );
-const LAB_ALWAYS = ["platform-namespaces", "multus", "cert-manager", "mariadb-operator-crds", "mariadb-operator", "rabbitmq-cluster-operator", "node-feature-discovery"];
+const LAB_ALWAYS = ["platform-namespaces", "multus", "cert-manager", "mariadb-operator-crds", "mariadb-operator", "rabbitmq-cluster-operator", "rabbitmq-messaging-topology-operator", "node-feature-discovery"];
 const BACKENDS = {
   "crds-operators": [...SNAPSHOT_CRDS, "kubevirt-operator", "cdi-operator"],
   platform: ["longhorn", "snapshot-controller", "kubevirt", "cdi"],
@@ -34,7 +34,7 @@ describe("units per environment", () => {
   it.each(PRODUCTION)("%s (Talos): the CNI, every platform component and its configuration", (stack) => {
     const plan = planOf(stack);
     expect(unitNames(plan, "crds-operators").sort()).toEqual(
-      [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm-crds", "olm", "medik8s-operators"].sort(),
+      [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm-crds", "olm", "medik8s-install-plan-approver", "medik8s-operators"].sort(),
     );
     expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform].sort());
     expect(unitNames(plan, "platform-config").sort()).toEqual([...BACKENDS["platform-config"], "medik8s-remediation"].sort());
@@ -77,7 +77,7 @@ const CRD_SOURCE: Record<string, string> = {
   "remediation.medik8s.io": "medik8s-operators",
   "self-node-remediation.medik8s.io": "medik8s-operators",
 };
-const BUILT_IN = new Set(["v1", "apps/v1", "rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "apiextensions.k8s.io/v1"]);
+const BUILT_IN = new Set(["v1", "apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "apiextensions.k8s.io/v1"]);
 
 function position(plan: Plan, unit: string): { phase: number; index: number; unit: Unit } {
   for (const [pi, ph] of plan.phases.entries()) {

@@ -3,6 +3,7 @@
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Config, ServiceName } from "../config/schema";
+import { addressChecks } from "./addresses";
 import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
 
@@ -54,6 +55,17 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
         "openkeel:nodes",
       );
     }
+    // § 1.2, § 1.4, D7: "provisioning … NoSchedule always": BMC credentials and the provisioning
+    // network stay off every other workload's node, whatever the stack taints otherwise.
+    if (count("provisioning") > 0 && !topo.taintedRoles.includes("provisioning")) {
+      const list = cfg.taints === false ? "[provisioning]" : `[${[...(cfg.taints as string[]), "provisioning"].join(", ")}]`;
+      error(
+        "provisioning-taint",
+        `${count("provisioning")} provisioning node(s) without the provisioning taint: the design taints provisioning nodes always (§ 1.4, D7), so that no other workload shares a node with the BMC network`,
+        `add provisioning to the tainted roles: openkeel:taints: ${list}, or true`,
+        "openkeel:taints",
+      );
+    }
     cfg.nodes.forEach((node, i) => {
       if (node.roles.length === 0 && !node.kubernetesControlPlane) {
         error(
@@ -103,5 +115,6 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       );
     }
   }
+  checks.push(...addressChecks(cfg));
   return checks;
 }

@@ -3,7 +3,7 @@
 // stack trace. Anything else is a bug in this repository and keeps its stack trace.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, formatProblem, isError, type Check } from "../../config/problems";
-import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError } from "./errors";
+import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, EXIT_INTERNAL_ERROR, UserError } from "./errors";
 import { listStacks, readStack, STACKS_DIR, stackFilePath } from "../../config/stack-file";
 import { planStack, type PlanResult } from "../../environments";
 import type { LoadedConfig } from "../../config/schema";
@@ -99,7 +99,7 @@ async function execute(main: () => Promise<number | void> | number | void, io: I
       return EXIT_BAD_CONFIG;
     }
     io.err(`internal error (a bug in this repository, please report it):\n${(e as Error)?.stack ?? String(e)}\n`);
-    return 3;
+    return EXIT_INTERNAL_ERROR;
   }
 }
 

@@ -14,3 +14,15 @@ export class UserError extends Error {
     this.name = "UserError";
   }
 }
+
+/** Exit code of a crash: a bug in this repository, printed with its stack trace. */
+export const EXIT_INTERNAL_ERROR = 3;
+
+/**
+ * The exit code to end with when a child render failed: a bad stack (2) or failed checks (1) are
+ * the input's; anything else (a crash, exit 3 with its trace, or no code) stays an internal error,
+ * never reported as the stack's mistake.
+ */
+export function renderFailureExit(code: number | null): number {
+  return code === EXIT_BAD_CONFIG || code === EXIT_CHECKS_FAILED ? code : EXIT_INTERNAL_ERROR;
+}

@@ -8,8 +8,11 @@ export interface GeneratedStack {
   raw: Record<string, unknown>;
 }
 
+/** Node addresses in 10.128.0.0/9: clear of Kube-OVN's pod (10.16.0.0/16) and service (10.96.0.0/12) ranges. */
+const NODE_SUBNET = "10.128.0.0/9";
+
 function ip(i: number): string {
-  return `10.${100 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
+  return `10.${128 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
 }
 
 /**
@@ -50,6 +53,7 @@ export function generatedProductionStack(size: number): GeneratedStack {
       topology: "large",
       taints: ["compute", "network", "storage", "provisioning"],
       nodes,
+      network: { nodeSubnet: NODE_SUBNET },
       // required in production (components/talos-config.ts): hypervisor reservation, Longhorn disk
       talos: {
         watchdogModule: "ipmi_watchdog",

@@ -2,6 +2,7 @@
 // benchmark run the same code, the last two in-process with the output captured.
 // Nothing is written unless every named stack loads, passes its plan checks and keeps every unit
 // that owns data (scripts/lib/protected.ts).
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
@@ -19,6 +20,39 @@ const RENDER_OPTIONS = {
   "allow-removal": { type: "string", multiple: true },
 } as const;
 
+/** The previous render of a stack's index: its text and where it was read, for messages. */
+interface PreviousIndex {
+  text: string;
+  where: string;
+}
+
+/**
+ * The committed version of a file (git `HEAD:<path>`) of the work tree it lies in, or undefined
+ * when it is in no work tree, or HEAD has no such file. The file itself may be missing.
+ */
+function committedFile(file: string): PreviousIndex | undefined {
+  let dir = path.dirname(path.resolve(file));
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  const git = (cwd: string, argv: string[]) => spawnSync("git", ["-C", cwd, ...argv], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const top = git(dir, ["rev-parse", "--show-toplevel"]);
+  if (top.status !== 0) return undefined;
+  const root = top.stdout.trim();
+  const rel = path.relative(root, path.join(fs.realpathSync(dir), path.relative(dir, path.resolve(file)))).split(path.sep).join("/");
+  if (rel.startsWith("../")) return undefined;
+  const show = git(root, ["show", `HEAD:${rel}`]);
+  return show.status === 0 ? { text: show.stdout, where: `git HEAD:${rel}` } : undefined;
+}
+
+/**
+ * What the removal guard compares a stack's new Plan with: the render in the output folder, else,
+ * when that folder (or the stack's render in it) is gone, its committed version.
+ */
+function previousIndex(out: string, stack: string): PreviousIndex | undefined {
+  const file = path.join(out, stack, "index.yaml");
+  if (fs.existsSync(file)) return { text: fs.readFileSync(file, "utf8"), where: file };
+  return committedFile(file);
+}
+
 export function renderCommand(argv: string[], io: Io): number {
   const opts = args(RENDER_OPTIONS, argv);
   const out = opts.out!;
@@ -30,19 +64,23 @@ export function renderCommand(argv: string[], io: Io): number {
   const refused: string[] = [];
   const notes: string[] = [];
   for (const { s } of rendered) {
-    const previous = path.join(out, s.plan.stack, "index.yaml");
-    if (!fs.existsSync(previous)) continue;
+    const file = path.join(out, s.plan.stack, "index.yaml");
+    const previous = previousIndex(out, s.plan.stack);
+    if (!previous) {
+      notes.push(`${s.plan.stack}: no previous render to guard the units that own data against (${file} is absent, and git HEAD holds none)`);
+      continue;
+    }
     let index: unknown;
     try {
-      index = parse(fs.readFileSync(previous, "utf8"));
+      index = parse(previous.text);
     } catch (e) {
       throw new UserError(
-        `${previous}: is not a render of this repository (${(e as Error).message.split("\n")[0]}). Fix: remove ${path.dirname(previous)}/ or render elsewhere with --out`,
+        `${previous.where}: is not a render of this repository (${(e as Error).message.split("\n")[0]}). Fix: remove ${path.dirname(file)}/ or render elsewhere with --out`,
         EXIT_BAD_CONFIG,
       );
     }
     for (const loss of protectedLosses(index, s.plan)) {
-      const what = `${describeLoss(loss)} (${previous} has it)`;
+      const what = `${describeLoss(loss)} (${previous.where} has it)`;
       if (allowed.has(loss.unit)) {
         notes.push(`${s.plan.stack}: ${what}: allowed by --allow-removal ${loss.unit}; pulumi up refuses it until you run pulumi state unprotect, and then leaves it in the cluster (retainOnDelete)`);
         continue;

@@ -5,11 +5,16 @@ import type { PlacementReport } from "../../placement/report";
 import type { Role } from "../../config/roles";
 
 /** Exactly the nodes carrying one of the roles; every node; or a non-empty subset of the roles' nodes. */
-type Expect = Role[] | "every node" | { within: Role[] } | { nhc: Role };
+type NhcGroup = Role | "kubernetesControlPlane";
+type Expect = Role[] | "every node" | { within: Role[] } | { nhc: NhcGroup };
 
 const CP: Role[] = ["controlPlane"];
-/** § 5.6: one NodeHealthCheck per role, in this order, none overlapping; compute nodes are Masakari's. */
-const NHC_ORDER: Role[] = ["controlPlane", "network", "storage"];
+/**
+ * § 5.6: one NodeHealthCheck per role (and one for the Kubernetes-only control plane), in this
+ * order, none overlapping: a node is in the first it matches. Segment hosts are Masakari's (none
+ * in the shipped inventories); issue 14: no other node is left without one.
+ */
+const NHC_ORDER: NhcGroup[] = ["controlPlane", "kubernetesControlPlane", "network", "storage", "compute", "containers", "provisioning"];
 
 const MATRIX: [RegExp, Expect][] = [
   // § 2.1 shared infrastructure
@@ -39,6 +44,8 @@ const MATRIX: [RegExp, Expect][] = [
   [/snapshot-controller$/, CP],
   // § 2.2: Medik8s NHC operator, Node Maintenance operator (and SNR's controller): control plane
   [/(node-healthcheck-operator|node-maintenance-operator|self-node-remediation)\/operator$/, CP],
+  // issue 14: the Job that approves the pinned Medik8s versions runs where the operators do
+  [/install-plan-approver\/job$/, CP],
   [/longhorn-(manager|csi-plugin\+instance-managers)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
   [/longhorn-(driver-deployer|ui)$/, CP],
   // § 2.3 says disks only on storage nodes, but D5 (§ 2.1) puts Galera, RabbitMQ and OVN central on
@@ -50,9 +57,13 @@ const MATRIX: [RegExp, Expect][] = [
   // § 2.3: Node Feature Discovery on every node (its master and garbage collector are operators)
   [/nfd-worker$/, "every node"],
   [/nfd-(master|gc)$/, CP],
+  [/kubernetes-control-plane\/remediates$/, { nhc: "kubernetesControlPlane" }],
   [/control-plane\/remediates$/, { nhc: "controlPlane" }],
   [/network\/remediates$/, { nhc: "network" }],
   [/storage\/remediates$/, { nhc: "storage" }],
+  [/compute\/remediates$/, { nhc: "compute" }],
+  [/containers\/remediates$/, { nhc: "containers" }],
+  [/provisioning\/remediates$/, { nhc: "provisioning" }],
 ];
 
 function nodesOf(cfg: LoadedConfig, roles: Role[]): string[] {
@@ -63,9 +74,10 @@ function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {
   if (e === "every node") return cfg.nodes.map((n) => n.name).sort();
   if (Array.isArray(e)) return nodesOf(cfg, e);
   if ("nhc" in e) {
+    const has = (n: LoadedConfig["nodes"][number], g: NhcGroup) => (g === "kubernetesControlPlane" ? n.kubernetesControlPlane : n.roles.includes(g));
     const earlier = NHC_ORDER.slice(0, NHC_ORDER.indexOf(e.nhc));
     return cfg.nodes
-      .filter((n) => n.roles.includes(e.nhc) && !n.roles.includes("compute") && !earlier.some((r) => n.roles.includes(r)))
+      .filter((n) => has(n, e.nhc) && !earlier.some((g) => has(n, g)))
       .map((n) => n.name)
       .sort();
   }

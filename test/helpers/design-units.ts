@@ -5,6 +5,12 @@ import { phase, type HelmReleaseUnit, type ManifestsUnit, type Plan, type Remote
 import { ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role } from "../../config/roles";
 import { RESERVED_TAINT_KEY } from "../../config/roles";
 
+/** § 5.6 NodeHealthChecks in precedence order: the OpenKeel and the Kubernetes control planes first. */
+const NHC_NAMES = ["control-plane", "kubernetes-control-plane", "network", "storage", "compute", "containers", "provisioning"];
+const NHC_LABELS = NHC_NAMES.map((n) =>
+  n === "kubernetes-control-plane" ? () => "node-role.kubernetes.io/control-plane" : (p: LabelProfile) => roleLabelKey(n.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as Role, p),
+);
+
 const chart = (name: string) => ({ repository: "oci://example.invalid/charts", chart: name, version: "1.0.0" });
 
 function nodeRolesValue(profile: LabelProfile) {
@@ -78,21 +84,24 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
             workload: { nodeSelector: sel("storage"), tolerations: [tol("storage"), tol("compute")] },
           },
         },
-        {
+        // § 5.6: the control plane's own check (maxUnhealthy 1: a quorum is never fenced away), the
+        // network's and the storage's; issue 14: every other node too, each in exactly one check,
+        // segment hosts (openkeel.io/ha-segment) left to Masakari's.
+        ...NHC_LABELS.map((label, i) => ({
           apiVersion: "remediation.medik8s.io/v1alpha1",
           kind: "NodeHealthCheck",
-          metadata: { name: "control-plane" },
-          // § 5.6: the control plane's own check; compute nodes belong to Masakari's segments.
+          metadata: { name: NHC_NAMES[i] },
           spec: {
             selector: {
               matchExpressions: [
-                { key: roleLabelKey("controlPlane", profile), operator: "Exists" },
-                { key: roleLabelKey("compute", profile), operator: "DoesNotExist" },
+                { key: label(profile), operator: "Exists" },
+                ...NHC_LABELS.slice(0, i).map((l) => ({ key: l(profile), operator: "DoesNotExist" })),
+                { key: "openkeel.io/ha-segment", operator: "DoesNotExist" },
               ],
             },
-            maxUnhealthy: 1,
+            maxUnhealthy: i < 2 ? 1 : 2,
           },
-        },
+        })),
         {
           apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
           kind: "SelfNodeRemediationConfig",

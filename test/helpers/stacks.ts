@@ -55,13 +55,18 @@ export function tempStacks(files: Record<string, string | Record<string, unknown
   return dir;
 }
 
-/** The problems a mutated shipped stack is refused with (it must be refused). */
-export function configProblems(stack: string, mutate: (raw: any) => void): Problem[] {
+/** The problems `fn` is refused with (it must throw a ConfigError). */
+export function problemsOf(fn: () => unknown): Problem[] {
   try {
-    mutatedConfig(stack, mutate);
+    fn();
   } catch (e) {
     if (e instanceof ConfigError) return e.problems;
     throw e;
   }
   throw new Error("expected a ConfigError");
+}
+
+/** The problems a mutated shipped stack is refused with (it must be refused). */
+export function configProblems(stack: string, mutate: (raw: any) => void): Problem[] {
+  return problemsOf(() => mutatedConfig(stack, mutate));
 }

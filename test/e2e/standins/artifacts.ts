@@ -112,6 +112,10 @@ export const STAND_IN_FILES: Record<string, StandInFile> = {
     standsFor: "RabbitMQ cluster-operator.yml (namespace rabbitmq-system + RabbitmqCluster CRD; no operator)",
     objects: (s) => [namespace("rabbitmq-system", "cluster-operator.yml"), ...crds(s, KINDS.rabbitmq, "stand-in for cluster-operator.yml")],
   },
+  "messaging-topology-operator-with-certmanager.yaml": {
+    standsFor: "RabbitMQ messaging-topology-operator-with-certmanager.yaml (the rabbitmq.com topology CRDs; no operator, no webhook)",
+    objects: (s) => crds(s, KINDS.rabbitmqTopology, "stand-in for messaging-topology-operator-with-certmanager.yaml"),
+  },
   ...Object.fromEntries(
     Object.entries(KINDS.snapshot).map(([file, k]) => [
       file,

@@ -177,6 +177,21 @@ export const KINDS = {
   kubevirt: [{ group: "kubevirt.io", kind: "KubeVirt", plural: "kubevirts", scope: "Namespaced" }] as CrdKind[],
   cdi: [{ group: "cdi.kubevirt.io", kind: "CDI", plural: "cdis", scope: "Cluster" }] as CrdKind[],
   rabbitmq: [{ group: "rabbitmq.com", kind: "RabbitmqCluster", plural: "rabbitmqclusters", scope: "Namespaced" }] as CrdKind[],
+  // the messaging topology operator's kinds (vhosts, users, permissions… of a RabbitmqCluster)
+  rabbitmqTopology: ns("rabbitmq.com", [
+    ["Binding", "bindings"],
+    ["Exchange", "exchanges"],
+    ["Federation", "federations"],
+    ["OperatorPolicy", "operatorpolicies"],
+    ["Permission", "permissions"],
+    ["Policy", "policies"],
+    ["Queue", "queues"],
+    ["SchemaReplication", "schemareplications"],
+    ["Shovel", "shovels"],
+    ["TopicPermission", "topicpermissions"],
+    ["User", "users"],
+    ["Vhost", "vhosts"],
+  ]),
   // external-snapshotter v8: snapshot.storage.k8s.io serves v1 only
   snapshot: {
     "snapshot.storage.k8s.io_volumesnapshotclasses.yaml": { group: "snapshot.storage.k8s.io", kind: "VolumeSnapshotClass", plural: "volumesnapshotclasses", scope: "Cluster", versions: ["v1"] },

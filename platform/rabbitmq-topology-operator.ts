@@ -1,0 +1,32 @@
+// RabbitMQ Messaging Topology Operator (§ 2.3; seed 004: "RabbitMQ operators → RabbitMQ:
+// RabbitmqCluster, vhost, users, permissions"): the CRDs and controller of Vhost, User, Permission
+// and the other topology objects, through which the services' vhosts, users and permissions are
+// declared on the RabbitmqCluster. The release's `messaging-topology-operator-with-certmanager.yaml`
+// (namespace rabbitmq-system, Deployment messaging-topology-operator, its webhook certificate from
+// a cert-manager Issuer and Certificate): it waits for cert-manager, and for the cluster operator,
+// without whose RabbitmqCluster CRD it does not start. Like the cluster operator's, the manifest
+// takes no values, so its Deployment lands on an untainted node (docs/platform.md). Both manifests
+// carry the rabbitmq-system Namespace, which the Kubernetes provider's server-side apply upserts.
+import type { RemoteManifestUnit } from "../plan/plan";
+import { unplaced } from "../placement/workloads";
+import { certManager } from "./cert-manager";
+import { after, type PlatformComponent } from "./component";
+import { pinnedManifestUnit } from "./context";
+import { rabbitmqOperator } from "./rabbitmq-operator";
+import { RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR } from "./versions";
+
+const TYPE = "openkeel:platform:RabbitmqMessagingTopologyOperator";
+
+function topologyOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
+  // Its CRDs hold every Vhost, User and Permission: deleting them deletes those objects.
+  return pinnedManifestUnit("rabbitmq-messaging-topology-operator", TYPE, RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, { protect: true, dependsOn });
+}
+
+export const rabbitmqTopologyOperator: PlatformComponent = {
+  name: "RabbitMQ messaging topology operator",
+  pins: [RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR],
+  units: (_ctx, { podNetwork, unitsOf }) => ({
+    "crds-operators": [topologyOperatorUnit(after(podNetwork, ...unitsOf(certManager), ...unitsOf(rabbitmqOperator)))],
+  }),
+  readers: { units: { [TYPE]: unplaced("upstream manifest: no values set where the operator runs") } },
+};

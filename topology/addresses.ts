@@ -1,0 +1,91 @@
+// The nodes' internal addresses against each other and against the cluster's ranges (issue 14,
+// item 17): a duplicated address, or one inside the pod, service or join range, or outside the node
+// subnet, gives a cluster that cannot work; and the ranges must not overlap each other.
+import { contains, overlaps, parseAddress, parseCidr, reservedAddresses, type Cidr } from "../config/cidr";
+import { networkOf } from "../config/network";
+import type { Check } from "../config/problems";
+import type { Config } from "../config/schema";
+
+const RANGES = [
+  ["podCIDR", "the pod range"],
+  ["serviceCIDR", "the service range"],
+  ["joinCIDR", "Kube-OVN's join range"],
+] as const;
+
+export function addressChecks(cfg: Config): Check[] {
+  const checks: Check[] = [];
+  const error = (code: string, message: string, fix: string, path: string) => checks.push({ level: "error", code, message, fix, path });
+  const production = cfg.environment === "talos-production";
+  const net = networkOf(cfg);
+  const ranges = RANGES.map(([key, what]) => ({ key, what, cidr: parseCidr(net[key])! }));
+  const nodeSubnet = net.nodeSubnet !== undefined ? parseCidr(net.nodeSubnet) : undefined;
+
+  if (production) {
+    const all: { key: string; what: string; cidr: Cidr }[] = [...(nodeSubnet ? [{ key: "nodeSubnet", what: "the node subnet", cidr: nodeSubnet }] : []), ...ranges];
+    all.forEach((a, i) => {
+      for (const b of all.slice(i + 1)) {
+        if (overlaps(a.cidr, b.cidr)) {
+          error(
+            "network-overlap",
+            `${a.what} ${a.cidr.text} and ${b.what} ${b.cidr.text} overlap: packets for one would be routed to the other`,
+            `choose ranges that do not overlap (Kube-OVN's defaults: pod 10.16.0.0/16, service 10.96.0.0/12, join 100.64.0.0/16)`,
+            `openkeel:network.${b.key}`,
+          );
+        }
+      }
+    });
+    if (!nodeSubnet) {
+      checks.push({
+        level: "warning",
+        code: "node-subnet-missing",
+        message: "no node subnet: the nodes' addresses are only checked against each other and the pod, service and join ranges",
+        fix: "set openkeel:network.nodeSubnet to the range of the nodes' internal addresses, e.g. 10.20.0.0/24",
+        path: "openkeel:network.nodeSubnet",
+      });
+    }
+  }
+
+  const seen = new Map<bigint, number>();
+  cfg.nodes.forEach((node, i) => {
+    if (node.internalIP === undefined) return;
+    const path = `openkeel:nodes[${i}].internalIP`;
+    const addr = parseAddress(node.internalIP)!;
+    const key = (BigInt(addr.family) << 128n) | addr.value;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      error(
+        "duplicate-address",
+        `node '${node.name}' has the address ${node.internalIP} of node '${cfg.nodes[first].name}' (nodes[${first}])`,
+        "give every node its own internal address",
+        path,
+      );
+    } else seen.set(key, i);
+    if (!production) return;
+    for (const r of ranges) {
+      if (contains(r.cidr, addr)) {
+        error(
+          "node-address",
+          `node '${node.name}': ${node.internalIP} is inside ${r.what} ${r.cidr.text}, which the cluster routes to ${r.key === "serviceCIDR" ? "Services" : "pods"}: the node would be unreachable`,
+          `use the node's address in the node subnet, or move openkeel:network.${r.key} away from the nodes' addresses`,
+          path,
+        );
+      }
+    }
+    if (nodeSubnet && !contains(nodeSubnet, addr)) {
+      error(
+        "node-address",
+        `node '${node.name}': ${node.internalIP} is outside the node subnet ${nodeSubnet.text}`,
+        `correct the address, or openkeel:network.nodeSubnet if the nodes live in a wider range`,
+        path,
+      );
+    } else if (nodeSubnet && reservedAddresses(nodeSubnet).includes(addr.value)) {
+      error(
+        "node-address",
+        `node '${node.name}': ${node.internalIP} is the ${addr.value === nodeSubnet.value ? "network" : "broadcast"} address of the node subnet ${nodeSubnet.text}, which no host can have`,
+        "use a host address of the subnet",
+        path,
+      );
+    }
+  });
+  return checks;
+}
