@@ -21,6 +21,7 @@ import { copyProject, mutateStackConfig, readStackConfig, setStackConfig, stackF
 import { installPlugins, policyViolations, previewSteps, pulumi, pulumiEnv, summaryLine, type PolicyViolation, type PulumiEnv } from "./pulumi";
 import { readDocs, readPlacement, readRendered, type RenderedStack } from "./rendered";
 import { Report, type StepResult } from "./report";
+import { STAND_IN_LABEL } from "../../../test/e2e/standins/artifacts";
 
 type Obj = Record<string, any>;
 
@@ -598,6 +599,20 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         r.nodes = nodeSpecs(rendered);
         await registerNodes(r.kube!, r.nodes);
         s.summary = `${r.nodes.length} Nodes Ready (kwok)`;
+        if (rendered.index.environment === "kind-lab" && r.ownCluster) {
+          // E2E STAND-IN: a kind cluster comes with its `standard` class (local-path provisioner),
+          // which the lab's strict-local volumes ask for; nothing provisions it here.
+          const res = await r.kube!.create("/apis/storage.k8s.io/v1/storageclasses", {
+            apiVersion: "storage.k8s.io/v1",
+            kind: "StorageClass",
+            metadata: { name: "standard", labels: { [STAND_IN_LABEL]: "true" }, annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+            provisioner: "rancher.io/local-path",
+            reclaimPolicy: "Delete",
+            volumeBindingMode: "WaitForFirstConsumer",
+          });
+          if (res.status >= 300 && res.status !== 409) throw new Error(`creating kind's standard StorageClass: ${res.status} ${res.text.slice(0, 300)}`);
+          rep.standIns.push("StorageClass standard (rancher.io/local-path): the class a kind cluster creates, which the lab's strict-local volumes ask for; nothing provisions it here");
+        }
         for (const n of r.nodes) s.detail.push(`${n.name}: labels ${Object.entries(n.labels).map(([k, v]) => (v ? `${k}=${v}` : k)).join(", ")}; taints ${n.taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`).join(", ") || "none"} — ${n.provenance.join("; ")}`);
       },
       { fatal: true },
@@ -720,12 +735,16 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     }
 
     // ---- day 2: a new compute node ----
+    // The Plan of the copy's stack file (with openkeel:mirror set) is what pulumi deployed; the
+    // render before the change is taken from it too, so that the diff holds the day-2 change only.
+    let day1: RenderedStack | undefined;
     let day2: RenderedStack | undefined;
     let newNode = "";
     if (o.kubeconfig) {
       rep.steps.push({ name: "day 2: add a compute node", seconds: 0, ok: true, skipped: true, detail: ["skipped with --kubeconfig: a node of an existing cluster (kind) must join for real; add one and rerun the e2e"] });
     } else await r.step("day 2: add a compute node (inventory + cluster), re-render", async (s) => {
       const file = stackFile(r.project, stack);
+      day1 = await render(r, path.dirname(file), path.join(r.work, "rendered-day1"), "render-day1");
       const { entry, name } = newComputeNode(file, rendered.index.environment);
       newNode = name;
       mutateStackConfig(file, "nodes", (nodes: Obj[]) => [...nodes, entry]);
@@ -738,7 +757,7 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
 
     if (day2) {
       await r.step("day 2: pulumi preview shows exactly the expected steps", async (s) => {
-        const exp = expectedSteps(rendered, day2!);
+        const exp = expectedSteps(day1!, day2!);
         const res = await pulumi(["preview", "--json"], r.project, r.p!, r.log("preview-day2"));
         s.log = res.log;
         if (res.code !== 0) throw new Error(`pulumi preview --json exited ${res.code}: ${errorLines(res.stdout + res.stderr).join("\n")}`);
