@@ -125,7 +125,7 @@ run(async () => {
     const unknown = (opts.stack ?? []).filter((s) => !stacks.some((p) => p.stack === s));
     if (unknown.length) throw new UserError(`--stack ${unknown.join(", ")}: rendered by neither side.`, EXIT_BAD_CONFIG);
 
-    const input = { base, stacks, policyText: policy.text };
+    const input = { base, stacks, policyText: policy.text, ...(policy.report ? { policyJson: JSON.stringify(policy.report, null, 2) } : {}) };
     const report = reportMarkdown(input);
     write({
       ...Object.fromEntries(stacks.map((s) => [`${s.stack}.md`, `${REPORT_MARKER}\n${stackMarkdown(s, "##")}`])),

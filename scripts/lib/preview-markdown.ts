@@ -189,6 +189,8 @@ export interface ReportInput {
   stacks: StackPreview[];
   /** Policy output as text (any non-JSON --policy file), shown once for all stacks. */
   policyText?: string;
+  /** The JSON policy report as given, kept in the report for whatever reads the comment. */
+  policyJson?: string;
 }
 
 function summaryTable(r: ReportInput): string[] {
@@ -223,6 +225,9 @@ export function reportMarkdown(r: ReportInput): string {
   const out = [...header(r), ...summaryTable(r), ""];
   for (const s of r.stacks) if (s.status !== "unchanged" || s.policy?.violations.length || s.policy?.error !== undefined) out.push(stackMarkdown(s), "");
   if (r.policyText !== undefined) out.push("### Policy", "", fence("text", r.policyText), "");
+  if (r.policyJson !== undefined) {
+    out.push("<details><summary>Policy results as JSON (<code>npm run policy -- --json</code>)</summary>", "", fence("json", r.policyJson), "", "</details>", "");
+  }
   return out.join("\n").replace(/\n+$/, "\n");
 }
 
