@@ -179,6 +179,17 @@ describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)
   });
 });
 
+describe("making a node a Kubernetes control-plane machine (ok-cp-6 of prod-large)", () => {
+  const p = scenario("prod-large", (r) => (node(r, "ok-cp-6").kubernetesControlPlane = true));
+
+  it("its Talos machine type changes: reset and install again, nothing else on it", () => {
+    expect(p.nodes.map((n) => [n.node, n.steps.map((s) => `${s.when} ${s.what}: ${s.command}`)])).toEqual([
+      ["ok-cp-6", ["before reinstall: talosctl reset --graceful --nodes 10.40.1.16, then install it as a controlplane with its new configuration (talos/machines.yaml)"]],
+    ]);
+    expect(p.nodes[0].steps[0].why).toBe("its Talos machine type changes (worker → controlplane), which Talos does not convert in place");
+  });
+});
+
 describe("a comment-only change", () => {
   it("a comment edited in a stack file renders nothing different: the preview says no changes", () => {
     const text = fs.readFileSync(path.join(STACKS_DIR, "Pulumi.prod-medium.yaml"), "utf8");

@@ -9,8 +9,9 @@
 //   reboots; it cordons and drains the node itself first (siderolabs/talos
 //   internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer.go, Upgrade: CordonAndDrainNode);
 // - a machine-config change is `talosctl apply-config` (Talos reboots when the change needs it);
-//   a machine type (worker, controlplane) cannot change in place: the node is reset and installed
-//   again;
+//   a machine type (worker, controlplane) is not converted in place — a machine of one type given
+//   the other's config is unusable until reset (siderolabs/talos#12096) — so the node is reset and
+//   installed again;
 // - a worker's taints come from `registerWithTaints`, read once when the kubelet registers
 //   (docs/node-configuration.md): on a registered node they change with `kubectl taint` only;
 // - Longhorn moves a node's replicas away when the node asks for eviction: `spec.evictionRequested`
@@ -143,9 +144,10 @@ function stepsOfChanged(name: string, b: NodeView, h: NodeView): NodeStep[] {
       when: "before",
       what: "reinstall",
       command: `talosctl reset --graceful --nodes ${addr}, then install it as a ${h.machine.machineType} with its new configuration (talos/machines.yaml)`,
-      why: `its Talos machine type changes (${b.machine.machineType} → ${h.machine.machineType}), which Talos cannot do in place`,
+      why: `its Talos machine type changes (${b.machine.machineType} → ${h.machine.machineType}), which Talos does not convert in place`,
     });
-    return [...steps, ...taintSteps(name, b, h)];
+    // installed afresh, it registers with its new taints
+    return steps;
   }
   if (b.config && h.config && !isDeepStrictEqual(b.config, h.config)) {
     steps.push({
