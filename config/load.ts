@@ -1,9 +1,47 @@
 // Raw config → Config: the one loader of both sources (the Pulumi config map in index.ts, a stack
-// file in the offline scripts), turning every schema issue into a problem that names the key path
-// and how to fix it.
+// file in the offline scripts), turning every schema issue into a problem that names the key path,
+// the node it is about by name, and how to fix it (the closest valid key or value when one is near).
 import type { z } from "zod";
 import { ConfigError, formatPath, valueAt, type Problem } from "./problems";
 import { configSchema, PROJECT, profileForEnvironment, type ConfigSource, type LoadedConfig } from "./schema";
+import { closest } from "./suggest";
+
+/** What zod keeps of a schema: its kind and the parts that lead further down. */
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, { _zod: { def: SchemaDef } }>;
+  element?: { _zod: { def: SchemaDef } };
+  innerType?: { _zod: { def: SchemaDef } };
+  in?: { _zod: { def: SchemaDef } };
+  valueType?: { _zod: { def: SchemaDef } };
+  options?: readonly { _zod: { def: SchemaDef } }[];
+}
+
+/** The keys a map at `path` of the schema may have, for a "did you mean"; undefined when it takes any key. */
+function keysAt(def: SchemaDef, path: readonly PropertyKey[]): string[] | undefined {
+  const inner = def.innerType ?? def.in;
+  if (inner) return keysAt(inner._zod.def, path);
+  if (def.type === "union") {
+    const keys = (def.options ?? []).flatMap((o) => keysAt(o._zod.def, path) ?? []);
+    return keys.length ? [...new Set(keys)] : undefined;
+  }
+  if (path.length === 0) return def.type === "object" && def.shape ? Object.keys(def.shape) : undefined;
+  const [head, ...rest] = path;
+  if (def.type === "object" && def.shape && typeof head === "string" && def.shape[head]) return keysAt(def.shape[head]._zod.def, rest);
+  if (def.type === "array" && def.element && typeof head === "number") return keysAt(def.element._zod.def, rest);
+  if (def.type === "record" && def.valueType) return keysAt(def.valueType._zod.def, rest);
+  return undefined;
+}
+
+/**
+ * `node 'cmp-02': ` for a problem inside `nodes[i]`: the index is exact, the name is what the
+ * operator knows the node by. Not for the name itself, nor when the entry has no usable name.
+ */
+function nodePrefix(raw: unknown, path: readonly PropertyKey[]): string {
+  if (path[0] !== "nodes" || typeof path[1] !== "number" || (path.length === 3 && path[2] === "name")) return "";
+  const name = valueAt(raw, ["nodes", path[1], "name"]);
+  return typeof name === "string" && name !== "" ? `node '${name}': ` : "";
+}
 
 function describe(value: unknown): string {
   if (value === null) return "null";
@@ -24,6 +62,10 @@ const WRITE: Record<string, string> = {
 };
 
 function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Problem[] {
+  return issueProblems(issue, raw, file).map((p) => ({ ...p, message: nodePrefix(raw, issue.path) + p.message }));
+}
+
+function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string): Problem[] {
   const keyPath = [`${PROJECT}:${String(issue.path[0] ?? "")}`, ...issue.path.slice(1).map((s) => (typeof s === "number" ? s : String(s)))];
   const path = issue.path.length === 0 ? "" : formatPath(keyPath);
   const got = valueAt(raw, issue.path);
@@ -31,11 +73,15 @@ function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Pr
     case "unrecognized_keys":
       return issue.keys.map((key) => {
         const isTop = issue.path.length === 0;
+        const valid = (keysAt(configSchema._zod.def as unknown as SchemaDef, issue.path) ?? []).filter((k) => !issue.keys.includes(k));
+        const near = closest(key, valid);
         return {
           file,
           path: isTop ? `${PROJECT}:${key}` : formatPath([...keyPath, key]),
           message: "unknown key",
-          fix: "remove it or correct its spelling; stacks/README.md lists every key",
+          fix: near
+            ? `did you mean '${isTop ? `${PROJECT}:${near}` : near}'? stacks/README.md lists every key`
+            : "remove it or correct its spelling; stacks/README.md lists every key",
         };
       });
     case "invalid_type":
@@ -43,15 +89,18 @@ function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Pr
         return [{ file, path, message: `is required (${issue.expected})`, fix: "add it; stacks/README.md describes it" }];
       }
       return [{ file, path, message: `must be ${issue.expected}, got ${describe(got)}`, fix: `write ${WRITE[issue.expected] ?? `a ${issue.expected}`}` }];
-    case "invalid_value":
+    case "invalid_value": {
+      const values = issue.values.map((v) => String(v));
+      const near = typeof got === "string" ? closest(got, values) : undefined;
       return [
         {
           file,
           path,
-          message: `is ${describe(got)}, not one of ${issue.values.map((v) => String(v)).join(", ")}`,
-          fix: "use one of the listed values",
+          message: `is ${describe(got)}, not one of ${values.join(", ")}`,
+          fix: near ? `use one of the listed values: did you mean '${near}'?` : "use one of the listed values",
         },
       ];
+    }
     case "too_small": {
       const [text, fix] = issue.message.split(". Fix: ");
       const minimum = Number(issue.minimum);

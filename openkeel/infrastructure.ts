@@ -16,8 +16,9 @@ import { OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "./placement-value";
 
 const NAMESPACE_UNIT = "openkeel-namespace";
-const INFRASTRUCTURE_UNIT = "openkeel-chart";
-const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
+export const INFRASTRUCTURE_UNIT = "openkeel-chart";
+/** Galera and RabbitMQ: replicated quorums, sized by the quorum rule (openkeel/context.ts). */
+export const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
 
 export function infrastructureValues(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Record<string, unknown> {
   const ctx = releaseContext(cfg, topo, storage);

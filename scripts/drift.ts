@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
-import { args, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
+import { args, EXIT_CHECKS_FAILED, progress, progressWanted, run, UserError } from "./lib/cli";
 import { renderFailureExit } from "./lib/errors";
 import { renderCheckout } from "./lib/renders";
 import { REPO_ROOT } from "./lib/tools";
@@ -34,7 +34,7 @@ run(async () => {
   const committedDir = path.resolve(opts.rendered!);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-drift-"));
   try {
-    const r = await renderCheckout(REPO_ROOT, tmp, ["--stacks-dir", path.resolve(opts["stacks-dir"]!)]);
+    const r = await renderCheckout(REPO_ROOT, tmp, ["--stacks-dir", path.resolve(opts["stacks-dir"]!)], progressWanted() ? (l) => progress(`fresh render: ${l}`) : undefined);
     if (r.code !== 0) throw new UserError(`the render failed (exit ${r.code}):\n${r.stderr.trim()}`, renderFailureExit(r.code));
     const fresh = readTree(tmp);
     const committed = readTree(committedDir);

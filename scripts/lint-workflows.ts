@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
+import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, progress, run, UserError } from "./lib/cli";
 import { requireTool } from "./lib/tools";
 
 run(() => {
@@ -16,6 +16,7 @@ run(() => {
     : [];
   if (files.length === 0) throw new UserError(`${dir}: no workflow files (*.yml, *.yaml).`, EXIT_BAD_CONFIG);
   const actionlint = requireTool("actionlint");
+  progress(`actionlint over ${files.length} workflow(s)`);
   const r = spawnSync(actionlint, ["-no-color", "-shellcheck=", "-pyflakes=", ...files], { encoding: "utf8" });
   if (r.error) throw r.error;
   process.stdout.write(r.stdout);

@@ -1,14 +1,14 @@
 // npm run plan [-- --stack <name>]…: the plan checks (okadm plan rules and the placement checks) and
 // a short placement summary per stack. Exit 1 when a check fails, 2 on bad config; writes nothing.
 import { placementSummary } from "../placement/summary";
-import { args, formatCheck, planStacks, run } from "./lib/cli";
+import { args, formatCheck, planStacks, progress, run } from "./lib/cli";
 
 run(() => {
   const opts = args({
     stack: { type: "string", multiple: true },
     "stacks-dir": { type: "string", default: "stacks" },
   });
-  const stacks = planStacks(opts.stack, opts["stacks-dir"]);
+  const stacks = planStacks(opts.stack, opts["stacks-dir"], progress);
   for (const s of stacks) {
     const p = s.plan;
     console.log(

@@ -1,31 +1,30 @@
 // npm run preview -- --base <git-ref> [--out .preview] [--stack <name>]… [--policy <file>]
 // Renders the base commit (its own code and stacks, from `git archive`) and the working tree, and
-// writes what changed per stack: .preview/<stack>.md, .preview/report.md (every stack),
-// .preview/comment.md (report.md, or its summary when too long for a PR comment) and
-// .preview/report.json (the same as data). Deterministic: the PR comment changes only when the
-// render does. --policy adds policy results: a JSON file `{"stacks": {"<stack>": {"violations":
-// [{"policy", "level", "resource", "message"}]}}}` per stack, or any other file as text.
-// Exit 0: report written (whatever changed); 1: a side does not render; 2: bad usage or unknown ref.
+// writes what changed per stack: the action on every object and release (create, update, replace
+// with the field that forces it, delete), errors for what `pulumi up` would refuse, warnings with
+// their reasons, the steps per node outside Kubernetes, the placement delta, and every diff:
+// .preview/<stack>.md, report.md (every stack), comment.md (report.md, or its summary when too long
+// for a PR comment) and report.json (the same as data). --policy adds policy results: the JSON of
+// `npm run policy -- --json`, or any other file as text. A side that does not render still writes
+// the report, marked failed, so a PR comment never shows an earlier preview.
+// Exit 0: report written; 1: report written with errors (what `pulumi up` would refuse), or a side
+// does not render because its checks fail; 2: bad usage, unknown ref, or the working tree's stack
+// config is invalid.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, run, UserError } from "./lib/cli";
+import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, progress, progressWanted, run, UserError } from "./lib/cli";
 import { EXIT_INTERNAL_ERROR, renderFailureExit } from "./lib/errors";
-import {
-  commentMarkdown,
-  previewAll,
-  REPORT_MARKER,
-  reportMarkdown,
-  stackMarkdown,
-  type PolicyReport,
-  type StackPreview,
-} from "./lib/preview";
+import { hasErrors, previewAll, type PolicyReport, type StackPreview } from "./lib/preview";
+import { commentMarkdown, failedMarkdown, REPORT_MARKER, reportMarkdown, stackMarkdown } from "./lib/preview-markdown";
 import { exportCommit, renderCheckout, resolveCommit } from "./lib/renders";
 import { REPO_ROOT } from "./lib/tools";
 import { readTree } from "./lib/write";
 
+const POLICY_SHAPE = `{"stacks": {"<stack>": {"violations": [{"policy", "resource", "message"}], "passed": true|false}}} or {"error": "<why the policy run failed>"}`;
+
 function readPolicy(file: string): { report?: PolicyReport; text?: string } {
-  if (!fs.existsSync(file)) throw new UserError(`${file}: no such file (--policy). Fix: pass the file \`npm run policy\` wrote.`, EXIT_BAD_CONFIG);
+  if (!fs.existsSync(file)) throw new UserError(`${file}: no such file (--policy). Fix: pass the file \`npm run policy -- --json\` wrote.`, EXIT_BAD_CONFIG);
   const text = fs.readFileSync(file, "utf8");
   if (!file.endsWith(".json")) return { text };
   let data: any;
@@ -34,31 +33,26 @@ function readPolicy(file: string): { report?: PolicyReport; text?: string } {
   } catch (e) {
     throw new UserError(`${file}: not JSON (${(e as Error).message}). Fix: pass a JSON policy report, or a file not named .json for text.`, EXIT_BAD_CONFIG);
   }
+  const str = (v: unknown) => typeof v === "string";
+  const opt = (v: unknown, ok: (x: unknown) => boolean) => v === undefined || ok(v);
   const stacks = data?.stacks;
   const ok =
-    stacks &&
-    typeof stacks === "object" &&
-    Object.values(stacks).every(
-      (s: any) =>
-        Array.isArray(s?.violations) &&
-        s.violations.every(
-          (v: any) =>
-            typeof v?.policy === "string" &&
-            typeof v?.level === "string" &&
-            typeof v?.message === "string" &&
-            (v.resource === undefined || typeof v.resource === "string"),
-        ),
-    );
-  if (!ok) {
-    throw new UserError(
-      `${file}: stacks: expected {"stacks": {"<stack>": {"violations": [{"policy", "level", "resource", "message"}]}}}. Fix: write the policy results in that shape.`,
-      EXIT_BAD_CONFIG,
-    );
-  }
+    data !== null &&
+    typeof data === "object" &&
+    (typeof data.error === "string" ||
+      (stacks &&
+        typeof stacks === "object" &&
+        Object.values(stacks).every(
+          (s: any) =>
+            Array.isArray(s?.violations) &&
+            opt(s.passed, (p) => typeof p === "boolean") &&
+            s.violations.every((v: any) => str(v?.policy) && str(v?.message) && opt(v.resource, str) && opt(v.level, str)),
+        )));
+  if (!ok) throw new UserError(`${file}: expected ${POLICY_SHAPE}. Fix: write the policy results in that shape.`, EXIT_BAD_CONFIG);
   return { report: data as PolicyReport };
 }
 
-/** Remove what an earlier preview wrote (files starting with the report marker), nothing else. */
+/** Remove what an earlier preview wrote (Markdown starting with the report marker, report.json), nothing else. */
 function clearPrevious(outDir: string): void {
   if (!fs.existsSync(outDir)) return;
   for (const f of fs.readdirSync(outDir)) {
@@ -70,11 +64,13 @@ function clearPrevious(outDir: string): void {
 }
 
 function summaryLine(s: StackPreview): string {
-  const o = s.objects;
   if (s.status === "unchanged") return `${s.stack}: no changes`;
+  const n = (a: string) => s.actions.filter((x) => x.action === a).length;
+  const errors = s.findings.filter((f) => f.level === "error").length;
+  const warnings = s.findings.length - errors + s.warnings.added.length;
   return (
-    `${s.stack}: ${s.status === "changed" ? "" : `${s.status}, `}objects +${o.added.length} -${o.removed.length} ~${o.changed.length}, ` +
-    `values of ${s.values.length} release(s), ${s.warnings.added.length} new warning(s)`
+    `${s.stack}: ${s.status === "changed" ? "" : `${s.status}, `}create ${n("create")}, update ${n("update")}, replace ${n("replace")}, delete ${n("delete")}, ` +
+    `steps on ${s.nodes.length} node(s), ${errors} error(s), ${warnings} warning(s)`
   );
 }
 
@@ -91,24 +87,44 @@ run(async () => {
     throw new UserError(`--base ${opts.base}: no such commit in ${REPO_ROOT}. Fix: fetch it first (git fetch origin main) or name another ref.`, EXIT_BAD_CONFIG);
   }
   const policy = opts.policy ? readPolicy(opts.policy) : {};
+  const outDir = opts.out!;
+  const base = `\`${opts.base}\` (${commit.slice(0, 12)})`;
+
+  /** Replaces whatever an earlier run left, so a stale preview never stands for this one. */
+  const write = (files: Record<string, string>) => {
+    fs.mkdirSync(outDir, { recursive: true });
+    clearPrevious(outDir);
+    for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(outDir, f), text);
+  };
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-preview-"));
   try {
     const baseCheckout = path.join(tmp, "base");
     exportCommit(REPO_ROOT, commit, baseCheckout);
+    const relay = (side: string) => (progressWanted() ? (line: string) => progress(`${side}: ${line}`) : undefined);
     const [baseRun, headRun] = await Promise.all([
-      renderCheckout(baseCheckout, path.join(tmp, "base-out")),
-      renderCheckout(REPO_ROOT, path.join(tmp, "head-out")),
+      renderCheckout(baseCheckout, path.join(tmp, "base-out"), [], relay("base")),
+      renderCheckout(REPO_ROOT, path.join(tmp, "head-out"), [], relay("this change")),
     ]);
-    if (headRun.code !== 0) {
-      // a bad stack (2) or failed checks (1) are the change's; anything else is a bug (3), its trace in stderr
-      throw new UserError(`the working tree does not render (exit ${headRun.code}):\n${headRun.stderr.trim()}`, renderFailureExit(headRun.code));
+    // a bad stack (2) or failed checks (1) are the change's; anything else is a bug (3), its trace in
+    // stderr. The base's bad stacks are not this change's input (1); its crash is still a crash (3).
+    const failure =
+      headRun.code !== 0
+        ? { what: `The working tree does not render (exit ${headRun.code})`, stderr: headRun.stderr, code: renderFailureExit(headRun.code) }
+        : baseRun.code !== 0
+          ? {
+              what: `The base ${opts.base} (${commit.slice(0, 12)}) does not render (exit ${baseRun.code})`,
+              stderr: baseRun.stderr,
+              code: renderFailureExit(baseRun.code) === EXIT_INTERNAL_ERROR ? EXIT_INTERNAL_ERROR : EXIT_CHECKS_FAILED,
+            }
+          : undefined;
+    if (failure) {
+      const md = failedMarkdown(base, failure.what, failure.stderr);
+      write({ "report.md": md, "comment.md": md, "report.json": `${JSON.stringify({ base: opts.base, commit, failed: { what: failure.what, output: failure.stderr.trim() }, stacks: [] }, null, 2)}\n` });
+      throw new UserError(`${failure.what.replace(/^The/, "the")}:\n${failure.stderr.trim()}\n(report written to ${outDir}/report.md, marked failed)`, failure.code);
     }
-    if (baseRun.code !== 0) {
-      // the base's bad stacks are not this change's input (1); its crash is still a crash (3)
-      const exit = renderFailureExit(baseRun.code) === EXIT_INTERNAL_ERROR ? EXIT_INTERNAL_ERROR : EXIT_CHECKS_FAILED;
-      throw new UserError(`the base ${opts.base} (${commit.slice(0, 12)}) does not render (exit ${baseRun.code}):\n${baseRun.stderr.trim()}`, exit);
-    }
+
+    progress("comparing the two renders");
     const stacks = previewAll(readTree(path.join(tmp, "base-out")), readTree(path.join(tmp, "head-out")), {
       stacks: opts.stack,
       policy: policy.report,
@@ -116,17 +132,21 @@ run(async () => {
     const unknown = (opts.stack ?? []).filter((s) => !stacks.some((p) => p.stack === s));
     if (unknown.length) throw new UserError(`--stack ${unknown.join(", ")}: rendered by neither side.`, EXIT_BAD_CONFIG);
 
-    const input = { base: `\`${opts.base}\` (${commit.slice(0, 12)})`, stacks, policyText: policy.text };
+    const input = { base, stacks, policyText: policy.text, ...(policy.report ? { policyJson: JSON.stringify(policy.report, null, 2) } : {}) };
     const report = reportMarkdown(input);
-    const outDir = opts.out!;
-    fs.mkdirSync(outDir, { recursive: true });
-    clearPrevious(outDir);
-    for (const s of stacks) fs.writeFileSync(path.join(outDir, `${s.stack}.md`), `${REPORT_MARKER}\n${stackMarkdown(s, "##")}`);
-    fs.writeFileSync(path.join(outDir, "report.md"), report);
-    fs.writeFileSync(path.join(outDir, "comment.md"), commentMarkdown(input, report));
-    fs.writeFileSync(path.join(outDir, "report.json"), `${JSON.stringify({ base: opts.base, commit, stacks }, null, 2)}\n`);
+    write({
+      ...Object.fromEntries(stacks.map((s) => [`${s.stack}.md`, `${REPORT_MARKER}\n${stackMarkdown(s, "##")}`])),
+      "report.md": report,
+      "comment.md": commentMarkdown(input, report),
+      "report.json": `${JSON.stringify({ base: opts.base, commit, stacks }, null, 2)}\n`,
+    });
     for (const s of stacks) console.log(summaryLine(s));
     console.log(`preview of ${stacks.length} stack(s) against ${opts.base} (${commit.slice(0, 12)}) → ${outDir}/report.md`);
+    if (hasErrors(stacks)) {
+      console.error("the change has errors: `pulumi up` would refuse or fail on it (see Errors in the report)");
+      return EXIT_CHECKS_FAILED;
+    }
+    return 0;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

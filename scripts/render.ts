@@ -1,6 +1,9 @@
 // npm run render [-- --stack <name>]… [--out <dir>] [--stacks-dir <dir>] [--allow-removal <unit>]…:
-// every stack (or the named ones) → rendered/<stack>/. The command itself is
-// scripts/lib/render-command.ts, which tests and the benchmark call in-process.
+// every stack (or the named ones) → rendered/<stack>/, nothing written unless every stack renders.
+// --allow-removal <unit> lets a protected unit (one that owns data) go (docs/operating.md).
+// Exit 0: rendered; 1: a plan check failed or a protected unit would go; 2: bad stack config or usage.
+//
+// The command itself is scripts/lib/render-command.ts, which tests and the benchmark call in-process.
 import { processIo, run } from "./lib/cli";
 import { renderCommand } from "./lib/render-command";
 

@@ -2,6 +2,8 @@
 // problem naming the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
 import { loadConfig, rawFromPulumiConfig } from "../config/load";
+import { formatProblem } from "../config/problems";
+import { closest, editDistance } from "../config/suggest";
 import * as fs from "node:fs";
 import { rawFromStackYaml, readStack, stackFilePath } from "../config/stack-file";
 import { mutatedConfig, PRODUCTION_STACKS, problemsOf, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR, tempStacks } from "./helpers/stacks";
@@ -122,5 +124,51 @@ describe("bad config", () => {
     const problems = problemsOf(() => readStack("prod-tiny", STACKS_DIR));
     expect(problems[0].message).toMatch(/no stack file/);
     expect(problems[0].fix).toMatch(/lab, prod-large, prod-medium, prod-small/);
+  });
+});
+
+describe("problems an operator can act on", () => {
+  const lines = (mutate: (r: any) => void) => problemsOf(() => mutatedConfig("prod-medium", mutate)).map(formatProblem);
+
+  it("a problem inside a node names the node as well as its index", () => {
+    // prod-medium's nodes[3] is cmp-01
+    expect(lines((r) => (r.nodes[3].roles = ["hypervisor"]))).toEqual([
+      `${FILE}: openkeel:nodes[3].roles[0]: node 'cmp-01': is string "hypervisor", not one of controlPlane, compute, network, storage, containers, provisioning. Fix: use one of the listed values`,
+    ]);
+    expect(lines((r) => (r.nodes[6].internalIP = "10.30.2.300"))).toEqual([
+      `${FILE}: openkeel:nodes[6].internalIP: node 'net-1': is not an IPv4 or IPv6 address. Fix: write the node's address alone, without a prefix length, e.g. 10.20.0.11`,
+    ]);
+    // the name itself: the index alone (the name is what is wrong)
+    expect(lines((r) => (r.nodes[0].name = "CP_1"))[0]).toMatch(/openkeel:nodes\[0\]\.name: is string "CP_1": is not a valid node name/);
+  });
+
+  it("an unknown key or value suggests the closest valid one", () => {
+    expect(lines((r) => (r.taint = ["compute"]))).toEqual([`${FILE}: openkeel:taint: unknown key. Fix: did you mean 'openkeel:taints'? stacks/README.md lists every key`]);
+    expect(lines((r) => (r.nodes[3].internalIp = "10.30.1.11"))).toEqual([
+      `${FILE}: openkeel:nodes[3].internalIp: node 'cmp-01': unknown key. Fix: did you mean 'internalIP'? stacks/README.md lists every key`,
+    ]);
+    expect(lines((r) => (r.nodes[3].roles = ["compute", "strorage"]))).toEqual([
+      `${FILE}: openkeel:nodes[3].roles[1]: node 'cmp-01': is string "strorage", not one of controlPlane, compute, network, storage, containers, provisioning. Fix: use one of the listed values: did you mean 'storage'?`,
+    ]);
+    expect(lines((r) => (r.services.nuetron = {}))[0]).toMatch(/openkeel:services\.nuetron: unknown key\. Fix: did you mean 'neutron'\?/);
+    expect(lines((r) => (r.talos.compute.reservedSystemCpus = "0-3"))[0]).toMatch(/openkeel:talos\.compute\.reservedSystemCpus: unknown key\. Fix: did you mean 'reservedSystemCPUs'\?/);
+    expect(lines((r) => (r.platform = { longhron: {} }))[0]).toMatch(/openkeel:platform\.longhron: unknown key\. Fix: did you mean 'longhorn'\?/);
+    expect(lines((r) => (r.environment = "talos-prod"))[0]).toMatch(/openkeel:environment: .*\. Fix: use one of the listed values: did you mean 'talos-production'\?$/);
+    // nothing near: the generic fix, no guess
+    expect(lines((r) => (r.nodes[3].flavour = "big"))[0]).toMatch(/unknown key\. Fix: remove it or correct its spelling/);
+  });
+
+  it("closest: case slips, abbreviations and a few edits; nothing for another word", () => {
+    const roles = ["controlPlane", "compute", "network", "storage", "containers", "provisioning"];
+    expect(closest("controlplane", roles)).toBe("controlPlane");
+    expect(closest("compte", roles)).toBe("compute");
+    expect(closest("stroage", roles)).toBe("storage");
+    expect(closest("prov", roles)).toBe("provisioning");
+    expect(closest("co", roles)).toBeUndefined();
+    expect(closest("hypervisor", roles)).toBeUndefined();
+    expect(closest("storage", roles)).toBeUndefined();
+    expect(editDistance("taint", "taints")).toBe(1);
+    expect(editDistance("stroage", "storage")).toBe(1);
+    expect(editDistance("", "abc")).toBe(3);
   });
 });

@@ -7,21 +7,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDeepStrictEqual } from "node:util";
-import { parse, parseDocument, stringify } from "yaml";
+import { parse, parseAllDocuments, parseDocument, stringify } from "yaml";
 import { renderPlan, GENERATED_HEADER } from "../render/render";
 import { readStack } from "../config/stack-file";
 import { planStack } from "../environments";
-import {
-  commentMarkdown,
-  COMMENT_LIMIT,
-  previewAll,
-  previewStack,
-  REPORT_MARKER,
-  reportMarkdown,
-  stackMarkdown,
-  type StackPreview,
-  type Tree,
-} from "../scripts/lib/preview";
+import { hasErrors, previewAll, previewStack, type StackPreview, type Tree } from "../scripts/lib/preview";
+import { commentMarkdown, COMMENT_LIMIT, REPORT_MARKER, reportMarkdown, stackMarkdown } from "../scripts/lib/preview-markdown";
+import { inPlace } from "../scripts/lib/replace-rules";
 import { readTree } from "../scripts/lib/write";
 import { diff, formatPath } from "../scripts/lib/ydiff";
 import { REPO, STACKS_DIR } from "./helpers/stacks";
@@ -122,7 +114,7 @@ describe("previewStack", () => {
     "index.yaml": index(),
     "objects/01-node-roles/node-roles/node-a.yaml": nodeA,
     "values/nova.yaml": { conductor: { replicas: 1 }, global: { nodeRoles: { compute: ["a"] } } },
-    "talos/compute.yaml": { machine: { kubelet: { extraConfig: { cpuManagerPolicy: "none" } } } },
+    "kind/cluster.yaml": { kind: "Cluster", nodes: [{ role: "control-plane" }] },
     "placement.md": "| node | pods |\n| a | 3 |\n",
   });
 
@@ -138,21 +130,27 @@ describe("previewStack", () => {
         warnings: [{ code: "single-conductor", message: "one Ironic conductor", remediation: "label a second node" }],
         phases: (index().phases as any[]).map((ph) => ({
           ...ph,
-          units: ph.units.map((u: any) => (u.name === "nova" ? { ...u, chart: { ...u.chart, version: "1.1.0" } } : u)),
+          units: ph.units.map((u: any) =>
+            u.name === "nova" ? { ...u, chart: { ...u.chart, version: "1.1.0" } } : { ...u, objects: u.objects.map((o: string) => o.replace("01-", "02-")).concat("objects/02-node-roles/node-roles/node-b.yaml") },
+          ),
         })),
       }),
       // same Node, in another folder: not an addition and a removal
       "objects/02-node-roles/node-roles/node-a.yaml": nodeA,
       "objects/02-node-roles/node-roles/node-b.yaml": { ...nodeA, metadata: { ...nodeA.metadata, name: "b" } },
       "values/nova.yaml": { conductor: { replicas: 2 }, global: { nodeRoles: { compute: ["a", "b"] } } },
-      "talos/compute.yaml": { machine: { kubelet: { extraConfig: { cpuManagerPolicy: "static" } } } },
+      "kind/cluster.yaml": { kind: "Cluster", nodes: [{ role: "control-plane" }, { role: "worker" }] },
       "placement.md": "| node | pods |\n| a | 2 |\n| b | 1 |\n",
     });
     const p = previewStack("s", base, head);
     expect(p.status).toBe("changed");
-    expect(p.objects.added.map((o) => `${o.kind}/${o.name}@${o.file}`)).toEqual(["Node/b@objects/02-node-roles/node-roles/node-b.yaml"]);
+    expect(p.objects.added.map((o) => `${o.kind}/${o.name}@${o.file} ${o.unit} ${o.patch}`)).toEqual(["Node/b@objects/02-node-roles/node-roles/node-b.yaml node-roles true"]);
     expect(p.objects.removed).toEqual([]);
     expect(p.objects.changed).toEqual([]);
+    expect(p.actions).toEqual([
+      { action: "update", resource: "HelmRelease nova", unit: "nova", protected: false, detail: "chart.version; values conductor.replicas, global.nodeRoles.compute[1]" },
+      { action: "create", resource: "Node b (patch)", unit: "node-roles", protected: false },
+    ]);
     expect(p.values).toEqual([
       {
         unit: "nova",
@@ -165,19 +163,22 @@ describe("previewStack", () => {
         ],
       },
     ]);
-    expect(p.units).toEqual([{ name: "nova", op: "change", changes: [{ path: ["chart", "version"], op: "change", before: "1.0.0", after: "1.1.0" }] }]);
+    expect(p.units.find((u) => u.name === "nova")).toEqual({ name: "nova", op: "change", changes: [{ path: ["chart", "version"], op: "change", before: "1.0.0", after: "1.1.0" }] });
     expect(p.warnings).toEqual({ added: [{ code: "single-conductor", message: "one Ironic conductor", remediation: "label a second node" }], resolved: [] });
     expect(p.settings).toEqual([]);
-    expect(p.other.map((f) => f.file)).toEqual(["placement.md", "talos/compute.yaml"]);
-    expect(p.other[0].lines).toEqual(["-| a | 3 |", "+| a | 2 |", "+| b | 1 |"]);
-    expect(p.other[1].changes?.map((c) => formatPath(c.path))).toEqual(["machine.kubelet.extraConfig.cpuManagerPolicy"]);
+    expect(p.findings).toEqual([]);
+    // placement.md is summarised, not listed; kind/cluster.yaml field by field
+    expect(p.placement).toEqual({ components: [], nodes: [], lines: ["-| a | 3 |", "+| a | 2 |", "+| b | 1 |"] });
+    expect(p.other.map((f) => f.file)).toEqual(["kind/cluster.yaml"]);
+    expect(p.other[0].changes?.map((c) => formatPath(c.path))).toEqual(["nodes[1]"]);
 
     const md = stackMarkdown(p);
-    expect(md).toContain("- Node `b` (`v1`, applied as a NodePatch) — `objects/02-node-roles/node-roles/node-b.yaml`");
+    expect(md).toContain("| create | Node b (patch) | node-roles |  |");
+    expect(md).toContain("- new Node `b` (`v1`, applied as a NodePatch) — `objects/02-node-roles/node-roles/node-b.yaml`");
     expect(md).toContain("```diff\n@@ conductor.replicas @@\n- 1\n+ 2\n@@ global.nodeRoles.compute[1] @@\n+ b\n```");
     expect(md).toContain("`nova` (release `nova` in `openstack`): 2 field(s)");
     expect(md).toContain("@@ chart.version @@\n- 1.0.0\n+ 1.1.0");
-    expect(md).toContain("- ⚠️ new **single-conductor**: one Ironic conductor. Fix: label a second node");
+    expect(md).toContain("- new plan-check warning **single-conductor**: one Ironic conductor. Fix: label a second node.");
     expect(md).not.toContain("node-a.yaml");
   });
 
@@ -185,9 +186,128 @@ describe("previewStack", () => {
     expect(previewStack("s", undefined, base).status).toBe("added");
     expect(previewStack("s", undefined, base).objects.added).toHaveLength(1);
     expect(previewStack("s", base, undefined).status).toBe("removed");
+    expect(previewStack("s", base, undefined).actions.map((a) => a.action)).toEqual(["delete", "delete"]);
     const head = new Map(base);
     head.set("index.yaml", y(index({ taintedRoles: ["compute", "network"] })));
     expect(previewStack("s", base, head).settings).toEqual([{ path: ["taintedRoles", 1], op: "add", after: "network" }]);
+  });
+
+  it("files whose only change is a comment are left out", () => {
+    const head = new Map(base);
+    head.set("values/nova.yaml", `${base.get("values/nova.yaml")!}# a comment\n`);
+    head.set("kind/cluster.yaml", base.get("kind/cluster.yaml")!.replace(GENERATED_HEADER, `${GENERATED_HEADER}# Nodes: a, b.\n`));
+    head.set("placement.md", `<!-- generated -->\n${base.get("placement.md")!}`);
+    head.set("notes.conf", "# about\nkey = 1\n");
+    const withConf = new Map(base).set("notes.conf", "# about this file\nkey = 1\n");
+    const p = previewStack("s", withConf, head);
+    expect(p.other).toEqual([]);
+    expect(p.placement).toBeUndefined();
+    expect(p.status).toBe("unchanged");
+  });
+});
+
+describe("actions: what pulumi up does with each object", () => {
+  const unit = (name: string, objects: string[], protect = false) => ({ name, kind: "Manifests", type: "openkeel:platform:X", objects, ...(protect ? { protect: true } : {}) });
+  const idx = (...units: Record<string, unknown>[]) => index({ phases: [{ name: "platform-config", units }] });
+  const sc = (params: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+    apiVersion: "storage.k8s.io/v1",
+    kind: "StorageClass",
+    metadata: { name: "longhorn-vm" },
+    provisioner: "driver.longhorn.io",
+    reclaimPolicy: "Delete",
+    parameters: params,
+    ...extra,
+  });
+  const ds = (labels: Record<string, string>, image = "x:1") => ({
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: { name: "agent", namespace: "kube-system" },
+    spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "a", image }] } } },
+  });
+  const SC = "objects/04/storage-classes/storageclass-longhorn-vm.yaml";
+  const DS = "objects/04/agents/daemonset-agent.yaml";
+  const pair = (protect: boolean, before: unknown, after: unknown, file = SC) => {
+    const u = file === SC ? "storage-classes" : "agents";
+    return previewStack(
+      "s",
+      tree({ "index.yaml": idx(unit(u, [file], protect)), [file]: before }),
+      tree({ "index.yaml": idx(unit(u, [file], protect)), [file]: after }),
+    );
+  };
+
+  it("a StorageClass whose parameters change is replaced, with the field; protected, that is an error", () => {
+    const free = pair(false, sc({ numberOfReplicas: "3" }), sc({ numberOfReplicas: "2" }));
+    expect(free.actions).toEqual([
+      { action: "replace", resource: "StorageClass longhorn-vm", unit: "storage-classes", protected: false, detail: "parameters.numberOfReplicas cannot change in place" },
+    ]);
+    expect(free.findings).toEqual([]);
+    const guarded = pair(true, sc({ numberOfReplicas: "3" }), sc({ numberOfReplicas: "2" }));
+    expect(guarded.findings.map((f) => [f.level, f.code])).toEqual([["error", "protected-replace"]]);
+    expect(guarded.findings[0].message).toBe(
+      "StorageClass longhorn-vm of unit storage-classes would be replaced: parameters.numberOfReplicas cannot change in place, and the unit is protected, so `pulumi up` refuses",
+    );
+    expect(hasErrors([guarded])).toBe(true);
+    const md = stackMarkdown(guarded);
+    expect(md).toContain("**❌ Errors: `pulumi up` would refuse or fail on these**");
+    expect(md).toContain("| **replace** | StorageClass longhorn-vm | storage-classes 🔒 | parameters.numberOfReplicas cannot change in place |");
+  });
+
+  it("a field the API server will not update and the provider does not replace is an error, protected or not", () => {
+    const p = pair(false, sc({ a: "1" }), sc({ a: "1" }, { reclaimPolicy: "Retain" }));
+    expect(p.actions.map((a) => a.action)).toEqual(["update"]);
+    expect(p.findings.map((f) => [f.code, f.message])).toEqual([
+      ["update-refused", "StorageClass longhorn-vm: reclaimPolicy cannot be updated, and `pulumi up` would try (the Kubernetes API refuses it)"],
+    ]);
+  });
+
+  it("a workload whose selector changes is replaced; its image is an update", () => {
+    expect(pair(false, ds({ app: "a" }), ds({ app: "b" }), DS).actions[0]).toMatchObject({ action: "replace", detail: "spec.selector.matchLabels.app cannot change in place" });
+    expect(pair(false, ds({ app: "a" }), ds({ app: "a" }, "x:2"), DS).actions[0]).toMatchObject({ action: "update" });
+  });
+
+  it("deleting an object of a protected unit is an error; a protected unit gone whole is one error", () => {
+    const before = tree({ "index.yaml": idx(unit("storage-classes", [SC], true)), [SC]: sc({ a: "1" }) });
+    const objectGone = previewStack("s", before, tree({ "index.yaml": idx(unit("storage-classes", [], true)) }));
+    expect(objectGone.actions).toEqual([{ action: "delete", resource: "StorageClass longhorn-vm", unit: "storage-classes", protected: true }]);
+    expect(objectGone.findings.map((f) => f.code)).toEqual(["protected-delete"]);
+    const unitGone = previewStack("s", before, tree({ "index.yaml": idx() }));
+    expect(unitGone.findings.map((f) => f.message)).toEqual(["unit storage-classes (1 object(s)) would be deleted, and it is protected, so `pulumi up` refuses"]);
+  });
+
+  it("patches (Node role labels) are only ever updated, whatever changes", () => {
+    const node = (labels: Record<string, string>) => ({ apiVersion: "v1", kind: "Node", metadata: { name: "a", labels } });
+    const f = "objects/01-node-roles/node-roles/node-a.yaml";
+    const p = previewStack(
+      "s",
+      tree({ "index.yaml": idx(unit("node-roles", [f])), [f]: node({ x: "" }) }),
+      tree({ "index.yaml": idx(unit("node-roles", [f])), [f]: node({ y: "" }) }),
+    );
+    expect(p.actions).toEqual([{ action: "update", resource: "Node a (patch)", unit: "node-roles", protected: false, detail: "metadata.labels.x, metadata.labels.y" }]);
+  });
+});
+
+describe("replace rules", () => {
+  const change = (path: (string | number)[], before?: unknown, after?: unknown) => ({ path, op: "change" as const, before, after });
+  it("follow the provider's list and the API's immutable fields", () => {
+    expect(inPlace("storage.k8s.io/v1", "StorageClass", [change(["provisioner"], "a", "b")], false)).toEqual({ replaces: ["provisioner"], refused: [] });
+    expect(inPlace("storage.k8s.io/v1", "StorageClass", [change(["volumeBindingMode"], "Immediate", "WaitForFirstConsumer")], false)).toEqual({
+      replaces: [],
+      refused: ["volumeBindingMode"],
+    });
+    expect(inPlace("apps/v1", "StatefulSet", [change(["spec", "volumeClaimTemplates", 0, "spec", "resources"], 1, 2)], false).replaces).toEqual([
+      "spec.volumeClaimTemplates[0].spec.resources",
+    ]);
+    expect(inPlace("apps/v1", "StatefulSet", [change(["spec", "replicas"], 1, 3)], false).replaces).toEqual([]);
+    expect(inPlace("batch/v1", "Job", [change(["spec", "template", "spec", "containers", 0, "image"], "a", "b")], false).replaces).toHaveLength(1);
+    expect(inPlace("v1", "ConfigMap", [change(["data", "k"], "a", "b")], false).replaces).toEqual(["data.k"]);
+    expect(inPlace("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", [change(["roleRef", "name"], "a", "b")], false).replaces).toEqual(["roleRef.name"]);
+    expect(inPlace("v1", "Pod", [change(["spec", "containers", { name: "c" } as any, "image"], "a", "b")], false).replaces).toHaveLength(1);
+    // a whole spec added: replaced only if the field inside differs
+    expect(inPlace("apps/v1", "Deployment", [change(["spec"], { selector: { a: 1 }, replicas: 1 }, { selector: { a: 1 }, replicas: 2 })], false).replaces).toEqual([]);
+    expect(inPlace("apps/v1", "Deployment", [change(["spec"], { selector: { a: 1 } }, { selector: { a: 2 } })], false).replaces).toEqual(["spec"]);
+    // kinds the provider does not list, and patches: in place
+    expect(inPlace("policy/v1", "PodDisruptionBudget", [change(["spec", "minAvailable"], 1, 2)], false).replaces).toEqual([]);
+    expect(inPlace("storage.k8s.io/v1", "StorageClass", [change(["parameters", "x"], "1", "2")], true)).toEqual({ replaces: [], refused: [] });
   });
 });
 
@@ -205,28 +325,42 @@ describe("the report", () => {
     const md = reportMarkdown(input);
     expect(reportMarkdown({ base: "`main` (abc)", stacks: previewAll(base, head) })).toBe(md);
     expect(md.startsWith(`${REPORT_MARKER}\n## Render preview\n`)).toBe(true);
-    expect(md).toContain("| a | 1 | 0 | 0 | 0 | 0 |");
-    expect(md).toContain("| b (no changes) | 0 | 0 | 0 | 0 | 0 |");
+    expect(md).toContain("| stack | create | update | replace | delete | errors | warnings |");
+    expect(md).toContain("| a | 1 | 0 | 0 | 0 | 0 | 0 |");
+    expect(md).toContain("| b (no changes) | 0 | 0 | 0 | 0 | 0 | 0 |");
     expect(md).toContain("### a — talos-production/medium");
     expect(md).not.toContain("### b");
     expect(md).not.toMatch(/\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2}/);
     expect(commentMarkdown(input, md)).toBe(md);
   });
 
-  it("policy results plug in per stack (JSON) or as text", () => {
+  it("policy results plug in per stack (the JSON of npm run policy -- --json) or as text", () => {
     const policy = {
       stacks: {
-        a: { violations: [] },
-        b: { violations: [{ policy: "d1-hardened-labels", level: "mandatory", resource: "node-x", message: "label key | not hardened" }] },
+        a: { violations: [], passed: true },
+        b: { violations: [{ policy: "d1-hardened-labels", resource: "node-x", message: "label key | not hardened" }], passed: false },
       },
     };
     const stacks = previewAll(base, head, { policy });
     const md = reportMarkdown({ base: "x", stacks, policyText: "2 violations\n" });
-    expect(md).toContain("| a | 1 | 0 | 0 | 0 | 0 | ✅ passed |");
-    expect(md).toContain("| b (no changes) | 0 | 0 | 0 | 0 | 0 | ❌ 1 violation(s) |");
-    expect(md).toContain("| mandatory | d1-hardened-labels | node-x | label key \\| not hardened |");
+    expect(md).toContain("| a | 1 | 0 | 0 | 0 | 0 | 0 | ✅ passed |");
+    expect(md).toContain("| b (no changes) | 0 | 0 | 0 | 0 | 0 | 0 | ❌ 1 violation(s) |");
+    expect(md).toContain("|  | d1-hardened-labels | node-x | label key \\| not hardened |");
     expect(md).toContain("### Policy\n\n```text\n2 violations\n```");
+    // the results themselves, as JSON, for whatever reads the comment
+    const withJson = reportMarkdown({ base: "x", stacks, policyJson: JSON.stringify(policy, null, 2) });
+    expect(withJson).toContain(`<details><summary>Policy results as JSON (<code>npm run policy -- --json</code>)</summary>\n\n\`\`\`json\n${JSON.stringify(policy, null, 2)}\n\`\`\`\n\n</details>`);
     expect(previewAll(base, head).every((s) => s.policy === undefined)).toBe(true);
+    // advisory findings only: passed, shown as a warning
+    const advisory = previewAll(base, head, { policy: { stacks: { a: { violations: [{ policy: "p", level: "advisory", message: "m" }] } } } });
+    expect(reportMarkdown({ base: "x", stacks: advisory })).toContain("| a | 1 | 0 | 0 | 0 | 0 | 0 | ⚠️ 1 violation(s) |");
+  });
+
+  it("a policy run that failed says so in every stack's row and section", () => {
+    const stacks = previewAll(base, head, { policy: { error: "npm run policy -- --json wrote no report (exit 2)" } });
+    const md = reportMarkdown({ base: "x", stacks });
+    expect(md).toContain("| b (no changes) | 0 | 0 | 0 | 0 | 0 | 0 | ❌ failed to run |");
+    expect(md).toContain("❌ The policy pack did not run: npm run policy -- --json wrote no report (exit 2)");
   });
 
   it("too long for a PR comment: the summary and a pointer to the artifact", () => {
@@ -285,7 +419,7 @@ describe("npm run preview between two commits", () => {
   let repo: string;
   let first: ReturnType<typeof preview>;
   let report: { stacks: StackPreview[] };
-  let expected: { added: string[]; changedObjects: string[]; values: string[]; warnings: string[]; other: string[]; stackFields: boolean };
+  let expected: { added: string[]; changedObjects: string[]; values: string[]; warnings: string[]; other: string[]; commentOnly: string[]; stackFields: boolean };
 
   beforeAll(() => {
     repo = cloneWorkingTree();
@@ -307,10 +441,15 @@ describe("npm run preview between two commits", () => {
     expect(spawnSync(TSX, [path.join(repo, "scripts/render.ts"), "--out", out, "--stack", "prod-medium"], { cwd: repo }).status).toBe(0);
     const headTree = readTree(path.join(out, "prod-medium"));
     const baseTree = readTree(path.join(REPO, "rendered", "prod-medium"));
-    const outside = (p: string) => p !== "index.yaml" && !p.startsWith("objects/") && !p.startsWith("values/");
-    // index.yaml beyond what other sections show (nodes as Node objects, phases as units, warnings)
+    // files outside objects/, values/ and index.yaml whose content (not only their comments) differs;
+    // placement.md is shown as its delta
+    const outside = (p: string) => p !== "index.yaml" && p !== "placement.md" && !p.startsWith("objects/") && !p.startsWith("values/");
+    const docs = (t: string | undefined) => (t === undefined ? undefined : parseAllDocuments(t).map((d) => d.toJS()));
+    const differsInContent = (p: string) => (p.endsWith(".yaml") ? !isDeepStrictEqual(docs(baseTree.get(p)), docs(headTree.get(p))) : baseTree.get(p) !== headTree.get(p));
+    // index.yaml beyond what other sections show (nodes as Node objects, phases as units, warnings,
+    // the node-configuration files as those files)
     const stackFields = (t: Tree) => {
-      const { stack: _s, nodes: _n, phases: _p, warnings: _w, ...rest } = parse(t.get("index.yaml")!);
+      const { stack: _s, nodes: _n, phases: _p, warnings: _w, nodeConfig: _c, ...rest } = parse(t.get("index.yaml")!);
       return rest;
     };
     expected = {
@@ -318,7 +457,8 @@ describe("npm run preview between two commits", () => {
       changedObjects: [...after.keys()].filter((p) => p.startsWith("objects/") && differs(p)),
       values: [...after.keys()].filter((p) => p.startsWith("values/") && (differs(p) || !before.has(p))).map((p) => p.slice(7, -5)),
       warnings: warnings(path.join(repo, "stacks")).filter((w) => !warnings(STACKS_DIR).includes(w)),
-      other: [...new Set([...baseTree.keys(), ...headTree.keys()])].filter((p) => outside(p) && baseTree.get(p) !== headTree.get(p)).sort(),
+      other: [...new Set([...baseTree.keys(), ...headTree.keys()])].filter((p) => outside(p) && differsInContent(p)).sort(),
+      commentOnly: [...baseTree.keys()].filter((p) => outside(p) && headTree.has(p) && baseTree.get(p) !== headTree.get(p) && !differsInContent(p)),
       stackFields: !isDeepStrictEqual(stackFields(baseTree), stackFields(headTree)),
     };
   });
@@ -329,7 +469,7 @@ describe("npm run preview between two commits", () => {
     expect(fs.readdirSync(path.join(repo, ".preview")).sort()).toEqual(
       ["comment.md", "lab.md", "prod-large.md", "prod-medium.md", "prod-small.md", "report.json", "report.md"].sort(),
     );
-    expect(first.stdout).toMatch(/^prod-medium: objects \+1 -0 ~\d+, values of \d+ release\(s\), 0 new warning\(s\)$/m);
+    expect(first.stdout).toMatch(/^prod-medium: create 1, update \d+, replace 0, delete 0, steps on 1 node\(s\), 0 error\(s\), 0 warning\(s\)$/m);
     expect(first.stdout).toMatch(/^preview of 4 stack\(s\) against HEAD~1 \([0-9a-f]{12}\) → \.preview\/report\.md$/m);
   });
 
@@ -358,23 +498,44 @@ describe("npm run preview between two commits", () => {
 
     const md = fs.readFileSync(path.join(repo, ".preview/prod-medium.md"), "utf8");
     expect(md.startsWith(`${REPORT_MARKER}\n## prod-medium — talos-production/medium\n`)).toBe(true);
-    expect(md).toContain("- Node `cmp-04` (`v1`, applied as a NodePatch) — `objects/01-node-roles/node-roles/node-cmp-04.yaml`");
-    expect(md.match(/^- \S+ `[^`]+` \(`[^`]+`[^)]*\) — /gm)).toHaveLength(1);
+    expect(md).toContain("- new Node `cmp-04` (`v1`, applied as a NodePatch) — `objects/01-node-roles/node-roles/node-cmp-04.yaml`");
+    expect(md.match(/^- new \S+ `[^`]+` \(`[^`]+`[^)]*\) — /gm)).toHaveLength(1);
+    expect(md).toContain("| create | Node cmp-04 (patch) | node-roles |  |");
     for (const unit of expected.values) expect(md).toContain(`\`${unit}\``);
     if (expected.values.length === 0) expect(md).not.toContain("### Helm values");
     if (expected.changedObjects.length === 0) expect(md).not.toContain("**Changed**");
-    expect(md).not.toContain("**Removed**");
+    expect(md).not.toContain("| **delete** |");
+    expect(md).not.toContain("| **replace** |");
     expect(md).not.toContain("### Units");
+    expect(md).not.toContain("Errors");
     if (!expected.stackFields) expect(md).not.toContain("### Stack (index.yaml)");
+  });
+
+  it("is compact: the placement delta instead of the table, the new node's install step, no file whose only change is a comment", () => {
+    const md = fs.readFileSync(path.join(repo, ".preview/prod-medium.md"), "utf8");
+    expect(md).toContain("- `kubevirt/kubevirt/virt-handler`: +cmp-04");
+    expect(md).toMatch(/^- `openkeel-swift\/storage`: \+cmp-04, replicas 3 → 4$/m);
+    expect(md).toMatch(/^- node `cmp-04`: added \(role group: compute\+storage; zone: —; taints: `node-role\.openkeel\.io\/compute:NoSchedule`\)$/m);
+    expect(md).not.toContain("●");
+    expect(md).toContain("- **cmp-04** (new: compute, storage)");
+    expect(md).toMatch(/^ {2}1\. before `pulumi up`, install: .*talosctl apply-config --insecure --nodes 10\.30\.1\.14 /m);
+    // the group patch and schematic name their nodes in a header comment: changed files, unchanged content
+    expect(expected.commentOnly).toEqual(expect.arrayContaining(["talos/patches/worker-compute+storage.yaml", "talos/schematics/worker-compute+storage.yaml"]));
+    for (const f of expected.commentOnly) expect(md).not.toContain(`\`${f}\``);
+    // the issue measured 209 lines for this change, 143 of them the rewritten placement table
+    expect(md.split("\n").length).toBeLessThan(90);
   });
 
   it("the combined report summarises every stack and carries the policy results", () => {
     const md = fs.readFileSync(path.join(repo, ".preview/report.md"), "utf8");
     const pm = report.stacks.find((s) => s.stack === "prod-medium")!;
-    expect(md).toContain(`| prod-medium | 1 | 0 | ${pm.objects.changed.length} | ${pm.values.length} | 0 | not run |`);
-    expect(md).toContain("| lab (no changes) | 0 | 0 | 0 | 0 | 0 | not run |");
-    expect(md).toContain("| prod-large (no changes) | 0 | 0 | 0 | 0 | 0 | ⚠️ 1 violation(s) |");
+    const updates = pm.actions.filter((a) => a.action === "update").length;
+    expect(updates).toBe(pm.objects.changed.length + pm.values.length);
+    expect(md).toContain(`| prod-medium | 1 | ${updates} | 0 | 0 | 0 | 0 | not run |`);
+    expect(md).toContain("| lab (no changes) | 0 | 0 | 0 | 0 | 0 | 0 | not run |");
+    expect(md).toContain("| prod-large (no changes) | 0 | 0 | 0 | 0 | 0 | 0 | ⚠️ 1 violation(s) |");
     expect(md).toContain("| advisory | p | r | m |");
+    expect(md).toContain('```json\n{\n  "stacks": {\n    "prod-large": {');
     expect(fs.readFileSync(path.join(repo, ".preview/comment.md"), "utf8")).toBe(md);
   });
 
@@ -400,22 +561,34 @@ describe("npm run preview between two commits", () => {
     fs.writeFileSync(bad, JSON.stringify({ stacks: { lab: { violations: [{ message: "no policy name" }] } } }));
     const c = preview(repo, ["--base", "HEAD~1", "--policy", bad]);
     expect(c.code).toBe(2);
-    expect(c.stderr).toMatch(/bad-policy\.json: stacks: expected \{"stacks"/);
+    expect(c.stderr).toMatch(/bad-policy\.json: expected \{"stacks"/);
     expect(c.stderr).not.toMatch(/\bat .*\.ts:\d+/);
   });
 
-  it("a side that does not render: exit 2 for a broken working tree, 1 for a broken base", () => {
+  it("a side that does not render: the report says so (marked failed, no earlier preview left), exit 2 for a broken working tree, 1 for a broken base", () => {
+    const out = path.join(repo, ".preview-broken");
+    // an earlier, successful preview in the same folder: it must not stand for this run
+    expect(preview(repo, ["--base", "HEAD~1", "--out", out]).code).toBe(0);
+    expect(fs.existsSync(path.join(out, "prod-medium.md"))).toBe(true);
     const broken = path.join(repo, "stacks/Pulumi.broken.yaml");
     fs.writeFileSync(broken, "config:\n  openkeel:environment: talos-production\n  openkeel:topology: small\n  openkeel:nodes: 3\n");
-    const head = preview(repo, ["--base", "HEAD~1", "--out", path.join(repo, ".preview-broken")]);
+    const head = preview(repo, ["--base", "HEAD~1", "--out", out]);
     expect(head.code).toBe(2);
     expect(head.stderr).toMatch(/the working tree does not render \(exit 2\):\n.*Pulumi\.broken\.yaml: openkeel:nodes: must be array/);
+    expect(head.stderr).toContain("report written to");
+    expect(fs.readdirSync(out).sort()).toEqual(["comment.md", "report.json", "report.md"]);
+    const comment = fs.readFileSync(path.join(out, "comment.md"), "utf8");
+    expect(comment.startsWith(`${REPORT_MARKER}\n## Render preview — ❌ failed\n`)).toBe(true);
+    expect(comment).toContain("The working tree does not render (exit 2): nothing was compared, and no earlier preview applies to this change.");
+    expect(comment).toMatch(/Pulumi\.broken\.yaml: openkeel:nodes: must be array/);
+    expect(JSON.parse(fs.readFileSync(path.join(out, "report.json"), "utf8"))).toMatchObject({ stacks: [], failed: { what: "The working tree does not render (exit 2)" } });
+
     git(repo, "add", "-A");
     git(repo, "commit", "-q", "-m", "broken stack");
     fs.rmSync(broken);
-    const base = preview(repo, ["--base", "HEAD", "--out", path.join(repo, ".preview-broken")]);
+    const base = preview(repo, ["--base", "HEAD", "--out", out]);
     expect(base.code).toBe(1);
     expect(base.stderr).toMatch(/the base HEAD \([0-9a-f]{12}\) does not render \(exit 2\)/);
-    expect(fs.existsSync(path.join(repo, ".preview-broken"))).toBe(false);
+    expect(fs.readFileSync(path.join(out, "report.md"), "utf8")).toMatch(/The base HEAD \([0-9a-f]{12}\) does not render \(exit 2\): nothing was compared/);
   });
 });

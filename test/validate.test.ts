@@ -9,7 +9,16 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { KUBERNETES_SCHEMA_VERSION } from "../platform/versions";
-import { kubeconformArgs, schemaLocations, UPSTREAM_CRD_LOCATION } from "../scripts/lib/kubeconform";
+import {
+  downloadFailures,
+  kubeconformArgs,
+  schemaLocations,
+  schemasFix,
+  UPSTREAM_CRD_LOCATION,
+  UPSTREAM_PROBE_URL,
+  upstreamUnreachable,
+  type Finding,
+} from "../scripts/lib/kubeconform";
 import { readTree } from "../scripts/lib/write";
 import { REPO, SHIPPED_STACKS } from "./helpers/stacks";
 
@@ -188,5 +197,29 @@ describe("npm run validate: usage", () => {
     ]);
     expect(schemaLocations(undefined)).toEqual(["default", UPSTREAM_CRD_LOCATION]);
     expect(kubeconformArgs("t", undefined)).not.toContain("-ignore-missing-schemas");
+  });
+});
+
+describe("npm run validate: schemas that cannot be had", () => {
+  it("upstream that does not answer is found out before kubeconform runs, with the reason", async () => {
+    // port 1 on the loopback: refused at once, on any machine
+    const why = await upstreamUnreachable("https://127.0.0.1:1/namespace-v1.json", 2000, {});
+    expect(why).toMatch(/^127\.0\.0\.1:1: ECONNREFUSED/);
+    // behind a proxy Node's https would not go the way kubeconform goes: not asked
+    expect(await upstreamUnreachable("https://127.0.0.1:1/namespace-v1.json", 2000, { HTTPS_PROXY: "http://proxy:3128" })).toBeUndefined();
+    expect(UPSTREAM_PROBE_URL).toBe(`https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`);
+  });
+
+  it("the fix names --schemas and $OPENKEEL_SCHEMAS, and the folder beside the checkout when there is one", () => {
+    expect(schemasFix(undefined)).toBe("pass --schemas <dir> or set OPENKEEL_SCHEMAS=<dir>, an offline schema folder laid out as ../shared/schemas");
+    expect(schemasFix("../shared/schemas")).toMatch(/\(this checkout has one: --schemas \.\.\/shared\/schemas\)$/);
+  });
+
+  it("download failures are told apart from invalid objects (one line for all of them, not one per object)", () => {
+    const f = (status: Finding["status"], message: string): Finding => ({ file: "f.yaml", kind: "Node", name: "n", apiVersion: "v1", status, messages: [message] });
+    const unfetched = f("error", "failed downloading schema at https://raw.githubusercontent.com/x.json: dial tcp: lookup raw.githubusercontent.com: no such host");
+    const invalid = f("invalid", "at /metadata: additional properties 'x' not allowed");
+    const missing = f("error", "could not find schema for Foo");
+    expect(downloadFailures([unfetched, invalid, missing])).toEqual([unfetched]);
   });
 });

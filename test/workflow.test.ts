@@ -1,16 +1,19 @@
-// The pull-request workflow: linted by the pinned actionlint, actions pinned to commits, every
-// pipeline step present, one pulumi preview per shipped stack and only with credentials; CI
-// (.ci/run) runs the README's test command, which installs the tools first.
+// The workflows: linted by the pinned actionlint, actions pinned to commits; pull requests run every
+// pipeline step, replace the preview comment even when the render fails, and preview the lab only;
+// a merge deploys the lab, then each production stack behind its GitHub environment; a schedule
+// checks every stack for drift and opens an issue; production credentials are read only by jobs in
+// an environment, never by a pull-request job. CI (.ci/run) runs the README's test command, which
+// installs the tools first.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { REPO, SHIPPED_STACKS } from "./helpers/stacks";
+import { PRODUCTION_STACKS, REPO, SHIPPED_STACKS } from "./helpers/stacks";
 
 const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
-const WORKFLOW = path.join(REPO, ".github/workflows/pull-request.yml");
+const WORKFLOWS = path.join(REPO, ".github/workflows");
 const temps: string[] = [];
 afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
@@ -19,8 +22,19 @@ function lint(argv: string[] = []) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const wf = parse(fs.readFileSync(WORKFLOW, "utf8"));
-const steps = (job: string) => wf.jobs[job].steps as { name?: string; id?: string; if?: string; uses?: string; run?: string; with?: Record<string, unknown> }[];
+type Step = { name?: string; id?: string; if?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> };
+const load = (file: string) => parse(fs.readFileSync(path.join(WORKFLOWS, file), "utf8"));
+const wf = load("pull-request.yml");
+const deploy = load("deploy.yml");
+const drift = load("drift.yml");
+const steps = (job: string, w = wf) => w.jobs[job].steps as Step[];
+const ALL = fs.readdirSync(WORKFLOWS).filter((f) => /\.ya?ml$/.test(f)).sort();
+
+/** The secrets a job reads: `secrets.NAME`, or `secrets[…]` (a name chosen at run time). */
+function secretsOf(job: unknown): string[] {
+  const text = JSON.stringify(job);
+  return [...new Set([...text.matchAll(/secrets(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[)/g)].map((m) => m[1] ?? "[dynamic]"))].sort();
+}
 
 describe("actionlint", () => {
   it("passes over .github/workflows/", () => {
@@ -42,43 +56,162 @@ describe("actionlint", () => {
   });
 });
 
-describe(".github/workflows/pull-request.yml", () => {
-  it("pins every action to a commit, with its tag beside it", () => {
-    const text = fs.readFileSync(WORKFLOW, "utf8");
-    const uses = [...text.matchAll(/^\s*(?:- )?uses: (\S+)(.*)$/gm)];
-    expect(uses.length).toBeGreaterThan(5);
-    for (const [, ref, comment] of uses) {
-      expect(ref, ref).toMatch(/^[\w.-]+\/[\w.-]+(\/[\w./-]+)?@[0-9a-f]{40}$/);
-      expect(comment, ref).toMatch(/^ # v\d+\.\d+\.\d+$/);
+describe(".github/workflows/", () => {
+  it("holds the pull-request, deploy and drift workflows; every action pinned to a commit, with its tag beside it", () => {
+    expect(ALL).toEqual(["deploy.yml", "drift.yml", "pull-request.yml"]);
+    for (const file of ALL) {
+      const text = fs.readFileSync(path.join(WORKFLOWS, file), "utf8");
+      const uses = [...text.matchAll(/^\s*(?:- )?uses: (\S+)(.*)$/gm)];
+      expect(uses.length, file).toBeGreaterThanOrEqual(3);
+      for (const [, ref, comment] of uses) {
+        expect(ref, `${file}: ${ref}`).toMatch(/^[\w.-]+\/[\w.-]+(\/[\w./-]+)?@[0-9a-f]{40}$/);
+        expect(comment, `${file}: ${ref}`).toMatch(/^ # v\d+\.\d+\.\d+$/);
+      }
     }
   });
 
-  it("runs on pull requests: install, tools, actionlint, drift, validate, tests, policy, preview and its comment", () => {
+  it("production credentials are read only by jobs in a GitHub environment, never by a pull-request job", () => {
+    for (const file of ALL) {
+      const w = load(file);
+      const onPullRequests = Object.keys(w.on).some((t) => t.startsWith("pull_request"));
+      for (const [name, job] of Object.entries<any>(w.jobs)) {
+        const read = secretsOf(job).filter((x) => x !== "GITHUB_TOKEN");
+        if (onPullRequests) {
+          // the lab's credentials at most: a kubeconfig named for the lab, a backend token that reaches the lab stack only
+          expect(job.environment, `${file} ${name}`).toBeUndefined();
+          expect(read.filter((x) => !["KUBECONFIG_LAB", "PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE"].includes(x)), `${file} ${name}`).toEqual([]);
+          expect(JSON.stringify(job), `${file} ${name}`).not.toMatch(/PROD/);
+        } else if (read.length > 0) {
+          expect(job.environment, `${file} ${name} reads ${read.join(", ")}`).toBeDefined();
+        }
+      }
+    }
+    // the check above can fail: the workflows do read credentials, in environments
+    expect(secretsOf(deploy.jobs.production)).toContain("KUBECONFIG");
+    expect(secretsOf(drift.jobs.drift)).toContain("[dynamic]");
+  });
+});
+
+describe(".github/workflows/pull-request.yml", () => {
+  it("runs on pull requests: install, tools, actionlint, drift, validate, tests, policy as JSON, preview and its comment", () => {
     expect(Object.keys(wf.on)).toEqual(["pull_request"]);
     const runs = steps("checks").map((s) => s.run ?? "").join("\n");
-    for (const cmd of ["npm ci", "npm run tools", "npm run lint:workflows", "npm run drift", "npm run validate", "npm test", "npm run --silent policy", "npm run preview -- --base HEAD^1"]) {
+    for (const cmd of ["npm ci", "npm run tools", "npm run lint:workflows", "npm run drift", "npm run validate", "npm test", "npm run preview -- --base HEAD^1"]) {
       expect(runs, cmd).toContain(cmd);
     }
-    const comment = steps("checks").find((s) => s.uses?.startsWith("marocchino/sticky-pull-request-comment@"));
-    expect(comment?.with).toEqual({ header: "openkeel-preview", path: "repo/.preview/comment.md" });
     expect(wf.jobs.checks.permissions).toEqual({ contents: "read", "pull-requests": "write" });
     expect(wf.permissions).toEqual({ contents: "read" });
   });
 
-  it("previews every shipped stack with pulumi/actions and the policy pack, only when credentials are configured", () => {
+  it("policy results go to the preview as JSON; a policy run without its report fails loudly and the preview says so", () => {
+    const policy = steps("checks").find((s) => s.id === "policy")!;
+    expect(policy.run).toContain("npm run --silent policy -- --json > .preview/policy.json");
+    expect(policy.run).toMatch(/::error title=Policy::npm run policy -- --json wrote no JSON report/);
+    expect(policy.run).toMatch(/writeFileSync\("\.preview\/policy\.json", JSON\.stringify\(\{ error: /);
+    expect(policy.run).toMatch(/exit 1\n\s*fi\n\s*exit "\$status"/);
+    const preview = steps("checks").find((s) => s.id === "preview")!;
+    expect(preview.run).toContain("policy=(--policy .preview/policy.json)");
+    const gate = steps("checks").find((s) => s.name === "The policy pack must pass")!;
+    expect(gate.if).toBe("steps.policy.outcome == 'failure'");
+  });
+
+  it("the PR comment is replaced on every run, whatever the preview's outcome: a failed render is a report marked failed", () => {
+    const all = steps("checks");
+    const comment = all.find((s) => s.uses?.startsWith("marocchino/sticky-pull-request-comment@"))!;
+    expect(comment.with).toEqual({ header: "openkeel-preview", path: "repo/.preview/comment.md" });
+    expect(comment.if).not.toMatch(/steps\.preview\.outcome/);
+    expect(comment.if).toMatch(/!cancelled\(\)/);
+    // a preview that stopped before writing anything still replaces the old comment
+    const fallback = all.find((s) => s.if?.includes("hashFiles('repo/.preview/comment.md') == ''"))!;
+    expect(all.indexOf(fallback)).toBeLessThan(all.indexOf(comment));
+    expect(fallback.run).toContain("## Render preview — ❌ failed");
+    expect(fallback.run).toContain("> .preview/comment.md");
+    // the preview step itself is not allowed to fail quietly
+    expect((all.find((s) => s.id === "preview") as Record<string, unknown>)["continue-on-error"]).toBeUndefined();
+  });
+
+  it("previews the lab only with pulumi/actions and the policy pack, and only when its credentials are configured", () => {
     const job = wf.jobs["pulumi-preview"];
-    expect(job.strategy.matrix.include.map((m: { stack: string }) => m.stack).sort()).toEqual([...SHIPPED_STACKS].sort());
+    expect(job.strategy).toBeUndefined();
     const pulumi = steps("pulumi-preview").find((s) => s.uses?.startsWith("pulumi/actions@"))!;
     expect(pulumi.with).toMatchObject({ command: "preview", policyPacks: "policy", "comment-on-pr": true });
+    expect(pulumi.with!["stack-name"]).toMatch(/'lab'/);
     expect(pulumi.if).toBe("steps.credentials.outputs.configured == 'true'");
     const credentials = steps("pulumi-preview").find((s) => s.id === "credentials")!;
-    expect(credentials.run).toContain("::notice title=pulumi preview skipped");
+    expect(credentials.run).toContain("::notice title=pulumi preview skipped (lab)");
     for (const s of steps("pulumi-preview").slice(1)) expect(s.if, s.name ?? s.uses).toBe("steps.credentials.outputs.configured == 'true'");
   });
 
-  it("uses the Pulumi CLI of the SDK in package.json", () => {
+  it("every workflow uses the Pulumi CLI of the SDK in package.json", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
-    expect(wf.env.PULUMI_VERSION).toBe(pkg.dependencies["@pulumi/pulumi"]);
+    for (const w of [wf, deploy, drift]) expect(w.env.PULUMI_VERSION).toBe(pkg.dependencies["@pulumi/pulumi"]);
+  });
+});
+
+describe(".github/workflows/deploy.yml", () => {
+  const up = (job: string) => steps(job, deploy).find((s) => s.uses?.startsWith("pulumi/actions@"))!;
+
+  it("runs on a merge to main, one deployment at a time, never cancelled half-way", () => {
+    expect(deploy.on.push).toEqual({ branches: ["main"] });
+    expect(Object.keys(deploy.on).sort()).toEqual(["push", "workflow_dispatch"]);
+    expect(deploy.concurrency).toEqual({ group: "deploy", "cancel-in-progress": false });
+    expect(deploy.permissions).toEqual({ contents: "read" });
+  });
+
+  it("first checks what was merged, then pulumi up the lab in its environment, then each production stack in its own, one at a time", () => {
+    const verify = steps("verify", deploy).map((s) => s.run ?? "").join("\n");
+    expect(verify).toContain("npm run drift");
+    expect(verify).toContain("npm run policy");
+    expect(deploy.jobs.lab.needs).toBe("verify");
+    expect(deploy.jobs.lab.environment).toBe("lab");
+    expect(up("lab").with).toMatchObject({ command: "up", policyPacks: "policy" });
+    expect(up("lab").with!["stack-name"]).toMatch(/'lab'/);
+
+    const prod = deploy.jobs.production;
+    expect(prod.needs).toBe("lab");
+    expect(prod.environment).toBe("${{ matrix.stack }}");
+    expect([...prod.strategy.matrix.stack].sort()).toEqual([...PRODUCTION_STACKS].sort());
+    expect(prod.strategy["max-parallel"]).toBe(1);
+    expect(prod.strategy["fail-fast"]).toBe(true);
+    expect(up("production").with).toMatchObject({ command: "up", policyPacks: "policy" });
+    expect(up("production").with!["stack-name"]).toContain("matrix.stack");
+  });
+
+  it("the credentials are the environment's (the same secret names in each), and missing ones fail the deployment", () => {
+    for (const job of ["lab", "production"]) {
+      expect(deploy.jobs[job].env.KUBECONFIG_DATA).toBe("${{ secrets.KUBECONFIG }}");
+      const check = steps(job, deploy)[0];
+      expect(check.run).toMatch(/::error title=pulumi up/);
+      expect(check.run).toContain("exit 1");
+      for (const s of steps(job, deploy)) expect(s.if, s.name ?? s.uses).toBeUndefined();
+    }
+  });
+});
+
+describe(".github/workflows/drift.yml", () => {
+  it("runs on a schedule (and by hand) over every shipped stack, in the read-only drift environment", () => {
+    expect(drift.on.schedule).toHaveLength(1);
+    expect(drift.on.schedule[0].cron).toMatch(/^\d+ \d+ \* \* \*$/);
+    expect(Object.keys(drift.on).sort()).toEqual(["schedule", "workflow_dispatch"]);
+    const job = drift.jobs.drift;
+    expect(job.environment).toBe("drift");
+    expect(job.strategy.matrix.include.map((m: { stack: string }) => m.stack).sort()).toEqual([...SHIPPED_STACKS].sort());
+    expect(drift.permissions).toEqual({ contents: "read", issues: "write" });
+  });
+
+  it("pulumi preview --refresh --expect-no-changes; on drift an issue is opened (or commented) and the job fails", () => {
+    const all = steps("drift", drift);
+    const preview = all.find((s) => s.id === "preview")!;
+    expect(preview.uses).toMatch(/^pulumi\/actions@/);
+    expect(preview.with).toMatchObject({ command: "preview", refresh: true, "expect-no-changes": true });
+    const issue = all.find((s) => s.name === "Open or update the drift issue")!;
+    expect(issue.if).toBe("steps.preview.outcome == 'failure'");
+    expect(issue.env!.GH_TOKEN).toBe("${{ github.token }}");
+    expect(issue.run).toContain("gh issue create --title \"$title\" --label drift");
+    expect(issue.run).toContain('gh issue comment "$number"');
+    const gate = all[all.length - 1];
+    expect(gate.if).toBe("steps.preview.outcome == 'failure'");
+    expect(gate.run).toContain("exit 1");
   });
 });
 

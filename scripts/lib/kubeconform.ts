@@ -3,6 +3,7 @@
 // its JSON report turned into one result per stack.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as https from "node:https";
 import * as path from "node:path";
 import { KUBERNETES_SCHEMA_VERSION } from "../../platform/versions";
 
@@ -31,6 +32,44 @@ export function schemasDirProblem(schemasDir: string, kubernetesVersion = KUBERN
   const k8s = path.join(schemasDir, "kubernetes", `v${kubernetesVersion}-standalone-strict`);
   if (!fs.existsSync(k8s)) return `${schemasDir}: no kubernetes/v${kubernetesVersion}-standalone-strict/ (the strict schemas of Kubernetes ${kubernetesVersion})`;
   return undefined;
+}
+
+/** One schema kubeconform's `default` location serves (yannh/kubernetes-json-schema), to learn whether upstream answers. */
+export const UPSTREAM_PROBE_URL = `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`;
+
+/**
+ * Why `url` cannot be reached (DNS, connection, timeout), or undefined when it answers at all. Only
+ * asked without an offline schema folder: kubeconform would otherwise try every object's schema,
+ * three times each, and print one download error per object (~150 over the shipped stacks). Behind
+ * a proxy (HTTPS_PROXY, which kubeconform honours and Node's https does not) the answer would be
+ * wrong, so it is not asked there.
+ */
+export function upstreamUnreachable(url: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  if (["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"].some((k) => env[k])) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const req = https.request(url, { method: "HEAD", timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(undefined);
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      const what = e.message.replace(/^(getaddrinfo|connect) /, "");
+      resolve(`${new URL(url).host}: ${e.code && !what.includes(e.code) ? `${e.code} ` : ""}${what}`);
+    });
+    req.end();
+  });
+}
+
+/** The Fix of a validate that cannot have its schemas: one line, naming the folder this checkout has if it has one. */
+export function schemasFix(sharedSchemas: string | undefined): string {
+  return `pass --schemas <dir> or set ${SCHEMAS_ENV}=<dir>, an offline schema folder laid out as ../shared/schemas${
+    sharedSchemas ? ` (this checkout has one: --schemas ${sharedSchemas})` : ""
+  }`;
+}
+
+/** Findings that are kubeconform failing to fetch a schema, not an object failing one. */
+export function downloadFailures(findings: Finding[]): Finding[] {
+  return findings.filter((f) => f.status === "error" && f.messages.some((m) => /failed downloading schema/.test(m)));
 }
 
 export function kubeconformArgs(target: string | string[], schemasDir: string | undefined, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string[] {

@@ -1,11 +1,25 @@
 // What a change does to every stack, for a reviewer: two renders (base and head, as file trees)
-// compared stack by stack — objects added, removed and changed (matched by API group, kind,
-// namespace and name, not by file path), Helm values per release, units and chart pins, new and
-// resolved plan-check warnings, other rendered files, and policy results when given. Pure: trees in,
-// a model and Markdown out, in a stable order with no timestamps, so the PR comment only changes
-// when the render does.
+// compared stack by stack. Per object and release the action `pulumi up` takes — create, update,
+// replace (with the field that forces it, scripts/lib/replace-rules.ts) or delete — and the ones it
+// would refuse (a protected unit replaced or deleted, a field the API server will not change) as
+// errors; per node the steps outside Kubernetes, in order (scripts/lib/node-steps.ts); the
+// placement delta (scripts/lib/placement-delta.ts); a service that goes away or a quorum whose
+// member count changes as warnings with their reason; Helm values, units and chart pins field by
+// field; new and resolved plan-check warnings; other rendered files, leaving out those whose only
+// change is a comment; and policy results when given. Pure: trees in, a model out, in a stable order
+// with no timestamps, so the PR comment only changes when the render does (Markdown:
+// scripts/lib/preview-markdown.ts).
 import { parse, parseAllDocuments } from "yaml";
-import { toYaml } from "../../render/render";
+import type { Role } from "../../config/roles";
+import type { ServiceName } from "../../config/schema";
+import { SERVICE_CATALOG } from "../../openkeel/catalog";
+import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../../openkeel/infrastructure";
+import { releaseName } from "../../openkeel/services";
+import { APPLY_AS_PATCH_ANNOTATION } from "../../plan/plan";
+import { SERVICE_REQUIRED_ROLE } from "../../topology/services";
+import { nodeSteps, type NodeSteps } from "./node-steps";
+import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
+import { inPlace } from "./replace-rules";
 import { diff, formatPath, type Change } from "./ydiff";
 
 export type Tree = Map<string, string>;
@@ -17,6 +31,11 @@ interface ObjectRef {
   name: string;
   /** The file under rendered/<stack>/ (the head's, or the base's for a removed object). */
   file: string;
+  /** The unit the object belongs to (index.yaml), and whether that unit owns data (protect). */
+  unit?: string;
+  protected: boolean;
+  /** Applied as a patch (Node role labels, objects an operator owns): never created, replaced or deleted as a whole. */
+  patch: boolean;
 }
 
 /** An added object, with its body: a reviewer reads a new object whole. */
@@ -27,6 +46,11 @@ interface AddedObject extends ObjectRef {
 interface ObjectChange {
   ref: ObjectRef;
   changes: Change[];
+  action: "update" | "replace";
+  /** Changed fields that make `pulumi up` replace the object. */
+  replaces: string[];
+  /** Changed fields the API server refuses to update (and the provider does not replace). */
+  refused: string[];
 }
 
 interface ValuesChange {
@@ -44,6 +68,27 @@ interface UnitChange {
   changes: Change[];
 }
 
+/** What `pulumi up` does with one resource of the stack. */
+interface Action {
+  action: "create" | "update" | "replace" | "delete";
+  /** `StorageClass longhorn-vm`, `HelmRelease openkeel-swift`, `Node cmp-04 (patch)`. */
+  resource: string;
+  unit?: string;
+  protected: boolean;
+  /** Why: the fields forcing a replacement, the values that change. */
+  detail?: string;
+}
+
+/** Something a reviewer must act on (error: `pulumi up` would refuse or fail) or weigh (warning). */
+export interface Finding {
+  level: "error" | "warning";
+  code: string;
+  message: string;
+  /** Why it matters. */
+  reason?: string;
+  fix?: string;
+}
+
 interface Warning {
   code: string;
   message: string;
@@ -57,18 +102,32 @@ interface FileChange {
   changes?: Change[];
   /** Line-level, for other text files (lines prefixed "-" or "+"). */
   lines?: string[];
+  /** What the change is shown as elsewhere in the preview, instead of its body here. */
+  seeAlso?: string;
 }
 
 interface PolicyViolation {
   policy: string;
-  level: string;
+  /** `mandatory` or `advisory` when the report says. */
+  level?: string;
   resource?: string;
   message: string;
 }
 
-/** `--policy <file>.json`: what `npm run policy` found, per stack. */
+/**
+ * `--policy <file>.json`: what `npm run policy -- --json` found, per stack (`passed`: no mandatory
+ * violation); or `{"error": "…"}` when the policy run itself failed, so the report says so.
+ */
 export interface PolicyReport {
-  stacks: Record<string, { violations: PolicyViolation[] }>;
+  stacks?: Record<string, { violations: PolicyViolation[]; passed?: boolean }>;
+  error?: string;
+}
+
+interface StackPolicy {
+  violations: PolicyViolation[];
+  passed: boolean;
+  /** The policy run failed: no result. */
+  error?: string;
 }
 
 export interface StackPreview {
@@ -77,13 +136,18 @@ export interface StackPreview {
   /** `<environment>/<topology>` of the head (or the base, for a removed stack). */
   title: string;
   settings: Change[];
+  actions: Action[];
+  findings: Finding[];
   objects: { added: AddedObject[]; removed: ObjectRef[]; changed: ObjectChange[] };
   values: ValuesChange[];
   units: UnitChange[];
+  nodes: NodeSteps[];
+  /** Undefined: placement.md did not change (or one side has none). */
+  placement?: PlacementDelta;
   warnings: { added: Warning[]; resolved: Warning[] };
   other: FileChange[];
   /** Undefined: no policy results were given for this stack. */
-  policy?: PolicyViolation[];
+  policy?: StackPolicy;
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -107,56 +171,95 @@ function apiGroup(apiVersion: string): string {
   return slash < 0 ? "" : apiVersion.slice(0, slash);
 }
 
-interface ParsedObject {
-  ref: ObjectRef;
-  body: unknown;
-}
-
-function objectsOf(tree: Tree): Map<string, ParsedObject> {
-  const out = new Map<string, ParsedObject>();
-  for (const [file, content] of tree) {
-    if (!file.startsWith("objects/")) continue;
-    parseAllDocuments(content).forEach((doc, i) => {
-      const body = doc.toJS() as Record<string, any> | null;
-      if (body === null || body === undefined) return;
-      const meta = (body.metadata ?? {}) as Record<string, unknown>;
-      const ref: ObjectRef = {
-        apiVersion: String(body.apiVersion ?? ""),
-        kind: String(body.kind ?? ""),
-        ...(meta.namespace ? { namespace: String(meta.namespace) } : {}),
-        name: String(meta.name ?? `${file}#${i}`),
-        file,
-      };
-      out.set(`${apiGroup(ref.apiVersion)}|${ref.kind}|${ref.namespace ?? ""}|${ref.name}`, { ref, body });
-    });
-  }
-  return out;
+interface IndexUnit {
+  phase: string;
+  kind?: string;
+  type?: string;
+  release?: string;
+  namespace?: string;
+  protect: boolean;
+  objects: string[];
+  /** What the unit section of the preview compares: everything but the object list and values file. */
+  fields: Record<string, unknown>;
 }
 
 interface Index {
   title: string;
   settings: Record<string, unknown>;
-  units: Map<string, Record<string, unknown>>;
+  units: Map<string, IndexUnit>;
+  /** object file → its unit */
+  unitOf: Map<string, string>;
+  nodes: { name: string; roles: string[] }[];
   warnings: Warning[];
 }
 
-/** index.yaml: the parts the preview reports (nodes show as Node objects, objects as objects). */
+/**
+ * index.yaml: the parts the preview reports (nodes show as Node objects, objects as objects; the
+ * list of node-configuration files as those files).
+ */
 function indexOf(tree: Tree): Index {
   const raw = tree.has("index.yaml") ? ((parse(tree.get("index.yaml")!) ?? {}) as Record<string, any>) : {};
-  const { stack: _s, nodes: _n, phases, warnings, ...settings } = raw;
-  const units = new Map<string, Record<string, unknown>>();
-  for (const ph of (phases ?? []) as { name: string; units?: Record<string, unknown>[] }[]) {
+  const { stack: _s, nodes, phases, warnings, nodeConfig: _c, ...settings } = raw;
+  const units = new Map<string, IndexUnit>();
+  const unitOf = new Map<string, string>();
+  for (const ph of (phases ?? []) as { name: string; units?: Record<string, any>[] }[]) {
     for (const u of ph.units ?? []) {
-      const { objects: _o, values: _v, ...rest } = u;
-      units.set(String(u.name), { phase: ph.name, ...rest });
+      const { objects, values: _v, ...rest } = u;
+      const name = String(u.name);
+      const files = Array.isArray(objects) ? objects.map(String) : [];
+      for (const f of files) unitOf.set(f, name);
+      units.set(name, {
+        phase: ph.name,
+        kind: u.kind,
+        type: u.type,
+        release: u.release,
+        namespace: u.namespace,
+        protect: u.protect === true,
+        objects: files,
+        fields: { phase: ph.name, ...rest },
+      });
     }
   }
   return {
     title: [raw.environment, raw.topology].filter(Boolean).join("/"),
     settings,
     units,
+    unitOf,
+    nodes: ((nodes ?? []) as { name: string; roles?: string[] }[]).map((n) => ({ name: String(n.name), roles: (n.roles ?? []).map(String) })),
     warnings: ((warnings ?? []) as Warning[]).map((w) => ({ code: String(w.code), message: String(w.message), ...(w.remediation ? { remediation: String(w.remediation) } : {}) })),
   };
+}
+
+interface ParsedObject {
+  ref: ObjectRef;
+  body: unknown;
+}
+
+function objectsOf(tree: Tree, index: Index): Map<string, ParsedObject> {
+  const out = new Map<string, ParsedObject>();
+  for (const [file, content] of tree) {
+    if (!file.startsWith("objects/")) continue;
+    parseAllDocuments(content).forEach((doc, i) => {
+      const body = doc.toJS() as Record<string, any> | null;
+      if (body === null || body === undefined) return;
+      const meta = (body.metadata ?? {}) as Record<string, any>;
+      const apiVersion = String(body.apiVersion ?? "");
+      const kind = String(body.kind ?? "");
+      const unit = index.unitOf.get(file);
+      const ref: ObjectRef = {
+        apiVersion,
+        kind,
+        ...(meta.namespace ? { namespace: String(meta.namespace) } : {}),
+        name: String(meta.name ?? `${file}#${i}`),
+        file,
+        ...(unit ? { unit } : {}),
+        protected: unit !== undefined && index.units.get(unit)?.protect === true,
+        patch: (apiVersion === "v1" && kind === "Node") || meta.annotations?.[APPLY_AS_PATCH_ANNOTATION] === "patch",
+      };
+      out.set(`${apiGroup(ref.apiVersion)}|${ref.kind}|${ref.namespace ?? ""}|${ref.name}`, { ref, body });
+    });
+  }
+  return out;
 }
 
 function lineDiff(a: string, b: string): string[] {
@@ -184,6 +287,18 @@ function isYaml(file: string): boolean {
   return /\.ya?ml$/.test(file);
 }
 
+/** A comment line of a text file of this kind (`#` for config files, `<!-- -->` for Markdown). */
+function isComment(file: string, line: string): boolean {
+  const l = line.trim();
+  if (/\.md$/.test(file)) return /^<!--.*-->$/.test(l);
+  if (/\.(conf|toml|ini|txt)$/.test(file)) return l.startsWith("#") || l.startsWith(";");
+  return false;
+}
+
+/**
+ * A changed file as the preview shows it, or undefined when nothing but comments changed: a YAML
+ * file whose documents are equal, a text file whose differing lines are all comments.
+ */
 function fileChange(file: string, before: string | undefined, after: string | undefined): FileChange | undefined {
   if (before === after) return undefined;
   const op = before === undefined ? "add" : after === undefined ? "remove" : "change";
@@ -192,18 +307,230 @@ function fileChange(file: string, before: string | undefined, after: string | un
     try {
       const pa = parseAllDocuments(before!).map((d) => d.toJS());
       const pb = parseAllDocuments(after!).map((d) => d.toJS());
-      return { file, op, changes: diff(pa.length === 1 ? pa[0] : pa, pb.length === 1 ? pb[0] : pb) };
+      const changes = diff(pa.length === 1 ? pa[0] : pa, pb.length === 1 ? pb[0] : pb);
+      return changes.length ? { file, op, changes } : undefined;
     } catch {
       // not YAML after all: fall through to lines
     }
   }
-  if (/\.(md|txt|json|conf|toml|ini)$/.test(file)) return { file, op, lines: lineDiff(before!, after!) };
+  if (/\.(md|txt|json|conf|toml|ini)$/.test(file)) {
+    const lines = lineDiff(before!, after!);
+    return lines.every((l) => isComment(file, l.slice(1))) ? undefined : { file, op, lines };
+  }
   return { file, op };
 }
 
 function warningKey(w: Warning): string {
   return `${w.code}\u0000${w.message}`;
 }
+
+function objectName(r: ObjectRef): string {
+  return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}${r.patch ? " (patch)" : ""}`;
+}
+
+const FIX_PROTECTED_REPLACE =
+  "leave the field as it is, or replace the object deliberately (docs/operating.md, \"Replacing an object that owns data\")";
+const FIX_PROTECTED_DELETE = "keep it in the stack, or let it go deliberately (docs/operating.md, \"Removing a unit that owns data\")";
+
+/** Objects, releases and manifests: the action `pulumi up` takes on each, and what it would refuse. */
+function actionsOf(
+  objects: StackPreview["objects"],
+  units: UnitChange[],
+  values: ValuesChange[],
+  bi: Index,
+  hi: Index,
+): { actions: Action[]; findings: Finding[] } {
+  const actions: Action[] = [];
+  const findings: Finding[] = [];
+  // a unit gone as a whole is one finding, not one per object
+  const goneUnits = new Set(units.filter((u) => u.op === "remove").map((u) => u.name));
+
+  for (const o of objects.added) actions.push({ action: "create", resource: objectName(o), ...(o.unit ? { unit: o.unit } : {}), protected: o.protected });
+  for (const c of objects.changed) {
+    const r = c.ref;
+    const protectedBefore = r.unit !== undefined && bi.units.get(r.unit)?.protect === true;
+    actions.push({
+      action: c.action,
+      resource: objectName(r),
+      ...(r.unit ? { unit: r.unit } : {}),
+      protected: protectedBefore,
+      detail: c.action === "replace" ? `${c.replaces.join(", ")} cannot change in place` : shortList(c.changes.map((x) => formatPath(x.path))),
+    });
+    if (c.action === "replace" && protectedBefore) {
+      findings.push({
+        level: "error",
+        code: "protected-replace",
+        message: `${objectName(r)} of unit ${r.unit} would be replaced: ${c.replaces.join(", ")} cannot change in place, and the unit is protected, so \`pulumi up\` refuses`,
+        reason: "the unit owns data (protect + retainOnDelete): a replacement deletes the object and creates it again",
+        fix: FIX_PROTECTED_REPLACE,
+      });
+    }
+    if (c.refused.length) {
+      findings.push({
+        level: "error",
+        code: "update-refused",
+        message: `${objectName(r)}: ${c.refused.join(", ")} cannot be updated, and \`pulumi up\` would try (the Kubernetes API refuses it)`,
+        reason: "the provider updates this field in place, and the API server forbids that",
+        fix: `keep ${c.refused.join(", ")} as it is, or delete the object by hand and let \`pulumi up\` create it again (docs/operating.md, "Replacing an object that owns data")`,
+      });
+    }
+  }
+  for (const o of objects.removed) {
+    actions.push({ action: "delete", resource: objectName(o), ...(o.unit ? { unit: o.unit } : {}), protected: o.protected });
+    if (o.protected && !o.patch && !(o.unit && goneUnits.has(o.unit))) {
+      findings.push({
+        level: "error",
+        code: "protected-delete",
+        message: `${objectName(o)} of unit ${o.unit} would be deleted, and the unit is protected, so \`pulumi up\` refuses`,
+        reason: "the unit owns data (protect + retainOnDelete)",
+        fix: FIX_PROTECTED_DELETE,
+      });
+    }
+  }
+
+  // releases and remote manifests (objects of Manifests units are listed above)
+  const valuesOf = new Map(values.map((v) => [v.unit, v]));
+  for (const u of units) {
+    const unit = (u.op === "remove" ? bi : hi).units.get(u.name)!;
+    if (unit.kind === "Manifests") {
+      if (u.op === "remove" && unit.protect) findings.push(protectedUnitGone(u.name, `${unit.objects.length} object(s)`));
+      continue;
+    }
+    const resource = `${unit.kind === "HelmRelease" ? "HelmRelease" : "Manifest"} ${u.name}`;
+    if (u.op === "add") actions.push({ action: "create", resource, unit: u.name, protected: unit.protect });
+    else if (u.op === "remove") {
+      actions.push({ action: "delete", resource, unit: u.name, protected: unit.protect });
+      if (unit.protect) findings.push(protectedUnitGone(u.name, unit.kind === "HelmRelease" ? `release ${unit.release}` : "its manifest"));
+    } else {
+      // the provider replaces a Helm release whose name or namespace changes (pulumi-kubernetes
+      // provider/pkg/provider/helm_release.go, Diff: forceNewFields .name and .namespace)
+      const forced = u.changes.filter((c) => c.path[0] === "release" || c.path[0] === "namespace").map((c) => formatPath(c.path));
+      const protectedBefore = bi.units.get(u.name)?.protect === true;
+      const action = unit.kind === "HelmRelease" && forced.length ? "replace" : "update";
+      const v = valuesOf.get(u.name);
+      const detail =
+        action === "replace"
+          ? `${forced.join(", ")} cannot change in place`
+          : [...u.changes.map((c) => formatPath(c.path)), ...(v ? [valuesDetail(v)] : [])].join("; ");
+      actions.push({ action, resource, unit: u.name, protected: protectedBefore, detail });
+      if (action === "replace" && protectedBefore) {
+        findings.push({
+          level: "error",
+          code: "protected-replace",
+          message: `HelmRelease ${u.name} would be replaced (${forced.join(", ")} changes), and the unit is protected, so \`pulumi up\` refuses`,
+          reason: "the release owns data: a replacement uninstalls it and installs it again",
+          fix: FIX_PROTECTED_REPLACE,
+        });
+      }
+    }
+  }
+  // releases whose values change and nothing else
+  for (const v of values) {
+    if (v.op !== "change" || units.some((u) => u.name === v.unit)) continue;
+    actions.push({ action: "update", resource: `HelmRelease ${v.unit}`, unit: v.unit, protected: bi.units.get(v.unit)?.protect === true, detail: valuesDetail(v) });
+  }
+  const order = { delete: 0, replace: 1, update: 2, create: 3 };
+  actions.sort((p, q) => order[p.action] - order[q.action] || cmp(p.resource, q.resource));
+  return { actions, findings };
+}
+
+/** `a, b, c and 2 more` */
+function shortList(items: string[], max = 3): string {
+  return `${items.slice(0, max).join(", ")}${items.length > max ? ` and ${items.length - max} more` : ""}`;
+}
+
+function valuesDetail(v: ValuesChange): string {
+  return `values ${shortList(v.changes.map((c) => formatPath(c.path)))}`;
+}
+
+function protectedUnitGone(unit: string, what: string): Finding {
+  return {
+    level: "error",
+    code: "protected-delete",
+    message: `unit ${unit} (${what}) would be deleted, and it is protected, so \`pulumi up\` refuses`,
+    reason: "the unit owns data (protect + retainOnDelete)",
+    fix: FIX_PROTECTED_DELETE,
+  };
+}
+
+// ---- warnings: a service that goes, a quorum whose member count changes ----
+
+/** Galera, RabbitMQ, OVN central: where their member counts are in the values, and what a change of it does. */
+interface QuorumValue {
+  unit: string;
+  path: string[];
+  name: string;
+  note: string;
+}
+
+const QUORUM_NOTES: Record<string, { name: string; note: string }> = {
+  mariadb: { name: "Galera (MariaDB)", note: "a Galera cluster keeps working while a majority of its members is up" },
+  rabbitmq: {
+    name: "RabbitMQ",
+    note: "quorum queues need a majority of their replicas, and the RabbitMQ cluster operator refuses to scale a cluster down (rabbitmq/cluster-operator controllers/reconcile_scale_down.go)",
+  },
+  ovnCentral: {
+    name: "OVN central",
+    note: "the northbound and southbound databases are RAFT clusters, and a member the StatefulSet stops still counts until it leaves the cluster (ovs-appctl cluster/leave): after a scale-down the members left may be no majority of the cluster they know",
+  },
+};
+
+function quorumValues(): QuorumValue[] {
+  const out: QuorumValue[] = QUORUM_MEMBERS.map((m) => ({ unit: INFRASTRUCTURE_UNIT, path: ["infrastructure", m, "replicas"], ...QUORUM_NOTES[m] }));
+  for (const [service, spec] of Object.entries(SERVICE_CATALOG) as [ServiceName, (typeof SERVICE_CATALOG)[ServiceName]][]) {
+    for (const [component, c] of Object.entries(spec.components)) {
+      if (c.replicas !== "quorum") continue;
+      const known = QUORUM_NOTES[component] ?? { name: `${service} ${component}`, note: "its members replicate their state and need a majority up" };
+      out.push({ unit: releaseName(service), path: [component, "replicas"], ...known });
+    }
+  }
+  return out;
+}
+
+/** Failures a quorum of `n` members survives. */
+const tolerates = (n: number) => Math.max(0, Math.floor((n - 1) / 2));
+
+function quorumFindings(values: ValuesChange[]): Finding[] {
+  const out: Finding[] = [];
+  for (const q of quorumValues()) {
+    const v = values.find((x) => x.unit === q.unit && x.op === "change");
+    const c = v?.changes.find((x) => x.op === "change" && formatPath(x.path) === formatPath(q.path));
+    if (!c || typeof c.before !== "number" || typeof c.after !== "number") continue;
+    const even = c.after > 1 && c.after % 2 === 0 ? "; an even count can split into two halves that both stop" : "";
+    out.push({
+      level: "warning",
+      code: "quorum-members",
+      message: `${q.name}: ${c.before} → ${c.after} members (${formatPath(q.path)} of ${q.unit})`,
+      reason: `it survives ${tolerates(c.before)} failed member(s) before and ${tolerates(c.after)} after; ${q.note}${even}`,
+    });
+  }
+  return out;
+}
+
+function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Finding[] {
+  const out: Finding[] = [];
+  for (const u of units) {
+    const unit = bi.units.get(u.name);
+    if (u.op !== "remove" || unit?.type !== "openkeel:openkeel:Release") continue;
+    const service = u.name.replace(/^openkeel-/, "") as ServiceName;
+    const role = SERVICE_REQUIRED_ROLE[service] as Role | undefined;
+    const had = (idx: Index) => idx.nodes.filter((n) => role !== undefined && n.roles.includes(role)).map((n) => n.name);
+    let why = "the stack no longer enables it (openkeel:services)";
+    if (role && had(hi).length === 0 && had(bi).length > 0) {
+      const lost = had(bi).map((n) => (hi.nodes.some((x) => x.name === n) ? `${n} lost it` : `${n} left the inventory`));
+      why = `no node has the ${role} role any more (${lost.join(", ")}), and ${service} runs only where one has it (topology/services.ts)`;
+    }
+    out.push({
+      level: "warning",
+      code: "service-removed",
+      message: `service ${service} goes away: \`pulumi up\` uninstalls release ${unit.release ?? u.name}`,
+      reason: `${why}; its API leaves the cloud`,
+    });
+  }
+  return out;
+}
+
+// ---- one stack ----
 
 /** Compare one stack's base and head trees (either may be absent). */
 export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport): StackPreview {
@@ -212,8 +539,8 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
   const bi = indexOf(b);
   const hi = indexOf(h);
 
-  const bo = objectsOf(b);
-  const ho = objectsOf(h);
+  const bo = objectsOf(b, bi);
+  const ho = objectsOf(h, hi);
   const keys = [...new Set([...bo.keys(), ...ho.keys()])].sort(cmp);
   const objects: StackPreview["objects"] = { added: [], removed: [], changed: [] };
   for (const k of keys) {
@@ -223,7 +550,9 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
     else if (!y) objects.removed.push(x.ref);
     else {
       const changes = diff(x.body, y.body);
-      if (changes.length) objects.changed.push({ ref: y.ref, changes });
+      if (changes.length === 0) continue;
+      const { replaces, refused } = inPlace(y.ref.apiVersion, y.ref.kind, changes, y.ref.patch);
+      objects.changed.push({ ref: y.ref, changes, action: replaces.length ? "replace" : "update", replaces, refused });
     }
   }
 
@@ -234,14 +563,14 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
     const x = b.get(f);
     const y = h.get(f);
     if (x === y) continue;
-    const meta = hi.units.get(unit) ?? bi.units.get(unit) ?? {};
+    const meta = hi.units.get(unit) ?? bi.units.get(unit);
     const op = x === undefined ? "add" : y === undefined ? "remove" : "change";
     const changes = diff(x === undefined ? undefined : parse(x), y === undefined ? undefined : parse(y));
     if (op === "change" && changes.length === 0) continue;
     values.push({
       unit,
-      ...(meta.release ? { release: String(meta.release) } : {}),
-      ...(meta.namespace ? { namespace: String(meta.namespace) } : {}),
+      ...(meta?.release ? { release: String(meta.release) } : {}),
+      ...(meta?.namespace ? { namespace: String(meta.namespace) } : {}),
       op,
       changes: op === "change" ? changes : [],
     });
@@ -249,8 +578,8 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
 
   const units: UnitChange[] = [];
   for (const name of [...new Set([...bi.units.keys(), ...hi.units.keys()])].sort(cmp)) {
-    const x = bi.units.get(name);
-    const y = hi.units.get(name);
+    const x = bi.units.get(name)?.fields;
+    const y = hi.units.get(name)?.fields;
     if (!x) units.push({ name, op: "add", changes: diff({}, y) });
     else if (!y) units.push({ name, op: "remove", changes: [] });
     else {
@@ -267,37 +596,57 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
     resolved: sortW(bi.warnings.filter((w) => !hw.has(warningKey(w)))),
   };
 
+  const both = base !== undefined && head !== undefined;
+  const placement =
+    both && b.has("placement.md") && h.has("placement.md") && b.get("placement.md") !== h.get("placement.md")
+      ? placementDelta(b.get("placement.md")!, h.get("placement.md")!)
+      : undefined;
+  const nodes = both ? nodeSteps(b, h) : [];
+
   const other: FileChange[] = [];
   for (const f of [...new Set([...b.keys(), ...h.keys()])].sort(cmp)) {
     if (f === "index.yaml" || f.startsWith("objects/") || /^values\/[^/]+\.ya?ml$/.test(f)) continue;
+    if (f === "placement.md" && placement) continue;
     const c = fileChange(f, b.get(f), h.get(f));
-    if (c) other.push(c);
+    if (!c) continue;
+    if (f === "placement.svg" && placement) other.push({ file: f, op: c.op, seeAlso: "the picture of the placement delta" });
+    else if (f === "talos/machines.yaml" && nodes.length && c.op === "change") other.push({ file: f, op: c.op, seeAlso: "node steps" });
+    else other.push(c);
   }
 
-  const settings = base && head ? diff(bi.settings, hi.settings) : [];
+  const { actions, findings: refused } = actionsOf(objects, units, values, bi, hi);
+  const findings = [...refused, ...serviceFindings(units, bi, hi), ...quorumFindings(values)];
+
+  const settings = both ? diff(bi.settings, hi.settings) : [];
   const changed =
-    settings.length + objects.added.length + objects.removed.length + objects.changed.length + values.length + units.length +
-      warnings.added.length + warnings.resolved.length + other.length >
+    settings.length + actions.length + values.length + units.length + warnings.added.length + warnings.resolved.length + other.length +
+      (placement && !isEmptyDelta(placement) ? 1 : 0) >
     0;
-  const violations = policy?.stacks[stack]?.violations;
   return {
     stack,
     status: !base ? "added" : !head ? "removed" : changed ? "changed" : "unchanged",
     title: (head ? hi.title : bi.title) || stack,
     settings,
+    actions,
+    findings,
     objects,
     values,
     units,
+    nodes,
+    ...(placement && !isEmptyDelta(placement) ? { placement } : {}),
     warnings,
     other,
-    ...(violations
-      ? {
-          policy: [...violations].sort(
-            (p, q) => cmp(p.policy, q.policy) || cmp(p.resource ?? "", q.resource ?? "") || cmp(p.message, q.message),
-          ),
-        }
-      : {}),
+    ...policyOf(stack, policy),
   };
+}
+
+function policyOf(stack: string, policy: PolicyReport | undefined): { policy?: StackPolicy } {
+  if (!policy) return {};
+  if (policy.error !== undefined) return { policy: { violations: [], passed: false, error: policy.error } };
+  const s = policy.stacks?.[stack];
+  if (!s) return {};
+  const violations = [...s.violations].sort((p, q) => cmp(p.policy, q.policy) || cmp(p.resource ?? "", q.resource ?? "") || cmp(p.message, q.message));
+  return { policy: { violations, passed: s.passed ?? !violations.some((v) => v.level === "mandatory") } };
 }
 
 /** Every stack present in either render (optionally only some), sorted by name. */
@@ -308,187 +657,7 @@ export function previewAll(base: Tree, head: Tree, opts: { stacks?: string[]; po
   return names.map((s) => previewStack(s, bs.get(s), hs.get(s), opts.policy));
 }
 
-// ---- Markdown ----
-
-export const REPORT_MARKER = "<!-- openkeel-preview -->";
-
-function fence(lang: string, body: string): string {
-  const longest = Math.max(2, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
-  const f = "`".repeat(longest + 1);
-  return `${f}${lang}\n${body.replace(/\n$/, "")}\n${f}`;
-}
-
-function indent(text: string, by: string): string {
-  return text
-    .split("\n")
-    .map((l) => (l ? by + l : l))
-    .join("\n");
-}
-
-function yamlLines(v: unknown): string[] {
-  if (v === undefined) return ["(absent)"];
-  return toYaml(v).replace(/\n$/, "").split("\n");
-}
-
-/** Field changes as a `diff` block: `@@ path @@`, then the old value (-) and the new one (+). */
-function changesBlock(changes: Change[]): string {
-  const out: string[] = [];
-  for (const c of changes) {
-    out.push(`@@ ${formatPath(c.path)}${c.op === "reorder" ? " (order)" : ""} @@`);
-    if (c.op !== "add") for (const l of yamlLines(c.before)) out.push(`- ${l}`);
-    if (c.op !== "remove") for (const l of yamlLines(c.after)) out.push(`+ ${l}`);
-  }
-  return fence("diff", out.join("\n"));
-}
-
-function objectLabel(r: ObjectRef): string {
-  // The Pulumi layer applies rendered Node objects as NodePatches (it never creates or deletes a Node).
-  const applied = r.kind === "Node" && r.apiVersion === "v1" ? ", applied as a NodePatch" : "";
-  return `${r.kind} \`${r.namespace ? `${r.namespace}/` : ""}${r.name}\` (\`${r.apiVersion}\`${applied})`;
-}
-
-function countLine(p: StackPreview): string {
-  const parts: string[] = [];
-  const o = p.objects;
-  if (o.added.length + o.removed.length + o.changed.length) parts.push(`objects +${o.added.length} −${o.removed.length} ~${o.changed.length}`);
-  if (p.values.length) parts.push(`values of ${p.values.length} release(s)`);
-  if (p.units.length) parts.push(`${p.units.length} unit(s)`);
-  if (p.warnings.added.length) parts.push(`${p.warnings.added.length} new warning(s)`);
-  if (p.warnings.resolved.length) parts.push(`${p.warnings.resolved.length} resolved warning(s)`);
-  if (p.settings.length) parts.push(`${p.settings.length} stack field(s)`);
-  if (p.other.length) parts.push(`${p.other.length} other file(s)`);
-  return parts.join(", ");
-}
-
-function policyCell(p: StackPreview): string {
-  if (!p.policy) return "not run";
-  if (p.policy.length === 0) return "✅ passed";
-  const mandatory = p.policy.filter((v) => v.level === "mandatory").length;
-  return `${mandatory ? "❌" : "⚠️"} ${p.policy.length} violation(s)`;
-}
-
-/** One stack's section: everything that changed, field by field. */
-export function stackMarkdown(p: StackPreview, heading = "###"): string {
-  const h = heading;
-  const out: string[] = [`${h} ${p.stack} — ${p.title}`, ""];
-  if (p.status === "added") out.push("New stack: everything below is added.", "");
-  if (p.status === "removed") out.push("Stack removed: everything below is removed.", "");
-  if (p.status === "unchanged") out.push("No changes.", "");
-  else out.push(`Changes: ${countLine(p) || "none"}.`, "");
-
-  if (p.settings.length) out.push(`${h}# Stack (index.yaml)`, "", changesBlock(p.settings), "");
-
-  const o = p.objects;
-  if (o.added.length + o.removed.length + o.changed.length) {
-    out.push(`${h}# Objects`, "");
-    if (o.added.length) {
-      out.push("**Added**", "");
-      for (const r of o.added) {
-        out.push(`- ${objectLabel(r)} — \`${r.file}\``, "", "  <details><summary>object</summary>", "", indent(fence("yaml", toYaml(r.body)), "  "), "", "  </details>", "");
-      }
-    }
-    if (o.removed.length) {
-      out.push("**Removed**", "");
-      for (const r of o.removed) out.push(`- ${objectLabel(r)} — \`${r.file}\``);
-      out.push("");
-    }
-    if (o.changed.length) {
-      out.push("**Changed**", "");
-      for (const c of o.changed) out.push(`${objectLabel(c.ref)} — \`${c.ref.file}\``, "", changesBlock(c.changes), "");
-    }
-  }
-
-  if (p.values.length) {
-    out.push(`${h}# Helm values`, "");
-    for (const v of p.values) {
-      const rel = v.release ? ` (release \`${v.release}\`${v.namespace ? ` in \`${v.namespace}\`` : ""})` : "";
-      const what = v.op === "add" ? "new release" : v.op === "remove" ? "release removed" : `${v.changes.length} field(s)`;
-      out.push(`\`${v.unit}\`${rel}: ${what}`, "");
-      if (v.changes.length) out.push(changesBlock(v.changes), "");
-    }
-  }
-
-  if (p.units.length) {
-    out.push(`${h}# Units`, "");
-    for (const u of p.units) {
-      out.push(`\`${u.name}\`: ${u.op === "add" ? "added" : u.op === "remove" ? "removed" : "changed"}`, "");
-      if (u.changes.length) out.push(changesBlock(u.changes), "");
-    }
-  }
-
-  if (p.warnings.added.length + p.warnings.resolved.length) {
-    out.push(`${h}# Plan-check warnings`, "");
-    for (const w of p.warnings.added) out.push(`- ⚠️ new **${w.code}**: ${w.message}${w.remediation ? `. Fix: ${w.remediation}` : ""}`);
-    for (const w of p.warnings.resolved) out.push(`- ✅ resolved **${w.code}**: ${w.message}`);
-    out.push("");
-  }
-
-  if (p.other.length) {
-    out.push(`${h}# Other rendered files`, "");
-    for (const f of p.other) {
-      out.push(`\`${f.file}\`: ${f.op === "add" ? "added" : f.op === "remove" ? "removed" : "changed"}`, "");
-      if (f.changes?.length) out.push(changesBlock(f.changes), "");
-      else if (f.lines?.length) out.push(fence("diff", f.lines.join("\n")), "");
-    }
-  }
-
-  if (p.policy) {
-    out.push(`${h}# Policy`, "");
-    if (p.policy.length === 0) out.push("No violations.", "");
-    else {
-      out.push("| level | policy | resource | message |", "|---|---|---|---|");
-      const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-      for (const v of p.policy) out.push(`| ${cell(v.level)} | ${cell(v.policy)} | ${cell(v.resource ?? "")} | ${cell(v.message)} |`);
-      out.push("");
-    }
-  }
-  return out.join("\n").replace(/\n+$/, "\n");
-}
-
-export interface ReportInput {
-  base: string;
-  stacks: StackPreview[];
-  /** Policy output as text (any non-JSON --policy file), shown once for all stacks. */
-  policyText?: string;
-}
-
-function summaryTable(r: ReportInput): string[] {
-  const withPolicy = r.stacks.some((s) => s.policy);
-  const out = [
-    `| stack | ${["objects added", "removed", "changed", "values", "new warnings", ...(withPolicy ? ["policy"] : [])].join(" | ")} |`,
-    `|---|${"---:|".repeat(5)}${withPolicy ? "---|" : ""}`,
-  ];
-  for (const s of r.stacks) {
-    const cells = [s.objects.added.length, s.objects.removed.length, s.objects.changed.length, s.values.length, s.warnings.added.length].map(String);
-    const name = s.status === "unchanged" ? `${s.stack} (no changes)` : s.status === "changed" ? s.stack : `${s.stack} (${s.status})`;
-    out.push(`| ${name} | ${cells.join(" | ")}${withPolicy ? ` | ${policyCell(s)}` : ""} |`);
-  }
-  return out;
-}
-
-function header(r: ReportInput): string[] {
-  return [REPORT_MARKER, "## Render preview", "", `Base: ${r.base} → this change (every stack rendered offline from both).`, ""];
-}
-
-/** The whole report: summary table, then every changed stack's section, then policy output. */
-export function reportMarkdown(r: ReportInput): string {
-  const out = [...header(r), ...summaryTable(r), ""];
-  for (const s of r.stacks) if (s.status !== "unchanged" || s.policy?.length) out.push(stackMarkdown(s), "");
-  if (r.policyText !== undefined) out.push("### Policy", "", fence("text", r.policyText), "");
-  return out.join("\n").replace(/\n+$/, "\n");
-}
-
-/** GitHub rejects comments over 65,536 characters: past the limit, the summary and a pointer. */
-export const COMMENT_LIMIT = 60_000;
-
-export function commentMarkdown(r: ReportInput, full = reportMarkdown(r)): string {
-  if (full.length <= COMMENT_LIMIT) return full;
-  const out = [
-    ...header(r),
-    ...summaryTable(r),
-    "",
-    `The full report (${full.length} characters) is too long for a comment: see \`report.md\` in the workflow's \`preview\` artifact.`,
-    "",
-  ];
-  return out.join("\n");
+/** Errors anywhere: `pulumi up` would refuse or fail on this change. */
+export function hasErrors(stacks: StackPreview[]): boolean {
+  return stacks.some((s) => s.findings.some((f) => f.level === "error"));
 }

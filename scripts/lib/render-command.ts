@@ -20,6 +20,9 @@ const RENDER_OPTIONS = {
   "allow-removal": { type: "string", multiple: true },
 } as const;
 
+/** Its usage (`--help`) is the CLI's header, also when the command runs in-process. */
+const RENDER_SCRIPT = path.resolve(__dirname, "../render.ts");
+
 /** The previous render of a stack's index: its text and where it was read, for messages. */
 interface PreviousIndex {
   text: string;
@@ -54,10 +57,10 @@ function previousIndex(out: string, stack: string): PreviousIndex | undefined {
 }
 
 export function renderCommand(argv: string[], io: Io): number {
-  const opts = args(RENDER_OPTIONS, argv);
+  const opts = args(RENDER_OPTIONS, argv, RENDER_SCRIPT);
   const out = opts.out!;
   const allowed = new Set(opts["allow-removal"] ?? []);
-  const stacks = planStacks(opts.stack, opts["stacks-dir"]);
+  const stacks = planStacks(opts.stack, opts["stacks-dir"], io.progress);
   const rendered = stacks.map((s) => ({ s, files: renderPlan(s.plan, s.result.placement) }));
 
   // Data-owning units the previous render (normally the committed one) had and this one drops.

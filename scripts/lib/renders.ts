@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { PROGRESS_MARK } from "./cli";
 import { REPO_ROOT } from "./tools";
 
 export interface RenderRun {
@@ -11,17 +12,33 @@ export interface RenderRun {
   stderr: string;
 }
 
-/** `tsx scripts/render.ts --out <outDir>` inside `checkout`, with this repository's tsx. */
-export function renderCheckout(checkout: string, outDir: string, extraArgs: string[] = []): Promise<RenderRun> {
+/**
+ * `tsx scripts/render.ts --out <outDir>` inside `checkout`, with this repository's tsx. With
+ * `onProgress`, the child's progress lines are relayed (and kept out of `stderr`, which holds what
+ * went wrong); without, the child prints none.
+ */
+export function renderCheckout(checkout: string, outDir: string, extraArgs: string[] = [], onProgress?: (line: string) => void): Promise<RenderRun> {
   const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [path.join(checkout, "scripts", "render.ts"), "--out", outDir, ...extraArgs], { cwd: checkout });
+    const child = spawn(tsx, [path.join(checkout, "scripts", "render.ts"), "--out", outDir, ...extraArgs], {
+      cwd: checkout,
+      env: { ...process.env, OPENKEEL_PROGRESS: onProgress ? "1" : "0" },
+    });
     let stdout = "";
     let stderr = "";
+    let pending = "";
     child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
+    child.stderr.on("data", (d) => {
+      pending += d;
+      const lines = pending.split("\n");
+      pending = lines.pop()!;
+      for (const line of lines) {
+        if (onProgress && line.startsWith(PROGRESS_MARK)) onProgress(line.slice(PROGRESS_MARK.length));
+        else stderr += `${line}\n`;
+      }
+    });
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code) => resolve({ code, stdout, stderr: stderr + pending }));
   });
 }
 

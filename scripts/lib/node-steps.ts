@@ -1,0 +1,244 @@
+// The steps outside Kubernetes a change needs, node by node and in order, read from the two renders
+// of a stack: the Talos configuration (talos/machines.yaml and the patches each node gets, in
+// order), the role-label Node objects and the inventory of index.yaml. `pulumi up` changes labels
+// and workloads; it does not install a Talos image, apply a machine config, move Longhorn replicas
+// or change the taints a kubelet registered with. Those are these steps.
+//
+// Facts they rest on:
+// - `talosctl upgrade` installs a new image (a new schematic: extensions, kernel arguments) and
+//   reboots; it cordons and drains the node itself first (siderolabs/talos
+//   internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer.go, Upgrade: CordonAndDrainNode);
+// - a machine-config change is `talosctl apply-config` (Talos reboots when the change needs it);
+//   a machine type (worker, controlplane) is not converted in place — a machine of one type given
+//   the other's config is unusable until reset (siderolabs/talos#12096) — so the node is reset and
+//   installed again;
+// - a worker's taints come from `registerWithTaints`, read once when the kubelet registers
+//   (docs/node-configuration.md): on a registered node they change with `kubectl taint` only;
+// - Longhorn moves a node's replicas away when the node asks for eviction: `spec.evictionRequested`
+//   and `spec.allowScheduling` of nodes.longhorn.io (longhorn/longhorn-manager
+//   k8s/pkg/apis/longhorn/v1beta2/node.go);
+// - node affinity and selectors count when a pod is scheduled only: pods of a role a node loses
+//   keep running there until the node is drained (DaemonSet pods excepted: their controller
+//   removes them).
+import { parse, parseAllDocuments } from "yaml";
+import { isDeepStrictEqual } from "node:util";
+import { diff, formatPath } from "./ydiff";
+
+export type Tree = Map<string, string>;
+
+interface NodeStep {
+  /** Before `pulumi up` (the cluster must be ready for the new labels) or after it. */
+  when: "before" | "after";
+  what: string;
+  command: string;
+  why: string;
+}
+
+export interface NodeSteps {
+  node: string;
+  change: "added" | "removed" | "changed";
+  roles: { before?: string[]; after?: string[] };
+  steps: NodeStep[];
+}
+
+interface Machine {
+  machineType?: string;
+  patches: string[];
+  schematic?: string;
+  schematicId?: string;
+  installerImage?: string;
+}
+
+interface NodeView {
+  roles: string[];
+  machine?: Machine;
+  /** The documents the node's patches hold, in order (comments and file names aside). */
+  config?: unknown[];
+  address?: string;
+  longhornDisk: boolean;
+  /** `key=value:Effect` of registerWithTaints (workers). */
+  registerTaints: string[];
+}
+
+const LONGHORN_DISK_LABEL = "node.longhorn.io/create-default-disk";
+
+function yamlOf(tree: Tree, file: string): unknown {
+  const text = tree.get(file);
+  return text === undefined ? undefined : parse(text);
+}
+
+function docsOf(tree: Tree, file: string): unknown[] {
+  const text = tree.get(file);
+  return text === undefined ? [] : parseAllDocuments(text).map((d) => d.toJS());
+}
+
+function isMap(v: unknown): v is Record<string, any> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function taintId(t: { key?: unknown; value?: unknown; effect?: unknown }): string {
+  return `${String(t.key)}=${t.value === undefined ? "" : String(t.value)}:${String(t.effect)}`;
+}
+
+/** Every node of one render, by name. */
+function viewOf(tree: Tree): Map<string, NodeView> {
+  const out = new Map<string, NodeView>();
+  const index = (yamlOf(tree, "index.yaml") ?? {}) as { nodes?: { name: string; roles?: string[] }[] };
+  const machines = ((yamlOf(tree, "talos/machines.yaml") as { machines?: Record<string, Machine> } | undefined)?.machines ?? {}) as Record<string, Machine>;
+  const nodeObjects = new Map<string, Record<string, any>>();
+  for (const [file, text] of tree) {
+    if (!file.startsWith("objects/")) continue;
+    for (const doc of parseAllDocuments(text)) {
+      const o = doc.toJS() as Record<string, any> | null;
+      if (o?.apiVersion === "v1" && o.kind === "Node" && typeof o.metadata?.name === "string") nodeObjects.set(o.metadata.name, o);
+    }
+  }
+  for (const n of index.nodes ?? []) {
+    const machine = machines[n.name];
+    const config = machine ? machine.patches.flatMap((p) => docsOf(tree, `talos/${p}`)) : undefined;
+    // later patches win: the node's own patch comes after its group's
+    const last = (has: (d: Record<string, any>) => unknown) => [...(config ?? [])].reverse().find((d) => isMap(d) && has(d)) as Record<string, any> | undefined;
+    const taints = (last((d) => d.machine?.kubelet?.extraConfig?.registerWithTaints)?.machine.kubelet.extraConfig.registerWithTaints ?? []) as Record<string, unknown>[];
+    const cidr = last((d) => d.machine?.kubelet?.nodeIP?.validSubnets)?.machine.kubelet.nodeIP.validSubnets[0];
+    out.set(n.name, {
+      roles: n.roles ?? [],
+      ...(machine ? { machine, config } : {}),
+      ...(typeof cidr === "string" ? { address: cidr.replace(/\/\d+$/, "") } : {}),
+      longhornDisk: nodeObjects.get(n.name)?.metadata?.labels?.[LONGHORN_DISK_LABEL] === "true",
+      registerTaints: taints.map(taintId).sort(),
+    });
+  }
+  return out;
+}
+
+const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
+
+/** The fields that differ between two machine configs, shortened for a one-line reason. */
+function configFields(before: unknown[], after: unknown[]): string {
+  const fields = diff(before, after).map((c) => formatPath(c.path.slice(1)));
+  const unique = [...new Set(fields)];
+  return unique.length > 4 ? `${unique.slice(0, 4).join(", ")} and ${unique.length - 4} more` : unique.join(", ");
+}
+
+function evict(node: string, why: string): NodeStep {
+  return {
+    when: "before",
+    what: "Longhorn eviction",
+    command: `kubectl -n longhorn-system patch nodes.longhorn.io ${node} --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`,
+    why: `${why}; wait until Longhorn shows no replica on it before going on`,
+  };
+}
+
+function drain(node: string, why: string): NodeStep {
+  return { when: "before", what: "drain", command: `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data`, why };
+}
+
+function stepsOfChanged(name: string, b: NodeView, h: NodeView): NodeStep[] {
+  const steps: NodeStep[] = [];
+  const lost = b.roles.filter((r) => !h.roles.includes(r));
+  const addr = h.address ?? b.address ?? name;
+  if (b.longhornDisk && !h.longhornDisk) steps.push(evict(name, "it no longer holds a Longhorn disk, and the replicas on it would be lost with it"));
+  if (lost.length) steps.push(drain(name, `it loses the ${lost.join(", ")} role(s): those pods keep running there until evicted`));
+  if (b.machine && h.machine && b.machine.machineType !== h.machine.machineType) {
+    steps.push({
+      when: "before",
+      what: "reinstall",
+      command: `talosctl reset --graceful --nodes ${addr}, then install it as a ${h.machine.machineType} with its new configuration (talos/machines.yaml)`,
+      why: `its Talos machine type changes (${b.machine.machineType} → ${h.machine.machineType}), which Talos does not convert in place`,
+    });
+    // installed afresh, it registers with its new taints
+    return steps;
+  }
+  if (b.config && h.config && !isDeepStrictEqual(b.config, h.config)) {
+    steps.push({
+      when: "before",
+      what: "apply-config",
+      command: `talosctl apply-config --nodes ${addr} --file <its machine config: ${h.machine!.patches.join(" + ")}>`,
+      why: `its machine config changes: ${configFields(b.config, h.config)}`,
+    });
+  }
+  if (b.machine && h.machine && b.machine.schematicId !== h.machine.schematicId) {
+    steps.push({
+      when: "before",
+      what: "upgrade",
+      command: `talosctl upgrade --nodes ${addr} --image ${h.machine.installerImage}`,
+      why: `new schematic ${h.machine.schematic} (${h.machine.schematicId?.slice(0, 12)}): extensions and kernel arguments live in the image; Talos cordons and drains the node, then reboots`,
+    });
+  }
+  steps.push(...taintSteps(name, b, h));
+  if (lost.length && h.roles.length > 0) {
+    steps.push({ when: "after", what: "uncordon", command: `kubectl uncordon ${name}`, why: "it was drained for the role change and has its new labels now" });
+  }
+  return steps;
+}
+
+function taintSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
+  if (!b.machine || !h.machine || h.machine.machineType !== "worker") return [];
+  const removed = b.registerTaints.filter((t) => !h.registerTaints.includes(t));
+  const added = h.registerTaints.filter((t) => !b.registerTaints.includes(t));
+  if (removed.length + added.length === 0) return [];
+  const args = [...removed.map((t) => `${t.replace(/=[^:]*:/, ":")}-`), ...added];
+  return [
+    {
+      when: "before",
+      what: "taints",
+      command: `kubectl taint nodes ${name} ${args.join(" ")}`,
+      why: `a registered kubelet keeps the taints it registered with (registerWithTaints): ${[
+        ...removed.map((t) => `−${t}`),
+        ...added.map((t) => `+${t}`),
+      ].join(", ")}`,
+    },
+  ];
+}
+
+function stepsOfAdded(name: string, h: NodeView): NodeStep[] {
+  if (!h.machine) return [];
+  const addr = h.address ?? name;
+  return [
+    {
+      when: "before",
+      what: "install",
+      command: `boot it from the image of ${h.machine.schematic} (installer ${h.machine.installerImage}), then talosctl apply-config --insecure --nodes ${addr} --file <its machine config: ${h.machine.patches.join(" + ")}>`,
+      why: "a new node: it must have joined the cluster (registered with its taints) before `pulumi up` labels it",
+    },
+  ];
+}
+
+function stepsOfRemoved(name: string, b: NodeView): NodeStep[] {
+  const steps: NodeStep[] = [];
+  const addr = b.address ?? name;
+  if (b.longhornDisk) steps.push(evict(name, "it holds a Longhorn disk, and the replicas on it would be lost with it"));
+  steps.push(drain(name, "it leaves the inventory: its pods must run elsewhere first"));
+  if (b.machine) {
+    const etcd = b.machine.machineType === "controlplane" ? ", after leaving etcd" : "";
+    steps.push({ when: "after", what: "reset", command: `talosctl reset --graceful --nodes ${addr}`, why: `wipes it${etcd}` });
+  }
+  steps.push({ when: "after", what: "delete", command: `kubectl delete node ${name}`, why: "`pulumi up` only takes its role labels back; the Node object stays until deleted" });
+  return steps;
+}
+
+/** Per node whose steps are not empty, in inventory order (the head's, then nodes only the base has). */
+export function nodeSteps(base: Tree, head: Tree): NodeSteps[] {
+  const b = viewOf(base);
+  const h = viewOf(head);
+  const names = [...h.keys(), ...[...b.keys()].filter((n) => !h.has(n))];
+  const out: NodeSteps[] = [];
+  for (const name of names) {
+    const x = b.get(name);
+    const y = h.get(name);
+    const change = !x ? "added" : !y ? "removed" : "changed";
+    const steps = !x ? stepsOfAdded(name, y!) : !y ? stepsOfRemoved(name, x) : stepsOfChanged(name, x, y);
+    if (steps.length === 0) continue;
+    out.push({ node: name, change, roles: { ...(x ? { before: x.roles } : {}), ...(y ? { after: y.roles } : {}) }, steps });
+  }
+  return out;
+}
+
+/** `compute, storage → network`, `new: compute, storage`, `was: network`. */
+export function rolesChange(s: NodeSteps): string {
+  if (s.change === "added") return `new: ${list(s.roles.after ?? [])}`;
+  if (s.change === "removed") return `removed, was: ${list(s.roles.before ?? [])}`;
+  const before = list(s.roles.before ?? []);
+  const after = list(s.roles.after ?? []);
+  return before === after ? before : `${before} → ${after}`;
+}

@@ -1,0 +1,126 @@
+// Commands that behave like tools: every script answers --help with its usage (what it does, its
+// options as the parser takes them, its exit codes) and exit 0; an unknown option is exit 2 and
+// points to --help; a reader that closes the pipe early ends the command quietly; progress lines
+// go to stderr only when wanted (a terminal, or OPENKEEL_PROGRESS=1), never into a pipe.
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { capture, progressWanted, usageText } from "../scripts/lib/cli";
+import { renderCommand } from "../scripts/lib/render-command";
+import { REPO } from "./helpers/stacks";
+
+const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
+const SCRIPTS = fs
+  .readdirSync(path.join(REPO, "scripts"))
+  .filter((f) => f.endsWith(".ts"))
+  .sort();
+const temps: string[] = [];
+afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+function runScript(script: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [path.join(REPO, "scripts", script), ...argv], { cwd: REPO, env: { ...process.env, OPENKEEL_PROGRESS: "", ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("--help", () => {
+  it("every script prints its usage from its header comment, its options and exit codes, and exits 0 without running", async () => {
+    expect(SCRIPTS.length).toBeGreaterThanOrEqual(10);
+    const runs = await Promise.all(SCRIPTS.map((s) => runScript(s, ["--help"])));
+    SCRIPTS.forEach((script, i) => {
+      const r = runs[i];
+      const header = fs.readFileSync(path.join(REPO, "scripts", script), "utf8").split("\n")[0].replace(/^\/\/ /, "");
+      expect(header, script).toMatch(/^npm run [\w:]+/);
+      expect(r.stderr, script).toBe("");
+      expect(r.code, script).toBe(0);
+      expect(r.stdout.startsWith(header), script).toBe(true);
+      expect(r.stdout, script).toMatch(/^Options:$/m);
+      expect(r.stdout, script).toMatch(/^ {2}-h, --help +print this text and exit$/m);
+      expect(r.stdout, script).toMatch(/\bExit\b/);
+    });
+  });
+
+  it("-h is --help, also among other options; the text lists each option with its default and repeatability", async () => {
+    const r = await runScript("render.ts", ["--stack", "lab", "-h"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}--stack <value> +repeatable$/m);
+    expect(r.stdout).toMatch(/^ {2}--out <value> +default: rendered$/m);
+    expect(r.stdout).toMatch(/^ {2}--allow-removal <value> +repeatable$/m);
+    expect(r.stdout).toContain("Exit 0: rendered; 1: a plan check failed");
+  });
+
+  it("in-process, a command's --help is its CLI's header, and nothing is rendered", async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-help-"));
+    temps.push(out);
+    const r = await capture(renderCommand, ["--help", "--out", out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith("npm run render [-- --stack <name>]…")).toBe(true);
+    expect(fs.readdirSync(out)).toEqual([]);
+  });
+
+  it("a script without a header says what it is and gives the generic exit codes", () => {
+    const text = usageText({ flag: { type: "boolean" } }, "/nowhere/else.ts");
+    expect(text).toMatch(/^else: an offline script of this repository\./);
+    expect(text).toMatch(/^ {2}--flag$/m);
+    expect(text).toMatch(/^Exit codes: 0 success; 1 a check failed; 2 bad usage or bad stack config .*; 3 internal error/m);
+  });
+
+  it("an unknown option is a usage error (exit 2) that names the options and points to --help", async () => {
+    const r = await runScript("plan.ts", ["--stak", "lab"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Unknown option '--stak'/);
+    expect(r.stderr).toMatch(/Options: --stack, --stacks-dir \(--help explains them\)/);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe("a closed pipe", () => {
+  it("npm run plan into a reader that has gone: no EPIPE stack trace, exit 0", () => {
+    // `true` exits without reading: every write of the plan meets a closed pipe
+    const r = spawnSync("bash", ["-c", `set -o pipefail; '${TSX}' scripts/plan.ts | true`], { cwd: REPO, encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+});
+
+describe("progress", () => {
+  it("is wanted on a terminal, or when OPENKEEL_PROGRESS=1; never with OPENKEEL_PROGRESS=0", () => {
+    expect(progressWanted({}, true)).toBe(true);
+    expect(progressWanted({}, false)).toBe(false);
+    expect(progressWanted({ OPENKEEL_PROGRESS: "1" }, false)).toBe(true);
+    expect(progressWanted({ OPENKEEL_PROGRESS: "0" }, true)).toBe(false);
+  });
+
+  it("render: one line per stack on stderr when wanted, none into a pipe; stdout is the same either way", async () => {
+    const a = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-progress-"));
+    const b = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-progress-"));
+    temps.push(a, b);
+    const [wanted, piped] = await Promise.all([runScript("render.ts", ["--out", a], { OPENKEEL_PROGRESS: "1" }), runScript("render.ts", ["--out", b])]);
+    expect(wanted.code).toBe(0);
+    expect(wanted.stderr.trimEnd().split("\n")).toEqual([
+      "… lab: planning (1/4)",
+      "… prod-large: planning (2/4)",
+      "… prod-medium: planning (3/4)",
+      "… prod-small: planning (4/4)",
+    ]);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe("");
+    expect(piped.stdout.replaceAll(b, "OUT")).toBe(wanted.stdout.replaceAll(a, "OUT"));
+  });
+
+  it("drift relays the fresh render's per-stack lines and keeps them out of its error messages", async () => {
+    const r = await runScript("drift.ts", [], { OPENKEEL_PROGRESS: "1" });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^… fresh render: prod-medium: planning \(3\/4\)$/m);
+    const quiet = await runScript("drift.ts", []);
+    expect(quiet.stderr).toBe("");
+  });
+});

@@ -1,0 +1,207 @@
+// The operator's day-2 changes (issue 15), each as a stack edit and the preview a reviewer gets:
+// the action per resource, what `pulumi up` would refuse, warnings with their reasons, the steps per
+// node in order, the placement delta. Each shipped stack is rendered as committed and as edited,
+// in-process, and compared the way `npm run preview` compares two commits. Adding a hypervisor and
+// a render that fails are proven through the CLI between two commits (test/preview.test.ts).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { readStack } from "../config/stack-file";
+import type { LoadedConfig } from "../config/schema";
+import { planStack } from "../environments";
+import { renderPlan } from "../render/render";
+import { hasErrors, previewStack, type StackPreview, type Tree } from "../scripts/lib/preview";
+import { stackMarkdown } from "../scripts/lib/preview-markdown";
+import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks } from "./helpers/stacks";
+
+function render(cfg: LoadedConfig): Tree {
+  const r = planStack(cfg);
+  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.checks)}`);
+  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
+}
+
+const committed = new Map<string, Tree>();
+function scenario(stack: string, edit: (raw: any) => void): StackPreview {
+  if (!committed.has(stack)) committed.set(stack, render(shippedConfig(stack)));
+  return previewStack(stack, committed.get(stack)!, render(mutatedConfig(stack, edit)));
+}
+
+const node = (raw: any, name: string) => {
+  const n = raw.nodes.find((x: any) => x.name === name);
+  if (!n) throw new Error(`no node ${name}`);
+  return n;
+};
+const steps = (p: StackPreview, name: string) => p.nodes.find((n) => n.node === name)?.steps.map((s) => `${s.when} ${s.what}: ${s.command}`) ?? [];
+const component = (p: StackPreview, name: string) => p.placement?.components.find((c) => c.component === name);
+
+describe("removing a gateway (net-2 of prod-medium)", () => {
+  const p = scenario("prod-medium", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2")));
+
+  it("deletes its role-label patch; drain before, reset and delete the Node after; no Longhorn step (no disk there)", () => {
+    expect(p.actions).toEqual([{ action: "delete", resource: "Node net-2 (patch)", unit: "node-roles", protected: false }]);
+    expect(p.findings).toEqual([]);
+    expect(p.nodes.map((n) => [n.node, n.change])).toEqual([["net-2", "removed"]]);
+    expect(steps(p, "net-2")).toEqual([
+      "before drain: kubectl drain net-2 --ignore-daemonsets --delete-emptydir-data",
+      "after reset: talosctl reset --graceful --nodes 10.30.2.12",
+      "after delete: kubectl delete node net-2",
+    ]);
+  });
+
+  it("the placement delta names what leaves the node", () => {
+    expect(component(p, "openkeel-neutron/chassis")).toEqual({ component: "openkeel-neutron/chassis", op: "changed", gained: [], lost: ["net-2"] });
+    expect(component(p, "openkeel-chart/ingress")?.lost).toEqual(["net-2"]);
+    expect(p.placement?.nodes).toEqual([{ node: "net-2", op: "removed", fields: ["role group: network", "zone: —", "taints: `node-role.openkeel.io/network:NoSchedule`"] }]);
+    expect(stackMarkdown(p)).toContain("- `openkeel-neutron/chassis`: −net-2");
+  });
+});
+
+describe("changing a node's role (cmp-03 of prod-medium: compute, storage → network)", () => {
+  const p = scenario("prod-medium", (r) => (node(r, "cmp-03").roles = ["network"]));
+
+  it("the steps outside Kubernetes, in order: evict its Longhorn replicas, drain, new config, new image, taints; uncordon after", () => {
+    expect(p.nodes.map((n) => [n.node, n.change, n.roles])).toEqual([["cmp-03", "changed", { before: ["compute", "storage"], after: ["network"] }]]);
+    const s = p.nodes[0].steps;
+    expect(s.map((x) => `${x.when} ${x.what}`)).toEqual(["before Longhorn eviction", "before drain", "before apply-config", "before upgrade", "before taints", "after uncordon"]);
+    expect(s[0].command).toBe(`kubectl -n longhorn-system patch nodes.longhorn.io cmp-03 --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`);
+    expect(s[2].command).toBe("talosctl apply-config --nodes 10.30.1.13 --file <its machine config: patches/worker-network.yaml + nodes/cmp-03.yaml>");
+    expect(s[2].why).toMatch(/machine\.kubelet\.extraConfig\.cpuManagerPolicy/);
+    const network = fs.readFileSync(path.join(STACKS_DIR, "..", "rendered/prod-medium/talos/machines.yaml"), "utf8").match(/net-1:[\s\S]*?installerImage: (\S+)/)![1];
+    expect(s[3].command).toBe(`talosctl upgrade --nodes 10.30.1.13 --image ${network}`);
+    expect(s[4].command).toBe("kubectl taint nodes cmp-03 node-role.openkeel.io/compute:NoSchedule- node-role.openkeel.io/network=:NoSchedule");
+    expect(s[5].command).toBe("kubectl uncordon cmp-03");
+  });
+
+  it("its role labels are an update of the patch; losing a storage node replaces the protected StorageClass: an error", () => {
+    expect(p.actions.find((a) => a.resource === "Node cmp-03 (patch)")?.action).toBe("update");
+    expect(p.findings.filter((f) => f.level === "error").map((f) => f.code)).toEqual(["protected-replace"]);
+    expect(hasErrors([p])).toBe(true);
+  });
+});
+
+describe("dropping a storage role (cmp-03 of prod-medium: compute, storage → compute)", () => {
+  const p = scenario("prod-medium", (r) => (node(r, "cmp-03").roles = ["compute"]));
+
+  it("StorageClass longhorn-vm is replaced, not changed (parameters.numberOfReplicas), and it is protected: an error", () => {
+    expect(p.actions.find((a) => a.resource === "StorageClass longhorn-vm")).toEqual({
+      action: "replace",
+      resource: "StorageClass longhorn-vm",
+      unit: "storage-classes",
+      protected: true,
+      detail: "parameters.numberOfReplicas cannot change in place",
+    });
+    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([
+      [
+        "error",
+        "protected-replace",
+        "StorageClass longhorn-vm of unit storage-classes would be replaced: parameters.numberOfReplicas cannot change in place, and the unit is protected, so `pulumi up` refuses",
+      ],
+    ]);
+    const md = stackMarkdown(p);
+    expect(md).toContain("**❌ Errors: `pulumi up` would refuse or fail on these**");
+    expect(md).toContain("| **replace** | StorageClass longhorn-vm | storage-classes 🔒 | parameters.numberOfReplicas cannot change in place |");
+  });
+
+  it("the node's replicas move away first; no upgrade: the compute-only schematic is the same image (compute mounts Longhorn volumes too); its compute taint stays", () => {
+    expect(p.nodes[0].steps.map((s) => s.what)).toEqual(["Longhorn eviction", "drain", "apply-config", "uncordon"]);
+  });
+});
+
+describe("removing a storage node that holds replicas (sto-9 of prod-large)", () => {
+  const p = scenario("prod-large", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "sto-9")));
+
+  it("Longhorn eviction comes first, then drain; reset and delete after; Swift's storage shrinks by one", () => {
+    expect(steps(p, "sto-9")).toEqual([
+      `before Longhorn eviction: kubectl -n longhorn-system patch nodes.longhorn.io sto-9 --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`,
+      "before drain: kubectl drain sto-9 --ignore-daemonsets --delete-emptydir-data",
+      "after reset: talosctl reset --graceful --nodes 10.40.4.19",
+      "after delete: kubectl delete node sto-9",
+    ]);
+    expect(p.actions).toEqual([
+      { action: "delete", resource: "Node sto-9 (patch)", unit: "node-roles", protected: false },
+      { action: "update", resource: "HelmRelease openkeel-swift", unit: "openkeel-swift", protected: true, detail: "values storage.replicas" },
+    ]);
+    expect(component(p, "openkeel-swift/storage")).toMatchObject({ lost: ["sto-9"], replicas: { before: "9", after: "8" } });
+  });
+});
+
+describe("changing the provisioning node's role (prov-1 of prod-medium: provisioning → compute)", () => {
+  const p = scenario("prod-medium", (r) => (node(r, "prov-1").roles = ["compute"]));
+
+  it("the removed service is a warning with its reason, and its release is deleted", () => {
+    expect(p.actions.find((a) => a.resource === "HelmRelease openkeel-ironic")).toEqual({ action: "delete", resource: "HelmRelease openkeel-ironic", unit: "openkeel-ironic", protected: false });
+    expect(p.findings).toEqual([
+      {
+        level: "warning",
+        code: "service-removed",
+        message: "service ironic goes away: `pulumi up` uninstalls release openkeel-ironic",
+        reason: "no node has the provisioning role any more (prov-1 lost it), and ironic runs only where one has it (topology/services.ts); its API leaves the cloud",
+      },
+    ]);
+    expect(stackMarkdown(p)).toContain("**⚠️ Warnings**\n\n- **service-removed**: service ironic goes away");
+    expect(component(p, "openkeel-ironic/conductor")).toEqual({ component: "openkeel-ironic/conductor", op: "removed", gained: [], lost: ["prov-1"] });
+  });
+
+  it("the node itself: drain, a new config and image (compute: hugepages, CPU manager), new taints", () => {
+    expect(p.nodes[0].steps.map((s) => s.what)).toEqual(["drain", "apply-config", "upgrade", "taints", "uncordon"]);
+  });
+});
+
+describe("moving OVN central to the network role (prod-medium)", () => {
+  const p = scenario("prod-medium", (r) => (r.services.neutron = { placement: { ovnCentral: { role: "network" } } }));
+
+  it("its replica count drops 3 → 1 (two network nodes): a warning with the reason", () => {
+    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([["warning", "quorum-members", "OVN central: 3 → 1 members (ovnCentral.replicas of openkeel-neutron)"]]);
+    expect(p.findings[0].reason).toMatch(/^it survives 1 failed member\(s\) before and 0 after; .*RAFT/);
+    expect(component(p, "openkeel-neutron/ovnCentral")).toEqual({
+      component: "openkeel-neutron/ovnCentral",
+      op: "changed",
+      gained: ["net-1", "net-2"],
+      lost: ["cp-1", "cp-2", "cp-3"],
+      replicas: { before: "3", after: "1" },
+    });
+    expect(p.nodes).toEqual([]);
+  });
+});
+
+describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)", () => {
+  const zones: Record<string, string> = { "cp-1": "zone-a", "cmp-01": "zone-a", "net-1": "zone-a", "prov-1": "zone-a", "cp-2": "zone-b", "cmp-02": "zone-b", "net-2": "zone-b", "cp-3": "zone-c", "cmp-03": "zone-c" };
+  const p = scenario("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name])));
+
+  it("every node: its zone label (a patch update) and a new machine config; nothing replaced, no warning", () => {
+    expect(p.actions.every((a) => a.action === "update" && a.resource.startsWith("Node "))).toBe(true);
+    expect(p.actions).toHaveLength(9);
+    expect(p.actions.find((a) => a.resource === "Node cmp-01 (patch)")?.detail).toBe('metadata.labels["topology.kubernetes.io/zone"]');
+    expect(p.findings).toEqual([]);
+    expect(p.nodes.map((n) => n.steps.map((s) => s.what).join())).toEqual(new Array(9).fill("apply-config"));
+    expect(p.nodes.find((n) => n.node === "cmp-01")!.steps[0].why).toBe('its machine config changes: machine.nodeLabels["topology.kubernetes.io/zone"]');
+    expect(p.placement?.nodes.find((n) => n.node === "cp-2")).toEqual({ node: "cp-2", op: "changed", fields: ["zone: — → zone-b"] });
+  });
+});
+
+describe("making a node a Kubernetes control-plane machine (ok-cp-6 of prod-large)", () => {
+  const p = scenario("prod-large", (r) => (node(r, "ok-cp-6").kubernetesControlPlane = true));
+
+  it("its Talos machine type changes: reset and install again, nothing else on it", () => {
+    expect(p.nodes.map((n) => [n.node, n.steps.map((s) => `${s.when} ${s.what}: ${s.command}`)])).toEqual([
+      ["ok-cp-6", ["before reinstall: talosctl reset --graceful --nodes 10.40.1.16, then install it as a controlplane with its new configuration (talos/machines.yaml)"]],
+    ]);
+    expect(p.nodes[0].steps[0].why).toBe("its Talos machine type changes (worker → controlplane), which Talos does not convert in place");
+  });
+});
+
+describe("a comment-only change", () => {
+  it("a comment edited in a stack file renders nothing different: the preview says no changes", () => {
+    const text = fs.readFileSync(path.join(STACKS_DIR, "Pulumi.prod-medium.yaml"), "utf8");
+    const edited = text.replace("# Medium (§ 6.2)", "# Medium topology (§ 6.2, reviewed)");
+    expect(edited).not.toBe(text);
+    const dir = tempStacks({ "prod-medium": edited });
+    try {
+      const p = previewStack("prod-medium", render(shippedConfig("prod-medium")), render(readStack("prod-medium", dir)));
+      expect(p.status).toBe("unchanged");
+      expect(stackMarkdown(p)).toBe("### prod-medium — talos-production/medium\n\nNo changes.\n");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
