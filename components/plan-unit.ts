@@ -106,7 +106,13 @@ export class PlanUnit extends pulumi.ComponentResource {
         break;
       case "RemoteManifest":
         // The provider fetches the pinned URL at apply time; offline renders list it by URL only.
-        this.children.push(new k8s.yaml.v2.ConfigFile(unit.name, { file: unit.url }, childOpts));
+        // One file keeps its ConfigFile (the URNs of what it applied stay put); several are one group,
+        // so that a later file's objects may be of kinds an earlier file's CRDs define.
+        this.children.push(
+          unit.urls.length === 1
+            ? new k8s.yaml.v2.ConfigFile(unit.name, { file: unit.urls[0] }, childOpts)
+            : new k8s.yaml.v2.ConfigGroup(unit.name, { files: unit.urls }, childOpts),
+        );
         break;
     }
     this.registerOutputs({});

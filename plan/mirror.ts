@@ -26,7 +26,7 @@ function mirrored(unit: Unit, mirror: Mirror): Unit {
     case "HelmRelease":
       return { ...unit, chart: { ...unit.chart, repository: mirroredChartRepository(mirror) } };
     case "RemoteManifest":
-      return { ...unit, url: mirroredFileUrl(mirror, unit.url) };
+      return { ...unit, urls: unit.urls.map((u) => mirroredFileUrl(mirror, u)) };
     case "Manifests":
       return unit;
   }

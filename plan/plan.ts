@@ -84,8 +84,11 @@ export interface ManifestsUnit extends UnitBase {
 
 export interface RemoteManifestUnit extends UnitBase {
   kind: "RemoteManifest";
-  /** Pinned upstream release asset, e.g. kubevirt-operator.yaml of a tagged release. */
-  url: string;
+  /**
+   * Pinned upstream release assets, e.g. kubevirt-operator.yaml of a tagged release, applied as one
+   * group: a later file's objects may be of kinds whose CRDs an earlier file defines.
+   */
+  urls: string[];
   version: string;
 }
 
@@ -111,9 +114,9 @@ export function manifestsUnit(name: string, type: string, objects: K8sObject[], 
   return { kind: "Manifests", ...base(name, type, opts), objects };
 }
 
-/** A pinned upstream manifest, fetched at apply time. */
-export function remoteManifestUnit(name: string, type: string, url: string, version: string, opts: UnitOptions = {}): RemoteManifestUnit {
-  return { kind: "RemoteManifest", ...base(name, type, opts), url, version };
+/** Pinned upstream manifests, fetched at apply time. */
+export function remoteManifestUnit(name: string, type: string, urls: string[], version: string, opts: UnitOptions = {}): RemoteManifestUnit {
+  return { kind: "RemoteManifest", ...base(name, type, opts), urls, version };
 }
 
 export interface Phase {
@@ -202,8 +205,9 @@ export function assertPlanInvariants(plan: Plan): void {
       if (u.kind === "HelmRelease" && !PINNED_VERSION.test(u.chart.version)) {
         problems.push(`unit ${u.name}: chart version ${u.chart.version} is not pinned`);
       }
-      if (u.kind === "RemoteManifest" && (!PINNED_VERSION.test(u.version) || !u.url.includes(u.version))) {
-        problems.push(`unit ${u.name}: ${u.url} is not pinned to ${u.version}`);
+      if (u.kind === "RemoteManifest") {
+        if (u.urls.length === 0) problems.push(`unit ${u.name}: no URL`);
+        for (const url of u.urls) if (!PINNED_VERSION.test(u.version) || !url.includes(u.version)) problems.push(`unit ${u.name}: ${url} is not pinned to ${u.version}`);
       }
       if (u.kind === "Manifests") {
         const ids = new Set<string>();

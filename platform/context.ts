@@ -72,9 +72,12 @@ export function waitFor(condition: string, timeoutSeconds: number): Record<strin
 }
 
 /**
- * A pinned upstream manifest. Those that hold CRDs are protected: deleting a CRD deletes every
- * object of its kind.
+ * Pinned upstream manifests of one release, applied together. Those that hold CRDs are protected:
+ * deleting a CRD deletes every object of its kind.
  */
-export function pinnedManifestUnit(name: string, type: string, pin: ManifestPin, opts: UnitOptions = {}): RemoteManifestUnit {
-  return remoteManifestUnit(name, type, pin.url, pin.version, opts);
+export function pinnedManifestUnit(name: string, type: string, pins: ManifestPin | ManifestPin[], opts: UnitOptions = {}): RemoteManifestUnit {
+  const list = Array.isArray(pins) ? pins : [pins];
+  const versions = new Set(list.map((p) => p.version));
+  if (versions.size !== 1) throw new Error(`unit ${name}: manifests of one unit come from one release, not ${[...versions].join(", ")}`);
+  return remoteManifestUnit(name, type, list.map((p) => p.url), list[0].version, opts);
 }

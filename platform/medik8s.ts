@@ -43,13 +43,14 @@ function medik8sNamespace(): K8sObject {
   return namespace(MEDIK8S_NAMESPACE, "privileged");
 }
 
-function olmUnits(dependsOn: string[]): RemoteManifestUnit[] {
-  return [
-    // Subscriptions and ClusterServiceVersions live in these CRDs.
-    pinnedManifestUnit("olm-crds", "openkeel:platform:OlmCrds", OLM_CRDS, { protect: true }),
-    // olm.yaml needs its CRDs registered first (upstream install order).
-    pinnedManifestUnit("olm", "openkeel:platform:Olm", OLM, { dependsOn: ["olm-crds", ...dependsOn] }),
-  ];
+/**
+ * OLM: crds.yaml then olm.yaml, applied as one group. olm.yaml holds objects (OperatorGroups, the
+ * CatalogSource) of kinds crds.yaml defines: applied as two units, a preview on a fresh cluster
+ * cannot resolve those kinds (found by the real engine, npm run e2e). Subscriptions and
+ * ClusterServiceVersions live in these CRDs: protected.
+ */
+function olmUnit(dependsOn: string[]): RemoteManifestUnit {
+  return pinnedManifestUnit("olm", "openkeel:platform:Olm", [OLM_CRDS, OLM], { protect: true, dependsOn });
 }
 
 function subscription(ctx: PlatformContext, pin: OlmPackagePin): K8sObject {
@@ -363,15 +364,14 @@ export const medik8s: PlatformComponent = {
   settings: "medik8s",
   namespaces: () => [medik8sNamespace()],
   units: (ctx, { namespaces, podNetwork }) => {
-    const [crds, olm] = olmUnits(after(podNetwork));
+    const olm = olmUnit(after(podNetwork));
     return {
-      "crds-operators": [crds, olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
+      "crds-operators": [olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
       "platform-config": [medik8sRemediationUnit(ctx)],
     };
   },
   readers: {
     units: {
-      "openkeel:platform:OlmCrds": unplaced("CRDs only"),
       "openkeel:platform:Olm": unplaced("upstream manifest: OLM's own placement is not set here"),
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },

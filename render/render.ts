@@ -73,7 +73,7 @@ function unitIndex(unit: Unit, dir: string): Record<string, unknown> {
     case "Manifests":
       return { ...base, objects: unit.objects.map((o) => `${dir}/${unit.name}/${objectFileName(o)}`).sort() };
     case "RemoteManifest":
-      return { ...base, url: unit.url, version: unit.version };
+      return { ...base, urls: unit.urls, version: unit.version };
   }
 }
 

@@ -17,8 +17,18 @@ function planWithEveryUnitKind(): Plan {
     kind: "RemoteManifest",
     name: "kubevirt-operator",
     type: "openkeel:platform:KubeVirtOperator",
-    url: "https://github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml",
+    urls: ["https://github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml"],
     version: "v1.9.0",
+  });
+  phase(plan, "crds-operators").units.push({
+    kind: "RemoteManifest",
+    name: "olm",
+    type: "openkeel:platform:Olm",
+    urls: [
+      "https://github.com/operator-framework/operator-lifecycle-manager/releases/download/v0.38.0/crds.yaml",
+      "https://github.com/operator-framework/operator-lifecycle-manager/releases/download/v0.38.0/olm.yaml",
+    ],
+    version: "v0.38.0",
   });
   phase(plan, "platform").units.push(
     {
@@ -92,6 +102,13 @@ describe("deployPlan", () => {
     const sc = run.ofType("kubernetes:storage.k8s.io/v1:StorageClass")[0];
     expect(sc.inputs.parameters).toEqual({ numberOfReplicas: "1", dataLocality: "strict-local" });
     const remote = run.ofType("kubernetes:yaml/v2:ConfigFile")[0];
+    // several files of one release are one group: later files may use kinds earlier files define
+    const group = run.ofType("kubernetes:yaml/v2:ConfigGroup")[0];
+    expect(group.name).toBe("olm");
+    expect(group.inputs.files).toEqual([
+      "https://github.com/operator-framework/operator-lifecycle-manager/releases/download/v0.38.0/crds.yaml",
+      "https://github.com/operator-framework/operator-lifecycle-manager/releases/download/v0.38.0/olm.yaml",
+    ]);
     expect(remote.inputs.file).toBe("https://github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml");
   });
 

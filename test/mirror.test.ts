@@ -22,7 +22,7 @@ describe("openkeel:mirror", () => {
       if (u.kind === "HelmRelease" && before.kind === "HelmRelease") {
         expect(u.chart).toEqual({ ...before.chart, repository: `${MIRROR}/charts` });
       } else if (u.kind === "RemoteManifest" && before.kind === "RemoteManifest") {
-        expect(u.url).toBe(`${MIRROR}/files/${before.url.replace(/^https:\/\//, "")}`);
+        expect(u.urls).toEqual(before.urls.map((url) => `${MIRROR}/files/${url.replace(/^https:\/\//, "")}`));
         expect(u.version).toBe(before.version);
       } else expect(u).toEqual(before);
     }
@@ -42,6 +42,9 @@ describe("openkeel:mirror", () => {
       expect(r.inputs.chart, r.name).not.toMatch(/^oci:/);
     }
     for (const f of run.ofType("kubernetes:yaml/v2:ConfigFile")) expect(f.inputs.file.startsWith(`${MIRROR}/files/`)).toBe(true);
+    const groups = run.ofType("kubernetes:yaml/v2:ConfigGroup");
+    expect(groups.length).toBeGreaterThan(0);
+    for (const g of groups) for (const f of g.inputs.files) expect(f.startsWith(`${MIRROR}/files/`)).toBe(true);
   });
 
   it("refuses credentials in the URL without echoing them, and a URL that is not a base", () => {

@@ -34,7 +34,7 @@ describe("units per environment", () => {
   it.each(PRODUCTION)("%s (Talos): the CNI, every platform component and its configuration", (stack) => {
     const plan = planOf(stack);
     expect(unitNames(plan, "crds-operators").sort()).toEqual(
-      [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm-crds", "olm", "medik8s-install-plan-approver", "medik8s-operators"].sort(),
+      [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm", "medik8s-install-plan-approver", "medik8s-operators"].sort(),
     );
     expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform].sort());
     expect(unitNames(plan, "platform-config").sort()).toEqual([...BACKENDS["platform-config"], "medik8s-remediation"].sort());
@@ -72,7 +72,7 @@ const CRD_SOURCE: Record<string, string> = {
   "kubevirt.io": "kubevirt-operator",
   "cdi.kubevirt.io": "cdi-operator",
   "snapshot.storage.k8s.io": "snapshot-crd-volumesnapshotclasses",
-  "operators.coreos.com": "olm-crds",
+  "operators.coreos.com": "olm",
   // OLM installs these CRDs with the operator: the Subscriptions wait for the installed CSV.
   "remediation.medik8s.io": "medik8s-operators",
   "self-node-remediation.medik8s.io": "medik8s-operators",
@@ -125,14 +125,14 @@ describe("order: CRDs and operators before the objects that need them", () => {
     const subs = objectsOf(plan, "medik8s-operators").filter((o) => o.kind === "Subscription");
     expect(subs.map((s) => s.metadata.name).sort()).toEqual(["node-healthcheck-operator", "node-maintenance-operator", "self-node-remediation"]);
     for (const s of subs) expect(s.metadata.annotations?.["pulumi.com/waitFor"]).toBe("jsonpath={.status.installedCSV}");
-    expect(dependsTransitively(plan, "medik8s-operators", "olm-crds")).toBe(true);
+    expect(dependsTransitively(plan, "medik8s-operators", "olm")).toBe(true);
     // the CRs that need those CRDs are two phases later
     expect(position(plan, "medik8s-remediation").phase - position(plan, "medik8s-operators").phase).toBeGreaterThanOrEqual(1);
   });
 
   it.each(PRODUCTION)("%s: nothing that runs pods starts before the CNI", (stack) => {
     const plan = planOf(stack);
-    const crdsOnly = new Set([PLATFORM_NAMESPACES_UNIT, "kube-ovn", "olm-crds", "mariadb-operator-crds", ...SNAPSHOT_CRDS]);
+    const crdsOnly = new Set([PLATFORM_NAMESPACES_UNIT, "kube-ovn", "mariadb-operator-crds", ...SNAPSHOT_CRDS]);
     const phase = plan.phases.find((p) => p.name === "crds-operators")!;
     expect(phase.units[0].name === PLATFORM_NAMESPACES_UNIT || phase.units[0].name === "kube-ovn").toBe(true);
     for (const u of phase.units.filter((x) => !crdsOnly.has(x.name))) {
@@ -175,7 +175,7 @@ describe("order: CRDs and operators before the objects that need them", () => {
       "rabbitmq-cluster-operator",
       "kubevirt-operator",
       "cdi-operator",
-      "olm-crds",
+      "olm",
       "kubevirt",
       "cdi",
       ...SNAPSHOT_CRDS,
@@ -233,7 +233,7 @@ describe("StorageClasses (D5) and snapshots", () => {
     expect(deploy.spec.template.spec.containers[0].image).toBe(imageRef(SNAPSHOT_CONTROLLER_IMAGE));
     for (const name of SNAPSHOT_CRDS) {
       const u = findUnit(plan, name);
-      expect(u?.kind === "RemoteManifest" && u.url.includes(`/${SNAPSHOT_CONTROLLER_IMAGE.tag}/`)).toBe(true);
+      expect(u?.kind === "RemoteManifest" && u.urls.every((url) => url.includes(`/${SNAPSHOT_CONTROLLER_IMAGE.tag}/`))).toBe(true);
     }
   });
 

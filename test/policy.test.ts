@@ -184,7 +184,7 @@ const TRIPS: Trip[] = [
         kind: "RemoteManifest",
         name: "kube-ovn-speaker",
         type: "openkeel:platform:KubeOvnSpeaker",
-        url: "https://raw.githubusercontent.com/kubeovn/kube-ovn/v1.16.2/yamls/speaker.yaml",
+        urls: ["https://raw.githubusercontent.com/kubeovn/kube-ovn/v1.16.2/yamls/speaker.yaml"],
         version: "v1.16.2",
       }),
   },

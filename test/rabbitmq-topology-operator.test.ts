@@ -15,7 +15,7 @@ describe("the messaging topology operator", () => {
   it.each(SHIPPED_STACKS)("%s: the pinned release manifest, after cert-manager and the cluster operator, protected", (stack) => {
     const plan = planOf(stack);
     const unit = findUnit(plan, "rabbitmq-messaging-topology-operator")!;
-    expect(unit).toMatchObject({ kind: "RemoteManifest", url: RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR.url, version: "v1.19.2", protect: true });
+    expect(unit).toMatchObject({ kind: "RemoteManifest", urls: [RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR.url], version: "v1.19.2", protect: true });
     expect(unit.dependsOn).toEqual(expect.arrayContaining(["cert-manager", "rabbitmq-cluster-operator"]));
     expect(phase(plan, "crds-operators").units).toContain(unit);
     expect(RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR.url).toMatch(/\/releases\/download\/v1\.19\.2\/messaging-topology-operator-with-certmanager\.yaml$/);

@@ -1,7 +1,7 @@
 // What every rule module shares: the resource views rules judge, the policy wrappers (environment
 // scope, "what is wrong. Fix: how" messages), and readers for the shapes this repository emits
 // (Helm releases and their OpenKeel values, Kubernetes objects). Pure: no server, no Pulumi runtime.
-import type { ReportViolation, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { UnknownValueError, type ReportViolation, type ResourceValidationPolicy, type StackValidationPolicy } from "@pulumi/policy";
 import { formatPath, formatProblem, type Problem } from "../../config/problems";
 import { currentEnvironment, type PolicyEnvironment } from "../environment";
 
@@ -133,11 +133,27 @@ export function describeValue(v: unknown): string {
   return v === undefined ? "unset" : JSON.stringify(v);
 }
 
+/**
+ * A value the engine knows only after the update, e.g. a generated secret in the first preview of
+ * a stack. The policy SDK throws when a rule reads one; `walk` hands it over as UNKNOWN instead, so
+ * that one unknown leaf does not keep a rule from judging the rest of a release.
+ */
+export const UNKNOWN: unique symbol = Symbol("unknown during preview");
+
+function read(parent: Tree | unknown[], key: string | number): unknown {
+  try {
+    return (parent as Record<string | number, unknown>)[key];
+  } catch (e) {
+    if (e instanceof UnknownValueError) return UNKNOWN;
+    throw e;
+  }
+}
+
 /** Walk a value tree: `visit(path, value)` for every node, arrays indexed. */
 export function walk(value: unknown, visit: (path: string[], value: unknown) => void, path: string[] = []): void {
   visit(path, value);
-  if (Array.isArray(value)) value.forEach((v, i) => walk(v, visit, [...path, String(i)]));
-  else if (isObject(value)) for (const [k, v] of Object.entries(value)) walk(v, visit, [...path, k]);
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) walk(read(value, i), visit, [...path, String(i)]);
+  else if (isObject(value)) for (const k of Object.keys(value)) walk(read(value, k), visit, [...path, k]);
 }
 
 /** A path `walk` reports (list indices as digits), as every problem writes key paths. */

@@ -60,7 +60,10 @@ function kubeOvnSpeakerFindings(r: ResourceView): Finding[] {
       }
     });
   }
-  const text = [r.name, typeof r.props.file === "string" ? r.props.file : "", typeof get(r.props, ["metadata", "name"]) === "string" ? (get(r.props, ["metadata", "name"]) as string) : ""].join(" ");
+  // a ConfigFile names its file, a ConfigGroup its files
+  const files = [r.props.file, ...(Array.isArray(r.props.files) ? r.props.files : [])].filter((f): f is string => typeof f === "string");
+  const name = get(r.props, ["metadata", "name"]);
+  const text = [r.name, ...files, typeof name === "string" ? name : ""].join(" ");
   if (/kube-ovn[-_]?speaker/i.test(text)) {
     findings.push({
       message: `${r.name} (${r.type}) deploys Kube-OVN's BGP speaker`,

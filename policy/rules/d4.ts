@@ -1,7 +1,7 @@
 // D4: the HTTP metadata service (169.254.169.254): the metadata agent is enabled on every
 // hypervisor, and its shared secret (metadata_proxy_shared_secret, shared with Nova's metadata
 // API) is a Pulumi secret generated per stack, never a plaintext value in the program.
-import { chartOf, type Finding, RANDOM_PASSWORD_TYPE, resourceRule, type ResourceView, stackRule, valuesOf, valuesPath, walk } from "./common";
+import { chartOf, type Finding, RANDOM_PASSWORD_TYPE, resourceRule, type ResourceView, stackRule, UNKNOWN, valuesOf, valuesPath, walk } from "./common";
 import { neutronView, NEUTRON_CHART } from "./neutron";
 import { describePlacement, onlyOn } from "./placement";
 
@@ -40,6 +40,8 @@ function metadataAgentFindings(r: ResourceView): Finding[] {
     findings.push({ message: `${r.name}: no metadata proxy shared secret in the values`, fix: "set metadataAgent.sharedSecret from the stack secret (secretRef)" });
   }
   for (const s of secrets) {
+    // the generated secret of a stack's first preview: the engine makes it during the update
+    if (s.value === UNKNOWN) continue;
     if (typeof s.value !== "string" || s.value.length < 16) {
       findings.push({
         message: `${r.name}: values.${valuesPath(s.path)} is empty or too short for an HMAC key`,
@@ -63,6 +65,7 @@ function secretOriginFindings(resources: ResourceView[]): Finding[] {
     const chart = chartOf(r);
     if (chart !== NEUTRON_CHART && chart !== NOVA_CHART) continue;
     for (const s of sharedSecrets(r)) {
+      if (s.value === UNKNOWN) continue;
       seen.push({ r, value: s.value });
       if (!generated.has(s.value as string)) {
         findings.push({

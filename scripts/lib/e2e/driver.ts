@@ -268,10 +268,10 @@ function protectedObjects(r: StackRun, rendered: RenderedStack): { files: string
     units.push(u.name);
     if (u.kind === "Manifests") files.push(...(u.objects ?? []).map((f) => path.join(rendered.dir, f)).filter((f) => !/\/node-[^/]+\.yaml$/.test(f)));
     if (u.kind === "HelmRelease") releases.push({ name: u.release ?? u.name, namespace: u.namespace ?? "default" });
-    if (u.kind === "RemoteManifest" && u.url) {
-      const body = r.mirror?.fileBody(u.url);
+    for (const url of u.kind === "RemoteManifest" ? (u.urls ?? []) : []) {
+      const body = r.mirror?.fileBody(url);
       if (body) {
-        const f = path.join(r.work, "protected", `${u.name}.yaml`);
+        const f = path.join(r.work, "protected", `${u.name}-${path.basename(url)}`);
         fs.mkdirSync(path.dirname(f), { recursive: true });
         fs.writeFileSync(f, body);
         files.push(f);
@@ -348,7 +348,7 @@ function expectedSteps(before: RenderedStack, after: RenderedStack): { op: strin
         exp.push({ op: "delete", what: `${id.kind} ${id.name} (${u.name}): gone from the render`, match: objMatch(u.name, id) });
       }
     }
-    if (u.kind === "RemoteManifest" && u.url !== old.url) exp.push({ op: "replace", what: `remote manifest ${u.name}: URL changed`, match: (_t, name) => name === u.name });
+    if (u.kind === "RemoteManifest" && JSON.stringify(u.urls) !== JSON.stringify(old.urls)) exp.push({ op: "replace", what: `remote manifest ${u.name}: URL changed`, match: (_t, name) => name === u.name });
   }
   for (const u of before.units) if (!after.units.some((x) => x.name === u.name)) exp.push({ op: "delete", what: `unit ${u.name} gone from the render`, match: (_t, name) => name === u.name || name.startsWith(`${u.name}:`) });
   return exp;

@@ -81,7 +81,7 @@ export class Mirror {
   addStack(r: RenderedStack): void {
     for (const u of r.units) {
       if (u.kind === "HelmRelease" && u.chart) this.addChart(u.chart.chart, u.chart.version);
-      if (u.kind === "RemoteManifest" && u.url) this.addFile(u.url);
+      if (u.kind === "RemoteManifest") for (const url of u.urls ?? []) this.addFile(url);
     }
   }
 

@@ -16,7 +16,7 @@ export interface RenderedUnit {
   namespace?: string;
   values?: string;
   objects?: string[];
-  url?: string;
+  urls?: string[];
   version?: string;
 }
 
