@@ -57,6 +57,8 @@ export function run(cmd: string, args: string[], o: RunOptions): Promise<RunResu
       stderr += s;
       fs.appendFileSync(o.log, s);
     });
+    // a command that exits without reading its input closes the pipe: not an error of ours
+    child.stdin!.on("error", () => {});
     child.stdin!.end(o.input ?? "");
     child.on("close", (code, signal) => {
       if (timer) clearTimeout(timer);
