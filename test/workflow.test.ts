@@ -146,6 +146,22 @@ describe(".github/workflows/pull-request.yml", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
     for (const w of [wf, deploy, drift]) expect(w.env.PULUMI_VERSION).toBe(pkg.dependencies["@pulumi/pulumi"]);
   });
+
+  it("runs the e2e on a kind cluster of the lab's rendered config, with the released CLI and plugins at the pins", async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
+    const { KIND_VERSION } = await import("../platform/versions");
+    expect(wf.env.KIND_VERSION).toBe(KIND_VERSION);
+    expect(wf.env.PULUMI_KUBERNETES_VERSION).toBe(pkg.dependencies["@pulumi/kubernetes"]);
+    expect(wf.env.PULUMI_RANDOM_VERSION).toBe(pkg.dependencies["@pulumi/random"]);
+    const job = wf.jobs.e2e;
+    expect(job.needs).toBe("checks");
+    // no credentials: nothing but the job's own cluster
+    expect(JSON.stringify(job)).not.toMatch(/secrets\./);
+    const run = steps("e2e").map((s) => s.run ?? "").join("\n");
+    expect(run).toContain('kind create cluster --config rendered/lab/kind/cluster.yaml --kubeconfig "$RUNNER_TEMP/kind-kubeconfig"');
+    expect(run).toContain('npm run e2e -- --kubeconfig "$RUNNER_TEMP/kind-kubeconfig" --stack lab');
+    expect(run).toContain('curl -fsSL https://get.pulumi.com | sh -s -- --version "$PULUMI_VERSION"');
+  });
 });
 
 describe(".github/workflows/deploy.yml", () => {
