@@ -13,23 +13,33 @@ import { releaseContext, replicasFor } from "./context";
 import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
+import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "./placement-value";
 
 const NAMESPACE_UNIT = "openkeel-namespace";
 const INFRASTRUCTURE_UNIT = "openkeel-chart";
 const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
+/** The pinned server image of each member: the chart hands it to the MariaDB and RabbitmqCluster CRs' `spec.image`. */
+const MEMBER_IMAGES = { mariadb: MARIADB_IMAGE, rabbitmq: RABBITMQ_IMAGE } as const;
+/** `repository:tag`, optionally `@sha256:…`: what a CR's `spec.image` takes. */
+const IMAGE_REF = /^[a-z0-9][a-z0-9._\/-]*(:\d+)?(\/[a-z0-9._-]+)*:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}(@sha256:[0-9a-f]{64})?$/;
 
 export function infrastructureValues(cfg: LoadedConfig, topo: Topology): Record<string, unknown> {
   const ctx = releaseContext(cfg, topo);
-  const member = () => {
+  const member = (name: (typeof QUORUM_MEMBERS)[number]) => {
     const placement: PlacementValue = { role: "controlPlane", antiAffinity: "required" };
-    return { replicas: replicasFor("quorum", placement, ctx), placement, storage: { storageClassName: LONGHORN_LOCAL_CLASS } };
+    return {
+      replicas: replicasFor("quorum", placement, ctx),
+      image: imageRef(MEMBER_IMAGES[name]),
+      placement,
+      storage: { storageClassName: LONGHORN_LOCAL_CLASS },
+    };
   };
   return {
     global: globalValue(topo),
     priorityClasses: { create: true },
-    infrastructure: { mariadb: member(), rabbitmq: member() },
+    infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
     ingress: { placement: { roles: ["controlPlane", "network"] } },
   };
 }
@@ -44,6 +54,11 @@ export function infrastructureContract(profile: LabelProfile): ReleaseContract {
 function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
   const memberSchema = z.strictObject({
     replicas: z.number().int().min(0),
+    image: z
+      .string()
+      .refine((ref) => IMAGE_REF.test(ref) && !/:latest(@|$)/.test(ref), {
+        message: "is not a pinned image. Fix: write repository:tag with an exact version, optionally @sha256:<digest>",
+      }),
     placement: placementValueSchema(false),
     storage: volumeSchema,
   });

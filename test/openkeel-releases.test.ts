@@ -6,7 +6,10 @@ import { resolvePlacement, type Placement } from "../placement/chart-helper";
 import { PHASES, phase, type HelmReleaseUnit } from "../plan/plan";
 import { renderPlan } from "../render/render";
 import { ROLES } from "../config/roles";
-import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
+import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
+import { checkValues } from "../openkeel/contract";
+import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
+import { buildTopology } from "../topology/topology";
 import { planStack } from "../environments";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
 import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
@@ -209,6 +212,28 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
       const replicas = (v.api ?? v.proxy).replicas;
       expect(replicas, r.name).toBe(lab ? 1 : Math.min(r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3, controlPlane));
     }
+  });
+});
+
+describe("the data services' versions (seed 004: MariaDB 11.4, RabbitMQ 4.1)", () => {
+  it("are pinned to exact tags and a digest in platform/versions.ts", () => {
+    expect(MARIADB_IMAGE.tag).toMatch(/^11\.4\.\d+$/);
+    expect(RABBITMQ_IMAGE.tag).toMatch(/^4\.1\.\d+-management$/);
+    for (const pin of [MARIADB_IMAGE, RABBITMQ_IMAGE]) expect(pin.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it.each(SHIPPED_STACKS)("%s: the infrastructure release hands them to the MariaDB and RabbitMQ members", (stack) => {
+    const chart = values(shipped(stack), "openkeel-chart");
+    expect(chart.infrastructure.mariadb.image).toBe(`docker.io/library/mariadb:${MARIADB_IMAGE.tag}@${MARIADB_IMAGE.digest}`);
+    expect(chart.infrastructure.rabbitmq.image).toBe(`docker.io/library/rabbitmq:${RABBITMQ_IMAGE.tag}@${RABBITMQ_IMAGE.digest}`);
+  });
+
+  it("the contract refuses a floating image", () => {
+    const cfg = mutatedConfig("prod-small", () => {});
+    const v: any = infrastructureValues(cfg, buildTopology(cfg));
+    v.infrastructure.mariadb.image = "docker.io/library/mariadb:latest";
+    v.infrastructure.rabbitmq.image = "rabbitmq";
+    expect(checkValues(infrastructureContract("hardened"), v).map((i) => i.path.join("."))).toEqual(["infrastructure.mariadb.image", "infrastructure.rabbitmq.image"]);
   });
 });
 
