@@ -227,6 +227,25 @@ const TRIPS: Trip[] = [
     plan: (plan) => delete (release(plan, "openkeel-chart").values as any).infrastructure.rabbitmq.storage,
   },
   {
+    what: "D5: OVN central's RAFT members on the replicated VM class",
+    policies: ["d5-local-class"],
+    resource: "storage-classes:storageclass:longhorn-vm",
+    // As a stack config the plan checks may refuse it first: the pack must catch it on its own.
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.storage.storageClassName = "longhorn-vm"),
+  },
+  {
+    what: "D5: OVN central on a class the stack does not create",
+    policies: ["d5-local-class"],
+    resource: "openkeel-neutron",
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.storage.storageClassName = "local-path"),
+  },
+  {
+    what: "D5: Swift storage devices without a storage class",
+    policies: ["d5-local-volumes"],
+    resource: "openkeel-swift",
+    plan: (plan) => delete (release(plan, "openkeel-swift").values as any).storage.devices.storageClassName,
+  },
+  {
     what: "D5: longhorn-local with three replicas",
     policies: ["d5-local-class"],
     resource: "storage-classes:storageclass:longhorn-local",
