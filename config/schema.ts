@@ -5,7 +5,7 @@ import { z } from "zod";
 // zod compiles a fast path (new Function) for each schema on its first parse: a cost that only pays
 // off over many parses of one schema, while a render parses each contract a few times (npm run bench).
 z.config({ jitless: true });
-import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
+import { chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 
@@ -245,6 +245,13 @@ export const configSchema = z
             code: "custom",
             path,
             message: "is the zone label. Fix: remove it and set the node's zone: key instead",
+          });
+        } else if (LABEL_PROFILES.some((p) => chassisLabelKey(p) === key)) {
+          ctx.addIssue({
+            code: "custom",
+            path,
+            message:
+              "is the OVN chassis label, which this repository writes on every compute and network node (and containers node while Zun runs). Fix: remove it; give the node one of those roles instead",
           });
         }
       }

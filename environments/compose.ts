@@ -3,7 +3,7 @@
 // compose Plans to trip the placement checks on them).
 import type { Check } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
-import { addOpenKeel } from "../openkeel";
+import { addOpenKeel, openkeelNodeMetadata } from "../openkeel";
 import { nodeRolesUnit } from "../plan/node-roles";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
 import { addPlatform, nodeMetadataOf } from "../platform/component";
@@ -26,7 +26,9 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
     phases: emptyPhases(),
     warnings,
   };
-  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, nodeMetadataOf(ctx, components)));
+  phase(plan, "node-roles").units.push(
+    nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]),
+  );
   addPlatform(plan, ctx, components, env.podNetwork);
   addOpenKeel(plan, cfg, topology);
   plan.nodeConfig = env.nodeConfig(cfg, topology);

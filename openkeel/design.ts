@@ -8,14 +8,21 @@ import { CONTROL_PLANE, TENANT_WORKLOAD, type ComponentKind, type DesignRoles } 
 export interface DesignRow {
   kind: ComponentKind;
   roles: DesignRoles;
-  confinedTo?: Role;
+  /** Roles it covers too when the Plan holds this release (the chassis on Zun's containers nodes). */
+  rolesWith?: { release: string; roles: Role[] };
+  confinedTo?: Role | readonly Role[];
   forbiddenRoles?: Role[];
+  /** A node agent that must run on Masakari reserved hosts too (§ 5.6). */
+  reservedHosts?: true;
 }
 
 /**
  * OpenKeel components by chart and placement key (§ 2.1, § 2.2, § 5.1). A key not listed is a
  * Deployment on the chart's default role, the control plane (§ 5.2).
  */
+/** Every role whose nodes may be OVN chassis (§ 1.2). */
+const CHASSIS_NODE_ROLES: readonly Role[] = ["compute", "network", "containers"];
+
 const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
   "openkeel-chart": {
     mariadb: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
@@ -23,13 +30,21 @@ const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
     ingress: { kind: "DaemonSet", roles: ["controlPlane", "network"] },
   },
   "openkeel-nova": {
-    computeAgent: { kind: "DaemonSet", roles: ["compute"], ...TENANT_WORKLOAD },
+    computeAgent: { kind: "DaemonSet", roles: ["compute"], ...TENANT_WORKLOAD, reservedHosts: true },
   },
   "openkeel-neutron": {
     ovnCentral: { kind: "StatefulSet", roles: CONTROL_PLANE },
-    chassis: { kind: "DaemonSet", roles: ["compute", "network"] },
-    metadataAgent: { kind: "DaemonSet", roles: ["compute"] },
-    bgpAgent: { kind: "DaemonSet", roles: ["network", "compute"] },
+    // § 1.2, § 3.1 (mode B): chassis on compute and network nodes, and on containers nodes for
+    // Zun's ports (§ 2.2); it tolerates every taint, so nothing but its selector keeps it elsewhere
+    chassis: {
+      kind: "DaemonSet",
+      roles: ["compute", "network"],
+      rolesWith: { release: "openkeel-zun", roles: ["containers"] },
+      confinedTo: CHASSIS_NODE_ROLES,
+      reservedHosts: true,
+    },
+    metadataAgent: { kind: "DaemonSet", roles: ["compute"], reservedHosts: true },
+    bgpAgent: { kind: "DaemonSet", roles: ["network", "compute"], reservedHosts: true },
   },
   "openkeel-swift": {
     storage: { kind: "StatefulSet", roles: ["storage"] },
@@ -38,7 +53,7 @@ const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
     conductor: { kind: "StatefulSet", roles: ["provisioning"], confinedTo: "provisioning" },
   },
   "openkeel-zun": {
-    computeAgent: { kind: "DaemonSet", roles: ["containers"], ...TENANT_WORKLOAD },
+    computeAgent: { kind: "DaemonSet", roles: ["containers"], ...TENANT_WORKLOAD, reservedHosts: true },
   },
 };
 

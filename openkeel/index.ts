@@ -10,6 +10,8 @@ import { infrastructureContract, infrastructureUnit, infrastructureValues, names
 
 import { releaseName, serviceUnits } from "./services";
 
+export { openkeelNodeMetadata } from "./node-metadata";
+
 
 function infrastructure(cfg: LoadedConfig, topo: Topology) {
   const values = infrastructureValues(cfg, topo);

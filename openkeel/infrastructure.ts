@@ -71,6 +71,7 @@ function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
     }),
     components: [...QUORUM_MEMBERS, "ingress"],
     daemonSets: [],
+    selfPlaced: [],
     placementPathOf: (parent) => {
       if (parent.length === 2 && parent[0] === "infrastructure") return `infrastructure.${String(parent[1])}.placement`;
       if (parent.length === 1 && parent[0] === "ingress") return "ingress.placement";

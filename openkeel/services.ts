@@ -5,14 +5,14 @@ import { SERVICES, type LoadedConfig, type ServiceConfig, type ServiceName } fro
 import { type HelmReleaseUnit, helmReleaseUnit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
-import { SERVICE_CATALOG } from "./catalog";
+import { isSelfPlaced, SERVICE_CATALOG } from "./catalog";
 import { chartRef } from "./charts";
 import { eligibleNodes, releaseContext, replicasFor, type ReleaseContext } from "./context";
 import { checkValues, serviceContract, type ContractIssue } from "./contract";
 import { globalValue } from "./global";
 import { mergeValues } from "./merge";
 import { OPENKEEL_NAMESPACE } from "./names";
-import { placementRoles } from "../placement/chart-helper";
+import { placementRoles, resolvePlacement } from "../placement/chart-helper";
 import { withStackPlacement, type PlacementValue } from "./placement-value";
 
 export function releaseName(service: ServiceName): string {
@@ -24,19 +24,36 @@ function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string
   const stack = ctx.cfg.services[service];
   const placement: Record<string, unknown> = {};
   const blocks: Record<string, unknown> = {};
+  let values: Record<string, unknown> = {};
   for (const [name, c] of Object.entries(spec.components)) {
+    if (isSelfPlaced(c)) {
+      const nodeSelector = c.nodeSelector(ctx);
+      if (nodeSelector) blocks[name] = { nodeSelector };
+      continue;
+    }
     const p = withStackPlacement(c.placement(ctx), stack?.placement[name]);
     placement[name] = p;
     // sized on the final placement: a component the stack moves to other nodes counts those
     if (c.replicas) blocks[name] = { replicas: replicasFor(c.replicas, p, ctx) };
+    // the chart's own nodeSelector wins over the helper's: it says what the placement renders
+    const rendered = c.winningNodeSelector && ctx.rolesPassed ? resolvePlacement(p, { profile: ctx.topo.profile, defaultRole: "controlPlane" }).nodeSelector : undefined;
+    if (c.winningNodeSelector && rendered) values = mergeValues(values, atPath(c.winningNodeSelector, rendered));
   }
-  // placements of components the chart does not have go through, for the contract to name them
-  for (const [name, p] of Object.entries(stack?.placement ?? {})) if (!(name in spec.components)) placement[name] = p;
+  // placements the chart does not read go through, for the contract to name them: components it
+  // does not have, and those it places by their own keys
+  for (const [name, p] of Object.entries(stack?.placement ?? {})) {
+    if (!(name in spec.components) || isSelfPlaced(spec.components[name])) placement[name] = p;
+  }
 
-  let values: Record<string, unknown> = { global: globalValue(ctx.topo), placement, ...blocks };
+  values = mergeValues({ global: globalValue(ctx.topo), placement, ...blocks }, values);
   values = mergeValues(values, spec.values?.(ctx) ?? {});
   for (const [name, n] of Object.entries(stack?.replicas ?? {})) values = mergeValues(values, { [name]: { replicas: n } });
   return mergeValues(values, stack?.values ?? {});
+}
+
+/** `{a: {b: value}}` for the path [a, b]. */
+function atPath(path: readonly string[], value: unknown): Record<string, unknown> {
+  return path.reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), value as Record<string, unknown>);
 }
 
 /** The stack key a values path comes from, or undefined when this repository emitted it. */

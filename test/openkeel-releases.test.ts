@@ -5,7 +5,7 @@ import { SERVICES, type ServiceName } from "../config/schema";
 import { resolvePlacement, type Placement } from "../placement/chart-helper";
 import { PHASES, phase, type HelmReleaseUnit } from "../plan/plan";
 import { renderPlan } from "../render/render";
-import { ROLES } from "../config/roles";
+import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
 import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
 import { checkValues } from "../openkeel/contract";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
@@ -14,9 +14,11 @@ import { planStack } from "../environments";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
 import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 import program from "../index";
-import { openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
+import { object, objectsOf, openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
 
 const PRODUCTION = PRODUCTION_STACKS;
+/** § 5.6: the toleration of Masakari reserved hosts. */
+const RESERVED = { key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" };
 
 const values = valuesOf;
 const shipped = (stack: string) => planOf(stack);
@@ -158,16 +160,29 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
     expect(neutron.backend).toBe("ovn-nb");
     expect(neutron.placement.ovnCentral).toEqual({ role: "controlPlane", antiAffinity: "required" });
     expect(neutron.ovnCentral.replicas).toBe(lab ? 1 : 3);
-    expect(neutron.placement.chassis.roles).toEqual(expect.arrayContaining(["compute", "network"]));
+    // § 5.2: ovnCentral.nodeSelector wins over the role, so the release writes the role's label there
+    expect(neutron.ovnCentral.nodeSelector).toEqual({ [roleLabelKey("controlPlane", plan.labelProfile)]: "" });
   });
 
-  it("D3: distributed floating IPs; the BGP agent on network and compute nodes, off by default", () => {
+  it("D2: the chassis is placed by chassis.nodeSelector (§ 5.2), the chassis label the node-roles phase puts on exactly its nodes", () => {
+    const label = chassisLabelKey(plan.labelProfile);
+    expect(neutron.placement.chassis).toBeUndefined();
+    expect(neutron.chassis).toEqual({ nodeSelector: { [label]: "" } });
+    const zun = openkeelReleases(plan).some((u) => u.name === "openkeel-zun");
+    const chassisRoles = ["compute", "network", ...(zun ? ["containers"] : [])];
+    for (const node of objectsOf(plan, "node-roles")) {
+      const roles = plan.nodes.find((n) => n.name === node.metadata.name)!.roles;
+      expect(label in (node.metadata.labels ?? {}), node.metadata.name).toBe(roles.some((r) => chassisRoles.includes(r)));
+    }
+  });
+
+  it("D3: distributed floating IPs; the BGP agent on network and compute nodes, off by default, on reserved hosts too", () => {
     expect(neutron.gateway).toEqual({ floatingIpMode: "distributed" });
-    expect(neutron.placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: false });
+    expect(neutron.placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: false, extraTolerations: [RESERVED] });
   });
 
-  it("D4: the metadata agent on compute nodes, sharing one generated secret with Nova's metadata API", () => {
-    expect(neutron.placement.metadataAgent).toEqual({ role: "compute", enabled: true });
+  it("D4: the metadata agent on compute nodes, reserved hosts included, sharing one generated secret with Nova's metadata API", () => {
+    expect(neutron.placement.metadataAgent).toEqual({ role: "compute", enabled: true, extraTolerations: [RESERVED] });
     expect(neutron.metadataAgent.sharedSecret).toEqual({ secretRef: "metadata-proxy-shared-secret" });
     expect(nova.metadata.sharedSecret).toEqual(neutron.metadataAgent.sharedSecret);
   });
@@ -259,27 +274,48 @@ describe("D7: the Ironic conductor", () => {
 });
 
 describe("Zun", () => {
-  it("prod-small: the compute agent on containers nodes; those nodes are OVN chassis; Zun reads Nova's compute label", () => {
+  it("prod-small: the compute agent on containers nodes; Zun reads Nova's compute label", () => {
     const plan = shipped("prod-small");
     const zun = values(plan, "openkeel-zun");
     expect(zun.placement.computeAgent.role).toBe("containers");
-    expect(zun.placement.computeAgent.extraTolerations).toEqual([{ key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" }]);
+    expect(zun.placement.computeAgent.extraTolerations).toEqual([RESERVED]);
     expect(zun.config.kubernetes.nova_compute_label).toBe("node-restriction.kubernetes.io/openkeel-compute");
-    expect(values(plan, "openkeel-neutron").placement.chassis.roles).toEqual(["compute", "network", "containers"]);
-    expect(values(shipped("prod-medium"), "openkeel-neutron").placement.chassis.roles).toEqual(["compute", "network"]);
+  });
+
+  it("a containers-only node is an OVN chassis while Zun runs, and not when Zun is off", () => {
+    const kata = { name: "kata-1", internalIP: "10.30.4.11", roles: ["containers"] };
+    const label = chassisLabelKey("hardened");
+    const withZun = planOf(mutatedConfig("prod-medium", (r) => r.nodes.push(kata)));
+    expect(object(withZun, "Node", "kata-1", "node-roles").metadata.labels).toHaveProperty([label], "");
+    const withoutZun = planOf(
+      mutatedConfig("prod-medium", (r) => {
+        r.nodes.push(kata);
+        r.services.zun = { enabled: false };
+      }),
+    );
+    expect(object(withoutZun, "Node", "kata-1", "node-roles").metadata.labels).not.toHaveProperty([label]);
   });
 });
 
 describe("stack settings", () => {
   it("openkeel:bgp turns the BGP agent on", () => {
     const plan = planOf(mutatedConfig("prod-large", (r) => (r.bgp = true)));
-    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: true });
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: true, extraTolerations: [RESERVED] });
   });
 
   it("a stack's placement role replaces the default role(s)", () => {
-    // prod-small: every node is compute and network, so the moved chassis still covers its nodes
-    const plan = planOf(mutatedConfig("prod-small", (r) => (r.services = { neutron: { placement: { chassis: { role: "network" } } } })));
-    expect(values(plan, "openkeel-neutron").placement.chassis).toEqual({ role: "network" });
+    // prod-small: every node is compute and network, so the moved agent still covers its nodes
+    const plan = planOf(mutatedConfig("prod-small", (r) => (r.services = { neutron: { placement: { bgpAgent: { role: "network" } } } })));
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED] });
+  });
+
+  it("a stack's placement of a component placed by its own nodeSelector also sets what the chart reads", () => {
+    const sel = { "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "zone-a" };
+    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { masakari: { placement: { engine: { nodeSelector: sel } } } })));
+    expect(values(plan, "openkeel-masakari").nodePlacement).toEqual({
+      api: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plane": "" } },
+      engine: { nodeSelector: sel },
+    });
   });
 
   it("raw placement fields beat the role (§ 5.1 precedence)", () => {
@@ -311,9 +347,9 @@ describe("stack settings", () => {
 
   it("null in raw values removes a default, as in Helm", () => {
     const plan = planOf(
-      mutatedConfig("prod-small", (r) => (r.services = { neutron: { values: { placement: { chassis: { roles: null, role: "network" } } } } })),
+      mutatedConfig("prod-small", (r) => (r.services = { neutron: { values: { placement: { bgpAgent: { roles: null, role: "network" } } } } })),
     );
-    expect(values(plan, "openkeel-neutron").placement.chassis).toEqual({ role: "network" });
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED] });
   });
 });
 

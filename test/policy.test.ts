@@ -95,6 +95,9 @@ interface Trip {
   plan?: (plan: Plan) => void;
 }
 
+/** The Node patch of one node in the node-roles phase. */
+const nodePatch = (plan: Plan, name: string): K8sObject => (findUnit(plan, "node-roles") as ManifestsUnit).objects.find((o) => o.metadata.name === name)!;
+
 const service = (raw: any, name: string) => {
   raw.services ??= {};
   return (raw.services[name] ??= {});
@@ -169,11 +172,29 @@ const TRIPS: Trip[] = [
     plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.replicas = 1),
   },
   {
-    what: "D2 and D3: chassis on network nodes only",
-    policies: ["d2-parallel-ovn", "d3-distributed-floating-ips"],
+    what: "D2: chassis on network nodes only",
+    policies: ["d2-chassis-nodes"],
     resource: "openkeel-neutron",
     // As a stack config the placement checks refuse it first (the chassis DaemonSet misses compute nodes).
-    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.chassis = { roles: ["network"] }),
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).chassis.nodeSelector = { "node-restriction.kubernetes.io/openkeel-network": "" }),
+  },
+  {
+    what: "D2: the chassis, which tolerates every taint, without a nodeSelector: every node",
+    policies: ["d2-parallel-ovn", "d2-chassis-nodes"],
+    resource: "openkeel-neutron",
+    plan: (plan) => delete (release(plan, "openkeel-neutron").values as any).chassis,
+  },
+  {
+    what: "D2: the chassis label on the provisioning node",
+    policies: ["d2-chassis-nodes"],
+    resource: "openkeel-neutron",
+    plan: (plan) => (nodePatch(plan, "prov-1").metadata.labels!["node-restriction.kubernetes.io/openkeel-ovn-chassis"] = ""),
+  },
+  {
+    what: "D1: a Node patch writing the lab OVN chassis label",
+    policies: ["d1-hardened-role-labels"],
+    resource: "node-roles:node:net-1",
+    plan: (plan) => (nodePatch(plan, "net-1").metadata.labels!["openkeel.io/ovn-chassis"] = ""),
   },
   {
     what: "D2: Kube-OVN's BGP speaker",
@@ -201,6 +222,18 @@ const TRIPS: Trip[] = [
     // As a stack config (bgp: true, bgpAgent on network) the placement checks refuse it first: the
     // agent DaemonSet misses the compute nodes it must cover.
     plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { role: "network", enabled: true }),
+  },
+  {
+    what: "D3: the BGP agent without the toleration of Masakari reserved hosts",
+    policies: ["d3-distributed-floating-ips"],
+    resource: "openkeel-neutron",
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { roles: ["network", "compute"], enabled: true }),
+  },
+  {
+    what: "D4: the metadata agent without the toleration of Masakari reserved hosts",
+    policies: ["d4-metadata-agent"],
+    resource: "openkeel-neutron",
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.metadataAgent.extraTolerations = []),
   },
   {
     what: "D4: the metadata agent disabled",

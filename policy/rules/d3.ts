@@ -1,6 +1,6 @@
-// D3: distributed floating IPs: every hypervisor NATs the FIPs of its own VMs, so the chassis (and
-// the external bridge mappings it carries) run on compute nodes too, and the BGP agent, when the
-// fabric speaks BGP, runs on network and compute nodes.
+// D3: distributed floating IPs: every hypervisor NATs the FIPs of its own VMs, so the BGP agent,
+// when the fabric speaks BGP, runs on network and compute nodes, reserved hypervisors included.
+import { RESERVED_TAINT_KEY } from "../../config/roles";
 import { chartOf, describeValue, type Finding, get, resourceRule, type ResourceView } from "./common";
 import { neutronView, NEUTRON_CHART } from "./neutron";
 import { covers, describePlacement } from "./placement";
@@ -16,13 +16,6 @@ function distributedFipFindings(r: ResourceView): Finding[] {
       fix: "set gateway.floatingIpMode: distributed (D3: enable_distributed_floating_ip)",
     });
   }
-  const chassis = n.placement("chassis");
-  if (!chassis.terms.some((t) => t.has("compute") && [...t].every((x) => x === "compute"))) {
-    findings.push({
-      message: `${r.name}: the chassis and its bridge mappings do not reach compute nodes (${describePlacement(chassis)})`,
-      fix: "include compute in placement.chassis.roles: with distributed FIPs every hypervisor is a gateway for its own VMs",
-    });
-  }
   const bgp = n.enabled("bgpAgent");
   if (bgp === true) {
     const agent = n.placement("bgpAgent");
@@ -32,6 +25,12 @@ function distributedFipFindings(r: ResourceView): Finding[] {
         fix: "set placement.bgpAgent.roles: [network, compute]: hypervisors announce the FIPs of their VMs",
       });
     }
+    if (!agent.tolerationKeys.includes(RESERVED_TAINT_KEY)) {
+      findings.push({
+        message: `${r.name}: the BGP agent does not tolerate ${RESERVED_TAINT_KEY}: the FIPs of VMs evacuated to a Masakari reserved host (§ 5.6) would not be announced`,
+        fix: `add {key: ${RESERVED_TAINT_KEY}, operator: Exists, effect: NoSchedule} to placement.bgpAgent.extraTolerations`,
+      });
+    }
   }
   return findings;
 }
@@ -39,6 +38,6 @@ function distributedFipFindings(r: ResourceView): Finding[] {
 export const d3DistributedFloatingIps = resourceRule(
   "D3",
   "d3-distributed-floating-ips",
-  "floating IPs are distributed; the chassis and its bridge mappings run on compute; the BGP agent, when enabled, runs on network and compute",
+  "floating IPs are distributed; the BGP agent, when enabled, runs on network and compute nodes and tolerates Masakari reserved hosts",
   distributedFipFindings,
 );
