@@ -106,6 +106,8 @@ export const SERVICES = [
   "placement",
   "nova",
   "neutron",
+  "neutron-fwaas",
+  "neutron-vpnaas",
   "glance",
   "cinder",
   "manila",

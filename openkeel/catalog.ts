@@ -219,6 +219,13 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       metadataAgent: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
     }),
   },
+  // § 5.2: API and Jobs (placement.api) on the control plane; FWaaS has no agent with OVN
+  "neutron-fwaas": { components: { api: api() } },
+  "neutron-vpnaas": {
+    // § 5.2: the agent DaemonSet follows the chassis (agent.nodeSelector): it runs the IPsec
+    // processes in the router namespaces of the chassis it shares the node with
+    components: { api: api(), agent: { kind: "DaemonSet", nodeSelector: chassisSelector, reservedHosts: true } },
+  },
   glance: { components: { api: api() } },
   cinder: { components: { api: api(), workers: worker() } },
   manila: { components: { api: api(), scheduler: worker(), share: worker() } },
@@ -265,13 +272,20 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
     },
     settings: {
       config: z.strictObject({
-        // a node with both roles belongs to Nova's agent (§ 1.4); Zun must read the same label
-        kubernetes: z.strictObject({ nova_compute_label: labelKey }).optional(),
+        kubernetes: z
+          .strictObject({
+            // a node with both roles belongs to Nova's agent (§ 1.4); Zun must read the same label
+            nova_compute_label: labelKey.optional(),
+            // § 2.2: the containers' and capsules' Pods tolerate the containers role (they run on
+            // the node Zun's scheduler picked, through the kata RuntimeClass, ./zun.ts)
+            compute_toleration: tolerationSchema,
+          })
+          .optional(),
       }),
     },
     values: (ctx) => {
       const label = computeLabel(ctx);
-      return { config: label ? { kubernetes: { nova_compute_label: label } } : {} };
+      return { config: { kubernetes: { ...(label ? { nova_compute_label: label } : {}), compute_toleration: roleToleration("containers") } } };
     },
   },
   "ec2-api": { components: { api: api() } },

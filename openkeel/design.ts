@@ -20,8 +20,17 @@ export interface DesignRow {
  * OpenKeel components by chart and placement key (§ 2.1, § 2.2, § 5.1). A key not listed is a
  * Deployment on the chart's default role, the control plane (§ 5.2).
  */
-/** Every role whose nodes may be OVN chassis (§ 1.2). */
-const CHASSIS_NODE_ROLES: readonly Role[] = ["compute", "network", "containers"];
+/**
+ * The OVN chassis (§ 1.2, § 3.1 mode B): on compute and network nodes, and on containers nodes for
+ * Zun's ports (§ 2.2); it tolerates every taint, so nothing but its selector keeps it elsewhere.
+ */
+const CHASSIS: DesignRow = {
+  kind: "DaemonSet",
+  roles: ["compute", "network"],
+  rolesWith: { release: "openkeel-zun", roles: ["containers"] },
+  confinedTo: ["compute", "network", "containers"],
+  reservedHosts: true,
+};
 
 const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
   "openkeel-chart": {
@@ -34,17 +43,13 @@ const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
   },
   "openkeel-neutron": {
     ovnCentral: { kind: "StatefulSet", roles: CONTROL_PLANE },
-    // § 1.2, § 3.1 (mode B): chassis on compute and network nodes, and on containers nodes for
-    // Zun's ports (§ 2.2); it tolerates every taint, so nothing but its selector keeps it elsewhere
-    chassis: {
-      kind: "DaemonSet",
-      roles: ["compute", "network"],
-      rolesWith: { release: "openkeel-zun", roles: ["containers"] },
-      confinedTo: CHASSIS_NODE_ROLES,
-      reservedHosts: true,
-    },
+    chassis: CHASSIS,
     metadataAgent: { kind: "DaemonSet", roles: ["compute"], reservedHosts: true },
     bgpAgent: { kind: "DaemonSet", roles: ["network", "compute"], reservedHosts: true },
+  },
+  "openkeel-neutron-vpnaas": {
+    // § 5.2: the agent follows the chassis: the same nodes, every taint tolerated
+    agent: CHASSIS,
   },
   "openkeel-swift": {
     storage: { kind: "StatefulSet", roles: ["storage"] },

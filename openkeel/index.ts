@@ -2,13 +2,15 @@
 // then openkeel (one release per service). Values that break the values contract stop the plan
 // with one problem per key, naming the stack file, the service and the values key path.
 import type { LoadedConfig } from "../config/schema";
-import { isSecretRef, phase, type Plan } from "../plan/plan";
+import { isSecretRef, phase, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
 import { ConfigError, formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
 import { checkValues } from "./contract";
 import { infrastructureContract, infrastructureUnit, infrastructureValues, namespaceUnit } from "./infrastructure";
 
 import { releaseName, serviceUnits } from "./services";
+import { releaseContext } from "./context";
+import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
 
 export { openkeelNodeMetadata } from "./node-metadata";
 
@@ -44,10 +46,18 @@ function metadataSecretProblems(cfg: LoadedConfig, plan: Plan): Problem[] {
   ];
 }
 
+/** Zun's containers run with the kata RuntimeClass, which must exist before Zun starts them. */
+function withKataRuntimeClass(units: HelmReleaseUnit[], cfg: LoadedConfig, topo: Topology): Unit[] {
+  const zun = units.find((u) => u.name === releaseName("zun"));
+  if (!zun) return units;
+  zun.dependsOn = [...(zun.dependsOn ?? []), KATA_RUNTIME_CLASS_UNIT];
+  return [kataRuntimeClassUnit(releaseContext(cfg, topo)), ...units];
+}
+
 export function addOpenKeel(plan: Plan, cfg: LoadedConfig, topo: Topology): void {
   phase(plan, "openkeel-infra").units.push(...infrastructure(cfg, topo));
   const problems: Problem[] = [];
-  phase(plan, "openkeel").units.push(...serviceUnits(cfg, topo, problems));
+  phase(plan, "openkeel").units.push(...withKataRuntimeClass(serviceUnits(cfg, topo, problems), cfg, topo));
   problems.push(...metadataSecretProblems(cfg, plan));
   if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -153,7 +153,7 @@ function unplacedProblems(file: string, unplaced: Unplaced[]): Problem[] {
 }
 
 /** Identity first: every service registers its endpoints in Keystone; Nova's agents register in Placement. */
-const NEEDS: Partial<Record<ServiceName, ServiceName[]>> = { nova: ["placement"] };
+const NEEDS: Partial<Record<ServiceName, ServiceName[]>> = { nova: ["placement"], "neutron-fwaas": ["neutron"], "neutron-vpnaas": ["neutron"] };
 
 export function serviceUnits(cfg: LoadedConfig, topo: Topology, problems: Problem[]): HelmReleaseUnit[] {
   const ctx = releaseContext(cfg, topo);

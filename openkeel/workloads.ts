@@ -14,6 +14,7 @@ import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
 import { openkeelDesign, type DesignRow } from "./design";
 import { SCHEDULING_FIELDS } from "./placement-value";
+import { RUNTIME_CLASS_READERS } from "./zun";
 
 interface PlacementValue extends Placement {
   enabled?: boolean;
@@ -129,4 +130,5 @@ const readRelease: UnitReader = (u, ctx) => {
 
 export const OPENKEEL_READERS: Readers = {
   units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readRelease },
+  objects: RUNTIME_CLASS_READERS,
 };

@@ -131,6 +131,8 @@ export const OPENKEEL_CHARTS = {
   placement: { chart: "openkeel-placement", version: "1.0.0" },
   nova: { chart: "openkeel-nova", version: "1.0.0" },
   neutron: { chart: "openkeel-neutron", version: "1.0.0" },
+  "neutron-fwaas": { chart: "openkeel-neutron-fwaas", version: "1.0.0" },
+  "neutron-vpnaas": { chart: "openkeel-neutron-vpnaas", version: "1.0.0" },
   glance: { chart: "openkeel-glance", version: "1.0.0" },
   cinder: { chart: "openkeel-cinder", version: "1.0.0" },
   manila: { chart: "openkeel-manila", version: "1.0.0" },

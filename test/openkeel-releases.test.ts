@@ -3,16 +3,19 @@
 import { describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../config/schema";
 import { resolvePlacement, type Placement } from "../placement/chart-helper";
-import { PHASES, phase, type HelmReleaseUnit } from "../plan/plan";
+import { PHASES, phase } from "../plan/plan";
 import { renderPlan } from "../render/render";
 import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
 import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
 import { checkValues } from "../openkeel/contract";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
 import { buildTopology } from "../topology/topology";
-import { planStack } from "../environments";
+import { placementReaders, planStack } from "../environments";
+import { composePlan } from "../environments/compose";
+import { placementReport } from "../placement/report";
+import { planComponents } from "../placement/workloads";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
-import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import program from "../index";
 import { object, objectsOf, openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
 
@@ -35,7 +38,7 @@ describe("releases per stack", () => {
   it.each(SHIPPED_STACKS)("%s: the infrastructure release, then one release per enabled service", (stack) => {
     const plan = shipped(stack);
     expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart"]);
-    const names = phase(plan, "openkeel").units.map((u) => u.name);
+    const names = phase(plan, "openkeel").units.filter((u) => u.kind === "HelmRelease").map((u) => u.name);
     const want = SERVICES.filter((s) => (s === "ironic" ? expected[stack].ironic : s === "zun" ? expected[stack].zun : true));
     expect(names).toEqual(want.map((s) => `openkeel-${s}`));
     for (const u of openkeelReleases(plan)) {
@@ -220,7 +223,7 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
 
   it("every API and worker on the control plane, sized to the nodes that can take it", () => {
     const controlPlane = plan.nodes.filter((n) => n.roles.includes("controlPlane")).length;
-    for (const r of phase(plan, "openkeel").units as HelmReleaseUnit[]) {
+    for (const r of openkeelReleases(plan).filter((u) => u.name !== "openkeel-chart")) {
       const v = r.values as any;
       const api = v.placement.api ?? v.placement.proxy;
       expect(api, r.name).toEqual({ role: "controlPlane" });
@@ -273,6 +276,43 @@ describe("D7: the Ironic conductor", () => {
   });
 });
 
+describe("the Neutron extensions (§ 5.2: openkeel-neutron-fwaas, openkeel-neutron-vpnaas)", () => {
+  it.each(SHIPPED_STACKS)("%s: both releases after Neutron, their APIs on the control plane, the VPNaaS agent following the chassis", (stack) => {
+    const plan = shipped(stack);
+    for (const name of ["openkeel-neutron-fwaas", "openkeel-neutron-vpnaas"]) {
+      expect(release(plan, name).dependsOn).toEqual(["openkeel-keystone", "openkeel-neutron"]);
+      expect(values(plan, name).placement.api).toEqual({ role: "controlPlane" });
+    }
+    const vpnaas = values(plan, "openkeel-neutron-vpnaas");
+    expect(vpnaas.placement.agent).toBeUndefined();
+    expect(vpnaas.agent.nodeSelector).toEqual(values(plan, "openkeel-neutron").chassis.nodeSelector);
+  });
+
+  it("the placement report puts the VPNaaS agent on exactly the chassis' nodes, tolerating every taint", () => {
+    const report = planStack(shippedConfig("prod-large")).placement!;
+    const of = (name: string) => report.placements.find((p) => p.component.name === name)!;
+    expect(of("openkeel-neutron-vpnaas/agent").eligible).toEqual(of("openkeel-neutron/chassis").eligible);
+    expect(of("openkeel-neutron-vpnaas/agent").component.scheduling.tolerations).toEqual([{ operator: "Exists" }]);
+  });
+
+  it("they follow Neutron: off with it, and refused when turned on without it", () => {
+    const off = planOf(mutatedConfig("prod-medium", (r) => (r.services.neutron = { enabled: false })));
+    expect(phase(off, "openkeel").units.map((u) => u.name)).not.toContain("openkeel-neutron-vpnaas");
+    expect(phase(off, "openkeel").units.map((u) => u.name)).not.toContain("openkeel-neutron-fwaas");
+    const r = planStack(
+      mutatedConfig("prod-medium", (raw) => {
+        raw.services.neutron = { enabled: false };
+        raw.services["neutron-vpnaas"] = { enabled: true };
+      }),
+    );
+    expect(r.plan).toBeUndefined();
+    expect(r.checks.find((c) => c.code === "service-needs-service")).toMatchObject({
+      path: "openkeel:services.neutron-vpnaas.enabled",
+      message: "neutron-vpnaas is enabled but neutron, which it extends, is off",
+    });
+  });
+});
+
 describe("Zun", () => {
   it("prod-small: the compute agent on containers nodes; Zun reads Nova's compute label", () => {
     const plan = shipped("prod-small");
@@ -280,6 +320,44 @@ describe("Zun", () => {
     expect(zun.placement.computeAgent.role).toBe("containers");
     expect(zun.placement.computeAgent.extraTolerations).toEqual([RESERVED]);
     expect(zun.config.kubernetes.nova_compute_label).toBe("node-restriction.kubernetes.io/openkeel-compute");
+  });
+
+  it("Zun's containers tolerate the containers role (compute_toleration, § 2.2)", () => {
+    expect(values(shipped("prod-small"), "openkeel-zun").config.kubernetes.compute_toleration).toEqual({
+      key: "node-role.openkeel.io/containers",
+      operator: "Exists",
+      effect: "NoSchedule",
+    });
+  });
+
+  it("the kata RuntimeClass selects the containers role, before the Zun release (§ 2.2)", () => {
+    const plan = shipped("prod-small");
+    expect(object(plan, "RuntimeClass", "kata", "openkeel-zun-runtime-class")).toEqual({
+      apiVersion: "node.k8s.io/v1",
+      kind: "RuntimeClass",
+      metadata: { name: "kata" },
+      handler: "kata",
+      overhead: { podFixed: { memory: "130Mi", cpu: "250m" } },
+      scheduling: {
+        nodeSelector: { "node-restriction.kubernetes.io/openkeel-containers": "" },
+        tolerations: [{ key: "node-role.openkeel.io/containers", operator: "Exists", effect: "NoSchedule" }],
+      },
+    });
+    expect(release(plan, "openkeel-zun").dependsOn).toContain("openkeel-zun-runtime-class");
+    // no Zun, no RuntimeClass
+    expect(phase(shipped("prod-medium"), "openkeel").units.map((u) => u.name)).not.toContain("openkeel-zun-runtime-class");
+  });
+
+  it("the placement report confines the Pods of the kata RuntimeClass to containers nodes", () => {
+    const kata = { name: "kata-1", internalIP: "10.30.4.11", roles: ["containers"] };
+    const ok = planStack(mutatedConfig("prod-medium", (r) => r.nodes.push(kata))).placement!;
+    expect(ok.placements.find((p) => p.component.name === "openkeel-zun-runtime-class/kata")!.eligible).toEqual(["kata-1"]);
+    const cfg = mutatedConfig("prod-medium", (r) => r.nodes.push(kata));
+    const plan = composePlan(cfg, buildTopology(cfg), []);
+    delete (object(plan, "RuntimeClass", "kata") as any).scheduling.nodeSelector;
+    const checks = placementReport(plan, buildTopology(cfg), planComponents(plan, placementReaders(cfg.environment))).checks;
+    expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
+    expect(checks[0].message).toMatch(/^openkeel-zun-runtime-class\/kata \(Pods\) may run on cp-1, cp-2, cp-3, .*which lack the containers role/);
   });
 
   it("a containers-only node is an OVN chassis while Zun runs, and not when Zun is off", () => {

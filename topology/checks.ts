@@ -3,7 +3,7 @@
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Config, ServiceName } from "../config/schema";
-import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, serviceEnabled } from "./services";
+import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, SERVICE_REQUIRED_SERVICE, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
 
 /** The okadm plan rules. Errors stop the render (exit 1); warnings are printed. */
@@ -87,6 +87,17 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
         "service-needs-role",
         `${service} is enabled but no node has the ${role} role`,
         `give the ${role} role to a node, or set openkeel:services.${service}.enabled: false`,
+        `openkeel:services.${service}.enabled`,
+      );
+    }
+  }
+
+  for (const [service, base] of Object.entries(SERVICE_REQUIRED_SERVICE) as [ServiceName, ServiceName][]) {
+    if (cfg.services[service]?.enabled === true && !serviceEnabled(cfg, topo, base)) {
+      error(
+        "service-needs-service",
+        `${service} is enabled but ${base}, which it extends, is off`,
+        `turn ${base} on, or set openkeel:services.${service}.enabled: false`,
         `openkeel:services.${service}.enabled`,
       );
     }
