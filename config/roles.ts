@@ -57,6 +57,13 @@ export function roleToleration(role: Role): Toleration {
 /** Masakari reserved hosts (§ 5.6): the toleration of the node agents that must run there. */
 export const RESERVED_TOLERATION: Toleration = { key: RESERVED_TAINT_KEY, operator: "Exists", effect: "NoSchedule" };
 
+/**
+ * The Node annotation of a chassis' physnet bridge mappings (`physnet1:br-ex[,…]`, § 3.2, D3). The
+ * design names it as a label, but `:` is no label character, so it is an annotation, written by the
+ * node-roles phase from the inventory's `bridgeMappings`.
+ */
+export const BRIDGE_MAPPINGS_ANNOTATION = "network.openkeel.io/bridge-mappings";
+
 /** The taint Masakari puts on a reserved host (§ 5.6: `openkeel.io/reserved=true:NoSchedule`). */
 export const RESERVED_TAINT: Taint = { key: RESERVED_TAINT_KEY, value: "true", effect: "NoSchedule" };
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 // zod compiles a fast path (new Function) for each schema on its first parse: a cost that only pays
 // off over many parses of one schema, while a render parses each contract a few times (npm run bench).
 z.config({ jitless: true });
-import { chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
+import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 
@@ -61,6 +61,37 @@ const pinnedVersion = z
     message: "is not a pinned version (no 'latest', no ranges). Fix: write an exact version such as 1.12.1 or v1.16.2",
   });
 
+/** One `physnet:bridge` pair: a physnet name, and an OVS bridge name (a Linux interface name, at most 15 characters). */
+const BRIDGE_MAPPING = /^([A-Za-z0-9_.-]+):([A-Za-z0-9_.-]{1,15})$/;
+
+/**
+ * `physnet:bridge[,physnet:bridge]`, each physnet and each bridge once: Neutron parses bridge
+ * mappings with unique keys and unique values (neutron-lib neutron_lib/utils/helpers.py
+ * parse_mappings, whose defaults are unique_keys=True, unique_values=True).
+ */
+const bridgeMappingsSchema = z.string().superRefine((value, ctx) => {
+  const pairs = value.split(",").map((entry) => BRIDGE_MAPPING.exec(entry));
+  if (pairs.some((m) => m === null)) {
+    ctx.addIssue({
+      code: "custom",
+      message:
+        "is not a list of physnet:bridge pairs. Fix: write physnet1:br-ex, or physnet1:br-ex,physnet2:br-vlan (letters, digits, '-', '_' and '.', no spaces; a bridge name has at most 15 characters)",
+    });
+    return;
+  }
+  const seen = { physnet: new Set<string>(), bridge: new Set<string>() };
+  for (const [, physnet, bridge] of pairs as RegExpExecArray[]) {
+    if (seen.physnet.has(physnet)) {
+      ctx.addIssue({ code: "custom", message: `maps physnet '${physnet}' twice, which Neutron refuses. Fix: map each physnet to one bridge` });
+    }
+    if (seen.bridge.has(bridge)) {
+      ctx.addIssue({ code: "custom", message: `maps bridge '${bridge}' to two physnets, which Neutron refuses. Fix: give each physnet a bridge of its own` });
+    }
+    seen.physnet.add(physnet);
+    seen.bridge.add(bridge);
+  }
+});
+
 const nodeSchema = z.strictObject({
   name: z
     .string()
@@ -78,6 +109,8 @@ const nodeSchema = z.strictObject({
     .optional(),
   /** Extra labels applied with the role labels (e.g. network.openkeel.io/external-nic). */
   labels: z.record(z.string(), labelValue).default({}),
+  /** The physnet bridge mappings of the node's OVN chassis (§ 3.2, D3): a Node annotation. */
+  bridgeMappings: bridgeMappingsSchema.optional(),
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
@@ -247,6 +280,12 @@ export const configSchema = z
             code: "custom",
             path,
             message: "is the zone label. Fix: remove it and set the node's zone: key instead",
+          });
+        } else if (key === BRIDGE_MAPPINGS_ANNOTATION) {
+          ctx.addIssue({
+            code: "custom",
+            path,
+            message: `holds the node's bridge mappings, which are a Node annotation here (a label value cannot hold ':'). Fix: remove it and set the node's bridgeMappings: key instead, e.g. bridgeMappings: physnet1:br-ex`,
           });
         } else if (LABEL_PROFILES.some((p) => chassisLabelKey(p) === key)) {
           ctx.addIssue({

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
-import { chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
+import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
 import type { ReleaseContext, ReplicaRule } from "./context";
 import { labelKey, nodeSelectorSchema, tolerationSchema } from "./k8s";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
@@ -26,6 +26,8 @@ interface ComponentBase {
   settings?: Record<string, z.ZodType>;
   /** It must run on Masakari reserved hosts too (§ 5.6): a node agent of the hypervisors. */
   reservedHosts?: true;
+  /** A public API: the lab exposes it on a fixed NodePort (`<component>.service`, ./endpoints.ts). */
+  publicApi?: true;
 }
 
 /** Placed by the chart helper from `placement.<component>` (§ 5.1, § 5.2). */
@@ -113,7 +115,7 @@ function sharedNodeTolerations(role: Role, ctx: ReleaseContext) {
 }
 
 /** An API Deployment on the control plane (3 replicas where there are 3 nodes, § 2.2). */
-const api = (replicas = 3): HelperPlaced => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
+const api = (replicas = 3): HelperPlaced => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas }, publicApi: true });
 /** A worker, conductor or scheduler on the control plane (2 replicas, maxUnavailable 1, § 2.2). */
 const worker = (replicas = 2): HelperPlaced => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
 
@@ -146,7 +148,8 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       api: api(),
       conductor: worker(),
       scheduler: worker(),
-      consoleProxy: worker(),
+      // noVNC and the serial console: the user's browser connects to it
+      consoleProxy: { ...worker(), publicApi: true },
       computeAgent: {
         kind: "DaemonSet",
         placement: on("compute", { extraTolerations: [RESERVED_TOLERATION] }),
@@ -191,7 +194,13 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       },
       // compute and network nodes, and containers nodes when Zun runs (their containers get Neutron
       // ports, § 1.2, § 2.2): the chassis label says which (./node-metadata.ts)
-      chassis: { kind: "DaemonSet", nodeSelector: chassisSelector, reservedHosts: true },
+      chassis: {
+        kind: "DaemonSet",
+        nodeSelector: chassisSelector,
+        reservedHosts: true,
+        // our contract for the chart: the Node annotation its physnet bridge mappings are read from
+        settings: { bridgeMappingsAnnotation: labelKey },
+      },
       metadataAgent: {
         kind: "DaemonSet",
         optional: true,
@@ -215,6 +224,8 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
     values: () => ({
       backend: "ovn-nb",
       gateway: { floatingIpMode: "distributed" },
+      // § 3.2: the chassis reads its wiring from its own Node; the mappings cannot be a label (`:`)
+      chassis: { bridgeMappingsAnnotation: BRIDGE_MAPPINGS_ANNOTATION },
       ovnCentral: { storage: { storageClassName: LONGHORN_LOCAL_CLASS } },
       metadataAgent: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
     }),
@@ -244,7 +255,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
     },
     values: () => ({ storage: { devices: { storageClassName: LONGHORN_LOCAL_CLASS } } }),
   },
-  heat: { components: { api: api(), apiCfn: worker(), engine: worker() } },
+  heat: { components: { api: api(), apiCfn: { ...worker(), publicApi: true }, engine: worker() } },
   barbican: { components: { api: api(), worker: worker() } },
   designate: {
     components: { api: api(), central: worker(), sink: worker(), externalDns: worker(1) },

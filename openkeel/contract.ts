@@ -7,6 +7,7 @@ import { valueAt, type Problem } from "../config/problems";
 import type { LabelProfile } from "../config/roles";
 import { isSelfPlaced, type ServiceSpec } from "./catalog";
 import { globalSchema } from "./global";
+import { serviceExposureSchema } from "./endpoints";
 import { nodeSelectorSchema } from "./k8s";
 import { placementValueSchema, SCHEDULING_FIELDS } from "./placement-value";
 
@@ -56,7 +57,10 @@ function buildServiceContract(spec: ServiceSpec, profile: LabelProfile): Release
   const blocks = Object.fromEntries(
     names.map((n) => {
       const c = spec.components[n];
-      const own = isSelfPlaced(c) ? { nodeSelector: nodeSelectorSchema.optional() } : {};
+      const own = {
+        ...(isSelfPlaced(c) ? { nodeSelector: nodeSelectorSchema.optional() } : {}),
+        ...(c.publicApi ? { service: serviceExposureSchema.optional() } : {}),
+      };
       return [n, z.strictObject({ ...(c.kind === "DaemonSet" ? {} : { replicas: replicasSchema.optional() }), ...own, ...(c.settings ?? {}) }).optional()];
     }),
   );

@@ -1,25 +1,20 @@
 // What the OpenKeel releases need on the nodes, written by the node-roles phase with the role
-// labels: the OVN chassis label. The chassis DaemonSet tolerates every taint and reads only
-// `chassis.nodeSelector` (§ 5.2 "What is implemented"), and a nodeSelector cannot say "compute OR
-// network", so the nodes that must be chassis carry one label that says so.
+// labels: the OVN chassis label and the chassis' bridge mappings. The chassis DaemonSet tolerates
+// every taint and reads only `chassis.nodeSelector` (§ 5.2 "What is implemented"), and a
+// nodeSelector cannot say "compute OR network", so the nodes that must be chassis carry one label
+// that says so. It reads its physnet bridge mappings from its own Node (§ 3.2), as an annotation.
 import type { LoadedConfig, NodeConfig } from "../config/schema";
-import { chassisLabelKey, type Role } from "../config/roles";
+import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey } from "../config/roles";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import type { Topology } from "../topology/topology";
-import { serviceEnabled } from "../topology/services";
+import { chassisRoles } from "../topology/services";
 
-/**
- * The roles whose nodes are OVN chassis (§ 1.2, § 3.1 mode B): hypervisors (their VMs' ports, and
- * distributed FIPs, D3), gateways (router gateways, SNAT), and containers nodes when Zun runs (the
- * containers' Neutron ports, § 2.2).
- */
-function chassisRoles(cfg: LoadedConfig, topo: Topology): Role[] {
-  return serviceEnabled(cfg, topo, "zun") ? ["compute", "network", "containers"] : ["compute", "network"];
-}
-
-/** The chassis label on every node of a chassis role. */
+/** The chassis label on every node of a chassis role, and its bridge mappings where the inventory has them. */
 export function openkeelNodeMetadata(cfg: LoadedConfig, topo: Topology): NodeMetadataContributor {
   const roles = chassisRoles(cfg, topo);
   const label = chassisLabelKey(topo.profile);
-  return (node: NodeConfig) => (node.roles.some((r) => roles.includes(r)) ? { labels: { [label]: "" } } : {});
+  return (node: NodeConfig) => ({
+    ...(node.roles.some((r) => roles.includes(r)) ? { labels: { [label]: "" } } : {}),
+    ...(node.bridgeMappings !== undefined ? { annotations: { [BRIDGE_MAPPINGS_ANNOTATION]: node.bridgeMappings } } : {}),
+  });
 }

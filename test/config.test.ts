@@ -5,7 +5,7 @@ import { loadConfig, rawFromPulumiConfig } from "../config/load";
 import { ConfigError, type Problem } from "../config/problems";
 import { rawFromStackYaml } from "../config/stack-file";
 import { readStack } from "../config/stack-file";
-import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR } from "./helpers/stacks";
+import { configProblems, mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR } from "./helpers/stacks";
 
 function problemsOf(fn: () => unknown): Problem[] {
   try {
@@ -124,5 +124,24 @@ describe("bad config", () => {
     const problems = problemsOf(() => readStack("prod-tiny", STACKS_DIR));
     expect(problems[0].message).toMatch(/no stack file/);
     expect(problems[0].fix).toMatch(/lab, prod-large, prod-medium, prod-small/);
+  });
+});
+
+describe("bridge mappings (§ 3.2, D3): physnet:bridge[,physnet:bridge], each physnet and each bridge once", () => {
+  const withMappings = (value: unknown) => (raw: any) => (raw.nodes[3].bridgeMappings = value);
+
+  it("accepts several pairs", () => {
+    expect(mutatedConfig("prod-medium", withMappings("physnet1:br-ex,physnet2:br-vlan")).nodes[3].bridgeMappings).toBe("physnet1:br-ex,physnet2:br-vlan");
+  });
+
+  it.each([
+    ["physnet1:br-ex,physnet2:br-ex", "maps bridge 'br-ex' to two physnets"],
+    ["physnet1:br-ex, physnet2:br-vlan", "is not a list of physnet:bridge pairs"],
+    ["physnet1:br-external-provider", "is not a list of physnet:bridge pairs"],
+    ["", "is not a list of physnet:bridge pairs"],
+  ])("refuses %j", (value, message) => {
+    const problems = configProblems("prod-medium", withMappings(value));
+    expect(problems.map((p) => p.path)).toEqual(["openkeel:nodes[3].bridgeMappings"]);
+    expect(problems[0].message).toContain(message);
   });
 });

@@ -170,12 +170,22 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
   it("D2: the chassis is placed by chassis.nodeSelector (§ 5.2), the chassis label the node-roles phase puts on exactly its nodes", () => {
     const label = chassisLabelKey(plan.labelProfile);
     expect(neutron.placement.chassis).toBeUndefined();
-    expect(neutron.chassis).toEqual({ nodeSelector: { [label]: "" } });
+    expect(neutron.chassis.nodeSelector).toEqual({ [label]: "" });
     const zun = openkeelReleases(plan).some((u) => u.name === "openkeel-zun");
     const chassisRoles = ["compute", "network", ...(zun ? ["containers"] : [])];
     for (const node of objectsOf(plan, "node-roles")) {
       const roles = plan.nodes.find((n) => n.name === node.metadata.name)!.roles;
       expect(label in (node.metadata.labels ?? {}), node.metadata.name).toBe(roles.some((r) => chassisRoles.includes(r)));
+    }
+  });
+
+  it("D3: every hypervisor's and gateway's bridge mappings on its Node, as an annotation, where the chassis reads them", () => {
+    expect(neutron.chassis.bridgeMappingsAnnotation).toBe("network.openkeel.io/bridge-mappings");
+    const cfg = shippedConfig(stack);
+    for (const node of cfg.nodes) {
+      const patch = object(plan, "Node", node.name, "node-roles");
+      expect(patch.metadata.annotations?.["network.openkeel.io/bridge-mappings"], node.name).toBe(node.bridgeMappings);
+      if (!lab && (node.roles.includes("compute") || node.roles.includes("network"))) expect(node.bridgeMappings, node.name).toBe("physnet1:br-ex");
     }
   });
 

@@ -172,8 +172,8 @@ const TRIPS: Trip[] = [
     plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.replicas = 1),
   },
   {
-    what: "D2: chassis on network nodes only",
-    policies: ["d2-chassis-nodes"],
+    what: "D2 and D3: chassis on network nodes only",
+    policies: ["d2-chassis-nodes", "d3-bridge-mappings"],
     resource: "openkeel-neutron",
     // As a stack config the placement checks refuse it first (the chassis DaemonSet misses compute nodes).
     plan: (plan) => ((release(plan, "openkeel-neutron").values as any).chassis.nodeSelector = { "node-restriction.kubernetes.io/openkeel-network": "" }),
@@ -182,7 +182,7 @@ const TRIPS: Trip[] = [
     what: "D2: the chassis, which tolerates every taint, without a nodeSelector: every node",
     policies: ["d2-parallel-ovn", "d2-chassis-nodes"],
     resource: "openkeel-neutron",
-    plan: (plan) => delete (release(plan, "openkeel-neutron").values as any).chassis,
+    plan: (plan) => delete (release(plan, "openkeel-neutron").values as any).chassis.nodeSelector,
   },
   {
     what: "D2: the chassis label on the provisioning node",
@@ -222,6 +222,19 @@ const TRIPS: Trip[] = [
     // As a stack config (bgp: true, bgpAgent on network) the placement checks refuse it first: the
     // agent DaemonSet misses the compute nodes it must cover.
     plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { role: "network", enabled: true }),
+  },
+  {
+    what: "D3: a hypervisor without its physnet bridge mappings",
+    policies: ["d3-bridge-mappings"],
+    resource: "node-roles:node:cmp-01",
+    // As a stack config the plan checks refuse it first (bridge-mappings-missing).
+    plan: (plan) => delete nodePatch(plan, "cmp-01").metadata.annotations,
+  },
+  {
+    what: "D3: the chassis reading its bridge mappings from an annotation no node has",
+    policies: ["d3-bridge-mappings"],
+    resource: "openkeel-neutron",
+    config: (raw) => (service(raw, "neutron").values = { chassis: { bridgeMappingsAnnotation: "network.openkeel.io/bridge-mapping" } }),
   },
   {
     what: "D3: the BGP agent without the toleration of Masakari reserved hosts",

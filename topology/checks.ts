@@ -5,6 +5,7 @@ import type { Role } from "../config/roles";
 import type { Config, ServiceName } from "../config/schema";
 import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, SERVICE_REQUIRED_SERVICE, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
+import { bridgeMappingChecks } from "./wiring";
 
 /** The okadm plan rules. Errors stop the render (exit 1); warnings are printed. */
 export function planChecks(cfg: Config, topo: Topology): Check[] {
@@ -102,6 +103,8 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       );
     }
   }
+
+  checks.push(...bridgeMappingChecks(cfg, topo));
 
   if (serviceEnabled(cfg, topo, "ironic") && count("provisioning") > 0) {
     const replicas = ironicConductorReplicas(cfg);

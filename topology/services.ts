@@ -36,3 +36,12 @@ export function serviceEnabled(cfg: Config, topo: Topology, service: ServiceName
 export function ironicConductorReplicas(cfg: Config): number {
   return cfg.services.ironic?.replicas.conductor ?? DEFAULT_IRONIC_CONDUCTORS;
 }
+
+/**
+ * The roles whose nodes are OVN chassis (§ 1.2, § 3.1 mode B): hypervisors (their VMs' ports, and
+ * distributed FIPs, D3), gateways (router gateways, SNAT), and containers nodes when Zun runs (the
+ * containers' Neutron ports, § 2.2).
+ */
+export function chassisRoles(cfg: Config, topo: Topology): Role[] {
+  return serviceEnabled(cfg, topo, "zun") ? ["compute", "network", "containers"] : ["compute", "network"];
+}

@@ -35,6 +35,7 @@ export const CHASSIS_ROLES: readonly Role[] = ["compute", "network", "containers
 
 /** A node as this stack's Node patches write it. */
 export interface PatchedNode {
+  urn: string;
   name: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
@@ -50,7 +51,7 @@ export function patchedNodes(resources: ResourceView[]): PatchedNode[] {
     .map((r) => {
       const labels = strings(get(r.props, ["metadata", "labels"]));
       const roles = new Set(Object.keys(labels).map((k) => roleOfLabelKey(k)?.role).filter((x): x is Role => x !== undefined));
-      return { name: String(get(r.props, ["metadata", "name"]) ?? r.name), labels, annotations: strings(get(r.props, ["metadata", "annotations"])), roles };
+      return { urn: r.urn, name: String(get(r.props, ["metadata", "name"]) ?? r.name), labels, annotations: strings(get(r.props, ["metadata", "annotations"])), roles };
     });
 }
 

@@ -40,9 +40,11 @@ export function generatedProductionStack(size: number): GeneratedStack {
   };
   add("cp", controlPlane, ["controlPlane"], { kubernetesControlPlane: true });
   add("prov", provisioning, ["provisioning"]);
-  add("net", network, ["network"], { labels: { "network.openkeel.io/external-nic": "bond1" } });
+  // D3: every gateway and hypervisor has the external VLANs, through its physnet bridge mappings
+  const wiring = { labels: { "network.openkeel.io/external-nic": "bond1" }, bridgeMappings: "physnet1:br-ex" };
+  add("net", network, ["network"], wiring);
   add("sto", storage, ["storage"]);
-  add("cmp", compute, ["compute"], { labels: { "network.openkeel.io/external-nic": "bond1" } });
+  add("cmp", compute, ["compute"], wiring);
   return {
     stack: `generated-${size}`,
     raw: {

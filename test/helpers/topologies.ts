@@ -91,6 +91,8 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
           ...(g.zones > 0 ? { zone: ZONES[i % g.zones] } : {}),
           ...(g.production ? { internalIP: ip(i + 10) } : {}),
           ...(g.externalNic && (roles.includes("network") || roles.includes("compute")) ? { labels: { "network.openkeel.io/external-nic": "bond1" } } : {}),
+          // D3: production hypervisors and gateways carry their physnet bridge mappings
+          ...(g.production && (roles.includes("network") || roles.includes("compute")) ? { bridgeMappings: "physnet1:br-ex" } : {}),
         };
         nodes.push(node);
       }
