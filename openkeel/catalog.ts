@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
-import type { ReleaseContext, ReplicaRule } from "./context";
+import { quorumPlacement, type ReleaseContext, type ReplicaRule } from "./context";
 import { labelKey, nodeSelectorSchema, tolerationSchema } from "./k8s";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 import { METADATA_PROXY_SECRET } from "./names";
@@ -186,7 +186,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       worker: worker(),
       ovnCentral: {
         kind: "StatefulSet",
-        placement: on("controlPlane", { antiAffinity: "required" }),
+        placement: quorumPlacement,
         replicas: "quorum",
         // its own nodeSelector wins over the role (§ 5.2); an older chart's default was the lab key
         winningNodeSelector: ["ovnCentral", "nodeSelector"],

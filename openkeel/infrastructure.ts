@@ -9,13 +9,13 @@ import type { LabelProfile } from "../config/roles";
 import type { Topology } from "../topology/topology";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
-import { releaseContext, replicasFor } from "./context";
+import { quorumPlacement, releaseContext, replicasFor } from "./context";
 import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
-import { placementValueSchema, type PlacementValue } from "./placement-value";
+import { placementValueSchema } from "./placement-value";
 
 const NAMESPACE_UNIT = "openkeel-namespace";
 const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -28,7 +28,7 @@ const IMAGE_REF = /^[a-z0-9][a-z0-9._\/-]*(:\d+)?(\/[a-z0-9._-]+)*:[A-Za-z0-9_][
 export function infrastructureValues(cfg: LoadedConfig, topo: Topology): Record<string, unknown> {
   const ctx = releaseContext(cfg, topo);
   const member = (name: (typeof QUORUM_MEMBERS)[number]) => {
-    const placement: PlacementValue = { role: "controlPlane", antiAffinity: "required" };
+    const placement = quorumPlacement(ctx);
     return {
       replicas: replicasFor("quorum", placement, ctx),
       image: imageRef(MEMBER_IMAGES[name]),

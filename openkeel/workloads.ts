@@ -6,7 +6,7 @@
 // tolerations it adds, or a component it places by `<component>.nodeSelector` alone while tolerating
 // every taint (the OVN chassis).
 import { SERVICES } from "../config/schema";
-import { HOSTNAME_LABEL, type Toleration } from "../config/roles";
+import { HOSTNAME_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
 import { resolvePlacement, type Placement, type RoleDefinitions } from "../placement/chart-helper";
 import { requiredAntiAffinityKeys } from "../placement/scheduling";
 import { arr, isObj, num, obj, type Component, type DesignRoles, type Obj, type Readers, type UnitReader } from "../placement/workloads";
@@ -19,6 +19,7 @@ import { RUNTIME_CLASS_READERS } from "./zun";
 interface PlacementValue extends Placement {
   enabled?: boolean;
   replicas?: number;
+  zoneAntiAffinity?: string;
 }
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
@@ -82,6 +83,8 @@ const readRelease: UnitReader = (u, ctx) => {
   const specs = COMPONENTS_BY_CHART.get(chart) ?? {};
   // No global.nodeRoles (a lab whose nodes carry no role): role names render nothing (§ 5.2).
   const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
+  // the key the charts spread and anti-affine zones on (§ 5.1 placementDefaults)
+  const zoneKey = String(obj(obj(values.global).placementDefaults).zoneKey ?? ZONE_LABEL);
   const out: Component[] = [];
   for (const [key, p, holder] of placementEntries(values)) {
     const spec = specs[key];
@@ -96,6 +99,7 @@ const readRelease: UnitReader = (u, ctx) => {
     if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(at(values, spec.addedTolerations))];
     const anti = [
       ...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []),
+      ...(p.zoneAntiAffinity === "required" ? [zoneKey] : []),
       ...requiredAntiAffinityKeys(scheduling.affinity),
     ];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);

@@ -158,10 +158,12 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
   const neutron = values(plan, "openkeel-neutron");
   const nova = values(plan, "openkeel-nova");
   const chart = values(plan, "openkeel-chart");
+  // § 6.3: in the large topology the quorum members are one per zone too
+  const QUORUM = { role: "controlPlane", antiAffinity: "required", ...(stack === "prod-large" ? { zoneAntiAffinity: "required" } : {}) };
 
   it("D2: Neutron writes its own OVN NB; OVN central on the control plane, one member per node", () => {
     expect(neutron.backend).toBe("ovn-nb");
-    expect(neutron.placement.ovnCentral).toEqual({ role: "controlPlane", antiAffinity: "required" });
+    expect(neutron.placement.ovnCentral).toEqual(QUORUM);
     expect(neutron.ovnCentral.replicas).toBe(lab ? 1 : 3);
     // § 5.2: ovnCentral.nodeSelector wins over the role, so the release writes the role's label there
     expect(neutron.ovnCentral.nodeSelector).toEqual({ [roleLabelKey("controlPlane", plan.labelProfile)]: "" });
@@ -202,7 +204,7 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
 
   it("D5: Galera, RabbitMQ, OVN central and Swift devices on longhorn-local", () => {
     for (const member of ["mariadb", "rabbitmq"]) {
-      expect(chart.infrastructure[member].placement).toEqual({ role: "controlPlane", antiAffinity: "required" });
+      expect(chart.infrastructure[member].placement).toEqual(QUORUM);
       expect(chart.infrastructure[member].storage).toEqual({ storageClassName: "longhorn-local" });
       expect(chart.infrastructure[member].replicas).toBe(lab ? 1 : 3);
     }
@@ -240,6 +242,36 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
       const replicas = (v.api ?? v.proxy).replicas;
       expect(replicas, r.name).toBe(lab ? 1 : Math.min(r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3, controlPlane));
     }
+  });
+});
+
+describe("quorum per zone in the large topology (§ 6.3)", () => {
+  const MEMBERS = ["openkeel-chart/mariadb", "openkeel-chart/rabbitmq", "openkeel-neutron/ovnCentral"];
+
+  it("Galera, RabbitMQ and OVN central have required anti-affinity on the zone key, one member in each of the 3 zones", () => {
+    const report = planStack(shippedConfig("prod-large")).placement!;
+    for (const name of MEMBERS) {
+      const c = report.placements.find((p) => p.component.name === name)!.component;
+      expect(c.requiredAntiAffinity, name).toEqual(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+      expect(c.replicas, name).toBe(3);
+    }
+  });
+
+  it.each(["prod-small", "prod-medium"])("%s (no zones): host anti-affinity only", (stack) => {
+    const report = planStack(shippedConfig(stack)).placement!;
+    for (const name of MEMBERS) expect(report.placements.find((p) => p.component.name === name)!.component.requiredAntiAffinity, name).toEqual(["kubernetes.io/hostname"]);
+  });
+
+  it("a large stack whose control plane spans 2 zones cannot hold 3 members: the placement check trips for each", () => {
+    const r = planStack(
+      mutatedConfig("prod-large", (raw) => {
+        for (const n of raw.nodes) if (n.name === "ok-cp-5" || n.name === "ok-cp-6") n.zone = "zone-b";
+      }),
+    );
+    expect(r.plan).toBeUndefined();
+    const zone = r.checks.filter((c) => c.code === "placement-anti-affinity" && c.message.includes("topology.kubernetes.io/zone"));
+    expect(zone.map((c) => c.message.split(" ")[0]).sort()).toEqual([...MEMBERS].sort());
+    expect(zone[0].message).toMatch(/required anti-affinity on topology\.kubernetes\.io\/zone but only 2 domain\(s\) can take it/);
   });
 });
 
