@@ -168,8 +168,43 @@ const serviceSchema = z.strictObject({
 });
 export type ServiceConfig = z.infer<typeof serviceSchema>;
 
-const servicesShape = Object.fromEntries(SERVICES.map((s) => [s, serviceSchema.optional()])) as {
-  [K in ServiceName]: z.ZodOptional<typeof serviceSchema>;
+/** The 32 or 128 bits of an IPv4 or IPv6 address, or undefined. */
+function addressBits(address: string): { bits: bigint; width: number } | undefined {
+  if (IPV4.test(address)) return { bits: address.split(".").reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n), width: 32 };
+  if (!IPV6.test(address)) return undefined;
+  const [head, tail] = address.includes("::") ? address.split("::") : [address, undefined];
+  const groups = (part: string | undefined) => (part ? part.split(":") : []);
+  const missing = 8 - groups(head).length - groups(tail).length;
+  const all = [...groups(head), ...(tail === undefined ? [] : Array(missing).fill("0")), ...groups(tail)];
+  return { bits: all.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n), width: 128 };
+}
+
+/** A network in CIDR notation, `10.50.0.0/24` or `fd00:50::/64`, without host bits. */
+const cidrSchema = z.string().superRefine((value, ctx) => {
+  const [address, prefix, ...rest] = value.split("/");
+  const parsed = addressBits(address);
+  const length = /^\d{1,3}$/.test(prefix ?? "") ? Number(prefix) : NaN;
+  if (!parsed || rest.length > 0 || !(length >= 0 && length <= parsed.width)) {
+    ctx.addIssue({ code: "custom", message: "is not a network in CIDR notation. Fix: write the network's address and prefix length, e.g. 10.50.0.0/24" });
+    return;
+  }
+  const hostBits = parsed.bits & ((1n << BigInt(parsed.width - length)) - 1n);
+  if (hostBits !== 0n) {
+    ctx.addIssue({ code: "custom", message: "has host bits set past its prefix length, so it names an address, not a network. Fix: write the network address of that prefix" });
+  }
+});
+
+/**
+ * Ironic's own settings: the BMC networks its conductors may reach (§ 2.2: "own namespace, egress
+ * only to the BMC network"), for the NetworkPolicy of its namespace (openkeel/ironic.ts).
+ */
+const ironicServiceSchema = serviceSchema.extend({
+  bmcNetworks: z.array(cidrSchema).min(1).optional(),
+});
+
+const servicesShape = {
+  ...(Object.fromEntries(SERVICES.map((s) => [s, serviceSchema.optional()])) as { [K in ServiceName]: z.ZodOptional<typeof serviceSchema> }),
+  ironic: ironicServiceSchema.optional(),
 };
 
 /** What `openkeel:charts.versions` pins: the infrastructure chart (openkeel-chart) and each service's chart. */

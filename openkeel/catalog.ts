@@ -10,6 +10,7 @@ import { quorumPlacement, type ReleaseContext, type ReplicaRule } from "./contex
 import { labelKey, nodeSelectorSchema, tolerationSchema } from "./k8s";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 import { METADATA_PROXY_SECRET } from "./names";
+import { IRONIC_NAMESPACE } from "./ironic";
 import type { PlacementValue } from "./placement-value";
 
 type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
@@ -63,6 +64,8 @@ export function isSelfPlaced(c: ComponentSpec): c is SelfPlaced {
 
 export interface ServiceSpec {
   components: Record<string, ComponentSpec>;
+  /** The release's namespace when not `openkeel`. */
+  namespace?: string;
   /** Top-level keys besides `global`, `placement` and the component blocks. */
   settings?: Record<string, z.ZodType>;
   /** Values beyond placement and replicas. */
@@ -265,6 +268,8 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
     settings: { nodePlacement: z.strictObject({ api: masakariNodePlacement.optional(), engine: masakariNodePlacement.optional() }).optional() },
   },
   ironic: {
+    // § 1.4, § 2.2, § 6.3: its own namespace, egress to the BMC networks (./ironic.ts)
+    namespace: IRONIC_NAMESPACE,
     components: {
       api: api(),
       conductor: {

@@ -6,7 +6,9 @@ import { isSecretRef, phase, type HelmReleaseUnit, type Plan, type Unit } from "
 import { ConfigError, formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
 import { checkValues } from "./contract";
-import { infrastructureContract, infrastructureUnit, infrastructureValues, namespaceUnit } from "./infrastructure";
+import { infrastructureContract, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
+import { ironicEgressUnit, ironicNamespace } from "./ironic";
+import { serviceEnabled } from "../topology/services";
 
 import { releaseName, serviceUnits } from "./services";
 import { releaseContext } from "./context";
@@ -15,14 +17,18 @@ import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
 export { openkeelNodeMetadata } from "./node-metadata";
 
 
-function infrastructure(cfg: LoadedConfig, topo: Topology) {
+function infrastructure(cfg: LoadedConfig, topo: Topology): Unit[] {
   const values = infrastructureValues(cfg, topo);
   const issues = checkValues(infrastructureContract(topo.profile), values);
   // the stack has no override for this release: anything wrong here is this repository's bug
   if (issues.length > 0) {
     throw new Error(`values contract, release openkeel-chart: ${issues.map((i) => `${formatPath(i.path, "(top level)")}: ${i.message}`).join("; ")}`);
   }
-  return [namespaceUnit(), infrastructureUnit(cfg, values)];
+  // Ironic's own namespace, and its egress policy before any of its pods (§ 2.2)
+  const ironic = serviceEnabled(cfg, topo, "ironic");
+  const egress = ironic ? ironicEgressUnit(cfg) : undefined;
+  if (egress) egress.dependsOn = [NAMESPACE_UNIT];
+  return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values), ...(egress ? [egress] : [])];
 }
 
 /** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */

@@ -17,7 +17,7 @@ import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema } from "./placement-value";
 
-const NAMESPACE_UNIT = "openkeel-namespace";
+export const NAMESPACE_UNIT = "openkeel-namespace";
 const INFRASTRUCTURE_UNIT = "openkeel-chart";
 const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
 /** The pinned server image of each member: the chart hands it to the MariaDB and RabbitmqCluster CRs' `spec.image`. */
@@ -85,15 +85,16 @@ function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
  * Privileged: the releases in it run host-network node agents (OVN chassis, metadata agent,
  * ovn-bgp-agent), which the baseline Pod Security level rejects.
  */
-export function namespaceUnit(): ManifestsUnit {
+export function namespaceUnit(more: K8sObject[] = []): ManifestsUnit {
   const objects: K8sObject[] = [
     {
       apiVersion: "v1",
       kind: "Namespace",
       metadata: { name: OPENKEEL_NAMESPACE, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
     },
+    ...more,
   ];
-  // deleting the namespace would delete every OpenKeel volume claim with it
+  // deleting a namespace would delete every OpenKeel volume claim in it
   return manifestsUnit(NAMESPACE_UNIT, "openkeel:openkeel:Namespace", objects, { protect: true });
 }
 

@@ -140,7 +140,9 @@ function serviceUnit(service: ServiceName, ctx: ReleaseContext, problems: Proble
     problems.push({ file: ctx.cfg.file, path: origin, message: what, fix: issue.fix });
   }
   // image PVCs and Swift devices hold tenant data
-  return helmReleaseUnit(release, "openkeel:openkeel:Release", OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), values, { protect: service === "glance" || service === "swift" });
+  return helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), values, {
+    protect: service === "glance" || service === "swift",
+  });
 }
 
 /** One problem per role set no node has (or per stack override that moved a component there). */

@@ -145,3 +145,28 @@ describe("bridge mappings (§ 3.2, D3): physnet:bridge[,physnet:bridge], each ph
     expect(problems[0].message).toContain(message);
   });
 });
+
+describe("Ironic's BMC networks: CIDRs without host bits", () => {
+  const withNetworks = (value: unknown) => (raw: any) => (raw.services.ironic.bmcNetworks = value);
+
+  it("accepts IPv4 and IPv6 networks", () => {
+    const cfg = mutatedConfig("prod-medium", withNetworks(["10.50.0.0/24", "fd00:50::/64", "0.0.0.0/0"]));
+    expect(cfg.services.ironic?.bmcNetworks).toEqual(["10.50.0.0/24", "fd00:50::/64", "0.0.0.0/0"]);
+  });
+
+  it.each([
+    [["10.50.0.1/24"], "has host bits set"],
+    [["fd00:50::1/64"], "has host bits set"],
+    [["10.50.0.0/33"], "is not a network in CIDR notation"],
+    [["10.50.0.0"], "is not a network in CIDR notation"],
+    [["bmc-net"], "is not a network in CIDR notation"],
+  ])("refuses %j", (value, message) => {
+    const problems = configProblems("prod-medium", withNetworks(value));
+    expect(problems.map((p) => p.path)).toEqual(["openkeel:services.ironic.bmcNetworks[0]"]);
+    expect(problems[0].message).toContain(message);
+  });
+
+  it("refuses an empty list", () => {
+    expect(configProblems("prod-medium", withNetworks([])).map((p) => p.path)).toEqual(["openkeel:services.ironic.bmcNetworks"]);
+  });
+});

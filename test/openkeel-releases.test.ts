@@ -37,12 +37,13 @@ describe("releases per stack", () => {
 
   it.each(SHIPPED_STACKS)("%s: the infrastructure release, then one release per enabled service", (stack) => {
     const plan = shipped(stack);
-    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart"]);
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart", ...(expected[stack].ironic ? ["openkeel-ironic-egress"] : [])]);
     const names = phase(plan, "openkeel").units.filter((u) => u.kind === "HelmRelease").map((u) => u.name);
     const want = SERVICES.filter((s) => (s === "ironic" ? expected[stack].ironic : s === "zun" ? expected[stack].zun : true));
     expect(names).toEqual(want.map((s) => `openkeel-${s}`));
     for (const u of openkeelReleases(plan)) {
-      expect(u.namespace).toBe("openkeel");
+      // § 1.4, § 2.2: Ironic in a namespace of its own
+      expect(u.namespace).toBe(u.name === "openkeel-ironic" ? "openkeel-ironic" : "openkeel");
       expect(u.release).toBe(u.name);
     }
   });
@@ -355,6 +356,47 @@ describe("the Neutron extensions (§ 5.2: openkeel-neutron-fwaas, openkeel-neutr
   });
 });
 
+describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.4, § 2.2, § 6.3)", () => {
+  it("prod-large: the namespace, before the release, and a NetworkPolicy of the stack's BMC networks, the OpenKeel services and DNS", () => {
+    const plan = shipped("prod-large");
+    expect(release(plan, "openkeel-ironic").namespace).toBe("openkeel-ironic");
+    expect(object(plan, "Namespace", "openkeel-ironic", "openkeel-namespace").metadata.labels).toEqual({ "pod-security.kubernetes.io/enforce": "privileged" });
+    const policy = object(plan, "NetworkPolicy", "ironic-egress", "openkeel-ironic-egress");
+    expect(policy.metadata.namespace).toBe("openkeel-ironic");
+    expect(policy.spec.podSelector).toEqual({});
+    expect(policy.spec.policyTypes).toEqual(["Egress"]);
+    const [bmc, openkeel, dns] = policy.spec.egress;
+    expect(bmc).toEqual({ to: ["10.40.9.0/24", "10.40.10.0/24", "10.40.11.0/24"].map((cidr) => ({ ipBlock: { cidr } })) });
+    expect(openkeel.to).toEqual([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "openkeel" } } }, { podSelector: {} }]);
+    expect(dns.ports).toEqual([
+      { protocol: "UDP", port: 53 },
+      { protocol: "TCP", port: 53 },
+    ]);
+    // the policy is in place before the openkeel phase, whose releases wait for every openkeel-infra unit
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart", "openkeel-ironic-egress"]);
+    expect(phase(plan, "openkeel-infra").units[2].dependsOn).toEqual(["openkeel-namespace"]);
+  });
+
+  it("the BMC networks come from the stack", () => {
+    const plan = planOf(mutatedConfig("prod-medium", (r) => (r.services.ironic.bmcNetworks = ["fd00:50::/64", "192.168.0.0/16"])));
+    expect(object(plan, "NetworkPolicy", "ironic-egress").spec.egress[0].to).toEqual([{ ipBlock: { cidr: "fd00:50::/64" } }, { ipBlock: { cidr: "192.168.0.0/16" } }]);
+  });
+
+  it("prod-small (no Ironic): neither the namespace nor the policy", () => {
+    const plan = shipped("prod-small");
+    expect(objectsOf(plan, "openkeel-namespace").map((o) => o.metadata.name)).toEqual(["openkeel"]);
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).not.toContain("openkeel-ironic-egress");
+  });
+
+  it("production needs the BMC networks when Ironic runs; a stack without Ironic may not set them", () => {
+    const missing = planStack(mutatedConfig("prod-medium", (r) => delete r.services.ironic.bmcNetworks));
+    expect(missing.plan).toBeUndefined();
+    expect(missing.checks.find((c) => c.code === "ironic-bmc-networks")?.path).toBe("openkeel:services.ironic.bmcNetworks");
+    const unused = planStack(mutatedConfig("prod-small", (r) => (r.services = { ironic: { bmcNetworks: ["10.20.9.0/24"] } })));
+    expect(unused.checks.find((c) => c.code === "ironic-bmc-networks")?.message).toMatch(/Ironic does not run in this stack/);
+  });
+});
+
 describe("Zun", () => {
   it("prod-small: the compute agent on containers nodes; Zun reads Nova's compute label", () => {
     const plan = shipped("prod-small");
@@ -431,7 +473,7 @@ describe("stack settings", () => {
 
   it("a stack's placement of a component placed by its own nodeSelector also sets what the chart reads", () => {
     const sel = { "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "zone-a" };
-    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { masakari: { placement: { engine: { nodeSelector: sel } } } })));
+    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { ...r.services, masakari: { placement: { engine: { nodeSelector: sel } } } })));
     expect(values(plan, "openkeel-masakari").nodePlacement).toEqual({
       api: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plane": "" } },
       engine: { nodeSelector: sel },
@@ -440,7 +482,7 @@ describe("stack settings", () => {
 
   it("raw placement fields beat the role (§ 5.1 precedence)", () => {
     const nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "zone-a" };
-    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { keystone: { placement: { api: { nodeSelector } } } })));
+    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { ...r.services, keystone: { placement: { api: { nodeSelector } } } })));
     const api: Placement = values(plan, "openkeel-keystone").placement.api;
     expect(api.role).toBe("controlPlane");
     expect(resolvePlacement(api, { profile: "hardened" }).nodeSelector).toEqual(nodeSelector);
@@ -450,6 +492,7 @@ describe("stack settings", () => {
     const plan = planOf(
       mutatedConfig("prod-large", (r) => {
         r.services = {
+          ...r.services,
           keystone: {
             replicas: { api: 2 },
             placement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "zone-a" } } },

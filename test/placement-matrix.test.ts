@@ -111,8 +111,8 @@ describe("decisions broken through a stack file's placement are refused by the p
       raw.bgp = true;
       raw.services = { ...raw.services, neutron: { placement: { bgpAgent: { role: "network" } } } };
     }, "placement-daemonset-coverage"],
-    ["D7: the conductor on the control plane", "prod-large", (raw) => (raw.services = { ironic: { placement: { conductor: { role: "controlPlane" } } } }), "placement-forbidden"],
-    ["D7: the conductor without the provisioning toleration", "prod-large", (raw) => (raw.services = { ironic: { placement: { conductor: { role: "provisioning", tolerations: [] } } } }), "placement-no-node"],
+    ["D7: the conductor on the control plane", "prod-large", (raw) => (raw.services.ironic.placement = { conductor: { role: "controlPlane" } }), "placement-forbidden"],
+    ["D7: the conductor without the provisioning toleration", "prod-large", (raw) => (raw.services.ironic.placement = { conductor: { role: "provisioning", tolerations: [] } }), "placement-no-node"],
   ];
   it.each(cases)("%s", (_what, stack, mutate, code) => {
     const r = planStack(mutatedConfig(stack, mutate));

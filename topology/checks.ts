@@ -106,6 +106,27 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
 
   checks.push(...bridgeMappingChecks(cfg, topo));
 
+  // § 2.2: the conductor's namespace lets it reach the BMC network only; in production that
+  // network must be named, or the conductors could reach no BMC at all
+  const bmc = cfg.services.ironic?.bmcNetworks;
+  if (serviceEnabled(cfg, topo, "ironic")) {
+    if (topo.production && bmc === undefined) {
+      error(
+        "ironic-bmc-networks",
+        "Ironic runs, but openkeel:services.ironic.bmcNetworks is not set: its namespace lets the conductors reach the BMC networks only, so they could manage no node",
+        "set openkeel:services.ironic.bmcNetworks to the CIDRs of the BMC networks, e.g. [10.50.0.0/24]",
+        "openkeel:services.ironic.bmcNetworks",
+      );
+    }
+  } else if (bmc !== undefined) {
+    error(
+      "ironic-bmc-networks",
+      "openkeel:services.ironic.bmcNetworks is set, but Ironic does not run in this stack, so nothing reads it",
+      "remove it, or run Ironic (provisioning nodes, or openkeel:services.ironic.enabled: true)",
+      "openkeel:services.ironic.bmcNetworks",
+    );
+  }
+
   if (serviceEnabled(cfg, topo, "ironic") && count("provisioning") > 0) {
     const replicas = ironicConductorReplicas(cfg);
     if (replicas > count("provisioning")) {

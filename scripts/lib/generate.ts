@@ -52,6 +52,8 @@ export function generatedProductionStack(size: number): GeneratedStack {
       topology: "large",
       taints: ["compute", "network", "storage", "provisioning"],
       nodes,
+      // Ironic runs on the provisioning nodes; its namespace reaches the BMC networks only (§ 2.2)
+      services: { ironic: { bmcNetworks: ["172.16.0.0/16"] } },
       // required in production (components/talos-config.ts): hypervisor reservation, Longhorn disk
       talos: {
         watchdogModule: "ipmi_watchdog",
