@@ -42,7 +42,8 @@ const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
     computeAgent: { kind: "DaemonSet", roles: ["compute"], ...TENANT_WORKLOAD, reservedHosts: true },
   },
   "openkeel-neutron": {
-    ovnCentral: { kind: "StatefulSet", roles: CONTROL_PLANE },
+    // D2: the RAFT members on the control plane, whatever selector the chart is given
+    ovnCentral: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
     chassis: CHASSIS,
     metadataAgent: { kind: "DaemonSet", roles: ["compute"], reservedHosts: true },
     bgpAgent: { kind: "DaemonSet", roles: ["network", "compute"], reservedHosts: true },

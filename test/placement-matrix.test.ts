@@ -105,6 +105,10 @@ describe("decisions broken through a stack file's placement are refused by the p
     // the chassis tolerates every taint: without its selector it may run on every node
     ["D2: the chassis without its nodeSelector", "prod-medium", (raw) => (raw.services = { ...raw.services, neutron: { values: { chassis: null } } }), "placement-forbidden"],
     // § 5.2 "What is implemented": these selectors win over the component's role
+    ["D2: OVN central's own ovnCentral.nodeSelector (it wins over the role) on untainted hypervisors", "prod-medium", (raw) => {
+      raw.taints = false;
+      raw.services = { ...raw.services, neutron: { values: { ovnCentral: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plane": null, "node-restriction.kubernetes.io/openkeel-storage": "" } } } } };
+    }, "placement-forbidden"],
     ["OVN central's own ovnCentral.nodeSelector, misspelt", "prod-medium", (raw) => (raw.services = { ...raw.services, neutron: { values: { ovnCentral: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plan": "" } } } } }), "placement-no-node"],
     ["Masakari's nodePlacement.engine.nodeSelector, misspelt", "prod-medium", (raw) => (raw.services = { ...raw.services, masakari: { values: { nodePlacement: { engine: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plan": "" } } } } } }), "placement-no-node"],
     ["D3: the BGP agent on network nodes only", "prod-medium", (raw) => {

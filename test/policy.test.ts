@@ -166,6 +166,13 @@ const TRIPS: Trip[] = [
     plan: (plan) => delete (release(plan, "openkeel-neutron").values as any).placement.ovnCentral.antiAffinity,
   },
   {
+    what: "D2: OVN central's own nodeSelector, which wins over its role, on compute nodes",
+    policies: ["d2-parallel-ovn"],
+    resource: "openkeel-neutron",
+    // As a stack config the placement checks refuse it first (OVN central is confined to the control plane).
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.nodeSelector = { "node-restriction.kubernetes.io/openkeel-compute": "" }),
+  },
+  {
     what: "D2: one OVN central member",
     policies: ["d2-parallel-ovn"],
     resource: "openkeel-neutron",

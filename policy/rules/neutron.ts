@@ -18,13 +18,24 @@ export interface NeutronView {
   chassisSelector: unknown;
 }
 
+/**
+ * A component's placement as the chart applies it: `placement.<component>`, except that a non-empty
+ * `ovnCentral.nodeSelector` wins over OVN central's role (§ 5.2 "What is implemented").
+ */
+function chartPlacement(own: Tree, component: string): unknown {
+  const p = get(own, ["placement", component]);
+  const winning = component === "ovnCentral" ? get(own, ["ovnCentral", "nodeSelector"]) : undefined;
+  if (!isObject(winning) || Object.keys(winning).length === 0) return p;
+  return { ...(isObject(p) ? p : {}), nodeSelector: winning };
+}
+
 export function neutronView(r: ResourceView): NeutronView {
   const values = isObject(r.props.values) ? r.props.values : {};
   const own = chartValues(r, NEUTRON_CHART);
   return {
     values,
     own,
-    placement: (component, defaultRole) => effectivePlacement(get(own, ["placement", component]), values, defaultRole),
+    placement: (component, defaultRole) => effectivePlacement(chartPlacement(own, component), values, defaultRole),
     enabled: (component) => get(own, ["placement", component, "enabled"]) ?? get(own, [component, "enabled"]),
     chassisSelector: get(own, ["chassis", "nodeSelector"]),
   };
