@@ -60,6 +60,28 @@ export function roleToleration(role: Role): Toleration {
 /** Masakari reserved hosts (§ 5.6): the toleration of the node agents that must run there. */
 export const RESERVED_TOLERATION: Toleration = { key: RESERVED_TAINT_KEY, operator: "Exists", effect: "NoSchedule" };
 
+/**
+ * The Node annotation of a chassis' physnet bridge mappings (`physnet1:br-ex[,…]`, § 3.2, D3). The
+ * design names it as a label, but `:` is no label character, so it is an annotation, written by the
+ * node-roles phase from the inventory's `bridgeMappings`.
+ */
+export const BRIDGE_MAPPINGS_ANNOTATION = "network.openkeel.io/bridge-mappings";
+
+/** The taint Masakari puts on a reserved host (§ 5.6: `openkeel.io/reserved=true:NoSchedule`). */
+export const RESERVED_TAINT: Taint = { key: RESERVED_TAINT_KEY, value: "true", effect: "NoSchedule" };
+
+/**
+ * The label of the nodes that run the OpenKeel OVN chassis. The chassis DaemonSet is not placed by
+ * role: it reads `chassis.nodeSelector` and tolerates every taint (§ 5.2 "What is implemented"), and
+ * a nodeSelector is an AND of labels, so "compute OR network (OR containers)" needs a label of its
+ * own, which the node-roles phase writes from the roles. Hardened in production like the role labels
+ * (D1): the chassis is privileged and holds the OVN southbound credentials, so a kubelet must not be
+ * able to attract it by labelling itself.
+ */
+export function chassisLabelKey(profile: LabelProfile): string {
+  return profile === "hardened" ? `${HARDENED_ROLE_PREFIX}ovn-chassis` : "openkeel.io/ovn-chassis";
+}
+
 /** A role as `global.nodeRoles.roles.<role>` defines it (§ 5.1): its label key and its taint. */
 export interface RoleDefinition {
   label: string;

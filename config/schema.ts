@@ -5,7 +5,7 @@ import { z } from "zod";
 // zod compiles a fast path (new Function) for each schema on its first parse: a cost that only pays
 // off over many parses of one schema, while a render parses each contract a few times (npm run bench).
 z.config({ jitless: true });
-import { LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
+import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 import { networkConfigSchema } from "./network";
@@ -62,6 +62,37 @@ const pinnedVersion = z
     message: "is not a pinned version (no 'latest', no ranges). Fix: write an exact version such as 1.12.1 or v1.16.2",
   });
 
+/** One `physnet:bridge` pair: a physnet name, and an OVS bridge name (a Linux interface name, at most 15 characters). */
+const BRIDGE_MAPPING = /^([A-Za-z0-9_.-]+):([A-Za-z0-9_.-]{1,15})$/;
+
+/**
+ * `physnet:bridge[,physnet:bridge]`, each physnet and each bridge once: Neutron parses bridge
+ * mappings with unique keys and unique values (neutron-lib neutron_lib/utils/helpers.py
+ * parse_mappings, whose defaults are unique_keys=True, unique_values=True).
+ */
+const bridgeMappingsSchema = z.string().superRefine((value, ctx) => {
+  const pairs = value.split(",").map((entry) => BRIDGE_MAPPING.exec(entry));
+  if (pairs.some((m) => m === null)) {
+    ctx.addIssue({
+      code: "custom",
+      message:
+        "is not a list of physnet:bridge pairs. Fix: write physnet1:br-ex, or physnet1:br-ex,physnet2:br-vlan (letters, digits, '-', '_' and '.', no spaces; a bridge name has at most 15 characters)",
+    });
+    return;
+  }
+  const seen = { physnet: new Set<string>(), bridge: new Set<string>() };
+  for (const [, physnet, bridge] of pairs as RegExpExecArray[]) {
+    if (seen.physnet.has(physnet)) {
+      ctx.addIssue({ code: "custom", message: `maps physnet '${physnet}' twice, which Neutron refuses. Fix: map each physnet to one bridge` });
+    }
+    if (seen.bridge.has(bridge)) {
+      ctx.addIssue({ code: "custom", message: `maps bridge '${bridge}' to two physnets, which Neutron refuses. Fix: give each physnet a bridge of its own` });
+    }
+    seen.physnet.add(physnet);
+    seen.bridge.add(bridge);
+  }
+});
+
 const nodeSchema = z.strictObject({
   name: z
     .string()
@@ -79,6 +110,8 @@ const nodeSchema = z.strictObject({
     .optional(),
   /** Extra labels applied with the role labels (e.g. network.openkeel.io/external-nic). */
   labels: z.record(z.string(), labelValue).default({}),
+  /** The physnet bridge mappings of the node's OVN chassis (§ 3.2, D3): a Node annotation. */
+  bridgeMappings: bridgeMappingsSchema.optional(),
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
@@ -107,6 +140,8 @@ export const SERVICES = [
   "placement",
   "nova",
   "neutron",
+  "neutron-fwaas",
+  "neutron-vpnaas",
   "glance",
   "cinder",
   "manila",
@@ -134,8 +169,43 @@ const serviceSchema = z.strictObject({
 });
 export type ServiceConfig = z.infer<typeof serviceSchema>;
 
-const servicesShape = Object.fromEntries(SERVICES.map((s) => [s, serviceSchema.optional()])) as {
-  [K in ServiceName]: z.ZodOptional<typeof serviceSchema>;
+/** The 32 or 128 bits of an IPv4 or IPv6 address, or undefined. */
+function addressBits(address: string): { bits: bigint; width: number } | undefined {
+  if (IPV4.test(address)) return { bits: address.split(".").reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n), width: 32 };
+  if (!IPV6.test(address)) return undefined;
+  const [head, tail] = address.includes("::") ? address.split("::") : [address, undefined];
+  const groups = (part: string | undefined) => (part ? part.split(":") : []);
+  const missing = 8 - groups(head).length - groups(tail).length;
+  const all = [...groups(head), ...(tail === undefined ? [] : Array(missing).fill("0")), ...groups(tail)];
+  return { bits: all.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n), width: 128 };
+}
+
+/** A network in CIDR notation, `10.50.0.0/24` or `fd00:50::/64`, without host bits. */
+const cidrSchema = z.string().superRefine((value, ctx) => {
+  const [address, prefix, ...rest] = value.split("/");
+  const parsed = addressBits(address);
+  const length = /^\d{1,3}$/.test(prefix ?? "") ? Number(prefix) : NaN;
+  if (!parsed || rest.length > 0 || !(length >= 0 && length <= parsed.width)) {
+    ctx.addIssue({ code: "custom", message: "is not a network in CIDR notation. Fix: write the network's address and prefix length, e.g. 10.50.0.0/24" });
+    return;
+  }
+  const hostBits = parsed.bits & ((1n << BigInt(parsed.width - length)) - 1n);
+  if (hostBits !== 0n) {
+    ctx.addIssue({ code: "custom", message: "has host bits set past its prefix length, so it names an address, not a network. Fix: write the network address of that prefix" });
+  }
+});
+
+/**
+ * Ironic's own settings: the BMC networks its conductors may reach (§ 2.2: "own namespace, egress
+ * only to the BMC network"), for the NetworkPolicy of its namespace (openkeel/ironic.ts).
+ */
+const ironicServiceSchema = serviceSchema.extend({
+  bmcNetworks: z.array(cidrSchema).min(1).optional(),
+});
+
+const servicesShape = {
+  ...(Object.fromEntries(SERVICES.map((s) => [s, serviceSchema.optional()])) as { [K in ServiceName]: z.ZodOptional<typeof serviceSchema> }),
+  ironic: ironicServiceSchema.optional(),
 };
 
 /** What `openkeel:charts.versions` pins: the infrastructure chart (openkeel-chart) and each service's chart. */
@@ -268,6 +338,19 @@ export const configSchema = z
             code: "custom",
             path,
             message: "is the zone label. Fix: remove it and set the node's zone: key instead",
+          });
+        } else if (key === BRIDGE_MAPPINGS_ANNOTATION) {
+          ctx.addIssue({
+            code: "custom",
+            path,
+            message: `holds the node's bridge mappings, which are a Node annotation here (a label value cannot hold ':'). Fix: remove it and set the node's bridgeMappings: key instead, e.g. bridgeMappings: physnet1:br-ex`,
+          });
+        } else if (LABEL_PROFILES.some((p) => chassisLabelKey(p) === key)) {
+          ctx.addIssue({
+            code: "custom",
+            path,
+            message:
+              "is the OVN chassis label, which this repository writes on every compute and network node (and containers node while Zun runs). Fix: remove it; give the node one of those roles instead",
           });
         }
       }

@@ -3,7 +3,7 @@
 // compose Plans to trip the placement checks on them).
 import type { Check } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
-import { addOpenKeel } from "../openkeel";
+import { addOpenKeel, openkeelNodeMetadata } from "../openkeel";
 import { nodeRolesUnit } from "../plan/node-roles";
 import { withMirror } from "../plan/mirror";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
@@ -27,7 +27,9 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
     phases: emptyPhases(),
     warnings,
   };
-  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, nodeMetadataOf(ctx, components)));
+  phase(plan, "node-roles").units.push(
+    nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]),
+  );
   addPlatform(plan, ctx, components, env.podNetwork);
   addOpenKeel(plan, cfg, topology, { strictLocalClass: env.storage(cfg).strictLocalClass });
   plan.nodeConfig = env.nodeConfig(cfg, topology);

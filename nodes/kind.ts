@@ -13,11 +13,11 @@ import { K8S_CONTROL_PLANE_LABEL, type Taint } from "../config/roles";
 import type { Check } from "../config/problems";
 import { nodeTaints, type Topology } from "../topology/topology";
 import { imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
+// the public APIs' NodePorts (openkeel/endpoints.ts), published on the laptop's loopback only
+import { LAB_API_NODE_PORTS, LAB_NODE_PORTS } from "../openkeel/endpoints";
 
 export const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";
 export const KIND_CONFIG_PATH = "kind/cluster.yaml";
-/** NodePorts the lab's services use, published on the laptop's loopback only. */
-export const LAB_NODE_PORTS = { first: 30500, last: 30998 } as const;
 const LAB_LISTEN_ADDRESS = "127.0.0.1";
 const CONTROL_PLANE_SUFFIX = "-control-plane";
 
@@ -151,7 +151,8 @@ export function kindNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConf
           `kind cluster of stack ${cfg.stack} (kind ${KIND_VERSION}; node image pinned in platform/versions.ts):\n` +
           `  kind create cluster --config rendered/${cfg.stack}/${KIND_CONFIG_PATH}\n` +
           `  pulumi up -s ${cfg.stack}\n` +
-          `NodePorts ${LAB_NODE_PORTS.first}-${LAB_NODE_PORTS.last} are published on ${LAB_LISTEN_ADDRESS} (kubectl context kind-${cluster}).`,
+          `NodePorts ${LAB_NODE_PORTS.first}-${LAB_NODE_PORTS.last} are published on ${LAB_LISTEN_ADDRESS} (kubectl context kind-${cluster}):\n` +
+          `  openstack --os-auth-url https://${LAB_LISTEN_ADDRESS}:${LAB_API_NODE_PORTS.keystone?.api}/v3 … (every API's port: docs/openkeel-values.md).`,
         documents: [kindClusterConfig(cfg, topo)],
       },
     ],

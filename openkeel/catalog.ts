@@ -5,27 +5,66 @@
 import { z } from "zod";
 import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
-import { RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
-import type { ReleaseContext, ReplicaRule } from "./context";
-import { labelKey } from "./k8s";
+import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
+import { quorumPlacement, type ReleaseContext, type ReplicaRule } from "./context";
+import { labelKey, nodeSelectorSchema, tolerationSchema } from "./k8s";
 import { METADATA_PROXY_SECRET } from "./names";
+import { IRONIC_NAMESPACE } from "./ironic";
 import type { PlacementValue } from "./placement-value";
 
 type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
+/** A path inside a release's values. */
+type ValuesPath = readonly string[];
 
-interface ComponentSpec {
+interface ComponentBase {
   kind: WorkloadKind;
-  placement(ctx: ReleaseContext): PlacementValue;
   /** Absent for DaemonSets: one pod per node of the role. */
   replicas?: ReplicaRule;
   /** An optional component: its placement carries `enabled` (§ 5.1). */
   optional?: boolean;
   /** Keys of the component's own block (`<component>.…`) besides `replicas`. */
   settings?: Record<string, z.ZodType>;
+  /** It must run on Masakari reserved hosts too (§ 5.6): a node agent of the hypervisors. */
+  reservedHosts?: true;
+  /** A public API: the lab exposes it on a fixed NodePort (`<component>.service`, ./endpoints.ts). */
+  publicApi?: true;
+}
+
+/** Placed by the chart helper from `placement.<component>` (§ 5.1, § 5.2). */
+interface HelperPlaced extends ComponentBase {
+  placement(ctx: ReleaseContext): PlacementValue;
+  /**
+   * A nodeSelector the chart reads besides the helper's, which wins over it when not empty (§ 5.2
+   * "What is implemented": Neutron's `ovnCentral.nodeSelector`, Masakari's
+   * `nodePlacement.<x>.nodeSelector`). The release writes the one the placement renders, so that
+   * the chart's own default never decides.
+   */
+  winningNodeSelector?: ValuesPath;
+  /** Tolerations the chart reads besides the helper's and adds to them (Masakari's `nodePlacement.<x>.tolerations`). */
+  addedTolerations?: ValuesPath;
+}
+
+/**
+ * Not placed by the chart helper: the chart reads `<component>.nodeSelector` only and tolerates
+ * every taint (§ 5.2 "What is implemented": the OVN chassis, and the VPNaaS agent that follows it),
+ * so it runs on every node its selector admits.
+ */
+interface SelfPlaced extends ComponentBase {
+  kind: "DaemonSet";
+  /** The `<component>.nodeSelector` the release writes, or none (a lab whose nodes carry no role). */
+  nodeSelector(ctx: ReleaseContext): Record<string, string> | undefined;
+}
+
+export type ComponentSpec = HelperPlaced | SelfPlaced;
+
+export function isSelfPlaced(c: ComponentSpec): c is SelfPlaced {
+  return !("placement" in c);
 }
 
 export interface ServiceSpec {
   components: Record<string, ComponentSpec>;
+  /** The release's namespace when not `openkeel`. */
+  namespace?: string;
   /** Top-level keys besides `global`, `placement` and the component blocks. */
   settings?: Record<string, z.ZodType>;
   /** Values beyond placement and replicas. */
@@ -78,9 +117,25 @@ function sharedNodeTolerations(role: Role, ctx: ReleaseContext) {
 }
 
 /** An API Deployment on the control plane (3 replicas where there are 3 nodes, § 2.2). */
-const api = (replicas = 3): ComponentSpec => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
+const api = (replicas = 3): HelperPlaced => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas }, publicApi: true });
 /** A worker, conductor or scheduler on the control plane (2 replicas, maxUnavailable 1, § 2.2). */
-const worker = (replicas = 2): ComponentSpec => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
+const worker = (replicas = 2): HelperPlaced => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
+
+/**
+ * The OVN chassis' nodes: those the node-roles phase labels with the chassis label (./node-metadata.ts).
+ * Without role labels (a lab whose nodes carry none) there is nothing to select: every node.
+ */
+function chassisSelector(ctx: ReleaseContext): Record<string, string> | undefined {
+  return ctx.rolesPassed ? { [chassisLabelKey(ctx.topo.profile)]: "" } : undefined;
+}
+
+/** Masakari's `nodePlacement.<x>` (§ 5.2 "What is implemented"): a nodeSelector that wins over the role, tolerations added to it. */
+const masakariNodePlacement = z.strictObject({ nodeSelector: nodeSelectorSchema.optional(), tolerations: z.array(tolerationSchema).optional() });
+const masakari = (base: HelperPlaced, key: string): HelperPlaced => ({
+  ...base,
+  winningNodeSelector: ["nodePlacement", key, "nodeSelector"],
+  addedTolerations: ["nodePlacement", key, "tolerations"],
+});
 
 /** The compute label of the stack's profile, when the releases get role labels (§ 5.2). */
 function computeLabel(ctx: ReleaseContext): string | undefined {
@@ -95,10 +150,12 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       api: api(),
       conductor: worker(),
       scheduler: worker(),
-      consoleProxy: worker(),
+      // noVNC and the serial console: the user's browser connects to it
+      consoleProxy: { ...worker(), publicApi: true },
       computeAgent: {
         kind: "DaemonSet",
         placement: on("compute", { extraTolerations: [RESERVED_TOLERATION] }),
+        reservedHosts: true,
         settings: { dynamicReservation: dynamicReservationSchema },
       },
       ironicAgent: {
@@ -131,26 +188,35 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       worker: worker(),
       ovnCentral: {
         kind: "StatefulSet",
-        placement: on("controlPlane", { antiAffinity: "required" }),
+        placement: quorumPlacement,
         replicas: "quorum",
-        settings: { storage: volumeSchema },
+        // its own nodeSelector wins over the role (§ 5.2); an older chart's default was the lab key
+        winningNodeSelector: ["ovnCentral", "nodeSelector"],
+        settings: { storage: volumeSchema, nodeSelector: nodeSelectorSchema.optional() },
       },
+      // compute and network nodes, and containers nodes when Zun runs (their containers get Neutron
+      // ports, § 1.2, § 2.2): the chassis label says which (./node-metadata.ts)
       chassis: {
         kind: "DaemonSet",
-        // Zun's containers get Neutron ports too: their nodes are chassis (§ 1.2, § 2.2)
-        placement: (ctx) => ({ roles: ctx.serviceOn("zun") ? ["compute", "network", "containers"] : ["compute", "network"] }),
+        nodeSelector: chassisSelector,
+        reservedHosts: true,
+        // our contract for the chart: the Node annotation its physnet bridge mappings are read from
+        settings: { bridgeMappingsAnnotation: labelKey },
       },
       metadataAgent: {
         kind: "DaemonSet",
         optional: true,
-        placement: on("compute", { enabled: true }),
+        // a VM Masakari evacuates to a reserved host still asks 169.254.169.254 (D4, § 5.6)
+        placement: on("compute", { enabled: true, extraTolerations: [RESERVED_TOLERATION] }),
+        reservedHosts: true,
         settings: { sharedSecret: secretRefSchema },
       },
       bgpAgent: {
         kind: "DaemonSet",
         optional: true,
-        // distributed FIPs leave from the hypervisors, so they announce them too (D3)
-        placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp }),
+        // distributed FIPs leave from the hypervisors, so they announce them too (D3), reserved ones included
+        placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: [RESERVED_TOLERATION] }),
+        reservedHosts: true,
       },
     },
     settings: {
@@ -160,9 +226,18 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
     values: (ctx) => ({
       backend: "ovn-nb",
       gateway: { floatingIpMode: "distributed" },
+      // § 3.2: the chassis reads its wiring from its own Node; the mappings cannot be a label (`:`)
+      chassis: { bridgeMappingsAnnotation: BRIDGE_MAPPINGS_ANNOTATION },
       ovnCentral: { storage: { storageClassName: ctx.storage.strictLocalClass } },
       metadataAgent: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
     }),
+  },
+  // § 5.2: API and Jobs (placement.api) on the control plane; FWaaS has no agent with OVN
+  "neutron-fwaas": { components: { api: api() } },
+  "neutron-vpnaas": {
+    // § 5.2: the agent DaemonSet follows the chassis (agent.nodeSelector): it runs the IPsec
+    // processes in the router namespaces of the chassis it shares the node with
+    components: { api: api(), agent: { kind: "DaemonSet", nodeSelector: chassisSelector, reservedHosts: true } },
   },
   glance: { components: { api: api() } },
   cinder: { components: { api: api(), workers: worker() } },
@@ -182,13 +257,18 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
     },
     values: (ctx) => ({ storage: { devices: { storageClassName: ctx.storage.strictLocalClass } } }),
   },
-  heat: { components: { api: api(), apiCfn: worker(), engine: worker() } },
+  heat: { components: { api: api(), apiCfn: { ...worker(), publicApi: true }, engine: worker() } },
   barbican: { components: { api: api(), worker: worker() } },
   designate: {
     components: { api: api(), central: worker(), sink: worker(), externalDns: worker(1) },
   },
-  masakari: { components: { api: api(), engine: worker() } },
+  masakari: {
+    components: { api: masakari(api(), "api"), engine: masakari(worker(), "engine") },
+    settings: { nodePlacement: z.strictObject({ api: masakariNodePlacement.optional(), engine: masakariNodePlacement.optional() }).optional() },
+  },
   ironic: {
+    // § 1.4, § 2.2, § 6.3: its own namespace, egress to the BMC networks (./ironic.ts)
+    namespace: IRONIC_NAMESPACE,
     components: {
       api: api(),
       conductor: {
@@ -203,17 +283,24 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   zun: {
     components: {
       api: api(),
-      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: [RESERVED_TOLERATION] }) },
+      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: [RESERVED_TOLERATION] }), reservedHosts: true },
     },
     settings: {
       config: z.strictObject({
-        // a node with both roles belongs to Nova's agent (§ 1.4); Zun must read the same label
-        kubernetes: z.strictObject({ nova_compute_label: labelKey }).optional(),
+        kubernetes: z
+          .strictObject({
+            // a node with both roles belongs to Nova's agent (§ 1.4); Zun must read the same label
+            nova_compute_label: labelKey.optional(),
+            // § 2.2: the containers' and capsules' Pods tolerate the containers role (they run on
+            // the node Zun's scheduler picked, through the kata RuntimeClass, ./zun.ts)
+            compute_toleration: tolerationSchema,
+          })
+          .optional(),
       }),
     },
     values: (ctx) => {
       const label = computeLabel(ctx);
-      return { config: label ? { kubernetes: { nova_compute_label: label } } : {} };
+      return { config: { kubernetes: { ...(label ? { nova_compute_label: label } : {}), compute_toleration: roleToleration("containers") } } };
     },
   },
   "ec2-api": { components: { api: api() } },

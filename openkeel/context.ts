@@ -57,3 +57,12 @@ export function replicasFor(rule: ReplicaRule, p: PlacementValue, ctx: ReleaseCo
   if (rule === "perNode") return Math.max(1, nodes);
   return Math.max(1, Math.min(rule.fixed, nodes));
 }
+
+/**
+ * The placement of a quorum member (Galera, RabbitMQ, OVN central): on the control plane, one per
+ * node (§ 2.1, § 2.2), and in the large topology one per zone too (§ 6.3: a zone lost keeps the
+ * quorum), enforced: a member that finds no free zone stays Pending rather than stacking.
+ */
+export function quorumPlacement(ctx: ReleaseContext): PlacementValue {
+  return { role: "controlPlane", antiAffinity: "required", ...(ctx.cfg.topology === "large" ? { zoneAntiAffinity: "required" } : {}) };
+}

@@ -5,8 +5,10 @@
 import { z } from "zod";
 import { valueAt, type Problem } from "../config/problems";
 import type { LabelProfile } from "../config/roles";
-import type { ServiceSpec } from "./catalog";
+import { isSelfPlaced, type ServiceSpec } from "./catalog";
 import { globalSchema } from "./global";
+import { serviceExposureSchema } from "./endpoints";
+import { nodeSelectorSchema } from "./k8s";
 import { placementValueSchema, SCHEDULING_FIELDS } from "./placement-value";
 
 export interface ReleaseContract {
@@ -15,6 +17,8 @@ export interface ReleaseContract {
   components: string[];
   /** Components that are DaemonSets (no replica count). */
   daemonSets: string[];
+  /** Components the chart places by their own `<component>.nodeSelector`, not by the helper (§ 5.2). */
+  selfPlaced: string[];
   /** Where a component's placement lives, given the path of a block that names it. */
   placementPathOf(parent: readonly PropertyKey[]): string | undefined;
   /** Whether a path is a placement value (where scheduling fields belong). */
@@ -47,18 +51,25 @@ export function serviceContract(spec: ServiceSpec, profile: LabelProfile): Relea
 
 function buildServiceContract(spec: ServiceSpec, profile: LabelProfile): ReleaseContract {
   const names = Object.keys(spec.components);
-  const placement = Object.fromEntries(names.map((n) => [n, placementValueSchema(spec.components[n].optional === true)]));
+  const selfPlaced = names.filter((n) => isSelfPlaced(spec.components[n]));
+  const placed = names.filter((n) => !selfPlaced.includes(n));
+  const placement = Object.fromEntries(placed.map((n) => [n, placementValueSchema(spec.components[n].optional === true)]));
   const blocks = Object.fromEntries(
     names.map((n) => {
       const c = spec.components[n];
-      return [n, z.strictObject({ ...(c.kind === "DaemonSet" ? {} : { replicas: replicasSchema.optional() }), ...(c.settings ?? {}) }).optional()];
+      const own = {
+        ...(isSelfPlaced(c) ? { nodeSelector: nodeSelectorSchema.optional() } : {}),
+        ...(c.publicApi ? { service: serviceExposureSchema.optional() } : {}),
+      };
+      return [n, z.strictObject({ ...(c.kind === "DaemonSet" ? {} : { replicas: replicasSchema.optional() }), ...own, ...(c.settings ?? {}) }).optional()];
     }),
   );
   return {
     schema: z.strictObject({ global: globalSchema(profile), placement: z.strictObject(placement), ...blocks, ...(spec.settings ?? {}) }),
-    components: names,
+    components: placed,
     daemonSets: names.filter((n) => spec.components[n].kind === "DaemonSet"),
-    placementPathOf: (parent) => (parent.length === 1 && names.includes(String(parent[0])) ? `placement.${String(parent[0])}` : undefined),
+    selfPlaced,
+    placementPathOf: (parent) => (parent.length === 1 && placed.includes(String(parent[0])) ? `placement.${String(parent[0])}` : undefined),
     isPlacement: (parent) => parent.length === 2 && parent[0] === "placement",
   };
 }
@@ -76,6 +87,19 @@ function describe(value: unknown, path: readonly (string | number)[] = []): stri
 
 function unknownKey(contract: ReleaseContract, parent: (string | number)[], key: string): Omit<ContractIssue, "path"> {
   const list = contract.components.join(", ");
+  const self = parent.length === 1 && contract.selfPlaced.includes(String(parent[0])) ? String(parent[0]) : undefined;
+  if (self && (SCHEDULING_FIELDS as readonly string[]).includes(key)) {
+    return {
+      message: `${self} is placed by ${self}.nodeSelector alone: the chart tolerates every taint and reads no other scheduling field, so it would silently ignore this one`,
+      fix: `remove it; choose the nodes of ${self} with ${self}.nodeSelector`,
+    };
+  }
+  if (parent.length === 1 && parent[0] === "placement" && contract.selfPlaced.includes(key)) {
+    return {
+      message: `${key} is not placed by the chart helper: the chart reads only ${key}.nodeSelector and tolerates every taint, so it would silently ignore placement.${key}`,
+      fix: `remove it; choose the nodes of ${key} with ${key}.nodeSelector (openkeel:services.<service>.values.${key}.nodeSelector)`,
+    };
+  }
   if ((SCHEDULING_FIELDS as readonly string[]).includes(key) && !contract.isPlacement(parent)) {
     const target = contract.placementPathOf(parent);
     return {
@@ -90,7 +114,7 @@ function unknownKey(contract: ReleaseContract, parent: (string | number)[], key:
   if (key === "replicas" && component && contract.daemonSets.includes(component)) {
     return {
       message: `${component} is a DaemonSet (one pod per node of its role) and has no replica count`,
-      fix: `remove it; choose its nodes with placement.${component}`,
+      fix: `remove it; choose its nodes with ${contract.selfPlaced.includes(component) ? `${component}.nodeSelector` : `placement.${component}`}`,
     };
   }
   if (key === "enabled" && contract.isPlacement(parent)) {

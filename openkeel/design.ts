@@ -8,14 +8,30 @@ import { CONTROL_PLANE, TENANT_WORKLOAD, type ComponentKind, type DesignRoles } 
 export interface DesignRow {
   kind: ComponentKind;
   roles: DesignRoles;
-  confinedTo?: Role;
+  /** Roles it covers too when the Plan holds this release (the chassis on Zun's containers nodes). */
+  rolesWith?: { release: string; roles: Role[] };
+  confinedTo?: Role | readonly Role[];
   forbiddenRoles?: Role[];
+  /** A node agent that must run on Masakari reserved hosts too (§ 5.6). */
+  reservedHosts?: true;
 }
 
 /**
  * OpenKeel components by chart and placement key (§ 2.1, § 2.2, § 5.1). A key not listed is a
  * Deployment on the chart's default role, the control plane (§ 5.2).
  */
+/**
+ * The OVN chassis (§ 1.2, § 3.1 mode B): on compute and network nodes, and on containers nodes for
+ * Zun's ports (§ 2.2); it tolerates every taint, so nothing but its selector keeps it elsewhere.
+ */
+const CHASSIS: DesignRow = {
+  kind: "DaemonSet",
+  roles: ["compute", "network"],
+  rolesWith: { release: "openkeel-zun", roles: ["containers"] },
+  confinedTo: ["compute", "network", "containers"],
+  reservedHosts: true,
+};
+
 const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
   "openkeel-chart": {
     mariadb: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
@@ -23,13 +39,18 @@ const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
     ingress: { kind: "DaemonSet", roles: ["controlPlane", "network"] },
   },
   "openkeel-nova": {
-    computeAgent: { kind: "DaemonSet", roles: ["compute"], ...TENANT_WORKLOAD },
+    computeAgent: { kind: "DaemonSet", roles: ["compute"], ...TENANT_WORKLOAD, reservedHosts: true },
   },
   "openkeel-neutron": {
-    ovnCentral: { kind: "StatefulSet", roles: CONTROL_PLANE },
-    chassis: { kind: "DaemonSet", roles: ["compute", "network"] },
-    metadataAgent: { kind: "DaemonSet", roles: ["compute"] },
-    bgpAgent: { kind: "DaemonSet", roles: ["network", "compute"] },
+    // D2: the RAFT members on the control plane, whatever selector the chart is given
+    ovnCentral: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
+    chassis: CHASSIS,
+    metadataAgent: { kind: "DaemonSet", roles: ["compute"], reservedHosts: true },
+    bgpAgent: { kind: "DaemonSet", roles: ["network", "compute"], reservedHosts: true },
+  },
+  "openkeel-neutron-vpnaas": {
+    // § 5.2: the agent follows the chassis: the same nodes, every taint tolerated
+    agent: CHASSIS,
   },
   "openkeel-swift": {
     storage: { kind: "StatefulSet", roles: ["storage"] },
@@ -38,7 +59,7 @@ const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
     conductor: { kind: "StatefulSet", roles: ["provisioning"], confinedTo: "provisioning" },
   },
   "openkeel-zun": {
-    computeAgent: { kind: "DaemonSet", roles: ["containers"], ...TENANT_WORKLOAD },
+    computeAgent: { kind: "DaemonSet", roles: ["containers"], ...TENANT_WORKLOAD, reservedHosts: true },
   },
 };
 

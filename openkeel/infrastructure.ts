@@ -9,27 +9,37 @@ import type { LabelProfile } from "../config/roles";
 import type { Topology } from "../topology/topology";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
-import { releaseContext, replicasFor, type ReleaseStorage } from "./context";
+import { quorumPlacement, releaseContext, replicasFor, type ReleaseStorage } from "./context";
 import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
+import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
-import { placementValueSchema, type PlacementValue } from "./placement-value";
+import { placementValueSchema } from "./placement-value";
 
-const NAMESPACE_UNIT = "openkeel-namespace";
+export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
 /** Galera and RabbitMQ: replicated quorums, sized by the quorum rule (openkeel/context.ts). */
 export const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
+/** The pinned server image of each member: the chart hands it to the MariaDB and RabbitmqCluster CRs' `spec.image`. */
+const MEMBER_IMAGES = { mariadb: MARIADB_IMAGE, rabbitmq: RABBITMQ_IMAGE } as const;
+/** `repository:tag`, optionally `@sha256:…`: what a CR's `spec.image` takes. */
+const IMAGE_REF = /^[a-z0-9][a-z0-9._\/-]*(:\d+)?(\/[a-z0-9._-]+)*:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}(@sha256:[0-9a-f]{64})?$/;
 
 export function infrastructureValues(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Record<string, unknown> {
   const ctx = releaseContext(cfg, topo, storage);
-  const member = () => {
-    const placement: PlacementValue = { role: "controlPlane", antiAffinity: "required" };
-    return { replicas: replicasFor("quorum", placement, ctx), placement, storage: { storageClassName: ctx.storage.strictLocalClass } };
+  const member = (name: (typeof QUORUM_MEMBERS)[number]) => {
+    const placement = quorumPlacement(ctx);
+    return {
+      replicas: replicasFor("quorum", placement, ctx),
+      image: imageRef(MEMBER_IMAGES[name]),
+      placement,
+      storage: { storageClassName: ctx.storage.strictLocalClass },
+    };
   };
   return {
     global: globalValue(topo),
     priorityClasses: { create: true },
-    infrastructure: { mariadb: member(), rabbitmq: member() },
+    infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
     ingress: { placement: { roles: ["controlPlane", "network"] } },
   };
 }
@@ -44,6 +54,11 @@ export function infrastructureContract(profile: LabelProfile): ReleaseContract {
 function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
   const memberSchema = z.strictObject({
     replicas: z.number().int().min(0),
+    image: z
+      .string()
+      .refine((ref) => IMAGE_REF.test(ref) && !/:latest(@|$)/.test(ref), {
+        message: "is not a pinned image. Fix: write repository:tag with an exact version, optionally @sha256:<digest>",
+      }),
     placement: placementValueSchema(false),
     storage: volumeSchema,
   });
@@ -56,6 +71,7 @@ function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
     }),
     components: [...QUORUM_MEMBERS, "ingress"],
     daemonSets: [],
+    selfPlaced: [],
     placementPathOf: (parent) => {
       if (parent.length === 2 && parent[0] === "infrastructure") return `infrastructure.${String(parent[1])}.placement`;
       if (parent.length === 1 && parent[0] === "ingress") return "ingress.placement";
@@ -69,15 +85,16 @@ function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
  * Privileged: the releases in it run host-network node agents (OVN chassis, metadata agent,
  * ovn-bgp-agent), which the baseline Pod Security level rejects.
  */
-export function namespaceUnit(): ManifestsUnit {
+export function namespaceUnit(more: K8sObject[] = []): ManifestsUnit {
   const objects: K8sObject[] = [
     {
       apiVersion: "v1",
       kind: "Namespace",
       metadata: { name: OPENKEEL_NAMESPACE, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
     },
+    ...more,
   ];
-  // deleting the namespace would delete every OpenKeel volume claim with it
+  // deleting a namespace would delete every OpenKeel volume claim in it
   return manifestsUnit(NAMESPACE_UNIT, "openkeel:openkeel:Namespace", objects, { protect: true });
 }
 

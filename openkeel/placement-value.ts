@@ -9,6 +9,12 @@ import { affinitySchema, nodeSelectorSchema, tolerationSchema, topologySpreadCon
 
 export interface PlacementValue extends Placement {
   enabled?: boolean;
+  /**
+   * Anti-affinity on the zone key (`global.placementDefaults.zoneKey`) beside the host one: one
+   * member per zone (§ 6.3, the large topology's quorum members). Our contract for the chart, as
+   * `antiAffinity` is the design's for the host (docs/openkeel-values.md).
+   */
+  zoneAntiAffinity?: "required" | "preferred";
 }
 
 /** Fields the chart helper turns into pod scheduling; they belong under placement.<component> only. */
@@ -16,6 +22,7 @@ export const SCHEDULING_FIELDS = [
   "role",
   "roles",
   "antiAffinity",
+  "zoneAntiAffinity",
   "extraTolerations",
   "nodeSelector",
   "tolerations",
@@ -30,6 +37,7 @@ export function placementValueSchema(optional: boolean) {
       role: z.enum(ROLES).optional(),
       roles: z.array(z.enum(ROLES)).min(1).optional(),
       antiAffinity: z.enum(["required", "preferred"]).optional(),
+      zoneAntiAffinity: z.enum(["required", "preferred"]).optional(),
       extraTolerations: z.array(tolerationSchema).optional(),
       nodeSelector: nodeSelectorSchema.optional(),
       tolerations: z.array(tolerationSchema).optional(),

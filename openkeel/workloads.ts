@@ -1,21 +1,38 @@
 // The placement reader of the OpenKeel releases: every component a release's values place, with the
-// scheduling the chart helper renders for it (§ 5.2, placement/chart-helper.ts) from the role
-// definitions the values pass in `global.nodeRoles`, and its design row (./design.ts).
-import { HOSTNAME_LABEL } from "../config/roles";
+// scheduling the chart renders for it (§ 5.2), and its design row (./design.ts). Most components are
+// placed by the chart helper (placement/chart-helper.ts) from `placement.<component>` and the role
+// definitions the values pass in `global.nodeRoles`; the catalog (./catalog.ts) says where a chart
+// reads more (§ 5.2 "What is implemented"): a nodeSelector of its own that wins over the helper's,
+// tolerations it adds, or a component it places by `<component>.nodeSelector` alone while tolerating
+// every taint (the OVN chassis).
+import { SERVICES } from "../config/schema";
+import { HOSTNAME_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
 import { resolvePlacement, type Placement, type RoleDefinitions } from "../placement/chart-helper";
 import { requiredAntiAffinityKeys } from "../placement/scheduling";
-import { isObj, num, obj, type Component, type Obj, type Readers, type UnitReader } from "../placement/workloads";
-import { openkeelDesign } from "./design";
+import { arr, isObj, num, obj, type Component, type DesignRoles, type Obj, type Readers, type UnitReader } from "../placement/workloads";
+import { OPENKEEL_CHARTS } from "../platform/versions";
+import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
+import { openkeelDesign, type DesignRow } from "./design";
 import { SCHEDULING_FIELDS } from "./placement-value";
+import { RUNTIME_CLASS_READERS } from "./zun";
 
 interface PlacementValue extends Placement {
   enabled?: boolean;
   replicas?: number;
+  zoneAntiAffinity?: string;
 }
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
 const isPlacementValue = (v: unknown): v is PlacementValue => isObj(v) && Object.keys(v).some((k) => PLACEMENT_KEYS.includes(k));
+
+/** What every taint is tolerated with: an empty key and Exists (the chassis, § 5.2). */
+const TOLERATE_EVERYTHING: Toleration = { operator: "Exists" };
+
+/** The catalog's components of a service chart, by chart name (a stack pins versions, never names). */
+const COMPONENTS_BY_CHART = new Map<string, Record<string, ComponentSpec>>(
+  SERVICES.map((s) => [OPENKEEL_CHARTS[s].chart, SERVICE_CATALOG[s].components]),
+);
 
 /** `placement.<component>` maps and `<component>.placement` values of one release (§ 5.1). */
 function placementEntries(values: Obj): [string, PlacementValue, Obj][] {
@@ -41,18 +58,48 @@ function isEnabled(p: PlacementValue, holder: Obj): boolean {
   return p.enabled !== false && holder.enabled !== false;
 }
 
-const readRelease: UnitReader = (u) => {
+function at(values: Obj, path: readonly string[]): unknown {
+  return path.reduce<unknown>((cur, key) => obj(cur)[key], values);
+}
+
+const stringMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
+
+/** The design row's facts every component carries; the roles it covers, given what else the Plan installs. */
+function designFields(design: DesignRow, units: ReadonlySet<string>): Pick<Component, "designRoles" | "confinedTo" | "forbiddenRoles" | "reservedHosts"> {
+  const roles: DesignRoles =
+    design.rolesWith && Array.isArray(design.roles) && units.has(design.rolesWith.release) ? [...design.roles, ...design.rolesWith.roles] : design.roles;
+  return {
+    designRoles: roles,
+    ...(design.confinedTo ? { confinedTo: design.confinedTo } : {}),
+    ...(design.forbiddenRoles ? { forbiddenRoles: design.forbiddenRoles } : {}),
+    ...(design.reservedHosts ? { reservedHosts: true } : {}),
+  };
+}
+
+const readRelease: UnitReader = (u, ctx) => {
   if (u.kind !== "HelmRelease") return [];
   const values = u.values as Obj;
+  const chart = u.chart.chart;
+  const specs = COMPONENTS_BY_CHART.get(chart) ?? {};
   // No global.nodeRoles (a lab whose nodes carry no role): role names render nothing (§ 5.2).
   const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
+  // the key the charts spread and anti-affine zones on (§ 5.1 placementDefaults)
+  const zoneKey = String(obj(obj(values.global).placementDefaults).zoneKey ?? ZONE_LABEL);
   const out: Component[] = [];
   for (const [key, p, holder] of placementEntries(values)) {
-    if (!isEnabled(p, holder)) continue;
-    const design = openkeelDesign(u.chart.chart, key);
+    const spec = specs[key];
+    // the chart does not read it (the values contract refuses it): it places nothing
+    if (!isEnabled(p, holder) || (spec && isSelfPlaced(spec))) continue;
+    const design = openkeelDesign(chart, key);
     const scheduling = resolvePlacement(p, { roles, defaultRole: "controlPlane" });
+    if (spec?.winningNodeSelector) {
+      const own = stringMap(at(values, spec.winningNodeSelector));
+      if (Object.keys(own).length > 0) scheduling.nodeSelector = own;
+    }
+    if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(at(values, spec.addedTolerations))];
     const anti = [
       ...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []),
+      ...(p.zoneAntiAffinity === "required" ? [zoneKey] : []),
       ...requiredAntiAffinityKeys(scheduling.affinity),
     ];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
@@ -64,14 +111,28 @@ const readRelease: UnitReader = (u) => {
       ...(replicas !== undefined ? { replicas } : {}),
       scheduling: { nodeSelector: scheduling.nodeSelector, affinity: scheduling.affinity, tolerations: scheduling.tolerations },
       ...(anti.length > 0 ? { requiredAntiAffinity: [...new Set(anti)] } : {}),
-      designRoles: design.roles,
-      ...(design.confinedTo ? { confinedTo: design.confinedTo } : {}),
-      ...(design.forbiddenRoles ? { forbiddenRoles: design.forbiddenRoles } : {}),
+      ...designFields(design, ctx.units),
     });
   }
-  return out;
+  for (const [key, spec] of Object.entries(specs)) {
+    if (!isSelfPlaced(spec)) continue;
+    // every node its selector admits, whatever its taints; no selector: every node
+    out.push({
+      name: `${u.name}/${key}`,
+      source: "openkeel",
+      unit: u.name,
+      kind: "DaemonSet",
+      scheduling: { nodeSelector: stringMap(obj(values[key]).nodeSelector), tolerations: [TOLERATE_EVERYTHING] },
+      ...designFields(openkeelDesign(chart, key), ctx.units),
+    });
+  }
+  // in the chart's component order, as the catalog lists them
+  const order = Object.keys(specs);
+  const rank = (c: Component) => order.indexOf(c.name.slice(u.name.length + 1));
+  return order.length > 0 ? [...out].sort((a, b) => rank(a) - rank(b)) : out;
 };
 
 export const OPENKEEL_READERS: Readers = {
   units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readRelease },
+  objects: RUNTIME_CLASS_READERS,
 };

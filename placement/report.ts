@@ -4,12 +4,13 @@
 // run, or runs where the design (§ 2) forbids it.
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
-import { HA_SEGMENT_LABEL, HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "../config/roles";
+import { HA_SEGMENT_LABEL, HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TAINT, ROLES, type Role } from "../config/roles";
 import {
   antiAffinityCapacity,
   ineligibility,
   matchesLabelSelector,
   type SchedNode,
+  untoleratedTaints,
 } from "./scheduling";
 import type { Check } from "../config/problems";
 import type { Component, DesignRoles } from "./workloads";
@@ -208,13 +209,22 @@ function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[], 
       }
     }
     // A lab whose nodes carry no role has no control plane to keep Galera on (§ 5.2: labs need no roles).
-    const confined = c.confinedTo !== undefined && nodes.some((n) => n.roles.includes(c.confinedTo!));
-    const outside = p.eligible.filter((n) => confined && !byName.get(n)!.roles.includes(c.confinedTo!));
+    const allowed: readonly Role[] = c.confinedTo === undefined ? [] : typeof c.confinedTo === "string" ? [c.confinedTo] : c.confinedTo;
+    const confined = nodes.some((n) => n.roles.some((r) => allowed.includes(r)));
+    const outside = p.eligible.filter((n) => confined && !byName.get(n)!.roles.some((r) => allowed.includes(r)));
     if (outside.length > 0) {
+      const roles = allowed.join(" or ");
       error(
         "placement-forbidden",
-        `${what} may run on ${outside.join(", ")}, which lack the ${c.confinedTo} role: the design (§ 2) keeps it on ${c.confinedTo} nodes only`,
-        `restrict it to the ${c.confinedTo} role (its role selector), and remove any raw nodeSelector or affinity that widens it`,
+        `${what} may run on ${outside.join(", ")}, which lack the ${roles} role: the design (§ 2) keeps it on ${roles} nodes only`,
+        `restrict it to the ${roles} role (its selector), and remove any raw nodeSelector or affinity that widens it`,
+      );
+    }
+    if (c.reservedHosts && untoleratedTaints([RESERVED_TAINT], c.scheduling.tolerations ?? []).length > 0) {
+      error(
+        "placement-reserved-host",
+        `${what} does not tolerate ${RESERVED_TAINT.key}=${RESERVED_TAINT.value}:${RESERVED_TAINT.effect}: on a Masakari reserved host (§ 5.6) it would be missing when the host takes evacuated VMs`,
+        `add the toleration {key: ${RESERVED_TAINT.key}, operator: Exists, effect: NoSchedule} to its placement (extraTolerations)`,
       );
     }
     for (const role of c.forbiddenRoles ?? []) {

@@ -35,8 +35,13 @@ export interface Component {
   requiredAntiAffinity?: string[];
   /** The design's § 2 row: the roles it runs on. A DaemonSet must cover every node of them. */
   designRoles: DesignRoles;
-  /** Every node it may run on must carry this role (Galera, RabbitMQ, the Ironic conductor). */
-  confinedTo?: Role;
+  /**
+   * Every node it may run on must carry this role (Galera, RabbitMQ, the Ironic conductor), or one
+   * of these roles (the OVN chassis, which tolerates every taint: only its selector confines it).
+   */
+  confinedTo?: Role | readonly Role[];
+  /** It must also run on Masakari reserved hosts (§ 5.6), so it must tolerate their taint. */
+  reservedHosts?: boolean;
   /** No node it may run on may carry one of these roles (tenant workloads off provisioning nodes). */
   forbiddenRoles?: Role[];
 }
@@ -48,6 +53,8 @@ export const TENANT_WORKLOAD: Pick<Component, "forbiddenRoles"> = { forbiddenRol
 
 interface ReadContext {
   profile: LabelProfile;
+  /** The names of every unit of the Plan: what else the stack installs. */
+  units: ReadonlySet<string>;
 }
 /** Reads a Helm release or remote manifest unit: its components, or none. */
 export type UnitReader = (unit: Unit, ctx: ReadContext) => Component[];
@@ -165,7 +172,7 @@ const WORKLOAD_READERS: Record<string, ObjectReader> = { Deployment: workload, S
 
 /** Every component of the Plan that places pods (or selects nodes), in Plan order. */
 export function planComponents(plan: Plan, readers: Readers): Component[] {
-  const ctx: ReadContext = { profile: plan.labelProfile };
+  const ctx: ReadContext = { profile: plan.labelProfile, units: new Set(plan.phases.flatMap((ph) => ph.units.map((u) => u.name))) };
   const out: Component[] = [];
   for (const ph of plan.phases) {
     for (const u of ph.units) {

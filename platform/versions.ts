@@ -146,6 +146,8 @@ export const OPENKEEL_CHARTS = {
   placement: { chart: "openkeel-placement", version: "1.0.0" },
   nova: { chart: "openkeel-nova", version: "1.0.0" },
   neutron: { chart: "openkeel-neutron", version: "1.0.0" },
+  "neutron-fwaas": { chart: "openkeel-neutron-fwaas", version: "1.0.0" },
+  "neutron-vpnaas": { chart: "openkeel-neutron-vpnaas", version: "1.0.0" },
   glance: { chart: "openkeel-glance", version: "1.0.0" },
   cinder: { chart: "openkeel-cinder", version: "1.0.0" },
   manila: { chart: "openkeel-manila", version: "1.0.0" },
@@ -160,6 +162,30 @@ export const OPENKEEL_CHARTS = {
   zun: { chart: "openkeel-zun", version: "1.0.0" },
   "ec2-api": { chart: "openkeel-ec2-api", version: "1.0.0" },
 } as const satisfies Record<OpenKeelChartKey, Omit<ChartPin, "repository">>;
+
+// ---- Data services of the infrastructure release (openkeel-chart) ----
+// The versions the lab architecture names (seed 004: MariaDB 11.4, RabbitMQ 4.1), used in every
+// stack: the MariaDB and RabbitMQ operators otherwise run their own defaults, which move with the
+// operator (mariadb-operator 26.6.0 defaults to 11.8), and a Galera or RabbitMQ major upgrade is a
+// data migration, never a side effect of an operator upgrade.
+
+/** MariaDB 11.4 LTS (docker-library/repo-info repos/mariadb/remote/11.4.13.md@28b7129f: the index digest). */
+export const MARIADB_IMAGE: ImagePin = {
+  repository: "docker.io/library/mariadb",
+  tag: "11.4.13",
+  digest: "sha256:80494b9810694179889f7281ec44ca928241df577159c0356a1070e2e94616a1",
+};
+
+/**
+ * RabbitMQ 4.1, the `-management` variant the cluster operator's own default image is
+ * (rabbitmq/cluster-operator main.go defaultRabbitmqImage); docker-library/repo-info
+ * repos/rabbitmq/remote/4.1.8-management.md@0639f311: the index digest.
+ */
+export const RABBITMQ_IMAGE: ImagePin = {
+  repository: "docker.io/library/rabbitmq",
+  tag: "4.1.8-management",
+  digest: "sha256:72914305cde66172bd85bc7cbede1edbbd16e5f1076af8b0d9afd3727c1e7980",
+};
 
 // ---- Node operating systems and images (rendered/<stack>/talos/, rendered/lab/kind/) ----
 

@@ -6,7 +6,7 @@ import { formatProblem } from "../config/problems";
 import { closest, editDistance } from "../config/suggest";
 import * as fs from "node:fs";
 import { rawFromStackYaml, readStack, stackFilePath } from "../config/stack-file";
-import { mutatedConfig, PRODUCTION_STACKS, problemsOf, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR, tempStacks } from "./helpers/stacks";
+import { configProblems, mutatedConfig, PRODUCTION_STACKS, problemsOf, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR, tempStacks } from "./helpers/stacks";
 
 const FILE = "stacks/Pulumi.prod-medium.yaml";
 
@@ -170,5 +170,49 @@ describe("problems an operator can act on", () => {
     expect(editDistance("taint", "taints")).toBe(1);
     expect(editDistance("stroage", "storage")).toBe(1);
     expect(editDistance("", "abc")).toBe(3);
+  });
+});
+
+describe("bridge mappings (§ 3.2, D3): physnet:bridge[,physnet:bridge], each physnet and each bridge once", () => {
+  const withMappings = (value: unknown) => (raw: any) => (raw.nodes[3].bridgeMappings = value);
+
+  it("accepts several pairs", () => {
+    expect(mutatedConfig("prod-medium", withMappings("physnet1:br-ex,physnet2:br-vlan")).nodes[3].bridgeMappings).toBe("physnet1:br-ex,physnet2:br-vlan");
+  });
+
+  it.each([
+    ["physnet1:br-ex,physnet2:br-ex", "maps bridge 'br-ex' to two physnets"],
+    ["physnet1:br-ex, physnet2:br-vlan", "is not a list of physnet:bridge pairs"],
+    ["physnet1:br-external-provider", "is not a list of physnet:bridge pairs"],
+    ["", "is not a list of physnet:bridge pairs"],
+  ])("refuses %j", (value, message) => {
+    const problems = configProblems("prod-medium", withMappings(value));
+    expect(problems.map((p) => p.path)).toEqual(["openkeel:nodes[3].bridgeMappings"]);
+    expect(problems[0].message).toContain(message);
+  });
+});
+
+describe("Ironic's BMC networks: CIDRs without host bits", () => {
+  const withNetworks = (value: unknown) => (raw: any) => (raw.services.ironic.bmcNetworks = value);
+
+  it("accepts IPv4 and IPv6 networks", () => {
+    const cfg = mutatedConfig("prod-medium", withNetworks(["10.50.0.0/24", "fd00:50::/64", "0.0.0.0/0"]));
+    expect(cfg.services.ironic?.bmcNetworks).toEqual(["10.50.0.0/24", "fd00:50::/64", "0.0.0.0/0"]);
+  });
+
+  it.each([
+    [["10.50.0.1/24"], "has host bits set"],
+    [["fd00:50::1/64"], "has host bits set"],
+    [["10.50.0.0/33"], "is not a network in CIDR notation"],
+    [["10.50.0.0"], "is not a network in CIDR notation"],
+    [["bmc-net"], "is not a network in CIDR notation"],
+  ])("refuses %j", (value, message) => {
+    const problems = configProblems("prod-medium", withNetworks(value));
+    expect(problems.map((p) => p.path)).toEqual(["openkeel:services.ironic.bmcNetworks[0]"]);
+    expect(problems[0].message).toContain(message);
+  });
+
+  it("refuses an empty list", () => {
+    expect(configProblems("prod-medium", withNetworks([])).map((p) => p.path)).toEqual(["openkeel:services.ironic.bmcNetworks"]);
   });
 });

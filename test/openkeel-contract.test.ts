@@ -37,7 +37,7 @@ describe("what this repository emits", () => {
   it.each(SHIPPED_STACKS)("%s: every release passes its contract", (stack) => {
     const cfg = shippedConfig(stack);
     const plan = planStack(cfg).plan!;
-    for (const u of phase(plan, "openkeel").units as HelmReleaseUnit[]) {
+    for (const u of phase(plan, "openkeel").units.filter((x): x is HelmReleaseUnit => x.kind === "HelmRelease")) {
       const name = u.name.replace(/^openkeel-/, "") as (typeof SERVICES)[number];
       expect(checkValues(serviceContract(SERVICE_CATALOG[name], cfg.labelProfile), u.values), u.name).toEqual([]);
     }
@@ -67,10 +67,42 @@ describe("raw overrides that do not fit", () => {
     ]);
   });
 
-  it("a nodeSelector in a component's own block (the charts' legacy chassis.nodeSelector)", () => {
-    const [line] = problems("prod-medium", service("neutron", { values: { chassis: { nodeSelector: { a: "" } } } }));
-    expect(line).toMatch(/^stacks\/Pulumi\.prod-medium\.yaml: openkeel:services\.neutron\.values\.chassis\.nodeSelector: release openkeel-neutron \(service neutron\), values key chassis\.nodeSelector: is a scheduling field at the wrong level/);
-    expect(line).toMatch(/Fix: move it to placement\.chassis\.nodeSelector$/);
+  it("a nodeSelector in a helper-placed component's own block", () => {
+    const [line] = problems("prod-medium", service("neutron", { values: { metadataAgent: { nodeSelector: { a: "" } } } }));
+    expect(line).toMatch(/^stacks\/Pulumi\.prod-medium\.yaml: openkeel:services\.neutron\.values\.metadataAgent\.nodeSelector: release openkeel-neutron \(service neutron\), values key metadataAgent\.nodeSelector: is a scheduling field at the wrong level/);
+    expect(line).toMatch(/Fix: move it to placement\.metadataAgent\.nodeSelector$/);
+  });
+
+  it("the chassis is placed by chassis.nodeSelector alone (§ 5.2): placement.chassis is refused, naming the key the chart reads", () => {
+    const [line] = problems("prod-medium", service("neutron", { placement: { chassis: { roles: ["compute", "network"] } } }));
+    expect(line).toBe(
+      `${FILE}: openkeel:services.neutron.placement.chassis: release openkeel-neutron (service neutron), values key placement.chassis: ` +
+        "chassis is not placed by the chart helper: the chart reads only chassis.nodeSelector and tolerates every taint, so it would silently ignore placement.chassis. " +
+        "Fix: remove it; choose the nodes of chassis with chassis.nodeSelector (openkeel:services.<service>.values.chassis.nodeSelector)",
+    );
+  });
+
+  it("a toleration for the chassis, which tolerates every taint and reads no other scheduling field", () => {
+    const [line] = problems("prod-medium", service("neutron", { values: { chassis: { tolerations: [] } } }));
+    expect(line).toMatch(/values key chassis\.tolerations: chassis is placed by chassis\.nodeSelector alone/);
+    expect(line).toMatch(/Fix: remove it; choose the nodes of chassis with chassis\.nodeSelector$/);
+  });
+
+  it("accepts what the charts read besides the helper (§ 5.2): chassis.nodeSelector, ovnCentral.nodeSelector, Masakari's nodePlacement", () => {
+    const neutron = SERVICE_CATALOG.neutron;
+    const masakari = SERVICE_CATALOG.masakari;
+    const cfg = shippedConfig("prod-medium");
+    const plan = planStack(cfg).plan!;
+    const values = (name: string) => structuredClone((phase(plan, "openkeel").units.find((u) => u.name === name) as HelmReleaseUnit).values) as any;
+    const n = values("openkeel-neutron");
+    n.chassis.nodeSelector = { "topology.kubernetes.io/zone": "a" };
+    n.ovnCentral.nodeSelector = { "topology.kubernetes.io/zone": "a" };
+    expect(checkValues(serviceContract(neutron, "hardened"), n)).toEqual([]);
+    const m = values("openkeel-masakari");
+    m.nodePlacement.engine.tolerations = [{ key: "gpu", operator: "Exists" }];
+    expect(checkValues(serviceContract(masakari, "hardened"), m)).toEqual([]);
+    m.nodePlacement.conductor = {};
+    expect(checkValues(serviceContract(masakari, "hardened"), m).map((i) => i.path.join("."))).toEqual(["nodePlacement.conductor"]);
   });
 
   it("a misspelt key inside a placement", () => {
@@ -106,8 +138,8 @@ describe("raw overrides that do not fit", () => {
   });
 
   it("role and roles together, when a raw role meets a default role list", () => {
-    const [line] = problems("prod-medium", service("neutron", { values: { placement: { chassis: { role: "network" } } } }));
-    expect(line).toMatch(/openkeel:services\.neutron\.values\.placement\.chassis: .*values key placement\.chassis\.roles: role and roles are both set.*Fix: keep one; to replace a default role list in raw values, set roles: null/);
+    const [line] = problems("prod-medium", service("neutron", { values: { placement: { bgpAgent: { role: "network" } } } }));
+    expect(line).toMatch(/openkeel:services\.neutron\.values\.placement\.bgpAgent: .*values key placement\.bgpAgent\.roles: role and roles are both set.*Fix: keep one; to replace a default role list in raw values, set roles: null/);
   });
 
   it("a value outside its enum", () => {

@@ -3,17 +3,25 @@
 import { describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../config/schema";
 import { resolvePlacement, type Placement } from "../placement/chart-helper";
-import { PHASES, phase, type HelmReleaseUnit } from "../plan/plan";
+import { PHASES, phase } from "../plan/plan";
 import { renderPlan } from "../render/render";
-import { ROLES } from "../config/roles";
-import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
-import { planStack } from "../environments";
+import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
+import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
+import { checkValues } from "../openkeel/contract";
+import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
+import { buildTopology } from "../topology/topology";
+import { placementReaders, planStack } from "../environments";
+import { composePlan } from "../environments/compose";
+import { placementReport } from "../placement/report";
+import { planComponents } from "../placement/workloads";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
-import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import program from "../index";
-import { openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
+import { object, objectsOf, openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
 
 const PRODUCTION = PRODUCTION_STACKS;
+/** § 5.6: the toleration of Masakari reserved hosts. */
+const RESERVED = { key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" };
 
 const values = valuesOf;
 const shipped = (stack: string) => planOf(stack);
@@ -29,12 +37,13 @@ describe("releases per stack", () => {
 
   it.each(SHIPPED_STACKS)("%s: the infrastructure release, then one release per enabled service", (stack) => {
     const plan = shipped(stack);
-    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart"]);
-    const names = phase(plan, "openkeel").units.map((u) => u.name);
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart", ...(expected[stack].ironic ? ["openkeel-ironic-egress"] : [])]);
+    const names = phase(plan, "openkeel").units.filter((u) => u.kind === "HelmRelease").map((u) => u.name);
     const want = SERVICES.filter((s) => (s === "ironic" ? expected[stack].ironic : s === "zun" ? expected[stack].zun : true));
     expect(names).toEqual(want.map((s) => `openkeel-${s}`));
     for (const u of openkeelReleases(plan)) {
-      expect(u.namespace).toBe("openkeel");
+      // § 1.4, § 2.2: Ironic in a namespace of its own
+      expect(u.namespace).toBe(u.name === "openkeel-ironic" ? "openkeel-ironic" : "openkeel");
       expect(u.release).toBe(u.name);
     }
   });
@@ -150,21 +159,46 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
   const neutron = values(plan, "openkeel-neutron");
   const nova = values(plan, "openkeel-nova");
   const chart = values(plan, "openkeel-chart");
+  // § 6.3: in the large topology the quorum members are one per zone too
+  const QUORUM = { role: "controlPlane", antiAffinity: "required", ...(stack === "prod-large" ? { zoneAntiAffinity: "required" } : {}) };
 
   it("D2: Neutron writes its own OVN NB; OVN central on the control plane, one member per node", () => {
     expect(neutron.backend).toBe("ovn-nb");
-    expect(neutron.placement.ovnCentral).toEqual({ role: "controlPlane", antiAffinity: "required" });
+    expect(neutron.placement.ovnCentral).toEqual(QUORUM);
     expect(neutron.ovnCentral.replicas).toBe(lab ? 1 : 3);
-    expect(neutron.placement.chassis.roles).toEqual(expect.arrayContaining(["compute", "network"]));
+    // § 5.2: ovnCentral.nodeSelector wins over the role, so the release writes the role's label there
+    expect(neutron.ovnCentral.nodeSelector).toEqual({ [roleLabelKey("controlPlane", plan.labelProfile)]: "" });
   });
 
-  it("D3: distributed floating IPs; the BGP agent on network and compute nodes, off by default", () => {
+  it("D2: the chassis is placed by chassis.nodeSelector (§ 5.2), the chassis label the node-roles phase puts on exactly its nodes", () => {
+    const label = chassisLabelKey(plan.labelProfile);
+    expect(neutron.placement.chassis).toBeUndefined();
+    expect(neutron.chassis.nodeSelector).toEqual({ [label]: "" });
+    const zun = openkeelReleases(plan).some((u) => u.name === "openkeel-zun");
+    const chassisRoles = ["compute", "network", ...(zun ? ["containers"] : [])];
+    for (const node of objectsOf(plan, "node-roles")) {
+      const roles = plan.nodes.find((n) => n.name === node.metadata.name)!.roles;
+      expect(label in (node.metadata.labels ?? {}), node.metadata.name).toBe(roles.some((r) => chassisRoles.includes(r)));
+    }
+  });
+
+  it("D3: every hypervisor's and gateway's bridge mappings on its Node, as an annotation, where the chassis reads them", () => {
+    expect(neutron.chassis.bridgeMappingsAnnotation).toBe("network.openkeel.io/bridge-mappings");
+    const cfg = shippedConfig(stack);
+    for (const node of cfg.nodes) {
+      const patch = object(plan, "Node", node.name, "node-roles");
+      expect(patch.metadata.annotations?.["network.openkeel.io/bridge-mappings"], node.name).toBe(node.bridgeMappings);
+      if (!lab && (node.roles.includes("compute") || node.roles.includes("network"))) expect(node.bridgeMappings, node.name).toBe("physnet1:br-ex");
+    }
+  });
+
+  it("D3: distributed floating IPs; the BGP agent on network and compute nodes, off by default, on reserved hosts too", () => {
     expect(neutron.gateway).toEqual({ floatingIpMode: "distributed" });
-    expect(neutron.placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: false });
+    expect(neutron.placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: false, extraTolerations: [RESERVED] });
   });
 
-  it("D4: the metadata agent on compute nodes, sharing one generated secret with Nova's metadata API", () => {
-    expect(neutron.placement.metadataAgent).toEqual({ role: "compute", enabled: true });
+  it("D4: the metadata agent on compute nodes, reserved hosts included, sharing one generated secret with Nova's metadata API", () => {
+    expect(neutron.placement.metadataAgent).toEqual({ role: "compute", enabled: true, extraTolerations: [RESERVED] });
     expect(neutron.metadataAgent.sharedSecret).toEqual({ secretRef: "metadata-proxy-shared-secret" });
     expect(nova.metadata.sharedSecret).toEqual(neutron.metadataAgent.sharedSecret);
   });
@@ -172,7 +206,7 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
   it("D5: Galera, RabbitMQ, OVN central and Swift devices on the strict-local class (longhorn-local; kind's own in the lab)", () => {
     const local = lab ? "standard" : "longhorn-local";
     for (const member of ["mariadb", "rabbitmq"]) {
-      expect(chart.infrastructure[member].placement).toEqual({ role: "controlPlane", antiAffinity: "required" });
+      expect(chart.infrastructure[member].placement).toEqual(QUORUM);
       expect(chart.infrastructure[member].storage).toEqual({ storageClassName: local });
       expect(chart.infrastructure[member].replicas).toBe(lab ? 1 : 3);
     }
@@ -203,13 +237,65 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
 
   it("every API and worker on the control plane, sized to the nodes that can take it", () => {
     const controlPlane = plan.nodes.filter((n) => n.roles.includes("controlPlane")).length;
-    for (const r of phase(plan, "openkeel").units as HelmReleaseUnit[]) {
+    for (const r of openkeelReleases(plan).filter((u) => u.name !== "openkeel-chart")) {
       const v = r.values as any;
       const api = v.placement.api ?? v.placement.proxy;
       expect(api, r.name).toEqual({ role: "controlPlane" });
       const replicas = (v.api ?? v.proxy).replicas;
       expect(replicas, r.name).toBe(lab ? 1 : Math.min(r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3, controlPlane));
     }
+  });
+});
+
+describe("quorum per zone in the large topology (§ 6.3)", () => {
+  const MEMBERS = ["openkeel-chart/mariadb", "openkeel-chart/rabbitmq", "openkeel-neutron/ovnCentral"];
+
+  it("Galera, RabbitMQ and OVN central have required anti-affinity on the zone key, one member in each of the 3 zones", () => {
+    const report = planStack(shippedConfig("prod-large")).placement!;
+    for (const name of MEMBERS) {
+      const c = report.placements.find((p) => p.component.name === name)!.component;
+      expect(c.requiredAntiAffinity, name).toEqual(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+      expect(c.replicas, name).toBe(3);
+    }
+  });
+
+  it.each(["prod-small", "prod-medium"])("%s (no zones): host anti-affinity only", (stack) => {
+    const report = planStack(shippedConfig(stack)).placement!;
+    for (const name of MEMBERS) expect(report.placements.find((p) => p.component.name === name)!.component.requiredAntiAffinity, name).toEqual(["kubernetes.io/hostname"]);
+  });
+
+  it("a large stack whose control plane spans 2 zones cannot hold 3 members: the placement check trips for each", () => {
+    const r = planStack(
+      mutatedConfig("prod-large", (raw) => {
+        for (const n of raw.nodes) if (n.name === "ok-cp-5" || n.name === "ok-cp-6") n.zone = "zone-b";
+      }),
+    );
+    expect(r.plan).toBeUndefined();
+    const zone = r.checks.filter((c) => c.code === "placement-anti-affinity" && c.message.includes("topology.kubernetes.io/zone"));
+    expect(zone.map((c) => c.message.split(" ")[0]).sort()).toEqual([...MEMBERS].sort());
+    expect(zone[0].message).toMatch(/required anti-affinity on topology\.kubernetes\.io\/zone but only 2 domain\(s\) can take it/);
+  });
+});
+
+describe("the data services' versions (seed 004: MariaDB 11.4, RabbitMQ 4.1)", () => {
+  it("are pinned to exact tags and a digest in platform/versions.ts", () => {
+    expect(MARIADB_IMAGE.tag).toMatch(/^11\.4\.\d+$/);
+    expect(RABBITMQ_IMAGE.tag).toMatch(/^4\.1\.\d+-management$/);
+    for (const pin of [MARIADB_IMAGE, RABBITMQ_IMAGE]) expect(pin.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it.each(SHIPPED_STACKS)("%s: the infrastructure release hands them to the MariaDB and RabbitMQ members", (stack) => {
+    const chart = values(shipped(stack), "openkeel-chart");
+    expect(chart.infrastructure.mariadb.image).toBe(`docker.io/library/mariadb:${MARIADB_IMAGE.tag}@${MARIADB_IMAGE.digest}`);
+    expect(chart.infrastructure.rabbitmq.image).toBe(`docker.io/library/rabbitmq:${RABBITMQ_IMAGE.tag}@${RABBITMQ_IMAGE.digest}`);
+  });
+
+  it("the contract refuses a floating image", () => {
+    const cfg = mutatedConfig("prod-small", () => {});
+    const v: any = infrastructureValues(cfg, buildTopology(cfg), { strictLocalClass: "longhorn-local" });
+    v.infrastructure.mariadb.image = "docker.io/library/mariadb:latest";
+    v.infrastructure.rabbitmq.image = "rabbitmq";
+    expect(checkValues(infrastructureContract("hardened"), v).map((i) => i.path.join("."))).toEqual(["infrastructure.mariadb.image", "infrastructure.rabbitmq.image"]);
   });
 });
 
@@ -234,33 +320,170 @@ describe("D7: the Ironic conductor", () => {
   });
 });
 
+describe("the Neutron extensions (§ 5.2: openkeel-neutron-fwaas, openkeel-neutron-vpnaas)", () => {
+  it.each(SHIPPED_STACKS)("%s: both releases after Neutron, their APIs on the control plane, the VPNaaS agent following the chassis", (stack) => {
+    const plan = shipped(stack);
+    for (const name of ["openkeel-neutron-fwaas", "openkeel-neutron-vpnaas"]) {
+      expect(release(plan, name).dependsOn).toEqual(["openkeel-keystone", "openkeel-neutron"]);
+      expect(values(plan, name).placement.api).toEqual({ role: "controlPlane" });
+    }
+    const vpnaas = values(plan, "openkeel-neutron-vpnaas");
+    expect(vpnaas.placement.agent).toBeUndefined();
+    expect(vpnaas.agent.nodeSelector).toEqual(values(plan, "openkeel-neutron").chassis.nodeSelector);
+  });
+
+  it("the placement report puts the VPNaaS agent on exactly the chassis' nodes, tolerating every taint", () => {
+    const report = planStack(shippedConfig("prod-large")).placement!;
+    const of = (name: string) => report.placements.find((p) => p.component.name === name)!;
+    expect(of("openkeel-neutron-vpnaas/agent").eligible).toEqual(of("openkeel-neutron/chassis").eligible);
+    expect(of("openkeel-neutron-vpnaas/agent").component.scheduling.tolerations).toEqual([{ operator: "Exists" }]);
+  });
+
+  it("they follow Neutron: off with it, and refused when turned on without it", () => {
+    const off = planOf(mutatedConfig("prod-medium", (r) => (r.services.neutron = { enabled: false })));
+    expect(phase(off, "openkeel").units.map((u) => u.name)).not.toContain("openkeel-neutron-vpnaas");
+    expect(phase(off, "openkeel").units.map((u) => u.name)).not.toContain("openkeel-neutron-fwaas");
+    const r = planStack(
+      mutatedConfig("prod-medium", (raw) => {
+        raw.services.neutron = { enabled: false };
+        raw.services["neutron-vpnaas"] = { enabled: true };
+      }),
+    );
+    expect(r.plan).toBeUndefined();
+    expect(r.checks.find((c) => c.code === "service-needs-service")).toMatchObject({
+      path: "openkeel:services.neutron-vpnaas.enabled",
+      message: "neutron-vpnaas is enabled but neutron, which it extends, is off",
+    });
+  });
+});
+
+describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.4, § 2.2, § 6.3)", () => {
+  it("prod-large: the namespace, before the release, and a NetworkPolicy of the stack's BMC networks, the OpenKeel services and DNS", () => {
+    const plan = shipped("prod-large");
+    expect(release(plan, "openkeel-ironic").namespace).toBe("openkeel-ironic");
+    expect(object(plan, "Namespace", "openkeel-ironic", "openkeel-namespace").metadata.labels).toEqual({ "pod-security.kubernetes.io/enforce": "privileged" });
+    const policy = object(plan, "NetworkPolicy", "ironic-egress", "openkeel-ironic-egress");
+    expect(policy.metadata.namespace).toBe("openkeel-ironic");
+    expect(policy.spec.podSelector).toEqual({});
+    expect(policy.spec.policyTypes).toEqual(["Egress"]);
+    const [bmc, openkeel, dns] = policy.spec.egress;
+    expect(bmc).toEqual({ to: ["10.40.9.0/24", "10.40.10.0/24", "10.40.11.0/24"].map((cidr) => ({ ipBlock: { cidr } })) });
+    expect(openkeel.to).toEqual([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "openkeel" } } }, { podSelector: {} }]);
+    expect(dns.ports).toEqual([
+      { protocol: "UDP", port: 53 },
+      { protocol: "TCP", port: 53 },
+    ]);
+    // the policy is in place before the openkeel phase, whose releases wait for every openkeel-infra unit
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart", "openkeel-ironic-egress"]);
+    expect(phase(plan, "openkeel-infra").units[2].dependsOn).toEqual(["openkeel-namespace"]);
+  });
+
+  it("the BMC networks come from the stack", () => {
+    const plan = planOf(mutatedConfig("prod-medium", (r) => (r.services.ironic.bmcNetworks = ["fd00:50::/64", "192.168.0.0/16"])));
+    expect(object(plan, "NetworkPolicy", "ironic-egress").spec.egress[0].to).toEqual([{ ipBlock: { cidr: "fd00:50::/64" } }, { ipBlock: { cidr: "192.168.0.0/16" } }]);
+  });
+
+  it("prod-small (no Ironic): neither the namespace nor the policy", () => {
+    const plan = shipped("prod-small");
+    expect(objectsOf(plan, "openkeel-namespace").map((o) => o.metadata.name)).toEqual(["openkeel"]);
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).not.toContain("openkeel-ironic-egress");
+  });
+
+  it("production needs the BMC networks when Ironic runs; a stack without Ironic may not set them", () => {
+    const missing = planStack(mutatedConfig("prod-medium", (r) => delete r.services.ironic.bmcNetworks));
+    expect(missing.plan).toBeUndefined();
+    expect(missing.checks.find((c) => c.code === "ironic-bmc-networks")?.path).toBe("openkeel:services.ironic.bmcNetworks");
+    const unused = planStack(mutatedConfig("prod-small", (r) => (r.services = { ironic: { bmcNetworks: ["10.20.9.0/24"] } })));
+    expect(unused.checks.find((c) => c.code === "ironic-bmc-networks")?.message).toMatch(/Ironic does not run in this stack/);
+  });
+});
+
 describe("Zun", () => {
-  it("prod-small: the compute agent on containers nodes; those nodes are OVN chassis; Zun reads Nova's compute label", () => {
+  it("prod-small: the compute agent on containers nodes; Zun reads Nova's compute label", () => {
     const plan = shipped("prod-small");
     const zun = values(plan, "openkeel-zun");
     expect(zun.placement.computeAgent.role).toBe("containers");
-    expect(zun.placement.computeAgent.extraTolerations).toEqual([{ key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" }]);
+    expect(zun.placement.computeAgent.extraTolerations).toEqual([RESERVED]);
     expect(zun.config.kubernetes.nova_compute_label).toBe("node-restriction.kubernetes.io/openkeel-compute");
-    expect(values(plan, "openkeel-neutron").placement.chassis.roles).toEqual(["compute", "network", "containers"]);
-    expect(values(shipped("prod-medium"), "openkeel-neutron").placement.chassis.roles).toEqual(["compute", "network"]);
+  });
+
+  it("Zun's containers tolerate the containers role (compute_toleration, § 2.2)", () => {
+    expect(values(shipped("prod-small"), "openkeel-zun").config.kubernetes.compute_toleration).toEqual({
+      key: "node-role.openkeel.io/containers",
+      operator: "Exists",
+      effect: "NoSchedule",
+    });
+  });
+
+  it("the kata RuntimeClass selects the containers role, before the Zun release (§ 2.2)", () => {
+    const plan = shipped("prod-small");
+    expect(object(plan, "RuntimeClass", "kata", "openkeel-zun-runtime-class")).toEqual({
+      apiVersion: "node.k8s.io/v1",
+      kind: "RuntimeClass",
+      metadata: { name: "kata" },
+      handler: "kata",
+      overhead: { podFixed: { memory: "130Mi", cpu: "250m" } },
+      scheduling: {
+        nodeSelector: { "node-restriction.kubernetes.io/openkeel-containers": "" },
+        tolerations: [{ key: "node-role.openkeel.io/containers", operator: "Exists", effect: "NoSchedule" }],
+      },
+    });
+    expect(release(plan, "openkeel-zun").dependsOn).toContain("openkeel-zun-runtime-class");
+    // no Zun, no RuntimeClass
+    expect(phase(shipped("prod-medium"), "openkeel").units.map((u) => u.name)).not.toContain("openkeel-zun-runtime-class");
+  });
+
+  it("the placement report confines the Pods of the kata RuntimeClass to containers nodes", () => {
+    const kata = { name: "kata-1", internalIP: "10.30.4.11", roles: ["containers"] };
+    const ok = planStack(mutatedConfig("prod-medium", (r) => r.nodes.push(kata))).placement!;
+    expect(ok.placements.find((p) => p.component.name === "openkeel-zun-runtime-class/kata")!.eligible).toEqual(["kata-1"]);
+    const cfg = mutatedConfig("prod-medium", (r) => r.nodes.push(kata));
+    const plan = composePlan(cfg, buildTopology(cfg), []);
+    delete (object(plan, "RuntimeClass", "kata") as any).scheduling.nodeSelector;
+    const checks = placementReport(plan, buildTopology(cfg), planComponents(plan, placementReaders(cfg.environment))).checks;
+    expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
+    expect(checks[0].message).toMatch(/^openkeel-zun-runtime-class\/kata \(Pods\) may run on cp-1, cp-2, cp-3, .*which lack the containers role/);
+  });
+
+  it("a containers-only node is an OVN chassis while Zun runs, and not when Zun is off", () => {
+    const kata = { name: "kata-1", internalIP: "10.30.4.11", roles: ["containers"] };
+    const label = chassisLabelKey("hardened");
+    const withZun = planOf(mutatedConfig("prod-medium", (r) => r.nodes.push(kata)));
+    expect(object(withZun, "Node", "kata-1", "node-roles").metadata.labels).toHaveProperty([label], "");
+    const withoutZun = planOf(
+      mutatedConfig("prod-medium", (r) => {
+        r.nodes.push(kata);
+        r.services.zun = { enabled: false };
+      }),
+    );
+    expect(object(withoutZun, "Node", "kata-1", "node-roles").metadata.labels).not.toHaveProperty([label]);
   });
 });
 
 describe("stack settings", () => {
   it("openkeel:bgp turns the BGP agent on", () => {
     const plan = planOf(mutatedConfig("prod-large", (r) => (r.bgp = true)));
-    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: true });
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: true, extraTolerations: [RESERVED] });
   });
 
   it("a stack's placement role replaces the default role(s)", () => {
-    // prod-small: every node is compute and network, so the moved chassis still covers its nodes
-    const plan = planOf(mutatedConfig("prod-small", (r) => (r.services = { neutron: { placement: { chassis: { role: "network" } } } })));
-    expect(values(plan, "openkeel-neutron").placement.chassis).toEqual({ role: "network" });
+    // prod-small: every node is compute and network, so the moved agent still covers its nodes
+    const plan = planOf(mutatedConfig("prod-small", (r) => (r.services = { neutron: { placement: { bgpAgent: { role: "network" } } } })));
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED] });
+  });
+
+  it("a stack's placement of a component placed by its own nodeSelector also sets what the chart reads", () => {
+    const sel = { "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "zone-a" };
+    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { ...r.services, masakari: { placement: { engine: { nodeSelector: sel } } } })));
+    expect(values(plan, "openkeel-masakari").nodePlacement).toEqual({
+      api: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plane": "" } },
+      engine: { nodeSelector: sel },
+    });
   });
 
   it("raw placement fields beat the role (§ 5.1 precedence)", () => {
     const nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "zone-a" };
-    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { keystone: { placement: { api: { nodeSelector } } } })));
+    const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { ...r.services, keystone: { placement: { api: { nodeSelector } } } })));
     const api: Placement = values(plan, "openkeel-keystone").placement.api;
     expect(api.role).toBe("controlPlane");
     expect(resolvePlacement(api, { profile: "hardened" }).nodeSelector).toEqual(nodeSelector);
@@ -270,6 +493,7 @@ describe("stack settings", () => {
     const plan = planOf(
       mutatedConfig("prod-large", (r) => {
         r.services = {
+          ...r.services,
           keystone: {
             replicas: { api: 2 },
             placement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "zone-a" } } },
@@ -287,9 +511,9 @@ describe("stack settings", () => {
 
   it("null in raw values removes a default, as in Helm", () => {
     const plan = planOf(
-      mutatedConfig("prod-small", (r) => (r.services = { neutron: { values: { placement: { chassis: { roles: null, role: "network" } } } } })),
+      mutatedConfig("prod-small", (r) => (r.services = { neutron: { values: { placement: { bgpAgent: { roles: null, role: "network" } } } } })),
     );
-    expect(values(plan, "openkeel-neutron").placement.chassis).toEqual({ role: "network" });
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED] });
   });
 });
 

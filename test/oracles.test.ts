@@ -1,8 +1,9 @@
 // The independent copies kept on purpose agree with the code they check: the policy pack's reading
 // of a placement value (policy/rules/placement.ts) with the chart-helper rules
-// (placement/chart-helper.ts), the scheduler-filter oracle (helpers/scheduling.ts) with the
-// placement engine (placement/scheduling.ts), Longhorn's own parsers (helpers/longhorn.ts) with
-// the lenient readers of platform/longhorn.ts.
+// (placement/chart-helper.ts), its reading of the chassis' nodes (policy/rules/neutron.ts) with the
+// placement report, the scheduler-filter oracle (helpers/scheduling.ts) with the placement engine
+// (placement/scheduling.ts), Longhorn's own parsers (helpers/longhorn.ts) with the lenient
+// readers of platform/longhorn.ts.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ROLES, roleDefinitions, roleLabelKey, roleOfLabelKey, type LabelProfile, type Role, type Taint, type Toleration } from "../config/roles";
@@ -10,6 +11,8 @@ import { resolvePlacement, type Placement, type RoleDefinitions, type Scheduling
 import { isEligible } from "../placement/scheduling";
 import { formatLonghornNodeSelector, formatLonghornTolerations, parseLonghornNodeSelector, parseLonghornTolerations } from "../platform/longhorn";
 import { effectivePlacement } from "../policy/rules/placement";
+import { NODE_PATCH_TYPE } from "../policy/rules/common";
+import { patchedNodes, selectedNodes } from "../policy/rules/neutron";
 import { planStack } from "../environments";
 import type { HelmReleaseUnit } from "../plan/plan";
 import * as oracle from "./helpers/longhorn";
@@ -77,6 +80,18 @@ describe("the policy pack reads placements as the chart helper renders them", ()
       }),
       { seed: SEED, numRuns: 300 },
     );
+  });
+});
+
+describe("the policy pack reads the OVN chassis' nodes as the placement report computes them", () => {
+  it.each(SHIPPED_STACKS)("%s: the Node patches chassis.nodeSelector admits are the chassis' eligible nodes", (stack) => {
+    const { plan, placement } = planStack(shippedConfig(stack));
+    const patches = plan!.phases.flatMap((p) => p.units).flatMap((u) => (u.kind === "Manifests" ? u.objects : [])).filter((o) => o.kind === "Node");
+    const views = patches.map((o) => ({ type: NODE_PATCH_TYPE, name: o.metadata.name, urn: o.metadata.name, props: { metadata: o.metadata } }));
+    const neutron = plan!.phases.flatMap((p) => p.units).find((u) => u.name === "openkeel-neutron") as HelmReleaseUnit;
+    const selector = (neutron.values.chassis as { nodeSelector?: unknown }).nodeSelector;
+    const eligible = placement!.placements.find((p) => p.component.name === "openkeel-neutron/chassis")!.eligible;
+    expect(selectedNodes(selector, patchedNodes(views)).map((n) => n.name).sort()).toEqual([...eligible].sort());
   });
 });
 

@@ -187,12 +187,52 @@ describe("placement checks", () => {
     expect(checks[0].message).toContain("cmp-01, cmp-02, cmp-03 (taint node-role.openkeel.io/compute:NoSchedule not tolerated)");
   });
 
-  it("a DaemonSet spanning roles that misses one: the chassis without its network role", () => {
+  it("a DaemonSet spanning roles that misses one: the chassis selecting the compute label only", () => {
     const checks = checksOf("prod-large", (plan) => {
-      valuesOf(plan, "openkeel-neutron").placement.chassis = { role: "compute" };
+      valuesOf(plan, "openkeel-neutron").chassis.nodeSelector = { "node-restriction.kubernetes.io/openkeel-compute": "" };
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-daemonset-coverage"]);
     expect(checks[0].message).toContain("misses net-1, net-2, net-3");
+  });
+
+  it("the chassis tolerates every taint: with no nodeSelector it may run on every node, and that is forbidden", () => {
+    const checks = checksOf("prod-large", (plan) => {
+      delete valuesOf(plan, "openkeel-neutron").chassis;
+    });
+    expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
+    expect(checks[0].message).toMatch(/^openkeel-neutron\/chassis \(DaemonSet\) may run on ok-cp-1, .*sto-1, .*prov-1, .*k8s-cp-1, .*which lack the compute or network or containers role/);
+  });
+
+  it("the chassis ignores placement.chassis: a role there moves nothing", () => {
+    const plan = designPlan(shippedConfig("prod-large")).plan;
+    valuesOf(plan, "openkeel-neutron").placement.chassis = { role: "storage" };
+    const chassis = report(plan, buildTopology(shippedConfig("prod-large"))).placements.find((p) => p.component.name === "openkeel-neutron/chassis")!;
+    expect(chassis.component.scheduling.tolerations).toEqual([{ operator: "Exists" }]);
+    expect(new Set(chassis.eligible)).toEqual(new Set(plan.nodes.filter((n) => n.roles.includes("compute") || n.roles.includes("network")).map((n) => n.name)));
+  });
+
+  it("Masakari's nodePlacement.<x>: its nodeSelector wins over the role, its tolerations are added to the role's (§ 5.2)", () => {
+    const cfg = mutatedConfig("prod-medium", (r) => {
+      r.services.masakari = { values: { nodePlacement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "z" }, tolerations: [{ key: "gpu", operator: "Exists" }] } } } };
+    });
+    const plan = composePlan(cfg, buildTopology(cfg), []);
+    const api = planComponents(plan, placementReaders(cfg.environment)).find((c) => c.name === "openkeel-masakari/api")!;
+    // raw values merge over the release's own nodePlacement.api.nodeSelector, as Helm merges maps
+    expect(api.scheduling.nodeSelector).toEqual({ "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "z" });
+    expect(api.scheduling.tolerations).toEqual([
+      { key: "node-role.openkeel.io/control-plane", operator: "Exists", effect: "NoSchedule" },
+      { key: "gpu", operator: "Exists" },
+    ]);
+  });
+
+  it.each([
+    ["the metadata agent", "openkeel-neutron/metadataAgent", (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.metadataAgent.extraTolerations = [])],
+    ["Nova's compute agent", "openkeel-nova/computeAgent", (plan: Plan) => delete valuesOf(plan, "openkeel-nova").placement.computeAgent.extraTolerations],
+    ["the BGP agent", "openkeel-neutron/bgpAgent", (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.bgpAgent = { roles: ["network", "compute"], enabled: true })],
+  ])("a hypervisor agent that does not tolerate Masakari reserved hosts: %s", (_what, component, mutate) => {
+    const checks = checksOf("prod-medium", mutate);
+    expect(checks.map((c) => c.code)).toEqual(["placement-reserved-host"]);
+    expect(checks[0].message).toMatch(new RegExp(`^${component} \\(DaemonSet\\) does not tolerate openkeel\\.io/reserved=true:NoSchedule`));
   });
 
   it("Galera outside the control plane is forbidden", () => {

@@ -77,7 +77,7 @@ const CRD_SOURCE: Record<string, string> = {
   "remediation.medik8s.io": "medik8s-operators",
   "self-node-remediation.medik8s.io": "medik8s-operators",
 };
-const BUILT_IN = new Set(["v1", "apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "apiextensions.k8s.io/v1"]);
+const BUILT_IN = new Set(["v1", "apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "apiextensions.k8s.io/v1", "node.k8s.io/v1", "networking.k8s.io/v1"]);
 
 function position(plan: Plan, unit: string): { phase: number; index: number; unit: Unit } {
   for (const [pi, ph] of plan.phases.entries()) {

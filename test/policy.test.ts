@@ -95,6 +95,9 @@ interface Trip {
   plan?: (plan: Plan) => void;
 }
 
+/** The Node patch of one node in the node-roles phase. */
+const nodePatch = (plan: Plan, name: string): K8sObject => (findUnit(plan, "node-roles") as ManifestsUnit).objects.find((o) => o.metadata.name === name)!;
+
 const service = (raw: any, name: string) => {
   raw.services ??= {};
   return (raw.services[name] ??= {});
@@ -163,6 +166,13 @@ const TRIPS: Trip[] = [
     plan: (plan) => delete (release(plan, "openkeel-neutron").values as any).placement.ovnCentral.antiAffinity,
   },
   {
+    what: "D2: OVN central's own nodeSelector, which wins over its role, on compute nodes",
+    policies: ["d2-parallel-ovn"],
+    resource: "openkeel-neutron",
+    // As a stack config the placement checks refuse it first (OVN central is confined to the control plane).
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.nodeSelector = { "node-restriction.kubernetes.io/openkeel-compute": "" }),
+  },
+  {
     what: "D2: one OVN central member",
     policies: ["d2-parallel-ovn"],
     resource: "openkeel-neutron",
@@ -170,10 +180,28 @@ const TRIPS: Trip[] = [
   },
   {
     what: "D2 and D3: chassis on network nodes only",
-    policies: ["d2-parallel-ovn", "d3-distributed-floating-ips"],
+    policies: ["d2-chassis-nodes", "d3-bridge-mappings"],
     resource: "openkeel-neutron",
     // As a stack config the placement checks refuse it first (the chassis DaemonSet misses compute nodes).
-    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.chassis = { roles: ["network"] }),
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).chassis.nodeSelector = { "node-restriction.kubernetes.io/openkeel-network": "" }),
+  },
+  {
+    what: "D2: the chassis, which tolerates every taint, without a nodeSelector: every node",
+    policies: ["d2-parallel-ovn", "d2-chassis-nodes"],
+    resource: "openkeel-neutron",
+    plan: (plan) => delete (release(plan, "openkeel-neutron").values as any).chassis.nodeSelector,
+  },
+  {
+    what: "D2: the chassis label on the provisioning node",
+    policies: ["d2-chassis-nodes"],
+    resource: "openkeel-neutron",
+    plan: (plan) => (nodePatch(plan, "prov-1").metadata.labels!["node-restriction.kubernetes.io/openkeel-ovn-chassis"] = ""),
+  },
+  {
+    what: "D1: a Node patch writing the lab OVN chassis label",
+    policies: ["d1-hardened-role-labels"],
+    resource: "node-roles:node:net-1",
+    plan: (plan) => (nodePatch(plan, "net-1").metadata.labels!["openkeel.io/ovn-chassis"] = ""),
   },
   {
     what: "D2: Kube-OVN's BGP speaker",
@@ -203,6 +231,31 @@ const TRIPS: Trip[] = [
     plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { role: "network", enabled: true }),
   },
   {
+    what: "D3: a hypervisor without its physnet bridge mappings",
+    policies: ["d3-bridge-mappings"],
+    resource: "node-roles:node:cmp-01",
+    // As a stack config the plan checks refuse it first (bridge-mappings-missing).
+    plan: (plan) => delete nodePatch(plan, "cmp-01").metadata.annotations,
+  },
+  {
+    what: "D3: the chassis reading its bridge mappings from an annotation no node has",
+    policies: ["d3-bridge-mappings"],
+    resource: "openkeel-neutron",
+    config: (raw) => (service(raw, "neutron").values = { chassis: { bridgeMappingsAnnotation: "network.openkeel.io/bridge-mapping" } }),
+  },
+  {
+    what: "D3: the BGP agent without the toleration of Masakari reserved hosts",
+    policies: ["d3-distributed-floating-ips"],
+    resource: "openkeel-neutron",
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { roles: ["network", "compute"], enabled: true }),
+  },
+  {
+    what: "D4: the metadata agent without the toleration of Masakari reserved hosts",
+    policies: ["d4-metadata-agent"],
+    resource: "openkeel-neutron",
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.metadataAgent.extraTolerations = []),
+  },
+  {
     what: "D4: the metadata agent disabled",
     policies: ["d4-metadata-agent"],
     resource: "openkeel-neutron",
@@ -225,6 +278,25 @@ const TRIPS: Trip[] = [
     policies: ["d5-local-volumes"],
     resource: "openkeel-chart",
     plan: (plan) => delete (release(plan, "openkeel-chart").values as any).infrastructure.rabbitmq.storage,
+  },
+  {
+    what: "D5: OVN central's RAFT members on the replicated VM class",
+    policies: ["d5-local-class"],
+    resource: "storage-classes:storageclass:longhorn-vm",
+    // As a stack config the plan checks may refuse it first: the pack must catch it on its own.
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.storage.storageClassName = "longhorn-vm"),
+  },
+  {
+    what: "D5: OVN central on a class the stack does not create",
+    policies: ["d5-local-class"],
+    resource: "openkeel-neutron",
+    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).ovnCentral.storage.storageClassName = "local-path"),
+  },
+  {
+    what: "D5: Swift storage devices without a storage class",
+    policies: ["d5-local-volumes"],
+    resource: "openkeel-swift",
+    plan: (plan) => delete (release(plan, "openkeel-swift").values as any).storage.devices.storageClassName,
   },
   {
     what: "D5: longhorn-local with three replicas",

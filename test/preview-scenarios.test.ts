@@ -126,11 +126,23 @@ describe("removing a storage node that holds replicas (sto-9 of prod-large)", ()
 });
 
 describe("changing the provisioning node's role (prov-1 of prod-medium: provisioning → compute)", () => {
-  const p = scenario("prod-medium", (r) => (node(r, "prov-1").roles = ["compute"]));
+  const p = scenario("prod-medium", (r) => {
+    node(r, "prov-1").roles = ["compute"];
+    // a hypervisor now: its chassis needs the provider bridges; no Ironic, so no BMC networks
+    node(r, "prov-1").bridgeMappings = "physnet1:br-ex";
+    delete r.services.ironic.bmcNetworks;
+  });
 
-  it("the removed service is a warning with its reason, and its release is deleted", () => {
+  it("the removed service is a warning with its reason, and its release is deleted; its namespace is protected: an error", () => {
     expect(p.actions.find((a) => a.resource === "HelmRelease openkeel-ironic")).toEqual({ action: "delete", resource: "HelmRelease openkeel-ironic", unit: "openkeel-ironic", protected: false });
     expect(p.findings).toEqual([
+      {
+        level: "error",
+        code: "protected-delete",
+        message: "Namespace openkeel-ironic of unit openkeel-namespace would be deleted, and the unit is protected, so `pulumi up` refuses",
+        fix: 'keep it in the stack, or let it go deliberately (docs/operating.md, "Removing a unit that owns data")',
+        reason: "the unit owns data (protect + retainOnDelete)",
+      },
       {
         level: "warning",
         code: "service-removed",
@@ -147,20 +159,20 @@ describe("changing the provisioning node's role (prov-1 of prod-medium: provisio
   });
 });
 
-describe("moving OVN central to the network role (prod-medium)", () => {
-  const p = scenario("prod-medium", (r) => (r.services.neutron = { placement: { ovnCentral: { role: "network" } } }));
+describe("lowering OVN central's members (prod-medium: ovnCentral.replicas 3 → 1)", () => {
+  const p = scenario("prod-medium", (r) => (r.services.neutron = { replicas: { ovnCentral: 1 } }));
 
-  it("its replica count drops 3 → 1 (two network nodes): a warning with the reason", () => {
+  it("its replica count drops 3 → 1: a warning with the reason", () => {
     expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([["warning", "quorum-members", "OVN central: 3 → 1 members (ovnCentral.replicas of openkeel-neutron)"]]);
     expect(p.findings[0].reason).toMatch(/^it survives 1 failed member\(s\) before and 0 after; .*RAFT/);
-    expect(component(p, "openkeel-neutron/ovnCentral")).toEqual({
-      component: "openkeel-neutron/ovnCentral",
-      op: "changed",
-      gained: ["net-1", "net-2"],
-      lost: ["cp-1", "cp-2", "cp-3"],
-      replicas: { before: "3", after: "1" },
-    });
+    expect(component(p, "openkeel-neutron/ovnCentral")).toMatchObject({ component: "openkeel-neutron/ovnCentral", op: "changed", replicas: { before: "3", after: "1" } });
     expect(p.nodes).toEqual([]);
+  });
+
+  it("moving it to the network role instead is refused outright (D2: OVN central on the control plane)", () => {
+    const r = planStack(mutatedConfig("prod-medium", (raw) => (raw.services.neutron = { placement: { ovnCentral: { role: "network" } } })));
+    expect(r.plan).toBeUndefined();
+    expect(r.checks.filter((c) => c.level === "error").map((c) => c.code)).toContain("placement-forbidden");
   });
 });
 

@@ -260,6 +260,7 @@ describe("Talos node configuration per topology", () => {
       mutatedConfig("prod-medium", (r) => {
         r.taints = false;
         r.nodes = r.nodes.filter((n: { roles: string[] }) => !n.roles.includes("provisioning"));
+        delete r.services.ironic; // no provisioning node: Ironic does not run
       }),
     );
     for (const f of files.filter((x) => x.path.startsWith("talos/patches/"))) {

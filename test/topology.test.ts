@@ -61,7 +61,7 @@ describe("plan checks trip", () => {
   });
 
   it("Ironic enabled without provisioning nodes", () => {
-    const cfg = mutatedConfig("prod-small", (r) => (r.services = { ironic: { enabled: true } }));
+    const cfg = mutatedConfig("prod-small", (r) => (r.services = { ironic: { enabled: true, bmcNetworks: ["10.20.9.0/24"] } }));
     expect(codes(cfg, "error")).toEqual(["service-needs-role"]);
   });
 

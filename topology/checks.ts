@@ -4,8 +4,9 @@ import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Config, ServiceName } from "../config/schema";
 import { addressChecks } from "./addresses";
-import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, serviceEnabled } from "./services";
+import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, SERVICE_REQUIRED_SERVICE, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
+import { bridgeMappingChecks } from "./wiring";
 
 /** The okadm plan rules. Errors stop the render (exit 1); warnings are printed. */
 export function planChecks(cfg: Config, topo: Topology): Check[] {
@@ -102,6 +103,40 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
         `openkeel:services.${service}.enabled`,
       );
     }
+  }
+
+  for (const [service, base] of Object.entries(SERVICE_REQUIRED_SERVICE) as [ServiceName, ServiceName][]) {
+    if (cfg.services[service]?.enabled === true && !serviceEnabled(cfg, topo, base)) {
+      error(
+        "service-needs-service",
+        `${service} is enabled but ${base}, which it extends, is off`,
+        `turn ${base} on, or set openkeel:services.${service}.enabled: false`,
+        `openkeel:services.${service}.enabled`,
+      );
+    }
+  }
+
+  checks.push(...bridgeMappingChecks(cfg, topo));
+
+  // § 2.2: the conductor's namespace lets it reach the BMC network only; in production that
+  // network must be named, or the conductors could reach no BMC at all
+  const bmc = cfg.services.ironic?.bmcNetworks;
+  if (serviceEnabled(cfg, topo, "ironic")) {
+    if (topo.production && bmc === undefined) {
+      error(
+        "ironic-bmc-networks",
+        "Ironic runs, but openkeel:services.ironic.bmcNetworks is not set: its namespace lets the conductors reach the BMC networks only, so they could manage no node",
+        "set openkeel:services.ironic.bmcNetworks to the CIDRs of the BMC networks, e.g. [10.50.0.0/24]",
+        "openkeel:services.ironic.bmcNetworks",
+      );
+    }
+  } else if (bmc !== undefined) {
+    error(
+      "ironic-bmc-networks",
+      "openkeel:services.ironic.bmcNetworks is set, but Ironic does not run in this stack, so nothing reads it",
+      "remove it, or run Ironic (provisioning nodes, or openkeel:services.ironic.enabled: true)",
+      "openkeel:services.ironic.bmcNetworks",
+    );
   }
 
   if (serviceEnabled(cfg, topo, "ironic") && count("provisioning") > 0) {

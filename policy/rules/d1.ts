@@ -1,13 +1,15 @@
 // D1: production selects and writes role labels only with the hardened keys
 // `node-restriction.kubernetes.io/openkeel-<role>` (a kubelet cannot set them); taint keys stay
 // `node-role.openkeel.io/<role>` (NodeRestriction restricts labels, not taints). Labs are exempt.
-import { DEFAULT_ROLE_PREFIX, HARDENED_ROLE_PREFIX, ROLES, roleLabelKey, roleOfLabelKey, roleTaint } from "../../config/roles";
+import { chassisLabelKey, DEFAULT_ROLE_PREFIX, HARDENED_ROLE_PREFIX, ROLES, roleLabelKey, roleOfLabelKey, roleTaint } from "../../config/roles";
 import { chartOf, type Finding, get, RELEASE_TYPE, resourceRule, type ResourceView, valuesPath, walk } from "./common";
 
 /** A path segment under which role keys are taint keys (tolerations, taints, Longhorn's taintToleration). */
 const TAINT_CONTEXT = /toleration|taint/i;
 const DEFAULT_KEY = /node-role\.openkeel\.io\/[a-z][a-z-]*/g;
 const HARDENED_KEY = /node-restriction\.kubernetes\.io\/openkeel-[a-z][a-z-]*/g;
+/** The lab's OVN chassis label: like a lab role key, a kubelet could set it on itself and attract the privileged chassis. */
+const LAB_CHASSIS_KEY = chassisLabelKey("default");
 
 function matches(text: string, re: RegExp, profile: "default" | "hardened") {
   return [...text.matchAll(re)].map((m) => m[0]).filter((k) => roleOfLabelKey(k)?.profile === profile);
@@ -32,6 +34,12 @@ function roleKeyFindings(r: ResourceView): Finding[] {
           fix: `use ${hardenedFor(k)} (hardened profile, D1); production stacks get it from labelProfile hardened`,
         });
       }
+    }
+    if (!inTaint && (key === LAB_CHASSIS_KEY || value === LAB_CHASSIS_KEY)) {
+      findings.push({
+        message: `${where(path)}: selects or writes the lab OVN chassis label ${LAB_CHASSIS_KEY}, which a node's own kubelet can set`,
+        fix: `use ${chassisLabelKey("hardened")} (hardened profile, D1)`,
+      });
     }
     if (typeof value !== "string") return;
     if (!inTaint) {

@@ -1,9 +1,12 @@
 // D2: Neutron writes its own OVN (mode B, backend ovn-nb): OVN central is 3 RAFT members on the
-// control plane with required host anti-affinity; the chassis run on compute and network nodes;
-// Kube-OVN's BGP speaker is not deployed (tenant IPs are announced by ovn-bgp-agent).
-import { chartOf, describeValue, type Finding, get, RELEASE_TYPE, resourceRule, type ResourceView, valuesOf, valuesPath, walk } from "./common";
-import { neutronView, NEUTRON_CHART } from "./neutron";
-import { covers, describePlacement, onlyOn } from "./placement";
+// control plane with required host anti-affinity; the chassis run on compute and network nodes
+// (and containers nodes, for Zun's ports), and nowhere else: the chassis tolerates every taint, so
+// its nodeSelector alone decides; Kube-OVN's BGP speaker is not deployed (tenant IPs are announced
+// by ovn-bgp-agent).
+import { chassisLabelKey } from "../../config/roles";
+import { chartOf, describeValue, type Finding, get, isObject, RELEASE_TYPE, resourceRule, type ResourceView, stackRule, valuesOf, valuesPath, walk } from "./common";
+import { CHASSIS_ROLES, neutronReleases, neutronView, NEUTRON_CHART, patchedNodes, selectedNodes } from "./neutron";
+import { describePlacement, onlyOn } from "./placement";
 
 const OVN_CENTRAL_MEMBERS = 3;
 
@@ -34,11 +37,10 @@ function neutronOvnFindings(r: ResourceView): Finding[] {
       fix: `set it to ${OVN_CENTRAL_MEMBERS} (a RAFT cluster of 3 members survives one loss)`,
     });
   }
-  const chassis = n.placement("chassis");
-  if (!covers(chassis, ["compute", "network"], ["compute", "network", "containers"])) {
+  if (!isObject(n.chassisSelector) || Object.keys(n.chassisSelector).length === 0) {
     findings.push({
-      message: `${r.name}: the OVN chassis (placement.chassis) lands on ${describePlacement(chassis)}`,
-      fix: "set placement.chassis.roles: [compute, network] (one nodeSelectorTerm per role)",
+      message: `${r.name}: chassis.nodeSelector is ${describeValue(n.chassisSelector)}: the chassis tolerates every taint, so it would run on every node (Kubernetes control plane, storage and provisioning nodes included)`,
+      fix: `set chassis.nodeSelector: {${chassisLabelKey("hardened")}: ""}, the label the node-roles phase puts on compute and network nodes`,
     });
   }
   return findings;
@@ -76,6 +78,40 @@ function kubeOvnSpeakerFindings(r: ResourceView): Finding[] {
 export const d2ParallelOvn = resourceRule(
   "D2",
   "d2-parallel-ovn",
-  `Neutron backend ovn-nb; OVN central ${OVN_CENTRAL_MEMBERS} members on the control plane with required host anti-affinity; chassis on compute and network; no Kube-OVN BGP speaker`,
+  `Neutron backend ovn-nb; OVN central ${OVN_CENTRAL_MEMBERS} members on the control plane with required host anti-affinity; a chassis nodeSelector; no Kube-OVN BGP speaker`,
   (r) => [...neutronOvnFindings(r), ...kubeOvnSpeakerFindings(r)],
+);
+
+/** The nodes the chassis runs on, from its selector and the Node patches: every compute and network node, nothing but chassis roles. */
+function chassisNodeFindings(resources: ResourceView[]): Finding[] {
+  const nodes = patchedNodes(resources);
+  const findings: Finding[] = [];
+  for (const r of neutronReleases(resources)) {
+    const n = neutronView(r);
+    const on = new Set(selectedNodes(n.chassisSelector, nodes).map((x) => x.name));
+    const missed = nodes.filter((x) => !on.has(x.name) && (x.roles.has("compute") || x.roles.has("network")));
+    if (missed.length > 0) {
+      findings.push({
+        urn: r.urn,
+        message: `${r.name}: the OVN chassis (chassis.nodeSelector ${describeValue(n.chassisSelector)}) misses compute or network node(s) ${missed.map((x) => x.name).join(", ")}`,
+        fix: `select the chassis label (${chassisLabelKey("hardened")}) in chassis.nodeSelector; the node-roles phase puts it on every compute and network node`,
+      });
+    }
+    const outside = nodes.filter((x) => on.has(x.name) && !CHASSIS_ROLES.some((role) => x.roles.has(role)));
+    if (outside.length > 0) {
+      findings.push({
+        urn: r.urn,
+        message: `${r.name}: the OVN chassis tolerates every taint and its selector (chassis.nodeSelector ${describeValue(n.chassisSelector)}) admits ${outside.map((x) => x.name).join(", ")}, which carry none of ${CHASSIS_ROLES.join(", ")}`,
+        fix: `select only the chassis label (${chassisLabelKey("hardened")}) in chassis.nodeSelector, and keep that label off other nodes`,
+      });
+    }
+  }
+  return findings;
+}
+
+export const d2ChassisNodes = stackRule(
+  "D2",
+  "d2-chassis-nodes",
+  `the OVN chassis, which tolerates every taint, runs on every compute and network node and only on ${CHASSIS_ROLES.join(", ")} nodes`,
+  chassisNodeFindings,
 );

@@ -1,8 +1,9 @@
-// D3: distributed floating IPs: every hypervisor NATs the FIPs of its own VMs, so the chassis (and
-// the external bridge mappings it carries) run on compute nodes too, and the BGP agent, when the
-// fabric speaks BGP, runs on network and compute nodes.
-import { chartOf, describeValue, type Finding, get, resourceRule, type ResourceView } from "./common";
-import { neutronView, NEUTRON_CHART } from "./neutron";
+// D3: distributed floating IPs: every hypervisor NATs the FIPs of its own VMs, so every compute
+// (and network) node is an OVN chassis with its physnet bridge mappings, and the BGP agent, when
+// the fabric speaks BGP, runs on network and compute nodes, reserved hypervisors included.
+import { BRIDGE_MAPPINGS_ANNOTATION, RESERVED_TAINT_KEY } from "../../config/roles";
+import { chartOf, describeValue, type Finding, get, resourceRule, type ResourceView, stackRule } from "./common";
+import { neutronReleases, neutronView, NEUTRON_CHART, patchedNodes, selectedNodes } from "./neutron";
 import { covers, describePlacement } from "./placement";
 
 function distributedFipFindings(r: ResourceView): Finding[] {
@@ -16,13 +17,6 @@ function distributedFipFindings(r: ResourceView): Finding[] {
       fix: "set gateway.floatingIpMode: distributed (D3: enable_distributed_floating_ip)",
     });
   }
-  const chassis = n.placement("chassis");
-  if (!chassis.terms.some((t) => t.has("compute") && [...t].every((x) => x === "compute"))) {
-    findings.push({
-      message: `${r.name}: the chassis and its bridge mappings do not reach compute nodes (${describePlacement(chassis)})`,
-      fix: "include compute in placement.chassis.roles: with distributed FIPs every hypervisor is a gateway for its own VMs",
-    });
-  }
   const bgp = n.enabled("bgpAgent");
   if (bgp === true) {
     const agent = n.placement("bgpAgent");
@@ -32,6 +26,12 @@ function distributedFipFindings(r: ResourceView): Finding[] {
         fix: "set placement.bgpAgent.roles: [network, compute]: hypervisors announce the FIPs of their VMs",
       });
     }
+    if (!agent.tolerationKeys.includes(RESERVED_TAINT_KEY)) {
+      findings.push({
+        message: `${r.name}: the BGP agent does not tolerate ${RESERVED_TAINT_KEY}: the FIPs of VMs evacuated to a Masakari reserved host (§ 5.6) would not be announced`,
+        fix: `add {key: ${RESERVED_TAINT_KEY}, operator: Exists, effect: NoSchedule} to placement.bgpAgent.extraTolerations`,
+      });
+    }
   }
   return findings;
 }
@@ -39,6 +39,52 @@ function distributedFipFindings(r: ResourceView): Finding[] {
 export const d3DistributedFloatingIps = resourceRule(
   "D3",
   "d3-distributed-floating-ips",
-  "floating IPs are distributed; the chassis and its bridge mappings run on compute; the BGP agent, when enabled, runs on network and compute",
+  "floating IPs are distributed; the BGP agent, when enabled, runs on network and compute nodes and tolerates Masakari reserved hosts",
   distributedFipFindings,
+);
+
+/**
+ * Every compute and network node is a chassis with bridge mappings: the Node patch carries them
+ * in the annotation the chassis reads (`chassis.bridgeMappingsAnnotation`), and the chassis'
+ * selector admits the node.
+ */
+function bridgeMappingFindings(resources: ResourceView[]): Finding[] {
+  const nodes = patchedNodes(resources).filter((n) => n.roles.has("compute") || n.roles.has("network"));
+  const findings: Finding[] = [];
+  for (const r of neutronReleases(resources)) {
+    const n = neutronView(r);
+    const key = get(n.own, ["chassis", "bridgeMappingsAnnotation"]);
+    if (key !== BRIDGE_MAPPINGS_ANNOTATION) {
+      findings.push({
+        urn: r.urn,
+        message: `${r.name}: chassis.bridgeMappingsAnnotation is ${describeValue(key)}, not the annotation the Node patches write (${BRIDGE_MAPPINGS_ANNOTATION}): no chassis would find its bridge mappings`,
+        fix: `set chassis.bridgeMappingsAnnotation: ${BRIDGE_MAPPINGS_ANNOTATION}`,
+      });
+    }
+    const on = new Set(selectedNodes(n.chassisSelector, nodes).map((x) => x.name));
+    const off = nodes.filter((x) => !on.has(x.name)).map((x) => x.name);
+    if (off.length > 0) {
+      findings.push({
+        urn: r.urn,
+        message: `${r.name}: no chassis runs on compute or network node(s) ${off.join(", ")}, so their floating IPs and bridge mappings go unused`,
+        fix: "select every compute and network node with chassis.nodeSelector (the chassis label)",
+      });
+    }
+  }
+  if (neutronReleases(resources).length === 0) return findings;
+  for (const x of nodes.filter((node) => !node.annotations[BRIDGE_MAPPINGS_ANNOTATION])) {
+    findings.push({
+      urn: x.urn,
+      message: `node ${x.name} (${[...x.roles].join(", ")}) carries no ${BRIDGE_MAPPINGS_ANNOTATION} annotation: its chassis would have no physnet bridge mappings`,
+      fix: "set its bridgeMappings: (e.g. physnet1:br-ex) in openkeel:nodes; the node-roles phase writes the annotation",
+    });
+  }
+  return findings;
+}
+
+export const d3BridgeMappings = stackRule(
+  "D3",
+  "d3-bridge-mappings",
+  `every compute and network node is an OVN chassis and carries its physnet bridge mappings (${BRIDGE_MAPPINGS_ANNOTATION}), which the chassis reads`,
+  bridgeMappingFindings,
 );

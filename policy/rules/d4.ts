@@ -1,6 +1,7 @@
 // D4: the HTTP metadata service (169.254.169.254): the metadata agent is enabled on every
 // hypervisor, and its shared secret (metadata_proxy_shared_secret, shared with Nova's metadata
 // API) is a Pulumi secret generated per stack, never a plaintext value in the program.
+import { RESERVED_TAINT_KEY } from "../../config/roles";
 import { chartOf, type Finding, RANDOM_PASSWORD_TYPE, resourceRule, type ResourceView, stackRule, UNKNOWN, valuesOf, valuesPath, walk } from "./common";
 import { neutronView, NEUTRON_CHART } from "./neutron";
 import { describePlacement, onlyOn } from "./placement";
@@ -33,6 +34,12 @@ function metadataAgentFindings(r: ResourceView): Finding[] {
     findings.push({
       message: `${r.name}: the metadata agent lands on ${describePlacement(agent)}`,
       fix: "place it with role: compute: one agent per hypervisor serves the VMs of that node",
+    });
+  }
+  if (!agent.tolerationKeys.includes(RESERVED_TAINT_KEY)) {
+    findings.push({
+      message: `${r.name}: the metadata agent does not tolerate ${RESERVED_TAINT_KEY}: VMs evacuated to a Masakari reserved host (§ 5.6) would get no metadata`,
+      fix: `add {key: ${RESERVED_TAINT_KEY}, operator: Exists, effect: NoSchedule} to placement.metadataAgent.extraTolerations`,
     });
   }
   const secrets = sharedSecrets(r);
@@ -90,7 +97,7 @@ function secretOriginFindings(resources: ResourceView[]): Finding[] {
 export const d4MetadataAgent = resourceRule(
   "D4",
   "d4-metadata-agent",
-  "the metadata agent is enabled on compute nodes and has its shared secret",
+  "the metadata agent is enabled on compute nodes, Masakari reserved hosts included, and has its shared secret",
   metadataAgentFindings,
 );
 

@@ -1,22 +1,35 @@
-// D5: Galera and RabbitMQ replicate themselves, so their volumes are single-replica local Longhorn
-// volumes: a class with numberOfReplicas "1" and dataLocality strict-local, which must exist.
+// D5: the services that replicate their own data keep single-replica local Longhorn volumes (one
+// copy per member, on the member's node): Galera and RabbitMQ (§ 2.1, D5), and by the same rule OVN
+// central's RAFT members (§ 2.2) and Swift's storage devices (swift-csi-block.md § 1). Every class
+// such a consumer names must exist, on Longhorn, with numberOfReplicas "1" and dataLocality
+// strict-local.
 import { chartOf, chartValues, describeValue, type Finding, get, isObject, resourceRule, type ResourceView, stackRule, STORAGE_CLASS_TYPE, valuesPath, walk } from "./common";
+import { NEUTRON_CHART } from "./neutron";
 
 export const INFRA_CHART = "openkeel-chart";
+const SWIFT_CHART = "openkeel-swift";
 const LOCAL_CLASS_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 const LONGHORN_PROVISIONER = "driver.longhorn.io";
-const DATA_STORES = ["mariadb", "rabbitmq"] as const;
 const CLASS_KEY = /^storageClass(Name)?$/;
 
-/** The storage class each data store's volumes use (`infrastructure.<store>…storageClass[Name]`). */
-function dataStoreClasses(r: ResourceView): { store: string; path: string[]; className: unknown }[] {
-  const own = chartValues(r, INFRA_CHART);
-  return DATA_STORES.map((store) => {
+/** The strict-local consumers: the chart, what replicates itself, and the values block its volume class sits in. */
+const STRICT_LOCAL_CONSUMERS: { chart: string; what: string; block: string[] }[] = [
+  { chart: INFRA_CHART, what: "Galera (mariadb)", block: ["infrastructure", "mariadb"] },
+  { chart: INFRA_CHART, what: "RabbitMQ", block: ["infrastructure", "rabbitmq"] },
+  { chart: NEUTRON_CHART, what: "OVN central", block: ["ovnCentral"] },
+  { chart: SWIFT_CHART, what: "Swift storage", block: ["storage"] },
+];
+
+/** The storage class each strict-local consumer of a release names (the first `storageClass[Name]` under its block). */
+function consumerClasses(r: ResourceView): { what: string; path: string[]; className: unknown }[] {
+  const chart = chartOf(r);
+  return STRICT_LOCAL_CONSUMERS.filter((c) => c.chart === chart).map((c) => {
+    const own = chartValues(r, c.chart);
     let found: { path: string[]; className: unknown } | undefined;
-    walk(get(own, ["infrastructure", store]), (path, value) => {
-      if (!found && CLASS_KEY.test(path[path.length - 1] ?? "")) found = { path: ["infrastructure", store, ...path], className: value };
+    walk(get(own, c.block), (path, value) => {
+      if (!found && CLASS_KEY.test(path[path.length - 1] ?? "")) found = { path: [...c.block, ...path], className: value };
     });
-    return { store, path: found?.path ?? ["infrastructure", store, "storageClass"], className: found?.className };
+    return { what: c.what, path: found?.path ?? [...c.block, "storage", "storageClassName"], className: found?.className };
   });
 }
 
@@ -28,7 +41,7 @@ function classParameterFindings(sc: ResourceView, name: string, urn?: string): F
       findings.push({
         urn,
         message: `StorageClass ${name}: parameters.${key} is ${describeValue(params[key])}`,
-        fix: `set parameters.${key}: "${want}" (a string; D5: one local replica, the database replicates itself)`,
+        fix: `set parameters.${key}: "${want}" (a string; D5: one local replica, the service replicates itself)`,
       });
     }
   }
@@ -38,12 +51,11 @@ function classParameterFindings(sc: ResourceView, name: string, urn?: string): F
   return findings;
 }
 
-function dataStoreClassFindings(r: ResourceView): Finding[] {
-  if (chartOf(r) !== INFRA_CHART) return [];
-  return dataStoreClasses(r)
+function consumerClassFindings(r: ResourceView): Finding[] {
+  return consumerClasses(r)
     .filter((c) => typeof c.className !== "string" || c.className === "")
     .map((c) => ({
-      message: `${r.name}: values.${valuesPath(c.path)} is ${describeValue(c.className)}: ${c.store} volumes would land on the default class`,
+      message: `${r.name}: values.${valuesPath(c.path)} is ${describeValue(c.className)}: ${c.what} volumes would land on the default class`,
       fix: "set it to longhorn-local (numberOfReplicas \"1\", dataLocality strict-local, D5)",
     }));
 }
@@ -57,18 +69,19 @@ function localClassFindings(resources: ResourceView[]): Finding[] {
   const findings: Finding[] = [];
   const checked = new Set<string>();
   for (const r of resources) {
-    if (chartOf(r) !== INFRA_CHART) continue;
-    for (const c of dataStoreClasses(r)) {
-      if (typeof c.className !== "string" || c.className === "" || checked.has(c.className)) continue;
-      checked.add(c.className);
+    for (const c of consumerClasses(r)) {
+      if (typeof c.className !== "string" || c.className === "") continue;
       const sc = classes.get(c.className);
       if (!sc) {
         findings.push({
           urn: r.urn,
-          message: `${r.name}: ${c.store} volumes use StorageClass ${c.className}, which this stack does not create`,
-          fix: `add the StorageClass ${c.className} (provisioner ${LONGHORN_PROVISIONER}, numberOfReplicas "1", dataLocality strict-local) to the platform-config phase`,
+          message: `${r.name}: ${c.what} volumes (values.${valuesPath(c.path)}) use StorageClass ${c.className}, which this stack does not create`,
+          fix: `add the StorageClass ${c.className} (provisioner ${LONGHORN_PROVISIONER}, numberOfReplicas "1", dataLocality strict-local) to the platform-config phase, or name longhorn-local`,
         });
-      } else findings.push(...classParameterFindings(sc, c.className, sc.urn));
+      } else if (!checked.has(c.className)) {
+        checked.add(c.className);
+        findings.push(...classParameterFindings(sc, c.className, sc.urn));
+      }
     }
   }
   return findings;
@@ -77,13 +90,13 @@ function localClassFindings(resources: ResourceView[]): Finding[] {
 export const d5LocalVolumes = resourceRule(
   "D5",
   "d5-local-volumes",
-  "Galera and RabbitMQ volumes name a single-replica strict-local Longhorn class",
-  dataStoreClassFindings,
+  "every strict-local consumer (Galera, RabbitMQ, OVN central, Swift storage) names a storage class for its volumes",
+  consumerClassFindings,
 );
 
 export const d5LocalClass = stackRule(
   "D5",
   "d5-local-class",
-  'the class Galera and RabbitMQ use exists, on Longhorn, with numberOfReplicas "1" and dataLocality strict-local',
+  'the class every strict-local consumer (Galera, RabbitMQ, OVN central, Swift storage) names exists, on Longhorn, with numberOfReplicas "1" and dataLocality strict-local',
   localClassFindings,
 );

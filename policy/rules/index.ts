@@ -2,8 +2,8 @@
 // the tests (which must not).
 import { resourcePolicy, stackPolicy, type ResourceRule, type StackRule } from "./common";
 import { d1HardenedRoleLabels } from "./d1";
-import { d2ParallelOvn } from "./d2";
-import { d3DistributedFloatingIps } from "./d3";
+import { d2ChassisNodes, d2ParallelOvn } from "./d2";
+import { d3BridgeMappings, d3DistributedFloatingIps } from "./d3";
 import { d4MetadataAgent, d4MetadataSecret } from "./d4";
 import { d5LocalClass, d5LocalVolumes } from "./d5";
 import { d6DynamicReservation } from "./d6";
@@ -20,7 +20,7 @@ export const RESOURCE_RULES: ResourceRule[] = [
   d7ConductorPlacement,
   d8PublicIngress,
 ];
-export const STACK_RULES: StackRule[] = [d4MetadataSecret, d5LocalClass, d7ConductorCount];
+export const STACK_RULES: StackRule[] = [d2ChassisNodes, d3BridgeMappings, d4MetadataSecret, d5LocalClass, d7ConductorCount];
 
 export function policies() {
   return [...RESOURCE_RULES.map(resourcePolicy), ...STACK_RULES.map(stackPolicy)];

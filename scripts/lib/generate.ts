@@ -43,9 +43,11 @@ export function generatedProductionStack(size: number): GeneratedStack {
   };
   add("cp", controlPlane, ["controlPlane"], { kubernetesControlPlane: true });
   add("prov", provisioning, ["provisioning"]);
-  add("net", network, ["network"], { labels: { "network.openkeel.io/external-nic": "bond1" } });
+  // D3: every gateway and hypervisor has the external VLANs, through its physnet bridge mappings
+  const wiring = { labels: { "network.openkeel.io/external-nic": "bond1" }, bridgeMappings: "physnet1:br-ex" };
+  add("net", network, ["network"], wiring);
   add("sto", storage, ["storage"]);
-  add("cmp", compute, ["compute"], { labels: { "network.openkeel.io/external-nic": "bond1" } });
+  add("cmp", compute, ["compute"], wiring);
   return {
     stack: `generated-${size}`,
     raw: {
@@ -54,6 +56,8 @@ export function generatedProductionStack(size: number): GeneratedStack {
       taints: ["compute", "network", "storage", "provisioning"],
       nodes,
       network: { nodeSubnet: NODE_SUBNET },
+      // Ironic runs on the provisioning nodes; its namespace reaches the BMC networks only (§ 2.2)
+      services: { ironic: { bmcNetworks: ["172.16.0.0/16"] } },
       // required in production (components/talos-config.ts): hypervisor reservation, Longhorn disk
       talos: {
         watchdogModule: "ipmi_watchdog",

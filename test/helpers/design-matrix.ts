@@ -27,6 +27,11 @@ const MATRIX: [RegExp, Expect][] = [
   [/openkeel-(cinder|manila|heat|barbican|designate|masakari)\/\w+$/, CP],
   [/openkeel-nova\/computeAgent$/, ["compute"]],
   [/openkeel-neutron\/chassis$/, ["compute", "network"]],
+  // § 5.2: the Neutron extensions' APIs on the control plane; the VPNaaS agent follows the chassis
+  [/openkeel-neutron-(fwaas|vpnaas)\/api$/, CP],
+  [/openkeel-neutron-vpnaas\/agent$/, ["compute", "network"]],
+  // § 2.2: Zun's containers run with the kata RuntimeClass, whose scheduling selects containers nodes
+  [/openkeel-zun-runtime-class\/kata$/, ["containers"]],
   [/openkeel-neutron\/metadataAgent$/, ["compute"]],
   [/openkeel-neutron\/bgpAgent$/, ["network", "compute"]],
   [/openkeel-chart\/ingress$/, ["controlPlane", "network"]],

@@ -3,7 +3,7 @@
 // report can be tested before (and independently of) the platform and OpenKeel modules.
 import { phase, type HelmReleaseUnit, type ManifestsUnit, type Plan, type RemoteManifestUnit } from "../../plan/plan";
 import { ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role } from "../../config/roles";
-import { RESERVED_TAINT_KEY } from "../../config/roles";
+import { chassisLabelKey, RESERVED_TAINT_KEY } from "../../config/roles";
 
 /** § 5.6 NodeHealthChecks in precedence order: the OpenKeel and the Kubernetes control planes first. */
 const NHC_NAMES = ["control-plane", "kubernetes-control-plane", "network", "storage", "compute", "containers", "provisioning"];
@@ -161,10 +161,12 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
         api: { role: "controlPlane" },
         worker: { role: "controlPlane" },
         ovnCentral: { role: "controlPlane", antiAffinity: "required" },
-        chassis: { roles: ["compute", "network"] },
-        metadataAgent: { role: "compute", enabled: true },
-        bgpAgent: { roles: ["network", "compute"], enabled: false },
+        metadataAgent: { role: "compute", enabled: true, extraTolerations: [reserved] },
+        bgpAgent: { roles: ["network", "compute"], enabled: false, extraTolerations: [reserved] },
       },
+      // § 5.2 "What is implemented": the chassis is placed by chassis.nodeSelector alone and
+      // tolerates every taint; § 5.6: the node agents of hypervisors tolerate reserved hosts
+      chassis: { nodeSelector: { [chassisLabelKey(profile)]: "" } },
       replicas: { api: 3, worker: 2, ovnCentral: q },
     }),
     release("openkeel-swift", {

@@ -91,6 +91,8 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
           ...(g.zones > 0 ? { zone: ZONES[i % g.zones] } : {}),
           ...(g.production ? { internalIP: ip(i + 10) } : {}),
           ...(g.externalNic && (roles.includes("network") || roles.includes("compute")) ? { labels: { "network.openkeel.io/external-nic": "bond1" } } : {}),
+          // D3: production hypervisors and gateways carry their physnet bridge mappings
+          ...(g.production && (roles.includes("network") || roles.includes("compute")) ? { bridgeMappings: "physnet1:br-ex" } : {}),
         };
         nodes.push(node);
       }
@@ -106,6 +108,9 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
       if (g.mistake === "kindName" && !g.production) nodes[at].name = `lab-${at}`;
       const services: Record<string, unknown> = Object.fromEntries(Object.entries(g.services).map(([s, on]) => [s, { enabled: on }]));
       if (g.conductors !== undefined) services.ironic = { ...(services.ironic as object), replicas: { conductor: g.conductors } };
+      // production Ironic reaches its BMC networks only (§ 2.2): they are named wherever it runs
+      const ironic = g.services.ironic ?? nodes.some((n) => (n.roles as Role[]).includes("provisioning"));
+      if (g.production && ironic) services.ironic = { ...(services.ironic as object), bmcNetworks: ["172.16.0.0/16"] };
       const platform: Record<string, unknown> = {};
       if (!g.production && g.realBackends) platform.realBackends = true;
       if (g.volumeReplicas !== undefined) platform.longhorn = { volumeReplicas: g.volumeReplicas };
