@@ -10,12 +10,12 @@ export interface Mirror {
   url: string;
 }
 
-export function mirroredChartRepository(mirror: Mirror): string {
+function mirroredChartRepository(mirror: Mirror): string {
   return `${mirror.url}/charts`;
 }
 
 /** `https://github.com/a/b/x.yaml` → `<url>/files/github.com/a/b/x.yaml`. */
-export function mirroredFileUrl(mirror: Mirror, url: string): string {
+function mirroredFileUrl(mirror: Mirror, url: string): string {
   const m = /^[a-z]+:\/\/(.+)$/i.exec(url);
   if (!m) throw new Error(`mirror: ${url} is not an absolute URL`);
   return `${mirror.url}/files/${m[1]}`;

@@ -71,7 +71,7 @@ const service = (name: string, values: Obj) => ({
     return s;
   },
 });
-export const POLICY_MUTATIONS: PolicyMutation[] = [
+const POLICY_MUTATIONS: PolicyMutation[] = [
   { decision: "D1", what: "a placement override selecting the lab control-plane key", resource: { type: RELEASE, name: "openkeel-keystone", path: ["values", "placement", "api", "nodeSelector"], value: { "node-role.openkeel.io/control-plane": "" } } },
   { decision: "D2", what: "the kube-ovn backend through a raw values override", config: service("neutron", { backend: "kube-ovn" }) },
   { decision: "D3", what: "centralized floating IPs", config: service("neutron", { gateway: { floatingIpMode: "centralized" } }) },

@@ -13,7 +13,7 @@ import { readDocs, type RenderedStack } from "./rendered";
 
 export const K8S_CONTROL_PLANE = "node-role.kubernetes.io/control-plane";
 
-export interface Taint {
+interface Taint {
   key: string;
   value?: string;
   effect: string;
@@ -28,7 +28,7 @@ export interface NodeSpec {
   provenance: string[];
 }
 
-export const CAPACITY = { cpu: "64", memory: "256Gi", pods: "110", "ephemeral-storage": "1Ti" };
+const CAPACITY = { cpu: "64", memory: "256Gi", pods: "110", "ephemeral-storage": "1Ti" };
 
 function kubeletLabels(name: string): Record<string, string> {
   return {

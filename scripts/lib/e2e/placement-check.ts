@@ -5,7 +5,6 @@
 // report says `·`, a DaemonSet that covers other nodes than the report's `●`, a Pending pod, a
 // component of the report without pods or pods of a component the report lacks: each is a
 // disagreement between our model and the scheduler.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Kube } from "./kube";
 import type { PlacementReport, PlacementRow, RenderedStack } from "./rendered";
@@ -13,7 +12,7 @@ import { readDocs } from "./rendered";
 
 type Obj = Record<string, any>;
 
-export interface PlacementFinding {
+interface PlacementFinding {
   component: string;
   problem: string;
 }
@@ -146,10 +145,6 @@ export async function checkPlacement(kube: Kube, r: RenderedStack, report: Place
       return { object: `StatefulSet ${s.metadata.namespace}/${s.metadata.name}`, storageClass: sc, exists: classes.has(sc) };
     });
   return { checked, findings, storage };
-}
-
-export function writeJson(file: string, data: unknown): void {
-  fs.writeFileSync(file, JSON.stringify(data, null, 2));
 }
 
 /**

@@ -1,6 +1,6 @@
 // Child processes of the e2e: each command's output goes to a log file (and is returned), with its
 // time; binaries come from PATH only (the driver checks them first).
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -70,11 +70,6 @@ export function run(cmd: string, args: string[], o: RunOptions): Promise<RunResu
       stderr += String(e);
     });
   });
-}
-
-export function runSync(cmd: string, args: string[], env?: NodeJS.ProcessEnv): { code: number; out: string } {
-  const r = spawnSync(cmd, args, { env: env ?? process.env, encoding: "utf8" });
-  return { code: r.status ?? 1, out: `${r.stdout ?? ""}${r.stderr ?? ""}` };
 }
 
 /** A background process (the stand-in controller), stopped by its own PID only. */

@@ -18,7 +18,7 @@ export function copyProject(repoRoot: string, dest: string): void {
 }
 
 /** The stack config dir of a project (Pulumi.yaml `stackConfigDir`, default the project dir). */
-export function stacksDir(project: string): string {
+function stacksDir(project: string): string {
   const p = parse(fs.readFileSync(path.join(project, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
   return path.join(project, (p.stackConfigDir as string | undefined) ?? ".");
 }

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 
-export interface RenderedUnit {
+interface RenderedUnit {
   kind: "HelmRelease" | "Manifests" | "RemoteManifest";
   name: string;
   type: string;
@@ -20,7 +20,7 @@ export interface RenderedUnit {
   version?: string;
 }
 
-export interface RenderedIndex {
+interface RenderedIndex {
   stack: string;
   environment: string;
   topology: string;
@@ -49,11 +49,6 @@ export function readDocs(file: string): Record<string, unknown>[] {
   return parseAllDocuments(fs.readFileSync(file, "utf8"))
     .map((d) => d.toJS() as Record<string, unknown>)
     .filter((d) => d !== null && d !== undefined);
-}
-
-export function readValues(r: RenderedStack, unit: RenderedUnit): Record<string, unknown> {
-  if (!unit.values) return {};
-  return (parse(fs.readFileSync(path.join(r.dir, unit.values), "utf8")) ?? {}) as Record<string, unknown>;
 }
 
 /** One row of placement.md's component × node grid. */

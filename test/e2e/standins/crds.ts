@@ -69,7 +69,7 @@ const VERSION_RANK = (v: string): number => {
   return major * 10000 + stage * 1000 + Number(m[3] ?? 0);
 };
 
-export function schemaVersions(schemasDir: string, k: CrdKind): string[] {
+function schemaVersions(schemasDir: string, k: CrdKind): string[] {
   const dir = path.join(schemasDir, "crds", k.group);
   const lower = k.kind.toLowerCase();
   const found = fs
