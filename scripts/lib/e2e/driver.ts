@@ -54,6 +54,21 @@ function roleLabel(role: string, profile: string): string {
   return profile === "hardened" ? `node-restriction.kubernetes.io/openkeel-${ROLE_KEBAB[role]}` : `node-role.openkeel.io/${ROLE_KEBAB[role]}`;
 }
 
+/** The OVN chassis label (§ 5.2), hardened like the role labels in production (D1). */
+function chassisLabel(profile: string): string {
+  return profile === "hardened" ? "node-restriction.kubernetes.io/openkeel-ovn-chassis" : "openkeel.io/ovn-chassis";
+}
+
+/** The labels the node-roles phase writes on one Node, from its rendered object. */
+function renderedNodeLabels(rendered: RenderedStack, node: string): Record<string, string> {
+  for (const u of rendered.units) {
+    for (const f of u.objects ?? []) {
+      for (const o of readDocs(path.join(rendered.dir, f)) as Obj[]) if (o.kind === "Node" && o.metadata?.name === node) return o.metadata.labels ?? {};
+    }
+  }
+  return {};
+}
+
 /** One decision's mutated stack (test/policy.test.ts's cases, as config or as a resource mutation). */
 interface PolicyMutation {
   decision: string;
@@ -173,7 +188,13 @@ async function checkRoleLabels(r: StackRun, rendered: RenderedStack): Promise<vo
       problems.push(`${inv.name}: no such Node`);
       continue;
     }
-    const want = inv.roles.map((role) => roleLabel(role, rendered.index.labelProfile)).sort();
+    // the role labels, and the OVN chassis label on the nodes that run the chassis (§ 5.2: compute
+    // and network, containers too where Zun runs; its rendered Node object says which)
+    const chassis = chassisLabel(rendered.index.labelProfile);
+    const written = renderedNodeLabels(rendered, inv.name);
+    const isChassis = inv.roles.some((role) => role === "compute" || role === "network") || (inv.roles.includes("containers") && chassis in written);
+    if (isChassis && !(chassis in written)) problems.push(`${inv.name}: the rendered node-roles object lacks the chassis label ${chassis}`);
+    const want = [...inv.roles.map((role) => roleLabel(role, rendered.index.labelProfile)), ...(isChassis ? [chassis] : [])].filter((k) => ROLE_PREFIXES.some((p) => k.startsWith(p))).sort();
     const have = Object.keys(n.metadata.labels ?? {})
       .filter((k) => ROLE_PREFIXES.some((p) => k.startsWith(p)))
       .sort();
@@ -381,6 +402,8 @@ function newComputeNode(stackFilePath: string, environment: string): { entry: Ob
   const entry: Obj = { name, internalIP: ip, roles: [...sibling.roles] };
   if (sibling.zone) entry.zone = sibling.zone;
   if (sibling.labels && Object.keys(sibling.labels).length) entry.labels = { ...sibling.labels };
+  // the same provider networks as its sibling: a chassis with distributed floating IPs (D3) needs them
+  if (sibling.bridgeMappings !== undefined) entry.bridgeMappings = sibling.bridgeMappings;
   return { name, entry };
 }
 
@@ -697,8 +720,11 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     rep.check("every object accepted by the real API server (no unknown fields pruned, no PodSecurity warnings)", upWarnings.length === 0, upWarnings);
 
     await r.step("checks after pulumi up", async (s) => {
+      const before = rep.checks.length;
       await checkAfterUp(r, rendered, "after pulumi up");
-      s.summary = rep.checks.slice(-4).map((c) => `${c.ok ? "ok" : "FAILED"}: ${c.name}`).join("; ");
+      const ran = rep.checks.slice(before);
+      s.summary = ran.map((c) => `${c.ok ? "ok" : "FAILED"}: ${c.name}`).join("; ");
+      s.ok = ran.every((c) => c.ok);
     });
 
     await r.step("pulumi preview --expect-no-changes", async (s) => {
@@ -784,8 +810,11 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         }
       });
       await r.step("checks after day 2", async (s) => {
+        const before = rep.checks.length;
         await checkAfterUp(r, day2!, `after day 2 (${newNode})`);
-        s.summary = rep.checks.slice(-4).map((c) => `${c.ok ? "ok" : "FAILED"}: ${c.name}`).join("; ");
+        const ran = rep.checks.slice(before);
+      s.summary = ran.map((c) => `${c.ok ? "ok" : "FAILED"}: ${c.name}`).join("; ");
+      s.ok = ran.every((c) => c.ok);
       });
     }
 
