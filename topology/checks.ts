@@ -4,6 +4,7 @@ import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Config, ServiceName } from "../config/schema";
 import { addressChecks } from "./addresses";
+import { lifecycleChecks } from "./lifecycle";
 import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
 
@@ -116,5 +117,6 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
     }
   }
   checks.push(...addressChecks(cfg));
+  checks.push(...lifecycleChecks(cfg, topo));
   return checks;
 }

@@ -54,6 +54,7 @@ export function generatedProductionStack(size: number): GeneratedStack {
       taints: ["compute", "network", "storage", "provisioning"],
       nodes,
       network: { nodeSubnet: NODE_SUBNET },
+      cluster: { context: `admin@generated-${size}`, apiServer: "https://10.128.0.1:6443" },
       // required in production (components/talos-config.ts): hypervisor reservation, Longhorn disk
       talos: {
         watchdogModule: "ipmi_watchdog",
