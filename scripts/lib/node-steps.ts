@@ -196,7 +196,7 @@ function stateSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
       steps.push({
         when: "after",
         what: "wait for the Longhorn eviction",
-        command: `kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${name}")]}{.metadata.name}{"\n"}{end}'`,
+        command: `kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${name}")]}{.metadata.name}{"\\n"}{end}'`,
         why: "pulumi up asks Longhorn to evict its replicas (evictionRequested); go on once this lists nothing",
       });
     }
@@ -205,7 +205,7 @@ function stateSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
       steps.push({
         when: "after",
         what: "move the quorum members",
-        command: `kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${name}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each Galera, RabbitMQ and OVN central member listed`,
+        command: `kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${name}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each Galera, RabbitMQ and OVN central member listed`,
         why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another controlPlane node, and the member re-syncs from the others (§ 2.1)",
       });
     }
