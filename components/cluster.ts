@@ -64,7 +64,7 @@ export async function bindCluster(stack: string, binding: ClusterConfig, file: s
       throw fail(
         "context",
         `the kubeconfig (${where}) has no context '${binding.context}', so this stack's cluster cannot be reached`,
-        `point KUBECONFIG at the administrator's kubeconfig of this stack's cluster (kind create cluster writes kind-<cluster>; talosctl kubeconfig writes admin@<cluster>), or correct openkeel:cluster.context`,
+        `point KUBECONFIG at the administrator's kubeconfig of this stack's cluster (kubectl config get-contexts lists its contexts; kind create cluster writes kind-<cluster>), or correct openkeel:cluster.context`,
       );
     }
     if (binding.apiServer !== undefined && normalizeServer(server) !== normalizeServer(binding.apiServer)) {

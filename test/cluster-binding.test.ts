@@ -123,7 +123,7 @@ describe("a stack bound to another cluster stops the program before any unit reg
     expect(pulumi.RunError.isInstance(r.error)).toBe(true);
     expect(r.error!.message).toBe(
       `${STACK_FILE}: openkeel:cluster.context: the kubeconfig (${file}) has no context 'admin@openkeel-prod-medium', so this stack's cluster cannot be reached. ` +
-        "Fix: point KUBECONFIG at the administrator's kubeconfig of this stack's cluster (kind create cluster writes kind-<cluster>; talosctl kubeconfig writes admin@<cluster>), or correct openkeel:cluster.context",
+        "Fix: point KUBECONFIG at the administrator's kubeconfig of this stack's cluster (kubectl config get-contexts lists its contexts; kind create cluster writes kind-<cluster>), or correct openkeel:cluster.context",
     );
     expect(r.registered).toEqual([]);
   });
