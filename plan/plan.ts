@@ -123,7 +123,7 @@ export interface Phase {
   units: Unit[];
 }
 
-export interface NodeSummary {
+interface NodeSummary {
   name: string;
   roles: Role[];
   zone?: string;

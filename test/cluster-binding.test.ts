@@ -2,6 +2,7 @@
 // Kubernetes provider, and the program stopping on another cluster before any unit registers —
 // under the runtime mocks, with the cluster's facts mocked: a kubeconfig file and the read of
 // kube-system answered by the mocks.
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -183,5 +184,33 @@ describe("a stack bound to another cluster stops the program before any unit reg
     }
     // no facts under the mocks: the offline run checks nothing, but the provider is the stack's
     expect(inputs).toEqual([expect.objectContaining({ context: "admin@openkeel-prod-medium", clusterIdentifier: "openkeel-prod-medium" })]);
+  });
+});
+
+describe("npm run cluster: the deploy workflow's check of its kubeconfig, offline", () => {
+  const TSX = path.join(__dirname, "..", "node_modules", ".bin", "tsx");
+  const cli = (file: string, ...stacks: string[]) =>
+    spawnSync(TSX, [path.join(__dirname, "..", "scripts", "cluster.ts"), ...stacks.flatMap((s) => ["--stack", s])], {
+      cwd: path.join(__dirname, ".."),
+      encoding: "utf8",
+      env: { ...process.env, KUBECONFIG: file },
+    });
+
+  it("exit 0 when the context is there and points at the stack's API server", () => {
+    const r = cli(kubeconfig({ "admin@openkeel-prod-medium": "https://10.30.0.11:6443", "kind-openkeel-lab": "https://127.0.0.1:40001" }), "prod-medium", "lab");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("prod-medium: context admin@openkeel-prod-medium, apiServer https://10.30.0.11:6443, kube-system UID (not pinned)");
+    expect(r.stdout).toContain("lab: context kind-openkeel-lab, apiServer (any: bound by context only)");
+  });
+
+  it("exit 1 with the key, what was found and the fix when the kubeconfig is another cluster's", () => {
+    const file = kubeconfig({ "admin@openkeel-prod-medium": "https://10.40.0.11:6443" });
+    const r = cli(file, "prod-medium");
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      "stacks/Pulumi.prod-medium.yaml: openkeel:cluster.apiServer: context 'admin@openkeel-prod-medium' points at https://10.40.0.11:6443, but this stack is bound to https://10.30.0.11:6443. " +
+        "Fix: use the kubeconfig of this stack's cluster; if its endpoint really moved, change openkeel:cluster.apiServer in a reviewed change",
+    );
+    expect(cli(file, "lab").stderr).toContain(`openkeel:cluster.context: the kubeconfig (${file}) has no context 'kind-openkeel-lab'`);
   });
 });

@@ -11,8 +11,8 @@
 import type { Check } from "../../config/problems";
 import { quorumsOf } from "../../topology/lifecycle";
 
-export const NODE_REMOVAL_CODE = "node-removal";
-export const QUORUM_REMOVAL_CODE = "quorum-removal";
+const NODE_REMOVAL_CODE = "node-removal";
+const QUORUM_REMOVAL_CODE = "quorum-removal";
 
 /** A node as index.yaml records it. */
 export interface IndexNode {
