@@ -156,6 +156,7 @@ describe("retiring a storage node (sto-9 of prod-large)", () => {
     expect(steps(p, "sto-9")).toEqual([
       `after wait for the Longhorn eviction: kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="sto-9")]}{.metadata.name}{"\\n"}{end}'`,
       "after wait for the drain: kubectl wait nodemaintenance/sto-9 --for=jsonpath='{.status.phase}'=Succeeded --timeout=2h",
+      `after move the strict-local members: kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="sto-9")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each Swift storage member listed`,
     ]);
   });
 
@@ -172,7 +173,7 @@ describe("retiring a storage node (sto-9 of prod-large)", () => {
     expect(masters(shippedConfig("prod-large"))).toEqual(["ok-cp-1", "ok-cp-3", "ok-cp-5"]);
     expect(masters(mutatedConfig("prod-large", withState("ok-cp-1", "retiring")))).toEqual(["ok-cp-2", "ok-cp-3", "ok-cp-5"]);
     const p2 = previewStack("prod-large", render(shippedConfig("prod-large")), render(mutatedConfig("prod-large", withState("ok-cp-1", "retiring"))));
-    expect(steps(p2, "ok-cp-1").map((s) => s.split(":")[0])).toEqual(["after wait for the drain", "after move the quorum members", "after leave Kube-OVN's RAFT"]);
+    expect(steps(p2, "ok-cp-1").map((s) => s.split(":")[0])).toEqual(["after wait for the drain", "after move the strict-local members", "after leave Kube-OVN's RAFT"]);
     const errors = errorsOf("prod-large", (r) => {
       node(r, "ok-cp-1").state = "retiring";
       r.platform = { kubeOvn: { masterNodes: ["ok-cp-1", "ok-cp-3", "ok-cp-5"] } };

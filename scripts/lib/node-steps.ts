@@ -201,12 +201,16 @@ function stateSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
       });
     }
     steps.push(waitForDrain(name, h));
-    if (to === "retiring" && h.roles.includes("controlPlane")) {
+    const members = [
+      ...(h.roles.includes("controlPlane") ? ["Galera, RabbitMQ and OVN central"] : []),
+      ...(h.roles.includes("storage") ? ["Swift storage"] : []),
+    ];
+    if (to === "retiring" && members.length > 0) {
       steps.push({
         when: "after",
-        what: "move the quorum members",
-        command: `kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${name}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each Galera, RabbitMQ and OVN central member listed`,
-        why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another controlPlane node, and the member re-syncs from the others (§ 2.1)",
+        what: "move the strict-local members",
+        command: `kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${name}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each ${members.join(" or ")} member listed`,
+        why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1)",
       });
     }
     if (to === "retiring" && b.kubeOvnMaster && !h.kubeOvnMaster) {
