@@ -12,6 +12,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import program from "../index";
 import { liveClusterFacts, setClusterFactsUnderMocks } from "../components/cluster";
 import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
+import { planStack } from "../environments";
+import { renderPlan } from "../render/render";
+import { previewStack } from "../scripts/lib/preview";
 import { planOf } from "./helpers/plans";
 import { configProblems, mutatedConfig, pulumiConfigOf, shippedRaw } from "./helpers/stacks";
 
@@ -212,5 +215,27 @@ describe("npm run cluster: the deploy workflow's check of its kubeconfig, offlin
         "Fix: use the kubeconfig of this stack's cluster; if its endpoint really moved, change openkeel:cluster.apiServer in a reviewed change",
     );
     expect(cli(file, "lab").stderr).toContain(`openkeel:cluster.context: the kubeconfig (${file}) has no context 'kind-openkeel-lab'`);
+  });
+});
+
+describe("the preview of a change of binding", () => {
+  const render = (cfg: ReturnType<typeof mutatedConfig>) => {
+    const r = planStack(cfg);
+    return new Map(renderPlan(r.plan!, r.placement).map((f) => [f.path, f.content]));
+  };
+  const base = render(mutatedConfig("prod-medium", () => {}));
+
+  it("a warning naming what moved; pinning the UID for the first time is no move", () => {
+    const moved = previewStack("prod-medium", base, render(mutatedConfig("prod-medium", (r) => (r.cluster.apiServer = "https://10.30.0.10:6443"))));
+    expect(moved.findings).toEqual([
+      expect.objectContaining({
+        level: "warning",
+        code: "cluster-binding",
+        message: "the stack is bound to another cluster: openkeel:cluster.apiServer https://10.30.0.11:6443 → https://10.30.0.10:6443",
+      }),
+    ]);
+    const pinnedUid = previewStack("prod-medium", base, render(mutatedConfig("prod-medium", (r) => (r.cluster.kubeSystemUID = UID))));
+    expect(pinnedUid.findings).toEqual([]);
+    expect(pinnedUid.settings.map((c) => c.path.join("."))).toEqual(["cluster.kubeSystemUID"]);
   });
 });
