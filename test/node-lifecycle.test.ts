@@ -324,3 +324,39 @@ describe("index.yaml records every node's state", () => {
     expect(index).toMatch(/- kubernetesControlPlane: true\n {4}name: cp-1\n {4}roles:\n {6}- controlPlane\n {4}state: active\n/);
   });
 });
+
+describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of prod-large)", () => {
+  const sto10 = { name: "sto-10", internalIP: "10.40.4.20", zone: "zone-a", roles: ["storage"] };
+  const joined = (raw: any) => raw.nodes.push(structuredClone(sto10));
+
+  it("join, maintenance, back, retire, remove: each render passes the guard, each preview says what to do", async () => {
+    const { dir, out, file } = await renderedOnce(edited("prod-large"));
+    const trees: Tree[] = [];
+    const step = async (raw: Record<string, unknown>) => {
+      fs.writeFileSync(file, stringify({ config: PROJECT_KEY(raw) }));
+      const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+      expect(r.code, r.stderr).toBe(0);
+      trees.push(new Map([...readTree(out)].filter(([f]) => f.startsWith("s/")).map(([f, c]) => [f.slice(2), c])));
+      return trees.length === 1 ? undefined : previewStack("prod-large", trees[trees.length - 2], trees[trees.length - 1]);
+    };
+    await step(edited("prod-large"));
+    const join = (await step(edited("prod-large", joined)))!;
+    expect(steps(join, "sto-10")[0]).toMatch(/^before install: boot it from the image of schematics\/worker-storage\.yaml/);
+    const maintenance = (await step(edited("prod-large", joined, withState("sto-10", "maintenance"))))!;
+    expect(actions(maintenance)).toContain("create NodeMaintenance sto-10 [node-maintenance]");
+    const back = (await step(edited("prod-large", joined)))!;
+    expect(actions(back)).toContain("delete NodeMaintenance sto-10 [node-maintenance]");
+    // removing it now, while active, is refused
+    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large")) }));
+    expect((await capture(renderCommand, ["--stacks-dir", dir, "--out", out])).stderr).toContain("error [node-removal]: node 'sto-10'");
+    const retire = (await step(edited("prod-large", joined, withState("sto-10", "retiring"))))!;
+    expect(actions(retire)).toContain("create Node longhorn-system/sto-10 (patch) [longhorn-node-eviction]");
+    const removed = (await step(edited("prod-large")))!;
+    expect(removed.findings).toEqual([]);
+    expect(steps(removed, "sto-10")).toEqual([
+      "after reset: talosctl reset --graceful --nodes 10.40.4.20",
+      "after delete: kubectl delete node sto-10",
+      "after forget it in Longhorn: kubectl -n longhorn-system delete nodes.longhorn.io sto-10",
+    ]);
+  });
+});
