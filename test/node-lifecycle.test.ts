@@ -360,3 +360,20 @@ describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of p
     ]);
   });
 });
+
+describe("between two drained states", () => {
+  const maintenance = render(mutatedConfig("prod-large", withState("sto-9", "maintenance")));
+  const retiring = render(mutatedConfig("prod-large", withState("sto-9", "retiring")));
+
+  it("maintenance → retiring: the eviction and the members, no second drain", () => {
+    const p = previewStack("prod-large", maintenance, retiring);
+    expect(p.nodes[0].state).toEqual({ before: "maintenance", after: "retiring" });
+    expect(steps(p, "sto-9").map((s) => s.split(":")[0])).toEqual(["after wait for the Longhorn eviction", "after move the strict-local members"]);
+  });
+
+  it("retiring → maintenance: Longhorn scheduling back on, the node stays drained", () => {
+    const p = previewStack("prod-large", retiring, maintenance);
+    expect(steps(p, "sto-9").map((s) => s.split(":")[0])).toEqual(["after Longhorn scheduling"]);
+    expect(actions(p)).toEqual(["delete Node longhorn-system/sto-9 (patch) [longhorn-node-eviction]", "update Node sto-9 (patch) [node-roles]", "update NodeMaintenance sto-9 [node-maintenance]"]);
+  });
+});

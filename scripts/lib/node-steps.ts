@@ -183,54 +183,55 @@ function stateSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
   const compute = h.roles.includes("compute");
   const drainedBefore = DRAINED.includes(from);
   const drainedAfter = DRAINED.includes(to);
-  if (drainedAfter && !drainedBefore) {
-    if (compute) {
-      steps.push({
-        when: "before",
-        what: "disable Nova",
-        command: `openstack compute service set --disable --disable-reason ${to} ${name} nova-compute`,
-        why: "no new VM lands on it; a Masakari segment host also goes on maintenance (openstack segment host update --on_maintenance True, § 5.5)",
-      });
-    }
-    if (to === "retiring" && h.roles.includes("storage")) {
-      steps.push({
-        when: "after",
-        what: "wait for the Longhorn eviction",
-        command: `kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${name}")]}{.metadata.name}{"\\n"}{end}'`,
-        why: "pulumi up asks Longhorn to evict its replicas (evictionRequested); go on once this lists nothing",
-      });
-    }
-    steps.push(waitForDrain(name, h));
-    const members = [
-      ...(h.roles.includes("controlPlane") ? ["Galera, RabbitMQ and OVN central"] : []),
-      ...(h.roles.includes("storage") ? ["Swift storage"] : []),
-    ];
-    if (to === "retiring" && members.length > 0) {
-      steps.push({
-        when: "after",
-        what: "move the strict-local members",
-        command: `kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${name}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each ${members.join(" or ")} member listed`,
-        why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1)",
-      });
-    }
-    if (to === "retiring" && b.kubeOvnMaster && !h.kubeOvnMaster) {
-      steps.push({
-        when: "after",
-        what: "leave Kube-OVN's RAFT",
-        command: `kubectl ko nb status; kubectl ko sb status; then kubectl ko nb kick <its server id>; kubectl ko sb kick <its server id>`,
-        why: "it is no longer a Kube-OVN master; its old NB and SB members stay in the RAFT clusters until kicked",
-      });
-    }
+  const retires = to === "retiring" && from !== "retiring";
+  if (drainedAfter && !drainedBefore && compute) {
+    steps.push({
+      when: "before",
+      what: "disable Nova",
+      command: `openstack compute service set --disable --disable-reason ${to} ${name} nova-compute`,
+      why: "no new VM lands on it; a Masakari segment host also goes on maintenance (openstack segment host update --on_maintenance True, § 5.5)",
+    });
+  }
+  if (retires && h.roles.includes("storage")) {
+    steps.push({
+      when: "after",
+      what: "wait for the Longhorn eviction",
+      command: `kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${name}")]}{.metadata.name}{"\\n"}{end}'`,
+      why: "pulumi up asks Longhorn to evict its replicas (evictionRequested); go on once this lists nothing",
+    });
+  }
+  // from maintenance, the node is drained already
+  if (drainedAfter && !drainedBefore) steps.push(waitForDrain(name, h));
+  const members = [
+    ...(h.roles.includes("controlPlane") ? ["Galera, RabbitMQ and OVN central"] : []),
+    ...(h.roles.includes("storage") ? ["Swift storage"] : []),
+  ];
+  if (retires && members.length > 0) {
+    steps.push({
+      when: "after",
+      what: "move the strict-local members",
+      command: `kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${name}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each ${members.join(" or ")} member listed`,
+      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1)",
+    });
+  }
+  if (retires && b.kubeOvnMaster && !h.kubeOvnMaster) {
+    steps.push({
+      when: "after",
+      what: "leave Kube-OVN's RAFT",
+      command: `kubectl ko nb status; kubectl ko sb status; then kubectl ko nb kick <its server id>; kubectl ko sb kick <its server id>`,
+      why: "it is no longer a Kube-OVN master; its old NB and SB members stay in the RAFT clusters until kicked",
+    });
+  }
+  // a retirement called off (to active, cordoned or maintenance)
+  if (from === "retiring" && to !== "retiring" && b.roles.includes("storage")) {
+    steps.push({
+      when: "after",
+      what: "Longhorn scheduling",
+      command: `kubectl -n longhorn-system patch nodes.longhorn.io ${name} --type merge -p '{"spec":{"allowScheduling":true}}'`,
+      why: "pulumi up withdraws the eviction request by giving back the two fields it forced, which leaves allowScheduling unset (false)",
+    });
   }
   if (drainedBefore && !drainedAfter) {
-    if (from === "retiring" && b.roles.includes("storage")) {
-      steps.push({
-        when: "after",
-        what: "Longhorn scheduling",
-        command: `kubectl -n longhorn-system patch nodes.longhorn.io ${name} --type merge -p '{"spec":{"allowScheduling":true}}'`,
-        why: "pulumi up withdraws the eviction request by giving back the two fields it forced, which leaves allowScheduling unset (false)",
-      });
-    }
     if (to === "cordoned" && h.production) {
       steps.push({
         when: "after",
