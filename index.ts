@@ -1,7 +1,8 @@
 // Pulumi entry: `pulumi preview|up -s <stack>` runs this with the stack's config.
-// Config → plan checks → Plan → one ComponentResource per unit. Exported as an async function so
+// Config → plan checks → Plan → the cluster binding → one ComponentResource per unit. Exported as an async function so
 // tests can run it under the runtime mocks exactly as the language host does.
 import * as pulumi from "@pulumi/pulumi";
+import { bindCluster } from "./components/cluster";
 import { deployPlan } from "./components/deploy";
 import { rawFromPulumiConfig, loadConfig } from "./config/load";
 import { ConfigError, formatProblem, isError } from "./config/problems";
@@ -27,7 +28,9 @@ export = async () => {
   if (errors.length > 0 || !plan) {
     throw new pulumi.RunError(`plan checks failed for ${file}:\n${errors.map((c) => `  ${formatProblem({ ...c, file })}`).join("\n")}`);
   }
-  deployPlan(plan);
+  // nothing registers before the cluster is the stack's (openkeel:cluster)
+  const provider = await bindCluster(stack, plan.cluster, file);
+  deployPlan(plan, { providers: { kubernetes: provider } });
   return {
     environment: plan.environment,
     topology: plan.topology,

@@ -45,8 +45,9 @@ function helmRelease(unit: HelmReleaseUnit, secrets: UnitArgs["secrets"], opts: 
 function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secrets"], opts: pulumi.CustomResourceOptions) {
   const name = objectResourceName(unitName, o);
   if (o.apiVersion === "v1" && o.kind === "Node") {
-    // Nodes are never created or deleted here: a server-side-apply patch owns only our labels,
-    // and deleting the patch hands them back (relinquish), leaving the Node in place.
+    // Nodes are never created or deleted here: a server-side-apply patch owns only our labels
+    // (and spec.unschedulable of a node that is not active), and deleting the patch hands them
+    // back (relinquish), leaving the Node in place.
     return new k8s.core.v1.NodePatch(
       name,
       {
@@ -55,6 +56,7 @@ function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secre
           labels: o.metadata.labels,
           annotations: { ...o.metadata.annotations, "pulumi.com/patchFieldManager": NODE_PATCH_FIELD_MANAGER },
         },
+        ...(o.spec !== undefined ? { spec: o.spec as k8s.types.input.core.v1.NodeSpecPatch } : {}),
       },
       opts,
     );

@@ -9,6 +9,8 @@ import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, rol
 import { refineTalosConfig, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 import { networkConfigSchema } from "./network";
+import { clusterSchema } from "./cluster";
+import { NODE_STATES } from "./lifecycle";
 
 export const PROJECT = "openkeel";
 const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
@@ -112,6 +114,8 @@ const nodeSchema = z.strictObject({
   labels: z.record(z.string(), labelValue).default({}),
   /** The physnet bridge mappings of the node's OVN chassis (§ 3.2, D3): a Node annotation. */
   bridgeMappings: bridgeMappingsSchema.optional(),
+  /** Where the node is in its life (config/lifecycle.ts, docs/node-lifecycle.md). */
+  state: z.enum(NODE_STATES).default("active"),
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
@@ -264,6 +268,8 @@ export const configSchema = z
     platform: platformConfigSchema,
     /** Production: the node subnet and the cluster's pod, service and join ranges. */
     network: networkConfigSchema.optional(),
+    /** The cluster the stack deploys to: kube context and identity (config/cluster.ts). */
+    cluster: clusterSchema.optional(),
   })
   .superRefine((cfg, ctx) => {
     refineTalosConfig(cfg, ctx);
@@ -289,6 +295,21 @@ export const configSchema = z
         path: ["network"],
         message:
           "sets the ranges of a production cluster; kind chooses the lab's own (its networking defaults). Fix: remove openkeel:network from the lab stack",
+      });
+    }
+    if (production && cfg.cluster === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["cluster"],
+        message:
+          "is required in production: without it pulumi up would talk to whatever kubeconfig context is current. Fix: add openkeel:cluster with context: <the admin kubeconfig's context of this cluster> and apiServer: <its control-plane endpoint, e.g. https://10.30.0.10:6443> (stacks/README.md)",
+      });
+    } else if (production && cfg.cluster?.apiServer === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["cluster", "apiServer"],
+        message:
+          "is required in production: it is what tells this cluster from another one reached by the same context name. Fix: write the control-plane endpoint the context points at, e.g. apiServer: https://10.30.0.10:6443",
       });
     }
     if (!production && cfg.topology !== "lab") {

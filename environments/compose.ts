@@ -23,7 +23,14 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
     topology: cfg.topology,
     labelProfile: topology.profile,
     taintedRoles: topology.taintedRoles,
-    nodes: cfg.nodes.map((n) => ({ name: n.name, roles: n.roles, ...(n.zone !== undefined ? { zone: n.zone } : {}) })),
+    nodes: cfg.nodes.map((n) => ({
+      name: n.name,
+      roles: n.roles,
+      ...(n.zone !== undefined ? { zone: n.zone } : {}),
+      ...(n.kubernetesControlPlane ? { kubernetesControlPlane: true as const } : {}),
+      state: n.state,
+    })),
+    cluster: env.cluster(cfg),
     phases: emptyPhases(),
     warnings,
   };

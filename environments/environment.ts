@@ -1,6 +1,7 @@
 // What an environment is to the rest of the repository: the checks of the settings only it reads,
 // the platform components it installs (in install order), its pod network, and the node-level
 // configuration it renders. environments/registry.ts lists them.
+import type { ClusterConfig } from "../config/cluster";
 import type { Check } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { NodeLevelConfig } from "../plan/plan";
@@ -34,6 +35,8 @@ export interface Environment {
   podNetwork?: PlatformComponent;
   /** Its storage: the strict-local class the releases ask for, the classes it provides itself. */
   storage(cfg: LoadedConfig): EnvironmentStorage;
+  /** The cluster the stack deploys to (openkeel:cluster, or the environment's default). */
+  cluster(cfg: LoadedConfig): ClusterConfig;
   /** Node-level configuration (Talos patches and schematics, the kind cluster) from the same inventory. */
   nodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConfig;
 }

@@ -1,7 +1,7 @@
 // The kind lab on a laptop (§ 6, lab): default label keys, roles optional, no Ironic. kind keeps
 // its own CNI (Multus is added on top); KubeVirt (emulation), CDI, Longhorn and the snapshot stack
 // only with openkeel:platform.realBackends, like the lab's install-backends step.
-import { kindChecks, kindNodeConfig } from "../nodes/kind";
+import { kindChecks, kindClusterBinding, kindNodeConfig } from "../nodes/kind";
 import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
 import { kubevirt } from "../platform/kubevirt";
@@ -35,5 +35,6 @@ export const kindLab: Environment = {
   installs: (cfg, component) => cfg.platform.realBackends === true || !REAL_BACKENDS.includes(component),
   // Longhorn's strict-local class when the real backends install it; kind's own class otherwise.
   storage: (cfg) => ({ strictLocalClass: cfg.platform.realBackends === true ? LONGHORN_LOCAL_CLASS : KIND_STANDARD_CLASS.name, provided: [KIND_STANDARD_CLASS] }),
+  cluster: kindClusterBinding,
   nodeConfig: kindNodeConfig,
 };

@@ -33,5 +33,10 @@ export const talosProduction: Environment = {
   podNetwork: kubeOvn,
   // Longhorn's D5 class; Talos provides no StorageClass of its own.
   storage: () => ({ strictLocalClass: LONGHORN_LOCAL_CLASS, provided: [] }),
+  cluster: (cfg) => {
+    // required by the schema in production
+    if (!cfg.cluster) throw new Error(`stack ${cfg.stack}: production config without openkeel:cluster passed the schema`);
+    return cfg.cluster;
+  },
   nodeConfig: talosNodeConfig,
 };

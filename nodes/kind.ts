@@ -5,6 +5,7 @@
 // <cluster>-worker, <cluster>-worker2, …, counted per role in config order), and the node-roles
 // phase patches Nodes by name, so the inventory must use those names; the cluster name comes from
 // the first control-plane node. kind keeps its own CNI in the lab (kindnet; Multus on top).
+import type { ClusterConfig } from "../config/cluster";
 import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { toYaml } from "../render/render";
 import { nodeSelfLabels } from "./node-labels";
@@ -32,6 +33,17 @@ function kindClusterName(nodes: NodeConfig[]): string | undefined {
   const first = nodes.find((n) => n.kubernetesControlPlane);
   if (!first || !first.name.endsWith(CONTROL_PLANE_SUFFIX) || first.name.length === CONTROL_PLANE_SUFFIX.length) return undefined;
   return first.name.slice(0, -CONTROL_PLANE_SUFFIX.length);
+}
+
+/**
+ * The cluster a lab stack binds to: its openkeel:cluster, else the context `kind create cluster`
+ * writes for it, `kind-<cluster>` (kubernetes-sigs/kind pkg/cluster/internal/kubeconfig/internal/kubeconfig, KINDClusterKey: "kind-" + name).
+ */
+export function kindClusterBinding(cfg: LoadedConfig): ClusterConfig {
+  if (cfg.cluster) return cfg.cluster;
+  const cluster = kindClusterName(cfg.nodes);
+  if (cluster === undefined) throw new Error(`stack ${cfg.stack}: no kind cluster name (the kind-node-name check should have stopped the plan)`);
+  return { context: `kind-${cluster}` };
 }
 
 /** The name kind gives each inventory node, in inventory order (kind's per-role counter). */

@@ -2,6 +2,7 @@
 // (topology/), each component's scheduling as rendered (the readers of ./workloads.ts), Kubernetes'
 // matching rules (./scheduling.ts), and the checks that fail the render when a component cannot
 // run, or runs where the design (§ 2) forbids it.
+import { DRAINED_STATES, NODE_STATE_LABEL, type NodeState } from "../config/lifecycle";
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { HA_SEGMENT_LABEL, HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TAINT, ROLES, type Role } from "../config/roles";
@@ -271,6 +272,9 @@ function nhcCoverage(nhcs: ComponentPlacement[], nodes: ReportNode[]): Check[] {
   const checks: Check[] = [];
   for (const n of nodes) {
     if (n.labels[HA_SEGMENT_LABEL] !== undefined) continue;
+    // drained on purpose: NMO holds the node's lease while its NodeMaintenance exists, and our
+    // checks leave it out (platform/medik8s.ts)
+    if (DRAINED_STATES.includes(n.labels[NODE_STATE_LABEL] as NodeState)) continue;
     const by = nhcs.filter((p) => p.eligible.includes(n.name));
     if (by.length === 0) {
       checks.push({

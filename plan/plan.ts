@@ -4,6 +4,8 @@
 import { PINNED_VERSION, type Environment, type Topology as TopologyName } from "../config/schema";
 import type { LabelProfile, Role } from "../config/roles";
 import type { Check } from "../config/problems";
+import type { ClusterConfig } from "../config/cluster";
+import type { NodeState } from "../config/lifecycle";
 
 export const PHASES = ["node-roles", "crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const;
 export type PhaseName = (typeof PHASES)[number];
@@ -128,6 +130,10 @@ interface NodeSummary {
   name: string;
   roles: Role[];
   zone?: string;
+  /** Runs etcd and kube-apiserver: a member of the Kubernetes quorum. */
+  kubernetesControlPlane?: true;
+  /** Recorded in index.yaml: the removal guard reads the committed state (scripts/lib/node-guard.ts). */
+  state: NodeState;
 }
 
 /**
@@ -155,6 +161,8 @@ export interface Plan {
   labelProfile: LabelProfile;
   taintedRoles: Role[];
   nodes: NodeSummary[];
+  /** The cluster the stack deploys to: the context `pulumi up` uses and what identifies the cluster. */
+  cluster: ClusterConfig;
   phases: Phase[];
   /** Warnings of the plan checks (a plan is only built when there are no errors). */
   warnings: Check[];

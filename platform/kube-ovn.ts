@@ -23,14 +23,16 @@ const KUBE_OVN_MASTER_LABEL_VALUE = "master";
 const DEFAULT_MASTER_COUNT = 3;
 
 /**
- * The master nodes: the configured ones, else up to 3 controlPlane nodes taken one zone at a time
- * (inventory order within a zone), so that losing a zone keeps a RAFT majority when there are 3.
+ * The master nodes: the configured ones, else up to 3 controlPlane nodes that are not retiring,
+ * taken one zone at a time (inventory order within a zone), so that losing a zone keeps a RAFT
+ * majority when there are 3.
  */
 function kubeOvnMasterNodes(ctx: PlatformContext): NodeConfig[] {
   const names = ctx.platform.kubeOvn.masterNodes;
   if (names) return names.map((n) => ctx.cfg.nodes.find((node) => node.name === n)).filter((n): n is NodeConfig => n !== undefined);
   const byZone = new Map<string, NodeConfig[]>();
-  for (const node of ctx.topo.nodesByRole.controlPlane) {
+  // a retiring node leaves the RAFT cluster before it leaves the inventory
+  for (const node of ctx.topo.nodesByRole.controlPlane.filter((n) => n.state !== "retiring")) {
     const zone = node.zone ?? "";
     byZone.set(zone, [...(byZone.get(zone) ?? []), node]);
   }
@@ -118,6 +120,15 @@ function checks(cfg: Config, _topo: Topology): Check[] {
           code: "kube-ovn-master-nodes",
           message: node ? `node '${name}' has no controlPlane role` : `no node named '${name}' in openkeel:nodes`,
           fix: "list controlPlane nodes of the inventory only (Kube-OVN's ovn-central runs with the OpenKeel control plane, § 2.3)",
+          path: `openkeel:platform.kubeOvn.masterNodes[${i}]`,
+        });
+      }
+      if (node?.state === "retiring") {
+        checks.push({
+          level: "error",
+          code: "kube-ovn-master-nodes",
+          message: `node '${name}' is retiring, and a retiring node leaves Kube-OVN's RAFT cluster before the inventory`,
+          fix: "list another controlPlane node in its place (then kick the old member: docs/node-lifecycle.md), or remove the key to let the default pick non-retiring nodes",
           path: `openkeel:platform.kubeOvn.masterNodes[${i}]`,
         });
       }

@@ -8,8 +8,8 @@ import type { Check } from "../config/problems";
 import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import type { NodeMetadataContributor } from "../plan/node-roles";
-import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
-import { CONTROL_PLANE, isObj, num, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
+import { APPLY_AS_PATCH_ANNOTATION, helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
+import { CONTROL_PLANE, unplaced, isObj, num, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
 import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
@@ -200,6 +200,33 @@ function volumeSnapshotClassesUnit(): ManifestsUnit {
 }
 
 /**
+ * A retiring storage node asks Longhorn to move its replicas away: `spec.allowScheduling: false`
+ * and `spec.evictionRequested: true` on its nodes.longhorn.io object (longhorn.io/v1beta2 Node, in
+ * Longhorn's namespace, named as the Kubernetes node: longhorn/longhorn-manager
+ * k8s/pkg/apis/longhorn/v1beta2/node.go; longhorn/longhorn
+ * enhancements/20200727-add-replica-eviction-support-for-disks-and-nodes.md: eviction keeps each
+ * volume's replica count by rebuilding elsewhere first). Longhorn creates that object when it
+ * registers the node, so this repository only patches it (APPLY_AS_PATCH_ANNOTATION), forcing the
+ * two fields away from longhorn-manager, which set them at creation. The strict-local volumes of
+ * D5 are not moved by eviction: their members re-sync elsewhere (docs/node-lifecycle.md).
+ */
+function evictionUnits(ctx: PlatformContext): ManifestsUnit[] {
+  const retiring = ctx.topo.nodesByRole.storage.filter((n) => n.state === "retiring");
+  if (retiring.length === 0) return [];
+  const objects: K8sObject[] = retiring.map((n) => ({
+    apiVersion: "longhorn.io/v1beta2",
+    kind: "Node",
+    metadata: {
+      name: n.name,
+      namespace: LONGHORN_NAMESPACE,
+      annotations: { [APPLY_AS_PATCH_ANNOTATION]: "patch", "pulumi.com/patchForce": "true" },
+    },
+    spec: { allowScheduling: false, evictionRequested: true },
+  }));
+  return [manifestsUnit("longhorn-node-eviction", "openkeel:platform:LonghornNodeEviction", objects)];
+}
+
+/**
  * Longhorn's string formats (longhorn-manager types/setting.go): tolerations `key=value:Effect`
  * (Equal) or `key:Effect` (Exists), `;`-separated; node selector `key:value;key2:value2`.
  */
@@ -289,8 +316,13 @@ export const longhorn: PlatformComponent = {
   nodeMetadata: () => longhornNodeMetadata,
   units: (ctx) => ({
     platform: [longhornRelease(ctx)],
-    "platform-config": [storageClassesUnit(ctx), volumeSnapshotClassesUnit()],
+    "platform-config": [storageClassesUnit(ctx), volumeSnapshotClassesUnit(), ...evictionUnits(ctx)],
   }),
-  readers: { units: { "openkeel:platform:Longhorn": readRelease } },
+  readers: {
+    units: {
+      "openkeel:platform:Longhorn": readRelease,
+      "openkeel:platform:LonghornNodeEviction": unplaced("eviction requests to Longhorn: no pods"),
+    },
+  },
   checks,
 };

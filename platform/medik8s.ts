@@ -5,7 +5,17 @@
 // (and one for the Kubernetes-only control plane), so that every node is watched by exactly one.
 // The hosts of a Masakari failover segment (label openkeel.io/ha-segment, always compute nodes)
 // belong to Masakari, which creates one NodeHealthCheck per segment.
+// A node in maintenance or retiring (config/lifecycle.ts) gets a NodeMaintenance request: NMO
+// leases the node, cordons it, taints it medik8s.io/drain and drains it, and undoes all of it when
+// the request is deleted (medik8s/node-maintenance-operator controllers/nodemaintenance_controller.go,
+// Reconcile and stopNodeMaintenanceImp; docs/overview.md). Our NodeHealthChecks leave such a node
+// out by its state label: NHC would not remediate it anyway while NMO holds its lease (NHC asks for
+// the same medik8s/common lease before it creates a remediation, and gives up on AlreadyHeldError:
+// node-healthcheck-operator controllers/nodehealthcheck_controller.go, remediate), but left in, a
+// node rebooting for its maintenance would count as unhealthy against maxUnhealthy and hold back
+// the remediation of another node of its group.
 import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
+import { DRAINED_STATES, isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
@@ -209,7 +219,8 @@ function groupSlug(group: NhcGroup): string {
 
 /**
  * Selector of the NodeHealthCheck of one group: nodes with its label, none of the labels of the
- * groups before it (so no node is in two checks), and no segment host (Masakari's).
+ * groups before it (so no node is in two checks), no segment host (Masakari's), and no node that
+ * is drained for maintenance or retiring (its state label; NotIn also matches nodes without it).
  */
 export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable<LabelSelector["matchExpressions"]> {
   const earlier = NHC_GROUPS.slice(0, NHC_GROUPS.indexOf(group));
@@ -217,6 +228,7 @@ export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable
     { key: groupLabel(group, profile), operator: "Exists" },
     ...earlier.map((g) => ({ key: groupLabel(g, profile), operator: "DoesNotExist" as const })),
     { key: HA_SEGMENT_LABEL, operator: "DoesNotExist" },
+    { key: NODE_STATE_LABEL, operator: "NotIn", values: [...DRAINED_STATES] },
   ];
 }
 
@@ -286,6 +298,23 @@ function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
 
 function medik8sRemediationUnit(ctx: PlatformContext): ManifestsUnit {
   return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx));
+}
+
+/**
+ * One NodeMaintenance (nodemaintenance.medik8s.io/v1beta1, cluster-scoped; spec.nodeName,
+ * spec.reason: api/v1beta1/nodemaintenance_types.go@v0.20.1) per node in maintenance or retiring,
+ * named as the node (NMO's webhook allows one request per node). No unit while no node is drained.
+ */
+function nodeMaintenanceUnits(ctx: PlatformContext): ManifestsUnit[] {
+  const drained = ctx.topo.nodes.filter((n) => isDrained(n.state));
+  if (drained.length === 0) return [];
+  const objects: K8sObject[] = drained.map((n) => ({
+    apiVersion: "nodemaintenance.medik8s.io/v1beta1",
+    kind: "NodeMaintenance",
+    metadata: { name: n.name },
+    spec: { nodeName: n.name, reason: `${n.state} in openkeel:nodes of stack ${ctx.cfg.stack}` },
+  }));
+  return [manifestsUnit("node-maintenance", "openkeel:platform:NodeMaintenance", objects)];
 }
 
 /** A NodeHealthCheck's design roles: the roles whose label its selector requires. */
@@ -367,12 +396,13 @@ export const medik8s: PlatformComponent = {
     const olm = olmUnit(after(podNetwork));
     return {
       "crds-operators": [olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
-      "platform-config": [medik8sRemediationUnit(ctx)],
+      "platform-config": [medik8sRemediationUnit(ctx), ...nodeMaintenanceUnits(ctx)],
     };
   },
   readers: {
     units: {
       "openkeel:platform:Olm": unplaced("upstream manifest: OLM's own placement is not set here"),
+      "openkeel:platform:NodeMaintenance": unplaced("requests to the Node Maintenance Operator: no pods"),
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },

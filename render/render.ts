@@ -119,6 +119,7 @@ export function renderPlan(plan: Plan, placement?: PlacementReport): RenderedFil
     topology: plan.topology,
     labelProfile: plan.labelProfile,
     taintedRoles: plan.taintedRoles,
+    cluster: plan.cluster,
     nodes: plan.nodes,
     warnings: plan.warnings.map((w) => ({ code: w.code, message: w.message, remediation: w.fix })),
     ...(plan.nodeConfig ? { nodeConfig: plan.nodeConfig.files.map((f) => f.path).sort() } : {}),

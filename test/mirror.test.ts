@@ -27,9 +27,11 @@ describe("openkeel:mirror", () => {
       } else expect(u).toEqual(before);
     }
     expect(units.some((u) => u.kind === "RemoteManifest") || stack === "lab").toBe(true);
-    // nothing in the render points anywhere else
+    // nothing in the render points anywhere else (but the cluster's own API server, no artifact)
     const index = renderPlan(plan).find((f) => f.path === "index.yaml")!.content;
-    for (const url of index.match(/(https?|oci):\/\/[^\s"']+/g) ?? []) expect(url.startsWith(MIRROR)).toBe(true);
+    const artifacts = (index.match(/(https?|oci):\/\/[^\s"']+/g) ?? []).filter((url) => url !== plan.cluster.apiServer);
+    expect(artifacts.length).toBeGreaterThan(0);
+    for (const url of artifacts) expect(url.startsWith(MIRROR)).toBe(true);
   });
 
   it("the program fetches from the mirror: Helm repository options and manifest URLs", async () => {

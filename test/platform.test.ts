@@ -1,6 +1,7 @@
 // The platform phases: which units each stack gets, their order (CRDs and operators before the
 // CRs that need them), the lab's realBackends toggle, the storage classes of D5, Longhorn's string
 // settings read the way Longhorn reads them, the platform settings and their checks.
+import { isDrained } from "../config/lifecycle";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatProblem } from "../config/problems";
@@ -37,7 +38,13 @@ describe("units per environment", () => {
       [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm", "medik8s-install-plan-approver", "medik8s-operators"].sort(),
     );
     expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform].sort());
-    expect(unitNames(plan, "platform-config").sort()).toEqual([...BACKENDS["platform-config"], "medik8s-remediation"].sort());
+    // a drained node's NodeMaintenance and a retiring storage node's eviction come and go with them
+    const nodes = shippedConfig(stack).nodes;
+    const lifecycle = [
+      ...(nodes.some((n) => isDrained(n.state)) ? ["node-maintenance"] : []),
+      ...(nodes.some((n) => n.state === "retiring" && n.roles.includes("storage")) ? ["longhorn-node-eviction"] : []),
+    ];
+    expect(unitNames(plan, "platform-config").sort()).toEqual([...BACKENDS["platform-config"], "medik8s-remediation", ...lifecycle].sort());
   });
 
   it("lab: kind keeps its CNI; Multus and the operators OpenKeel's infrastructure needs, no backends", () => {
@@ -76,6 +83,9 @@ const CRD_SOURCE: Record<string, string> = {
   // OLM installs these CRDs with the operator: the Subscriptions wait for the installed CSV.
   "remediation.medik8s.io": "medik8s-operators",
   "self-node-remediation.medik8s.io": "medik8s-operators",
+  "nodemaintenance.medik8s.io": "medik8s-operators",
+  // the chart installs Longhorn's CRDs (its node objects are patched for an eviction)
+  "longhorn.io": "longhorn",
 };
 const BUILT_IN = new Set(["v1", "apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "apiextensions.k8s.io/v1", "node.k8s.io/v1", "networking.k8s.io/v1"]);
 

@@ -110,12 +110,18 @@ describe("dropping a storage role (cmp-03 of prod-medium: compute, storage → c
 describe("removing a storage node that holds replicas (sto-9 of prod-large)", () => {
   const p = scenario("prod-large", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "sto-9")));
 
+  it("an error: it was not retiring in the base (docs/node-lifecycle.md)", () => {
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["error", "node-removal"]]);
+    expect(p.findings[0].message).toBe("node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in the base");
+  });
+
   it("Longhorn eviction comes first, then drain; reset and delete after; Swift's storage shrinks by one", () => {
     expect(steps(p, "sto-9")).toEqual([
       `before Longhorn eviction: kubectl -n longhorn-system patch nodes.longhorn.io sto-9 --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`,
       "before drain: kubectl drain sto-9 --ignore-daemonsets --delete-emptydir-data",
       "after reset: talosctl reset --graceful --nodes 10.40.4.19",
       "after delete: kubectl delete node sto-9",
+      "after forget it in Longhorn: kubectl -n longhorn-system delete nodes.longhorn.io sto-9",
     ]);
     expect(p.actions).toEqual([
       { action: "delete", resource: "Node sto-9 (patch)", unit: "node-roles", protected: false },

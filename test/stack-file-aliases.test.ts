@@ -26,6 +26,7 @@ function anchoredInventory(n: number): string {
   return [
     "config:",
     "  openkeel:environment: talos-production",
+    "  openkeel:cluster: {context: admin@aliases, apiServer: 'https://10.0.0.1:6443'}",
     "  openkeel:topology: large",
     "  openkeel:nodes:",
     ...nodes,

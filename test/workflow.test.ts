@@ -202,6 +202,18 @@ describe(".github/workflows/deploy.yml", () => {
       for (const s of steps(job, deploy)) expect(s.if, s.name ?? s.uses).toBeUndefined();
     }
   });
+
+  it("the kubeconfig must reach the stack's own cluster (openkeel:cluster): npm run cluster after it is written, before pulumi up", () => {
+    for (const [job, stack] of [["lab", "lab"], ["production", '"$STACK"']] as const) {
+      const all = steps(job, deploy);
+      const written = all.findIndex((s) => s.run?.includes("KUBECONFIG=$RUNNER_TEMP/kubeconfig"));
+      const check = all.findIndex((s) => s.run === `npm run cluster -- --stack ${stack}`);
+      expect(written, job).toBeGreaterThan(-1);
+      expect(check, job).toBeGreaterThan(written);
+      expect(check, job).toBeLessThan(all.indexOf(up(job)));
+    }
+    expect(steps("production", deploy).find((s) => s.run?.startsWith("npm run cluster"))!.env).toEqual({ STACK: "${{ matrix.stack }}" });
+  });
 });
 
 describe(".github/workflows/drift.yml", () => {

@@ -58,6 +58,7 @@ export function generatedProductionStack(size: number): GeneratedStack {
       network: { nodeSubnet: NODE_SUBNET },
       // Ironic runs on the provisioning nodes; its namespace reaches the BMC networks only (§ 2.2)
       services: { ironic: { bmcNetworks: ["172.16.0.0/16"] } },
+      cluster: { context: `admin@generated-${size}`, apiServer: "https://10.128.0.1:6443" },
       // required in production (components/talos-config.ts): hypervisor reservation, Longhorn disk
       talos: {
         watchdogModule: "ipmi_watchdog",

@@ -19,7 +19,14 @@
 //   k8s/pkg/apis/longhorn/v1beta2/node.go);
 // - node affinity and selectors count when a pod is scheduled only: pods of a role a node loses
 //   keep running there until the node is drained (DaemonSet pods excepted: their controller
-//   removes them).
+//   removes them);
+// - a node's state (config/lifecycle.ts, docs/node-lifecycle.md) is applied by `pulumi up`: the
+//   cordon, a NodeMaintenance (production: NMO drains the node, and uncordons it when the request
+//   is deleted: medik8s/node-maintenance-operator stopNodeMaintenanceImp), the Longhorn eviction of
+//   a retiring storage node. What stays manual: Nova's service, waiting for the drain and the
+//   eviction, the members of the strict-local quorums (D5: a new empty PVC elsewhere, § 2.1), the
+//   Kube-OVN RAFT member of a retired master (Kube-OVN docs, ops/kubectl-ko "DB Nodes Offline":
+//   kubectl ko nb|sb kick <server id>), and the cordon NMO lifts when maintenance ends in cordoned.
 import { parse, parseAllDocuments } from "yaml";
 import { isDeepStrictEqual } from "node:util";
 import { diff, formatPath } from "./ydiff";
@@ -38,6 +45,8 @@ export interface NodeSteps {
   node: string;
   change: "added" | "removed" | "changed";
   roles: { before?: string[]; after?: string[] };
+  /** The node's state on each side, when it changes. */
+  state?: { before: string; after: string };
   steps: NodeStep[];
 }
 
@@ -51,6 +60,12 @@ interface Machine {
 
 interface NodeView {
   roles: string[];
+  state: string;
+  kubernetesControlPlane: boolean;
+  /** A Talos (production) stack: NMO drains; the lab only cordons. */
+  production: boolean;
+  /** Carries kube-ovn/role=master: a member of Kube-OVN's own RAFT cluster. */
+  kubeOvnMaster: boolean;
   machine?: Machine;
   /** The documents the node's patches hold, in order (comments and file names aside). */
   config?: unknown[];
@@ -61,6 +76,7 @@ interface NodeView {
 }
 
 const LONGHORN_DISK_LABEL = "node.longhorn.io/create-default-disk";
+const KUBE_OVN_MASTER_LABEL = "kube-ovn/role";
 
 function yamlOf(tree: Tree, file: string): unknown {
   const text = tree.get(file);
@@ -83,7 +99,10 @@ function taintId(t: { key?: unknown; value?: unknown; effect?: unknown }): strin
 /** Every node of one render, by name. */
 function viewOf(tree: Tree): Map<string, NodeView> {
   const out = new Map<string, NodeView>();
-  const index = (yamlOf(tree, "index.yaml") ?? {}) as { nodes?: { name: string; roles?: string[] }[] };
+  const index = (yamlOf(tree, "index.yaml") ?? {}) as {
+    environment?: string;
+    nodes?: { name: string; roles?: string[]; state?: string; kubernetesControlPlane?: boolean }[];
+  };
   const machines = ((yamlOf(tree, "talos/machines.yaml") as { machines?: Record<string, Machine> } | undefined)?.machines ?? {}) as Record<string, Machine>;
   const nodeObjects = new Map<string, Record<string, any>>();
   for (const [file, text] of tree) {
@@ -102,6 +121,10 @@ function viewOf(tree: Tree): Map<string, NodeView> {
     const cidr = last((d) => d.machine?.kubelet?.nodeIP?.validSubnets)?.machine.kubelet.nodeIP.validSubnets[0];
     out.set(n.name, {
       roles: n.roles ?? [],
+      state: n.state ?? "active",
+      kubernetesControlPlane: n.kubernetesControlPlane === true,
+      production: index.environment === "talos-production",
+      kubeOvnMaster: nodeObjects.get(n.name)?.metadata?.labels?.[KUBE_OVN_MASTER_LABEL] === "master",
       ...(machine ? { machine, config } : {}),
       ...(typeof cidr === "string" ? { address: cidr.replace(/\/\d+$/, "") } : {}),
       longhornDisk: nodeObjects.get(n.name)?.metadata?.labels?.[LONGHORN_DISK_LABEL] === "true",
@@ -133,8 +156,99 @@ function drain(node: string, why: string): NodeStep {
   return { when: "before", what: "drain", command: `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data`, why };
 }
 
-function stepsOfChanged(name: string, b: NodeView, h: NodeView): NodeStep[] {
+const DRAINED = ["maintenance", "retiring"];
+
+function waitForDrain(name: string, h: NodeView): NodeStep {
+  return h.production
+    ? {
+        when: "after",
+        what: "wait for the drain",
+        command: `kubectl wait nodemaintenance/${name} --for=jsonpath='{.status.phase}'=Succeeded --timeout=2h`,
+        why: "pulumi up asks the Node Maintenance Operator to drain it (NodeMaintenance); VMs live-migrate, PodDisruptionBudgets pace the rest",
+      }
+    : {
+        when: "after",
+        what: "drain",
+        command: `kubectl drain ${name} --ignore-daemonsets --delete-emptydir-data`,
+        why: "the lab has no Node Maintenance Operator: pulumi up only cordons it",
+      };
+}
+
+/** The manual steps of a change of state, in order; the cordon, NodeMaintenance and eviction are pulumi up's. */
+function stateSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
+  const from = b.state;
+  const to = h.state;
+  if (from === to) return [];
   const steps: NodeStep[] = [];
+  const compute = h.roles.includes("compute");
+  const drainedBefore = DRAINED.includes(from);
+  const drainedAfter = DRAINED.includes(to);
+  const retires = to === "retiring" && from !== "retiring";
+  if (drainedAfter && !drainedBefore && compute) {
+    steps.push({
+      when: "before",
+      what: "disable Nova",
+      command: `openstack compute service set --disable --disable-reason ${to} ${name} nova-compute`,
+      why: "no new VM lands on it; a Masakari segment host also goes on maintenance (openstack segment host update --on_maintenance True, § 5.5)",
+    });
+  }
+  if (retires && h.roles.includes("storage")) {
+    steps.push({
+      when: "after",
+      what: "wait for the Longhorn eviction",
+      command: `kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${name}")]}{.metadata.name}{"\\n"}{end}'`,
+      why: "pulumi up asks Longhorn to evict its replicas (evictionRequested); go on once this lists nothing",
+    });
+  }
+  // from maintenance, the node is drained already
+  if (drainedAfter && !drainedBefore) steps.push(waitForDrain(name, h));
+  const members = [
+    ...(h.roles.includes("controlPlane") ? ["Galera, RabbitMQ and OVN central"] : []),
+    ...(h.roles.includes("storage") ? ["Swift storage"] : []),
+  ];
+  if (retires && members.length > 0) {
+    steps.push({
+      when: "after",
+      what: "move the strict-local members",
+      command: `kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${name}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each ${members.join(" or ")} member listed`,
+      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1)",
+    });
+  }
+  if (retires && b.kubeOvnMaster && !h.kubeOvnMaster) {
+    steps.push({
+      when: "after",
+      what: "leave Kube-OVN's RAFT",
+      command: `kubectl ko nb status; kubectl ko sb status; then kubectl ko nb kick <its server id>; kubectl ko sb kick <its server id>`,
+      why: "it is no longer a Kube-OVN master; its old NB and SB members stay in the RAFT clusters until kicked",
+    });
+  }
+  // a retirement called off (to active, cordoned or maintenance)
+  if (from === "retiring" && to !== "retiring" && b.roles.includes("storage")) {
+    steps.push({
+      when: "after",
+      what: "Longhorn scheduling",
+      command: `kubectl -n longhorn-system patch nodes.longhorn.io ${name} --type merge -p '{"spec":{"allowScheduling":true}}'`,
+      why: "pulumi up withdraws the eviction request by giving back the two fields it forced, which leaves allowScheduling unset (false)",
+    });
+  }
+  if (drainedBefore && !drainedAfter) {
+    if (to === "cordoned" && h.production) {
+      steps.push({
+        when: "after",
+        what: "cordon again",
+        command: `kubectl cordon ${name}`,
+        why: "NMO uncordons the node when pulumi up deletes its NodeMaintenance",
+      });
+    }
+    if (to === "active" && compute) {
+      steps.push({ when: "after", what: "enable Nova", command: `openstack compute service set --enable ${name} nova-compute`, why: "it takes VMs again (and clear on_maintenance of a segment host)" });
+    }
+  }
+  return steps;
+}
+
+function stepsOfChanged(name: string, b: NodeView, h: NodeView): NodeStep[] {
+  const steps: NodeStep[] = [...stateSteps(name, b, h)];
   const lost = b.roles.filter((r) => !h.roles.includes(r));
   const addr = h.address ?? b.address ?? name;
   if (b.longhornDisk && !h.longhornDisk) steps.push(evict(name, "it no longer holds a Longhorn disk, and the replicas on it would be lost with it"));
@@ -207,17 +321,36 @@ function stepsOfAdded(name: string, h: NodeView): NodeStep[] {
 function stepsOfRemoved(name: string, b: NodeView): NodeStep[] {
   const steps: NodeStep[] = [];
   const addr = b.address ?? name;
-  if (b.longhornDisk) steps.push(evict(name, "it holds a Longhorn disk, and the replicas on it would be lost with it"));
-  steps.push(drain(name, "it leaves the inventory: its pods must run elsewhere first"));
+  // a retiring node was evicted and drained while it was retiring
+  if (b.state !== "retiring") {
+    if (b.longhornDisk) steps.push(evict(name, "it holds a Longhorn disk, and the replicas on it would be lost with it"));
+    steps.push(drain(name, "it leaves the inventory: its pods must run elsewhere first"));
+  }
+  if (b.roles.includes("compute")) {
+    steps.push({
+      when: "before",
+      what: "delete the Nova service",
+      command: `openstack compute service delete <id of nova-compute on ${name}>`,
+      why: "Nova refuses while the resource provider has allocations: every VM has left it first (§ 5.5)",
+    });
+  }
   if (b.machine) {
     const etcd = b.machine.machineType === "controlplane" ? ", after leaving etcd" : "";
     steps.push({ when: "after", what: "reset", command: `talosctl reset --graceful --nodes ${addr}`, why: `wipes it${etcd}` });
   }
   steps.push({ when: "after", what: "delete", command: `kubectl delete node ${name}`, why: "`pulumi up` only takes its role labels back; the Node object stays until deleted" });
+  if (b.longhornDisk) {
+    steps.push({
+      when: "after",
+      what: "forget it in Longhorn",
+      command: `kubectl -n longhorn-system delete nodes.longhorn.io ${name}`,
+      why: "Longhorn keeps its node object (and the eviction request pulumi up withdraws) until deleted",
+    });
+  }
   return steps;
 }
 
-/** Per node whose steps are not empty, in inventory order (the head's, then nodes only the base has). */
+/** Per node whose steps are not empty or whose state changes, in inventory order (the head's, then nodes only the base has). */
 export function nodeSteps(base: Tree, head: Tree): NodeSteps[] {
   const b = viewOf(base);
   const h = viewOf(head);
@@ -228,8 +361,9 @@ export function nodeSteps(base: Tree, head: Tree): NodeSteps[] {
     const y = h.get(name);
     const change = !x ? "added" : !y ? "removed" : "changed";
     const steps = !x ? stepsOfAdded(name, y!) : !y ? stepsOfRemoved(name, x) : stepsOfChanged(name, x, y);
-    if (steps.length === 0) continue;
-    out.push({ node: name, change, roles: { ...(x ? { before: x.roles } : {}), ...(y ? { after: y.roles } : {}) }, steps });
+    const state = x && y && x.state !== y.state ? { before: x.state, after: y.state } : undefined;
+    if (steps.length === 0 && !state) continue;
+    out.push({ node: name, change, roles: { ...(x ? { before: x.roles } : {}), ...(y ? { after: y.roles } : {}) }, ...(state ? { state } : {}), steps });
   }
   return out;
 }

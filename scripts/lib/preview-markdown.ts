@@ -109,9 +109,9 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
   }
 
   if (p.nodes.length) {
-    out.push(`${h}# Node steps`, "", "Outside Kubernetes, in this order (`pulumi up` changes labels and workloads only):", "");
+    out.push(`${h}# Node steps`, "", "State changes, and the steps outside Kubernetes, in this order (`pulumi up` changes labels, cordons, requests drains and evictions, and changes workloads only):", "");
     for (const n of p.nodes) {
-      out.push(`- **${n.node}** (${rolesChange(n)})`);
+      out.push(`- **${n.node}** (${rolesChange(n)}${n.state ? `; state ${n.state.before} → ${n.state.after}` : ""})`);
       n.steps.forEach((s, i) => out.push(`  ${i + 1}. ${s.when} \`pulumi up\`, ${s.what}: \`${s.command}\` — ${s.why}`));
     }
     out.push("");

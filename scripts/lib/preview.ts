@@ -18,6 +18,7 @@ import { releaseName } from "../../openkeel/services";
 import { APPLY_AS_PATCH_ANNOTATION } from "../../plan/plan";
 import { SERVICE_REQUIRED_ROLE } from "../../topology/services";
 import { nodeSteps, type NodeSteps } from "./node-steps";
+import { indexNodes, nodeRemovalChecks } from "./node-guard";
 import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
 import { inPlace } from "./replace-rules";
 import { diff, formatPath, type Change } from "./ydiff";
@@ -533,6 +534,33 @@ function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Finding[] {
 // ---- one stack ----
 
 /** Compare one stack's base and head trees (either may be absent). */
+/**
+ * The stack bound to another cluster: the context, the API server or a pinned kube-system UID
+ * changes (pinning a UID for the first time is no move). Worth a reviewer's second look.
+ */
+function bindingFindings(base: Tree, head: Tree): Finding[] {
+  const binding = (tree: Tree) => ((tree.has("index.yaml") ? (parse(tree.get("index.yaml")!) ?? {}) : {}) as { cluster?: Record<string, unknown> }).cluster ?? {};
+  const b = binding(base);
+  const h = binding(head);
+  const moved = ["context", "apiServer", "kubeSystemUID"].filter((k) => b[k] !== undefined && b[k] !== h[k]);
+  if (moved.length === 0) return [];
+  return [
+    {
+      level: "warning",
+      code: "cluster-binding",
+      message: `the stack is bound to another cluster: ${moved.map((k) => `openkeel:cluster.${k} ${String(b[k])} → ${h[k] === undefined ? "(unset)" : String(h[k])}`).join(", ")}`,
+      reason: "pulumi up of the merge will talk to that cluster, with this stack's state",
+      fix: "make sure the new binding is the cluster this stack's state describes (a rebuilt cluster: pulumi refresh after the merge)",
+    },
+  ];
+}
+
+/** A node that holds data leaving without having been retiring in the base, or a quorum left short (scripts/lib/node-guard.ts). */
+function nodeFindings(base: Tree, head: Tree): Finding[] {
+  const nodes = (tree: Tree) => indexNodes(tree.has("index.yaml") ? parse(tree.get("index.yaml")!) : undefined);
+  return nodeRemovalChecks(nodes(base), nodes(head), "the base").map((c) => ({ level: c.level, code: c.code, message: c.message, fix: c.fix }));
+}
+
 export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport): StackPreview {
   const b = base ?? new Map<string, string>();
   const h = head ?? new Map<string, string>();
@@ -615,7 +643,7 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
   }
 
   const { actions, findings: refused } = actionsOf(objects, units, values, bi, hi);
-  const findings = [...refused, ...serviceFindings(units, bi, hi), ...quorumFindings(values)];
+  const findings = [...refused, ...serviceFindings(units, bi, hi), ...quorumFindings(values), ...(both ? [...nodeFindings(b, h), ...bindingFindings(b, h)] : [])];
 
   const settings = both ? diff(bi.settings, hi.settings) : [];
   const changed =

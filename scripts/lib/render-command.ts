@@ -10,6 +10,7 @@ import { renderPlan } from "../../render/render";
 import { allUnits } from "../../plan/plan";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "./cli";
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "./protected";
+import { indexNodes, nodeRemovalChecks } from "./node-guard";
 import { removeStaleStacks, writeStackDir } from "./write";
 
 const RENDER_OPTIONS = {
@@ -56,6 +57,26 @@ function previousIndex(out: string, stack: string): PreviousIndex | undefined {
   return committedFile(file);
 }
 
+/**
+ * What the node guard compares with: the committed render first (a node may leave only after it
+ * was retiring in a committed, so reviewed and deployed, inventory), else the render on disk.
+ */
+function committedIndex(out: string, stack: string): PreviousIndex | undefined {
+  const file = path.join(out, stack, "index.yaml");
+  return committedFile(file) ?? previousIndex(out, stack);
+}
+
+function parseIndex(previous: PreviousIndex, file: string): unknown {
+  try {
+    return parse(previous.text);
+  } catch (e) {
+    throw new UserError(
+      `${previous.where}: is not a render of this repository (${(e as Error).message.split("\n")[0]}). Fix: remove ${path.dirname(file)}/ or render elsewhere with --out`,
+      EXIT_BAD_CONFIG,
+    );
+  }
+}
+
 export function renderCommand(argv: string[], io: Io): number {
   const opts = args(RENDER_OPTIONS, argv, RENDER_SCRIPT);
   const out = opts.out!;
@@ -73,15 +94,10 @@ export function renderCommand(argv: string[], io: Io): number {
       notes.push(`${s.plan.stack}: no previous render to guard the units that own data against (${file} is absent, and git HEAD holds none)`);
       continue;
     }
-    let index: unknown;
-    try {
-      index = parse(previous.text);
-    } catch (e) {
-      throw new UserError(
-        `${previous.where}: is not a render of this repository (${(e as Error).message.split("\n")[0]}). Fix: remove ${path.dirname(file)}/ or render elsewhere with --out`,
-        EXIT_BAD_CONFIG,
-      );
-    }
+    const index = parseIndex(previous, file);
+    const committed = committedIndex(out, s.plan.stack) ?? previous;
+    const nodesBefore = indexNodes(committed === previous ? index : parseIndex(committed, file));
+    for (const c of nodeRemovalChecks(nodesBefore, s.plan.nodes, committed.where)) refused.push(formatCheck(s.config.file, c));
     for (const loss of protectedLosses(index, s.plan)) {
       const what = `${describeLoss(loss)} (${previous.where} has it)`;
       if (allowed.has(loss.unit)) {

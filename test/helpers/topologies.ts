@@ -123,6 +123,7 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
         ...(Object.keys(services).length ? { services } : {}),
         ...(Object.keys(platform).length ? { platform } : {}),
         ...(g.production && g.mistake !== "noTalos" ? { talos: TALOS } : {}),
+        ...(g.production ? { cluster: { context: "admin@generated", apiServer: "https://10.0.0.1:6443" } } : {}),
       };
       return { raw, nodes: size };
     });

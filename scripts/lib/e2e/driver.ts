@@ -209,6 +209,17 @@ function apiWarnings(text: string): string[] {
   return [...new Set(text.split("\n").filter((l) => /unknown field|would violate PodSecurity|Warning:.*(deprecated|unknown)/i.test(l)).map((l) => l.trim()))];
 }
 
+/** The e2e cluster as a stack binds it: its kubeconfig's current context and server, and the live kube-system UID. */
+async function e2eBinding(r: StackRun): Promise<{ context: string; apiServer: string; kubeSystemUID: string }> {
+  const kubeconfig = parseAllDocuments(fs.readFileSync(r.kubeconfig, "utf8"))[0]?.toJS() as any;
+  const context = kubeconfig?.["current-context"] as string;
+  const cluster = (kubeconfig?.contexts ?? []).find((c: any) => c.name === context)?.context?.cluster;
+  const apiServer = (kubeconfig?.clusters ?? []).find((c: any) => c.name === cluster)?.cluster?.server as string;
+  const uid = (await r.kube!.get<any>("/api/v1/namespaces/kube-system"))?.metadata?.uid as string;
+  if (!context || !apiServer || !uid) throw new Error(`cannot bind the stack to the e2e cluster: context ${context}, server ${apiServer}, kube-system UID ${uid}`);
+  return { context, apiServer, kubeSystemUID: uid };
+}
+
 /** Every object as written (rendered objects; objects of the contract charts' releases) vs the cluster. */
 async function checkPersisted(r: StackRun, rendered: RenderedStack): Promise<void> {
   const res = await run("kubectl", ["get", "-R", "-f", path.join(rendered.dir, "objects"), "-o", "json", "--ignore-not-found", "--kubeconfig", r.kubeconfig], { log: r.log("persisted") });
@@ -662,6 +673,12 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         }
         fs.writeFileSync(file, `${original.replace(/\n*$/, "\n")}${salt ? `${salt}\n` : ""}`);
         setStackConfig(file, "mirror", { url: r.mirror!.url });
+        // E2E STAND-IN: the stack is bound to the e2e's cluster (openkeel:cluster), its context, API
+        // server and kube-system UID, as an operator binds a stack to a new cluster; the program
+        // then checks all three against this cluster before it registers any unit.
+        const binding = await e2eBinding(r);
+        setStackConfig(file, "cluster", binding);
+        rep.standIns.push(`openkeel:cluster of the stack: the e2e cluster (context ${binding.context}, ${binding.apiServer}, kube-system ${binding.kubeSystemUID})`);
         s.summary = `stack ${stack} in file://${path.join(r.work, "state")}; mirror ${r.mirror!.url}${rewritten ? "; STACK FILE REWRITTEN by pulumi" : ""}`;
       },
       { fatal: true },

@@ -1,0 +1,379 @@
+// Node lifecycle (issue 15, item 1): each operator scenario as a stack edit and what it yields —
+// the objects `pulumi up` would apply, the preview a reviewer approves (actions, the state change,
+// the steps in order), the plan checks and the removal guard of `npm run render`.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { stringify } from "yaml";
+import { describe, expect, it } from "vitest";
+import type { LoadedConfig } from "../config/schema";
+import { planStack } from "../environments";
+import { renderPlan } from "../render/render";
+import { capture } from "../scripts/lib/cli";
+import { nodeRemovalChecks } from "../scripts/lib/node-guard";
+import { hasErrors, previewStack, type StackPreview, type Tree } from "../scripts/lib/preview";
+import { stackMarkdown } from "../scripts/lib/preview-markdown";
+import { renderCommand } from "../scripts/lib/render-command";
+import { readTree } from "../scripts/lib/write";
+import { objectsOf, planOf } from "./helpers/plans";
+import { mutatedConfig, PROJECT_KEY, shippedConfig, shippedRaw, tempStacks } from "./helpers/lifecycle";
+
+function render(cfg: LoadedConfig): Tree {
+  const r = planStack(cfg);
+  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.checks)}`);
+  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
+}
+
+const node = (raw: any, name: string) => {
+  const n = raw.nodes.find((x: any) => x.name === name);
+  if (!n) throw new Error(`no node ${name}`);
+  return n;
+};
+const withState = (name: string, state: string) => (raw: any) => (node(raw, name).state = state);
+const without = (name: string) => (raw: any) => (raw.nodes = raw.nodes.filter((n: any) => n.name !== name));
+const steps = (p: StackPreview, name: string) => p.nodes.find((n) => n.node === name)?.steps.map((s) => `${s.when} ${s.what}: ${s.command}`) ?? [];
+const actions = (p: StackPreview) => p.actions.map((a) => `${a.action} ${a.resource}${a.unit ? ` [${a.unit}]` : ""}`);
+const errorsOf = (stack: string, edit: (raw: any) => void) =>
+  planStack(mutatedConfig(stack, edit))
+    .checks.filter((c) => c.level === "error")
+    .map((c) => ({ code: c.code, path: c.path, message: c.message }));
+
+describe("putting a node into maintenance (cmp-02 of prod-medium)", () => {
+  const plan = planOf(mutatedConfig("prod-medium", withState("cmp-02", "maintenance")));
+  const before = render(shippedConfig("prod-medium"));
+  const after = render(mutatedConfig("prod-medium", withState("cmp-02", "maintenance")));
+  const p = previewStack("prod-medium", before, after);
+
+  it("cordons it and labels its state through the node-roles patch; other nodes are untouched", () => {
+    const patches = objectsOf(plan, "node-roles");
+    const cmp02 = patches.find((o) => o.metadata.name === "cmp-02")!;
+    expect(cmp02.spec).toEqual({ unschedulable: true });
+    expect(cmp02.metadata.labels?.["openkeel.io/node-state"]).toBe("maintenance");
+    for (const o of patches.filter((x) => x.metadata.name !== "cmp-02")) {
+      expect(o.spec).toBeUndefined();
+      expect(o.metadata.labels?.["openkeel.io/node-state"]).toBeUndefined();
+    }
+  });
+
+  it("asks the Node Maintenance Operator to drain it, and leaves Longhorn alone", () => {
+    expect(objectsOf(plan, "node-maintenance")).toEqual([
+      {
+        apiVersion: "nodemaintenance.medik8s.io/v1beta1",
+        kind: "NodeMaintenance",
+        metadata: { name: "cmp-02" },
+        spec: { nodeName: "cmp-02", reason: "maintenance in openkeel:nodes of stack prod-medium" },
+      },
+    ]);
+    expect(plan.phases.flatMap((ph) => ph.units).find((u) => u.name === "longhorn-node-eviction")).toBeUndefined();
+  });
+
+  it("our NodeHealthChecks leave it out, and the coverage check accepts that", () => {
+    const r = planStack(mutatedConfig("prod-medium", withState("cmp-02", "maintenance")));
+    const nhcs = r.placement!.placements.filter((c) => c.component.kind === "NodeHealthCheck");
+    expect(nhcs.length).toBeGreaterThan(0);
+    for (const c of nhcs) expect(c.eligible).not.toContain("cmp-02");
+    expect(nhcs.some((c) => c.eligible.includes("cmp-01"))).toBe(true);
+  });
+
+  it("the preview: the patch update, the request created, the state change and its steps in order", () => {
+    expect(actions(p)).toEqual(["update Node cmp-02 (patch) [node-roles]", "create NodeMaintenance cmp-02 [node-maintenance]"]);
+    expect(p.findings).toEqual([]);
+    expect(p.nodes.map((n) => [n.node, n.state])).toEqual([["cmp-02", { before: "active", after: "maintenance" }]]);
+    expect(steps(p, "cmp-02")).toEqual([
+      "before disable Nova: openstack compute service set --disable --disable-reason maintenance cmp-02 nova-compute",
+      "after wait for the drain: kubectl wait nodemaintenance/cmp-02 --for=jsonpath='{.status.phase}'=Succeeded --timeout=2h",
+    ]);
+    expect(stackMarkdown(p)).toContain("- **cmp-02** (compute, storage; state active → maintenance)");
+  });
+
+  it("back to active: the request goes (NMO uncordons), Nova takes VMs again", () => {
+    const back = previewStack("prod-medium", after, before);
+    expect(actions(back)).toEqual(["delete NodeMaintenance cmp-02 [node-maintenance]", "update Node cmp-02 (patch) [node-roles]"]);
+    expect(steps(back, "cmp-02")).toEqual(["after enable Nova: openstack compute service set --enable cmp-02 nova-compute"]);
+  });
+
+  it("on to cordoned: the node must be cordoned again once NMO lifts its cordon", () => {
+    const cordoned = previewStack("prod-medium", after, render(mutatedConfig("prod-medium", withState("cmp-02", "cordoned"))));
+    expect(steps(cordoned, "cmp-02")).toEqual(["after cordon again: kubectl cordon cmp-02"]);
+  });
+
+  it("two control-plane nodes at once is refused: their quorums would lose their majority", () => {
+    const errors = errorsOf("prod-medium", (r) => {
+      node(r, "cp-1").state = "maintenance";
+      node(r, "cp-2").state = "retiring";
+    });
+    expect(errors.filter((e) => e.code === "quorum-drain").map((e) => e.path)).toEqual(["openkeel:nodes[1].state", "openkeel:nodes[1].state"]);
+    expect(errors.find((e) => e.code === "quorum-drain")?.message).toMatch(/'cp-1', 'cp-2' hold the OpenKeel control plane \(Galera, RabbitMQ and OVN central\)/);
+  });
+});
+
+describe("the lab has no Node Maintenance Operator", () => {
+  const cfg = mutatedConfig("lab", withState("openkeel-lab-control-plane", "maintenance"));
+
+  it("maintenance only cordons it, with a warning naming the drain to run", () => {
+    const r = planStack(cfg);
+    expect(r.plan).toBeDefined();
+    expect(r.checks.map((c) => [c.level, c.code, c.path])).toEqual([["warning", "lab-node-state", "openkeel:nodes[0].state"]]);
+    expect(r.checks[0].fix).toBe("drain it yourself after pulumi up: kubectl drain openkeel-lab-control-plane --ignore-daemonsets --delete-emptydir-data");
+    expect(objectsOf(r.plan!, "node-roles")[0].spec).toEqual({ unschedulable: true });
+    expect(r.plan!.phases.flatMap((ph) => ph.units).map((u) => u.name)).not.toContain("node-maintenance");
+  });
+
+  it("the preview's step is the drain by hand", () => {
+    const p = previewStack("lab", render(shippedConfig("lab")), render(cfg));
+    expect(steps(p, "openkeel-lab-control-plane")).toEqual([
+      "before disable Nova: openstack compute service set --disable --disable-reason maintenance openkeel-lab-control-plane nova-compute",
+      "after drain: kubectl drain openkeel-lab-control-plane --ignore-daemonsets --delete-emptydir-data",
+    ]);
+  });
+});
+
+describe("retiring a storage node (sto-9 of prod-large)", () => {
+  const retiring = mutatedConfig("prod-large", withState("sto-9", "retiring"));
+  const plan = planOf(retiring);
+  const p = previewStack("prod-large", render(shippedConfig("prod-large")), render(retiring));
+
+  it("asks Longhorn to evict its replicas: a forced server-side-apply patch of its nodes.longhorn.io object", () => {
+    expect(objectsOf(plan, "longhorn-node-eviction")).toEqual([
+      {
+        apiVersion: "longhorn.io/v1beta2",
+        kind: "Node",
+        metadata: { name: "sto-9", namespace: "longhorn-system", annotations: { "openkeel.io/apply-as": "patch", "pulumi.com/patchForce": "true" } },
+        spec: { allowScheduling: false, evictionRequested: true },
+      },
+    ]);
+    expect(objectsOf(plan, "node-maintenance").map((o) => o.metadata.name)).toEqual(["sto-9"]);
+  });
+
+  it("the preview: eviction and drain requested by pulumi up, the waits after it", () => {
+    expect(actions(p)).toEqual([
+      "update Node sto-9 (patch) [node-roles]",
+      "create Node longhorn-system/sto-9 (patch) [longhorn-node-eviction]",
+      "create NodeMaintenance sto-9 [node-maintenance]",
+    ]);
+    expect(p.findings).toEqual([]);
+    expect(steps(p, "sto-9")).toEqual([
+      `after wait for the Longhorn eviction: kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="sto-9")]}{.metadata.name}{"\\n"}{end}'`,
+      "after wait for the drain: kubectl wait nodemaintenance/sto-9 --for=jsonpath='{.status.phase}'=Succeeded --timeout=2h",
+      `after move the strict-local members: kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="sto-9")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each Swift storage member listed`,
+    ]);
+  });
+
+  it("called off: Longhorn scheduling must be switched back on by hand", () => {
+    const back = previewStack("prod-large", render(retiring), render(shippedConfig("prod-large")));
+    expect(steps(back, "sto-9")).toEqual([`after Longhorn scheduling: kubectl -n longhorn-system patch nodes.longhorn.io sto-9 --type merge -p '{"spec":{"allowScheduling":true}}'`]);
+  });
+
+  it("a retiring control-plane node is no default Kube-OVN master; naming it as one is refused", () => {
+    const masters = (cfg: LoadedConfig) =>
+      objectsOf(planOf(cfg), "node-roles")
+        .filter((o) => o.metadata.labels?.["kube-ovn/role"] === "master")
+        .map((o) => o.metadata.name);
+    expect(masters(shippedConfig("prod-large"))).toEqual(["ok-cp-1", "ok-cp-3", "ok-cp-5"]);
+    expect(masters(mutatedConfig("prod-large", withState("ok-cp-1", "retiring")))).toEqual(["ok-cp-2", "ok-cp-3", "ok-cp-5"]);
+    const p2 = previewStack("prod-large", render(shippedConfig("prod-large")), render(mutatedConfig("prod-large", withState("ok-cp-1", "retiring"))));
+    expect(steps(p2, "ok-cp-1").map((s) => s.split(":")[0])).toEqual(["after wait for the drain", "after move the strict-local members", "after leave Kube-OVN's RAFT"]);
+    const errors = errorsOf("prod-large", (r) => {
+      node(r, "ok-cp-1").state = "retiring";
+      r.platform = { kubeOvn: { masterNodes: ["ok-cp-1", "ok-cp-3", "ok-cp-5"] } };
+    });
+    expect(errors).toEqual([
+      { code: "kube-ovn-master-nodes", path: "openkeel:platform.kubeOvn.masterNodes[0]", message: "node 'ok-cp-1' is retiring, and a retiring node leaves Kube-OVN's RAFT cluster before the inventory" },
+    ]);
+  });
+});
+
+/** A stacks folder with stack `s`, rendered once into `out`. */
+async function renderedOnce(raw: Record<string, unknown>) {
+  const dir = tempStacks({ s: raw });
+  const out = path.join(dir, "out");
+  const first = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+  expect(first.code, first.stderr).toBe(0);
+  return { dir, out, file: path.join(dir, "Pulumi.s.yaml") };
+}
+
+function edited(stack: string, ...edits: ((raw: any) => void)[]): Record<string, unknown> {
+  const raw = structuredClone(shippedRaw(stack));
+  for (const e of edits) e(raw);
+  return raw;
+}
+
+describe("removing a storage node", () => {
+  it("without retiring it first: the render refuses, naming the node, what it holds and the way through; nothing written", async () => {
+    const { dir, out, file } = await renderedOnce(edited("prod-large"));
+    const before = readTree(out);
+    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large", without("sto-9"))) }));
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `${file}: openkeel:nodes: error [node-removal]: node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in ${path.join(out, "s", "index.yaml")}. ` +
+        "Fix: keep it, set state: retiring on it first, render, merge and pulumi up (Longhorn evicts its replicas, NMO drains it); remove it once both are done (docs/node-lifecycle.md)\n",
+    );
+    expect(readTree(out)).toEqual(before);
+  });
+
+  it("and the preview of such a change is an error too", () => {
+    const p = previewStack("prod-large", render(shippedConfig("prod-large")), render(mutatedConfig("prod-large", without("sto-9"))));
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["error", "node-removal"]]);
+    expect(hasErrors([p])).toBe(true);
+  });
+
+  it("after retiring it: the render passes, and the preview lists only what is left (reset, delete, forget in Longhorn)", async () => {
+    const { dir, out, file } = await renderedOnce(edited("prod-large", withState("sto-9", "retiring")));
+    const retired = readTree(out);
+    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large", without("sto-9"))) }));
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const prefix = (t: Map<string, string>) => new Map([...t].filter(([f]) => f.startsWith("s/")).map(([f, c]) => [f.slice(2), c]));
+    const p = previewStack("prod-large", prefix(retired), prefix(readTree(out)));
+    expect(p.findings).toEqual([]);
+    expect(steps(p, "sto-9")).toEqual([
+      "after reset: talosctl reset --graceful --nodes 10.40.4.19",
+      "after delete: kubectl delete node sto-9",
+      "after forget it in Longhorn: kubectl -n longhorn-system delete nodes.longhorn.io sto-9",
+    ]);
+    expect(actions(p)).toEqual([
+      "delete Node longhorn-system/sto-9 (patch) [longhorn-node-eviction]",
+      "delete Node sto-9 (patch) [node-roles]",
+      "delete NodeMaintenance sto-9 [node-maintenance]",
+      // Swift's rings follow the storage nodes
+      "update HelmRelease openkeel-swift [openkeel-swift]",
+    ]);
+  });
+
+  it("retiring only in an uncommitted render is not enough: the committed one (git HEAD) decides", async () => {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-lifecycle-"));
+    const git = (...argv: string[]) => {
+      const g = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...argv], { cwd: repo, encoding: "utf8" });
+      expect(g.status, g.stderr).toBe(0);
+    };
+    const stacks = path.join(repo, "stacks");
+    fs.mkdirSync(stacks);
+    const write = (raw: Record<string, unknown>) => fs.writeFileSync(path.join(stacks, "Pulumi.s.yaml"), stringify({ config: PROJECT_KEY(raw) }));
+    const argv = ["--stacks-dir", stacks, "--out", path.join(repo, "rendered")];
+    write(edited("prod-large"));
+    expect((await capture(renderCommand, argv)).code).toBe(0);
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "render");
+    write(edited("prod-large", withState("sto-9", "retiring")));
+    expect((await capture(renderCommand, argv)).code).toBe(0);
+    write(edited("prod-large", without("sto-9")));
+    const r = await capture(renderCommand, argv);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in git HEAD:rendered/s/index.yaml");
+  });
+});
+
+describe("removing the last member of a quorum", () => {
+  const twoNodeLab = (raw: any) => {
+    node(raw, "openkeel-lab-control-plane").roles = ["compute", "network", "storage"];
+    raw.nodes.push({ name: "openkeel-lab-worker", roles: ["controlPlane"] });
+  };
+
+  it("retiring the lab's only controlPlane node is refused: nothing would hold the members", () => {
+    const errors = errorsOf("lab", (r) => {
+      twoNodeLab(r);
+      node(r, "openkeel-lab-worker").state = "retiring";
+    });
+    expect(errors.map((e) => [e.code, e.path])).toEqual([["retiring-quorum-member", "openkeel:nodes[1].state"]]);
+    expect(errors[0].message).toBe("node 'openkeel-lab-worker' is retiring, which leaves 0 node(s) for the 1 member(s) of the OpenKeel control plane (Galera, RabbitMQ and OVN central)");
+  });
+
+  it("a lab without a controlPlane node is refused by the config already", () => {
+    expect(() => mutatedConfig("lab", (r) => (twoNodeLab(r), without("openkeel-lab-worker")(r)))).not.toThrow();
+    expect(() => planStack(mutatedConfig("lab", (r) => (twoNodeLab(r), without("openkeel-lab-worker")(r))))).toThrow(/no node has the controlPlane role/);
+  });
+
+  it("removing an etcd member (k8s-cp-3 of prod-large) is refused by the render: it is a member, and etcd keeps its 3", async () => {
+    const { dir, out, file } = await renderedOnce(edited("prod-large"));
+    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large", without("k8s-cp-3"))) }));
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines.map((l) => l.match(/error \[([a-z-]+)\]/)?.[1])).toEqual(["node-removal", "quorum-removal"]);
+    expect(lines[0]).toContain("node 'k8s-cp-3' holds an etcd member (Kubernetes control plane) and would be removed while it is active");
+    expect(lines[1]).toContain(
+      `removing 'k8s-cp-3' leaves 2 node(s) for the 3 member(s) of the Kubernetes control plane (etcd) that ${path.join(out, "s", "index.yaml")} has. Fix: add the replacement (kubernetesControlPlane: true) and deploy it before removing a member`,
+    );
+  });
+
+  it("even a retiring member may not leave its quorum short (prod-medium's cp-3; etcd as well)", () => {
+    const medium = planOf(shippedConfig("prod-medium")).nodes;
+    const previous = medium.map((n) => (n.name === "cp-3" ? { ...n, state: "retiring" as const } : n));
+    const checks = nodeRemovalChecks(previous, medium.filter((n) => n.name !== "cp-3"), "the base");
+    expect(checks.map((c) => c.code)).toEqual(["quorum-removal", "quorum-removal"]);
+    expect(checks[1].message).toBe("removing 'cp-3' leaves 2 node(s) for the 3 member(s) of the Kubernetes control plane (etcd) that the base has");
+    // with a fourth control-plane node deployed first, the same removal passes
+    const four = [...previous, { name: "cp-4", roles: ["controlPlane" as const], kubernetesControlPlane: true as const, state: "active" as const }];
+    expect(nodeRemovalChecks(four, four.filter((n) => n.name !== "cp-3"), "the base")).toEqual([]);
+  });
+
+  it("retiring one of three is refused until the replacement is there", () => {
+    expect(errorsOf("prod-medium", withState("cp-3", "retiring")).map((e) => e.code)).toEqual(["retiring-quorum-member", "retiring-quorum-member"]);
+    const withFourth = (r: any) => r.nodes.push({ name: "cp-4", kubernetesControlPlane: true, internalIP: "10.30.0.14", roles: ["controlPlane"] });
+    expect(errorsOf("prod-medium", (r) => (withFourth(r), withState("cp-3", "retiring")(r)))).toEqual([]);
+  });
+});
+
+describe("index.yaml records every node's state", () => {
+  it("active by default, and what the stack says", () => {
+    const index = render(mutatedConfig("prod-medium", withState("net-2", "cordoned"))).get("index.yaml")!;
+    expect(index).toMatch(/- name: net-2\n {4}roles:\n {6}- network\n {4}state: cordoned\n/);
+    expect(index).toMatch(/- kubernetesControlPlane: true\n {4}name: cp-1\n {4}roles:\n {6}- controlPlane\n {4}state: active\n/);
+  });
+});
+
+describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of prod-large)", () => {
+  const sto10 = { name: "sto-10", internalIP: "10.40.4.20", zone: "zone-a", roles: ["storage"] };
+  const joined = (raw: any) => raw.nodes.push(structuredClone(sto10));
+
+  it("join, maintenance, back, retire, remove: each render passes the guard, each preview says what to do", async () => {
+    const { dir, out, file } = await renderedOnce(edited("prod-large"));
+    const trees: Tree[] = [];
+    const step = async (raw: Record<string, unknown>) => {
+      fs.writeFileSync(file, stringify({ config: PROJECT_KEY(raw) }));
+      const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+      expect(r.code, r.stderr).toBe(0);
+      trees.push(new Map([...readTree(out)].filter(([f]) => f.startsWith("s/")).map(([f, c]) => [f.slice(2), c])));
+      return trees.length === 1 ? undefined : previewStack("prod-large", trees[trees.length - 2], trees[trees.length - 1]);
+    };
+    await step(edited("prod-large"));
+    const join = (await step(edited("prod-large", joined)))!;
+    expect(steps(join, "sto-10")[0]).toMatch(/^before install: boot it from the image of schematics\/worker-storage\.yaml/);
+    const maintenance = (await step(edited("prod-large", joined, withState("sto-10", "maintenance"))))!;
+    expect(actions(maintenance)).toContain("create NodeMaintenance sto-10 [node-maintenance]");
+    const back = (await step(edited("prod-large", joined)))!;
+    expect(actions(back)).toContain("delete NodeMaintenance sto-10 [node-maintenance]");
+    // removing it now, while active, is refused
+    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large")) }));
+    expect((await capture(renderCommand, ["--stacks-dir", dir, "--out", out])).stderr).toContain("error [node-removal]: node 'sto-10'");
+    const retire = (await step(edited("prod-large", joined, withState("sto-10", "retiring"))))!;
+    expect(actions(retire)).toContain("create Node longhorn-system/sto-10 (patch) [longhorn-node-eviction]");
+    const removed = (await step(edited("prod-large")))!;
+    expect(removed.findings).toEqual([]);
+    expect(steps(removed, "sto-10")).toEqual([
+      "after reset: talosctl reset --graceful --nodes 10.40.4.20",
+      "after delete: kubectl delete node sto-10",
+      "after forget it in Longhorn: kubectl -n longhorn-system delete nodes.longhorn.io sto-10",
+    ]);
+  });
+});
+
+describe("between two drained states", () => {
+  const maintenance = render(mutatedConfig("prod-large", withState("sto-9", "maintenance")));
+  const retiring = render(mutatedConfig("prod-large", withState("sto-9", "retiring")));
+
+  it("maintenance → retiring: the eviction and the members, no second drain", () => {
+    const p = previewStack("prod-large", maintenance, retiring);
+    expect(p.nodes[0].state).toEqual({ before: "maintenance", after: "retiring" });
+    expect(steps(p, "sto-9").map((s) => s.split(":")[0])).toEqual(["after wait for the Longhorn eviction", "after move the strict-local members"]);
+  });
+
+  it("retiring → maintenance: Longhorn scheduling back on, the node stays drained", () => {
+    const p = previewStack("prod-large", retiring, maintenance);
+    expect(steps(p, "sto-9").map((s) => s.split(":")[0])).toEqual(["after Longhorn scheduling"]);
+    expect(actions(p)).toEqual(["delete Node longhorn-system/sto-9 (patch) [longhorn-node-eviction]", "update Node sto-9 (patch) [node-roles]", "update NodeMaintenance sto-9 [node-maintenance]"]);
+  });
+});
