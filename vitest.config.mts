@@ -2,13 +2,14 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // kubeconform and actionlint at their pins (platform/versions.ts, TOOLS) before any suite runs.
     globalSetup: ["test/setup/tools.ts"],
-    // The Pulumi runtime mocks are process-global: files run in separate workers, tests in a file
-    // run one after another.
     pool: "forks",
+    maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    projects: [
+      { extends: true, test: { name: "shared", include: ["test/**/*.test.ts"], exclude: ["test/placement-cli.test.ts"], isolate: false } },
+      { extends: true, test: { name: "isolated", include: ["test/placement-cli.test.ts"] } },
+    ],
   },
 });
