@@ -1,17 +1,22 @@
 // `npm run policy` end to end: exit codes, the text report and the JSON one, through the command's
 // own function in-process (scripts/lib/policy-command.ts: the real packs, one per environment, judge
-// the programs run under the mocks), and once through the real CLI, which must print and exit
-// exactly as the function does.
+// the programs run under the mocks), and once through the real CLI, with packs of its own, which
+// must print and exit exactly as the function does.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { capture } from "../scripts/lib/cli";
 import { policyCommand, type PolicyReportJson } from "../scripts/lib/policy-command";
+import { PackPool } from "../scripts/lib/policy-run";
 import { REPO, SHIPPED_STACKS, shippedRaw, tempStacks } from "./helpers/stacks";
 
-const policy = (...argv: string[]) => capture(policyCommand, argv);
+// The in-process runs share their packs, one per environment, as one command shares them among its
+// stacks (each stack still an operation of its own: ConfigureStack, Configure with its pack config).
+const packs = new PackPool();
+afterAll(() => packs.close());
+const policy = (...argv: string[]) => capture((args, io) => policyCommand(args, io, undefined, packs), argv);
 
 /** prod-medium with the floating IPs centralized by a raw values override (D3). */
 function centralizedStack(): string {
@@ -29,7 +34,7 @@ describe("npm run policy", () => {
   it("passes every shipped stack (exit 0) and reports each one; --out writes the results as JSON", async () => {
     const out = tmpFile("results.json");
     const lines: string[] = [];
-    const r = await capture((argv, io) => policyCommand(argv, io, (l) => lines.push(l)), ["--out", out]);
+    const r = await capture((argv, io) => policyCommand(argv, io, (l) => lines.push(l), packs), ["--out", out]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     for (const stack of SHIPPED_STACKS) expect(r.stdout).toMatch(new RegExp(`^${stack} \\([a-z-]+\\): \\d+ resources analyzed, 0 mandatory and 0 advisory violation\\(s\\)$`, "m"));
     expect(r.stdout).toMatch(/policy: 4 stack\(s\) pass/);

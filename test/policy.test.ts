@@ -109,8 +109,9 @@ describe("npm run policy's packs: one per environment, judging while the program
         return { stack, config: pulumiConfigMap(raw) };
       }),
     ];
-    const pool = new PackPool(stacks);
+    const pool = new PackPool();
     try {
+      pool.prepare(stacks);
       expect(await pool.usage()).toHaveLength(2);
       for (const s of stacks) {
         const streamed = await pool.judge({ ...s, program });

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { rawFromStackYaml, stackFilePath } from "../../config/stack-file";
 import { PolicyConfigError, type Diagnostic, type PolicyPackConfigFile } from "./analyzer";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, planStacks, UserError, type Io } from "./cli";
-import { formatDiagnostic, PackPool, pulumiConfigMap, reportedMessage, type PolicyResult } from "./policy-run";
+import { formatDiagnostic, PackPool, pulumiConfigMap, reportedMessage, type PolicyResult, type PolicyStack } from "./policy-run";
 
 const POLICY_OPTIONS = {
   stack: { type: "string", multiple: true },
@@ -20,7 +20,7 @@ const POLICY_OPTIONS = {
 } as const;
 
 /** One violation in the JSON report (`npm run preview -- --policy <file>` reads it). */
-export interface PolicyViolation {
+interface PolicyViolation {
   policy: string;
   level: Diagnostic["level"];
   /** The resource's name; its URN when it is not one the program registered; absent: the stack. */
@@ -36,6 +36,11 @@ export interface PolicyReportJson {
   stacks: Record<string, { environment: string; resources: number; violations: PolicyViolation[]; passed: boolean }>;
 }
 
+/** A stack ready to be judged: planned, its checks passed. */
+export interface PlannedStack extends PolicyStack {
+  environment: string;
+}
+
 function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefined {
   if (!file) return undefined;
   let parsed: unknown;
@@ -48,6 +53,51 @@ function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefi
     throw new UserError(`${file}: the policy pack config must be a JSON object. Fix: write {"<policy>": "advisory"}`, EXIT_BAD_CONFIG);
   }
   return parsed as PolicyPackConfigFile;
+}
+
+/**
+ * The stacks named (or every stack), loaded and planned, each with the config the engine would hand
+ * its program and pack, and its program: the Pulumi layer applying the plan made here (index.ts
+ * would make the same one again from the same config: test/config.test.ts).
+ */
+export function plannedStacks(names: string[] | undefined, stacksDir: string): PlannedStack[] {
+  return planStacks(names, stacksDir).map((s) => {
+    const stackFile = stackFilePath(s.config.stack, stacksDir);
+    // what the program needs of the planning, no more (the placement report is large at scale)
+    const planned = { checks: s.result.checks, plan: s.plan };
+    const file = s.config.file;
+    return {
+      stack: s.config.stack,
+      environment: s.config.environment,
+      config: pulumiConfigMap(rawFromStackYaml(fs.readFileSync(stackFile, "utf8"), stackFile)),
+      program: async () => (await import("../../components/deploy")).deployStack(planned, file),
+    };
+  });
+}
+
+/**
+ * Judge the stacks, one pack per environment (of `pool`, or of a pool of their own, closed after);
+ * `each` hears of every stack's result as it comes. Returns each pack's CPU time and peak memory
+ * (Linux; for the bench).
+ */
+export async function judgeStacks(
+  stacks: PlannedStack[],
+  packConfig: PolicyPackConfigFile | undefined,
+  each: (s: PlannedStack, r: PolicyResult) => void,
+  progress: (line: string) => void = () => {},
+  pool?: PackPool,
+): Promise<{ cpuMs: number; peakKiB: number }[]> {
+  const packs = pool ?? new PackPool();
+  try {
+    packs.prepare(stacks);
+    for (const [i, s] of stacks.entries()) {
+      progress(`${s.stack}: judging (${i + 1}/${stacks.length})`);
+      each(s, await packs.judge(s, packConfig));
+    }
+    return await packs.usage();
+  } finally {
+    if (!pool) packs.close();
+  }
 }
 
 function violation(d: Diagnostic): PolicyViolation {
@@ -67,42 +117,32 @@ function writeWhole(file: string, content: string): void {
   }
 }
 
-export async function policyCommand(argv: string[], io: Io, progress: (line: string) => void = () => {}): Promise<number> {
+/** `pool`: packs kept across commands (the tests); by default the command's own. */
+export async function policyCommand(argv: string[], io: Io, progress: (line: string) => void = () => {}, pool?: PackPool): Promise<number> {
   const opts = args(POLICY_OPTIONS, argv);
   const packConfig = readPackConfig(opts["policy-pack-config"]);
-  const stacksDir = opts["stacks-dir"]!;
-  const stacks = planStacks(opts.stack, stacksDir).map((s) => {
-    const file = stackFilePath(s.config.stack, stacksDir);
-    return { stack: s.config.stack, environment: s.config.environment, config: pulumiConfigMap(rawFromStackYaml(fs.readFileSync(file, "utf8"), file)) };
-  });
-  const pool = new PackPool(stacks, packConfig);
+  const stacks = plannedStacks(opts.stack, opts["stacks-dir"]!);
   const report: PolicyReportJson = { stacks: {} };
   let failed = 0;
   try {
-    // loaded while the packs start: the Pulumi SDK and the program are most of this command's start-up
-    const program = (await import("../../index")).default as () => Promise<unknown>;
-    for (const [i, s] of stacks.entries()) {
-      progress(`${s.stack}: judging (${i + 1}/${stacks.length})`);
-      let result: PolicyResult;
-      try {
-        result = await pool.judge({ ...s, program });
-      } catch (e) {
-        if (e instanceof PolicyConfigError) throw new UserError(`${opts["policy-pack-config"]}: ${e.message}`, EXIT_BAD_CONFIG);
-        throw e;
-      }
-      const advisory = result.diagnostics.length - result.mandatory.length;
-      if (!opts.json) {
-        io.out(
-          `${s.stack} (${s.environment}): ${result.resources} resources analyzed, ` +
-            `${result.mandatory.length} mandatory and ${advisory} advisory violation(s)\n`,
-        );
-        for (const d of result.diagnostics) io.out(`${formatDiagnostic(d)}\n`);
-      }
-      report.stacks[s.stack] = { environment: s.environment, resources: result.resources, violations: result.diagnostics.map(violation), passed: result.mandatory.length === 0 };
-      if (result.mandatory.length > 0) failed++;
-    }
-  } finally {
-    pool.close();
+    await judgeStacks(
+      stacks,
+      packConfig,
+      (s, result) => {
+        const advisory = result.diagnostics.length - result.mandatory.length;
+        if (!opts.json) {
+          io.out(`${s.stack} (${s.environment}): ${result.resources} resources analyzed, ${result.mandatory.length} mandatory and ${advisory} advisory violation(s)\n`);
+          for (const d of result.diagnostics) io.out(`${formatDiagnostic(d)}\n`);
+        }
+        report.stacks[s.stack] = { environment: s.environment, resources: result.resources, violations: result.diagnostics.map(violation), passed: result.mandatory.length === 0 };
+        if (result.mandatory.length > 0) failed++;
+      },
+      progress,
+      pool,
+    );
+  } catch (e) {
+    if (e instanceof PolicyConfigError) throw new UserError(`${opts["policy-pack-config"]}: ${e.message}`, EXIT_BAD_CONFIG);
+    throw e;
   }
   const json = `${JSON.stringify(report, null, 2)}\n`;
   if (opts.out) writeWhole(opts.out, json);

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { PROJECT } from "../../config/schema";
 import { environmentOf } from "../../policy/environment";
 import { startPack, type Diagnostic, type PackSession, type PolicyPackConfigFile } from "./analyzer";
-import { streamProgram, type ProgramRun } from "./mock-run";
+import type { ProgramRun } from "./mock-run";
 
 const PACK_DIR = path.resolve(__dirname, "../../policy");
 
@@ -62,32 +62,40 @@ export interface PolicyStack {
 }
 
 /**
- * The packs of a run: one process per environment, each started at once (starting costs most of a
- * second), the stacks then judged one after another (the runtime mocks are process-global) while
- * their programs run.
+ * The packs of a run: one process per environment, started on demand or all at once (`prepare`:
+ * starting costs most of a second), then the stacks judged one after another (the runtime mocks are
+ * process-global) while their programs run. Each judgement is an operation of its own, as with the
+ * engine: ConfigureStack (the pack's first stack had it when the pack started), Configure.
  */
 export class PackPool {
   private readonly packs = new Map<string, Promise<PackSession>>();
-  private readonly started = new Set<string>();
+  /** Stacks whose pack was started for them, its ConfigureStack sent. */
+  private readonly fresh = new Set<string>();
 
-  constructor(stacks: readonly Omit<PolicyStack, "program">[], packConfig?: PolicyPackConfigFile) {
-    for (const s of stacks) {
-      const key = environmentKey(s.config);
-      if (this.packs.has(key)) continue;
-      const pack = openPack(s.stack, s.config, packConfig);
-      pack.catch(() => undefined); // awaited by the first stack of the environment
-      this.packs.set(key, pack);
-      this.started.add(s.stack);
-    }
+  /** Start the pack of every environment the stacks need, side by side. */
+  prepare(stacks: readonly Omit<PolicyStack, "program">[]): void {
+    for (const s of stacks) this.packFor(s);
   }
 
-  async judge(s: PolicyStack): Promise<PolicyResult> {
-    const pack = this.packs.get(environmentKey(s.config));
-    if (!pack) throw new Error(`no pack for the environment of ${s.stack}`);
-    const session = await pack;
-    // The first stack's ConfigureStack went out when its pack started; every other stack sends its own.
-    if (!this.started.delete(s.stack)) await session.configureStack(s.stack, s.config);
+  private packFor(s: Omit<PolicyStack, "program">): Promise<PackSession> {
+    const key = environmentKey(s.config);
+    let pack = this.packs.get(key);
+    if (!pack) {
+      pack = startPack({ packDir: PACK_DIR, project: PROJECT, stack: s.stack, config: s.config });
+      pack.catch(() => undefined); // awaited by the first judgement of the environment
+      this.packs.set(key, pack);
+      this.fresh.add(s.stack);
+    }
+    return pack;
+  }
+
+  async judge(s: PolicyStack, packConfig?: PolicyPackConfigFile): Promise<PolicyResult> {
+    const session = await this.packFor(s);
+    if (!this.fresh.delete(s.stack)) await session.configureStack(s.stack, s.config);
+    await session.configure(packConfig);
     const judgement = session.judge();
+    // the Pulumi SDK loads here, while the packs start
+    const { streamProgram } = await import("./mock-run");
     await streamProgram(s.stack, s.config, s.program as () => Promise<any>, judgement);
     return result(s.stack, judgement.resources, await judgement.finish());
   }
