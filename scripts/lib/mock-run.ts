@@ -68,7 +68,7 @@ function providerOutputs(type: string, inputs: StructMessage): StructMessage {
  * tsx each is mapped through source maps: most of a large program's time under the mocks (npm run
  * bench). A run that fails is run again with them, so an error still comes with its stack.
  */
-async function withoutTraces<T>(run: () => Promise<T>, again: () => Promise<T>): Promise<T> {
+async function withoutTraces<T>(run: () => Promise<T>, again: (failure: unknown) => Promise<T>): Promise<T> {
   const limit = Error.stackTraceLimit;
   const prepare = Error.prepareStackTrace;
   const restore = () => {
@@ -80,9 +80,9 @@ async function withoutTraces<T>(run: () => Promise<T>, again: () => Promise<T>):
   Error.prepareStackTrace = () => "";
   try {
     return await run();
-  } catch {
+  } catch (e) {
     restore();
-    return await again();
+    return await again(e);
   } finally {
     restore();
   }
@@ -125,7 +125,11 @@ export async function runProgram(stack: string, config: Record<string, string>, 
 export async function streamProgram(stack: string, config: Record<string, string>, program: () => Promise<any>, sink: RegistrationSink): Promise<void> {
   await withoutTraces(
     () => runWithSink(stack, config, program, sink),
-    () => runWithSink(stack, config, program, { registered() {}, outputs() {} }),
+    async (failure) => {
+      await runWithSink(stack, config, program, { registered() {}, outputs() {} });
+      // the sink saw part of a run: never a verdict on it
+      throw new Error(`the program of ${stack} failed, then ran when repeated: ${(failure as Error)?.message ?? String(failure)}`);
+    },
   );
 }
 
