@@ -1,14 +1,57 @@
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+
+/**
+ * The suites that take seconds (a spawned pack, a CLI in a child process, thousands of generated
+ * nodes), heaviest first: they run after every other suite, so the fast ones report first, and the
+ * heaviest start early among them, so that two workers finish together. `npm run test:fast` runs
+ * the others alone.
+ */
+const SLOW = [
+  "test/preview.test.ts",
+  "test/properties.test.ts",
+  "test/policy.test.ts",
+  "test/policy-cli.test.ts",
+  "test/validate.test.ts",
+  "test/drift.test.ts",
+  "test/bad-stacks.test.ts",
+  "test/render.test.ts",
+  "test/tools.test.ts",
+  "test/workflow.test.ts",
+];
+/** vi.mock replaces a module for its own file: that file gets a fresh module graph. */
+const ISOLATED = ["test/placement-cli.test.ts"];
+
+const rank = (spec: TestSpecification) => {
+  const file = spec.moduleId.slice(spec.project.config.root.length + 1);
+  const slow = SLOW.indexOf(file);
+  return slow >= 0 ? 2 + slow : ISOLATED.includes(file) ? 1 : 0;
+};
+
+class FastFirst extends BaseSequencer {
+  async sort(files: TestSpecification[]) {
+    return [...files].sort((a, b) => rank(a) - rank(b) || (a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0));
+  }
+}
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // kubeconform and actionlint at their pins (platform/versions.ts, TOOLS) before any suite runs.
     globalSetup: ["test/setup/tools.ts"],
-    // The Pulumi runtime mocks are process-global: files run in separate workers, tests in a file
-    // run one after another.
+    // Each worker is a process, and runs its files one after another: the Pulumi runtime mocks are
+    // process-global, and every run sets them up afresh (scripts/lib/mock-run.ts). Files share the
+    // worker's modules (isolate: false): importing the Pulumi SDK and the plan modules again for
+    // every file cost more than most suites' tests. Two workers on two cores: the slow suites wait
+    // on child processes (packs, CLIs, kubeconform) much of the time.
     pool: "forks",
+    maxWorkers: 2,
+    sequence: { sequencer: FastFirst },
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    projects: [
+      { extends: true, test: { name: "fast", include: ["test/**/*.test.ts"], exclude: [...SLOW, ...ISOLATED], isolate: false } },
+      { extends: true, test: { name: "isolated", include: ISOLATED } },
+      { extends: true, test: { name: "slow", include: SLOW, isolate: false } },
+    ],
   },
 });

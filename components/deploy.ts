@@ -1,7 +1,10 @@
 // The Pulumi layer: applies a Plan. One ComponentResource per unit (./plan-unit.ts); each phase
 // waits for the whole previous phase; the stack's secrets are generated first (./stack-secrets.ts).
-import type * as pulumi from "@pulumi/pulumi";
-import type { Plan } from "../plan/plan";
+import * as pulumi from "@pulumi/pulumi";
+import { formatProblem, isError } from "../config/problems";
+import type { PlanResult } from "../environments";
+import { allUnits, type Plan } from "../plan/plan";
+import { bindCluster } from "./cluster";
 import { PlanUnit } from "./plan-unit";
 import { secretNames, StackSecrets } from "./stack-secrets";
 
@@ -30,4 +33,28 @@ export function deployPlan(plan: Plan, opts?: pulumi.ComponentResourceOptions): 
     if (current.length > 0) previous = current;
   }
   return { units };
+}
+
+/**
+ * The program once the stack is planned (index.ts plans it from the Pulumi config; `npm run policy`
+ * hands over the plan its checks already made, the same Config from the stack file): plan-check
+ * warnings logged, errors refused, the cluster bound (nothing registers before the cluster is the
+ * stack's: openkeel:cluster), the Plan deployed; the stack's outputs.
+ */
+export async function deployStack(stack: string, result: Pick<PlanResult, "checks" | "plan">, file: string) {
+  const { checks, plan } = result;
+  for (const w of checks.filter((c) => !isError(c))) pulumi.log.warn(formatProblem({ ...w, file }));
+  const errors = checks.filter(isError);
+  if (errors.length > 0 || !plan) {
+    throw new pulumi.RunError(`plan checks failed for ${file}:\n${errors.map((c) => `  ${formatProblem({ ...c, file })}`).join("\n")}`);
+  }
+  const provider = await bindCluster(stack, plan.cluster, file);
+  deployPlan(plan, { providers: { kubernetes: provider } });
+  return {
+    environment: plan.environment,
+    topology: plan.topology,
+    labelProfile: plan.labelProfile,
+    phases: plan.phases.map((p) => ({ name: p.name, units: p.units.map((u) => u.name) })),
+    unitCount: allUnits(plan).length,
+  };
 }

@@ -2,10 +2,11 @@
 // or misplaced key, from the code or from a stack's raw overrides, fails the plan with one line
 // naming the stack file, the stack key, the release/service and the values key path.
 import { ENVIRONMENTS } from "../environments/registry";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
+import { capture } from "../scripts/lib/cli";
+import { renderCommand } from "../scripts/lib/render-command";
 import * as pulumi from "@pulumi/pulumi";
 import program from "../index";
 import { SERVICES } from "../config/schema";
@@ -191,16 +192,13 @@ describe("raw overrides that do not fit", () => {
 });
 
 describe("where the contract stops a stack", () => {
-  it("npm run render: exit 2, one line per problem, no stack trace, nothing written", () => {
+  it("npm run render: exit 2, one line per problem, no stack trace, nothing written", async () => {
     const raw = structuredClone(shippedRaw("prod-small")) as any;
     raw.services = { nova: { values: { nodeSelector: { a: "" } } } };
     const dir = tempStacks({ broken: raw, good: fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8") });
     const out = path.join(dir, "out");
-    const r = spawnSync(path.join(REPO, "node_modules", ".bin", "tsx"), [path.join(REPO, "scripts/render.ts"), "--stacks-dir", dir, "--out", out], {
-      cwd: REPO,
-      encoding: "utf8",
-    });
-    expect(r.status).toBe(2);
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Pulumi\.broken\.yaml: openkeel:services\.nova\.values\.nodeSelector: release openkeel-nova \(service nova\), values key nodeSelector: /);
     expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
     expect(fs.existsSync(out)).toBe(false);

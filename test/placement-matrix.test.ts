@@ -5,8 +5,9 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { capture } from "../scripts/lib/cli";
+import { renderCommand } from "../scripts/lib/render-command";
 import type { LoadedConfig } from "../config/schema";
 import { phase } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
@@ -14,7 +15,7 @@ import { planComponents } from "../placement/workloads";
 import { placementReaders, planStack } from "../environments";
 import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits } from "./helpers/design-units";
-import { mutatedConfig, REPO, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
+import { mutatedConfig, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
 
 function shippedReport(stack: string): { cfg: LoadedConfig; report: PlacementReport } {
   const cfg = shippedConfig(stack);
@@ -126,7 +127,7 @@ describe("decisions broken through a stack file's placement are refused by the p
 });
 
 describe("npm run render with a broken selector in a stack file", () => {
-  it("exit 1, naming the component and the nodes it cannot reach; nothing written", () => {
+  it("exit 1, naming the component and the nodes it cannot reach; nothing written", async () => {
     const raw = shippedRaw("prod-medium");
     const dir = tempStacks({
       typo: {
@@ -138,11 +139,8 @@ describe("npm run render with a broken selector in a stack file", () => {
       },
     });
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-render-")), "out");
-    const r = spawnSync(path.join(REPO, "node_modules", ".bin", "tsx"), [path.join(REPO, "scripts/render.ts"), "--stacks-dir", dir, "--out", out], {
-      cwd: REPO,
-      encoding: "utf8",
-    });
-    expect(r.status).toBe(1);
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /Pulumi\.typo\.yaml: error \[placement-no-node\]: openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: .*cmp-01, cmp-02, cmp-03 \(no label node-restriction\.kubernetes\.io\/openkeel-compte.*\)/,
     );

@@ -1,9 +1,10 @@
 // The offline policy runner at inventory scale: the stack config travels to the pack in an
-// environment variable, which Linux caps at 128 KiB (E2BIG past it).
+// environment variable, which Linux caps at 128 KiB (E2BIG past it). That a pack starts with such a
+// config is proven where the production pack of policy.test.ts starts (a 2000-node stack's config).
 import { describe, expect, it } from "vitest";
 import { MAX_CONFIG_ENV, packConfigEnv } from "../scripts/lib/analyzer";
 import { generatedProductionStack } from "../scripts/lib/generate";
-import { openPack, pulumiConfigMap } from "../scripts/lib/policy-run";
+import { pulumiConfigMap } from "../scripts/lib/policy-run";
 
 describe("the pack's config at scale", () => {
   const big = pulumiConfigMap(generatedProductionStack(2000).raw);
@@ -18,13 +19,4 @@ describe("the pack's config at scale", () => {
     expect(passed["openkeel:nodes"]).toBeUndefined();
     expect(passed["openkeel:talos"]).toBe(big["openkeel:talos"]);
   });
-
-  it("starts the real pack for a 2000-node stack", async () => {
-    const pack = await openPack("generated-2000", big);
-    try {
-      expect(await pack.analyze([])).toEqual([]);
-    } finally {
-      pack.close();
-    }
-  }, 60_000);
 });

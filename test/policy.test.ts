@@ -1,21 +1,34 @@
 // The CrossGuard pack (policy/), spawned for real and driven through the Analyzer protocol, judging
 // what the program registers for each shipped stack and for mutations of a stack's config or Plan:
-// every policy passes on the shipped stacks and trips on a mutation.
+// every policy passes on the shipped stacks and trips on a mutation; the pack's rules as functions
+// agree with it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../config/load";
+import { planStack } from "../environments";
 import { allUnits, findUnit, phase, type K8sObject, type ManifestsUnit, type Plan } from "../plan/plan";
 import type { PackSession } from "../scripts/lib/analyzer";
+import { generatedProductionStack } from "../scripts/lib/generate";
+import program from "../index";
+import { runProgram } from "../scripts/lib/mock-run";
+import { openPack, PackPool, pulumiConfigMap } from "../scripts/lib/policy-run";
 import { judge, packFor, runMutatedConfig, runMutatedPlan, runShipped, summary, violations, type PolicyResult } from "./helpers/policy";
+import { ruleFindings, runPlan } from "./helpers/policy-rules";
 import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 import { object, release } from "./helpers/plans";
 
 const PROD = "prod-medium";
 const LARGE = "prod-large";
+/** A production stack whose config is longer than an environment variable may be (E2BIG, policy-scale.test.ts). */
+const BIG = generatedProductionStack(2000);
 let prodPack: PackSession;
 let labPack: PackSession;
 
 beforeAll(async () => {
-  // One pack per environment: the pack reads the environment from the stack config it starts with.
-  [prodPack, labPack] = await Promise.all([packFor(PROD), packFor("lab")]);
+  // One pack per environment: the pack reads the environment from the stack config it starts with,
+  // and judges every stack of that environment alike (npm run policy shares one the same way). The
+  // production pack starts with the config of a 2000-node stack, so starting it proves that such
+  // a config reaches a pack.
+  [prodPack, labPack] = await Promise.all([openPack(BIG.stack, pulumiConfigMap(BIG.raw)), packFor("lab")]);
 });
 afterAll(() => {
   prodPack?.close();
@@ -61,6 +74,56 @@ describe.each(SHIPPED_STACKS)("policy pack, shipped stack %s", (stack) => {
   it("passes every policy", async () => {
     const result = await judge(stack, await runShipped(stack), packOf(stack));
     expect(result.diagnostics, summary(result)).toEqual([]);
+  });
+});
+
+describe("policy pack, started for a 2000-node stack", () => {
+  it("starts the real pack for a 2000-node stack", async () => {
+    expect(await prodPack.analyze([])).toEqual([]);
+  });
+
+  it("the rules as functions judge a generated stack as the real pack does, passing and tripped", async () => {
+    const g = generatedProductionStack(40);
+    const plan = planStack(loadConfig(structuredClone(g.raw), { stack: "generated", file: "stacks/Pulumi.generated.yaml" })).plan!;
+    const tripped = structuredClone(plan);
+    const neutron = allUnits(tripped).find((u) => u.name === "openkeel-neutron")!;
+    if (neutron.kind === "HelmRelease") (neutron.values as any).backend = "kube-ovn";
+    for (const p of [plan, tripped]) {
+      const run = await runPlan(p);
+      const real = await judge("generated", run, prodPack);
+      const policies = (names: string[]) => [...new Set(names)].sort();
+      expect(policies(ruleFindings(run, true).map((f) => f.split(" ")[0]))).toEqual(policies(real.mandatory.map((d) => d.policy)));
+    }
+    expect(ruleFindings(await runPlan(tripped), true).some((f) => f.startsWith("d2-parallel-ovn openkeel-neutron"))).toBe(true);
+  });
+});
+
+describe("npm run policy's packs: one per environment, judging while the program runs", () => {
+  it("gives every stack the verdicts of a pack of its own environment, each stack's own", async () => {
+    const centralized = (raw: any) => (service(raw, "neutron").values = { gateway: { floatingIpMode: "centralized" } });
+    const stacks = [
+      { stack: "lab", config: pulumiConfigMap(shippedRaw("lab")) },
+      ...["prod-medium", "prod-small"].map((stack) => {
+        const raw = structuredClone(shippedRaw(stack));
+        centralized(raw);
+        return { stack, config: pulumiConfigMap(raw) };
+      }),
+    ];
+    const pool = new PackPool();
+    try {
+      pool.prepare(stacks);
+      expect(await pool.usage()).toHaveLength(2);
+      for (const s of stacks) {
+        const streamed = await pool.judge({ ...s, program });
+        const alone = await judge(s.stack, await runProgram(s.stack, s.config, program), s.stack === "lab" ? labPack : prodPack);
+        expect(streamed.resources, s.stack).toBe(alone.resources);
+        expect(streamed.diagnostics, s.stack).toEqual(alone.diagnostics);
+        if (s.stack !== "lab") expect(tripped(streamed)).toEqual(["d3-distributed-floating-ips"]);
+        for (const d of streamed.diagnostics) expect(d.urn, s.stack).toMatch(new RegExp(`^urn:pulumi:${s.stack}::`));
+      }
+    } finally {
+      pool.close();
+    }
   });
 });
 

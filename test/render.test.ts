@@ -1,22 +1,20 @@
-// The offline render: deterministic, committed output up to date, secrets by name only, and a CLI
-// that fails cleanly (exit code, message, no stack trace, nothing written).
-import { spawnSync } from "node:child_process";
+// The offline render: deterministic, committed output up to date, secrets by name only, and a
+// command that fails cleanly (exit code, message, no stack trace, nothing written). The command runs
+// in-process (scripts/lib/render-command.ts); bad-stacks.test.ts proves the CLI prints and exits
+// exactly as it does.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { secretRef } from "../plan/plan";
 import { renderPlan, secretPlaceholder, toYaml } from "../render/render";
+import { capture } from "../scripts/lib/cli";
+import { renderCommand } from "../scripts/lib/render-command";
 import { readTree } from "../scripts/lib/write";
 import { REPO, SHIPPED_STACKS, tempStacks } from "./helpers/stacks";
 import { planOf } from "./helpers/plans";
 
-const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
-
-function render(argv: string[]) {
-  const r = spawnSync(TSX, [path.join(REPO, "scripts/render.ts"), ...argv], { cwd: REPO, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const render = (argv: string[]) => capture(renderCommand, argv);
 
 describe("renderPlan", () => {
   it.each(SHIPPED_STACKS)("%s renders byte-identical files twice", (stack) => {
@@ -45,9 +43,9 @@ describe("renderPlan", () => {
 });
 
 describe("rendered/", () => {
-  it("is up to date with stacks/ and the code (run `npm run render`)", () => {
+  it("is up to date with stacks/ and the code (run `npm run render`)", async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-render-"));
-    const r = render(["--out", out]);
+    const r = await render(["--out", out]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const fresh = readTree(out);
@@ -58,56 +56,56 @@ describe("rendered/", () => {
 });
 
 describe("render CLI", () => {
-  it("prints a line per stack and a summary", () => {
+  it("prints a line per stack and a summary", async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-render-"));
-    const r = render(["--out", out, "--stack", "prod-small"]);
+    const r = await render(["--out", out, "--stack", "prod-small"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^prod-small: talos-production\/small, 3 nodes, \d+ units, \d+ files/m);
     expect(r.stdout).toMatch(/rendered 1 stack\(s\), 0 warning\(s\)/);
     expect(fs.readdirSync(out)).toEqual(["prod-small"]);
   });
 
-  it("bad config: exit 2, file and key path, no stack trace, nothing written", () => {
+  it("bad config: exit 2, file and key path, no stack trace, nothing written", async () => {
     const dir = tempStacks({
       good: fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-small.yaml"), "utf8"),
       broken: "config:\n  openkeel:environment: talos-production\n  openkeel:topology: small\n  openkeel:nodes: 3\n",
     });
     const out = path.join(dir, "out");
-    const r = render(["--stacks-dir", dir, "--out", out]);
+    const r = await render(["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Pulumi\.broken\.yaml: openkeel:nodes: must be array, got number 3\. Fix: /);
     expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
     expect(fs.existsSync(out)).toBe(false);
   });
 
-  it("failed plan checks: exit 1 with the remediation, previous output left intact", () => {
+  it("failed plan checks: exit 1 with the remediation, previous output left intact", async () => {
     const dir = tempStacks({ s: fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8") });
     const out = path.join(dir, "out");
-    expect(render(["--stacks-dir", dir, "--out", out]).code).toBe(0);
+    expect((await render(["--stacks-dir", dir, "--out", out])).code).toBe(0);
     const before = readTree(out);
     fs.writeFileSync(
       path.join(dir, "Pulumi.s.yaml"),
       fs.readFileSync(path.join(dir, "Pulumi.s.yaml"), "utf8").replace("conductor: 1", "conductor: 2"),
     );
-    const r = render(["--stacks-dir", dir, "--out", out]);
+    const r = await render(["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/error \[ironic-conductors\]: .* Fix: label more nodes/);
     expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
     expect(readTree(out)).toEqual(before);
   });
 
-  it("removes the output of a stack whose file is gone, on a full render only", () => {
+  it("removes the output of a stack whose file is gone, on a full render only", async () => {
     const dir = tempStacks({ a: fs.readFileSync(path.join(REPO, "stacks/Pulumi.lab.yaml"), "utf8") });
     const out = path.join(dir, "out");
     fs.mkdirSync(path.join(out, "old"), { recursive: true });
-    expect(render(["--stacks-dir", dir, "--out", out, "--stack", "a"]).code).toBe(0);
+    expect((await render(["--stacks-dir", dir, "--out", out, "--stack", "a"])).code).toBe(0);
     expect(fs.readdirSync(out).sort()).toEqual(["a", "old"]);
-    expect(render(["--stacks-dir", dir, "--out", out]).code).toBe(0);
+    expect((await render(["--stacks-dir", dir, "--out", out])).code).toBe(0);
     expect(fs.readdirSync(out)).toEqual(["a"]);
   });
 
-  it("an unknown option is a usage error", () => {
-    const r = render(["--stak", "lab"]);
+  it("an unknown option is a usage error", async () => {
+    const r = await render(["--stak", "lab"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Unknown option '--stak'/);
   });

@@ -1,17 +1,20 @@
 // One measured phase of `npm run bench`, in its own process so that its peak memory
 // (process.resourceUsage().maxRSS, the high-water mark of this process' resident set) belongs to
 // that phase alone plus what it needs (a placement or policy run builds its plan first). Prints one
-// JSON line: the phase's own times in ms (module loading excluded) and maxRSS in KiB. The Pulumi
-// SDK and the policy runner are imported by the phases that use them only, so that a render's peak
-// is not the SDK's.
-import { isError } from "../../config/problems";
+// JSON line: the phase's own times in ms (module loading excluded: every module a phase uses is
+// imported before its clock starts) and maxRSS in KiB; a policy phase adds its packs' CPU time and
+// peak (VmHWM). The Pulumi SDK and the policy runner are imported by the phases that use them only,
+// so that a render's peak is not the SDK's.
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import { stringify } from "yaml";
+import { isError } from "../../config/problems";
 import { loadConfig } from "../../config/load";
-import type { LoadedConfig } from "../../config/schema";
+import { PROJECT, type LoadedConfig } from "../../config/schema";
 import { allUnits } from "../../plan/plan";
 import { renderPlan } from "../../render/render";
-import * as fs from "node:fs";
-import { rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
+import { readStack } from "../../config/stack-file";
 import { placementReport } from "../../placement/report";
 import { placementMarkdown, placementSvg } from "../../placement/picture";
 import { planComponents } from "../../placement/workloads";
@@ -44,6 +47,8 @@ export interface ChildResult {
   objects?: number;
   /** Resources the program registered (policy). */
   resources?: number;
+  /** The policy packs' CPU time and peak resident set, one entry per pack process (Linux). */
+  packs?: { cpuMs: number; peakKiB: number }[];
 }
 
 function config(req: ChildRequest): LoadedConfig {
@@ -54,18 +59,30 @@ function config(req: ChildRequest): LoadedConfig {
   return readStack(req.stack!, req.stacksDir ?? "stacks");
 }
 
-function rawOf(req: ChildRequest): Record<string, unknown> {
-  if (req.size !== undefined) return generatedProductionStack(req.size).raw;
-  const file = stackFilePath(req.stack!, req.stacksDir ?? "stacks");
-  return rawFromStackYaml(fs.readFileSync(file, "utf8"), file);
+/** The stacks folder `npm run policy` reads the input from: a generated inventory is written as a stack file. */
+function stacksDirOf(req: ChildRequest): { dir: string; stack: string } {
+  if (req.size === undefined) return { dir: req.stacksDir ?? "stacks", stack: req.stack! };
+  const g = generatedProductionStack(req.size);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-stacks-"));
+  fs.writeFileSync(path.join(dir, `Pulumi.${g.stack}.yaml`), stringify({ config: Object.fromEntries(Object.entries(g.raw).map(([k, v]) => [`${PROJECT}:${k}`, v])) }, { aliasDuplicateObjects: false }));
+  return { dir, stack: g.stack };
 }
 
 const now = () => performance.now();
+/** This process' CPU time so far (ms, every thread). */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 async function main(req: ChildRequest): Promise<ChildResult> {
   const ms: Record<string, number> = {};
   if (req.mode === "pipeline") {
-    // the offline pipeline in one process: what `npm run render` and `npm run validate` do
+    // the offline pipeline in one process, each command after the other as CI runs them: what
+    // `npm run render`, `npm run validate` and `npm run policy` do
+    const { plannedStacks, judgeStacks } = await import("./policy-command");
+    await import("./mock-run");
+    await import("../../components/deploy");
     let t = now();
     const r = await capture(renderCommand, ["--out", req.out, "--stacks-dir", req.stacksDir ?? "stacks"]);
     if (r.code !== 0) throw new Error(`render failed (${r.code}): ${r.stderr}`);
@@ -77,25 +94,35 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     const bad = Object.values(results).reduce((n, x) => n + x.invalid + x.errors + x.skipped, 0);
     if (bad > 0) throw new Error(`${bad} object(s) failed validation`);
     ms.validate = now() - t;
-    // the policy pack over every stack, as npm run policy: every pack starts at once, programs one by one
     t = now();
-    const { runProgram } = await import("./mock-run");
-    const { judge, openPack, pulumiConfigMap } = await import("./policy-run");
-    const program = (await import("../../index")).default;
-    const stacksDir = req.stacksDir ?? "stacks";
-    const configs = stacks.map((s) => pulumiConfigMap(rawFromStackYaml(fs.readFileSync(stackFilePath(s, stacksDir), "utf8"), s)));
-    const packs = stacks.map((s, i) => openPack(s, configs[i]));
-    packs.forEach((p) => p.catch(() => undefined));
-    for (const [i, s] of stacks.entries()) {
-      const run = await runProgram(s, configs[i], program);
-      const session = await packs[i];
-      const result = await judge(s, run, session);
-      session.close();
-      if (result.mandatory.length > 0) throw new Error(`${s}: ${result.mandatory.length} mandatory policy violation(s)`);
-    }
+    let violations = 0;
+    await judgeStacks(plannedStacks(stacks, req.stacksDir ?? "stacks"), undefined, (_s, result) => (violations += result.mandatory.length));
+    if (violations > 0) throw new Error(`${violations} mandatory policy violation(s)`);
     ms.policy = now() - t;
-    ms.total = Object.values(ms).reduce((a, b) => a + b, 0);
+    ms.total = ms.render + ms.validate + ms.policy;
     return { ms, maxRssKiB: process.resourceUsage().maxRSS };
+  }
+  if (req.mode === "policy") {
+    // what `npm run policy -- --stack <stack>` does: load and plan the stack (its checks), then the
+    // real pack (spawned, transpile-only) judges every resource the program registers, as it does
+    const { plannedStacks, judgeStacks } = await import("./policy-command");
+    await import("./mock-run");
+    await import("../../components/deploy");
+    const input = stacksDirOf(req);
+    let t = now();
+    const stacks = plannedStacks([input.stack], input.dir);
+    ms.plan = now() - t;
+    t = now();
+    const c = cpu();
+    let resources = 0;
+    const packs = await judgeStacks(stacks, undefined, (_s, result) => {
+      resources = result.resources;
+      if (result.mandatory.length > 0) throw new Error(`${result.mandatory.length} mandatory policy violation(s)`);
+    });
+    ms.policy = now() - t;
+    ms.policyCpu = cpu() - c;
+    if (req.size !== undefined) fs.rmSync(input.dir, { recursive: true, force: true });
+    return { ms, maxRssKiB: process.resourceUsage().maxRSS, resources, packs };
   }
   let t = now();
   const cfg = config(req);
@@ -118,30 +145,6 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     ms.files = now() - t;
     ms.placement = ms.report + ms.files;
     return { ms, maxRssKiB: process.resourceUsage().maxRSS };
-  }
-  if (req.mode === "policy") {
-    const { deployPlan } = await import("../../components/deploy");
-    const { runProgram } = await import("./mock-run");
-    const { judge, openPack, pulumiConfigMap } = await import("./policy-run");
-    // what `npm run policy` does for a stack: the Pulumi layer under the runtime mocks, then the
-    // real pack (spawned, transpile-only) judging every registered resource over the Analyzer protocol
-    const config = pulumiConfigMap(rawOf(req));
-    t = now();
-    const pack = openPack(plan.stack, config);
-    pack.catch(() => undefined);
-    const run = await runProgram(plan.stack, config, async () => {
-      deployPlan(plan);
-    });
-    ms.program = now() - t;
-    const session = await pack;
-    ms.packStart = now() - t; // started beside the program, as npm run policy does
-    t = now();
-    const result = await judge(plan.stack, run, session);
-    session.close();
-    ms.analyze = now() - t;
-    if (result.mandatory.length > 0) throw new Error(`${result.mandatory.length} mandatory policy violation(s)`);
-    ms.policy = Math.max(ms.program, ms.packStart) + ms.analyze;
-    return { ms, maxRssKiB: process.resourceUsage().maxRSS, resources: run.resources.length };
   }
   t = now();
   const files = renderPlan(plan, result.placement);

@@ -1,10 +1,16 @@
-// Runs the Pulumi program under @pulumi/pulumi's runtime mocks and records every registration
-// with the options the mocks themselves drop (parent, dependsOn, protect…), in the wire form the
-// engine sees (secrets as signature objects). Shared by the tests and `npm run policy`.
+// Runs the Pulumi program under @pulumi/pulumi's runtime mocks and reports every registration with
+// the options the mocks themselves drop (parent, dependsOn, protect…), in the wire form the engine
+// sees (secrets as signature objects). Two ways: `runProgram` records every resource as plain data
+// (the tests), `streamProgram` hands each one to a sink as it registers, properties still in their
+// wire Struct, and keeps nothing (`npm run policy`: the pack judges while the program runs).
 // PULUMI-FACTS.md § 3.
 import * as pulumi from "@pulumi/pulumi";
+import { Struct, type StructMessage } from "./wire";
 
-export interface Registered {
+/** What the engine knows of a registration besides its properties. */
+export interface ResourceHeader {
+  /** Registration order (the order the engine's AnalyzeStack lists resources). */
+  index: number;
   type: string;
   name: string;
   urn: string;
@@ -15,6 +21,9 @@ export interface Registered {
   protect: boolean;
   retainOnDelete: boolean;
   custom: boolean;
+}
+
+export interface Registered extends Omit<ResourceHeader, "index"> {
   /** Inputs as serialized on the wire: secrets are `{<sig>: <secret sig>, value}` objects. */
   inputs: Record<string, any>;
   /** Outputs: the mock provider's state for custom resources, registerOutputs for components. */
@@ -28,50 +37,138 @@ export interface ProgramRun {
   ofType(type: string): Registered[];
 }
 
+/** Receives a program's registrations as they happen. */
+export interface RegistrationSink {
+  /** The engine has a URN for it: its header and inputs. */
+  registered(r: ResourceHeader, inputs: StructMessage): void;
+  /** Its outputs (custom resources: right after `registered`; components: when they register them). */
+  outputs(r: ResourceHeader, outputs: StructMessage): void;
+}
+
 const FAKE_SECRET = "mock-generated-secret-value-0123456789";
 export const MOCK_SECRET_VALUE = FAKE_SECRET;
 /** Signature key and value of a secret in the wire form (`@pulumi/pulumi/runtime/rpc`). */
 export const SPECIAL_SIG_KEY = "4dabf18193072939515e22adb298388d";
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 const PROJECT_NAME = "openkeel";
-
-/** Outputs a provider marks secret although the program does not (random's `result`). */
-const SECRET_OUTPUTS: Record<string, string[]> = {
-  "random:index/randomPassword:RandomPassword": ["result"],
-};
+const RANDOM_PASSWORD = "random:index/randomPassword:RandomPassword";
 
 /**
- * The runtime records a stack trace on every promise it creates (for its leak report), and under
- * tsx each trace is mapped through source maps: most of a large program's time under the mocks
- * (npm run bench). Offline runs go without traces; a run that fails is run again with them, so
- * an error still comes with its stack.
+ * The mock provider's outputs: its inputs echoed, like Check/Create would, plus what a provider
+ * computes (random's `result`, which it marks secret although the program does not).
  */
-export async function runProgram(stack: string, config: Record<string, string>, program: () => Promise<any>): Promise<ProgramRun> {
+function providerOutputs(type: string, inputs: StructMessage): StructMessage {
+  if (type !== RANDOM_PASSWORD) return inputs;
+  return Struct.fromJavaScript({ ...inputs.toJavaScript(), result: { [SPECIAL_SIG_KEY]: SECRET_SIG, value: FAKE_SECRET } });
+}
+
+/**
+ * Offline runs go without the stack traces the runtime takes: it records one on every promise it
+ * creates (for its leak report) and an unbounded one per resource (its source position), and under
+ * tsx each is mapped through source maps: most of a large program's time under the mocks (npm run
+ * bench). A run that fails is run again with them, so an error still comes with its stack.
+ */
+async function withoutTraces<T>(run: () => Promise<T>, again: (failure: unknown) => Promise<T>): Promise<T> {
   const limit = Error.stackTraceLimit;
+  const prepare = Error.prepareStackTrace;
+  const restore = () => {
+    Error.stackTraceLimit = limit;
+    Error.prepareStackTrace = prepare;
+  };
   Error.stackTraceLimit = 0;
+  // Resource.callsites() lifts the limit for its own trace: an empty formatter makes that one empty too
+  Error.prepareStackTrace = () => "";
   try {
-    return await runProgramOnce(stack, config, program);
-  } catch {
-    Error.stackTraceLimit = limit;
-    return await runProgramOnce(stack, config, program);
+    return await run();
+  } catch (e) {
+    restore();
+    return await again(e);
   } finally {
-    Error.stackTraceLimit = limit;
+    restore();
   }
 }
 
-async function runProgramOnce(
-  stack: string,
-  config: Record<string, string>,
-  program: () => Promise<any>,
-): Promise<ProgramRun> {
-  const resources: Registered[] = [];
-  const byUrn = new Map<string, Registered>();
+/** Run the program, recording every registration as plain data. */
+export async function runProgram(stack: string, config: Record<string, string>, program: () => Promise<any>): Promise<ProgramRun> {
+  const once = async (): Promise<ProgramRun> => {
+    const resources: Registered[] = [];
+    const outputs = await runWithSink(stack, config, program, {
+      registered(r, inputs) {
+        const { index, ...header } = r;
+        resources[index] = { ...header, inputs: inputs.toJavaScript(), outputs: {} };
+      },
+      outputs(r, outputs) {
+        resources[r.index].outputs = outputs.toJavaScript();
+      },
+    });
+    const recorded = resources.filter((r) => r !== undefined);
+    return {
+      resources: recorded,
+      outputs: outputs ?? {},
+      byName(name) {
+        const r = recorded.find((x) => x.name === name);
+        if (!r) throw new Error(`no resource named ${name}; have ${recorded.map((x) => x.name).join(", ")}`);
+        return r;
+      },
+      ofType(type) {
+        return recorded.filter((x) => x.type === type);
+      },
+    };
+  };
+  return withoutTraces(once, once);
+}
+
+/**
+ * Run the program, handing every registration to `sink` as it happens and keeping none. A run that
+ * fails is repeated without the sink, for its error's stack trace.
+ */
+export async function streamProgram(stack: string, config: Record<string, string>, program: () => Promise<any>, sink: RegistrationSink): Promise<void> {
+  await withoutTraces(
+    () => runWithSink(stack, config, program, sink),
+    async (failure) => {
+      await runWithSink(stack, config, program, { registered() {}, outputs() {} });
+      // the sink saw part of a run: never a verdict on it
+      throw new Error(`the program of ${stack} failed, then ran when repeated: ${(failure as Error)?.message ?? String(failure)}`);
+    },
+  );
+}
+
+/** Registrations let through per turn of the event loop. */
+const REGISTRATIONS_PER_TURN = 16;
+
+/**
+ * A program creates its resources in one go, and the mocks answer through promises only, so
+ * without this a whole program would run as one burst of microtasks, and nothing the sink sends
+ * (the pack's Analyze requests) would be answered before it ends. The gate lets a few registrations
+ * through per turn of the event loop, so I/O is served in between, as with the engine's monitor.
+ */
+function ioGate(): (f: () => void) => void {
+  const waiting: (() => void)[] = [];
+  let next = 0;
+  let scheduled = false;
+  const turn = () => {
+    for (let i = 0; i < REGISTRATIONS_PER_TURN && next < waiting.length; i++) waiting[next++]();
+    if (next < waiting.length) setImmediate(turn);
+    else {
+      waiting.length = 0;
+      next = 0;
+      scheduled = false;
+    }
+  };
+  return (f) => {
+    waiting.push(f);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(turn);
+    }
+  };
+}
+
+async function runWithSink(stack: string, config: Record<string, string>, program: () => Promise<any>, sink: RegistrationSink): Promise<Record<string, any> | undefined> {
   await pulumi.runtime.setMocks(
     {
       newResource(a) {
-        const state = { ...a.inputs };
-        if (a.type === "random:index/randomPassword:RandomPassword") state.result = FAKE_SECRET;
-        return { id: `${a.name}-id`, state };
+        return { id: `${a.name}-id`, state: a.type === RANDOM_PASSWORD ? { ...a.inputs, result: FAKE_SECRET } : a.inputs };
       },
       call(a) {
         return a.inputs;
@@ -82,68 +179,53 @@ async function runProgramOnce(
     false,
   );
   const mon: any = pulumi.runtime.getMonitor();
+  const byUrn = new Map<string, ResourceHeader>();
+  let registrations = 0;
   const origRegister = mon.registerResource.bind(mon);
+  const gate = ioGate();
   mon.registerResource = (req: any, cb: any) => {
-    const propertyDependencies: Record<string, string[]> = {};
-    req.getPropertydependenciesMap().forEach((v: any, k: string) => {
-      const urns: string[] = v.getUrnsList();
-      if (urns.length > 0) propertyDependencies[k] = urns;
-    });
-    const inputs = req.getObject()?.toJavaScript() ?? {};
-    const rec: Registered = {
-      type: req.getType(),
-      name: req.getName(),
-      urn: "",
-      parent: req.getParent(),
-      dependencies: req.getDependenciesList(),
-      propertyDependencies,
-      protect: req.getProtect(),
-      retainOnDelete: req.getRetainondelete(),
-      custom: req.getCustom(),
-      inputs,
-      outputs: {},
-    };
-    if (rec.custom) {
-      // The mock provider echoes its inputs (plus what newResource adds), like Check/Create would.
-      const outputs: Record<string, any> = { ...inputs };
-      if (rec.type === "random:index/randomPassword:RandomPassword") outputs.result = FAKE_SECRET;
-      for (const key of SECRET_OUTPUTS[rec.type] ?? []) {
-        if (key in outputs) outputs[key] = { [SPECIAL_SIG_KEY]: SECRET_SIG, value: outputs[key] };
-      }
-      rec.outputs = outputs;
-    }
-    resources.push(rec);
-    return origRegister(req, (err: any, resp: any) => {
+    const index = registrations++;
+    gate(() => origRegister(req, (err: any, resp: any) => {
       if (resp) {
-        rec.urn = resp.getUrn();
-        byUrn.set(rec.urn, rec);
+        const propertyDependencies: Record<string, string[]> = {};
+        req.getPropertydependenciesMap().forEach((v: any, k: string) => {
+          const urns: string[] = v.getUrnsList();
+          if (urns.length > 0) propertyDependencies[k] = urns;
+        });
+        const header: ResourceHeader = {
+          index,
+          type: req.getType(),
+          name: req.getName(),
+          urn: resp.getUrn(),
+          parent: req.getParent(),
+          dependencies: req.getDependenciesList(),
+          propertyDependencies,
+          protect: req.getProtect(),
+          retainOnDelete: req.getRetainondelete(),
+          custom: req.getCustom(),
+        };
+        const inputs: StructMessage = req.getObject() ?? new Struct();
+        sink.registered(header, inputs);
+        if (header.custom) sink.outputs(header, providerOutputs(header.type, inputs));
+        else byUrn.set(header.urn, header);
       }
       cb(err, resp);
-    });
+    }));
   };
   const origOutputs = mon.registerResourceOutputs?.bind(mon);
   if (origOutputs) {
     mon.registerResourceOutputs = (req: any, cb: any) => {
-      const rec = byUrn.get(req.getUrn());
-      if (rec && !rec.custom) rec.outputs = req.getOutputs()?.toJavaScript() ?? {};
+      const header = byUrn.get(req.getUrn());
+      if (header) {
+        byUrn.delete(header.urn);
+        sink.outputs(header, req.getOutputs() ?? new Struct());
+      }
       return origOutputs(req, cb);
     };
   }
   pulumi.runtime.setAllConfig(config, []);
   try {
-    const outputs = await pulumi.runtime.runInPulumiStack(program);
-    return {
-      resources,
-      outputs: outputs ?? {},
-      byName(name) {
-        const r = resources.find((x) => x.name === name);
-        if (!r) throw new Error(`no resource named ${name}; have ${resources.map((x) => x.name).join(", ")}`);
-        return r;
-      },
-      ofType(type) {
-        return resources.filter((x) => x.type === type);
-      },
-    };
+    return await pulumi.runtime.runInPulumiStack(program);
   } finally {
     await pulumi.runtime.disconnect();
   }

@@ -21,7 +21,7 @@ const config = Object.fromEntries(Object.entries(cfg).map(([k, v]) => [k, typeof
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const program = require(path.resolve(project, "e2e-mutation.ts")) as () => Promise<unknown>;
     const result = await judge(stack, await runProgram(stack, config, program), session);
-    console.log(`${stack}: ${result.run.resources.length} resources analyzed, ${result.mandatory.length} mandatory violation(s)`);
+    console.log(`${stack}: ${result.resources} resources analyzed, ${result.mandatory.length} mandatory violation(s)`);
     for (const d of result.diagnostics) console.log(formatDiagnostic(d));
     process.exitCode = result.mandatory.length > 0 ? 1 : 0;
   } finally {
