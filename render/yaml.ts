@@ -13,15 +13,16 @@ export type YamlOptions = DocumentOptions & SchemaOptions & CreateNodeOptions & 
 const BAIL = Symbol("bail");
 
 /**
- * Words every position writes as they are: a letter, then letters, digits, '-', '_', '.', '/', '@'
- * and ':' before one of those (no YAML indicator, number, date or special float can start with a
- * letter; ':' is an indicator only before a space or at the end), except the YAML 1.1 booleans and
- * nulls and an exponent alone (`e5` is a float: the mantissa is optional), which the library
- * quotes. Saves a library call per distinct name, path and URL (node names, object files…): most
- * of a render's first run, when the library's code is still cold (npm run bench).
+ * Words every position writes as they are: a letter or '/', then letters, digits, '-', '_', '.',
+ * '/', '@', and ':' or a space before one of those (no YAML indicator, number, date or special
+ * float can start with a letter or '/'; ':' is an indicator only before a space or at the end, a
+ * space only before '#' or at the end), except the YAML 1.1 booleans and nulls and an exponent
+ * alone (`e5` is a float: the mantissa is optional), which the library quotes. Saves a library call
+ * per distinct name, path, URL and sentence (node names, object files…): most of a render's first
+ * run, when the library's code is still cold (npm run bench).
  */
 const EXPONENT = /^[eE]-?[0-9]+$/;
-const PLAIN_WORD = /^[A-Za-z](?:[A-Za-z0-9_./@-]|:(?=[A-Za-z0-9_./@-]))*$/;
+const PLAIN_WORD = /^[A-Za-z/](?:[A-Za-z0-9_./@-]|[: ](?=[A-Za-z0-9_./@-]))*$/;
 const YAML_1_1_WORDS = new Set(
   ["y", "yes", "n", "no", "true", "false", "on", "off", "null"].flatMap((w) => [w, w.toUpperCase(), w[0].toUpperCase() + w.slice(1)]),
 );
@@ -51,6 +52,8 @@ export function makeEmitter(options: YamlOptions): (value: unknown) => string | 
 
   const form = (position: keyof typeof TEMPLATES, v: unknown): string | typeof BAIL => {
     if (typeof v === "string" && PLAIN_WORD.test(v) && !YAML_1_1_WORDS.has(v) && !EXPONENT.test(v)) return v;
+    // an integer is written in decimal in every position (-0 is not: the library writes it as such)
+    if (typeof v === "number" && Number.isSafeInteger(v) && !Object.is(v, -0) && position !== "topKey" && position !== "key") return String(v);
     const cacheKey = typeof v === "string" ? `s${v}` : `${typeof v}:${Object.is(v, -0) ? "-0" : String(v)}`;
     let cache = caches.get(position);
     if (!cache) caches.set(position, (cache = new Map()));
