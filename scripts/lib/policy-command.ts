@@ -1,8 +1,7 @@
 // `npm run policy` as a function of its arguments: the CLI (scripts/policy.ts), the tests and the
 // benchmark run the same code, the last two in-process with the output captured. Every named stack
 // must load and pass its plan checks before any pack starts; then one pack process per environment
-// judges the stacks one after another, each while its program runs under the runtime mocks (the
-// programs one after another too, each without waiting for the previous verdict).
+// judges the stacks one after another, each while its program runs under the runtime mocks.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { rawFromStackYaml, stackFilePath } from "../../config/stack-file";
@@ -91,20 +90,10 @@ export async function judgeStacks(
   const packs = pool ?? new PackPool();
   try {
     packs.prepare(stacks);
-    // each stack's program as soon as the previous one has run (its pack may still be judging it),
-    // the results heard in order
-    let reported: Promise<void> = Promise.resolve();
-    let failure: { error: unknown } | undefined;
     for (const [i, s] of stacks.entries()) {
       progress(`${s.stack}: judging (${i + 1}/${stacks.length})`);
-      const judging = packs.start(s, packConfig);
-      judging.verdict.catch(() => undefined); // heard through `reported`
-      reported = reported.then(async () => each(s, await judging.verdict));
-      reported.catch((error: unknown) => (failure ??= { error }));
-      await judging.program;
-      if (failure) break;
+      each(s, await packs.judge(s, packConfig));
     }
-    await reported;
     return await packs.usage();
   } finally {
     if (!pool) packs.close();

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { PROJECT } from "../../config/schema";
 import { environmentOf } from "../../policy/environment";
 import { startPack, type Diagnostic, type PackSession, type PolicyPackConfigFile } from "./analyzer";
-import type { ProgramRun, RegistrationSink } from "./mock-run";
+import type { ProgramRun } from "./mock-run";
 
 const PACK_DIR = path.resolve(__dirname, "../../policy");
 
@@ -62,51 +62,15 @@ export interface PolicyStack {
 }
 
 /**
- * A sink that keeps the registrations it hears until it has the judgement to hand them to, then
- * forwards each as it comes: the program runs while its pack starts, or still judges the previous
- * stack of its environment.
- */
-function relay(): RegistrationSink & { to(judgement: RegistrationSink): void } {
-  let target: RegistrationSink | undefined;
-  const kept: { outputs: boolean; r: Parameters<RegistrationSink["registered"]>[0]; s: Parameters<RegistrationSink["registered"]>[1] }[] = [];
-  return {
-    registered(r, inputs) {
-      if (target) target.registered(r, inputs);
-      else kept.push({ outputs: false, r, s: inputs });
-    },
-    outputs(r, outputs) {
-      if (target) target.outputs(r, outputs);
-      else kept.push({ outputs: true, r, s: outputs });
-    },
-    to(judgement) {
-      for (const k of kept) (k.outputs ? judgement.outputs(k.r, k.s) : judgement.registered(k.r, k.s));
-      kept.length = 0;
-      target = judgement;
-    },
-  };
-}
-
-/** A stack being judged: its program's run (the next may start when it ends), then the verdict. */
-export interface Judging {
-  program: Promise<void>;
-  verdict: Promise<PolicyResult>;
-}
-
-/**
  * The packs of a run: one process per environment, started on demand or all at once (`prepare`:
- * starting costs most of a second). The programs run one after another (the runtime mocks are
- * process-global), each as soon as the previous one has registered everything: its registrations
- * wait, if they must, for its pack to start or to finish judging the previous stack of its
- * environment. Each judgement is an operation of its own, as with the engine: ConfigureStack (the
- * pack's first stack had it when the pack started), Configure, then Analyze per resource and
- * AnalyzeStack.
+ * starting costs most of a second), then the stacks judged one after another (the runtime mocks are
+ * process-global) while their programs run. Each judgement is an operation of its own, as with the
+ * engine: ConfigureStack (the pack's first stack had it when the pack started), Configure.
  */
 export class PackPool {
   private readonly packs = new Map<string, Promise<PackSession>>();
   /** Stacks whose pack was started for them, its ConfigureStack sent. */
   private readonly fresh = new Set<string>();
-  /** Per environment, the end of its last judgement (a pack judges one stack at a time). */
-  private readonly busy = new Map<string, Promise<unknown>>();
 
   /** Start the pack of every environment the stacks need, side by side. */
   prepare(stacks: readonly Omit<PolicyStack, "program">[]): void {
@@ -125,35 +89,15 @@ export class PackPool {
     return pack;
   }
 
-  /** Run the stack's program now, judged by its pack once that is free. Run one program at a time. */
-  start(s: PolicyStack, packConfig?: PolicyPackConfigFile): Judging {
-    const key = environmentKey(s.config);
-    const sink = relay();
-    const program = (async () => {
-      // the Pulumi SDK loads here, while the packs start
-      const { streamProgram } = await import("./mock-run");
-      await streamProgram(s.stack, s.config, s.program as () => Promise<any>, sink);
-    })();
-    const before = this.busy.get(key);
-    const verdict = (async () => {
-      const session = await this.packFor(s);
-      await before?.catch(() => undefined);
-      if (!this.fresh.delete(s.stack)) await session.configureStack(s.stack, s.config);
-      await session.configure(packConfig);
-      const judgement = session.judge();
-      sink.to(judgement);
-      await program;
-      return result(s.stack, judgement.resources, await judgement.finish());
-    })();
-    this.busy.set(key, verdict);
-    program.catch(() => undefined); // the verdict fails with it
-    return { program, verdict };
-  }
-
   async judge(s: PolicyStack, packConfig?: PolicyPackConfigFile): Promise<PolicyResult> {
-    const j = this.start(s, packConfig);
-    await j.program;
-    return j.verdict;
+    const session = await this.packFor(s);
+    if (!this.fresh.delete(s.stack)) await session.configureStack(s.stack, s.config);
+    await session.configure(packConfig);
+    const judgement = session.judge();
+    // the Pulumi SDK loads here, while the packs start
+    const { streamProgram } = await import("./mock-run");
+    await streamProgram(s.stack, s.config, s.program as () => Promise<any>, judgement);
+    return result(s.stack, judgement.resources, await judgement.finish());
   }
 
   /** Each pack process' CPU time and peak resident set so far, for the bench (Linux). */
