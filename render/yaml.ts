@@ -6,20 +6,23 @@
 // the library's. Anything else (multi-line strings, undefined in a list, non-plain objects, very
 // long keys) returns undefined and the caller uses the library for the whole document.
 // test/yaml-emit.test.ts checks the equivalence on every rendered file and on arbitrary values.
-import { stringify, type ToStringOptions, type CreateNodeOptions, type DocumentOptions, type SchemaOptions } from "yaml";
+import { parse, stringify, type ToStringOptions, type CreateNodeOptions, type DocumentOptions, type SchemaOptions } from "yaml";
 
 export type YamlOptions = DocumentOptions & SchemaOptions & CreateNodeOptions & ToStringOptions;
 
 const BAIL = Symbol("bail");
 
 /**
- * Words every position writes as they are: a letter, then letters, digits, '-' and '_' (no YAML
- * indicator, number, date or special float can start with a letter), except the YAML 1.1 booleans
- * and nulls and an exponent alone (`e5` is a float: the mantissa is optional), which the library
- * quotes. Saves a library call per distinct name (node names…).
+ * Words every position writes as they are: a letter or '/', then letters, digits, '-', '_', '.',
+ * '/', '@', and ':' or a space before one of those (no YAML indicator, number, date or special
+ * float can start with a letter or '/'; ':' is an indicator only before a space or at the end, a
+ * space only before '#' or at the end), except the YAML 1.1 booleans and nulls and an exponent
+ * alone (`e5` is a float: the mantissa is optional), which the library quotes. Saves a library call
+ * per distinct name, path, URL and sentence (node names, object files…): most of a render's first
+ * run, when the library's code is still cold (npm run bench).
  */
 const EXPONENT = /^[eE]-?[0-9]+$/;
-const PLAIN_WORD = /^[A-Za-z][A-Za-z0-9_-]*$/;
+const PLAIN_WORD = /^[A-Za-z/](?:[A-Za-z0-9_./@-]|[: ](?=[A-Za-z0-9_./@-]))*$/;
 const YAML_1_1_WORDS = new Set(
   ["y", "yes", "n", "no", "true", "false", "on", "off", "null"].flatMap((w) => [w, w.toUpperCase(), w[0].toUpperCase() + w.slice(1)]),
 );
@@ -49,6 +52,8 @@ export function makeEmitter(options: YamlOptions): (value: unknown) => string | 
 
   const form = (position: keyof typeof TEMPLATES, v: unknown): string | typeof BAIL => {
     if (typeof v === "string" && PLAIN_WORD.test(v) && !YAML_1_1_WORDS.has(v) && !EXPONENT.test(v)) return v;
+    // an integer is written in decimal in every position (-0 is not: the library writes it as such)
+    if (typeof v === "number" && Number.isSafeInteger(v) && !Object.is(v, -0) && position !== "topKey" && position !== "key") return String(v);
     const cacheKey = typeof v === "string" ? `s${v}` : `${typeof v}:${Object.is(v, -0) ? "-0" : String(v)}`;
     let cache = caches.get(position);
     if (!cache) caches.set(position, (cache = new Map()));
@@ -125,5 +130,122 @@ export function makeEmitter(options: YamlOptions): (value: unknown) => string | 
       throw e;
     }
     return `${out.join("\n")}\n`;
+  };
+}
+
+/**
+ * A fast path for the yaml library's `parse` (default options: YAML 1.2, core schema) of what the
+ * emitter writes: block maps and sequences indented by spaces, `{}`/`[]`, one-line scalars
+ * (`npm run render` reads every previous index.yaml back: with the library, most of a render's
+ * first run, npm run bench). A plain word (PLAIN_WORD, not a core-schema boolean or null) is read
+ * as it is, a canonical integer as a number; every other scalar and key is read by the library
+ * itself, once per distinct text, in the same position. Anything else (comments after content,
+ * anchors, tags, block or multi-line scalars, flow collections, tabs, duplicate keys, an indent it
+ * does not expect) returns undefined and the caller uses the library for the whole document.
+ * test/yaml-emit.test.ts checks the equivalence.
+ */
+export function makeReader(): (text: string) => unknown {
+  const CACHE_LIMIT = 200_000;
+  const cache = new Map<string, unknown>();
+  const INTEGER = /^(?:0|-?[1-9][0-9]{0,14})$/;
+  /** Read by the library: `k: <text>` (value), `- <text>` (item) or `<text>: 0` (key). */
+  const library = (position: "value" | "item" | "key", text: string): unknown => {
+    if (INTEGER.test(text) && position !== "key") return Number(text);
+    if (PLAIN_WORD.test(text) && !YAML_1_1_WORDS.has(text) && !EXPONENT.test(text)) return text;
+    // a start the subset never writes: an anchor, alias, tag, block scalar, flow collection, comment…
+    if (/^[&*!|>[{#%@`]/.test(text) || text.startsWith("---") || text.startsWith("...")) throw BAIL;
+    const cacheKey = `${position}:${text}`;
+    if (cache.has(cacheKey)) return cache.get(cacheKey);
+    let doc: unknown;
+    try {
+      doc = parse(position === "value" ? `k: ${text}\n` : position === "item" ? `- ${text}\n` : `${text}: 0\n`);
+    } catch {
+      throw BAIL;
+    }
+    let v: unknown;
+    if (position === "value") v = (doc as { k: unknown }).k;
+    else if (position === "item") v = (doc as unknown[])[0];
+    else {
+      if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw BAIL;
+      const keys = Object.keys(doc);
+      if (keys.length !== 1 || (doc as Record<string, unknown>)[keys[0]] !== 0) throw BAIL;
+      v = keys[0];
+    }
+    if (v !== null && typeof v === "object") throw BAIL;
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(cacheKey, v);
+    return v;
+  };
+
+  return (text: string) => {
+    if (/[\t\r]/.test(text)) return undefined;
+    const lines: { indent: number; body: string }[] = [];
+    let content = false;
+    for (const line of text.split("\n")) {
+      const body = line.trimStart();
+      // comments before the content only (the header), and blank lines
+      if (body === "" && line === "") continue;
+      if (body.startsWith("#") && !content) continue;
+      if (body === "" || body.startsWith("#")) return undefined;
+      content = true;
+      lines.push({ indent: line.length - body.length, body });
+    }
+    if (lines.length === 0) return undefined;
+    let i = 0;
+
+    /** The block whose first line is lines[i], at `indent` (an item's content starts after its `- `). */
+    const block = (indent: number): unknown => {
+      if (lines[i].body.startsWith("- ") || lines[i].body === "-") {
+        const out: unknown[] = [];
+        while (i < lines.length && lines[i].indent === indent && (lines[i].body.startsWith("- ") || lines[i].body === "-")) {
+          const rest = lines[i].body.slice(2);
+          if (rest === "" || rest.startsWith(" ")) throw BAIL;
+          // the item's own content: its first line read as if its `- ` were spaces
+          lines[i] = { indent: indent + 2, body: rest };
+          out.push(itemOrValue(indent + 2, "item"));
+        }
+        return out;
+      }
+      const out: Record<string, unknown> = {};
+      while (i < lines.length && lines[i].indent === indent && !lines[i].body.startsWith("- ")) {
+        const body = lines[i].body;
+        const colon = body.endsWith(":") && !body.includes(": ") ? body.length - 1 : body.indexOf(": ");
+        if (colon <= 0) throw BAIL;
+        const k = library("key", body.slice(0, colon));
+        if (typeof k !== "string" || k === "__proto__" || Object.prototype.hasOwnProperty.call(out, k)) throw BAIL;
+        const rest = body.slice(colon + 1);
+        if (rest === "") {
+          i++;
+          if (i >= lines.length || lines[i].indent <= indent) throw BAIL; // `k:` alone is null: never written
+          out[k] = block(lines[i].indent);
+        } else {
+          lines[i] = { indent: indent + colon + 2, body: rest.slice(1) };
+          out[k] = itemOrValue(indent + colon + 2, "value");
+        }
+      }
+      return out;
+    };
+
+    /** A scalar, `{}`, `[]` or a block (an item's nested map or list) on line i. */
+    const itemOrValue = (indent: number, position: "value" | "item"): unknown => {
+      const { body } = lines[i];
+      if (body === "{}" || body === "[]") {
+        i++;
+        return body === "{}" ? {} : [];
+      }
+      if (position === "item" && (body.startsWith("- ") || /^[^'"]*?(: |:$)/.test(body))) return block(indent);
+      i++;
+      return library(position, body);
+    };
+
+    try {
+      if (lines[0].indent !== 0) return undefined;
+      const value = block(0);
+      // every line read, each where the layout expects it
+      return i === lines.length ? value : undefined;
+    } catch (e) {
+      if (e === BAIL) return undefined;
+      throw e;
+    }
   };
 }

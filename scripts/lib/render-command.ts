@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { renderPlan } from "../../render/render";
+import { makeReader } from "../../render/yaml";
 import { allUnits } from "../../plan/plan";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "./cli";
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "./protected";
@@ -30,17 +31,25 @@ interface PreviousIndex {
   where: string;
 }
 
+const git = (cwd: string, argv: string[]) => spawnSync("git", ["-C", cwd, ...argv], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+
+/** The work tree a folder lies in (git's top level), undefined when none; the folder may be missing. */
+function workTreeOf(folder: string): string | undefined {
+  let dir = path.resolve(folder);
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  const top = git(dir, ["rev-parse", "--show-toplevel"]);
+  return top.status === 0 ? top.stdout.trim() : undefined;
+}
+
 /**
- * The committed version of a file (git `HEAD:<path>`) of the work tree it lies in, or undefined
- * when it is in no work tree, or HEAD has no such file. The file itself may be missing.
+ * The committed version of a file (git `HEAD:<path>`) of work tree `root` (the output folder's:
+ * asked once per render), or undefined when there is none, the file lies outside it, or HEAD has no
+ * such file. The file itself may be missing.
  */
-function committedFile(file: string): PreviousIndex | undefined {
+function committedFile(file: string, root: string | undefined): PreviousIndex | undefined {
+  if (root === undefined) return undefined;
   let dir = path.dirname(path.resolve(file));
   while (!fs.existsSync(dir)) dir = path.dirname(dir);
-  const git = (cwd: string, argv: string[]) => spawnSync("git", ["-C", cwd, ...argv], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  const top = git(dir, ["rev-parse", "--show-toplevel"]);
-  if (top.status !== 0) return undefined;
-  const root = top.stdout.trim();
   const rel = path.relative(root, path.join(fs.realpathSync(dir), path.relative(dir, path.resolve(file)))).split(path.sep).join("/");
   if (rel.startsWith("../")) return undefined;
   const show = git(root, ["show", `HEAD:${rel}`]);
@@ -48,27 +57,25 @@ function committedFile(file: string): PreviousIndex | undefined {
 }
 
 /**
- * What the removal guard compares a stack's new Plan with: the render in the output folder, else,
- * when that folder (or the stack's render in it) is gone, its committed version.
+ * What the guards compare a stack's new Plan with. `previous` (the removal guard's): the render in
+ * the output folder, else, when that folder (or the stack's render in it) is gone, its committed
+ * version. `committed` (the node guard's): the committed render first (a node may leave only after
+ * it was retiring in a committed, so reviewed and deployed, inventory), else the render on disk.
  */
-function previousIndex(out: string, stack: string): PreviousIndex | undefined {
+function previousIndexes(out: string, stack: string, root: string | undefined): { previous: PreviousIndex; committed: PreviousIndex } | undefined {
   const file = path.join(out, stack, "index.yaml");
-  if (fs.existsSync(file)) return { text: fs.readFileSync(file, "utf8"), where: file };
-  return committedFile(file);
+  const committed = committedFile(file, root);
+  const onDisk = fs.existsSync(file) ? { text: fs.readFileSync(file, "utf8"), where: file } : undefined;
+  const previous = onDisk ?? committed;
+  return previous && { previous, committed: committed ?? previous };
 }
 
-/**
- * What the node guard compares with: the committed render first (a node may leave only after it
- * was retiring in a committed, so reviewed and deployed, inventory), else the render on disk.
- */
-function committedIndex(out: string, stack: string): PreviousIndex | undefined {
-  const file = path.join(out, stack, "index.yaml");
-  return committedFile(file) ?? previousIndex(out, stack);
-}
+/** Reads what the render writes without the yaml library (most of a first render's time), else declines. */
+const readRendered = makeReader();
 
 function parseIndex(previous: PreviousIndex, file: string): unknown {
   try {
-    return parse(previous.text);
+    return readRendered(previous.text) ?? parse(previous.text);
   } catch (e) {
     throw new UserError(
       `${previous.where}: is not a render of this repository (${(e as Error).message.split("\n")[0]}). Fix: remove ${path.dirname(file)}/ or render elsewhere with --out`,
@@ -87,16 +94,18 @@ export function renderCommand(argv: string[], io: Io): number {
   // Data-owning units the previous render (normally the committed one) had and this one drops.
   const refused: string[] = [];
   const notes: string[] = [];
+  const root = workTreeOf(out);
   for (const { s } of rendered) {
     const file = path.join(out, s.plan.stack, "index.yaml");
-    const previous = previousIndex(out, s.plan.stack);
-    if (!previous) {
+    const found = previousIndexes(out, s.plan.stack, root);
+    if (!found) {
       notes.push(`${s.plan.stack}: no previous render to guard the units that own data against (${file} is absent, and git HEAD holds none)`);
       continue;
     }
+    const { previous, committed } = found;
     const index = parseIndex(previous, file);
-    const committed = committedIndex(out, s.plan.stack) ?? previous;
-    const nodesBefore = indexNodes(committed === previous ? index : parseIndex(committed, file));
+    // the same text (the render on disk is the committed one, or there is only one) is parsed once
+    const nodesBefore = indexNodes(committed.text === previous.text ? index : parseIndex(committed, file));
     for (const c of nodeRemovalChecks(nodesBefore, s.plan.nodes, committed.where)) refused.push(formatCheck(s.config.file, c));
     for (const loss of protectedLosses(index, s.plan)) {
       const what = `${describeLoss(loss)} (${previous.where} has it)`;

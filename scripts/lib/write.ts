@@ -11,9 +11,15 @@ export function writeStackDir(outDir: string, stack: string, files: RenderedFile
   const old = path.join(outDir, `.${stack}.old-${process.pid}`);
   fs.rmSync(tmp, { recursive: true, force: true });
   try {
+    // each folder made once (a recursive mkdirSync per file was a tenth of a render: npm run bench)
+    const made = new Set<string>();
     for (const f of files) {
       const target = path.join(tmp, ...f.path.split("/"));
-      fs.mkdirSync(path.dirname(target), { recursive: true });
+      const dir = path.dirname(target);
+      if (!made.has(dir)) {
+        fs.mkdirSync(dir, { recursive: true });
+        made.add(dir);
+      }
       fs.writeFileSync(target, f.content);
     }
     if (fs.existsSync(final)) fs.renameSync(final, old);
