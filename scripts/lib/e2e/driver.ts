@@ -2,8 +2,10 @@
 //   render → cluster (cluster.sh, unless --kubeconfig) → mirror → stand-in controller → Nodes →
 //   pulumi stack init → pulumi up --policy-pack (kube-apiserver restarted mid-way) → rerun →
 //   checks (objects accepted, role labels, placement by the real scheduler, storage classes) →
-//   pulumi preview --expect-no-changes → policy pack D1–D8 against `npm run policy` →
-//   day 2 (a new compute node: exact preview steps, up) → pulumi destroy (protected objects stay).
+//   pulumi preview --policy-pack policy --expect-no-changes → policy pack D1–D8 against
+//   `npm run policy` → day 2 (a new compute node: exact preview steps, up) → pulumi destroy
+//   (protected objects stay). The preview-timing mode (`--time-preview`, for `npm run bench`) stops
+//   after the first up and times that preview instead.
 // It reads the program only through its rendered output and its CLIs (`npm run render`,
 // `npm run policy`); see test/e2e/README.md.
 import { type ChildProcess } from "node:child_process";
