@@ -139,12 +139,21 @@ type EnginePreview = { measured: true; tries: number; stacks: EngineStackResult[
  * `pulumi preview --policy-pack policy` of each deployed stack of ENGINE_STACKS (what an operator
  * runs before every change) through the e2e driver's preview-timing mode (a cluster of its own per
  * stack, one pulumi up, `tries` previews), against `npm run policy -- --stack <s>` as a developer
- * runs it (tsx start included), `offlineTries` times; the fastest of each side is compared.
+ * runs it (tsx start included), `offlinePerTurn` times after each preview: taken in turns, both
+ * sides see the same machine. The fastest of each side is compared.
  */
-async function enginePreviewTimes(skip: boolean, schemas: string, tries: number, offlineTries: number): Promise<EnginePreview> {
+async function enginePreviewTimes(skip: boolean, schemas: string, tries: number, offlinePerTurn: number): Promise<EnginePreview> {
   const clusterScript = defaultClusterScript(REPO_ROOT);
   const why = engineUnavailable({ skip, missing: ENGINE_BINARIES.filter((b) => !which(b)), clusterScript, clusterScriptExists: fs.existsSync(clusterScript) });
   if (why) return { measured: false, why };
+  const offline = new Map<string, number[]>();
+  const turn = async (stack: string) => {
+    for (let i = 0; i < offlinePerTurn; i++) {
+      const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts"), "--stack", stack], false);
+      if (p.code !== 0) throw new Error(`npm run policy -- --stack ${stack} failed:\n${p.stdout}${p.stderr}`);
+      offline.set(stack, [...(offline.get(stack) ?? []), p.wallMs / 1000]);
+    }
+  };
   const timed = await timeEnginePreviews({
     repoRoot: REPO_ROOT,
     stacks: ENGINE_STACKS,
@@ -154,23 +163,15 @@ async function enginePreviewTimes(skip: boolean, schemas: string, tries: number,
     outRoot: path.join(REPO_ROOT, ".e2e"),
     interrupt: false,
     policyMutations: false,
-    previewTiming: { tries },
+    previewTiming: { tries, turn },
     log: (line) => process.stderr.write(`bench: engine: ${line}\n`),
   });
   if ("cannotRun" in timed) return { measured: false, why: timed.cannotRun };
   const stacks: EngineStackResult[] = [];
   for (const t of timed) {
-    if (!t.ok) {
-      stacks.push({ stack: t.stack, measured: false, why: `the engine run failed: ${t.failure}`, report: t.report });
-      continue;
-    }
-    const offline: number[] = [];
-    for (let i = 0; i < offlineTries; i++) {
-      const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts"), "--stack", t.stack], false);
-      if (p.code !== 0) throw new Error(`npm run policy -- --stack ${t.stack} failed:\n${p.stdout}${p.stderr}`);
-      offline.push(p.wallMs / 1000);
-    }
-    stacks.push(compareEngine(t.stack, t.seconds, offline, t.report));
+    const report = path.relative(REPO_ROOT, t.report);
+    if (!t.ok) stacks.push({ stack: t.stack, measured: false, why: `the engine run failed: ${t.failure}`, report });
+    else stacks.push(compareEngine(t.stack, t.seconds, offline.get(t.stack)!, report));
   }
   return { measured: true, tries, stacks };
 }
@@ -297,7 +298,7 @@ run(async () => {
 
   // the real engine against the offline policy path, before `npm test` (which must run alone)
   process.stderr.write("bench: pulumi preview --policy-pack policy (the real engine)…\n");
-  const enginePreview = await enginePreviewTimes(opts["skip-engine"]!, schemas, engineTries, quick);
+  const enginePreview = await enginePreviewTimes(opts["skip-engine"]!, schemas, engineTries, 2);
   if (!enginePreview.measured) process.stderr.write(`bench: *** ENGINE PREVIEW NOT MEASURED: ${enginePreview.why} ***\n`);
 
   // `npm test`, whole (its pretest included), once, last: nothing else of the bench runs beside it

@@ -43,9 +43,10 @@ export interface E2EOptions {
    * Time `pulumi preview --policy-pack policy` of the deployed stack instead of the whole e2e: the
    * setup, one `pulumi up --policy-pack policy` (no API server restart), then `tries` previews, each
    * of which must exit 0, propose no change and show the pack; then the cluster goes down. Reports
-   * go to <outRoot>/preview-timing/<stack>.
+   * go to <outRoot>/preview-timing/<stack>. `turn` runs after each try (the bench times the offline
+   * path there, so that both sides are taken in turns on the same machine).
    */
-  previewTiming?: { tries: number };
+  previewTiming?: { tries: number; turn?: (stack: string) => Promise<void> };
   log: (line: string) => void;
 }
 
@@ -582,7 +583,7 @@ async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName
 }
 
 /** `pulumi preview --policy-pack policy` of the deployed stack, `tries` times; every try must pass previewProblem. */
-async function timePreviews(r: StackRun, tries: number): Promise<void> {
+async function timePreviews(r: StackRun, tries: number, turn?: (stack: string) => Promise<void>): Promise<void> {
   await r.step(`pulumi preview --policy-pack policy, timed (${tries} tries)`, async (s) => {
     for (let i = 1; i <= tries; i++) {
       const res = await pulumi(["preview", "--policy-pack", "policy"], r.project, r.p!, r.log(`preview-timed-${i}`));
@@ -590,6 +591,7 @@ async function timePreviews(r: StackRun, tries: number): Promise<void> {
       s.detail.push(`try ${i}: ${res.seconds.toFixed(2)} s, exit ${res.code}; ${summaryLine(res.stdout)}${problem ? `; ${problem}` : ""}`);
       if (problem) throw new Error(`try ${i} of pulumi preview --policy-pack policy: ${problem}\n${errorLines(res.stdout + res.stderr).join("\n")}`);
       r.report.previewSeconds.push(res.seconds);
+      await turn?.(r.stack);
     }
     s.summary = `${r.report.previewSeconds.map((x) => x.toFixed(2)).join(", ")} s`;
   });
@@ -756,7 +758,7 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     }
     if (o.previewTiming) {
       if (!lastUp.ok) throw new Fatal(lastUp.name);
-      await timePreviews(r, o.previewTiming.tries);
+      await timePreviews(r, o.previewTiming.tries, o.previewTiming.turn);
       return rep;
     }
     if (o.interrupt && r.ownCluster) {
