@@ -1,9 +1,13 @@
-// npm run bench [-- --sizes 10,100,500,1000,5000] [--repeat 2] [--out bench/results.json] [--skip-tests]:
+// npm run bench [-- --sizes 10,100,500,1000,5000] [--repeat 2] [--out bench/results.json] [--skip-tests] [--skip-engine] [--engine-tries 3]:
 // what the offline pipeline costs, per shipped stack and per generated inventory (scripts/lib/generate.ts):
 // render, placement, validate and policy times and peak memory, the whole pipeline over the four
 // stacks, kubeconform alone on the same files (the floor for validation), `npm run policy` and
 // `npm test` as a developer runs them, and every target of issue 16 measured in this run, each
-// printed against its target. Prints the tables and writes the JSON.
+// printed against its target. Prints the tables and writes the JSON. When the real engine is on PATH
+// (pulumi, its Node language host, the kubernetes and random providers, kubectl) and the e2e's
+// cluster script exists, it also times `pulumi preview --policy-pack policy` of a deployed lab and
+// prod-medium (`npm run e2e -- --time-preview`, minutes per stack) against `npm run policy -- --stack
+// <s>`: the offline path must be ≥ 5× faster; otherwise it says loudly why it did not.
 //
 // Method. Each phase runs in its own child process (scripts/lib/bench-child.ts), which reports the
 // phase's own time (module loading excluded) and its peak resident set, process.resourceUsage()
@@ -23,6 +27,9 @@ import { args, EXIT_BAD_CONFIG, run, UserError } from "./lib/cli";
 import type { ChildRequest, ChildResult } from "./lib/bench-child";
 import { kubeconformArgs, SCHEMAS_ENV } from "./lib/kubeconform";
 import { REPO_ROOT, requireTool } from "./lib/tools";
+import { compareEngine, ENGINE_BINARIES, ENGINE_STACKS, engineLine, engineTargets, engineUnavailable, goal, holds, shown, verdict, type EngineStackResult, type Target } from "./lib/bench-targets";
+import { defaultClusterScript, timeEnginePreviews } from "./lib/e2e/driver";
+import { which } from "./lib/e2e/proc";
 
 const TSX = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
 const CHILD = path.join(REPO_ROOT, "scripts", "lib", "bench-child.ts");
@@ -126,24 +133,48 @@ const mib = (kib: number | undefined) => (kib === undefined ? null : Math.round(
 const round = (ms: number) => Math.round(ms);
 const load = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 
-/**
- * TODO(end-to-end issue): once the real engine runs here (its work is not on main yet), time
- * `pulumi preview --policy-pack policy` for lab and prod-medium and compare the offline path (it
- * should be at least 5× faster). Until then nothing is measured, and the results say so.
- */
-function enginePreviewTimes(): { measured: false; why: string } {
-  return { measured: false, why: "the real engine (pulumi preview against a cluster) is the end-to-end issue's work, not on main yet" };
-}
+type EnginePreview = { measured: true; tries: number; stacks: EngineStackResult[] } | { measured: false; why: string };
 
-interface Target {
-  what: string;
-  value: number | null;
-  unit: "×" | "ms" | "MiB";
-  /** Holds when value ≤ max (or < below). */
-  max?: number;
-  below?: number;
+/**
+ * `pulumi preview --policy-pack policy` of each deployed stack of ENGINE_STACKS (what an operator
+ * runs before every change) through the e2e driver's preview-timing mode (a cluster of its own per
+ * stack, one pulumi up, `tries` previews), against `npm run policy -- --stack <s>` as a developer
+ * runs it (tsx start included), `offlinePerTurn` times after each preview: taken in turns, both
+ * sides see the same machine. The fastest of each side is compared.
+ */
+async function enginePreviewTimes(skip: boolean, schemas: string, tries: number, offlinePerTurn: number): Promise<EnginePreview> {
+  const clusterScript = defaultClusterScript(REPO_ROOT);
+  const why = engineUnavailable({ skip, missing: ENGINE_BINARIES.filter((b) => !which(b)), clusterScript, clusterScriptExists: fs.existsSync(clusterScript) });
+  if (why) return { measured: false, why };
+  const offline = new Map<string, number[]>();
+  const turn = async (stack: string) => {
+    for (let i = 0; i < offlinePerTurn; i++) {
+      const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts"), "--stack", stack], false);
+      if (p.code !== 0) throw new Error(`npm run policy -- --stack ${stack} failed:\n${p.stdout}${p.stderr}`);
+      offline.set(stack, [...(offline.get(stack) ?? []), p.wallMs / 1000]);
+    }
+  };
+  const timed = await timeEnginePreviews({
+    repoRoot: REPO_ROOT,
+    stacks: ENGINE_STACKS,
+    keep: false,
+    clusterScript,
+    schemasDir: schemas,
+    outRoot: path.join(REPO_ROOT, ".e2e"),
+    interrupt: false,
+    policyMutations: false,
+    previewTiming: { tries, turn },
+    log: (line) => process.stderr.write(`bench: engine: ${line}\n`),
+  });
+  if ("cannotRun" in timed) return { measured: false, why: timed.cannotRun };
+  const stacks: EngineStackResult[] = [];
+  for (const t of timed) {
+    const report = path.relative(REPO_ROOT, t.report);
+    if (!t.ok) stacks.push({ stack: t.stack, measured: false, why: `the engine run failed: ${t.failure}`, report });
+    else stacks.push(compareEngine(t.stack, t.seconds, offline.get(t.stack)!, report));
+  }
+  return { measured: true, tries, stacks };
 }
-const holds = (t: Target) => t.value !== null && (t.max !== undefined ? t.value <= t.max : t.value < t.below!);
 
 run(async () => {
   const opts = args({
@@ -153,6 +184,10 @@ run(async () => {
     schemas: { type: "string" },
     /** Do not time `npm test` (its target is then reported as not measured). */
     "skip-tests": { type: "boolean", default: false },
+    /** Do not time `pulumi preview --policy-pack policy` (its targets are then reported as not measured). */
+    "skip-engine": { type: "boolean", default: false },
+    /** Timed `pulumi preview --policy-pack policy` runs per stack (each minutes of setup first). */
+    "engine-tries": { type: "string", default: "3" },
   });
   const sizes = opts.sizes!.split(",").map(Number);
   const repeat = Number(opts.repeat);
@@ -161,6 +196,8 @@ run(async () => {
   if (sizes.some((s) => !Number.isInteger(s) || s < 9) || !Number.isInteger(repeat) || repeat < 1) {
     throw new UserError("--sizes takes whole numbers of at least 9, comma-separated; --repeat a whole number ≥ 1", EXIT_BAD_CONFIG);
   }
+  const engineTries = Number(opts["engine-tries"]);
+  if (!Number.isInteger(engineTries) || engineTries < 1) throw new UserError(`--engine-tries takes a whole number ≥ 1, not ${opts["engine-tries"]}`, EXIT_BAD_CONFIG);
   for (const needed of [500, 5000]) if (!sizes.includes(needed)) sizes.push(needed);
   sizes.sort((a, b) => a - b);
   const schemas = opts.schemas ?? process.env[SCHEMAS_ENV] ?? (fs.existsSync(path.join(REPO_ROOT, "..", "shared", "schemas")) ? path.join(REPO_ROOT, "..", "shared", "schemas") : undefined);
@@ -259,6 +296,11 @@ run(async () => {
     (m) => m.wallMs,
   );
 
+  // the real engine against the offline policy path, before `npm test` (which must run alone)
+  process.stderr.write("bench: pulumi preview --policy-pack policy (the real engine)…\n");
+  const enginePreview = await enginePreviewTimes(opts["skip-engine"]!, schemas, engineTries, 2);
+  if (!enginePreview.measured) process.stderr.write(`bench: *** ENGINE PREVIEW NOT MEASURED: ${enginePreview.why} ***\n`);
+
   // `npm test`, whole (its pretest included), once, last: nothing else of the bench runs beside it
   let npmTest: { wallMs: number; cpuMs?: number; code: number | null; loadAtStart: number[]; summary: string } | undefined;
   if (!opts["skip-tests"]) {
@@ -283,6 +325,7 @@ run(async () => {
     { what: "policy, generated 5000-node stack: peak of the pack's process", value: big.packPeakMiB, unit: "MiB", below: 1024 },
     { what: "render + placement, 5000 ÷ 500 nodes", value: ratio(renderPlacement(big), renderPlacement(row("generated-500"))), unit: "×", max: 11 },
     { what: "npm test (wall)", value: npmTest?.wallMs ?? null, unit: "ms", max: 60_000 },
+    ...engineTargets(enginePreview.measured ? enginePreview.stacks : []),
   ];
   const result = {
     machine: {
@@ -311,7 +354,7 @@ run(async () => {
     policyCliMs: round(policyCli.wallMs),
     policyCliCpuMs: policyCli.cpuMs,
     npmTest: npmTest ?? { measured: false, why: "--skip-tests" },
-    enginePreview: enginePreviewTimes(),
+    enginePreview,
     targets: targets.map((t) => ({ ...t, holds: holds(t) })),
   };
   fs.rmSync(work, { recursive: true, force: true });
@@ -319,8 +362,6 @@ run(async () => {
   fs.writeFileSync(path.resolve(REPO_ROOT, opts.out!), `${JSON.stringify(result, null, 2)}\n`);
 
   const cell = (v: number | null, unit = "") => (v === null ? "n/a" : `${v}${unit}`);
-  const shown = (t: Target) => (t.value === null ? "not measured" : t.unit === "×" ? `${t.value}×` : `${t.value} ${t.unit}`);
-  const bound = (t: Target) => (t.max !== undefined ? `≤ ${t.max}${t.unit === "×" ? "×" : ` ${t.unit}`}` : `< ${t.below} ${t.unit}`);
   const lines = [
     `machine: ${result.machine.cpus} CPUs (${result.machine.cpuModel}), ${result.machine.memoryGiB} GiB, Node ${result.machine.node}, load ${loadAtStart.join(" ")} at the start, ${result.machine.loadAverageAtEnd.join(" ")} at the end`,
     "",
@@ -335,11 +376,11 @@ run(async () => {
     `pipeline as CLI commands: ${Object.entries(result.pipeline.cliWallMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}; total ${result.pipeline.cliTotalWallMs} ms`,
     `kubeconform alone on the same files: ${result.pipeline.kubeconformAloneMs} ms, peak ${cell(result.pipeline.kubeconformAlonePeakMiB, " MiB")}`,
     npmTest ? `npm test: ${npmTest.wallMs} ms, ${npmTest.cpuMs ?? "?"} ms of CPU (load ${npmTest.loadAtStart.join(" ")} at its start): ${npmTest.summary}` : "npm test: not timed (--skip-tests)",
-    `pulumi preview --policy-pack policy: not timed (${result.enginePreview.why})`,
+    ...(enginePreview.measured ? enginePreview.stacks.map(engineLine) : [`*** pulumi preview --policy-pack policy: NOT MEASURED (${enginePreview.why}) ***`]),
     "",
     "| target | measured | goal | holds |",
     "|---|---:|---:|---|",
-    ...targets.map((t) => `| ${t.what} | ${shown(t)} | ${bound(t)} | ${t.value === null ? "not measured" : holds(t) ? "yes" : "NO"} |`),
+    ...targets.map((t) => `| ${t.what} | ${shown(t)} | ${goal(t)} | ${verdict(t)} |`),
     "",
     `written to ${opts.out}`,
   ];

@@ -2,8 +2,10 @@
 //   render → cluster (cluster.sh, unless --kubeconfig) → mirror → stand-in controller → Nodes →
 //   pulumi stack init → pulumi up --policy-pack (kube-apiserver restarted mid-way) → rerun →
 //   checks (objects accepted, role labels, placement by the real scheduler, storage classes) →
-//   pulumi preview --expect-no-changes → policy pack D1–D8 against `npm run policy` →
-//   day 2 (a new compute node: exact preview steps, up) → pulumi destroy (protected objects stay).
+//   pulumi preview --policy-pack policy --expect-no-changes → policy pack D1–D8 against
+//   `npm run policy` → day 2 (a new compute node: exact preview steps, up) → pulumi destroy
+//   (protected objects stay). The preview-timing mode (`--time-preview`, for `npm run bench`) stops
+//   after the first up and times that preview instead.
 // It reads the program only through its rendered output and its CLIs (`npm run render`,
 // `npm run policy`); see test/e2e/README.md.
 import { type ChildProcess } from "node:child_process";
@@ -18,7 +20,7 @@ import { parseAllDocuments } from "yaml";
 import { checkPlacement, compareLeaves } from "./placement-check";
 import { background, run, sleep, stop, which } from "./proc";
 import { copyProject, mutateStackConfig, readStackConfig, setStackConfig, stackFile } from "./project";
-import { installPlugins, policyViolations, previewSteps, pulumi, pulumiEnv, summaryLine, type PolicyViolation, type PulumiEnv } from "./pulumi";
+import { installPlugins, policyViolations, previewProblem, previewSteps, pulumi, pulumiEnv, summaryLine, type PolicyViolation, type PulumiEnv } from "./pulumi";
 import { readDocs, readPlacement, readRendered, type RenderedStack } from "./rendered";
 import { Report, type StepResult } from "./report";
 import { STAND_IN_LABEL } from "../../../test/e2e/standins/artifacts";
@@ -37,7 +39,23 @@ export interface E2EOptions {
   interrupt: boolean;
   /** D1–D8 mutated stacks (production stacks only) */
   policyMutations: boolean;
+  /**
+   * Time `pulumi preview --policy-pack policy` of the deployed stack instead of the whole e2e: the
+   * setup, one `pulumi up --policy-pack policy` (no API server restart), then `tries` previews, each
+   * of which must exit 0, propose no change and show the pack; then the cluster goes down. Reports
+   * go to <outRoot>/preview-timing/<stack>. `turn` runs after each try (the bench times the offline
+   * path there, so that both sides are taken in turns on the same machine).
+   */
+  previewTiming?: { tries: number; turn?: (stack: string) => Promise<void> };
   log: (line: string) => void;
+}
+
+/** The policy pack's name (policy/index.ts), as the engine prints it when the pack ran. */
+const PACK = "openkeel-placement";
+
+/** cluster.sh of the engine kit: env OPENKEEL_E2E_CLUSTER_SCRIPT, else ../shared/engine/cluster.sh. */
+export function defaultClusterScript(repoRoot: string): string {
+  return path.resolve(process.env.OPENKEEL_E2E_CLUSTER_SCRIPT ?? path.join(repoRoot, "..", "shared", "engine", "cluster.sh"));
 }
 
 const ROLE_KEBAB: Record<string, string> = {
@@ -564,6 +582,21 @@ async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName
   return res;
 }
 
+/** `pulumi preview --policy-pack policy` of the deployed stack, `tries` times; every try must pass previewProblem. */
+async function timePreviews(r: StackRun, tries: number, turn?: (stack: string) => Promise<void>): Promise<void> {
+  await r.step(`pulumi preview --policy-pack policy, timed (${tries} tries)`, async (s) => {
+    for (let i = 1; i <= tries; i++) {
+      const res = await pulumi(["preview", "--policy-pack", "policy"], r.project, r.p!, r.log(`preview-timed-${i}`));
+      const problem = previewProblem(res.code, res.stdout + res.stderr, PACK);
+      s.detail.push(`try ${i}: ${res.seconds.toFixed(2)} s, exit ${res.code}; ${summaryLine(res.stdout)}${problem ? `; ${problem}` : ""}`);
+      if (problem) throw new Error(`try ${i} of pulumi preview --policy-pack policy: ${problem}\n${errorLines(res.stdout + res.stderr).join("\n")}`);
+      r.report.previewSeconds.push(res.seconds);
+      await turn?.(r.stack);
+    }
+    s.summary = `${r.report.previewSeconds.map((x) => x.toFixed(2)).join(", ")} s`;
+  });
+}
+
 async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: PulumiEnv): Promise<Report> {
   const r = new StackRun(stack, o, tmp);
   const rep = r.report;
@@ -685,7 +718,7 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     );
 
     // ---- the first pulumi up, with the API server restarted mid-way ----
-    const state = { interrupted: false, pending: o.interrupt && r.ownCluster };
+    const state = { interrupted: false, pending: o.interrupt && r.ownCluster && !o.previewTiming };
     const upStep = (title: string, args: string[], logName: string) =>
       r.step(title + (state.pending ? " (kube-apiserver restarted mid-way)" : ""), async (s) => {
         const before = state.interrupted;
@@ -710,7 +743,7 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     const upLog = () => upLogs.map((n) => (fs.existsSync(r.log(n)) ? fs.readFileSync(r.log(n), "utf8") : "")).join("\n");
     // a new stack's first preview: can the pack judge every resource? (unknown secrets make rules advisory)
     const firstPreviewFailed = !lastUp.ok && lastUp.detail.some((d) => d.includes("preview stage"));
-    if (!firstPreviewFailed) freshStackPolicyCheck(r, fs.readFileSync(r.log("up"), "utf8"), "the first pulumi up's preview");
+    if (!firstPreviewFailed && !o.previewTiming) freshStackPolicyCheck(r, fs.readFileSync(r.log("up"), "utf8"), "the first pulumi up's preview");
     if (firstPreviewFailed) {
       r.freshPreviewPending = true;
       upLogs.push("up-skip-preview");
@@ -722,6 +755,11 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
       upLogs.push(`up-rerun-${i}`);
       lastUp = await upStep(`pulumi up --yes --policy-pack policy (rerun ${i}${interruptedAt >= 0 ? ": converges" : ""})`, ["up", "--yes", "--policy-pack", "policy"], `up-rerun-${i}`);
       if (state.interrupted && interruptedAt < 0) interruptedAt = rep.steps.length - 1;
+    }
+    if (o.previewTiming) {
+      if (!lastUp.ok) throw new Fatal(lastUp.name);
+      await timePreviews(r, o.previewTiming.tries, o.previewTiming.turn);
+      return rep;
     }
     if (o.interrupt && r.ownCluster) {
       const still = await protectedStillThere(r, rendered, "after-interrupt");
@@ -744,8 +782,9 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
       s.ok = ran.every((c) => c.ok);
     });
 
-    await r.step("pulumi preview --expect-no-changes", async (s) => {
-      const res = await pulumi(["preview", "--expect-no-changes", "--diff"], r.project, r.p!, r.log("preview-idempotent"));
+    // the command an operator runs before every change, the pack included: nothing to change, nothing refused
+    await r.step("pulumi preview --policy-pack policy --expect-no-changes", async (s) => {
+      const res = await pulumi(["preview", "--expect-no-changes", "--diff", "--policy-pack", "policy"], r.project, r.p!, r.log("preview-idempotent"));
       s.log = res.log;
       s.summary = `exit ${res.code}; ${summaryLine(res.stdout)}`;
       if (res.code !== 0) {
@@ -757,11 +796,13 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     const policy = await r.step("policy pack: npm run policy on the shipped stack", async (s) => {
       const res = await run("npm", ["run", "-s", "policy", "--", "--stack", stack], { cwd: o.repoRoot, log: r.log("policy-offline") });
       const up = upLog();
-      const engine = violationSet(policyViolations(up).filter((v) => v.level === "mandatory"));
+      const idempotent = fs.existsSync(r.log("preview-idempotent")) ? fs.readFileSync(r.log("preview-idempotent"), "utf8") : "";
+      const engine = violationSet(policyViolations(up + idempotent).filter((v) => v.level === "mandatory"));
       const offline = violationSet(offlineViolations(res.stdout).filter((v) => v.level === "mandatory"));
-      s.summary = `npm run policy exit ${res.code}; engine (pulumi up --policy-pack): ${engine.length} mandatory, npm run policy: ${offline.length}`;
-      rep.check("the policy pack runs inside the real engine and passes the shipped stack", engine.length === 0 && /openkeel-placement/.test(up) && res.code === 0, [
-        `pulumi up --policy-pack policy: ${engine.join("; ") || "no mandatory violation"}${/openkeel-placement/.test(up) ? " (pack openkeel-placement ran)" : " (NO sign of the pack in the engine output)"}`,
+      s.summary = `npm run policy exit ${res.code}; engine (pulumi up and preview --policy-pack): ${engine.length} mandatory, npm run policy: ${offline.length}`;
+      const ran = (text: string) => (text.includes(PACK) ? ` (pack ${PACK} ran)` : " (NO sign of the pack in the engine output)");
+      rep.check("the policy pack runs inside the real engine and passes the shipped stack", engine.length === 0 && up.includes(PACK) && idempotent.includes(PACK) && res.code === 0, [
+        `pulumi up and pulumi preview --policy-pack policy: ${engine.join("; ") || "no mandatory violation"}; up${ran(up)}; preview${ran(idempotent)}`,
         `npm run policy: exit ${res.code}; ${offline.join("; ") || "no mandatory violation"}`,
       ]);
     });
@@ -909,7 +950,7 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     // machine-readable step times (for `npm run bench` and CI)
     fs.writeFileSync(
       path.join(r.dir, "steps.json"),
-      JSON.stringify({ stack, ok: rep.ok, seconds: (rep.finished - rep.started) / 1000, steps: rep.steps.map((x) => ({ name: x.name, seconds: x.seconds, ok: x.ok, skipped: x.skipped ?? false, summary: x.summary ?? "" })), failedChecks: rep.checks.filter((c) => !c.ok).map((c) => c.name) }, null, 2),
+      JSON.stringify({ stack, ok: rep.ok, seconds: (rep.finished - rep.started) / 1000, steps: rep.steps.map((x) => ({ name: x.name, seconds: x.seconds, ok: x.ok, skipped: x.skipped ?? false, summary: x.summary ?? "" })), failedChecks: rep.checks.filter((c) => !c.ok).map((c) => c.name), ...(rep.previewSeconds.length ? { previewSeconds: rep.previewSeconds } : {}) }, null, 2),
     );
   }
   return rep;
@@ -937,33 +978,72 @@ function diffLines(a: string, b: string): string {
   return out.slice(0, 20).join("\n");
 }
 
-export async function runE2E(o: E2EOptions): Promise<number> {
+/** Why the e2e cannot run (exit 2), or undefined. */
+function cannotRun(o: E2EOptions): string | undefined {
   const missing = ["pulumi", "kubectl", "pulumi-resource-kubernetes", "pulumi-resource-random"].filter((b) => !which(b));
-  if (missing.length) {
-    o.log(`e2e: not on PATH: ${missing.join(", ")}. Put the engine's bin dir on PATH (../shared/engine/build.sh → $HOME/.cache/openkeel-engine/bin) or install the released Pulumi CLI and plugins.`);
-    return 2;
-  }
-  if (!o.kubeconfig && !fs.existsSync(o.clusterScript)) {
-    o.log(`e2e: no cluster script at ${o.clusterScript} (set --cluster-script or OPENKEEL_E2E_CLUSTER_SCRIPT, or pass --kubeconfig)`);
-    return 2;
-  }
-  fs.mkdirSync(o.outRoot, { recursive: true });
+  if (missing.length) return `not on PATH: ${missing.join(", ")}. Put the engine's bin dir on PATH (../shared/engine/build.sh → $HOME/.cache/openkeel-engine/bin) or install the released Pulumi CLI and plugins.`;
+  if (!o.kubeconfig && !fs.existsSync(o.clusterScript)) return `no cluster script at ${o.clusterScript} (set --cluster-script or OPENKEEL_E2E_CLUSTER_SCRIPT, or pass --kubeconfig)`;
+  return undefined;
+}
+
+/** Every stack in turn, each on its own cluster; the reports. */
+async function runStacks(o: E2EOptions): Promise<Report[]> {
+  const outRoot = o.previewTiming ? path.join(o.outRoot, "preview-timing") : o.outRoot;
+  fs.mkdirSync(outRoot, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-e2e-"));
   // kubectl's discovery cache stays in the temp dir, not in $HOME
   process.env.KUBECACHEDIR = path.join(tmp, "kube-cache");
   const home = pulumiEnv(tmp, path.join(tmp, "state"), o.kubeconfig ?? "");
+  try {
+    const plugins = await installPlugins(home, o.repoRoot, path.join(outRoot, "plugins.log"));
+    o.log(`e2e: plugins ${plugins.join("; ")}; temp ${tmp}`);
+    const reports: Report[] = [];
+    for (const stack of o.stacks) reports.push(await runStack(stack, { ...o, outRoot }, tmp, home));
+    return reports;
+  } finally {
+    if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+export async function runE2E(o: E2EOptions): Promise<number> {
+  const why = cannotRun(o);
+  if (why) {
+    o.log(`e2e: ${why}`);
+    return 2;
+  }
   const t0 = Date.now();
-  const plugins = await installPlugins(home, o.repoRoot, path.join(o.outRoot, "plugins.log"));
-  o.log(`e2e: plugins ${plugins.join("; ")}; temp ${tmp}`);
-  const reports: Report[] = [];
-  for (const stack of o.stacks) reports.push(await runStack(stack, o, tmp, home));
-  if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
+  const reports = await runStacks(o);
+  const outRoot = o.previewTiming ? path.join(o.outRoot, "preview-timing") : o.outRoot;
   o.log("");
   o.log("e2e step times:");
   for (const rep of reports) {
     for (const s of rep.steps) o.log(`  ${rep.stack.padEnd(12)} ${s.seconds.toFixed(1).padStart(7)} s  ${s.skipped ? "skip" : s.ok ? "ok  " : "FAIL"}  ${s.name}`);
-    o.log(`  ${rep.stack.padEnd(12)} ${(((rep.finished ?? Date.now()) - rep.started) / 1000).toFixed(0).padStart(7)} s  ${rep.ok ? "PASS" : "FAIL"}  ${rep.checks.filter((c) => !c.ok).length} failed check(s): ${path.join(o.outRoot, rep.stack, "report.md")}`);
+    o.log(`  ${rep.stack.padEnd(12)} ${(((rep.finished ?? Date.now()) - rep.started) / 1000).toFixed(0).padStart(7)} s  ${rep.ok ? "PASS" : "FAIL"}  ${rep.checks.filter((c) => !c.ok).length} failed check(s): ${path.join(outRoot, rep.stack, "report.md")}`);
   }
+  if (o.previewTiming) for (const rep of reports) o.log(`  ${rep.stack.padEnd(12)} pulumi preview --policy-pack policy: ${rep.previewSeconds.map((x) => `${x.toFixed(2)} s`).join(", ") || "not timed"}`);
   o.log(`e2e: ${((Date.now() - t0) / 1000).toFixed(0)} s in all; ${reports.every((x) => x.ok) ? "PASS" : "FAIL"}`);
   return reports.every((x) => x.ok) ? 0 : 1;
+}
+
+export interface PreviewTiming {
+  stack: string;
+  ok: boolean;
+  /** every timed try, in seconds (empty when the setup or a try failed) */
+  seconds: number[];
+  /** what failed, when not ok: the failed steps and checks */
+  failure?: string;
+  report: string;
+}
+
+/** The preview-timing mode for the bench: per stack, the times of `pulumi preview --policy-pack policy`. */
+export async function timeEnginePreviews(o: E2EOptions & { previewTiming: { tries: number } }): Promise<PreviewTiming[] | { cannotRun: string }> {
+  const why = cannotRun(o);
+  if (why) return { cannotRun: why };
+  const reports = await runStacks(o);
+  return reports.map((rep) => {
+    const report = path.join(o.outRoot, "preview-timing", rep.stack, "report.md");
+    if (rep.ok && rep.previewSeconds.length === o.previewTiming.tries) return { stack: rep.stack, ok: true, seconds: rep.previewSeconds, report };
+    const failed = [...rep.steps.filter((x) => !x.ok && !x.skipped).map((x) => `step "${x.name}": ${x.detail.find((d) => d.startsWith("error: ")) ?? x.summary ?? "failed"}`), ...rep.checks.filter((c) => !c.ok).map((c) => `check "${c.name}"`)];
+    return { stack: rep.stack, ok: false, seconds: [], failure: failed.join("; ").slice(0, 600) || "no timed preview", report };
+  });
 }

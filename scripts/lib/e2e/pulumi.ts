@@ -75,6 +75,39 @@ export function summaryLine(text: string): string {
   return parts.join(", ") || "(no summary)";
 }
 
+/**
+ * The "Resources:" block of a preview or update: `{ create: 1, update: 2, unchanged: 40 }`, keyed by
+ * the CLI's words (`+ 1 to create`, `~ 2 to update`, `+-1 to replace`, `40 unchanged`); undefined
+ * when there is no such block (the run stopped before its summary).
+ */
+export function resourceCounts(text: string): Record<string, number> | undefined {
+  const lines = text.split("\n");
+  const i = lines.findIndex((l) => /^Resources:/.test(l.trim()));
+  if (i < 0) return undefined;
+  const out: Record<string, number> = {};
+  for (let j = i + 1; j < lines.length && lines[j].trim() !== ""; j++) {
+    // "3 changes. 40 unchanged": the total of the lines above, then the unchanged ones
+    const m = /^[^\d]*?(\d+) (?:to )?([a-z-]+)/.exec(lines[j].trim().replace(/^\d+ changes?\. /, ""));
+    if (m) out[m[2]] = (out[m[2]] ?? 0) + Number(m[1]);
+  }
+  return out;
+}
+
+/**
+ * What is wrong with a `pulumi preview --policy-pack policy` of a deployed stack, or undefined: it
+ * must exit 0, propose no change, and show that the pack ran.
+ */
+export function previewProblem(code: number, text: string, pack: string): string | undefined {
+  if (code !== 0) return `exit ${code}`;
+  const counts = resourceCounts(text);
+  if (!counts) return "no Resources: summary in the output";
+  const changes = Object.entries(counts).filter(([k, n]) => k !== "unchanged" && n > 0);
+  if (changes.length) return `changes proposed: ${changes.map(([k, n]) => `${n} to ${k}`).join(", ")}`;
+  if (!(counts.unchanged > 0)) return "no unchanged resource: the stack is not deployed";
+  if (!text.includes(pack)) return `no sign of the policy pack ${pack} in the output`;
+  return undefined;
+}
+
 export interface PolicyViolation {
   level: string;
   policy: string;

@@ -24,6 +24,8 @@ export class Report {
   readonly standIns: string[] = [];
   readonly controller: string[] = [];
   readonly notes: string[] = [];
+  /** The timed `pulumi preview --policy-pack policy` runs of the preview-timing mode, in seconds. */
+  readonly previewSeconds: number[] = [];
   started = Date.now();
   finished?: number;
 

@@ -1,0 +1,104 @@
+// The bench's verdicts and its engine comparison, as pure functions: the goals each kind of target
+// holds to, the fastest try, the speedup, why the engine is not measured, and how a timed
+// `pulumi preview --policy-pack policy` is judged. No time is measured here.
+import { describe, expect, it } from "vitest";
+import { compareEngine, ENGINE_STACKS, engineLine, engineTargets, engineUnavailable, fastest, goal, holds, shown, verdict, type Target } from "../scripts/lib/bench-targets";
+import { previewProblem, resourceCounts } from "../scripts/lib/e2e/pulumi";
+
+const target = (value: number | null, bound: Partial<Target>): Target => ({ what: "t", value, unit: "×", ...bound });
+
+describe("bench targets", () => {
+  it("max, below and min each hold at their own edge", () => {
+    expect(holds(target(2, { max: 2 }))).toBe(true);
+    expect(holds(target(2.01, { max: 2 }))).toBe(false);
+    expect(holds(target(1023.9, { below: 1024 }))).toBe(true);
+    expect(holds(target(1024, { below: 1024 }))).toBe(false);
+    expect(holds(target(5, { min: 5 }))).toBe(true);
+    expect(holds(target(4.99, { min: 5 }))).toBe(false);
+  });
+
+  it("a target without a value is not measured, never held", () => {
+    const t = target(null, { min: 5 });
+    expect(holds(t)).toBe(false);
+    expect(shown(t)).toBe("not measured");
+    expect(verdict(t)).toBe("not measured");
+  });
+
+  it("a target with no bound or two bounds is a bug of the bench", () => {
+    expect(() => holds(target(1, {}))).toThrow(/exactly one of max, below, min/);
+    expect(() => holds(target(1, { max: 2, min: 1 }))).toThrow(/exactly one/);
+  });
+
+  it("prints goals and values with their units", () => {
+    expect(goal(target(1, { max: 2 }))).toBe("≤ 2×");
+    expect(goal({ what: "t", value: 1, unit: "MiB", below: 1024 })).toBe("< 1024 MiB");
+    expect(goal(target(1, { min: 5 }))).toBe("≥ 5×");
+    expect(shown({ what: "t", value: 812, unit: "ms", max: 4000 })).toBe("812 ms");
+    expect(verdict(target(3, { min: 5 }))).toBe("NO");
+    expect(verdict(target(6, { min: 5 }))).toBe("yes");
+  });
+});
+
+describe("bench: the engine comparison", () => {
+  it("keeps the fastest try of each side and their ratio", () => {
+    const r = compareEngine("lab", [31.2, 28.4, 29.9], [2.31, 1.95, 2.02], ".e2e/preview-timing/lab/report.md");
+    expect(r).toEqual({
+      stack: "lab",
+      measured: true,
+      engineSeconds: 28.4,
+      engineTries: [31.2, 28.4, 29.9],
+      offlineSeconds: 1.95,
+      offlineTries: [2.31, 1.95, 2.02],
+      speedup: 14.56,
+      report: ".e2e/preview-timing/lab/report.md",
+    });
+    expect(engineLine(r)).toBe("pulumi preview --policy-pack policy, lab: 28.4 s (fastest of 31.2, 28.4, 29.9 s); npm run policy -- --stack lab: 1.95 s (fastest of 3); offline 14.56× faster");
+  });
+
+  it("refuses an empty or invalid set of tries", () => {
+    expect(() => fastest([])).toThrow(/no valid time/);
+    expect(() => fastest([1, Number.NaN])).toThrow(/no valid time/);
+    expect(() => compareEngine("lab", [10], [0], "r")).toThrow(/no time/);
+  });
+
+  it("one ≥ 5× target per stack of issue 16; a stack not measured shows as such", () => {
+    const lab = compareEngine("lab", [20], [2], "r");
+    const targets = engineTargets([lab, { stack: "prod-medium", measured: false, why: "the engine run failed: step x" }]);
+    expect(ENGINE_STACKS).toEqual(["lab", "prod-medium"]);
+    expect(targets.map((t) => [t.what, t.value, goal(t), verdict(t)])).toEqual([
+      ["offline policy vs pulumi preview --policy-pack policy, lab", 10, "≥ 5×", "yes"],
+      ["offline policy vs pulumi preview --policy-pack policy, prod-medium", null, "≥ 5×", "not measured"],
+    ]);
+    expect(engineTargets([]).every((t) => verdict(t) === "not measured")).toBe(true);
+    expect(verdict(engineTargets([compareEngine("lab", [8], [2], "r")])[0])).toBe("NO");
+  });
+
+  it("says why the engine is not measured: skipped, binaries missing, no cluster script", () => {
+    const base = { skip: false, missing: [], clusterScript: "/x/cluster.sh", clusterScriptExists: true };
+    expect(engineUnavailable(base)).toBeUndefined();
+    expect(engineUnavailable({ ...base, skip: true, missing: ["pulumi"] })).toBe("--skip-engine");
+    expect(engineUnavailable({ ...base, missing: ["pulumi", "pulumi-language-nodejs"] })).toMatch(/^not on PATH: pulumi, pulumi-language-nodejs \(/);
+    expect(engineUnavailable({ ...base, clusterScriptExists: false })).toBe("no cluster script at /x/cluster.sh (OPENKEEL_E2E_CLUSTER_SCRIPT)");
+    expect(engineUnavailable({ ...base, missing: ["kubectl"], clusterScriptExists: false })).toMatch(/kubectl.*; no cluster script/);
+    expect(engineLine({ stack: "lab", measured: false, why: "x", report: "r.md" })).toBe("pulumi preview --policy-pack policy, lab: NOT MEASURED (x); r.md");
+  });
+});
+
+describe("e2e: judging a timed pulumi preview --policy-pack policy", () => {
+  const clean = ["Previewing update (lab):", "", "Policies:", "    ✅ openkeel-placement@v0.1.0 (local: policy)", "", "Resources:", "    42 unchanged", "", "Duration: 20s", ""].join("\n");
+
+  it("reads the Resources block, with or without changes", () => {
+    expect(resourceCounts(clean)).toEqual({ unchanged: 42 });
+    expect(resourceCounts("Resources:\n    + 1 to create\n    ~ 2 to update\n    +-1 to replace\n    4 changes. 40 unchanged\n")).toEqual({ create: 1, update: 2, replace: 1, unchanged: 40 });
+    expect(resourceCounts("error: boom\n")).toBeUndefined();
+  });
+
+  it("passes a clean preview and names what is wrong with any other", () => {
+    expect(previewProblem(0, clean, "openkeel-placement")).toBeUndefined();
+    expect(previewProblem(255, clean, "openkeel-placement")).toBe("exit 255");
+    expect(previewProblem(0, clean.replace("    42 unchanged", "    ~ 1 to update\n    1 change. 41 unchanged"), "openkeel-placement")).toBe("changes proposed: 1 to update");
+    expect(previewProblem(0, "Previewing update (lab):\n", "openkeel-placement")).toBe("no Resources: summary in the output");
+    expect(previewProblem(0, clean.replace("42 unchanged", "+ 42 to create"), "openkeel-placement")).toBe("changes proposed: 42 to create");
+    expect(previewProblem(0, clean.replace("openkeel-placement", "other-pack"), "openkeel-placement")).toBe("no sign of the policy pack openkeel-placement in the output");
+  });
+});
