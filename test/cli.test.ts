@@ -10,11 +10,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { capture, progressWanted, usageText, type Io } from "../scripts/lib/cli";
 import { clusterCommand } from "../scripts/lib/cluster-command";
 import { driftCommand } from "../scripts/lib/drift-command";
+import { planCommand } from "../scripts/lib/plan-command";
 import { policyCommand } from "../scripts/lib/policy-command";
 import { previewCommand } from "../scripts/lib/preview-command";
 import { renderCommand } from "../scripts/lib/render-command";
 import { validateCommand } from "../scripts/lib/validate-command";
-import { REPO } from "./helpers/stacks";
+import { REPO, tempStacks } from "./helpers/stacks";
 
 const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 const SCRIPTS = fs
@@ -40,12 +41,13 @@ function runScript(script: string, argv: string[], env: NodeJS.ProcessEnv = {}):
  * The scripts that are a command function and a one-line CLI around it: their --help runs
  * in-process, exactly what the CLI prints and exits with (capture). That each CLI hands its
  * arguments to its command and exits with its code is proven by a real run of each: render in
- * bad-stacks.test.ts and below, policy in policy-cli.test.ts, drift below, preview, validate and
- * cluster in their own suites.
+ * bad-stacks.test.ts and below, plan and drift below, policy in policy-cli.test.ts, preview, validate
+ * and cluster in their own suites.
  */
 const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number | void> | number | void> = {
   "cluster.ts": clusterCommand,
   "drift.ts": driftCommand,
+  "plan.ts": planCommand,
   "policy.ts": (argv, io) => policyCommand(argv, io),
   "preview.ts": previewCommand,
   "render.ts": renderCommand,
@@ -106,6 +108,29 @@ describe("--help", () => {
     expect(r.stderr).toMatch(/Unknown option '--stak'/);
     expect(r.stderr).toMatch(/Options: --stack, --stacks-dir \(--help explains them\)/);
     expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe("npm run plan", () => {
+  // in-process: the real CLI runs above (an unknown option) and below (a closed pipe)
+  const plan = (argv: string[]) => capture(planCommand, argv);
+
+  it("prints the checks and a placement summary per stack, exit 0", async () => {
+    const r = await plan(["--stack", "prod-large"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^prod-large: talos-production\/large, 32 nodes, hardened labels, tainted: compute, network, storage, provisioning$/m);
+    expect(r.stdout).toMatch(/^ {2}plan checks: passed, \d+ warning\(s\)$/m);
+    expect(r.stdout).toMatch(/^ {2}placement: /m);
+  });
+
+  it("failing plan checks: exit 1 and the check on stderr", async () => {
+    const dir = tempStacks({ s: fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8").replace("conductor: 1", "conductor: 2") });
+    temps.push(dir);
+    const r = await plan(["--stacks-dir", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error \[ironic-conductors\]/);
+    expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
   });
 });
 
