@@ -8,15 +8,16 @@ import { defineConfig } from "vitest/config";
  * the others alone.
  */
 const SLOW = [
+  "test/policy.test.ts",
   "test/preview.test.ts",
   "test/properties.test.ts",
-  "test/policy.test.ts",
   "test/policy-cli.test.ts",
-  "test/validate.test.ts",
-  "test/drift.test.ts",
+  "test/cli.test.ts",
   "test/bad-stacks.test.ts",
-  "test/render.test.ts",
+  "test/drift.test.ts",
+  "test/validate.test.ts",
   "test/tools.test.ts",
+  "test/render.test.ts",
   "test/workflow.test.ts",
 ];
 /** vi.mock replaces a module for its own file: that file gets a fresh module graph. */
