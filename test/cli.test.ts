@@ -7,9 +7,15 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { capture, progressWanted, usageText } from "../scripts/lib/cli";
+import { capture, progressWanted, usageText, type Io } from "../scripts/lib/cli";
+import { clusterCommand } from "../scripts/lib/cluster-command";
+import { driftCommand } from "../scripts/lib/drift-command";
+import { planCommand } from "../scripts/lib/plan-command";
+import { policyCommand } from "../scripts/lib/policy-command";
+import { previewCommand } from "../scripts/lib/preview-command";
 import { renderCommand } from "../scripts/lib/render-command";
-import { REPO } from "./helpers/stacks";
+import { validateCommand } from "../scripts/lib/validate-command";
+import { REPO, tempStacks } from "./helpers/stacks";
 
 const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 const SCRIPTS = fs
@@ -31,10 +37,33 @@ function runScript(script: string, argv: string[], env: NodeJS.ProcessEnv = {}):
   });
 }
 
+/**
+ * The scripts that are a command function and a one-line CLI around it: their --help runs
+ * in-process, exactly what the CLI prints and exits with (capture). That each CLI hands its
+ * arguments to its command and exits with its code is proven by a real run of each: render in
+ * bad-stacks.test.ts and below, plan and drift below, policy in policy-cli.test.ts, preview, validate
+ * and cluster in their own suites.
+ */
+const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number | void> | number | void> = {
+  "cluster.ts": clusterCommand,
+  "drift.ts": driftCommand,
+  "plan.ts": planCommand,
+  "policy.ts": (argv, io) => policyCommand(argv, io),
+  "preview.ts": previewCommand,
+  "render.ts": renderCommand,
+  "validate.ts": validateCommand,
+};
+
 describe("--help", () => {
   it("every script prints its usage from its header comment, its options and exit codes, and exits 0 without running", async () => {
     expect(SCRIPTS.length).toBeGreaterThanOrEqual(10);
-    const runs = await Promise.all(SCRIPTS.map((s) => runScript(s, ["--help"])));
+    for (const script of Object.keys(COMMANDS)) {
+      expect(SCRIPTS, script).toContain(script);
+      // the CLI is the command and nothing else
+      expect(fs.readFileSync(path.join(REPO, "scripts", script), "utf8"), script).toMatch(/^run\(\(\) => \w+Command\(process\.argv\.slice\(2\), /m);
+    }
+    // the others in parallel as processes: each costs a process start and its imports
+    const runs = await Promise.all(SCRIPTS.map((s) => (COMMANDS[s] ? capture(COMMANDS[s], ["--help"]) : runScript(s, ["--help"]))));
     SCRIPTS.forEach((script, i) => {
       const r = runs[i];
       const header = fs.readFileSync(path.join(REPO, "scripts", script), "utf8").split("\n")[0].replace(/^\/\/ /, "");
@@ -49,7 +78,7 @@ describe("--help", () => {
   });
 
   it("-h is --help, also among other options; the text lists each option with its default and repeatability", async () => {
-    const r = await runScript("render.ts", ["--stack", "lab", "-h"]);
+    const r = await capture(renderCommand, ["--stack", "lab", "-h"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ {2}--stack <value> +repeatable$/m);
     expect(r.stdout).toMatch(/^ {2}--out <value> +default: rendered$/m);
@@ -79,6 +108,29 @@ describe("--help", () => {
     expect(r.stderr).toMatch(/Unknown option '--stak'/);
     expect(r.stderr).toMatch(/Options: --stack, --stacks-dir \(--help explains them\)/);
     expect(r.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe("npm run plan", () => {
+  // in-process: the real CLI runs above (an unknown option) and below (a closed pipe)
+  const plan = (argv: string[]) => capture(planCommand, argv);
+
+  it("prints the checks and a placement summary per stack, exit 0", async () => {
+    const r = await plan(["--stack", "prod-large"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^prod-large: talos-production\/large, 32 nodes, hardened labels, tainted: compute, network, storage, provisioning$/m);
+    expect(r.stdout).toMatch(/^ {2}plan checks: passed, \d+ warning\(s\)$/m);
+    expect(r.stdout).toMatch(/^ {2}placement: /m);
+  });
+
+  it("failing plan checks: exit 1 and the check on stderr", async () => {
+    const dir = tempStacks({ s: fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8").replace("conductor: 1", "conductor: 2") });
+    temps.push(dir);
+    const r = await plan(["--stacks-dir", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error \[ironic-conductors\]/);
+    expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
   });
 });
 
@@ -117,10 +169,9 @@ describe("progress", () => {
   });
 
   it("drift relays the fresh render's per-stack lines and keeps them out of its error messages", async () => {
-    const r = await runScript("drift.ts", [], { OPENKEEL_PROGRESS: "1" });
+    const [r, quiet] = await Promise.all([runScript("drift.ts", [], { OPENKEEL_PROGRESS: "1" }), runScript("drift.ts", [])]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^… fresh render: prod-medium: planning \(3\/4\)$/m);
-    const quiet = await runScript("drift.ts", []);
     expect(quiet.stderr).toBe("");
   });
 });

@@ -14,6 +14,8 @@ import { liveClusterFacts, setClusterFactsUnderMocks } from "../components/clust
 import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
 import { planStack } from "../environments";
 import { renderPlan } from "../render/render";
+import { capture } from "../scripts/lib/cli";
+import { clusterCommand } from "../scripts/lib/cluster-command";
 import { previewStack } from "../scripts/lib/preview";
 import { planOf } from "./helpers/plans";
 import { configProblems, mutatedConfig, pulumiConfigOf, shippedRaw } from "./helpers/stacks";
@@ -191,30 +193,36 @@ describe("a stack bound to another cluster stops the program before any unit reg
 });
 
 describe("npm run cluster: the deploy workflow's check of its kubeconfig, offline", () => {
-  const TSX = path.join(__dirname, "..", "node_modules", ".bin", "tsx");
-  const cli = (file: string, ...stacks: string[]) =>
-    spawnSync(TSX, [path.join(__dirname, "..", "scripts", "cluster.ts"), ...stacks.flatMap((s) => ["--stack", s])], {
+  const argv = (stacks: string[]) => stacks.flatMap((s) => ["--stack", s]);
+  /** The real CLI: once, for the process' own exit code and streams. */
+  const cli = (file: string, ...stacks: string[]) => {
+    const TSX = path.join(__dirname, "..", "node_modules", ".bin", "tsx");
+    const r = spawnSync(TSX, [path.join(__dirname, "..", "scripts", "cluster.ts"), ...argv(stacks)], {
       cwd: path.join(__dirname, ".."),
       encoding: "utf8",
       env: { ...process.env, KUBECONFIG: file },
     });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  /** The same command in-process (scripts/lib/cluster-command.ts), with KUBECONFIG=file. */
+  const command = (file: string, ...stacks: string[]) => capture((a, io) => clusterCommand(a, io, { ...process.env, KUBECONFIG: file }), argv(stacks));
 
-  it("exit 0 when the context is there and points at the stack's API server", () => {
-    const r = cli(kubeconfig({ "admin@openkeel-prod-medium": "https://10.30.0.11:6443", "kind-openkeel-lab": "https://127.0.0.1:40001" }), "prod-medium", "lab");
-    expect(r.status, r.stderr).toBe(0);
+  it("exit 0 when the context is there and points at the stack's API server", async () => {
+    const r = await command(kubeconfig({ "admin@openkeel-prod-medium": "https://10.30.0.11:6443", "kind-openkeel-lab": "https://127.0.0.1:40001" }), "prod-medium", "lab");
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("prod-medium: context admin@openkeel-prod-medium, apiServer https://10.30.0.11:6443, kube-system UID (not pinned)");
     expect(r.stdout).toContain("lab: context kind-openkeel-lab, apiServer (any: bound by context only)");
   });
 
-  it("exit 1 with the key, what was found and the fix when the kubeconfig is another cluster's", () => {
+  it("exit 1 with the key, what was found and the fix when the kubeconfig is another cluster's", async () => {
     const file = kubeconfig({ "admin@openkeel-prod-medium": "https://10.40.0.11:6443" });
     const r = cli(file, "prod-medium");
-    expect(r.status).toBe(1);
+    expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe(
       "stacks/Pulumi.prod-medium.yaml: openkeel:cluster.apiServer: context 'admin@openkeel-prod-medium' points at https://10.40.0.11:6443, but this stack is bound to https://10.30.0.11:6443. " +
         "Fix: use the kubeconfig of this stack's cluster; if its endpoint really moved, change openkeel:cluster.apiServer in a reviewed change",
     );
-    expect(cli(file, "lab").stderr).toContain(`openkeel:cluster.context: the kubeconfig (${file}) has no context 'kind-openkeel-lab'`);
+    expect((await command(file, "lab")).stderr).toContain(`openkeel:cluster.context: the kubeconfig (${file}) has no context 'kind-openkeel-lab'`);
   });
 });
 

@@ -1,7 +1,6 @@
 // Placement checks fail the pipeline like plan checks: planStack returns no Plan, the scripts exit 1
 // with a message naming the component and the nodes it cannot reach. Plan composition is wrapped
 // here to add the design's units to production stacks, with a broken selector for stacks named `typo-*`.
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -57,27 +56,5 @@ describe("placement checks in the pipeline", () => {
     expect((err as UserError).message).toMatch(
       /Pulumi\.typo-medium\.yaml: error \[placement-no-node\]: openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: .*cmp-01.*\. Fix: correct the component's nodeSelector/,
     );
-  });
-});
-
-describe("npm run plan", () => {
-  const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
-  const plan = (argv: string[]) => spawnSync(TSX, [path.join(REPO, "scripts/plan.ts"), ...argv], { cwd: REPO, encoding: "utf8" });
-
-  it("prints the checks and a placement summary per stack, exit 0", () => {
-    const r = plan(["--stack", "prod-large"]);
-    expect(r.stderr).toBe("");
-    expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^prod-large: talos-production\/large, 32 nodes, hardened labels, tainted: compute, network, storage, provisioning$/m);
-    expect(r.stdout).toMatch(/^ {2}plan checks: passed, \d+ warning\(s\)$/m);
-    expect(r.stdout).toMatch(/^ {2}placement: /m);
-  });
-
-  it("failing plan checks: exit 1 and the check on stderr", () => {
-    const dir = tempStacks({ s: fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8").replace("conductor: 1", "conductor: 2") });
-    const r = plan(["--stacks-dir", dir]);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/error \[ironic-conductors\]/);
-    expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
   });
 });

@@ -1,6 +1,8 @@
 // The preview a reviewer reads: the structural diff, the per-stack model and its Markdown, and the
 // CLI between two commits of a temporary repository — one compute node added to prod-medium shows
 // exactly that Node patch and the values that changed, nothing else, byte-identical on a rerun.
+// The first preview runs the real CLI (its exit code and streams); the others call the command
+// in-process (scripts/lib/preview-command.ts), whose two renders are child processes all the same.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -14,6 +16,9 @@ import { planStack } from "../environments";
 import { hasErrors, previewAll, previewStack, type StackPreview, type Tree } from "../scripts/lib/preview";
 import { commentMarkdown, COMMENT_LIMIT, REPORT_MARKER, reportMarkdown, stackMarkdown } from "../scripts/lib/preview-markdown";
 import { inPlace } from "../scripts/lib/replace-rules";
+import { capture } from "../scripts/lib/cli";
+import { previewCommand } from "../scripts/lib/preview-command";
+import { renderCommand } from "../scripts/lib/render-command";
 import { readTree } from "../scripts/lib/write";
 import { diff, formatPath } from "../scripts/lib/ydiff";
 import { REPO, STACKS_DIR } from "./helpers/stacks";
@@ -383,10 +388,14 @@ function git(cwd: string, ...argv: string[]): string {
   return r.stdout;
 }
 
-function preview(repo: string, argv: string[]) {
+/** The real CLI, run in `repo`: once, for the process' own exit code and streams. */
+function previewCli(repo: string, argv: string[]) {
   const r = spawnSync(TSX, [path.join(repo, "scripts/preview.ts"), ...argv], { cwd: repo, encoding: "utf8", env: GIT_ENV });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** The same command in-process (what the CLI runs: scripts/lib/preview-command.ts), for `repo`; paths absolute. */
+const preview = (repo: string, argv: string[]) => capture((a, io) => previewCommand(a, io, repo), argv);
 
 /** This repository's files (tracked and new, as in the working tree) committed in a fresh repository. */
 function cloneWorkingTree(): string {
@@ -417,17 +426,17 @@ function addComputeNode(stackFile: string): void {
 
 describe("npm run preview between two commits", () => {
   let repo: string;
-  let first: ReturnType<typeof preview>;
+  let first: ReturnType<typeof previewCli>;
   let report: { stacks: StackPreview[] };
   let expected: { added: string[]; changedObjects: string[]; values: string[]; warnings: string[]; other: string[]; commentOnly: string[]; stackFields: boolean };
 
-  beforeAll(() => {
+  beforeAll(async () => {
     repo = cloneWorkingTree();
     addComputeNode(path.join(repo, "stacks/Pulumi.prod-medium.yaml"));
     git(repo, "commit", "-q", "-am", "prod-medium: one more compute node");
     const policy = path.join(repo, "policy-results.json");
     fs.writeFileSync(policy, JSON.stringify({ stacks: { "prod-large": { violations: [{ policy: "p", level: "advisory", resource: "r", message: "m" }] } } }));
-    first = preview(repo, ["--base", "HEAD~1", "--out", ".preview", "--policy", policy]);
+    first = previewCli(repo, ["--base", "HEAD~1", "--out", ".preview", "--policy", policy]);
     report = JSON.parse(fs.readFileSync(path.join(repo, ".preview/report.json"), "utf8"));
 
     // What changed, independently of the preview: the two Plans rendered and compared byte by byte,
@@ -438,7 +447,7 @@ describe("npm run preview between two commits", () => {
     const differs = (p: string) => before.has(p) && before.get(p) !== after.get(p);
     const warnings = (dir: string) => planStack(readStack("prod-medium", dir)).plan!.warnings.map((w) => `${w.code}: ${w.message}`);
     const out = tmp("openkeel-preview-head-");
-    expect(spawnSync(TSX, [path.join(repo, "scripts/render.ts"), "--out", out, "--stack", "prod-medium"], { cwd: repo }).status).toBe(0);
+    expect((await capture(renderCommand, ["--out", out, "--stack", "prod-medium", "--stacks-dir", path.join(repo, "stacks")])).code).toBe(0);
     const headTree = readTree(path.join(out, "prod-medium"));
     const baseTree = readTree(path.join(REPO, "rendered", "prod-medium"));
     // files outside objects/, values/ and index.yaml whose content (not only their comments) differs;
@@ -539,10 +548,10 @@ describe("npm run preview between two commits", () => {
     expect(fs.readFileSync(path.join(repo, ".preview/comment.md"), "utf8")).toBe(md);
   });
 
-  it("is byte-identical when run again", () => {
+  it("is byte-identical when run again", async () => {
     const before = readTree(path.join(repo, ".preview"));
     fs.writeFileSync(path.join(repo, ".preview", "keep.txt"), "not ours\n");
-    const again = preview(repo, ["--base", "HEAD~1", "--out", ".preview", "--policy", path.join(repo, "policy-results.json")]);
+    const again = await preview(repo, ["--base", "HEAD~1", "--out", path.join(repo, ".preview"), "--policy", path.join(repo, "policy-results.json")]);
     expect(again.code).toBe(0);
     const after = readTree(path.join(repo, ".preview"));
     expect(after.get("keep.txt")).toBe("not ours\n");
@@ -550,29 +559,29 @@ describe("npm run preview between two commits", () => {
     expect(after).toEqual(before);
   });
 
-  it("usage errors exit 2 before rendering: no --base, an unknown ref, a bad policy file", () => {
-    const a = preview(repo, []);
+  it("usage errors exit 2 before rendering: no --base, an unknown ref, a bad policy file", async () => {
+    const a = await preview(repo, []);
     expect(a.code).toBe(2);
     expect(a.stderr).toMatch(/--base <git-ref> is required/);
-    const b = preview(repo, ["--base", "no-such-branch"]);
+    const b = await preview(repo, ["--base", "no-such-branch"]);
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/--base no-such-branch: no such commit in .*\. Fix: fetch it first/);
     const bad = path.join(repo, "bad-policy.json");
     fs.writeFileSync(bad, JSON.stringify({ stacks: { lab: { violations: [{ message: "no policy name" }] } } }));
-    const c = preview(repo, ["--base", "HEAD~1", "--policy", bad]);
+    const c = await preview(repo, ["--base", "HEAD~1", "--policy", bad]);
     expect(c.code).toBe(2);
     expect(c.stderr).toMatch(/bad-policy\.json: expected \{"stacks"/);
     expect(c.stderr).not.toMatch(/\bat .*\.ts:\d+/);
   });
 
-  it("a side that does not render: the report says so (marked failed, no earlier preview left), exit 2 for a broken working tree, 1 for a broken base", () => {
+  it("a side that does not render: the report says so (marked failed, no earlier preview left), exit 2 for a broken working tree, 1 for a broken base", async () => {
     const out = path.join(repo, ".preview-broken");
     // an earlier, successful preview in the same folder: it must not stand for this run
-    expect(preview(repo, ["--base", "HEAD~1", "--out", out]).code).toBe(0);
+    expect((await preview(repo, ["--base", "HEAD~1", "--out", out])).code).toBe(0);
     expect(fs.existsSync(path.join(out, "prod-medium.md"))).toBe(true);
     const broken = path.join(repo, "stacks/Pulumi.broken.yaml");
     fs.writeFileSync(broken, "config:\n  openkeel:environment: talos-production\n  openkeel:topology: small\n  openkeel:nodes: 3\n");
-    const head = preview(repo, ["--base", "HEAD~1", "--out", out]);
+    const head = await preview(repo, ["--base", "HEAD~1", "--out", out]);
     expect(head.code).toBe(2);
     expect(head.stderr).toMatch(/the working tree does not render \(exit 2\):\n.*Pulumi\.broken\.yaml: openkeel:nodes: must be array/);
     expect(head.stderr).toContain("report written to");
@@ -586,7 +595,7 @@ describe("npm run preview between two commits", () => {
     git(repo, "add", "-A");
     git(repo, "commit", "-q", "-m", "broken stack");
     fs.rmSync(broken);
-    const base = preview(repo, ["--base", "HEAD", "--out", out]);
+    const base = await preview(repo, ["--base", "HEAD", "--out", out]);
     expect(base.code).toBe(1);
     expect(base.stderr).toMatch(/the base HEAD \([0-9a-f]{12}\) does not render \(exit 2\)/);
     expect(fs.readFileSync(path.join(out, "report.md"), "utf8")).toMatch(/The base HEAD \([0-9a-f]{12}\) does not render \(exit 2\): nothing was compared/);

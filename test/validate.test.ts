@@ -1,7 +1,8 @@
 // kubeconform -strict over every rendered object, offline against ../shared/schemas (Kubernetes
 // 1.32.2 and the CRDs): the shipped stacks pass; a wrong, misplaced or mistyped field and a kind
 // without a schema fail with kubeconform's message and the file; files that are not Kubernetes
-// objects are never shown to it.
+// objects are never shown to it. One run goes through the real CLI; the others call the command
+// in-process (scripts/lib/validate-command.ts), kubeconform a child process all the same.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -19,6 +20,8 @@ import {
   upstreamUnreachable,
   type Finding,
 } from "../scripts/lib/kubeconform";
+import { capture } from "../scripts/lib/cli";
+import { validateCommand } from "../scripts/lib/validate-command";
 import { readTree } from "../scripts/lib/write";
 import { REPO, SHIPPED_STACKS } from "./helpers/stacks";
 
@@ -26,10 +29,17 @@ const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 /** CI has ../shared beside the clone; OPENKEEL_SCHEMAS may point elsewhere. */
 const SCHEMAS = process.env.OPENKEEL_SCHEMAS ? path.resolve(process.env.OPENKEEL_SCHEMAS) : path.resolve(REPO, "../shared/schemas");
 
-function validate(argv: string[], env: NodeJS.ProcessEnv = {}) {
+/** The real CLI: once, for the process' own exit code and streams. */
+function validateCli(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const { OPENKEEL_SCHEMAS: _drop, ...rest } = process.env;
   const r = spawnSync(TSX, [path.join(REPO, "scripts/validate.ts"), ...argv], { cwd: REPO, encoding: "utf8", env: { ...rest, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The same command in-process (scripts/lib/validate-command.ts), with the same environment. */
+function validate(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const { OPENKEEL_SCHEMAS: _drop, ...rest } = process.env;
+  return capture((a, io) => validateCommand(a, io, { ...rest, ...env }), argv);
 }
 
 const temps: string[] = [];
@@ -63,7 +73,7 @@ beforeAll(() => {
 
 describe("npm run validate: the shipped stacks", () => {
   it("every object of all four stacks is valid against the offline schemas", () => {
-    const r = validate(["--schemas", SCHEMAS]);
+    const r = validateCli(["--schemas", SCHEMAS]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`-strict, Kubernetes ${KUBERNETES_SCHEMA_VERSION}, schemas: ${SCHEMAS} (--schemas)`);
@@ -78,8 +88,8 @@ describe("npm run validate: the shipped stacks", () => {
     expect(r.stdout).toMatch(new RegExp(`^validated 4 stack\\(s\\), ${total} object\\(s\\), 0 failed$`, "m"));
   });
 
-  it("takes the schema folder from $OPENKEEL_SCHEMAS, and --stack narrows to one stack", () => {
-    const r = validate(["--stack", "prod-small"], { OPENKEEL_SCHEMAS: SCHEMAS });
+  it("takes the schema folder from $OPENKEEL_SCHEMAS, and --stack narrows to one stack", async () => {
+    const r = await validate(["--stack", "prod-small"], { OPENKEEL_SCHEMAS: SCHEMAS });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`schemas: ${SCHEMAS} ($OPENKEEL_SCHEMAS)`);
     expect(r.stdout).toMatch(/^validated 1 stack\(s\)/m);
@@ -88,9 +98,9 @@ describe("npm run validate: the shipped stacks", () => {
 });
 
 describe("npm run validate: objects that must fail", () => {
-  it("a wrong field name: exit 1 with kubeconform's message and the file", () => {
+  it("a wrong field name: exit 1 with kubeconform's message and the file", async () => {
     const dir = renderedFixture("s", { "objects/01-node-roles/node-roles/node-a.yaml": node("a", { labelz: { x: "y" } }) });
-    const r = validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    const r = await validate(["--rendered", dir, "--schemas", SCHEMAS]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^s: 1 objects: 0 valid, 1 invalid, 0 errors$/m);
     expect(r.stderr).toContain(
@@ -98,7 +108,7 @@ describe("npm run validate: objects that must fail", () => {
     );
   });
 
-  it("a field in the wrong place and a field of the wrong type", () => {
+  it("a field in the wrong place and a field of the wrong type", async () => {
     const deployment = {
       apiVersion: "apps/v1",
       kind: "Deployment",
@@ -112,7 +122,7 @@ describe("npm run validate: objects that must fail", () => {
       },
     };
     const dir = renderedFixture("s", { "objects/03-platform/api/deployment-openstack-api.yaml": deployment, "objects/01-node-roles/n/node-b.yaml": node("b") });
-    const r = validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    const r = await validate(["--rendered", dir, "--schemas", SCHEMAS]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^s: 2 objects: 1 valid, 1 invalid, 0 errors$/m);
     const file = `${dir}/s/objects/03-platform/api/deployment-openstack-api.yaml: Deployment api (apps/v1): invalid:`;
@@ -121,7 +131,7 @@ describe("npm run validate: objects that must fail", () => {
     expect(r.stderr).not.toContain("node-b.yaml");
   });
 
-  it("CRDs are checked against their schemas; a kind without a schema is an error, never skipped", () => {
+  it("CRDs are checked against their schemas; a kind without a schema is an error, never skipped", async () => {
     const dir = renderedFixture("s", {
       "objects/02-crds-operators/snap/volumesnapshotclass-longhorn.yaml": {
         apiVersion: "snapshot.storage.k8s.io/v1",
@@ -144,7 +154,7 @@ describe("npm run validate: objects that must fail", () => {
       },
       "objects/04-platform-config/x/widget-w.yaml": { apiVersion: "widgets.example.com/v1", kind: "Widget", metadata: { name: "w" } },
     });
-    const r = validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    const r = await validate(["--rendered", dir, "--schemas", SCHEMAS]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^s: 4 objects: 2 valid, 1 invalid, 1 errors$/m);
     expect(r.stderr).toContain(
@@ -153,7 +163,7 @@ describe("npm run validate: objects that must fail", () => {
     expect(r.stderr).toContain("widget-w.yaml: Widget w (widgets.example.com/v1): error: could not find schema for Widget");
   });
 
-  it("validates only objects/: values, index, node configuration and a kind config are not Kubernetes objects", () => {
+  it("validates only objects/: values, index, node configuration and a kind config are not Kubernetes objects", async () => {
     const dir = renderedFixture("s", {
       "objects/01-node-roles/node-roles/node-a.yaml": node("a"),
       "index.yaml": { stack: "s", phases: [] },
@@ -162,7 +172,7 @@ describe("npm run validate: objects that must fail", () => {
       "kind-config.yaml": { kind: "Cluster", apiVersion: "kind.x-k8s.io/v1alpha4", nodes: [{ role: "control-plane" }] },
       "placement.md": "# placement\n",
     });
-    const r = validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    const r = await validate(["--rendered", dir, "--schemas", SCHEMAS]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^s: 1 objects valid$/m);
@@ -170,18 +180,18 @@ describe("npm run validate: objects that must fail", () => {
 });
 
 describe("npm run validate: usage", () => {
-  it("a schema folder that does not exist: exit 2, naming the flag or variable", () => {
-    const a = validate(["--schemas", "/nonexistent/schemas"]);
+  it("a schema folder that does not exist: exit 2, naming the flag or variable", async () => {
+    const a = await validate(["--schemas", "/nonexistent/schemas"]);
     expect(a.code).toBe(2);
     expect(a.stderr).toMatch(/^\/nonexistent\/schemas: no such folder \(from --schemas\)\. Fix: /m);
-    const b = validate([], { OPENKEEL_SCHEMAS: "/nonexistent/schemas" });
+    const b = await validate([], { OPENKEEL_SCHEMAS: "/nonexistent/schemas" });
     expect(b.code).toBe(2);
     expect(b.stderr).toContain("(from $OPENKEEL_SCHEMAS)");
     expect(b.stderr).not.toMatch(/\bat .*\.ts:\d+/);
   });
 
-  it("a stack that is not rendered: exit 2 with the fix", () => {
-    const r = validate(["--stack", "nope", "--schemas", SCHEMAS]);
+  it("a stack that is not rendered: exit 2 with the fix", async () => {
+    const r = await validate(["--stack", "nope", "--schemas", SCHEMAS]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/rendered\/nope\/: not rendered\. Fix: run `npm run render` first\./);
   });

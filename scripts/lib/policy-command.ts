@@ -19,6 +19,9 @@ const POLICY_OPTIONS = {
   out: { type: "string" },
 } as const;
 
+/** Its usage (`--help`) is the CLI's header, also when the command runs in-process. */
+const POLICY_SCRIPT = path.resolve(__dirname, "../policy.ts");
+
 /** One violation in the JSON report (`npm run preview -- --policy <file>` reads it). */
 interface PolicyViolation {
   policy: string;
@@ -119,7 +122,7 @@ function writeWhole(file: string, content: string): void {
 
 /** `pool`: packs kept across commands (the tests); by default the command's own. */
 export async function policyCommand(argv: string[], io: Io, progress: (line: string) => void = () => {}, pool?: PackPool): Promise<number> {
-  const opts = args(POLICY_OPTIONS, argv);
+  const opts = args(POLICY_OPTIONS, argv, POLICY_SCRIPT);
   const packConfig = readPackConfig(opts["policy-pack-config"]);
   const stacks = plannedStacks(opts.stack, opts["stacks-dir"]!);
   const report: PolicyReportJson = { stacks: {} };
