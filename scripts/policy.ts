@@ -7,12 +7,7 @@
 // that JSON to a file too. Per-stack progress goes to stderr on a terminal.
 // Exit 0: no mandatory violation; 1: some; 2: bad config or usage. The command itself is
 // scripts/lib/policy-command.ts, which tests and the benchmark call in-process.
-import { processIo, run } from "./lib/cli";
+import { processIo, progress, run } from "./lib/cli";
 import { policyCommand } from "./lib/policy-command";
-
-// TODO(issue 15): use cli.ts's shared progress() once it lands; this is the same rule (stderr, a terminal only).
-const progress = (line: string) => {
-  if (process.stderr.isTTY) process.stderr.write(`… ${line}\n`);
-};
 
 run(() => policyCommand(process.argv.slice(2), processIo, progress));

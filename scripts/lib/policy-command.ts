@@ -93,6 +93,9 @@ export async function judgeStacks(
   const packs = pool ?? new PackPool();
   try {
     packs.prepare(stacks);
+    // the programs' modules (the Pulumi SDK and provider among them, about half a second) load
+    // while the packs start, on the other core, instead of after
+    if (stacks.length > 0) await Promise.all([import("./mock-run"), import("../../components/deploy")]);
     for (const [i, s] of stacks.entries()) {
       progress(`${s.stack}: judging (${i + 1}/${stacks.length})`);
       each(s, await packs.judge(s, packConfig));

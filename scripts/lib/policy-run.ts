@@ -94,7 +94,7 @@ export class PackPool {
     if (!this.fresh.delete(s.stack)) await session.configureStack(s.stack, s.config);
     await session.configure(packConfig);
     const judgement = session.judge();
-    // the Pulumi SDK loads here, while the packs start
+    // the Pulumi SDK: loaded by now when the caller loaded it while the packs started (policy-command.ts)
     const { streamProgram } = await import("./mock-run");
     await streamProgram(s.stack, s.config, s.program as () => Promise<any>, judgement);
     return result(s.stack, judgement.resources, await judgement.finish());
