@@ -9,7 +9,6 @@
 // A mismatch is a RunError naming the stack file key, what the stack expects, what was found and
 // the fix. Under the runtime mocks (tests, npm run policy) there is no cluster: the facts are
 // whatever a test hands setClusterFactsUnderMocks, and without them the checks are skipped.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -28,8 +27,7 @@ export interface ClusterFacts {
 export const liveClusterFacts: ClusterFacts = {
   contextServer(context) {
     const files = kubeconfigFiles();
-    const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : undefined);
-    return { server: serverOfContext(files, context, read), where: files.join(path.delimiter) };
+    return { server: serverOfContext(files, context), where: files.join(path.delimiter) };
   },
   kubeSystemUID(provider) {
     const ns = k8s.core.v1.Namespace.get("cluster-identity", "kube-system", { provider });

@@ -40,15 +40,24 @@ export function parseAddress(s: string): Address | undefined {
   return v6 !== undefined ? { family: 6, value: v6 } : undefined;
 }
 
+/** An address and a prefix length that fits it, host bits or not. */
+function addressAndPrefix(s: string): Cidr | undefined {
+  const m = /^([^/]+)\/(\d{1,3})$/.exec(s);
+  const addr = m ? parseAddress(m[1]) : undefined;
+  if (!m || !addr || Number(m[2]) > bits(addr.family)) return undefined;
+  return { ...addr, prefix: Number(m[2]), text: s };
+}
+
 /** `10.20.0.0/24`: an address and a prefix length, with no host bits set. */
 export function parseCidr(s: string): Cidr | undefined {
-  const m = /^([^/]+)\/(\d{1,3})$/.exec(s);
-  if (!m) return undefined;
-  const addr = parseAddress(m[1]);
-  const prefix = Number(m[2]);
-  if (!addr || prefix > bits(addr.family)) return undefined;
-  const cidr = { ...addr, prefix, text: s };
-  return networkOf(cidr) === addr.value ? cidr : undefined;
+  const cidr = addressAndPrefix(s);
+  return cidr && networkOf(cidr) === cidr.value ? cidr : undefined;
+}
+
+/** What keeps `s` from being a network in CIDR notation: not the notation, or host bits set; undefined when it is one. */
+export function cidrFault(s: string): "notation" | "host-bits" | undefined {
+  if (!addressAndPrefix(s)) return "notation";
+  return parseCidr(s) ? undefined : "host-bits";
 }
 
 function hostBits(c: Cidr): bigint {

@@ -19,6 +19,7 @@ export const NODE_STATE_LABEL = "openkeel.io/node-state";
 /** States in which the node is drained: a NodeMaintenance request in production, out of our health checks. */
 export const DRAINED_STATES: readonly NodeState[] = ["maintenance", "retiring"];
 
-export function isDrained(state: NodeState): boolean {
-  return DRAINED_STATES.includes(state);
+/** `state`: a node's, or the value of its NODE_STATE_LABEL (undefined: active). */
+export function isDrained(state: string | undefined): boolean {
+  return (DRAINED_STATES as readonly (string | undefined)[]).includes(state);
 }

@@ -59,3 +59,6 @@ export const platformConfigSchema = z
   .prefault({});
 
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
+
+/** The Medik8s settings of a stack that sets none: the schema's defaults. */
+export const MEDIK8S_DEFAULTS: NonNullable<PlatformConfig["medik8s"]> = platformConfigSchema.unwrap().shape.medik8s.unwrap().parse({});

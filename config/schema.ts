@@ -8,6 +8,7 @@ z.config({ jitless: true });
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
 import { refineTalosConfig, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
+import { cidrFault } from "./cidr";
 import { networkConfigSchema } from "./network";
 import { clusterSchema } from "./cluster";
 import { NODE_STATES } from "./lifecycle";
@@ -173,28 +174,12 @@ const serviceSchema = z.strictObject({
 });
 export type ServiceConfig = z.infer<typeof serviceSchema>;
 
-/** The 32 or 128 bits of an IPv4 or IPv6 address, or undefined. */
-function addressBits(address: string): { bits: bigint; width: number } | undefined {
-  if (IPV4.test(address)) return { bits: address.split(".").reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n), width: 32 };
-  if (!IPV6.test(address)) return undefined;
-  const [head, tail] = address.includes("::") ? address.split("::") : [address, undefined];
-  const groups = (part: string | undefined) => (part ? part.split(":") : []);
-  const missing = 8 - groups(head).length - groups(tail).length;
-  const all = [...groups(head), ...(tail === undefined ? [] : Array(missing).fill("0")), ...groups(tail)];
-  return { bits: all.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n), width: 128 };
-}
-
 /** A network in CIDR notation, `10.50.0.0/24` or `fd00:50::/64`, without host bits. */
 const cidrSchema = z.string().superRefine((value, ctx) => {
-  const [address, prefix, ...rest] = value.split("/");
-  const parsed = addressBits(address);
-  const length = /^\d{1,3}$/.test(prefix ?? "") ? Number(prefix) : NaN;
-  if (!parsed || rest.length > 0 || !(length >= 0 && length <= parsed.width)) {
+  const fault = cidrFault(value);
+  if (fault === "notation") {
     ctx.addIssue({ code: "custom", message: "is not a network in CIDR notation. Fix: write the network's address and prefix length, e.g. 10.50.0.0/24" });
-    return;
-  }
-  const hostBits = parsed.bits & ((1n << BigInt(parsed.width - length)) - 1n);
-  if (hostBits !== 0n) {
+  } else if (fault === "host-bits") {
     ctx.addIssue({ code: "custom", message: "has host bits set past its prefix length, so it names an address, not a network. Fix: write the network address of that prefix" });
   }
 });

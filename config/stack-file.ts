@@ -126,6 +126,12 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
 
 /** Read and validate one stack. Throws ConfigError for every user mistake. */
 export function readStack(stack: string, stacksDir = STACKS_DIR): LoadedConfig {
+  const { raw, file } = readStackRaw(stack, stacksDir);
+  return loadConfig(raw, { stack, file });
+}
+
+/** One stack's file and its `openkeel:` keys as read, not yet validated. Throws ConfigError for a missing file or bad YAML. */
+export function readStackRaw(stack: string, stacksDir = STACKS_DIR): { raw: Record<string, unknown>; file: string } {
   const file = stackFilePath(stack, stacksDir);
   if (!fs.existsSync(file)) {
     const known = fs.existsSync(stacksDir) ? listStacks(stacksDir) : [];
@@ -138,6 +144,5 @@ export function readStack(stack: string, stacksDir = STACKS_DIR): LoadedConfig {
       },
     ]);
   }
-  const raw = rawFromStackYaml(fs.readFileSync(file, "utf8"), file);
-  return loadConfig(raw, { stack, file });
+  return { raw: rawFromStackYaml(fs.readFileSync(file, "utf8"), file), file };
 }

@@ -7,13 +7,11 @@ import { formatPath, valueAt, type Check } from "../config/problems";
 import { SERVICES, type LoadedConfig } from "../config/schema";
 import { releaseName } from "../openkeel/services";
 import { STRICT_LOCAL_VOLUMES } from "../openkeel/storage";
+import { LONGHORN_DRIVER, STRICT_LOCAL_PARAMETERS } from "../platform/longhorn";
 import { allUnits, type K8sObject, type Plan } from "../plan/plan";
 import type { EnvironmentStorage } from "./environment";
 
 const CLASS_KEY = /^storageClass(Name)?$/;
-const LONGHORN_PROVISIONER = "driver.longhorn.io";
-/** D5: one replica, kept on the node of the pod that uses it. */
-const STRICT_LOCAL_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 
 /** Where a class is asked for: the unit (and object), and the key path inside its values or object. */
 interface ClassUse {
@@ -65,7 +63,7 @@ function strictLocalFaults(sc: K8sObject | undefined): string[] {
   const faults = Object.entries(STRICT_LOCAL_PARAMETERS)
     .filter(([k, want]) => params[k] !== want)
     .map(([k, want]) => `parameters.${k} is ${JSON.stringify(params[k]) ?? "unset"}, not "${want}"`);
-  if (sc.provisioner !== LONGHORN_PROVISIONER) faults.push(`its provisioner is ${JSON.stringify(sc.provisioner)}, not ${LONGHORN_PROVISIONER}`);
+  if (sc.provisioner !== LONGHORN_DRIVER) faults.push(`its provisioner is ${JSON.stringify(sc.provisioner)}, not ${LONGHORN_DRIVER}`);
   return faults;
 }
 

@@ -24,8 +24,6 @@ interface ComponentBase {
   optional?: boolean;
   /** Keys of the component's own block (`<component>.…`) besides `replicas`. */
   settings?: Record<string, z.ZodType>;
-  /** It must run on Masakari reserved hosts too (§ 5.6): a node agent of the hypervisors. */
-  reservedHosts?: true;
   /** A public API: the lab exposes it on a fixed NodePort (`<component>.service`, ./endpoints.ts). */
   publicApi?: true;
 }
@@ -155,7 +153,6 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       computeAgent: {
         kind: "DaemonSet",
         placement: on("compute", { extraTolerations: [RESERVED_TOLERATION] }),
-        reservedHosts: true,
         settings: { dynamicReservation: dynamicReservationSchema },
       },
       ironicAgent: {
@@ -199,7 +196,6 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       chassis: {
         kind: "DaemonSet",
         nodeSelector: chassisSelector,
-        reservedHosts: true,
         // our contract for the chart: the Node annotation its physnet bridge mappings are read from
         settings: { bridgeMappingsAnnotation: labelKey },
       },
@@ -208,7 +204,6 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         optional: true,
         // a VM Masakari evacuates to a reserved host still asks 169.254.169.254 (D4, § 5.6)
         placement: on("compute", { enabled: true, extraTolerations: [RESERVED_TOLERATION] }),
-        reservedHosts: true,
         settings: { sharedSecret: secretRefSchema },
       },
       bgpAgent: {
@@ -216,7 +211,6 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         optional: true,
         // distributed FIPs leave from the hypervisors, so they announce them too (D3), reserved ones included
         placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: [RESERVED_TOLERATION] }),
-        reservedHosts: true,
       },
     },
     settings: {
@@ -237,7 +231,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   "neutron-vpnaas": {
     // § 5.2: the agent DaemonSet follows the chassis (agent.nodeSelector): it runs the IPsec
     // processes in the router namespaces of the chassis it shares the node with
-    components: { api: api(), agent: { kind: "DaemonSet", nodeSelector: chassisSelector, reservedHosts: true } },
+    components: { api: api(), agent: { kind: "DaemonSet", nodeSelector: chassisSelector } },
   },
   glance: { components: { api: api() } },
   cinder: { components: { api: api(), workers: worker() } },
@@ -283,7 +277,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   zun: {
     components: {
       api: api(),
-      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: [RESERVED_TOLERATION] }), reservedHosts: true },
+      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: [RESERVED_TOLERATION] }) },
     },
     settings: {
       config: z.strictObject({

@@ -2,6 +2,7 @@
 // labels, and how many nodes a placement can use (to size replicas to the topology).
 import type { LoadedConfig, ServiceName } from "../config/schema";
 import { ironicConductorReplicas, serviceEnabled } from "../topology/services";
+import { quorumMembers } from "../topology/lifecycle";
 import type { Topology } from "../topology/topology";
 import { passesNodeRoles } from "./global";
 import { placementRoles } from "../placement/chart-helper";
@@ -53,7 +54,8 @@ export function eligibleNodes(p: PlacementValue, ctx: ReleaseContext): number {
 export function replicasFor(rule: ReplicaRule, p: PlacementValue, ctx: ReleaseContext): number {
   const nodes = eligibleNodes(p, ctx);
   if (rule === "ironicConductors") return ironicConductorReplicas(ctx.cfg);
-  if (rule === "quorum") return nodes >= 3 ? 3 : 1;
+  // at least one member, also where no node is eligible
+  if (rule === "quorum") return Math.max(1, quorumMembers(nodes));
   if (rule === "perNode") return Math.max(1, nodes);
   return Math.max(1, Math.min(rule.fixed, nodes));
 }

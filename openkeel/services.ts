@@ -36,7 +36,7 @@ function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string
     placement[name] = p;
     // sized on the final placement: a component the stack moves to other nodes counts those
     if (c.replicas) blocks[name] = { replicas: replicasFor(c.replicas, p, ctx) };
-    if (c.publicApi && lab(ctx)) blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: labNodePort(service, name) } };
+    if (c.publicApi && !ctx.topo.production) blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: labNodePort(service, name) } };
     // the chart's own nodeSelector wins over the helper's: it says what the placement renders
     const rendered = c.winningNodeSelector && ctx.rolesPassed ? resolvePlacement(p, { profile: ctx.topo.profile, defaultRole: "controlPlane" }).nodeSelector : undefined;
     if (c.winningNodeSelector && rendered) values = mergeValues(values, atPath(c.winningNodeSelector, rendered));
@@ -52,8 +52,6 @@ function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string
   for (const [name, n] of Object.entries(stack?.replicas ?? {})) values = mergeValues(values, { [name]: { replicas: n } });
   return mergeValues(values, stack?.values ?? {});
 }
-
-const lab = (ctx: ReleaseContext) => ctx.cfg.environment === "kind-lab";
 
 /** The lab's NodePort of a public API (./endpoints.ts): one the table lacks is a bug here. */
 function labNodePort(service: ServiceName, component: string): number {
@@ -181,7 +179,7 @@ function nodePortIssues(ctx: ReleaseContext, units: { service: ServiceName; unit
       if (typeof port === "number") uses.push({ service, release: unit.name, path: [component, "service", "nodePort"], port });
     }
   }
-  return nodePortProblems(uses, lab(ctx)).map((p) => {
+  return nodePortProblems(uses, !ctx.topo.production).map((p) => {
     const origin = (p.uses as typeof uses)
       .map((u) => stackOrigin(u.service, ctx.cfg.services[u.service], u.path))
       .find((o) => o !== undefined);

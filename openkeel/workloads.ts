@@ -5,6 +5,7 @@
 // reads more (§ 5.2 "What is implemented"): a nodeSelector of its own that wins over the helper's,
 // tolerations it adds, or a component it places by `<component>.nodeSelector` alone while tolerating
 // every taint (the OVN chassis).
+import { valueAt } from "../config/problems";
 import { SERVICES } from "../config/schema";
 import { HOSTNAME_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
 import { resolvePlacement, type Placement, type RoleDefinitions } from "../placement/chart-helper";
@@ -58,10 +59,6 @@ function isEnabled(p: PlacementValue, holder: Obj): boolean {
   return p.enabled !== false && holder.enabled !== false;
 }
 
-function at(values: Obj, path: readonly string[]): unknown {
-  return path.reduce<unknown>((cur, key) => obj(cur)[key], values);
-}
-
 const stringMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
 
 /** The design row's facts every component carries; the roles it covers, given what else the Plan installs. */
@@ -93,10 +90,10 @@ const readRelease: UnitReader = (u, ctx) => {
     const design = openkeelDesign(chart, key);
     const scheduling = resolvePlacement(p, { roles, defaultRole: "controlPlane" });
     if (spec?.winningNodeSelector) {
-      const own = stringMap(at(values, spec.winningNodeSelector));
+      const own = stringMap(valueAt(values, spec.winningNodeSelector));
       if (Object.keys(own).length > 0) scheduling.nodeSelector = own;
     }
-    if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(at(values, spec.addedTolerations))];
+    if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(valueAt(values, spec.addedTolerations))];
     const anti = [
       ...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []),
       ...(p.zoneAntiAffinity === "required" ? [zoneKey] : []),

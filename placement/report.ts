@@ -2,7 +2,7 @@
 // (topology/), each component's scheduling as rendered (the readers of ./workloads.ts), Kubernetes'
 // matching rules (./scheduling.ts), and the checks that fail the render when a component cannot
 // run, or runs where the design (§ 2) forbids it.
-import { DRAINED_STATES, NODE_STATE_LABEL, type NodeState } from "../config/lifecycle";
+import { isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { HA_SEGMENT_LABEL, HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TAINT, ROLES, type Role } from "../config/roles";
@@ -243,8 +243,9 @@ function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[], 
   // NodeHealthChecks must not overlap: two checks remediating one node race each other (the
   // NHC documentation warns against it), and the control plane's maxUnhealthy would not hold.
   const nhcs = placements.filter((p) => p.component.kind === "NodeHealthCheck");
+  const nhcsOf = new Map(nodes.map((n) => [n.name, nhcs.filter((p) => p.eligible.includes(n.name))]));
   for (const n of nodes) {
-    const by = nhcs.filter((p) => p.eligible.includes(n.name)).map((p) => p.component.name);
+    const by = nhcsOf.get(n.name)!.map((p) => p.component.name);
     if (by.length > 1) {
       error(
         "placement-nhc-overlap",
@@ -253,7 +254,7 @@ function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[], 
       );
     }
   }
-  if (production) checks.push(...nhcCoverage(nhcs, nodes));
+  if (production) checks.push(...nhcCoverage(nhcsOf, nodes));
   return checks;
 }
 
@@ -269,14 +270,14 @@ export const CODE_ONLY_CHECKS: ReadonlySet<string> = new Set(["placement-nhc-cov
  * catches two), unless it is a Masakari segment host (its segment's check watches it); a node that
  * holds a quorum (the OpenKeel or the Kubernetes control plane) by one that fences one node at a time.
  */
-function nhcCoverage(nhcs: ComponentPlacement[], nodes: ReportNode[]): Check[] {
+function nhcCoverage(nhcsOf: ReadonlyMap<string, ComponentPlacement[]>, nodes: ReportNode[]): Check[] {
   const checks: Check[] = [];
   for (const n of nodes) {
     if (n.labels[HA_SEGMENT_LABEL] !== undefined) continue;
     // drained on purpose: NMO holds the node's lease while its NodeMaintenance exists, and our
     // checks leave it out (platform/medik8s.ts)
-    if (DRAINED_STATES.includes(n.labels[NODE_STATE_LABEL] as NodeState)) continue;
-    const by = nhcs.filter((p) => p.eligible.includes(n.name));
+    if (isDrained(n.labels[NODE_STATE_LABEL])) continue;
+    const by = nhcsOf.get(n.name)!;
     if (by.length === 0) {
       checks.push({
         level: "error",

@@ -3,7 +3,7 @@
 // plain workload objects (Deployment, StatefulSet, DaemonSet) here. A unit or object no reader
 // claims would escape the placement checks, so planComponents refuses it (a bug, not a user error).
 import { type LabelProfile, type Role, type Toleration } from "../config/roles";
-import type { HelmReleaseUnit, K8sObject, Plan, Unit } from "../plan/plan";
+import { allUnits, type HelmReleaseUnit, type K8sObject, type Plan, type Unit } from "../plan/plan";
 import type { Affinity } from "./chart-helper";
 import { requiredAntiAffinityKeys, type LabelSelector, type PodScheduling } from "./scheduling";
 
@@ -172,7 +172,7 @@ const WORKLOAD_READERS: Record<string, ObjectReader> = { Deployment: workload, S
 
 /** Every component of the Plan that places pods (or selects nodes), in Plan order. */
 export function planComponents(plan: Plan, readers: Readers): Component[] {
-  const ctx: ReadContext = { profile: plan.labelProfile, units: new Set(plan.phases.flatMap((ph) => ph.units.map((u) => u.name))) };
+  const ctx: ReadContext = { profile: plan.labelProfile, units: new Set(allUnits(plan).map((u) => u.name)) };
   const out: Component[] = [];
   for (const ph of plan.phases) {
     for (const u of ph.units) {

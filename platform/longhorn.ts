@@ -17,7 +17,9 @@ import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerat
 import { LONGHORN_CHART } from "./versions";
 
 export const LONGHORN_NAMESPACE = "longhorn-system";
-const LONGHORN_DRIVER = "driver.longhorn.io";
+export const LONGHORN_DRIVER = "driver.longhorn.io";
+/** D5: one replica, kept on the node of the pod that uses it (the parameters that make a class strict-local). */
+export const STRICT_LOCAL_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 const CREATE_DEFAULT_DISK_LABEL = "node.longhorn.io/create-default-disk";
 /** Talos ≥ 1.10 mounts the `longhorn` UserVolumeConfig (components/talos.ts) here; elsewhere Longhorn's default. */
 export const TALOS_DATA_PATH = "/var/mnt/longhorn";
@@ -161,7 +163,7 @@ function longhornLocalClass(): K8sObject {
   // its only replica on that pod's node (Longhorn forbids allowedTopologies with strict-local).
   return storageClass(
     LONGHORN_LOCAL_CLASS,
-    { numberOfReplicas: "1", dataLocality: "strict-local", staleReplicaTimeout: "30", fsType: "ext4" },
+    { ...STRICT_LOCAL_PARAMETERS, staleReplicaTimeout: "30", fsType: "ext4" },
     "WaitForFirstConsumer",
   );
 }

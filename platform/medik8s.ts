@@ -14,7 +14,7 @@
 // node-healthcheck-operator controllers/nodehealthcheck_controller.go, remediate), but left in, a
 // node rebooting for its maintenance would count as unhealthy against maxUnhealthy and hold back
 // the remediation of another node of its group.
-import { DEFAULT_MAX_UNHEALTHY, DEFAULT_UNHEALTHY_DURATION, type PlatformConfig } from "../config/platform";
+import { MEDIK8S_DEFAULTS, type PlatformConfig } from "../config/platform";
 import { DRAINED_STATES, isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
@@ -34,18 +34,7 @@ const SNR_CONFIG_NAME = "self-node-remediation-config";
 
 /** The Medik8s settings, with their defaults when the stack sets none. */
 function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["medik8s"]> {
-  return (
-    p.medik8s ?? {
-      unhealthyDuration: DEFAULT_UNHEALTHY_DURATION,
-      maxUnhealthy: {
-        network: DEFAULT_MAX_UNHEALTHY,
-        storage: DEFAULT_MAX_UNHEALTHY,
-        compute: DEFAULT_MAX_UNHEALTHY,
-        containers: DEFAULT_MAX_UNHEALTHY,
-        provisioning: DEFAULT_MAX_UNHEALTHY,
-      },
-    }
-  );
+  return p.medik8s ?? MEDIK8S_DEFAULTS;
 }
 
 /** SNR's agents must fence a node before its workloads move (§ 5.6): its namespace is privileged. */

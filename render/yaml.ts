@@ -26,6 +26,8 @@ const PLAIN_WORD = /^[A-Za-z/](?:[A-Za-z0-9_./@-]|[: ](?=[A-Za-z0-9_./@-]))*$/;
 const YAML_1_1_WORDS = new Set(
   ["y", "yes", "n", "no", "true", "false", "on", "off", "null"].flatMap((w) => [w, w.toUpperCase(), w[0].toUpperCase() + w.slice(1)]),
 );
+/** A word the emitter writes, and the reader reads, as itself: plain YAML in every position, in 1.1 and 1.2 alike. */
+const isPlainWord = (text: string) => PLAIN_WORD.test(text) && !YAML_1_1_WORDS.has(text) && !EXPONENT.test(text);
 
 /** Keys the library writes as `? key` (explicit) past this length; left to the library. */
 const MAX_KEY_LENGTH = 1000;
@@ -51,7 +53,7 @@ export function makeEmitter(options: YamlOptions): (value: unknown) => string | 
   } as const;
 
   const form = (position: keyof typeof TEMPLATES, v: unknown): string | typeof BAIL => {
-    if (typeof v === "string" && PLAIN_WORD.test(v) && !YAML_1_1_WORDS.has(v) && !EXPONENT.test(v)) return v;
+    if (typeof v === "string" && isPlainWord(v)) return v;
     // an integer is written in decimal in every position (-0 is not: the library writes it as such)
     if (typeof v === "number" && Number.isSafeInteger(v) && !Object.is(v, -0) && position !== "topKey" && position !== "key") return String(v);
     const cacheKey = typeof v === "string" ? `s${v}` : `${typeof v}:${Object.is(v, -0) ? "-0" : String(v)}`;
@@ -151,7 +153,7 @@ export function makeReader(): (text: string) => unknown {
   /** Read by the library: `k: <text>` (value), `- <text>` (item) or `<text>: 0` (key). */
   const library = (position: "value" | "item" | "key", text: string): unknown => {
     if (INTEGER.test(text) && position !== "key") return Number(text);
-    if (PLAIN_WORD.test(text) && !YAML_1_1_WORDS.has(text) && !EXPONENT.test(text)) return text;
+    if (isPlainWord(text)) return text;
     // a start the subset never writes: an anchor, alias, tag, block scalar, flow collection, comment…
     if (/^[&*!|>[{#%@`]/.test(text) || text.startsWith("---") || text.startsWith("...")) throw BAIL;
     const cacheKey = `${position}:${text}`;

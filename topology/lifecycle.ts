@@ -21,12 +21,17 @@ interface Quorum<N extends QuorumNode> {
   members: number;
 }
 
+/** Members an OpenKeel quorum (Galera, RabbitMQ, OVN central) keeps from `eligible` nodes: three from three on, else one. */
+export function quorumMembers(eligible: number): number {
+  return eligible >= 3 ? 3 : Math.min(1, eligible);
+}
+
 /** The quorums of an inventory and the nodes that hold their members. */
 export function quorumsOf<N extends QuorumNode>(nodes: readonly N[]): Quorum<N>[] {
   const controlPlane = nodes.filter((n) => n.roles.includes("controlPlane"));
   const etcd = nodes.filter((n) => n.kubernetesControlPlane);
   return [
-    { name: "the OpenKeel control plane", holds: "Galera, RabbitMQ and OVN central", nodes: controlPlane, members: controlPlane.length >= 3 ? 3 : Math.min(1, controlPlane.length) },
+    { name: "the OpenKeel control plane", holds: "Galera, RabbitMQ and OVN central", nodes: controlPlane, members: quorumMembers(controlPlane.length) },
     { name: "the Kubernetes control plane", holds: "etcd", nodes: etcd, members: Math.min(3, etcd.length) },
   ];
 }
