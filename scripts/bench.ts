@@ -25,8 +25,9 @@ import * as path from "node:path";
 import { listStacks } from "../config/stack-file";
 import { args, EXIT_BAD_CONFIG, run, UserError } from "./lib/cli";
 import type { ChildRequest, ChildResult } from "./lib/bench-child";
-import { kubeconformArgs, SCHEMAS_ENV } from "./lib/kubeconform";
+import { kubeconformArgs, SCHEMAS_ENV, schemasDir } from "./lib/kubeconform";
 import { REPO_ROOT, requireTool } from "./lib/tools";
+import { writeWhole } from "./lib/write";
 import { compareEngine, ENGINE_BINARIES, ENGINE_STACKS, engineLine, engineTargets, engineUnavailable, goal, holds, shown, verdict, type EngineStackResult, type Target } from "./lib/bench-targets";
 import { defaultClusterScript, timeEnginePreviews } from "./lib/e2e/driver";
 import { which } from "./lib/e2e/proc";
@@ -200,8 +201,8 @@ run(async () => {
   if (!Number.isInteger(engineTries) || engineTries < 1) throw new UserError(`--engine-tries takes a whole number ≥ 1, not ${opts["engine-tries"]}`, EXIT_BAD_CONFIG);
   for (const needed of [500, 5000]) if (!sizes.includes(needed)) sizes.push(needed);
   sizes.sort((a, b) => a - b);
-  const schemas = opts.schemas ?? process.env[SCHEMAS_ENV] ?? (fs.existsSync(path.join(REPO_ROOT, "..", "shared", "schemas")) ? path.join(REPO_ROOT, "..", "shared", "schemas") : undefined);
-  if (!schemas) throw new UserError(`no offline schema folder: pass --schemas <dir> or set ${SCHEMAS_ENV} (the bench never downloads schemas)`, EXIT_BAD_CONFIG);
+  const schemas = opts.schemas ?? schemasDir();
+  if (!fs.existsSync(schemas)) throw new UserError(`no offline schema folder at ${schemas}: pass --schemas <dir> or set ${SCHEMAS_ENV} (the bench never downloads schemas)`, EXIT_BAD_CONFIG);
   const kubeconform = requireTool("kubeconform");
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-"));
   const loadAtStart = load();
@@ -358,8 +359,7 @@ run(async () => {
     targets: targets.map((t) => ({ ...t, holds: holds(t) })),
   };
   fs.rmSync(work, { recursive: true, force: true });
-  fs.mkdirSync(path.dirname(path.resolve(REPO_ROOT, opts.out!)), { recursive: true });
-  fs.writeFileSync(path.resolve(REPO_ROOT, opts.out!), `${JSON.stringify(result, null, 2)}\n`);
+  writeWhole(path.resolve(REPO_ROOT, opts.out!), `${JSON.stringify(result, null, 2)}\n`);
 
   const cell = (v: number | null, unit = "") => (v === null ? "n/a" : `${v}${unit}`);
   const lines = [

@@ -12,6 +12,7 @@
 import * as path from "node:path";
 import { args, EXIT_BAD_CONFIG, run, UserError } from "./lib/cli";
 import { defaultClusterScript, runE2E } from "./lib/e2e/driver";
+import { schemasDir } from "./lib/kubeconform";
 
 run(async () => {
   const opts = args({
@@ -33,7 +34,7 @@ run(async () => {
     kubeconfig: opts.kubeconfig,
     keep: opts.keep!,
     clusterScript: opts["cluster-script"] ? path.resolve(opts["cluster-script"]) : defaultClusterScript(repoRoot),
-    schemasDir: path.resolve(opts.schemas ?? process.env.OPENKEEL_SCHEMAS ?? path.join(repoRoot, "..", "shared", "schemas")),
+    schemasDir: opts.schemas !== undefined ? path.resolve(opts.schemas) : schemasDir(),
     outRoot: path.join(repoRoot, ".e2e"),
     interrupt: !opts["no-interrupt"],
     policyMutations: !opts["no-policy-mutations"],

@@ -7,7 +7,8 @@ import * as path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, formatProblem, isError, type Check } from "../../config/problems";
 import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, EXIT_INTERNAL_ERROR, UserError } from "./errors";
-import { listStacks, readStack, STACKS_DIR, stackFilePath } from "../../config/stack-file";
+import { loadConfig } from "../../config/load";
+import { listStacks, readStackRaw, STACKS_DIR } from "../../config/stack-file";
 import { planStack, type PlanResult } from "../../environments";
 import type { LoadedConfig } from "../../config/schema";
 import type { Plan } from "../../plan/plan";
@@ -80,6 +81,8 @@ export function formatCheck(file: string, c: Check): string {
 
 export interface StackPlan {
   config: LoadedConfig;
+  /** The stack file's `openkeel:` keys as read (what the Pulumi CLI would hand the program). */
+  raw: Record<string, unknown>;
   result: PlanResult;
   plan: Plan;
 }
@@ -96,8 +99,11 @@ export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR,
   for (const [i, stack] of names.entries()) {
     progress?.(`${stack}: planning (${i + 1}/${names.length})`);
     let config: LoadedConfig;
+    let raw: Record<string, unknown>;
     try {
-      config = readStack(stack, stacksDir);
+      let file: string;
+      ({ raw, file } = readStackRaw(stack, stacksDir));
+      config = loadConfig(raw, { stack, file });
     } catch (e) {
       if (e instanceof ConfigError) {
         configProblems.push(...e.problems.map(formatProblem));
@@ -116,13 +122,12 @@ export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR,
       }
       throw e;
     }
-    const file = stackFilePath(stack, stacksDir);
     const errors = result.checks.filter(isError);
     if (errors.length > 0 || !result.plan) {
-      checkErrors.push(...errors.map((c) => formatCheck(file, c)));
+      checkErrors.push(...errors.map((c) => formatCheck(config.file, c)));
       continue;
     }
-    out.push({ config, result, plan: result.plan });
+    out.push({ config, raw, result, plan: result.plan });
   }
   if (configProblems.length > 0) throw new UserError(configProblems.join("\n"), EXIT_BAD_CONFIG);
   if (checkErrors.length > 0) throw new UserError(checkErrors.join("\n"), EXIT_CHECKS_FAILED);

@@ -1,6 +1,5 @@
 // `npm run cluster` as a function of its arguments: the CLI (scripts/cluster.ts) and the tests run
 // the same code, the tests in-process with the output captured.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { normalizeServer } from "../../config/cluster";
 import { kubeconfigFiles, serverOfContext } from "../../config/kubeconfig";
@@ -18,12 +17,11 @@ const CLUSTER_SCRIPT = path.resolve(__dirname, "../cluster.ts");
 export function clusterCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): void {
   const opts = args(CLUSTER_OPTIONS, argv, CLUSTER_SCRIPT);
   const files = kubeconfigFiles(env);
-  const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : undefined);
   const problems: string[] = [];
   for (const s of planStacks(opts.stack, opts["stacks-dir"])) {
     const c = s.plan.cluster;
     io.out(`${s.plan.stack}: context ${c.context}, apiServer ${c.apiServer ?? "(any: bound by context only)"}, kube-system UID ${c.kubeSystemUID ?? "(not pinned)"}\n`);
-    const server = serverOfContext(files, c.context, read);
+    const server = serverOfContext(files, c.context);
     const where = files.join(path.delimiter);
     if (server === undefined) {
       problems.push(

@@ -9,6 +9,14 @@ import { KUBERNETES_SCHEMA_VERSION } from "../../platform/versions";
 
 /** The environment variable naming an offline schema folder (the layout of ../shared/schemas). */
 export const SCHEMAS_ENV = "OPENKEEL_SCHEMAS";
+/** The offline schema folder beside this checkout, relative to the repository root. */
+export const DEFAULT_SCHEMAS_DIR = "../shared/schemas";
+const REPO = path.resolve(__dirname, "../..");
+
+/** The schema folder: $OPENKEEL_SCHEMAS, else ../shared/schemas; relative paths from the repository root. */
+export function schemasDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(REPO, env[SCHEMAS_ENV] || DEFAULT_SCHEMAS_DIR);
+}
 
 export const UPSTREAM_CRD_LOCATION =
   "https://raw.githubusercontent.com/datreeio/CRDs-catalog/main/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json";

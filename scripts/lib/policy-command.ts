@@ -4,7 +4,7 @@
 // judges the stacks one after another, each while its program runs under the runtime mocks.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { rawFromStackYaml, stackFilePath } from "../../config/stack-file";
+import { writeWhole } from "./write";
 import { PolicyConfigError, type Diagnostic, type PolicyPackConfigFile } from "./analyzer";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, planStacks, UserError, type Io } from "./cli";
 import { formatDiagnostic, PackPool, pulumiConfigMap, reportedMessage, type PolicyResult, type PolicyStack } from "./policy-run";
@@ -65,14 +65,13 @@ function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefi
  */
 export function plannedStacks(names: string[] | undefined, stacksDir: string): PlannedStack[] {
   return planStacks(names, stacksDir).map((s) => {
-    const stackFile = stackFilePath(s.config.stack, stacksDir);
     // what the program needs of the planning, no more (the placement report is large at scale)
     const planned = { checks: s.result.checks, plan: s.plan };
     const file = s.config.file;
     return {
       stack: s.config.stack,
       environment: s.config.environment,
-      config: pulumiConfigMap(rawFromStackYaml(fs.readFileSync(stackFile, "utf8"), stackFile)),
+      config: pulumiConfigMap(s.raw),
       program: async () => (await import("../../components/deploy")).deployStack(s.config.stack, planned, file),
     };
   });
@@ -109,18 +108,6 @@ export async function judgeStacks(
 function violation(d: Diagnostic): PolicyViolation {
   const resource = d.resourceName ?? (d.urn || undefined);
   return { policy: d.policy, level: d.level, ...(resource ? { resource } : {}), ...(d.resourceType ? { type: d.resourceType } : {}), message: reportedMessage(d) };
-}
-
-/** Write a file whole or not at all. */
-function writeWhole(file: string, content: string): void {
-  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  try {
-    fs.writeFileSync(tmp, content);
-    fs.renameSync(tmp, file);
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
 }
 
 /** `pool`: packs kept across commands (the tests); by default the command's own. */

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError, type Io } from "./cli";
 import { EXIT_INTERNAL_ERROR, renderFailureExit } from "./errors";
 import { hasErrors, previewAll, type PolicyReport, type StackPreview } from "./preview";
-import { commentMarkdown, failedMarkdown, REPORT_MARKER, reportMarkdown, stackMarkdown } from "./preview-markdown";
+import { commentMarkdown, failedMarkdown, REPORT_MARKER, reportMarkdown, stackMarkdown, totals } from "./preview-markdown";
 import { exportCommit, renderCheckout, resolveCommit } from "./renders";
 import { REPO_ROOT } from "./tools";
 import { readTree } from "./write";
@@ -66,12 +66,10 @@ function clearPrevious(outDir: string): void {
 
 function summaryLine(s: StackPreview): string {
   if (s.status === "unchanged") return `${s.stack}: no changes`;
-  const n = (a: string) => s.actions.filter((x) => x.action === a).length;
-  const errors = s.findings.filter((f) => f.level === "error").length;
-  const warnings = s.findings.length - errors + s.warnings.added.length;
+  const t = totals(s);
   return (
-    `${s.stack}: ${s.status === "changed" ? "" : `${s.status}, `}create ${n("create")}, update ${n("update")}, replace ${n("replace")}, delete ${n("delete")}, ` +
-    `steps on ${s.nodes.length} node(s), ${errors} error(s), ${warnings} warning(s)`
+    `${s.stack}: ${s.status === "changed" ? "" : `${s.status}, `}create ${t.create}, update ${t.update}, replace ${t.replace}, delete ${t.delete}, ` +
+    `steps on ${s.nodes.length} node(s), ${t.errors} error(s), ${t.warnings} warning(s)`
   );
 }
 

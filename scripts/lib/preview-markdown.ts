@@ -54,6 +54,11 @@ function counts(p: StackPreview): Record<"create" | "update" | "replace" | "dele
   return c;
 }
 
+/** A stack's actions by kind, its errors and its warnings (findings and new warnings): the summary's numbers. */
+export function totals(p: StackPreview): ReturnType<typeof counts> & { errors: number; warnings: number } {
+  return { ...counts(p), errors: errorsOf(p).length, warnings: warningsOf(p).length + p.warnings.added.length };
+}
+
 const errorsOf = (p: StackPreview) => p.findings.filter((f) => f.level === "error");
 const warningsOf = (p: StackPreview) => p.findings.filter((f) => f.level === "warning");
 
@@ -200,8 +205,8 @@ function summaryTable(r: ReportInput): string[] {
     `|---|${"---:|".repeat(6)}${withPolicy ? "---|" : ""}`,
   ];
   for (const s of r.stacks) {
-    const c = counts(s);
-    const cells = [c.create, c.update, c.replace, c.delete, errorsOf(s).length, warningsOf(s).length + s.warnings.added.length].map(String);
+    const t = totals(s);
+    const cells = [t.create, t.update, t.replace, t.delete, t.errors, t.warnings].map(String);
     const name = s.status === "unchanged" ? `${s.stack} (no changes)` : s.status === "changed" ? s.stack : `${s.stack} (${s.status})`;
     out.push(`| ${name} | ${cells.join(" | ")}${withPolicy ? ` | ${policyCell(s)}` : ""} |`);
   }

@@ -7,9 +7,9 @@ import * as path from "node:path";
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
 import { TALOS_VERSION } from "../../platform/versions";
 
-export const SCHEMAS_ENV = "OPENKEEL_SCHEMAS";
-export const DEFAULT_SCHEMAS_DIR = "../shared/schemas";
-const REPO = path.resolve(__dirname, "../..");
+import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir } from "./kubeconform";
+
+export { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir };
 
 /** `v1.13.9` → `v1.13`: the schema folder of a Talos release. */
 function talosMinor(version: string): string {
@@ -18,10 +18,6 @@ function talosMinor(version: string): string {
   return `v${m[1]}.${m[2]}`;
 }
 
-/** The schema folder: $OPENKEEL_SCHEMAS, else ../shared/schemas; relative paths from the repository root. */
-export function schemasDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(REPO, env[SCHEMAS_ENV] || DEFAULT_SCHEMAS_DIR);
-}
 
 export function talosSchemaPath(dir = schemasDir(), version = TALOS_VERSION): string {
   return path.join(dir, "talos", talosMinor(version), "config.schema.json");

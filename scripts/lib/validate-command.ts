@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { KUBERNETES_SCHEMA_VERSION, TOOLS } from "../../platform/versions";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError, type Io } from "./cli";
 import {
+  DEFAULT_SCHEMAS_DIR,
   downloadFailures,
   failed,
   formatFinding,
@@ -28,7 +29,7 @@ const VALIDATE_SCRIPT = path.resolve(__dirname, "../validate.ts");
 
 /** ../shared/schemas beside this checkout (what npm test uses), as the user would type it, if present. */
 function sharedSchemas(): string | undefined {
-  const dir = path.resolve(REPO_ROOT, "..", "shared", "schemas");
+  const dir = path.resolve(REPO_ROOT, DEFAULT_SCHEMAS_DIR);
   return schemasDirProblem(dir) === undefined ? path.relative(process.cwd(), dir) || "." : undefined;
 }
 

@@ -1,5 +1,5 @@
-// Writing rendered/ without ever leaving it half-written: each stack is written to a sibling
-// temporary folder, then swapped in with renames.
+// Writing rendered/ and reports without ever leaving them half-written: each stack is written to a
+// sibling temporary folder, then swapped in with renames; a single file through a temporary one.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { RenderedFile } from "../../render/render";
@@ -55,4 +55,16 @@ export function readTree(dir: string): Map<string, string> {
   };
   if (fs.existsSync(dir)) walk("");
   return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Write a file whole or not at all. */
+export function writeWhole(file: string, content: string): void {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  try {
+    fs.writeFileSync(tmp, content);
+    fs.renameSync(tmp, file);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
 }
