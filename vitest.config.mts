@@ -43,7 +43,7 @@ export default defineConfig({
     // kubeconform and actionlint at their pins (platform/versions.ts, TOOLS) before any suite runs.
     globalSetup: ["test/setup/tools.ts"],
     // Each worker is a process, and runs its files one after another: the Pulumi runtime mocks are
-    // process-global, and every run sets them up afresh (scripts/lib/mock-run.ts). Files share the
+    // process-global, and every run sets them up afresh (offline-engine/mock-run.ts). Files share the
     // worker's modules (isolate: false): importing the Pulumi SDK and the plan modules again for
     // every file cost more than most suites' tests. Two workers on two cores: the slow suites wait
     // on child processes (packs, CLIs, kubeconform) much of the time.

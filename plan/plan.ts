@@ -132,7 +132,7 @@ interface NodeSummary {
   zone?: string;
   /** Runs etcd and kube-apiserver: a member of the Kubernetes quorum. */
   kubernetesControlPlane?: true;
-  /** Recorded in index.yaml: the removal guard reads the committed state (scripts/lib/node-guard.ts). */
+  /** Recorded in index.yaml: the removal guard reads the committed state (review/node-guard.ts). */
   state: NodeState;
 }
 

@@ -7,8 +7,8 @@
 // Exit 0: every named stack's context is there and points at its apiServer; 1: it is missing or
 // points elsewhere; 2: bad usage or bad stack config.
 //
-// The command itself is scripts/lib/cluster-command.ts, which the tests call in-process.
-import { processIo, run } from "./lib/cli";
-import { clusterCommand } from "./lib/cluster-command";
+// The command itself is pipeline/cluster-command.ts, which the tests call in-process.
+import { processIo, run } from "../cli/cli";
+import { clusterCommand } from "../pipeline/cluster-command";
 
 run(() => clusterCommand(process.argv.slice(2), processIo));

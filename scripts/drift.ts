@@ -3,9 +3,9 @@
 // with the committed rendered/. Exit 0: identical; 1: rendered/ is stale (each differing file is
 // listed, YAML files field by field); 2/3: the render itself failed (its own message).
 //
-// The command itself is scripts/lib/drift-command.ts, which the tests call in-process.
-import { processIo, progressWanted, run } from "./lib/cli";
-import { driftCommand } from "./lib/drift-command";
+// The command itself is review/drift-command.ts, which the tests call in-process.
+import { processIo, progressWanted, run } from "../cli/cli";
+import { driftCommand } from "../review/drift-command";
 
 // the fresh render's progress lines are relayed only when wanted (a terminal, or OPENKEEL_PROGRESS=1)
 run(() => driftCommand(process.argv.slice(2), progressWanted() ? processIo : { ...processIo, progress: undefined }));

@@ -6,8 +6,8 @@
 // [{"policy", "level", "resource", "type", "message"}], "passed": true|false, …}}}; --out writes
 // that JSON to a file too. Per-stack progress goes to stderr on a terminal.
 // Exit 0: no mandatory violation; 1: some; 2: bad config or usage. The command itself is
-// scripts/lib/policy-command.ts, which tests and the benchmark call in-process.
-import { processIo, progress, run } from "./lib/cli";
-import { policyCommand } from "./lib/policy-command";
+// offline-engine/policy-command.ts, which tests and the benchmark call in-process.
+import { processIo, progress, run } from "../cli/cli";
+import { policyCommand } from "../offline-engine/policy-command";
 
 run(() => policyCommand(process.argv.slice(2), processIo, progress));

@@ -11,9 +11,9 @@
 // does not render because its checks fail; 2: bad usage, unknown ref, or the working tree's stack
 // config is invalid.
 //
-// The command itself is scripts/lib/preview-command.ts, which the tests call in-process.
-import { processIo, progressWanted, run } from "./lib/cli";
-import { previewCommand } from "./lib/preview-command";
+// The command itself is review/preview-command.ts, which the tests call in-process.
+import { processIo, progressWanted, run } from "../cli/cli";
+import { previewCommand } from "../review/preview-command";
 
 // both renders' progress lines are relayed only when wanted (a terminal, or OPENKEEL_PROGRESS=1)
 run(() => previewCommand(process.argv.slice(2), progressWanted() ? processIo : { ...processIo, progress: undefined }));

@@ -3,8 +3,8 @@
 // --allow-removal <unit> lets a protected unit (one that owns data) go (docs/operating.md).
 // Exit 0: rendered; 1: a plan check failed or a protected unit would go; 2: bad stack config or usage.
 //
-// The command itself is scripts/lib/render-command.ts, which tests and the benchmark call in-process.
-import { processIo, run } from "./lib/cli";
-import { renderCommand } from "./lib/render-command";
+// The command itself is pipeline/render-command.ts, which tests and the benchmark call in-process.
+import { processIo, run } from "../cli/cli";
+import { renderCommand } from "../pipeline/render-command";
 
 run(() => renderCommand(process.argv.slice(2), processIo));

@@ -6,8 +6,8 @@
 // Exit 0: every object valid; 1: an object is invalid or has no schema; 2: bad usage or setup
 // (schemas that cannot be had included).
 //
-// The command itself is scripts/lib/validate-command.ts, which the tests call in-process.
-import { processIo, run } from "./lib/cli";
-import { validateCommand } from "./lib/validate-command";
+// The command itself is tools/validate-command.ts, which the tests call in-process.
+import { processIo, run } from "../cli/cli";
+import { validateCommand } from "../tools/validate-command";
 
 run(() => validateCommand(process.argv.slice(2), processIo));

@@ -7,9 +7,9 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { capture } from "../scripts/lib/cli";
-import { renderCommand } from "../scripts/lib/render-command";
-import { readTree } from "../scripts/lib/write";
+import { capture } from "../cli/cli";
+import { renderCommand } from "../pipeline/render-command";
+import { readTree } from "../cli/write";
 import { REPO, tempStacks } from "./helpers/stacks";
 
 const CATALOG = path.join(REPO, "test/fixtures/bad-stacks");

@@ -2,8 +2,8 @@
 // holds to, the fastest try, the speedup, why the engine is not measured, and how a timed
 // `pulumi preview --policy-pack policy` is judged. No time is measured here.
 import { describe, expect, it } from "vitest";
-import { compareEngine, ENGINE_STACKS, engineLine, engineTargets, engineUnavailable, fastest, goal, holds, shown, verdict, type Target } from "../scripts/lib/bench-targets";
-import { previewProblem, resourceCounts } from "../scripts/lib/e2e/pulumi";
+import { compareEngine, ENGINE_STACKS, engineLine, engineTargets, engineUnavailable, fastest, goal, holds, shown, verdict, type Target } from "../bench/bench-targets";
+import { previewProblem, resourceCounts } from "./e2e/harness/pulumi";
 
 const target = (value: number | null, bound: Partial<Target>): Target => ({ what: "t", value, unit: "×", ...bound });
 

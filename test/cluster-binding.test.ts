@@ -14,9 +14,9 @@ import { liveClusterFacts, setClusterFactsUnderMocks } from "../components/clust
 import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
 import { planStack } from "../environments";
 import { renderPlan } from "../render/render";
-import { capture } from "../scripts/lib/cli";
-import { clusterCommand } from "../scripts/lib/cluster-command";
-import { previewStack } from "../scripts/lib/preview";
+import { capture } from "../cli/cli";
+import { clusterCommand } from "../pipeline/cluster-command";
+import { previewStack } from "../review/preview";
 import { planOf } from "./helpers/plans";
 import { configProblems, mutatedConfig, pulumiConfigOf, shippedRaw } from "./helpers/stacks";
 
@@ -204,7 +204,7 @@ describe("npm run cluster: the deploy workflow's check of its kubeconfig, offlin
     });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
-  /** The same command in-process (scripts/lib/cluster-command.ts), with KUBECONFIG=file. */
+  /** The same command in-process (pipeline/cluster-command.ts), with KUBECONFIG=file. */
   const command = (file: string, ...stacks: string[]) => capture((a, io) => clusterCommand(a, io, { ...process.env, KUBECONFIG: file }), argv(stacks));
 
   it("exit 0 when the context is there and points at the stack's API server", async () => {

@@ -1,13 +1,13 @@
 // npm run drift: a fresh render compared with the committed one — exit 0 when equal, 1 with each
 // stale file (YAML field by field) when not, the render's own exit code when it cannot render.
-// The command runs in-process (scripts/lib/drift-command.ts; its fresh render is still a child
+// The command runs in-process (review/drift-command.ts; its fresh render is still a child
 // process); the real CLI runs in cli.test.ts (its progress lines).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { capture } from "../scripts/lib/cli";
-import { driftCommand } from "../scripts/lib/drift-command";
-import { renderCommand } from "../scripts/lib/render-command";
+import { capture } from "../cli/cli";
+import { driftCommand } from "../review/drift-command";
+import { renderCommand } from "../pipeline/render-command";
 import { REPO, tempStacks } from "./helpers/stacks";
 
 const temps: string[] = [];

@@ -7,9 +7,9 @@ import { planStack } from "../environments";
 import { SERVICE_CATALOG } from "../openkeel/catalog";
 import { multus } from "../platform/multus";
 import { secretRef } from "../plan/plan";
-import { capture } from "../scripts/lib/cli";
-import { EXIT_INTERNAL_ERROR, renderFailureExit } from "../scripts/lib/errors";
-import { renderCommand } from "../scripts/lib/render-command";
+import { capture } from "../cli/cli";
+import { EXIT_INTERNAL_ERROR, renderFailureExit } from "../cli/errors";
+import { renderCommand } from "../pipeline/render-command";
 import { shippedConfig, STACKS_DIR } from "./helpers/stacks";
 
 afterEach(() => vi.restoreAllMocks());

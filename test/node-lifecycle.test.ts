@@ -10,12 +10,12 @@ import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import { planStack } from "../environments";
 import { renderPlan } from "../render/render";
-import { capture } from "../scripts/lib/cli";
-import { nodeRemovalChecks } from "../scripts/lib/node-guard";
-import { hasErrors, previewStack, type StackPreview, type Tree } from "../scripts/lib/preview";
-import { stackMarkdown } from "../scripts/lib/preview-markdown";
-import { renderCommand } from "../scripts/lib/render-command";
-import { readTree } from "../scripts/lib/write";
+import { capture } from "../cli/cli";
+import { nodeRemovalChecks } from "../review/node-guard";
+import { hasErrors, previewStack, type StackPreview, type Tree } from "../review/preview";
+import { stackMarkdown } from "../review/preview-markdown";
+import { renderCommand } from "../pipeline/render-command";
+import { readTree } from "../cli/write";
 import { objectsOf, planOf } from "./helpers/plans";
 import { mutatedConfig, PROJECT_KEY, shippedConfig, shippedRaw, tempStacks } from "./helpers/lifecycle";
 

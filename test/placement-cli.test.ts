@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { findUnit, type HelmReleaseUnit } from "../plan/plan";
 import { planStack } from "../environments";
-import { planStacks, UserError } from "../scripts/lib/cli";
+import { planStacks, UserError } from "../cli/cli";
 import { withDesignUnits } from "./helpers/design-units";
 import { REPO, shippedConfig, tempStacks } from "./helpers/stacks";
 

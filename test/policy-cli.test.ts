@@ -1,5 +1,5 @@
 // `npm run policy` end to end: exit codes, the text report and the JSON one, through the command's
-// own function in-process (scripts/lib/policy-command.ts: the real packs, one per environment, judge
+// own function in-process (offline-engine/policy-command.ts: the real packs, one per environment, judge
 // the programs run under the mocks), and once through the real CLI, with packs of its own, which
 // must print and exit exactly as the function does.
 import { spawnSync } from "node:child_process";
@@ -7,9 +7,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { capture } from "../scripts/lib/cli";
-import { policyCommand, type PolicyReportJson } from "../scripts/lib/policy-command";
-import { PackPool } from "../scripts/lib/policy-run";
+import { capture } from "../cli/cli";
+import { policyCommand, type PolicyReportJson } from "../offline-engine/policy-command";
+import { PackPool } from "../offline-engine/policy-run";
 import { REPO, SHIPPED_STACKS, shippedRaw, tempStacks } from "./helpers/stacks";
 
 // The in-process runs share their packs, one per environment, as one command shares them among its

@@ -9,15 +9,15 @@ import * as path from "node:path";
 import * as A from "@pulumi/pulumi/proto/analyzer_pb";
 import { describe, expect, it } from "vitest";
 import { environmentFromProcess, environmentOf } from "../policy/environment";
-import { encodeAnalyzeRequest, encodeAnalyzeStack, encodeStackResource } from "../scripts/lib/analyzer";
+import { encodeAnalyzeRequest, encodeAnalyzeStack, encodeStackResource } from "../offline-engine/analyzer";
 import program from "../index";
-import { runProgram, streamProgram, type ResourceHeader } from "../scripts/lib/mock-run";
-import { environmentKey, pulumiConfigMap } from "../scripts/lib/policy-run";
-import { Struct, withField } from "../scripts/lib/wire";
+import { runProgram, streamProgram, type ResourceHeader } from "../offline-engine/mock-run";
+import { environmentKey, pulumiConfigMap } from "../offline-engine/policy-run";
+import { Struct, withField } from "../offline-engine/wire";
 import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { cachedCompile } = require("../scripts/lib/pack-transpile-cache.cjs");
+const { cachedCompile } = require("../offline-engine/pack-transpile-cache.cjs");
 
 describe("the environment a stack config puts the pack in", () => {
   it("kind-lab is a lab; any other environment, and none, is production (fail closed)", () => {

@@ -2,9 +2,9 @@
 // environment variable, which Linux caps at 128 KiB (E2BIG past it). That a pack starts with such a
 // config is proven where the production pack of policy.test.ts starts (a 2000-node stack's config).
 import { describe, expect, it } from "vitest";
-import { MAX_CONFIG_ENV, packConfigEnv } from "../scripts/lib/analyzer";
-import { generatedProductionStack } from "../scripts/lib/generate";
-import { pulumiConfigMap } from "../scripts/lib/policy-run";
+import { MAX_CONFIG_ENV, packConfigEnv } from "../offline-engine/analyzer";
+import { generatedProductionStack } from "../bench/generate";
+import { pulumiConfigMap } from "../offline-engine/policy-run";
 
 describe("the pack's config at scale", () => {
   const big = pulumiConfigMap(generatedProductionStack(2000).raw);

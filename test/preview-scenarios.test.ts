@@ -10,8 +10,8 @@ import { readStack } from "../config/stack-file";
 import type { LoadedConfig } from "../config/schema";
 import { planStack } from "../environments";
 import { renderPlan } from "../render/render";
-import { hasErrors, previewStack, type StackPreview, type Tree } from "../scripts/lib/preview";
-import { stackMarkdown } from "../scripts/lib/preview-markdown";
+import { hasErrors, previewStack, type StackPreview, type Tree } from "../review/preview";
+import { stackMarkdown } from "../review/preview-markdown";
 import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks } from "./helpers/stacks";
 
 function render(cfg: LoadedConfig): Tree {

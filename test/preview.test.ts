@@ -2,7 +2,7 @@
 // CLI between two commits of a temporary repository — one compute node added to prod-medium shows
 // exactly that Node patch and the values that changed, nothing else, byte-identical on a rerun.
 // The first preview runs the real CLI (its exit code and streams); the others call the command
-// in-process (scripts/lib/preview-command.ts), whose two renders are child processes all the same.
+// in-process (review/preview-command.ts), whose two renders are child processes all the same.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -13,14 +13,14 @@ import { parse, parseAllDocuments, parseDocument, stringify } from "yaml";
 import { renderPlan, GENERATED_HEADER } from "../render/render";
 import { readStack } from "../config/stack-file";
 import { planStack } from "../environments";
-import { hasErrors, previewAll, previewStack, type StackPreview, type Tree } from "../scripts/lib/preview";
-import { commentMarkdown, COMMENT_LIMIT, REPORT_MARKER, reportMarkdown, stackMarkdown } from "../scripts/lib/preview-markdown";
-import { inPlace } from "../scripts/lib/replace-rules";
-import { capture } from "../scripts/lib/cli";
-import { previewCommand } from "../scripts/lib/preview-command";
-import { renderCommand } from "../scripts/lib/render-command";
-import { readTree } from "../scripts/lib/write";
-import { diff, formatPath } from "../scripts/lib/ydiff";
+import { hasErrors, previewAll, previewStack, type StackPreview, type Tree } from "../review/preview";
+import { commentMarkdown, COMMENT_LIMIT, REPORT_MARKER, reportMarkdown, stackMarkdown } from "../review/preview-markdown";
+import { inPlace } from "../review/replace-rules";
+import { capture } from "../cli/cli";
+import { previewCommand } from "../review/preview-command";
+import { renderCommand } from "../pipeline/render-command";
+import { readTree } from "../cli/write";
+import { diff, formatPath } from "../review/ydiff";
 import { REPO, STACKS_DIR } from "./helpers/stacks";
 
 const temps: string[] = [];
@@ -394,7 +394,7 @@ function previewCli(repo: string, argv: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The same command in-process (what the CLI runs: scripts/lib/preview-command.ts), for `repo`; paths absolute. */
+/** The same command in-process (what the CLI runs: review/preview-command.ts), for `repo`; paths absolute. */
 const preview = (repo: string, argv: string[]) => capture((a, io) => previewCommand(a, io, repo), argv);
 
 /** This repository's files (tracked and new, as in the working tree) committed in a fresh repository. */

@@ -6,8 +6,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { capture } from "../scripts/lib/cli";
-import { renderCommand } from "../scripts/lib/render-command";
+import { capture } from "../cli/cli";
+import { renderCommand } from "../pipeline/render-command";
 import { REPO } from "./helpers/stacks";
 
 const medium = fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8");

@@ -1,6 +1,6 @@
 // The offline render: deterministic, committed output up to date, secrets by name only, and a
 // command that fails cleanly (exit code, message, no stack trace, nothing written). The command runs
-// in-process (scripts/lib/render-command.ts); bad-stacks.test.ts proves the CLI prints and exits
+// in-process (pipeline/render-command.ts); bad-stacks.test.ts proves the CLI prints and exits
 // exactly as it does.
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -8,9 +8,9 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { secretRef } from "../plan/plan";
 import { renderPlan, secretPlaceholder, toYaml } from "../render/render";
-import { capture } from "../scripts/lib/cli";
-import { renderCommand } from "../scripts/lib/render-command";
-import { readTree } from "../scripts/lib/write";
+import { capture } from "../cli/cli";
+import { renderCommand } from "../pipeline/render-command";
+import { readTree } from "../cli/write";
 import { REPO, SHIPPED_STACKS, tempStacks } from "./helpers/stacks";
 import { planOf } from "./helpers/plans";
 

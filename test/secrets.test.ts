@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { secretNames } from "../components/stack-secrets";
-import { readTree } from "../scripts/lib/write";
+import { readTree } from "../cli/write";
 import { planOf } from "./helpers/plans";
 import { MOCK_SECRET_VALUE, shippedRun } from "./helpers/pulumi";
 import { PLACEHOLDER, scanInputs, scanRendered, SECRET_SIG, SIG_KEY } from "./helpers/secrets";

@@ -8,7 +8,7 @@ import type { NodeConfigFile } from "../plan/plan";
 import { planStack } from "../environments";
 import { talosNodeConfig } from "../nodes/talos";
 import { buildTopology } from "../topology/topology";
-import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir, talosSchemaPath, talosValidator } from "../scripts/lib/talos-schema";
+import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir, talosSchemaPath, talosValidator } from "../tools/talos-schema";
 import { mutatedConfig, PRODUCTION_STACKS, REPO, shippedConfig } from "./helpers/stacks";
 
 const validator = talosValidator();

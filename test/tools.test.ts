@@ -7,7 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TOOLS, type ToolName, type ToolPin } from "../platform/versions";
-import { buildInfoVersion, checkTool, ensureTool, goCandidates, ToolError, toolBinary, TOOLS_DIR } from "../scripts/lib/tools";
+import { buildInfoVersion, checkTool, ensureTool, goCandidates, ToolError, toolBinary, TOOLS_DIR } from "../tools/tools";
 import { REPO } from "./helpers/stacks";
 
 const TSX = path.join(REPO, "node_modules", ".bin", "tsx");

@@ -2,7 +2,7 @@
 // 1.32.2 and the CRDs): the shipped stacks pass; a wrong, misplaced or mistyped field and a kind
 // without a schema fail with kubeconform's message and the file; files that are not Kubernetes
 // objects are never shown to it. One run goes through the real CLI; the others call the command
-// in-process (scripts/lib/validate-command.ts), kubeconform a child process all the same.
+// in-process (tools/validate-command.ts), kubeconform a child process all the same.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -19,10 +19,10 @@ import {
   UPSTREAM_PROBE_URL,
   upstreamUnreachable,
   type Finding,
-} from "../scripts/lib/kubeconform";
-import { capture } from "../scripts/lib/cli";
-import { validateCommand } from "../scripts/lib/validate-command";
-import { readTree } from "../scripts/lib/write";
+} from "../tools/kubeconform";
+import { capture } from "../cli/cli";
+import { validateCommand } from "../tools/validate-command";
+import { readTree } from "../cli/write";
 import { REPO, SHIPPED_STACKS } from "./helpers/stacks";
 
 const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
@@ -36,7 +36,7 @@ function validateCli(argv: string[], env: NodeJS.ProcessEnv = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The same command in-process (scripts/lib/validate-command.ts), with the same environment. */
+/** The same command in-process (tools/validate-command.ts), with the same environment. */
 function validate(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const { OPENKEEL_SCHEMAS: _drop, ...rest } = process.env;
   return capture((a, io) => validateCommand(a, io, { ...rest, ...env }), argv);

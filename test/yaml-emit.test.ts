@@ -7,7 +7,7 @@ import { loadConfig } from "../config/load";
 import { YAML_OPTIONS } from "../render/render";
 import { makeEmitter, makeReader } from "../render/yaml";
 import { planStack } from "../environments";
-import { generatedProductionStack } from "../scripts/lib/generate";
+import { generatedProductionStack } from "../bench/generate";
 import { PROPERTY_SEED, runs } from "./helpers/topologies";
 import { SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 import { renderPlan } from "../render/render";

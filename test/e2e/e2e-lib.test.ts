@@ -4,12 +4,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { CONTRACT_CHARTS_DIR, Mirror } from "../../scripts/lib/e2e/mirror";
-import { K8S_CONTROL_PLANE, nodeSpecs } from "../../scripts/lib/e2e/nodes";
-import { policyViolations, summaryLine } from "../../scripts/lib/e2e/pulumi";
-import { readPlacement, readRendered } from "../../scripts/lib/e2e/rendered";
-import { tgz } from "../../scripts/lib/e2e/tar";
-import { compareLeaves } from "../../scripts/lib/e2e/placement-check";
+import { CONTRACT_CHARTS_DIR, Mirror } from "./harness/mirror";
+import { K8S_CONTROL_PLANE, nodeSpecs } from "./harness/nodes";
+import { policyViolations, summaryLine } from "./harness/pulumi";
+import { readPlacement, readRendered } from "./harness/rendered";
+import { tgz } from "./harness/tar";
+import { compareLeaves } from "./harness/placement-check";
 import { structural } from "./standins/crds";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");

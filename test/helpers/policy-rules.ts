@@ -8,7 +8,7 @@ import { RESOURCE_RULES, STACK_RULES } from "../../policy/rules";
 import { formatProblem } from "../../config/problems";
 import type { ResourceView } from "../../policy/rules/common";
 import type { PolicyEnvironment } from "../../policy/environment";
-import { runProgram, SECRET_SIG, SPECIAL_SIG_KEY, type ProgramRun } from "../../scripts/lib/mock-run";
+import { runProgram, SECRET_SIG, SPECIAL_SIG_KEY, type ProgramRun } from "../../offline-engine/mock-run";
 
 function unwrap(v: unknown): any {
   if (Array.isArray(v)) return v.map(unwrap);

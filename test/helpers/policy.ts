@@ -1,14 +1,14 @@
 // The policy pack in tests: the real pack, spawned and driven through the Analyzer protocol
-// (scripts/lib/analyzer.ts), judging what the program registers under the runtime mocks. A pack
+// (offline-engine/analyzer.ts), judging what the program registers under the runtime mocks. A pack
 // reads the environment from the stack config it is started with, so a file starts one pack per
 // environment and reuses it for every run of that environment (spawning costs seconds).
 import program from "../../index";
 import { deployPlan } from "../../components/deploy";
 import type { Plan } from "../../plan/plan";
 import { planStack } from "../../environments";
-import type { Diagnostic, PackSession } from "../../scripts/lib/analyzer";
-import { runProgram, type ProgramRun } from "../../scripts/lib/mock-run";
-import { judge, openPack, pulumiConfigMap, type PolicyResult } from "../../scripts/lib/policy-run";
+import type { Diagnostic, PackSession } from "../../offline-engine/analyzer";
+import { runProgram, type ProgramRun } from "../../offline-engine/mock-run";
+import { judge, openPack, pulumiConfigMap, type PolicyResult } from "../../offline-engine/policy-run";
 import { mutatedConfig, shippedConfig, shippedRaw } from "./stacks";
 
 export async function packFor(stack: string): Promise<PackSession> {

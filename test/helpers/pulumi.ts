@@ -1,11 +1,11 @@
-// The program under the runtime mocks: the recording runner lives in scripts/lib/mock-run.ts,
+// The program under the runtime mocks: the recording runner lives in offline-engine/mock-run.ts,
 // shared with `npm run policy`.
 import { beforeAll } from "vitest";
 import program from "../../index";
-import { runProgram, type ProgramRun } from "../../scripts/lib/mock-run";
+import { runProgram, type ProgramRun } from "../../offline-engine/mock-run";
 import { pulumiConfigOf, shippedRaw } from "./stacks";
 
-export { MOCK_SECRET_VALUE, programError, runProgram, type ProgramRun } from "../../scripts/lib/mock-run";
+export { MOCK_SECRET_VALUE, programError, runProgram, type ProgramRun } from "../../offline-engine/mock-run";
 
 /** The program's run on a shipped stack under the mocks, made once before the suite's tests. */
 export function shippedRun(stack: string): { readonly run: ProgramRun } {

@@ -1,7 +1,7 @@
 // vitest globalSetup: the pinned tools in .tools/, so that `npx vitest run` on a fresh clone works as
 // `npm test` does (whose pretest already installed them: then this takes milliseconds). A failure is
 // reported, not thrown: the suites that need a tool then fail with its message and the fix.
-import { ensureTools } from "../../scripts/lib/tools";
+import { ensureTools } from "../../tools/tools";
 
 export default async function setup(): Promise<void> {
   try {

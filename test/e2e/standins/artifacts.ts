@@ -1,7 +1,7 @@
 // E2E STAND-INS for the upstream artifacts that cannot be had offline: the platform Helm charts and
 // the pinned release manifests. Each carries only what the e2e needs from the real artifact — its
 // CRDs (crds.ts, from ../shared/schemas) and the namespaces it creates where this repository puts
-// objects — and names itself a stand-in in its own metadata. The mirror (scripts/lib/e2e/mirror.ts)
+// objects — and names itself a stand-in in its own metadata. The mirror (test/e2e/harness/mirror.ts)
 // serves them; nothing here is used outside `npm run e2e`.
 import { stringify } from "yaml";
 import { crdFor, KINDS, type CrdKind } from "./crds";

@@ -1,0 +1,70 @@
+// Generated production inventories of any size, shaped like the large topology (§ 6.3): the
+// benchmark's 10…5000-node stacks. Deterministic: the same size gives the same stack.
+import type { Role } from "../config/roles";
+
+export interface GeneratedStack {
+  stack: string;
+  /** Raw `openkeel:` config (keys without the prefix), as a stack file holds it. */
+  raw: Record<string, unknown>;
+}
+
+/** Node addresses in 10.128.0.0/9: clear of Kube-OVN's pod (10.16.0.0/16) and service (10.96.0.0/12) ranges. */
+const NODE_SUBNET = "10.128.0.0/9";
+
+function ip(i: number): string {
+  return `10.${128 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
+}
+
+/**
+ * A production stack of `size` nodes (at least 9): 3 control-plane nodes (5 from 500 nodes on),
+ * 2 provisioning nodes, network nodes ~3 %, storage ~20 %, the rest compute; 3 zones from 30
+ * nodes on; compute, network, storage and provisioning tainted.
+ */
+export function generatedProductionStack(size: number): GeneratedStack {
+  if (!Number.isInteger(size) || size < 9) throw new Error(`a generated production stack needs at least 9 nodes, not ${size}`);
+  const zones = size >= 30 ? ["zone-a", "zone-b", "zone-c"] : [];
+  const controlPlane = size >= 500 ? 5 : 3;
+  const provisioning = 2;
+  const network = Math.max(2, Math.round(size * 0.03));
+  const storage = Math.max(1, Math.round(size * 0.2));
+  const compute = size - controlPlane - provisioning - network - storage;
+  const nodes: Record<string, unknown>[] = [];
+  const add = (prefix: string, count: number, roles: Role[], extra: Record<string, unknown> = {}) => {
+    for (let i = 0; i < count; i++) {
+      const n = nodes.length;
+      nodes.push({
+        name: `${prefix}-${String(i + 1).padStart(4, "0")}`,
+        internalIP: ip(n + 10),
+        roles,
+        ...(zones.length ? { zone: zones[i % zones.length] } : {}),
+        ...extra,
+      });
+    }
+  };
+  add("cp", controlPlane, ["controlPlane"], { kubernetesControlPlane: true });
+  add("prov", provisioning, ["provisioning"]);
+  // D3: every gateway and hypervisor has the external VLANs, through its physnet bridge mappings
+  const wiring = { labels: { "network.openkeel.io/external-nic": "bond1" }, bridgeMappings: "physnet1:br-ex" };
+  add("net", network, ["network"], wiring);
+  add("sto", storage, ["storage"]);
+  add("cmp", compute, ["compute"], wiring);
+  return {
+    stack: `generated-${size}`,
+    raw: {
+      environment: "talos-production",
+      topology: "large",
+      taints: ["compute", "network", "storage", "provisioning"],
+      nodes,
+      network: { nodeSubnet: NODE_SUBNET },
+      // Ironic runs on the provisioning nodes; its namespace reaches the BMC networks only (§ 2.2)
+      services: { ironic: { bmcNetworks: ["172.16.0.0/16"] } },
+      cluster: { context: `admin@generated-${size}`, apiServer: "https://10.128.0.1:6443" },
+      // required in production (components/talos-config.ts): hypervisor reservation, Longhorn disk
+      talos: {
+        watchdogModule: "ipmi_watchdog",
+        compute: { reservedSystemCPUs: "0-3", systemReserved: { memory: "10Gi" } },
+        longhornDisk: { diskSelector: "disk.transport == 'nvme' && !system_disk", minSize: "1TB" },
+      },
+    },
+  };
+}

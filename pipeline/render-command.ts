@@ -1,0 +1,146 @@
+// `npm run render` as a function of its arguments: the CLI (scripts/render.ts), the tests and the
+// benchmark run the same code, the last two in-process with the output captured.
+// Nothing is written unless every named stack loads, passes its plan checks and keeps every unit
+// that owns data (review/protected.ts).
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse } from "yaml";
+import { renderPlan } from "../render/render";
+import { makeReader } from "../render/yaml";
+import { allUnits } from "../plan/plan";
+import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "../cli/cli";
+import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "../review/protected";
+import { indexNodes, nodeRemovalChecks } from "../review/node-guard";
+import { removeStaleStacks, writeStackDir } from "../cli/write";
+
+const RENDER_OPTIONS = {
+  stack: { type: "string", multiple: true },
+  out: { type: "string", default: "rendered" },
+  "stacks-dir": { type: "string", default: "stacks" },
+  /** A protected unit whose removal (or an object's) this render may write; repeatable. */
+  "allow-removal": { type: "string", multiple: true },
+} as const;
+
+/** Its usage (`--help`) is the CLI's header, also when the command runs in-process. */
+const RENDER_SCRIPT = path.resolve(__dirname, "../scripts/render.ts");
+
+/** The previous render of a stack's index: its text and where it was read, for messages. */
+interface PreviousIndex {
+  text: string;
+  where: string;
+}
+
+const git = (cwd: string, argv: string[]) => spawnSync("git", ["-C", cwd, ...argv], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+
+/** The work tree a folder lies in (git's top level), undefined when none; the folder may be missing. */
+function workTreeOf(folder: string): string | undefined {
+  let dir = path.resolve(folder);
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  const top = git(dir, ["rev-parse", "--show-toplevel"]);
+  return top.status === 0 ? top.stdout.trim() : undefined;
+}
+
+/**
+ * The committed version of a file (git `HEAD:<path>`) of work tree `root` (the output folder's:
+ * asked once per render), or undefined when there is none, the file lies outside it, or HEAD has no
+ * such file. The file itself may be missing.
+ */
+function committedFile(file: string, root: string | undefined): PreviousIndex | undefined {
+  if (root === undefined) return undefined;
+  let dir = path.dirname(path.resolve(file));
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  const rel = path.relative(root, path.join(fs.realpathSync(dir), path.relative(dir, path.resolve(file)))).split(path.sep).join("/");
+  if (rel.startsWith("../")) return undefined;
+  const show = git(root, ["show", `HEAD:${rel}`]);
+  return show.status === 0 ? { text: show.stdout, where: `git HEAD:${rel}` } : undefined;
+}
+
+/**
+ * What the guards compare a stack's new Plan with. `previous` (the removal guard's): the render in
+ * the output folder, else, when that folder (or the stack's render in it) is gone, its committed
+ * version. `committed` (the node guard's): the committed render first (a node may leave only after
+ * it was retiring in a committed, so reviewed and deployed, inventory), else the render on disk.
+ */
+function previousIndexes(out: string, stack: string, root: string | undefined): { previous: PreviousIndex; committed: PreviousIndex } | undefined {
+  const file = path.join(out, stack, "index.yaml");
+  const committed = committedFile(file, root);
+  const onDisk = fs.existsSync(file) ? { text: fs.readFileSync(file, "utf8"), where: file } : undefined;
+  const previous = onDisk ?? committed;
+  return previous && { previous, committed: committed ?? previous };
+}
+
+/** Reads what the render writes without the yaml library (most of a first render's time), else declines. */
+const readRendered = makeReader();
+
+function parseIndex(previous: PreviousIndex, file: string): unknown {
+  try {
+    return readRendered(previous.text) ?? parse(previous.text);
+  } catch (e) {
+    throw new UserError(
+      `${previous.where}: is not a render of this repository (${(e as Error).message.split("\n")[0]}). Fix: remove ${path.dirname(file)}/ or render elsewhere with --out`,
+      EXIT_BAD_CONFIG,
+    );
+  }
+}
+
+export function renderCommand(argv: string[], io: Io): number {
+  const opts = args(RENDER_OPTIONS, argv, RENDER_SCRIPT);
+  const out = opts.out!;
+  const allowed = new Set(opts["allow-removal"] ?? []);
+  const stacks = planStacks(opts.stack, opts["stacks-dir"], io.progress);
+  const rendered = stacks.map((s) => ({ s, files: renderPlan(s.plan, s.result.placement) }));
+
+  // Data-owning units the previous render (normally the committed one) had and this one drops.
+  const refused: string[] = [];
+  const notes: string[] = [];
+  const root = workTreeOf(out);
+  for (const { s } of rendered) {
+    const file = path.join(out, s.plan.stack, "index.yaml");
+    const found = previousIndexes(out, s.plan.stack, root);
+    if (!found) {
+      notes.push(`${s.plan.stack}: no previous render to guard the units that own data against (${file} is absent, and git HEAD holds none)`);
+      continue;
+    }
+    const { previous, committed } = found;
+    const index = parseIndex(previous, file);
+    // the same text (the render on disk is the committed one, or there is only one) is parsed once
+    const nodesBefore = indexNodes(committed.text === previous.text ? index : parseIndex(committed, file));
+    for (const c of nodeRemovalChecks(nodesBefore, s.plan.nodes, committed.where)) refused.push(formatCheck(s.config.file, c));
+    for (const loss of protectedLosses(index, s.plan)) {
+      const what = `${describeLoss(loss)} (${previous.where} has it)`;
+      if (allowed.has(loss.unit)) {
+        notes.push(`${s.plan.stack}: ${what}: allowed by --allow-removal ${loss.unit}; pulumi up refuses it until you run pulumi state unprotect, and then leaves it in the cluster (retainOnDelete)`);
+        continue;
+      }
+      refused.push(
+        formatCheck(s.config.file, {
+          level: "error",
+          code: PROTECTED_REMOVAL_CODE,
+          message: what,
+          fix: `keep it in the stack, or, if its data may go, render with --allow-removal ${loss.unit} and follow docs/operating.md "Removing a unit that owns data"`,
+        }),
+      );
+    }
+  }
+  if (refused.length > 0) throw new UserError(refused.join("\n"), EXIT_CHECKS_FAILED);
+
+  for (const { s, files } of rendered) {
+    writeStackDir(out, s.plan.stack, files);
+    const units = allUnits(s.plan);
+    io.out(
+      `${s.plan.stack}: ${s.plan.environment}/${s.plan.topology}, ${s.plan.nodes.length} nodes, ` +
+        `${units.length} units, ${files.length} files → ${out}/${s.plan.stack}/\n`,
+    );
+    for (const w of s.plan.warnings) io.out(`  ${formatCheck(s.config.file, w)}\n`);
+  }
+  for (const note of notes) io.out(`${note}\n`);
+  if (!opts.stack?.length) {
+    for (const gone of removeStaleStacks(out, rendered.map((r) => r.s.plan.stack))) {
+      io.out(`${gone}: no stack file any more, removed ${out}/${gone}/\n`);
+    }
+  }
+  const warnings = rendered.reduce((n, r) => n + r.s.plan.warnings.length, 0);
+  io.out(`rendered ${rendered.length} stack(s), ${warnings} warning(s)\n`);
+  return 0;
+}

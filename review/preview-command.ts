@@ -1,0 +1,152 @@
+// `npm run preview` as a function of its arguments: the CLI (scripts/preview.ts) and the tests run
+// the same code, the tests in-process with the output captured. Both sides still render in child
+// processes (review/renders.ts), each with its own checkout's code.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError, type Io } from "../cli/cli";
+import { EXIT_INTERNAL_ERROR, renderFailureExit } from "../cli/errors";
+import { hasErrors, previewAll, type PolicyReport, type StackPreview } from "./preview";
+import { commentMarkdown, failedMarkdown, REPORT_MARKER, reportMarkdown, stackMarkdown, totals } from "./preview-markdown";
+import { exportCommit, renderCheckout, resolveCommit } from "./renders";
+import { REPO_ROOT } from "../tools/tools";
+import { readTree } from "../cli/write";
+
+const PREVIEW_OPTIONS = {
+  base: { type: "string" },
+  out: { type: "string", default: ".preview" },
+  stack: { type: "string", multiple: true },
+  policy: { type: "string" },
+} as const;
+
+/** Its usage (`--help`) is the CLI's header, also when the command runs in-process. */
+const PREVIEW_SCRIPT = path.resolve(__dirname, "../scripts/preview.ts");
+
+const POLICY_SHAPE = `{"stacks": {"<stack>": {"violations": [{"policy", "resource", "message"}], "passed": true|false}}} or {"error": "<why the policy run failed>"}`;
+
+function readPolicy(file: string): { report?: PolicyReport; text?: string } {
+  if (!fs.existsSync(file)) throw new UserError(`${file}: no such file (--policy). Fix: pass the file \`npm run policy -- --json\` wrote.`, EXIT_BAD_CONFIG);
+  const text = fs.readFileSync(file, "utf8");
+  if (!file.endsWith(".json")) return { text };
+  let data: any;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`${file}: not JSON (${(e as Error).message}). Fix: pass a JSON policy report, or a file not named .json for text.`, EXIT_BAD_CONFIG);
+  }
+  const str = (v: unknown) => typeof v === "string";
+  const opt = (v: unknown, ok: (x: unknown) => boolean) => v === undefined || ok(v);
+  const stacks = data?.stacks;
+  const ok =
+    data !== null &&
+    typeof data === "object" &&
+    (typeof data.error === "string" ||
+      (stacks &&
+        typeof stacks === "object" &&
+        Object.values(stacks).every(
+          (s: any) =>
+            Array.isArray(s?.violations) &&
+            opt(s.passed, (p) => typeof p === "boolean") &&
+            s.violations.every((v: any) => str(v?.policy) && str(v?.message) && opt(v.resource, str) && opt(v.level, str)),
+        )));
+  if (!ok) throw new UserError(`${file}: expected ${POLICY_SHAPE}. Fix: write the policy results in that shape.`, EXIT_BAD_CONFIG);
+  return { report: data as PolicyReport };
+}
+
+/** Remove what an earlier preview wrote (Markdown starting with the report marker, report.json), nothing else. */
+function clearPrevious(outDir: string): void {
+  if (!fs.existsSync(outDir)) return;
+  for (const f of fs.readdirSync(outDir)) {
+    const p = path.join(outDir, f);
+    if (!fs.statSync(p).isFile()) continue;
+    if (f.endsWith(".md") && fs.readFileSync(p, "utf8").startsWith(REPORT_MARKER)) fs.rmSync(p);
+    if (f === "report.json") fs.rmSync(p);
+  }
+}
+
+function summaryLine(s: StackPreview): string {
+  if (s.status === "unchanged") return `${s.stack}: no changes`;
+  const t = totals(s);
+  return (
+    `${s.stack}: ${s.status === "changed" ? "" : `${s.status}, `}create ${t.create}, update ${t.update}, replace ${t.replace}, delete ${t.delete}, ` +
+    `steps on ${s.nodes.length} node(s), ${t.errors} error(s), ${t.warnings} warning(s)`
+  );
+}
+
+/**
+ * `repo`: the repository whose working tree is the change and whose history holds the base (the
+ * tests' own clones; the CLI's is this one). `io.progress`, when given, hears both renders' lines.
+ */
+export async function previewCommand(argv: string[], io: Io, repo = REPO_ROOT): Promise<number> {
+  const opts = args(PREVIEW_OPTIONS, argv, PREVIEW_SCRIPT);
+  if (!opts.base) throw new UserError("--base <git-ref> is required (e.g. --base origin/main).", EXIT_BAD_CONFIG);
+  const commit = resolveCommit(repo, opts.base);
+  if (!commit) {
+    throw new UserError(`--base ${opts.base}: no such commit in ${repo}. Fix: fetch it first (git fetch origin main) or name another ref.`, EXIT_BAD_CONFIG);
+  }
+  const policy = opts.policy ? readPolicy(opts.policy) : {};
+  const outDir = opts.out!;
+  const base = `\`${opts.base}\` (${commit.slice(0, 12)})`;
+
+  /** Replaces whatever an earlier run left, so a stale preview never stands for this one. */
+  const write = (files: Record<string, string>) => {
+    fs.mkdirSync(outDir, { recursive: true });
+    clearPrevious(outDir);
+    for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(outDir, f), text);
+  };
+
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-preview-"));
+  try {
+    const baseCheckout = path.join(tmp, "base");
+    exportCommit(repo, commit, baseCheckout);
+    const progress = io.progress;
+    const relay = (side: string) => (progress ? (line: string) => progress(`${side}: ${line}`) : undefined);
+    const [baseRun, headRun] = await Promise.all([
+      renderCheckout(baseCheckout, path.join(tmp, "base-out"), [], relay("base")),
+      renderCheckout(repo, path.join(tmp, "head-out"), [], relay("this change")),
+    ]);
+    // a bad stack (2) or failed checks (1) are the change's; anything else is a bug (3), its trace in
+    // stderr. The base's bad stacks are not this change's input (1); its crash is still a crash (3).
+    const failure =
+      headRun.code !== 0
+        ? { what: `The working tree does not render (exit ${headRun.code})`, stderr: headRun.stderr, code: renderFailureExit(headRun.code) }
+        : baseRun.code !== 0
+          ? {
+              what: `The base ${opts.base} (${commit.slice(0, 12)}) does not render (exit ${baseRun.code})`,
+              stderr: baseRun.stderr,
+              code: renderFailureExit(baseRun.code) === EXIT_INTERNAL_ERROR ? EXIT_INTERNAL_ERROR : EXIT_CHECKS_FAILED,
+            }
+          : undefined;
+    if (failure) {
+      const md = failedMarkdown(base, failure.what, failure.stderr);
+      write({ "report.md": md, "comment.md": md, "report.json": `${JSON.stringify({ base: opts.base, commit, failed: { what: failure.what, output: failure.stderr.trim() }, stacks: [] }, null, 2)}\n` });
+      throw new UserError(`${failure.what.replace(/^The/, "the")}:\n${failure.stderr.trim()}\n(report written to ${outDir}/report.md, marked failed)`, failure.code);
+    }
+
+    progress?.("comparing the two renders");
+    const stacks = previewAll(readTree(path.join(tmp, "base-out")), readTree(path.join(tmp, "head-out")), {
+      stacks: opts.stack,
+      policy: policy.report,
+    });
+    const unknown = (opts.stack ?? []).filter((s) => !stacks.some((p) => p.stack === s));
+    if (unknown.length) throw new UserError(`--stack ${unknown.join(", ")}: rendered by neither side.`, EXIT_BAD_CONFIG);
+
+    const input = { base, stacks, policyText: policy.text, ...(policy.report ? { policyJson: JSON.stringify(policy.report, null, 2) } : {}) };
+    const report = reportMarkdown(input);
+    write({
+      ...Object.fromEntries(stacks.map((s) => [`${s.stack}.md`, `${REPORT_MARKER}\n${stackMarkdown(s, "##")}`])),
+      "report.md": report,
+      "comment.md": commentMarkdown(input, report),
+      "report.json": `${JSON.stringify({ base: opts.base, commit, stacks }, null, 2)}\n`,
+    });
+    for (const s of stacks) io.out(`${summaryLine(s)}\n`);
+    io.out(`preview of ${stacks.length} stack(s) against ${opts.base} (${commit.slice(0, 12)}) → ${outDir}/report.md\n`);
+    if (hasErrors(stacks)) {
+      io.err("the change has errors: `pulumi up` would refuse or fail on it (see Errors in the report)\n");
+      return EXIT_CHECKS_FAILED;
+    }
+    return 0;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,267 @@
+// The preview as Markdown for a pull-request comment: a summary table of every stack, then per
+// changed stack what a reviewer approves, most important first — errors (what `pulumi up` would
+// refuse), warnings with their reasons, the actions per resource, the manual steps per node, the
+// placement delta — then the details (object bodies and diffs, values, units, other files, policy).
+// Deterministic: the same model gives the same bytes.
+import { toYaml } from "../render/render";
+import { rolesChange } from "./node-steps";
+import { componentLine } from "./placement-delta";
+import type { Finding, StackPreview } from "./preview";
+import { formatPath, type Change } from "./ydiff";
+
+export const REPORT_MARKER = "<!-- openkeel-preview -->";
+
+function fence(lang: string, body: string): string {
+  const longest = Math.max(2, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  const f = "`".repeat(longest + 1);
+  return `${f}${lang}\n${body.replace(/\n$/, "")}\n${f}`;
+}
+
+function indent(text: string, by: string): string {
+  return text
+    .split("\n")
+    .map((l) => (l ? by + l : l))
+    .join("\n");
+}
+
+function yamlLines(v: unknown): string[] {
+  if (v === undefined) return ["(absent)"];
+  return toYaml(v).replace(/\n$/, "").split("\n");
+}
+
+/** Field changes as a `diff` block: `@@ path @@`, then the old value (-) and the new one (+). */
+function changesBlock(changes: Change[]): string {
+  const out: string[] = [];
+  for (const c of changes) {
+    out.push(`@@ ${formatPath(c.path)}${c.op === "reorder" ? " (order)" : ""} @@`);
+    if (c.op !== "add") for (const l of yamlLines(c.before)) out.push(`- ${l}`);
+    if (c.op !== "remove") for (const l of yamlLines(c.after)) out.push(`+ ${l}`);
+  }
+  return fence("diff", out.join("\n"));
+}
+
+const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+function objectLabel(r: StackPreview["objects"]["removed"][number]): string {
+  // The Pulumi layer applies rendered Node objects as NodePatches (it never creates or deletes a Node).
+  const applied = r.kind === "Node" && r.apiVersion === "v1" ? ", applied as a NodePatch" : "";
+  return `${r.kind} \`${r.namespace ? `${r.namespace}/` : ""}${r.name}\` (\`${r.apiVersion}\`${applied})`;
+}
+
+function counts(p: StackPreview): Record<"create" | "update" | "replace" | "delete", number> {
+  const c = { create: 0, update: 0, replace: 0, delete: 0 };
+  for (const a of p.actions) c[a.action]++;
+  return c;
+}
+
+/** A stack's actions by kind, its errors and its warnings (findings and new warnings): the summary's numbers. */
+export function totals(p: StackPreview): ReturnType<typeof counts> & { errors: number; warnings: number } {
+  return { ...counts(p), errors: errorsOf(p).length, warnings: warningsOf(p).length + p.warnings.added.length };
+}
+
+const errorsOf = (p: StackPreview) => p.findings.filter((f) => f.level === "error");
+const warningsOf = (p: StackPreview) => p.findings.filter((f) => f.level === "warning");
+
+function countLine(p: StackPreview): string {
+  const c = counts(p);
+  const parts = (["create", "update", "replace", "delete"] as const).filter((a) => c[a]).map((a) => `${a} ${c[a]}`);
+  if (p.nodes.length) parts.push(`steps on ${p.nodes.length} node(s)`);
+  if (p.placement) parts.push(`placement of ${p.placement.components.length} component(s), ${p.placement.nodes.length} node(s)`);
+  if (p.warnings.resolved.length) parts.push(`${p.warnings.resolved.length} resolved plan-check warning(s)`);
+  if (p.settings.length) parts.push(`${p.settings.length} stack field(s)`);
+  if (p.other.length) parts.push(`${p.other.length} other file(s)`);
+  return parts.join(", ");
+}
+
+function findingLine(f: Finding): string {
+  return `- **${f.code}**: ${f.message}.${f.reason ? ` Why: ${f.reason}.` : ""}${f.fix ? ` Fix: ${f.fix}.` : ""}`;
+}
+
+function policyCell(p: StackPreview): string {
+  if (!p.policy) return "not run";
+  if (p.policy.error !== undefined) return "❌ failed to run";
+  if (p.policy.violations.length === 0) return "✅ passed";
+  return `${p.policy.passed ? "⚠️" : "❌"} ${p.policy.violations.length} violation(s)`;
+}
+
+/** One stack's section: what it needs from a reviewer first, then every detail. */
+export function stackMarkdown(p: StackPreview, heading = "###"): string {
+  const h = heading;
+  const out: string[] = [`${h} ${p.stack} — ${p.title}`, ""];
+  if (p.status === "added") out.push("New stack: everything below is added.", "");
+  if (p.status === "removed") out.push("Stack removed: everything below is removed.", "");
+  if (p.status === "unchanged") out.push("No changes.", "");
+  else out.push(`Changes: ${countLine(p) || "none"}.`, "");
+
+  const errors = errorsOf(p);
+  if (errors.length) out.push("**❌ Errors: `pulumi up` would refuse or fail on these**", "", ...errors.map(findingLine), "");
+  const warnings = warningsOf(p);
+  if (warnings.length + p.warnings.added.length) {
+    out.push("**⚠️ Warnings**", "", ...warnings.map(findingLine));
+    for (const w of p.warnings.added) out.push(`- new plan-check warning **${w.code}**: ${w.message}.${w.remediation ? ` Fix: ${w.remediation}.` : ""}`);
+    out.push("");
+  }
+
+  if (p.settings.length) out.push(`${h}# Stack (index.yaml)`, "", changesBlock(p.settings), "");
+
+  if (p.actions.length) {
+    out.push(`${h}# Actions`, "", "| action | resource | unit | why |", "|---|---|---|---|");
+    for (const a of p.actions) {
+      const action = a.action === "replace" || a.action === "delete" ? `**${a.action}**` : a.action;
+      out.push(`| ${action} | ${cell(a.resource)} | ${a.unit ? `${cell(a.unit)}${a.protected ? " 🔒" : ""}` : ""} | ${cell(a.detail ?? "")} |`);
+    }
+    out.push("");
+  }
+
+  if (p.nodes.length) {
+    out.push(`${h}# Node steps`, "", "State changes, and the steps outside Kubernetes, in this order (`pulumi up` changes labels, cordons, requests drains and evictions, and changes workloads only):", "");
+    for (const n of p.nodes) {
+      out.push(`- **${n.node}** (${rolesChange(n)}${n.state ? `; state ${n.state.before} → ${n.state.after}` : ""})`);
+      n.steps.forEach((s, i) => out.push(`  ${i + 1}. ${s.when} \`pulumi up\`, ${s.what}: \`${s.command}\` — ${s.why}`));
+    }
+    out.push("");
+  }
+
+  if (p.placement) {
+    const d = p.placement;
+    out.push(`${h}# Placement`, "");
+    for (const c of d.components) out.push(`- \`${c.component}\`: ${componentLine(c)}`);
+    for (const n of d.nodes) out.push(`- node \`${n.node}\`: ${n.op === "changed" ? "" : `${n.op} (`}${n.fields.join("; ")}${n.op === "changed" ? "" : ")"}`);
+    if (d.lines.length) out.push("", fence("diff", d.lines.join("\n")));
+    out.push("");
+  }
+
+  const o = p.objects;
+  if (o.added.length + o.changed.length) {
+    out.push(`${h}# Objects`, "");
+    for (const r of o.added) {
+      out.push(`- new ${objectLabel(r)} — \`${r.file}\``, "", "  <details><summary>object</summary>", "", indent(fence("yaml", toYaml(r.body)), "  "), "", "  </details>", "");
+    }
+    for (const c of o.changed) out.push(`${objectLabel(c.ref)} — \`${c.ref.file}\``, "", changesBlock(c.changes), "");
+  }
+
+  const changedValues = p.values.filter((v) => v.changes.length);
+  if (changedValues.length) {
+    out.push(`${h}# Helm values`, "");
+    for (const v of changedValues) {
+      const rel = v.release ? ` (release \`${v.release}\`${v.namespace ? ` in \`${v.namespace}\`` : ""})` : "";
+      out.push(`\`${v.unit}\`${rel}: ${v.changes.length} field(s)`, "", changesBlock(v.changes), "");
+    }
+  }
+
+  const changedUnits = p.units.filter((u) => u.op === "change");
+  if (changedUnits.length) {
+    out.push(`${h}# Units`, "");
+    for (const u of changedUnits) out.push(`\`${u.name}\`: changed`, "", changesBlock(u.changes), "");
+  }
+
+  if (p.warnings.resolved.length) {
+    out.push(`${h}# Plan-check warnings resolved`, "");
+    for (const w of p.warnings.resolved) out.push(`- ✅ **${w.code}**: ${w.message}`);
+    out.push("");
+  }
+
+  if (p.other.length) {
+    out.push(`${h}# Other rendered files`, "");
+    for (const f of p.other) {
+      const op = f.op === "add" ? "added" : f.op === "remove" ? "removed" : "changed";
+      if (f.seeAlso) {
+        out.push(`- \`${f.file}\`: ${op} (see ${f.seeAlso})`);
+        continue;
+      }
+      if (f.changes?.length) out.push("", `\`${f.file}\`: ${op}`, "", changesBlock(f.changes), "");
+      else if (f.lines?.length) out.push("", `\`${f.file}\`: ${op}`, "", fence("diff", f.lines.join("\n")), "");
+      else out.push(`- \`${f.file}\`: ${op}`);
+    }
+    out.push("");
+  }
+
+  if (p.policy) {
+    out.push(`${h}# Policy`, "");
+    if (p.policy.error !== undefined) out.push(`❌ The policy pack did not run: ${p.policy.error}`, "");
+    else if (p.policy.violations.length === 0) out.push("No violations.", "");
+    else {
+      out.push("| level | policy | resource | message |", "|---|---|---|---|");
+      for (const v of p.policy.violations) out.push(`| ${cell(v.level ?? (p.policy.passed ? "advisory" : ""))} | ${cell(v.policy)} | ${cell(v.resource ?? "")} | ${cell(v.message)} |`);
+      out.push("");
+    }
+  }
+  return out.join("\n").replace(/\n{3,}/g, "\n\n").replace(/\n+$/, "\n");
+}
+
+export interface ReportInput {
+  base: string;
+  stacks: StackPreview[];
+  /** Policy output as text (any non-JSON --policy file), shown once for all stacks. */
+  policyText?: string;
+  /** The JSON policy report as given, kept in the report for whatever reads the comment. */
+  policyJson?: string;
+}
+
+function summaryTable(r: ReportInput): string[] {
+  const withPolicy = r.stacks.some((s) => s.policy);
+  const out = [
+    `| stack | ${["create", "update", "replace", "delete", "errors", "warnings", ...(withPolicy ? ["policy"] : [])].join(" | ")} |`,
+    `|---|${"---:|".repeat(6)}${withPolicy ? "---|" : ""}`,
+  ];
+  for (const s of r.stacks) {
+    const t = totals(s);
+    const cells = [t.create, t.update, t.replace, t.delete, t.errors, t.warnings].map(String);
+    const name = s.status === "unchanged" ? `${s.stack} (no changes)` : s.status === "changed" ? s.stack : `${s.stack} (${s.status})`;
+    out.push(`| ${name} | ${cells.join(" | ")}${withPolicy ? ` | ${policyCell(s)}` : ""} |`);
+  }
+  return out;
+}
+
+function header(r: ReportInput): string[] {
+  const errors = r.stacks.reduce((n, s) => n + errorsOf(s).length, 0);
+  return [
+    REPORT_MARKER,
+    "## Render preview",
+    "",
+    `Base: ${r.base} → this change (every stack rendered offline from both).`,
+    "",
+    ...(errors ? [`❌ **${errors} error(s)**: \`pulumi up\` would refuse or fail on this change (see each stack's Errors).`, ""] : []),
+  ];
+}
+
+/** The whole report: summary table, then every changed stack's section, then policy output. */
+export function reportMarkdown(r: ReportInput): string {
+  const out = [...header(r), ...summaryTable(r), ""];
+  for (const s of r.stacks) if (s.status !== "unchanged" || s.policy?.violations.length || s.policy?.error !== undefined) out.push(stackMarkdown(s), "");
+  if (r.policyText !== undefined) out.push("### Policy", "", fence("text", r.policyText), "");
+  if (r.policyJson !== undefined) {
+    out.push("<details><summary>Policy results as JSON (<code>npm run policy -- --json</code>)</summary>", "", fence("json", r.policyJson), "", "</details>", "");
+  }
+  return out.join("\n").replace(/\n+$/, "\n");
+}
+
+/** GitHub rejects comments over 65,536 characters: past the limit, the summary and a pointer. */
+export const COMMENT_LIMIT = 60_000;
+
+export function commentMarkdown(r: ReportInput, full = reportMarkdown(r)): string {
+  if (full.length <= COMMENT_LIMIT) return full;
+  const out = [
+    ...header(r),
+    ...summaryTable(r),
+    "",
+    `The full report (${full.length} characters) is too long for a comment: see \`report.md\` in the workflow's \`preview\` artifact.`,
+    "",
+  ];
+  return out.join("\n");
+}
+
+/** The report of a preview that could not compare: which side failed to render, and why. */
+export function failedMarkdown(base: string, what: string, message: string): string {
+  return [
+    REPORT_MARKER,
+    "## Render preview — ❌ failed",
+    "",
+    `Base: ${base} → this change.`,
+    "",
+    `${what}: nothing was compared, and no earlier preview applies to this change.`,
+    "",
+    fence("text", message.trim() || "(no output)"),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,34 @@
+// The body of `scripts/e2e.ts` (its header comment is the command's --help).
+import * as path from "node:path";
+import { args, EXIT_BAD_CONFIG, UserError } from "../../../cli/cli";
+import { defaultClusterScript, runE2E } from "./driver";
+import { schemasDir } from "../../../tools/kubeconform";
+
+export async function e2eCommand(): Promise<number | void> {
+  const opts = args({
+    stack: { type: "string", multiple: true },
+    kubeconfig: { type: "string" },
+    keep: { type: "boolean", default: false },
+    "cluster-script": { type: "string" },
+    schemas: { type: "string" },
+    "no-interrupt": { type: "boolean", default: false },
+    "no-policy-mutations": { type: "boolean", default: false },
+    "time-preview": { type: "string" },
+  });
+  const repoRoot = path.resolve(__dirname, "../../..");
+  const tries = opts["time-preview"] === undefined ? undefined : Number(opts["time-preview"]);
+  if (tries !== undefined && (!Number.isInteger(tries) || tries < 1)) throw new UserError(`--time-preview takes a whole number of tries ≥ 1, not ${opts["time-preview"]}`, EXIT_BAD_CONFIG);
+  return runE2E({
+    repoRoot,
+    stacks: opts.stack?.length ? opts.stack : ["lab", "prod-medium"],
+    kubeconfig: opts.kubeconfig,
+    keep: opts.keep!,
+    clusterScript: opts["cluster-script"] ? path.resolve(opts["cluster-script"]) : defaultClusterScript(repoRoot),
+    schemasDir: opts.schemas !== undefined ? path.resolve(opts.schemas) : schemasDir(),
+    outRoot: path.join(repoRoot, ".e2e"),
+    interrupt: !opts["no-interrupt"],
+    policyMutations: !opts["no-policy-mutations"],
+    previewTiming: tries === undefined ? undefined : { tries },
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+}

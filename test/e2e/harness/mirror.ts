@@ -1,0 +1,177 @@
+// The e2e artifact mirror: an HTTP server on 127.0.0.1 with the layout of `openkeel:mirror`
+// (stacks/README.md): `/charts/index.yaml` + `/charts/<name>-<version>.tgz` (a flat Helm
+// repository holding every chart a rendered stack asks for, at the version it asks for) and
+// `/files/<host>/<path>` (every remote manifest). Charts are the contract charts of
+// test/e2e/charts/ (OpenKeel) or the stand-ins of test/e2e/standins/ (upstream platform charts);
+// files are stand-ins of the release manifests. Every request is recorded for the report.
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import * as path from "node:path";
+import { stringify } from "yaml";
+import { STAND_IN_CHARTS, STAND_IN_FILES, standInFileYaml } from "../standins/artifacts";
+import { tgz } from "./tar";
+import type { RenderedStack } from "./rendered";
+
+export const CONTRACT_CHARTS_DIR = path.resolve(__dirname, "../charts");
+const SHARED_HELPER = path.join(CONTRACT_CHARTS_DIR, "_shared", "_openkeel.tpl");
+
+export interface MirroredArtifact {
+  /** chart `<name>-<version>` or file `<host>/<path>` */
+  id: string;
+  source: "contract chart" | "stand-in chart" | "stand-in manifest";
+  standsFor: string;
+}
+
+interface ChartEntry {
+  name: string;
+  version: string;
+  body: Buffer;
+}
+
+function listFiles(dir: string, rel = ""): string[] {
+  return fs
+    .readdirSync(path.join(dir, rel), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? listFiles(dir, path.join(rel, e.name)) : [path.join(rel, e.name)]))
+    .sort();
+}
+
+function chartYaml(name: string, version: string, description: string): string {
+  return stringify({ apiVersion: "v2", name, version, description, type: "application", annotations: { "e2e.openkeel.io/stand-in": "true" } });
+}
+
+/** A contract chart of test/e2e/charts/<name>, packaged at `version`. */
+function contractChart(name: string, version: string): Buffer {
+  const dir = path.join(CONTRACT_CHARTS_DIR, name);
+  const helper = fs.readFileSync(SHARED_HELPER, "utf8");
+  const own = fs.readFileSync(path.join(dir, "templates", "_openkeel.tpl"), "utf8");
+  if (own !== helper) throw new Error(`${dir}/templates/_openkeel.tpl differs from ${SHARED_HELPER}: copy the shared helper again`);
+  const files: [string, string | Buffer][] = listFiles(dir).map((f) => {
+    let content: string | Buffer = fs.readFileSync(path.join(dir, f));
+    if (f === "Chart.yaml") content = content.toString("utf8").replace(/^version: .*$/m, `version: ${version}`);
+    return [`${name}/${f}`, content];
+  });
+  // Chart.yaml first, as `helm package` writes it
+  files.sort(([a], [b]) => (a.endsWith("/Chart.yaml") ? -1 : b.endsWith("/Chart.yaml") ? 1 : a.localeCompare(b)));
+  return tgz(files);
+}
+
+function standInChart(name: string, version: string, schemasDir: string): Buffer {
+  const s = STAND_IN_CHARTS[name];
+  const files = s.files(schemasDir);
+  return tgz([
+    [`${name}/Chart.yaml`, chartYaml(name, version, `E2E STAND-IN for the ${s.standsFor}; never used outside npm run e2e`)],
+    ...Object.entries(files).map(([f, c]) => [`${name}/${f}`, c] as [string, string]),
+  ]);
+}
+
+export class Mirror {
+  private charts = new Map<string, ChartEntry>();
+  private files = new Map<string, string>();
+  readonly artifacts: MirroredArtifact[] = [];
+  readonly problems: string[] = [];
+  readonly requests: { path: string; status: number }[] = [];
+  private server?: http.Server;
+  url = "";
+
+  constructor(private readonly schemasDir: string) {}
+
+  /** Add every chart and remote manifest a rendered stack asks for. */
+  addStack(r: RenderedStack): void {
+    for (const u of r.units) {
+      if (u.kind === "HelmRelease" && u.chart) this.addChart(u.chart.chart, u.chart.version);
+      if (u.kind === "RemoteManifest") for (const url of u.urls ?? []) this.addFile(url);
+    }
+  }
+
+  private addChart(name: string, version: string): void {
+    const id = `${name}-${version}`;
+    if (this.charts.has(id)) return;
+    if (fs.existsSync(path.join(CONTRACT_CHARTS_DIR, name, "Chart.yaml"))) {
+      this.charts.set(id, { name, version, body: contractChart(name, version) });
+      this.artifacts.push({ id, source: "contract chart", standsFor: `${name} (test/e2e/charts/${name})` });
+    } else if (STAND_IN_CHARTS[name]) {
+      this.charts.set(id, { name, version, body: standInChart(name, version, this.schemasDir) });
+      this.artifacts.push({ id, source: "stand-in chart", standsFor: STAND_IN_CHARTS[name].standsFor });
+    } else {
+      this.problems.push(`no contract chart or stand-in for chart ${name} ${version}`);
+    }
+  }
+
+  private addFile(url: string): void {
+    const u = new URL(url);
+    const key = `${u.host}${u.pathname}`;
+    if (this.files.has(key)) return;
+    const base = path.posix.basename(u.pathname);
+    const body = standInFileYaml(base, this.schemasDir);
+    if (body === undefined) {
+      this.problems.push(`no stand-in for remote manifest ${url}`);
+      return;
+    }
+    this.files.set(key, body);
+    this.artifacts.push({ id: key, source: "stand-in manifest", standsFor: STAND_IN_FILES[base].standsFor });
+  }
+
+  /** The body the mirror serves for a remote manifest URL (undefined when it has no stand-in). */
+  fileBody(url: string): string | undefined {
+    const u = new URL(url);
+    return this.files.get(`${u.host}${u.pathname}`);
+  }
+
+  private index(): string {
+    const entries: Record<string, unknown[]> = {};
+    for (const c of [...this.charts.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+      (entries[c.name] ??= []).push({
+        apiVersion: "v2",
+        name: c.name,
+        version: c.version,
+        type: "application",
+        created: "2026-01-01T00:00:00Z",
+        digest: createHash("sha256").update(c.body).digest("hex"),
+        urls: [`${this.url}/charts/${c.name}-${c.version}.tgz`],
+      });
+    }
+    return stringify({ apiVersion: "v1", entries, generated: "2026-01-01T00:00:00Z" });
+  }
+
+  async start(): Promise<string> {
+    this.server = http.createServer((req, res) => {
+      const p = decodeURIComponent((req.url ?? "/").split("?")[0]);
+      let status = 404;
+      let body: string | Buffer = "not in the e2e mirror\n";
+      let type = "text/plain";
+      if (p === "/charts/index.yaml") {
+        status = 200;
+        body = this.index();
+        type = "application/x-yaml";
+      } else if (p.startsWith("/charts/") && p.endsWith(".tgz")) {
+        const c = this.charts.get(p.slice("/charts/".length, -".tgz".length));
+        if (c) {
+          status = 200;
+          body = c.body;
+          type = "application/gzip";
+        }
+      } else if (p.startsWith("/files/")) {
+        const f = this.files.get(p.slice("/files/".length));
+        if (f !== undefined) {
+          status = 200;
+          body = f;
+          type = "application/x-yaml";
+        }
+      }
+      this.requests.push({ path: p, status });
+      res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body) });
+      res.end(req.method === "HEAD" ? undefined : body);
+    });
+    await new Promise<void>((ok) => this.server!.listen(0, "127.0.0.1", ok));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections?.();
+    await new Promise<void>((ok) => this.server!.close(() => ok()));
+  }
+}

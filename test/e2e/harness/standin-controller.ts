@@ -1,0 +1,109 @@
+// E2E STAND-IN CONTROLLER (never used outside `npm run e2e`): plays the operators the e2e cluster
+// does not run, only where the program waits on them.
+//   OLM          a Subscription without status.installedCSV → the operator's CRDs (built from
+//                ../shared/schemas, as its CSV would install them), then status.installedCSV =
+//                spec.startingCSV (what `pulumi.com/waitFor: jsonpath={.status.installedCSV}` waits for)
+//   SNR operator once self-node-remediation is "installed": the `self-node-remediation-config`
+//                object it creates at start-up (the program patches it)
+//   virt-operator / cdi-operator: condition Available=True on KubeVirt and CDI (what
+//                `pulumi.com/waitFor: condition=Available` waits for)
+// Usage: tsx standin-controller.ts <kubeconfig> <schemas dir> <log file (JSON lines)>
+// Every action is one line of the log; the driver lists them in the report.
+import * as fs from "node:fs";
+import { crdFor, KINDS } from "../standins/crds";
+import { Kube } from "./kube";
+
+const [kubeconfig, schemasDir, logFile] = process.argv.slice(2);
+if (!kubeconfig || !schemasDir || !logFile) {
+  console.error("usage: standin-controller.ts <kubeconfig> <schemas dir> <log file>");
+  process.exit(2);
+}
+const kube = new Kube(kubeconfig);
+const done = new Set<string>();
+type Obj = Record<string, any>;
+
+function log(action: string, object: string, detail = ""): void {
+  fs.appendFileSync(logFile, `${JSON.stringify({ time: new Date().toISOString(), action, object, detail })}\n`);
+}
+
+async function ensureCrds(pkg: string): Promise<void> {
+  for (const k of KINDS.medik8s[pkg] ?? []) {
+    const crd = crdFor(schemasDir, k, `stand-in for the CRDs OLM installs with ${pkg}`);
+    const name = (crd.metadata as Obj).name as string;
+    const r = await kube.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    if (r.status === 201) log("create CRD", name, `as the CSV of ${pkg} would (from ../shared/schemas)`);
+    // wait until established: the Subscription is reported installed only after its CRDs serve
+    for (let i = 0; i < 100; i++) {
+      const got = await kube.get<Obj>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      if (got?.status?.conditions?.some((c: Obj) => c.type === "Established" && c.status === "True")) break;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+  }
+}
+
+async function subscriptions(): Promise<void> {
+  for (const s of await kube.list("/apis/operators.coreos.com/v1alpha1/subscriptions")) {
+    const ns = s.metadata.namespace;
+    const id = `Subscription ${ns}/${s.metadata.name}`;
+    if (s.status?.installedCSV) continue;
+    const pkg = s.spec?.name as string;
+    const csv = s.spec?.startingCSV ?? `${pkg}.stand-in`;
+    await ensureCrds(pkg);
+    if (pkg === "self-node-remediation") {
+      // the SNR operator creates its configuration at start-up (the program only patches it)
+      const r = await kube.create(`/apis/self-node-remediation.medik8s.io/v1alpha1/namespaces/${ns}/selfnoderemediationconfigs`, {
+        apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
+        kind: "SelfNodeRemediationConfig",
+        metadata: { name: "self-node-remediation-config", namespace: ns, labels: { "e2e.openkeel.io/stand-in": "true" } },
+        spec: {},
+      });
+      if (r.status === 201) log("create", `SelfNodeRemediationConfig ${ns}/self-node-remediation-config`, "as the SNR operator does at start-up");
+    }
+    const now = new Date().toISOString();
+    await kube.mergePatch(`/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/subscriptions/${s.metadata.name}/status`, {
+      status: { installedCSV: csv, currentCSV: csv, state: "AtLatestKnown", lastUpdated: now },
+    });
+    log("set status.installedCSV", id, csv);
+  }
+}
+
+async function available(apiPath: string, kind: string): Promise<void> {
+  for (const o of await kube.list(apiPath)) {
+    const ns = o.metadata.namespace;
+    const id = `${kind} ${ns ? `${ns}/` : ""}${o.metadata.name}`;
+    if (o.status?.conditions?.some((c: Obj) => c.type === "Available" && c.status === "True")) continue;
+    const now = new Date().toISOString();
+    const cond = (type: string, status: string, reason: string) => ({ type, status, reason, message: "e2e stand-in controller", lastProbeTime: now, lastTransitionTime: now });
+    const self = ns ? apiPath.replace(/\/([a-z]+)$/, `/namespaces/${ns}/$1/${o.metadata.name}`) : `${apiPath}/${o.metadata.name}`;
+    await kube.mergePatch(`${self}/status`, {
+      status: { phase: "Deployed", conditions: [cond("Available", "True", "AllComponentsReady"), cond("Progressing", "False", "AllComponentsReady"), cond("Degraded", "False", "AllComponentsReady")] },
+    });
+    log("set condition Available=True", id, "as the operator would once its components run");
+  }
+}
+
+let stopping = false;
+process.on("SIGTERM", () => (stopping = true));
+process.on("SIGINT", () => (stopping = true));
+
+(async () => {
+  log("start", "stand-in controller", `pid ${process.pid}`);
+  while (!stopping) {
+    for (const [name, step] of [
+      ["subscriptions", subscriptions],
+      ["kubevirt", () => available("/apis/kubevirt.io/v1/kubevirts", "KubeVirt")],
+      ["cdi", () => available("/apis/cdi.kubevirt.io/v1beta1/cdis", "CDI")],
+    ] as [string, () => Promise<void>][]) {
+      try {
+        await step();
+      } catch (e) {
+        const msg = (e as Error).message;
+        if (!done.has(msg)) log("error", name, msg.slice(0, 300)); // the API server may be restarting
+        done.add(msg);
+      }
+    }
+    await new Promise((ok) => setTimeout(ok, 1000));
+  }
+  log("stop", "stand-in controller");
+  kube.close();
+})();

@@ -1,0 +1,187 @@
+// kubeconform over a folder of rendered objects: the arguments (always -strict, never
+// -ignore-missing-schemas), the schema locations (an offline mirror or the upstream defaults), and
+// its JSON report turned into one result per stack.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as https from "node:https";
+import * as path from "node:path";
+import { KUBERNETES_SCHEMA_VERSION } from "../platform/versions";
+
+/** The environment variable naming an offline schema folder (the layout of ../shared/schemas). */
+export const SCHEMAS_ENV = "OPENKEEL_SCHEMAS";
+/** The offline schema folder beside this checkout, relative to the repository root. */
+export const DEFAULT_SCHEMAS_DIR = "../shared/schemas";
+const REPO = path.resolve(__dirname, "..");
+
+/** The schema folder: $OPENKEEL_SCHEMAS, else ../shared/schemas; relative paths from the repository root. */
+export function schemasDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(REPO, env[SCHEMAS_ENV] || DEFAULT_SCHEMAS_DIR);
+}
+
+export const UPSTREAM_CRD_LOCATION =
+  "https://raw.githubusercontent.com/datreeio/CRDs-catalog/main/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json";
+
+/**
+ * Schema locations, tried in order: Kubernetes kinds, then CRDs by API group. Offline, both come
+ * from one folder laid out as yannh/kubernetes-json-schema (kubernetes/) and datreeio/CRDs-catalog
+ * (crds/); without one, kubeconform's `default` and the CRDs-catalog on GitHub.
+ */
+export function schemaLocations(schemasDir: string | undefined): string[] {
+  if (!schemasDir) return ["default", UPSTREAM_CRD_LOCATION];
+  return [
+    `${schemasDir}/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`,
+    `${schemasDir}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
+  ];
+}
+
+/** What is wrong with an offline schema folder, or undefined when it holds the pinned Kubernetes version. */
+export function schemasDirProblem(schemasDir: string, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string | undefined {
+  if (!fs.existsSync(schemasDir)) return `${schemasDir}: no such folder`;
+  const k8s = path.join(schemasDir, "kubernetes", `v${kubernetesVersion}-standalone-strict`);
+  if (!fs.existsSync(k8s)) return `${schemasDir}: no kubernetes/v${kubernetesVersion}-standalone-strict/ (the strict schemas of Kubernetes ${kubernetesVersion})`;
+  return undefined;
+}
+
+/** One schema kubeconform's `default` location serves (yannh/kubernetes-json-schema), to learn whether upstream answers. */
+export const UPSTREAM_PROBE_URL = `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`;
+
+/**
+ * Why `url` cannot be reached (DNS, connection, timeout), or undefined when it answers at all. Only
+ * asked without an offline schema folder: kubeconform would otherwise try every object's schema,
+ * three times each, and print one download error per object (~150 over the shipped stacks). Behind
+ * a proxy (HTTPS_PROXY, which kubeconform honours and Node's https does not) the answer would be
+ * wrong, so it is not asked there.
+ */
+export function upstreamUnreachable(url: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  if (["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"].some((k) => env[k])) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const req = https.request(url, { method: "HEAD", timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(undefined);
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      const what = e.message.replace(/^(getaddrinfo|connect) /, "");
+      resolve(`${new URL(url).host}: ${e.code && !what.includes(e.code) ? `${e.code} ` : ""}${what}`);
+    });
+    req.end();
+  });
+}
+
+/** The Fix of a validate that cannot have its schemas: one line, naming the folder this checkout has if it has one. */
+export function schemasFix(sharedSchemas: string | undefined): string {
+  return `pass --schemas <dir> or set ${SCHEMAS_ENV}=<dir>, an offline schema folder laid out as ../shared/schemas${
+    sharedSchemas ? ` (this checkout has one: --schemas ${sharedSchemas})` : ""
+  }`;
+}
+
+/** Findings that are kubeconform failing to fetch a schema, not an object failing one. */
+export function downloadFailures(findings: Finding[]): Finding[] {
+  return findings.filter((f) => f.status === "error" && f.messages.some((m) => /failed downloading schema/.test(m)));
+}
+
+export function kubeconformArgs(target: string | string[], schemasDir: string | undefined, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string[] {
+  return [
+    "-strict",
+    "-summary",
+    "-output",
+    "json",
+    "-kubernetes-version",
+    kubernetesVersion,
+    ...schemaLocations(schemasDir).flatMap((l) => ["-schema-location", l]),
+    ...(Array.isArray(target) ? target : [target]),
+  ];
+}
+
+export interface Finding {
+  file: string;
+  kind: string;
+  name: string;
+  apiVersion: string;
+  status: "invalid" | "error" | "skipped";
+  /** kubeconform's messages: one per validation error (with its path), or its single message. */
+  messages: string[];
+}
+
+export interface KubeconformResult {
+  valid: number;
+  invalid: number;
+  errors: number;
+  skipped: number;
+  findings: Finding[];
+}
+
+interface RawResource {
+  filename: string;
+  kind?: string;
+  name?: string;
+  version?: string;
+  status: string;
+  msg?: string;
+  validationErrors?: { path: string; msg: string }[];
+}
+
+const STATUS: Record<string, Finding["status"] | undefined> = {
+  statusInvalid: "invalid",
+  statusError: "error",
+  statusSkipped: "skipped",
+};
+
+/** kubeconform's `-output json -summary` report → counts and the findings, sorted by file. */
+function parseKubeconform(stdout: string): KubeconformResult {
+  const report = JSON.parse(stdout) as { resources?: RawResource[]; summary?: Partial<Record<"valid" | "invalid" | "errors" | "skipped", number>> };
+  const s = report.summary ?? {};
+  const findings: Finding[] = [];
+  for (const r of report.resources ?? []) {
+    const status = STATUS[r.status];
+    if (!status) continue;
+    const messages = r.validationErrors?.length
+      ? r.validationErrors.map((e) => `at ${e.path || "/"}: ${e.msg}`)
+      : [r.msg || r.status];
+    findings.push({ file: r.filename, kind: r.kind ?? "", name: r.name ?? "", apiVersion: r.version ?? "", status, messages });
+  }
+  findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)));
+  return { valid: s.valid ?? 0, invalid: s.invalid ?? 0, errors: s.errors ?? 0, skipped: s.skipped ?? 0, findings };
+}
+
+export function failed(r: KubeconformResult): boolean {
+  return r.invalid + r.errors + r.skipped > 0 || r.findings.length > 0;
+}
+
+export function formatFinding(f: Finding): string[] {
+  const what = [f.kind, f.name].filter(Boolean).join(" ") + (f.apiVersion ? ` (${f.apiVersion})` : "");
+  return f.messages.map((m) => `${f.file}: ${what}: ${f.status}: ${m}`);
+}
+
+/**
+ * kubeconform once over several folders, the result split per folder. One run instead of one per
+ * stack: kubeconform loads and compiles each schema once per run, which is most of its time on a
+ * few hundred objects (npm run bench). `-verbose` lists every resource, valid ones included.
+ */
+export function runKubeconformPerTarget(binary: string, targets: Record<string, string>, schemasDir: string | undefined): Record<string, KubeconformResult> {
+  const names = Object.keys(targets);
+  const out: Record<string, KubeconformResult> = Object.fromEntries(names.map((n) => [n, { valid: 0, invalid: 0, errors: 0, skipped: 0, findings: [] }]));
+  if (names.length === 0) return out;
+  const args = kubeconformArgs(names.map((n) => targets[n]), schemasDir);
+  const r = spawnSync(binary, ["-verbose", ...args], { encoding: "utf8", maxBuffer: 1024 * 1024 * 1024 });
+  if (r.error) throw r.error;
+  let report: { resources?: RawResource[] };
+  try {
+    report = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`kubeconform exited ${r.status} without a JSON report:\n${r.stdout}\n${r.stderr}`);
+  }
+  const prefixes = names.map((n) => [n, targets[n].endsWith(path.sep) ? targets[n] : targets[n] + path.sep] as const);
+  for (const res of report.resources ?? []) {
+    const owner = prefixes.find(([, prefix]) => res.filename.startsWith(prefix))?.[0];
+    if (!owner) throw new Error(`kubeconform reported ${res.filename}, outside ${names.map((n) => targets[n]).join(", ")}`);
+    const counts = out[owner];
+    if (res.status === "statusValid") counts.valid++;
+    else if (res.status === "statusInvalid") counts.invalid++;
+    else if (res.status === "statusError") counts.errors++;
+    else if (res.status === "statusSkipped") counts.skipped++;
+    counts.findings.push(...parseKubeconform(JSON.stringify({ resources: [res] })).findings);
+  }
+  for (const n of names) out[n].findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)));
+  return out;
+}
