@@ -64,7 +64,10 @@ function stacksDirOf(req: ChildRequest): { dir: string; stack: string } {
   if (req.size === undefined) return { dir: req.stacksDir ?? "stacks", stack: req.stack! };
   const g = generatedProductionStack(req.size);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-stacks-"));
-  fs.writeFileSync(path.join(dir, `Pulumi.${g.stack}.yaml`), stringify({ config: Object.fromEntries(Object.entries(g.raw).map(([k, v]) => [`${PROJECT}:${k}`, v])) }, { aliasDuplicateObjects: false }));
+  fs.writeFileSync(
+    path.join(dir, `Pulumi.${g.stack}.yaml`),
+    stringify({ config: Object.fromEntries(Object.entries(g.raw).map(([k, v]) => [`${PROJECT}:${k}`, v])) }, { aliasDuplicateObjects: false }),
+  );
   return { dir, stack: g.stack };
 }
 
@@ -132,7 +135,13 @@ async function main(req: ChildRequest): Promise<ChildResult> {
   ms.config = now() - t;
   t = now();
   const result = planStack(cfg);
-  if (!result.plan) throw new Error(`plan checks failed: ${result.checks.filter(isError).map((c) => c.code).join(", ")}`);
+  if (!result.plan)
+    throw new Error(
+      `plan checks failed: ${result.checks
+        .filter(isError)
+        .map((c) => c.code)
+        .join(", ")}`,
+    );
   const plan = result.plan;
   ms.plan = now() - t;
   if (req.mode === "placement") {

@@ -60,7 +60,16 @@ export function fastest(seconds: number[]): number {
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 export type EngineStackResult =
-  | { stack: string; measured: true; engineSeconds: number; engineTries: number[]; offlineSeconds: number; offlineTries: number[]; speedup: number; report: string }
+  | {
+      stack: string;
+      measured: true;
+      engineSeconds: number;
+      engineTries: number[];
+      offlineSeconds: number;
+      offlineTries: number[];
+      speedup: number;
+      report: string;
+    }
   | { stack: string; measured: false; why: string; report?: string };
 
 /** One stack's comparison from every try of both sides: the fastest of each, and their ratio. */
@@ -68,14 +77,28 @@ export function compareEngine(stack: string, engineTries: number[], offlineTries
   const engine = fastest(engineTries);
   const offline = fastest(offlineTries);
   if (offline === 0) throw new Error("the offline path took no time: not a measurement");
-  return { stack, measured: true, engineSeconds: round2(engine), engineTries: engineTries.map(round2), offlineSeconds: round2(offline), offlineTries: offlineTries.map(round2), speedup: round2(engine / offline), report };
+  return {
+    stack,
+    measured: true,
+    engineSeconds: round2(engine),
+    engineTries: engineTries.map(round2),
+    offlineSeconds: round2(offline),
+    offlineTries: offlineTries.map(round2),
+    speedup: round2(engine / offline),
+    report,
+  };
 }
 
 /** One target per stack of ENGINE_STACKS; a stack without a result is "not measured". */
 export function engineTargets(results: EngineStackResult[]): Target[] {
   return ENGINE_STACKS.map((stack) => {
     const r = results.find((x) => x.stack === stack);
-    return { what: `offline policy vs pulumi preview --policy-pack policy, ${stack}`, value: r?.measured ? r.speedup : null, unit: "×", min: ENGINE_SPEEDUP_GOAL };
+    return {
+      what: `offline policy vs pulumi preview --policy-pack policy, ${stack}`,
+      value: r?.measured ? r.speedup : null,
+      unit: "×",
+      min: ENGINE_SPEEDUP_GOAL,
+    };
   });
 }
 

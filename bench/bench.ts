@@ -3,13 +3,27 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { listStacks } from "../config/stack-file";
 import { args, EXIT_BAD_CONFIG, UserError } from "../cli/cli";
 import type { ChildRequest, ChildResult } from "./bench-child";
 import { kubeconformArgs, SCHEMAS_ENV, schemasDir } from "../tools/kubeconform";
 import { REPO_ROOT, requireTool } from "../tools/tools";
 import { writeWhole } from "../cli/write";
-import { compareEngine, ENGINE_BINARIES, ENGINE_STACKS, engineLine, engineTargets, engineUnavailable, goal, holds, shown, verdict, type EngineStackResult, type Target } from "./bench-targets";
+import {
+  compareEngine,
+  ENGINE_BINARIES,
+  ENGINE_STACKS,
+  engineLine,
+  engineTargets,
+  engineUnavailable,
+  goal,
+  holds,
+  shown,
+  verdict,
+  type EngineStackResult,
+  type Target,
+} from "./bench-targets";
 import { defaultClusterScript, timeEnginePreviews } from "../test/e2e/harness/driver";
 import { which } from "../test/e2e/harness/proc";
 
@@ -75,7 +89,11 @@ async function phase(req: ChildRequest): Promise<ChildResult & { wallMs: number 
 }
 
 /** The fastest of `n` runs (times), with the highest peak memory seen. */
-async function best<T extends { ms?: Record<string, number>; wallMs: number; maxRssKiB?: number; peakKiB?: number }>(n: number, f: () => Promise<T>, key: (t: T) => number): Promise<T> {
+async function best<T extends { ms?: Record<string, number>; wallMs: number; maxRssKiB?: number; peakKiB?: number }>(
+  n: number,
+  f: () => Promise<T>,
+  key: (t: T) => number,
+): Promise<T> {
   let out: T | undefined;
   let peak = 0;
   for (let i = 0; i < n; i++) {
@@ -179,11 +197,16 @@ export async function benchMain(): Promise<number | void> {
     throw new UserError("--sizes takes whole numbers of at least 9, comma-separated; --repeat a whole number ≥ 1", EXIT_BAD_CONFIG);
   }
   const engineTries = Number(opts["engine-tries"]);
-  if (!Number.isInteger(engineTries) || engineTries < 1) throw new UserError(`--engine-tries takes a whole number ≥ 1, not ${opts["engine-tries"]}`, EXIT_BAD_CONFIG);
+  if (!Number.isInteger(engineTries) || engineTries < 1)
+    throw new UserError(`--engine-tries takes a whole number ≥ 1, not ${opts["engine-tries"]}`, EXIT_BAD_CONFIG);
   for (const needed of [500, 5000]) if (!sizes.includes(needed)) sizes.push(needed);
   sizes.sort((a, b) => a - b);
   const schemas = opts.schemas ?? schemasDir();
-  if (!fs.existsSync(schemas)) throw new UserError(`no offline schema folder at ${schemas}: pass --schemas <dir> or set ${SCHEMAS_ENV} (the bench never downloads schemas)`, EXIT_BAD_CONFIG);
+  if (!fs.existsSync(schemas))
+    throw new UserError(
+      `no offline schema folder at ${schemas}: pass --schemas <dir> or set ${SCHEMAS_ENV} (the bench never downloads schemas)`,
+      EXIT_BAD_CONFIG,
+    );
   const kubeconform = requireTool("kubeconform");
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-"));
   const loadAtStart = load();
@@ -205,11 +228,27 @@ export async function benchMain(): Promise<number | void> {
   for (const input of inputs) {
     process.stderr.write(`bench: ${input.label}…\n`);
     const out = path.join(work, "phases");
-    const render = await best(repeat, () => phase({ ...input.req, mode: "render", out }), (r) => r.ms.total);
-    const placement = await best(repeat, () => phase({ ...input.req, mode: "placement", out }), (r) => r.ms.placement);
-    const policy = await best(repeat, () => phase({ ...input.req, mode: "policy", out }), (r) => r.ms.policy);
+    const render = await best(
+      repeat,
+      () => phase({ ...input.req, mode: "render", out }),
+      (r) => r.ms.total,
+    );
+    const placement = await best(
+      repeat,
+      () => phase({ ...input.req, mode: "placement", out }),
+      (r) => r.ms.placement,
+    );
+    const policy = await best(
+      repeat,
+      () => phase({ ...input.req, mode: "policy", out }),
+      (r) => r.ms.policy,
+    );
     const stackName = input.req.stack ?? `generated-${input.req.size}`;
-    const validate = await best(repeat, () => kubeconformRun([path.join(out, stackName, "objects")]), (m) => m.wallMs);
+    const validate = await best(
+      repeat,
+      () => kubeconformRun([path.join(out, stackName, "objects")]),
+      (m) => m.wallMs,
+    );
     const packs = policy.packs ?? [];
     rows.push({
       input: input.label,
@@ -289,7 +328,12 @@ export async function benchMain(): Promise<number | void> {
     process.stderr.write("bench: npm test…\n");
     const loadBefore = load();
     const t = await measure("npm", ["test", "--silent"], false);
-    const summary = `${t.stdout}\n${t.stderr}`.split("\n").filter((l) => /^\s*(Test Files|Tests)\s/.test(l.replace(/\x1b\[[0-9;]*m/g, ""))).map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").trim()).join("; ");
+    const summary = `${t.stdout}\n${t.stderr}`
+      .split("\n")
+      .map((l) => stripVTControlCharacters(l))
+      .filter((l) => /^\s*(Test Files|Tests)\s/.test(l))
+      .map((l) => l.trim())
+      .join("; ");
     npmTest = { wallMs: round(t.wallMs), cpuMs: t.cpuMs, code: t.code, loadAtStart: loadBefore, summary };
     if (t.code !== 0) throw new Error(`npm test failed (exit ${t.code}): ${summary}\n${t.stderr.slice(-4000)}`);
   }
@@ -299,7 +343,12 @@ export async function benchMain(): Promise<number | void> {
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const big = row("generated-5000");
   const targets: Target[] = [
-    { what: "render + placement + validate, 4 stacks ÷ kubeconform alone on the same files", value: ratio(pipeline.ms.render + pipeline.ms.validate, alone.wallMs), unit: "×", max: 2 },
+    {
+      what: "render + placement + validate, 4 stacks ÷ kubeconform alone on the same files",
+      value: ratio(pipeline.ms.render + pipeline.ms.validate, alone.wallMs),
+      unit: "×",
+      max: 2,
+    },
     { what: "the same with the policy pack", value: ratio(pipeline.ms.total, alone.wallMs), unit: "×", max: 5 },
     { what: "npm run policy, 4 stacks (wall)", value: round(policyCli.wallMs), unit: "ms", max: 4000 },
     { what: "policy, generated 5000-node stack (wall)", value: big.policyMs, unit: "ms", max: 6000 },
@@ -353,10 +402,16 @@ export async function benchMain(): Promise<number | void> {
         `| ${r.input} | ${r.nodes} | ${r.objects} | ${r.renderMs} | ${r.renderPeakMiB} | ${cell(r.placementMs)} | ${cell(r.placementPeakMiB)} | ${r.validateMs} | ${cell(r.validatePeakMiB)} | ${cell(r.policyMs)} | ${cell(r.policyPeakMiB)} | ${cell(r.packPeakMiB)} |`,
     ),
     "",
-    `pipeline, ${stacks.length} stacks, one process: ${Object.entries(result.pipeline.inProcessMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}; peak ${result.pipeline.inProcessPeakMiB} MiB; process wall ${result.pipeline.processWallMs} ms`,
-    `pipeline as CLI commands: ${Object.entries(result.pipeline.cliWallMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}; total ${result.pipeline.cliTotalWallMs} ms`,
+    `pipeline, ${stacks.length} stacks, one process: ${Object.entries(result.pipeline.inProcessMs)
+      .map(([k, v]) => `${k} ${v} ms`)
+      .join(", ")}; peak ${result.pipeline.inProcessPeakMiB} MiB; process wall ${result.pipeline.processWallMs} ms`,
+    `pipeline as CLI commands: ${Object.entries(result.pipeline.cliWallMs)
+      .map(([k, v]) => `${k} ${v} ms`)
+      .join(", ")}; total ${result.pipeline.cliTotalWallMs} ms`,
     `kubeconform alone on the same files: ${result.pipeline.kubeconformAloneMs} ms, peak ${cell(result.pipeline.kubeconformAlonePeakMiB, " MiB")}`,
-    npmTest ? `npm test: ${npmTest.wallMs} ms, ${npmTest.cpuMs ?? "?"} ms of CPU (load ${npmTest.loadAtStart.join(" ")} at its start): ${npmTest.summary}` : "npm test: not timed (--skip-tests)",
+    npmTest
+      ? `npm test: ${npmTest.wallMs} ms, ${npmTest.cpuMs ?? "?"} ms of CPU (load ${npmTest.loadAtStart.join(" ")} at its start): ${npmTest.summary}`
+      : "npm test: not timed (--skip-tests)",
     ...(enginePreview.measured ? enginePreview.stacks.map(engineLine) : [`*** pulumi preview --policy-pack policy: NOT MEASURED (${enginePreview.why}) ***`]),
     "",
     "| target | measured | goal | holds |",

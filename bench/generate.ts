@@ -59,7 +59,7 @@ export function generatedProductionStack(size: number): GeneratedStack {
       // Ironic runs on the provisioning nodes; its namespace reaches the BMC networks only (§ 2.2)
       services: { ironic: { bmcNetworks: ["172.16.0.0/16"] } },
       cluster: { context: `admin@generated-${size}`, apiServer: "https://10.128.0.1:6443" },
-      // required in production (components/talos-config.ts): hypervisor reservation, Longhorn disk
+      // required in production (config/talos.ts): hypervisor reservation, Longhorn disk
       talos: {
         watchdogModule: "ipmi_watchdog",
         compute: { reservedSystemCPUs: "0-3", systemReserved: { memory: "10Gi" } },

@@ -70,7 +70,12 @@ export function args<T extends Options>(options: T, argv = process.argv.slice(2)
   try {
     return parseArgs({ args: argv, options, allowPositionals: false, strict: true }).values;
   } catch (e) {
-    throw new UserError(`${(e as Error).message}\nOptions: ${Object.keys(options).map((o) => `--${o}`).join(", ")} (--help explains them)`, EXIT_BAD_CONFIG);
+    throw new UserError(
+      `${(e as Error).message}\nOptions: ${Object.keys(options)
+        .map((o) => `--${o}`)
+        .join(", ")} (--help explains them)`,
+      EXIT_BAD_CONFIG,
+    );
   }
 }
 

@@ -16,13 +16,16 @@ export const clusterSchema = z.strictObject({
   apiServer: z
     .string()
     .regex(API_SERVER, {
-      message: "is not an API server URL. Fix: write https://<control-plane endpoint>[:port] as the kubeconfig's cluster.server has it, e.g. https://10.30.0.10:6443",
+      message:
+        "is not an API server URL. Fix: write https://<control-plane endpoint>[:port] as the kubeconfig's cluster.server has it, e.g. https://10.30.0.10:6443",
     })
     .optional(),
   /** The live cluster's kube-system Namespace UID (`kubectl get namespace kube-system -o jsonpath='{.metadata.uid}'`). */
   kubeSystemUID: z
     .string()
-    .regex(UUID, { message: "is not a Namespace UID (lower-case 8-4-4-4-12 hex). Fix: copy it from kubectl get namespace kube-system -o jsonpath='{.metadata.uid}'" })
+    .regex(UUID, {
+      message: "is not a Namespace UID (lower-case 8-4-4-4-12 hex). Fix: copy it from kubectl get namespace kube-system -o jsonpath='{.metadata.uid}'",
+    })
     .optional(),
 });
 export type ClusterConfig = z.infer<typeof clusterSchema>;

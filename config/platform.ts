@@ -1,7 +1,7 @@
 // The `openkeel:platform` key: settings of the platform components (Longhorn, Kube-OVN, Medik8s,
-// the lab's real backends). Its own schema, plugged into the stack config by components/config.ts.
+// the lab's real backends). Its own schema, plugged into the stack config by config/schema.ts.
 // Settings that depend on the rest of the stack (the environment, the inventory) are checked by
-// platform/checks.ts, as plan checks.
+// the platform components themselves (their descriptors' checks in platform/), as plan checks.
 import { z } from "zod";
 
 /** Go durations as NodeHealthCheck accepts them, e.g. `300s`, `5m`, `1h30m`. */
@@ -11,7 +11,10 @@ const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
 const MAX_UNHEALTHY_FIX = "Fix: write a number of nodes such as 1, or a percentage such as 34%";
 const maxUnhealthy = z.union(
   [
-    z.number().int().min(1, { message: `must be at least 1 (0 would block every remediation). ${MAX_UNHEALTHY_FIX}` }),
+    z
+      .number()
+      .int()
+      .min(1, { message: `must be at least 1 (0 would block every remediation). ${MAX_UNHEALTHY_FIX}` }),
     z.string().regex(/^([1-9][0-9]?|100)%$/, { message: `is not a percentage between 1% and 100%. ${MAX_UNHEALTHY_FIX}` }),
   ],
   { error: `must be a number of nodes or a percentage. ${MAX_UNHEALTHY_FIX}` },

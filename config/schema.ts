@@ -52,18 +52,14 @@ function isIP(value: string): boolean {
   return IPV4.test(value) || IPV6.test(value);
 }
 
-const labelValue = z
-  .string()
-  .refine(isLabelValue, {
-    message:
-      "is not a valid label value (at most 63 characters: letters, digits, '-', '_', '.', starting and ending with a letter or digit). Fix: write it like zone-a or bond1, quoted if it could read as a number",
-  });
+const labelValue = z.string().refine(isLabelValue, {
+  message:
+    "is not a valid label value (at most 63 characters: letters, digits, '-', '_', '.', starting and ending with a letter or digit). Fix: write it like zone-a or bond1, quoted if it could read as a number",
+});
 
-const pinnedVersion = z
-  .string()
-  .regex(PINNED_VERSION, {
-    message: "is not a pinned version (no 'latest', no ranges). Fix: write an exact version such as 1.12.1 or v1.16.2",
-  });
+const pinnedVersion = z.string().regex(PINNED_VERSION, {
+  message: "is not a pinned version (no 'latest', no ranges). Fix: write an exact version such as 1.12.1 or v1.16.2",
+});
 
 /** One `physnet:bridge` pair: a physnet name, and an OVS bridge name (a Linux interface name, at most 15 characters). */
 const BRIDGE_MAPPING = /^([A-Za-z0-9_.-]+):([A-Za-z0-9_.-]{1,15})$/;
@@ -97,12 +93,9 @@ const bridgeMappingsSchema = z.string().superRefine((value, ctx) => {
 });
 
 const nodeSchema = z.strictObject({
-  name: z
-    .string()
-    .max(253)
-    .regex(DNS_SUBDOMAIN, {
-      message: "is not a valid node name (lower-case DNS subdomain: a-z, 0-9, '-', '.')",
-    }),
+  name: z.string().max(253).regex(DNS_SUBDOMAIN, {
+    message: "is not a valid node name (lower-case DNS subdomain: a-z, 0-9, '-', '.')",
+  }),
   roles: z.array(z.enum(ROLES)).default([]),
   /** The node also runs etcd and kube-apiserver (Talos controlplane machine type). */
   kubernetesControlPlane: z.boolean().default(false),
@@ -120,24 +113,26 @@ const nodeSchema = z.strictObject({
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
-const placementOverrideSchema = z.strictObject({
-  role: z.enum(ROLES).optional(),
-  roles: z.array(z.enum(ROLES)).min(1).optional(),
-  nodeSelector: z.record(z.string(), z.string()).optional(),
-  tolerations: z.array(z.record(z.string(), z.unknown())).optional(),
-  extraTolerations: z.array(z.record(z.string(), z.unknown())).optional(),
-  affinity: z.record(z.string(), z.unknown()).optional(),
-  topologySpreadConstraints: z.array(z.record(z.string(), z.unknown())).optional(),
-  priorityClassName: z.string().optional(),
-}).superRefine((p, ctx) => {
-  if (p.role !== undefined && p.roles !== undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["roles"],
-      message: "role and roles are both set, and one would silently win. Fix: keep roles: [a, b] for several roles, or role: for one",
-    });
-  }
-});
+const placementOverrideSchema = z
+  .strictObject({
+    role: z.enum(ROLES).optional(),
+    roles: z.array(z.enum(ROLES)).min(1).optional(),
+    nodeSelector: z.record(z.string(), z.string()).optional(),
+    tolerations: z.array(z.record(z.string(), z.unknown())).optional(),
+    extraTolerations: z.array(z.record(z.string(), z.unknown())).optional(),
+    affinity: z.record(z.string(), z.unknown()).optional(),
+    topologySpreadConstraints: z.array(z.record(z.string(), z.unknown())).optional(),
+    priorityClassName: z.string().optional(),
+  })
+  .superRefine((p, ctx) => {
+    if (p.role !== undefined && p.roles !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["roles"],
+        message: "role and roles are both set, and one would silently win. Fix: keep roles: [a, b] for several roles, or role: for one",
+      });
+    }
+  });
 export type PlacementOverrideConfig = z.infer<typeof placementOverrideSchema>;
 
 export const SERVICES = [
@@ -180,7 +175,10 @@ const cidrSchema = z.string().superRefine((value, ctx) => {
   if (fault === "notation") {
     ctx.addIssue({ code: "custom", message: "is not a network in CIDR notation. Fix: write the network's address and prefix length, e.g. 10.50.0.0/24" });
   } else if (fault === "host-bits") {
-    ctx.addIssue({ code: "custom", message: "has host bits set past its prefix length, so it names an address, not a network. Fix: write the network address of that prefix" });
+    ctx.addIssue({
+      code: "custom",
+      message: "has host bits set past its prefix length, so it names an address, not a network. Fix: write the network address of that prefix",
+    });
   }
 });
 
@@ -206,11 +204,10 @@ export type OpenKeelChartKey = (typeof OPENKEEL_CHART_KEYS)[number];
 const mirrorSchema = z.strictObject({
   // credentials in it are refused by the loader, like in any URL of the config (config/load.ts)
   url: z.string().regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~%-]+)*$/, {
-    message: "is not a mirror base URL. Fix: write http(s)://host[:port][/path], without a trailing slash, query or fragment, e.g. https://mirror.example.internal/openkeel",
+    message:
+      "is not a mirror base URL. Fix: write http(s)://host[:port][/path], without a trailing slash, query or fragment, e.g. https://mirror.example.internal/openkeel",
   }),
 });
-
-
 
 const chartsSchema = z.strictObject({
   repository: z
@@ -309,8 +306,7 @@ export const configSchema = z
         ctx.addIssue({
           code: "custom",
           path: ["nodes", i, "internalIP"],
-          message:
-            "is required in production (Kube-OVN's MASTER_NODES and the Talos patches need it). Fix: add the node's internal IP address",
+          message: "is required in production (Kube-OVN's MASTER_NODES and the Talos patches need it). Fix: add the node's internal IP address",
         });
       }
       const seen = new Set<string>();

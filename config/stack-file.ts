@@ -99,7 +99,14 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
     root = doc.toJS({ maxAliasCount: -1 });
   } catch (e) {
     // what the document holds, not this program, fails to become values
-    throw new ConfigError([{ file, path: "", message: `is not valid YAML (${(e as Error).message.split("\n")[0]})`, fix: "correct the YAML; stacks/README.md shows the expected shape" }]);
+    throw new ConfigError([
+      {
+        file,
+        path: "",
+        message: `is not valid YAML (${(e as Error).message.split("\n")[0]})`,
+        fix: "correct the YAML; stacks/README.md shows the expected shape",
+      },
+    ]);
   }
   if (root === null || typeof root !== "object" || Array.isArray(root)) {
     throw new ConfigError([{ file, path: "", message: "is not a map with a config: key", fix: "start the file with 'config:'" }]);

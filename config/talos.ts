@@ -1,5 +1,5 @@
 // `openkeel:talos`: what the Talos machine-config patches and Image Factory schematics need that
-// the inventory does not say (components/talos.ts builds them). Production only: the kind lab's
+// the inventory does not say (nodes/talos.ts builds them). Production only: the kind lab's
 // nodes are kindest/node containers, configured by rendered/lab/kind/cluster.yaml.
 //
 // Required where no default fits every machine: the watchdog module (hardware-specific, and the
@@ -25,7 +25,7 @@ const HUGEPAGE_KERNEL_ARGS = ["hugepagesz", "hugepages", "default_hugepagesz"];
  * a letter, without spaces, quotes or colons. Such a string is a plain YAML scalar for Image
  * Factory's encoder too, which keeps the schematic ID computed here equal to the factory's.
  */
-const KERNEL_ARG = /^[A-Za-z_][A-Za-z0-9_.\-]*(=[A-Za-z0-9_.,\/=+\-]+)?$/;
+const KERNEL_ARG = /^[A-Za-z_][A-Za-z0-9_.-]*(=[A-Za-z0-9_.,/=+-]+)?$/;
 const MAX_KERNEL_ARG_LENGTH = 64;
 
 const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
@@ -85,43 +85,42 @@ const kernelArg = z.string().superRefine((arg, ctx) => {
   }
 });
 
-const talosComputeSchema = z
-  .strictObject({
-    /** CPUs kept for the host and kubelet (kubelet `reservedSystemCPUs`); never given to pinned VMs. */
-    reservedSystemCPUs: z.string().refine(isCpuList, {
-      message: "is not a CPU list. Fix: write it like 0-3 or 0,1,32,33 (ranges ascending), ideally whole cores with their hyperthread siblings",
+const talosComputeSchema = z.strictObject({
+  /** CPUs kept for the host and kubelet (kubelet `reservedSystemCPUs`); never given to pinned VMs. */
+  reservedSystemCPUs: z.string().refine(isCpuList, {
+    message: "is not a CPU list. Fix: write it like 0-3 or 0,1,32,33 (ranges ascending), ideally whole cores with their hyperthread siblings",
+  }),
+  /** kubelet `systemReserved`; Talos replaces its whole default map with this one, so it is written complete. */
+  systemReserved: z
+    .strictObject({
+      memory: quantity,
+      "ephemeral-storage": quantity.default("256Mi"),
+      pid: z.number().int().min(1).default(100),
+      /** Accepted only to reject it with a reason (reservedSystemCPUs sets it). */
+      cpu: z.unknown().optional(),
+    })
+    .superRefine((r, ctx) => {
+      if (r.cpu !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["cpu"],
+          message: fix(
+            "is overwritten by the kubelet, which sets systemReserved.cpu to the number of reservedSystemCPUs",
+            "remove it and size reservedSystemCPUs instead",
+          ),
+        });
+      }
     }),
-    /** kubelet `systemReserved`; Talos replaces its whole default map with this one, so it is written complete. */
-    systemReserved: z
-      .strictObject({
-        memory: quantity,
-        "ephemeral-storage": quantity.default("256Mi"),
-        pid: z.number().int().min(1).default(100),
-        /** Accepted only to reject it with a reason (reservedSystemCPUs sets it). */
-        cpu: z.unknown().optional(),
-      })
-      .superRefine((r, ctx) => {
-        if (r.cpu !== undefined) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["cpu"],
-            message: fix(
-              "is overwritten by the kubelet, which sets systemReserved.cpu to the number of reservedSystemCPUs",
-              "remove it and size reservedSystemCPUs instead",
-            ),
-          });
-        }
-      }),
-    /** Pages reserved at boot (kernel arguments in the Image Factory schematic); none when absent. */
-    hugepages: z
-      .strictObject({
-        pageSize: z.enum(Object.keys(HUGEPAGE_SIZES) as [HugepageSize, ...HugepageSize[]]),
-        count: z.number().int().min(1),
-      })
-      .optional(),
-    /** More kernel arguments for hypervisors, e.g. IOMMU for PCI passthrough. */
-    extraKernelArgs: z.array(kernelArg).default([]),
-  });
+  /** Pages reserved at boot (kernel arguments in the Image Factory schematic); none when absent. */
+  hugepages: z
+    .strictObject({
+      pageSize: z.enum(Object.keys(HUGEPAGE_SIZES) as [HugepageSize, ...HugepageSize[]]),
+      count: z.number().int().min(1),
+    })
+    .optional(),
+  /** More kernel arguments for hypervisors, e.g. IOMMU for PCI passthrough. */
+  extraKernelArgs: z.array(kernelArg).default([]),
+});
 
 const longhornDiskSchema = z.strictObject({
   /** CEL expression choosing the disk (Talos `provisioning.diskSelector.match`). */

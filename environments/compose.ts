@@ -34,9 +34,7 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
     phases: emptyPhases(),
     warnings,
   };
-  phase(plan, "node-roles").units.push(
-    nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]),
-  );
+  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]));
   addPlatform(plan, ctx, components, env.podNetwork);
   addOpenKeel(plan, cfg, topology, { strictLocalClass: env.storage(cfg).strictLocalClass });
   plan.nodeConfig = env.nodeConfig(cfg, topology);

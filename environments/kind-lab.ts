@@ -34,7 +34,10 @@ export const kindLab: Environment = {
   platform: [longhorn, multus, certManager, mariadbOperator, rabbitmqOperator, rabbitmqTopologyOperator, snapshots, kubevirt, cdi, nodeFeatureDiscovery],
   installs: (cfg, component) => cfg.platform.realBackends === true || !REAL_BACKENDS.includes(component),
   // Longhorn's strict-local class when the real backends install it; kind's own class otherwise.
-  storage: (cfg) => ({ strictLocalClass: cfg.platform.realBackends === true ? LONGHORN_LOCAL_CLASS : KIND_STANDARD_CLASS.name, provided: [KIND_STANDARD_CLASS] }),
+  storage: (cfg) => ({
+    strictLocalClass: cfg.platform.realBackends === true ? LONGHORN_LOCAL_CLASS : KIND_STANDARD_CLASS.name,
+    provided: [KIND_STANDARD_CLASS],
+  }),
   cluster: kindClusterBinding,
   nodeConfig: kindNodeConfig,
 };

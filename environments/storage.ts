@@ -33,7 +33,8 @@ function classUses(value: unknown, base: Omit<ClassUse, "path" | "className">, p
 function planClassUses(plan: Plan): ClassUse[] {
   return allUnits(plan).flatMap((u) => {
     if (u.kind === "HelmRelease") return classUses(u.values, { unit: u.name });
-    if (u.kind === "Manifests") return u.objects.filter((o) => o.kind !== "StorageClass").flatMap((o) => classUses(o, { unit: u.name, object: `${o.kind} ${o.metadata.name}` }));
+    if (u.kind === "Manifests")
+      return u.objects.filter((o) => o.kind !== "StorageClass").flatMap((o) => classUses(o, { unit: u.name, object: `${o.kind} ${o.metadata.name}` }));
     return [];
   });
 }

@@ -22,7 +22,7 @@ const EXTENSION = /^[a-z0-9][a-z0-9-]*\/[a-z0-9][a-z0-9-]*$/;
  * Strings yaml.v3 writes as plain scalars, unquoted: what the ID computation relies on. Starts
  * with a letter (never a number), no spaces, quotes, colons or '#'.
  */
-const PLAIN_SCALAR = /^[A-Za-z_][A-Za-z0-9_.,\/=+\-]*$/;
+const PLAIN_SCALAR = /^[A-Za-z_][A-Za-z0-9_.,/=+-]*$/;
 /** YAML 1.1 booleans and nulls, which yaml.v3 quotes. */
 const QUOTED_WORDS = /^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL)$/;
 

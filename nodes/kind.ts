@@ -109,10 +109,9 @@ export function kindChecks(cfg: LoadedConfig, topo: Pick<Topology, "taintedRoles
       level: "warning",
       code: "kind-control-plane-taints",
       message: `kind registers control-plane node '${node.name}' with ${list(kindTaints)}; its roles call for ${list(wanted)}`,
-      fix: `after kind create cluster, run kubectl taint nodes ${node.name} ${[
-        ...remove.map((t) => `${t.key}:${t.effect}-`),
-        ...add.map((t) => id(t)),
-      ].join(" ")}`,
+      fix: `after kind create cluster, run kubectl taint nodes ${node.name} ${[...remove.map((t) => `${t.key}:${t.effect}-`), ...add.map((t) => id(t))].join(
+        " ",
+      )}`,
       path: `openkeel:nodes[${i}]`,
     });
   });

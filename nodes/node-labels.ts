@@ -60,7 +60,9 @@ export class ForbiddenSelfLabelError extends Error {
  * node-restriction.kubernetes.io/*. Keys come out sorted.
  */
 export function selfAssertedLabels(labels: Record<string, string>, where: string): Record<string, string> {
-  const refused = Object.keys(labels).filter((k) => !kubeletMaySetLabel(k)).sort();
+  const refused = Object.keys(labels)
+    .filter((k) => !kubeletMaySetLabel(k))
+    .sort();
   if (refused.length > 0) throw new ForbiddenSelfLabelError(where, refused);
   return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -1,7 +1,7 @@
 // Talos machine configuration of production nodes, from the same inventory as the Plan: one patch
 // per role combination (with the machine type: Talos treats control-plane and worker machines
 // differently), one small patch per node, one Image Factory schematic per role combination.
-// Pure data; components/render.ts writes it under rendered/<stack>/talos/.
+// Pure data; render/render.ts writes it under rendered/<stack>/talos/.
 //
 // Facts: ../shared/design/PEERS-TALOS-KIND-FACTS.md Part B (field reference, how nodeLabels and
 // taints are written, extensions, watchdog, schema) and PLATFORM-FACTS.md § 1 (Longhorn on Talos).
@@ -163,9 +163,7 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
   const kubelet: Record<string, unknown> = {};
   if (Object.keys(extraConfig).length > 0) kubelet.extraConfig = extraConfig;
   if (storage) {
-    kubelet.extraMounts = [
-      { destination: LONGHORN_DATA_PATH, type: "bind", source: LONGHORN_DATA_PATH, options: ["bind", "rshared", "rw"] },
-    ];
+    kubelet.extraMounts = [{ destination: LONGHORN_DATA_PATH, type: "bind", source: LONGHORN_DATA_PATH, options: ["bind", "rshared", "rw"] }];
   }
 
   const machine: Record<string, unknown> = {

@@ -164,7 +164,12 @@ function ioGate(): (f: () => void) => void {
   };
 }
 
-async function runWithSink(stack: string, config: Record<string, string>, program: () => Promise<any>, sink: RegistrationSink): Promise<Record<string, any> | undefined> {
+async function runWithSink(
+  stack: string,
+  config: Record<string, string>,
+  program: () => Promise<any>,
+  sink: RegistrationSink,
+): Promise<Record<string, any> | undefined> {
   await pulumi.runtime.setMocks(
     {
       newResource(a) {
@@ -185,32 +190,34 @@ async function runWithSink(stack: string, config: Record<string, string>, progra
   const gate = ioGate();
   mon.registerResource = (req: any, cb: any) => {
     const index = registrations++;
-    gate(() => origRegister(req, (err: any, resp: any) => {
-      if (resp) {
-        const propertyDependencies: Record<string, string[]> = {};
-        req.getPropertydependenciesMap().forEach((v: any, k: string) => {
-          const urns: string[] = v.getUrnsList();
-          if (urns.length > 0) propertyDependencies[k] = urns;
-        });
-        const header: ResourceHeader = {
-          index,
-          type: req.getType(),
-          name: req.getName(),
-          urn: resp.getUrn(),
-          parent: req.getParent(),
-          dependencies: req.getDependenciesList(),
-          propertyDependencies,
-          protect: req.getProtect(),
-          retainOnDelete: req.getRetainondelete(),
-          custom: req.getCustom(),
-        };
-        const inputs: StructMessage = req.getObject() ?? new Struct();
-        sink.registered(header, inputs);
-        if (header.custom) sink.outputs(header, providerOutputs(header.type, inputs));
-        else byUrn.set(header.urn, header);
-      }
-      cb(err, resp);
-    }));
+    gate(() =>
+      origRegister(req, (err: any, resp: any) => {
+        if (resp) {
+          const propertyDependencies: Record<string, string[]> = {};
+          req.getPropertydependenciesMap().forEach((v: any, k: string) => {
+            const urns: string[] = v.getUrnsList();
+            if (urns.length > 0) propertyDependencies[k] = urns;
+          });
+          const header: ResourceHeader = {
+            index,
+            type: req.getType(),
+            name: req.getName(),
+            urn: resp.getUrn(),
+            parent: req.getParent(),
+            dependencies: req.getDependenciesList(),
+            propertyDependencies,
+            protect: req.getProtect(),
+            retainOnDelete: req.getRetainondelete(),
+            custom: req.getCustom(),
+          };
+          const inputs: StructMessage = req.getObject() ?? new Struct();
+          sink.registered(header, inputs);
+          if (header.custom) sink.outputs(header, providerOutputs(header.type, inputs));
+          else byUrn.set(header.urn, header);
+        }
+        cb(err, resp);
+      }),
+    );
   };
   const origOutputs = mon.registerResourceOutputs?.bind(mon);
   if (origOutputs) {

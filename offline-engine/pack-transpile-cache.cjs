@@ -4,14 +4,14 @@
 // source), so a changed input is a new entry and a kept entry is exactly what ts-node produced for
 // those inputs.
 "use strict";
-const crypto = require("node:crypto");
+const nodeCrypto = require("node:crypto");
 const fs = require("node:fs");
 const path = require("node:path");
 
 /** `compile(code, fileName)` through the cache in `dir`: the real compile runs once per set of inputs. */
 function cachedCompile(dir, salt, compile) {
   return (code, fileName) => {
-    const file = path.join(dir, `${crypto.createHash("sha256").update(salt).update("\0").update(fileName).update("\0").update(code).digest("hex")}.js`);
+    const file = path.join(dir, `${nodeCrypto.createHash("sha256").update(salt).update("\0").update(fileName).update("\0").update(code).digest("hex")}.js`);
     try {
       return fs.readFileSync(file, "utf8");
     } catch {

@@ -21,7 +21,9 @@ const TYPESCRIPT_VERSION = require("typescript/package.json").version;
 const load = Module._load;
 let typescript;
 const realTypeScript = () => (typescript ??= load.call(Module, TYPESCRIPT, null, false));
-const parsedConfigs = cachedCompile(CACHE, JSON.stringify(["tsconfig", TYPESCRIPT_VERSION]), (text, file) => JSON.stringify(realTypeScript().parseConfigFileTextToJson(file, text)));
+const parsedConfigs = cachedCompile(CACHE, JSON.stringify(["tsconfig", TYPESCRIPT_VERSION]), (text, file) =>
+  JSON.stringify(realTypeScript().parseConfigFileTextToJson(file, text)),
+);
 /**
  * TypeScript as run-policy-pack sees it before anything is transpiled: its version, and its
  * tsconfig.json reading (kept like a transpiled file); anything else loads the real module.
@@ -30,7 +32,11 @@ const lazyTypeScript = new Proxy(
   {},
   {
     get: (_, key) =>
-      key === "version" ? TYPESCRIPT_VERSION : key === "parseConfigFileTextToJson" ? (file, text) => JSON.parse(parsedConfigs(text, file)) : Reflect.get(realTypeScript(), key),
+      key === "version"
+        ? TYPESCRIPT_VERSION
+        : key === "parseConfigFileTextToJson"
+          ? (file, text) => JSON.parse(parsedConfigs(text, file))
+          : Reflect.get(realTypeScript(), key),
     has: (_, key) => Reflect.has(realTypeScript(), key),
     ownKeys: () => Reflect.ownKeys(realTypeScript()),
     getOwnPropertyDescriptor: (_, key) => {
@@ -61,7 +67,13 @@ function register(tsNode, opts) {
 Module._load = function (request, parent, isMain) {
   if (request === "typescript" && typescript === undefined && Module._resolveFilename(request, parent, isMain) === TYPESCRIPT) return lazyTypeScript;
   const loaded = load.apply(this, arguments);
-  if (typeof request === "string" && /(^|[\\/])ts-node([\\/]dist[\\/]index\.js)?$/.test(request) && loaded && typeof loaded.register === "function" && !loaded.__openkeelTranspileOnly) {
+  if (
+    typeof request === "string" &&
+    /(^|[\\/])ts-node([\\/]dist[\\/]index\.js)?$/.test(request) &&
+    loaded &&
+    typeof loaded.register === "function" &&
+    !loaded.__openkeelTranspileOnly
+  ) {
     loaded.register = (opts = {}) => register(loaded, opts);
     loaded.__openkeelTranspileOnly = true;
   }

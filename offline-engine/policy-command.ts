@@ -50,7 +50,10 @@ function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefi
   try {
     parsed = JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (e) {
-    throw new UserError(`${file}: cannot read the policy pack config: ${(e as Error).message}. Fix: give a JSON file such as {"all": "mandatory"}`, EXIT_BAD_CONFIG);
+    throw new UserError(
+      `${file}: cannot read the policy pack config: ${(e as Error).message}. Fix: give a JSON file such as {"all": "mandatory"}`,
+      EXIT_BAD_CONFIG,
+    );
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new UserError(`${file}: the policy pack config must be a JSON object. Fix: write {"<policy>": "advisory"}`, EXIT_BAD_CONFIG);
@@ -107,7 +110,13 @@ export async function judgeStacks(
 
 function violation(d: Diagnostic): PolicyViolation {
   const resource = d.resourceName ?? (d.urn || undefined);
-  return { policy: d.policy, level: d.level, ...(resource ? { resource } : {}), ...(d.resourceType ? { type: d.resourceType } : {}), message: reportedMessage(d) };
+  return {
+    policy: d.policy,
+    level: d.level,
+    ...(resource ? { resource } : {}),
+    ...(d.resourceType ? { type: d.resourceType } : {}),
+    message: reportedMessage(d),
+  };
 }
 
 /** `pool`: packs kept across commands (the tests); by default the command's own. */
@@ -124,10 +133,17 @@ export async function policyCommand(argv: string[], io: Io, progress: (line: str
       (s, result) => {
         const advisory = result.diagnostics.length - result.mandatory.length;
         if (!opts.json) {
-          io.out(`${s.stack} (${s.environment}): ${result.resources} resources analyzed, ${result.mandatory.length} mandatory and ${advisory} advisory violation(s)\n`);
+          io.out(
+            `${s.stack} (${s.environment}): ${result.resources} resources analyzed, ${result.mandatory.length} mandatory and ${advisory} advisory violation(s)\n`,
+          );
           for (const d of result.diagnostics) io.out(`${formatDiagnostic(d)}\n`);
         }
-        report.stacks[s.stack] = { environment: s.environment, resources: result.resources, violations: result.diagnostics.map(violation), passed: result.mandatory.length === 0 };
+        report.stacks[s.stack] = {
+          environment: s.environment,
+          resources: result.resources,
+          violations: result.diagnostics.map(violation),
+          passed: result.mandatory.length === 0,
+        };
         if (result.mandatory.length > 0) failed++;
       },
       progress,

@@ -104,14 +104,21 @@ export class PackPool {
   async usage(): Promise<{ cpuMs: number; peakKiB: number }[]> {
     const out: { cpuMs: number; peakKiB: number }[] = [];
     for (const p of this.packs.values()) {
-      const u = await p.then((s) => s.usage(), () => undefined);
+      const u = await p.then(
+        (s) => s.usage(),
+        () => undefined,
+      );
       if (u) out.push(u);
     }
     return out;
   }
 
   close(): void {
-    for (const p of this.packs.values()) p.then((s) => s.close(), () => undefined);
+    for (const p of this.packs.values())
+      p.then(
+        (s) => s.close(),
+        () => undefined,
+      );
   }
 }
 

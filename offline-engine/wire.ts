@@ -1,11 +1,12 @@
 // The Pulumi wire types the offline engine side speaks (offline-engine/mock-run.ts records them,
 // offline-engine/analyzer.ts sends them), and the one protobuf encoding fact it relies on.
 import * as path from "node:path";
+import { createRequire } from "node:module";
 
 // The proto classes check `instanceof` against the google-protobuf / grpc-js copies that
 // @pulumi/pulumi resolves, so messages are built with those exact copies.
 const pulumiDir = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
-const fromPulumi = (m: string) => require(require.resolve(m, { paths: [pulumiDir] }));
+const fromPulumi = createRequire(path.join(pulumiDir, "package.json"));
 export const grpc = fromPulumi("@grpc/grpc-js");
 export const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb") as { Struct: StructClass };
 export const { Empty } = fromPulumi("google-protobuf/google/protobuf/empty_pb");

@@ -73,8 +73,7 @@ export interface ServiceSpec {
 const secretRefSchema = z.strictObject(
   { secretRef: z.string().min(1) },
   {
-    error:
-      "must be a generated secret, never a literal (stack files are committed). Fix: leave the key to this repository, which passes a Pulumi secret",
+    error: "must be a generated secret, never a literal (stack files are committed). Fix: leave the key to this repository, which passes a Pulumi secret",
   },
 );
 
@@ -109,9 +108,9 @@ const on =
  * it has no node at all (found by the placement report, issue 7).
  */
 function sharedNodeTolerations(role: Role, ctx: ReleaseContext) {
-  return ROLES.filter(
-    (r) => r !== role && ctx.topo.taintedRoles.includes(r) && ctx.topo.nodesByRole[role].some((n) => n.roles.includes(r)),
-  ).map(roleToleration);
+  return ROLES.filter((r) => r !== role && ctx.topo.taintedRoles.includes(r) && ctx.topo.nodesByRole[role].some((n) => n.roles.includes(r))).map(
+    roleToleration,
+  );
 }
 
 /** An API Deployment on the control plane (3 replicas where there are 3 nodes, § 2.2). */

@@ -37,7 +37,12 @@ const replicasSchema = z.number().int().min(0);
  */
 const serviceContracts = new WeakMap<ServiceSpec, Map<LabelProfile, ReleaseContract>>();
 
-export function memoizedByProfile<K extends object>(cache: WeakMap<K, Map<LabelProfile, ReleaseContract>>, key: K, profile: LabelProfile, build: () => ReleaseContract): ReleaseContract {
+export function memoizedByProfile<K extends object>(
+  cache: WeakMap<K, Map<LabelProfile, ReleaseContract>>,
+  key: K,
+  profile: LabelProfile,
+  build: () => ReleaseContract,
+): ReleaseContract {
   let byProfile = cache.get(key);
   if (!byProfile) cache.set(key, (byProfile = new Map()));
   let contract = byProfile.get(profile);

@@ -42,12 +42,7 @@ export const LAB_API_NODE_PORTS: Partial<Record<ServiceName, Record<string, numb
 /** `<component>.service`: how the chart exposes a public API (our contract for the chart). */
 export const serviceExposureSchema = z.strictObject({
   type: z.enum(["ClusterIP", "NodePort"]),
-  nodePort: z
-    .number()
-    .int()
-    .min(NODE_PORT_RANGE.first)
-    .max(NODE_PORT_RANGE.last)
-    .optional(),
+  nodePort: z.number().int().min(NODE_PORT_RANGE.first).max(NODE_PORT_RANGE.last).optional(),
 });
 
 /** One NodePort a release asks for: where (release, values path) and which port. */

@@ -42,9 +42,7 @@ export function passesNodeRoles(topo: Topology): boolean {
 }
 
 function nodeRolesValue(topo: Topology): NodeRolesValue {
-  const roles = Object.fromEntries(
-    ROLES.map((r) => [r, { label: roleLabelKey(r, topo.profile), taint: roleTaint(r) }]),
-  ) as Record<Role, RoleDefinition>;
+  const roles = Object.fromEntries(ROLES.map((r) => [r, { label: roleLabelKey(r, topo.profile), taint: roleTaint(r) }])) as Record<Role, RoleDefinition>;
   return { taints: topo.taintedRoles.length > 0, roles };
 }
 
@@ -84,9 +82,7 @@ export function globalSchema(profile: LabelProfile) {
     nodeRoles: z
       .strictObject({
         taints: z.boolean(),
-        roles: z.strictObject(
-          Object.fromEntries(ROLES.map((r) => [r, roleDefinition(r)])) as Record<Role, ReturnType<typeof roleDefinition>>,
-        ),
+        roles: z.strictObject(Object.fromEntries(ROLES.map((r) => [r, roleDefinition(r)])) as Record<Role, ReturnType<typeof roleDefinition>>),
       })
       .optional(),
     placementDefaults: z.strictObject({

@@ -17,7 +17,6 @@ import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
 
 export { openkeelNodeMetadata } from "./node-metadata";
 
-
 function infrastructure(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Unit[] {
   const values = infrastructureValues(cfg, topo, storage);
   const issues = checkValues(infrastructureContract(topo.profile), values);
@@ -51,8 +50,7 @@ function metadataSecretProblems(cfg: LoadedConfig, plan: Plan): Problem[] {
     {
       file: cfg.file,
       path: "openkeel:services",
-      message:
-        "Nova's metadata.sharedSecret and Neutron's metadataAgent.sharedSecret differ: every metadata request would fail its signature check (D4)",
+      message: "Nova's metadata.sharedSecret and Neutron's metadataAgent.sharedSecret differ: every metadata request would fail its signature check (D4)",
       fix: "remove the override of either, so that both use the one generated secret",
     },
   ];

@@ -23,7 +23,7 @@ export const QUORUM_MEMBERS = ["mariadb", "rabbitmq"] as const;
 /** The pinned server image of each member: the chart hands it to the MariaDB and RabbitmqCluster CRs' `spec.image`. */
 const MEMBER_IMAGES = { mariadb: MARIADB_IMAGE, rabbitmq: RABBITMQ_IMAGE } as const;
 /** `repository:tag`, optionally `@sha256:…`: what a CR's `spec.image` takes. */
-const IMAGE_REF = /^[a-z0-9][a-z0-9._\/-]*(:\d+)?(\/[a-z0-9._-]+)*:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}(@sha256:[0-9a-f]{64})?$/;
+const IMAGE_REF = /^[a-z0-9][a-z0-9._/-]*(:\d+)?(\/[a-z0-9._-]+)*:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}(@sha256:[0-9a-f]{64})?$/;
 
 export function infrastructureValues(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Record<string, unknown> {
   const ctx = releaseContext(cfg, topo, storage);
@@ -54,11 +54,9 @@ export function infrastructureContract(profile: LabelProfile): ReleaseContract {
 function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
   const memberSchema = z.strictObject({
     replicas: z.number().int().min(0),
-    image: z
-      .string()
-      .refine((ref) => IMAGE_REF.test(ref) && !/:latest(@|$)/.test(ref), {
-        message: "is not a pinned image. Fix: write repository:tag with an exact version, optionally @sha256:<digest>",
-      }),
+    image: z.string().refine((ref) => IMAGE_REF.test(ref) && !/:latest(@|$)/.test(ref), {
+      message: "is not a pinned image. Fix: write repository:tag with an exact version, optionally @sha256:<digest>",
+    }),
     placement: placementValueSchema(false),
     storage: volumeSchema,
   });

@@ -52,20 +52,14 @@ const weight = z.number().int().min(1).max(100);
 
 const podAffinity = z.strictObject({
   requiredDuringSchedulingIgnoredDuringExecution: z.array(podAffinityTerm).optional(),
-  preferredDuringSchedulingIgnoredDuringExecution: z
-    .array(z.strictObject({ weight, podAffinityTerm }))
-    .optional(),
+  preferredDuringSchedulingIgnoredDuringExecution: z.array(z.strictObject({ weight, podAffinityTerm })).optional(),
 });
 
 export const affinitySchema = z.strictObject({
   nodeAffinity: z
     .strictObject({
-      requiredDuringSchedulingIgnoredDuringExecution: z
-        .strictObject({ nodeSelectorTerms: z.array(nodeSelectorTerm).min(1) })
-        .optional(),
-      preferredDuringSchedulingIgnoredDuringExecution: z
-        .array(z.strictObject({ weight, preference: nodeSelectorTerm }))
-        .optional(),
+      requiredDuringSchedulingIgnoredDuringExecution: z.strictObject({ nodeSelectorTerms: z.array(nodeSelectorTerm).min(1) }).optional(),
+      preferredDuringSchedulingIgnoredDuringExecution: z.array(z.strictObject({ weight, preference: nodeSelectorTerm })).optional(),
     })
     .optional(),
   podAffinity: podAffinity.optional(),

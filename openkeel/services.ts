@@ -36,9 +36,11 @@ function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string
     placement[name] = p;
     // sized on the final placement: a component the stack moves to other nodes counts those
     if (c.replicas) blocks[name] = { replicas: replicasFor(c.replicas, p, ctx) };
-    if (c.publicApi && !ctx.topo.production) blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: labNodePort(service, name) } };
+    if (c.publicApi && !ctx.topo.production)
+      blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: labNodePort(service, name) } };
     // the chart's own nodeSelector wins over the helper's: it says what the placement renders
-    const rendered = c.winningNodeSelector && ctx.rolesPassed ? resolvePlacement(p, { profile: ctx.topo.profile, defaultRole: "controlPlane" }).nodeSelector : undefined;
+    const rendered =
+      c.winningNodeSelector && ctx.rolesPassed ? resolvePlacement(p, { profile: ctx.topo.profile, defaultRole: "controlPlane" }).nodeSelector : undefined;
     if (c.winningNodeSelector && rendered) values = mergeValues(values, atPath(c.winningNodeSelector, rendered));
   }
   // placements the chart does not read go through, for the contract to name them: components it
@@ -96,12 +98,7 @@ interface Unplaced {
  * Replicas the topology cannot hold: required host anti-affinity with more replicas than nodes of
  * the role leaves the extra pods Pending forever, and a role no node has leaves them all Pending.
  */
-function schedulingIssues(
-  service: ServiceName,
-  values: Record<string, unknown>,
-  ctx: ReleaseContext,
-  unplaced: Unplaced[],
-): ContractIssue[] {
+function schedulingIssues(service: ServiceName, values: Record<string, unknown>, ctx: ReleaseContext, unplaced: Unplaced[]): ContractIssue[] {
   if (!ctx.rolesPassed) return [];
   const issues: ContractIssue[] = [];
   for (const [name, c] of Object.entries(SERVICE_CATALOG[service].components)) {
@@ -180,9 +177,7 @@ function nodePortIssues(ctx: ReleaseContext, units: { service: ServiceName; unit
     }
   }
   return nodePortProblems(uses, !ctx.topo.production).map((p) => {
-    const origin = (p.uses as typeof uses)
-      .map((u) => stackOrigin(u.service, ctx.cfg.services[u.service], u.path))
-      .find((o) => o !== undefined);
+    const origin = (p.uses as typeof uses).map((u) => stackOrigin(u.service, ctx.cfg.services[u.service], u.path)).find((o) => o !== undefined);
     if (origin === undefined) throw new Error(`lab endpoints: ${p.message}`);
     return { file: ctx.cfg.file, path: origin, message: p.message, fix: p.fix };
   });
@@ -199,6 +194,11 @@ export function serviceUnits(cfg: LoadedConfig, topo: Topology, storage: Release
     return unit;
   });
   problems.push(...unplacedProblems(cfg.file, unplaced));
-  problems.push(...nodePortIssues(ctx, on.map((service, i) => ({ service, unit: units[i] }))));
+  problems.push(
+    ...nodePortIssues(
+      ctx,
+      on.map((service, i) => ({ service, unit: units[i] })),
+    ),
+  );
   return units;
 }

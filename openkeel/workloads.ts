@@ -31,9 +31,7 @@ const isPlacementValue = (v: unknown): v is PlacementValue => isObj(v) && Object
 const TOLERATE_EVERYTHING: Toleration = { operator: "Exists" };
 
 /** The catalog's components of a service chart, by chart name (a stack pins versions, never names). */
-const COMPONENTS_BY_CHART = new Map<string, Record<string, ComponentSpec>>(
-  SERVICES.map((s) => [OPENKEEL_CHARTS[s].chart, SERVICE_CATALOG[s].components]),
-);
+const COMPONENTS_BY_CHART = new Map<string, Record<string, ComponentSpec>>(SERVICES.map((s) => [OPENKEEL_CHARTS[s].chart, SERVICE_CATALOG[s].components]));
 
 /** `placement.<component>` maps and `<component>.placement` values of one release (§ 5.1). */
 function placementEntries(values: Obj): [string, PlacementValue, Obj][] {

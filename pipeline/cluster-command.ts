@@ -20,7 +20,9 @@ export function clusterCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
   const problems: string[] = [];
   for (const s of planStacks(opts.stack, opts["stacks-dir"])) {
     const c = s.plan.cluster;
-    io.out(`${s.plan.stack}: context ${c.context}, apiServer ${c.apiServer ?? "(any: bound by context only)"}, kube-system UID ${c.kubeSystemUID ?? "(not pinned)"}\n`);
+    io.out(
+      `${s.plan.stack}: context ${c.context}, apiServer ${c.apiServer ?? "(any: bound by context only)"}, kube-system UID ${c.kubeSystemUID ?? "(not pinned)"}\n`,
+    );
     const server = serverOfContext(files, c.context);
     const where = files.join(path.delimiter);
     if (server === undefined) {

@@ -17,9 +17,7 @@ export function planCommand(argv: string[], io: Io): void {
   const stacks = planStacks(opts.stack, opts["stacks-dir"], io.progress);
   for (const s of stacks) {
     const p = s.plan;
-    io.out(
-      `${p.stack}: ${p.environment}/${p.topology}, ${p.nodes.length} nodes, ${p.labelProfile} labels, tainted: ${p.taintedRoles.join(", ") || "none"}\n`,
-    );
+    io.out(`${p.stack}: ${p.environment}/${p.topology}, ${p.nodes.length} nodes, ${p.labelProfile} labels, tainted: ${p.taintedRoles.join(", ") || "none"}\n`);
     io.out(`  plan checks: passed, ${p.warnings.length} warning(s)\n`);
     for (const w of p.warnings) io.out(`    ${formatCheck(s.config.file, w)}\n`);
     for (const line of placementSummary(s.result.placement!)) io.out(`  ${line}\n`);

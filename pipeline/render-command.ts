@@ -50,7 +50,10 @@ function committedFile(file: string, root: string | undefined): PreviousIndex | 
   if (root === undefined) return undefined;
   let dir = path.dirname(path.resolve(file));
   while (!fs.existsSync(dir)) dir = path.dirname(dir);
-  const rel = path.relative(root, path.join(fs.realpathSync(dir), path.relative(dir, path.resolve(file)))).split(path.sep).join("/");
+  const rel = path
+    .relative(root, path.join(fs.realpathSync(dir), path.relative(dir, path.resolve(file))))
+    .split(path.sep)
+    .join("/");
   if (rel.startsWith("../")) return undefined;
   const show = git(root, ["show", `HEAD:${rel}`]);
   return show.status === 0 ? { text: show.stdout, where: `git HEAD:${rel}` } : undefined;
@@ -110,7 +113,9 @@ export function renderCommand(argv: string[], io: Io): number {
     for (const loss of protectedLosses(index, s.plan)) {
       const what = `${describeLoss(loss)} (${previous.where} has it)`;
       if (allowed.has(loss.unit)) {
-        notes.push(`${s.plan.stack}: ${what}: allowed by --allow-removal ${loss.unit}; pulumi up refuses it until you run pulumi state unprotect, and then leaves it in the cluster (retainOnDelete)`);
+        notes.push(
+          `${s.plan.stack}: ${what}: allowed by --allow-removal ${loss.unit}; pulumi up refuses it until you run pulumi state unprotect, and then leaves it in the cluster (retainOnDelete)`,
+        );
         continue;
       }
       refused.push(
@@ -136,7 +141,10 @@ export function renderCommand(argv: string[], io: Io): number {
   }
   for (const note of notes) io.out(`${note}\n`);
   if (!opts.stack?.length) {
-    for (const gone of removeStaleStacks(out, rendered.map((r) => r.s.plan.stack))) {
+    for (const gone of removeStaleStacks(
+      out,
+      rendered.map((r) => r.s.plan.stack),
+    )) {
       io.out(`${gone}: no stack file any more, removed ${out}/${gone}/\n`);
     }
   }

@@ -3,14 +3,7 @@
 // `global.nodeRoles`. OpenKeel releases are read through it (openkeel/workloads.ts) and platform
 // components place their pods with it, so both follow the same rules. The policy pack keeps its
 // own reading on purpose (policy/rules/placement.ts); test/oracles.test.ts proves they agree.
-import {
-  roleDefinitions,
-  type LabelProfile,
-  type Role,
-  type RoleDefinition,
-  type Taint,
-  type Toleration,
-} from "../config/roles";
+import { roleDefinitions, type LabelProfile, type Role, type RoleDefinition, type Taint, type Toleration } from "../config/roles";
 
 export interface NodeSelectorRequirement {
   key: string;

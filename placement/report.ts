@@ -6,13 +6,7 @@ import { isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { HA_SEGMENT_LABEL, HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TAINT, ROLES, type Role } from "../config/roles";
-import {
-  antiAffinityCapacity,
-  ineligibility,
-  matchesLabelSelector,
-  type SchedNode,
-  untoleratedTaints,
-} from "./scheduling";
+import { antiAffinityCapacity, ineligibility, matchesLabelSelector, type SchedNode, untoleratedTaints } from "./scheduling";
 import type { Check } from "../config/problems";
 import type { Component, DesignRoles } from "./workloads";
 import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/topology";
@@ -182,7 +176,10 @@ function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[], 
       if (roleAbsent(c, nodes)) continue;
       error(
         "placement-no-node",
-        `${what} can run on no node: ${describeUnreachable(nodes.map((n) => n.name), p.reasons)}`,
+        `${what} can run on no node: ${describeUnreachable(
+          nodes.map((n) => n.name),
+          p.reasons,
+        )}`,
         FIX_SELECTOR,
       );
       continue;

@@ -98,10 +98,7 @@ export function matchesRequiredNodeAffinity(affinity: Affinity | undefined, node
 /** metav1.LabelSelector: matchLabels and matchExpressions ANDed; an empty selector matches everything. */
 export function matchesLabelSelector(sel: LabelSelector | undefined, labels: Record<string, string>): boolean {
   if (!sel) return true;
-  return (
-    matchesNodeSelector(sel.matchLabels, labels) &&
-    (sel.matchExpressions ?? []).every((r) => matchesRequirement(r as NodeSelectorRequirement, labels))
-  );
+  return matchesNodeSelector(sel.matchLabels, labels) && (sel.matchExpressions ?? []).every((r) => matchesRequirement(r as NodeSelectorRequirement, labels));
 }
 
 /**

@@ -150,7 +150,9 @@ export function chartOperatorComponents(u: HelmReleaseUnit, subs: string[]): Com
   for (const s of subs) {
     const sv = obj(v[s]);
     if (sv.enabled === false) continue;
-    out.push(platformComponent(u, s, "Deployment", podScheduling({ ...sv, nodeSelector: { ...globalSel, ...(strMap(sv.nodeSelector) ?? {}) } }), CONTROL_PLANE));
+    out.push(
+      platformComponent(u, s, "Deployment", podScheduling({ ...sv, nodeSelector: { ...globalSel, ...(strMap(sv.nodeSelector) ?? {}) } }), CONTROL_PLANE),
+    );
   }
   return out;
 }
@@ -183,7 +185,9 @@ export function planComponents(plan: Plan, readers: Readers): Component[] {
           const read = readers.objects?.[o.kind] ?? WORKLOAD_READERS[o.kind];
           if (read) out.push(...read(u, o));
           else if (!UNPLACED_KINDS.has(o.kind)) {
-            throw new Error(`placement: no reader claims ${o.kind} ${o.metadata.name} of unit ${u.name}; register one with its platform component, or list the kind in UNPLACED_KINDS`);
+            throw new Error(
+              `placement: no reader claims ${o.kind} ${o.metadata.name} of unit ${u.name}; register one with its platform component, or list the kind in UNPLACED_KINDS`,
+            );
           }
         }
       } else {

@@ -37,5 +37,9 @@ function nodePatch(node: NodeConfig, profile: LabelProfile, contributors: NodeMe
 }
 
 export function nodeRolesUnit(nodes: NodeConfig[], profile: LabelProfile, contributors: NodeMetadataContributor[] = []): ManifestsUnit {
-  return manifestsUnit("node-roles", "openkeel:nodes:NodeRoles", nodes.map((n) => nodePatch(n, profile, contributors)));
+  return manifestsUnit(
+    "node-roles",
+    "openkeel:nodes:NodeRoles",
+    nodes.map((n) => nodePatch(n, profile, contributors)),
+  );
 }

@@ -107,7 +107,14 @@ function base(name: string, type: string, opts: UnitOptions): UnitBase {
 }
 
 /** A Helm release of `chart` into `namespace`, released under the unit's name. */
-export function helmReleaseUnit(name: string, type: string, namespace: string, chart: ChartRef, values: Record<string, unknown>, opts: UnitOptions = {}): HelmReleaseUnit {
+export function helmReleaseUnit(
+  name: string,
+  type: string,
+  namespace: string,
+  chart: ChartRef,
+  values: Record<string, unknown>,
+  opts: UnitOptions = {},
+): HelmReleaseUnit {
   return { kind: "HelmRelease", ...base(name, type, opts), release: name, namespace, chart: { ...chart }, values };
 }
 
@@ -215,7 +222,8 @@ export function assertPlanInvariants(plan: Plan): void {
       }
       if (u.kind === "RemoteManifest") {
         if (u.urls.length === 0) problems.push(`unit ${u.name}: no URL`);
-        for (const url of u.urls) if (!PINNED_VERSION.test(u.version) || !url.includes(u.version)) problems.push(`unit ${u.name}: ${url} is not pinned to ${u.version}`);
+        for (const url of u.urls)
+          if (!PINNED_VERSION.test(u.version) || !url.includes(u.version)) problems.push(`unit ${u.name}: ${url} is not pinned to ${u.version}`);
       }
       if (u.kind === "Manifests") {
         const ids = new Set<string>();

@@ -19,9 +19,7 @@ function storageNodeRoles(ctx: PlatformContext): Role[] {
 
 /** Importer, cloner and upload-server pods: next to the Longhorn replicas they write (§ 2.2). */
 function cdiWorkloadPlacement(ctx: PlatformContext) {
-  return selectorAndTolerations(
-    resolvePlacement({ role: "storage", tolerations: rolesTolerations(storageNodeRoles(ctx)) }, { profile: ctx.profile }),
-  );
+  return selectorAndTolerations(resolvePlacement({ role: "storage", tolerations: rolesTolerations(storageNodeRoles(ctx)) }, { profile: ctx.profile }));
 }
 
 function cdiUnit(ctx: PlatformContext): ManifestsUnit {
@@ -52,4 +50,9 @@ const readCdi: ObjectReader = (u, o) => {
   ];
 };
 
-export const cdi = manifestOperator("CDI", CDI_OPERATOR, { name: "cdi-operator", type: "openkeel:platform:CdiOperator" }, { unit: cdiUnit, readers: { CDI: readCdi } });
+export const cdi = manifestOperator(
+  "CDI",
+  CDI_OPERATOR,
+  { name: "cdi-operator", type: "openkeel:platform:CdiOperator" },
+  { unit: cdiUnit, readers: { CDI: readCdi } },
+);

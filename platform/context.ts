@@ -79,5 +79,11 @@ export function pinnedManifestUnit(name: string, type: string, pins: ManifestPin
   const list = Array.isArray(pins) ? pins : [pins];
   const versions = new Set(list.map((p) => p.version));
   if (versions.size !== 1) throw new Error(`unit ${name}: manifests of one unit come from one release, not ${[...versions].join(", ")}`);
-  return remoteManifestUnit(name, type, list.map((p) => p.url), list[0].version, opts);
+  return remoteManifestUnit(
+    name,
+    type,
+    list.map((p) => p.url),
+    list[0].version,
+    opts,
+  );
 }

@@ -78,4 +78,9 @@ const readKubeVirt: ObjectReader = (u, o) => {
   ];
 };
 
-export const kubevirt = manifestOperator("KubeVirt", KUBEVIRT_OPERATOR, { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator" }, { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } });
+export const kubevirt = manifestOperator(
+  "KubeVirt",
+  KUBEVIRT_OPERATOR,
+  { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator" },
+  { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
+);

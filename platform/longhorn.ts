@@ -21,7 +21,7 @@ export const LONGHORN_DRIVER = "driver.longhorn.io";
 /** D5: one replica, kept on the node of the pod that uses it (the parameters that make a class strict-local). */
 export const STRICT_LOCAL_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 const CREATE_DEFAULT_DISK_LABEL = "node.longhorn.io/create-default-disk";
-/** Talos ≥ 1.10 mounts the `longhorn` UserVolumeConfig (components/talos.ts) here; elsewhere Longhorn's default. */
+/** Talos ≥ 1.10 mounts the `longhorn` UserVolumeConfig (nodes/talos.ts) here; elsewhere Longhorn's default. */
 export const TALOS_DATA_PATH = "/var/mnt/longhorn";
 const DEFAULT_DATA_PATH = "/var/lib/longhorn";
 /** Keeps system-managed pods off non-Linux nodes without restricting them to any role. */
@@ -161,11 +161,7 @@ function storageClass(name: string, parameters: Record<string, string>, volumeBi
 function longhornLocalClass(): K8sObject {
   // WaitForFirstConsumer: the volume is created once its pod is scheduled, and strict-local keeps
   // its only replica on that pod's node (Longhorn forbids allowedTopologies with strict-local).
-  return storageClass(
-    LONGHORN_LOCAL_CLASS,
-    { ...STRICT_LOCAL_PARAMETERS, staleReplicaTimeout: "30", fsType: "ext4" },
-    "WaitForFirstConsumer",
-  );
+  return storageClass(LONGHORN_LOCAL_CLASS, { ...STRICT_LOCAL_PARAMETERS, staleReplicaTimeout: "30", fsType: "ext4" }, "WaitForFirstConsumer");
 }
 
 function longhornVmClass(ctx: PlatformContext): K8sObject {
@@ -252,7 +248,10 @@ export function parseLonghornTolerations(s: unknown): Toleration[] {
 export function parseLonghornNodeSelector(s: unknown): Record<string, string> {
   if (typeof s !== "string") return {};
   const out: Record<string, string> = {};
-  for (const entry of s.split(";").map((x) => x.trim()).filter((x) => x.length > 0)) {
+  for (const entry of s
+    .split(";")
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0)) {
     const i = entry.indexOf(":");
     out[(i >= 0 ? entry.slice(0, i) : entry).trim()] = i >= 0 ? entry.slice(i + 1).trim() : "";
   }

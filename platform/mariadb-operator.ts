@@ -18,7 +18,14 @@ function mariadbOperatorNamespace(): K8sObject {
 
 function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
   // The CRDs own every MariaDB (Galera) object.
-  return helmReleaseUnit("mariadb-operator-crds", "openkeel:platform:MariadbOperatorCrds", MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CRDS_CHART, {}, { protect: true, dependsOn });
+  return helmReleaseUnit(
+    "mariadb-operator-crds",
+    "openkeel:platform:MariadbOperatorCrds",
+    MARIADB_OPERATOR_NAMESPACE,
+    MARIADB_OPERATOR_CRDS_CHART,
+    {},
+    { protect: true, dependsOn },
+  );
 }
 
 function mariadbOperatorRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {

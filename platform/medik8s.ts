@@ -308,7 +308,10 @@ function nodeMaintenanceUnits(ctx: PlatformContext): ManifestsUnit[] {
 
 /** A NodeHealthCheck's design roles: the roles whose label its selector requires. */
 function nhcDesignRoles(sel: LabelSelector | undefined): DesignRoles {
-  const keys = [...Object.keys(sel?.matchLabels ?? {}), ...(sel?.matchExpressions ?? []).filter((e) => e.operator === "Exists" || e.operator === "In").map((e) => e.key)];
+  const keys = [
+    ...Object.keys(sel?.matchLabels ?? {}),
+    ...(sel?.matchExpressions ?? []).filter((e) => e.operator === "Exists" || e.operator === "In").map((e) => e.key),
+  ];
   const roles = ROLES.filter((r) => keys.includes(roleLabelKey(r, "hardened")) || keys.includes(roleLabelKey(r, "default")));
   return roles.length > 0 ? roles : "all";
 }

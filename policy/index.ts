@@ -5,7 +5,8 @@ import { PolicyPack } from "@pulumi/policy";
 import { policies } from "./rules";
 
 new PolicyPack("openkeel-placement", {
-  description: "OpenKeel node placement decisions D1–D8 (design § 0). Lab stacks are exempt from all but the secret rule; production stacks are held to every decision.",
+  description:
+    "OpenKeel node placement decisions D1–D8 (design § 0). Lab stacks are exempt from all but the secret rule; production stacks are held to every decision.",
   enforcementLevel: "mandatory",
   policies: policies(),
 });

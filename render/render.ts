@@ -40,7 +40,7 @@ const emit = makeEmitter(YAML_OPTIONS);
 
 export function toYaml(value: unknown): string {
   const redacted = redact(value);
-  // the fast path writes what the library would, or declines (components/yaml-emit.ts)
+  // the fast path writes what the library would, or declines (render/yaml.ts)
   return emit(redacted) ?? stringify(redacted, YAML_OPTIONS);
 }
 
@@ -82,7 +82,12 @@ const NODE_CONFIG_PATH = /^(?!objects\/|values\/)[a-z0-9][a-z0-9-]*(\/[A-Za-z0-9
 
 /** A node-level config file: the header, its comment, then its documents separated by `---`. */
 export function nodeConfigContent(file: NodeConfigFile): string {
-  const comment = file.comment ? file.comment.split("\n").map((l) => (l ? `# ${l}` : "#")).join("\n") + "\n" : "";
+  const comment = file.comment
+    ? file.comment
+        .split("\n")
+        .map((l) => (l ? `# ${l}` : "#"))
+        .join("\n") + "\n"
+    : "";
   return GENERATED_HEADER + comment + file.documents.map((d) => toYaml(d)).join("---\n");
 }
 

@@ -1,4 +1,4 @@
-// A fast path for toYaml (components/render.ts): block-style YAML of plain data, byte-identical to
+// A fast path for toYaml (render/render.ts): block-style YAML of plain data, byte-identical to
 // the yaml library's `stringify` with the render's options, at a fraction of its cost (it builds a
 // document tree per file; a 5000-node render writes 10 000 files, npm run bench). The layout (block
 // maps with sorted keys, block sequences, `{}`/`[]` when empty) is written here; every scalar and

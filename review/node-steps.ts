@@ -117,7 +117,10 @@ function viewOf(tree: Tree): Map<string, NodeView> {
     const config = machine ? machine.patches.flatMap((p) => docsOf(tree, `talos/${p}`)) : undefined;
     // later patches win: the node's own patch comes after its group's
     const last = (has: (d: Record<string, any>) => unknown) => [...(config ?? [])].reverse().find((d) => isMap(d) && has(d)) as Record<string, any> | undefined;
-    const taints = (last((d) => d.machine?.kubelet?.extraConfig?.registerWithTaints)?.machine.kubelet.extraConfig.registerWithTaints ?? []) as Record<string, unknown>[];
+    const taints = (last((d) => d.machine?.kubelet?.extraConfig?.registerWithTaints)?.machine.kubelet.extraConfig.registerWithTaints ?? []) as Record<
+      string,
+      unknown
+    >[];
     const cidr = last((d) => d.machine?.kubelet?.nodeIP?.validSubnets)?.machine.kubelet.nodeIP.validSubnets[0];
     out.set(n.name, {
       roles: n.roles ?? [],
@@ -241,7 +244,12 @@ function stateSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
       });
     }
     if (to === "active" && compute) {
-      steps.push({ when: "after", what: "enable Nova", command: `openstack compute service set --enable ${name} nova-compute`, why: "it takes VMs again (and clear on_maintenance of a segment host)" });
+      steps.push({
+        when: "after",
+        what: "enable Nova",
+        command: `openstack compute service set --enable ${name} nova-compute`,
+        why: "it takes VMs again (and clear on_maintenance of a segment host)",
+      });
     }
   }
   return steps;
@@ -338,7 +346,12 @@ function stepsOfRemoved(name: string, b: NodeView): NodeStep[] {
     const etcd = b.machine.machineType === "controlplane" ? ", after leaving etcd" : "";
     steps.push({ when: "after", what: "reset", command: `talosctl reset --graceful --nodes ${addr}`, why: `wipes it${etcd}` });
   }
-  steps.push({ when: "after", what: "delete", command: `kubectl delete node ${name}`, why: "`pulumi up` only takes its role labels back; the Node object stays until deleted" });
+  steps.push({
+    when: "after",
+    what: "delete",
+    command: `kubectl delete node ${name}`,
+    why: "`pulumi up` only takes its role labels back; the Node object stays until deleted",
+  });
   if (b.longhornDisk) {
     steps.push({
       when: "after",

@@ -119,8 +119,15 @@ export async function previewCommand(argv: string[], io: Io, repo = REPO_ROOT): 
           : undefined;
     if (failure) {
       const md = failedMarkdown(base, failure.what, failure.stderr);
-      write({ "report.md": md, "comment.md": md, "report.json": `${JSON.stringify({ base: opts.base, commit, failed: { what: failure.what, output: failure.stderr.trim() }, stacks: [] }, null, 2)}\n` });
-      throw new UserError(`${failure.what.replace(/^The/, "the")}:\n${failure.stderr.trim()}\n(report written to ${outDir}/report.md, marked failed)`, failure.code);
+      write({
+        "report.md": md,
+        "comment.md": md,
+        "report.json": `${JSON.stringify({ base: opts.base, commit, failed: { what: failure.what, output: failure.stderr.trim() }, stacks: [] }, null, 2)}\n`,
+      });
+      throw new UserError(
+        `${failure.what.replace(/^The/, "the")}:\n${failure.stderr.trim()}\n(report written to ${outDir}/report.md, marked failed)`,
+        failure.code,
+      );
     }
 
     progress?.("comparing the two renders");

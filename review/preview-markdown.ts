@@ -114,7 +114,12 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
   }
 
   if (p.nodes.length) {
-    out.push(`${h}# Node steps`, "", "State changes, and the steps outside Kubernetes, in this order (`pulumi up` changes labels, cordons, requests drains and evictions, and changes workloads only):", "");
+    out.push(
+      `${h}# Node steps`,
+      "",
+      "State changes, and the steps outside Kubernetes, in this order (`pulumi up` changes labels, cordons, requests drains and evictions, and changes workloads only):",
+      "",
+    );
     for (const n of p.nodes) {
       out.push(`- **${n.node}** (${rolesChange(n)}${n.state ? `; state ${n.state.before} → ${n.state.after}` : ""})`);
       n.steps.forEach((s, i) => out.push(`  ${i + 1}. ${s.when} \`pulumi up\`, ${s.what}: \`${s.command}\` — ${s.why}`));
@@ -135,7 +140,16 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
   if (o.added.length + o.changed.length) {
     out.push(`${h}# Objects`, "");
     for (const r of o.added) {
-      out.push(`- new ${objectLabel(r)} — \`${r.file}\``, "", "  <details><summary>object</summary>", "", indent(fence("yaml", toYaml(r.body)), "  "), "", "  </details>", "");
+      out.push(
+        `- new ${objectLabel(r)} — \`${r.file}\``,
+        "",
+        "  <details><summary>object</summary>",
+        "",
+        indent(fence("yaml", toYaml(r.body)), "  "),
+        "",
+        "  </details>",
+        "",
+      );
     }
     for (const c of o.changed) out.push(`${objectLabel(c.ref)} — \`${c.ref.file}\``, "", changesBlock(c.changes), "");
   }
@@ -182,11 +196,15 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
     else if (p.policy.violations.length === 0) out.push("No violations.", "");
     else {
       out.push("| level | policy | resource | message |", "|---|---|---|---|");
-      for (const v of p.policy.violations) out.push(`| ${cell(v.level ?? (p.policy.passed ? "advisory" : ""))} | ${cell(v.policy)} | ${cell(v.resource ?? "")} | ${cell(v.message)} |`);
+      for (const v of p.policy.violations)
+        out.push(`| ${cell(v.level ?? (p.policy.passed ? "advisory" : ""))} | ${cell(v.policy)} | ${cell(v.resource ?? "")} | ${cell(v.message)} |`);
       out.push("");
     }
   }
-  return out.join("\n").replace(/\n{3,}/g, "\n\n").replace(/\n+$/, "\n");
+  return out
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .replace(/\n+$/, "\n");
 }
 
 export interface ReportInput {
@@ -231,7 +249,14 @@ export function reportMarkdown(r: ReportInput): string {
   for (const s of r.stacks) if (s.status !== "unchanged" || s.policy?.violations.length || s.policy?.error !== undefined) out.push(stackMarkdown(s), "");
   if (r.policyText !== undefined) out.push("### Policy", "", fence("text", r.policyText), "");
   if (r.policyJson !== undefined) {
-    out.push("<details><summary>Policy results as JSON (<code>npm run policy -- --json</code>)</summary>", "", fence("json", r.policyJson), "", "</details>", "");
+    out.push(
+      "<details><summary>Policy results as JSON (<code>npm run policy -- --json</code>)</summary>",
+      "",
+      fence("json", r.policyJson),
+      "",
+      "</details>",
+      "",
+    );
   }
   return out.join("\n").replace(/\n+$/, "\n");
 }

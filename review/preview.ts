@@ -227,7 +227,11 @@ function indexOf(tree: Tree): Index {
     units,
     unitOf,
     nodes: ((nodes ?? []) as { name: string; roles?: string[] }[]).map((n) => ({ name: String(n.name), roles: (n.roles ?? []).map(String) })),
-    warnings: ((warnings ?? []) as Warning[]).map((w) => ({ code: String(w.code), message: String(w.message), ...(w.remediation ? { remediation: String(w.remediation) } : {}) })),
+    warnings: ((warnings ?? []) as Warning[]).map((w) => ({
+      code: String(w.code),
+      message: String(w.message),
+      ...(w.remediation ? { remediation: String(w.remediation) } : {}),
+    })),
   };
 }
 
@@ -329,9 +333,8 @@ function objectName(r: ObjectRef): string {
   return `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}${r.patch ? " (patch)" : ""}`;
 }
 
-const FIX_PROTECTED_REPLACE =
-  "leave the field as it is, or replace the object deliberately (docs/operating.md, \"Replacing an object that owns data\")";
-const FIX_PROTECTED_DELETE = "keep it in the stack, or let it go deliberately (docs/operating.md, \"Removing a unit that owns data\")";
+const FIX_PROTECTED_REPLACE = 'leave the field as it is, or replace the object deliberately (docs/operating.md, "Replacing an object that owns data")';
+const FIX_PROTECTED_DELETE = 'keep it in the stack, or let it go deliberately (docs/operating.md, "Removing a unit that owns data")';
 
 /** Objects, releases and manifests: the action `pulumi up` takes on each, and what it would refuse. */
 function actionsOf(
@@ -428,7 +431,13 @@ function actionsOf(
   // releases whose values change and nothing else
   for (const v of values) {
     if (v.op !== "change" || units.some((u) => u.name === v.unit)) continue;
-    actions.push({ action: "update", resource: `HelmRelease ${v.unit}`, unit: v.unit, protected: bi.units.get(v.unit)?.protect === true, detail: valuesDetail(v) });
+    actions.push({
+      action: "update",
+      resource: `HelmRelease ${v.unit}`,
+      unit: v.unit,
+      protected: bi.units.get(v.unit)?.protect === true,
+      detail: valuesDetail(v),
+    });
   }
   const order = { delete: 0, replace: 1, update: 2, create: 3 };
   actions.sort((p, q) => order[p.action] - order[q.action] || cmp(p.resource, q.resource));
@@ -539,7 +548,8 @@ function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Finding[] {
  * changes (pinning a UID for the first time is no move). Worth a reviewer's second look.
  */
 function bindingFindings(base: Tree, head: Tree): Finding[] {
-  const binding = (tree: Tree) => ((tree.has("index.yaml") ? (parse(tree.get("index.yaml")!) ?? {}) : {}) as { cluster?: Record<string, unknown> }).cluster ?? {};
+  const binding = (tree: Tree) =>
+    ((tree.has("index.yaml") ? (parse(tree.get("index.yaml")!) ?? {}) : {}) as { cluster?: Record<string, unknown> }).cluster ?? {};
   const b = binding(base);
   const h = binding(head);
   const moved = ["context", "apiServer", "kubeSystemUID"].filter((k) => b[k] !== undefined && b[k] !== h[k]);
@@ -643,11 +653,22 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
   }
 
   const { actions, findings: refused } = actionsOf(objects, units, values, bi, hi);
-  const findings = [...refused, ...serviceFindings(units, bi, hi), ...quorumFindings(values), ...(both ? [...nodeFindings(b, h), ...bindingFindings(b, h)] : [])];
+  const findings = [
+    ...refused,
+    ...serviceFindings(units, bi, hi),
+    ...quorumFindings(values),
+    ...(both ? [...nodeFindings(b, h), ...bindingFindings(b, h)] : []),
+  ];
 
   const settings = both ? diff(bi.settings, hi.settings) : [];
   const changed =
-    settings.length + actions.length + values.length + units.length + warnings.added.length + warnings.resolved.length + other.length +
+    settings.length +
+      actions.length +
+      values.length +
+      units.length +
+      warnings.added.length +
+      warnings.resolved.length +
+      other.length +
       (placement && !isEmptyDelta(placement) ? 1 : 0) >
     0;
   return {

@@ -35,7 +35,10 @@ function protectedUnitsOfIndex(index: unknown): Map<string, string[]> {
     for (const u of units as IndexUnit[]) {
       if (u?.protect !== true || typeof u.name !== "string") continue;
       const objects = Array.isArray(u.objects) ? u.objects.filter((o): o is string => typeof o === "string") : [];
-      out.set(u.name, objects.map((o) => o.slice(o.lastIndexOf("/") + 1)));
+      out.set(
+        u.name,
+        objects.map((o) => o.slice(o.lastIndexOf("/") + 1)),
+      );
     }
   }
   return out;

@@ -82,7 +82,7 @@ function diffList(a: unknown[], b: unknown[], at: Segment[], out: Change[]): voi
   const steps = align(a, b);
   // A run of removals next to a run of additions is an edit in place: pair them up by position so
   // a changed field inside a list item is reported as that field.
-  for (let k = 0; k < steps.length; ) {
+  for (let k = 0; k < steps.length;) {
     if (steps[k].op === "keep") {
       k++;
       continue;

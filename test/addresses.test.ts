@@ -8,7 +8,9 @@ import { planOf, valuesOf } from "./helpers/plans";
 import { configProblems, mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
 const errors = (stack: string, mutate: (raw: any) => void) =>
-  planStack(mutatedConfig(stack, mutate)).checks.filter((c) => c.level === "error").map((c) => `${c.path}: [${c.code}] ${c.message}`);
+  planStack(mutatedConfig(stack, mutate))
+    .checks.filter((c) => c.level === "error")
+    .map((c) => `${c.path}: [${c.code}] ${c.message}`);
 
 describe("address arithmetic", () => {
   it("parses IPv4 and IPv6, ranges with their prefix, and refuses host bits", () => {
@@ -38,23 +40,39 @@ describe("the networks of a production stack", () => {
     expect(KUBE_OVN_DEFAULTS).toEqual({ podCIDR: "10.16.0.0/16", serviceCIDR: "10.96.0.0/12", joinCIDR: "100.64.0.0/16" });
     for (const stack of PRODUCTION_STACKS) {
       const plan = planOf(stack);
-      expect(valuesOf(plan, "kube-ovn").ipv4).toEqual({ POD_CIDR: "10.16.0.0/16", POD_GATEWAY: "10.16.0.1", SVC_CIDR: "10.96.0.0/12", JOIN_CIDR: "100.64.0.0/16" });
+      expect(valuesOf(plan, "kube-ovn").ipv4).toEqual({
+        POD_CIDR: "10.16.0.0/16",
+        POD_GATEWAY: "10.16.0.1",
+        SVC_CIDR: "10.96.0.0/12",
+        JOIN_CIDR: "100.64.0.0/16",
+      });
       for (const f of plan.nodeConfig!.files.filter((x) => x.path.startsWith("talos/patches/"))) {
-        expect((f.documents[0] as any).cluster.network, f.path).toEqual({ cni: { name: "none" }, podSubnets: ["10.16.0.0/16"], serviceSubnets: ["10.96.0.0/12"] });
+        expect((f.documents[0] as any).cluster.network, f.path).toEqual({
+          cni: { name: "none" },
+          podSubnets: ["10.16.0.0/16"],
+          serviceSubnets: ["10.96.0.0/12"],
+        });
       }
     }
   });
 
   it("ranges the stack sets reach Kube-OVN and Talos", () => {
-    const plan = planStack(mutatedConfig("prod-small", (r) => (r.network = { nodeSubnet: "10.20.0.0/24", podCIDR: "172.20.0.0/16", serviceCIDR: "172.21.0.0/16" }))).plan!;
+    const plan = planStack(
+      mutatedConfig("prod-small", (r) => (r.network = { nodeSubnet: "10.20.0.0/24", podCIDR: "172.20.0.0/16", serviceCIDR: "172.21.0.0/16" })),
+    ).plan!;
     expect(valuesOf(plan, "kube-ovn").ipv4).toMatchObject({ POD_CIDR: "172.20.0.0/16", POD_GATEWAY: "172.20.0.1", SVC_CIDR: "172.21.0.0/16" });
-    expect((plan.nodeConfig!.files.find((f) => f.path.startsWith("talos/patches/"))!.documents[0] as any).cluster.network.serviceSubnets).toEqual(["172.21.0.0/16"]);
+    expect((plan.nodeConfig!.files.find((f) => f.path.startsWith("talos/patches/"))!.documents[0] as any).cluster.network.serviceSubnets).toEqual([
+      "172.21.0.0/16",
+    ]);
   });
 
   it("every shipped production stack names its node subnet and passes the address checks", () => {
     for (const stack of PRODUCTION_STACKS) {
       expect(shippedConfig(stack).network?.nodeSubnet, stack).toBeDefined();
-      expect(planStack(shippedConfig(stack)).checks.filter((c) => /address|network|subnet/.test(c.code)), stack).toEqual([]);
+      expect(
+        planStack(shippedConfig(stack)).checks.filter((c) => /address|network|subnet/.test(c.code)),
+        stack,
+      ).toEqual([]);
     }
   });
 
@@ -76,7 +94,11 @@ describe("the address checks, tripped", () => {
     expect(errors("prod-medium", (r) => (r.nodes[4].internalIP = r.nodes[3].internalIP))).toEqual([
       "openkeel:nodes[4].internalIP: [duplicate-address] node 'cmp-02' has the address 10.30.1.11 of node 'cmp-01' (nodes[3])",
     ]);
-    const twoLabNodes = (r: any) => (r.nodes = [{ ...r.nodes[0], internalIP: "172.18.0.2" }, { name: "openkeel-lab-worker", roles: ["compute"], internalIP: "172.18.0.2" }]);
+    const twoLabNodes = (r: any) =>
+      (r.nodes = [
+        { ...r.nodes[0], internalIP: "172.18.0.2" },
+        { name: "openkeel-lab-worker", roles: ["compute"], internalIP: "172.18.0.2" },
+      ]);
     expect(errors("lab", twoLabNodes)).toContain(
       "openkeel:nodes[1].internalIP: [duplicate-address] node 'openkeel-lab-worker' has the address 172.18.0.2 of node 'openkeel-lab-control-plane' (nodes[0])",
     );
@@ -84,7 +106,10 @@ describe("the address checks, tripped", () => {
 
   it("an address in the pod, service or join range, outside the node subnet, or the subnet's own network address", () => {
     expect(errors("prod-small", (r) => (r.network = { podCIDR: "10.20.0.0/16" }))).toEqual(
-      [0, 1, 2].map((i) => `openkeel:nodes[${i}].internalIP: [node-address] node 'node-${i + 1}': 10.20.0.1${i + 1} is inside the pod range 10.20.0.0/16, which the cluster routes to pods: the node would be unreachable`),
+      [0, 1, 2].map(
+        (i) =>
+          `openkeel:nodes[${i}].internalIP: [node-address] node 'node-${i + 1}': 10.20.0.1${i + 1} is inside the pod range 10.20.0.0/16, which the cluster routes to pods: the node would be unreachable`,
+      ),
     );
     expect(errors("prod-small", (r) => (r.nodes[0].internalIP = "100.64.0.9"))).toEqual([
       "openkeel:nodes[0].internalIP: [node-address] node 'node-1': 100.64.0.9 is inside Kube-OVN's join range 100.64.0.0/16, which the cluster routes to pods: the node would be unreachable",

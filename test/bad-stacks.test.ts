@@ -70,9 +70,7 @@ function expectReported(c: BadStack, file: string, r: { code: number; stdout: st
     expect(line, line).toMatch(/\. Fix: \S/);
   }
   const at = (line: string) => line.slice(file.length + 2);
-  const matching = lines.filter(
-    (l) => (c.path === undefined || at(l).startsWith(c.path)) && (c.message === undefined || at(l).includes(c.message)),
-  );
+  const matching = lines.filter((l) => (c.path === undefined || at(l).startsWith(c.path)) && (c.message === undefined || at(l).includes(c.message)));
   expect(matching, `no line at ${c.path} saying '${c.message}' in:\n${r.stderr}`).not.toHaveLength(0);
   if (c.path?.startsWith("openkeel:")) expect(matching.some((l) => at(l).startsWith(`${c.path}: `))).toBe(true);
   expect(r.stderr).not.toMatch(/internal error|^\s+at |\.[jt]s:\d+:\d+/m);

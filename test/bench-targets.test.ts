@@ -2,7 +2,19 @@
 // holds to, the fastest try, the speedup, why the engine is not measured, and how a timed
 // `pulumi preview --policy-pack policy` is judged. No time is measured here.
 import { describe, expect, it } from "vitest";
-import { compareEngine, ENGINE_STACKS, engineLine, engineTargets, engineUnavailable, fastest, goal, holds, shown, verdict, type Target } from "../bench/bench-targets";
+import {
+  compareEngine,
+  ENGINE_STACKS,
+  engineLine,
+  engineTargets,
+  engineUnavailable,
+  fastest,
+  goal,
+  holds,
+  shown,
+  verdict,
+  type Target,
+} from "../bench/bench-targets";
 import { previewProblem, resourceCounts } from "./e2e/harness/pulumi";
 
 const target = (value: number | null, bound: Partial<Target>): Target => ({ what: "t", value, unit: "×", ...bound });
@@ -52,7 +64,9 @@ describe("bench: the engine comparison", () => {
       speedup: 14.56,
       report: ".e2e/preview-timing/lab/report.md",
     });
-    expect(engineLine(r)).toBe("pulumi preview --policy-pack policy, lab: 28.4 s (fastest of 31.2, 28.4, 29.9 s); npm run policy -- --stack lab: 1.95 s (fastest of 3); offline 14.56× faster");
+    expect(engineLine(r)).toBe(
+      "pulumi preview --policy-pack policy, lab: 28.4 s (fastest of 31.2, 28.4, 29.9 s); npm run policy -- --stack lab: 1.95 s (fastest of 3); offline 14.56× faster",
+    );
   });
 
   it("refuses an empty or invalid set of tries", () => {
@@ -85,20 +99,40 @@ describe("bench: the engine comparison", () => {
 });
 
 describe("e2e: judging a timed pulumi preview --policy-pack policy", () => {
-  const clean = ["Previewing update (lab):", "", "Policies:", "    ✅ openkeel-placement@v0.1.0 (local: policy)", "", "Resources:", "    42 unchanged", "", "Duration: 20s", ""].join("\n");
+  const clean = [
+    "Previewing update (lab):",
+    "",
+    "Policies:",
+    "    ✅ openkeel-placement@v0.1.0 (local: policy)",
+    "",
+    "Resources:",
+    "    42 unchanged",
+    "",
+    "Duration: 20s",
+    "",
+  ].join("\n");
 
   it("reads the Resources block, with or without changes", () => {
     expect(resourceCounts(clean)).toEqual({ unchanged: 42 });
-    expect(resourceCounts("Resources:\n    + 1 to create\n    ~ 2 to update\n    +-1 to replace\n    4 changes. 40 unchanged\n")).toEqual({ create: 1, update: 2, replace: 1, unchanged: 40 });
+    expect(resourceCounts("Resources:\n    + 1 to create\n    ~ 2 to update\n    +-1 to replace\n    4 changes. 40 unchanged\n")).toEqual({
+      create: 1,
+      update: 2,
+      replace: 1,
+      unchanged: 40,
+    });
     expect(resourceCounts("error: boom\n")).toBeUndefined();
   });
 
   it("passes a clean preview and names what is wrong with any other", () => {
     expect(previewProblem(0, clean, "openkeel-placement")).toBeUndefined();
     expect(previewProblem(255, clean, "openkeel-placement")).toBe("exit 255");
-    expect(previewProblem(0, clean.replace("    42 unchanged", "    ~ 1 to update\n    1 change. 41 unchanged"), "openkeel-placement")).toBe("changes proposed: 1 to update");
+    expect(previewProblem(0, clean.replace("    42 unchanged", "    ~ 1 to update\n    1 change. 41 unchanged"), "openkeel-placement")).toBe(
+      "changes proposed: 1 to update",
+    );
     expect(previewProblem(0, "Previewing update (lab):\n", "openkeel-placement")).toBe("no Resources: summary in the output");
     expect(previewProblem(0, clean.replace("42 unchanged", "+ 42 to create"), "openkeel-placement")).toBe("changes proposed: 42 to create");
-    expect(previewProblem(0, clean.replace("openkeel-placement", "other-pack"), "openkeel-placement")).toBe("no sign of the policy pack openkeel-placement in the output");
+    expect(previewProblem(0, clean.replace("openkeel-placement", "other-pack"), "openkeel-placement")).toBe(
+      "no sign of the policy pack openkeel-placement in the output",
+    );
   });
 });

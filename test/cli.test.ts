@@ -66,7 +66,10 @@ describe("--help", () => {
     const runs = await Promise.all(SCRIPTS.map((s) => (COMMANDS[s] ? capture(COMMANDS[s], ["--help"]) : runScript(s, ["--help"]))));
     SCRIPTS.forEach((script, i) => {
       const r = runs[i];
-      const header = fs.readFileSync(path.join(REPO, "scripts", script), "utf8").split("\n")[0].replace(/^\/\/ /, "");
+      const header = fs
+        .readFileSync(path.join(REPO, "scripts", script), "utf8")
+        .split("\n")[0]
+        .replace(/^\/\/ /, "");
       expect(header, script).toMatch(/^npm run [\w:]+/);
       expect(r.stderr, script).toBe("");
       expect(r.code, script).toBe(0);

@@ -61,7 +61,8 @@ async function run(stack: string, raw: Record<string, unknown>, file: string, ui
     {
       newResource(a) {
         registered.push({ type: a.type, name: a.name, ...(a.provider ? { provider: a.provider } : {}), ...(a.id ? { id: a.id } : {}) });
-        if (a.type === "kubernetes:core/v1:Namespace" && a.id === "kube-system") return { id: "kube-system", state: { metadata: { name: "kube-system", uid } } };
+        if (a.type === "kubernetes:core/v1:Namespace" && a.id === "kube-system")
+          return { id: "kube-system", state: { metadata: { name: "kube-system", uid } } };
         return { id: `${a.name}-id`, state: { ...a.inputs } };
       },
       call: (a) => a.inputs,
@@ -208,7 +209,11 @@ describe("npm run cluster: the deploy workflow's check of its kubeconfig, offlin
   const command = (file: string, ...stacks: string[]) => capture((a, io) => clusterCommand(a, io, { ...process.env, KUBECONFIG: file }), argv(stacks));
 
   it("exit 0 when the context is there and points at the stack's API server", async () => {
-    const r = await command(kubeconfig({ "admin@openkeel-prod-medium": "https://10.30.0.11:6443", "kind-openkeel-lab": "https://127.0.0.1:40001" }), "prod-medium", "lab");
+    const r = await command(
+      kubeconfig({ "admin@openkeel-prod-medium": "https://10.30.0.11:6443", "kind-openkeel-lab": "https://127.0.0.1:40001" }),
+      "prod-medium",
+      "lab",
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("prod-medium: context admin@openkeel-prod-medium, apiServer https://10.30.0.11:6443, kube-system UID (not pinned)");
     expect(r.stdout).toContain("lab: context kind-openkeel-lab, apiServer (any: bound by context only)");

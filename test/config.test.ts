@@ -6,7 +6,18 @@ import { formatProblem } from "../config/problems";
 import { closest, editDistance } from "../config/suggest";
 import * as fs from "node:fs";
 import { rawFromStackYaml, readStack, stackFilePath } from "../config/stack-file";
-import { configProblems, mutatedConfig, PRODUCTION_STACKS, problemsOf, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw, STACKS_DIR, tempStacks } from "./helpers/stacks";
+import {
+  configProblems,
+  mutatedConfig,
+  PRODUCTION_STACKS,
+  problemsOf,
+  pulumiConfigOf,
+  SHIPPED_STACKS,
+  shippedConfig,
+  shippedRaw,
+  STACKS_DIR,
+  tempStacks,
+} from "./helpers/stacks";
 
 const FILE = "stacks/Pulumi.prod-medium.yaml";
 
@@ -70,7 +81,12 @@ describe("bad config", () => {
       'openkeel:nodes[3].labels["node-restriction.kubernetes.io/openkeel-compute"]',
       /is a role label/,
     ],
-    ["zone as a label", (r) => (r.nodes[3].labels["topology.kubernetes.io/zone"] = "a"), 'openkeel:nodes[3].labels["topology.kubernetes.io/zone"]', /zone label/],
+    [
+      "zone as a label",
+      (r) => (r.nodes[3].labels["topology.kubernetes.io/zone"] = "a"),
+      'openkeel:nodes[3].labels["topology.kubernetes.io/zone"]',
+      /zone label/,
+    ],
     ["production with lab keys (D1)", (r) => (r.labelProfile = "default"), "openkeel:labelProfile", /hardened label keys \(D1/],
     ["production with the lab topology", (r) => (r.topology = "lab"), "openkeel:topology", /for the kind-lab environment/],
     ["role listed twice", (r) => (r.nodes[3].roles = ["compute", "compute"]), "openkeel:nodes[3].roles[1]", /listed twice/],
@@ -143,7 +159,9 @@ describe("problems an operator can act on", () => {
   });
 
   it("an unknown key or value suggests the closest valid one", () => {
-    expect(lines((r) => (r.taint = ["compute"]))).toEqual([`${FILE}: openkeel:taint: unknown key. Fix: did you mean 'openkeel:taints'? stacks/README.md lists every key`]);
+    expect(lines((r) => (r.taint = ["compute"]))).toEqual([
+      `${FILE}: openkeel:taint: unknown key. Fix: did you mean 'openkeel:taints'? stacks/README.md lists every key`,
+    ]);
     expect(lines((r) => (r.nodes[3].internalIp = "10.30.1.11"))).toEqual([
       `${FILE}: openkeel:nodes[3].internalIp: node 'cmp-01': unknown key. Fix: did you mean 'internalIP'? stacks/README.md lists every key`,
     ]);
@@ -151,9 +169,13 @@ describe("problems an operator can act on", () => {
       `${FILE}: openkeel:nodes[3].roles[1]: node 'cmp-01': is string "strorage", not one of controlPlane, compute, network, storage, containers, provisioning. Fix: use one of the listed values: did you mean 'storage'?`,
     ]);
     expect(lines((r) => (r.services.nuetron = {}))[0]).toMatch(/openkeel:services\.nuetron: unknown key\. Fix: did you mean 'neutron'\?/);
-    expect(lines((r) => (r.talos.compute.reservedSystemCpus = "0-3"))[0]).toMatch(/openkeel:talos\.compute\.reservedSystemCpus: unknown key\. Fix: did you mean 'reservedSystemCPUs'\?/);
+    expect(lines((r) => (r.talos.compute.reservedSystemCpus = "0-3"))[0]).toMatch(
+      /openkeel:talos\.compute\.reservedSystemCpus: unknown key\. Fix: did you mean 'reservedSystemCPUs'\?/,
+    );
     expect(lines((r) => (r.platform = { longhron: {} }))[0]).toMatch(/openkeel:platform\.longhron: unknown key\. Fix: did you mean 'longhorn'\?/);
-    expect(lines((r) => (r.environment = "talos-prod"))[0]).toMatch(/openkeel:environment: .*\. Fix: use one of the listed values: did you mean 'talos-production'\?$/);
+    expect(lines((r) => (r.environment = "talos-prod"))[0]).toMatch(
+      /openkeel:environment: .*\. Fix: use one of the listed values: did you mean 'talos-production'\?$/,
+    );
     // nothing near: the generic fix, no guess
     expect(lines((r) => (r.nodes[3].flavour = "big"))[0]).toMatch(/unknown key\. Fix: remove it or correct its spelling/);
   });

@@ -68,7 +68,11 @@ describe.each(SHIPPED_STACKS)("stack %s under the Pulumi mocks", (stack) => {
 
   it("registers every resource of a protected unit with protect and retainOnDelete, and no other", () => {
     const plan = planOf(stack);
-    const protectedUnits = new Set(allUnits(plan).filter((u) => u.protect).map((u) => shipped.run.byName(u.name).urn));
+    const protectedUnits = new Set(
+      allUnits(plan)
+        .filter((u) => u.protect)
+        .map((u) => shipped.run.byName(u.name).urn),
+    );
     const custom = shipped.run.resources.filter((r) => r.custom && r.type !== "random:index/randomPassword:RandomPassword");
     const wrong = custom
       .filter((r) => protectedUnits.has(r.parent) !== (r.protect && r.retainOnDelete))
@@ -124,7 +128,9 @@ describe("the render refuses to drop a unit that owns data", () => {
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(1);
     const units = [...r.stderr.matchAll(/unit (\S+) owns data \(protected\) and would be removed/g)].map((m) => m[1]).sort();
-    expect(units).toEqual(["cdi", "cdi-operator", "kubevirt", "kubevirt-operator", "longhorn", "storage-classes", ...units.filter((u) => u.startsWith("snapshot-crd-"))].sort());
+    expect(units).toEqual(
+      ["cdi", "cdi-operator", "kubevirt", "kubevirt-operator", "longhorn", "storage-classes", ...units.filter((u) => u.startsWith("snapshot-crd-"))].sort(),
+    );
     expect(units.filter((u) => u.startsWith("snapshot-crd-")).length).toBeGreaterThan(0);
     // the namespace of Longhorn goes too: an object of a unit that stays
     expect(r.stderr).toMatch(/object namespace-longhorn-system\.yaml of unit platform-namespaces, which owns data \(protected\), would be removed/);

@@ -116,7 +116,10 @@ describe("deployPlan", () => {
     const run = await runProgram("prod-small", {}, async () => {
       deployPlan(planWithEveryUnitKind());
     });
-    const protectedNames = run.resources.filter((r) => r.protect).map((r) => r.name).sort();
+    const protectedNames = run.resources
+      .filter((r) => r.protect)
+      .map((r) => r.name)
+      .sort();
     expect(protectedNames).toEqual(["longhorn", "storage-classes:storageclass:longhorn-local"]);
     for (const r of run.resources.filter((x) => x.protect)) expect(r.retainOnDelete).toBe(true);
   });

@@ -37,7 +37,9 @@ describe("a developer mistake is not the stack's", () => {
     }
     expect(thrown).toBeInstanceOf(Error);
     expect(thrown).not.toBeInstanceOf(ConfigError);
-    expect((thrown as Error).message).toMatch(/D4: the catalog gives Nova \(metadata-proxy-shared-secret\) and Neutron \(another-secret\) different metadata secrets/);
+    expect((thrown as Error).message).toMatch(
+      /D4: the catalog gives Nova \(metadata-proxy-shared-secret\) and Neutron \(another-secret\) different metadata secrets/,
+    );
   });
 
   it("a child render's exit: a stack's mistake (2) or failed checks (1) pass on, a crash stays a crash", () => {

@@ -25,7 +25,9 @@ function kindConfig(cfg: LoadedConfig): any {
 }
 
 function checkCodes(cfg: LoadedConfig, level: "error" | "warning"): string[] {
-  return planStack(cfg).checks.filter((c) => c.level === level).map((c) => c.code);
+  return planStack(cfg)
+    .checks.filter((c) => c.level === level)
+    .map((c) => c.code);
 }
 
 const lab = shippedConfig("lab");

@@ -12,7 +12,11 @@ import { mutatedConfig, PRODUCTION_STACKS } from "./helpers/stacks";
 
 describe("the table of the lab's NodePorts", () => {
   it("has exactly the public APIs of the catalog", () => {
-    const publicApis = SERVICES.flatMap((s) => Object.entries(SERVICE_CATALOG[s].components).filter(([, c]) => c.publicApi).map(([name]) => `${s}/${name}`));
+    const publicApis = SERVICES.flatMap((s) =>
+      Object.entries(SERVICE_CATALOG[s].components)
+        .filter(([, c]) => c.publicApi)
+        .map(([name]) => `${s}/${name}`),
+    );
     const table = Object.entries(LAB_API_NODE_PORTS).flatMap(([s, ports]) => Object.keys(ports ?? {}).map((c) => `${s}/${c}`));
     expect(table.sort()).toEqual(publicApis.sort());
     expect(publicApis).toContain("keystone/api");
@@ -31,7 +35,11 @@ describe("the table of the lab's NodePorts", () => {
   });
 
   it("the check finds a port used twice and one the kind config does not publish", () => {
-    const uses = [...labTableUses(), { release: "openkeel-x", path: ["api", "service", "nodePort"], port: 30500 }, { release: "openkeel-y", path: ["api", "service", "nodePort"], port: 31000 }];
+    const uses = [
+      ...labTableUses(),
+      { release: "openkeel-x", path: ["api", "service", "nodePort"], port: 30500 },
+      { release: "openkeel-y", path: ["api", "service", "nodePort"], port: 31000 },
+    ];
     const problems = nodePortProblems(uses, true);
     expect(problems.map((p) => p.message)).toEqual([
       "NodePort 30500 is asked for by both openkeel-keystone api.service.nodePort and openkeel-x api.service.nodePort: the API server would refuse the second Service",
@@ -88,7 +96,9 @@ describe("a stack's override of a NodePort", () => {
 
   it("one the kind config does not publish: refused", () => {
     const [line] = problems((raw) => (raw.services = { keystone: { values: { api: { service: { nodePort: 31000 } } } } }));
-    expect(line).toMatch(/^stacks\/Pulumi\.lab\.yaml: openkeel:services\.keystone\.values\.api\.service\.nodePort: NodePort 31000 of openkeel-keystone .* outside the ports the kind config publishes/);
+    expect(line).toMatch(
+      /^stacks\/Pulumi\.lab\.yaml: openkeel:services\.keystone\.values\.api\.service\.nodePort: NodePort 31000 of openkeel-keystone .* outside the ports the kind config publishes/,
+    );
   });
 
   it("a free published one: accepted", () => {

@@ -83,10 +83,25 @@ function approve(plans: Plan[], installed: string[] = []) {
   fs.writeFileSync(stateFile, JSON.stringify({ plans, installed, calls: [] }));
   const r = spawnSync("bash", [script], {
     encoding: "utf8",
-    env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, FAKE_STATE: stateFile, NAMESPACE: "medik8s", PINNED_CSVS: PINNED.join(" "), POLLS: "3", POLL_SECONDS: "0" },
+    env: {
+      ...process.env,
+      PATH: `${dir}:${process.env.PATH}`,
+      FAKE_STATE: stateFile,
+      NAMESPACE: "medik8s",
+      PINNED_CSVS: PINNED.join(" "),
+      POLLS: "3",
+      POLL_SECONDS: "0",
+    },
   });
   const state = JSON.parse(fs.readFileSync(stateFile, "utf8"));
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, approved: (state.plans as Plan[]).filter((p) => p.approved).map((p) => p.name), installed: state.installed as string[], calls: state.calls as string[] };
+  return {
+    code: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    approved: (state.plans as Plan[]).filter((p) => p.approved).map((p) => p.name),
+    installed: state.installed as string[],
+    calls: state.calls as string[],
+  };
 }
 
 describe("the approver's script, against a stand-in OLM", () => {
@@ -95,7 +110,7 @@ describe("the approver's script, against a stand-in OLM", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.approved).toEqual(["install-aaaaa"]);
     expect(r.installed.sort()).toEqual([...PINNED].sort());
-    expect(r.calls).toContain("patch installplan install-aaaaa -n medik8s --type merge -p {\"spec\":{\"approved\":true}}");
+    expect(r.calls).toContain('patch installplan install-aaaaa -n medik8s --type merge -p {"spec":{"approved":true}}');
   });
 
   it("plans made one by one are approved one by one", () => {

@@ -56,7 +56,12 @@ describe("openkeel:mirror", () => {
     expect(secret[0].message).toMatch(/a URL with a user name or password/);
     expect(JSON.stringify(secret)).not.toContain("s3cr3t");
     for (const url of ["https://mirror.example.org/", "ftp://mirror.example.org", "https://mirror.example.org/x?y=1"]) {
-      expect(configProblems("prod-small", (r) => (r.mirror = { url })).map((p) => p.message).join(), url).toMatch(/not a mirror base URL/);
+      expect(
+        configProblems("prod-small", (r) => (r.mirror = { url }))
+          .map((p) => p.message)
+          .join(),
+        url,
+      ).toMatch(/not a mirror base URL/);
     }
   });
 });

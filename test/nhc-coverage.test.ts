@@ -27,11 +27,18 @@ describe("NodeHealthCheck coverage", () => {
   it.each(PRODUCTION_STACKS)("%s: every node is selected by exactly one of our checks, a quorum's by one with maxUnhealthy 1", (stack) => {
     const r = planStack(shippedConfig(stack));
     const report = r.placement!;
-    const drained = new Set(shippedConfig(stack).nodes.filter((n) => isDrained(n.state)).map((n) => n.name));
+    const drained = new Set(
+      shippedConfig(stack)
+        .nodes.filter((n) => isDrained(n.state))
+        .map((n) => n.name),
+    );
     for (const node of report.nodes) {
       const by = report.placements.filter((p) => p.component.kind === "NodeHealthCheck" && p.eligible.includes(node.name));
       // a node in maintenance or retiring is left out on purpose (docs/node-lifecycle.md)
-      expect(by.map((p) => p.component.name), node.name).toHaveLength(drained.has(node.name) ? 0 : 1);
+      expect(
+        by.map((p) => p.component.name),
+        node.name,
+      ).toHaveLength(drained.has(node.name) ? 0 : 1);
       if (drained.has(node.name)) continue;
       if (node.roles.includes("controlPlane") || node.kubernetesControlPlane) expect(by[0].component.maxUnhealthy, node.name).toBe(1);
     }
@@ -56,7 +63,9 @@ describe("NodeHealthCheck coverage", () => {
       unit.objects = unit.objects.filter((o) => o.metadata.name !== "openkeel-storage");
     });
     expect(checks.map((c) => c.message)).toEqual(
-      ["cmp-01", "cmp-02", "cmp-03"].map((n) => `node ${n} (compute+storage) is selected by no NodeHealthCheck: nothing would remediate it when it fails (§ 5.6)`),
+      ["cmp-01", "cmp-02", "cmp-03"].map(
+        (n) => `node ${n} (compute+storage) is selected by no NodeHealthCheck: nothing would remediate it when it fails (§ 5.6)`,
+      ),
     );
   });
 
@@ -65,7 +74,10 @@ describe("NodeHealthCheck coverage", () => {
       nhcs(plan).find((n) => n.metadata.name === "openkeel-control-plane").spec.maxUnhealthy = 2;
     });
     expect(checks.map((c) => c.message)).toEqual(
-      ["cp-1", "cp-2", "cp-3"].map((n) => `node ${n} holds a quorum (Galera, RabbitMQ, OVN central) but medik8s-remediation/openkeel-control-plane/remediates may fence 2 of its nodes at once`),
+      ["cp-1", "cp-2", "cp-3"].map(
+        (n) =>
+          `node ${n} holds a quorum (Galera, RabbitMQ, OVN central) but medik8s-remediation/openkeel-control-plane/remediates may fence 2 of its nodes at once`,
+      ),
     );
   });
 
@@ -78,7 +90,9 @@ describe("NodeHealthCheck coverage", () => {
       return built;
     });
     try {
-      expect(() => planStack(shippedConfig("prod-medium"))).toThrow(/placement of stack prod-medium: \[placement-nhc-coverage\] node net-1 \(network\) is selected by no NodeHealthCheck/);
+      expect(() => planStack(shippedConfig("prod-medium"))).toThrow(
+        /placement of stack prod-medium: \[placement-nhc-coverage\] node net-1 \(network\) is selected by no NodeHealthCheck/,
+      );
     } finally {
       spy.mockRestore();
     }

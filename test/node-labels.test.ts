@@ -125,7 +125,10 @@ describe("self-asserted labels can never carry a forbidden key", () => {
           });
           for (const m of selfAssertedMaps(cfg)) {
             for (const k of Object.keys(m.labels)) {
-              expect(FORBIDDEN_PREFIXES.some((p) => k.startsWith(p)), `${m.where}: ${k}`).toBe(false);
+              expect(
+                FORBIDDEN_PREFIXES.some((p) => k.startsWith(p)),
+                `${m.where}: ${k}`,
+              ).toBe(false);
             }
           }
         },
@@ -136,7 +139,10 @@ describe("self-asserted labels can never carry a forbidden key", () => {
 
   it.each(SHIPPED_STACKS)("%s: every self-asserted label is one a kubelet may set", (stack) => {
     for (const m of selfAssertedMaps(shippedConfig(stack))) {
-      expect(Object.keys(m.labels).filter((k) => !kubeletMaySetLabel(k)), m.where).toEqual([]);
+      expect(
+        Object.keys(m.labels).filter((k) => !kubeletMaySetLabel(k)),
+        m.where,
+      ).toEqual([]);
     }
   });
 

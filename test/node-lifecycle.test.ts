@@ -104,7 +104,9 @@ describe("putting a node into maintenance (cmp-02 of prod-medium)", () => {
       node(r, "cp-2").state = "retiring";
     });
     expect(errors.filter((e) => e.code === "quorum-drain").map((e) => e.path)).toEqual(["openkeel:nodes[1].state", "openkeel:nodes[1].state"]);
-    expect(errors.find((e) => e.code === "quorum-drain")?.message).toMatch(/'cp-1', 'cp-2' hold the OpenKeel control plane \(Galera, RabbitMQ and OVN central\)/);
+    expect(errors.find((e) => e.code === "quorum-drain")?.message).toMatch(
+      /'cp-1', 'cp-2' hold the OpenKeel control plane \(Galera, RabbitMQ and OVN central\)/,
+    );
   });
 });
 
@@ -162,7 +164,9 @@ describe("retiring a storage node (sto-9 of prod-large)", () => {
 
   it("called off: Longhorn scheduling must be switched back on by hand", () => {
     const back = previewStack("prod-large", render(retiring), render(shippedConfig("prod-large")));
-    expect(steps(back, "sto-9")).toEqual([`after Longhorn scheduling: kubectl -n longhorn-system patch nodes.longhorn.io sto-9 --type merge -p '{"spec":{"allowScheduling":true}}'`]);
+    expect(steps(back, "sto-9")).toEqual([
+      `after Longhorn scheduling: kubectl -n longhorn-system patch nodes.longhorn.io sto-9 --type merge -p '{"spec":{"allowScheduling":true}}'`,
+    ]);
   });
 
   it("a retiring control-plane node is no default Kube-OVN master; naming it as one is refused", () => {
@@ -173,13 +177,21 @@ describe("retiring a storage node (sto-9 of prod-large)", () => {
     expect(masters(shippedConfig("prod-large"))).toEqual(["ok-cp-1", "ok-cp-3", "ok-cp-5"]);
     expect(masters(mutatedConfig("prod-large", withState("ok-cp-1", "retiring")))).toEqual(["ok-cp-2", "ok-cp-3", "ok-cp-5"]);
     const p2 = previewStack("prod-large", render(shippedConfig("prod-large")), render(mutatedConfig("prod-large", withState("ok-cp-1", "retiring"))));
-    expect(steps(p2, "ok-cp-1").map((s) => s.split(":")[0])).toEqual(["after wait for the drain", "after move the strict-local members", "after leave Kube-OVN's RAFT"]);
+    expect(steps(p2, "ok-cp-1").map((s) => s.split(":")[0])).toEqual([
+      "after wait for the drain",
+      "after move the strict-local members",
+      "after leave Kube-OVN's RAFT",
+    ]);
     const errors = errorsOf("prod-large", (r) => {
       node(r, "ok-cp-1").state = "retiring";
       r.platform = { kubeOvn: { masterNodes: ["ok-cp-1", "ok-cp-3", "ok-cp-5"] } };
     });
     expect(errors).toEqual([
-      { code: "kube-ovn-master-nodes", path: "openkeel:platform.kubeOvn.masterNodes[0]", message: "node 'ok-cp-1' is retiring, and a retiring node leaves Kube-OVN's RAFT cluster before the inventory" },
+      {
+        code: "kube-ovn-master-nodes",
+        path: "openkeel:platform.kubeOvn.masterNodes[0]",
+        message: "node 'ok-cp-1' is retiring, and a retiring node leaves Kube-OVN's RAFT cluster before the inventory",
+      },
     ]);
   });
 });
@@ -262,7 +274,9 @@ describe("removing a storage node", () => {
     write(edited("prod-large", without("sto-9")));
     const r = await capture(renderCommand, argv);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in git HEAD:rendered/s/index.yaml");
+    expect(r.stderr).toContain(
+      "node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in git HEAD:rendered/s/index.yaml",
+    );
   });
 });
 
@@ -278,7 +292,9 @@ describe("removing the last member of a quorum", () => {
       node(r, "openkeel-lab-worker").state = "retiring";
     });
     expect(errors.map((e) => [e.code, e.path])).toEqual([["retiring-quorum-member", "openkeel:nodes[1].state"]]);
-    expect(errors[0].message).toBe("node 'openkeel-lab-worker' is retiring, which leaves 0 node(s) for the 1 member(s) of the OpenKeel control plane (Galera, RabbitMQ and OVN central)");
+    expect(errors[0].message).toBe(
+      "node 'openkeel-lab-worker' is retiring, which leaves 0 node(s) for the 1 member(s) of the OpenKeel control plane (Galera, RabbitMQ and OVN central)",
+    );
   });
 
   it("a lab without a controlPlane node is refused by the config already", () => {
@@ -302,12 +318,22 @@ describe("removing the last member of a quorum", () => {
   it("even a retiring member may not leave its quorum short (prod-medium's cp-3; etcd as well)", () => {
     const medium = planOf(shippedConfig("prod-medium")).nodes;
     const previous = medium.map((n) => (n.name === "cp-3" ? { ...n, state: "retiring" as const } : n));
-    const checks = nodeRemovalChecks(previous, medium.filter((n) => n.name !== "cp-3"), "the base");
+    const checks = nodeRemovalChecks(
+      previous,
+      medium.filter((n) => n.name !== "cp-3"),
+      "the base",
+    );
     expect(checks.map((c) => c.code)).toEqual(["quorum-removal", "quorum-removal"]);
     expect(checks[1].message).toBe("removing 'cp-3' leaves 2 node(s) for the 3 member(s) of the Kubernetes control plane (etcd) that the base has");
     // with a fourth control-plane node deployed first, the same removal passes
     const four = [...previous, { name: "cp-4", roles: ["controlPlane" as const], kubernetesControlPlane: true as const, state: "active" as const }];
-    expect(nodeRemovalChecks(four, four.filter((n) => n.name !== "cp-3"), "the base")).toEqual([]);
+    expect(
+      nodeRemovalChecks(
+        four,
+        four.filter((n) => n.name !== "cp-3"),
+        "the base",
+      ),
+    ).toEqual([]);
   });
 
   it("retiring one of three is refused until the replacement is there", () => {
@@ -374,6 +400,10 @@ describe("between two drained states", () => {
   it("retiring → maintenance: Longhorn scheduling back on, the node stays drained", () => {
     const p = previewStack("prod-large", retiring, maintenance);
     expect(steps(p, "sto-9").map((s) => s.split(":")[0])).toEqual(["after Longhorn scheduling"]);
-    expect(actions(p)).toEqual(["delete Node longhorn-system/sto-9 (patch) [longhorn-node-eviction]", "update Node sto-9 (patch) [node-roles]", "update NodeMaintenance sto-9 [node-maintenance]"]);
+    expect(actions(p)).toEqual([
+      "delete Node longhorn-system/sto-9 (patch) [longhorn-node-eviction]",
+      "update Node sto-9 (patch) [node-roles]",
+      "update NodeMaintenance sto-9 [node-maintenance]",
+    ]);
   });
 });

@@ -70,7 +70,9 @@ describe("raw overrides that do not fit", () => {
 
   it("a nodeSelector in a helper-placed component's own block", () => {
     const [line] = problems("prod-medium", service("neutron", { values: { metadataAgent: { nodeSelector: { a: "" } } } }));
-    expect(line).toMatch(/^stacks\/Pulumi\.prod-medium\.yaml: openkeel:services\.neutron\.values\.metadataAgent\.nodeSelector: release openkeel-neutron \(service neutron\), values key metadataAgent\.nodeSelector: is a scheduling field at the wrong level/);
+    expect(line).toMatch(
+      /^stacks\/Pulumi\.prod-medium\.yaml: openkeel:services\.neutron\.values\.metadataAgent\.nodeSelector: release openkeel-neutron \(service neutron\), values key metadataAgent\.nodeSelector: is a scheduling field at the wrong level/,
+    );
     expect(line).toMatch(/Fix: move it to placement\.metadataAgent\.nodeSelector$/);
   });
 
@@ -123,13 +125,17 @@ describe("raw overrides that do not fit", () => {
 
   it("a replica count for a DaemonSet, from the stack's replicas map", () => {
     const [line] = problems("prod-medium", service("nova", { replicas: { computeAgent: 3 } }));
-    expect(line).toMatch(/openkeel:services\.nova\.replicas\.computeAgent: release openkeel-nova \(service nova\), values key computeAgent\.replicas: computeAgent is a DaemonSet/);
+    expect(line).toMatch(
+      /openkeel:services\.nova\.replicas\.computeAgent: release openkeel-nova \(service nova\), values key computeAgent\.replicas: computeAgent is a DaemonSet/,
+    );
   });
 
   it("node selector terms one level too high in a raw affinity", () => {
     const affinity = { nodeAffinity: { nodeSelectorTerms: [{ matchExpressions: [{ key: "a", operator: "Exists" }] }] } };
     const [line] = problems("prod-medium", service("keystone", { placement: { api: { affinity } } }));
-    expect(line).toMatch(/openkeel:services\.keystone\.placement\.api\.affinity\.nodeAffinity\.nodeSelectorTerms: .*values key placement\.api\.affinity\.nodeAffinity\.nodeSelectorTerms: is one level too high/);
+    expect(line).toMatch(
+      /openkeel:services\.keystone\.placement\.api\.affinity\.nodeAffinity\.nodeSelectorTerms: .*values key placement\.api\.affinity\.nodeAffinity\.nodeSelectorTerms: is one level too high/,
+    );
     expect(line).toMatch(/Fix: move it to requiredDuringSchedulingIgnoredDuringExecution\.nodeSelectorTerms$/);
   });
 
@@ -140,7 +146,9 @@ describe("raw overrides that do not fit", () => {
 
   it("role and roles together, when a raw role meets a default role list", () => {
     const [line] = problems("prod-medium", service("neutron", { values: { placement: { bgpAgent: { role: "network" } } } }));
-    expect(line).toMatch(/openkeel:services\.neutron\.values\.placement\.bgpAgent: .*values key placement\.bgpAgent\.roles: role and roles are both set.*Fix: keep one; to replace a default role list in raw values, set roles: null/);
+    expect(line).toMatch(
+      /openkeel:services\.neutron\.values\.placement\.bgpAgent: .*values key placement\.bgpAgent\.roles: role and roles are both set.*Fix: keep one; to replace a default role list in raw values, set roles: null/,
+    );
   });
 
   it("a value outside its enum", () => {
@@ -179,7 +187,9 @@ describe("raw overrides that do not fit", () => {
   it("a role no node has, in a lab that sets roles", () => {
     const lines = problems("lab", (raw) => (raw.nodes[0].roles = ["compute", "network", "storage"]));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^stacks\/Pulumi\.lab\.yaml: openkeel:nodes: no node has the controlPlane role, so these components would stay Pending: openkeel-keystone placement\.api, /);
+    expect(lines[0]).toMatch(
+      /^stacks\/Pulumi\.lab\.yaml: openkeel:nodes: no node has the controlPlane role, so these components would stay Pending: openkeel-keystone placement\.api, /,
+    );
   });
 
   it("reports every problem of a stack at once", () => {
@@ -199,7 +209,9 @@ describe("where the contract stops a stack", () => {
     const out = path.join(dir, "out");
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Pulumi\.broken\.yaml: openkeel:services\.nova\.values\.nodeSelector: release openkeel-nova \(service nova\), values key nodeSelector: /);
+    expect(r.stderr).toMatch(
+      /Pulumi\.broken\.yaml: openkeel:services\.nova\.values\.nodeSelector: release openkeel-nova \(service nova\), values key nodeSelector: /,
+    );
     expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
     expect(fs.existsSync(out)).toBe(false);
   });

@@ -37,8 +37,14 @@ describe("releases per stack", () => {
 
   it.each(SHIPPED_STACKS)("%s: the infrastructure release, then one release per enabled service", (stack) => {
     const plan = shipped(stack);
-    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart", ...(expected[stack].ironic ? ["openkeel-ironic-egress"] : [])]);
-    const names = phase(plan, "openkeel").units.filter((u) => u.kind === "HelmRelease").map((u) => u.name);
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual([
+      "openkeel-namespace",
+      "openkeel-chart",
+      ...(expected[stack].ironic ? ["openkeel-ironic-egress"] : []),
+    ]);
+    const names = phase(plan, "openkeel")
+      .units.filter((u) => u.kind === "HelmRelease")
+      .map((u) => u.name);
     const want = SERVICES.filter((s) => (s === "ironic" ? expected[stack].ironic : s === "zun" ? expected[stack].zun : true));
     expect(names).toEqual(want.map((s) => `openkeel-${s}`));
     for (const u of openkeelReleases(plan)) {
@@ -103,7 +109,14 @@ describe("order", () => {
 });
 
 describe("D1: role label keys", () => {
-  const slug = { controlPlane: "control-plane", compute: "compute", network: "network", storage: "storage", containers: "containers", provisioning: "provisioning" };
+  const slug = {
+    controlPlane: "control-plane",
+    compute: "compute",
+    network: "network",
+    storage: "storage",
+    containers: "containers",
+    provisioning: "provisioning",
+  };
 
   it.each(PRODUCTION)("%s passes the hardened keys, as okadm does, to every release", (stack) => {
     const plan = shipped(stack);
@@ -261,7 +274,8 @@ describe("quorum per zone in the large topology (§ 6.3)", () => {
 
   it.each(["prod-small", "prod-medium"])("%s (no zones): host anti-affinity only", (stack) => {
     const report = planStack(shippedConfig(stack)).placement!;
-    for (const name of MEMBERS) expect(report.placements.find((p) => p.component.name === name)!.component.requiredAntiAffinity, name).toEqual(["kubernetes.io/hostname"]);
+    for (const name of MEMBERS)
+      expect(report.placements.find((p) => p.component.name === name)!.component.requiredAntiAffinity, name).toEqual(["kubernetes.io/hostname"]);
   });
 
   it("a large stack whose control plane spans 2 zones cannot hold 3 members: the placement check trips for each", () => {
@@ -295,7 +309,10 @@ describe("the data services' versions (seed 004: MariaDB 11.4, RabbitMQ 4.1)", (
     const v: any = infrastructureValues(cfg, buildTopology(cfg), { strictLocalClass: "longhorn-local" });
     v.infrastructure.mariadb.image = "docker.io/library/mariadb:latest";
     v.infrastructure.rabbitmq.image = "rabbitmq";
-    expect(checkValues(infrastructureContract("hardened"), v).map((i) => i.path.join("."))).toEqual(["infrastructure.mariadb.image", "infrastructure.rabbitmq.image"]);
+    expect(checkValues(infrastructureContract("hardened"), v).map((i) => i.path.join("."))).toEqual([
+      "infrastructure.mariadb.image",
+      "infrastructure.rabbitmq.image",
+    ]);
   });
 });
 
@@ -380,7 +397,10 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
 
   it("the BMC networks come from the stack", () => {
     const plan = planOf(mutatedConfig("prod-medium", (r) => (r.services.ironic.bmcNetworks = ["fd00:50::/64", "192.168.0.0/16"])));
-    expect(object(plan, "NetworkPolicy", "ironic-egress").spec.egress[0].to).toEqual([{ ipBlock: { cidr: "fd00:50::/64" } }, { ipBlock: { cidr: "192.168.0.0/16" } }]);
+    expect(object(plan, "NetworkPolicy", "ironic-egress").spec.egress[0].to).toEqual([
+      { ipBlock: { cidr: "fd00:50::/64" } },
+      { ipBlock: { cidr: "192.168.0.0/16" } },
+    ]);
   });
 
   it("prod-small (no Ironic): neither the namespace nor the policy", () => {

@@ -28,7 +28,9 @@ function selectedRoles(s: Scheduling, defs: RoleDefinitions): string[] {
   const selector = Object.keys(s.nodeSelector ?? {});
   const terms = s.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
   if (terms && terms.length > 0) {
-    return terms.map((t) => toRoles([...(t.matchExpressions ?? []).filter((e) => e.operator === "Exists" || e.operator === "In").map((e) => e.key), ...selector])).sort();
+    return terms
+      .map((t) => toRoles([...(t.matchExpressions ?? []).filter((e) => e.operator === "Exists" || e.operator === "In").map((e) => e.key), ...selector]))
+      .sort();
   }
   return selector.length > 0 ? [toRoles(selector)] : [];
 }
@@ -40,7 +42,11 @@ function policyRoles(placement: unknown, values: Record<string, unknown>, defaul
 }
 
 const role = fc.constantFrom(...ROLES);
-const toleration = fc.record({ key: fc.constantFrom("a", "b", "node-role.openkeel.io/compute"), operator: fc.constantFrom("Exists" as const, "Equal" as const), effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const) });
+const toleration = fc.record({
+  key: fc.constantFrom("a", "b", "node-role.openkeel.io/compute"),
+  operator: fc.constantFrom("Exists" as const, "Equal" as const),
+  effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const),
+});
 
 describe("the policy pack reads placements as the chart helper renders them", () => {
   it("on every component of every shipped stack", () => {
@@ -86,12 +92,19 @@ describe("the policy pack reads placements as the chart helper renders them", ()
 describe("the policy pack reads the OVN chassis' nodes as the placement report computes them", () => {
   it.each(SHIPPED_STACKS)("%s: the Node patches chassis.nodeSelector admits are the chassis' eligible nodes", (stack) => {
     const { plan, placement } = planStack(shippedConfig(stack));
-    const patches = plan!.phases.flatMap((p) => p.units).flatMap((u) => (u.kind === "Manifests" ? u.objects : [])).filter((o) => o.kind === "Node");
+    const patches = plan!.phases
+      .flatMap((p) => p.units)
+      .flatMap((u) => (u.kind === "Manifests" ? u.objects : []))
+      .filter((o) => o.kind === "Node");
     const views = patches.map((o) => ({ type: NODE_PATCH_TYPE, name: o.metadata.name, urn: o.metadata.name, props: { metadata: o.metadata } }));
     const neutron = plan!.phases.flatMap((p) => p.units).find((u) => u.name === "openkeel-neutron") as HelmReleaseUnit;
     const selector = (neutron.values.chassis as { nodeSelector?: unknown }).nodeSelector;
     const eligible = placement!.placements.find((p) => p.component.name === "openkeel-neutron/chassis")!.eligible;
-    expect(selectedNodes(selector, patchedNodes(views)).map((n) => n.name).sort()).toEqual([...eligible].sort());
+    expect(
+      selectedNodes(selector, patchedNodes(views))
+        .map((n) => n.name)
+        .sort(),
+    ).toEqual([...eligible].sort());
   });
 });
 
@@ -100,13 +113,33 @@ describe("the scheduler-filter oracle agrees with the placement engine", () => {
     const key = fc.constantFrom("a", "b", "c");
     const value = fc.constantFrom("", "x", "y");
     const labels = fc.dictionary(key, value);
-    const taint: fc.Arbitrary<Taint> = fc.record({ key, value: fc.constantFrom(undefined, "x"), effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const, "PreferNoSchedule" as const) }).map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : (t as Taint)));
-    const tol: fc.Arbitrary<Toleration> = fc.record({ key, operator: fc.constantFrom("Exists" as const, "Equal" as const), value: fc.constantFrom("", "x"), effect: fc.constantFrom(undefined, "NoSchedule" as const, "NoExecute" as const) }, { requiredKeys: ["key", "operator"] });
-    const requirement = fc.record({ key, operator: fc.constantFrom("In" as const, "NotIn" as const, "Exists" as const, "DoesNotExist" as const), values: fc.array(value, { minLength: 1, maxLength: 2 }) });
+    const taint: fc.Arbitrary<Taint> = fc
+      .record({
+        key,
+        value: fc.constantFrom(undefined, "x"),
+        effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const, "PreferNoSchedule" as const),
+      })
+      .map((t) => (t.value === undefined ? { key: t.key, effect: t.effect } : (t as Taint)));
+    const tol: fc.Arbitrary<Toleration> = fc.record(
+      {
+        key,
+        operator: fc.constantFrom("Exists" as const, "Equal" as const),
+        value: fc.constantFrom("", "x"),
+        effect: fc.constantFrom(undefined, "NoSchedule" as const, "NoExecute" as const),
+      },
+      { requiredKeys: ["key", "operator"] },
+    );
+    const requirement = fc.record({
+      key,
+      operator: fc.constantFrom("In" as const, "NotIn" as const, "Exists" as const, "DoesNotExist" as const),
+      values: fc.array(value, { minLength: 1, maxLength: 2 }),
+    });
     const pod = fc.record(
       {
         nodeSelector: fc.dictionary(key, value, { maxKeys: 2 }),
-        affinity: fc.array(fc.record({ matchExpressions: fc.array(requirement, { minLength: 1, maxLength: 2 }) }), { minLength: 1, maxLength: 2 }).map((terms) => ({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } })),
+        affinity: fc
+          .array(fc.record({ matchExpressions: fc.array(requirement, { minLength: 1, maxLength: 2 }) }), { minLength: 1, maxLength: 2 })
+          .map((terms) => ({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } })),
         tolerations: fc.array(tol, { maxLength: 3 }),
       },
       { requiredKeys: ["tolerations"] },
@@ -123,7 +156,12 @@ describe("the scheduler-filter oracle agrees with the placement engine", () => {
 describe("Longhorn's own parsers read what platform/longhorn.ts writes as it reads it", () => {
   it("taint tolerations and node selectors, generated", () => {
     const key = fc.constantFrom("node-role.openkeel.io/compute", "openkeel.io/reserved", "dedicated");
-    const tol = fc.record({ key, operator: fc.constantFrom("Exists" as const, "Equal" as const), value: fc.constantFrom("x", "gpu"), effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const, "PreferNoSchedule" as const) });
+    const tol = fc.record({
+      key,
+      operator: fc.constantFrom("Exists" as const, "Equal" as const),
+      value: fc.constantFrom("x", "gpu"),
+      effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const, "PreferNoSchedule" as const),
+    });
     fc.assert(
       fc.property(fc.array(tol, { maxLength: 4 }), fc.dictionary(key, fc.constantFrom("", "true", "x")), (tols, selector) => {
         const t = formatLonghornTolerations(tols.map((x) => (x.operator === "Exists" ? { key: x.key, operator: x.operator, effect: x.effect } : x)));

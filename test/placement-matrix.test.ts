@@ -101,23 +101,86 @@ describe("the shipped stacks' configs, broken", () => {
 
 describe("decisions broken through a stack file's placement are refused by the placement checks", () => {
   const cases: [string, string, (raw: any) => void, string][] = [
-    ["D1: a lab key in production", "prod-medium", (raw) => (raw.services = { ...raw.services, keystone: { placement: { api: { nodeSelector: { "node-role.openkeel.io/control-plane": "" } } } } }), "placement-no-node"],
-    ["D2/D3: chassis on network nodes only", "prod-medium", (raw) => (raw.services = { ...raw.services, neutron: { values: { chassis: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-network": "" } } } } }), "placement-daemonset-coverage"],
+    [
+      "D1: a lab key in production",
+      "prod-medium",
+      (raw) => (raw.services = { ...raw.services, keystone: { placement: { api: { nodeSelector: { "node-role.openkeel.io/control-plane": "" } } } } }),
+      "placement-no-node",
+    ],
+    [
+      "D2/D3: chassis on network nodes only",
+      "prod-medium",
+      (raw) =>
+        (raw.services = { ...raw.services, neutron: { values: { chassis: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-network": "" } } } } }),
+      "placement-daemonset-coverage",
+    ],
     // the chassis tolerates every taint: without its selector it may run on every node
-    ["D2: the chassis without its nodeSelector", "prod-medium", (raw) => (raw.services = { ...raw.services, neutron: { values: { chassis: null } } }), "placement-forbidden"],
+    [
+      "D2: the chassis without its nodeSelector",
+      "prod-medium",
+      (raw) => (raw.services = { ...raw.services, neutron: { values: { chassis: null } } }),
+      "placement-forbidden",
+    ],
     // § 5.2 "What is implemented": these selectors win over the component's role
-    ["D2: OVN central's own ovnCentral.nodeSelector (it wins over the role) on untainted hypervisors", "prod-medium", (raw) => {
-      raw.taints = ["provisioning"]; // the provisioning taint stays: always (§ 1.4, D7)
-      raw.services = { ...raw.services, neutron: { values: { ovnCentral: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plane": null, "node-restriction.kubernetes.io/openkeel-storage": "" } } } } };
-    }, "placement-forbidden"],
-    ["OVN central's own ovnCentral.nodeSelector, misspelt", "prod-medium", (raw) => (raw.services = { ...raw.services, neutron: { values: { ovnCentral: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plan": "" } } } } }), "placement-no-node"],
-    ["Masakari's nodePlacement.engine.nodeSelector, misspelt", "prod-medium", (raw) => (raw.services = { ...raw.services, masakari: { values: { nodePlacement: { engine: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plan": "" } } } } } }), "placement-no-node"],
-    ["D3: the BGP agent on network nodes only", "prod-medium", (raw) => {
-      raw.bgp = true;
-      raw.services = { ...raw.services, neutron: { placement: { bgpAgent: { role: "network" } } } };
-    }, "placement-daemonset-coverage"],
-    ["D7: the conductor on the control plane", "prod-large", (raw) => (raw.services.ironic.placement = { conductor: { role: "controlPlane" } }), "placement-forbidden"],
-    ["D7: the conductor without the provisioning toleration", "prod-large", (raw) => (raw.services.ironic.placement = { conductor: { role: "provisioning", tolerations: [] } }), "placement-no-node"],
+    [
+      "D2: OVN central's own ovnCentral.nodeSelector (it wins over the role) on untainted hypervisors",
+      "prod-medium",
+      (raw) => {
+        raw.taints = ["provisioning"]; // the provisioning taint stays: always (§ 1.4, D7)
+        raw.services = {
+          ...raw.services,
+          neutron: {
+            values: {
+              ovnCentral: {
+                nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plane": null, "node-restriction.kubernetes.io/openkeel-storage": "" },
+              },
+            },
+          },
+        };
+      },
+      "placement-forbidden",
+    ],
+    [
+      "OVN central's own ovnCentral.nodeSelector, misspelt",
+      "prod-medium",
+      (raw) =>
+        (raw.services = {
+          ...raw.services,
+          neutron: { values: { ovnCentral: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plan": "" } } } },
+        }),
+      "placement-no-node",
+    ],
+    [
+      "Masakari's nodePlacement.engine.nodeSelector, misspelt",
+      "prod-medium",
+      (raw) =>
+        (raw.services = {
+          ...raw.services,
+          masakari: { values: { nodePlacement: { engine: { nodeSelector: { "node-restriction.kubernetes.io/openkeel-control-plan": "" } } } } },
+        }),
+      "placement-no-node",
+    ],
+    [
+      "D3: the BGP agent on network nodes only",
+      "prod-medium",
+      (raw) => {
+        raw.bgp = true;
+        raw.services = { ...raw.services, neutron: { placement: { bgpAgent: { role: "network" } } } };
+      },
+      "placement-daemonset-coverage",
+    ],
+    [
+      "D7: the conductor on the control plane",
+      "prod-large",
+      (raw) => (raw.services.ironic.placement = { conductor: { role: "controlPlane" } }),
+      "placement-forbidden",
+    ],
+    [
+      "D7: the conductor without the provisioning toleration",
+      "prod-large",
+      (raw) => (raw.services.ironic.placement = { conductor: { role: "provisioning", tolerations: [] } }),
+      "placement-no-node",
+    ],
   ];
   it.each(cases)("%s", (_what, stack, mutate, code) => {
     const r = planStack(mutatedConfig(stack, mutate));

@@ -128,7 +128,9 @@ describe("placement checks", () => {
       valuesOf(plan, "openkeel-ironic").replicas.conductor = 2;
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-anti-affinity"]);
-    expect(checks[0].message).toMatch(/^openkeel-ironic\/conductor \(StatefulSet, 2 replica\(s\)\) has required anti-affinity on kubernetes\.io\/hostname but only 1 node\(s\) can take it \(prov-1\)/);
+    expect(checks[0].message).toMatch(
+      /^openkeel-ironic\/conductor \(StatefulSet, 2 replica\(s\)\) has required anti-affinity on kubernetes\.io\/hostname but only 1 node\(s\) can take it \(prov-1\)/,
+    );
     expect(checks[0].message).toContain("cp-1");
   });
 
@@ -168,7 +170,9 @@ describe("placement checks", () => {
     expect(checks[0].message).toBe(
       "node cp-2 is selected by 2 NodeHealthChecks (kubevirt-cr/control-plane/remediates, kubevirt-cr/everything/remediates): they would remediate it concurrently",
     );
-    expect(checks[1].message).toMatch(/^node net-1 is selected by 2 NodeHealthChecks \(kubevirt-cr\/network\/remediates, kubevirt-cr\/everything\/remediates\)/);
+    expect(checks[1].message).toMatch(
+      /^node net-1 is selected by 2 NodeHealthChecks \(kubevirt-cr\/network\/remediates, kubevirt-cr\/everything\/remediates\)/,
+    );
   });
 
   it("a NodeHealthCheck that selects no node is not an error (a role the topology lacks)", () => {
@@ -200,7 +204,9 @@ describe("placement checks", () => {
       delete valuesOf(plan, "openkeel-neutron").chassis;
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
-    expect(checks[0].message).toMatch(/^openkeel-neutron\/chassis \(DaemonSet\) may run on ok-cp-1, .*sto-1, .*prov-1, .*k8s-cp-1, .*which lack the compute or network or containers role/);
+    expect(checks[0].message).toMatch(
+      /^openkeel-neutron\/chassis \(DaemonSet\) may run on ok-cp-1, .*sto-1, .*prov-1, .*k8s-cp-1, .*which lack the compute or network or containers role/,
+    );
   });
 
   it("the chassis ignores placement.chassis: a role there moves nothing", () => {
@@ -213,7 +219,9 @@ describe("placement checks", () => {
 
   it("Masakari's nodePlacement.<x>: its nodeSelector wins over the role, its tolerations are added to the role's (§ 5.2)", () => {
     const cfg = mutatedConfig("prod-medium", (r) => {
-      r.services.masakari = { values: { nodePlacement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "z" }, tolerations: [{ key: "gpu", operator: "Exists" }] } } } };
+      r.services.masakari = {
+        values: { nodePlacement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "z" }, tolerations: [{ key: "gpu", operator: "Exists" }] } } },
+      };
     });
     const plan = composePlan(cfg, buildTopology(cfg), []);
     const api = planComponents(plan, placementReaders(cfg.environment)).find((c) => c.name === "openkeel-masakari/api")!;
@@ -226,9 +234,17 @@ describe("placement checks", () => {
   });
 
   it.each([
-    ["the metadata agent", "openkeel-neutron/metadataAgent", (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.metadataAgent.extraTolerations = [])],
+    [
+      "the metadata agent",
+      "openkeel-neutron/metadataAgent",
+      (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.metadataAgent.extraTolerations = []),
+    ],
     ["Nova's compute agent", "openkeel-nova/computeAgent", (plan: Plan) => delete valuesOf(plan, "openkeel-nova").placement.computeAgent.extraTolerations],
-    ["the BGP agent", "openkeel-neutron/bgpAgent", (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.bgpAgent = { roles: ["network", "compute"], enabled: true })],
+    [
+      "the BGP agent",
+      "openkeel-neutron/bgpAgent",
+      (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.bgpAgent = { roles: ["network", "compute"], enabled: true }),
+    ],
   ])("a hypervisor agent that does not tolerate Masakari reserved hosts: %s", (_what, component, mutate) => {
     const checks = checksOf("prod-medium", mutate);
     expect(checks.map((c) => c.code)).toEqual(["placement-reserved-host"]);
@@ -245,12 +261,17 @@ describe("placement checks", () => {
   });
 
   it("RabbitMQ with a raw selector that widens it is forbidden too", () => {
-    const checks = checksOf("prod-small", (plan) => {
-      valuesOf(plan, "openkeel-chart").infrastructure.rabbitmq.placement = { nodeSelector: {}, antiAffinity: "required" };
-    }, {}, mutatedConfig("prod-small", (raw) => {
-      raw.nodes[2].roles = ["compute", "network", "storage", "containers"];
-      raw.nodes.push({ ...raw.nodes[0], name: "node-4", internalIP: "10.20.0.14" });
-    }));
+    const checks = checksOf(
+      "prod-small",
+      (plan) => {
+        valuesOf(plan, "openkeel-chart").infrastructure.rabbitmq.placement = { nodeSelector: {}, antiAffinity: "required" };
+      },
+      {},
+      mutatedConfig("prod-small", (raw) => {
+        raw.nodes[2].roles = ["compute", "network", "storage", "containers"];
+        raw.nodes.push({ ...raw.nodes[0], name: "node-4", internalIP: "10.20.0.14" });
+      }),
+    );
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
     expect(checks[0].message).toMatch(/^openkeel-chart\/rabbitmq .* may run on node-3, which lack the controlPlane role/);
   });
@@ -299,7 +320,9 @@ describe("roles the topology lacks", () => {
     const checks = checksOf("lab", () => {}, { quorum: 1 }, cfg);
     expect(checks.length).toBeGreaterThan(0);
     expect(new Set(checks.map((c) => c.code))).toEqual(new Set(["placement-no-node"]));
-    expect(checks.map((c) => c.message).join("\n")).toContain("openkeel-nova/api (Deployment, 3 replica(s)) can run on no node: openkeel-lab-control-plane (no label node-role.openkeel.io/control-plane)");
+    expect(checks.map((c) => c.message).join("\n")).toContain(
+      "openkeel-nova/api (Deployment, 3 replica(s)) can run on no node: openkeel-lab-control-plane (no label node-role.openkeel.io/control-plane)",
+    );
   });
 });
 
@@ -336,7 +359,10 @@ describe("placement.md and placement.svg", () => {
     const nodesInHeader = [...header.matchAll(/\| ([a-z0-9-]+)<br>/g)].map((m) => m[1]);
     expect(nodesInHeader).toEqual(["cp-1", "cp-2", "cp-3", "cmp-01", "cmp-02", "cmp-03", "net-1", "net-2", "prov-1"]);
     const row = md.split("\n").find((l) => l.startsWith("| openkeel-ironic/conductor |"))!;
-    const cells = row.split("|").slice(-10, -1).map((c) => c.trim());
+    const cells = row
+      .split("|")
+      .slice(-10, -1)
+      .map((c) => c.trim());
     expect(cells).toEqual([NO, NO, NO, NO, NO, NO, NO, NO, YES]);
     for (const p of r.placements) expect(md).toContain(`| ${p.component.name} |`);
   });
@@ -378,7 +404,15 @@ describe("placement readers", () => {
   it("a unit, or an object kind, that no reader claims is refused instead of escaping the checks", () => {
     const plan = planOf("prod-medium");
     const platform = plan.phases.find((p) => p.name === "platform")!;
-    platform.units.push(helmReleaseUnit("sriov", "openkeel:platform:SriovNetworkOperator", "sriov", { repository: "https://example.invalid", chart: "sriov", version: "1.0.0" }, {}));
+    platform.units.push(
+      helmReleaseUnit(
+        "sriov",
+        "openkeel:platform:SriovNetworkOperator",
+        "sriov",
+        { repository: "https://example.invalid", chart: "sriov", version: "1.0.0" },
+        {},
+      ),
+    );
     expect(() => planComponents(plan, placementReaders("talos-production"))).toThrow(/no reader claims unit sriov \(openkeel:platform:SriovNetworkOperator\)/);
     platform.units.pop();
     platform.units.push(manifestsUnit("gadget", "openkeel:platform:Gadget", [{ apiVersion: "example.io/v1", kind: "Gadget", metadata: { name: "g" } }]));

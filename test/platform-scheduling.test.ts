@@ -28,7 +28,10 @@ function makeCase(name: string, cfg: LoadedConfig): Case {
 }
 
 const PRODUCTION = PRODUCTION_STACKS.map((s) => makeCase(s, shippedConfig(s)));
-const LAB = makeCase("lab+realBackends", mutatedConfig("lab", (r) => (r.platform = { realBackends: true })));
+const LAB = makeCase(
+  "lab+realBackends",
+  mutatedConfig("lab", (r) => (r.platform = { realBackends: true })),
+);
 /** Medium with a Masakari reserved host: cmp-03 carries openkeel.io/reserved. */
 const WITH_RESERVED: Case = (() => {
   const c = makeCase("prod-medium+reserved", shippedConfig("prod-medium"));
@@ -88,7 +91,10 @@ describe.each(ALL)("$name", (c) => {
   });
 
   it("Longhorn disks on storage and controlPlane nodes; the storage tag, hence replicated volumes, on storage nodes only", () => {
-    const labelled = c.views.filter((v) => v.labels["node.longhorn.io/create-default-disk"] === "true").map((v) => v.node.name).sort();
+    const labelled = c.views
+      .filter((v) => v.labels["node.longhorn.io/create-default-disk"] === "true")
+      .map((v) => v.node.name)
+      .sort();
     expect(labelled).toEqual([...new Set([...withRole(c, "storage"), ...withRole(c, "controlPlane")])].sort());
     const patches = objectsOf(c.plan, "node-roles");
     const tagged = patches
@@ -144,7 +150,10 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
   });
 
   it("operators installed from fixed upstream manifests (virt-operator, cdi-operator, RabbitMQ, OLM) land on untainted nodes: the control plane", () => {
-    const untainted = c.views.filter((v) => v.taints.length === 0).map((v) => v.node.name).sort();
+    const untainted = c.views
+      .filter((v) => v.taints.length === 0)
+      .map((v) => v.node.name)
+      .sort();
     expect(untainted.length).toBeGreaterThan(0);
     for (const n of untainted) expect(withRole(c, "controlPlane")).toContain(n);
   });
@@ -158,7 +167,10 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
         expect(matching, v.node.name).toEqual([]);
         continue;
       }
-      expect(matching.map((n) => n.metadata.name), v.node.name).toHaveLength(1);
+      expect(
+        matching.map((n) => n.metadata.name),
+        v.node.name,
+      ).toHaveLength(1);
       // the first group of the node's, in NHC_GROUPS order: a hyperconverged node is the control plane's
       const group = NHC_GROUPS.find((g) => (g === "kubernetesControlPlane" ? v.node.kubernetesControlPlane : v.node.roles.includes(g)))!;
       expect(matching[0].metadata.name, v.node.name).toBe(`openkeel-${group.replace(/[A-Z]/g, (x) => `-${x.toLowerCase()}`)}`);
@@ -195,7 +207,16 @@ describe("the scheduler model", () => {
   it("honours selectors, required affinity terms and taints", () => {
     expect(fits(view({ a: "" }), { nodeSelector: { a: "" } })).toBe(true);
     expect(fits(view({ a: "x" }), { nodeSelector: { a: "" } })).toBe(false);
-    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "a", operator: "Exists" as const }] }, { matchExpressions: [{ key: "b", operator: "Exists" as const }] }] } } };
+    const affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: "a", operator: "Exists" as const }] },
+            { matchExpressions: [{ key: "b", operator: "Exists" as const }] },
+          ],
+        },
+      },
+    };
     expect(fits(view({ b: "" }), { affinity })).toBe(true);
     expect(fits(view({ c: "" }), { affinity })).toBe(false);
     const taint = { key: "t", effect: "NoSchedule" as const };

@@ -21,10 +21,24 @@ const PRODUCTION = PRODUCTION_STACKS;
 
 const labWithBackends = () => mutatedConfig("lab", (r) => (r.platform = { realBackends: true }));
 
-const SNAPSHOT_CRDS = ["volumesnapshotclasses", "volumesnapshotcontents", "volumesnapshots", "volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots"].map(
-  (p) => `snapshot-crd-${p}`,
-);
-const LAB_ALWAYS = ["platform-namespaces", "multus", "cert-manager", "mariadb-operator-crds", "mariadb-operator", "rabbitmq-cluster-operator", "rabbitmq-messaging-topology-operator", "node-feature-discovery"];
+const SNAPSHOT_CRDS = [
+  "volumesnapshotclasses",
+  "volumesnapshotcontents",
+  "volumesnapshots",
+  "volumegroupsnapshotclasses",
+  "volumegroupsnapshotcontents",
+  "volumegroupsnapshots",
+].map((p) => `snapshot-crd-${p}`);
+const LAB_ALWAYS = [
+  "platform-namespaces",
+  "multus",
+  "cert-manager",
+  "mariadb-operator-crds",
+  "mariadb-operator",
+  "rabbitmq-cluster-operator",
+  "rabbitmq-messaging-topology-operator",
+  "node-feature-discovery",
+];
 const BACKENDS = {
   "crds-operators": [...SNAPSHOT_CRDS, "kubevirt-operator", "cdi-operator"],
   platform: ["longhorn", "snapshot-controller", "kubevirt", "cdi"],
@@ -87,7 +101,16 @@ const CRD_SOURCE: Record<string, string> = {
   // the chart installs Longhorn's CRDs (its node objects are patched for an eviction)
   "longhorn.io": "longhorn",
 };
-const BUILT_IN = new Set(["v1", "apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1", "storage.k8s.io/v1", "apiextensions.k8s.io/v1", "node.k8s.io/v1", "networking.k8s.io/v1"]);
+const BUILT_IN = new Set([
+  "v1",
+  "apps/v1",
+  "batch/v1",
+  "rbac.authorization.k8s.io/v1",
+  "storage.k8s.io/v1",
+  "apiextensions.k8s.io/v1",
+  "node.k8s.io/v1",
+  "networking.k8s.io/v1",
+]);
 
 function position(plan: Plan, unit: string): { phase: number; index: number; unit: Unit } {
   for (const [pi, ph] of plan.phases.entries()) {
@@ -173,7 +196,9 @@ describe("order: CRDs and operators before the objects that need them", () => {
 
   it.each(PRODUCTION)("%s: what owns data is protected", (stack) => {
     const plan = planOf(stack);
-    const protectedUnits = allUnits(plan).filter((u) => u.protect).map((u) => u.name);
+    const protectedUnits = allUnits(plan)
+      .filter((u) => u.protect)
+      .map((u) => u.name);
     for (const name of [
       "longhorn",
       "storage-classes",
@@ -285,12 +310,14 @@ describe("Longhorn's string settings", () => {
     .map(([p, n]) => p + n);
 
   it("tolerations round-trip through Longhorn's format", () => {
-    const toleration = fc.record({
-      key: labelKey,
-      operator: fc.constantFrom("Exists" as const, "Equal" as const),
-      value: fc.stringMatching(/^[a-z0-9]{0,10}$/),
-      effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const, "PreferNoSchedule" as const),
-    }).map((t) => (t.operator === "Exists" ? { key: t.key, operator: t.operator, effect: t.effect } : t));
+    const toleration = fc
+      .record({
+        key: labelKey,
+        operator: fc.constantFrom("Exists" as const, "Equal" as const),
+        value: fc.stringMatching(/^[a-z0-9]{0,10}$/),
+        effect: fc.constantFrom("NoSchedule" as const, "NoExecute" as const, "PreferNoSchedule" as const),
+      })
+      .map((t) => (t.operator === "Exists" ? { key: t.key, operator: t.operator, effect: t.effect } : t));
     fc.assert(
       fc.property(fc.array(toleration, { minLength: 1, maxLength: 6 }), (ts) => {
         expect(parseLonghornTolerations(formatLonghornTolerations(ts))).toEqual(ts);
@@ -368,9 +395,24 @@ describe("openkeel:platform settings", () => {
   });
 
   it("realBackends in production and production-only keys in the lab are errors", () => {
-    expect(checkCodes(mutatedConfig("prod-small", (r) => (r.platform = { realBackends: true })), "error")).toEqual(["platform-key-environment"]);
-    expect(checkCodes(mutatedConfig("lab", (r) => (r.platform = { medik8s: {} })), "error")).toEqual(["platform-key-environment"]);
-    expect(checkCodes(mutatedConfig("lab", (r) => (r.platform = { kubeOvn: { masterNodes: ["x"] } })), "error")).toEqual(["platform-key-environment"]);
+    expect(
+      checkCodes(
+        mutatedConfig("prod-small", (r) => (r.platform = { realBackends: true })),
+        "error",
+      ),
+    ).toEqual(["platform-key-environment"]);
+    expect(
+      checkCodes(
+        mutatedConfig("lab", (r) => (r.platform = { medik8s: {} })),
+        "error",
+      ),
+    ).toEqual(["platform-key-environment"]);
+    expect(
+      checkCodes(
+        mutatedConfig("lab", (r) => (r.platform = { kubeOvn: { masterNodes: ["x"] } })),
+        "error",
+      ),
+    ).toEqual(["platform-key-environment"]);
   });
 
   it("Kube-OVN master nodes: controlPlane nodes of the inventory, each once, an odd number", () => {
@@ -444,5 +486,4 @@ describe("docs/platform.md", () => {
       for (const pin of c.pins) expect(doc, `${c.name}: ${JSON.stringify(pin)}`).toContain("version" in pin ? pin.version : imageRef(pin));
     }
   });
-
 });

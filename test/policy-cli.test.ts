@@ -36,7 +36,8 @@ describe("npm run policy", () => {
     const lines: string[] = [];
     const r = await capture((argv, io) => policyCommand(argv, io, (l) => lines.push(l), packs), ["--out", out]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    for (const stack of SHIPPED_STACKS) expect(r.stdout).toMatch(new RegExp(`^${stack} \\([a-z-]+\\): \\d+ resources analyzed, 0 mandatory and 0 advisory violation\\(s\\)$`, "m"));
+    for (const stack of SHIPPED_STACKS)
+      expect(r.stdout).toMatch(new RegExp(`^${stack} \\([a-z-]+\\): \\d+ resources analyzed, 0 mandatory and 0 advisory violation\\(s\\)$`, "m"));
     expect(r.stdout).toMatch(/policy: 4 stack\(s\) pass/);
     const report = JSON.parse(fs.readFileSync(out, "utf8")) as PolicyReportJson;
     expect(Object.keys(report.stacks)).toEqual(SHIPPED_STACKS);
@@ -64,7 +65,13 @@ describe("npm run policy", () => {
     const stack = report.stacks["prod-centralized"];
     expect(stack.passed).toBe(false);
     expect(stack.violations).toEqual([
-      { policy: "d3-distributed-floating-ips", level: "mandatory", resource: "openkeel-neutron", type: "kubernetes:helm.sh/v3:Release", message: expect.stringMatching(D3_MESSAGE) },
+      {
+        policy: "d3-distributed-floating-ips",
+        level: "mandatory",
+        resource: "openkeel-neutron",
+        type: "kubernetes:helm.sh/v3:Release",
+        message: expect.stringMatching(D3_MESSAGE),
+      },
     ]);
     // the policy's own words: what is wrong and the fix, without the description the engine prefixes
     expect(stack.violations[0].message).not.toMatch(/^D3: /);

@@ -21,7 +21,11 @@ const { cachedCompile } = require("../offline-engine/pack-transpile-cache.cjs");
 
 describe("the environment a stack config puts the pack in", () => {
   it("kind-lab is a lab; any other environment, and none, is production (fail closed)", () => {
-    expect(environmentOf({ "openkeel:environment": "kind-lab" })).toMatchObject({ environment: "kind-lab", production: false, reason: "openkeel:environment is kind-lab" });
+    expect(environmentOf({ "openkeel:environment": "kind-lab" })).toMatchObject({
+      environment: "kind-lab",
+      production: false,
+      reason: "openkeel:environment is kind-lab",
+    });
     expect(environmentOf({ "openkeel:environment": "talos-production" })).toMatchObject({ environment: "talos-production", production: true });
     expect(environmentOf({ "openkeel:config:environment": "kind-lab" }).production).toBe(false);
     const none = environmentOf({ "openkeel:topology": "lab" });
@@ -86,7 +90,6 @@ describe("the program's registrations, streamed", () => {
     expect(recorded.resources.map((_r, i) => outputs[i] ?? {})).toEqual(recorded.resources.map((r) => r.outputs));
     expect(recorded.ofType("random:index/randomPassword:RandomPassword")[0].outputs.result).toMatchObject({ value: expect.any(String) });
   });
-
 });
 
 describe("Analyzer requests with their properties encoded once", () => {

@@ -21,7 +21,13 @@ const ENV: PolicyEnvironment = { production: true, reason: "test" };
 function firstPreview(stack: string, name: string, mutate: (values: any) => void = () => {}): ResourceView {
   const u = release(planOf(stack), name);
   const unknownSecrets = (v: unknown): unknown =>
-    isSecretRef(v) ? proxy.unknownStringValue : Array.isArray(v) ? v.map(unknownSecrets) : v !== null && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unknownSecrets(x)])) : v;
+    isSecretRef(v)
+      ? proxy.unknownStringValue
+      : Array.isArray(v)
+        ? v.map(unknownSecrets)
+        : v !== null && typeof v === "object"
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unknownSecrets(x)]))
+          : v;
   const values = unknownSecrets(structuredClone(u.values)) as Record<string, unknown>;
   mutate(values);
   const props = proxy.unknownCheckingProxy({ name: u.release, namespace: u.namespace, chart: `${u.chart.repository}/${u.chart.chart}`, values });
@@ -44,9 +50,15 @@ describe("policies in the first preview of a stack (its generated secrets unknow
   });
 
   it("a violation next to an unknown secret is still found (D6 off, D4 agent off)", () => {
-    const d6 = d6DynamicReservation.check(firstPreview("prod-medium", "openkeel-nova", (v) => (v.computeAgent.dynamicReservation.enabled = false)), ENV);
+    const d6 = d6DynamicReservation.check(
+      firstPreview("prod-medium", "openkeel-nova", (v) => (v.computeAgent.dynamicReservation.enabled = false)),
+      ENV,
+    );
     expect(d6.map((f) => f.message)).toEqual([expect.stringMatching(/turns the dynamic reservation off/)]);
-    const d4 = d4MetadataAgent.check(firstPreview("prod-medium", "openkeel-neutron", (v) => (v.placement.metadataAgent.enabled = false)), ENV);
+    const d4 = d4MetadataAgent.check(
+      firstPreview("prod-medium", "openkeel-neutron", (v) => (v.placement.metadataAgent.enabled = false)),
+      ENV,
+    );
     expect(d4.map((f) => f.message)).toEqual([expect.stringMatching(/metadata agent is not enabled/)]);
   });
 });

@@ -417,7 +417,8 @@ describe("policy pack, mutations each decision must catch", () => {
     const run = t.config ? await runMutatedConfig(stack, t.config) : await runMutatedPlan(stack, t.plan!);
     const result = await judge(stack, run, prodPack);
     expect(tripped(result), summary(result)).toEqual([...t.policies].sort());
-    for (const p of t.policies) expectTrip(result, p, t.resource === "kube-ovn-speaker" ? result.mandatory.find((d) => d.policy === p)!.resourceName! : t.resource);
+    for (const p of t.policies)
+      expectTrip(result, p, t.resource === "kube-ovn-speaker" ? result.mandatory.find((d) => d.policy === p)!.resourceName! : t.resource);
   });
 
   it("every policy of the pack is tripped by some mutation", () => {

@@ -51,7 +51,9 @@ describe("removing a gateway (net-2 of prod-medium)", () => {
   it("the placement delta names what leaves the node", () => {
     expect(component(p, "openkeel-neutron/chassis")).toEqual({ component: "openkeel-neutron/chassis", op: "changed", gained: [], lost: ["net-2"] });
     expect(component(p, "openkeel-chart/ingress")?.lost).toEqual(["net-2"]);
-    expect(p.placement?.nodes).toEqual([{ node: "net-2", op: "removed", fields: ["role group: network", "zone: —", "taints: `node-role.openkeel.io/network:NoSchedule`"] }]);
+    expect(p.placement?.nodes).toEqual([
+      { node: "net-2", op: "removed", fields: ["role group: network", "zone: —", "taints: `node-role.openkeel.io/network:NoSchedule`"] },
+    ]);
     expect(stackMarkdown(p)).toContain("- `openkeel-neutron/chassis`: −net-2");
   });
 });
@@ -62,11 +64,22 @@ describe("changing a node's role (cmp-03 of prod-medium: compute, storage → ne
   it("the steps outside Kubernetes, in order: evict its Longhorn replicas, drain, new config, new image, taints; uncordon after", () => {
     expect(p.nodes.map((n) => [n.node, n.change, n.roles])).toEqual([["cmp-03", "changed", { before: ["compute", "storage"], after: ["network"] }]]);
     const s = p.nodes[0].steps;
-    expect(s.map((x) => `${x.when} ${x.what}`)).toEqual(["before Longhorn eviction", "before drain", "before apply-config", "before upgrade", "before taints", "after uncordon"]);
-    expect(s[0].command).toBe(`kubectl -n longhorn-system patch nodes.longhorn.io cmp-03 --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`);
+    expect(s.map((x) => `${x.when} ${x.what}`)).toEqual([
+      "before Longhorn eviction",
+      "before drain",
+      "before apply-config",
+      "before upgrade",
+      "before taints",
+      "after uncordon",
+    ]);
+    expect(s[0].command).toBe(
+      `kubectl -n longhorn-system patch nodes.longhorn.io cmp-03 --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`,
+    );
     expect(s[2].command).toBe("talosctl apply-config --nodes 10.30.1.13 --file <its machine config: patches/worker-network.yaml + nodes/cmp-03.yaml>");
     expect(s[2].why).toMatch(/machine\.kubelet\.extraConfig\.cpuManagerPolicy/);
-    const network = fs.readFileSync(path.join(STACKS_DIR, "..", "rendered/prod-medium/talos/machines.yaml"), "utf8").match(/net-1:[\s\S]*?installerImage: (\S+)/)![1];
+    const network = fs
+      .readFileSync(path.join(STACKS_DIR, "..", "rendered/prod-medium/talos/machines.yaml"), "utf8")
+      .match(/net-1:[\s\S]*?installerImage: (\S+)/)![1];
     expect(s[3].command).toBe(`talosctl upgrade --nodes 10.30.1.13 --image ${network}`);
     expect(s[4].command).toBe("kubectl taint nodes cmp-03 node-role.openkeel.io/compute:NoSchedule- node-role.openkeel.io/network=:NoSchedule");
     expect(s[5].command).toBe("kubectl uncordon cmp-03");
@@ -140,7 +153,12 @@ describe("changing the provisioning node's role (prov-1 of prod-medium: provisio
   });
 
   it("the removed service is a warning with its reason, and its release is deleted; its namespace is protected: an error", () => {
-    expect(p.actions.find((a) => a.resource === "HelmRelease openkeel-ironic")).toEqual({ action: "delete", resource: "HelmRelease openkeel-ironic", unit: "openkeel-ironic", protected: false });
+    expect(p.actions.find((a) => a.resource === "HelmRelease openkeel-ironic")).toEqual({
+      action: "delete",
+      resource: "HelmRelease openkeel-ironic",
+      unit: "openkeel-ironic",
+      protected: false,
+    });
     expect(p.findings).toEqual([
       {
         level: "error",
@@ -153,7 +171,8 @@ describe("changing the provisioning node's role (prov-1 of prod-medium: provisio
         level: "warning",
         code: "service-removed",
         message: "service ironic goes away: `pulumi up` uninstalls release openkeel-ironic",
-        reason: "no node has the provisioning role any more (prov-1 lost it), and ironic runs only where one has it (topology/services.ts); its API leaves the cloud",
+        reason:
+          "no node has the provisioning role any more (prov-1 lost it), and ironic runs only where one has it (topology/services.ts); its API leaves the cloud",
       },
     ]);
     expect(stackMarkdown(p)).toContain("**⚠️ Warnings**\n\n- **service-removed**: service ironic goes away");
@@ -169,9 +188,15 @@ describe("lowering OVN central's members (prod-medium: ovnCentral.replicas 3 →
   const p = scenario("prod-medium", (r) => (r.services.neutron = { replicas: { ovnCentral: 1 } }));
 
   it("its replica count drops 3 → 1: a warning with the reason", () => {
-    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([["warning", "quorum-members", "OVN central: 3 → 1 members (ovnCentral.replicas of openkeel-neutron)"]]);
+    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([
+      ["warning", "quorum-members", "OVN central: 3 → 1 members (ovnCentral.replicas of openkeel-neutron)"],
+    ]);
     expect(p.findings[0].reason).toMatch(/^it survives 1 failed member\(s\) before and 0 after; .*RAFT/);
-    expect(component(p, "openkeel-neutron/ovnCentral")).toMatchObject({ component: "openkeel-neutron/ovnCentral", op: "changed", replicas: { before: "3", after: "1" } });
+    expect(component(p, "openkeel-neutron/ovnCentral")).toMatchObject({
+      component: "openkeel-neutron/ovnCentral",
+      op: "changed",
+      replicas: { before: "3", after: "1" },
+    });
     expect(p.nodes).toEqual([]);
   });
 
@@ -183,7 +208,17 @@ describe("lowering OVN central's members (prod-medium: ovnCentral.replicas 3 →
 });
 
 describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)", () => {
-  const zones: Record<string, string> = { "cp-1": "zone-a", "cmp-01": "zone-a", "net-1": "zone-a", "prov-1": "zone-a", "cp-2": "zone-b", "cmp-02": "zone-b", "net-2": "zone-b", "cp-3": "zone-c", "cmp-03": "zone-c" };
+  const zones: Record<string, string> = {
+    "cp-1": "zone-a",
+    "cmp-01": "zone-a",
+    "net-1": "zone-a",
+    "prov-1": "zone-a",
+    "cp-2": "zone-b",
+    "cmp-02": "zone-b",
+    "net-2": "zone-b",
+    "cp-3": "zone-c",
+    "cmp-03": "zone-c",
+  };
   const p = scenario("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name])));
 
   it("every node: its zone label (a patch update) and a new machine config; nothing replaced, no warning", () => {
@@ -202,7 +237,10 @@ describe("making a node a Kubernetes control-plane machine (ok-cp-6 of prod-larg
 
   it("its Talos machine type changes: reset and install again, nothing else on it", () => {
     expect(p.nodes.map((n) => [n.node, n.steps.map((s) => `${s.when} ${s.what}: ${s.command}`)])).toEqual([
-      ["ok-cp-6", ["before reinstall: talosctl reset --graceful --nodes 10.40.1.16, then install it as a controlplane with its new configuration (talos/machines.yaml)"]],
+      [
+        "ok-cp-6",
+        ["before reinstall: talosctl reset --graceful --nodes 10.40.1.16, then install it as a controlplane with its new configuration (talos/machines.yaml)"],
+      ],
     ]);
     expect(p.nodes[0].steps[0].why).toBe("its Talos machine type changes (worker → controlplane), which Talos does not convert in place");
   });

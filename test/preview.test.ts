@@ -47,8 +47,19 @@ describe("structural diff", () => {
   });
 
   it("lists of named items are matched by name: a field inside one is that field", () => {
-    const a = { containers: [{ name: "api", image: "api:1" }, { name: "sidecar", image: "s:1" }] };
-    const b = { containers: [{ name: "api", image: "api:2" }, { name: "sidecar", image: "s:1" }, { name: "new", image: "n:1" }] };
+    const a = {
+      containers: [
+        { name: "api", image: "api:1" },
+        { name: "sidecar", image: "s:1" },
+      ],
+    };
+    const b = {
+      containers: [
+        { name: "api", image: "api:2" },
+        { name: "sidecar", image: "s:1" },
+        { name: "new", image: "n:1" },
+      ],
+    };
     expect(diff(a, b).map((c) => [formatPath(c.path), c.op])).toEqual([
       ["containers[name=api].image", "change"],
       ["containers[name=new]", "add"],
@@ -94,7 +105,10 @@ const index = (over: Record<string, unknown> = {}) => ({
   nodes: [{ name: "a", roles: ["compute"] }],
   warnings: [],
   phases: [
-    { name: "node-roles", units: [{ name: "node-roles", kind: "Manifests", type: "openkeel:nodes:NodeRoles", objects: ["objects/01-node-roles/node-roles/node-a.yaml"] }] },
+    {
+      name: "node-roles",
+      units: [{ name: "node-roles", kind: "Manifests", type: "openkeel:nodes:NodeRoles", objects: ["objects/01-node-roles/node-roles/node-a.yaml"] }],
+    },
     {
       name: "openkeel",
       units: [
@@ -136,7 +150,9 @@ describe("previewStack", () => {
         phases: (index().phases as any[]).map((ph) => ({
           ...ph,
           units: ph.units.map((u: any) =>
-            u.name === "nova" ? { ...u, chart: { ...u.chart, version: "1.1.0" } } : { ...u, objects: u.objects.map((o: string) => o.replace("01-", "02-")).concat("objects/02-node-roles/node-roles/node-b.yaml") },
+            u.name === "nova"
+              ? { ...u, chart: { ...u.chart, version: "1.1.0" } }
+              : { ...u, objects: u.objects.map((o: string) => o.replace("01-", "02-")).concat("objects/02-node-roles/node-roles/node-b.yaml") },
           ),
         })),
       }),
@@ -149,11 +165,19 @@ describe("previewStack", () => {
     });
     const p = previewStack("s", base, head);
     expect(p.status).toBe("changed");
-    expect(p.objects.added.map((o) => `${o.kind}/${o.name}@${o.file} ${o.unit} ${o.patch}`)).toEqual(["Node/b@objects/02-node-roles/node-roles/node-b.yaml node-roles true"]);
+    expect(p.objects.added.map((o) => `${o.kind}/${o.name}@${o.file} ${o.unit} ${o.patch}`)).toEqual([
+      "Node/b@objects/02-node-roles/node-roles/node-b.yaml node-roles true",
+    ]);
     expect(p.objects.removed).toEqual([]);
     expect(p.objects.changed).toEqual([]);
     expect(p.actions).toEqual([
-      { action: "update", resource: "HelmRelease nova", unit: "nova", protected: false, detail: "chart.version; values conductor.replicas, global.nodeRoles.compute[1]" },
+      {
+        action: "update",
+        resource: "HelmRelease nova",
+        unit: "nova",
+        protected: false,
+        detail: "chart.version; values conductor.replicas, global.nodeRoles.compute[1]",
+      },
       { action: "create", resource: "Node b (patch)", unit: "node-roles", protected: false },
     ]);
     expect(p.values).toEqual([
@@ -168,7 +192,11 @@ describe("previewStack", () => {
         ],
       },
     ]);
-    expect(p.units.find((u) => u.name === "nova")).toEqual({ name: "nova", op: "change", changes: [{ path: ["chart", "version"], op: "change", before: "1.0.0", after: "1.1.0" }] });
+    expect(p.units.find((u) => u.name === "nova")).toEqual({
+      name: "nova",
+      op: "change",
+      changes: [{ path: ["chart", "version"], op: "change", before: "1.0.0", after: "1.1.0" }],
+    });
     expect(p.warnings).toEqual({ added: [{ code: "single-conductor", message: "one Ironic conductor", remediation: "label a second node" }], resolved: [] });
     expect(p.settings).toEqual([]);
     expect(p.findings).toEqual([]);
@@ -212,7 +240,13 @@ describe("previewStack", () => {
 });
 
 describe("actions: what pulumi up does with each object", () => {
-  const unit = (name: string, objects: string[], protect = false) => ({ name, kind: "Manifests", type: "openkeel:platform:X", objects, ...(protect ? { protect: true } : {}) });
+  const unit = (name: string, objects: string[], protect = false) => ({
+    name,
+    kind: "Manifests",
+    type: "openkeel:platform:X",
+    objects,
+    ...(protect ? { protect: true } : {}),
+  });
   const idx = (...units: Record<string, unknown>[]) => index({ phases: [{ name: "platform-config", units }] });
   const sc = (params: Record<string, string>, extra: Record<string, unknown> = {}) => ({
     apiVersion: "storage.k8s.io/v1",
@@ -243,7 +277,13 @@ describe("actions: what pulumi up does with each object", () => {
   it("a StorageClass whose parameters change is replaced, with the field; protected, that is an error", () => {
     const free = pair(false, sc({ numberOfReplicas: "3" }), sc({ numberOfReplicas: "2" }));
     expect(free.actions).toEqual([
-      { action: "replace", resource: "StorageClass longhorn-vm", unit: "storage-classes", protected: false, detail: "parameters.numberOfReplicas cannot change in place" },
+      {
+        action: "replace",
+        resource: "StorageClass longhorn-vm",
+        unit: "storage-classes",
+        protected: false,
+        detail: "parameters.numberOfReplicas cannot change in place",
+      },
     ]);
     expect(free.findings).toEqual([]);
     const guarded = pair(true, sc({ numberOfReplicas: "3" }), sc({ numberOfReplicas: "2" }));
@@ -266,7 +306,10 @@ describe("actions: what pulumi up does with each object", () => {
   });
 
   it("a workload whose selector changes is replaced; its image is an update", () => {
-    expect(pair(false, ds({ app: "a" }), ds({ app: "b" }), DS).actions[0]).toMatchObject({ action: "replace", detail: "spec.selector.matchLabels.app cannot change in place" });
+    expect(pair(false, ds({ app: "a" }), ds({ app: "b" }), DS).actions[0]).toMatchObject({
+      action: "replace",
+      detail: "spec.selector.matchLabels.app cannot change in place",
+    });
     expect(pair(false, ds({ app: "a" }), ds({ app: "a" }, "x:2"), DS).actions[0]).toMatchObject({ action: "update" });
   });
 
@@ -276,7 +319,9 @@ describe("actions: what pulumi up does with each object", () => {
     expect(objectGone.actions).toEqual([{ action: "delete", resource: "StorageClass longhorn-vm", unit: "storage-classes", protected: true }]);
     expect(objectGone.findings.map((f) => f.code)).toEqual(["protected-delete"]);
     const unitGone = previewStack("s", before, tree({ "index.yaml": idx() }));
-    expect(unitGone.findings.map((f) => f.message)).toEqual(["unit storage-classes (1 object(s)) would be deleted, and it is protected, so `pulumi up` refuses"]);
+    expect(unitGone.findings.map((f) => f.message)).toEqual([
+      "unit storage-classes (1 object(s)) would be deleted, and it is protected, so `pulumi up` refuses",
+    ]);
   });
 
   it("patches (Node role labels) are only ever updated, whatever changes", () => {
@@ -287,7 +332,9 @@ describe("actions: what pulumi up does with each object", () => {
       tree({ "index.yaml": idx(unit("node-roles", [f])), [f]: node({ x: "" }) }),
       tree({ "index.yaml": idx(unit("node-roles", [f])), [f]: node({ y: "" }) }),
     );
-    expect(p.actions).toEqual([{ action: "update", resource: "Node a (patch)", unit: "node-roles", protected: false, detail: "metadata.labels.x, metadata.labels.y" }]);
+    expect(p.actions).toEqual([
+      { action: "update", resource: "Node a (patch)", unit: "node-roles", protected: false, detail: "metadata.labels.x, metadata.labels.y" },
+    ]);
   });
 });
 
@@ -308,7 +355,9 @@ describe("replace rules", () => {
     expect(inPlace("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", [change(["roleRef", "name"], "a", "b")], false).replaces).toEqual(["roleRef.name"]);
     expect(inPlace("v1", "Pod", [change(["spec", "containers", { name: "c" } as any, "image"], "a", "b")], false).replaces).toHaveLength(1);
     // a whole spec added: replaced only if the field inside differs
-    expect(inPlace("apps/v1", "Deployment", [change(["spec"], { selector: { a: 1 }, replicas: 1 }, { selector: { a: 1 }, replicas: 2 })], false).replaces).toEqual([]);
+    expect(
+      inPlace("apps/v1", "Deployment", [change(["spec"], { selector: { a: 1 }, replicas: 1 }, { selector: { a: 1 }, replicas: 2 })], false).replaces,
+    ).toEqual([]);
     expect(inPlace("apps/v1", "Deployment", [change(["spec"], { selector: { a: 1 } }, { selector: { a: 2 } })], false).replaces).toEqual(["spec"]);
     // kinds the provider does not list, and patches: in place
     expect(inPlace("policy/v1", "PodDisruptionBudget", [change(["spec", "minAvailable"], 1, 2)], false).replaces).toEqual([]);
@@ -354,7 +403,9 @@ describe("the report", () => {
     expect(md).toContain("### Policy\n\n```text\n2 violations\n```");
     // the results themselves, as JSON, for whatever reads the comment
     const withJson = reportMarkdown({ base: "x", stacks, policyJson: JSON.stringify(policy, null, 2) });
-    expect(withJson).toContain(`<details><summary>Policy results as JSON (<code>npm run policy -- --json</code>)</summary>\n\n\`\`\`json\n${JSON.stringify(policy, null, 2)}\n\`\`\`\n\n</details>`);
+    expect(withJson).toContain(
+      `<details><summary>Policy results as JSON (<code>npm run policy -- --json</code>)</summary>\n\n\`\`\`json\n${JSON.stringify(policy, null, 2)}\n\`\`\`\n\n</details>`,
+    );
     expect(previewAll(base, head).every((s) => s.policy === undefined)).toBe(true);
     // advisory findings only: passed, shown as a warning
     const advisory = previewAll(base, head, { policy: { stacks: { a: { violations: [{ policy: "p", level: "advisory", message: "m" }] } } } });
@@ -428,7 +479,15 @@ describe("npm run preview between two commits", () => {
   let repo: string;
   let first: ReturnType<typeof previewCli>;
   let report: { stacks: StackPreview[] };
-  let expected: { added: string[]; changedObjects: string[]; values: string[]; warnings: string[]; other: string[]; commentOnly: string[]; stackFields: boolean };
+  let expected: {
+    added: string[];
+    changedObjects: string[];
+    values: string[];
+    warnings: string[];
+    other: string[];
+    commentOnly: string[];
+    stackFields: boolean;
+  };
 
   beforeAll(async () => {
     repo = cloneWorkingTree();
@@ -454,7 +513,8 @@ describe("npm run preview between two commits", () => {
     // placement.md is shown as its delta
     const outside = (p: string) => p !== "index.yaml" && p !== "placement.md" && !p.startsWith("objects/") && !p.startsWith("values/");
     const docs = (t: string | undefined) => (t === undefined ? undefined : parseAllDocuments(t).map((d) => d.toJS()));
-    const differsInContent = (p: string) => (p.endsWith(".yaml") ? !isDeepStrictEqual(docs(baseTree.get(p)), docs(headTree.get(p))) : baseTree.get(p) !== headTree.get(p));
+    const differsInContent = (p: string) =>
+      p.endsWith(".yaml") ? !isDeepStrictEqual(docs(baseTree.get(p)), docs(headTree.get(p))) : baseTree.get(p) !== headTree.get(p);
     // index.yaml beyond what other sections show (nodes as Node objects, phases as units, warnings,
     // the node-configuration files as those files)
     const stackFields = (t: Tree) => {
@@ -590,7 +650,10 @@ describe("npm run preview between two commits", () => {
     expect(comment.startsWith(`${REPORT_MARKER}\n## Render preview — ❌ failed\n`)).toBe(true);
     expect(comment).toContain("The working tree does not render (exit 2): nothing was compared, and no earlier preview applies to this change.");
     expect(comment).toMatch(/Pulumi\.broken\.yaml: openkeel:nodes: must be array/);
-    expect(JSON.parse(fs.readFileSync(path.join(out, "report.json"), "utf8"))).toMatchObject({ stacks: [], failed: { what: "The working tree does not render (exit 2)" } });
+    expect(JSON.parse(fs.readFileSync(path.join(out, "report.json"), "utf8"))).toMatchObject({
+      stacks: [],
+      failed: { what: "The working tree does not render (exit 2)" },
+    });
 
     git(repo, "add", "-A");
     git(repo, "commit", "-q", "-m", "broken stack");

@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { dependsOnUnit, programError, runProgram } from "./helpers/pulumi";
 import { pulumiConfigOf, SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 
-// The type token the Plan invariants accept (components/plan.ts), digits included (Medik8s).
+// The type token the Plan invariants accept (plan/plan.ts), digits included (Medik8s).
 const UNIT_TYPE = /^openkeel:[a-z][A-Za-z0-9]*:[A-Z][A-Za-z0-9]*$/;
 
 describe.each(SHIPPED_STACKS)("Pulumi program, stack %s", (stack) => {

@@ -27,7 +27,8 @@ function renderProblems(plan: Plan, files: RenderedFile[]): string[] {
   // every node gets its role-label patch; every release its values file
   for (const n of plan.nodes) if (!paths.has(`objects/01-node-roles/node-roles/node-${n.name}.yaml`)) problems.push(`no role patch for ${n.name}`);
   for (const u of allUnits(plan)) if (u.kind === "HelmRelease" && !paths.has(`values/${u.name}.yaml`)) problems.push(`no values for ${u.name}`);
-  for (const f of files) if (f.content.includes("[object Object]") || /\bundefined\b|\bNaN\b/.test(f.content)) problems.push(`${f.path}: a value lost in rendering`);
+  for (const f of files)
+    if (f.content.includes("[object Object]") || /\bundefined\b|\bNaN\b/.test(f.content)) problems.push(`${f.path}: a value lost in rendering`);
   // the placement report: written beside the objects (its checks passed, or there would be no plan)
   for (const f of ["placement.md", "placement.svg"]) if (!paths.has(f)) problems.push(`no ${f}`);
   return problems;
@@ -107,9 +108,17 @@ describe("generated stacks", () => {
   });
 
   it("a failing property reports its seed", () => {
-    const failing = fc.check(fc.property(stackArbitrary(1, 5), () => false), { seed: PROPERTY_SEED, numRuns: 1 });
+    const failing = fc.check(
+      fc.property(stackArbitrary(1, 5), () => false),
+      { seed: PROPERTY_SEED, numRuns: 1 },
+    );
     expect(failing.failed).toBe(true);
     expect(failing.seed).toBe(PROPERTY_SEED);
-    expect(() => fc.assert(fc.property(fc.nat(), () => false), { seed: PROPERTY_SEED, numRuns: 1 })).toThrow(new RegExp(`seed: ${PROPERTY_SEED}`));
+    expect(() =>
+      fc.assert(
+        fc.property(fc.nat(), () => false),
+        { seed: PROPERTY_SEED, numRuns: 1 },
+      ),
+    ).toThrow(new RegExp(`seed: ${PROPERTY_SEED}`));
   });
 });

@@ -23,8 +23,20 @@ describe("the messaging topology operator", () => {
 
   it("an environment that lists it before cert-manager is a bug in this repository, not a stack mistake", () => {
     const cfg = shippedConfig("lab");
-    const plan: Plan = { stack: "x", environment: "kind-lab", topology: "lab", labelProfile: "default", taintedRoles: [], nodes: [], cluster: { context: "kind-x" }, phases: emptyPhases(), warnings: [] };
+    const plan: Plan = {
+      stack: "x",
+      environment: "kind-lab",
+      topology: "lab",
+      labelProfile: "default",
+      taintedRoles: [],
+      nodes: [],
+      cluster: { context: "kind-x" },
+      phases: emptyPhases(),
+      warnings: [],
+    };
     const ctx = platformContext(cfg, buildTopology(cfg));
-    expect(() => addPlatform(plan, ctx, [rabbitmqTopologyOperator] as PlatformComponent[])).toThrow(/waits for cert-manager, which its environment does not list before it/);
+    expect(() => addPlatform(plan, ctx, [rabbitmqTopologyOperator] as PlatformComponent[])).toThrow(
+      /waits for cert-manager, which its environment does not list before it/,
+    );
   });
 });

@@ -38,10 +38,19 @@ describe("the removal guard without rendered/ on disk", () => {
     fs.writeFileSync(path.join(repo, "stacks", "Pulumi.s.yaml"), withGlanceOff);
     const r = await capture(renderCommand, ["--stacks-dir", path.join(repo, "stacks"), "--out", path.join(repo, "rendered")]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("error [protected-removal]: unit openkeel-glance owns data (protected) and would be removed (git HEAD:rendered/s/index.yaml has it)");
+    expect(r.stderr).toContain(
+      "error [protected-removal]: unit openkeel-glance owns data (protected) and would be removed (git HEAD:rendered/s/index.yaml has it)",
+    );
     expect(fs.existsSync(path.join(repo, "rendered"))).toBe(false);
     // the flag lets it through as it does against a render on disk
-    const allowed = await capture(renderCommand, ["--stacks-dir", path.join(repo, "stacks"), "--out", path.join(repo, "rendered"), "--allow-removal", "openkeel-glance"]);
+    const allowed = await capture(renderCommand, [
+      "--stacks-dir",
+      path.join(repo, "stacks"),
+      "--out",
+      path.join(repo, "rendered"),
+      "--allow-removal",
+      "openkeel-glance",
+    ]);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toMatch(/allowed by --allow-removal openkeel-glance/);
   });
@@ -62,6 +71,8 @@ describe("the removal guard without rendered/ on disk", () => {
     const out = path.join(dir, "out");
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`s: no previous render to guard the units that own data against (${path.join(out, "s", "index.yaml")} is absent, and git HEAD holds none)`);
+    expect(r.stdout).toContain(
+      `s: no previous render to guard the units that own data against (${path.join(out, "s", "index.yaml")} is absent, and git HEAD holds none)`,
+    );
   });
 });

@@ -30,9 +30,7 @@ describe("renderPlan", () => {
   });
 
   it("shows secrets by name only", () => {
-    expect(toYaml({ shared: secretRef("metadata-proxy-shared-secret") })).toBe(
-      `shared: ${secretPlaceholder("metadata-proxy-shared-secret")}\n`,
-    );
+    expect(toYaml({ shared: secretRef("metadata-proxy-shared-secret") })).toBe(`shared: ${secretPlaceholder("metadata-proxy-shared-secret")}\n`);
   });
 
   it("writes one file per object, one values file per release and an index", () => {
@@ -83,10 +81,7 @@ describe("render CLI", () => {
     const out = path.join(dir, "out");
     expect((await render(["--stacks-dir", dir, "--out", out])).code).toBe(0);
     const before = readTree(out);
-    fs.writeFileSync(
-      path.join(dir, "Pulumi.s.yaml"),
-      fs.readFileSync(path.join(dir, "Pulumi.s.yaml"), "utf8").replace("conductor: 1", "conductor: 2"),
-    );
+    fs.writeFileSync(path.join(dir, "Pulumi.s.yaml"), fs.readFileSync(path.join(dir, "Pulumi.s.yaml"), "utf8").replace("conductor: 1", "conductor: 2"));
     const r = await render(["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/error \[ironic-conductors\]: .* Fix: label more nodes/);

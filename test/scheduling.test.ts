@@ -68,11 +68,34 @@ describe("node selector requirements", () => {
 describe("required node affinity", () => {
   const n = node("cmp-01", { "role/compute": "", "role/storage": "", zone: "a" });
   it("ANDs the expressions of one term", () => {
-    expect(matchesTerm({ matchExpressions: [{ key: "role/compute", operator: "Exists" }, { key: "zone", operator: "In", values: ["a"] }] }, n)).toBe(true);
-    expect(matchesTerm({ matchExpressions: [{ key: "role/compute", operator: "Exists" }, { key: "zone", operator: "In", values: ["b"] }] }, n)).toBe(false);
+    expect(
+      matchesTerm(
+        {
+          matchExpressions: [
+            { key: "role/compute", operator: "Exists" },
+            { key: "zone", operator: "In", values: ["a"] },
+          ],
+        },
+        n,
+      ),
+    ).toBe(true);
+    expect(
+      matchesTerm(
+        {
+          matchExpressions: [
+            { key: "role/compute", operator: "Exists" },
+            { key: "zone", operator: "In", values: ["b"] },
+          ],
+        },
+        n,
+      ),
+    ).toBe(false);
   });
   it("ORs the terms (roles: [a, b])", () => {
-    const a = affinity({ matchExpressions: [{ key: "role/network", operator: "Exists" }] }, { matchExpressions: [{ key: "role/compute", operator: "Exists" }] });
+    const a = affinity(
+      { matchExpressions: [{ key: "role/network", operator: "Exists" }] },
+      { matchExpressions: [{ key: "role/compute", operator: "Exists" }] },
+    );
     expect(matchesRequiredNodeAffinity(a, n)).toBe(true);
     expect(matchesRequiredNodeAffinity(a, node("cp-1", { "role/control-plane": "" }))).toBe(false);
   });
@@ -99,7 +122,12 @@ describe("label selectors (NodeHealthCheck.spec.selector)", () => {
     expect(matchesLabelSelector({ matchLabels: { "role/compute": "" } }, labels)).toBe(true);
     expect(
       matchesLabelSelector(
-        { matchExpressions: [{ key: "role/compute", operator: "Exists" }, { key: "node-role.kubernetes.io/control-plane", operator: "DoesNotExist" }] },
+        {
+          matchExpressions: [
+            { key: "role/compute", operator: "Exists" },
+            { key: "node-role.kubernetes.io/control-plane", operator: "DoesNotExist" },
+          ],
+        },
         labels,
       ),
     ).toBe(false);

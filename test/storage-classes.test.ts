@@ -46,25 +46,32 @@ describe("the strict-local class comes from the environment", () => {
 
 describe("the storage class checks, tripped", () => {
   it("a misspelt class in a stack's values: an error naming the release and the key", () => {
-    const r = planStack(mutatedConfig("prod-medium", (raw) => (raw.services.swift = { values: { storage: { devices: { storageClassName: "longhorn-lcoal" } } } })));
+    const r = planStack(
+      mutatedConfig("prod-medium", (raw) => (raw.services.swift = { values: { storage: { devices: { storageClassName: "longhorn-lcoal" } } } })),
+    );
     expect(r.plan).toBeUndefined();
     expect(r.checks.filter((c) => c.level === "error")).toEqual([
       {
         level: "error",
         code: "storage-class-missing",
         path: "openkeel:services.swift.values.storage.devices.storageClassName",
-        message: "release openkeel-swift, values key storage.devices.storageClassName: StorageClass longhorn-lcoal does not exist in this stack: its volumes would stay Pending",
+        message:
+          "release openkeel-swift, values key storage.devices.storageClassName: StorageClass longhorn-lcoal does not exist in this stack: its volumes would stay Pending",
         fix: "name one of longhorn-local (created here), longhorn-vm (created here)",
       },
     ]);
   });
 
   it("production, a strict-local volume moved to a replicated class: D5 error (the class's parameters, not its name)", () => {
-    const r = planStack(mutatedConfig("prod-small", (raw) => (raw.services = { neutron: { values: { ovnCentral: { storage: { storageClassName: "longhorn-vm" } } } } })));
+    const r = planStack(
+      mutatedConfig("prod-small", (raw) => (raw.services = { neutron: { values: { ovnCentral: { storage: { storageClassName: "longhorn-vm" } } } } })),
+    );
     const [c] = r.checks.filter((x) => x.level === "error");
     expect(c.code).toBe("d5-strict-local");
     expect(c.path).toBe("openkeel:services.neutron.values.ovnCentral.storage.storageClassName");
-    expect(c.message).toMatch(/OVN central replicates its own data, but StorageClass longhorn-vm is not one strict-local replica \(parameters\.numberOfReplicas is "3", not "1"; parameters\.dataLocality is "best-effort", not "strict-local"\)/);
+    expect(c.message).toMatch(
+      /OVN central replicates its own data, but StorageClass longhorn-vm is not one strict-local replica \(parameters\.numberOfReplicas is "3", not "1"; parameters\.dataLocality is "best-effort", not "strict-local"\)/,
+    );
   });
 
   it("the lab may keep its local-path class (not Longhorn): D5's parameters are a production rule", () => {
@@ -77,9 +84,13 @@ describe("the storage class checks, tripped", () => {
     const storage = ENVIRONMENTS[cfg.environment].storage(cfg);
     const missing = structuredClone(planOf("prod-medium"));
     ((findUnit(missing, "openkeel-chart") as HelmReleaseUnit).values as any).infrastructure.mariadb.storage.storageClassName = "nope";
-    expect(() => storageClassChecks(missing, cfg, storage)).toThrow(/release openkeel-chart, values key infrastructure\.mariadb\.storage\.storageClassName: StorageClass nope does not exist/);
+    expect(() => storageClassChecks(missing, cfg, storage)).toThrow(
+      /release openkeel-chart, values key infrastructure\.mariadb\.storage\.storageClassName: StorageClass nope does not exist/,
+    );
     const replicated = structuredClone(planOf("prod-medium"));
     object(replicated, "StorageClass", "longhorn-local").parameters.numberOfReplicas = "3";
-    expect(() => storageClassChecks(replicated, cfg, storage)).toThrow(/Galera replicates its own data, but StorageClass longhorn-local is not one strict-local replica/);
+    expect(() => storageClassChecks(replicated, cfg, storage)).toThrow(
+      /Galera replicates its own data, but StorageClass longhorn-local is not one strict-local replica/,
+    );
   });
 });

@@ -50,7 +50,6 @@ function kindDocs(f: NodeConfigFile, kind: string): any[] {
   return f.documents.filter((d) => d.kind === kind);
 }
 
-
 function machines(files: NodeConfigFile[]): Record<string, TalosMachine> {
   return (file(files, "talos/machines.yaml").documents[0] as any).machines;
 }
@@ -163,9 +162,7 @@ describe.each(PRODUCTION)("Talos node configuration of %s", (stack) => {
         expect(volumes[0].name).toBe("longhorn");
         expect(volumes[0].provisioning.diskSelector.match).toBe(disk.diskSelector);
         expect(volumes[0].provisioning.minSize).toBe(disk.minSize);
-        expect(mounts).toEqual([
-          { destination: LONGHORN_DATA_PATH, type: "bind", source: LONGHORN_DATA_PATH, options: ["bind", "rshared", "rw"] },
-        ]);
+        expect(mounts).toEqual([{ destination: LONGHORN_DATA_PATH, type: "bind", source: LONGHORN_DATA_PATH, options: ["bind", "rshared", "rw"] }]);
       } else {
         expect(volumes, m.group).toEqual([]);
         expect(mounts, m.group).toEqual([]);
@@ -279,9 +276,7 @@ describe("Talos node configuration per topology", () => {
   });
 
   it("a containers node added to medium gets Kata and the Longhorn extensions", () => {
-    const files = filesOf(
-      mutatedConfig("prod-medium", (r) => r.nodes.push({ name: "ctr-1", internalIP: "10.30.4.11", roles: ["containers"] })),
-    );
+    const files = filesOf(mutatedConfig("prod-medium", (r) => r.nodes.push({ name: "ctr-1", internalIP: "10.30.4.11", roles: ["containers"] })));
     const ext = schematicOf(files, "worker-containers").customization.systemExtensions.officialExtensions;
     expect(ext).toEqual([...LONGHORN_EXTENSIONS, KATA_EXTENSION].sort());
   });
@@ -303,11 +298,7 @@ describe("Talos node configuration per topology", () => {
       minSize: "2TB",
       maxSize: "90%",
     });
-    expect(schematicOf(files, "worker-compute+storage").customization.extraKernelArgs).toEqual([
-      "default_hugepagesz=2M",
-      "hugepagesz=2M",
-      "hugepages=8192",
-    ]);
+    expect(schematicOf(files, "worker-compute+storage").customization.extraKernelArgs).toEqual(["default_hugepagesz=2M", "hugepagesz=2M", "hugepages=8192"]);
   });
 
   it("without hugepages, compute schematics carry no kernel arguments", () => {
@@ -345,9 +336,7 @@ describe("Image Factory schematic IDs", () => {
   // Vectors from siderolabs/image-factory pkg/schematic/schematic_test.go (TestID).
   it("match the factory's for the empty schematic and for kernel arguments", () => {
     expect(schematicId({ customization: {} })).toBe("376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba");
-    expect(schematicId({ customization: { extraKernelArgs: ["noapic", "nolapic"] } })).toBe(
-      "9cba8e32753f91a16c1837ab8abf356af021706ef284aef07380780177d9a06c",
-    );
+    expect(schematicId({ customization: { extraKernelArgs: ["noapic", "nolapic"] } })).toBe("9cba8e32753f91a16c1837ab8abf356af021706ef284aef07380780177d9a06c");
   });
 
   it("write extensions nested as yaml.v3 does, and differ when they differ", () => {

@@ -93,7 +93,16 @@ describe("plan checks trip", () => {
 
   it("a zone on some nodes of a single-zone topology is a warning", () => {
     const cfg = mutatedConfig("prod-medium", (r) => (r.nodes[0].zone = "zone-a"));
-    expect(codes(cfg, "warning")).toEqual(["zone-missing", "zone-missing", "zone-missing", "zone-missing", "zone-missing", "zone-missing", "zone-missing", "zone-missing"]);
+    expect(codes(cfg, "warning")).toEqual([
+      "zone-missing",
+      "zone-missing",
+      "zone-missing",
+      "zone-missing",
+      "zone-missing",
+      "zone-missing",
+      "zone-missing",
+      "zone-missing",
+    ]);
   });
 
   it("the lab is not held to the production counts", () => {
@@ -128,7 +137,11 @@ describe("node labels and taints", () => {
   it("taints only the stack's tainted roles; keys stay node-role.openkeel.io in every profile", () => {
     const cfg = shippedConfig("prod-medium");
     const topo = buildTopology(cfg);
-    const taints = (name: string) => nodeTaints(cfg.nodes.find((n) => n.name === name)!, topo);
+    const taints = (name: string) =>
+      nodeTaints(
+        cfg.nodes.find((n) => n.name === name)!,
+        topo,
+      );
     expect(taints("cp-1")).toEqual([]);
     expect(taints("cmp-01")).toEqual([{ key: "node-role.openkeel.io/compute", effect: "NoSchedule" }]);
     expect(taints("prov-1")).toEqual([{ key: "node-role.openkeel.io/provisioning", effect: "NoSchedule" }]);
@@ -144,8 +157,11 @@ describe("node labels and taints", () => {
   it("a Kubernetes control-plane node without OpenKeel roles keeps the upstream taint", () => {
     const cfg = shippedConfig("prod-large");
     const topo = buildTopology(cfg);
-    expect(nodeTaints(cfg.nodes.find((n) => n.name === "k8s-cp-1")!, topo)).toEqual([
-      { key: K8S_CONTROL_PLANE_LABEL, effect: "NoSchedule" },
-    ]);
+    expect(
+      nodeTaints(
+        cfg.nodes.find((n) => n.name === "k8s-cp-1")!,
+        topo,
+      ),
+    ).toEqual([{ key: K8S_CONTROL_PLANE_LABEL, effect: "NoSchedule" }]);
   });
 });

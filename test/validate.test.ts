@@ -65,9 +65,7 @@ const node = (name: string, metadata: Record<string, unknown> = {}) => ({
 
 beforeAll(() => {
   if (!fs.existsSync(path.join(SCHEMAS, "kubernetes", `v${KUBERNETES_SCHEMA_VERSION}-standalone-strict`))) {
-    throw new Error(
-      `offline schemas not found at ${SCHEMAS}: check out the shared repository beside this one (../shared/schemas) or set OPENKEEL_SCHEMAS`,
-    );
+    throw new Error(`offline schemas not found at ${SCHEMAS}: check out the shared repository beside this one (../shared/schemas) or set OPENKEEL_SCHEMAS`);
   }
 });
 
@@ -127,7 +125,9 @@ describe("npm run validate: objects that must fail", () => {
     expect(r.stdout).toMatch(/^s: 2 objects: 1 valid, 1 invalid, 0 errors$/m);
     const file = `${dir}/s/objects/03-platform/api/deployment-openstack-api.yaml: Deployment api (apps/v1): invalid:`;
     expect(r.stderr).toContain(`${file} at /metadata: additional properties 'replicas' not allowed`);
-    expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.()/]/g, "\\$&")} at /spec/template/spec/containers/0/ports/0/containerPort: got string, want integer`));
+    expect(r.stderr).toMatch(
+      new RegExp(`${file.replace(/[.()/]/g, "\\$&")} at /spec/template/spec/containers/0/ports/0/containerPort: got string, want integer`),
+    );
     expect(r.stderr).not.toContain("node-b.yaml");
   });
 
@@ -217,7 +217,9 @@ describe("npm run validate: schemas that cannot be had", () => {
     expect(why).toMatch(/^127\.0\.0\.1:1: ECONNREFUSED/);
     // behind a proxy Node's https would not go the way kubeconform goes: not asked
     expect(await upstreamUnreachable("https://127.0.0.1:1/namespace-v1.json", 2000, { HTTPS_PROXY: "http://proxy:3128" })).toBeUndefined();
-    expect(UPSTREAM_PROBE_URL).toBe(`https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`);
+    expect(UPSTREAM_PROBE_URL).toBe(
+      `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`,
+    );
   });
 
   it("the fix names --schemas and $OPENKEEL_SCHEMAS, and the folder beside the checkout when there is one", () => {
@@ -226,8 +228,18 @@ describe("npm run validate: schemas that cannot be had", () => {
   });
 
   it("download failures are told apart from invalid objects (one line for all of them, not one per object)", () => {
-    const f = (status: Finding["status"], message: string): Finding => ({ file: "f.yaml", kind: "Node", name: "n", apiVersion: "v1", status, messages: [message] });
-    const unfetched = f("error", "failed downloading schema at https://raw.githubusercontent.com/x.json: dial tcp: lookup raw.githubusercontent.com: no such host");
+    const f = (status: Finding["status"], message: string): Finding => ({
+      file: "f.yaml",
+      kind: "Node",
+      name: "n",
+      apiVersion: "v1",
+      status,
+      messages: [message],
+    });
+    const unfetched = f(
+      "error",
+      "failed downloading schema at https://raw.githubusercontent.com/x.json: dial tcp: lookup raw.githubusercontent.com: no such host",
+    );
     const invalid = f("invalid", "at /metadata: additional properties 'x' not allowed");
     const missing = f("error", "could not find schema for Foo");
     expect(downloadFailures([unfetched, invalid, missing])).toEqual([unfetched]);

@@ -28,7 +28,10 @@ const wf = load("pull-request.yml");
 const deploy = load("deploy.yml");
 const drift = load("drift.yml");
 const steps = (job: string, w = wf) => w.jobs[job].steps as Step[];
-const ALL = fs.readdirSync(WORKFLOWS).filter((f) => /\.ya?ml$/.test(f)).sort();
+const ALL = fs
+  .readdirSync(WORKFLOWS)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 
 /** The secrets a job reads: `secrets.NAME`, or `secrets[…]` (a name chosen at run time). */
 function secretsOf(job: unknown): string[] {
@@ -79,7 +82,10 @@ describe(".github/workflows/", () => {
         if (onPullRequests) {
           // the lab's credentials at most: a kubeconfig named for the lab, a backend token that reaches the lab stack only
           expect(job.environment, `${file} ${name}`).toBeUndefined();
-          expect(read.filter((x) => !["KUBECONFIG_LAB", "PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE"].includes(x)), `${file} ${name}`).toEqual([]);
+          expect(
+            read.filter((x) => !["KUBECONFIG_LAB", "PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE"].includes(x)),
+            `${file} ${name}`,
+          ).toEqual([]);
           expect(JSON.stringify(job), `${file} ${name}`).not.toMatch(/PROD/);
         } else if (read.length > 0) {
           expect(job.environment, `${file} ${name} reads ${read.join(", ")}`).toBeDefined();
@@ -95,8 +101,18 @@ describe(".github/workflows/", () => {
 describe(".github/workflows/pull-request.yml", () => {
   it("runs on pull requests: install, tools, actionlint, drift, validate, tests, policy as JSON, preview and its comment", () => {
     expect(Object.keys(wf.on)).toEqual(["pull_request"]);
-    const runs = steps("checks").map((s) => s.run ?? "").join("\n");
-    for (const cmd of ["npm ci", "npm run tools", "npm run lint:workflows", "npm run drift", "npm run validate", "npm test", "npm run preview -- --base HEAD^1"]) {
+    const runs = steps("checks")
+      .map((s) => s.run ?? "")
+      .join("\n");
+    for (const cmd of [
+      "npm ci",
+      "npm run tools",
+      "npm run lint:workflows",
+      "npm run drift",
+      "npm run validate",
+      "npm test",
+      "npm run preview -- --base HEAD^1",
+    ]) {
       expect(runs, cmd).toContain(cmd);
     }
     expect(wf.jobs.checks.permissions).toEqual({ contents: "read", "pull-requests": "write" });
@@ -157,7 +173,9 @@ describe(".github/workflows/pull-request.yml", () => {
     expect(job.needs).toBe("checks");
     // no credentials: nothing but the job's own cluster
     expect(JSON.stringify(job)).not.toMatch(/secrets\./);
-    const run = steps("e2e").map((s) => s.run ?? "").join("\n");
+    const run = steps("e2e")
+      .map((s) => s.run ?? "")
+      .join("\n");
     expect(run).toContain('kind create cluster --config rendered/lab/kind/cluster.yaml --kubeconfig "$RUNNER_TEMP/kind-kubeconfig"');
     expect(run).toContain('npm run e2e -- --kubeconfig "$RUNNER_TEMP/kind-kubeconfig" --stack lab');
     expect(run).toContain('curl -fsSL https://get.pulumi.com | sh -s -- --version "$PULUMI_VERSION"');
@@ -175,7 +193,9 @@ describe(".github/workflows/deploy.yml", () => {
   });
 
   it("first checks what was merged, then pulumi up the lab in its environment, then each production stack in its own, one at a time", () => {
-    const verify = steps("verify", deploy).map((s) => s.run ?? "").join("\n");
+    const verify = steps("verify", deploy)
+      .map((s) => s.run ?? "")
+      .join("\n");
     expect(verify).toContain("npm run drift");
     expect(verify).toContain("npm run policy");
     expect(deploy.jobs.lab.needs).toBe("verify");
@@ -204,7 +224,10 @@ describe(".github/workflows/deploy.yml", () => {
   });
 
   it("the kubeconfig must reach the stack's own cluster (openkeel:cluster): npm run cluster after it is written, before pulumi up", () => {
-    for (const [job, stack] of [["lab", "lab"], ["production", '"$STACK"']] as const) {
+    for (const [job, stack] of [
+      ["lab", "lab"],
+      ["production", '"$STACK"'],
+    ] as const) {
       const all = steps(job, deploy);
       const written = all.findIndex((s) => s.run?.includes("KUBECONFIG=$RUNNER_TEMP/kubeconfig"));
       const check = all.findIndex((s) => s.run === `npm run cluster -- --stack ${stack}`);
@@ -235,7 +258,7 @@ describe(".github/workflows/drift.yml", () => {
     const issue = all.find((s) => s.name === "Open or update the drift issue")!;
     expect(issue.if).toBe("steps.preview.outcome == 'failure'");
     expect(issue.env!.GH_TOKEN).toBe("${{ github.token }}");
-    expect(issue.run).toContain("gh issue create --title \"$title\" --label drift");
+    expect(issue.run).toContain('gh issue create --title "$title" --label drift');
     expect(issue.run).toContain('gh issue comment "$number"');
     const gate = all[all.length - 1];
     expect(gate.if).toBe("steps.preview.outcome == 'failure'");
@@ -244,7 +267,7 @@ describe(".github/workflows/drift.yml", () => {
 });
 
 describe("CI entry and npm test", () => {
-  it(".ci/run runs the README's test command; npm test installs the tools and type-checks first", () => {
+  it(".ci/run runs the README's test command; npm test installs the tools, type-checks and lints first", () => {
     const ci = fs.readFileSync(path.join(REPO, ".ci/run"), "utf8");
     expect(ci).toMatch(/^npm test\n\.ci\/e2e$/m);
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
@@ -252,7 +275,10 @@ describe("CI entry and npm test", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
     // the type check covers the policy pack, which the offline policy run only transpiles
     // (incremental: a rerun checks what changed only; its state lives in node_modules/.cache)
-    expect(pkg.scripts.pretest).toBe("tsx scripts/tools.ts && tsc --noEmit -p . --incremental --tsBuildInfoFile node_modules/.cache/tsc/tsbuildinfo");
+    expect(pkg.scripts.pretest).toBe("tsx scripts/tools.ts && npm run -s typecheck && npm run -s lint");
+    expect(pkg.scripts.typecheck).toBe("tsc --noEmit -p . --incremental --tsBuildInfoFile node_modules/.cache/tsc/tsbuildinfo");
+    // typescript-eslint and the formatter over all code (eslint.config.mjs, .prettierrc.json)
+    expect(pkg.scripts.lint).toMatch(/^eslint --cache .* \. && prettier --check --cache .* \.$/);
   });
 });
 

@@ -18,8 +18,7 @@ export function schemasDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(REPO, env[SCHEMAS_ENV] || DEFAULT_SCHEMAS_DIR);
 }
 
-export const UPSTREAM_CRD_LOCATION =
-  "https://raw.githubusercontent.com/datreeio/CRDs-catalog/main/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json";
+export const UPSTREAM_CRD_LOCATION = "https://raw.githubusercontent.com/datreeio/CRDs-catalog/main/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json";
 
 /**
  * Schema locations, tried in order: Kubernetes kinds, then CRDs by API group. Offline, both come
@@ -38,7 +37,8 @@ export function schemaLocations(schemasDir: string | undefined): string[] {
 export function schemasDirProblem(schemasDir: string, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string | undefined {
   if (!fs.existsSync(schemasDir)) return `${schemasDir}: no such folder`;
   const k8s = path.join(schemasDir, "kubernetes", `v${kubernetesVersion}-standalone-strict`);
-  if (!fs.existsSync(k8s)) return `${schemasDir}: no kubernetes/v${kubernetesVersion}-standalone-strict/ (the strict schemas of Kubernetes ${kubernetesVersion})`;
+  if (!fs.existsSync(k8s))
+    return `${schemasDir}: no kubernetes/v${kubernetesVersion}-standalone-strict/ (the strict schemas of Kubernetes ${kubernetesVersion})`;
   return undefined;
 }
 
@@ -135,9 +135,7 @@ function parseKubeconform(stdout: string): KubeconformResult {
   for (const r of report.resources ?? []) {
     const status = STATUS[r.status];
     if (!status) continue;
-    const messages = r.validationErrors?.length
-      ? r.validationErrors.map((e) => `at ${e.path || "/"}: ${e.msg}`)
-      : [r.msg || r.status];
+    const messages = r.validationErrors?.length ? r.validationErrors.map((e) => `at ${e.path || "/"}: ${e.msg}`) : [r.msg || r.status];
     findings.push({ file: r.filename, kind: r.kind ?? "", name: r.name ?? "", apiVersion: r.version ?? "", status, messages });
   }
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)));
@@ -162,7 +160,10 @@ export function runKubeconformPerTarget(binary: string, targets: Record<string, 
   const names = Object.keys(targets);
   const out: Record<string, KubeconformResult> = Object.fromEntries(names.map((n) => [n, { valid: 0, invalid: 0, errors: 0, skipped: 0, findings: [] }]));
   if (names.length === 0) return out;
-  const args = kubeconformArgs(names.map((n) => targets[n]), schemasDir);
+  const args = kubeconformArgs(
+    names.map((n) => targets[n]),
+    schemasDir,
+  );
   const r = spawnSync(binary, ["-verbose", ...args], { encoding: "utf8", maxBuffer: 1024 * 1024 * 1024 });
   if (r.error) throw r.error;
   let report: { resources?: RawResource[] };
@@ -182,6 +183,7 @@ export function runKubeconformPerTarget(binary: string, targets: Record<string, 
     else if (res.status === "statusSkipped") counts.skipped++;
     counts.findings.push(...parseKubeconform(JSON.stringify({ resources: [res] })).findings);
   }
-  for (const n of names) out[n].findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)));
+  for (const n of names)
+    out[n].findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)));
   return out;
 }

@@ -9,7 +9,11 @@ export function lintWorkflows() {
   const opts = args({ dir: { type: "string", default: ".github/workflows" } });
   const dir = opts.dir!;
   const files = fs.existsSync(dir)
-    ? fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => path.join(dir, f))
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => /\.ya?ml$/.test(f))
+        .sort()
+        .map((f) => path.join(dir, f))
     : [];
   if (files.length === 0) throw new UserError(`${dir}: no workflow files (*.yml, *.yaml).`, EXIT_BAD_CONFIG);
   const actionlint = requireTool("actionlint");

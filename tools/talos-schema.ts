@@ -18,7 +18,6 @@ function talosMinor(version: string): string {
   return `v${m[1]}.${m[2]}`;
 }
 
-
 export function talosSchemaPath(dir = schemasDir(), version = TALOS_VERSION): string {
   return path.join(dir, "talos", talosMinor(version), "config.schema.json");
 }
@@ -61,9 +60,7 @@ export function talosValidator(schemaPath = talosSchemaPath()): TalosValidator {
   // The root is a oneOf over every kind; on failure, the document's own kind says what is wrong.
   const byKind = new Map<string, ValidateFunction>();
   const defOf = (kind: string | undefined): string | undefined =>
-    kind === undefined
-      ? "v1alpha1.Config"
-      : Object.keys(schema.$defs).find((d) => schema.$defs[d].properties?.kind?.enum?.includes(kind));
+    kind === undefined ? "v1alpha1.Config" : Object.keys(schema.$defs).find((d) => schema.$defs[d].properties?.kind?.enum?.includes(kind));
   return {
     schemaPath,
     validate(doc: unknown): string[] {

@@ -10,9 +10,7 @@ export async function toolsCommand(): Promise<number | void> {
     for (const name of Object.keys(TOOLS) as ToolName[]) {
       const s = checkTool(TOOLS[name], toolBinary(name));
       if (s.state !== "ok") bad++;
-      console.log(
-        `${name} ${TOOLS[name].version}: ${s.state === "ok" ? "ok" : s.state === "missing" ? "not installed" : `found ${s.found}`}`,
-      );
+      console.log(`${name} ${TOOLS[name].version}: ${s.state === "ok" ? "ok" : s.state === "missing" ? "not installed" : `found ${s.found}`}`);
     }
     return bad ? 1 : 0;
   }

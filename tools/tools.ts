@@ -116,13 +116,7 @@ function installWithGo(name: string, pin: ToolPin, go: string, toolsDir: string)
   }
 }
 
-async function installFromRelease(
-  name: string,
-  pin: ToolPin,
-  platform: string,
-  toolsDir: string,
-  download: (url: string) => Promise<Buffer>,
-): Promise<void> {
+async function installFromRelease(name: string, pin: ToolPin, platform: string, toolsDir: string, download: (url: string) => Promise<Buffer>): Promise<void> {
   const release = pin.releases[platform];
   if (!release) {
     throw new Error(`no release archive pinned for ${platform} (pinned: ${Object.keys(pin.releases).join(", ")})`);
@@ -153,11 +147,7 @@ export async function ensureTool(name: string, pin: ToolPin, opts: InstallOption
   const before = checkTool(pin, binary);
   if (before.state === "ok") return { name, binary, version: pin.version, how: "present" };
 
-  log(
-    before.state === "missing"
-      ? `${name}: not installed, installing ${pin.version}`
-      : `${name}: found ${before.found}, installing ${pin.version}`,
-  );
+  log(before.state === "missing" ? `${name}: not installed, installing ${pin.version}` : `${name}: found ${before.found}, installing ${pin.version}`);
   fs.mkdirSync(toolsDir, { recursive: true });
   const failures: string[] = [];
   const go = opts.go === undefined ? findGo() : opts.go;

@@ -62,7 +62,11 @@ export async function validateCommand(argv: string[], io: Io, env: NodeJS.Proces
   }
 
   const present = fs.existsSync(renderedDir)
-    ? fs.readdirSync(renderedDir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort()
+    ? fs
+        .readdirSync(renderedDir, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+        .map((e) => e.name)
+        .sort()
     : [];
   const stacks = opts.stack?.length ? opts.stack : present;
   const unknown = stacks.filter((s) => !present.includes(s));
@@ -105,7 +109,10 @@ export async function validateCommand(argv: string[], io: Io, env: NodeJS.Proces
   }
   io.out(`validated ${stacks.length} stack(s), ${total} object(s), ${bad} failed\n`);
   if (missingSchemas > 0) {
-    throw new UserError(`kubeconform could not download the schemas of ${missingSchemas} object(s): the network went away, or upstream is down. Fix: ${schemasFix(sharedSchemas())}`, EXIT_BAD_CONFIG);
+    throw new UserError(
+      `kubeconform could not download the schemas of ${missingSchemas} object(s): the network went away, or upstream is down. Fix: ${schemasFix(sharedSchemas())}`,
+      EXIT_BAD_CONFIG,
+    );
   }
   return bad > 0 ? EXIT_CHECKS_FAILED : 0;
 }

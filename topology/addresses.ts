@@ -21,7 +21,10 @@ export function addressChecks(cfg: Config): Check[] {
   const nodeSubnet = net.nodeSubnet !== undefined ? parseCidr(net.nodeSubnet) : undefined;
 
   if (production) {
-    const all: { key: string; what: string; cidr: Cidr }[] = [...(nodeSubnet ? [{ key: "nodeSubnet", what: "the node subnet", cidr: nodeSubnet }] : []), ...ranges];
+    const all: { key: string; what: string; cidr: Cidr }[] = [
+      ...(nodeSubnet ? [{ key: "nodeSubnet", what: "the node subnet", cidr: nodeSubnet }] : []),
+      ...ranges,
+    ];
     all.forEach((a, i) => {
       for (const b of all.slice(i + 1)) {
         if (overlaps(a.cidr, b.cidr)) {

@@ -87,9 +87,7 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       (multi ? error : warning)(
         "zone-missing",
         `node '${n.name}' has no zone while other nodes are in ${topo.zones.join(", ")}`,
-        multi
-          ? "set zone: on every node of a multi-zone topology (spread constraints and availability zones need it)"
-          : "set zone: on every node, or on none",
+        multi ? "set zone: on every node of a multi-zone topology (spread constraints and availability zones need it)" : "set zone: on every node, or on none",
         `openkeel:nodes[${i}].zone`,
       );
     }

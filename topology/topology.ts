@@ -1,16 +1,6 @@
 // The inventory as the scheduler will see it: labels and taints per node, nodes per role, zones.
 import type { Config, NodeConfig } from "../config/schema";
-import {
-  K8S_CONTROL_PLANE_LABEL,
-  ROLES,
-  roleLabelKey,
-  roleTaint,
-  ZONE_LABEL,
-  HOSTNAME_LABEL,
-  type LabelProfile,
-  type Role,
-  type Taint,
-} from "../config/roles";
+import { K8S_CONTROL_PLANE_LABEL, ROLES, roleLabelKey, roleTaint, ZONE_LABEL, HOSTNAME_LABEL, type LabelProfile, type Role, type Taint } from "../config/roles";
 
 export interface Topology {
   profile: LabelProfile;

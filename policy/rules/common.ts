@@ -158,5 +158,8 @@ export function walk(value: unknown, visit: (path: string[], value: unknown) => 
 
 /** A path `walk` reports (list indices as digits), as every problem writes key paths. */
 export function valuesPath(path: readonly string[], empty = ""): string {
-  return formatPath(path.map((p) => (/^\d+$/.test(p) ? Number(p) : p)), empty);
+  return formatPath(
+    path.map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
+    empty,
+  );
 }

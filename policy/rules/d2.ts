@@ -4,7 +4,20 @@
 // its nodeSelector alone decides; Kube-OVN's BGP speaker is not deployed (tenant IPs are announced
 // by ovn-bgp-agent).
 import { chassisLabelKey } from "../../config/roles";
-import { chartOf, describeValue, type Finding, get, isObject, RELEASE_TYPE, resourceRule, type ResourceView, stackRule, valuesOf, valuesPath, walk } from "./common";
+import {
+  chartOf,
+  describeValue,
+  type Finding,
+  get,
+  isObject,
+  RELEASE_TYPE,
+  resourceRule,
+  type ResourceView,
+  stackRule,
+  valuesOf,
+  valuesPath,
+  walk,
+} from "./common";
 import { CHASSIS_ROLES, neutronReleases, neutronView, NEUTRON_CHART, patchedNodes, selectedNodes } from "./neutron";
 import { describePlacement, onlyOn } from "./placement";
 

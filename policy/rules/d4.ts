@@ -44,7 +44,10 @@ function metadataAgentFindings(r: ResourceView): Finding[] {
   }
   const secrets = sharedSecrets(r);
   if (secrets.length === 0) {
-    findings.push({ message: `${r.name}: no metadata proxy shared secret in the values`, fix: "set metadataAgent.sharedSecret from the stack secret (secretRef)" });
+    findings.push({
+      message: `${r.name}: no metadata proxy shared secret in the values`,
+      fix: "set metadataAgent.sharedSecret from the stack secret (secretRef)",
+    });
   }
   for (const s of secrets) {
     // the generated secret of a stack's first preview: the engine makes it during the update
@@ -65,7 +68,12 @@ function metadataAgentFindings(r: ResourceView): Finding[] {
  * `result` is always a secret output), and neutron's and nova's must be the same value.
  */
 function secretOriginFindings(resources: ResourceView[]): Finding[] {
-  const generated = new Set(resources.filter((r) => r.type === RANDOM_PASSWORD_TYPE).map((r) => r.props.result).filter((v) => typeof v === "string"));
+  const generated = new Set(
+    resources
+      .filter((r) => r.type === RANDOM_PASSWORD_TYPE)
+      .map((r) => r.props.result)
+      .filter((v) => typeof v === "string"),
+  );
   const findings: Finding[] = [];
   const seen: { r: ResourceView; value: unknown }[] = [];
   for (const r of resources) {

@@ -3,7 +3,20 @@
 // central's RAFT members (§ 2.2) and Swift's storage devices (swift-csi-block.md § 1). Every class
 // such a consumer names must exist, on Longhorn, with numberOfReplicas "1" and dataLocality
 // strict-local.
-import { chartOf, chartValues, describeValue, type Finding, get, isObject, resourceRule, type ResourceView, stackRule, STORAGE_CLASS_TYPE, valuesPath, walk } from "./common";
+import {
+  chartOf,
+  chartValues,
+  describeValue,
+  type Finding,
+  get,
+  isObject,
+  resourceRule,
+  type ResourceView,
+  stackRule,
+  STORAGE_CLASS_TYPE,
+  valuesPath,
+  walk,
+} from "./common";
 import { NEUTRON_CHART } from "./neutron";
 
 export const INFRA_CHART = "openkeel-chart";
@@ -56,7 +69,7 @@ function consumerClassFindings(r: ResourceView): Finding[] {
     .filter((c) => typeof c.className !== "string" || c.className === "")
     .map((c) => ({
       message: `${r.name}: values.${valuesPath(c.path)} is ${describeValue(c.className)}: ${c.what} volumes would land on the default class`,
-      fix: "set it to longhorn-local (numberOfReplicas \"1\", dataLocality strict-local, D5)",
+      fix: 'set it to longhorn-local (numberOfReplicas "1", dataLocality strict-local, D5)',
     }));
 }
 

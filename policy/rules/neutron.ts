@@ -54,15 +54,25 @@ export interface PatchedNode {
 }
 
 const strings = (v: unknown): Record<string, string> =>
-  isObject(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === "string")) as Record<string, string> : {};
+  isObject(v) ? (Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === "string")) as Record<string, string>) : {};
 
 export function patchedNodes(resources: ResourceView[]): PatchedNode[] {
   return resources
     .filter((r) => r.type === NODE_PATCH_TYPE)
     .map((r) => {
       const labels = strings(get(r.props, ["metadata", "labels"]));
-      const roles = new Set(Object.keys(labels).map((k) => roleOfLabelKey(k)?.role).filter((x): x is Role => x !== undefined));
-      return { urn: r.urn, name: String(get(r.props, ["metadata", "name"]) ?? r.name), labels, annotations: strings(get(r.props, ["metadata", "annotations"])), roles };
+      const roles = new Set(
+        Object.keys(labels)
+          .map((k) => roleOfLabelKey(k)?.role)
+          .filter((x): x is Role => x !== undefined),
+      );
+      return {
+        urn: r.urn,
+        name: String(get(r.props, ["metadata", "name"]) ?? r.name),
+        labels,
+        annotations: strings(get(r.props, ["metadata", "annotations"])),
+        roles,
+      };
     });
 }
 

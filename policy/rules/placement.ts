@@ -55,9 +55,7 @@ function keysToRoles(keys: string[], labels: Partial<Record<Role, string>>, othe
 function selectingKeys(term: unknown): string[] {
   const exprs = get(term, ["matchExpressions"]);
   if (!Array.isArray(exprs)) return [];
-  return exprs
-    .filter((e) => isObject(e) && typeof e.key === "string" && (e.operator === "Exists" || e.operator === "In"))
-    .map((e) => e.key as string);
+  return exprs.filter((e) => isObject(e) && typeof e.key === "string" && (e.operator === "Exists" || e.operator === "In")).map((e) => e.key as string);
 }
 
 /**
@@ -98,8 +96,7 @@ export function effectivePlacement(placement: unknown, values: Tree, defaultRole
 
   const rawAnti = get(p.affinity, ["podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"]);
   const requiredHostAntiAffinity =
-    p.antiAffinity === "required" ||
-    (Array.isArray(rawAnti) && rawAnti.some((t) => isObject(t) && t.topologyKey === "kubernetes.io/hostname"));
+    p.antiAffinity === "required" || (Array.isArray(rawAnti) && rawAnti.some((t) => isObject(t) && t.topologyKey === "kubernetes.io/hostname"));
 
   return { terms, otherKeys: [...other].sort(), tolerationKeys, requiredHostAntiAffinity, rolesUndefined };
 }

@@ -19,7 +19,7 @@ const SCHEMAS = process.env.OPENKEEL_SCHEMAS ?? path.resolve(__dirname, "../../.
 function entries(buf: Buffer): string[] {
   const tar = gunzipSync(buf);
   const names: string[] = [];
-  for (let off = 0; off + 512 <= tar.length; ) {
+  for (let off = 0; off + 512 <= tar.length;) {
     const h = tar.subarray(off, off + 512);
     if (h.every((b) => b === 0)) break;
     const name = h.subarray(0, 100).toString("utf8").replace(/\0.*$/s, "");
@@ -34,7 +34,14 @@ function entries(buf: Buffer): string[] {
 describe("e2e: chart packaging and mirror", () => {
   it("writes a ustar archive Helm can read", () => {
     const long = `chart/${"d".repeat(90)}/${"f".repeat(60)}.yaml`;
-    expect(entries(tgz([["chart/Chart.yaml", "name: chart\n"], [long, "x"]]))).toEqual(["chart/Chart.yaml", long]);
+    expect(
+      entries(
+        tgz([
+          ["chart/Chart.yaml", "name: chart\n"],
+          [long, "x"],
+        ]),
+      ),
+    ).toEqual(["chart/Chart.yaml", long]);
   });
 
   it("every contract chart carries the shared § 5.2 helper unchanged", () => {
@@ -79,7 +86,10 @@ describe("e2e: Nodes as they register themselves", () => {
     const specs = nodeSpecs(readRendered(RENDERED, "prod-medium"));
     expect(specs.map((s) => s.name).sort()).toEqual(["cmp-01", "cmp-02", "cmp-03", "cp-1", "cp-2", "cp-3", "net-1", "net-2", "prov-1"]);
     for (const s of specs) {
-      expect(Object.keys(s.labels).filter((k) => k.includes("openkeel-") || k.startsWith("node-role.openkeel.io/")), s.name).toEqual([]);
+      expect(
+        Object.keys(s.labels).filter((k) => k.includes("openkeel-") || k.startsWith("node-role.openkeel.io/")),
+        s.name,
+      ).toEqual([]);
       expect(s.labels["kubernetes.io/hostname"]).toBe(s.name);
     }
     const by = Object.fromEntries(specs.map((s) => [s.name, s]));
@@ -129,10 +139,16 @@ describe("e2e: reading the engine and the render", () => {
     const p = readPlacement(readRendered(RENDERED, "prod-medium"));
     expect(p.nodes).toHaveLength(9);
     const chassis = p.rows.find((r) => r.component === "openkeel-neutron/chassis")!;
-    expect(Object.entries(chassis.eligible).filter(([, ok]) => ok).map(([n]) => n)).toEqual(["cmp-01", "cmp-02", "cmp-03", "net-1", "net-2"]);
+    expect(
+      Object.entries(chassis.eligible)
+        .filter(([, ok]) => ok)
+        .map(([n]) => n),
+    ).toEqual(["cmp-01", "cmp-02", "cmp-03", "net-1", "net-2"]);
   });
 
   it("finds fields the API server pruned or changed", () => {
-    expect(compareLeaves({ spec: { a: 1, b: { c: "x" }, q: "1" } }, { spec: { a: 1, b: {}, q: 1, extra: true } })).toEqual(["spec.b.c: missing in the cluster (pruned?)"]);
+    expect(compareLeaves({ spec: { a: 1, b: { c: "x" }, q: "1" } }, { spec: { a: 1, b: {}, q: 1, extra: true } })).toEqual([
+      "spec.b.c: missing in the cluster (pruned?)",
+    ]);
   });
 });

@@ -73,7 +73,10 @@ const MATRIX: [RegExp, Expect][] = [
 ];
 
 function nodesOf(cfg: LoadedConfig, roles: Role[]): string[] {
-  return cfg.nodes.filter((n) => n.roles.some((r) => roles.includes(r))).map((n) => n.name).sort();
+  return cfg.nodes
+    .filter((n) => n.roles.some((r) => roles.includes(r)))
+    .map((n) => n.name)
+    .sort();
 }
 
 function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {

@@ -8,7 +8,9 @@ import { chassisLabelKey, RESERVED_TAINT_KEY } from "../../config/roles";
 /** § 5.6 NodeHealthChecks in precedence order: the OpenKeel and the Kubernetes control planes first. */
 const NHC_NAMES = ["control-plane", "kubernetes-control-plane", "network", "storage", "compute", "containers", "provisioning"];
 const NHC_LABELS = NHC_NAMES.map((n) =>
-  n === "kubernetes-control-plane" ? () => "node-role.kubernetes.io/control-plane" : (p: LabelProfile) => roleLabelKey(n.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as Role, p),
+  n === "kubernetes-control-plane"
+    ? () => "node-role.kubernetes.io/control-plane"
+    : (p: LabelProfile) => roleLabelKey(n.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as Role, p),
 );
 
 const chart = (name: string) => ({ repository: "oci://example.invalid/charts", chart: name, version: "1.0.0" });
@@ -199,12 +201,13 @@ export function withDesignUnits(plan: Plan, opts: DesignOpts = {}, only?: "platf
   const copy: Plan = structuredClone(plan);
   // The design's units replace whatever the environment built after the node-roles phase, so that
   // tests of the checks do not depend on the platform and OpenKeel modules.
-  for (const ph of copy.phases) if (ph.name !== "node-roles" && (only === undefined || ph.name !== "openkeel" && ph.name !== "openkeel-infra")) ph.units = [];
+  for (const ph of copy.phases) if (ph.name !== "node-roles" && (only === undefined || (ph.name !== "openkeel" && ph.name !== "openkeel-infra"))) ph.units = [];
   for (const u of phase(copy, "node-roles").units) {
     if (u.kind !== "Manifests") continue;
     for (const o of u.objects) {
       const node = copy.nodes.find((n) => n.name === o.metadata.name);
-      if (node?.roles.includes("storage") || node?.roles.includes("controlPlane")) o.metadata.labels = { ...o.metadata.labels, "node.longhorn.io/create-default-disk": "true" };
+      if (node?.roles.includes("storage") || node?.roles.includes("controlPlane"))
+        o.metadata.labels = { ...o.metadata.labels, "node.longhorn.io/create-default-disk": "true" };
     }
   }
   const { platform, openkeel } = designUnits(plan.labelProfile, opts);

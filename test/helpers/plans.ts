@@ -17,7 +17,12 @@ export function unitNames(plan: Plan, phaseName: string): string[] {
 
 export function release(plan: Plan, name: string): HelmReleaseUnit {
   const u = findUnit(plan, name);
-  if (u?.kind !== "HelmRelease") throw new Error(`no release ${name}; have ${allUnits(plan).map((x) => x.name).join(", ")}`);
+  if (u?.kind !== "HelmRelease")
+    throw new Error(
+      `no release ${name}; have ${allUnits(plan)
+        .map((x) => x.name)
+        .join(", ")}`,
+    );
   return u;
 }
 

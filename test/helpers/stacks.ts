@@ -37,19 +37,14 @@ export function mutatedConfig(stack: string, mutate: (raw: any) => void): Loaded
 
 /** The config map the Pulumi CLI hands a program: `openkeel:<key>` → string (objects as JSON). */
 export function pulumiConfigOf(raw: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(raw).map(([k, v]) => [`${PROJECT}:${k}`, typeof v === "string" ? v : JSON.stringify(v)]),
-  );
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [`${PROJECT}:${k}`, typeof v === "string" ? v : JSON.stringify(v)]));
 }
 
 /** A temporary stacks folder holding the given stack files (name → YAML text or config object). */
 export function tempStacks(files: Record<string, string | Record<string, unknown>>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-stacks-"));
   for (const [stack, body] of Object.entries(files)) {
-    const text =
-      typeof body === "string"
-        ? body
-        : stringify({ config: Object.fromEntries(Object.entries(body).map(([k, v]) => [`${PROJECT}:${k}`, v])) });
+    const text = typeof body === "string" ? body : stringify({ config: Object.fromEntries(Object.entries(body).map(([k, v]) => [`${PROJECT}:${k}`, v])) });
     fs.writeFileSync(path.join(dir, `Pulumi.${stack}.yaml`), text);
   }
   return dir;

@@ -28,10 +28,7 @@ const ROLE_SHAPES: Role[][] = [
   ["network", "compute"],
 ];
 
-const roleSet = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom(...ROLE_SHAPES) },
-  { weight: 1, arbitrary: fc.subarray([...ROLES]) },
-);
+const roleSet = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ROLE_SHAPES) }, { weight: 1, arbitrary: fc.subarray([...ROLES]) });
 
 const ZONES = ["zone-a", "zone-b", "zone-c"];
 
@@ -98,7 +95,10 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
       }
       if (!g.production) {
         // kind's own node names, so that the lab checks pass unless the mistake is the name
-        const names = kindNodeNames("openkeel-lab", nodes.map((n) => ({ kubernetesControlPlane: n.kubernetesControlPlane === true }) as never));
+        const names = kindNodeNames(
+          "openkeel-lab",
+          nodes.map((n) => ({ kubernetesControlPlane: n.kubernetesControlPlane === true }) as never),
+        );
         nodes.forEach((n, i) => (n.name = names[i]));
       }
       const at = g.mistakeAt % size;

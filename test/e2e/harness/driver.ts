@@ -110,14 +110,35 @@ const service = (name: string, values: Obj) => ({
   },
 });
 const POLICY_MUTATIONS: PolicyMutation[] = [
-  { decision: "D1", what: "a placement override selecting the lab control-plane key", resource: { type: RELEASE, name: "openkeel-keystone", path: ["values", "placement", "api", "nodeSelector"], value: { "node-role.openkeel.io/control-plane": "" } } },
+  {
+    decision: "D1",
+    what: "a placement override selecting the lab control-plane key",
+    resource: {
+      type: RELEASE,
+      name: "openkeel-keystone",
+      path: ["values", "placement", "api", "nodeSelector"],
+      value: { "node-role.openkeel.io/control-plane": "" },
+    },
+  },
   { decision: "D2", what: "the kube-ovn backend through a raw values override", config: service("neutron", { backend: "kube-ovn" }) },
   { decision: "D3", what: "centralized floating IPs", config: service("neutron", { gateway: { floatingIpMode: "centralized" } }) },
   { decision: "D4", what: "the metadata agent disabled", config: service("neutron", { placement: { metadataAgent: { enabled: false } } }) },
-  { decision: "D5", what: "Galera on a class the stack does not create", resource: { type: RELEASE, name: "openkeel-chart", path: ["values", "infrastructure", "mariadb", "storage", "storageClassName"], value: "longhorn" } },
+  {
+    decision: "D5",
+    what: "Galera on a class the stack does not create",
+    resource: { type: RELEASE, name: "openkeel-chart", path: ["values", "infrastructure", "mariadb", "storage", "storageClassName"], value: "longhorn" },
+  },
   { decision: "D6", what: "the dynamic reservation off", config: service("nova", { computeAgent: { dynamicReservation: { enabled: false } } }) },
-  { decision: "D7", what: "the Ironic conductor on the control plane", resource: { type: RELEASE, name: "openkeel-ironic", path: ["values", "placement", "conductor", "role"], value: "controlPlane" } },
-  { decision: "D8", what: "public ingress on network nodes only", resource: { type: RELEASE, name: "openkeel-chart", path: ["values", "ingress", "placement"], value: { roles: ["network"] } } },
+  {
+    decision: "D7",
+    what: "the Ironic conductor on the control plane",
+    resource: { type: RELEASE, name: "openkeel-ironic", path: ["values", "placement", "conductor", "role"], value: "controlPlane" },
+  },
+  {
+    decision: "D8",
+    what: "public ingress on network nodes only",
+    resource: { type: RELEASE, name: "openkeel-chart", path: ["values", "ingress", "placement"], value: { roles: ["network"] } },
+  },
 ];
 
 class StackRun {
@@ -215,19 +236,29 @@ async function checkRoleLabels(r: StackRun, rendered: RenderedStack): Promise<vo
     const written = writtenLabels.get(inv.name) ?? {};
     const isChassis = inv.roles.some((role) => role === "compute" || role === "network") || (inv.roles.includes("containers") && chassis in written);
     if (isChassis && !(chassis in written)) problems.push(`${inv.name}: the rendered node-roles object lacks the chassis label ${chassis}`);
-    const want = [...inv.roles.map((role) => roleLabel(role, rendered.index.labelProfile)), ...(isChassis ? [chassis] : [])].filter((k) => ROLE_PREFIXES.some((p) => k.startsWith(p))).sort();
+    const want = [...inv.roles.map((role) => roleLabel(role, rendered.index.labelProfile)), ...(isChassis ? [chassis] : [])]
+      .filter((k) => ROLE_PREFIXES.some((p) => k.startsWith(p)))
+      .sort();
     const have = Object.keys(n.metadata.labels ?? {})
       .filter((k) => ROLE_PREFIXES.some((p) => k.startsWith(p)))
       .sort();
     seen.push(`${inv.name}: ${have.join(", ") || "(none)"}`);
-    if (JSON.stringify(want) !== JSON.stringify(have)) problems.push(`${inv.name}: role labels ${have.join(", ") || "(none)"}, expected exactly ${want.join(", ") || "(none)"}`);
+    if (JSON.stringify(want) !== JSON.stringify(have))
+      problems.push(`${inv.name}: role labels ${have.join(", ") || "(none)"}, expected exactly ${want.join(", ") || "(none)"}`);
   }
   r.report.check("every Node carries exactly its role labels after the node-roles phase", problems.length === 0, [...problems, ...seen]);
 }
 
 /** Warnings the API server returned (unknown fields pruned, PodSecurity) as the engine printed them. */
 function apiWarnings(text: string): string[] {
-  return [...new Set(text.split("\n").filter((l) => /unknown field|would violate PodSecurity|Warning:.*(deprecated|unknown)/i.test(l)).map((l) => l.trim()))];
+  return [
+    ...new Set(
+      text
+        .split("\n")
+        .filter((l) => /unknown field|would violate PodSecurity|Warning:.*(deprecated|unknown)/i.test(l))
+        .map((l) => l.trim()),
+    ),
+  ];
 }
 
 /** The e2e cluster as a stack binds it: its kubeconfig's current context and server, and the live kube-system UID. */
@@ -237,22 +268,29 @@ async function e2eBinding(r: StackRun): Promise<{ context: string; apiServer: st
   const cluster = (kubeconfig?.contexts ?? []).find((c: any) => c.name === context)?.context?.cluster;
   const apiServer = (kubeconfig?.clusters ?? []).find((c: any) => c.name === cluster)?.cluster?.server as string;
   const uid = (await r.kube!.get<any>("/api/v1/namespaces/kube-system"))?.metadata?.uid as string;
-  if (!context || !apiServer || !uid) throw new Error(`cannot bind the stack to the e2e cluster: context ${context}, server ${apiServer}, kube-system UID ${uid}`);
+  if (!context || !apiServer || !uid)
+    throw new Error(`cannot bind the stack to the e2e cluster: context ${context}, server ${apiServer}, kube-system UID ${uid}`);
   return { context, apiServer, kubeSystemUID: uid };
 }
 
 /** Every object as written (rendered objects; objects of the contract charts' releases) vs the cluster. */
 async function checkPersisted(r: StackRun, rendered: RenderedStack): Promise<void> {
-  const res = await run("kubectl", ["get", "-R", "-f", path.join(rendered.dir, "objects"), "-o", "json", "--ignore-not-found", "--kubeconfig", r.kubeconfig], { log: r.log("persisted") });
+  const res = await run("kubectl", ["get", "-R", "-f", path.join(rendered.dir, "objects"), "-o", "json", "--ignore-not-found", "--kubeconfig", r.kubeconfig], {
+    log: r.log("persisted"),
+  });
   const live: Obj[] = res.stdout.trim() ? (JSON.parse(res.stdout).items ?? [JSON.parse(res.stdout)]) : [];
-  const key = (o: Obj) => `${String(o.apiVersion).split("/").length > 1 ? String(o.apiVersion).split("/")[0] : ""}/${o.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
+  const key = (o: Obj) =>
+    `${String(o.apiVersion).split("/").length > 1 ? String(o.apiVersion).split("/")[0] : ""}/${o.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
   const liveByKey = new Map(live.map((o) => [key(o), o]));
   const written: { source: string; obj: Obj }[] = [];
-  for (const u of rendered.units) for (const f of u.objects ?? []) for (const o of readDocs(path.join(rendered.dir, f)) as Obj[]) if (o.kind !== "Node") written.push({ source: f, obj: o });
+  for (const u of rendered.units)
+    for (const f of u.objects ?? []) for (const o of readDocs(path.join(rendered.dir, f)) as Obj[]) if (o.kind !== "Node") written.push({ source: f, obj: o });
   // the contract charts' objects, from their Helm release records
   const contract = rendered.units.filter((u) => u.kind === "HelmRelease" && u.chart?.chart.startsWith("openkeel-"));
   for (const u of contract) {
-    const secrets = await r.kube!.list(`/api/v1/namespaces/${u.namespace}/secrets?labelSelector=${encodeURIComponent(`owner=helm,name=${u.release},status=deployed`)}`);
+    const secrets = await r.kube!.list(
+      `/api/v1/namespaces/${u.namespace}/secrets?labelSelector=${encodeURIComponent(`owner=helm,name=${u.release},status=deployed`)}`,
+    );
     const sec = secrets.sort((a, b) => Number(b.metadata.labels.version) - Number(a.metadata.labels.version))[0];
     if (!sec) continue;
     const rel = JSON.parse(gunzipSync(Buffer.from(Buffer.from(sec.data.release, "base64").toString("utf8"), "base64")).toString("utf8"));
@@ -263,7 +301,20 @@ async function checkPersisted(r: StackRun, rendered: RenderedStack): Promise<voi
       written.push({ source: `Helm release ${u.release}`, obj: o });
       if (!liveByKey.has(key(o))) {
         const [group, version] = String(o.apiVersion).includes("/") ? String(o.apiVersion).split("/") : ["", o.apiVersion];
-        const got = await run("kubectl", ["get", `${o.kind}${group ? `.${version}.${group}` : ""}`, o.metadata.name, ...(o.metadata.namespace ? ["-n", o.metadata.namespace] : []), "-o", "json", "--kubeconfig", r.kubeconfig], { log: r.log("persisted") });
+        const got = await run(
+          "kubectl",
+          [
+            "get",
+            `${o.kind}${group ? `.${version}.${group}` : ""}`,
+            o.metadata.name,
+            ...(o.metadata.namespace ? ["-n", o.metadata.namespace] : []),
+            "-o",
+            "json",
+            "--kubeconfig",
+            r.kubeconfig,
+          ],
+          { log: r.log("persisted") },
+        );
         if (got.code === 0) liveByKey.set(key(o), JSON.parse(got.stdout));
       }
     }
@@ -277,7 +328,13 @@ async function checkPersisted(r: StackRun, rendered: RenderedStack): Promise<voi
       continue;
     }
     const { metadata, status: _s, ...body } = obj;
-    const cmp: Obj = { ...body, metadata: { labels: metadata.labels ?? {}, annotations: Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([k]) => !k.startsWith("openkeel.io/apply-as"))) } };
+    const cmp: Obj = {
+      ...body,
+      metadata: {
+        labels: metadata.labels ?? {},
+        annotations: Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([k]) => !k.startsWith("openkeel.io/apply-as"))),
+      },
+    };
     if (obj.kind === "Secret") {
       delete cmp.data;
       delete cmp.stringData;
@@ -299,16 +356,17 @@ async function checkAfterUp(r: StackRun, rendered: RenderedStack, label: string)
     await sleep(1000);
     result = await checkPlacement(r.kube!, rendered, readPlacement(rendered));
   }
-  r.report.check(
-    `placement proven by the real scheduler (${label})`,
-    result.findings.length === 0,
-    [...result.findings.map((f) => `${f.component}: ${f.problem}`), ...result.checked.map((c) => `checked ${c}`)],
-  );
+  r.report.check(`placement proven by the real scheduler (${label})`, result.findings.length === 0, [
+    ...result.findings.map((f) => `${f.component}: ${f.problem}`),
+    ...result.checked.map((c) => `checked ${c}`),
+  ]);
   const missing = result.storage.filter((s) => !s.exists);
   r.report.check(
     "every StatefulSet's storage class exists in the cluster",
     missing.length === 0,
-    result.storage.map((s) => `${s.object} claims storageClassName ${s.storageClass}: ${s.exists ? "exists" : "NO SUCH StorageClass (its PVCs would stay Pending)"}`),
+    result.storage.map(
+      (s) => `${s.object} claims storageClassName ${s.storageClass}: ${s.exists ? "exists" : "NO SUCH StorageClass (its PVCs would stay Pending)"}`,
+    ),
   );
 }
 
@@ -342,9 +400,22 @@ async function protectedStillThere(r: StackRun, rendered: RenderedStack, when: s
     for (const o of readDocs(f) as Obj[]) {
       const kind = o.kind as string;
       const [group, version] = (o.apiVersion as string).includes("/") ? (o.apiVersion as string).split("/") : ["", o.apiVersion as string];
-      const res = await run("kubectl", ["get", `${kind}${group ? `.${version}.${group}` : ""}`, o.metadata.name, ...(o.metadata.namespace ? ["-n", o.metadata.namespace] : []), "-o", "name", "--kubeconfig", r.kubeconfig], {
-        log: r.log(`protected-${when}`),
-      });
+      const res = await run(
+        "kubectl",
+        [
+          "get",
+          `${kind}${group ? `.${version}.${group}` : ""}`,
+          o.metadata.name,
+          ...(o.metadata.namespace ? ["-n", o.metadata.namespace] : []),
+          "-o",
+          "name",
+          "--kubeconfig",
+          r.kubeconfig,
+        ],
+        {
+          log: r.log(`protected-${when}`),
+        },
+      );
       if (res.code !== 0) {
         ok = false;
         detail.push(`GONE ${kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name} (${path.basename(f)})`);
@@ -358,7 +429,9 @@ async function protectedStillThere(r: StackRun, rendered: RenderedStack, when: s
       detail.push(`GONE Helm release ${rel.namespace}/${rel.name}`);
     }
   }
-  detail.unshift(`${files.length} object file(s) and ${releases.length} Helm release(s) of protected units checked: ${ok ? "all still in the cluster" : "some are gone"}`);
+  detail.unshift(
+    `${files.length} object file(s) and ${releases.length} Helm release(s) of protected units checked: ${ok ? "all still in the cluster" : "some are gone"}`,
+  );
   return { ok, detail };
 }
 
@@ -372,7 +445,9 @@ function expectedSteps(before: RenderedStack, after: RenderedStack): { op: strin
     return { kind: o.kind as string, name: o.metadata.name as string, ns: o.metadata.namespace as string | undefined };
   };
   const objMatch = (unit: string, id: { kind: string; name: string; ns?: string }) => (type: string, name: string) =>
-    name.startsWith(`${unit}:`) && name.endsWith(`${id.ns ? `${id.ns}/` : ":"}${id.name}`) && (id.kind === "Node" ? type === "kubernetes:core/v1:NodePatch" : type.endsWith(`:${id.kind}`));
+    name.startsWith(`${unit}:`) &&
+    name.endsWith(`${id.ns ? `${id.ns}/` : ":"}${id.name}`) &&
+    (id.kind === "Node" ? type === "kubernetes:core/v1:NodePatch" : type.endsWith(`:${id.kind}`));
   for (const u of after.units) {
     const old = b.get(u.name);
     if (!old) {
@@ -386,14 +461,20 @@ function expectedSteps(before: RenderedStack, after: RenderedStack): { op: strin
     }
     if (u.kind === "HelmRelease") {
       const changed = JSON.stringify(u.chart) !== JSON.stringify(old.chart) || (u.values && old.values && read(after, u.values) !== read(before, old.values));
-      if (changed) exp.push({ op: "update", what: `Helm release ${u.name}: values or chart changed in the render`, match: (type, name) => type === RELEASE && name === u.name });
+      if (changed)
+        exp.push({
+          op: "update",
+          what: `Helm release ${u.name}: values or chart changed in the render`,
+          match: (type, name) => type === RELEASE && name === u.name,
+        });
     }
     if (u.kind === "Manifests") {
       const oldFiles = new Set(old.objects ?? []);
       for (const f of u.objects ?? []) {
         const id = objectId(after, f);
         if (!oldFiles.has(f)) exp.push({ op: "create", what: `${id.kind} ${id.name} (${u.name}): new in the render`, match: objMatch(u.name, id) });
-        else if (read(after, f) !== read(before, f)) exp.push({ op: "update", what: `${id.kind} ${id.name} (${u.name}): changed in the render`, match: objMatch(u.name, id) });
+        else if (read(after, f) !== read(before, f))
+          exp.push({ op: "update", what: `${id.kind} ${id.name} (${u.name}): changed in the render`, match: objMatch(u.name, id) });
       }
       for (const f of old.objects ?? []) {
         if ((u.objects ?? []).includes(f)) continue;
@@ -401,9 +482,12 @@ function expectedSteps(before: RenderedStack, after: RenderedStack): { op: strin
         exp.push({ op: "delete", what: `${id.kind} ${id.name} (${u.name}): gone from the render`, match: objMatch(u.name, id) });
       }
     }
-    if (u.kind === "RemoteManifest" && JSON.stringify(u.urls) !== JSON.stringify(old.urls)) exp.push({ op: "replace", what: `remote manifest ${u.name}: URL changed`, match: (_t, name) => name === u.name });
+    if (u.kind === "RemoteManifest" && JSON.stringify(u.urls) !== JSON.stringify(old.urls))
+      exp.push({ op: "replace", what: `remote manifest ${u.name}: URL changed`, match: (_t, name) => name === u.name });
   }
-  for (const u of before.units) if (!after.units.some((x) => x.name === u.name)) exp.push({ op: "delete", what: `unit ${u.name} gone from the render`, match: (_t, name) => name === u.name || name.startsWith(`${u.name}:`) });
+  for (const u of before.units)
+    if (!after.units.some((x) => x.name === u.name))
+      exp.push({ op: "delete", what: `unit ${u.name} gone from the render`, match: (_t, name) => name === u.name || name.startsWith(`${u.name}:`) });
   return exp;
 }
 
@@ -445,7 +529,12 @@ function violationSet(vs: { policy: string; resourceName: string }[]): string[] 
 
 /** `npm run policy` lines: `  mandatory [policy] name (type):` */
 function offlineViolations(text: string): PolicyViolation[] {
-  return [...text.matchAll(/^\s+(mandatory|advisory) \[([a-z0-9-]+)\] (.*?)(?: \(([^()]+)\))?:\s*$/gm)].map((m) => ({ level: m[1], policy: m[2], resourceName: m[4] ? m[3] : m[3] === "(stack)" ? "" : m[3], resourceType: m[4] ?? "" }));
+  return [...text.matchAll(/^\s+(mandatory|advisory) \[([a-z0-9-]+)\] (.*?)(?: \(([^()]+)\))?:\s*$/gm)].map((m) => ({
+    level: m[1],
+    policy: m[2],
+    resourceName: m[4] ? m[3] : m[3] === "(stack)" ? "" : m[3],
+    resourceType: m[4] ?? "",
+  }));
 }
 
 /**
@@ -460,7 +549,11 @@ function freshStackPolicyCheck(r: StackRun, text: string, where: string): void {
   r.report.check(
     "the policy pack judges every resource in the first preview of a new stack (only the documented d4-metadata-secret advisory)",
     advisories.every(documented),
-    [`evaluated on ${where}`, ...[...new Set(advisories.map((v) => `${documented(v) ? "documented" : "NOT ENFORCED"}: ${v.policy} @ ${v.resourceName}`))], ...lines],
+    [
+      `evaluated on ${where}`,
+      ...[...new Set(advisories.map((v) => `${documented(v) ? "documented" : "NOT ENFORCED"}: ${v.policy} @ ${v.resourceName}`))],
+      ...lines,
+    ],
   );
 }
 
@@ -502,7 +595,11 @@ async function policyChecks(r: StackRun, baseStackFile: string): Promise<void> {
     const stateFile = path.join(r.work, `state-${stack}.json`);
     fs.writeFileSync(
       stateFile,
-      exported.stdout.split(`urn:pulumi:${r.stack}::`).join(`urn:pulumi:${stack}::`).split(`pulumi:pulumi:Stack::openkeel-${r.stack}"`).join(`pulumi:pulumi:Stack::openkeel-${stack}"`),
+      exported.stdout
+        .split(`urn:pulumi:${r.stack}::`)
+        .join(`urn:pulumi:${stack}::`)
+        .split(`pulumi:pulumi:Stack::openkeel-${r.stack}"`)
+        .join(`pulumi:pulumi:Stack::openkeel-${stack}"`),
     );
     const imported = await pulumi(["stack", "import", "--stack", stack, "--file", stateFile], proj, r.p!, log);
     if (imported.code !== 0) throw new Error(`pulumi stack import into ${stack} exited ${imported.code}: ${imported.stderr.slice(-600)}`);
@@ -514,7 +611,11 @@ async function policyChecks(r: StackRun, baseStackFile: string): Promise<void> {
       // `npm run policy` itself, on the mutated stack file
       offline = await run("npm", ["run", "-s", "policy", "--", "--stacks-dir", path.dirname(file), "--stack", stack], { cwd: r.o.repoRoot, log });
     } else {
-      offline = await run(path.join(r.o.repoRoot, "node_modules", ".bin", "tsx"), [path.join(__dirname, "policy-offline.ts"), proj, stack], { cwd: r.o.repoRoot, log, env: { ...process.env, ...env } });
+      offline = await run(path.join(r.o.repoRoot, "node_modules", ".bin", "tsx"), [path.join(__dirname, "policy-offline.ts"), proj, stack], {
+        cwd: r.o.repoRoot,
+        log,
+        env: { ...process.env, ...env },
+      });
     }
     const engine = violationSet(policyViolations(real.stdout + real.stderr).filter((v) => v.level === "mandatory"));
     const offl = violationSet(offlineViolations(offline.stdout).filter((v) => v.level === "mandatory"));
@@ -567,7 +668,9 @@ async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName
           watching = false;
           state.interrupted = true;
           state.pending = false;
-          s.detail.push(`kube-apiserver restarted while the program was applying (first OpenKeel Helm release ${rel[0].metadata.labels.name} installed), ${new Date().toISOString()}`);
+          s.detail.push(
+            `kube-apiserver restarted while the program was applying (first OpenKeel Helm release ${rel[0].metadata.labels.name} installed), ${new Date().toISOString()}`,
+          );
           restart = run(r.o.clusterScript, ["restart", r.clusterDir, "kube-apiserver"], { log: r.log("cluster") }).then((x) => {
             s.detail.push(`cluster.sh restart kube-apiserver: exit ${x.code} after ${x.seconds.toFixed(0)} s`);
           });
@@ -658,7 +761,9 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         const logFile = path.join(r.logs, "standin-controller.jsonl");
         r.controller = background(tsx, [path.join(__dirname, "standin-controller.ts"), r.kubeconfig, o.schemasDir, logFile], r.log("standin-controller"));
         s.summary = `pid ${r.controller.pid}: OLM Subscriptions (installedCSV + Medik8s CRDs), SNR config, KubeVirt/CDI Available`;
-        rep.standIns.push("stand-in controller (test/e2e/harness/standin-controller.ts): plays OLM, the SNR operator, virt-operator and cdi-operator where the program waits on them; its actions are listed below");
+        rep.standIns.push(
+          "stand-in controller (test/e2e/harness/standin-controller.ts): plays OLM, the SNR operator, virt-operator and cdi-operator where the program waits on them; its actions are listed below",
+        );
       },
       { fatal: true },
     );
@@ -680,9 +785,18 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
             reclaimPolicy: "Delete",
             volumeBindingMode: "WaitForFirstConsumer",
           });
-          rep.standIns.push("StorageClass standard (rancher.io/local-path): the class a kind cluster creates, which the lab's strict-local volumes ask for; nothing provisions it here");
+          rep.standIns.push(
+            "StorageClass standard (rancher.io/local-path): the class a kind cluster creates, which the lab's strict-local volumes ask for; nothing provisions it here",
+          );
         }
-        for (const n of r.nodes) s.detail.push(`${n.name}: labels ${Object.entries(n.labels).map(([k, v]) => (v ? `${k}=${v}` : k)).join(", ")}; taints ${n.taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`).join(", ") || "none"} — ${n.provenance.join("; ")}`);
+        for (const n of r.nodes)
+          s.detail.push(
+            `${n.name}: labels ${Object.entries(n.labels)
+              .map(([k, v]) => (v ? `${k}=${v}` : k))
+              .join(
+                ", ",
+              )}; taints ${n.taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`).join(", ") || "none"} — ${n.provenance.join("; ")}`,
+          );
       },
       { fatal: true },
     );
@@ -704,7 +818,9 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         if (rewritten) {
           const changed = diffLines(original, after.replace(/^encryptionsalt: .*\n/m, ""));
           s.detail.push(`pulumi stack init rewrote the stack file (besides adding encryptionsalt); changed lines:\n${changed}`);
-          rep.notes.push("pulumi stack init rewrites the stack file it initialises (see step 'pulumi stack init'); the e2e restores the repository's text (plus encryptionsalt) in its copy");
+          rep.notes.push(
+            "pulumi stack init rewrites the stack file it initialises (see step 'pulumi stack init'); the e2e restores the repository's text (plus encryptionsalt) in its copy",
+          );
         }
         fs.writeFileSync(file, `${original.replace(/\n*$/, "\n")}${salt ? `${salt}\n` : ""}`);
         setStackConfig(file, "mirror", { url: r.mirror!.url });
@@ -713,7 +829,9 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         // then checks all three against this cluster before it registers any unit.
         const binding = await e2eBinding(r);
         setStackConfig(file, "cluster", binding);
-        rep.standIns.push(`openkeel:cluster of the stack: the e2e cluster (context ${binding.context}, ${binding.apiServer}, kube-system ${binding.kubeSystemUID})`);
+        rep.standIns.push(
+          `openkeel:cluster of the stack: the e2e cluster (context ${binding.context}, ${binding.apiServer}, kube-system ${binding.kubeSystemUID})`,
+        );
         s.summary = `stack ${stack} in file://${path.join(r.work, "state")}; mirror ${r.mirror!.url}${rewritten ? "; STACK FILE REWRITTEN by pulumi" : ""}`;
       },
       { fatal: true },
@@ -749,13 +867,21 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     if (firstPreviewFailed) {
       r.freshPreviewPending = true;
       upLogs.push("up-skip-preview");
-      lastUp = await upStep("pulumi up --yes --skip-preview --policy-pack policy (to get past the failed preview)", ["up", "--yes", "--skip-preview", "--policy-pack", "policy"], "up-skip-preview");
+      lastUp = await upStep(
+        "pulumi up --yes --skip-preview --policy-pack policy (to get past the failed preview)",
+        ["up", "--yes", "--skip-preview", "--policy-pack", "policy"],
+        "up-skip-preview",
+      );
     }
     // rerun until a run after the interrupted one passes (at most three reruns)
     let interruptedAt = state.interrupted ? rep.steps.length - 1 : -1;
     for (let i = 1; i <= 3 && (!lastUp.ok || state.pending || interruptedAt === rep.steps.length - 1); i++) {
       upLogs.push(`up-rerun-${i}`);
-      lastUp = await upStep(`pulumi up --yes --policy-pack policy (rerun ${i}${interruptedAt >= 0 ? ": converges" : ""})`, ["up", "--yes", "--policy-pack", "policy"], `up-rerun-${i}`);
+      lastUp = await upStep(
+        `pulumi up --yes --policy-pack policy (rerun ${i}${interruptedAt >= 0 ? ": converges" : ""})`,
+        ["up", "--yes", "--policy-pack", "policy"],
+        `up-rerun-${i}`,
+      );
       if (state.interrupted && interruptedAt < 0) interruptedAt = rep.steps.length - 1;
     }
     if (o.previewTiming) {
@@ -767,7 +893,9 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
       const still = await protectedStillThere(r, rendered, "after-interrupt");
       const ok = state.interrupted && lastUp.ok && interruptedAt >= 0 && interruptedAt < rep.steps.length - 1 && still.ok;
       rep.check("interrupted pulumi up: the rerun converges and nothing protected was deleted", ok, [
-        state.interrupted ? `kube-apiserver was restarted during step ${interruptedAt + 1} (${rep.steps[interruptedAt]?.name})` : "the API server was never restarted during a run",
+        state.interrupted
+          ? `kube-apiserver was restarted during step ${interruptedAt + 1} (${rep.steps[interruptedAt]?.name})`
+          : "the API server was never restarted during a run",
         `last pulumi up: ${lastUp.ok ? "ok" : "FAILED"} (${lastUp.name})`,
         ...still.detail,
       ]);
@@ -803,10 +931,14 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
       const offline = violationSet(offlineViolations(res.stdout).filter((v) => v.level === "mandatory"));
       s.summary = `npm run policy exit ${res.code}; engine (pulumi up and preview --policy-pack): ${engine.length} mandatory, npm run policy: ${offline.length}`;
       const ran = (text: string) => (text.includes(PACK) ? ` (pack ${PACK} ran)` : " (NO sign of the pack in the engine output)");
-      rep.check("the policy pack runs inside the real engine and passes the shipped stack", engine.length === 0 && up.includes(PACK) && idempotent.includes(PACK) && res.code === 0, [
-        `pulumi up and pulumi preview --policy-pack policy: ${engine.join("; ") || "no mandatory violation"}; up${ran(up)}; preview${ran(idempotent)}`,
-        `npm run policy: exit ${res.code}; ${offline.join("; ") || "no mandatory violation"}`,
-      ]);
+      rep.check(
+        "the policy pack runs inside the real engine and passes the shipped stack",
+        engine.length === 0 && up.includes(PACK) && idempotent.includes(PACK) && res.code === 0,
+        [
+          `pulumi up and pulumi preview --policy-pack policy: ${engine.join("; ") || "no mandatory violation"}; up${ran(up)}; preview${ran(idempotent)}`,
+          `npm run policy: exit ${res.code}; ${offline.join("; ") || "no mandatory violation"}`,
+        ],
+      );
     });
 
     if (o.policyMutations && rendered.index.environment !== "kind-lab") {
@@ -826,19 +958,30 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     let day2: RenderedStack | undefined;
     let newNode = "";
     if (o.kubeconfig) {
-      rep.steps.push({ name: "day 2: add a compute node", seconds: 0, ok: true, skipped: true, detail: ["skipped with --kubeconfig: a node of an existing cluster (kind) must join for real; add one and rerun the e2e"] });
-    } else await r.step("day 2: add a compute node (inventory + cluster), re-render", async (s) => {
-      const file = stackFile(r.project, stack);
-      day1 = await render(r, path.dirname(file), path.join(r.work, "rendered-day1"), "render-day1");
-      const { entry, name } = newComputeNode(file, rendered.index.environment);
-      newNode = name;
-      mutateStackConfig(file, "nodes", (nodes: Obj[]) => [...nodes, entry]);
-      day2 = await render(r, path.dirname(file), path.join(r.work, "rendered-day2"), "render-day2");
-      const spec = nodeSpecs(day2).find((n) => n.name === name)!;
-      await registerNodes(r.kube!, [spec]);
-      s.summary = `${name} ${JSON.stringify(entry)}`;
-      s.detail.push(`registered ${name}: ${Object.entries(spec.labels).map(([k, v]) => (v ? `${k}=${v}` : k)).join(", ")}; taints ${spec.taints.map((t) => `${t.key}:${t.effect}`).join(", ") || "none"}`);
-    });
+      rep.steps.push({
+        name: "day 2: add a compute node",
+        seconds: 0,
+        ok: true,
+        skipped: true,
+        detail: ["skipped with --kubeconfig: a node of an existing cluster (kind) must join for real; add one and rerun the e2e"],
+      });
+    } else
+      await r.step("day 2: add a compute node (inventory + cluster), re-render", async (s) => {
+        const file = stackFile(r.project, stack);
+        day1 = await render(r, path.dirname(file), path.join(r.work, "rendered-day1"), "render-day1");
+        const { entry, name } = newComputeNode(file, rendered.index.environment);
+        newNode = name;
+        mutateStackConfig(file, "nodes", (nodes: Obj[]) => [...nodes, entry]);
+        day2 = await render(r, path.dirname(file), path.join(r.work, "rendered-day2"), "render-day2");
+        const spec = nodeSpecs(day2).find((n) => n.name === name)!;
+        await registerNodes(r.kube!, [spec]);
+        s.summary = `${name} ${JSON.stringify(entry)}`;
+        s.detail.push(
+          `registered ${name}: ${Object.entries(spec.labels)
+            .map(([k, v]) => (v ? `${k}=${v}` : k))
+            .join(", ")}; taints ${spec.taints.map((t) => `${t.key}:${t.effect}`).join(", ") || "none"}`,
+        );
+      });
 
     if (day2) {
       await r.step("day 2: pulumi preview shows exactly the expected steps", async (s) => {
@@ -850,7 +993,9 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         const changes = steps.filter((x) => x.op !== "same" && x.op !== "read");
         const unexpected = changes.filter((c) => !exp.some((e) => e.op === c.op && e.match(c.type, c.name)));
         const missing = exp.filter((e) => !changes.some((c) => c.op === e.op && e.match(c.type, c.name)));
-        s.summary = `engine: ${Object.entries(changeSummary).map(([k, v]) => `${k} ${v}`).join(", ")}; expected ${exp.length} change(s) from the render diff`;
+        s.summary = `engine: ${Object.entries(changeSummary)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")}; expected ${exp.length} change(s) from the render diff`;
         s.detail.push(...exp.map((e) => `expected ${e.op}: ${e.what}`));
         s.detail.push(...changes.map((c) => `engine ${c.op}: ${c.type} ${c.name}`));
         if (unexpected.length || missing.length) {
@@ -872,8 +1017,8 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         const before = rep.checks.length;
         await checkAfterUp(r, day2!, `after day 2 (${newNode})`);
         const ran = rep.checks.slice(before);
-      s.summary = ran.map((c) => `${c.ok ? "ok" : "FAILED"}: ${c.name}`).join("; ");
-      s.ok = ran.every((c) => c.ok);
+        s.summary = ran.map((c) => `${c.ok ? "ok" : "FAILED"}: ${c.name}`).join("; ");
+        s.ok = ran.every((c) => c.ok);
       });
     }
 
@@ -883,7 +1028,13 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
       const res = await pulumi(["destroy", "--yes"], r.project, r.p!, r.log("destroy"), { timeoutMs: 20 * 60_000 });
       s.log = res.log;
       s.summary = `exit ${res.code}; ${summaryLine(res.stdout)}`;
-      s.detail.push(`engine: ${errorLines(res.stdout + res.stderr).slice(0, 15).join("\n") || "(no error lines)"}`);
+      s.detail.push(
+        `engine: ${
+          errorLines(res.stdout + res.stderr)
+            .slice(0, 15)
+            .join("\n") || "(no error lines)"
+        }`,
+      );
       const still = await protectedStillThere(r, last, "after-destroy");
       s.detail.push(...still.detail);
       rep.check("pulumi destroy leaves every protected resource in place", still.ok, still.detail);
@@ -919,7 +1070,11 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
         const state = await pulumi(["stack", "export"], r.project, r.p!, r.log("destroy-retain"));
         const left = state.code === 0 ? ((JSON.parse(state.stdout).deployment?.resources ?? []) as Obj[]) : [];
         s.detail.push(`state after destroy: ${left.length} resources`);
-        rep.check("after pulumi state unprotect, pulumi destroy forgets protected resources and leaves them in the cluster (retainOnDelete)", still.ok && res.code === 0, still.detail);
+        rep.check(
+          "after pulumi state unprotect, pulumi destroy forgets protected resources and leaves them in the cluster (retainOnDelete)",
+          still.ok && res.code === 0,
+          still.detail,
+        );
       });
     }
   } catch (e) {
@@ -935,9 +1090,13 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
           .filter(Boolean)
           .map((l) => JSON.parse(l))
       : [];
-    rep.controller.push(...actions.filter((a) => !["start", "stop"].includes(a.action)).map((a) => `${a.time} ${a.action}: ${a.object}${a.detail ? ` — ${a.detail}` : ""}`));
+    rep.controller.push(
+      ...actions.filter((a) => !["start", "stop"].includes(a.action)).map((a) => `${a.time} ${a.action}: ${a.object}${a.detail ? ` — ${a.detail}` : ""}`),
+    );
     if (r.mirror) {
-      rep.notes.push(`mirror served ${r.mirror.requests.filter((q) => q.status === 200).length} requests; refused: ${[...new Set(r.mirror.requests.filter((q) => q.status !== 200).map((q) => q.path))].join(", ") || "none"}`);
+      rep.notes.push(
+        `mirror served ${r.mirror.requests.filter((q) => q.status === 200).length} requests; refused: ${[...new Set(r.mirror.requests.filter((q) => q.status !== 200).map((q) => q.path))].join(", ") || "none"}`,
+      );
       await r.mirror.close();
     }
     r.kube?.close();
@@ -951,19 +1110,36 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     // machine-readable step times (for `npm run bench` and CI)
     fs.writeFileSync(
       path.join(r.dir, "steps.json"),
-      JSON.stringify({ stack, ok: rep.ok, seconds: (rep.finished - rep.started) / 1000, steps: rep.steps.map((x) => ({ name: x.name, seconds: x.seconds, ok: x.ok, skipped: x.skipped ?? false, summary: x.summary ?? "" })), failedChecks: rep.checks.filter((c) => !c.ok).map((c) => c.name), ...(rep.previewSeconds.length ? { previewSeconds: rep.previewSeconds } : {}) }, null, 2),
+      JSON.stringify(
+        {
+          stack,
+          ok: rep.ok,
+          seconds: (rep.finished - rep.started) / 1000,
+          steps: rep.steps.map((x) => ({ name: x.name, seconds: x.seconds, ok: x.ok, skipped: x.skipped ?? false, summary: x.summary ?? "" })),
+          failedChecks: rep.checks.filter((c) => !c.ok).map((c) => c.name),
+          ...(rep.previewSeconds.length ? { previewSeconds: rep.previewSeconds } : {}),
+        },
+        null,
+        2,
+      ),
     );
   }
   return rep;
 }
 
 function errorLines(text: string): string[] {
-  const lines = text.split("\n").filter((l) => /\berror\b|failed|refusing|cannot|protected/i.test(l)).map((l) => l.trimEnd());
+  const lines = text
+    .split("\n")
+    .filter((l) => /\berror\b|failed|refusing|cannot|protected/i.test(l))
+    .map((l) => l.trimEnd());
   return [...new Set(lines)].slice(0, 60);
 }
 
 function changesOf(text: string): string[] {
-  return text.split("\n").filter((l) => /^\s+[~+\-]{1,2}\+?\s/.test(l) || /^\s+\+-\s/.test(l)).slice(0, 60);
+  return text
+    .split("\n")
+    .filter((l) => /^\s+[~+-]{1,2}\+?\s/.test(l) || /^\s+\+-\s/.test(l))
+    .slice(0, 60);
 }
 
 function diffLines(a: string, b: string): string {
@@ -977,8 +1153,10 @@ function diffLines(a: string, b: string): string {
 /** Why the e2e cannot run (exit 2), or undefined. */
 function cannotRun(o: E2EOptions): string | undefined {
   const missing = ["pulumi", "kubectl", "pulumi-resource-kubernetes", "pulumi-resource-random"].filter((b) => !which(b));
-  if (missing.length) return `not on PATH: ${missing.join(", ")}. Put the engine's bin dir on PATH (../shared/engine/build.sh → $HOME/.cache/openkeel-engine/bin) or install the released Pulumi CLI and plugins.`;
-  if (!o.kubeconfig && !fs.existsSync(o.clusterScript)) return `no cluster script at ${o.clusterScript} (set --cluster-script or OPENKEEL_E2E_CLUSTER_SCRIPT, or pass --kubeconfig)`;
+  if (missing.length)
+    return `not on PATH: ${missing.join(", ")}. Put the engine's bin dir on PATH (../shared/engine/build.sh → $HOME/.cache/openkeel-engine/bin) or install the released Pulumi CLI and plugins.`;
+  if (!o.kubeconfig && !fs.existsSync(o.clusterScript))
+    return `no cluster script at ${o.clusterScript} (set --cluster-script or OPENKEEL_E2E_CLUSTER_SCRIPT, or pass --kubeconfig)`;
   return undefined;
 }
 
@@ -1013,10 +1191,15 @@ export async function runE2E(o: E2EOptions): Promise<number> {
   o.log("");
   o.log("e2e step times:");
   for (const rep of reports) {
-    for (const s of rep.steps) o.log(`  ${rep.stack.padEnd(12)} ${s.seconds.toFixed(1).padStart(7)} s  ${s.skipped ? "skip" : s.ok ? "ok  " : "FAIL"}  ${s.name}`);
-    o.log(`  ${rep.stack.padEnd(12)} ${(((rep.finished ?? Date.now()) - rep.started) / 1000).toFixed(0).padStart(7)} s  ${rep.ok ? "PASS" : "FAIL"}  ${rep.checks.filter((c) => !c.ok).length} failed check(s): ${path.join(outRoot, rep.stack, "report.md")}`);
+    for (const s of rep.steps)
+      o.log(`  ${rep.stack.padEnd(12)} ${s.seconds.toFixed(1).padStart(7)} s  ${s.skipped ? "skip" : s.ok ? "ok  " : "FAIL"}  ${s.name}`);
+    o.log(
+      `  ${rep.stack.padEnd(12)} ${(((rep.finished ?? Date.now()) - rep.started) / 1000).toFixed(0).padStart(7)} s  ${rep.ok ? "PASS" : "FAIL"}  ${rep.checks.filter((c) => !c.ok).length} failed check(s): ${path.join(outRoot, rep.stack, "report.md")}`,
+    );
   }
-  if (o.previewTiming) for (const rep of reports) o.log(`  ${rep.stack.padEnd(12)} pulumi preview --policy-pack policy: ${rep.previewSeconds.map((x) => `${x.toFixed(2)} s`).join(", ") || "not timed"}`);
+  if (o.previewTiming)
+    for (const rep of reports)
+      o.log(`  ${rep.stack.padEnd(12)} pulumi preview --policy-pack policy: ${rep.previewSeconds.map((x) => `${x.toFixed(2)} s`).join(", ") || "not timed"}`);
   o.log(`e2e: ${((Date.now() - t0) / 1000).toFixed(0)} s in all; ${reports.every((x) => x.ok) ? "PASS" : "FAIL"}`);
   return reports.every((x) => x.ok) ? 0 : 1;
 }
@@ -1039,7 +1222,10 @@ export async function timeEnginePreviews(o: E2EOptions & { previewTiming: { trie
   return reports.map((rep) => {
     const report = path.join(o.outRoot, "preview-timing", rep.stack, "report.md");
     if (rep.ok && rep.previewSeconds.length === o.previewTiming.tries) return { stack: rep.stack, ok: true, seconds: rep.previewSeconds, report };
-    const failed = [...rep.steps.filter((x) => !x.ok && !x.skipped).map((x) => `step "${x.name}": ${x.detail.find((d) => d.startsWith("error: ")) ?? x.summary ?? "failed"}`), ...rep.checks.filter((c) => !c.ok).map((c) => `check "${c.name}"`)];
+    const failed = [
+      ...rep.steps.filter((x) => !x.ok && !x.skipped).map((x) => `step "${x.name}": ${x.detail.find((d) => d.startsWith("error: ")) ?? x.summary ?? "failed"}`),
+      ...rep.checks.filter((c) => !c.ok).map((c) => `check "${c.name}"`),
+    ];
     return { stack: rep.stack, ok: false, seconds: [], failure: failed.join("; ").slice(0, 600) || "no timed preview", report };
   });
 }

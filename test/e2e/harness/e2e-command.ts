@@ -17,7 +17,8 @@ export async function e2eCommand(): Promise<number | void> {
   });
   const repoRoot = path.resolve(__dirname, "../../..");
   const tries = opts["time-preview"] === undefined ? undefined : Number(opts["time-preview"]);
-  if (tries !== undefined && (!Number.isInteger(tries) || tries < 1)) throw new UserError(`--time-preview takes a whole number of tries ≥ 1, not ${opts["time-preview"]}`, EXIT_BAD_CONFIG);
+  if (tries !== undefined && (!Number.isInteger(tries) || tries < 1))
+    throw new UserError(`--time-preview takes a whole number of tries ≥ 1, not ${opts["time-preview"]}`, EXIT_BAD_CONFIG);
   return runE2E({
     repoRoot,
     stacks: opts.stack?.length ? opts.stack : ["lab", "prod-medium"],

@@ -33,7 +33,10 @@ export class Kube {
     const ctx = (cfg.contexts as Obj[]).find((c) => c.name === ctxName)?.context ?? cfg.contexts?.[0]?.context;
     const cluster = (cfg.clusters as Obj[]).find((c) => c.name === ctx.cluster)?.cluster;
     const user = (cfg.users as Obj[]).find((u) => u.name === ctx.user)?.user ?? {};
-    if (user.exec || user["auth-provider"]) throw new Error(`${kubeconfig}: exec/auth-provider credentials are not supported by the e2e client; use a kubeconfig with client certificates or a token`);
+    if (user.exec || user["auth-provider"])
+      throw new Error(
+        `${kubeconfig}: exec/auth-provider credentials are not supported by the e2e client; use a kubeconfig with client certificates or a token`,
+      );
     this.server = new URL(cluster.server);
     this.token = user.token ?? (user.tokenFile ? fs.readFileSync(path.resolve(base, user.tokenFile), "utf8").trim() : undefined);
     this.agent = new https.Agent({

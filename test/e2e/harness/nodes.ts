@@ -57,7 +57,8 @@ function talosNodes(r: RenderedStack): NodeSpec[] {
         if (doc.kind === "HostnameConfig" && doc.hostname) name = doc.hostname;
         const machine = doc.machine ?? {};
         Object.assign(labels, machine.nodeLabels ?? {});
-        for (const t of machine.kubelet?.extraConfig?.registerWithTaints ?? []) taints.push({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect });
+        for (const t of machine.kubelet?.extraConfig?.registerWithTaints ?? [])
+          taints.push({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect });
         for (const [key, v] of Object.entries(machine.nodeTaints ?? {})) {
           const [value, effect] = String(v).split(":");
           taints.push({ key, ...(value ? { value } : {}), effect });
@@ -94,7 +95,9 @@ function kindNodes(r: RenderedStack): NodeSpec[] {
       labels[K8S_CONTROL_PLANE] = "";
       labels["node.kubernetes.io/exclude-from-external-load-balancers"] = "";
       if (hasWorkers) taints.push({ key: K8S_CONTROL_PLANE, effect: "NoSchedule" });
-      provenance.push(`kubeadm control plane: ${K8S_CONTROL_PLANE} label${hasWorkers ? " and taint" : "; kind removes the taint of a cluster without workers"}`);
+      provenance.push(
+        `kubeadm control plane: ${K8S_CONTROL_PLANE} label${hasWorkers ? " and taint" : "; kind removes the taint of a cluster without workers"}`,
+      );
     }
     for (const patch of (n.kubeadmConfigPatches ?? []) as string[]) {
       const doc = parse(patch) as Obj;
@@ -103,7 +106,9 @@ function kindNodes(r: RenderedStack): NodeSpec[] {
       if (Array.isArray(reg.taints)) taints = reg.taints.map((t: Obj) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
       const args = reg.kubeletExtraArgs;
       const nodeLabels = Array.isArray(args) ? args.find((a: Obj) => a.name === "node-labels")?.value : args?.["node-labels"];
-      for (const kv of String(nodeLabels ?? "").split(",").filter(Boolean)) {
+      for (const kv of String(nodeLabels ?? "")
+        .split(",")
+        .filter(Boolean)) {
         const [k, v] = kv.split("=");
         labels[k] = v ?? "";
       }
@@ -126,13 +131,28 @@ export function nodeObject(s: NodeSpec): Obj {
   return {
     apiVersion: "v1",
     kind: "Node",
-    metadata: { name: s.name, labels: s.labels, annotations: { "node.alpha.kubernetes.io/ttl": "0", "e2e.openkeel.io/registered-by": "npm run e2e (kwok keeps it Ready)" } },
+    metadata: {
+      name: s.name,
+      labels: s.labels,
+      annotations: { "node.alpha.kubernetes.io/ttl": "0", "e2e.openkeel.io/registered-by": "npm run e2e (kwok keeps it Ready)" },
+    },
     spec: s.taints.length > 0 ? { taints: s.taints } : {},
     status: {
       capacity: CAPACITY,
       allocatable: CAPACITY,
       addresses: [...(s.internalIP ? [{ type: "InternalIP", address: s.internalIP }] : []), { type: "Hostname", address: s.name }],
-      nodeInfo: { architecture: "amd64", operatingSystem: "linux", kubeletVersion: "v1.36.3", containerRuntimeVersion: "kwok://", osImage: "e2e", kernelVersion: "e2e", kubeProxyVersion: "", bootID: "", machineID: "", systemUUID: "" },
+      nodeInfo: {
+        architecture: "amd64",
+        operatingSystem: "linux",
+        kubeletVersion: "v1.36.3",
+        containerRuntimeVersion: "kwok://",
+        osImage: "e2e",
+        kernelVersion: "e2e",
+        kubeProxyVersion: "",
+        bootID: "",
+        machineID: "",
+        systemUUID: "",
+      },
     },
   };
 }

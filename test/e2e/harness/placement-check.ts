@@ -98,7 +98,10 @@ export async function checkPlacement(kube: Kube, r: RenderedStack, report: Place
   for (const g of [...groups.values()].sort((a, b) => a.component.localeCompare(b.component))) {
     const row = rows.get(g.component);
     if (!row) {
-      findings.push({ component: g.component, problem: `the cluster runs ${g.pods.length} pod(s) of ${[...g.kinds].join("/")} ${g.component}, placement.md has no row for it` });
+      findings.push({
+        component: g.component,
+        problem: `the cluster runs ${g.pods.length} pod(s) of ${[...g.kinds].join("/")} ${g.component}, placement.md has no row for it`,
+      });
       continue;
     }
     const allowed = eligibleNodes(row);
@@ -116,7 +119,10 @@ export async function checkPlacement(kube: Kube, r: RenderedStack, report: Place
       }
     }
     for (const p of pending) {
-      findings.push({ component: g.component, problem: `pod ${p.metadata.name} is Pending: ${podReason(p)} (placement.md names no reason; ● on ${allowed.join(", ") || "no node"})` });
+      findings.push({
+        component: g.component,
+        problem: `pod ${p.metadata.name} is Pending: ${podReason(p)} (placement.md names no reason; ● on ${allowed.join(", ") || "no node"})`,
+      });
     }
     if (g.daemonSets.length > 0) {
       const extra = where.filter((n) => !allowed.includes(n));
@@ -133,7 +139,8 @@ export async function checkPlacement(kube: Kube, r: RenderedStack, report: Place
   // OpenKeel rows of the report with no workload at all
   for (const row of report.rows) {
     if (!row.component.startsWith("openkeel-")) continue;
-    if (!groups.has(row.component)) findings.push({ component: row.component, problem: `placement.md lists ${row.kind} ${row.component}, the contract chart created no such workload` });
+    if (!groups.has(row.component))
+      findings.push({ component: row.component, problem: `placement.md lists ${row.kind} ${row.component}, the contract chart created no such workload` });
   }
 
   // StatefulSets record the storage class they would claim: it must exist

@@ -58,8 +58,20 @@ export async function installPlugins(p: PulumiEnv, repoRoot: string, log: string
   return out;
 }
 
-export function pulumi(args: string[], cwd: string, p: PulumiEnv, log: string, extra: { timeoutMs?: number; onStdout?: (s: string) => void; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
-  return run("pulumi", [...args, "--non-interactive"], { cwd, env: { ...p.env, ...(extra.env ?? {}) }, log, timeoutMs: extra.timeoutMs, onStdout: extra.onStdout });
+export function pulumi(
+  args: string[],
+  cwd: string,
+  p: PulumiEnv,
+  log: string,
+  extra: { timeoutMs?: number; onStdout?: (s: string) => void; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunResult> {
+  return run("pulumi", [...args, "--non-interactive"], {
+    cwd,
+    env: { ...p.env, ...(extra.env ?? {}) },
+    log,
+    timeoutMs: extra.timeoutMs,
+    onStdout: extra.onStdout,
+  });
 }
 
 /** The engine's summary: the "Resources:" block and the duration, on one line. */
@@ -137,7 +149,11 @@ export interface StepRecord {
 }
 
 /** The per-resource steps of `pulumi preview --json`. */
-export function previewSteps(json: string): { steps: StepRecord[]; changeSummary: Record<string, number>; diagnostics: { severity: string; message: string; urn?: string }[] } {
+export function previewSteps(json: string): {
+  steps: StepRecord[];
+  changeSummary: Record<string, number>;
+  diagnostics: { severity: string; message: string; urn?: string }[];
+} {
   const start = json.indexOf("{");
   const doc = JSON.parse(json.slice(start));
   const steps = ((doc.steps ?? []) as { op: string; urn: string }[]).map((s) => {

@@ -55,7 +55,9 @@ export class Report {
       "",
       "| # | step | time | result | engine summary |",
       "|---|---|---:|---|---|",
-      ...this.steps.map((s, i) => `| ${i + 1} | ${esc(s.name)} | ${s.seconds.toFixed(1)} s | ${s.skipped ? "skipped" : s.ok ? "ok" : "**FAILED**"} | ${esc(s.summary ?? "")} |`),
+      ...this.steps.map(
+        (s, i) => `| ${i + 1} | ${esc(s.name)} | ${s.seconds.toFixed(1)} s | ${s.skipped ? "skipped" : s.ok ? "ok" : "**FAILED**"} | ${esc(s.summary ?? "")} |`,
+      ),
       "",
     ];
     for (const s of this.steps.filter((x) => x.detail.length > 0 || (!x.ok && !x.skipped))) {

@@ -73,10 +73,24 @@ async function available(apiPath: string, kind: string): Promise<void> {
     const id = `${kind} ${ns ? `${ns}/` : ""}${o.metadata.name}`;
     if (o.status?.conditions?.some((c: Obj) => c.type === "Available" && c.status === "True")) continue;
     const now = new Date().toISOString();
-    const cond = (type: string, status: string, reason: string) => ({ type, status, reason, message: "e2e stand-in controller", lastProbeTime: now, lastTransitionTime: now });
+    const cond = (type: string, status: string, reason: string) => ({
+      type,
+      status,
+      reason,
+      message: "e2e stand-in controller",
+      lastProbeTime: now,
+      lastTransitionTime: now,
+    });
     const self = ns ? apiPath.replace(/\/([a-z]+)$/, `/namespaces/${ns}/$1/${o.metadata.name}`) : `${apiPath}/${o.metadata.name}`;
     await kube.mergePatch(`${self}/status`, {
-      status: { phase: "Deployed", conditions: [cond("Available", "True", "AllComponentsReady"), cond("Progressing", "False", "AllComponentsReady"), cond("Degraded", "False", "AllComponentsReady")] },
+      status: {
+        phase: "Deployed",
+        conditions: [
+          cond("Available", "True", "AllComponentsReady"),
+          cond("Progressing", "False", "AllComponentsReady"),
+          cond("Degraded", "False", "AllComponentsReady"),
+        ],
+      },
     });
     log("set condition Available=True", id, "as the operator would once its components run");
   }

@@ -28,7 +28,11 @@ function namespace(name: string, standIn: string, labels: Record<string, string>
   return {
     apiVersion: "v1",
     kind: "Namespace",
-    metadata: { name, labels: { ...labels, [STAND_IN_LABEL]: "true" }, annotations: { [STAND_IN_LABEL]: `${standIn}: namespace the upstream manifest creates (e2e only)` } },
+    metadata: {
+      name,
+      labels: { ...labels, [STAND_IN_LABEL]: "true" },
+      annotations: { [STAND_IN_LABEL]: `${standIn}: namespace the upstream manifest creates (e2e only)` },
+    },
   };
 }
 
@@ -52,7 +56,10 @@ data:
 function crdChart(kinds: CrdKind[], standsFor: string, condition?: string): StandInChart["files"] {
   return (schemas) => {
     const list = crds(schemas, kinds, `stand-in for ${standsFor}`);
-    const keep = list.map((c) => ({ ...c, metadata: { ...(c.metadata as Obj), annotations: { ...((c.metadata as Obj).annotations as Obj), "helm.sh/resource-policy": "keep" } } }));
+    const keep = list.map((c) => ({
+      ...c,
+      metadata: { ...(c.metadata as Obj), annotations: { ...((c.metadata as Obj).annotations as Obj), "helm.sh/resource-policy": "keep" } },
+    }));
     const tpl = condition
       ? `{{- if ${condition} }}\n{{- if (.Values.crds | default dict).keep }}\n{{ .Files.Get "files/crds-keep.yaml" }}\n{{- else }}\n{{ .Files.Get "files/crds.yaml" }}\n{{- end }}\n{{- end }}\n`
       : `{{ .Files.Get "files/crds.yaml" }}\n`;
@@ -75,7 +82,10 @@ export const STAND_IN_CHARTS: Record<string, StandInChart> = {
   "mariadb-operator": {
     standsFor: "mariadb-operator chart (no CRDs: they come from mariadb-operator-crds; no operator runs)",
     files: () => ({
-      "templates/stand-in.yaml": marker("mariadb-operator chart", "the operator Deployment is not run in the e2e; the MariaDB CRs are validated by the CRDs of mariadb-operator-crds"),
+      "templates/stand-in.yaml": marker(
+        "mariadb-operator chart",
+        "the operator Deployment is not run in the e2e; the MariaDB CRs are validated by the CRDs of mariadb-operator-crds",
+      ),
       "values.yaml": "{}\n",
     }),
   },
@@ -89,7 +99,10 @@ export const STAND_IN_CHARTS: Record<string, StandInChart> = {
   "node-feature-discovery": {
     standsFor: "Node Feature Discovery chart (nothing: no nfd.k8s-sigs.io schema in ../shared/schemas)",
     files: () => ({
-      "templates/stand-in.yaml": marker("Node Feature Discovery chart", "no nfd.k8s-sigs.io CRD schemas are available offline; this repository writes no nfd.k8s-sigs.io object"),
+      "templates/stand-in.yaml": marker(
+        "Node Feature Discovery chart",
+        "no nfd.k8s-sigs.io CRD schemas are available offline; this repository writes no nfd.k8s-sigs.io object",
+      ),
       "values.yaml": "{}\n",
     }),
   },
@@ -146,7 +159,12 @@ export const STAND_IN_FILES: Record<string, StandInFile> = {
         apiVersion: "operators.coreos.com/v1alpha1",
         kind: "CatalogSource",
         metadata: { name: "operatorhubio-catalog", namespace: "olm", labels: { [STAND_IN_LABEL]: "true" } },
-        spec: { sourceType: "grpc", image: "e2e.invalid/operatorhubio/catalog:stand-in", displayName: "Community Operators (e2e stand-in)", publisher: "OperatorHub.io" },
+        spec: {
+          sourceType: "grpc",
+          image: "e2e.invalid/operatorhubio/catalog:stand-in",
+          displayName: "Community Operators (e2e stand-in)",
+          publisher: "OperatorHub.io",
+        },
       },
     ],
   },
