@@ -2,7 +2,7 @@
 // Pulumi CLI reads it (keys `<project>:<key>`, bare keys belong to the project).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isAlias, isCollection, isPair, isScalar, LineCounter, parseDocument, visit, type Document } from "yaml";
+import { isAlias, isCollection, isPair, isScalar, LineCounter, parseDocument, visit, type Alias, type Document } from "yaml";
 import { configValue, loadConfig } from "./load";
 import { PROJECT, type LoadedConfig } from "./schema";
 import { ConfigError, type Problem } from "./problems";
@@ -30,15 +30,31 @@ const MAX_ALIAS_EXPANSION = 10;
 const ALIAS_ALLOWANCE = 10_000;
 
 /**
+ * What every alias of a document stands for, found in one pass in document order: an alias names
+ * the latest anchor of its name before it (YAML 1.2 § 3.2.2.2). `Alias.resolve` would search the
+ * document from its start for each alias, which made an inventory of 2000 `labels: *hypervisor`
+ * nodes take minutes (issue 25). An alias without an anchor before it maps to undefined.
+ */
+function aliasTargets(doc: Document): Map<Alias, unknown> {
+  const anchors = new Map<string, unknown>();
+  const targets = new Map<Alias, unknown>();
+  visit(doc, (_, node) => {
+    if (isAlias(node)) targets.set(node, anchors.get(node.source));
+    else if ((isCollection(node) || isScalar(node)) && node.anchor) anchors.set(node.anchor, node);
+  });
+  return targets;
+}
+
+/**
  * How many values (scalars, maps, lists, keys) a document holds: as written, or with every alias
  * replaced by what it stands for. An alias inside its own anchor expands without end (Infinity).
  */
-function expandedSize(doc: Document, expandAliases: boolean): number {
+function expandedSize(doc: Document, targets: Map<Alias, unknown> | undefined): number {
   const sizes = new Map<unknown, number>();
   const open = new Set<unknown>();
   const size = (node: unknown): number => {
     if (node === null || node === undefined) return 0;
-    if (isAlias(node)) return expandAliases ? size(node.resolve(doc)) : 1;
+    if (isAlias(node)) return targets ? size(targets.get(node)) : 1;
     const known = sizes.get(node);
     if (known !== undefined) return known;
     if (open.has(node)) return Infinity;
@@ -66,24 +82,23 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
   if (problems.length > 0) throw new ConfigError(problems);
   // An alias whose anchor is missing, or aliases that expand beyond reason (a "billion laughs"
   // document), only fail when the document is turned into values: still the file's fault.
-  visit(doc, {
-    Alias(_, node) {
-      if (isAlias(node) && node.resolve(doc) === undefined && node.range) {
-        const at = lines.linePos(node.range[0]);
-        problems.push({
-          file,
-          path: `line ${at.line}, column ${at.col}`,
-          message: `is not valid YAML (alias *${node.source} has no anchor &${node.source} before it)`,
-          fix: `define the anchor &${node.source} before the alias, or write the value out`,
-        });
-      }
-    },
-  });
+  const targets = aliasTargets(doc);
+  for (const [alias, target] of targets) {
+    if (target === undefined && alias.range) {
+      const at = lines.linePos(alias.range[0]);
+      problems.push({
+        file,
+        path: `line ${at.line}, column ${at.col}`,
+        message: `is not valid YAML (alias *${alias.source} has no anchor &${alias.source} before it)`,
+        fix: `define the anchor &${alias.source} before the alias, or write the value out`,
+      });
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   // Anchors are how inventories share blocks (`labels: *hypervisor` on 200 nodes): what is bounded
   // is the size the aliases expand the document to, not how many there are.
-  const written = expandedSize(doc, false);
-  const expanded = expandedSize(doc, true);
+  const written = expandedSize(doc, undefined);
+  const expanded = expandedSize(doc, targets);
   if (expanded > written * MAX_ALIAS_EXPANSION + ALIAS_ALLOWANCE) {
     throw new ConfigError([
       {

@@ -66,4 +66,12 @@ describe("YAML anchors in stack files", () => {
     const [p] = problemsOf(() => rawFromStackYaml("config:\n  openkeel:nodes: &n [*n]\n", FILE));
     expect(p.message).toMatch(/to infinitely many/);
   });
+
+  it("an alias names the latest anchor of its name before it, and one before its anchor is refused with its line", () => {
+    const raw = rawFromStackYaml("config:\n  openkeel:a: &x 1\n  openkeel:b: *x\n  openkeel:c: &x 2\n  openkeel:d: *x\n", FILE);
+    expect(raw).toEqual({ a: 1, b: 1, c: 2, d: 2 });
+    const [p] = problemsOf(() => rawFromStackYaml("config:\n  openkeel:b: *y\n  openkeel:c: &y 2\n", FILE));
+    expect(p.path).toBe("line 2, column 15");
+    expect(p.message).toMatch(/alias \*y has no anchor &y before it/);
+  });
 });
