@@ -33,6 +33,33 @@ const ALL = fs
   .filter((f) => /\.ya?ml$/.test(f))
   .sort();
 
+/** The index of the checks job's step that runs `npm test`. */
+const testStep = (w: any) => (w.jobs.checks.steps as Step[]).findIndex((s) => s.run?.trim() === "npm test");
+
+/**
+ * Why pull-request.yml's checks job could end green without `npm test` having run and passed; empty
+ * when it cannot. A step is skipped by its `if:`, or by an earlier failure (which fails the job
+ * anyway); `continue-on-error` makes a failure green; the last step must fail the job unless the
+ * test step's outcome is success, whatever happened before it.
+ */
+function testGateProblems(w: any): string[] {
+  const job = w.jobs.checks;
+  const all = job.steps as (Step & { "continue-on-error"?: unknown })[];
+  const problems: string[] = [];
+  if (job.if !== undefined || job["continue-on-error"] !== undefined) problems.push("the job is conditioned or continue-on-error");
+  const tests = all.filter((s) => s.run?.trim() === "npm test");
+  if (tests.length !== 1) problems.push(`${tests.length} steps run exactly \`npm test\` (want 1)`);
+  for (const t of tests) {
+    if (t.id !== "tests") problems.push("the npm test step's id is not `tests`, which the last step reads");
+    if (t.if !== undefined) problems.push(`the npm test step is conditioned: if: ${t.if}`);
+    if (t["continue-on-error"] !== undefined) problems.push("the npm test step is continue-on-error: its failure would not fail the job");
+  }
+  const gate = all.at(-1)!;
+  const gated = /!cancelled\(\)/.test(gate.if ?? "") && (gate.if ?? "").includes("steps.tests.outcome != 'success'") && /\bexit 1\b/.test(gate.run ?? "");
+  if (!gated || gate["continue-on-error"] !== undefined) problems.push("the last step does not fail the job when the npm test step's outcome is not success");
+  return problems;
+}
+
 /** The secrets a job reads: `secrets.NAME`, or `secrets[…]` (a name chosen at run time). */
 function secretsOf(job: unknown): string[] {
   const text = JSON.stringify(job);
@@ -117,6 +144,31 @@ describe(".github/workflows/pull-request.yml", () => {
     }
     expect(wf.jobs.checks.permissions).toEqual({ contents: "read", "pull-requests": "write" });
     expect(wf.permissions).toEqual({ contents: "read" });
+  });
+
+  it("cannot go green without npm test: its step is never conditioned nor allowed to fail, and the last step fails the job unless it passed", () => {
+    expect(testGateProblems(wf)).toEqual([]);
+    const gate = steps("checks").at(-1)!;
+    expect(gate.if).toBe("${{ !cancelled() && steps.tests.outcome != 'success' }}");
+    expect(gate.run).toMatch(/::error title=Tests::npm test did not pass/);
+  });
+
+  it.each<[string, (w: any) => void, RegExp]>([
+    ["the npm test step removed", (w) => w.jobs.checks.steps.splice(testStep(w), 1), /0 steps run exactly `npm test`/],
+    ["npm test skipped without the offline schemas (as before)", (w) => (w.jobs.checks.steps[testStep(w)].if = "vars.SCHEMAS_REPOSITORY != ''"), /conditioned/],
+    ["npm test allowed to fail", (w) => (w.jobs.checks.steps[testStep(w)]["continue-on-error"] = true), /continue-on-error/],
+    ["npm test's failure swallowed", (w) => (w.jobs.checks.steps[testStep(w)].run = "npm test || true"), /0 steps run exactly `npm test`/],
+    ["the gate removed", (w) => w.jobs.checks.steps.pop(), /the last step does not fail the job/],
+    [
+      "the gate on failure only (a skipped npm test passes it)",
+      (w) => (w.jobs.checks.steps.at(-1).if = "steps.tests.outcome == 'failure'"),
+      /the last step does not fail the job/,
+    ],
+    ["the whole job allowed to fail", (w) => (w.jobs.checks["continue-on-error"] = true), /job .* continue-on-error/],
+  ])("a mutated copy where %s is refused", (_what, mutate, problem) => {
+    const copy = structuredClone(wf);
+    mutate(copy);
+    expect(testGateProblems(copy).join("\n")).toMatch(problem);
   });
 
   it("policy results go to the preview as JSON; a policy run without its report fails loudly and the preview says so", () => {
