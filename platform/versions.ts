@@ -203,9 +203,17 @@ export const KIND_NODE_IMAGE: ImagePin = {
 };
 
 // ---- Build tools (installed into .tools/ by `npm run tools`; never deployed) ----
-// CI's runtimes (Node, Go, the Pulumi CLI) and its GitHub Actions are pinned in
-// .github/workflows/pull-request.yml, which cannot read this file; a test keeps its Pulumi CLI equal
-// to the @pulumi/pulumi SDK of package.json.
+// CI's runtimes (Go, the Pulumi CLI) and its GitHub Actions are pinned in the workflows, which cannot
+// read this file; a test keeps their Pulumi CLI equal to the @pulumi/pulumi SDK of package.json, and
+// their Node.js equal to CI_NODE_VERSION below.
+
+/**
+ * The Node.js LTS CI runs on (Node 20 reached its end of life in April 2026; @pulumi/pulumi 3.276
+ * declares Node >= 22): every workflow's setup-node, and `.ci/run`'s second `npm test`, with the
+ * binary of the npm package `node-<platform>-<arch>` at this version (linux-x64 and linux-arm64 are
+ * published for it; the darwin ones are not).
+ */
+export const CI_NODE_VERSION = "24.21.0";
 
 /** A Go command-line tool: `go install <command>@<version>`, or its release archive where Go is missing. */
 export interface ToolPin {

@@ -321,7 +321,8 @@ describe(".github/workflows/drift.yml", () => {
 describe("CI entry and npm test", () => {
   it(".ci/run runs the README's test command; npm test installs the tools, type-checks and lints first", () => {
     const ci = fs.readFileSync(path.join(REPO, ".ci/run"), "utf8");
-    expect(ci).toMatch(/^npm test\n\.ci\/e2e$/m);
+    expect(ci).toMatch(/^npm ci --no-audit --no-fund\nnpm test\n/m);
+    expect(ci).toMatch(/^PATH="\$bin:\$PATH" npm test\n\n\.ci\/e2e$/m);
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
     expect(readme).toMatch(/^npm test\s/m);
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
@@ -331,6 +332,102 @@ describe("CI entry and npm test", () => {
     expect(pkg.scripts.typecheck).toBe("tsc --noEmit -p . --incremental --tsBuildInfoFile node_modules/.cache/tsc/tsbuildinfo");
     // typescript-eslint and the formatter over all code (eslint.config.mjs, .prettierrc.json)
     expect(pkg.scripts.lint).toMatch(/^eslint --cache .* \. && prettier --check --cache .* \.$/);
+  });
+});
+
+describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
+  /** Does `version` satisfy a range of `^X.Y.Z` alternatives (the only form package.json uses)? */
+  const satisfies = (range: string, version: string) =>
+    range.split("||").some((alt) => {
+      const [maj, min, pat] = alt.trim().replace(/^\^/, "").split(".").map(Number);
+      const [a, b, c] = version.replace(/^v/, "").split(".").map(Number);
+      return a === maj && (b > min || (b === min && c >= pat));
+    });
+
+  it("every workflow sets up the pinned Node.js 24 LTS, and package.json declares the two majors CI proves", async () => {
+    const { CI_NODE_VERSION } = await import("../platform/versions");
+    expect(CI_NODE_VERSION).toMatch(/^24\.\d+\.\d+$/);
+    for (const [file, w] of [
+      ["pull-request.yml", wf],
+      ["deploy.yml", deploy],
+      ["drift.yml", drift],
+    ] as const) {
+      expect(w.env.NODE_VERSION, file).toBe(CI_NODE_VERSION);
+      const setups = Object.values<any>(w.jobs).flatMap((j) => (j.steps as Step[]).filter((s) => s.uses?.startsWith("actions/setup-node@")));
+      expect(setups.length, file).toBeGreaterThan(0);
+      for (const s of setups) expect(s.with!["node-version"], file).toBe("${{ env.NODE_VERSION }}");
+    }
+    const { engines } = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
+    expect(engines).toEqual({ node: "^20.19.0 || ^24.0.0" });
+    // this suite runs on both (.ci/run): each satisfies the range; an unproven major does not
+    expect(satisfies(engines.node, process.version)).toBe(true);
+    expect(satisfies(engines.node, CI_NODE_VERSION)).toBe(true);
+    expect(satisfies(engines.node, "22.12.0") || satisfies(engines.node, "20.18.1")).toBe(false);
+  });
+
+  /**
+   * .ci/run with a stand-in npm (it records each call and, for `npm test`, the node it finds first
+   * on PATH; `npm install` of node-<platform>-<arch> writes a stand-in node printing `installs`) and
+   * no engine kit (.ci/e2e then says so and stops).
+   */
+  function ciRun(cache: string, installs: string) {
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-ci-npm-"));
+    temps.push(bin);
+    const npm = [
+      "#!/usr/bin/env bash",
+      'echo "npm $*" >> "$CALLS"',
+      'if [ "$1" = test ]; then echo "npm test on $(node --version) at $(command -v node)" >> "$CALLS"; fi',
+      'if [ "$1" = install ]; then',
+      '  while [ "$#" -gt 1 ]; do [ "$1" = --prefix ] && prefix="$2"; shift; done',
+      '  dir="$prefix/node_modules/${1%@*}/bin"; mkdir -p "$dir"',
+      '  printf "#!/bin/sh\\necho v%s\\n" "$INSTALLS" > "$dir/node"; chmod +x "$dir/node"',
+      "fi",
+    ];
+    fs.writeFileSync(path.join(bin, "npm"), npm.join("\n") + "\n", { mode: 0o755 });
+    const calls = path.join(bin, "calls");
+    const env = {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+      CALLS: calls,
+      INSTALLS: installs,
+      OPENKEEL_NODE_CACHE: cache,
+      OPENKEEL_ENGINE_KIT: "/nonexistent",
+    };
+    const r = spawnSync("bash", [".ci/run"], { cwd: REPO, encoding: "utf8", env });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n") : [] };
+  }
+
+  it(".ci/run: npm test on the machine's Node, then on the pinned LTS from the npm registry (installed once, outside the clone), then the e2e", async () => {
+    const { CI_NODE_VERSION } = await import("../platform/versions");
+    const platform = `${process.platform}-${process.arch}`;
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-node-cache-"));
+    temps.push(cache);
+    const lts = path.join(cache, `${CI_NODE_VERSION}-${platform}`, "node_modules", `node-${platform}`, "bin");
+    const first = ciRun(cache, CI_NODE_VERSION);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.calls).toEqual([
+      "npm ci --no-audit --no-fund",
+      "npm test",
+      `npm test on ${process.version} at ${spawnSync("bash", ["-c", "command -v node"], { encoding: "utf8" }).stdout.trim()}`,
+      `npm install --no-save --no-package-lock --no-audit --no-fund --prefix ${path.dirname(path.dirname(path.dirname(lts)))} node-${platform}@${CI_NODE_VERSION}`,
+      "npm test",
+      `npm test on v${CI_NODE_VERSION} at ${lts}/node`,
+    ]);
+    expect(first.stdout).toMatch(/E2E NOT RUN: no engine kit at \/nonexistent/);
+    // a second run finds the LTS in the cache: no install
+    expect(ciRun(cache, CI_NODE_VERSION).calls.filter((c) => c.startsWith("npm install"))).toEqual([]);
+  });
+
+  it(".ci/run: a package that does not install the pinned version stops CI before the e2e, saying so", async () => {
+    const { CI_NODE_VERSION } = await import("../platform/versions");
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-node-cache-"));
+    temps.push(cache);
+    const r = ciRun(cache, "24.0.0");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`node-${process.platform}-${process.arch}@${CI_NODE_VERSION} did not install Node.js v${CI_NODE_VERSION} in `);
+    expect(r.calls.filter((c) => c === "npm test")).toHaveLength(1);
+    expect(r.stdout).not.toMatch(/E2E NOT RUN/);
   });
 });
 
