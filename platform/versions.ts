@@ -301,9 +301,10 @@ export type ToolName = keyof typeof TOOLS;
 export const KUBERNETES_JSON_SCHEMA_COMMIT = "6d3c982550a40dbd728b61b63d72a0aa10c0203b";
 
 /**
- * datreeio/CRDs-catalog at a commit of its main branch (one that added the Envoy AI Gateway v1beta1
- * schemas, long after the kubevirt.io, cdi.kubevirt.io, operators.coreos.com and
- * snapshot.storage.k8s.io ones the stacks use). The catalog has no medik8s group: see MEDIK8S_CRDS.
+ * datreeio/CRDs-catalog at a recent commit of its main branch (it added the Envoy AI Gateway v1beta1
+ * schemas; the kubevirt.io, cdi.kubevirt.io, operators.coreos.com and snapshot.storage.k8s.io files
+ * the stacks use are older additions, by the catalog's history). It has no medik8s group: see
+ * MEDIK8S_CRDS.
  */
 export const CRDS_CATALOG_COMMIT = "3b33851d3319afccc2c235c7db8293263eb97b0f";
 
