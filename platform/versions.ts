@@ -203,9 +203,17 @@ export const KIND_NODE_IMAGE: ImagePin = {
 };
 
 // ---- Build tools (installed into .tools/ by `npm run tools`; never deployed) ----
-// CI's runtimes (Node, Go, the Pulumi CLI) and its GitHub Actions are pinned in
-// .github/workflows/pull-request.yml, which cannot read this file; a test keeps its Pulumi CLI equal
-// to the @pulumi/pulumi SDK of package.json.
+// CI's runtimes (Go, the Pulumi CLI) and its GitHub Actions are pinned in the workflows, which cannot
+// read this file; a test keeps their Pulumi CLI equal to the @pulumi/pulumi SDK of package.json, and
+// their Node.js equal to CI_NODE_VERSION below.
+
+/**
+ * The Node.js LTS CI runs on (Node 20 reached its end of life in April 2026; @pulumi/pulumi 3.276
+ * declares Node >= 22): every workflow's setup-node, and `.ci/run`'s second `npm test`, with the
+ * binary of the npm package `node-<platform>-<arch>` at this version (linux-x64 and linux-arm64 are
+ * published for it; the darwin ones are not).
+ */
+export const CI_NODE_VERSION = "24.21.0";
 
 /** A Go command-line tool: `go install <command>@<version>`, or its release archive where Go is missing. */
 export interface ToolPin {
@@ -278,3 +286,46 @@ export const TOOLS = {
 } as const satisfies Record<string, ToolPin>;
 
 export type ToolName = keyof typeof TOOLS;
+
+// ---- Schemas where no offline schema folder is (npm run validate, npm test on GitHub) ----
+// The offline folder (../shared/schemas) mirrors these; without it, kubeconform reads the two
+// catalogs at the commits below, and what they lack is built from upstream files at release tags
+// (tools/upstream-schemas.ts). A commit, never `master` or `main`: a schema that changes upstream
+// must not change what a pull request is validated against.
+
+/**
+ * yannh/kubernetes-json-schema (kubeconform's `default` location) at a commit whose index.lst, the
+ * listing its build writes from the version folders present, names v1.32.2: the folders of a
+ * version (v1.32.2-standalone-strict/ among them) are generated together and never rewritten.
+ */
+export const KUBERNETES_JSON_SCHEMA_COMMIT = "6d3c982550a40dbd728b61b63d72a0aa10c0203b";
+
+/**
+ * datreeio/CRDs-catalog at a recent commit of its main branch (it added the Envoy AI Gateway v1beta1
+ * schemas; the kubevirt.io, cdi.kubevirt.io, operators.coreos.com and snapshot.storage.k8s.io files
+ * the stacks use are older additions, by the catalog's history). It has no medik8s group: see
+ * MEDIK8S_CRDS.
+ */
+export const CRDS_CATALOG_COMMIT = "3b33851d3319afccc2c235c7db8293263eb97b0f";
+
+const medik8sCrd = (repository: string, version: string, file: string): ManifestPin => ({
+  version,
+  url: `https://raw.githubusercontent.com/medik8s/${repository}/${version}/config/crd/bases/${file}`,
+});
+/**
+ * The CRDs of the pinned Medik8s operators, at their release tags (kubebuilder's config/crd/bases):
+ * converted to strict JSON schemas where no offline folder is, as ../shared/schemas holds them.
+ */
+export const MEDIK8S_CRDS: ManifestPin[] = [
+  medik8sCrd("node-healthcheck-operator", MEDIK8S_NHC.version, "remediation.medik8s.io_nodehealthchecks.yaml"),
+  medik8sCrd("self-node-remediation", MEDIK8S_SNR.version, "self-node-remediation.medik8s.io_selfnoderemediationconfigs.yaml"),
+  medik8sCrd("self-node-remediation", MEDIK8S_SNR.version, "self-node-remediation.medik8s.io_selfnoderemediations.yaml"),
+  medik8sCrd("self-node-remediation", MEDIK8S_SNR.version, "self-node-remediation.medik8s.io_selfnoderemediationtemplates.yaml"),
+  medik8sCrd("node-maintenance-operator", MEDIK8S_NMO.version, "nodemaintenance.medik8s.io_nodemaintenances.yaml"),
+];
+
+/** The Talos machine-config schema of TALOS_VERSION (what ../shared/schemas/talos/<minor>/ holds). */
+export const TALOS_CONFIG_SCHEMA: ManifestPin = {
+  version: TALOS_VERSION,
+  url: `https://raw.githubusercontent.com/siderolabs/talos/${TALOS_VERSION}/pkg/machinery/config/schemas/config.schema.json`,
+};

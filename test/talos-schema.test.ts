@@ -1,5 +1,6 @@
 // Every Talos document this repository renders validates against the Talos v1.13 JSON schema
-// (offline: $OPENKEEL_SCHEMAS, default ../shared/schemas), for the shipped stacks and for the
+// (offline: $OPENKEEL_SCHEMAS, else ../shared/schemas; without either, the file at the Talos tag,
+// fetched by the test setup into the folder of tools/upstream-schemas.ts), for the shipped stacks and for the
 // shapes only mutated configs produce. The validator itself rejects what Talos rejects.
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,6 +10,8 @@ import { planStack } from "../environments";
 import { talosNodeConfig } from "../nodes/talos";
 import { buildTopology } from "../topology/topology";
 import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir, talosSchemaPath, talosValidator } from "../tools/talos-schema";
+import { offlineSchemasDir } from "../tools/kubeconform";
+import { upstreamSchemasDir } from "../tools/upstream-schemas";
 import { mutatedConfig, PRODUCTION_STACKS, REPO, shippedConfig } from "./helpers/stacks";
 
 const validator = talosValidator();
@@ -29,10 +32,12 @@ function expectValid(cfg: LoadedConfig): number {
 }
 
 describe("Talos schema validation", () => {
-  it("reads the schema of the pinned Talos minor from ../shared/schemas unless told otherwise", () => {
+  it("reads the schema of the pinned Talos minor from the offline folder, else from the folder built from upstream at the Talos tag", () => {
     expect(schemasDir({})).toBe(path.resolve(REPO, DEFAULT_SCHEMAS_DIR));
     expect(talosSchemaPath(schemasDir({}))).toBe(path.resolve(REPO, "../shared/schemas/talos/v1.13/config.schema.json"));
     expect(schemasDir({ [SCHEMAS_ENV]: "/opt/schemas" })).toBe("/opt/schemas");
+    expect(talosSchemaPath()).toBe(path.join(offlineSchemasDir() ?? upstreamSchemasDir(), "talos/v1.13/config.schema.json"));
+    expect(validator.schemaPath).toBe(talosSchemaPath());
   });
 
   it("says where it looked and which variable to set when the schema is missing", () => {

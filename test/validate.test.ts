@@ -1,33 +1,38 @@
-// kubeconform -strict over every rendered object, offline against ../shared/schemas (Kubernetes
-// 1.32.2 and the CRDs): the shipped stacks pass; a wrong, misplaced or mistyped field and a kind
-// without a schema fail with kubeconform's message and the file; files that are not Kubernetes
-// objects are never shown to it. One run goes through the real CLI; the others call the command
-// in-process (tools/validate-command.ts), kubeconform a child process all the same.
+// kubeconform -strict over every rendered object (Kubernetes 1.32.2 and the CRDs), against the
+// offline folder when there is one ($OPENKEEL_SCHEMAS, else ../shared/schemas beside the checkout),
+// else upstream at the pinned commits (a GitHub runner has no ../shared): the shipped stacks pass; a
+// wrong, misplaced or mistyped field and a kind without a schema fail with kubeconform's message
+// and the file; files that are not Kubernetes objects are never shown to it. One run goes through
+// the real CLI; the others call the command in-process (tools/validate-command.ts), kubeconform a
+// child process all the same. Where the schemas come from when none is named is decided by
+// pickSchemas, tested here with folders made for the purpose.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { KUBERNETES_SCHEMA_VERSION } from "../platform/versions";
+import { CRDS_CATALOG_COMMIT, KUBERNETES_JSON_SCHEMA_COMMIT, KUBERNETES_SCHEMA_VERSION } from "../platform/versions";
 import {
   downloadFailures,
   kubeconformArgs,
+  offlineSchemasDir,
   schemaLocations,
   schemasFix,
-  UPSTREAM_CRD_LOCATION,
   UPSTREAM_PROBE_URL,
   upstreamUnreachable,
   type Finding,
 } from "../tools/kubeconform";
+import { UPSTREAM_CRD_LOCATION, UPSTREAM_DESCRIPTION, UPSTREAM_KUBERNETES_LOCATION, upstreamSchemasDir } from "../tools/upstream-schemas";
 import { capture } from "../cli/cli";
-import { validateCommand } from "../tools/validate-command";
+import { pickSchemas, validateCommand } from "../tools/validate-command";
 import { readTree } from "../cli/write";
 import { REPO, SHIPPED_STACKS } from "./helpers/stacks";
 
 const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
-/** CI has ../shared beside the clone; OPENKEEL_SCHEMAS may point elsewhere. */
-const SCHEMAS = process.env.OPENKEEL_SCHEMAS ? path.resolve(process.env.OPENKEEL_SCHEMAS) : path.resolve(REPO, "../shared/schemas");
+/** The offline folder this checkout has, if any; without one the fixtures are validated upstream. */
+const OFFLINE = offlineSchemasDir();
+const SOURCE = OFFLINE ? ["--schemas", OFFLINE] : [];
 
 /** The real CLI: once, for the process' own exit code and streams. */
 function validateCli(argv: string[], env: NodeJS.ProcessEnv = {}) {
@@ -64,17 +69,39 @@ const node = (name: string, metadata: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(() => {
-  if (!fs.existsSync(path.join(SCHEMAS, "kubernetes", `v${KUBERNETES_SCHEMA_VERSION}-standalone-strict`))) {
-    throw new Error(`offline schemas not found at ${SCHEMAS}: check out the shared repository beside this one (../shared/schemas) or set OPENKEEL_SCHEMAS`);
+  // the globalSetup (test/setup/tools.ts) builds it where no offline folder is, and says why when it cannot
+  if (!OFFLINE && !fs.existsSync(upstreamSchemasDir())) {
+    throw new Error(`no offline schema folder, and ${upstreamSchemasDir()} was not built: see the [schemas] line of the test run`);
   }
 });
 
+/** An offline folder with one hand-written strict schema (Node): what a folder named on purpose is given. */
+function schemaFolderFixture(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-schemas-"));
+  temps.push(dir);
+  const k8s = path.join(dir, "kubernetes", `v${KUBERNETES_SCHEMA_VERSION}-standalone-strict`);
+  fs.mkdirSync(k8s, { recursive: true });
+  fs.mkdirSync(path.join(dir, "crds"));
+  const str = { type: "string" };
+  const metadata = { type: "object", properties: { name: str, labels: { type: "object", additionalProperties: str } }, additionalProperties: false };
+  fs.writeFileSync(
+    path.join(k8s, "node-v1.json"),
+    JSON.stringify({ type: "object", properties: { apiVersion: str, kind: str, metadata }, additionalProperties: false }),
+  );
+  return dir;
+}
+
 describe("npm run validate: the shipped stacks", () => {
-  it("every object of all four stacks is valid against the offline schemas", () => {
-    const r = validateCli(["--schemas", SCHEMAS]);
+  it("every object of all four stacks is valid; with no flag, against ../shared/schemas when it is beside the checkout, else upstream", () => {
+    const env = process.env.OPENKEEL_SCHEMAS ? { OPENKEEL_SCHEMAS: process.env.OPENKEEL_SCHEMAS } : {};
+    const r = validateCli([], env);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`-strict, Kubernetes ${KUBERNETES_SCHEMA_VERSION}, schemas: ${SCHEMAS} (--schemas)`);
+    const picked = pickSchemas(undefined, env);
+    expect(picked?.dir).toBe(OFFLINE);
+    expect(r.stdout).toContain(
+      `-strict, Kubernetes ${KUBERNETES_SCHEMA_VERSION}, schemas: ${picked ? `${picked.dir} (${picked.from})` : `upstream: ${UPSTREAM_DESCRIPTION}`}`,
+    );
     expect(SHIPPED_STACKS).toHaveLength(4);
     let total = 0;
     for (const stack of SHIPPED_STACKS) {
@@ -85,20 +112,57 @@ describe("npm run validate: the shipped stacks", () => {
     }
     expect(r.stdout).toMatch(new RegExp(`^validated 4 stack\\(s\\), ${total} object\\(s\\), 0 failed$`, "m"));
   });
+});
 
-  it("takes the schema folder from $OPENKEEL_SCHEMAS, and --stack narrows to one stack", async () => {
-    const r = await validate(["--stack", "prod-small"], { OPENKEEL_SCHEMAS: SCHEMAS });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`schemas: ${SCHEMAS} ($OPENKEEL_SCHEMAS)`);
-    expect(r.stdout).toMatch(/^validated 1 stack\(s\)/m);
-    expect(r.stdout).not.toMatch(/^prod-medium:/m);
+describe("npm run validate: where the schemas come from", () => {
+  /** Stack a: one valid Node; stack b: one Node with a misspelled field. */
+  const twoStacks = () => {
+    const dir = renderedFixture("a", { "objects/01-node-roles/n/node-a.yaml": node("a") });
+    fs.mkdirSync(path.join(dir, "b", "objects"), { recursive: true });
+    fs.writeFileSync(path.join(dir, "b", "objects", "node-b.yaml"), stringify(node("b", { labelz: { x: "y" } })));
+    return dir;
+  };
+
+  it("takes the schema folder from $OPENKEEL_SCHEMAS (its own schemas are what kubeconform reads), and --stack narrows to one stack", async () => {
+    const folder = schemaFolderFixture();
+    const rendered = twoStacks();
+    const a = await validate(["--rendered", rendered, "--stack", "a"], { OPENKEEL_SCHEMAS: folder });
+    expect(a.stderr).toBe("");
+    expect(a.code).toBe(0);
+    expect(a.stdout).toContain(`schemas: ${folder} ($OPENKEEL_SCHEMAS)`);
+    expect(a.stdout).toMatch(/^validated 1 stack\(s\), 1 object\(s\), 0 failed$/m);
+    expect(a.stdout).not.toMatch(/^b:/m);
+    const b = await validate(["--rendered", rendered, "--stack", "b"], { OPENKEEL_SCHEMAS: folder });
+    expect(b.code).toBe(1);
+    expect(b.stderr).toContain("node-b.yaml: Node b (v1): invalid: at /metadata: additional properties 'labelz' not allowed");
+  });
+
+  it("finds ../shared/schemas beside the checkout by itself; a flag or $OPENKEEL_SCHEMAS comes first; without any, upstream", async () => {
+    const beside = schemaFolderFixture();
+    const other = schemaFolderFixture();
+    expect(pickSchemas(undefined, {}, beside)).toEqual({ dir: beside, from: "../shared/schemas, beside this checkout" });
+    expect(pickSchemas(undefined, { OPENKEEL_SCHEMAS: other }, beside)).toEqual({ dir: other, from: "$OPENKEEL_SCHEMAS" });
+    expect(pickSchemas(other, { OPENKEEL_SCHEMAS: beside }, beside)).toEqual({ dir: other, from: "--schemas" });
+    expect(pickSchemas(undefined, {}, path.join(beside, "nonexistent"))).toBeUndefined();
+    // the command itself, with nothing named: the folder beside it, whose schemas are the ones used
+    const r = await capture((a, io) => validateCommand(a, io, {}, beside), ["--rendered", twoStacks()]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`schemas: ${beside} (../shared/schemas, beside this checkout)`);
+    expect(r.stdout).toMatch(/^a: 1 objects valid$/m);
+    expect(r.stderr).toContain("node-b.yaml: Node b (v1): invalid: at /metadata: additional properties 'labelz' not allowed");
+  });
+
+  it("a folder beside the checkout that is not a schema folder: exit 2, never a silent switch to upstream", () => {
+    const beside = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-schemas-"));
+    temps.push(beside);
+    expect(() => pickSchemas(undefined, {}, beside)).toThrow(/no kubernetes\/v1\.32\.2-standalone-strict\/ .*\(found beside this checkout\)\. Fix: /);
   });
 });
 
 describe("npm run validate: objects that must fail", () => {
   it("a wrong field name: exit 1 with kubeconform's message and the file", async () => {
     const dir = renderedFixture("s", { "objects/01-node-roles/node-roles/node-a.yaml": node("a", { labelz: { x: "y" } }) });
-    const r = await validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    const r = await validate(["--rendered", dir, ...SOURCE]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^s: 1 objects: 0 valid, 1 invalid, 0 errors$/m);
     expect(r.stderr).toContain(
@@ -120,7 +184,7 @@ describe("npm run validate: objects that must fail", () => {
       },
     };
     const dir = renderedFixture("s", { "objects/03-platform/api/deployment-openstack-api.yaml": deployment, "objects/01-node-roles/n/node-b.yaml": node("b") });
-    const r = await validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    const r = await validate(["--rendered", dir, ...SOURCE]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^s: 2 objects: 1 valid, 1 invalid, 0 errors$/m);
     const file = `${dir}/s/objects/03-platform/api/deployment-openstack-api.yaml: Deployment api (apps/v1): invalid:`;
@@ -154,7 +218,7 @@ describe("npm run validate: objects that must fail", () => {
       },
       "objects/04-platform-config/x/widget-w.yaml": { apiVersion: "widgets.example.com/v1", kind: "Widget", metadata: { name: "w" } },
     });
-    const r = await validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    const r = await validate(["--rendered", dir, ...SOURCE]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^s: 4 objects: 2 valid, 1 invalid, 1 errors$/m);
     expect(r.stderr).toContain(
@@ -172,7 +236,7 @@ describe("npm run validate: objects that must fail", () => {
       "kind-config.yaml": { kind: "Cluster", apiVersion: "kind.x-k8s.io/v1alpha4", nodes: [{ role: "control-plane" }] },
       "placement.md": "# placement\n",
     });
-    const r = await validate(["--rendered", dir, "--schemas", SCHEMAS]);
+    const r = await validate(["--rendered", dir, ...SOURCE]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^s: 1 objects valid$/m);
@@ -191,12 +255,12 @@ describe("npm run validate: usage", () => {
   });
 
   it("a stack that is not rendered: exit 2 with the fix", async () => {
-    const r = await validate(["--stack", "nope", "--schemas", SCHEMAS]);
+    const r = await validate(["--stack", "nope", ...SOURCE]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/rendered\/nope\/: not rendered\. Fix: run `npm run render` first\./);
   });
 
-  it("always -strict, never -ignore-missing-schemas; upstream locations without a folder", () => {
+  it("always -strict, never -ignore-missing-schemas; upstream at pinned commits without a folder", () => {
     const offline = kubeconformArgs("rendered/x/objects", "/s");
     expect(offline).toContain("-strict");
     expect(offline.join(" ")).toContain(`-kubernetes-version ${KUBERNETES_SCHEMA_VERSION}`);
@@ -205,7 +269,21 @@ describe("npm run validate: usage", () => {
       "/s/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json",
       "/s/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json",
     ]);
-    expect(schemaLocations(undefined)).toEqual(["default", UPSTREAM_CRD_LOCATION]);
+    // the folder of what the catalogs lack first (a kind it has not is looked up in the next)
+    expect(schemaLocations(undefined)).toEqual([
+      `${upstreamSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
+      UPSTREAM_KUBERNETES_LOCATION,
+      UPSTREAM_CRD_LOCATION,
+    ]);
+    // kubeconform's own `default` is the same repository at master: never given, nor a branch of either
+    expect(schemaLocations(undefined)).not.toContain("default");
+    expect(UPSTREAM_KUBERNETES_LOCATION).toBe(
+      `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/${KUBERNETES_JSON_SCHEMA_COMMIT}/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`,
+    );
+    expect(UPSTREAM_CRD_LOCATION).toBe(
+      `https://raw.githubusercontent.com/datreeio/CRDs-catalog/${CRDS_CATALOG_COMMIT}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
+    );
+    for (const commit of [KUBERNETES_JSON_SCHEMA_COMMIT, CRDS_CATALOG_COMMIT]) expect(commit).toMatch(/^[0-9a-f]{40}$/);
     expect(kubeconformArgs("t", undefined)).not.toContain("-ignore-missing-schemas");
   });
 });
@@ -218,7 +296,7 @@ describe("npm run validate: schemas that cannot be had", () => {
     // behind a proxy Node's https would not go the way kubeconform goes: not asked
     expect(await upstreamUnreachable("https://127.0.0.1:1/namespace-v1.json", 2000, { HTTPS_PROXY: "http://proxy:3128" })).toBeUndefined();
     expect(UPSTREAM_PROBE_URL).toBe(
-      `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`,
+      `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/${KUBERNETES_JSON_SCHEMA_COMMIT}/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`,
     );
   });
 

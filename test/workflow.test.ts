@@ -33,6 +33,33 @@ const ALL = fs
   .filter((f) => /\.ya?ml$/.test(f))
   .sort();
 
+/** The index of the checks job's step that runs `npm test`. */
+const testStep = (w: any) => (w.jobs.checks.steps as Step[]).findIndex((s) => s.run?.trim() === "npm test");
+
+/**
+ * Why pull-request.yml's checks job could end green without `npm test` having run and passed; empty
+ * when it cannot. A step is skipped by its `if:`, or by an earlier failure (which fails the job
+ * anyway); `continue-on-error` makes a failure green; the last step must fail the job unless the
+ * test step's outcome is success, whatever happened before it.
+ */
+function testGateProblems(w: any): string[] {
+  const job = w.jobs.checks;
+  const all = job.steps as (Step & { "continue-on-error"?: unknown })[];
+  const problems: string[] = [];
+  if (job.if !== undefined || job["continue-on-error"] !== undefined) problems.push("the job is conditioned or continue-on-error");
+  const tests = all.filter((s) => s.run?.trim() === "npm test");
+  if (tests.length !== 1) problems.push(`${tests.length} steps run exactly \`npm test\` (want 1)`);
+  for (const t of tests) {
+    if (t.id !== "tests") problems.push("the npm test step's id is not `tests`, which the last step reads");
+    if (t.if !== undefined) problems.push(`the npm test step is conditioned: if: ${t.if}`);
+    if (t["continue-on-error"] !== undefined) problems.push("the npm test step is continue-on-error: its failure would not fail the job");
+  }
+  const gate = all.at(-1)!;
+  const gated = /!cancelled\(\)/.test(gate.if ?? "") && (gate.if ?? "").includes("steps.tests.outcome != 'success'") && /\bexit 1\b/.test(gate.run ?? "");
+  if (!gated || gate["continue-on-error"] !== undefined) problems.push("the last step does not fail the job when the npm test step's outcome is not success");
+  return problems;
+}
+
 /** The secrets a job reads: `secrets.NAME`, or `secrets[…]` (a name chosen at run time). */
 function secretsOf(job: unknown): string[] {
   const text = JSON.stringify(job);
@@ -117,6 +144,31 @@ describe(".github/workflows/pull-request.yml", () => {
     }
     expect(wf.jobs.checks.permissions).toEqual({ contents: "read", "pull-requests": "write" });
     expect(wf.permissions).toEqual({ contents: "read" });
+  });
+
+  it("cannot go green without npm test: its step is never conditioned nor allowed to fail, and the last step fails the job unless it passed", () => {
+    expect(testGateProblems(wf)).toEqual([]);
+    const gate = steps("checks").at(-1)!;
+    expect(gate.if).toBe("${{ !cancelled() && steps.tests.outcome != 'success' }}");
+    expect(gate.run).toMatch(/::error title=Tests::npm test did not pass/);
+  });
+
+  it.each<[string, (w: any) => void, RegExp]>([
+    ["the npm test step removed", (w) => w.jobs.checks.steps.splice(testStep(w), 1), /0 steps run exactly `npm test`/],
+    ["npm test skipped without the offline schemas (as before)", (w) => (w.jobs.checks.steps[testStep(w)].if = "vars.SCHEMAS_REPOSITORY != ''"), /conditioned/],
+    ["npm test allowed to fail", (w) => (w.jobs.checks.steps[testStep(w)]["continue-on-error"] = true), /continue-on-error/],
+    ["npm test's failure swallowed", (w) => (w.jobs.checks.steps[testStep(w)].run = "npm test || true"), /0 steps run exactly `npm test`/],
+    ["the gate removed", (w) => w.jobs.checks.steps.pop(), /the last step does not fail the job/],
+    [
+      "the gate on failure only (a skipped npm test passes it)",
+      (w) => (w.jobs.checks.steps.at(-1).if = "steps.tests.outcome == 'failure'"),
+      /the last step does not fail the job/,
+    ],
+    ["the whole job allowed to fail", (w) => (w.jobs.checks["continue-on-error"] = true), /job .* continue-on-error/],
+  ])("a mutated copy where %s is refused", (_what, mutate, problem) => {
+    const copy = structuredClone(wf);
+    mutate(copy);
+    expect(testGateProblems(copy).join("\n")).toMatch(problem);
   });
 
   it("policy results go to the preview as JSON; a policy run without its report fails loudly and the preview says so", () => {
@@ -269,7 +321,8 @@ describe(".github/workflows/drift.yml", () => {
 describe("CI entry and npm test", () => {
   it(".ci/run runs the README's test command; npm test installs the tools, type-checks and lints first", () => {
     const ci = fs.readFileSync(path.join(REPO, ".ci/run"), "utf8");
-    expect(ci).toMatch(/^npm test\n\.ci\/e2e$/m);
+    expect(ci).toMatch(/^npm ci --no-audit --no-fund\nnpm test\n/m);
+    expect(ci).toMatch(/^PATH="\$bin:\$PATH" npm test\n\n\.ci\/e2e$/m);
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
     expect(readme).toMatch(/^npm test\s/m);
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
@@ -279,6 +332,102 @@ describe("CI entry and npm test", () => {
     expect(pkg.scripts.typecheck).toBe("tsc --noEmit -p . --incremental --tsBuildInfoFile node_modules/.cache/tsc/tsbuildinfo");
     // typescript-eslint and the formatter over all code (eslint.config.mjs, .prettierrc.json)
     expect(pkg.scripts.lint).toMatch(/^eslint --cache .* \. && prettier --check --cache .* \.$/);
+  });
+});
+
+describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
+  /** Does `version` satisfy a range of `^X.Y.Z` alternatives (the only form package.json uses)? */
+  const satisfies = (range: string, version: string) =>
+    range.split("||").some((alt) => {
+      const [maj, min, pat] = alt.trim().replace(/^\^/, "").split(".").map(Number);
+      const [a, b, c] = version.replace(/^v/, "").split(".").map(Number);
+      return a === maj && (b > min || (b === min && c >= pat));
+    });
+
+  it("every workflow sets up the pinned Node.js 24 LTS, and package.json declares the two majors CI proves", async () => {
+    const { CI_NODE_VERSION } = await import("../platform/versions");
+    expect(CI_NODE_VERSION).toMatch(/^24\.\d+\.\d+$/);
+    for (const [file, w] of [
+      ["pull-request.yml", wf],
+      ["deploy.yml", deploy],
+      ["drift.yml", drift],
+    ] as const) {
+      expect(w.env.NODE_VERSION, file).toBe(CI_NODE_VERSION);
+      const setups = Object.values<any>(w.jobs).flatMap((j) => (j.steps as Step[]).filter((s) => s.uses?.startsWith("actions/setup-node@")));
+      expect(setups.length, file).toBeGreaterThan(0);
+      for (const s of setups) expect(s.with!["node-version"], file).toBe("${{ env.NODE_VERSION }}");
+    }
+    const { engines } = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
+    expect(engines).toEqual({ node: "^20.19.0 || ^24.0.0" });
+    // this suite runs on both (.ci/run): each satisfies the range; an unproven major does not
+    expect(satisfies(engines.node, process.version)).toBe(true);
+    expect(satisfies(engines.node, CI_NODE_VERSION)).toBe(true);
+    expect(satisfies(engines.node, "22.12.0") || satisfies(engines.node, "20.18.1")).toBe(false);
+  });
+
+  /**
+   * .ci/run with a stand-in npm (it records each call and, for `npm test`, the node it finds first
+   * on PATH; `npm install` of node-<platform>-<arch> writes a stand-in node printing `installs`) and
+   * no engine kit (.ci/e2e then says so and stops).
+   */
+  function ciRun(cache: string, installs: string) {
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-ci-npm-"));
+    temps.push(bin);
+    const npm = [
+      "#!/usr/bin/env bash",
+      'echo "npm $*" >> "$CALLS"',
+      'if [ "$1" = test ]; then echo "npm test on $(node --version) at $(command -v node)" >> "$CALLS"; fi',
+      'if [ "$1" = install ]; then',
+      '  while [ "$#" -gt 1 ]; do [ "$1" = --prefix ] && prefix="$2"; shift; done',
+      '  dir="$prefix/node_modules/${1%@*}/bin"; mkdir -p "$dir"',
+      '  printf "#!/bin/sh\\necho v%s\\n" "$INSTALLS" > "$dir/node"; chmod +x "$dir/node"',
+      "fi",
+    ];
+    fs.writeFileSync(path.join(bin, "npm"), npm.join("\n") + "\n", { mode: 0o755 });
+    const calls = path.join(bin, "calls");
+    const env = {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+      CALLS: calls,
+      INSTALLS: installs,
+      OPENKEEL_NODE_CACHE: cache,
+      OPENKEEL_ENGINE_KIT: "/nonexistent",
+    };
+    const r = spawnSync("bash", [".ci/run"], { cwd: REPO, encoding: "utf8", env });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n") : [] };
+  }
+
+  it(".ci/run: npm test on the machine's Node, then on the pinned LTS from the npm registry (installed once, outside the clone), then the e2e", async () => {
+    const { CI_NODE_VERSION } = await import("../platform/versions");
+    const platform = `${process.platform}-${process.arch}`;
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-node-cache-"));
+    temps.push(cache);
+    const lts = path.join(cache, `${CI_NODE_VERSION}-${platform}`, "node_modules", `node-${platform}`, "bin");
+    const first = ciRun(cache, CI_NODE_VERSION);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.calls).toEqual([
+      "npm ci --no-audit --no-fund",
+      "npm test",
+      `npm test on ${process.version} at ${spawnSync("bash", ["-c", "command -v node"], { encoding: "utf8" }).stdout.trim()}`,
+      `npm install --no-save --no-package-lock --no-audit --no-fund --prefix ${path.dirname(path.dirname(path.dirname(lts)))} node-${platform}@${CI_NODE_VERSION}`,
+      "npm test",
+      `npm test on v${CI_NODE_VERSION} at ${lts}/node`,
+    ]);
+    expect(first.stdout).toMatch(/E2E NOT RUN: no engine kit at \/nonexistent/);
+    // a second run finds the LTS in the cache: no install
+    expect(ciRun(cache, CI_NODE_VERSION).calls.filter((c) => c.startsWith("npm install"))).toEqual([]);
+  });
+
+  it(".ci/run: a package that does not install the pinned version stops CI before the e2e, saying so", async () => {
+    const { CI_NODE_VERSION } = await import("../platform/versions");
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-node-cache-"));
+    temps.push(cache);
+    const r = ciRun(cache, "24.0.0");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`node-${process.platform}-${process.arch}@${CI_NODE_VERSION} did not install Node.js v${CI_NODE_VERSION} in `);
+    expect(r.calls.filter((c) => c === "npm test")).toHaveLength(1);
+    expect(r.stdout).not.toMatch(/E2E NOT RUN/);
   });
 });
 

@@ -1,11 +1,12 @@
 // kubeconform over a folder of rendered objects: the arguments (always -strict, never
-// -ignore-missing-schemas), the schema locations (an offline mirror or the upstream defaults), and
-// its JSON report turned into one result per stack.
+// -ignore-missing-schemas), the schema locations (an offline mirror, or upstream at pinned commits),
+// and its JSON report turned into one result per stack.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as https from "node:https";
 import * as path from "node:path";
 import { KUBERNETES_SCHEMA_VERSION } from "../platform/versions";
+import { UPSTREAM_CRD_LOCATION, UPSTREAM_KUBERNETES_LOCATION, upstreamSchemasDir } from "./upstream-schemas";
 
 /** The environment variable naming an offline schema folder (the layout of ../shared/schemas). */
 export const SCHEMAS_ENV = "OPENKEEL_SCHEMAS";
@@ -18,15 +19,25 @@ export function schemasDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(REPO, env[SCHEMAS_ENV] || DEFAULT_SCHEMAS_DIR);
 }
 
-export const UPSTREAM_CRD_LOCATION = "https://raw.githubusercontent.com/datreeio/CRDs-catalog/main/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json";
+/**
+ * The offline folder validation uses unless told: $OPENKEEL_SCHEMAS, else ../shared/schemas when it
+ * is there; undefined: none (upstream, at the pins of platform/versions.ts).
+ */
+export function offlineSchemasDir(env: NodeJS.ProcessEnv = process.env, beside = path.resolve(REPO, DEFAULT_SCHEMAS_DIR)): string | undefined {
+  if (env[SCHEMAS_ENV]) return path.resolve(REPO, env[SCHEMAS_ENV]);
+  return fs.existsSync(beside) ? beside : undefined;
+}
 
 /**
  * Schema locations, tried in order: Kubernetes kinds, then CRDs by API group. Offline, both come
  * from one folder laid out as yannh/kubernetes-json-schema (kubernetes/) and datreeio/CRDs-catalog
- * (crds/); without one, kubeconform's `default` and the CRDs-catalog on GitHub.
+ * (crds/); without one, what upstreamSchemasDir() holds (the medik8s CRDs, built by
+ * ensureUpstreamSchemas), then both repositories at their pinned commits. A kind a location lacks
+ * is looked up in the next; one no location has is an error.
  */
 export function schemaLocations(schemasDir: string | undefined): string[] {
-  if (!schemasDir) return ["default", UPSTREAM_CRD_LOCATION];
+  if (!schemasDir)
+    return [`${upstreamSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`, UPSTREAM_KUBERNETES_LOCATION, UPSTREAM_CRD_LOCATION];
   return [
     `${schemasDir}/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`,
     `${schemasDir}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
@@ -42,8 +53,10 @@ export function schemasDirProblem(schemasDir: string, kubernetesVersion = KUBERN
   return undefined;
 }
 
-/** One schema kubeconform's `default` location serves (yannh/kubernetes-json-schema), to learn whether upstream answers. */
-export const UPSTREAM_PROBE_URL = `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`;
+/** One schema of the pinned yannh/kubernetes-json-schema, to learn whether upstream answers. */
+export const UPSTREAM_PROBE_URL = UPSTREAM_KUBERNETES_LOCATION.replace("{{.NormalizedKubernetesVersion}}", `v${KUBERNETES_SCHEMA_VERSION}`)
+  .replace("{{.StrictSuffix}}", "-strict")
+  .replace("{{.ResourceKind}}{{.KindSuffix}}", "namespace-v1");
 
 /**
  * Why `url` cannot be reached (DNS, connection, timeout), or undefined when it answers at all. Only

@@ -1,24 +1,19 @@
-// The Talos machine-config JSON schema (draft 2020-12, every document kind), read offline like
-// kubeconform's schemas: from $OPENKEEL_SCHEMAS (default ../shared/schemas, beside the repository)
-// at talos/<minor of TALOS_VERSION>/config.schema.json. It omits deprecated fields, so a patch
-// using machine.install.extraKernelArgs or machine.network fails it.
+// The Talos machine-config JSON schema (draft 2020-12, every document kind), read like kubeconform's
+// schemas: from the offline folder ($OPENKEEL_SCHEMAS, else ../shared/schemas beside the repository),
+// else from the folder built from upstream at the Talos tag (tools/upstream-schemas.ts), at
+// talos/<minor of TALOS_VERSION>/config.schema.json. It omits deprecated fields, so a patch using
+// machine.install.extraKernelArgs or machine.network fails it.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
 import { TALOS_VERSION } from "../platform/versions";
 
-import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir } from "./kubeconform";
+import { DEFAULT_SCHEMAS_DIR, offlineSchemasDir, SCHEMAS_ENV, schemasDir } from "./kubeconform";
+import { talosMinor, upstreamSchemasDir } from "./upstream-schemas";
 
 export { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir };
 
-/** `v1.13.9` → `v1.13`: the schema folder of a Talos release. */
-function talosMinor(version: string): string {
-  const m = /^v(\d+)\.(\d+)\./.exec(version);
-  if (!m) throw new Error(`Talos version ${version} is not vX.Y.Z`);
-  return `v${m[1]}.${m[2]}`;
-}
-
-export function talosSchemaPath(dir = schemasDir(), version = TALOS_VERSION): string {
+export function talosSchemaPath(dir = offlineSchemasDir() ?? upstreamSchemasDir(), version = TALOS_VERSION): string {
   return path.join(dir, "talos", talosMinor(version), "config.schema.json");
 }
 

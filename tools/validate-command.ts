@@ -9,6 +9,7 @@ import {
   downloadFailures,
   failed,
   formatFinding,
+  offlineSchemasDir,
   runKubeconformPerTarget,
   SCHEMAS_ENV,
   schemasDirProblem,
@@ -17,6 +18,7 @@ import {
   upstreamUnreachable,
 } from "./kubeconform";
 import { REPO_ROOT, requireTool } from "./tools";
+import { ensureUpstreamSchemas, UPSTREAM_DESCRIPTION, UPSTREAM_FILES } from "./upstream-schemas";
 
 const VALIDATE_OPTIONS = {
   stack: { type: "string", multiple: true },
@@ -33,33 +35,59 @@ function sharedSchemas(): string | undefined {
   return schemasDirProblem(dir) === undefined ? path.relative(process.cwd(), dir) || "." : undefined;
 }
 
+/**
+ * The offline folder and where it was named (--schemas, $OPENKEEL_SCHEMAS, or ../shared/schemas
+ * found beside the checkout), or undefined: upstream at the pinned commits. A folder named on
+ * purpose must be a schema folder (exit 2 otherwise); one beside the checkout is simply used.
+ */
+export function pickSchemas(flag: string | undefined, env: NodeJS.ProcessEnv, beside?: string): { dir: string; from: string } | undefined {
+  const from = flag !== undefined ? "--schemas" : env[SCHEMAS_ENV] ? `$${SCHEMAS_ENV}` : undefined;
+  const dir = flag ?? (from ? env[SCHEMAS_ENV] : offlineSchemasDir({}, beside));
+  if (dir === undefined) return undefined;
+  const problem = schemasDirProblem(dir);
+  if (problem && from) {
+    throw new UserError(
+      `${problem} (from ${from}). Fix: point ${from} at a schema folder laid out as ../shared/schemas, or unset it to use the upstream schemas.`,
+      EXIT_BAD_CONFIG,
+    );
+  }
+  if (problem) throw new UserError(`${problem} (found beside this checkout). Fix: complete it, or pass --schemas <dir>.`, EXIT_BAD_CONFIG);
+  return { dir, from: from ?? `${DEFAULT_SCHEMAS_DIR}, beside this checkout` };
+}
+
+/** Upstream, before kubeconform: it answers, and the folder of what the catalogs lack is built. */
+async function prepareUpstream(io: Io): Promise<void> {
+  const why = await upstreamUnreachable(UPSTREAM_PROBE_URL, 5000);
+  if (why) {
+    throw new UserError(`no schema folder given, and the upstream schemas cannot be reached (${why}). Fix: ${schemasFix(sharedSchemas())}`, EXIT_BAD_CONFIG);
+  }
+  try {
+    const { dir, built } = await ensureUpstreamSchemas();
+    if (built) io.progress?.(`built ${path.relative(process.cwd(), dir)} from ${UPSTREAM_FILES.length} upstream files (the medik8s CRDs, the Talos schema)`);
+  } catch (e) {
+    throw new UserError(
+      `the schemas the upstream catalogs lack cannot be built: ${(e as Error).message}. Fix: ${schemasFix(sharedSchemas())}`,
+      EXIT_BAD_CONFIG,
+    );
+  }
+}
+
 function countFiles(dir: string): number {
   if (!fs.existsSync(dir)) return 0;
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).length;
 }
 
-/** `env`: where $OPENKEEL_SCHEMAS is read (the process' environment for the CLI). */
-export async function validateCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/**
+ * `env`: where $OPENKEEL_SCHEMAS is read (the process' environment for the CLI); `besideDir`: the
+ * folder looked for beside the checkout (../shared/schemas; the tests name another).
+ */
+export async function validateCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env, besideDir?: string): Promise<number> {
   const opts = args(VALIDATE_OPTIONS, argv, VALIDATE_SCRIPT);
   const renderedDir = opts.rendered!;
-  const schemasFrom = opts.schemas !== undefined ? "--schemas" : env[SCHEMAS_ENV] ? `$${SCHEMAS_ENV}` : undefined;
-  const schemas = opts.schemas ?? (env[SCHEMAS_ENV] || undefined);
-  if (schemas !== undefined) {
-    const problem = schemasDirProblem(schemas);
-    if (problem) {
-      throw new UserError(
-        `${problem} (from ${schemasFrom}). Fix: point ${schemasFrom} at a schema folder laid out as ../shared/schemas, or unset it to use the upstream schemas.`,
-        EXIT_BAD_CONFIG,
-      );
-    }
-  }
+  const picked = pickSchemas(opts.schemas, env, besideDir);
+  const schemas = picked?.dir;
   const kubeconform = requireTool("kubeconform");
-  if (schemas === undefined) {
-    const why = await upstreamUnreachable(UPSTREAM_PROBE_URL, 5000);
-    if (why) {
-      throw new UserError(`no schema folder given, and the upstream schemas cannot be reached (${why}). Fix: ${schemasFix(sharedSchemas())}`, EXIT_BAD_CONFIG);
-    }
-  }
+  if (schemas === undefined) await prepareUpstream(io);
 
   const present = fs.existsSync(renderedDir)
     ? fs
@@ -77,7 +105,7 @@ export async function validateCommand(argv: string[], io: Io, env: NodeJS.Proces
 
   io.out(
     `kubeconform ${TOOLS.kubeconform.version} -strict, Kubernetes ${KUBERNETES_SCHEMA_VERSION}, schemas: ` +
-      `${schemas ? `${schemas} (${schemasFrom})` : "upstream (kubeconform default + datreeio/CRDs-catalog)"}\n`,
+      `${picked ? `${picked.dir} (${picked.from})` : `upstream: ${UPSTREAM_DESCRIPTION}`}\n`,
   );
   let total = 0;
   let bad = 0;
