@@ -17,7 +17,7 @@ import { environmentKey, pulumiConfigMap } from "../offline-engine/policy-run";
 import { Struct, withField } from "../offline-engine/wire";
 import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS preload hook without type declarations (it runs under `node -r`)
 const { cachedCompile } = require("../offline-engine/pack-transpile-cache.cjs");
 
 describe("the environment a stack config puts the pack in", () => {
