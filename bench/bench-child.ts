@@ -85,51 +85,59 @@ async function policyModules() {
   return command;
 }
 
-async function main(req: ChildRequest): Promise<ChildResult> {
+/**
+ * The offline pipeline in one process, each command after the other as CI runs them: what
+ * `npm run render`, `npm run validate` and `npm run policy` do.
+ */
+async function pipelinePhase(req: ChildRequest): Promise<ChildResult> {
   const ms: Record<string, number> = {};
-  if (req.mode === "pipeline") {
-    // the offline pipeline in one process, each command after the other as CI runs them: what
-    // `npm run render`, `npm run validate` and `npm run policy` do
-    const { plannedStacks, judgeStacks } = await policyModules();
-    let t = now();
-    const r = await capture(renderCommand, ["--out", req.out, "--stacks-dir", req.stacksDir ?? "stacks"]);
-    if (r.code !== 0) throw new Error(`render failed (${r.code}): ${r.stderr}`);
-    ms.render = now() - t;
-    // (the placement checks and report of every stack are part of the render: planStack runs them)
-    t = now();
-    const stacks = listStacks(req.stacksDir ?? "stacks");
-    const results = runKubeconformPerTarget(req.kubeconform!, Object.fromEntries(stacks.map((s) => [s, path.join(req.out, s, "objects")])), req.schemas);
-    const bad = Object.values(results).reduce((n, x) => n + x.invalid + x.errors + x.skipped, 0);
-    if (bad > 0) throw new Error(`${bad} object(s) failed validation`);
-    ms.validate = now() - t;
-    t = now();
-    let violations = 0;
-    await judgeStacks(plannedStacks(stacks, req.stacksDir ?? "stacks"), undefined, (_s, result) => (violations += result.mandatory.length));
-    if (violations > 0) throw new Error(`${violations} mandatory policy violation(s)`);
-    ms.policy = now() - t;
-    ms.total = ms.render + ms.validate + ms.policy;
-    return { ms, maxRssKiB: process.resourceUsage().maxRSS };
-  }
-  if (req.mode === "policy") {
-    // what `npm run policy -- --stack <stack>` does: load and plan the stack (its checks), then the
-    // real pack (spawned, transpile-only) judges every resource the program registers, as it does
-    const { plannedStacks, judgeStacks } = await policyModules();
-    const input = stacksDirOf(req);
-    let t = now();
-    const stacks = plannedStacks([input.stack], input.dir);
-    ms.plan = now() - t;
-    t = now();
-    const c = cpu();
-    let resources = 0;
-    const packs = await judgeStacks(stacks, undefined, (_s, result) => {
-      resources = result.resources;
-      if (result.mandatory.length > 0) throw new Error(`${result.mandatory.length} mandatory policy violation(s)`);
-    });
-    ms.policy = now() - t;
-    ms.policyCpu = cpu() - c;
-    if (req.size !== undefined) fs.rmSync(input.dir, { recursive: true, force: true });
-    return { ms, maxRssKiB: process.resourceUsage().maxRSS, resources, packs };
-  }
+  const { plannedStacks, judgeStacks } = await policyModules();
+  let t = now();
+  const r = await capture(renderCommand, ["--out", req.out, "--stacks-dir", req.stacksDir ?? "stacks"]);
+  if (r.code !== 0) throw new Error(`render failed (${r.code}): ${r.stderr}`);
+  ms.render = now() - t;
+  // (the placement checks and report of every stack are part of the render: planStack runs them)
+  t = now();
+  const stacks = listStacks(req.stacksDir ?? "stacks");
+  const results = runKubeconformPerTarget(req.kubeconform!, Object.fromEntries(stacks.map((s) => [s, path.join(req.out, s, "objects")])), req.schemas);
+  const bad = Object.values(results).reduce((n, x) => n + x.invalid + x.errors + x.skipped, 0);
+  if (bad > 0) throw new Error(`${bad} object(s) failed validation`);
+  ms.validate = now() - t;
+  t = now();
+  let violations = 0;
+  await judgeStacks(plannedStacks(stacks, req.stacksDir ?? "stacks"), undefined, (_s, result) => (violations += result.mandatory.length));
+  if (violations > 0) throw new Error(`${violations} mandatory policy violation(s)`);
+  ms.policy = now() - t;
+  ms.total = ms.render + ms.validate + ms.policy;
+  return { ms, maxRssKiB: process.resourceUsage().maxRSS };
+}
+
+/**
+ * What `npm run policy -- --stack <stack>` does: load and plan the stack (its checks), then the
+ * real pack (spawned, transpile-only) judges every resource the program registers, as it does.
+ */
+async function policyPhase(req: ChildRequest): Promise<ChildResult> {
+  const ms: Record<string, number> = {};
+  const { plannedStacks, judgeStacks } = await policyModules();
+  const input = stacksDirOf(req);
+  let t = now();
+  const stacks = plannedStacks([input.stack], input.dir);
+  ms.plan = now() - t;
+  t = now();
+  const c = cpu();
+  let resources = 0;
+  const packs = await judgeStacks(stacks, undefined, (_s, result) => {
+    resources = result.resources;
+    if (result.mandatory.length > 0) throw new Error(`${result.mandatory.length} mandatory policy violation(s)`);
+  });
+  ms.policy = now() - t;
+  ms.policyCpu = cpu() - c;
+  if (req.size !== undefined) fs.rmSync(input.dir, { recursive: true, force: true });
+  return { ms, maxRssKiB: process.resourceUsage().maxRSS, resources, packs };
+}
+
+/** The stack's config loaded and planned (timed in `ms`): what the placement and render phases start from. */
+function planned(req: ChildRequest, ms: Record<string, number>) {
   let t = now();
   const cfg = config(req);
   ms.config = now() - t;
@@ -142,23 +150,31 @@ async function main(req: ChildRequest): Promise<ChildResult> {
         .map((c) => c.code)
         .join(", ")}`,
     );
-  const plan = result.plan;
   ms.plan = now() - t;
-  if (req.mode === "placement") {
-    // the placement report and its checks (planStack ran them once already; timed again alone),
-    // then its two files
-    t = now();
-    const report = placementReport(plan, result.topology, planComponents(plan, placementReaders(cfg.environment)));
-    ms.report = now() - t;
-    if (report.checks.length > 0) throw new Error(`placement checks failed: ${report.checks.map((c) => c.code).join(", ")}`);
-    t = now();
-    placementMarkdown(report);
-    placementSvg(report);
-    ms.files = now() - t;
-    ms.placement = ms.report + ms.files;
-    return { ms, maxRssKiB: process.resourceUsage().maxRSS };
-  }
+  return { cfg, result, plan: result.plan };
+}
+
+/** The placement report and its checks (planStack ran them once already; timed again alone), then its two files. */
+function placementPhase(req: ChildRequest): ChildResult {
+  const ms: Record<string, number> = {};
+  const { cfg, result, plan } = planned(req, ms);
+  let t = now();
+  const report = placementReport(plan, result.topology, planComponents(plan, placementReaders(cfg.environment)));
+  ms.report = now() - t;
+  if (report.checks.length > 0) throw new Error(`placement checks failed: ${report.checks.map((c) => c.code).join(", ")}`);
   t = now();
+  placementMarkdown(report);
+  placementSvg(report);
+  ms.files = now() - t;
+  ms.placement = ms.report + ms.files;
+  return { ms, maxRssKiB: process.resourceUsage().maxRSS };
+}
+
+/** The stack rendered and written, as `npm run render` does for one stack. */
+function renderPhase(req: ChildRequest): ChildResult {
+  const ms: Record<string, number> = {};
+  const { result, plan } = planned(req, ms);
+  let t = now();
   const files = renderPlan(plan, result.placement);
   ms.renderFiles = now() - t;
   t = now();
@@ -173,6 +189,19 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     files: files.length,
     objects: files.filter((f) => f.path.startsWith("objects/")).length,
   };
+}
+
+async function main(req: ChildRequest): Promise<ChildResult> {
+  switch (req.mode) {
+    case "pipeline":
+      return pipelinePhase(req);
+    case "policy":
+      return policyPhase(req);
+    case "placement":
+      return placementPhase(req);
+    case "render":
+      return renderPhase(req);
+  }
 }
 
 main(JSON.parse(process.argv[2]) as ChildRequest).then(

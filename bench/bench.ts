@@ -176,7 +176,20 @@ async function enginePreviewTimes(skip: boolean, schemas: string, tries: number,
   return { measured: true, tries, stacks };
 }
 
-export async function benchMain(): Promise<number | void> {
+/** The bench's options, checked: bad values are the caller's mistake. */
+interface BenchOptions {
+  sizes: number[];
+  repeat: number;
+  /** The whole-pipeline measures take a few seconds each: more tries, for one the machine leaves alone. */
+  quick: number;
+  engineTries: number;
+  schemas: string;
+  out: string;
+  skipTests: boolean;
+  skipEngine: boolean;
+}
+
+function benchOptions(): BenchOptions {
   const opts = args({
     sizes: { type: "string", default: "10,100,500,1000,5000" },
     repeat: { type: "string", default: "2" },
@@ -191,8 +204,6 @@ export async function benchMain(): Promise<number | void> {
   });
   const sizes = opts.sizes!.split(",").map(Number);
   const repeat = Number(opts.repeat);
-  /** The whole-pipeline measures take a few seconds each: more tries, for one the machine leaves alone. */
-  const quick = repeat + 3;
   if (sizes.some((s) => !Number.isInteger(s) || s < 9) || !Number.isInteger(repeat) || repeat < 1) {
     throw new UserError("--sizes takes whole numbers of at least 9, comma-separated; --repeat a whole number ≥ 1", EXIT_BAD_CONFIG);
   }
@@ -207,74 +218,100 @@ export async function benchMain(): Promise<number | void> {
       `no offline schema folder at ${schemas}: pass --schemas <dir> or set ${SCHEMAS_ENV} (the bench never downloads schemas)`,
       EXIT_BAD_CONFIG,
     );
-  const kubeconform = requireTool("kubeconform");
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-"));
-  const loadAtStart = load();
+  return { sizes, repeat, quick: repeat + 3, engineTries, schemas, out: opts.out!, skipTests: opts["skip-tests"]!, skipEngine: opts["skip-engine"]! };
+}
 
-  const kubeconformRun = async (targets: string[]) => {
+/** kubeconform over `targets` (measured, its peak polled); any object not valid fails the bench. */
+type KubeconformRun = (targets: string[]) => Promise<Measured>;
+
+function kubeconformRunner(kubeconform: string, schemas: string): KubeconformRun {
+  return async (targets) => {
     const m = await measure(kubeconform, kubeconformArgs(targets, schemas), true);
     const report = JSON.parse(m.stdout) as { summary?: Record<string, number> };
     const bad = (report.summary?.invalid ?? 0) + (report.summary?.errors ?? 0) + (report.summary?.skipped ?? 0);
     if (bad > 0) throw new Error(`kubeconform: ${bad} object(s) failed in ${targets.join(", ")}`);
     return m;
   };
+}
 
-  const stacksDir = path.join(REPO_ROOT, "stacks");
-  const inputs: { label: string; req: Omit<ChildRequest, "mode" | "out"> }[] = [
-    ...listStacks(stacksDir).map((s) => ({ label: s, req: { stack: s, stacksDir } })),
-    ...sizes.map((n) => ({ label: `generated-${n}`, req: { size: n } })),
-  ];
-  const rows: Row[] = [];
-  for (const input of inputs) {
-    process.stderr.write(`bench: ${input.label}…\n`);
-    const out = path.join(work, "phases");
-    const render = await best(
-      repeat,
-      () => phase({ ...input.req, mode: "render", out }),
-      (r) => r.ms.total,
-    );
-    const placement = await best(
-      repeat,
-      () => phase({ ...input.req, mode: "placement", out }),
-      (r) => r.ms.placement,
-    );
-    const policy = await best(
-      repeat,
-      () => phase({ ...input.req, mode: "policy", out }),
-      (r) => r.ms.policy,
-    );
-    const stackName = input.req.stack ?? `generated-${input.req.size}`;
-    const validate = await best(
-      repeat,
-      () => kubeconformRun([path.join(out, stackName, "objects")]),
-      (m) => m.wallMs,
-    );
-    const packs = policy.packs ?? [];
-    rows.push({
-      input: input.label,
-      nodes: render.nodes!,
-      objects: render.objects!,
-      files: render.files!,
-      renderMs: round(render.ms.total),
-      renderPeakMiB: mib(render.maxRssKiB)!,
-      placementMs: round(placement.ms.placement),
-      placementPeakMiB: mib(placement.maxRssKiB),
-      validateMs: round(validate.wallMs),
-      validatePeakMiB: mib(validate.peakKiB),
-      policyMs: round(policy.ms.policy),
-      policyPeakMiB: mib(policy.maxRssKiB),
-      packPeakMiB: packs.length ? mib(Math.max(...packs.map((p) => p.peakKiB))) : null,
-      policyCpuMs: round(policy.ms.policyCpu),
-      packCpuMs: packs.length ? packs.reduce((n, p) => n + p.cpuMs, 0) : null,
-      policyBreakdownMs: Object.fromEntries(Object.entries(policy.ms).map(([k, v]) => [k, round(v)])),
-      resources: policy.resources ?? null,
-      renderBreakdownMs: Object.fromEntries(Object.entries(render.ms).map(([k, v]) => [k, round(v)])),
-    });
-    fs.rmSync(path.join(out, stackName), { recursive: true, force: true });
-  }
+const msOf = (ms: Record<string, number>) => Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, round(v)]));
 
-  // The whole offline pipeline over the four stacks, in one process and as the CLI commands, and
-  // kubeconform alone on the very files the pipeline wrote.
+/** One input (a shipped stack or a generated inventory): each phase the fastest of --repeat runs, in its own process. */
+async function measureInput(o: BenchOptions, kubeconformRun: KubeconformRun, out: string, input: BenchInput): Promise<Row> {
+  const render = await best(
+    o.repeat,
+    () => phase({ ...input.req, mode: "render", out }),
+    (r) => r.ms.total,
+  );
+  const placement = await best(
+    o.repeat,
+    () => phase({ ...input.req, mode: "placement", out }),
+    (r) => r.ms.placement,
+  );
+  const policy = await best(
+    o.repeat,
+    () => phase({ ...input.req, mode: "policy", out }),
+    (r) => r.ms.policy,
+  );
+  const stackName = input.req.stack ?? `generated-${input.req.size}`;
+  const validate = await best(
+    o.repeat,
+    () => kubeconformRun([path.join(out, stackName, "objects")]),
+    (m) => m.wallMs,
+  );
+  const packs = policy.packs ?? [];
+  fs.rmSync(path.join(out, stackName), { recursive: true, force: true });
+  return {
+    input: input.label,
+    nodes: render.nodes!,
+    objects: render.objects!,
+    files: render.files!,
+    renderMs: round(render.ms.total),
+    renderPeakMiB: mib(render.maxRssKiB)!,
+    placementMs: round(placement.ms.placement),
+    placementPeakMiB: mib(placement.maxRssKiB),
+    validateMs: round(validate.wallMs),
+    validatePeakMiB: mib(validate.peakKiB),
+    policyMs: round(policy.ms.policy),
+    policyPeakMiB: mib(policy.maxRssKiB),
+    packPeakMiB: packs.length ? mib(Math.max(...packs.map((p) => p.peakKiB))) : null,
+    policyCpuMs: round(policy.ms.policyCpu),
+    packCpuMs: packs.length ? packs.reduce((n, p) => n + p.cpuMs, 0) : null,
+    policyBreakdownMs: msOf(policy.ms),
+    resources: policy.resources ?? null,
+    renderBreakdownMs: msOf(render.ms),
+  };
+}
+
+interface BenchInput {
+  label: string;
+  req: Omit<ChildRequest, "mode" | "out">;
+}
+
+/** The whole offline pipeline over the shipped stacks: in one process, and as the CLI commands; kubeconform alone on the very files it wrote. */
+interface PipelineTimes {
+  stacks: string[];
+  pipeline: ChildResult & { wallMs: number };
+  alone: Measured;
+  cli: { wallMs: number; ms: Record<string, number> };
+  /** `npm run policy` on its own, as a developer runs it (tsx start-up included; npm's own start is not). */
+  policyCli: Measured;
+}
+
+/** One run of the offline commands as CI runs them: render, validate, policy, plan. */
+async function cliPipeline(cliOut: string, schemas: string): Promise<{ wallMs: number; ms: Record<string, number> }> {
+  fs.rmSync(cliOut, { recursive: true, force: true });
+  const r = await measure(TSX, [path.join(REPO_ROOT, "scripts", "render.ts"), "--out", cliOut], false);
+  const v = await measure(TSX, [path.join(REPO_ROOT, "scripts", "validate.ts"), "--rendered", cliOut, "--schemas", schemas], false);
+  if (r.code !== 0 || v.code !== 0) throw new Error(`CLI pipeline failed:\n${r.stderr}${v.stderr}`);
+  const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts")], false);
+  if (p.code !== 0) throw new Error(`CLI pipeline: npm run policy failed:\n${p.stdout}${p.stderr}`);
+  const c = await measure(TSX, [path.join(REPO_ROOT, "scripts", "plan.ts")], false);
+  if (c.code !== 0) throw new Error(`CLI pipeline: npm run plan failed:\n${c.stdout}${c.stderr}`);
+  return { wallMs: r.wallMs + v.wallMs + p.wallMs + c.wallMs, ms: { render: r.wallMs, plan: c.wallMs, validate: v.wallMs, policy: p.wallMs } };
+}
+
+async function measurePipeline(o: BenchOptions, kubeconform: string, kubeconformRun: KubeconformRun, work: string, stacksDir: string): Promise<PipelineTimes> {
   process.stderr.write("bench: pipeline…\n");
   // the pipeline and kubeconform alone on its files, taken in turns so that both see the same
   // machine, the fastest of each kept
@@ -282,9 +319,9 @@ export async function benchMain(): Promise<number | void> {
   const stacks = listStacks(stacksDir);
   let pipeline: (ChildResult & { wallMs: number }) | undefined;
   let alone: Measured | undefined;
-  for (let i = 0; i < quick; i++) {
+  for (let i = 0; i < o.quick; i++) {
     fs.rmSync(pipeOut, { recursive: true, force: true });
-    const p = await phase({ mode: "pipeline", out: pipeOut, kubeconform, schemas, stacksDir });
+    const p = await phase({ mode: "pipeline", out: pipeOut, kubeconform, schemas: o.schemas, stacksDir });
     if (!pipeline || p.ms.total < pipeline.ms.total) pipeline = { ...p, maxRssKiB: Math.max(p.maxRssKiB, pipeline?.maxRssKiB ?? 0) };
     const a = await kubeconformRun(stacks.map((s) => path.join(pipeOut, s, "objects")));
     if (!alone || a.wallMs < alone.wallMs) alone = { ...a, peakKiB: Math.max(a.peakKiB ?? 0, alone?.peakKiB ?? 0) || undefined };
@@ -292,23 +329,12 @@ export async function benchMain(): Promise<number | void> {
   if (!pipeline || !alone) throw new Error("the pipeline did not run");
   const cliOut = path.join(work, "cli");
   const cli = await best(
-    quick,
-    async () => {
-      fs.rmSync(cliOut, { recursive: true, force: true });
-      const r = await measure(TSX, [path.join(REPO_ROOT, "scripts", "render.ts"), "--out", cliOut], false);
-      const v = await measure(TSX, [path.join(REPO_ROOT, "scripts", "validate.ts"), "--rendered", cliOut, "--schemas", schemas], false);
-      if (r.code !== 0 || v.code !== 0) throw new Error(`CLI pipeline failed:\n${r.stderr}${v.stderr}`);
-      const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts")], false);
-      if (p.code !== 0) throw new Error(`CLI pipeline: npm run policy failed:\n${p.stdout}${p.stderr}`);
-      const c = await measure(TSX, [path.join(REPO_ROOT, "scripts", "plan.ts")], false);
-      if (c.code !== 0) throw new Error(`CLI pipeline: npm run plan failed:\n${c.stdout}${c.stderr}`);
-      return { wallMs: r.wallMs + v.wallMs + p.wallMs + c.wallMs, ms: { render: r.wallMs, plan: c.wallMs, validate: v.wallMs, policy: p.wallMs } };
-    },
+    o.quick,
+    () => cliPipeline(cliOut, o.schemas),
     (r) => r.wallMs,
   );
-  // `npm run policy` on its own, as a developer runs it (tsx start-up included; npm's own start is not)
   const policyCli = await best(
-    quick,
+    o.quick,
     async () => {
       const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts")], false);
       if (p.code !== 0) throw new Error(`npm run policy failed:\n${p.stdout}${p.stderr}`);
@@ -316,41 +342,40 @@ export async function benchMain(): Promise<number | void> {
     },
     (m) => m.wallMs,
   );
+  return { stacks, pipeline, alone, cli, policyCli };
+}
 
-  // the real engine against the offline policy path, before `npm test` (which must run alone)
-  process.stderr.write("bench: pulumi preview --policy-pack policy (the real engine)…\n");
-  const enginePreview = await enginePreviewTimes(opts["skip-engine"]!, schemas, engineTries, 2);
-  if (!enginePreview.measured) process.stderr.write(`bench: *** ENGINE PREVIEW NOT MEASURED: ${enginePreview.why} ***\n`);
+type NpmTest = { wallMs: number; cpuMs?: number; code: number | null; loadAtStart: number[]; summary: string };
 
-  // `npm test`, whole (its pretest included), once, last: nothing else of the bench runs beside it
-  let npmTest: { wallMs: number; cpuMs?: number; code: number | null; loadAtStart: number[]; summary: string } | undefined;
-  if (!opts["skip-tests"]) {
-    process.stderr.write("bench: npm test…\n");
-    const loadBefore = load();
-    const t = await measure("npm", ["test", "--silent"], false);
-    const summary = `${t.stdout}\n${t.stderr}`
-      .split("\n")
-      .map((l) => stripVTControlCharacters(l))
-      .filter((l) => /^\s*(Test Files|Tests)\s/.test(l))
-      .map((l) => l.trim())
-      .join("; ");
-    npmTest = { wallMs: round(t.wallMs), cpuMs: t.cpuMs, code: t.code, loadAtStart: loadBefore, summary };
-    if (t.code !== 0) throw new Error(`npm test failed (exit ${t.code}): ${summary}\n${t.stderr.slice(-4000)}`);
-  }
+/** `npm test`, whole (its pretest included), once: nothing else of the bench runs beside it. */
+async function timeNpmTest(): Promise<NpmTest> {
+  process.stderr.write("bench: npm test…\n");
+  const loadBefore = load();
+  const t = await measure("npm", ["test", "--silent"], false);
+  const summary = `${t.stdout}\n${t.stderr}`
+    .split("\n")
+    .map((l) => stripVTControlCharacters(l))
+    .filter((l) => /^\s*(Test Files|Tests)\s/.test(l))
+    .map((l) => l.trim())
+    .join("; ");
+  if (t.code !== 0) throw new Error(`npm test failed (exit ${t.code}): ${summary}\n${t.stderr.slice(-4000)}`);
+  return { wallMs: round(t.wallMs), cpuMs: t.cpuMs, code: t.code, loadAtStart: loadBefore, summary };
+}
 
+function benchTargets(rows: Row[], pipe: PipelineTimes, npmTest: NpmTest | undefined, enginePreview: EnginePreview): Target[] {
   const row = (label: string) => rows.find((r) => r.input === label)!;
   const renderPlacement = (r: Row) => r.renderMs + (r.placementMs ?? 0);
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const big = row("generated-5000");
-  const targets: Target[] = [
+  return [
     {
       what: "render + placement + validate, 4 stacks ÷ kubeconform alone on the same files",
-      value: ratio(pipeline.ms.render + pipeline.ms.validate, alone.wallMs),
+      value: ratio(pipe.pipeline.ms.render + pipe.pipeline.ms.validate, pipe.alone.wallMs),
       unit: "×",
       max: 2,
     },
-    { what: "the same with the policy pack", value: ratio(pipeline.ms.total, alone.wallMs), unit: "×", max: 5 },
-    { what: "npm run policy, 4 stacks (wall)", value: round(policyCli.wallMs), unit: "ms", max: 4000 },
+    { what: "the same with the policy pack", value: ratio(pipe.pipeline.ms.total, pipe.alone.wallMs), unit: "×", max: 5 },
+    { what: "npm run policy, 4 stacks (wall)", value: round(pipe.policyCli.wallMs), unit: "ms", max: 4000 },
     { what: "policy, generated 5000-node stack (wall)", value: big.policyMs, unit: "ms", max: 6000 },
     { what: "policy, generated 5000-node stack: peak of the program's process", value: big.policyPeakMiB, unit: "MiB", below: 1024 },
     { what: "policy, generated 5000-node stack: peak of the pack's process", value: big.packPeakMiB, unit: "MiB", below: 1024 },
@@ -358,7 +383,19 @@ export async function benchMain(): Promise<number | void> {
     { what: "npm test (wall)", value: npmTest?.wallMs ?? null, unit: "ms", max: 60_000 },
     ...engineTargets(enginePreview.measured ? enginePreview.stacks : []),
   ];
-  const result = {
+}
+
+/** bench/results.json: the machine, every row, the pipeline, npm test, the engine, the targets. */
+function benchResult(
+  o: BenchOptions,
+  loadAtStart: number[],
+  rows: Row[],
+  pipe: PipelineTimes,
+  npmTest: NpmTest | undefined,
+  enginePreview: EnginePreview,
+  targets: Target[],
+) {
+  return {
     machine: {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model ?? "unknown",
@@ -369,40 +406,48 @@ export async function benchMain(): Promise<number | void> {
       loadAverageAtEnd: load(),
     },
     method: "fastest of --repeat runs; each phase in its own process; peak = that process' maxRSS (kubeconform, packs: VmHWM from /proc)",
-    repeat,
+    repeat: o.repeat,
     rows,
     pipeline: {
-      stacks,
-      inProcessMs: Object.fromEntries(Object.entries(pipeline.ms).map(([k, v]) => [k, round(v)])),
-      inProcessPeakMiB: mib(pipeline.maxRssKiB),
-      processWallMs: round(pipeline.wallMs),
-      cliWallMs: Object.fromEntries(Object.entries(cli.ms).map(([k, v]) => [k, round(v)])),
-      cliTotalWallMs: round(cli.wallMs),
-      kubeconformAloneMs: round(alone.wallMs),
-      kubeconformAlonePeakMiB: mib(alone.peakKiB),
+      stacks: pipe.stacks,
+      inProcessMs: msOf(pipe.pipeline.ms),
+      inProcessPeakMiB: mib(pipe.pipeline.maxRssKiB),
+      processWallMs: round(pipe.pipeline.wallMs),
+      cliWallMs: msOf(pipe.cli.ms),
+      cliTotalWallMs: round(pipe.cli.wallMs),
+      kubeconformAloneMs: round(pipe.alone.wallMs),
+      kubeconformAlonePeakMiB: mib(pipe.alone.peakKiB),
       placement: "part of render: planStack runs the placement checks and the render writes placement.md/.svg",
     },
-    policyCliMs: round(policyCli.wallMs),
-    policyCliCpuMs: policyCli.cpuMs,
+    policyCliMs: round(pipe.policyCli.wallMs),
+    policyCliCpuMs: pipe.policyCli.cpuMs,
     npmTest: npmTest ?? { measured: false, why: "--skip-tests" },
     enginePreview,
     targets: targets.map((t) => ({ ...t, holds: holds(t) })),
   };
-  fs.rmSync(work, { recursive: true, force: true });
-  writeWhole(path.resolve(REPO_ROOT, opts.out!), `${JSON.stringify(result, null, 2)}\n`);
+}
 
+/** What the bench prints: the machine, the rows, the pipeline, npm test, the engine, the targets. */
+function summaryLines(
+  o: BenchOptions,
+  result: ReturnType<typeof benchResult>,
+  npmTest: NpmTest | undefined,
+  enginePreview: EnginePreview,
+  targets: Target[],
+): string[] {
   const cell = (v: number | null, unit = "") => (v === null ? "n/a" : `${v}${unit}`);
-  const lines = [
-    `machine: ${result.machine.cpus} CPUs (${result.machine.cpuModel}), ${result.machine.memoryGiB} GiB, Node ${result.machine.node}, load ${loadAtStart.join(" ")} at the start, ${result.machine.loadAverageAtEnd.join(" ")} at the end`,
+  const m = result.machine;
+  return [
+    `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, load ${m.loadAverageAtStart.join(" ")} at the start, ${m.loadAverageAtEnd.join(" ")} at the end`,
     "",
     "| input | nodes | objects | render ms | render MiB | placement ms | placement MiB | validate ms | validate MiB | policy ms | policy MiB | pack MiB |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ...rows.map(
+    ...result.rows.map(
       (r) =>
         `| ${r.input} | ${r.nodes} | ${r.objects} | ${r.renderMs} | ${r.renderPeakMiB} | ${cell(r.placementMs)} | ${cell(r.placementPeakMiB)} | ${r.validateMs} | ${cell(r.validatePeakMiB)} | ${cell(r.policyMs)} | ${cell(r.policyPeakMiB)} | ${cell(r.packPeakMiB)} |`,
     ),
     "",
-    `pipeline, ${stacks.length} stacks, one process: ${Object.entries(result.pipeline.inProcessMs)
+    `pipeline, ${result.pipeline.stacks.length} stacks, one process: ${Object.entries(result.pipeline.inProcessMs)
       .map(([k, v]) => `${k} ${v} ms`)
       .join(", ")}; peak ${result.pipeline.inProcessPeakMiB} MiB; process wall ${result.pipeline.processWallMs} ms`,
     `pipeline as CLI commands: ${Object.entries(result.pipeline.cliWallMs)
@@ -418,7 +463,39 @@ export async function benchMain(): Promise<number | void> {
     "|---|---:|---:|---|",
     ...targets.map((t) => `| ${t.what} | ${shown(t)} | ${goal(t)} | ${verdict(t)} |`),
     "",
-    `written to ${opts.out}`,
+    `written to ${o.out}`,
   ];
-  console.log(lines.join("\n"));
+}
+
+export async function benchMain(): Promise<number | void> {
+  const o = benchOptions();
+  const kubeconform = requireTool("kubeconform");
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-"));
+  const loadAtStart = load();
+  const kubeconformRun = kubeconformRunner(kubeconform, o.schemas);
+
+  const stacksDir = path.join(REPO_ROOT, "stacks");
+  const inputs: BenchInput[] = [
+    ...listStacks(stacksDir).map((s) => ({ label: s, req: { stack: s, stacksDir } })),
+    ...o.sizes.map((n) => ({ label: `generated-${n}`, req: { size: n } })),
+  ];
+  const rows: Row[] = [];
+  for (const input of inputs) {
+    process.stderr.write(`bench: ${input.label}…\n`);
+    rows.push(await measureInput(o, kubeconformRun, path.join(work, "phases"), input));
+  }
+  const pipe = await measurePipeline(o, kubeconform, kubeconformRun, work, stacksDir);
+
+  // the real engine against the offline policy path, before `npm test` (which must run alone)
+  process.stderr.write("bench: pulumi preview --policy-pack policy (the real engine)…\n");
+  const enginePreview = await enginePreviewTimes(o.skipEngine, o.schemas, o.engineTries, 2);
+  if (!enginePreview.measured) process.stderr.write(`bench: *** ENGINE PREVIEW NOT MEASURED: ${enginePreview.why} ***\n`);
+  // `npm test` last
+  const npmTest = o.skipTests ? undefined : await timeNpmTest();
+
+  const targets = benchTargets(rows, pipe, npmTest, enginePreview);
+  const result = benchResult(o, loadAtStart, rows, pipe, npmTest, enginePreview, targets);
+  fs.rmSync(work, { recursive: true, force: true });
+  writeWhole(path.resolve(REPO_ROOT, o.out), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(summaryLines(o, result, npmTest, enginePreview, targets).join("\n"));
 }

@@ -11,8 +11,11 @@ const NODE_PATCH_FIELD_MANAGER = "openkeel-node-roles";
 /** Field manager of patches to objects operators create (APPLY_AS_PATCH_ANNOTATION). */
 const OBJECT_PATCH_FIELD_MANAGER = "openkeel-platform";
 
+/** The arguments of a PlanUnit: the unit of the Plan it applies, and the stack's generated secrets. */
 export interface UnitArgs {
+  /** The unit (a Helm release, objects, or a pinned upstream manifest); its kind decides the children. */
   unit: Unit;
+  /** The stack's generated secrets by name (StackSecrets.values): each SecretRef in the unit's values resolves to one. */
   secrets: Record<string, pulumi.Output<string>>;
 }
 

@@ -5,8 +5,9 @@ import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 import { isSecretRef } from "../plan/plan";
 
+/** The arguments of StackSecrets. */
 export interface StackSecretsArgs {
-  /** Names of the secrets the plan refers to (SecretRef). */
+  /** Names of the secrets the plan refers to (SecretRef); each becomes one RandomPassword, duplicates once. */
   names: string[];
 }
 

@@ -29,9 +29,15 @@ export interface Environment {
   checks(cfg: LoadedConfig, topo: Topology): Check[];
   /** Every platform component it may install, in install order. */
   platform: readonly PlatformComponent[];
-  /** Whether a stack installs a component of the list (all of them unless this says otherwise). */
+  /**
+   * Whether a stack installs a component of the list.
+   * @default every component of `platform`
+   */
   installs?(cfg: LoadedConfig, component: PlatformComponent): boolean;
-  /** The component whose unit is the pod network, when the environment installs one. */
+  /**
+   * The component whose unit is the pod network, when the environment installs one.
+   * @default none: the cluster brings its own (kind's kindnet)
+   */
   podNetwork?: PlatformComponent;
   /** Its storage: the strict-local class the releases ask for, the classes it provides itself. */
   storage(cfg: LoadedConfig): EnvironmentStorage;

@@ -10,6 +10,8 @@ import { createInterface } from "node:readline";
 import * as A from "@pulumi/pulumi/proto/analyzer_pb";
 import { AnalyzerClient, AnalyzerService } from "@pulumi/pulumi/proto/analyzer_grpc_pb";
 import type { Registered, RegistrationSink, ResourceHeader } from "./mock-run";
+import type { ServiceError } from "@grpc/grpc-js";
+import type { JavaScriptValue } from "google-protobuf/google/protobuf/struct_pb";
 import { Empty, grpc, Struct, withField, withFields, type StructMessage } from "./wire";
 
 type EnforcementLevel = "advisory" | "mandatory" | "remediate" | "disabled";
@@ -90,13 +92,15 @@ function reconcilePolicyConfig(
 }
 
 /** Wire-safe copy: no `undefined`, no functions; unknown values already travel as sentinels. */
-function jsonSafe(value: unknown): any {
+function jsonSafe(value: Record<string, unknown>): Record<string, JavaScriptValue>;
+function jsonSafe(value: unknown): JavaScriptValue | undefined;
+function jsonSafe(value: unknown): JavaScriptValue | undefined {
   if (value === undefined || typeof value === "function") return undefined;
   if (value === null || typeof value !== "object") {
     return typeof value === "number" && !Number.isFinite(value) ? null : value;
   }
   if (Array.isArray(value)) return value.map((v) => jsonSafe(v) ?? null);
-  const out: Record<string, unknown> = {};
+  const out: Record<string, JavaScriptValue> = {};
   for (const [k, v] of Object.entries(value)) {
     const s = jsonSafe(v);
     if (s !== undefined) out[k] = s;
@@ -207,7 +211,8 @@ export function encodeAnalyzeStack(resources: readonly Uint8Array[]): Uint8Array
   return withFields(new Uint8Array(), 1, resources);
 }
 
-export async function startPack(opts: PackOptions): Promise<PackSession> {
+/** The pack process, started the way the Pulumi CLI starts it, once it prints the port it listens on. */
+async function spawnPack(opts: PackOptions): Promise<{ child: ChildProcess; port: string }> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PULUMI_CONFIG: packConfigEnv(opts.config),
@@ -236,197 +241,271 @@ export async function startPack(opts: PackOptions): Promise<PackSession> {
     child.kill();
     throw new Error(`the policy pack printed ${JSON.stringify(port)} instead of its port:\n${stderr}`);
   }
-  const client: any = new AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  const call = <T>(method: string, req: unknown) =>
-    new Promise<T>((resolve, reject) =>
-      client[method](req, (err: any, resp: T) => (err ? reject(new Error(`${method}: ${err.details ?? err.message}`)) : resolve(resp))),
-    );
-  /** A unary call whose request is already encoded (the properties encoded once per resource). */
-  const callEncoded = <T>(method: "analyze" | "remediate" | "analyzeStack", bytes: Uint8Array) => {
-    const def = (AnalyzerService as any)[method];
-    return new Promise<T>((resolve, reject) =>
-      client.makeUnaryRequest(def.path, asBuffer, def.responseDeserialize, bytes, (err: any, resp: T) =>
-        err ? reject(new Error(`${method}: ${err.details ?? err.message}`)) : resolve(resp),
-      ),
-    );
-  };
+  return { child, port };
+}
 
-  const configureStack = async (stack: string, config: Record<string, string>) => {
-    const req = new A.AnalyzerStackConfigureRequest();
-    req.setStack(stack);
-    req.setProject(opts.project);
-    req.setOrganization("organization");
-    req.setDryRun(opts.dryRun ?? true);
-    for (const [k, v] of Object.entries(config)) req.getConfigMap().set(k, v);
-    await call("configureStack", req);
-  };
-  await configureStack(opts.stack, opts.config);
+type Reply<T> = (err: ServiceError | null, resp?: T) => void;
 
-  const rawInfo = await call<A.AnalyzerInfo>("getAnalyzerInfo", new Empty());
+/** A unary call as a promise; its error names the method and carries the server's details. */
+function unary<T>(method: string, send: (reply: Reply<T>) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => send((err, resp) => (err ? reject(new Error(`${method}: ${err.details ?? err.message}`)) : resolve(resp!))));
+}
+
+/** The pack's Analyzer service. Analyze, Remediate and AnalyzeStack take requests already encoded (the properties encoded once per resource). */
+class AnalyzerConnection {
+  private readonly client: AnalyzerClient;
+  constructor(port: string) {
+    this.client = new AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  }
+  configureStack(req: A.AnalyzerStackConfigureRequest): Promise<A.AnalyzerStackConfigureResponse> {
+    return unary("configureStack", (reply) => this.client.configureStack(req, reply));
+  }
+  getAnalyzerInfo(): Promise<A.AnalyzerInfo> {
+    return unary("getAnalyzerInfo", (reply) => this.client.getAnalyzerInfo(new Empty(), reply));
+  }
+  configure(req: A.ConfigureAnalyzerRequest): Promise<unknown> {
+    return unary("configure", (reply) => this.client.configure(req, reply));
+  }
+  analyze(bytes: Uint8Array): Promise<A.AnalyzeResponse> {
+    return this.encoded("analyze", AnalyzerService.analyze, bytes);
+  }
+  remediate(bytes: Uint8Array): Promise<A.RemediateResponse> {
+    return this.encoded("remediate", AnalyzerService.remediate, bytes);
+  }
+  analyzeStack(bytes: Uint8Array): Promise<A.AnalyzeResponse> {
+    return this.encoded("analyzeStack", AnalyzerService.analyzeStack, bytes);
+  }
+  close(): void {
+    this.client.close();
+  }
+  private encoded<T>(method: string, def: { path: string; responseDeserialize: (b: Buffer) => T }, bytes: Uint8Array): Promise<T> {
+    return unary<T>(method, (reply) => this.client.makeUnaryRequest(def.path, asBuffer, def.responseDeserialize, bytes, reply));
+  }
+}
+
+type InitialConfig = Record<string, { enforcementLevel?: EnforcementLevel; properties: Record<string, unknown> }>;
+
+/** GetAnalyzerInfo: the pack's name, version, policies and their initial config. */
+async function readInfo(conn: AnalyzerConnection): Promise<{ info: PackSession["info"]; initial: InitialConfig }> {
+  const rawInfo = await conn.getAnalyzerInfo();
   const policies: PolicyInfo[] = rawInfo.getPoliciesList().map((p) => ({
     name: p.getName(),
     description: p.getDescription(),
     enforcementLevel: levelName(p.getEnforcementlevel()),
     kind: p.getPolicyType() === A.PolicyType.POLICY_TYPE_RESOURCE ? "resource" : p.getPolicyType() === A.PolicyType.POLICY_TYPE_STACK ? "stack" : "unknown",
   }));
-  const initial: Record<string, { enforcementLevel?: EnforcementLevel; properties: Record<string, unknown> }> = {};
+  const initial: InitialConfig = {};
   rawInfo.getInitialconfigMap().forEach((c: A.PolicyConfig, name: string) => {
     initial[name] = { enforcementLevel: levelName(c.getEnforcementlevel()), properties: c.getProperties()?.toJavaScript() ?? {} };
   });
-  const info = { name: rawInfo.getName(), version: rawInfo.getVersion(), policies };
-  let reconciled: Reconciled | undefined;
-  let judging = false;
+  return { info: { name: rawInfo.getName(), version: rawInfo.getVersion(), policies }, initial };
+}
 
-  const configure = async (file?: PolicyPackConfigFile) => {
-    const next = reconcilePolicyConfig(policies, initial, file);
+/** Diagnostics of an Analyze or AnalyzeStack answer, named after the analyzed resource where the pack gives its URN. */
+function diagnosticsOf(resp: A.AnalyzeResponse, named: ReadonlyMap<string, { name: string; type: string }>, fallbackUrn = ""): Diagnostic[] {
+  return resp.getDiagnosticsList().map((d) => {
+    const urn = d.getUrn() || fallbackUrn;
+    const r = named.get(urn);
+    return {
+      policy: d.getPolicyname(),
+      packName: d.getPolicypackname(),
+      packVersion: d.getPolicypackversion(),
+      level: levelName(d.getEnforcementlevel()),
+      message: d.getMessage(),
+      urn,
+      ...(r ? { resourceName: r.name, resourceType: r.type } : {}),
+    };
+  });
+}
+
+/**
+ * One stack judged while the program registers: each resource's Analyze sent at once (at most
+ * ANALYZE_IN_FLIGHT in flight), its AnalyzerResource kept encoded for the AnalyzeStack at the end.
+ */
+class Judgement implements StackJudgement {
+  private seen = 0;
+  private readonly named = new Map<string, { name: string; type: string }>();
+  /** Per resource (registration order): its AnalyzerResource for AnalyzeStack, encoded. */
+  private readonly listed: Uint8Array[] = [];
+  /** Components waiting for their outputs. */
+  private readonly pending = new Map<number, ResourceHeader>();
+  private readonly found: Diagnostic[][] = [];
+  private readonly queue: { index: number; header: ResourceHeader; request: Uint8Array }[] = [];
+  private inFlight = 0;
+  private failure: Error | undefined;
+  private idle: (() => void) | undefined;
+  /** The last Struct encoded: a custom resource's outputs are its inputs (mock-run echoes them). */
+  private last: { struct: StructMessage; bytes: Uint8Array } | undefined;
+
+  /**
+   * `remediate`: the engine asks for remediations before each Analyze. The SDK's Remediate runs
+   * only the policies configured at level "remediate" (@pulumi/policy@1.21.0 server.js
+   * makeRemediateRpcFun): with none at that level its answer is empty by construction, so the call
+   * is made only when one is.
+   */
+  constructor(
+    private readonly conn: AnalyzerConnection,
+    private readonly remediate: boolean,
+    private readonly done: () => void,
+  ) {}
+
+  get resources(): number {
+    return this.seen;
+  }
+
+  registered(r: ResourceHeader, inputs: StructMessage): void {
+    this.seen++;
+    this.named.set(r.urn, { name: r.name, type: r.type });
+    this.queue.push({ index: r.index, header: r, request: encodeAnalyzeRequest(r, this.encode(inputs)) });
+    if (!r.custom) this.pending.set(r.index, r);
+    this.pump();
+  }
+
+  outputs(r: ResourceHeader, outputs: StructMessage): void {
+    this.pending.delete(r.index);
+    this.listed[r.index] = encodeStackResource(r, this.encode(outputs));
+  }
+
+  async finish(): Promise<Diagnostic[]> {
+    try {
+      // components that never registered outputs are listed with none
+      for (const [i, r] of this.pending) this.listed[i] = encodeStackResource(r, new Uint8Array());
+      this.pending.clear();
+      this.last = undefined;
+      await new Promise<void>((resolve) => {
+        this.idle = resolve;
+        this.pump();
+      });
+      if (this.failure) throw this.failure;
+      const stackReq = encodeAnalyzeStack(this.listed.filter((b) => b !== undefined));
+      this.listed.length = 0;
+      const stackFound = diagnosticsOf(await this.conn.analyzeStack(stackReq), this.named);
+      return [...this.found.filter((d) => d !== undefined).flat(), ...stackFound];
+    } finally {
+      this.done();
+    }
+  }
+
+  private encode(s: StructMessage): Uint8Array {
+    if (this.last?.struct !== s) this.last = { struct: s, bytes: s.serializeBinary() };
+    return this.last.bytes;
+  }
+
+  private pump(): void {
+    while (this.inFlight < ANALYZE_IN_FLIGHT && this.queue.length > 0 && !this.failure) {
+      const next = this.queue.shift()!;
+      this.inFlight++;
+      this.analyzeOne(next).then(
+        () => {
+          this.inFlight--;
+          this.pump();
+        },
+        (e: Error) => {
+          this.inFlight--;
+          this.failure ??= e;
+          this.pump();
+        },
+      );
+    }
+    if (this.inFlight === 0 && (this.queue.length === 0 || this.failure)) this.idle?.();
+  }
+
+  private async analyzeOne({ index, header, request }: { index: number; header: ResourceHeader; request: Uint8Array }): Promise<void> {
+    if (this.remediate) {
+      const rem = await this.conn.remediate(request);
+      if (rem.getRemediationsList().length > 0) throw new Error(`policy pack remediated ${header.name}; remediations are not supported here`);
+    }
+    const ds = diagnosticsOf(await this.conn.analyze(request), this.named, header.urn);
+    if (ds.length > 0) this.found[index] = ds;
+  }
+}
+
+/** A started pack: ConfigureStack, Configure and the judgements go to it in the engine's order. */
+class Session implements PackSession {
+  private reconciled: Reconciled | undefined;
+  private judging = false;
+
+  constructor(
+    readonly info: PackSession["info"],
+    private readonly initial: InitialConfig,
+    private readonly project: string,
+    private readonly dryRun: boolean,
+    private readonly conn: AnalyzerConnection,
+    private readonly child: ChildProcess,
+  ) {}
+
+  async configureStack(stack: string, config: Record<string, string>): Promise<void> {
+    if (this.judging) throw new Error("configureStack while a stack is being judged");
+    await sendConfigureStack(this.conn, { project: this.project, dryRun: this.dryRun, stack, config });
+  }
+
+  async configure(file?: PolicyPackConfigFile): Promise<void> {
+    const next = reconcilePolicyConfig(this.info.policies, this.initial, file);
     const req = new A.ConfigureAnalyzerRequest();
     for (const [name, c] of Object.entries(next)) {
       const pc = new A.PolicyConfig();
       pc.setEnforcementlevel(LEVELS[c.enforcementLevel]);
-      pc.setProperties(Struct.fromJavaScript(jsonSafe(c.properties)) as any);
+      pc.setProperties(Struct.fromJavaScript(jsonSafe(c.properties)));
       req.getPolicyconfigMap().set(name, pc);
     }
-    await call("configure", req);
-    reconciled = next;
-  };
+    await this.conn.configure(req);
+    this.reconciled = next;
+  }
 
-  const judge = (): StackJudgement => {
-    if (judging) throw new Error("a pack judges one stack at a time: finish the previous judgement first");
-    if (!reconciled) throw new Error("configure the pack before judging");
-    judging = true;
-    // The engine asks for remediations before each Analyze. The SDK's Remediate runs only the
-    // policies configured at level "remediate" (@pulumi/policy@1.21.0 server.js
-    // makeRemediateRpcFun): with none at that level its answer is empty by construction, so the
-    // call is made only when one is.
-    const remediate = Object.values(reconciled).some((c) => c.enforcementLevel === "remediate");
-    const named = new Map<string, { name: string; type: string }>();
-    /** Per resource (registration order): its AnalyzerResource for AnalyzeStack, encoded. */
-    const listed: Uint8Array[] = [];
-    /** Components waiting for their outputs. */
-    const pending = new Map<number, ResourceHeader>();
-    const found: Diagnostic[][] = [];
-    const queue: { index: number; header: ResourceHeader; request: Uint8Array }[] = [];
-    let inFlight = 0;
-    let failure: Error | undefined;
-    let seen = 0;
-    let idle: (() => void) | undefined;
-    /** The last Struct encoded: a custom resource's outputs are its inputs (mock-run echoes them). */
-    let last: { struct: StructMessage; bytes: Uint8Array } | undefined;
-    const encode = (s: StructMessage) => {
-      if (last?.struct !== s) last = { struct: s, bytes: s.serializeBinary() };
-      return last.bytes;
-    };
+  judge(): StackJudgement {
+    if (this.judging) throw new Error("a pack judges one stack at a time: finish the previous judgement first");
+    if (!this.reconciled) throw new Error("configure the pack before judging");
+    this.judging = true;
+    const remediate = Object.values(this.reconciled).some((c) => c.enforcementLevel === "remediate");
+    return new Judgement(this.conn, remediate, () => (this.judging = false));
+  }
 
-    const diagnosticsOf = (resp: A.AnalyzeResponse, fallbackUrn = ""): Diagnostic[] =>
-      resp.getDiagnosticsList().map((d) => {
-        const urn = d.getUrn() || fallbackUrn;
-        const r = named.get(urn);
-        return {
-          policy: d.getPolicyname(),
-          packName: d.getPolicypackname(),
-          packVersion: d.getPolicypackversion(),
-          level: levelName(d.getEnforcementlevel()),
-          message: d.getMessage(),
-          urn,
-          ...(r ? { resourceName: r.name, resourceType: r.type } : {}),
-        };
-      });
-    const pump = () => {
-      while (inFlight < ANALYZE_IN_FLIGHT && queue.length > 0 && !failure) {
-        const { index, header, request } = queue.shift()!;
-        inFlight++;
-        (async () => {
-          if (remediate) {
-            const rem = await callEncoded<A.RemediateResponse>("remediate", request);
-            if (rem.getRemediationsList().length > 0) throw new Error(`policy pack remediated ${header.name}; remediations are not supported here`);
-          }
-          const resp = await callEncoded<A.AnalyzeResponse>("analyze", request);
-          const ds = diagnosticsOf(resp, header.urn);
-          if (ds.length > 0) found[index] = ds;
-        })().then(
-          () => {
-            inFlight--;
-            pump();
-          },
-          (e: Error) => {
-            inFlight--;
-            failure ??= e;
-            pump();
-          },
-        );
-      }
-      if (inFlight === 0 && (queue.length === 0 || failure)) idle?.();
-    };
+  async analyze(resources: Registered[]): Promise<Diagnostic[]> {
+    if (!this.reconciled) await this.configure();
+    const judgement = this.judge();
+    resources.forEach((r, index) => {
+      const header: ResourceHeader = { ...r, index };
+      judgement.registered(header, Struct.fromJavaScript(jsonSafe(r.inputs)));
+      judgement.outputs(header, Struct.fromJavaScript(jsonSafe(r.outputs)));
+    });
+    return judgement.finish();
+  }
 
-    return {
-      get resources() {
-        return seen;
-      },
-      registered(r, inputs) {
-        seen++;
-        named.set(r.urn, { name: r.name, type: r.type });
-        queue.push({ index: r.index, header: r, request: encodeAnalyzeRequest(r, encode(inputs)) });
-        if (!r.custom) pending.set(r.index, r);
-        pump();
-      },
-      outputs(r, outputs) {
-        pending.delete(r.index);
-        listed[r.index] = encodeStackResource(r, encode(outputs));
-      },
-      async finish() {
-        try {
-          // components that never registered outputs are listed with none
-          for (const [i, r] of pending) listed[i] = encodeStackResource(r, new Uint8Array());
-          pending.clear();
-          last = undefined;
-          await new Promise<void>((resolve) => {
-            idle = resolve;
-            pump();
-          });
-          if (failure) throw failure;
-          const stackReq = encodeAnalyzeStack(listed.filter((b) => b !== undefined));
-          listed.length = 0;
-          const stackFound = diagnosticsOf(await callEncoded<A.AnalyzeResponse>("analyzeStack", stackReq));
-          return [...found.filter((d) => d !== undefined).flat(), ...stackFound];
-        } finally {
-          judging = false;
-        }
-      },
-    };
-  };
+  usage(): { cpuMs: number; peakKiB: number } | undefined {
+    try {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${this.child.pid}/status`, "utf8"));
+      // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (USER_HZ: 100 on Linux)
+      const stat = fs.readFileSync(`/proc/${this.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return hwm ? { cpuMs: (Number(stat[11]) + Number(stat[12])) * 10, peakKiB: Number(hwm[1]) } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
 
-  const session: PackSession = {
-    info,
-    async configureStack(stack, config) {
-      if (judging) throw new Error("configureStack while a stack is being judged");
-      await configureStack(stack, config);
-    },
-    configure,
-    judge,
-    async analyze(resources) {
-      if (!reconciled) await configure();
-      const judgement = judge();
-      resources.forEach((r, index) => {
-        const header: ResourceHeader = { ...r, index };
-        judgement.registered(header, Struct.fromJavaScript(jsonSafe(r.inputs)));
-        judgement.outputs(header, Struct.fromJavaScript(jsonSafe(r.outputs)));
-      });
-      return judgement.finish();
-    },
-    usage() {
-      try {
-        const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, "utf8"));
-        // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (USER_HZ: 100 on Linux)
-        const stat = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-        return hwm ? { cpuMs: (Number(stat[11]) + Number(stat[12])) * 10, peakKiB: Number(hwm[1]) } : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    close() {
-      client.close();
-      child.kill();
-    },
-  };
-  return session;
+  close(): void {
+    this.conn.close();
+    this.child.kill();
+  }
+}
+
+async function sendConfigureStack(
+  conn: AnalyzerConnection,
+  s: { project: string; dryRun: boolean; stack: string; config: Record<string, string> },
+): Promise<void> {
+  const req = new A.AnalyzerStackConfigureRequest();
+  req.setStack(s.stack);
+  req.setProject(s.project);
+  req.setOrganization("organization");
+  req.setDryRun(s.dryRun);
+  for (const [k, v] of Object.entries(s.config)) req.getConfigMap().set(k, v);
+  await conn.configureStack(req);
+}
+
+export async function startPack(opts: PackOptions): Promise<PackSession> {
+  const { child, port } = await spawnPack(opts);
+  const conn = new AnalyzerConnection(port);
+  const dryRun = opts.dryRun ?? true;
+  await sendConfigureStack(conn, { project: opts.project, dryRun, stack: opts.stack, config: opts.config });
+  const { info, initial } = await readInfo(conn);
+  return new Session(info, initial, opts.project, dryRun, conn, child);
 }

@@ -5,6 +5,7 @@
 // wire Struct, and keeps nothing (`npm run policy`: the pack judges while the program runs).
 // PULUMI-FACTS.md § 3.
 import * as pulumi from "@pulumi/pulumi";
+import type { RegisterResourceOutputsRequest, RegisterResourceRequest, RegisterResourceResponse } from "@pulumi/pulumi/proto/resource_pb";
 import { Struct, type StructMessage } from "./wire";
 
 /** What the engine knows of a registration besides its properties. */
@@ -23,19 +24,24 @@ export interface ResourceHeader {
   custom: boolean;
 }
 
-export interface Registered extends Omit<ResourceHeader, "index"> {
+/** One registration as plain data; `Props` is how the reader types the properties (the suites read them by key path). */
+export interface Registered<Props = Record<string, unknown>> extends Omit<ResourceHeader, "index"> {
   /** Inputs as serialized on the wire: secrets are `{<sig>: <secret sig>, value}` objects. */
-  inputs: Record<string, any>;
+  inputs: Props;
   /** Outputs: the mock provider's state for custom resources, registerOutputs for components. */
-  outputs: Record<string, any>;
+  outputs: Props;
 }
 
-export interface ProgramRun {
-  resources: Registered[];
-  outputs: Record<string, any>;
-  byName(name: string): Registered;
-  ofType(type: string): Registered[];
+export interface ProgramRun<Props = Record<string, unknown>> {
+  resources: Registered<Props>[];
+  /** The program's stack outputs. */
+  outputs: Record<string, unknown>;
+  byName(name: string): Registered<Props>;
+  ofType(type: string): Registered<Props>[];
 }
+
+/** A Pulumi program: what index.ts exports, the suites' inline programs. */
+export type Program = () => Promise<unknown>;
 
 /** Receives a program's registrations as they happen. */
 export interface RegistrationSink {
@@ -89,7 +95,7 @@ async function withoutTraces<T>(run: () => Promise<T>, again: (failure: unknown)
 }
 
 /** Run the program, recording every registration as plain data. */
-export async function runProgram(stack: string, config: Record<string, string>, program: () => Promise<any>): Promise<ProgramRun> {
+export async function runProgram(stack: string, config: Record<string, string>, program: Program): Promise<ProgramRun> {
   const once = async (): Promise<ProgramRun> => {
     const resources: Registered[] = [];
     const outputs = await runWithSink(stack, config, program, {
@@ -122,7 +128,7 @@ export async function runProgram(stack: string, config: Record<string, string>, 
  * Run the program, handing every registration to `sink` as it happens and keeping none. A run that
  * fails is repeated without the sink, for its error's stack trace.
  */
-export async function streamProgram(stack: string, config: Record<string, string>, program: () => Promise<any>, sink: RegistrationSink): Promise<void> {
+export async function streamProgram(stack: string, config: Record<string, string>, program: Program, sink: RegistrationSink): Promise<void> {
   await withoutTraces(
     () => runWithSink(stack, config, program, sink),
     async (failure) => {
@@ -164,12 +170,76 @@ function ioGate(): (f: () => void) => void {
   };
 }
 
+type Reply<T> = (err: Error | null, resp?: T) => void;
+
+/** The two calls of the monitor the tap wraps. Under setMocks the monitor is the SDK's MockMonitor, whose declared signatures take `any`; these are the proto messages it is handed. */
+interface TappedMonitor {
+  registerResource(req: RegisterResourceRequest, reply: Reply<RegisterResourceResponse>): unknown;
+  registerResourceOutputs?(req: RegisterResourceOutputsRequest, reply: Reply<unknown>): unknown;
+}
+
+/** What the engine knows of a registration, from the monitor's request and answer. */
+function headerOf(index: number, req: RegisterResourceRequest, resp: RegisterResourceResponse): ResourceHeader {
+  const propertyDependencies: Record<string, string[]> = {};
+  req.getPropertydependenciesMap().forEach((v, k) => {
+    const urns = v.getUrnsList();
+    if (urns.length > 0) propertyDependencies[k] = urns;
+  });
+  return {
+    index,
+    type: req.getType(),
+    name: req.getName(),
+    urn: resp.getUrn(),
+    parent: req.getParent(),
+    dependencies: req.getDependenciesList(),
+    propertyDependencies,
+    protect: req.getProtect() ?? false,
+    retainOnDelete: req.getRetainondelete() ?? false,
+    custom: req.getCustom(),
+  };
+}
+
+/** Wraps the mock monitor so that `sink` sees every registration (through the I/O gate) and every component's outputs. */
+function tapMonitor(sink: RegistrationSink): void {
+  const mon = pulumi.runtime.getMonitor() as unknown as TappedMonitor;
+  const byUrn = new Map<string, ResourceHeader>();
+  let registrations = 0;
+  const origRegister = mon.registerResource.bind(mon);
+  const gate = ioGate();
+  mon.registerResource = (req, reply) => {
+    const index = registrations++;
+    gate(() =>
+      origRegister(req, (err, resp) => {
+        if (resp) {
+          const header = headerOf(index, req, resp);
+          const inputs: StructMessage = req.getObject() ?? new Struct();
+          sink.registered(header, inputs);
+          if (header.custom) sink.outputs(header, providerOutputs(header.type, inputs));
+          else byUrn.set(header.urn, header);
+        }
+        reply(err, resp);
+      }),
+    );
+  };
+  const origOutputs = mon.registerResourceOutputs?.bind(mon);
+  if (origOutputs) {
+    mon.registerResourceOutputs = (req, reply) => {
+      const header = byUrn.get(req.getUrn());
+      if (header) {
+        byUrn.delete(header.urn);
+        sink.outputs(header, req.getOutputs() ?? new Struct());
+      }
+      return origOutputs(req, reply);
+    };
+  }
+}
+
 async function runWithSink(
   stack: string,
   config: Record<string, string>,
-  program: () => Promise<any>,
+  program: Program,
   sink: RegistrationSink,
-): Promise<Record<string, any> | undefined> {
+): Promise<Record<string, unknown> | undefined> {
   await pulumi.runtime.setMocks(
     {
       newResource(a) {
@@ -183,53 +253,7 @@ async function runWithSink(
     stack,
     false,
   );
-  const mon: any = pulumi.runtime.getMonitor();
-  const byUrn = new Map<string, ResourceHeader>();
-  let registrations = 0;
-  const origRegister = mon.registerResource.bind(mon);
-  const gate = ioGate();
-  mon.registerResource = (req: any, cb: any) => {
-    const index = registrations++;
-    gate(() =>
-      origRegister(req, (err: any, resp: any) => {
-        if (resp) {
-          const propertyDependencies: Record<string, string[]> = {};
-          req.getPropertydependenciesMap().forEach((v: any, k: string) => {
-            const urns: string[] = v.getUrnsList();
-            if (urns.length > 0) propertyDependencies[k] = urns;
-          });
-          const header: ResourceHeader = {
-            index,
-            type: req.getType(),
-            name: req.getName(),
-            urn: resp.getUrn(),
-            parent: req.getParent(),
-            dependencies: req.getDependenciesList(),
-            propertyDependencies,
-            protect: req.getProtect(),
-            retainOnDelete: req.getRetainondelete(),
-            custom: req.getCustom(),
-          };
-          const inputs: StructMessage = req.getObject() ?? new Struct();
-          sink.registered(header, inputs);
-          if (header.custom) sink.outputs(header, providerOutputs(header.type, inputs));
-          else byUrn.set(header.urn, header);
-        }
-        cb(err, resp);
-      }),
-    );
-  };
-  const origOutputs = mon.registerResourceOutputs?.bind(mon);
-  if (origOutputs) {
-    mon.registerResourceOutputs = (req: any, cb: any) => {
-      const header = byUrn.get(req.getUrn());
-      if (header) {
-        byUrn.delete(header.urn);
-        sink.outputs(header, req.getOutputs() ?? new Struct());
-      }
-      return origOutputs(req, cb);
-    };
-  }
+  tapMonitor(sink);
   pulumi.runtime.setAllConfig(config, []);
   try {
     return await pulumi.runtime.runInPulumiStack(program);
@@ -243,7 +267,7 @@ async function runWithSink(
  * programs expected to fail before registering anything (the Stack wrapper would also report the
  * failure as an unhandled rejection).
  */
-export async function programError(stack: string, config: Record<string, string>, program: () => Promise<any>): Promise<Error> {
+export async function programError(stack: string, config: Record<string, string>, program: Program): Promise<Error> {
   await pulumi.runtime.setMocks({ newResource: (a) => ({ id: a.name, state: a.inputs }), call: (a) => a.inputs }, PROJECT_NAME, stack, false);
   pulumi.runtime.setAllConfig(config, []);
   try {

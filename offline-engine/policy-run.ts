@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { PROJECT } from "../config/schema";
 import { environmentOf } from "../policy/environment";
 import { startPack, type Diagnostic, type PackSession, type PolicyPackConfigFile } from "./analyzer";
-import type { ProgramRun } from "./mock-run";
+import type { Program, ProgramRun } from "./mock-run";
 
 const PACK_DIR = path.resolve(__dirname, "../policy");
 
@@ -58,7 +58,7 @@ export interface PolicyStack {
   stack: string;
   config: Record<string, string>;
   /** The program to run under the mocks for this stack. */
-  program: () => Promise<unknown>;
+  program: Program;
 }
 
 /**
@@ -96,7 +96,7 @@ export class PackPool {
     const judgement = session.judge();
     // the Pulumi SDK: loaded by now when the caller loaded it while the packs started (policy-command.ts)
     const { streamProgram } = await import("./mock-run");
-    await streamProgram(s.stack, s.config, s.program as () => Promise<any>, judgement);
+    await streamProgram(s.stack, s.config, s.program, judgement);
     return result(s.stack, judgement.resources, await judgement.finish());
   }
 

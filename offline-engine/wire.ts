@@ -2,24 +2,21 @@
 // offline-engine/analyzer.ts sends them), and the one protobuf encoding fact it relies on.
 import * as path from "node:path";
 import { createRequire } from "node:module";
+import type * as GrpcJs from "@grpc/grpc-js";
+import type * as EmptyPb from "google-protobuf/google/protobuf/empty_pb";
+import type * as StructPb from "google-protobuf/google/protobuf/struct_pb";
 
 // The proto classes check `instanceof` against the google-protobuf / grpc-js copies that
-// @pulumi/pulumi resolves, so messages are built with those exact copies.
+// @pulumi/pulumi resolves, so messages are built with those exact copies (their types are the
+// same packages' declarations, which the SDK's own proto typings import).
 const pulumiDir = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
 const fromPulumi = createRequire(path.join(pulumiDir, "package.json"));
-export const grpc = fromPulumi("@grpc/grpc-js");
-export const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb") as { Struct: StructClass };
-export const { Empty } = fromPulumi("google-protobuf/google/protobuf/empty_pb");
+export const grpc = fromPulumi("@grpc/grpc-js") as typeof GrpcJs;
+export const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb") as typeof StructPb;
+export const { Empty } = fromPulumi("google-protobuf/google/protobuf/empty_pb") as typeof EmptyPb;
 
-/** google.protobuf.Struct as google-protobuf exposes it (the part used here). */
-export interface StructMessage {
-  toJavaScript(): Record<string, any>;
-  serializeBinary(): Uint8Array;
-}
-interface StructClass {
-  new (): StructMessage;
-  fromJavaScript(value: Record<string, unknown>): StructMessage;
-}
+/** google.protobuf.Struct: a resource's properties on the wire. */
+export type StructMessage = StructPb.Struct;
 
 /**
  * `head` (an encoded message) with one more length-delimited field appended. Protobuf parsers read

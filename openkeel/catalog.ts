@@ -18,13 +18,25 @@ type ValuesPath = readonly string[];
 
 interface ComponentBase {
   kind: WorkloadKind;
-  /** Absent for DaemonSets: one pod per node of the role. */
+  /**
+   * How its replicas follow the topology. Absent for DaemonSets: one pod per node of the role.
+   * @default none: no `<component>.replicas` is written
+   */
   replicas?: ReplicaRule;
-  /** An optional component: its placement carries `enabled` (§ 5.1). */
+  /**
+   * An optional component: its placement carries `enabled` (§ 5.1).
+   * @default false
+   */
   optional?: boolean;
-  /** Keys of the component's own block (`<component>.…`) besides `replicas`. */
+  /**
+   * Keys of the component's own block (`<component>.…`) besides `replicas`.
+   * @default none: the values contract accepts `replicas` (and `nodeSelector`, `service` where they apply) only
+   */
   settings?: Record<string, z.ZodType>;
-  /** A public API: the lab exposes it on a fixed NodePort (`<component>.service`, ./endpoints.ts). */
+  /**
+   * A public API: the lab exposes it on a fixed NodePort (`<component>.service`, ./endpoints.ts).
+   * @default not public: no `<component>.service` is written
+   */
   publicApi?: true;
 }
 
@@ -36,9 +48,13 @@ interface HelperPlaced extends ComponentBase {
    * "What is implemented": Neutron's `ovnCentral.nodeSelector`, Masakari's
    * `nodePlacement.<x>.nodeSelector`). The release writes the one the placement renders, so that
    * the chart's own default never decides.
+   * @default none: the helper's nodeSelector alone
    */
   winningNodeSelector?: ValuesPath;
-  /** Tolerations the chart reads besides the helper's and adds to them (Masakari's `nodePlacement.<x>.tolerations`). */
+  /**
+   * Tolerations the chart reads besides the helper's and adds to them (Masakari's `nodePlacement.<x>.tolerations`).
+   * @default none: the helper's tolerations only
+   */
   addedTolerations?: ValuesPath;
 }
 
@@ -59,13 +75,24 @@ export function isSelfPlaced(c: ComponentSpec): c is SelfPlaced {
   return !("placement" in c);
 }
 
+/** A service's entry of the catalog: one release of its chart. */
 export interface ServiceSpec {
+  /** Its workloads by the chart's component key (`placement.<key>`, `<key>.replicas`). */
   components: Record<string, ComponentSpec>;
-  /** The release's namespace when not `openkeel`. */
+  /**
+   * The release's namespace.
+   * @default "openkeel" (OPENKEEL_NAMESPACE)
+   */
   namespace?: string;
-  /** Top-level keys besides `global`, `placement` and the component blocks. */
+  /**
+   * Top-level keys besides `global`, `placement` and the component blocks.
+   * @default none
+   */
   settings?: Record<string, z.ZodType>;
-  /** Values beyond placement and replicas. */
+  /**
+   * Values beyond placement and replicas.
+   * @default none: `global`, `placement` and the component blocks only
+   */
   values?(ctx: ReleaseContext): Record<string, unknown>;
 }
 

@@ -40,17 +40,29 @@ export interface PlatformComponent {
   name: string;
   /** The pins of platform/versions.ts it installs. */
   pins: readonly Pin[];
-  /** Its key of `openkeel:platform`, when it has settings: setting it where the component is not installed is an error. */
+  /**
+   * Its key of `openkeel:platform`, when it has settings: setting it where the component is not installed is an error.
+   * @default none: the component has no block of `openkeel:platform`
+   */
   settings?: ComponentSettings;
-  /** Namespaces its pods run in, created first (platform-namespaces) with their pod-security level. */
+  /**
+   * Namespaces its pods run in, created first (platform-namespaces) with their pod-security level.
+   * @default none: its pods run in namespaces not created here (kube-system, or those its upstream manifest holds)
+   */
   namespaces?(ctx: PlatformContext): K8sObject[];
-  /** Labels and annotations it needs on nodes, applied by the node-roles phase. */
+  /**
+   * Labels and annotations it needs on nodes, applied by the node-roles phase.
+   * @default none
+   */
   nodeMetadata?(ctx: PlatformContext): NodeMetadataContributor;
   /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
   units(ctx: PlatformContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
   readers: Readers;
-  /** Plan checks of its settings against the rest of the stack. */
+  /**
+   * Plan checks of its settings against the rest of the stack.
+   * @default none
+   */
   checks?(cfg: Config, topo: Topology): Check[];
 }
 

@@ -109,7 +109,7 @@ describe("architecture", () => {
     for (const f of new Set(FILES.map(folder))) expect([...LAYERS, ...TOP, "policy"]).toContain(f);
     expect(GRAPH.get("environments/index.ts")).toContain("environments/compose.ts");
     expect(GRAPH.get("index.ts")).toContain("components/deploy.ts");
-    expect(GRAPH.get("test/e2e/harness/driver.ts")).toContain("test/e2e/standins/artifacts.ts");
+    expect(GRAPH.get("test/e2e/harness/setup.ts")).toContain("test/e2e/standins/artifacts.ts");
     expect(FILES).toContain("test/architecture.test.ts");
   });
 

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as A from "@pulumi/pulumi/proto/analyzer_pb";
+import type { JavaScriptValue } from "google-protobuf/google/protobuf/struct_pb";
 import { describe, expect, it } from "vitest";
 import { environmentFromProcess, environmentOf } from "../policy/environment";
 import { encodeAnalyzeRequest, encodeAnalyzeStack, encodeStackResource } from "../offline-engine/analyzer";
@@ -16,7 +17,7 @@ import { environmentKey, pulumiConfigMap } from "../offline-engine/policy-run";
 import { Struct, withField } from "../offline-engine/wire";
 import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS preload hook without type declarations (it runs under `node -r`)
 const { cachedCompile } = require("../offline-engine/pack-transpile-cache.cjs");
 
 describe("the environment a stack config puts the pack in", () => {
@@ -106,7 +107,11 @@ describe("Analyzer requests with their properties encoded once", () => {
     custom: true,
   };
   // small, over 127 bytes (a two-byte length) and over 16 KiB (three bytes)
-  const bodies = [{ a: 1 }, { values: { s: "x".repeat(200) } }, { values: { list: Array.from({ length: 2000 }, (_, i) => `item-${i}`) } }];
+  const bodies: Record<string, JavaScriptValue>[] = [
+    { a: 1 },
+    { values: { s: "x".repeat(200) } },
+    { values: { list: Array.from({ length: 2000 }, (_, i) => `item-${i}`) } },
+  ];
 
   it("decode as the messages the proto classes build", () => {
     for (const props of bodies) {
@@ -119,7 +124,7 @@ describe("Analyzer requests with their properties encoded once", () => {
       o.setProtect(true);
       o.setParent(header.parent);
       whole.setOptions(o);
-      whole.setProperties(struct as any);
+      whole.setProperties(struct);
       expect(A.AnalyzeRequest.deserializeBinary(encodeAnalyzeRequest(header, struct.serializeBinary())).toObject()).toEqual(whole.toObject());
 
       const listed = new A.AnalyzerResource();
@@ -132,7 +137,7 @@ describe("Analyzer requests with their properties encoded once", () => {
       const pd = new A.AnalyzerPropertyDependencies();
       pd.setUrnsList(header.propertyDependencies.values);
       listed.getPropertydependenciesMap().set("values", pd);
-      listed.setProperties(struct as any);
+      listed.setProperties(struct);
       const encoded = encodeStackResource(header, struct.serializeBinary());
       expect(A.AnalyzerResource.deserializeBinary(encoded).toObject()).toEqual(listed.toObject());
 

@@ -12,7 +12,7 @@ import type { PolicyEnvironment } from "../policy/environment";
 import { isSecretRef } from "../plan/plan";
 import { planOf, release } from "./helpers/plans";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the SDK's proxy module declares no types (its .d.ts is empty): an import could not name them
 const proxy = require("@pulumi/policy/proxy") as { unknownCheckingProxy<T>(v: T): T; unknownStringValue: string };
 
 const ENV: PolicyEnvironment = { production: true, reason: "test" };

@@ -15,7 +15,7 @@ export interface ResourceView {
   type: string;
   name: string;
   urn: string;
-  props: Record<string, any>;
+  props: Record<string, unknown>;
 }
 
 /** What a rule finds: a problem (what is wrong, naming the value path; how to fix it). */
@@ -93,7 +93,7 @@ export function stackPolicy(rule: StackRule): StackValidationPolicy {
 
 // ---- value readers ----
 
-export type Tree = Record<string, any>;
+export type Tree = Record<string, unknown>;
 
 export function isObject(v: unknown): v is Tree {
   return v !== null && typeof v === "object" && !Array.isArray(v);

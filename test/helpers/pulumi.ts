@@ -2,10 +2,18 @@
 // shared with `npm run policy`.
 import { beforeAll } from "vitest";
 import program from "../../index";
-import { runProgram, type ProgramRun } from "../../offline-engine/mock-run";
+import { runProgram as runRecorded, type Program, type ProgramRun } from "../../offline-engine/mock-run";
 import { pulumiConfigOf, shippedRaw } from "./stacks";
 
-export { MOCK_SECRET_VALUE, programError, runProgram, type ProgramRun } from "../../offline-engine/mock-run";
+export { MOCK_SECRET_VALUE, programError, type ProgramRun } from "../../offline-engine/mock-run";
+
+/** A run whose recorded properties the suites read by key path (`inputs.metadata.labels`) without narrowing. */
+export type LooseRun = ProgramRun<Record<string, any>>;
+
+/** The program run under the mocks, every registration recorded (offline-engine/mock-run.ts). */
+export function runProgram(stack: string, config: Record<string, string>, program: Program): Promise<LooseRun> {
+  return runRecorded(stack, config, program);
+}
 
 /** The program's run on a shipped stack under the mocks, made once before the suite's tests. */
 export function shippedRun(stack: string): { readonly run: ProgramRun } {

@@ -7,13 +7,52 @@ import * as https from "node:https";
 import * as path from "node:path";
 import { parse } from "yaml";
 
-export interface KubeResponse<T = any> {
+export interface KubeResponse<T = unknown> {
   status: number;
   body: T;
   text: string;
 }
 
-type Obj = Record<string, any>;
+/** The metadata of an object, the fields the e2e reads. */
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  [key: string]: unknown;
+}
+
+/**
+ * A Kubernetes object as the API server (or a rendered file) holds it. `get` and `list` type the
+ * answer by what the caller asked for (a Secret, a Subscription): the API server's answer to a
+ * path is the type of that path, as with any REST client.
+ */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  status?: { conditions?: Condition[]; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** The parts of a kubeconfig the client reads. */
+interface Kubeconfig {
+  "current-context"?: string;
+  contexts?: { name: string; context: { cluster: string; user: string } }[];
+  clusters?: { name: string; cluster: Record<string, string | boolean | undefined> & { server: string } }[];
+  users?: { name: string; user: Record<string, unknown> }[];
+}
+
+function text(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
 
 function readMaybe(data: string | undefined, file: string | undefined, base: string): Buffer | undefined {
   if (data) return Buffer.from(data, "base64");
@@ -25,31 +64,38 @@ export class Kube {
   private agent: https.Agent;
   private server: URL;
   private token?: string;
+  /** The kubeconfig's current context, and the server of its cluster as written (what a stack binds: openkeel:cluster). */
+  readonly context: string | undefined;
+  readonly apiServer: string | undefined;
 
   constructor(readonly kubeconfig: string) {
-    const cfg = parse(fs.readFileSync(kubeconfig, "utf8")) as Obj;
+    const cfg = parse(fs.readFileSync(kubeconfig, "utf8")) as Kubeconfig;
     const base = path.dirname(kubeconfig);
-    const ctxName = cfg["current-context"];
-    const ctx = (cfg.contexts as Obj[]).find((c) => c.name === ctxName)?.context ?? cfg.contexts?.[0]?.context;
-    const cluster = (cfg.clusters as Obj[]).find((c) => c.name === ctx.cluster)?.cluster;
-    const user = (cfg.users as Obj[]).find((u) => u.name === ctx.user)?.user ?? {};
+    this.context = cfg["current-context"];
+    const current = cfg.contexts?.find((c) => c.name === this.context)?.context;
+    this.apiServer = cfg.clusters?.find((c) => c.name === current?.cluster)?.cluster?.server;
+    const ctx = current ?? cfg.contexts?.[0]?.context;
+    const cluster = cfg.clusters?.find((c) => c.name === ctx?.cluster)?.cluster;
+    if (!ctx || !cluster) throw new Error(`${kubeconfig}: no context with a cluster`);
+    const user = cfg.users?.find((u) => u.name === ctx.user)?.user ?? {};
     if (user.exec || user["auth-provider"])
       throw new Error(
         `${kubeconfig}: exec/auth-provider credentials are not supported by the e2e client; use a kubeconfig with client certificates or a token`,
       );
     this.server = new URL(cluster.server);
-    this.token = user.token ?? (user.tokenFile ? fs.readFileSync(path.resolve(base, user.tokenFile), "utf8").trim() : undefined);
+    const tokenFile = text(user.tokenFile);
+    this.token = text(user.token) ?? (tokenFile ? fs.readFileSync(path.resolve(base, tokenFile), "utf8").trim() : undefined);
     this.agent = new https.Agent({
       keepAlive: true,
       maxSockets: 8,
-      ca: readMaybe(cluster["certificate-authority-data"], cluster["certificate-authority"], base),
-      cert: readMaybe(user["client-certificate-data"], user["client-certificate"], base),
-      key: readMaybe(user["client-key-data"], user["client-key"], base),
+      ca: readMaybe(text(cluster["certificate-authority-data"]), text(cluster["certificate-authority"]), base),
+      cert: readMaybe(text(user["client-certificate-data"]), text(user["client-certificate"]), base),
+      key: readMaybe(text(user["client-key-data"]), text(user["client-key"]), base),
       rejectUnauthorized: cluster["insecure-skip-tls-verify"] !== true,
     });
   }
 
-  request<T = any>(method: string, apiPath: string, body?: unknown, contentType = "application/json", timeoutMs = 30_000): Promise<KubeResponse<T>> {
+  request<T = unknown>(method: string, apiPath: string, body?: unknown, contentType = "application/json", timeoutMs = 30_000): Promise<KubeResponse<T>> {
     return new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
       const req = https.request(
@@ -71,13 +117,13 @@ export class Kube {
           res.on("data", (c) => chunks.push(c));
           res.on("end", () => {
             const text = Buffer.concat(chunks).toString("utf8");
-            let parsed: any = text;
+            let parsed: unknown = text;
             try {
               parsed = JSON.parse(text);
             } catch {
               /* not JSON */
             }
-            resolve({ status: res.statusCode ?? 0, body: parsed, text });
+            resolve({ status: res.statusCode ?? 0, body: parsed as T, text });
           });
         },
       );
@@ -88,15 +134,15 @@ export class Kube {
     });
   }
 
-  async get<T = any>(apiPath: string): Promise<T | undefined> {
+  async get<T = KubeObject>(apiPath: string): Promise<T | undefined> {
     const r = await this.request<T>("GET", apiPath);
     if (r.status === 404) return undefined;
     if (r.status >= 300) throw new Error(`GET ${apiPath}: ${r.status} ${r.text.slice(0, 500)}`);
     return r.body;
   }
 
-  async list(apiPath: string): Promise<Obj[]> {
-    return ((await this.get<Obj>(apiPath))?.items as Obj[]) ?? [];
+  async list<T = KubeObject>(apiPath: string): Promise<T[]> {
+    return (await this.get<{ items?: T[] }>(apiPath))?.items ?? [];
   }
 
   /** Create; an existing object is left as it is. Returns the status code. */

@@ -148,7 +148,7 @@ export async function checkPlacement(kube: Kube, r: RenderedStack, report: Place
   const storage = stss
     .filter((s) => s.metadata.annotations?.["e2e.openkeel.io/storage-class"])
     .map((s) => {
-      const sc = s.metadata.annotations["e2e.openkeel.io/storage-class"] as string;
+      const sc = s.metadata.annotations?.["e2e.openkeel.io/storage-class"] as string;
       return { object: `StatefulSet ${s.metadata.namespace}/${s.metadata.name}`, storageClass: sc, exists: classes.has(sc) };
     });
   return { checked, findings, storage };

@@ -3,23 +3,21 @@
 // the real pack through the Analyzer protocol), the same output lines. `npm run policy` itself takes
 // no program; config mutations use it directly.
 // Usage: tsx policy-offline.ts <project dir> <stack> ; OPENKEEL_E2E_MUTATION as for the fixture.
-import * as fs from "node:fs";
 import * as path from "node:path";
-import { parse } from "yaml";
-import { runProgram } from "../../../offline-engine/mock-run";
+import { runProgram, type Program } from "../../../offline-engine/mock-run";
 import { formatDiagnostic, judge, openPack } from "../../../offline-engine/policy-run";
+import { readStackConfig, stackFile } from "./project";
 
 const [project, stack] = process.argv.slice(2);
-const stackDir = (parse(fs.readFileSync(path.join(project, "Pulumi.yaml"), "utf8")) as any).stackConfigDir ?? ".";
-const cfg = (parse(fs.readFileSync(path.join(project, stackDir, `Pulumi.${stack}.yaml`), "utf8")) as any).config as Record<string, unknown>;
+const cfg = readStackConfig(stackFile(project, stack));
 // the map the CLI hands a program and a pack: `openkeel:<key>` → string (objects as JSON)
 const config = Object.fromEntries(Object.entries(cfg).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
 
 (async () => {
   const session = await openPack(stack, config);
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const program = require(path.resolve(project, "e2e-mutation.ts")) as () => Promise<unknown>;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the program's path is known at run time only, and it is a CommonJS `export =` module, loaded as the language host loads `main`
+    const program = require(path.resolve(project, "e2e-mutation.ts")) as Program;
     const result = await judge(stack, await runProgram(stack, config, program), session);
     console.log(`${stack}: ${result.resources} resources analyzed, ${result.mandatory.length} mandatory violation(s)`);
     for (const d of result.diagnostics) console.log(formatDiagnostic(d));

@@ -39,7 +39,8 @@ export function readStackConfig(file: string): Record<string, unknown> {
   return ((parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>).config ?? {}) as Record<string, unknown>;
 }
 
-export function mutateStackConfig(file: string, key: string, mutate: (v: any) => any): void {
+/** Replace one `openkeel:<key>` of a stack file by what `mutate` makes of (a copy of) its value. */
+export function mutateStackConfig(file: string, key: string, mutate: (v: unknown) => unknown): void {
   const cfg = readStackConfig(file);
   setStackConfig(file, key, mutate(structuredClone(cfg[`openkeel:${key}`])));
 }

@@ -11,7 +11,7 @@
 // Every action is one line of the log; the driver lists them in the report.
 import * as fs from "node:fs";
 import { crdFor, KINDS } from "../standins/crds";
-import { Kube } from "./kube";
+import { Kube, type KubeObject } from "./kube";
 
 const [kubeconfig, schemasDir, logFile] = process.argv.slice(2);
 if (!kubeconfig || !schemasDir || !logFile) {
@@ -20,7 +20,12 @@ if (!kubeconfig || !schemasDir || !logFile) {
 }
 const kube = new Kube(kubeconfig);
 const done = new Set<string>();
-type Obj = Record<string, any>;
+
+/** An OLM Subscription, the fields OLM reads and writes. */
+interface Subscription extends KubeObject {
+  spec?: { name?: string; startingCSV?: string };
+  status?: { installedCSV?: string };
+}
 
 function log(action: string, object: string, detail = ""): void {
   fs.appendFileSync(logFile, `${JSON.stringify({ time: new Date().toISOString(), action, object, detail })}\n`);
@@ -29,20 +34,20 @@ function log(action: string, object: string, detail = ""): void {
 async function ensureCrds(pkg: string): Promise<void> {
   for (const k of KINDS.medik8s[pkg] ?? []) {
     const crd = crdFor(schemasDir, k, `stand-in for the CRDs OLM installs with ${pkg}`);
-    const name = (crd.metadata as Obj).name as string;
+    const name = (crd.metadata as { name: string }).name;
     const r = await kube.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
     if (r.status === 201) log("create CRD", name, `as the CSV of ${pkg} would (from ../shared/schemas)`);
     // wait until established: the Subscription is reported installed only after its CRDs serve
     for (let i = 0; i < 100; i++) {
-      const got = await kube.get<Obj>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-      if (got?.status?.conditions?.some((c: Obj) => c.type === "Established" && c.status === "True")) break;
+      const got = await kube.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      if (got?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
       await new Promise((ok) => setTimeout(ok, 100));
     }
   }
 }
 
 async function subscriptions(): Promise<void> {
-  for (const s of await kube.list("/apis/operators.coreos.com/v1alpha1/subscriptions")) {
+  for (const s of await kube.list<Subscription>("/apis/operators.coreos.com/v1alpha1/subscriptions")) {
     const ns = s.metadata.namespace;
     const id = `Subscription ${ns}/${s.metadata.name}`;
     if (s.status?.installedCSV) continue;
@@ -71,7 +76,7 @@ async function available(apiPath: string, kind: string): Promise<void> {
   for (const o of await kube.list(apiPath)) {
     const ns = o.metadata.namespace;
     const id = `${kind} ${ns ? `${ns}/` : ""}${o.metadata.name}`;
-    if (o.status?.conditions?.some((c: Obj) => c.type === "Available" && c.status === "True")) continue;
+    if (o.status?.conditions?.some((c) => c.type === "Available" && c.status === "True")) continue;
     const now = new Date().toISOString();
     const cond = (type: string, status: string, reason: string) => ({
       type,

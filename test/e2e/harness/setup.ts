@@ -1,0 +1,207 @@
+// What a stack's e2e stands on (README steps 1–6): the render, the cluster, the mirror, the
+// stand-in controller, the Nodes, and the stack in a temporary copy of the project, bound to the
+// e2e's cluster. Each step is fatal: without it the rest cannot run.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Kube } from "./kube";
+import { Mirror } from "./mirror";
+import { nodeObject, nodeSpecs, type NodeSpec } from "./nodes";
+import { background, run, sleep } from "./proc";
+import { copyProject, setStackConfig, stackFile } from "./project";
+import { pulumi, type PulumiEnv } from "./pulumi";
+import type { RenderedStack } from "./rendered";
+import { render, type StackRun } from "./stack-run";
+import { STAND_IN_LABEL } from "../standins/artifacts";
+
+/** Create the Nodes (as they would register themselves) and wait until kwok reports them Ready. */
+export async function registerNodes(kube: Kube, specs: NodeSpec[]): Promise<void> {
+  for (const s of specs) await kube.create("/api/v1/nodes", nodeObject(s));
+  for (let i = 0; i < 120; i++) {
+    const nodes = await kube.list("/api/v1/nodes");
+    const ready = (n: (typeof nodes)[number]) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+    const waiting = specs.filter((s) => !nodes.some((n) => n.metadata.name === s.name && ready(n)));
+    if (waiting.length === 0) return;
+    await sleep(500);
+  }
+  throw new Error("Nodes did not become Ready within 60 s (is kwok running?)");
+}
+
+/** Step 1: `npm run render` of the repository's stack file. */
+async function renderStep(r: StackRun): Promise<RenderedStack> {
+  await r.step(
+    "render (npm run render)",
+    async (s) => {
+      r.rendered = await render(r, undefined, path.join(r.work, "rendered"), "render");
+      const idx = r.rendered.index;
+      s.summary = `${idx.environment}/${idx.topology}, ${idx.nodes.length} nodes, ${r.rendered.units.length} units`;
+    },
+    { fatal: true },
+  );
+  return r.rendered!;
+}
+
+/** Step 2: `cluster.sh up`, unless --kubeconfig names a cluster. */
+async function clusterStep(r: StackRun): Promise<void> {
+  const o = r.o;
+  await r.step(
+    o.kubeconfig ? "cluster (--kubeconfig)" : "cluster up (cluster.sh)",
+    async (s) => {
+      if (o.kubeconfig) {
+        r.kubeconfig = path.resolve(o.kubeconfig);
+        s.summary = `existing cluster from ${r.kubeconfig}`;
+      } else {
+        r.clusterDir = path.join(r.work, "cluster");
+        const res = await run(o.clusterScript, ["up", r.clusterDir], { log: r.log("cluster") });
+        if (res.code !== 0) throw new Error(`cluster.sh up exited ${res.code}: ${res.stderr.slice(-1500)}`);
+        r.ownCluster = true;
+        r.kubeconfig = path.join(r.clusterDir, "kubeconfig");
+        s.summary = `${o.clusterScript} up ${r.clusterDir}`;
+      }
+      r.kube = new Kube(r.kubeconfig);
+      if (!(await r.kube.ready())) throw new Error("the API server is not ready");
+    },
+    { fatal: true },
+  );
+}
+
+/** Step 3: the mirror of every chart and remote manifest the render asks for. */
+async function mirrorStep(r: StackRun, rendered: RenderedStack): Promise<void> {
+  const rep = r.report;
+  await r.step(
+    "mirror (127.0.0.1)",
+    async (s) => {
+      r.mirror = new Mirror(r.o.schemasDir);
+      await r.mirror.start();
+      r.mirror.addStack(rendered);
+      if (r.mirror.problems.length) throw new Error(r.mirror.problems.join("; "));
+      s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts`;
+      for (const a of r.mirror.artifacts) if (a.source !== "contract chart") rep.standIns.push(`${a.source} \`${a.id}\`: ${a.standsFor}`);
+      const contract = r.mirror.artifacts.filter((a) => a.source === "contract chart").map((a) => a.id);
+      rep.standIns.push(`contract charts (test/e2e/charts, the § 5.1–5.2 interface with tiny workloads) for ${contract.join(", ")}`);
+      rep.standIns.push("their MariaDB/RabbitMQ StatefulSets stand in for the operators' output (annotated e2e.openkeel.io/stand-in)");
+    },
+    { fatal: true },
+  );
+}
+
+/** Step 4: the stand-in controller, in the background. */
+async function controllerStep(r: StackRun): Promise<void> {
+  await r.step(
+    "stand-in controller",
+    async (s) => {
+      const tsx = path.join(r.o.repoRoot, "node_modules", ".bin", "tsx");
+      const logFile = path.join(r.logs, "standin-controller.jsonl");
+      r.controller = background(tsx, [path.join(__dirname, "standin-controller.ts"), r.kubeconfig, r.o.schemasDir, logFile], r.log("standin-controller"));
+      s.summary = `pid ${r.controller.pid}: OLM Subscriptions (installedCSV + Medik8s CRDs), SNR config, KubeVirt/CDI Available`;
+      r.report.standIns.push(
+        "stand-in controller (test/e2e/harness/standin-controller.ts): plays OLM, the SNR operator, virt-operator and cdi-operator where the program waits on them; its actions are listed below",
+      );
+    },
+    { fatal: true },
+  );
+}
+
+/** E2E STAND-IN: a kind cluster comes with its `standard` class (local-path provisioner), which the lab's strict-local volumes ask for; nothing provisions it here. */
+async function kindStorageClass(r: StackRun): Promise<void> {
+  await r.kube!.create("/apis/storage.k8s.io/v1/storageclasses", {
+    apiVersion: "storage.k8s.io/v1",
+    kind: "StorageClass",
+    metadata: { name: "standard", labels: { [STAND_IN_LABEL]: "true" }, annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+    provisioner: "rancher.io/local-path",
+    reclaimPolicy: "Delete",
+    volumeBindingMode: "WaitForFirstConsumer",
+  });
+  r.report.standIns.push(
+    "StorageClass standard (rancher.io/local-path): the class a kind cluster creates, which the lab's strict-local volumes ask for; nothing provisions it here",
+  );
+}
+
+/** Step 5: the Nodes of the rendered node configuration. */
+async function nodesStep(r: StackRun, rendered: RenderedStack): Promise<void> {
+  await r.step(
+    "register Nodes",
+    async (s) => {
+      r.nodes = nodeSpecs(rendered);
+      await registerNodes(r.kube!, r.nodes);
+      s.summary = `${r.nodes.length} Nodes Ready (kwok)`;
+      if (rendered.index.environment === "kind-lab" && r.ownCluster) await kindStorageClass(r);
+      for (const n of r.nodes)
+        s.detail.push(
+          `${n.name}: labels ${Object.entries(n.labels)
+            .map(([k, v]) => (v ? `${k}=${v}` : k))
+            .join(
+              ", ",
+            )}; taints ${n.taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`).join(", ") || "none"} — ${n.provenance.join("; ")}`,
+        );
+    },
+    { fatal: true },
+  );
+}
+
+/** The e2e cluster as a stack binds it: its kubeconfig's current context and server, and the live kube-system UID. */
+async function e2eBinding(r: StackRun): Promise<{ context: string; apiServer: string; kubeSystemUID: string }> {
+  const { context, apiServer } = r.kube!;
+  const uid = (await r.kube!.get("/api/v1/namespaces/kube-system"))?.metadata?.uid;
+  if (!context || !apiServer || !uid)
+    throw new Error(`cannot bind the stack to the e2e cluster: context ${context}, server ${apiServer}, kube-system UID ${uid}`);
+  return { context, apiServer, kubeSystemUID: uid };
+}
+
+/** The first lines that differ between two texts (at most 20). */
+function diffLines(a: string, b: string): string {
+  const al = a.split("\n");
+  const bl = b.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < Math.max(al.length, bl.length); i++) if (al[i] !== bl[i]) out.push(`- ${al[i] ?? ""}\n+ ${bl[i] ?? ""}`);
+  return out.slice(0, 20).join("\n");
+}
+
+/** Step 6: `pulumi stack init` in a temporary copy of the project; the stack file restored, pointed at the mirror and bound to the cluster. */
+async function stackInitStep(r: StackRun, sharedHome: PulumiEnv): Promise<void> {
+  const original = fs.readFileSync(path.join(r.o.repoRoot, "stacks", `Pulumi.${r.stack}.yaml`), "utf8");
+  await r.step(
+    "pulumi stack init (temporary project copy)",
+    async (s) => {
+      r.project = path.join(r.work, "project");
+      copyProject(r.o.repoRoot, r.project);
+      r.p = { ...sharedHome, env: { ...sharedHome.env, PULUMI_BACKEND_URL: `file://${path.join(r.work, "state")}`, KUBECONFIG: r.kubeconfig } };
+      fs.mkdirSync(path.join(r.work, "state"), { recursive: true });
+      const file = stackFile(r.project, r.stack);
+      const res = await pulumi(["stack", "init", r.stack], r.project, r.p, r.log("stack-init"));
+      if (res.code !== 0) throw new Error(`pulumi stack init exited ${res.code}: ${res.stderr.slice(-800)}`);
+      const after = fs.readFileSync(file, "utf8");
+      const salt = /^encryptionsalt: .*$/m.exec(after)?.[0];
+      const rewritten = after.replace(/^encryptionsalt: .*\n/m, "") !== original;
+      if (rewritten) {
+        const changed = diffLines(original, after.replace(/^encryptionsalt: .*\n/m, ""));
+        s.detail.push(`pulumi stack init rewrote the stack file (besides adding encryptionsalt); changed lines:\n${changed}`);
+        r.report.notes.push(
+          "pulumi stack init rewrites the stack file it initialises (see step 'pulumi stack init'); the e2e restores the repository's text (plus encryptionsalt) in its copy",
+        );
+      }
+      fs.writeFileSync(file, `${original.replace(/\n*$/, "\n")}${salt ? `${salt}\n` : ""}`);
+      setStackConfig(file, "mirror", { url: r.mirror!.url });
+      // E2E STAND-IN: the stack is bound to the e2e's cluster (openkeel:cluster), its context, API
+      // server and kube-system UID, as an operator binds a stack to a new cluster; the program
+      // then checks all three against this cluster before it registers any unit.
+      const binding = await e2eBinding(r);
+      setStackConfig(file, "cluster", binding);
+      r.report.standIns.push(
+        `openkeel:cluster of the stack: the e2e cluster (context ${binding.context}, ${binding.apiServer}, kube-system ${binding.kubeSystemUID})`,
+      );
+      s.summary = `stack ${r.stack} in file://${path.join(r.work, "state")}; mirror ${r.mirror!.url}${rewritten ? "; STACK FILE REWRITTEN by pulumi" : ""}`;
+    },
+    { fatal: true },
+  );
+}
+
+/** README steps 1–6; the render of the stack. */
+export async function setUp(r: StackRun, sharedHome: PulumiEnv): Promise<RenderedStack> {
+  const rendered = await renderStep(r);
+  await clusterStep(r);
+  await mirrorStep(r, rendered);
+  await controllerStep(r);
+  await nodesStep(r, rendered);
+  await stackInitStep(r, sharedHome);
+  return rendered;
+}

@@ -1,0 +1,174 @@
+// The first `pulumi up --policy-pack policy` of a stack, with kube-apiserver restarted mid-way, and
+// its reruns until one converges (README step 7); the idempotent preview after it (step 9); and the
+// preview-timing mode's timed previews (`--time-preview`).
+import { protectedStillThere } from "./cluster-checks";
+import { freshStackPolicyCheck } from "./policy-checks";
+import { run, sleep, type RunResult } from "./proc";
+import { previewProblem, pulumi, summaryLine } from "./pulumi";
+import type { RenderedStack } from "./rendered";
+import type { StepResult } from "./report";
+import { apiWarnings, changesOf, errorLines, PACK, type StackRun } from "./stack-run";
+
+/** Whether the API server restart is still to come (`pending`) or happened (`interrupted`). */
+interface RestartState {
+  interrupted: boolean;
+  pending: boolean;
+}
+
+/** The outcome of the first up and its reruns. */
+export interface FirstUp {
+  /** The last `pulumi up` step. */
+  last: StepResult;
+  restart: RestartState;
+  /** The index (in the report's steps) of the run kube-apiserver was restarted in; -1: none. */
+  interruptedAt: number;
+  /** The logs of every `pulumi up` run, in order. */
+  logs: string[];
+}
+
+/** `pulumi up …`, restarting kube-apiserver once the first OpenKeel Helm release exists (mid-way). */
+async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName: string, state: RestartState): Promise<RunResult> {
+  let watching = state.pending;
+  let restart: Promise<void> | undefined;
+  const watcher = (async () => {
+    while (watching) {
+      await sleep(1000);
+      try {
+        const rel = await r.kube!.list(`/api/v1/namespaces/openkeel/secrets?labelSelector=${encodeURIComponent("owner=helm")}`);
+        if (rel.length > 0 && watching) {
+          watching = false;
+          state.interrupted = true;
+          state.pending = false;
+          s.detail.push(
+            `kube-apiserver restarted while the program was applying (first OpenKeel Helm release ${rel[0].metadata.labels?.name} installed), ${new Date().toISOString()}`,
+          );
+          restart = run(r.o.clusterScript, ["restart", r.clusterDir, "kube-apiserver"], { log: r.log("cluster") }).then((x) => {
+            s.detail.push(`cluster.sh restart kube-apiserver: exit ${x.code} after ${x.seconds.toFixed(0)} s`);
+          });
+        }
+      } catch {
+        /* API server busy */
+      }
+    }
+  })();
+  const res = await pulumi(args, r.project, r.p!, r.log(logName), { timeoutMs: 20 * 60_000 });
+  watching = false;
+  await watcher;
+  await restart;
+  if (state.pending) s.detail.push("no OpenKeel release appeared before the run ended: the API server was not restarted during it");
+  return res;
+}
+
+/** One `pulumi up` step; an interrupted run's errors are judged by the rerun, a failed preview stage fails it. */
+function upStep(r: StackRun, state: RestartState, title: string, args: string[], logName: string): Promise<StepResult> {
+  return r.step(title + (state.pending ? " (kube-apiserver restarted mid-way)" : ""), async (s) => {
+    const before = state.interrupted;
+    const res = await upWithRestart(r, s, args, logName, state);
+    const thisRunInterrupted = !before && state.interrupted;
+    s.log = res.log;
+    s.summary = `exit ${res.code}; ${summaryLine(res.stdout)}`;
+    const warnings = apiWarnings(res.stdout + res.stderr);
+    if (warnings.length) s.detail.push(`API server warnings:\n${warnings.join("\n")}`);
+    if (res.code !== 0) {
+      s.detail.push(`errors:\n${errorLines(res.stdout + res.stderr).join("\n")}`);
+      if (!/^Updating \(/m.test(res.stdout)) {
+        s.ok = false;
+        s.detail.push("the run failed in its preview stage, before changing anything");
+      } else if (!thisRunInterrupted) s.ok = false;
+      else s.detail.push("the run was interrupted on purpose: its errors are judged by the rerun");
+    }
+    return res;
+  });
+}
+
+/**
+ * README step 7: `pulumi up --yes --policy-pack policy` (kube-apiserver restarted mid-way on the
+ * e2e's own cluster); past a failed preview stage with `--skip-preview`; then reruns until a run
+ * after the interrupted one passes (at most three).
+ */
+export async function firstUp(r: StackRun): Promise<FirstUp> {
+  const o = r.o;
+  const rep = r.report;
+  const restart: RestartState = { interrupted: false, pending: o.interrupt && r.ownCluster && !o.previewTiming };
+  let last = await upStep(r, restart, "pulumi up --yes --policy-pack policy", ["up", "--yes", "--policy-pack", "policy"], "up");
+  const logs = ["up"];
+  // a new stack's first preview: can the pack judge every resource? (unknown secrets make rules advisory)
+  const firstPreviewFailed = !last.ok && last.detail.some((d) => d.includes("preview stage"));
+  if (!firstPreviewFailed && !o.previewTiming) freshStackPolicyCheck(r, r.logText("up"), "the first pulumi up's preview");
+  if (firstPreviewFailed) {
+    r.freshPreviewPending = true;
+    logs.push("up-skip-preview");
+    last = await upStep(
+      r,
+      restart,
+      "pulumi up --yes --skip-preview --policy-pack policy (to get past the failed preview)",
+      ["up", "--yes", "--skip-preview", "--policy-pack", "policy"],
+      "up-skip-preview",
+    );
+  }
+  let interruptedAt = restart.interrupted ? rep.steps.length - 1 : -1;
+  for (let i = 1; i <= 3 && (!last.ok || restart.pending || interruptedAt === rep.steps.length - 1); i++) {
+    logs.push(`up-rerun-${i}`);
+    last = await upStep(
+      r,
+      restart,
+      `pulumi up --yes --policy-pack policy (rerun ${i}${interruptedAt >= 0 ? ": converges" : ""})`,
+      ["up", "--yes", "--policy-pack", "policy"],
+      `up-rerun-${i}`,
+    );
+    if (restart.interrupted && interruptedAt < 0) interruptedAt = rep.steps.length - 1;
+  }
+  return { last, restart, interruptedAt, logs };
+}
+
+/** The text of every `pulumi up` run's log. */
+export function upLog(r: StackRun, up: FirstUp): string {
+  return up.logs.map((n) => r.logText(n)).join("\n");
+}
+
+/** What the first up proves: the interrupted run converged with nothing protected deleted; the API server accepted every object. */
+export async function judgeFirstUp(r: StackRun, rendered: RenderedStack, up: FirstUp): Promise<void> {
+  const rep = r.report;
+  if (r.o.interrupt && r.ownCluster) {
+    const still = await protectedStillThere(r, rendered, "after-interrupt");
+    const ok = up.restart.interrupted && up.last.ok && up.interruptedAt >= 0 && up.interruptedAt < rep.steps.length - 1 && still.ok;
+    rep.check("interrupted pulumi up: the rerun converges and nothing protected was deleted", ok, [
+      up.restart.interrupted
+        ? `kube-apiserver was restarted during step ${up.interruptedAt + 1} (${rep.steps[up.interruptedAt]?.name})`
+        : "the API server was never restarted during a run",
+      `last pulumi up: ${up.last.ok ? "ok" : "FAILED"} (${up.last.name})`,
+      ...still.detail,
+    ]);
+  }
+  if (r.o.interrupt && !r.ownCluster) rep.notes.push("no kube-apiserver restart: the cluster is not the e2e's own (--kubeconfig)");
+  const upWarnings = apiWarnings(upLog(r, up));
+  rep.check("every object accepted by the real API server (no unknown fields pruned, no PodSecurity warnings)", upWarnings.length === 0, upWarnings);
+}
+
+/** README step 9: the command an operator runs before every change, the pack included: nothing to change, nothing refused. */
+export async function idempotentPreviewStep(r: StackRun): Promise<void> {
+  await r.step("pulumi preview --policy-pack policy --expect-no-changes", async (s) => {
+    const res = await pulumi(["preview", "--expect-no-changes", "--diff", "--policy-pack", "policy"], r.project, r.p!, r.log("preview-idempotent"));
+    s.log = res.log;
+    s.summary = `exit ${res.code}; ${summaryLine(res.stdout)}`;
+    if (res.code !== 0) {
+      s.ok = false;
+      s.detail.push(`changes or errors:\n${changesOf(res.stdout).join("\n")}\n${errorLines(res.stdout + res.stderr).join("\n")}`);
+    }
+  });
+}
+
+/** `pulumi preview --policy-pack policy` of the deployed stack, `tries` times; every try must pass previewProblem. */
+export async function timePreviews(r: StackRun, tries: number, turn?: (stack: string) => Promise<void>): Promise<void> {
+  await r.step(`pulumi preview --policy-pack policy, timed (${tries} tries)`, async (s) => {
+    for (let i = 1; i <= tries; i++) {
+      const res = await pulumi(["preview", "--policy-pack", "policy"], r.project, r.p!, r.log(`preview-timed-${i}`));
+      const problem = previewProblem(res.code, res.stdout + res.stderr, PACK);
+      s.detail.push(`try ${i}: ${res.seconds.toFixed(2)} s, exit ${res.code}; ${summaryLine(res.stdout)}${problem ? `; ${problem}` : ""}`);
+      if (problem) throw new Error(`try ${i} of pulumi preview --policy-pack policy: ${problem}\n${errorLines(res.stdout + res.stderr).join("\n")}`);
+      r.report.previewSeconds.push(res.seconds);
+      await turn?.(r.stack);
+    }
+    s.summary = `${r.report.previewSeconds.map((x) => x.toFixed(2)).join(", ")} s`;
+  });
+}
