@@ -9,6 +9,7 @@ import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { installerImage, schematicId, type Schematic } from "./image-factory";
 import { nodeSelfLabels } from "./node-labels";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
+import type { TalosMachine } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
 import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
 import { networkOf, type NetworkConfig } from "../config/network";
@@ -223,17 +224,6 @@ function nodePatch(node: NodeConfig, profile: LabelProfile): Record<string, unkn
   if (Object.keys(machine).length > 0) docs.push({ machine });
   docs.push({ apiVersion: "v1alpha1", kind: "HostnameConfig", auto: "off", hostname: node.name });
   return docs;
-}
-
-export interface TalosMachine {
-  machineType: MachineType;
-  roles: Role[];
-  group: string;
-  /** Patch files in the order to apply them, relative to rendered/<stack>/talos/. */
-  patches: string[];
-  schematic: string;
-  schematicId: string;
-  installerImage: string;
 }
 
 const dir = "talos";

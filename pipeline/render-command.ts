@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { makeReader } from "../render/yaml";
 import { allUnits } from "../plan/plan";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "../cli/cli";

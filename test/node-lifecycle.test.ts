@@ -9,7 +9,7 @@ import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import { planStack } from "../environments";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { capture } from "../cli/cli";
 import { nodeRemovalChecks } from "../review/node-guard";
 import { hasErrors, previewStack, type StackPreview, type Tree } from "../review/preview";

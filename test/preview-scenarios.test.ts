@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { readStack } from "../config/stack-file";
 import type { LoadedConfig } from "../config/schema";
 import { planStack } from "../environments";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { hasErrors, previewStack, type StackPreview, type Tree } from "../review/preview";
 import { stackMarkdown } from "../review/preview-markdown";
 import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks } from "./helpers/stacks";
