@@ -1,8 +1,11 @@
 // The steps outside Kubernetes a change needs, node by node and in order, read from the two renders
-// of a stack: the Talos configuration (talos/machines.yaml and the patches each node gets, in
-// order), the role-label Node objects and the inventory of index.yaml. `pulumi up` changes labels
-// and workloads; it does not install a Talos image, apply a machine config, move Longhorn replicas
-// or change the taints a kubelet registered with. Those are these steps.
+// of a stack (render/rendered.ts): the inventory of index.yaml, the role-label Node objects, the
+// Talos configuration (talos/machines.yaml and the patches each node gets, in order) and the
+// requests components write about nodes. `pulumi up` changes labels and workloads, and applies a
+// node's state (config/lifecycle.ts: the cordon, and what components do about it); it does not
+// install a Talos image, apply a machine config or change the taints a kubelet registered with.
+// Those are the steps here; the components add theirs (./contributor.ts): Longhorn its eviction,
+// Medik8s its NodeMaintenance, Kube-OVN its RAFT, Nova its compute service.
 //
 // Facts they rest on:
 // - `talosctl upgrade` installs a new image (a new schematic: extensions, kernel arguments) and
@@ -14,32 +17,18 @@
 //   installed again;
 // - a worker's taints come from `registerWithTaints`, read once when the kubelet registers
 //   (docs/node-configuration.md): on a registered node they change with `kubectl taint` only;
-// - Longhorn moves a node's replicas away when the node asks for eviction: `spec.evictionRequested`
-//   and `spec.allowScheduling` of nodes.longhorn.io (longhorn/longhorn-manager
-//   k8s/pkg/apis/longhorn/v1beta2/node.go);
 // - node affinity and selectors count when a pod is scheduled only: pods of a role a node loses
 //   keep running there until the node is drained (DaemonSet pods excepted: their controller
 //   removes them);
-// - a node's state (config/lifecycle.ts, docs/node-lifecycle.md) is applied by `pulumi up`: the
-//   cordon, a NodeMaintenance (production: NMO drains the node, and uncordons it when the request
-//   is deleted: medik8s/node-maintenance-operator stopNodeMaintenanceImp), the Longhorn eviction of
-//   a retiring storage node. What stays manual: Nova's service, waiting for the drain and the
-//   eviction, the members of the strict-local quorums (D5: a new empty PVC elsewhere, § 2.1), the
-//   Kube-OVN RAFT member of a retired master (Kube-OVN docs, ops/kubectl-ko "DB Nodes Offline":
-//   kubectl ko nb|sb kick <server id>), and the cordon NMO lifts when maintenance ends in cordoned.
-import { parse, parseAllDocuments } from "yaml";
+// - nothing drains a node in a drained state unless a component asks for it: without one (the
+//   lab), the drain is a step by hand.
 import { isDeepStrictEqual } from "node:util";
-import { diff, formatPath } from "./ydiff";
-
-export type Tree = Map<string, string>;
-
-interface NodeStep {
-  /** Before `pulumi up` (the cluster must be ready for the new labels) or after it. */
-  when: "before" | "after";
-  what: string;
-  command: string;
-  why: string;
-}
+import { isDrained } from "../config/lifecycle";
+import { formatPath } from "../config/problems";
+import type { K8sObject } from "../plan/plan";
+import { diff, WHOLE_DOCUMENT } from "../render/diff";
+import type { RenderedStack } from "../render/rendered";
+import { STEP_SLOTS, stateChange, type NodeLifecycle, type NodeStep, type NodeTransition, type NodeView, type SlottedStep } from "./contributor";
 
 export interface NodeSteps {
   node: string;
@@ -50,274 +39,175 @@ export interface NodeSteps {
   steps: NodeStep[];
 }
 
-interface Machine {
-  machineType?: string;
-  patches: string[];
-  schematic?: string;
-  schematicId?: string;
-  installerImage?: string;
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A document of objects/ that is a Kubernetes object (the render writes nothing else there). */
+function isObject(doc: unknown): doc is K8sObject {
+  return isMap(doc) && typeof doc.apiVersion === "string" && typeof doc.kind === "string" && isMap(doc.metadata) && typeof doc.metadata.name === "string";
 }
 
-interface NodeView {
-  roles: string[];
-  state: string;
-  kubernetesControlPlane: boolean;
-  /** A Talos (production) stack: NMO drains; the lab only cordons. */
-  production: boolean;
-  /** Carries kube-ovn/role=master: a member of Kube-OVN's own RAFT cluster. */
-  kubeOvnMaster: boolean;
-  machine?: Machine;
-  /** The documents the node's patches hold, in order (comments and file names aside). */
-  config?: unknown[];
-  address?: string;
-  longhornDisk: boolean;
-  /** `key=value:Effect` of registerWithTaints (workers). */
-  registerTaints: string[];
+/** The value at a path of plain data, or undefined (a patch need not set it). */
+function at(doc: unknown, ...path: string[]): unknown {
+  let cur = doc;
+  for (const k of path) cur = isMap(cur) ? cur[k] : undefined;
+  return cur;
 }
 
-const LONGHORN_DISK_LABEL = "node.longhorn.io/create-default-disk";
-const KUBE_OVN_MASTER_LABEL = "kube-ovn/role";
-
-function yamlOf(tree: Tree, file: string): unknown {
-  const text = tree.get(file);
-  return text === undefined ? undefined : parse(text);
+function taintId(t: unknown): string {
+  const value = at(t, "value");
+  return `${String(at(t, "key"))}=${value === undefined ? "" : String(value)}:${String(at(t, "effect"))}`;
 }
 
-function docsOf(tree: Tree, file: string): unknown[] {
-  const text = tree.get(file);
-  return text === undefined ? [] : parseAllDocuments(text).map((d) => d.toJS());
-}
-
-function isMap(v: unknown): v is Record<string, any> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function taintId(t: { key?: unknown; value?: unknown; effect?: unknown }): string {
-  return `${String(t.key)}=${t.value === undefined ? "" : String(t.value)}:${String(t.effect)}`;
-}
-
-/** Every node of one render, by name. */
-function viewOf(tree: Tree): Map<string, NodeView> {
-  const out = new Map<string, NodeView>();
-  const index = (yamlOf(tree, "index.yaml") ?? {}) as {
-    environment?: string;
-    nodes?: { name: string; roles?: string[]; state?: string; kubernetesControlPlane?: boolean }[];
+/** The Talos view of a node: its machine, its patches' documents in order, its address and registration taints. */
+function talosView(render: RenderedStack, name: string): Pick<NodeView, "machine" | "config" | "address" | "registerTaints"> {
+  const machine = render.talosMachines()[name];
+  if (!machine) return { registerTaints: [] };
+  const config = machine.patches.flatMap((p) => render.documents(`talos/${p}`));
+  // later patches win: the node's own patch comes after its group's
+  const last = (...path: string[]) => [...config].reverse().find((d) => at(d, ...path) !== undefined);
+  const taints = at(last("machine", "kubelet", "extraConfig", "registerWithTaints"), "machine", "kubelet", "extraConfig", "registerWithTaints");
+  const subnets = at(last("machine", "kubelet", "nodeIP", "validSubnets"), "machine", "kubelet", "nodeIP", "validSubnets");
+  const cidr = Array.isArray(subnets) ? subnets[0] : undefined;
+  return {
+    machine,
+    config,
+    ...(typeof cidr === "string" ? { address: cidr.replace(/\/\d+$/, "") } : {}),
+    registerTaints: (Array.isArray(taints) ? taints : []).map(taintId).sort(),
   };
-  const machines = ((yamlOf(tree, "talos/machines.yaml") as { machines?: Record<string, Machine> } | undefined)?.machines ?? {}) as Record<string, Machine>;
-  const nodeObjects = new Map<string, Record<string, any>>();
-  for (const [file, text] of tree) {
+}
+
+/** Every node of one render, by name, as each contributor sees it (its own requests). */
+function viewsOf(render: RenderedStack, lifecycles: readonly NodeLifecycle[]): Map<string, NodeView[]> {
+  const labels = new Map<string, Record<string, string>>();
+  const requests = lifecycles.map(() => new Map<string, K8sObject[]>());
+  for (const file of render.files.keys()) {
     if (!file.startsWith("objects/")) continue;
-    for (const doc of parseAllDocuments(text)) {
-      const o = doc.toJS() as Record<string, any> | null;
-      if (o?.apiVersion === "v1" && o.kind === "Node" && typeof o.metadata?.name === "string") nodeObjects.set(o.metadata.name, o);
+    for (const o of render.documents(file)) {
+      if (!isObject(o)) continue;
+      if (o.apiVersion === "v1" && o.kind === "Node") labels.set(o.metadata.name, o.metadata.labels ?? {});
+      lifecycles.forEach((l, i) => {
+        const node = l.requestFor?.(o);
+        if (node !== undefined) requests[i].set(node, [...(requests[i].get(node) ?? []), o]);
+      });
     }
   }
-  for (const n of index.nodes ?? []) {
-    const machine = machines[n.name];
-    const config = machine ? machine.patches.flatMap((p) => docsOf(tree, `talos/${p}`)) : undefined;
-    // later patches win: the node's own patch comes after its group's
-    const last = (has: (d: Record<string, any>) => unknown) => [...(config ?? [])].reverse().find((d) => isMap(d) && has(d)) as Record<string, any> | undefined;
-    const taints = (last((d) => d.machine?.kubelet?.extraConfig?.registerWithTaints)?.machine.kubelet.extraConfig.registerWithTaints ?? []) as Record<
-      string,
-      unknown
-    >[];
-    const cidr = last((d) => d.machine?.kubelet?.nodeIP?.validSubnets)?.machine.kubelet.nodeIP.validSubnets[0];
-    out.set(n.name, {
-      roles: n.roles ?? [],
+  const out = new Map<string, NodeView[]>();
+  for (const n of render.index.nodes) {
+    const view: NodeView = {
+      roles: n.roles,
       state: n.state ?? "active",
       kubernetesControlPlane: n.kubernetesControlPlane === true,
-      production: index.environment === "talos-production",
-      kubeOvnMaster: nodeObjects.get(n.name)?.metadata?.labels?.[KUBE_OVN_MASTER_LABEL] === "master",
-      ...(machine ? { machine, config } : {}),
-      ...(typeof cidr === "string" ? { address: cidr.replace(/\/\d+$/, "") } : {}),
-      longhornDisk: nodeObjects.get(n.name)?.metadata?.labels?.[LONGHORN_DISK_LABEL] === "true",
-      registerTaints: taints.map(taintId).sort(),
-    });
+      labels: labels.get(n.name) ?? {},
+      requests: [],
+      ...talosView(render, n.name),
+    };
+    // index 0: the core's view; then one per contributor
+    out.set(n.name, [view, ...requests.map((r) => ({ ...view, requests: r.get(n.name) ?? [] }))]);
   }
   return out;
 }
 
-const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
-
 /** The fields that differ between two machine configs, shortened for a one-line reason. */
 function configFields(before: unknown[], after: unknown[]): string {
-  const fields = diff(before, after).map((c) => formatPath(c.path.slice(1)));
+  const fields = diff(before, after).map((c) => formatPath(c.path.slice(1), WHOLE_DOCUMENT));
   const unique = [...new Set(fields)];
   return unique.length > 4 ? `${unique.slice(0, 4).join(", ")} and ${unique.length - 4} more` : unique.join(", ");
 }
 
-function evict(node: string, why: string): NodeStep {
-  return {
-    when: "before",
-    what: "Longhorn eviction",
-    command: `kubectl -n longhorn-system patch nodes.longhorn.io ${node} --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`,
-    why: `${why}; wait until Longhorn shows no replica on it before going on`,
-  };
+function drain(node: string, why: string): SlottedStep {
+  return { slot: "drain", when: "before", what: "drain", command: `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data`, why };
 }
 
-function drain(node: string, why: string): NodeStep {
-  return { when: "before", what: "drain", command: `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data`, why };
-}
-
-const DRAINED = ["maintenance", "retiring"];
-
-function waitForDrain(name: string, h: NodeView): NodeStep {
-  return h.production
-    ? {
-        when: "after",
-        what: "wait for the drain",
-        command: `kubectl wait nodemaintenance/${name} --for=jsonpath='{.status.phase}'=Succeeded --timeout=2h`,
-        why: "pulumi up asks the Node Maintenance Operator to drain it (NodeMaintenance); VMs live-migrate, PodDisruptionBudgets pace the rest",
-      }
-    : {
-        when: "after",
-        what: "drain",
-        command: `kubectl drain ${name} --ignore-daemonsets --delete-emptydir-data`,
-        why: "the lab has no Node Maintenance Operator: pulumi up only cordons it",
-      };
-}
-
-/** The manual steps of a change of state, in order; the cordon, NodeMaintenance and eviction are pulumi up's. */
-function stateSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
-  const from = b.state;
-  const to = h.state;
-  if (from === to) return [];
-  const steps: NodeStep[] = [];
-  const compute = h.roles.includes("compute");
-  const drainedBefore = DRAINED.includes(from);
-  const drainedAfter = DRAINED.includes(to);
-  const retires = to === "retiring" && from !== "retiring";
-  if (drainedAfter && !drainedBefore && compute) {
-    steps.push({
-      when: "before",
-      what: "disable Nova",
-      command: `openstack compute service set --disable --disable-reason ${to} ${name} nova-compute`,
-      why: "no new VM lands on it; a Masakari segment host also goes on maintenance (openstack segment host update --on_maintenance True, § 5.5)",
-    });
-  }
-  if (retires && h.roles.includes("storage")) {
-    steps.push({
+/** Into a drained state: the drain is the operator's, unless a component asks for it (it contributes to the slot). */
+function drainByHand(t: NodeTransition): SlottedStep[] {
+  const s = stateChange(t);
+  if (!s || !isDrained(s.to) || isDrained(s.from)) return [];
+  return [
+    {
+      slot: "await-drain",
       when: "after",
-      what: "wait for the Longhorn eviction",
-      command: `kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${name}")]}{.metadata.name}{"\\n"}{end}'`,
-      why: "pulumi up asks Longhorn to evict its replicas (evictionRequested); go on once this lists nothing",
-    });
-  }
-  // from maintenance, the node is drained already
-  if (drainedAfter && !drainedBefore) steps.push(waitForDrain(name, h));
-  const members = [
-    ...(h.roles.includes("controlPlane") ? ["Galera, RabbitMQ and OVN central"] : []),
-    ...(h.roles.includes("storage") ? ["Swift storage"] : []),
+      what: "drain",
+      command: `kubectl drain ${t.node} --ignore-daemonsets --delete-emptydir-data`,
+      why: "nothing here asks for its drain (the lab has no Node Maintenance Operator): pulumi up only cordons it",
+    },
   ];
-  if (retires && members.length > 0) {
-    steps.push({
-      when: "after",
-      what: "move the strict-local members",
-      command: `kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${name}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each ${members.join(" or ")} member listed`,
-      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1)",
-    });
-  }
-  if (retires && b.kubeOvnMaster && !h.kubeOvnMaster) {
-    steps.push({
-      when: "after",
-      what: "leave Kube-OVN's RAFT",
-      command: `kubectl ko nb status; kubectl ko sb status; then kubectl ko nb kick <its server id>; kubectl ko sb kick <its server id>`,
-      why: "it is no longer a Kube-OVN master; its old NB and SB members stay in the RAFT clusters until kicked",
-    });
-  }
-  // a retirement called off (to active, cordoned or maintenance)
-  if (from === "retiring" && to !== "retiring" && b.roles.includes("storage")) {
-    steps.push({
-      when: "after",
-      what: "Longhorn scheduling",
-      command: `kubectl -n longhorn-system patch nodes.longhorn.io ${name} --type merge -p '{"spec":{"allowScheduling":true}}'`,
-      why: "pulumi up withdraws the eviction request by giving back the two fields it forced, which leaves allowScheduling unset (false)",
-    });
-  }
-  if (drainedBefore && !drainedAfter) {
-    if (to === "cordoned" && h.production) {
-      steps.push({
-        when: "after",
-        what: "cordon again",
-        command: `kubectl cordon ${name}`,
-        why: "NMO uncordons the node when pulumi up deletes its NodeMaintenance",
-      });
-    }
-    if (to === "active" && compute) {
-      steps.push({
-        when: "after",
-        what: "enable Nova",
-        command: `openstack compute service set --enable ${name} nova-compute`,
-        why: "it takes VMs again (and clear on_maintenance of a segment host)",
-      });
-    }
-  }
-  return steps;
 }
 
-function stepsOfChanged(name: string, b: NodeView, h: NodeView): NodeStep[] {
-  const steps: NodeStep[] = [...stateSteps(name, b, h)];
-  const lost = b.roles.filter((r) => !h.roles.includes(r));
+/** Its machine configuration and image: reinstall when its type changes, else apply-config and upgrade. */
+function talosSteps(name: string, b: NodeView, h: NodeView): { steps: SlottedStep[]; reinstalled: boolean } {
   const addr = h.address ?? b.address ?? name;
-  if (b.longhornDisk && !h.longhornDisk) steps.push(evict(name, "it no longer holds a Longhorn disk, and the replicas on it would be lost with it"));
-  if (lost.length) steps.push(drain(name, `it loses the ${lost.join(", ")} role(s): those pods keep running there until evicted`));
   if (b.machine && h.machine && b.machine.machineType !== h.machine.machineType) {
-    steps.push({
-      when: "before",
-      what: "reinstall",
-      command: `talosctl reset --graceful --nodes ${addr}, then install it as a ${h.machine.machineType} with its new configuration (talos/machines.yaml)`,
-      why: `its Talos machine type changes (${b.machine.machineType} → ${h.machine.machineType}), which Talos does not convert in place`,
-    });
-    // installed afresh, it registers with its new taints
-    return steps;
+    const why = `its Talos machine type changes (${b.machine.machineType} → ${h.machine.machineType}), which Talos does not convert in place`;
+    const command = `talosctl reset --graceful --nodes ${addr}, then install it as a ${h.machine.machineType} with its new configuration (talos/machines.yaml)`;
+    return { steps: [{ slot: "configure", when: "before", what: "reinstall", command, why }], reinstalled: true };
   }
-  if (b.config && h.config && !isDeepStrictEqual(b.config, h.config)) {
+  const steps: SlottedStep[] = [];
+  if (b.config && h.config && h.machine && !isDeepStrictEqual(b.config, h.config)) {
     steps.push({
+      slot: "configure",
       when: "before",
       what: "apply-config",
-      command: `talosctl apply-config --nodes ${addr} --file <its machine config: ${h.machine!.patches.join(" + ")}>`,
+      command: `talosctl apply-config --nodes ${addr} --file <its machine config: ${h.machine.patches.join(" + ")}>`,
       why: `its machine config changes: ${configFields(b.config, h.config)}`,
     });
   }
   if (b.machine && h.machine && b.machine.schematicId !== h.machine.schematicId) {
     steps.push({
+      slot: "configure",
       when: "before",
       what: "upgrade",
       command: `talosctl upgrade --nodes ${addr} --image ${h.machine.installerImage}`,
-      why: `new schematic ${h.machine.schematic} (${h.machine.schematicId?.slice(0, 12)}): extensions and kernel arguments live in the image; Talos cordons and drains the node, then reboots`,
+      why: `new schematic ${h.machine.schematic} (${h.machine.schematicId.slice(0, 12)}): extensions and kernel arguments live in the image; Talos cordons and drains the node, then reboots`,
     });
   }
-  steps.push(...taintSteps(name, b, h));
-  if (lost.length && h.roles.length > 0) {
-    steps.push({ when: "after", what: "uncordon", command: `kubectl uncordon ${name}`, why: "it was drained for the role change and has its new labels now" });
-  }
-  return steps;
+  return { steps, reinstalled: false };
 }
 
-function taintSteps(name: string, b: NodeView, h: NodeView): NodeStep[] {
+function taintSteps(name: string, b: NodeView, h: NodeView): SlottedStep[] {
   if (!b.machine || !h.machine || h.machine.machineType !== "worker") return [];
   const removed = b.registerTaints.filter((t) => !h.registerTaints.includes(t));
   const added = h.registerTaints.filter((t) => !b.registerTaints.includes(t));
   if (removed.length + added.length === 0) return [];
   const args = [...removed.map((t) => `${t.replace(/=[^:]*:/, ":")}-`), ...added];
+  const change = [...removed.map((t) => `−${t}`), ...added.map((t) => `+${t}`)].join(", ");
   return [
     {
+      slot: "configure",
       when: "before",
       what: "taints",
       command: `kubectl taint nodes ${name} ${args.join(" ")}`,
-      why: `a registered kubelet keeps the taints it registered with (registerWithTaints): ${[
-        ...removed.map((t) => `−${t}`),
-        ...added.map((t) => `+${t}`),
-      ].join(", ")}`,
+      why: `a registered kubelet keeps the taints it registered with (registerWithTaints): ${change}`,
     },
   ];
 }
 
-function stepsOfAdded(name: string, h: NodeView): NodeStep[] {
+function stepsOfChanged(name: string, b: NodeView, h: NodeView): SlottedStep[] {
+  const steps: SlottedStep[] = [];
+  const lost = b.roles.filter((r) => !h.roles.includes(r));
+  if (lost.length) steps.push(drain(name, `it loses the ${lost.join(", ")} role(s): those pods keep running there until evicted`));
+  const talos = talosSteps(name, b, h);
+  steps.push(...talos.steps);
+  // installed afresh, it registers with its new taints and labels
+  if (talos.reinstalled) return steps;
+  steps.push(...taintSteps(name, b, h));
+  if (lost.length && h.roles.length > 0) {
+    steps.push({
+      slot: "uncordon",
+      when: "after",
+      what: "uncordon",
+      command: `kubectl uncordon ${name}`,
+      why: "it was drained for the role change and has its new labels now",
+    });
+  }
+  return steps;
+}
+
+function stepsOfAdded(name: string, h: NodeView): SlottedStep[] {
   if (!h.machine) return [];
   const addr = h.address ?? name;
   return [
     {
+      slot: "configure",
       when: "before",
       what: "install",
       command: `boot it from the image of ${h.machine.schematic} (installer ${h.machine.installerImage}), then talosctl apply-config --insecure --nodes ${addr} --file <its machine config: ${h.machine.patches.join(" + ")}>`,
@@ -326,66 +216,55 @@ function stepsOfAdded(name: string, h: NodeView): NodeStep[] {
   ];
 }
 
-function stepsOfRemoved(name: string, b: NodeView): NodeStep[] {
-  const steps: NodeStep[] = [];
-  const addr = b.address ?? name;
-  // a retiring node was evicted and drained while it was retiring
-  if (b.state !== "retiring") {
-    if (b.longhornDisk) steps.push(evict(name, "it holds a Longhorn disk, and the replicas on it would be lost with it"));
-    steps.push(drain(name, "it leaves the inventory: its pods must run elsewhere first"));
-  }
-  if (b.roles.includes("compute")) {
-    steps.push({
-      when: "before",
-      what: "delete the Nova service",
-      command: `openstack compute service delete <id of nova-compute on ${name}>`,
-      why: "Nova refuses while the resource provider has allocations: every VM has left it first (§ 5.5)",
-    });
-  }
+function stepsOfRemoved(name: string, b: NodeView): SlottedStep[] {
+  const steps: SlottedStep[] = [];
+  // a retiring node was drained while it was retiring
+  if (b.state !== "retiring") steps.push(drain(name, "it leaves the inventory: its pods must run elsewhere first"));
   if (b.machine) {
     const etcd = b.machine.machineType === "controlplane" ? ", after leaving etcd" : "";
-    steps.push({ when: "after", what: "reset", command: `talosctl reset --graceful --nodes ${addr}`, why: `wipes it${etcd}` });
+    steps.push({ slot: "wipe", when: "after", what: "reset", command: `talosctl reset --graceful --nodes ${b.address ?? name}`, why: `wipes it${etcd}` });
   }
   steps.push({
+    slot: "delete",
     when: "after",
     what: "delete",
     command: `kubectl delete node ${name}`,
     why: "`pulumi up` only takes its role labels back; the Node object stays until deleted",
   });
-  if (b.longhornDisk) {
-    steps.push({
-      when: "after",
-      what: "forget it in Longhorn",
-      command: `kubectl -n longhorn-system delete nodes.longhorn.io ${name}`,
-      why: "Longhorn keeps its node object (and the eviction request pulumi up withdraws) until deleted",
-    });
-  }
   return steps;
 }
 
-/** Per node whose steps are not empty or whose state changes, in inventory order (the head's, then nodes only the base has). */
-export function nodeSteps(base: Tree, head: Tree): NodeSteps[] {
-  const b = viewOf(base);
-  const h = viewOf(head);
+/** The core's steps and every contribution, in slot order; a fallback goes when a contribution fills its slot. */
+function merged(own: SlottedStep[], fallbacks: SlottedStep[], contributed: SlottedStep[]): NodeStep[] {
+  const filled = new Set(contributed.map((s) => s.slot));
+  const all = [...own, ...fallbacks.filter((s) => !filled.has(s.slot)), ...contributed];
+  const rank = (s: SlottedStep) => STEP_SLOTS.indexOf(s.slot);
+  return all
+    .map((s, i) => ({ s, i }))
+    .sort((p, q) => rank(p.s) - rank(q.s) || p.i - q.i)
+    .map(({ s: { slot: _slot, ...step } }) => step);
+}
+
+/**
+ * Per node whose steps are not empty or whose state changes, in inventory order (the head's, then
+ * nodes only the base has). `lifecycles`: what the components contribute (they decide from the
+ * renders whether a step applies: an eviction only where one was requested).
+ */
+export function nodeSteps(base: RenderedStack, head: RenderedStack, lifecycles: readonly NodeLifecycle[]): NodeSteps[] {
+  const b = viewsOf(base, lifecycles);
+  const h = viewsOf(head, lifecycles);
   const names = [...h.keys(), ...[...b.keys()].filter((n) => !h.has(n))];
   const out: NodeSteps[] = [];
   for (const name of names) {
     const x = b.get(name);
     const y = h.get(name);
-    const change = !x ? "added" : !y ? "removed" : "changed";
-    const steps = !x ? stepsOfAdded(name, y!) : !y ? stepsOfRemoved(name, x) : stepsOfChanged(name, x, y);
-    const state = x && y && x.state !== y.state ? { before: x.state, after: y.state } : undefined;
+    const own = !x ? stepsOfAdded(name, y![0]) : !y ? stepsOfRemoved(name, x[0]) : stepsOfChanged(name, x[0], y[0]);
+    const contributed = lifecycles.flatMap((l, i) => l.steps({ node: name, before: x?.[i + 1], after: y?.[i + 1] }));
+    const steps = merged(own, drainByHand({ node: name, before: x?.[0], after: y?.[0] }), contributed);
+    const state = x && y && x[0].state !== y[0].state ? { before: x[0].state, after: y[0].state } : undefined;
     if (steps.length === 0 && !state) continue;
-    out.push({ node: name, change, roles: { ...(x ? { before: x.roles } : {}), ...(y ? { after: y.roles } : {}) }, ...(state ? { state } : {}), steps });
+    const change = !x ? "added" : !y ? "removed" : "changed";
+    out.push({ node: name, change, roles: { ...(x ? { before: x[0].roles } : {}), ...(y ? { after: y[0].roles } : {}) }, ...(state ? { state } : {}), steps });
   }
   return out;
-}
-
-/** `compute, storage → network`, `new: compute, storage`, `was: network`. */
-export function rolesChange(s: NodeSteps): string {
-  if (s.change === "added") return `new: ${list(s.roles.after ?? [])}`;
-  if (s.change === "removed") return `removed, was: ${list(s.roles.before ?? [])}`;
-  const before = list(s.roles.before ?? []);
-  const after = list(s.roles.after ?? []);
-  return before === after ? before : `${before} → ${after}`;
 }

@@ -9,7 +9,7 @@ import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { installerImage, schematicId, type Schematic } from "./image-factory";
 import { nodeSelfLabels } from "./node-labels";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
-import type { TalosMachine } from "../render/rendered";
+import { TALOS_MACHINES_FILE, type TalosMachine } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
 import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
 import { networkOf, type NetworkConfig } from "../config/network";
@@ -273,7 +273,7 @@ export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelCon
     }
   }
   files.push({
-    path: `${dir}/machines.yaml`,
+    path: TALOS_MACHINES_FILE,
     comment:
       "Per node: the Talos machine type, the patches to apply in order (paths relative to this folder),\n" +
       "the Image Factory schematic and the installer image it yields. Not a Talos document.",

@@ -56,6 +56,11 @@ function sections(d: PlacementData) {
   return SOURCES.map((s) => ({ ...s, rows: d.components.filter((c) => c.source === s.source) })).filter((s) => s.rows.length > 0);
 }
 
+/** The components in the order of placement.md's rows. */
+export function componentRows(d: PlacementData): PlacementComponent[] {
+  return sections(d).flatMap((s) => s.rows);
+}
+
 const title = (d: PlacementData) => `Placement: ${d.stack} (${d.topology})`;
 
 /**

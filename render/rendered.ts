@@ -28,10 +28,10 @@ export const RENDERED_SCHEMA_VERSION = 1;
 
 export const INDEX_FILE = "index.yaml";
 export const PLACEMENT_DATA_FILE = "placement.json";
-const PLACEMENT_MD_FILE = "placement.md";
-const PLACEMENT_SVG_FILE = "placement.svg";
-/** Per Talos node: its machine type, patches, schematic and installer image. */
-const TALOS_MACHINES_FILE = "talos/machines.yaml";
+export const PLACEMENT_MD_FILE = "placement.md";
+export const PLACEMENT_SVG_FILE = "placement.svg";
+/** Per Talos node: its machine type, patches, schematic and installer image (nodes/talos.ts writes it). */
+export const TALOS_MACHINES_FILE = "talos/machines.yaml";
 
 /** A file of rendered/<stack>/. */
 export interface RenderedFile {
@@ -230,15 +230,18 @@ export function renderPlan(plan: Plan, placement?: PlacementReport): RenderedFil
 
 // ---- reading --------------------------------------------------------------------------------
 
-/** A file of a render that this code cannot read: where, what, and how to get a readable one. */
+const FIX_RENDER_AGAIN = "render it again with this checkout's code (npm run render)";
+
+/** A file of a render that this code cannot read: where and what (`problem`), and how to get a readable one. */
 export class RenderedFormatError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(
+    readonly problem: string,
+    readonly fix: string = FIX_RENDER_AGAIN,
+  ) {
+    super(`${problem}. Fix: ${fix}`);
     this.name = "RenderedFormatError";
   }
 }
-
-const FIX_RENDER_AGAIN = "render it again with this checkout's code (npm run render)";
 
 const unitBase = { name: z.string(), type: z.string(), protect: z.boolean().optional(), dependsOn: z.array(z.string()).optional() };
 const unitSchema = z.discriminatedUnion("kind", [
@@ -338,14 +341,14 @@ function checked<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   if (r.success) return r.data;
   const issue = r.error.issues[0];
   const at = formatPath(issue.path.map((p) => (typeof p === "symbol" ? String(p) : p)));
-  throw new RenderedFormatError(`${where}: ${at ? `${at}: ` : ""}${issue.message}, not what this repository's render writes. Fix: ${FIX_RENDER_AGAIN}`);
+  throw new RenderedFormatError(`${where}: ${at ? `${at}: ` : ""}${issue.message}: not what this repository's render writes`);
 }
 
 function yamlOf(text: string, where: string): unknown {
   try {
     return fastRead(text) ?? parse(text);
   } catch (e) {
-    throw new RenderedFormatError(`${where}: is not YAML (${(e as Error).message.split("\n")[0]}). Fix: ${FIX_RENDER_AGAIN}`);
+    throw new RenderedFormatError(`${where}: is not YAML (${(e as Error).message.split("\n")[0]})`);
   }
 }
 
@@ -355,7 +358,8 @@ export function readIndex(text: string, where: string): RenderedIndex {
   const version = index.schemaVersion ?? 0;
   if (version > RENDERED_SCHEMA_VERSION) {
     throw new RenderedFormatError(
-      `${where}: schemaVersion ${version} is newer than this code reads (${RENDERED_SCHEMA_VERSION}). Fix: read it with the code that wrote it, or bring this checkout up to date (git rebase onto it)`,
+      `${where}: schemaVersion ${version} is newer than this code reads (${RENDERED_SCHEMA_VERSION})`,
+      "read it with the code that wrote it, or bring this checkout up to date (git rebase onto it)",
     );
   }
   return index;
@@ -367,7 +371,7 @@ export function readPlacement(text: string, where: string): RenderedPlacement {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new RenderedFormatError(`${where}: is not JSON (${(e as Error).message}). Fix: ${FIX_RENDER_AGAIN}`);
+    throw new RenderedFormatError(`${where}: is not JSON (${(e as Error).message})`);
   }
   return checked(placementSchema, value, where);
 }
@@ -386,6 +390,7 @@ export class RenderedStack {
   private cachedIndex?: RenderedIndex;
   private cachedPlacement?: { data?: RenderedPlacement };
   private readonly docs = new Map<string, unknown[]>();
+  private cachedMachines?: Record<string, TalosMachine>;
 
   /** `where`: the folder, or what the render is (`the base`), for messages. */
   constructor(
@@ -428,7 +433,7 @@ export class RenderedStack {
       try {
         docs = text === undefined ? [] : yamlDocuments(text);
       } catch (e) {
-        throw new RenderedFormatError(`${this.where}/${path}: is not YAML (${(e as Error).message.split("\n")[0]}). Fix: ${FIX_RENDER_AGAIN}`);
+        throw new RenderedFormatError(`${this.where}/${path}: is not YAML (${(e as Error).message.split("\n")[0]})`);
       }
       this.docs.set(path, docs);
     }
@@ -437,8 +442,11 @@ export class RenderedStack {
 
   /** talos/machines.yaml's nodes (none in a stack without Talos). */
   talosMachines(): Record<string, TalosMachine> {
-    if (this.files.get(TALOS_MACHINES_FILE) === undefined) return {};
-    return checked(machinesSchema, this.documents(TALOS_MACHINES_FILE)[0], `${this.where}/${TALOS_MACHINES_FILE}`).machines;
+    if (!this.cachedMachines) {
+      const absent = this.files.get(TALOS_MACHINES_FILE) === undefined;
+      this.cachedMachines = absent ? {} : checked(machinesSchema, this.documents(TALOS_MACHINES_FILE)[0], `${this.where}/${TALOS_MACHINES_FILE}`).machines;
+    }
+    return this.cachedMachines;
   }
 }
 
