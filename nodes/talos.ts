@@ -1,7 +1,7 @@
 // Talos machine configuration of production nodes, from the same inventory as the Plan: one patch
 // per role combination (with the machine type: Talos treats control-plane and worker machines
 // differently), one small patch per node, one Image Factory schematic per role combination.
-// Pure data; render/render.ts writes it under rendered/<stack>/talos/.
+// Pure data; render/rendered.ts writes it under rendered/<stack>/talos/.
 //
 // Facts: ../shared/design/PEERS-TALOS-KIND-FACTS.md Part B (field reference, how nodeLabels and
 // taints are written, extensions, watchdog, schema) and PLATFORM-FACTS.md § 1 (Longhorn on Talos).
