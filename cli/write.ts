@@ -2,7 +2,7 @@
 // sibling temporary folder, then swapped in with renames; a single file through a temporary one.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { RenderedFile } from "../render/render";
+import type { RenderedFile } from "../render/rendered";
 
 export function writeStackDir(outDir: string, stack: string, files: RenderedFile[]): void {
   fs.mkdirSync(outDir, { recursive: true });

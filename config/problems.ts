@@ -18,6 +18,8 @@ export interface Problem {
   level?: Severity;
   message: string;
   fix: string;
+  /** Why it matters, where the message alone does not say (the preview's findings). */
+  reason?: string;
 }
 
 /** A plan check: a problem with its level and code. */

@@ -5,7 +5,8 @@ import type { LoadedConfig } from "../config/schema";
 import { CODE_ONLY_CHECKS, placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import type { Plan } from "../plan/plan";
-import { platformChecks } from "../platform/component";
+import { lifecyclesOf, platformChecks } from "../platform/component";
+import { lifecycleChecks } from "../lifecycle/checks";
 import { planChecks } from "../topology/checks";
 import { buildTopology, type Topology } from "../topology/topology";
 import { composePlan } from "./compose";
@@ -25,10 +26,16 @@ export interface PlanResult {
   placement?: PlacementReport;
 }
 
-/** The checks of a stack: the okadm plan rules, its environment's, its platform components'. */
+/** The checks of a stack: the okadm plan rules, its node states', its environment's, its platform components'. */
 function stackChecks(cfg: LoadedConfig, topology: Topology): Check[] {
   const env = ENVIRONMENTS[cfg.environment];
-  return [...planChecks(cfg, topology), ...env.checks(cfg, topology), ...platformChecks(cfg, topology, installed(env, cfg))];
+  const components = installed(env, cfg);
+  return [
+    ...planChecks(cfg, topology),
+    ...lifecycleChecks(cfg, lifecyclesOf(components)),
+    ...env.checks(cfg, topology),
+    ...platformChecks(cfg, topology, components),
+  ];
 }
 
 export function planStack(cfg: LoadedConfig): PlanResult {

@@ -1,7 +1,7 @@
 // Talos machine configuration of production nodes, from the same inventory as the Plan: one patch
 // per role combination (with the machine type: Talos treats control-plane and worker machines
 // differently), one small patch per node, one Image Factory schematic per role combination.
-// Pure data; render/render.ts writes it under rendered/<stack>/talos/.
+// Pure data; render/rendered.ts writes it under rendered/<stack>/talos/.
 //
 // Facts: ../shared/design/PEERS-TALOS-KIND-FACTS.md Part B (field reference, how nodeLabels and
 // taints are written, extensions, watchdog, schema) and PLATFORM-FACTS.md § 1 (Longhorn on Talos).
@@ -9,6 +9,7 @@ import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { installerImage, schematicId, type Schematic } from "./image-factory";
 import { nodeSelfLabels } from "./node-labels";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
+import { TALOS_MACHINES_FILE, type TalosMachine } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
 import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
 import { networkOf, type NetworkConfig } from "../config/network";
@@ -225,17 +226,6 @@ function nodePatch(node: NodeConfig, profile: LabelProfile): Record<string, unkn
   return docs;
 }
 
-export interface TalosMachine {
-  machineType: MachineType;
-  roles: Role[];
-  group: string;
-  /** Patch files in the order to apply them, relative to rendered/<stack>/talos/. */
-  patches: string[];
-  schematic: string;
-  schematicId: string;
-  installerImage: string;
-}
-
 const dir = "talos";
 
 /** Every Talos file of a production stack. */
@@ -283,7 +273,7 @@ export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelCon
     }
   }
   files.push({
-    path: `${dir}/machines.yaml`,
+    path: TALOS_MACHINES_FILE,
     comment:
       "Per node: the Talos machine type, the patches to apply in order (paths relative to this folder),\n" +
       "the Image Factory schematic and the installer image it yields. Not a Talos document.",

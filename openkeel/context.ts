@@ -2,7 +2,7 @@
 // labels, and how many nodes a placement can use (to size replicas to the topology).
 import type { LoadedConfig, ServiceName } from "../config/schema";
 import { ironicConductorReplicas, serviceEnabled } from "../topology/services";
-import { quorumMembers } from "../topology/lifecycle";
+import { quorumMembers } from "../lifecycle/quorums";
 import type { Topology } from "../topology/topology";
 import { passesNodeRoles } from "./global";
 import { placementRoles } from "../placement/chart-helper";

@@ -5,13 +5,11 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parse } from "yaml";
-import { renderPlan } from "../render/render";
-import { makeReader } from "../render/yaml";
+import { INDEX_FILE, readIndex, RenderedFormatError, renderPlan, type RenderedIndex } from "../render/rendered";
 import { allUnits } from "../plan/plan";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "../cli/cli";
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "../review/protected";
-import { indexNodes, nodeRemovalChecks } from "../review/node-guard";
+import { nodeRemovalChecks } from "../lifecycle/guards";
 import { removeStaleStacks, writeStackDir } from "../cli/write";
 
 const RENDER_OPTIONS = {
@@ -66,24 +64,20 @@ function committedFile(file: string, root: string | undefined): PreviousIndex | 
  * it was retiring in a committed, so reviewed and deployed, inventory), else the render on disk.
  */
 function previousIndexes(out: string, stack: string, root: string | undefined): { previous: PreviousIndex; committed: PreviousIndex } | undefined {
-  const file = path.join(out, stack, "index.yaml");
+  const file = path.join(out, stack, INDEX_FILE);
   const committed = committedFile(file, root);
   const onDisk = fs.existsSync(file) ? { text: fs.readFileSync(file, "utf8"), where: file } : undefined;
   const previous = onDisk ?? committed;
   return previous && { previous, committed: committed ?? previous };
 }
 
-/** Reads what the render writes without the yaml library (most of a first render's time), else declines. */
-const readRendered = makeReader();
-
-function parseIndex(previous: PreviousIndex, file: string): unknown {
+/** A previous index (through the rendered model); one this code cannot read is the user's to move out of the way. */
+function parseIndex(previous: PreviousIndex, file: string): RenderedIndex {
   try {
-    return readRendered(previous.text) ?? parse(previous.text);
+    return readIndex(previous.text, previous.where);
   } catch (e) {
-    throw new UserError(
-      `${previous.where}: is not a render of this repository (${(e as Error).message.split("\n")[0]}). Fix: remove ${path.dirname(file)}/ or render elsewhere with --out`,
-      EXIT_BAD_CONFIG,
-    );
+    if (!(e instanceof RenderedFormatError)) throw e;
+    throw new UserError(`${e.problem}. Fix: remove ${path.dirname(file)}/ or render elsewhere with --out`, EXIT_BAD_CONFIG);
   }
 }
 
@@ -99,7 +93,7 @@ export function renderCommand(argv: string[], io: Io): number {
   const notes: string[] = [];
   const root = workTreeOf(out);
   for (const { s } of rendered) {
-    const file = path.join(out, s.plan.stack, "index.yaml");
+    const file = path.join(out, s.plan.stack, INDEX_FILE);
     const found = previousIndexes(out, s.plan.stack, root);
     if (!found) {
       notes.push(`${s.plan.stack}: no previous render to guard the units that own data against (${file} is absent, and git HEAD holds none)`);
@@ -108,7 +102,7 @@ export function renderCommand(argv: string[], io: Io): number {
     const { previous, committed } = found;
     const index = parseIndex(previous, file);
     // the same text (the render on disk is the committed one, or there is only one) is parsed once
-    const nodesBefore = indexNodes(committed.text === previous.text ? index : parseIndex(committed, file));
+    const nodesBefore = (committed.text === previous.text ? index : parseIndex(committed, file)).nodes;
     for (const c of nodeRemovalChecks(nodesBefore, s.plan.nodes, committed.where)) refused.push(formatCheck(s.config.file, c));
     for (const loss of protectedLosses(index, s.plan)) {
       const what = `${describeLoss(loss)} (${previous.where} has it)`;

@@ -139,7 +139,7 @@ interface NodeSummary {
   zone?: string;
   /** Runs etcd and kube-apiserver: a member of the Kubernetes quorum. */
   kubernetesControlPlane?: true;
-  /** Recorded in index.yaml: the removal guard reads the committed state (review/node-guard.ts). */
+  /** Recorded in index.yaml: the removal guard reads the committed state (lifecycle/guards.ts). */
   state: NodeState;
 }
 

@@ -1,11 +1,12 @@
 // The descriptor of a platform component, and how an environment's list of them becomes the
 // platform phases of its Plan. A component says everything about itself in its own module: its
-// units per phase, the namespaces it runs in, the labels it needs on nodes, how the placement report
-// reads its workloads, its plan checks and its pins. An environment lists the components it
-// installs, in install order (environments/), and nothing else.
+// units per phase, the namespaces it runs in, the labels it needs on nodes, its part in a node's
+// life, how the placement report reads its workloads, its plan checks and its pins. An environment
+// lists the components it installs, in install order (environments/), and nothing else.
 import type { Check } from "../config/problems";
 import type { Config } from "../config/schema";
 import { platformConfigSchema, type PlatformConfig } from "../config/platform";
+import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
 import { unplaced, type ObjectReader, type Readers } from "../placement/workloads";
@@ -55,6 +56,8 @@ export interface PlatformComponent {
    * @default none
    */
   nodeMetadata?(ctx: PlatformContext): NodeMetadataContributor;
+  /** Its part in a node's life: the requests it writes about nodes, whether it drains them, the steps a transition needs (lifecycle/). */
+  lifecycle?: NodeLifecycle;
   /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
   units(ctx: PlatformContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
@@ -136,6 +139,11 @@ export function manifestOperator(
 /** The node metadata every component of the list contributes, in its order. */
 export function nodeMetadataOf(ctx: PlatformContext, components: readonly PlatformComponent[]): NodeMetadataContributor[] {
   return components.flatMap((c) => (c.nodeMetadata ? [c.nodeMetadata(ctx)] : []));
+}
+
+/** The node-lifecycle contributions of the components of the list, in its order. */
+export function lifecyclesOf(components: readonly PlatformComponent[]): NodeLifecycle[] {
+  return components.flatMap((c) => (c.lifecycle ? [c.lifecycle] : []));
 }
 
 /** Whether a settings block says anything (the schema fills empty blocks in). */

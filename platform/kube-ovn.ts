@@ -8,6 +8,7 @@ import { HOSTNAME_LABEL, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import { firstHostV4, parseCidr } from "../config/cidr";
 import { networkOf } from "../config/network";
+import { stateChange, type NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { helmReleaseUnit, type HelmReleaseUnit } from "../plan/plan";
 import type { PodScheduling } from "../placement/scheduling";
@@ -156,11 +157,33 @@ function checks(cfg: Config, _topo: Topology): Check[] {
 }
 
 /** The production CNI: its unit is the pod network every pod-running unit waits for. */
+/**
+ * A retiring master is no default master any more (its label goes to another controlPlane node),
+ * but its NB and SB members stay in the RAFT clusters until kicked (Kube-OVN docs, ops/kubectl-ko,
+ * "DB Nodes Offline").
+ */
+const kubeOvnLifecycle: NodeLifecycle = {
+  steps: (t) => {
+    const master = (labels: Readonly<Record<string, string>> | undefined) => labels?.[KUBE_OVN_MASTER_LABEL_KEY] === KUBE_OVN_MASTER_LABEL_VALUE;
+    if (stateChange(t)?.to !== "retiring" || !master(t.before?.labels) || master(t.after?.labels)) return [];
+    return [
+      {
+        slot: "leave-clusters",
+        when: "after",
+        what: "leave Kube-OVN's RAFT",
+        command: `kubectl ko nb status; kubectl ko sb status; then kubectl ko nb kick <its server id>; kubectl ko sb kick <its server id>`,
+        why: "it is no longer a Kube-OVN master; its old NB and SB members stay in the RAFT clusters until kicked",
+      },
+    ];
+  },
+};
+
 export const kubeOvn: PlatformComponent = {
   name: "Kube-OVN",
   pins: [KUBE_OVN_CHART],
   settings: "kubeOvn",
   nodeMetadata: masterLabels,
+  lifecycle: kubeOvnLifecycle,
   units: (ctx) => ({ "crds-operators": [kubeOvnRelease(ctx)] }),
   readers: { units: { "openkeel:platform:KubeOvn": readRelease } },
   checks,

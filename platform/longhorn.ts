@@ -7,6 +7,7 @@
 import type { Check } from "../config/problems";
 import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
+import { stateChange, type NodeLifecycle, type NodeTransition, type NodeView, type SlottedStep } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { APPLY_AS_PATCH_ANNOTATION, helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
 import { CONTROL_PLANE, unplaced, isObj, num, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
@@ -197,6 +198,9 @@ function volumeSnapshotClassesUnit(): ManifestsUnit {
   return manifestsUnit("volume-snapshot-classes", "openkeel:platform:VolumeSnapshotClasses", [snapshotClass]);
 }
 
+/** Longhorn's own record of a node (nodes.longhorn.io), named as the Kubernetes node. */
+const LONGHORN_NODE = { apiVersion: "longhorn.io/v1beta2", kind: "Node" } as const;
+
 /**
  * A retiring storage node asks Longhorn to move its replicas away: `spec.allowScheduling: false`
  * and `spec.evictionRequested: true` on its nodes.longhorn.io object (longhorn.io/v1beta2 Node, in
@@ -212,8 +216,7 @@ function evictionUnits(ctx: PlatformContext): ManifestsUnit[] {
   const retiring = ctx.topo.nodesByRole.storage.filter((n) => n.state === "retiring");
   if (retiring.length === 0) return [];
   const objects: K8sObject[] = retiring.map((n) => ({
-    apiVersion: "longhorn.io/v1beta2",
-    kind: "Node",
+    ...LONGHORN_NODE,
     metadata: {
       name: n.name,
       namespace: LONGHORN_NAMESPACE,
@@ -309,12 +312,95 @@ function checks(cfg: Config, topo: Topology): Check[] {
   ];
 }
 
+const hasDisk = (v: NodeView | undefined) => v?.labels[CREATE_DEFAULT_DISK_LABEL] === "true";
+const evicting = (v: NodeView | undefined) => (v?.requests.length ?? 0) > 0;
+
+function evict(node: string, why: string): SlottedStep {
+  return {
+    slot: "evacuate",
+    when: "before",
+    what: "Longhorn eviction",
+    command: `kubectl -n ${LONGHORN_NAMESPACE} patch nodes.longhorn.io ${node} --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`,
+    why: `${why}; wait until Longhorn shows no replica on it before going on`,
+  };
+}
+
+/** A retirement: waiting for the eviction pulumi up requested, moving the members whose strict-local volumes (D5) cannot follow. */
+function retirementSteps(t: NodeTransition, b: NodeView, h: NodeView): SlottedStep[] {
+  const steps: SlottedStep[] = [];
+  if (!evicting(b) && evicting(h)) {
+    steps.push({
+      slot: "await-eviction",
+      when: "after",
+      what: "wait for the Longhorn eviction",
+      command: `kubectl -n ${LONGHORN_NAMESPACE} get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${t.node}")]}{.metadata.name}{"\\n"}{end}'`,
+      why: "pulumi up asks Longhorn to evict its replicas (evictionRequested); go on once this lists nothing",
+    });
+  }
+  const members = [
+    ...(h.roles.includes("controlPlane") ? ["Galera, RabbitMQ and OVN central"] : []),
+    ...(h.roles.includes("storage") ? ["Swift storage"] : []),
+  ];
+  if (stateChange(t)?.to === "retiring" && hasDisk(b) && members.length > 0) {
+    steps.push({
+      slot: "move-members",
+      when: "after",
+      what: "move the strict-local members",
+      command: `kubectl -n ${LONGHORN_NAMESPACE} get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${t.node}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each ${members.join(" or ")} member listed`,
+      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1)",
+    });
+  }
+  return steps;
+}
+
+/**
+ * What a node's life asks of Longhorn (docs/node-lifecycle.md): its eviction request (written by
+ * evictionUnits) is waited for, and given back by hand when a retirement is called off; a node
+ * that loses its disk or leaves is evicted first, and forgotten after.
+ */
+function longhornSteps(t: NodeTransition): SlottedStep[] {
+  const { node, before: b, after: h } = t;
+  if (b && h) {
+    const steps = retirementSteps(t, b, h);
+    if (evicting(b) && !evicting(h)) {
+      steps.push({
+        slot: "call-off",
+        when: "after",
+        what: "Longhorn scheduling",
+        command: `kubectl -n ${LONGHORN_NAMESPACE} patch nodes.longhorn.io ${node} --type merge -p '{"spec":{"allowScheduling":true}}'`,
+        why: "pulumi up withdraws the eviction request by giving back the two fields it forced, which leaves allowScheduling unset (false)",
+      });
+    }
+    if (hasDisk(b) && !hasDisk(h)) steps.push(evict(node, "it no longer holds a Longhorn disk, and the replicas on it would be lost with it"));
+    return steps;
+  }
+  if (!b || !hasDisk(b)) return [];
+  return [
+    // a retiring node was evicted while it was retiring
+    ...(b.state !== "retiring" ? [evict(node, "it holds a Longhorn disk, and the replicas on it would be lost with it")] : []),
+    {
+      slot: "forget",
+      when: "after",
+      what: "forget it in Longhorn",
+      command: `kubectl -n ${LONGHORN_NAMESPACE} delete nodes.longhorn.io ${node}`,
+      why: "Longhorn keeps its node object (and the eviction request pulumi up withdraws) until deleted",
+    },
+  ];
+}
+
+const longhornLifecycle: NodeLifecycle = {
+  requestFor: (o) =>
+    o.apiVersion === LONGHORN_NODE.apiVersion && o.kind === LONGHORN_NODE.kind && o.metadata.namespace === LONGHORN_NAMESPACE ? o.metadata.name : undefined,
+  steps: longhornSteps,
+};
+
 export const longhorn: PlatformComponent = {
   name: "Longhorn",
   pins: [LONGHORN_CHART],
   settings: "longhorn",
   namespaces: () => [longhornNamespace()],
   nodeMetadata: () => longhornNodeMetadata,
+  lifecycle: longhornLifecycle,
   units: (ctx) => ({
     platform: [longhornRelease(ctx)],
     "platform-config": [storageClassesUnit(ctx), volumeSnapshotClassesUnit(), ...evictionUnits(ctx)],

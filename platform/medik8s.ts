@@ -17,6 +17,7 @@
 import { MEDIK8S_DEFAULTS, type PlatformConfig } from "../config/platform";
 import { DRAINED_STATES, isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
+import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
 import type { LabelSelector } from "../placement/scheduling";
@@ -289,6 +290,8 @@ function medik8sRemediationUnit(ctx: PlatformContext): ManifestsUnit {
   return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx));
 }
 
+const NODE_MAINTENANCE = { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kind: "NodeMaintenance" } as const;
+
 /**
  * One NodeMaintenance (nodemaintenance.medik8s.io/v1beta1, cluster-scoped; spec.nodeName,
  * spec.reason: api/v1beta1/nodemaintenance_types.go@v0.20.1) per node in maintenance or retiring,
@@ -298,8 +301,7 @@ function nodeMaintenanceUnits(ctx: PlatformContext): ManifestsUnit[] {
   const drained = ctx.topo.nodes.filter((n) => isDrained(n.state));
   if (drained.length === 0) return [];
   const objects: K8sObject[] = drained.map((n) => ({
-    apiVersion: "nodemaintenance.medik8s.io/v1beta1",
-    kind: "NodeMaintenance",
+    ...NODE_MAINTENANCE,
     metadata: { name: n.name },
     spec: { nodeName: n.name, reason: `${n.state} in openkeel:nodes of stack ${ctx.cfg.stack}` },
   }));
@@ -379,11 +381,55 @@ const readSubscription: ObjectReader = (u, o) => {
   return [platformComponent(u, `${o.metadata.name}/operator`, "Deployment", podScheduling(config), CONTROL_PLANE)];
 };
 
+/**
+ * What a node's life asks of Medik8s (docs/node-lifecycle.md): pulumi up creates the node's
+ * NodeMaintenance, NMO drains it, and the operator waits for that; when the request goes, NMO
+ * uncordons the node, which a node meant to stay cordoned needs again.
+ */
+function medik8sSteps(t: NodeTransition): SlottedStep[] {
+  const { node, before: b, after: h } = t;
+  if (!b || !h || !stateChange(t)) return [];
+  const asked = (requests: readonly unknown[]) => requests.length > 0;
+  if (!asked(b.requests) && asked(h.requests)) {
+    return [
+      {
+        slot: "await-drain",
+        when: "after",
+        what: "wait for the drain",
+        command: `kubectl wait nodemaintenance/${node} --for=jsonpath='{.status.phase}'=Succeeded --timeout=2h`,
+        why: "pulumi up asks the Node Maintenance Operator to drain it (NodeMaintenance); VMs live-migrate, PodDisruptionBudgets pace the rest",
+      },
+    ];
+  }
+  if (asked(b.requests) && !asked(h.requests) && h.state === "cordoned") {
+    return [
+      {
+        slot: "re-cordon",
+        when: "after",
+        what: "cordon again",
+        command: `kubectl cordon ${node}`,
+        why: "NMO uncordons the node when pulumi up deletes its NodeMaintenance",
+      },
+    ];
+  }
+  return [];
+}
+
+const medik8sLifecycle: NodeLifecycle = {
+  drains: true,
+  requestFor: (o) => {
+    const name = obj(o.spec).nodeName;
+    return o.apiVersion === NODE_MAINTENANCE.apiVersion && o.kind === NODE_MAINTENANCE.kind && typeof name === "string" ? name : undefined;
+  },
+  steps: medik8sSteps,
+};
+
 export const medik8s: PlatformComponent = {
   name: "Medik8s (NHC, SNR, NMO) on OLM",
   pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO, KUBECTL_IMAGE],
   settings: "medik8s",
   namespaces: () => [medik8sNamespace()],
+  lifecycle: medik8sLifecycle,
   units: (ctx, { namespaces, podNetwork }) => {
     const olm = olmUnit(after(podNetwork));
     return {

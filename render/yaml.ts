@@ -32,25 +32,34 @@ const isPlainWord = (text: string) => PLAIN_WORD.test(text) && !YAML_1_1_WORDS.h
 /** Keys the library writes as `? key` (explicit) past this length; left to the library. */
 const MAX_KEY_LENGTH = 1000;
 
+/**
+ * How the library writes `v` in a position: `top` (a line that starts at column 0, where e.g.
+ * `---` would end the document) or nested, as a map value, a map key or a list item. Each form is
+ * cut out of the library's own output for a tiny document holding `v` in that position; a form
+ * that takes more than one line is BAIL.
+ */
+const TEMPLATES = {
+  topValue: { wrap: (v: unknown) => ({ k: v }), prefix: "k: ", suffix: "" },
+  value: { wrap: (v: unknown) => ({ k: { k: v } }), prefix: "k:\n  k: ", suffix: "" },
+  topItem: { wrap: (v: unknown) => [v], prefix: "- ", suffix: "" },
+  item: { wrap: (v: unknown) => ({ k: [v] }), prefix: "k:\n  - ", suffix: "" },
+  topKey: { wrap: (v: unknown) => ({ [v as string]: 0 }), prefix: "", suffix: ": 0" },
+  key: { wrap: (v: unknown) => ({ k: { [v as string]: 0 } }), prefix: "k:\n  ", suffix: ": 0" },
+} as const;
+
+/** A plain object (not a class instance): what the emitter writes as a block map. */
+const isMap = (v: unknown): v is Record<string, unknown> => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+const isScalar = (v: unknown) => v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
+
 export function makeEmitter(options: YamlOptions): (value: unknown) => string | undefined {
   /** Caches hold distinct scalars only; a long-lived process (the property tests) starts them over now and then. */
   const CACHE_LIMIT = 200_000;
   const caches = new Map<string, Map<string, string>>();
-
-  /**
-   * How the library writes `v` in a position: `top` (a line that starts at column 0, where e.g.
-   * `---` would end the document) or nested, as a map value, a map key or a list item. Each form is
-   * cut out of the library's own output for a tiny document holding `v` in that position; a form
-   * that takes more than one line is BAIL.
-   */
-  const TEMPLATES = {
-    topValue: { wrap: (v: unknown) => ({ k: v }), prefix: "k: ", suffix: "" },
-    value: { wrap: (v: unknown) => ({ k: { k: v } }), prefix: "k:\n  k: ", suffix: "" },
-    topItem: { wrap: (v: unknown) => [v], prefix: "- ", suffix: "" },
-    item: { wrap: (v: unknown) => ({ k: [v] }), prefix: "k:\n  - ", suffix: "" },
-    topKey: { wrap: (v: unknown) => ({ [v as string]: 0 }), prefix: "", suffix: ": 0" },
-    key: { wrap: (v: unknown) => ({ k: { [v as string]: 0 } }), prefix: "k:\n  ", suffix: ": 0" },
-  } as const;
 
   const form = (position: keyof typeof TEMPLATES, v: unknown): string | typeof BAIL => {
     if (typeof v === "string" && isPlainWord(v)) return v;
@@ -72,14 +81,6 @@ export function makeEmitter(options: YamlOptions): (value: unknown) => string | 
   };
   const scalar = (v: unknown, top: boolean, item: boolean) => form(item ? (top ? "topItem" : "item") : top ? "topValue" : "value", v);
   const key = (k: string, top: boolean) => (k.length > MAX_KEY_LENGTH ? BAIL : form(top ? "topKey" : "key", k));
-
-  const isMap = (v: unknown): v is Record<string, unknown> => {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
-    const proto = Object.getPrototypeOf(v);
-    return proto === Object.prototype || proto === null;
-  };
-
-  const isScalar = (v: unknown) => v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
 
   /** Lines of a non-empty collection at `indent`; the first line's indent may be replaced by the caller. */
   const collection = (v: unknown, indent: string, out: string[]): void => {
@@ -136,22 +137,14 @@ export function makeEmitter(options: YamlOptions): (value: unknown) => string | 
 }
 
 /**
- * A fast path for the yaml library's `parse` (default options: YAML 1.2, core schema) of what the
- * emitter writes: block maps and sequences indented by spaces, `{}`/`[]`, one-line scalars
- * (`npm run render` reads every previous index.yaml back: with the library, most of a render's
- * first run, npm run bench). A plain word (PLAIN_WORD, not a core-schema boolean or null) is read
- * as it is, a canonical integer as a number; every other scalar and key is read by the library
- * itself, once per distinct text, in the same position. Anything else (comments after content,
- * anchors, tags, block or multi-line scalars, flow collections, tabs, duplicate keys, an indent it
- * does not expect) returns undefined and the caller uses the library for the whole document.
- * test/yaml-emit.test.ts checks the equivalence.
+ * Reads one scalar or key as the library would, in its position: `k: <text>` (value), `- <text>`
+ * (item) or `<text>: 0` (key); BAIL on what the subset never writes. Cached per distinct text.
  */
-export function makeReader(): (text: string) => unknown {
+function scalarReader(): (position: "value" | "item" | "key", text: string) => unknown {
   const CACHE_LIMIT = 200_000;
   const cache = new Map<string, unknown>();
   const INTEGER = /^(?:0|-?[1-9][0-9]{0,14})$/;
-  /** Read by the library: `k: <text>` (value), `- <text>` (item) or `<text>: 0` (key). */
-  const library = (position: "value" | "item" | "key", text: string): unknown => {
+  return (position, text) => {
     if (INTEGER.test(text) && position !== "key") return Number(text);
     if (isPlainWord(text)) return text;
     // a start the subset never writes: an anchor, alias, tag, block scalar, flow collection, comment…
@@ -178,21 +171,42 @@ export function makeReader(): (text: string) => unknown {
     cache.set(cacheKey, v);
     return v;
   };
+}
+
+/** The content lines of a document (the header's comments and blank lines left out), or undefined when the subset does not hold it. */
+function contentLines(text: string): { indent: number; body: string }[] | undefined {
+  if (/[\t\r]/.test(text)) return undefined;
+  const lines: { indent: number; body: string }[] = [];
+  let content = false;
+  for (const line of text.split("\n")) {
+    const body = line.trimStart();
+    // comments before the content only (the header), and blank lines
+    if (body === "" && line === "") continue;
+    if (body.startsWith("#") && !content) continue;
+    if (body === "" || body.startsWith("#")) return undefined;
+    content = true;
+    lines.push({ indent: line.length - body.length, body });
+  }
+  return lines.length === 0 ? undefined : lines;
+}
+
+/**
+ * A fast path for the yaml library's `parse` (default options: YAML 1.2, core schema) of what the
+ * emitter writes: block maps and sequences indented by spaces, `{}`/`[]`, one-line scalars
+ * (`npm run render` reads every previous index.yaml back: with the library, most of a render's
+ * first run, npm run bench). A plain word (PLAIN_WORD, not a core-schema boolean or null) is read
+ * as it is, a canonical integer as a number; every other scalar and key is read by the library
+ * itself, once per distinct text, in the same position. Anything else (comments after content,
+ * anchors, tags, block or multi-line scalars, flow collections, tabs, duplicate keys, an indent it
+ * does not expect) returns undefined and the caller uses the library for the whole document.
+ * test/yaml-emit.test.ts checks the equivalence.
+ */
+export function makeReader(): (text: string) => unknown {
+  const library = scalarReader();
 
   return (text: string) => {
-    if (/[\t\r]/.test(text)) return undefined;
-    const lines: { indent: number; body: string }[] = [];
-    let content = false;
-    for (const line of text.split("\n")) {
-      const body = line.trimStart();
-      // comments before the content only (the header), and blank lines
-      if (body === "" && line === "") continue;
-      if (body.startsWith("#") && !content) continue;
-      if (body === "" || body.startsWith("#")) return undefined;
-      content = true;
-      lines.push({ indent: line.length - body.length, body });
-    }
-    if (lines.length === 0) return undefined;
+    const lines = contentLines(text);
+    if (!lines) return undefined;
     let i = 0;
 
     /** The block whose first line is lines[i], at `indent` (an item's content starts after its `- `). */

@@ -4,13 +4,14 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { parseAllDocuments } from "yaml";
 import { args, EXIT_CHECKS_FAILED, UserError, type Io } from "../cli/cli";
 import { renderFailureExit } from "../cli/errors";
 import { renderCheckout } from "./renders";
 import { REPO_ROOT } from "../tools/tools";
 import { readTree } from "../cli/write";
-import { diff, formatPath } from "./ydiff";
+import { formatPath } from "../config/problems";
+import { diff, WHOLE_DOCUMENT } from "../render/diff";
+import { yamlDocuments } from "../render/rendered";
 
 const DRIFT_OPTIONS = {
   rendered: { type: "string", default: "rendered" },
@@ -23,11 +24,11 @@ const DRIFT_SCRIPT = path.resolve(__dirname, "../scripts/drift.ts");
 function fieldDiff(before: string, after: string): string[] {
   try {
     const docs = (t: string) => {
-      const all = parseAllDocuments(t).map((d) => d.toJS());
+      const all = yamlDocuments(t);
       return all.length === 1 ? all[0] : all;
     };
     const show = (v: unknown) => (v === undefined ? "(absent)" : JSON.stringify(v));
-    return diff(docs(before), docs(after)).map((c) => `      ${formatPath(c.path)}: ${show(c.before)} → ${show(c.after)}`);
+    return diff(docs(before), docs(after)).map((c) => `      ${formatPath(c.path, WHOLE_DOCUMENT)}: ${show(c.before)} → ${show(c.after)}`);
   } catch {
     return [];
   }

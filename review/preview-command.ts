@@ -24,33 +24,30 @@ const PREVIEW_SCRIPT = path.resolve(__dirname, "../scripts/preview.ts");
 
 const POLICY_SHAPE = `{"stacks": {"<stack>": {"violations": [{"policy", "resource", "message"}], "passed": true|false}}} or {"error": "<why the policy run failed>"}`;
 
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function isPolicyReport(data: unknown): data is PolicyReport {
+  if (!isRecord(data)) return false;
+  if (typeof data.error === "string") return true;
+  const str = (v: unknown) => typeof v === "string";
+  const opt = (v: unknown, ok: (x: unknown) => boolean) => v === undefined || ok(v);
+  const violation = (v: unknown) => isRecord(v) && str(v.policy) && str(v.message) && opt(v.resource, str) && opt(v.level, str);
+  const stack = (s: unknown) => isRecord(s) && Array.isArray(s.violations) && opt(s.passed, (p) => typeof p === "boolean") && s.violations.every(violation);
+  return isRecord(data.stacks) && Object.values(data.stacks).every(stack);
+}
+
 function readPolicy(file: string): { report?: PolicyReport; text?: string } {
   if (!fs.existsSync(file)) throw new UserError(`${file}: no such file (--policy). Fix: pass the file \`npm run policy -- --json\` wrote.`, EXIT_BAD_CONFIG);
   const text = fs.readFileSync(file, "utf8");
   if (!file.endsWith(".json")) return { text };
-  let data: any;
+  let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
     throw new UserError(`${file}: not JSON (${(e as Error).message}). Fix: pass a JSON policy report, or a file not named .json for text.`, EXIT_BAD_CONFIG);
   }
-  const str = (v: unknown) => typeof v === "string";
-  const opt = (v: unknown, ok: (x: unknown) => boolean) => v === undefined || ok(v);
-  const stacks = data?.stacks;
-  const ok =
-    data !== null &&
-    typeof data === "object" &&
-    (typeof data.error === "string" ||
-      (stacks &&
-        typeof stacks === "object" &&
-        Object.values(stacks).every(
-          (s: any) =>
-            Array.isArray(s?.violations) &&
-            opt(s.passed, (p) => typeof p === "boolean") &&
-            s.violations.every((v: any) => str(v?.policy) && str(v?.message) && opt(v.resource, str) && opt(v.level, str)),
-        )));
-  if (!ok) throw new UserError(`${file}: expected ${POLICY_SHAPE}. Fix: write the policy results in that shape.`, EXIT_BAD_CONFIG);
-  return { report: data as PolicyReport };
+  if (!isPolicyReport(data)) throw new UserError(`${file}: expected ${POLICY_SHAPE}. Fix: write the policy results in that shape.`, EXIT_BAD_CONFIG);
+  return { report: data };
 }
 
 /** Remove what an earlier preview wrote (Markdown starting with the report marker, report.json), nothing else. */

@@ -3,11 +3,12 @@
 // refuse), warnings with their reasons, the actions per resource, the manual steps per node, the
 // placement delta — then the details (object bodies and diffs, values, units, other files, policy).
 // Deterministic: the same model gives the same bytes.
+import { formatPath, type Check } from "../config/problems";
+import type { NodeSteps } from "../lifecycle/steps";
+import { WHOLE_DOCUMENT, type Change } from "../render/diff";
 import { toYaml } from "../render/render";
-import { rolesChange } from "./node-steps";
 import { componentLine } from "./placement-delta";
-import type { Finding, StackPreview } from "./preview";
-import { formatPath, type Change } from "./ydiff";
+import type { StackPreview } from "./preview";
 
 export const REPORT_MARKER = "<!-- openkeel-preview -->";
 
@@ -33,7 +34,7 @@ function yamlLines(v: unknown): string[] {
 function changesBlock(changes: Change[]): string {
   const out: string[] = [];
   for (const c of changes) {
-    out.push(`@@ ${formatPath(c.path)}${c.op === "reorder" ? " (order)" : ""} @@`);
+    out.push(`@@ ${formatPath(c.path, WHOLE_DOCUMENT)}${c.op === "reorder" ? " (order)" : ""} @@`);
     if (c.op !== "add") for (const l of yamlLines(c.before)) out.push(`- ${l}`);
     if (c.op !== "remove") for (const l of yamlLines(c.after)) out.push(`+ ${l}`);
   }
@@ -73,7 +74,7 @@ function countLine(p: StackPreview): string {
   return parts.join(", ");
 }
 
-function findingLine(f: Finding): string {
+function findingLine(f: Check): string {
   return `- **${f.code}**: ${f.message}.${f.reason ? ` Why: ${f.reason}.` : ""}${f.fix ? ` Fix: ${f.fix}.` : ""}`;
 }
 
@@ -84,15 +85,20 @@ function policyCell(p: StackPreview): string {
   return `${p.policy.passed ? "⚠️" : "❌"} ${p.policy.violations.length} violation(s)`;
 }
 
-/** One stack's section: what it needs from a reviewer first, then every detail. */
-export function stackMarkdown(p: StackPreview, heading = "###"): string {
-  const h = heading;
-  const out: string[] = [`${h} ${p.stack} — ${p.title}`, ""];
-  if (p.status === "added") out.push("New stack: everything below is added.", "");
-  if (p.status === "removed") out.push("Stack removed: everything below is removed.", "");
-  if (p.status === "unchanged") out.push("No changes.", "");
-  else out.push(`Changes: ${countLine(p) || "none"}.`, "");
+const list = (xs: string[]) => (xs.length ? xs.join(", ") : "none");
 
+/** `compute, storage → network`, `new: compute, storage`, `was: network`. */
+function rolesChange(s: NodeSteps): string {
+  if (s.change === "added") return `new: ${list(s.roles.after ?? [])}`;
+  if (s.change === "removed") return `removed, was: ${list(s.roles.before ?? [])}`;
+  const before = list(s.roles.before ?? []);
+  const after = list(s.roles.after ?? []);
+  return before === after ? before : `${before} → ${after}`;
+}
+
+/** Errors, warnings (findings and new plan-check warnings), stack settings and actions: what a reviewer weighs first. */
+function verdictLines(p: StackPreview, h: string): string[] {
+  const out: string[] = [];
   const errors = errorsOf(p);
   if (errors.length) out.push("**❌ Errors: `pulumi up` would refuse or fail on these**", "", ...errors.map(findingLine), "");
   const warnings = warningsOf(p);
@@ -101,9 +107,7 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
     for (const w of p.warnings.added) out.push(`- new plan-check warning **${w.code}**: ${w.message}.${w.remediation ? ` Fix: ${w.remediation}.` : ""}`);
     out.push("");
   }
-
   if (p.settings.length) out.push(`${h}# Stack (index.yaml)`, "", changesBlock(p.settings), "");
-
   if (p.actions.length) {
     out.push(`${h}# Actions`, "", "| action | resource | unit | why |", "|---|---|---|---|");
     for (const a of p.actions) {
@@ -112,7 +116,12 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
     }
     out.push("");
   }
+  return out;
+}
 
+/** The steps per node, in order, and the placement delta. */
+function nodeAndPlacementLines(p: StackPreview, h: string): string[] {
+  const out: string[] = [];
   if (p.nodes.length) {
     out.push(
       `${h}# Node steps`,
@@ -126,16 +135,22 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
     }
     out.push("");
   }
-
-  if (p.placement) {
-    const d = p.placement;
+  if (p.placement || p.placementNote) {
     out.push(`${h}# Placement`, "");
-    for (const c of d.components) out.push(`- \`${c.component}\`: ${componentLine(c)}`);
-    for (const n of d.nodes) out.push(`- node \`${n.node}\`: ${n.op === "changed" ? "" : `${n.op} (`}${n.fields.join("; ")}${n.op === "changed" ? "" : ")"}`);
-    if (d.lines.length) out.push("", fence("diff", d.lines.join("\n")));
+    if (p.placementNote) out.push(`${p.placementNote}.`, "");
+    const d = p.placement;
+    for (const c of d?.components ?? []) out.push(`- \`${c.component}\`: ${componentLine(c)}`);
+    for (const n of d?.nodes ?? [])
+      out.push(`- node \`${n.node}\`: ${n.op === "changed" ? "" : `${n.op} (`}${n.fields.join("; ")}${n.op === "changed" ? "" : ")"}`);
+    if (d?.lines.length) out.push("", fence("diff", d.lines.join("\n")));
     out.push("");
   }
+  return out;
+}
 
+/** Added objects whole, changed ones field by field; Helm values; units. */
+function objectLines(p: StackPreview, h: string): string[] {
+  const out: string[] = [];
   const o = p.objects;
   if (o.added.length + o.changed.length) {
     out.push(`${h}# Objects`, "");
@@ -153,7 +168,6 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
     }
     for (const c of o.changed) out.push(`${objectLabel(c.ref)} — \`${c.ref.file}\``, "", changesBlock(c.changes), "");
   }
-
   const changedValues = p.values.filter((v) => v.changes.length);
   if (changedValues.length) {
     out.push(`${h}# Helm values`, "");
@@ -162,34 +176,33 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
       out.push(`\`${v.unit}\`${rel}: ${v.changes.length} field(s)`, "", changesBlock(v.changes), "");
     }
   }
-
   const changedUnits = p.units.filter((u) => u.op === "change");
   if (changedUnits.length) {
     out.push(`${h}# Units`, "");
     for (const u of changedUnits) out.push(`\`${u.name}\`: changed`, "", changesBlock(u.changes), "");
   }
+  return out;
+}
 
+/** Resolved plan-check warnings, other rendered files, policy results. */
+function restLines(p: StackPreview, h: string): string[] {
+  const out: string[] = [];
   if (p.warnings.resolved.length) {
     out.push(`${h}# Plan-check warnings resolved`, "");
     for (const w of p.warnings.resolved) out.push(`- ✅ **${w.code}**: ${w.message}`);
     out.push("");
   }
-
   if (p.other.length) {
     out.push(`${h}# Other rendered files`, "");
     for (const f of p.other) {
       const op = f.op === "add" ? "added" : f.op === "remove" ? "removed" : "changed";
-      if (f.seeAlso) {
-        out.push(`- \`${f.file}\`: ${op} (see ${f.seeAlso})`);
-        continue;
-      }
-      if (f.changes?.length) out.push("", `\`${f.file}\`: ${op}`, "", changesBlock(f.changes), "");
+      if (f.seeAlso) out.push(`- \`${f.file}\`: ${op} (see ${f.seeAlso})`);
+      else if (f.changes?.length) out.push("", `\`${f.file}\`: ${op}`, "", changesBlock(f.changes), "");
       else if (f.lines?.length) out.push("", `\`${f.file}\`: ${op}`, "", fence("diff", f.lines.join("\n")), "");
       else out.push(`- \`${f.file}\`: ${op}`);
     }
     out.push("");
   }
-
   if (p.policy) {
     out.push(`${h}# Policy`, "");
     if (p.policy.error !== undefined) out.push(`❌ The policy pack did not run: ${p.policy.error}`, "");
@@ -201,6 +214,17 @@ export function stackMarkdown(p: StackPreview, heading = "###"): string {
       out.push("");
     }
   }
+  return out;
+}
+
+/** One stack's section: what it needs from a reviewer first, then every detail. */
+export function stackMarkdown(p: StackPreview, heading = "###"): string {
+  const out: string[] = [`${heading} ${p.stack} — ${p.title}`, ""];
+  if (p.status === "added") out.push("New stack: everything below is added.", "");
+  if (p.status === "removed") out.push("Stack removed: everything below is removed.", "");
+  if (p.status === "unchanged") out.push("No changes.", "");
+  else out.push(`Changes: ${countLine(p) || "none"}.`, "");
+  out.push(...verdictLines(p, heading), ...nodeAndPlacementLines(p, heading), ...objectLines(p, heading), ...restLines(p, heading));
   return out
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")

@@ -1,29 +1,50 @@
-// What a change does to every stack, for a reviewer: two renders (base and head, as file trees)
-// compared stack by stack. Per object and release the action `pulumi up` takes — create, update,
-// replace (with the field that forces it, review/replace-rules.ts) or delete — and the ones it
-// would refuse (a protected unit replaced or deleted, a field the API server will not change) as
-// errors; per node the steps outside Kubernetes, in order (review/node-steps.ts); the
-// placement delta (review/placement-delta.ts); a service that goes away or a quorum whose
-// member count changes as warnings with their reason; Helm values, units and chart pins field by
-// field; new and resolved plan-check warnings; other rendered files, leaving out those whose only
-// change is a comment; and policy results when given. Pure: trees in, a model out, in a stable order
-// with no timestamps, so the PR comment only changes when the render does (Markdown:
-// review/preview-markdown.ts).
-import { parse, parseAllDocuments } from "yaml";
+// What a change does to every stack, for a reviewer: two renders (base and head, read through the
+// rendered model, render/rendered.ts: each file parsed once per side) compared stack by stack. Per
+// object and release the action `pulumi up` takes — create, update, replace (with the field that
+// forces it, review/replace-rules.ts) or delete — and the ones it would refuse (a protected unit
+// replaced or deleted, a field the API server will not change) as errors; per node the steps
+// outside Kubernetes, in order (lifecycle/steps.ts, with what the components contribute); the
+// placement delta (review/placement-delta.ts, from both sides' placement.json); a service that goes
+// away or a quorum whose member count changes as warnings with their reason; Helm values, units
+// and chart pins field by field; new and resolved plan-check warnings; other rendered files, leaving
+// out those whose only change is a comment; and policy results when given. Pure: trees in, a model
+// out, in a stable order with no timestamps, so the PR comment only changes when the render does
+// (Markdown: review/preview-markdown.ts).
+import type { NodeState } from "../config/lifecycle";
+import { formatPath, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { ServiceName } from "../config/schema";
+import { ENVIRONMENTS } from "../environments/registry";
+import { nodeRemovalChecks } from "../lifecycle/guards";
+import { nodeSteps, type NodeSteps } from "../lifecycle/steps";
 import { SERVICE_CATALOG } from "../openkeel/catalog";
 import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../openkeel/infrastructure";
+import { openkeelLifecycle } from "../openkeel/node-lifecycle";
 import { releaseName } from "../openkeel/services";
 import { APPLY_AS_PATCH_ANNOTATION } from "../plan/plan";
+import { lifecyclesOf } from "../platform/component";
+import { diff, WHOLE_DOCUMENT, type Change } from "../render/diff";
+import {
+  INDEX_FILE,
+  PLACEMENT_DATA_FILE,
+  PLACEMENT_MD_FILE,
+  PLACEMENT_SVG_FILE,
+  RenderedStack,
+  renderedStacks,
+  TALOS_MACHINES_FILE,
+  type RenderedWarning,
+} from "../render/rendered";
 import { SERVICE_REQUIRED_ROLE } from "../topology/services";
-import { nodeSteps, type NodeSteps } from "./node-steps";
-import { indexNodes, nodeRemovalChecks } from "./node-guard";
 import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
 import { inPlace } from "./replace-rules";
-import { diff, formatPath, type Change } from "./ydiff";
 
 export type Tree = Map<string, string>;
+
+/**
+ * What the components of every environment contribute to a node's life: each decides from the
+ * renders whether its steps apply (an eviction only where one was requested), so all are asked.
+ */
+const LIFECYCLES = [...lifecyclesOf([...new Set(Object.values(ENVIRONMENTS).flatMap((e) => e.platform))]), openkeelLifecycle];
 
 interface ObjectRef {
   apiVersion: string;
@@ -80,22 +101,6 @@ interface Action {
   detail?: string;
 }
 
-/** Something a reviewer must act on (error: `pulumi up` would refuse or fail) or weigh (warning). */
-export interface Finding {
-  level: "error" | "warning";
-  code: string;
-  message: string;
-  /** Why it matters. */
-  reason?: string;
-  fix?: string;
-}
-
-interface Warning {
-  code: string;
-  message: string;
-  remediation?: string;
-}
-
 interface FileChange {
   file: string;
   op: "add" | "remove" | "change";
@@ -138,34 +143,23 @@ export interface StackPreview {
   title: string;
   settings: Change[];
   actions: Action[];
-  findings: Finding[];
+  /** What a reviewer must act on (error: `pulumi up` would refuse or fail) or weigh (warning), with its reason. */
+  findings: Check[];
   objects: { added: AddedObject[]; removed: ObjectRef[]; changed: ObjectChange[] };
   values: ValuesChange[];
   units: UnitChange[];
   nodes: NodeSteps[];
-  /** Undefined: placement.md did not change (or one side has none). */
+  /** Undefined: the placement did not change (or one side has no placement data). */
   placement?: PlacementDelta;
-  warnings: { added: Warning[]; resolved: Warning[] };
+  /** Why there is no placement delta although placement.md changed: a side has no placement data. */
+  placementNote?: string;
+  warnings: { added: RenderedWarning[]; resolved: RenderedWarning[] };
   other: FileChange[];
   /** Undefined: no policy results were given for this stack. */
   policy?: StackPolicy;
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** `rendered/`-shaped tree (`<stack>/<path>`) → one tree per stack. */
-function byStack(tree: Tree): Map<string, Tree> {
-  const out = new Map<string, Tree>();
-  for (const [file, content] of tree) {
-    const slash = file.indexOf("/");
-    if (slash < 0) continue;
-    const stack = file.slice(0, slash);
-    if (stack.startsWith(".")) continue;
-    if (!out.has(stack)) out.set(stack, new Map());
-    out.get(stack)!.set(file.slice(slash + 1), content);
-  }
-  return out;
-}
 
 function apiGroup(apiVersion: string): string {
   const slash = apiVersion.indexOf("/");
@@ -174,8 +168,8 @@ function apiGroup(apiVersion: string): string {
 
 interface IndexUnit {
   phase: string;
-  kind?: string;
-  type?: string;
+  kind: string;
+  type: string;
   release?: string;
   namespace?: string;
   protect: boolean;
@@ -190,49 +184,35 @@ interface Index {
   units: Map<string, IndexUnit>;
   /** object file → its unit */
   unitOf: Map<string, string>;
-  nodes: { name: string; roles: string[] }[];
-  warnings: Warning[];
+  nodes: { name: string; roles: Role[]; state?: NodeState; kubernetesControlPlane?: boolean }[];
+  warnings: RenderedWarning[];
 }
 
 /**
  * index.yaml: the parts the preview reports (nodes show as Node objects, objects as objects; the
- * list of node-configuration files as those files).
+ * list of node-configuration files as those files; the model's version is no setting of the stack).
  */
-function indexOf(tree: Tree): Index {
-  const raw = tree.has("index.yaml") ? ((parse(tree.get("index.yaml")!) ?? {}) as Record<string, any>) : {};
-  const { stack: _s, nodes, phases, warnings, nodeConfig: _c, ...settings } = raw;
+function indexOf(render: RenderedStack): Index {
+  const { stack: _s, schemaVersion: _v, nodes, phases, warnings, nodeConfig: _c, ...settings } = render.index;
   const units = new Map<string, IndexUnit>();
   const unitOf = new Map<string, string>();
-  for (const ph of (phases ?? []) as { name: string; units?: Record<string, any>[] }[]) {
-    for (const u of ph.units ?? []) {
-      const { objects, values: _v, ...rest } = u;
-      const name = String(u.name);
-      const files = Array.isArray(objects) ? objects.map(String) : [];
-      for (const f of files) unitOf.set(f, name);
-      units.set(name, {
+  for (const ph of phases) {
+    for (const u of ph.units) {
+      const { objects, values: _values, ...rest } = u;
+      for (const f of objects ?? []) unitOf.set(f, u.name);
+      units.set(u.name, {
         phase: ph.name,
         kind: u.kind,
         type: u.type,
         release: u.release,
         namespace: u.namespace,
         protect: u.protect === true,
-        objects: files,
+        objects: objects ?? [],
         fields: { phase: ph.name, ...rest },
       });
     }
   }
-  return {
-    title: [raw.environment, raw.topology].filter(Boolean).join("/"),
-    settings,
-    units,
-    unitOf,
-    nodes: ((nodes ?? []) as { name: string; roles?: string[] }[]).map((n) => ({ name: String(n.name), roles: (n.roles ?? []).map(String) })),
-    warnings: ((warnings ?? []) as Warning[]).map((w) => ({
-      code: String(w.code),
-      message: String(w.message),
-      ...(w.remediation ? { remediation: String(w.remediation) } : {}),
-    })),
-  };
+  return { title: [render.index.environment, render.index.topology].filter(Boolean).join("/"), settings, units, unitOf, nodes, warnings };
 }
 
 interface ParsedObject {
@@ -240,16 +220,19 @@ interface ParsedObject {
   body: unknown;
 }
 
-function objectsOf(tree: Tree, index: Index): Map<string, ParsedObject> {
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function objectsOf(render: RenderedStack, index: Index): Map<string, ParsedObject> {
   const out = new Map<string, ParsedObject>();
-  for (const [file, content] of tree) {
+  for (const file of render.files.keys()) {
     if (!file.startsWith("objects/")) continue;
-    parseAllDocuments(content).forEach((doc, i) => {
-      const body = doc.toJS() as Record<string, any> | null;
+    render.documents(file).forEach((body, i) => {
       if (body === null || body === undefined) return;
-      const meta = (body.metadata ?? {}) as Record<string, any>;
-      const apiVersion = String(body.apiVersion ?? "");
-      const kind = String(body.kind ?? "");
+      const doc = isMap(body) ? body : {};
+      const meta = isMap(doc.metadata) ? doc.metadata : {};
+      const annotations = isMap(meta.annotations) ? meta.annotations : {};
+      const apiVersion = String(doc.apiVersion ?? "");
+      const kind = String(doc.kind ?? "");
       const unit = index.unitOf.get(file);
       const ref: ObjectRef = {
         apiVersion,
@@ -259,7 +242,7 @@ function objectsOf(tree: Tree, index: Index): Map<string, ParsedObject> {
         file,
         ...(unit ? { unit } : {}),
         protected: unit !== undefined && index.units.get(unit)?.protect === true,
-        patch: (apiVersion === "v1" && kind === "Node") || meta.annotations?.[APPLY_AS_PATCH_ANNOTATION] === "patch",
+        patch: (apiVersion === "v1" && kind === "Node") || annotations[APPLY_AS_PATCH_ANNOTATION] === "patch",
       };
       out.set(`${apiGroup(ref.apiVersion)}|${ref.kind}|${ref.namespace ?? ""}|${ref.name}`, { ref, body });
     });
@@ -304,14 +287,16 @@ function isComment(file: string, line: string): boolean {
  * A changed file as the preview shows it, or undefined when nothing but comments changed: a YAML
  * file whose documents are equal, a text file whose differing lines are all comments.
  */
-function fileChange(file: string, before: string | undefined, after: string | undefined): FileChange | undefined {
+function fileChange(file: string, b: RenderedStack, h: RenderedStack): FileChange | undefined {
+  const before = b.files.get(file);
+  const after = h.files.get(file);
   if (before === after) return undefined;
   const op = before === undefined ? "add" : after === undefined ? "remove" : "change";
-  if (op !== "change") return { file, op };
+  if (before === undefined || after === undefined) return { file, op };
   if (isYaml(file)) {
     try {
-      const pa = parseAllDocuments(before!).map((d) => d.toJS());
-      const pb = parseAllDocuments(after!).map((d) => d.toJS());
+      const pa = b.documents(file);
+      const pb = h.documents(file);
       const changes = diff(pa.length === 1 ? pa[0] : pa, pb.length === 1 ? pb[0] : pb);
       return changes.length ? { file, op, changes } : undefined;
     } catch {
@@ -319,13 +304,13 @@ function fileChange(file: string, before: string | undefined, after: string | un
     }
   }
   if (/\.(md|txt|json|conf|toml|ini)$/.test(file)) {
-    const lines = lineDiff(before!, after!);
+    const lines = lineDiff(before, after);
     return lines.every((l) => isComment(file, l.slice(1))) ? undefined : { file, op, lines };
   }
   return { file, op };
 }
 
-function warningKey(w: Warning): string {
+function warningKey(w: RenderedWarning): string {
   return `${w.code}\u0000${w.message}`;
 }
 
@@ -336,32 +321,21 @@ function objectName(r: ObjectRef): string {
 const FIX_PROTECTED_REPLACE = 'leave the field as it is, or replace the object deliberately (docs/operating.md, "Replacing an object that owns data")';
 const FIX_PROTECTED_DELETE = 'keep it in the stack, or let it go deliberately (docs/operating.md, "Removing a unit that owns data")';
 
-/** Objects, releases and manifests: the action `pulumi up` takes on each, and what it would refuse. */
-function actionsOf(
-  objects: StackPreview["objects"],
-  units: UnitChange[],
-  values: ValuesChange[],
-  bi: Index,
-  hi: Index,
-): { actions: Action[]; findings: Finding[] } {
-  const actions: Action[] = [];
-  const findings: Finding[] = [];
-  // a unit gone as a whole is one finding, not one per object
-  const goneUnits = new Set(units.filter((u) => u.op === "remove").map((u) => u.name));
-
-  for (const o of objects.added) actions.push({ action: "create", resource: objectName(o), ...(o.unit ? { unit: o.unit } : {}), protected: o.protected });
+/** Objects of Manifests units: the action `pulumi up` takes on each, and what it would refuse. */
+function objectActions(objects: StackPreview["objects"], goneUnits: ReadonlySet<string>, bi: Index, out: { actions: Action[]; findings: Check[] }): void {
+  for (const o of objects.added) out.actions.push({ action: "create", resource: objectName(o), ...(o.unit ? { unit: o.unit } : {}), protected: o.protected });
   for (const c of objects.changed) {
     const r = c.ref;
     const protectedBefore = r.unit !== undefined && bi.units.get(r.unit)?.protect === true;
-    actions.push({
+    out.actions.push({
       action: c.action,
       resource: objectName(r),
       ...(r.unit ? { unit: r.unit } : {}),
       protected: protectedBefore,
-      detail: c.action === "replace" ? `${c.replaces.join(", ")} cannot change in place` : shortList(c.changes.map((x) => formatPath(x.path))),
+      detail: c.action === "replace" ? `${c.replaces.join(", ")} cannot change in place` : shortList(c.changes.map((x) => formatPath(x.path, WHOLE_DOCUMENT))),
     });
     if (c.action === "replace" && protectedBefore) {
-      findings.push({
+      out.findings.push({
         level: "error",
         code: "protected-replace",
         message: `${objectName(r)} of unit ${r.unit} would be replaced: ${c.replaces.join(", ")} cannot change in place, and the unit is protected, so \`pulumi up\` refuses`,
@@ -370,7 +344,7 @@ function actionsOf(
       });
     }
     if (c.refused.length) {
-      findings.push({
+      out.findings.push({
         level: "error",
         code: "update-refused",
         message: `${objectName(r)}: ${c.refused.join(", ")} cannot be updated, and \`pulumi up\` would try (the Kubernetes API refuses it)`,
@@ -380,9 +354,10 @@ function actionsOf(
     }
   }
   for (const o of objects.removed) {
-    actions.push({ action: "delete", resource: objectName(o), ...(o.unit ? { unit: o.unit } : {}), protected: o.protected });
+    out.actions.push({ action: "delete", resource: objectName(o), ...(o.unit ? { unit: o.unit } : {}), protected: o.protected });
+    // a unit gone as a whole is one finding, not one per object
     if (o.protected && !o.patch && !(o.unit && goneUnits.has(o.unit))) {
-      findings.push({
+      out.findings.push({
         level: "error",
         code: "protected-delete",
         message: `${objectName(o)} of unit ${o.unit} would be deleted, and the unit is protected, so \`pulumi up\` refuses`,
@@ -391,47 +366,52 @@ function actionsOf(
       });
     }
   }
+}
 
-  // releases and remote manifests (objects of Manifests units are listed above)
+/** A release or remote manifest whose unit changes: updated, or replaced when its name or namespace changes. */
+function changedUnitAction(u: UnitChange, unit: IndexUnit, v: ValuesChange | undefined, bi: Index, out: { actions: Action[]; findings: Check[] }): void {
+  const resource = `${unit.kind === "HelmRelease" ? "HelmRelease" : "Manifest"} ${u.name}`;
+  // the provider replaces a Helm release whose name or namespace changes (pulumi-kubernetes
+  // provider/pkg/provider/helm_release.go, Diff: forceNewFields .name and .namespace)
+  const forced = u.changes.filter((c) => c.path[0] === "release" || c.path[0] === "namespace").map((c) => formatPath(c.path, WHOLE_DOCUMENT));
+  const protectedBefore = bi.units.get(u.name)?.protect === true;
+  const action = unit.kind === "HelmRelease" && forced.length ? "replace" : "update";
+  const detail =
+    action === "replace"
+      ? `${forced.join(", ")} cannot change in place`
+      : [...u.changes.map((c) => formatPath(c.path, WHOLE_DOCUMENT)), ...(v ? [valuesDetail(v)] : [])].join("; ");
+  out.actions.push({ action, resource, unit: u.name, protected: protectedBefore, detail });
+  if (action === "replace" && protectedBefore) {
+    out.findings.push({
+      level: "error",
+      code: "protected-replace",
+      message: `HelmRelease ${u.name} would be replaced (${forced.join(", ")} changes), and the unit is protected, so \`pulumi up\` refuses`,
+      reason: "the release owns data: a replacement uninstalls it and installs it again",
+      fix: FIX_PROTECTED_REPLACE,
+    });
+  }
+}
+
+/** Releases and remote manifests (objects of Manifests units are objectActions'). */
+function unitActions(units: UnitChange[], values: ValuesChange[], bi: Index, hi: Index, out: { actions: Action[]; findings: Check[] }): void {
   const valuesOf = new Map(values.map((v) => [v.unit, v]));
   for (const u of units) {
     const unit = (u.op === "remove" ? bi : hi).units.get(u.name)!;
     if (unit.kind === "Manifests") {
-      if (u.op === "remove" && unit.protect) findings.push(protectedUnitGone(u.name, `${unit.objects.length} object(s)`));
+      if (u.op === "remove" && unit.protect) out.findings.push(protectedUnitGone(u.name, `${unit.objects.length} object(s)`));
       continue;
     }
     const resource = `${unit.kind === "HelmRelease" ? "HelmRelease" : "Manifest"} ${u.name}`;
-    if (u.op === "add") actions.push({ action: "create", resource, unit: u.name, protected: unit.protect });
+    if (u.op === "add") out.actions.push({ action: "create", resource, unit: u.name, protected: unit.protect });
     else if (u.op === "remove") {
-      actions.push({ action: "delete", resource, unit: u.name, protected: unit.protect });
-      if (unit.protect) findings.push(protectedUnitGone(u.name, unit.kind === "HelmRelease" ? `release ${unit.release}` : "its manifest"));
-    } else {
-      // the provider replaces a Helm release whose name or namespace changes (pulumi-kubernetes
-      // provider/pkg/provider/helm_release.go, Diff: forceNewFields .name and .namespace)
-      const forced = u.changes.filter((c) => c.path[0] === "release" || c.path[0] === "namespace").map((c) => formatPath(c.path));
-      const protectedBefore = bi.units.get(u.name)?.protect === true;
-      const action = unit.kind === "HelmRelease" && forced.length ? "replace" : "update";
-      const v = valuesOf.get(u.name);
-      const detail =
-        action === "replace"
-          ? `${forced.join(", ")} cannot change in place`
-          : [...u.changes.map((c) => formatPath(c.path)), ...(v ? [valuesDetail(v)] : [])].join("; ");
-      actions.push({ action, resource, unit: u.name, protected: protectedBefore, detail });
-      if (action === "replace" && protectedBefore) {
-        findings.push({
-          level: "error",
-          code: "protected-replace",
-          message: `HelmRelease ${u.name} would be replaced (${forced.join(", ")} changes), and the unit is protected, so \`pulumi up\` refuses`,
-          reason: "the release owns data: a replacement uninstalls it and installs it again",
-          fix: FIX_PROTECTED_REPLACE,
-        });
-      }
-    }
+      out.actions.push({ action: "delete", resource, unit: u.name, protected: unit.protect });
+      if (unit.protect) out.findings.push(protectedUnitGone(u.name, unit.kind === "HelmRelease" ? `release ${unit.release}` : "its manifest"));
+    } else changedUnitAction(u, unit, valuesOf.get(u.name), bi, out);
   }
   // releases whose values change and nothing else
   for (const v of values) {
     if (v.op !== "change" || units.some((u) => u.name === v.unit)) continue;
-    actions.push({
+    out.actions.push({
       action: "update",
       resource: `HelmRelease ${v.unit}`,
       unit: v.unit,
@@ -439,9 +419,22 @@ function actionsOf(
       detail: valuesDetail(v),
     });
   }
+}
+
+/** Objects, releases and manifests: the action `pulumi up` takes on each, and what it would refuse. */
+function actionsOf(
+  objects: StackPreview["objects"],
+  units: UnitChange[],
+  values: ValuesChange[],
+  bi: Index,
+  hi: Index,
+): { actions: Action[]; findings: Check[] } {
+  const out = { actions: [] as Action[], findings: [] as Check[] };
+  objectActions(objects, new Set(units.filter((u) => u.op === "remove").map((u) => u.name)), bi, out);
+  unitActions(units, values, bi, hi, out);
   const order = { delete: 0, replace: 1, update: 2, create: 3 };
-  actions.sort((p, q) => order[p.action] - order[q.action] || cmp(p.resource, q.resource));
-  return { actions, findings };
+  out.actions.sort((p, q) => order[p.action] - order[q.action] || cmp(p.resource, q.resource));
+  return out;
 }
 
 /** `a, b, c and 2 more` */
@@ -450,10 +443,10 @@ function shortList(items: string[], max = 3): string {
 }
 
 function valuesDetail(v: ValuesChange): string {
-  return `values ${shortList(v.changes.map((c) => formatPath(c.path)))}`;
+  return `values ${shortList(v.changes.map((c) => formatPath(c.path, WHOLE_DOCUMENT)))}`;
 }
 
-function protectedUnitGone(unit: string, what: string): Finding {
+function protectedUnitGone(unit: string, what: string): Check {
   return {
     level: "error",
     code: "protected-delete",
@@ -500,25 +493,27 @@ function quorumValues(): QuorumValue[] {
 /** Failures a quorum of `n` members survives. */
 const tolerates = (n: number) => Math.max(0, Math.floor((n - 1) / 2));
 
-function quorumFindings(values: ValuesChange[]): Finding[] {
-  const out: Finding[] = [];
+function quorumFindings(values: ValuesChange[]): Check[] {
+  const out: Check[] = [];
   for (const q of quorumValues()) {
+    const at = formatPath(q.path);
     const v = values.find((x) => x.unit === q.unit && x.op === "change");
-    const c = v?.changes.find((x) => x.op === "change" && formatPath(x.path) === formatPath(q.path));
+    const c = v?.changes.find((x) => x.op === "change" && formatPath(x.path) === at);
     if (!c || typeof c.before !== "number" || typeof c.after !== "number") continue;
     const even = c.after > 1 && c.after % 2 === 0 ? "; an even count can split into two halves that both stop" : "";
     out.push({
       level: "warning",
       code: "quorum-members",
-      message: `${q.name}: ${c.before} → ${c.after} members (${formatPath(q.path)} of ${q.unit})`,
+      message: `${q.name}: ${c.before} → ${c.after} members (${at} of ${q.unit})`,
       reason: `it survives ${tolerates(c.before)} failed member(s) before and ${tolerates(c.after)} after; ${q.note}${even}`,
+      fix: `if ${q.name} is not meant to have ${c.after} member(s), restore what sets the count: a replicas override in openkeel:services, or the controlPlane nodes it follows (3 from 3 on, else 1)`,
     });
   }
   return out;
 }
 
-function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Finding[] {
-  const out: Finding[] = [];
+function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Check[] {
+  const out: Check[] = [];
   for (const u of units) {
     const unit = bi.units.get(u.name);
     if (u.op !== "remove" || unit?.type !== "openkeel:openkeel:Release") continue;
@@ -526,15 +521,18 @@ function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Finding[] {
     const role = SERVICE_REQUIRED_ROLE[service] as Role | undefined;
     const had = (idx: Index) => idx.nodes.filter((n) => role !== undefined && n.roles.includes(role)).map((n) => n.name);
     let why = "the stack no longer enables it (openkeel:services)";
+    let fix = `if the cloud still needs it, enable it again (openkeel:services.${service})`;
     if (role && had(hi).length === 0 && had(bi).length > 0) {
       const lost = had(bi).map((n) => (hi.nodes.some((x) => x.name === n) ? `${n} lost it` : `${n} left the inventory`));
       why = `no node has the ${role} role any more (${lost.join(", ")}), and ${service} runs only where one has it (topology/services.ts)`;
+      fix = `if the cloud still needs it, give a node the ${role} role`;
     }
     out.push({
       level: "warning",
       code: "service-removed",
       message: `service ${service} goes away: \`pulumi up\` uninstalls release ${unit.release ?? u.name}`,
       reason: `${why}; its API leaves the cloud`,
+      fix,
     });
   }
   return out;
@@ -542,16 +540,13 @@ function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Finding[] {
 
 // ---- one stack ----
 
-/** Compare one stack's base and head trees (either may be absent). */
 /**
  * The stack bound to another cluster: the context, the API server or a pinned kube-system UID
  * changes (pinning a UID for the first time is no move). Worth a reviewer's second look.
  */
-function bindingFindings(base: Tree, head: Tree): Finding[] {
-  const binding = (tree: Tree) =>
-    ((tree.has("index.yaml") ? (parse(tree.get("index.yaml")!) ?? {}) : {}) as { cluster?: Record<string, unknown> }).cluster ?? {};
-  const b = binding(base);
-  const h = binding(head);
+function bindingFindings(base: RenderedStack, head: RenderedStack): Check[] {
+  const b: Record<string, string | undefined> = base.index.cluster ?? {};
+  const h: Record<string, string | undefined> = head.index.cluster ?? {};
   const moved = ["context", "apiServer", "kubeSystemUID"].filter((k) => b[k] !== undefined && b[k] !== h[k]);
   if (moved.length === 0) return [];
   return [
@@ -565,23 +560,14 @@ function bindingFindings(base: Tree, head: Tree): Finding[] {
   ];
 }
 
-/** A node that holds data leaving without having been retiring in the base, or a quorum left short (review/node-guard.ts). */
-function nodeFindings(base: Tree, head: Tree): Finding[] {
-  const nodes = (tree: Tree) => indexNodes(tree.has("index.yaml") ? parse(tree.get("index.yaml")!) : undefined);
-  return nodeRemovalChecks(nodes(base), nodes(head), "the base").map((c) => ({ level: c.level, code: c.code, message: c.message, fix: c.fix }));
+/** A node that holds data leaving without having been retiring in the base, or a quorum left short (lifecycle/guards.ts). */
+function nodeFindings(bi: Index, hi: Index): Check[] {
+  return nodeRemovalChecks(bi.nodes, hi.nodes, "the base").map((c) => ({ level: c.level, code: c.code, message: c.message, fix: c.fix }));
 }
 
-export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport): StackPreview {
-  const b = base ?? new Map<string, string>();
-  const h = head ?? new Map<string, string>();
-  const bi = indexOf(b);
-  const hi = indexOf(h);
-
-  const bo = objectsOf(b, bi);
-  const ho = objectsOf(h, hi);
-  const keys = [...new Set([...bo.keys(), ...ho.keys()])].sort(cmp);
+function objectChanges(bo: Map<string, ParsedObject>, ho: Map<string, ParsedObject>): StackPreview["objects"] {
   const objects: StackPreview["objects"] = { added: [], removed: [], changed: [] };
-  for (const k of keys) {
+  for (const k of [...new Set([...bo.keys(), ...ho.keys()])].sort(cmp)) {
     const x = bo.get(k);
     const y = ho.get(k);
     if (!x) objects.added.push({ ...y!.ref, body: y!.body });
@@ -593,27 +579,42 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
       objects.changed.push({ ref: y.ref, changes, action: replaces.length ? "replace" : "update", replaces, refused });
     }
   }
+  return objects;
+}
 
-  const valuesFiles = [...new Set([...b.keys(), ...h.keys()])].filter((f) => /^values\/[^/]+\.ya?ml$/.test(f)).sort(cmp);
+const VALUES_FILE = /^values\/[^/]+\.ya?ml$/;
+
+function allFiles(b: RenderedStack, h: RenderedStack): string[] {
+  return [...new Set([...b.files.keys(), ...h.files.keys()])].sort(cmp);
+}
+
+function valuesChanges(b: RenderedStack, h: RenderedStack, bi: Index, hi: Index): ValuesChange[] {
   const values: ValuesChange[] = [];
-  for (const f of valuesFiles) {
+  const doc = (r: RenderedStack, f: string) => {
+    const docs = r.documents(f);
+    return docs.length ? docs[0] : null;
+  };
+  for (const f of allFiles(b, h).filter((x) => VALUES_FILE.test(x))) {
     const unit = f.replace(/^values\//, "").replace(/\.ya?ml$/, "");
-    const x = b.get(f);
-    const y = h.get(f);
+    const x = b.files.get(f);
+    const y = h.files.get(f);
     if (x === y) continue;
     const meta = hi.units.get(unit) ?? bi.units.get(unit);
     const op = x === undefined ? "add" : y === undefined ? "remove" : "change";
-    const changes = diff(x === undefined ? undefined : parse(x), y === undefined ? undefined : parse(y));
+    const changes = diff(x === undefined ? undefined : doc(b, f), y === undefined ? undefined : doc(h, f));
     if (op === "change" && changes.length === 0) continue;
     values.push({
       unit,
-      ...(meta?.release ? { release: String(meta.release) } : {}),
-      ...(meta?.namespace ? { namespace: String(meta.namespace) } : {}),
+      ...(meta?.release ? { release: meta.release } : {}),
+      ...(meta?.namespace ? { namespace: meta.namespace } : {}),
       op,
       changes: op === "change" ? changes : [],
     });
   }
+  return values;
+}
 
+function unitChanges(bi: Index, hi: Index): UnitChange[] {
   const units: UnitChange[] = [];
   for (const name of [...new Set([...bi.units.keys(), ...hi.units.keys()])].sort(cmp)) {
     const x = bi.units.get(name)?.fields;
@@ -625,52 +626,81 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
       if (changes.length) units.push({ name, op: "change", changes });
     }
   }
+  return units;
+}
 
+function warningChanges(bi: Index, hi: Index): StackPreview["warnings"] {
   const bw = new Set(bi.warnings.map(warningKey));
   const hw = new Set(hi.warnings.map(warningKey));
-  const sortW = (ws: Warning[]) => ws.sort((p, q) => cmp(p.code, q.code) || cmp(p.message, q.message));
-  const warnings = {
-    added: sortW(hi.warnings.filter((w) => !bw.has(warningKey(w)))),
-    resolved: sortW(bi.warnings.filter((w) => !hw.has(warningKey(w)))),
-  };
+  const sortW = (ws: RenderedWarning[]) => ws.sort((p, q) => cmp(p.code, q.code) || cmp(p.message, q.message));
+  return { added: sortW(hi.warnings.filter((w) => !bw.has(warningKey(w)))), resolved: sortW(bi.warnings.filter((w) => !hw.has(warningKey(w)))) };
+}
 
-  const both = base !== undefined && head !== undefined;
-  const placement =
-    both && b.has("placement.md") && h.has("placement.md") && b.get("placement.md") !== h.get("placement.md")
-      ? placementDelta(b.get("placement.md")!, h.get("placement.md")!)
-      : undefined;
-  const nodes = both ? nodeSteps(b, h) : [];
+/**
+ * The placement delta from both sides' placement data. A render of schema 0 (before the model)
+ * has none: then the files are compared as files, and the note says why there is no delta.
+ */
+function placementOf(b: RenderedStack, h: RenderedStack): { delta?: PlacementDelta; note?: string } {
+  const [x, y] = [b.placement, h.placement];
+  if (x && y) {
+    if (b.files.get(PLACEMENT_DATA_FILE) === h.files.get(PLACEMENT_DATA_FILE)) return {};
+    const delta = placementDelta(x, y);
+    return isEmptyDelta(delta) ? {} : { delta };
+  }
+  if (b.files.get(PLACEMENT_MD_FILE) === h.files.get(PLACEMENT_MD_FILE)) return {};
+  const old = [!x ? `the base (render schema ${b.schemaVersion})` : "", !y ? `this change (render schema ${h.schemaVersion})` : ""]
+    .filter(Boolean)
+    .join(" and ");
+  return old ? { note: `No placement delta: ${old} has no ${PLACEMENT_DATA_FILE}, so ${PLACEMENT_MD_FILE} is compared line by line below` } : {};
+}
 
+/** Files outside index.yaml, objects/ and values/; those another section shows point there. */
+function otherFiles(b: RenderedStack, h: RenderedStack, placement: PlacementDelta | undefined, nodes: NodeSteps[]): FileChange[] {
   const other: FileChange[] = [];
-  for (const f of [...new Set([...b.keys(), ...h.keys()])].sort(cmp)) {
-    if (f === "index.yaml" || f.startsWith("objects/") || /^values\/[^/]+\.ya?ml$/.test(f)) continue;
-    if (f === "placement.md" && placement) continue;
-    const c = fileChange(f, b.get(f), h.get(f));
+  const bothData = b.placement !== undefined && h.placement !== undefined;
+  for (const f of allFiles(b, h)) {
+    if (f === INDEX_FILE || f.startsWith("objects/") || VALUES_FILE.test(f)) continue;
+    // placement.json is what placement.md and the delta show
+    if (bothData && f === PLACEMENT_DATA_FILE) continue;
+    if (placement && f === PLACEMENT_MD_FILE) continue;
+    const c = fileChange(f, b, h);
     if (!c) continue;
-    if (f === "placement.svg" && placement) other.push({ file: f, op: c.op, seeAlso: "the picture of the placement delta" });
-    else if (f === "talos/machines.yaml" && nodes.length && c.op === "change") other.push({ file: f, op: c.op, seeAlso: "node steps" });
+    if (f === PLACEMENT_SVG_FILE && placement) other.push({ file: f, op: c.op, seeAlso: "the picture of the placement delta" });
+    else if (f === TALOS_MACHINES_FILE && nodes.length && c.op === "change") other.push({ file: f, op: c.op, seeAlso: "node steps" });
     else other.push(c);
   }
+  return other;
+}
 
+/** Compare one stack's two renders (either may be absent). */
+export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport): StackPreview {
+  const read = (tree: Tree | undefined, where: string) => tree && new RenderedStack(tree, `${where}/${stack}`);
+  return compare(stack, read(base, "the base"), read(head, "this change"), policy);
+}
+
+function compare(stack: string, base: RenderedStack | undefined, head: RenderedStack | undefined, policy: PolicyReport | undefined): StackPreview {
+  const b = base ?? new RenderedStack(new Map<string, string>(), "(none)");
+  const h = head ?? new RenderedStack(new Map<string, string>(), "(none)");
+  const both = base !== undefined && head !== undefined;
+  const bi = indexOf(b);
+  const hi = indexOf(h);
+  const objects = objectChanges(objectsOf(b, bi), objectsOf(h, hi));
+  const values = valuesChanges(b, h, bi, hi);
+  const units = unitChanges(bi, hi);
+  const warnings = warningChanges(bi, hi);
+  const { delta: placement, note: placementNote } = both ? placementOf(b, h) : {};
+  const nodes = both ? nodeSteps(b, h, LIFECYCLES) : [];
+  const other = otherFiles(b, h, placement, nodes);
   const { actions, findings: refused } = actionsOf(objects, units, values, bi, hi);
   const findings = [
     ...refused,
     ...serviceFindings(units, bi, hi),
     ...quorumFindings(values),
-    ...(both ? [...nodeFindings(b, h), ...bindingFindings(b, h)] : []),
+    ...(both ? [...nodeFindings(bi, hi), ...bindingFindings(b, h)] : []),
   ];
-
   const settings = both ? diff(bi.settings, hi.settings) : [];
   const changed =
-    settings.length +
-      actions.length +
-      values.length +
-      units.length +
-      warnings.added.length +
-      warnings.resolved.length +
-      other.length +
-      (placement && !isEmptyDelta(placement) ? 1 : 0) >
-    0;
+    settings.length + actions.length + values.length + units.length + warnings.added.length + warnings.resolved.length + other.length + (placement ? 1 : 0) > 0;
   return {
     stack,
     status: !base ? "added" : !head ? "removed" : changed ? "changed" : "unchanged",
@@ -682,7 +712,8 @@ export function previewStack(stack: string, base: Tree | undefined, head: Tree |
     values,
     units,
     nodes,
-    ...(placement && !isEmptyDelta(placement) ? { placement } : {}),
+    ...(placement ? { placement } : {}),
+    ...(placementNote ? { placementNote } : {}),
     warnings,
     other,
     ...policyOf(stack, policy),
@@ -700,10 +731,10 @@ function policyOf(stack: string, policy: PolicyReport | undefined): { policy?: S
 
 /** Every stack present in either render (optionally only some), sorted by name. */
 export function previewAll(base: Tree, head: Tree, opts: { stacks?: string[]; policy?: PolicyReport } = {}): StackPreview[] {
-  const bs = byStack(base);
-  const hs = byStack(head);
+  const bs = renderedStacks(base, "the base");
+  const hs = renderedStacks(head, "this change");
   const names = [...new Set([...bs.keys(), ...hs.keys()])].filter((s) => !opts.stacks?.length || opts.stacks.includes(s)).sort(cmp);
-  return names.map((s) => previewStack(s, bs.get(s), hs.get(s), opts.policy));
+  return names.map((s) => compare(s, bs.get(s), hs.get(s), opts.policy));
 }
 
 /** Errors anywhere: `pulumi up` would refuse or fail on this change. */

@@ -2,9 +2,10 @@
 // protect flag stops `pulumi up` from deleting a protected resource, but only once someone runs
 // it against a cluster; a stack change that drops such a unit (a service turned off, a
 // StorageClass gone, a unit no longer protected) should already stop `npm run render`, which
-// compares the new Plan with the committed `rendered/<stack>/index.yaml`. `--allow-removal <unit>`
+// compares the new Plan with the committed `rendered/<stack>/index.yaml` (read by render/rendered.ts). `--allow-removal <unit>`
 // is the explicit, reviewable way through.
 import { objectFileName } from "../render/render";
+import type { RenderedIndex } from "../render/rendered";
 import { allUnits, type Plan } from "../plan/plan";
 
 export const PROTECTED_REMOVAL_CODE = "protected-removal";
@@ -18,34 +19,21 @@ export interface ProtectedLoss {
   object?: string;
 }
 
-interface IndexUnit {
-  name?: unknown;
-  protect?: unknown;
-  objects?: unknown;
-}
-
-/** Protected units of a parsed index.yaml: name → object file names (empty for releases). */
-function protectedUnitsOfIndex(index: unknown): Map<string, string[]> {
+/** Protected units of a previous index: name → object file names (empty for releases). */
+function protectedUnitsOfIndex(index: RenderedIndex): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  const phases = (index as { phases?: unknown } | null)?.phases;
-  if (!Array.isArray(phases)) return out;
-  for (const ph of phases) {
-    const units = (ph as { units?: unknown } | null)?.units;
-    if (!Array.isArray(units)) continue;
-    for (const u of units as IndexUnit[]) {
-      if (u?.protect !== true || typeof u.name !== "string") continue;
-      const objects = Array.isArray(u.objects) ? u.objects.filter((o): o is string => typeof o === "string") : [];
-      out.set(
-        u.name,
-        objects.map((o) => o.slice(o.lastIndexOf("/") + 1)),
-      );
-    }
+  for (const u of index.phases.flatMap((ph) => ph.units)) {
+    if (u.protect !== true) continue;
+    out.set(
+      u.name,
+      (u.objects ?? []).map((o) => o.slice(o.lastIndexOf("/") + 1)),
+    );
   }
   return out;
 }
 
-/** Every protected unit of `previous` (a parsed index.yaml) that the new Plan drops, unprotects or empties. */
-export function protectedLosses(previous: unknown, plan: Plan): ProtectedLoss[] {
+/** Every protected unit of `previous` (the previous render's index) that the new Plan drops, unprotects or empties. */
+export function protectedLosses(previous: RenderedIndex, plan: Plan): ProtectedLoss[] {
   const next = new Map(allUnits(plan).map((u) => [u.name, u]));
   const losses: ProtectedLoss[] = [];
   for (const [name, objects] of protectedUnitsOfIndex(previous)) {

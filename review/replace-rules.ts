@@ -16,7 +16,8 @@
 //   the selector of a Deployment or DaemonSet and a Job's template.
 // Patches (Node role labels, objects an operator owns) never replace anything: they only amend.
 import { isDeepStrictEqual } from "node:util";
-import { formatPath, type Change, type Segment } from "./ydiff";
+import { formatPath, type PathSegment } from "../config/problems";
+import { WHOLE_DOCUMENT, type Change } from "../render/diff";
 
 /** `<apiVersion>/<kind>` → field paths; `*` stands for any list item. */
 type Rules = Record<string, readonly string[]>;
@@ -101,7 +102,7 @@ const API_REFUSES: Rules = {
   "storage.k8s.io/v1/StorageClass": ["reclaimPolicy", "volumeBindingMode"],
 };
 
-function valueAt(v: unknown, path: readonly Segment[]): unknown {
+function valueAt(v: unknown, path: readonly PathSegment[]): unknown {
   let cur = v;
   for (const seg of path) {
     if (cur === null || typeof cur !== "object") return undefined;
@@ -137,7 +138,7 @@ function fieldsIn(rules: Rules, apiVersion: string, kind: string, changes: Chang
   if (!list) return [];
   const out = new Set<string>();
   for (const c of changes) {
-    for (const r of list) if (touches(c, r.split("."))) out.add(formatPath(c.path));
+    for (const r of list) if (touches(c, r.split("."))) out.add(formatPath(c.path, WHOLE_DOCUMENT));
   }
   return [...out];
 }

@@ -17,6 +17,7 @@ const LAYERS = [
   "plan",
   "placement",
   "render",
+  "lifecycle",
   "platform",
   "openkeel",
   "nodes",
@@ -104,6 +105,18 @@ function cycles(graph: Map<string, string[]>): string[] {
   return found;
 }
 
+/** The one module that writes and reads rendered/<stack>/ (README "Layout"). */
+const RENDERED_MODEL = "render/rendered.ts";
+/** The files of rendered/<stack>/ only the model may name: reading them is its job (placement.md is drawn from placement.json, never read back). */
+const MODEL_FILES = /["'`](index\.yaml|placement\.json|placement\.md|talos\/machines\.yaml)["'`]/;
+
+/** Files outside the model (and outside the test suites, which hold the bytes to account) that name a file of the model. */
+function modelFilesNamed(sources: Map<string, string>): string[] {
+  return [...sources]
+    .filter(([file, text]) => file !== RENDERED_MODEL && !/\.test\.ts$|^test\/helpers\//.test(file) && MODEL_FILES.test(text))
+    .map(([file, text]) => `${file}: ${MODEL_FILES.exec(text)![0]}`);
+}
+
 describe("architecture", () => {
   it("every source folder is a known layer, and the graph is read", () => {
     for (const f of new Set(FILES.map(folder))) expect([...LAYERS, ...TOP, "policy"]).toContain(f);
@@ -119,6 +132,16 @@ describe("architecture", () => {
 
   it("no import cycle between files", () => {
     expect(cycles(GRAPH)).toEqual([]);
+  });
+
+  it("rendered/<stack>/ is read through the rendered model only: no other file names index.yaml, placement.json or talos/machines.yaml", () => {
+    expect(modelFilesNamed(new Map(FILES.map((f) => [f, fs.readFileSync(path.join(REPO, f), "utf8")])))).toEqual([]);
+    for (const reader of ["review/preview.ts", "review/drift-command.ts", "pipeline/render-command.ts", "lifecycle/steps.ts", "test/e2e/harness/rendered.ts"]) {
+      expect(GRAPH.get(reader), reader).toContain(RENDERED_MODEL);
+    }
+    // and the check trips
+    expect(modelFilesNamed(new Map([["review/x.ts", 'const index = parse(tree.get("index.yaml"));']]))).toEqual(['review/x.ts: "index.yaml"']);
+    expect(modelFilesNamed(new Map([[RENDERED_MODEL, 'const f = "placement.json";']]))).toEqual([]);
   });
 
   it("the checks trip on an upward import, an import out of the pack, and a cycle", () => {

@@ -13,7 +13,7 @@ import program from "../index";
 import { liveClusterFacts, setClusterFactsUnderMocks } from "../components/cluster";
 import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
 import { planStack } from "../environments";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { capture } from "../cli/cli";
 import { clusterCommand } from "../pipeline/cluster-command";
 import { previewStack } from "../review/preview";

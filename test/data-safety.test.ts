@@ -2,13 +2,13 @@
 // would drop one (or an object of one) stops `npm run render` unless `--allow-removal <unit>` says so.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { allUnits, type Plan, type Unit } from "../plan/plan";
 import { planStack } from "../environments";
 import { capture } from "../cli/cli";
 import { generatedProductionStack } from "../bench/generate";
 import { protectedLosses } from "../review/protected";
+import { readIndex, readRenderedDir } from "../render/rendered";
 import { renderCommand } from "../pipeline/render-command";
 import { readTree } from "../cli/write";
 import { planOf } from "./helpers/plans";
@@ -138,13 +138,13 @@ describe("the render refuses to drop a unit that owns data", () => {
 
   it("a StorageClass dropped from the storage-classes unit, or a unit no longer protected, is a loss", () => {
     const plan = planOf("prod-medium");
-    const index = parse(fs.readFileSync(path.join(REPO, "rendered/prod-medium/index.yaml"), "utf8"));
+    const index = readIndex(fs.readFileSync(path.join(REPO, "rendered/prod-medium/index.yaml"), "utf8"), "rendered/prod-medium/index.yaml");
     expect(protectedLosses(index, plan)).toEqual([]);
-    const classes = index.phases.flatMap((p: any) => p.units).find((u: any) => u.name === "storage-classes");
-    classes.objects.push("objects/04-platform-config/storage-classes/storageclass-old-fast.yaml");
+    const classes = index.phases.flatMap((p) => p.units).find((u) => u.name === "storage-classes")!;
+    classes.objects!.push("objects/04-platform-config/storage-classes/storageclass-old-fast.yaml");
     const unprotected = structuredClone(plan);
     delete allUnits(unprotected).find((u) => u.name === "openkeel-swift")!.protect;
-    expect(protectedLosses(parse(stringify(index)), unprotected)).toEqual([
+    expect(protectedLosses(index, unprotected)).toEqual([
       { unit: "storage-classes", loss: "object", object: "storageclass-old-fast.yaml" },
       { unit: "openkeel-swift", loss: "unprotected" },
     ]);
@@ -152,7 +152,7 @@ describe("the render refuses to drop a unit that owns data", () => {
 
   it("the committed render of every stack keeps every protected unit of its plan", () => {
     for (const stack of SHIPPED_STACKS) {
-      const index = parse(fs.readFileSync(path.join(REPO, "rendered", stack, "index.yaml"), "utf8"));
+      const index = readRenderedDir(path.join(REPO, "rendered", stack)).index;
       expect(protectedLosses(index, planOf(stack)), stack).toEqual([]);
     }
   });

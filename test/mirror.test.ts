@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import program from "../index";
 import { allUnits } from "../plan/plan";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { planOf } from "./helpers/plans";
 import { runProgram } from "./helpers/pulumi";
 import { configProblems, mutatedConfig, pulumiConfigOf, shippedRaw } from "./helpers/stacks";

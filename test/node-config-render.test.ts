@@ -2,7 +2,8 @@
 // multi-document, YAML that a 1.1 parser (kind) reads the same as a 1.2 parser (Talos).
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
-import { GENERATED_HEADER, nodeConfigContent, renderPlan } from "../render/render";
+import { GENERATED_HEADER, nodeConfigContent } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { SHIPPED_STACKS } from "./helpers/stacks";
 import { planOf } from "./helpers/plans";
 

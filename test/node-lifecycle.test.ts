@@ -9,9 +9,15 @@ import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import { planStack } from "../environments";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { capture } from "../cli/cli";
-import { nodeRemovalChecks } from "../review/node-guard";
+import { lifecycleChecks } from "../lifecycle/checks";
+import type { NodeLifecycle } from "../lifecycle/contributor";
+import { nodeRemovalChecks } from "../lifecycle/guards";
+import { nodeSteps } from "../lifecycle/steps";
+import { longhorn } from "../platform/longhorn";
+import { medik8s } from "../platform/medik8s";
+import { RenderedStack } from "../render/rendered";
 import { hasErrors, previewStack, type StackPreview, type Tree } from "../review/preview";
 import { stackMarkdown } from "../review/preview-markdown";
 import { renderCommand } from "../pipeline/render-command";
@@ -405,5 +411,37 @@ describe("between two drained states", () => {
       "update Node sto-9 (patch) [node-roles]",
       "update NodeMaintenance sto-9 [node-maintenance]",
     ]);
+  });
+});
+
+describe("the steps are contributed by the components that own them (lifecycle/contributor.ts)", () => {
+  const tree = (cfg: LoadedConfig) => new RenderedStack(render(cfg), cfg.stack);
+  const before = tree(shippedConfig("prod-large"));
+  const after = tree(mutatedConfig("prod-large", withState("sto-9", "retiring")));
+  const whats = (lifecycles: NodeLifecycle[]) =>
+    nodeSteps(before, after, lifecycles)
+      .find((n) => n.node === "sto-9")
+      ?.steps.map((s) => s.what);
+
+  it("without contributions only the core's: the drain by hand, since nothing asks for it", () => {
+    expect(whats([])).toEqual(["drain"]);
+  });
+
+  it("Longhorn adds its eviction wait and the strict-local members; Medik8s's drain request replaces the drain by hand", () => {
+    expect(whats([longhorn.lifecycle!])).toEqual(["wait for the Longhorn eviction", "drain", "move the strict-local members"]);
+    expect(whats([longhorn.lifecycle!, medik8s.lifecycle!])).toEqual(["wait for the Longhorn eviction", "wait for the drain", "move the strict-local members"]);
+  });
+
+  it("each claims its own requests: Longhorn the eviction patch, Medik8s the NodeMaintenance", () => {
+    const [eviction] = objectsOf(planOf(mutatedConfig("prod-large", withState("sto-9", "retiring"))), "longhorn-node-eviction");
+    const [request] = objectsOf(planOf(mutatedConfig("prod-large", withState("sto-9", "retiring"))), "node-maintenance");
+    expect([longhorn.lifecycle!.requestFor!(eviction), medik8s.lifecycle!.requestFor!(eviction)]).toEqual(["sto-9", undefined]);
+    expect([longhorn.lifecycle!.requestFor!(request), medik8s.lifecycle!.requestFor!(request)]).toEqual([undefined, "sto-9"]);
+  });
+
+  it("only a component that drains nodes keeps the lab-node-state warning away", () => {
+    const cfg = mutatedConfig("prod-medium", withState("cmp-02", "maintenance"));
+    expect(lifecycleChecks(cfg, [longhorn.lifecycle!]).map((c) => c.code)).toEqual(["lab-node-state"]);
+    expect(lifecycleChecks(cfg, [longhorn.lifecycle!, medik8s.lifecycle!])).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../config/schema";
 import { resolvePlacement, type Placement } from "../placement/chart-helper";
 import { PHASES, phase } from "../plan/plan";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
 import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
 import { checkValues } from "../openkeel/contract";

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { findUnit, helmReleaseUnit, manifestsUnit, type ManifestsUnit, type Plan } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
+import { placementData } from "../placement/data";
 import { NO, placementMarkdown, placementSvg, YES } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "../platform/longhorn";
@@ -349,12 +350,12 @@ describe("placement.md and placement.svg", () => {
 
   it("are deterministic", () => {
     const again = report(designPlan(cfg).plan, topology);
-    expect(placementMarkdown(again)).toBe(placementMarkdown(r));
-    expect(placementSvg(again)).toBe(placementSvg(r));
+    expect(placementMarkdown(placementData(again))).toBe(placementMarkdown(placementData(r)));
+    expect(placementSvg(placementData(again))).toBe(placementSvg(placementData(r)));
   });
 
   it("the markdown grid has a column per node, grouped by role, and a row per component", () => {
-    const md = placementMarkdown(r);
+    const md = placementMarkdown(placementData(r));
     const header = md.split("\n").find((l) => l.startsWith("| component |"))!;
     const nodesInHeader = [...header.matchAll(/\| ([a-z0-9-]+)<br>/g)].map((m) => m[1]);
     expect(nodesInHeader).toEqual(["cp-1", "cp-2", "cp-3", "cmp-01", "cmp-02", "cmp-03", "net-1", "net-2", "prov-1"]);
@@ -368,7 +369,7 @@ describe("placement.md and placement.svg", () => {
   });
 
   it("the SVG is well-formed XML with a column per node and a row per component", () => {
-    const svg = placementSvg(r);
+    const svg = placementSvg(placementData(r));
     const root = parseXml(svg);
     expect(root.name).toBe("svg");
     expect(root.attrs.xmlns).toBe("http://www.w3.org/2000/svg");
@@ -389,7 +390,7 @@ describe("placement.md and placement.svg", () => {
 
   it("names with XML specials are escaped", () => {
     const odd = { ...r, stack: `a<b & "c">` };
-    expect(() => parseXml(placementSvg(odd))).not.toThrow();
+    expect(() => parseXml(placementSvg(placementData(odd)))).not.toThrow();
   });
 });
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { readStack } from "../config/stack-file";
 import type { LoadedConfig } from "../config/schema";
 import { planStack } from "../environments";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { hasErrors, previewStack, type StackPreview, type Tree } from "../review/preview";
 import { stackMarkdown } from "../review/preview-markdown";
 import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks } from "./helpers/stacks";
@@ -173,6 +173,7 @@ describe("changing the provisioning node's role (prov-1 of prod-medium: provisio
         message: "service ironic goes away: `pulumi up` uninstalls release openkeel-ironic",
         reason:
           "no node has the provisioning role any more (prov-1 lost it), and ironic runs only where one has it (topology/services.ts); its API leaves the cloud",
+        fix: "if the cloud still needs it, give a node the provisioning role",
       },
     ]);
     expect(stackMarkdown(p)).toContain("**⚠️ Warnings**\n\n- **service-removed**: service ironic goes away");
@@ -192,6 +193,9 @@ describe("lowering OVN central's members (prod-medium: ovnCentral.replicas 3 →
       ["warning", "quorum-members", "OVN central: 3 → 1 members (ovnCentral.replicas of openkeel-neutron)"],
     ]);
     expect(p.findings[0].reason).toMatch(/^it survives 1 failed member\(s\) before and 0 after; .*RAFT/);
+    expect(p.findings[0].fix).toMatch(
+      /^if OVN central is not meant to have 1 member\(s\), restore what sets the count: a replicas override in openkeel:services/,
+    );
     expect(component(p, "openkeel-neutron/ovnCentral")).toMatchObject({
       component: "openkeel-neutron/ovnCentral",
       op: "changed",

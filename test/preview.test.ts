@@ -10,7 +10,9 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDeepStrictEqual } from "node:util";
 import { parse, parseAllDocuments, parseDocument, stringify } from "yaml";
-import { renderPlan, GENERATED_HEADER } from "../render/render";
+import { GENERATED_HEADER } from "../render/render";
+import { placementJson, renderPlan, type RenderedPlacement } from "../render/rendered";
+import { placementMarkdown } from "../placement/picture";
 import { readStack } from "../config/stack-file";
 import { planStack } from "../environments";
 import { hasErrors, previewAll, previewStack, type StackPreview, type Tree } from "../review/preview";
@@ -20,7 +22,11 @@ import { capture } from "../cli/cli";
 import { previewCommand } from "../review/preview-command";
 import { renderCommand } from "../pipeline/render-command";
 import { readTree } from "../cli/write";
-import { diff, formatPath } from "../review/ydiff";
+import { formatPath, type PathSegment } from "../config/problems";
+import { diff, WHOLE_DOCUMENT } from "../render/diff";
+
+/** A change's path as the preview writes it. */
+const pathOf = (path: PathSegment[]) => formatPath(path, WHOLE_DOCUMENT);
 import { REPO, STACKS_DIR } from "./helpers/stacks";
 
 const temps: string[] = [];
@@ -39,7 +45,7 @@ describe("structural diff", () => {
       { metadata: { labels: { "node-role.openkeel.io/compute": "", keep: "x" } }, spec: { replicas: 2 } },
       { metadata: { labels: { "node-role.openkeel.io/network": "", keep: "x" } }, spec: { replicas: 3 } },
     );
-    expect(changes.map((c) => [formatPath(c.path), c.op, c.before, c.after])).toEqual([
+    expect(changes.map((c) => [pathOf(c.path), c.op, c.before, c.after])).toEqual([
       ['metadata.labels["node-role.openkeel.io/compute"]', "remove", "", undefined],
       ['metadata.labels["node-role.openkeel.io/network"]', "add", undefined, ""],
       ["spec.replicas", "change", 2, 3],
@@ -60,7 +66,7 @@ describe("structural diff", () => {
         { name: "new", image: "n:1" },
       ],
     };
-    expect(diff(a, b).map((c) => [formatPath(c.path), c.op])).toEqual([
+    expect(diff(a, b).map((c) => [pathOf(c.path), c.op])).toEqual([
       ["containers[name=api].image", "change"],
       ["containers[name=new]", "add"],
     ]);
@@ -73,7 +79,7 @@ describe("structural diff", () => {
       { path: ["roles", 0], op: "add", after: "network" },
     ]);
     const tol = (effect: string) => ({ key: "node-role.openkeel.io/compute", operator: "Exists", effect });
-    expect(diff({ t: [tol("NoSchedule"), tol("NoExecute")] }, { t: [tol("NoSchedule"), tol("PreferNoSchedule")] }).map((c) => formatPath(c.path))).toEqual([
+    expect(diff({ t: [tol("NoSchedule"), tol("NoExecute")] }, { t: [tol("NoSchedule"), tol("PreferNoSchedule")] }).map((c) => pathOf(c.path))).toEqual([
       "t[1].effect",
     ]);
     expect(diff([1, 2, 3], [1, 3])).toEqual([{ path: [1], op: "remove", before: 2 }]);
@@ -88,7 +94,7 @@ describe("structural diff", () => {
   it("no differences, no changes; a type change is one change", () => {
     expect(diff({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] })).toEqual([]);
     expect(diff({ a: { b: 1 } }, { a: [1] })).toEqual([{ path: ["a"], op: "change", before: { b: 1 }, after: [1] }]);
-    expect(formatPath([])).toBe("(whole document)");
+    expect(pathOf([])).toBe("(whole document)");
   });
 });
 
@@ -128,13 +134,38 @@ const index = (over: Record<string, unknown> = {}) => ({
 });
 const nodeA = { apiVersion: "v1", kind: "Node", metadata: { name: "a", labels: { "node-restriction.kubernetes.io/openkeel-compute": "" } } };
 
+/** placement.json (and the placement.md drawn from it) of compute nodes and the Nova conductor on them. */
+function placementFiles(nodes: string[], replicas: number): Record<string, string> {
+  const data: RenderedPlacement = {
+    stack: "s",
+    topology: "medium",
+    profile: "hardened",
+    taintedRoles: [],
+    nodes: nodes.map((name) => ({ name, roles: ["compute"], kubernetesControlPlane: false, state: "active", labels: {}, taints: [] })),
+    components: [
+      {
+        name: "nova/conductor",
+        source: "openkeel",
+        unit: "nova",
+        kind: "Deployment",
+        replicas,
+        designRoles: ["compute"],
+        eligible: nodes,
+        reasons: {},
+        reaches: ["compute"],
+      },
+    ],
+  };
+  return { "placement.json": placementJson(data), "placement.md": placementMarkdown(data) };
+}
+
 describe("previewStack", () => {
   const base = tree({
     "index.yaml": index(),
     "objects/01-node-roles/node-roles/node-a.yaml": nodeA,
     "values/nova.yaml": { conductor: { replicas: 1 }, global: { nodeRoles: { compute: ["a"] } } },
     "kind/cluster.yaml": { kind: "Cluster", nodes: [{ role: "control-plane" }] },
-    "placement.md": "| node | pods |\n| a | 3 |\n",
+    ...placementFiles(["a"], 1),
   });
 
   it("an unchanged render is unchanged, and says so", () => {
@@ -161,7 +192,7 @@ describe("previewStack", () => {
       "objects/02-node-roles/node-roles/node-b.yaml": { ...nodeA, metadata: { ...nodeA.metadata, name: "b" } },
       "values/nova.yaml": { conductor: { replicas: 2 }, global: { nodeRoles: { compute: ["a", "b"] } } },
       "kind/cluster.yaml": { kind: "Cluster", nodes: [{ role: "control-plane" }, { role: "worker" }] },
-      "placement.md": "| node | pods |\n| a | 2 |\n| b | 1 |\n",
+      ...placementFiles(["a", "b"], 2),
     });
     const p = previewStack("s", base, head);
     expect(p.status).toBe("changed");
@@ -200,10 +231,14 @@ describe("previewStack", () => {
     expect(p.warnings).toEqual({ added: [{ code: "single-conductor", message: "one Ironic conductor", remediation: "label a second node" }], resolved: [] });
     expect(p.settings).toEqual([]);
     expect(p.findings).toEqual([]);
-    // placement.md is summarised, not listed; kind/cluster.yaml field by field
-    expect(p.placement).toEqual({ components: [], nodes: [], lines: ["-| a | 3 |", "+| a | 2 |", "+| b | 1 |"] });
+    // placement.json and placement.md are summarised, not listed; kind/cluster.yaml field by field
+    expect(p.placement).toEqual({
+      components: [{ component: "nova/conductor", op: "changed", gained: ["b"], lost: [], replicas: { before: "1", after: "2" } }],
+      nodes: [{ node: "b", op: "added", fields: ["role group: compute", "zone: —", "taints: —"] }],
+      lines: [],
+    });
     expect(p.other.map((f) => f.file)).toEqual(["kind/cluster.yaml"]);
-    expect(p.other[0].changes?.map((c) => formatPath(c.path))).toEqual(["nodes[1]"]);
+    expect(p.other[0].changes?.map((c) => pathOf(c.path))).toEqual(["nodes[1]"]);
 
     const md = stackMarkdown(p);
     expect(md).toContain("| create | Node b (patch) | node-roles |  |");
@@ -510,8 +545,8 @@ describe("npm run preview between two commits", () => {
     const headTree = readTree(path.join(out, "prod-medium"));
     const baseTree = readTree(path.join(REPO, "rendered", "prod-medium"));
     // files outside objects/, values/ and index.yaml whose content (not only their comments) differs;
-    // placement.md is shown as its delta
-    const outside = (p: string) => p !== "index.yaml" && p !== "placement.md" && !p.startsWith("objects/") && !p.startsWith("values/");
+    // placement.json and placement.md are shown as the placement delta
+    const outside = (p: string) => !["index.yaml", "placement.json", "placement.md"].includes(p) && !p.startsWith("objects/") && !p.startsWith("values/");
     const docs = (t: string | undefined) => (t === undefined ? undefined : parseAllDocuments(t).map((d) => d.toJS()));
     const differsInContent = (p: string) =>
       p.endsWith(".yaml") ? !isDeepStrictEqual(docs(baseTree.get(p)), docs(headTree.get(p))) : baseTree.get(p) !== headTree.get(p);

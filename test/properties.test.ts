@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/load";
 import { allUnits, type Plan } from "../plan/plan";
 import { ConfigError } from "../config/problems";
-import { renderPlan, type RenderedFile } from "../render/render";
+import { renderPlan, type RenderedFile } from "../render/rendered";
 import { planStack } from "../environments";
 import { PROPERTY_SEED, runs, stackArbitrary, type GeneratedRaw } from "./helpers/topologies";
 import { ruleFindings, runPlan } from "./helpers/policy-rules";

@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import { canonicalSchematic, installerImage, schematicId } from "../nodes/image-factory";
 import type { NodeConfigFile } from "../plan/plan";
+import type { TalosMachine } from "../render/rendered";
 import { ROLES, roleTaint } from "../config/roles";
 import {
-  type TalosMachine,
   groupName,
   groupPatch,
   groupSchematic,

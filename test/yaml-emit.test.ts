@@ -10,7 +10,7 @@ import { planStack } from "../environments";
 import { generatedProductionStack } from "../bench/generate";
 import { PROPERTY_SEED, runs } from "./helpers/topologies";
 import { SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
-import { renderPlan } from "../render/render";
+import { renderPlan } from "../render/rendered";
 import { parse, parseAllDocuments } from "yaml";
 import { isDeepStrictEqual } from "node:util";
 

@@ -4,7 +4,6 @@ import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Config, ServiceName } from "../config/schema";
 import { addressChecks } from "./addresses";
-import { lifecycleChecks } from "./lifecycle";
 import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, SERVICE_REQUIRED_SERVICE, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
 import { bridgeMappingChecks } from "./wiring";
@@ -150,6 +149,5 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
     }
   }
   checks.push(...addressChecks(cfg));
-  checks.push(...lifecycleChecks(cfg, topo));
   return checks;
 }

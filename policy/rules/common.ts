@@ -1,6 +1,9 @@
 // What every rule module shares: the resource views rules judge, the policy wrappers (environment
 // scope, "what is wrong. Fix: how" messages), and readers for the shapes this repository emits
 // (Helm releases and their OpenKeel values, Kubernetes objects). Pure: no server, no Pulumi runtime.
+// Its Finding is the pack's own on purpose: the product's finding is config/problems.ts' Check
+// (plan checks, the preview's findings), and the pack stands alone beside it, reading only
+// config/problems.ts' Problem and formatter.
 import { UnknownValueError, type ReportViolation, type ResourceValidationPolicy, type StackValidationPolicy } from "@pulumi/policy";
 import { formatPath, formatProblem, type Problem } from "../../config/problems";
 import { currentEnvironment, type PolicyEnvironment } from "../environment";

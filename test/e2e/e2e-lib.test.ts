@@ -135,15 +135,11 @@ describe("e2e: reading the engine and the render", () => {
     expect(summaryLine(text)).toBe("+ 3 created, 10 unchanged, Duration: 5s");
   });
 
-  it("reads placement.md's grid", () => {
+  it("reads the placement data (placement.json) through the rendered model", () => {
     const p = readPlacement(readRendered(RENDERED, "prod-medium"));
     expect(p.nodes).toHaveLength(9);
-    const chassis = p.rows.find((r) => r.component === "openkeel-neutron/chassis")!;
-    expect(
-      Object.entries(chassis.eligible)
-        .filter(([, ok]) => ok)
-        .map(([n]) => n),
-    ).toEqual(["cmp-01", "cmp-02", "cmp-03", "net-1", "net-2"]);
+    const chassis = p.components.find((c) => c.name === "openkeel-neutron/chassis")!;
+    expect(chassis.eligible).toEqual(["cmp-01", "cmp-02", "cmp-03", "net-1", "net-2"]);
   });
 
   it("finds fields the API server pruned or changed", () => {

@@ -207,7 +207,7 @@ function protectedObjects(r: StackRun, rendered: RenderedStack): { files: string
   for (const u of rendered.units.filter((x) => x.protect)) {
     units.push(u.name);
     if (u.kind === "Manifests") files.push(...(u.objects ?? []).map((f) => path.join(rendered.dir, f)).filter((f) => !/\/node-[^/]+\.yaml$/.test(f)));
-    if (u.kind === "HelmRelease") releases.push({ name: u.release ?? u.name, namespace: u.namespace ?? "default" });
+    if (u.kind === "HelmRelease") releases.push({ name: u.release, namespace: u.namespace });
     for (const url of u.kind === "RemoteManifest" ? (u.urls ?? []) : []) {
       const body = r.mirror?.fileBody(url);
       if (body) {

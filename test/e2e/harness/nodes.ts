@@ -6,10 +6,8 @@
 // registration taints (Talos registerWithTaints / nodeTaints, kubeadm nodeRegistration.taints), and
 // capacity. Everything is read from the rendered node configuration; role labels the node does not
 // assert itself are left to the program's node-roles phase.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { parse } from "yaml";
-import { readDocs, type RenderedStack } from "./rendered";
+import type { RenderedStack } from "./rendered";
 
 export const K8S_CONTROL_PLANE = "node-role.kubernetes.io/control-plane";
 
@@ -40,34 +38,48 @@ function kubeletLabels(name: string): Record<string, string> {
   };
 }
 
-type Obj = Record<string, any>;
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+/** A map field of plain data (empty when absent). */
+const map = (v: unknown, key: string): Record<string, unknown> => (isMap(v) && isMap(v[key]) ? v[key] : {});
+const list = (v: unknown, key: string): unknown[] => (isMap(v) && Array.isArray(v[key]) ? v[key] : []);
+const str = (v: unknown, key: string): string | undefined => (isMap(v) && typeof v[key] === "string" ? v[key] : undefined);
+
+function taintOf(t: unknown): Taint {
+  const value = str(t, "value");
+  return { key: str(t, "key") ?? "", ...(value ? { value } : {}), effect: str(t, "effect") ?? "" };
+}
+
+/** What one Talos patch document says of the node: hostname, labels, taints, address, control-plane scheduling. */
+function talosDocument(
+  doc: unknown,
+  spec: { name: string; labels: Record<string, string>; taints: Taint[]; internalIP?: string; allowOnControlPlanes: boolean },
+): void {
+  if (str(doc, "kind") === "HostnameConfig" && str(doc, "hostname")) spec.name = str(doc, "hostname")!;
+  const machine = map(doc, "machine");
+  for (const [k, v] of Object.entries(map(machine, "nodeLabels"))) spec.labels[k] = String(v);
+  for (const t of list(map(map(machine, "kubelet"), "extraConfig"), "registerWithTaints")) spec.taints.push(taintOf(t));
+  for (const [key, v] of Object.entries(map(machine, "nodeTaints"))) {
+    const [value, effect] = String(v).split(":");
+    spec.taints.push({ key, ...(value ? { value } : {}), effect });
+  }
+  const subnet = list(map(map(machine, "kubelet"), "nodeIP"), "validSubnets")[0];
+  if (typeof subnet === "string" && subnet.endsWith("/32")) spec.internalIP = subnet.slice(0, -3);
+  if (map(doc, "cluster").allowSchedulingOnControlPlanes === true) spec.allowOnControlPlanes = true;
+}
 
 /** Talos: talos/machines.yaml names each node's machine type and patches, applied in order. */
 function talosNodes(r: RenderedStack): NodeSpec[] {
-  const machines = (parse(fs.readFileSync(path.join(r.dir, "talos", "machines.yaml"), "utf8")) as Obj).machines as Record<string, Obj>;
-  return Object.entries(machines).map(([node, m]) => {
-    let name = node;
-    const labels: Record<string, string> = {};
-    const taints: Taint[] = [];
-    let allowOnControlPlanes = false;
-    let internalIP: string | undefined;
+  return Object.entries(r.model.talosMachines()).map(([node, m]) => {
+    const spec = {
+      name: node,
+      labels: {} as Record<string, string>,
+      taints: [] as Taint[],
+      internalIP: undefined as string | undefined,
+      allowOnControlPlanes: false,
+    };
     const provenance: string[] = [`machine type ${m.machineType}, patches ${m.patches.join(", ")}`];
-    for (const rel of m.patches as string[]) {
-      for (const doc of readDocs(path.join(r.dir, "talos", rel)) as Obj[]) {
-        if (doc.kind === "HostnameConfig" && doc.hostname) name = doc.hostname;
-        const machine = doc.machine ?? {};
-        Object.assign(labels, machine.nodeLabels ?? {});
-        for (const t of machine.kubelet?.extraConfig?.registerWithTaints ?? [])
-          taints.push({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect });
-        for (const [key, v] of Object.entries(machine.nodeTaints ?? {})) {
-          const [value, effect] = String(v).split(":");
-          taints.push({ key, ...(value ? { value } : {}), effect });
-        }
-        const subnet = machine.kubelet?.nodeIP?.validSubnets?.[0];
-        if (typeof subnet === "string" && subnet.endsWith("/32")) internalIP = subnet.slice(0, -3);
-        if (doc.cluster?.allowSchedulingOnControlPlanes === true) allowOnControlPlanes = true;
-      }
-    }
+    for (const rel of m.patches) for (const doc of r.model.documents(`talos/${rel}`)) talosDocument(doc, spec);
+    const { name, labels, taints, internalIP, allowOnControlPlanes } = spec;
     if (m.machineType === "controlplane") {
       // Talos labels its control-plane nodes and taints them unless cluster.allowSchedulingOnControlPlanes
       labels[K8S_CONTROL_PLANE] = "";
@@ -78,19 +90,41 @@ function talosNodes(r: RenderedStack): NodeSpec[] {
   });
 }
 
+/** A kubeadm config patch of a kind node: its registration taints (they replace the default) and node labels. */
+function kubeadmPatch(patch: string, labels: Record<string, string>): { taints?: Taint[]; kind?: string } | undefined {
+  const doc: unknown = parse(patch);
+  if (!isMap(doc) || !isMap(doc.nodeRegistration)) return undefined;
+  const reg = doc.nodeRegistration;
+  const args: unknown = reg.kubeletExtraArgs;
+  const nodeLabels = Array.isArray(args)
+    ? str(
+        args.find((a: unknown) => str(a, "name") === "node-labels"),
+        "value",
+      )
+    : map(reg, "kubeletExtraArgs")["node-labels"];
+  for (const kv of String(nodeLabels ?? "")
+    .split(",")
+    .filter(Boolean)) {
+    const [k, v] = kv.split("=");
+    labels[k] = v ?? "";
+  }
+  return { ...(Array.isArray(reg.taints) ? { taints: reg.taints.map(taintOf) } : {}), kind: str(doc, "kind") };
+}
+
 /** kind: nodes[] in order; kind names them <cluster>-control-plane[N] and <cluster>-worker[N]. */
 function kindNodes(r: RenderedStack): NodeSpec[] {
-  const cluster = readDocs(path.join(r.dir, "kind", "cluster.yaml"))[0] as Obj;
-  const nodes = (cluster.nodes ?? [{ role: "control-plane" }]) as Obj[];
-  const hasWorkers = nodes.some((n) => n.role === "worker");
+  const cluster = r.model.documents("kind/cluster.yaml")[0];
+  const nodes = isMap(cluster) && Array.isArray(cluster.nodes) ? (cluster.nodes as unknown[]) : [{ role: "control-plane" }];
+  const hasWorkers = nodes.some((n) => str(n, "role") === "worker");
+  const clusterName = str(cluster, "name");
   const count: Record<string, number> = {};
   return nodes.map((n) => {
-    const role = n.role ?? "control-plane";
+    const role = str(n, "role") ?? "control-plane";
     count[role] = (count[role] ?? 0) + 1;
-    const name = `${cluster.name ?? "kind"}-${role}${count[role] > 1 ? count[role] : ""}`;
-    const labels: Record<string, string> = { ...(n.labels ?? {}) };
+    const name = `${clusterName ?? "kind"}-${role}${count[role] > 1 ? count[role] : ""}`;
+    const labels: Record<string, string> = Object.fromEntries(Object.entries(map(n, "labels")).map(([k, v]) => [k, String(v)]));
     let taints: Taint[] = [];
-    const provenance = [`kind ${role} node #${count[role]} of ${cluster.name}`];
+    const provenance = [`kind ${role} node #${count[role]} of ${clusterName}`];
     if (role === "control-plane") {
       labels[K8S_CONTROL_PLANE] = "";
       labels["node.kubernetes.io/exclude-from-external-load-balancers"] = "";
@@ -99,20 +133,11 @@ function kindNodes(r: RenderedStack): NodeSpec[] {
         `kubeadm control plane: ${K8S_CONTROL_PLANE} label${hasWorkers ? " and taint" : "; kind removes the taint of a cluster without workers"}`,
       );
     }
-    for (const patch of (n.kubeadmConfigPatches ?? []) as string[]) {
-      const doc = parse(patch) as Obj;
-      const reg = doc?.nodeRegistration;
-      if (!reg) continue;
-      if (Array.isArray(reg.taints)) taints = reg.taints.map((t: Obj) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
-      const args = reg.kubeletExtraArgs;
-      const nodeLabels = Array.isArray(args) ? args.find((a: Obj) => a.name === "node-labels")?.value : args?.["node-labels"];
-      for (const kv of String(nodeLabels ?? "")
-        .split(",")
-        .filter(Boolean)) {
-        const [k, v] = kv.split("=");
-        labels[k] = v ?? "";
-      }
-      provenance.push(`kubeadm ${doc.kind} patch`);
+    for (const patch of list(n, "kubeadmConfigPatches")) {
+      const p = kubeadmPatch(String(patch), labels);
+      if (!p) continue;
+      if (p.taints) taints = p.taints;
+      provenance.push(`kubeadm ${p.kind} patch`);
     }
     return { name, labels: { ...labels, ...kubeletLabels(name) }, taints, provenance };
   });
@@ -127,7 +152,7 @@ export function nodeSpecs(r: RenderedStack): NodeSpec[] {
   return specs.filter((s) => inventory.has(s.name));
 }
 
-export function nodeObject(s: NodeSpec): Obj {
+export function nodeObject(s: NodeSpec): Record<string, unknown> {
   return {
     apiVersion: "v1",
     kind: "Node",

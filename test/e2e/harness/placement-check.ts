@@ -1,16 +1,36 @@
 // Placement proven by the real scheduler: where the pods of every component were bound, against
-// rendered/<stack>/placement.md. For the contract charts' components (pods labelled
-// app.kubernetes.io/instance=<release>, app.kubernetes.io/component=<placement key>) and for the
-// Deployments/DaemonSets/StatefulSets this repository writes as objects. A pod bound where the
-// report says `·`, a DaemonSet that covers other nodes than the report's `●`, a Pending pod, a
-// component of the report without pods or pods of a component the report lacks: each is a
-// disagreement between our model and the scheduler.
+// rendered/<stack>/placement.json (the data placement.md shows). For the contract charts'
+// components (pods labelled app.kubernetes.io/instance=<release>, app.kubernetes.io/component=
+// <placement key>) and for the Deployments/DaemonSets/StatefulSets this repository writes as
+// objects. A pod bound where the report says it may not run, a DaemonSet that covers other nodes
+// than the report's eligible ones, a Pending pod, a component of the report without pods or pods
+// of a component the report lacks: each is a disagreement between our model and the scheduler.
 import * as path from "node:path";
+import type { RenderedPlacement } from "../../../render/rendered";
 import type { Kube } from "./kube";
-import type { PlacementReport, PlacementRow, RenderedStack } from "./rendered";
+import type { RenderedStack } from "./rendered";
 import { readDocs } from "./rendered";
 
-type Obj = Record<string, any>;
+interface Meta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** The fields of a live Pod this check reads. */
+interface Pod {
+  metadata: Meta;
+  spec: { nodeName?: string };
+  status?: { phase?: string; conditions?: { type: string; reason?: string; message?: string }[] };
+}
+
+/** The fields of a live Deployment, DaemonSet or StatefulSet this check reads. */
+interface Workload {
+  kind?: string;
+  metadata: Meta;
+  spec: { selector: { matchLabels: Record<string, string> } };
+}
 
 interface PlacementFinding {
   component: string;
@@ -23,133 +43,141 @@ export interface PlacementResult {
   storage: { object: string; storageClass: string; exists: boolean }[];
 }
 
-function podReason(p: Obj): string {
-  const c = (p.status?.conditions ?? []).find((x: Obj) => x.type === "PodScheduled");
-  return c ? `${c.reason ?? ""}: ${c.message ?? ""}` : `phase ${p.status?.phase}`;
-}
+type Component = RenderedPlacement["components"][number];
 
-function eligibleNodes(row: PlacementRow): string[] {
-  return Object.entries(row.eligible)
-    .filter(([, ok]) => ok)
-    .map(([n]) => n)
-    .sort();
+function podReason(p: Pod): string {
+  const c = (p.status?.conditions ?? []).find((x) => x.type === "PodScheduled");
+  return c ? `${c.reason ?? ""}: ${c.message ?? ""}` : `phase ${p.status?.phase}`;
 }
 
 interface Group {
   component: string;
   kinds: Set<string>;
-  pods: Obj[];
-  daemonSets: Obj[];
-  workloads: Obj[];
+  pods: Pod[];
+  daemonSets: Workload[];
+  workloads: Workload[];
 }
 
-export async function checkPlacement(kube: Kube, r: RenderedStack, report: PlacementReport): Promise<PlacementResult> {
-  const rows = new Map(report.rows.map((x) => [x.component, x]));
-  const groups = new Map<string, Group>();
-  const group = (c: string) => {
-    let g = groups.get(c);
-    if (!g) groups.set(c, (g = { component: c, kinds: new Set(), pods: [], daemonSets: [], workloads: [] }));
+class Groups extends Map<string, Group> {
+  of(component: string): Group {
+    let g = this.get(component);
+    if (!g) this.set(component, (g = { component, kinds: new Set(), pods: [], daemonSets: [], workloads: [] }));
     return g;
-  };
+  }
+}
 
-  // contract charts: every workload and pod labelled by release and placement key
+/** The contract charts' workloads and pods, labelled by release and placement key; their StatefulSets. */
+async function contractGroups(kube: Kube, groups: Groups): Promise<Workload[]> {
   const sel = "labelSelector=e2e.openkeel.io%2Fcontract-chart";
   const [pods, dss, deps, stss] = await Promise.all([
-    kube.list(`/api/v1/pods?${sel}`),
-    kube.list(`/apis/apps/v1/daemonsets?${sel}`),
-    kube.list(`/apis/apps/v1/deployments?${sel}`),
-    kube.list(`/apis/apps/v1/statefulsets?${sel}`),
+    kube.list<Pod>(`/api/v1/pods?${sel}`),
+    kube.list<Workload>(`/apis/apps/v1/daemonsets?${sel}`),
+    kube.list<Workload>(`/apis/apps/v1/deployments?${sel}`),
+    kube.list<Workload>(`/apis/apps/v1/statefulsets?${sel}`),
   ]);
-  const key = (o: Obj) => `${o.metadata.labels["app.kubernetes.io/instance"]}/${o.metadata.labels["app.kubernetes.io/component"]}`;
-  for (const p of pods) group(key(p)).pods.push(p);
+  const key = (o: { metadata: Meta }) => `${o.metadata.labels?.["app.kubernetes.io/instance"]}/${o.metadata.labels?.["app.kubernetes.io/component"]}`;
+  for (const p of pods) groups.of(key(p)).pods.push(p);
   for (const w of [...dss, ...deps, ...stss]) {
-    const g = group(key(w));
+    const g = groups.of(key(w));
     g.kinds.add(w.kind ?? (dss.includes(w) ? "DaemonSet" : deps.includes(w) ? "Deployment" : "StatefulSet"));
     g.workloads.push(w);
     if (dss.includes(w)) g.daemonSets.push(w);
   }
+  return stss;
+}
 
-  // workloads this repository writes as objects: <unit>/<object name> rows
+/** Workloads this repository writes as objects: `<unit>/<object name>` rows, with their live pods. */
+async function objectGroups(kube: Kube, r: RenderedStack, components: ReadonlyMap<string, Component>, groups: Groups): Promise<void> {
   for (const u of r.units) {
     for (const f of u.objects ?? []) {
-      for (const o of readDocs(path.join(r.dir, f)) as Obj[]) {
+      for (const o of readDocs(path.join(r.dir, f)) as unknown as { kind: string; metadata: Meta }[]) {
         if (!["Deployment", "DaemonSet", "StatefulSet"].includes(o.kind)) continue;
         const component = `${u.name}/${o.metadata.name}`;
-        if (!rows.has(component)) continue;
+        if (!components.has(component)) continue;
         const ns = o.metadata.namespace ?? "default";
-        const plural = `${o.kind.toLowerCase()}s`;
-        const live = await kube.get<Obj>(`/apis/apps/v1/namespaces/${ns}/${plural}/${o.metadata.name}`);
-        const g = group(component);
+        const live = await kube.get<Workload>(`/apis/apps/v1/namespaces/${ns}/${o.kind.toLowerCase()}s/${o.metadata.name}`);
+        const g = groups.of(component);
         g.kinds.add(o.kind);
         if (!live) continue;
         g.workloads.push(live);
         if (o.kind === "DaemonSet") g.daemonSets.push(live);
-        const matchLabels = live.spec.selector.matchLabels as Record<string, string>;
-        const q = Object.entries(matchLabels)
+        const q = Object.entries(live.spec.selector.matchLabels)
           .map(([k, v]) => `${k}=${v}`)
           .join(",");
-        g.pods.push(...(await kube.list(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(q)}`)));
+        g.pods.push(...((await kube.list(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(q)}`)) as Pod[]));
       }
     }
   }
+}
 
+/** Where a group's pods were bound against the nodes placement.json says it may run on. */
+function judge(g: Group, c: Component, checked: string[]): PlacementFinding[] {
+  const findings: PlacementFinding[] = [];
+  const allowed = [...c.eligible].sort();
+  const bound = g.pods.filter((p) => p.spec.nodeName);
+  const pending = g.pods.filter((p) => !p.spec.nodeName);
+  const where = [...new Set(bound.map((p) => p.spec.nodeName!))].sort();
+  const ok = (n: string) => c.eligible.includes(n);
+  checked.push(`${g.component} (${[...g.kinds].join("/")}): pods on ${where.join(", ") || "no node"}; placement.json eligible ${allowed.join(", ") || "none"}`);
+  // a DaemonSet's misplaced pods are reported once, by the coverage comparison below
+  for (const p of g.daemonSets.length > 0 ? [] : bound) {
+    if (!ok(p.spec.nodeName!)) {
+      findings.push({
+        component: g.component,
+        problem: `DISAGREEMENT: the scheduler bound ${p.metadata.name} to ${p.spec.nodeName}; placement.json says it may not run there (only on ${allowed.join(", ") || "no node"})`,
+      });
+    }
+  }
+  for (const p of pending) {
+    findings.push({
+      component: g.component,
+      problem: `pod ${p.metadata.name} is Pending: ${podReason(p)} (placement.json names no reason; eligible: ${allowed.join(", ") || "no node"})`,
+    });
+  }
+  if (g.daemonSets.length > 0) {
+    const extra = where.filter((n) => !allowed.includes(n));
+    const missing = allowed.filter((n) => !where.includes(n));
+    if (extra.length || missing.length) {
+      findings.push({
+        component: g.component,
+        problem: `DISAGREEMENT: DaemonSet covers ${where.join(", ") || "no node"}; placement.json marks ${allowed.join(", ") || "no node"}${extra.length ? ` (extra: ${extra.join(", ")})` : ""}${missing.length ? ` (missing: ${missing.join(", ")})` : ""}`,
+      });
+    }
+  }
+  if (g.workloads.length === 0) findings.push({ component: g.component, problem: "placement.json lists it, the cluster has no such workload" });
+  return findings;
+}
+
+export async function checkPlacement(kube: Kube, r: RenderedStack, placement: RenderedPlacement): Promise<PlacementResult> {
+  const components = new Map(placement.components.map((x) => [x.name, x]));
+  const groups = new Groups();
+  const stss = await contractGroups(kube, groups);
+  await objectGroups(kube, r, components, groups);
   const findings: PlacementFinding[] = [];
   const checked: string[] = [];
   for (const g of [...groups.values()].sort((a, b) => a.component.localeCompare(b.component))) {
-    const row = rows.get(g.component);
-    if (!row) {
+    const c = components.get(g.component);
+    if (c) findings.push(...judge(g, c, checked));
+    else {
       findings.push({
         component: g.component,
-        problem: `the cluster runs ${g.pods.length} pod(s) of ${[...g.kinds].join("/")} ${g.component}, placement.md has no row for it`,
-      });
-      continue;
-    }
-    const allowed = eligibleNodes(row);
-    const bound = g.pods.filter((p) => p.spec.nodeName);
-    const pending = g.pods.filter((p) => !p.spec.nodeName);
-    const where = [...new Set(bound.map((p) => p.spec.nodeName as string))].sort();
-    checked.push(`${g.component} (${[...g.kinds].join("/")}): pods on ${where.join(", ") || "no node"}; placement.md ● ${allowed.join(", ") || "none"}`);
-    // a DaemonSet's misplaced pods are reported once, by the coverage comparison below
-    for (const p of g.daemonSets.length > 0 ? [] : bound) {
-      if (!row.eligible[p.spec.nodeName]) {
-        findings.push({
-          component: g.component,
-          problem: `DISAGREEMENT: the scheduler bound ${p.metadata.name} to ${p.spec.nodeName}; placement.md says · there (● only on ${allowed.join(", ") || "no node"})`,
-        });
-      }
-    }
-    for (const p of pending) {
-      findings.push({
-        component: g.component,
-        problem: `pod ${p.metadata.name} is Pending: ${podReason(p)} (placement.md names no reason; ● on ${allowed.join(", ") || "no node"})`,
+        problem: `the cluster runs ${g.pods.length} pod(s) of ${[...g.kinds].join("/")} ${g.component}, placement.json has no component of that name`,
       });
     }
-    if (g.daemonSets.length > 0) {
-      const extra = where.filter((n) => !allowed.includes(n));
-      const missing = allowed.filter((n) => !where.includes(n));
-      if (extra.length || missing.length) {
-        findings.push({
-          component: g.component,
-          problem: `DISAGREEMENT: DaemonSet covers ${where.join(", ") || "no node"}; placement.md marks ${allowed.join(", ") || "no node"}${extra.length ? ` (extra: ${extra.join(", ")})` : ""}${missing.length ? ` (missing: ${missing.join(", ")})` : ""}`,
-        });
-      }
+  }
+  // OpenKeel components of the report with no workload at all
+  for (const c of placement.components) {
+    if (c.name.startsWith("openkeel-") && !groups.has(c.name)) {
+      findings.push({ component: c.name, problem: `placement.json lists ${c.kind} ${c.name}, the contract chart created no such workload` });
     }
-    if (g.workloads.length === 0) findings.push({ component: g.component, problem: "placement.md lists it, the cluster has no such workload" });
   }
-  // OpenKeel rows of the report with no workload at all
-  for (const row of report.rows) {
-    if (!row.component.startsWith("openkeel-")) continue;
-    if (!groups.has(row.component))
-      findings.push({ component: row.component, problem: `placement.md lists ${row.kind} ${row.component}, the contract chart created no such workload` });
-  }
-
   // StatefulSets record the storage class they would claim: it must exist
-  const classes = new Set((await kube.list("/apis/storage.k8s.io/v1/storageclasses")).map((s) => s.metadata.name as string));
+  const classes = new Set((await kube.list("/apis/storage.k8s.io/v1/storageclasses")).map((sc) => (sc as { metadata: Meta }).metadata.name));
   const storage = stss
-    .filter((s) => s.metadata.annotations?.["e2e.openkeel.io/storage-class"])
-    .map((s) => {
-      const sc = s.metadata.annotations?.["e2e.openkeel.io/storage-class"] as string;
-      return { object: `StatefulSet ${s.metadata.namespace}/${s.metadata.name}`, storageClass: sc, exists: classes.has(sc) };
+    .filter((st) => st.metadata.annotations?.["e2e.openkeel.io/storage-class"])
+    .map((st) => {
+      const sc = st.metadata.annotations!["e2e.openkeel.io/storage-class"];
+      return { object: `StatefulSet ${st.metadata.namespace}/${st.metadata.name}`, storageClass: sc, exists: classes.has(sc) };
     });
   return { checked, findings, storage };
 }

@@ -1,15 +1,16 @@
-// A structural diff of parsed YAML for reviewers: field paths (`spec.template.spec.nodeSelector`,
-// `containers[name=api].image`, `tolerations[1]`) with the value before and after. Maps are compared
+// A structural diff of two renders' documents for reviewers (the preview, drift, the node steps):
+// field paths (`spec.template.spec.nodeSelector`, `containers[name=api].image`, `tolerations[1]`,
+// written by config/problems.ts formatPath) with the value before and after. Maps are compared
 // key by key; lists whose items all carry a unique `name` are matched by name (Kubernetes lists of
 // containers, volumes, env); other lists are aligned by a longest common subsequence, so inserting
 // one item reports one added item rather than every later index as changed.
 import { isDeepStrictEqual } from "node:util";
-import { formatPath as formatKeyPath, type PathSegment } from "../config/problems";
+import type { PathSegment } from "../config/problems";
 
-export type Segment = PathSegment;
+type Segment = PathSegment;
 
 export interface Change {
-  path: Segment[];
+  path: PathSegment[];
   op: "add" | "remove" | "change" | "reorder";
   before?: unknown;
   after?: unknown;
@@ -123,7 +124,8 @@ export function diff(before: unknown, after: unknown): Change[] {
   return out;
 }
 
-/** `spec.template.spec.nodeSelector["node-role.openkeel.io/compute"]`, `containers[name=api]`, `tolerations[1]`. */
-export function formatPath(path: Segment[]): string {
-  return formatKeyPath(path, "(whole document)");
-}
+/**
+ * What an empty change path reads as (config/problems.ts formatPath(path, WHOLE_DOCUMENT)): the
+ * document itself changed, e.g. from a map to a list.
+ */
+export const WHOLE_DOCUMENT = "(whole document)";

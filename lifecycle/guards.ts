@@ -1,44 +1,30 @@
 // The guard of nodes that hold data (issue 15): a node whose removal would lose data or a quorum
 // member is refused, judged against the previous render's inventory (index.yaml records each node's
-// roles and state). `npm run render` compares with the committed render (pipeline/render-command.ts),
-// the preview with the base commit's (review/preview.ts), so a pull request that removes such
-// a node fails in CI too.
+// roles and state, render/rendered.ts). `npm run render` compares with the committed render
+// (pipeline/render-command.ts), the preview with the base commit's (review/preview.ts), so a pull
+// request that removes such a node fails in CI too.
 // - A node with the storage role (Longhorn replicas, Swift devices), the controlPlane role (the
 //   strict-local volumes of Galera, RabbitMQ and OVN central, D5) or that runs etcd may only leave
 //   the inventory after it was `retiring` there: Longhorn has then evicted its replicas and NMO
 //   drained it (docs/node-lifecycle.md).
-// - No removal may leave a quorum fewer nodes than it has members (topology/lifecycle.ts).
+// - No removal may leave a quorum fewer nodes than it has members (./quorums.ts).
 import type { Check } from "../config/problems";
-import { quorumsOf } from "../topology/lifecycle";
+import { quorumsOf } from "./quorums";
 
 const NODE_REMOVAL_CODE = "node-removal";
 const QUORUM_REMOVAL_CODE = "quorum-removal";
 
-/** A node as index.yaml records it. */
-export interface IndexNode {
+/** A node as an inventory records it: the stack's, or a render's index.yaml. */
+interface RecordedNode {
   name: string;
-  roles: string[];
+  roles: readonly string[];
   kubernetesControlPlane?: boolean;
   /** Absent in renders made before node states existed: active. */
   state?: string;
 }
 
-/** The nodes of a parsed index.yaml (none when it has no inventory). */
-export function indexNodes(index: unknown): IndexNode[] {
-  const nodes = (index as { nodes?: unknown } | null)?.nodes;
-  if (!Array.isArray(nodes)) return [];
-  return nodes
-    .filter((n): n is Record<string, unknown> => n !== null && typeof n === "object" && typeof (n as { name?: unknown }).name === "string")
-    .map((n) => ({
-      name: n.name as string,
-      roles: Array.isArray(n.roles) ? n.roles.filter((r): r is string => typeof r === "string") : [],
-      ...(n.kubernetesControlPlane === true ? { kubernetesControlPlane: true } : {}),
-      ...(typeof n.state === "string" ? { state: n.state } : {}),
-    }));
-}
-
 /** What a node holds that its removal would lose, or undefined. */
-function dataOf(n: IndexNode): string | undefined {
+function dataOf(n: RecordedNode): string | undefined {
   const held = [
     ...(n.roles.includes("storage") ? ["Longhorn replicas and Swift devices (storage)"] : []),
     ...(n.roles.includes("controlPlane") ? ["the strict-local volumes of Galera, RabbitMQ and OVN central (controlPlane)"] : []),
@@ -48,7 +34,7 @@ function dataOf(n: IndexNode): string | undefined {
 }
 
 /** The errors of going from the previous inventory to the next one; `where` names the previous render. */
-export function nodeRemovalChecks(previous: IndexNode[], next: IndexNode[], where: string): Check[] {
+export function nodeRemovalChecks(previous: readonly RecordedNode[], next: readonly RecordedNode[], where: string): Check[] {
   const kept = new Set(next.map((n) => n.name));
   const checks: Check[] = [];
   for (const n of previous) {

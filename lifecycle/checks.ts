@@ -1,50 +1,23 @@
 // Plan checks of the node states (config/lifecycle.ts): what a state asks of the rest of the
-// inventory. The quorums are the OpenKeel control plane's (Galera, RabbitMQ, OVN central: one
-// member per controlPlane node, required anti-affinity; 3 members from 3 nodes on, else 1, the rule
-// of openkeel/context.ts) and etcd's (every Kubernetes control-plane node is a member).
+// inventory (its quorums, ./quorums.ts) and of the components the stack installs (something must
+// drain a node that is to be drained).
 import { isDrained } from "../config/lifecycle";
 import type { Check } from "../config/problems";
 import type { Config, NodeConfig } from "../config/schema";
-import type { Topology } from "./topology";
+import type { NodeLifecycle } from "./contributor";
+import { quorumsOf } from "./quorums";
 
-/** What the quorums need to know of a node: the inventory's, or index.yaml's record of it. */
-interface QuorumNode {
-  roles: readonly string[];
-  kubernetesControlPlane?: boolean;
-}
-
-interface Quorum<N extends QuorumNode> {
-  name: string;
-  holds: string;
-  nodes: N[];
-  /** Members the quorum keeps from these nodes. */
-  members: number;
-}
-
-/** Members an OpenKeel quorum (Galera, RabbitMQ, OVN central) keeps from `eligible` nodes: three from three on, else one. */
-export function quorumMembers(eligible: number): number {
-  return eligible >= 3 ? 3 : Math.min(1, eligible);
-}
-
-/** The quorums of an inventory and the nodes that hold their members. */
-export function quorumsOf<N extends QuorumNode>(nodes: readonly N[]): Quorum<N>[] {
-  const controlPlane = nodes.filter((n) => n.roles.includes("controlPlane"));
-  const etcd = nodes.filter((n) => n.kubernetesControlPlane);
-  return [
-    { name: "the OpenKeel control plane", holds: "Galera, RabbitMQ and OVN central", nodes: controlPlane, members: quorumMembers(controlPlane.length) },
-    { name: "the Kubernetes control plane", holds: "etcd", nodes: etcd, members: Math.min(3, etcd.length) },
-  ];
-}
-
-export function lifecycleChecks(cfg: Config, topo: Pick<Topology, "production">): Check[] {
+/** `lifecycles`: the contributions of the components the stack installs. */
+export function lifecycleChecks(cfg: Config, lifecycles: readonly NodeLifecycle[]): Check[] {
   const checks: Check[] = [];
   const path = (node: NodeConfig) => `openkeel:nodes[${cfg.nodes.indexOf(node)}].state`;
+  const drains = lifecycles.some((l) => l.drains);
   for (const node of cfg.nodes) {
-    if (!topo.production && isDrained(node.state)) {
+    if (!drains && isDrained(node.state)) {
       checks.push({
         level: "warning",
         code: "lab-node-state",
-        message: `node '${node.name}' is ${node.state}, but the lab has no Node Maintenance Operator: it is only cordoned, not drained`,
+        message: `node '${node.name}' is ${node.state}, but nothing in this stack drains nodes (the lab has no Node Maintenance Operator): it is only cordoned, not drained`,
         fix: `drain it yourself after pulumi up: kubectl drain ${node.name} --ignore-daemonsets --delete-emptydir-data`,
         path: path(node),
       });

@@ -1,0 +1,50 @@
+// What a node's life asks of OpenKeel's own services (docs/node-lifecycle.md): Nova's compute
+// service on a compute node is disabled before it is drained (no new VM lands on it; a Masakari
+// segment host also goes on maintenance, § 5.5), enabled when it is back, and deleted when the
+// node leaves — Nova refuses while the resource provider has allocations, so only once every VM
+// has left it.
+import { isDrained } from "../config/lifecycle";
+import { stateChange, type NodeLifecycle, type SlottedStep } from "../lifecycle/contributor";
+
+export const openkeelLifecycle: NodeLifecycle = {
+  steps: (t): SlottedStep[] => {
+    const { node, before: b, after: h } = t;
+    if (b && !h) {
+      if (!b.roles.includes("compute")) return [];
+      return [
+        {
+          slot: "retire-services",
+          when: "before",
+          what: "delete the Nova service",
+          command: `openstack compute service delete <id of nova-compute on ${node}>`,
+          why: "Nova refuses while the resource provider has allocations: every VM has left it first (§ 5.5)",
+        },
+      ];
+    }
+    const s = stateChange(t);
+    if (!s || !h?.roles.includes("compute")) return [];
+    if (isDrained(s.to) && !isDrained(s.from)) {
+      return [
+        {
+          slot: "stop-work",
+          when: "before",
+          what: "disable Nova",
+          command: `openstack compute service set --disable --disable-reason ${s.to} ${node} nova-compute`,
+          why: "no new VM lands on it; a Masakari segment host also goes on maintenance (openstack segment host update --on_maintenance True, § 5.5)",
+        },
+      ];
+    }
+    if (isDrained(s.from) && s.to === "active") {
+      return [
+        {
+          slot: "resume-work",
+          when: "after",
+          what: "enable Nova",
+          command: `openstack compute service set --enable ${node} nova-compute`,
+          why: "it takes VMs again (and clear on_maintenance of a segment host)",
+        },
+      ];
+    }
+    return [];
+  },
+};

@@ -1,0 +1,81 @@
+// The placement report as data: what rendered/<stack>/placement.json holds, and everything
+// placement.md and placement.svg show (./picture.ts draws them from this alone). Readers of a
+// render — the preview's placement delta, the e2e's check against the real scheduler — read this
+// data (render/rendered.ts), never the Markdown.
+import { NODE_STATE_LABEL, type NodeState } from "../config/lifecycle";
+import type { Role, Taint } from "../config/roles";
+import type { PlacementReport } from "./report";
+import type { DesignRoles } from "./workloads";
+
+export interface PlacementNode {
+  name: string;
+  roles: Role[];
+  zone?: string;
+  kubernetesControlPlane: boolean;
+  /** Its state in the inventory (config/lifecycle.ts). */
+  state: NodeState;
+  /** Every label it will carry (the node-roles phase's and the kubelet's), sorted by key. */
+  labels: Record<string, string>;
+  /** The taints it registers with or is given. */
+  taints: Taint[];
+}
+
+export interface PlacementComponent {
+  /** `<unit>/<component>`: the row's name. */
+  name: string;
+  source: "platform" | "openkeel";
+  /** The Plan unit whose values or objects place it. */
+  unit: string;
+  /** Deployment, StatefulSet, DaemonSet, Pods, or a kind that selects nodes (NodeHealthCheck, LonghornDisks). */
+  kind: string;
+  replicas?: number;
+  /** The design's § 2 row. */
+  designRoles: DesignRoles;
+  /** The nodes it may run on, in node order. */
+  eligible: string[];
+  /** Per node it may not run on, why. */
+  reasons: Record<string, string[]>;
+  /** The roles with at least one node it may run on. */
+  reaches: Role[];
+}
+
+export interface PlacementData {
+  stack: string;
+  topology: string;
+  /** The label profile (D1). */
+  profile: string;
+  taintedRoles: Role[];
+  /** Grouped by role set, then zone, then name: the column order of the grid. */
+  nodes: PlacementNode[];
+  components: PlacementComponent[];
+}
+
+/** The report's data, without its checks (a report with failed checks renders nothing). */
+export function placementData(r: PlacementReport): PlacementData {
+  return {
+    stack: r.stack,
+    topology: r.topology,
+    profile: r.profile,
+    taintedRoles: [...r.taintedRoles],
+    nodes: r.nodes.map((n) => ({
+      name: n.name,
+      roles: [...n.roles],
+      ...(n.zone !== undefined ? { zone: n.zone } : {}),
+      kubernetesControlPlane: n.kubernetesControlPlane,
+      state: (n.labels[NODE_STATE_LABEL] as NodeState | undefined) ?? "active",
+      labels: { ...n.labels },
+      taints: n.taints.map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect })),
+    })),
+    components: r.placements.map((p) => ({
+      name: p.component.name,
+      source: p.component.source,
+      unit: p.component.unit,
+      kind: p.component.kind,
+      ...(p.component.replicas !== undefined ? { replicas: p.component.replicas } : {}),
+      designRoles: p.component.designRoles,
+      eligible: [...p.eligible],
+      reasons: p.reasons,
+      reaches: [...p.reaches],
+    })),
+  };
+}
