@@ -1,6 +1,8 @@
 // What every rule module shares: the resource views rules judge, the policy wrappers (environment
 // scope, "what is wrong. Fix: how" messages), and readers for the shapes this repository emits
 // (Helm releases and their OpenKeel values, Kubernetes objects). Pure: no server, no Pulumi runtime.
+// `Finding` is the pack's own type on purpose (a Problem with the resource it is about): the pack
+// stands alone, and shares only the Problem shape and its formatter with the program.
 import { UnknownValueError, type ReportViolation, type ResourceValidationPolicy, type StackValidationPolicy } from "@pulumi/policy";
 import { formatPath, formatProblem, type Problem } from "../../config/problems";
 import { currentEnvironment, type PolicyEnvironment } from "../environment";
