@@ -12,6 +12,8 @@ import { cidrFault } from "./cidr";
 import { networkConfigSchema } from "./network";
 import { clusterSchema } from "./cluster";
 import { NODE_STATES } from "./lifecycle";
+import { DNS_SUBDOMAIN, isLabelKey } from "./k8s";
+import { stackPlacementSchema } from "./placement";
 
 export const PROJECT = "openkeel";
 const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
@@ -24,25 +26,11 @@ export function profileForEnvironment(env: Environment): LabelProfile {
   return env === "talos-production" ? "hardened" : "default";
 }
 
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|(([0-9a-fA-F]{1,4}:){0,6}[0-9a-fA-F]{1,4})?::(([0-9a-fA-F]{1,4}:){0,6}[0-9a-fA-F]{1,4})?)$/;
 /** Exact versions only: `1.2.3`, `v1.2.3`, `1.2.3-rc.1`. No ranges, no `latest`. */
 export const PINNED_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
-
-export function isLabelKey(key: string): boolean {
-  const parts = key.split("/");
-  if (parts.length > 2) return false;
-  const name = parts[parts.length - 1];
-  if (name.length === 0 || name.length > 63 || !LABEL_NAME.test(name)) return false;
-  if (parts.length === 2) {
-    const prefix = parts[0];
-    if (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) return false;
-  }
-  return true;
-}
 
 function isLabelValue(value: string): boolean {
   return value.length <= 63 && LABEL_VALUE.test(value);
@@ -113,28 +101,6 @@ const nodeSchema = z.strictObject({
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
-const placementOverrideSchema = z
-  .strictObject({
-    role: z.enum(ROLES).optional(),
-    roles: z.array(z.enum(ROLES)).min(1).optional(),
-    nodeSelector: z.record(z.string(), z.string()).optional(),
-    tolerations: z.array(z.record(z.string(), z.unknown())).optional(),
-    extraTolerations: z.array(z.record(z.string(), z.unknown())).optional(),
-    affinity: z.record(z.string(), z.unknown()).optional(),
-    topologySpreadConstraints: z.array(z.record(z.string(), z.unknown())).optional(),
-    priorityClassName: z.string().optional(),
-  })
-  .superRefine((p, ctx) => {
-    if (p.role !== undefined && p.roles !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["roles"],
-        message: "role and roles are both set, and one would silently win. Fix: keep roles: [a, b] for several roles, or role: for one",
-      });
-    }
-  });
-export type PlacementOverrideConfig = z.infer<typeof placementOverrideSchema>;
-
 export const SERVICES = [
   "keystone",
   "placement",
@@ -163,7 +129,7 @@ const serviceSchema = z.strictObject({
   /** Replica counts per component, e.g. ironic `{conductor: 1}`. */
   replicas: z.record(z.string(), z.number().int().min(0)).default({}),
   /** Per-component placement overrides; raw fields win over roles (§ 5.1 precedence). */
-  placement: z.record(z.string(), placementOverrideSchema).default({}),
+  placement: z.record(z.string(), stackPlacementSchema).default({}),
   /** Raw chart values merged last. */
   values: z.record(z.string(), z.unknown()).default({}),
 });

@@ -7,10 +7,10 @@ import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
 import { quorumPlacement, type ReleaseContext, type ReplicaRule } from "./context";
-import { labelKey, nodeSelectorSchema, tolerationSchema } from "./k8s";
+import { labelKey, nodeSelectorSchema, tolerationSchema } from "../config/k8s";
 import { METADATA_PROXY_SECRET } from "./names";
 import { IRONIC_NAMESPACE } from "./ironic";
-import type { PlacementValue } from "./placement-value";
+import type { PlacementValue } from "../config/placement";
 
 type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
 /** A path inside a release's values. */

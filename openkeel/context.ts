@@ -6,7 +6,7 @@ import { quorumMembers } from "../topology/lifecycle";
 import type { Topology } from "../topology/topology";
 import { passesNodeRoles } from "./global";
 import { placementRoles } from "../placement/chart-helper";
-import type { PlacementValue } from "./placement-value";
+import type { PlacementValue } from "../config/placement";
 
 /** What the environment's storage offers the releases (environments/ knows it; D5). */
 export interface ReleaseStorage {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { ROLES, roleLabelKey, roleTaint, ZONE_LABEL, type LabelProfile, type Role, type Taint } from "../config/roles";
 import type { Topology } from "../topology/topology";
-import { labelKey } from "./k8s";
+import { labelKey } from "../config/k8s";
 
 const PRIORITY_CLASSES = {
   infra: "openkeel-infra-critical",

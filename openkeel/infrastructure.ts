@@ -14,7 +14,7 @@ import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
 import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
-import { placementValueSchema } from "./placement-value";
+import { placementValueSchema } from "../config/placement";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";

@@ -14,10 +14,25 @@ import { globalValue } from "./global";
 import { mergeValues } from "./merge";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementRoles, resolvePlacement } from "../placement/chart-helper";
-import { withStackPlacement, type PlacementValue } from "./placement-value";
+import type { PlacementValue, StackPlacement } from "../config/placement";
 
 export function releaseName(service: ServiceName): string {
   return `openkeel-${service}`;
+}
+
+/**
+ * The stack's `placement.<component>` over the catalog default: a role or roles given by the stack
+ * replaces the default role(s); every other field it sets is added (raw fields win in the chart).
+ */
+function withStackPlacement(base: PlacementValue, over: StackPlacement | undefined): PlacementValue {
+  if (!over) return base;
+  const out: Record<string, unknown> = { ...base };
+  if (over.role !== undefined || over.roles !== undefined) {
+    delete out.role;
+    delete out.roles;
+  }
+  for (const [k, v] of Object.entries(over)) if (v !== undefined) out[k] = v;
+  return out as PlacementValue;
 }
 
 function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string, unknown> {

@@ -8,20 +8,14 @@
 import { valueAt } from "../config/problems";
 import { SERVICES } from "../config/schema";
 import { HOSTNAME_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
-import { resolvePlacement, type Placement, type RoleDefinitions } from "../placement/chart-helper";
+import { SCHEDULING_FIELDS, type PlacementValue } from "../config/placement";
+import { resolvePlacement, type RoleDefinitions } from "../placement/chart-helper";
 import { requiredAntiAffinityKeys } from "../placement/scheduling";
 import { arr, isObj, num, obj, type Component, type DesignRoles, type Obj, type Readers, type UnitReader } from "../placement/workloads";
 import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
 import { openkeelDesign, type DesignRow } from "./design";
-import { SCHEDULING_FIELDS } from "./placement-value";
 import { RUNTIME_CLASS_READERS } from "./zun";
-
-interface PlacementValue extends Placement {
-  enabled?: boolean;
-  replicas?: number;
-  zoneAntiAffinity?: string;
-}
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -50,7 +44,7 @@ function placementEntries(values: Obj): [string, PlacementValue, Obj][] {
 }
 
 function replicasOf(values: Obj, key: string, p: PlacementValue, holder: Obj): number | undefined {
-  return num(p.replicas) ?? num(holder.replicas) ?? num(obj(values.replicas)[key]) ?? num(obj(values[key]).replicas);
+  return num(obj(p).replicas) ?? num(holder.replicas) ?? num(obj(values.replicas)[key]) ?? num(obj(values[key]).replicas);
 }
 
 function isEnabled(p: PlacementValue, holder: Obj): boolean {

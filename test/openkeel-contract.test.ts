@@ -147,7 +147,7 @@ describe("raw overrides that do not fit", () => {
   it("role and roles together, when a raw role meets a default role list", () => {
     const [line] = problems("prod-medium", service("neutron", { values: { placement: { bgpAgent: { role: "network" } } } }));
     expect(line).toMatch(
-      /openkeel:services\.neutron\.values\.placement\.bgpAgent: .*values key placement\.bgpAgent\.roles: role and roles are both set.*Fix: keep one; to replace a default role list in raw values, set roles: null/,
+      /openkeel:services\.neutron\.values\.placement\.bgpAgent: .*values key placement\.bgpAgent\.roles: role and roles are both set, and the chart would use only one\. Fix: .*\(in raw values, roles: null drops a default role list\)$/,
     );
   });
 

@@ -2,7 +2,8 @@
 // that carry each decision of the node placement design (D1–D8) per topology.
 import { describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../config/schema";
-import { resolvePlacement, type Placement } from "../placement/chart-helper";
+import type { PlacementValue } from "../config/placement";
+import { resolvePlacement } from "../placement/chart-helper";
 import { PHASES, phase } from "../plan/plan";
 import { renderPlan } from "../render/render";
 import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
@@ -504,7 +505,7 @@ describe("stack settings", () => {
   it("raw placement fields beat the role (§ 5.1 precedence)", () => {
     const nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "zone-a" };
     const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { ...r.services, keystone: { placement: { api: { nodeSelector } } } })));
-    const api: Placement = values(plan, "openkeel-keystone").placement.api;
+    const api: PlacementValue = values(plan, "openkeel-keystone").placement.api;
     expect(api.role).toBe("controlPlane");
     expect(resolvePlacement(api, { profile: "hardened" }).nodeSelector).toEqual(nodeSelector);
   });
