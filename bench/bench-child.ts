@@ -137,9 +137,9 @@ async function main(req: ChildRequest): Promise<ChildResult> {
   const result = planStack(cfg);
   if (!result.plan)
     throw new Error(
-      `plan checks failed: ${result.checks
+      `plan checks failed: ${result.problems
         .filter(isError)
-        .map((c) => c.code)
+        .map((c) => c.code ?? c.message)
         .join(", ")}`,
     );
   const plan = result.plan;

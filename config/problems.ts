@@ -28,6 +28,9 @@ export interface Check extends Problem {
 
 export const isError = (p: Problem): boolean => (p.level ?? "error") === "error";
 
+/** A plan check, as opposed to a problem of the stack's values themselves (the schema's, the values contract's). */
+export const isCheck = (p: Problem): p is Check => p.code !== undefined && p.level !== undefined;
+
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** The root of a path is written as it is (`openkeel:nodes`) unless it would read as a path itself. */
 const PLAIN_ROOT = /^[^.[\]"]+$/;
@@ -60,8 +63,8 @@ export function formatProblem(p: Problem): string {
 }
 
 /**
- * A user mistake: a stack file (or Pulumi config) that cannot become a valid Plan. Printed as its
- * problems, one line each, without a stack trace; exit code 2.
+ * A stack file (or Pulumi config) the loader refuses: printed as its problems, one line each,
+ * without a stack trace; exit code 2. Only the loader throws it; planning returns its problems.
  */
 export class ConfigError extends Error {
   readonly problems: Problem[];

@@ -1,7 +1,8 @@
 // The Plan of a stack whose checks passed: the node-roles phase, the environment's platform
-// components, the OpenKeel releases, the node-level configuration. No placement report yet (tests
-// compose Plans to trip the placement checks on them).
-import type { Check } from "../config/problems";
+// components, the OpenKeel releases, the node-level configuration, and the problems of the stack's
+// values (the values contract's). No placement report yet (tests compose Plans to trip the
+// placement checks on them).
+import type { Check, Problem } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import { addOpenKeel, openkeelNodeMetadata } from "../openkeel";
 import { nodeRolesUnit } from "../plan/node-roles";
@@ -13,7 +14,13 @@ import type { Topology } from "../topology/topology";
 import { installed } from "./environment";
 import { ENVIRONMENTS } from "./registry";
 
-export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Check[]): Plan {
+export interface ComposedPlan {
+  plan: Plan;
+  /** What the stack's values break of the OpenKeel values contract: no Plan to apply while there are any. */
+  problems: Problem[];
+}
+
+export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Check[]): ComposedPlan {
   const env = ENVIRONMENTS[cfg.environment];
   const components = installed(env, cfg);
   const ctx = platformContext(cfg, topology);
@@ -36,9 +43,9 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   };
   phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]));
   addPlatform(plan, ctx, components, env.podNetwork);
-  addOpenKeel(plan, cfg, topology, { strictLocalClass: env.storage(cfg).strictLocalClass });
+  const problems = addOpenKeel(plan, cfg, topology, { strictLocalClass: env.storage(cfg).strictLocalClass });
   plan.nodeConfig = env.nodeConfig(cfg, topology);
   const out = withMirror(plan, cfg.mirror);
   assertPlanInvariants(out);
-  return out;
+  return { plan: out, problems };
 }

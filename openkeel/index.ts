@@ -1,9 +1,9 @@
 // The OpenKeel phases of the Plan: openkeel-infra (namespace + openkeel-chart) after the platform,
-// then openkeel (one release per service). Values that break the values contract stop the plan
-// with one problem per key, naming the stack file, the service and the values key path.
+// then openkeel (one release per service). Values that break the values contract are the stack's
+// problems, one per key, naming the stack file, the service and the values key path.
 import type { LoadedConfig } from "../config/schema";
 import { isSecretRef, phase, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
-import { ConfigError, formatPath, valueAt, type Problem } from "../config/problems";
+import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { Topology } from "../topology/topology";
 import { checkValues } from "./contract";
 import type { ReleaseStorage } from "./context";
@@ -64,10 +64,10 @@ function withKataRuntimeClass(units: HelmReleaseUnit[], cfg: LoadedConfig, topo:
   return [kataRuntimeClassUnit(releaseContext(cfg, topo, storage)), ...units];
 }
 
-export function addOpenKeel(plan: Plan, cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): void {
+/** The OpenKeel phases of the Plan; what the stack's values break of the contract comes back as problems. */
+export function addOpenKeel(plan: Plan, cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Problem[] {
   phase(plan, "openkeel-infra").units.push(...infrastructure(cfg, topo, storage));
-  const problems: Problem[] = [];
-  phase(plan, "openkeel").units.push(...withKataRuntimeClass(serviceUnits(cfg, topo, storage, problems), cfg, topo, storage));
-  problems.push(...metadataSecretProblems(cfg, plan));
-  if (problems.length > 0) throw new ConfigError(problems);
+  const services = serviceUnits(cfg, topo, storage);
+  phase(plan, "openkeel").units.push(...withKataRuntimeClass(services.units, cfg, topo, storage));
+  return [...services.problems, ...metadataSecretProblems(cfg, plan)];
 }

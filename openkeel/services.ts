@@ -137,22 +137,31 @@ function schedulingIssues(service: ServiceName, values: Record<string, unknown>,
   return issues;
 }
 
-function serviceUnit(service: ServiceName, ctx: ReleaseContext, problems: Problem[], unplaced: Unplaced[] = []): HelmReleaseUnit {
+/** A service's release, what its values break of the contract, and the components no node can take. */
+interface ServiceRelease {
+  unit: HelmReleaseUnit;
+  problems: Problem[];
+  unplaced: Unplaced[];
+}
+
+function serviceUnit(service: ServiceName, ctx: ReleaseContext): ServiceRelease {
   const spec = SERVICE_CATALOG[service];
   const values = serviceValues(service, ctx);
   const release = releaseName(service);
+  const unplaced: Unplaced[] = [];
   const issues = [...checkValues(serviceContract(spec, ctx.topo.profile), values), ...schedulingIssues(service, values, ctx, unplaced)];
-  for (const issue of issues) {
+  const problems = issues.map((issue) => {
     const origin = stackOrigin(service, ctx.cfg.services[service], issue.path);
     const what = `release ${release} (service ${service}), values key ${formatPath(issue.path, "(top level)")}: ${issue.message}`;
     // Nothing the stack set explains it: the catalog emitted it, a bug in this repository.
     if (origin === undefined) throw new Error(`values contract: ${what}`);
-    problems.push({ file: ctx.cfg.file, path: origin, message: what, fix: issue.fix });
-  }
+    return { file: ctx.cfg.file, path: origin, message: what, fix: issue.fix };
+  });
   // image PVCs and Swift devices hold tenant data
-  return helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), values, {
+  const unit = helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), values, {
     protect: service === "glance" || service === "swift",
   });
+  return { unit, problems, unplaced };
 }
 
 /** One problem per role set no node has (or per stack override that moved a component there). */
@@ -198,22 +207,27 @@ function nodePortIssues(ctx: ReleaseContext, units: { service: ServiceName; unit
   });
 }
 
-export function serviceUnits(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage, problems: Problem[]): HelmReleaseUnit[] {
+/** The releases of the services a stack runs, and the problems of their values (the stack's to fix). */
+export function serviceUnits(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): { units: HelmReleaseUnit[]; problems: Problem[] } {
   const ctx = releaseContext(cfg, topo, storage);
   const on = SERVICES.filter((s) => ctx.serviceOn(s));
-  const unplaced: Unplaced[] = [];
-  const units = on.map((service) => {
-    const unit = serviceUnit(service, ctx, problems, unplaced);
+  const releases = on.map((service) => {
+    const release = serviceUnit(service, ctx);
     const needs = [...(service === "keystone" ? [] : ["keystone" as const]), ...(NEEDS[service] ?? [])].filter((s) => on.includes(s));
-    if (needs.length > 0) unit.dependsOn = needs.map(releaseName);
-    return unit;
+    if (needs.length > 0) release.unit.dependsOn = needs.map(releaseName);
+    return release;
   });
-  problems.push(...unplacedProblems(cfg.file, unplaced));
-  problems.push(
+  const units = releases.map((r) => r.unit);
+  const problems = [
+    ...releases.flatMap((r) => r.problems),
+    ...unplacedProblems(
+      cfg.file,
+      releases.flatMap((r) => r.unplaced),
+    ),
     ...nodePortIssues(
       ctx,
       on.map((service, i) => ({ service, unit: units[i] })),
     ),
-  );
-  return units;
+  ];
+  return { units, problems };
 }

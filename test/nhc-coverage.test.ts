@@ -101,7 +101,7 @@ describe("NodeHealthCheck coverage", () => {
   it("a Masakari segment host is exempt: its segment's check watches it", () => {
     const cfg = mutatedConfig("prod-medium", (raw) => (raw.nodes[3].labels = { ...raw.nodes[3].labels, [HA_SEGMENT_LABEL]: "segment-a" }));
     const r = planStack(cfg);
-    expect(r.checks.filter((c) => c.level === "error")).toEqual([]);
+    expect(r.problems.filter((c) => c.level === "error")).toEqual([]);
     const by = r.placement!.placements.filter((p) => p.component.kind === "NodeHealthCheck" && p.eligible.includes("cmp-01"));
     expect(by).toEqual([]);
   });

@@ -14,21 +14,15 @@ import { SERVICE_CATALOG } from "../openkeel/catalog";
 import { checkValues, serviceContract } from "../openkeel/contract";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
 import { phase, type HelmReleaseUnit } from "../plan/plan";
-import { ConfigError, formatProblem } from "../config/problems";
 import { buildTopology } from "../topology/topology";
 import { planStack } from "../environments";
+import { valueProblems } from "./helpers/plans";
 import { programError } from "./helpers/pulumi";
 import { mutatedConfig, pulumiConfigOf, REPO, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
 
 /** The problems planning a mutated shipped stack reports, one formatted line each. */
 function problems(stack: string, mutate: (raw: any) => void): string[] {
-  try {
-    planStack(mutatedConfig(stack, mutate));
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems.map(formatProblem);
-    throw e;
-  }
-  throw new Error("expected the values contract to reject the stack");
+  return valueProblems(mutatedConfig(stack, mutate));
 }
 
 /** Set `openkeel:services.<service>` of a stack, keeping its other services. */

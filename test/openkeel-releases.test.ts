@@ -67,7 +67,7 @@ describe("releases per stack", () => {
   ] as const)("%s: turning on %s without %s nodes fails the plan checks", (stack, service, role) => {
     const r = planStack(mutatedConfig(stack, (raw) => (raw.services = { ...(raw.services ?? {}), [service]: { enabled: true } })));
     expect(r.plan).toBeUndefined();
-    expect(r.checks.find((c) => c.code === "service-needs-role")?.message).toBe(`${service} is enabled but no node has the ${role} role`);
+    expect(r.problems.find((c) => c.code === "service-needs-role")?.message).toBe(`${service} is enabled but no node has the ${role} role`);
   });
 
   it("Swift is off without storage nodes, and rejected when turned on there", () => {
@@ -82,7 +82,7 @@ describe("releases per stack", () => {
         raw.services.swift = { enabled: true };
       }),
     );
-    expect(on.checks.find((c) => c.code === "service-needs-role")?.message).toMatch(/swift is enabled but no node has the storage role/);
+    expect(on.problems.find((c) => c.code === "service-needs-role")?.message).toMatch(/swift is enabled but no node has the storage role/);
   });
 });
 
@@ -286,7 +286,7 @@ describe("quorum per zone in the large topology (§ 6.3)", () => {
       }),
     );
     expect(r.plan).toBeUndefined();
-    const zone = r.checks.filter((c) => c.code === "placement-anti-affinity" && c.message.includes("topology.kubernetes.io/zone"));
+    const zone = r.problems.filter((c) => c.code === "placement-anti-affinity" && c.message.includes("topology.kubernetes.io/zone"));
     expect(zone.map((c) => c.message.split(" ")[0]).sort()).toEqual([...MEMBERS].sort());
     expect(zone[0].message).toMatch(/required anti-affinity on topology\.kubernetes\.io\/zone but only 2 domain\(s\) can take it/);
   });
@@ -368,7 +368,7 @@ describe("the Neutron extensions (§ 5.2: openkeel-neutron-fwaas, openkeel-neutr
       }),
     );
     expect(r.plan).toBeUndefined();
-    expect(r.checks.find((c) => c.code === "service-needs-service")).toMatchObject({
+    expect(r.problems.find((c) => c.code === "service-needs-service")).toMatchObject({
       path: "openkeel:services.neutron-vpnaas.enabled",
       message: "neutron-vpnaas is enabled but neutron, which it extends, is off",
     });
@@ -413,9 +413,9 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
   it("production needs the BMC networks when Ironic runs; a stack without Ironic may not set them", () => {
     const missing = planStack(mutatedConfig("prod-medium", (r) => delete r.services.ironic.bmcNetworks));
     expect(missing.plan).toBeUndefined();
-    expect(missing.checks.find((c) => c.code === "ironic-bmc-networks")?.path).toBe("openkeel:services.ironic.bmcNetworks");
+    expect(missing.problems.find((c) => c.code === "ironic-bmc-networks")?.path).toBe("openkeel:services.ironic.bmcNetworks");
     const unused = planStack(mutatedConfig("prod-small", (r) => (r.services = { ironic: { bmcNetworks: ["10.20.9.0/24"] } })));
-    expect(unused.checks.find((c) => c.code === "ironic-bmc-networks")?.message).toMatch(/Ironic does not run in this stack/);
+    expect(unused.problems.find((c) => c.code === "ironic-bmc-networks")?.message).toMatch(/Ironic does not run in this stack/);
   });
 });
 
@@ -459,7 +459,7 @@ describe("Zun", () => {
     const ok = planStack(mutatedConfig("prod-medium", (r) => r.nodes.push(kata))).placement!;
     expect(ok.placements.find((p) => p.component.name === "openkeel-zun-runtime-class/kata")!.eligible).toEqual(["kata-1"]);
     const cfg = mutatedConfig("prod-medium", (r) => r.nodes.push(kata));
-    const plan = composePlan(cfg, buildTopology(cfg), []);
+    const plan = composePlan(cfg, buildTopology(cfg), []).plan;
     delete (object(plan, "RuntimeClass", "kata") as any).scheduling.nodeSelector;
     const checks = placementReport(plan, buildTopology(cfg), planComponents(plan, placementReaders(cfg.environment))).checks;
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);

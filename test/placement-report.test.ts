@@ -20,7 +20,7 @@ import { planOf, valuesOf } from "./helpers/plans";
 function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
   // The environment's Plan without the placement checks (they may be what a test trips).
   const topology = buildTopology(cfg);
-  const base = composePlan(cfg, topology, []);
+  const base = composePlan(cfg, topology, []).plan;
   const prov = cfg.nodes.filter((n) => n.roles.includes("provisioning")).length;
   const containers = cfg.nodes.some((n) => n.roles.includes("containers"));
   const cp = cfg.nodes.filter((n) => n.roles.includes("controlPlane")).length;
@@ -223,7 +223,7 @@ describe("placement checks", () => {
         values: { nodePlacement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "z" }, tolerations: [{ key: "gpu", operator: "Exists" }] } } },
       };
     });
-    const plan = composePlan(cfg, buildTopology(cfg), []);
+    const plan = composePlan(cfg, buildTopology(cfg), []).plan;
     const api = planComponents(plan, placementReaders(cfg.environment)).find((c) => c.name === "openkeel-masakari/api")!;
     // raw values merge over the release's own nodePlacement.api.nodeSelector, as Helm merges maps
     expect(api.scheduling.nodeSelector).toEqual({ "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "z" });

@@ -374,7 +374,7 @@ describe("openkeel:platform settings", () => {
   const configError = (stack: string, mutate: (r: any) => void) => configProblems(stack, mutate).map(formatProblem).join("\n");
   const checkCodes = (cfg: ReturnType<typeof shippedConfig>, level: "error" | "warning") =>
     planStack(cfg)
-      .checks.filter((c) => c.level === level)
+      .problems.filter((c) => c.level === level)
       .map((c) => c.code);
 
   it("unknown keys are errors, with their path", () => {
@@ -426,7 +426,7 @@ describe("openkeel:platform settings", () => {
 
   it("more volume replicas than storage nodes is an error", () => {
     const cfg = mutatedConfig("prod-medium", (r) => (r.platform = { longhorn: { volumeReplicas: 4 } }));
-    const check = planStack(cfg).checks.find((c) => c.code === "longhorn-volume-replicas");
+    const check = planStack(cfg).problems.find((c) => c.code === "longhorn-volume-replicas");
     expect(check?.level).toBe("error");
     expect(check?.fix).toMatch(/at most 3/);
   });

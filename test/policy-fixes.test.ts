@@ -30,7 +30,7 @@ describe("D6's fix", () => {
       leaf[path[path.length - 1]] = true;
     });
     const result = planStack(cfg);
-    expect(result.checks.filter(isError)).toEqual([]);
+    expect(result.problems.filter(isError)).toEqual([]);
     const values = release(result.plan!, "openkeel-nova").values;
     expect(d6DynamicReservation.check(novaView(values), ENV)).toEqual([]);
   });

@@ -1,5 +1,6 @@
 // Talos patches and Image Factory schematics per topology: what each role combination gets, from
 // the inventory and openkeel:talos; schematic IDs as the Image Factory computes them.
+import { isError } from "../config/problems";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import { canonicalSchematic, installerImage, schematicId } from "../nodes/image-factory";
@@ -27,8 +28,8 @@ const PRODUCTION = PRODUCTION_STACKS;
 function filesOf(cfg: LoadedConfig): NodeConfigFile[] {
   // Node-level config does not depend on where pods land: only the errors of other checks matter here
   // (a test stack may taint roles that share nodes, which the placement checks refuse).
-  const { plan, checks } = planStack(cfg);
-  const errors = checks.filter((c) => c.level === "error" && !c.code.startsWith("placement-"));
+  const { plan, problems } = planStack(cfg);
+  const errors = problems.filter((c) => isError(c) && !c.code?.startsWith("placement-"));
   expect(errors, JSON.stringify(errors)).toEqual([]);
   return plan ? plan.nodeConfig!.files : talosNodeConfig(cfg, buildTopology(cfg)).files;
 }
