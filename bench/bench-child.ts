@@ -18,7 +18,7 @@ import { listStacks, readStack } from "../config/stack-file";
 import { placementReport } from "../placement/report";
 import { placementMarkdown, placementSvg } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
-import { placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack } from "../environments";
 import { capture } from "../cli/cli";
 import { generatedProductionStack } from "./generate";
 import { runKubeconformPerTarget } from "../tools/kubeconform";
@@ -148,7 +148,7 @@ async function main(req: ChildRequest): Promise<ChildResult> {
     // the placement report and its checks (planStack ran them once already; timed again alone),
     // then its two files
     t = now();
-    const report = placementReport(plan, result.topology, planComponents(plan, placementReaders(cfg.environment)));
+    const report = placementReport(plan, result.topology, planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));
     ms.report = now() - t;
     if (report.checks.length > 0) throw new Error(`placement checks failed: ${report.checks.map((c) => c.code).join(", ")}`);
     t = now();

@@ -2,7 +2,7 @@
 // the offline scripts and the tests share.
 import { isError, type Check, type Problem } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
-import { CODE_ONLY_CHECKS, placementReport, type PlacementReport } from "../placement/report";
+import { placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import type { Plan } from "../plan/plan";
 import { platformChecks } from "../platform/component";
@@ -10,10 +10,10 @@ import { planChecks } from "../topology/checks";
 import { buildTopology, type Topology } from "../topology/topology";
 import { composePlan } from "./compose";
 import { installed } from "./environment";
-import { ENVIRONMENTS, placementReaders } from "./registry";
+import { ENVIRONMENTS, placementChecks, placementReaders } from "./registry";
 import { storageClassChecks } from "./storage";
 
-export { placementReaders } from "./registry";
+export { placementChecks, placementReaders } from "./registry";
 
 export interface PlanResult {
   topology: Topology;
@@ -43,9 +43,9 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   const storage = storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg));
   if (storage.length > 0) return { topology, problems: [...checks, ...storage] };
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
-  const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)));
-  const bugs = placement.checks.filter((c) => CODE_ONLY_CHECKS.has(c.code));
-  if (bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
+  const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));
+  // what only this repository's code can trip is its bug, never the stack file's
+  if (placement.bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${placement.bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
   if (placement.checks.length > 0) return { topology, problems: [...checks, ...placement.checks], placement };
   return { topology, problems: checks, plan, placement };
 }

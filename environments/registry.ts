@@ -1,6 +1,7 @@
 // Which environments exist, and what each one installs: the only place that knows them.
 import type { Environment as EnvironmentName } from "../config/schema";
-import { OPENKEEL_READERS } from "../openkeel/workloads";
+import { OPENKEEL_PLACEMENT_CHECKS, OPENKEEL_READERS } from "../openkeel/workloads";
+import type { PlacementCheck } from "../placement/report";
 import { mergeReaders, type Readers } from "../placement/workloads";
 import type { Environment } from "./environment";
 import { kindLab } from "./kind-lab";
@@ -11,9 +12,18 @@ export const ENVIRONMENTS: Record<EnvironmentName, Environment> = {
   "talos-production": talosProduction,
 };
 
+/** The platform components some environments may install (all of them by default). */
+function componentsOf(environments: EnvironmentName[]) {
+  const names = environments.length > 0 ? environments : (Object.keys(ENVIRONMENTS) as EnvironmentName[]);
+  return [...new Set(names.flatMap((e) => ENVIRONMENTS[e].platform))];
+}
+
 /** How the placement report reads every unit the Plans of some environments can hold (all of them by default). */
 export function placementReaders(...environments: EnvironmentName[]): Readers {
-  const names = environments.length > 0 ? environments : (Object.keys(ENVIRONMENTS) as EnvironmentName[]);
-  const components = [...new Set(names.flatMap((e) => ENVIRONMENTS[e].platform))];
-  return mergeReaders(OPENKEEL_READERS, ...components.map((c) => c.readers));
+  return mergeReaders(OPENKEEL_READERS, ...componentsOf(environments).map((c) => c.readers));
+}
+
+/** The placement checks the components of some environments register with the report (all of them by default). */
+export function placementChecks(...environments: EnvironmentName[]): PlacementCheck[] {
+  return [...OPENKEEL_PLACEMENT_CHECKS, ...componentsOf(environments).flatMap((c) => c.placementChecks ?? [])];
 }

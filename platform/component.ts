@@ -8,6 +8,7 @@ import type { Config } from "../config/schema";
 import { platformConfigSchema, type PlatformConfig } from "../config/platform";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
+import type { PlacementCheck } from "../placement/report";
 import { unplaced, type ObjectReader, type Readers } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import { pinnedManifestUnit, type PlatformContext } from "./context";
@@ -50,6 +51,8 @@ export interface PlatformComponent {
   units(ctx: PlatformContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
   readers: Readers;
+  /** Its own placement checks, which the report runs beside its generic ones. */
+  placementChecks?: readonly PlacementCheck[];
   /** Plan checks of its settings against the rest of the stack. */
   checks?(cfg: Config, topo: Topology): Check[];
 }

@@ -20,8 +20,9 @@ import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, 
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
 import type { LabelSelector } from "../placement/scheduling";
-import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type DesignRoles, type ObjectReader } from "../placement/workloads";
+import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
+import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
 import { controlPlaneScheduling, namespace, pinnedManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
 import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
@@ -306,28 +307,6 @@ function nodeMaintenanceUnits(ctx: PlatformContext): ManifestsUnit[] {
   return [manifestsUnit("node-maintenance", "openkeel:platform:NodeMaintenance", objects)];
 }
 
-/** A NodeHealthCheck's design roles: the roles whose label its selector requires. */
-function nhcDesignRoles(sel: LabelSelector | undefined): DesignRoles {
-  const keys = [
-    ...Object.keys(sel?.matchLabels ?? {}),
-    ...(sel?.matchExpressions ?? []).filter((e) => e.operator === "Exists" || e.operator === "In").map((e) => e.key),
-  ];
-  const roles = ROLES.filter((r) => keys.includes(roleLabelKey(r, "hardened")) || keys.includes(roleLabelKey(r, "default")));
-  return roles.length > 0 ? roles : "all";
-}
-
-const readNodeHealthCheck: ObjectReader = (u, o) => {
-  const spec = obj(o.spec);
-  const sel = spec.selector as LabelSelector | undefined;
-  const maxUnhealthy = spec.maxUnhealthy;
-  return [
-    platformComponent(u, `${o.metadata.name}/remediates`, "NodeHealthCheck", { tolerations: [] }, nhcDesignRoles(sel), {
-      nodeSelection: sel ?? {},
-      ...(typeof maxUnhealthy === "number" || typeof maxUnhealthy === "string" ? { maxUnhealthy } : {}),
-    }),
-  ];
-};
-
 /**
  * The agent DaemonSet's own scheduling, as the operator renders it from
  * install/self-node-remediation-deamonset.yaml (medik8s/self-node-remediation; the copy in
@@ -398,4 +377,5 @@ export const medik8s: PlatformComponent = {
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },
+  placementChecks: MEDIK8S_PLACEMENT_CHECKS,
 };

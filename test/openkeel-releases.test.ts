@@ -11,7 +11,7 @@ import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMA
 import { checkValues } from "../openkeel/contract";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
 import { buildTopology } from "../topology/topology";
-import { placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack } from "../environments";
 import { composePlan } from "../environments/compose";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
@@ -461,7 +461,7 @@ describe("Zun", () => {
     const cfg = mutatedConfig("prod-medium", (r) => r.nodes.push(kata));
     const plan = composePlan(cfg, buildTopology(cfg), []).plan;
     delete (object(plan, "RuntimeClass", "kata") as any).scheduling.nodeSelector;
-    const checks = placementReport(plan, buildTopology(cfg), planComponents(plan, placementReaders(cfg.environment))).checks;
+    const checks = placementReport(plan, buildTopology(cfg), planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment)).checks;
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
     expect(checks[0].message).toMatch(/^openkeel-zun-runtime-class\/kata \(Pods\) may run on cp-1, cp-2, cp-3, .*which lack the containers role/);
   });

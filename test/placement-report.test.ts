@@ -6,7 +6,7 @@ import { placementReport, type PlacementReport } from "../placement/report";
 import { NO, placementMarkdown, placementSvg, YES } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "../platform/longhorn";
-import { placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack } from "../environments";
 import { composePlan } from "../environments/compose";
 import { buildTopology } from "../topology/topology";
 import type { LoadedConfig } from "../config/schema";
@@ -35,7 +35,7 @@ function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
 }
 
 function report(plan: Plan, topology: ReturnType<typeof planStack>["topology"]): PlacementReport {
-  return placementReport(plan, topology, planComponents(plan, placementReaders()));
+  return placementReport(plan, topology, planComponents(plan, placementReaders()), placementChecks(plan.environment));
 }
 
 const STACKS = SHIPPED_STACKS;
