@@ -20,6 +20,15 @@ export interface Problem {
   fix: string;
 }
 
+/**
+ * What a rule over a loaded config finds (an environment's config rules, environments/): where, as
+ * a path of the config, and `what. Fix: how`; the loader words it as a Problem (config/load.ts).
+ */
+export interface ConfigIssue {
+  path: (string | number)[];
+  message: string;
+}
+
 /** A plan check: a problem with its level and code. */
 export interface Check extends Problem {
   level: Severity;

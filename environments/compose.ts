@@ -9,7 +9,7 @@ import { nodeRolesUnit } from "../plan/node-roles";
 import { withMirror } from "../plan/mirror";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
 import { addPlatform, nodeMetadataOf } from "../platform/component";
-import { platformContext } from "../platform/context";
+import { stackContext } from "../platform/context";
 import type { Topology } from "../topology/topology";
 import { installed } from "./environment";
 import { ENVIRONMENTS } from "./registry";
@@ -23,7 +23,8 @@ export interface ComposedPlan {
 export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Check[]): ComposedPlan {
   const env = ENVIRONMENTS[cfg.environment];
   const components = installed(env, cfg);
-  const ctx = platformContext(cfg, topology);
+  // one context for every builder of the Plan, the platform components' and the OpenKeel releases'
+  const ctx = stackContext(cfg, topology, env.storage(cfg));
   const plan: Plan = {
     stack: cfg.stack,
     environment: cfg.environment,
@@ -43,7 +44,7 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   };
   phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]));
   addPlatform(plan, ctx, components, env.podNetwork);
-  const problems = addOpenKeel(plan, cfg, topology, { strictLocalClass: env.storage(cfg).strictLocalClass });
+  const problems = addOpenKeel(plan, ctx);
   plan.nodeConfig = env.nodeConfig(cfg, topology);
   const out = withMirror(plan, cfg.mirror);
   assertPlanInvariants(out);

@@ -1,5 +1,6 @@
 // Config → checks → Plan → placement, for any environment: the single entry the Pulumi program,
 // the offline scripts and the tests share.
+import { configIssueProblems } from "../config/load";
 import { isError, type Check, type Problem } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import { placementReport, type PlacementReport } from "../placement/report";
@@ -7,13 +8,13 @@ import { planComponents } from "../placement/workloads";
 import type { Plan } from "../plan/plan";
 import { platformChecks } from "../platform/component";
 import { planChecks } from "../topology/checks";
-import { buildTopology, type Topology } from "../topology/topology";
+import type { Topology } from "../topology/topology";
 import { composePlan } from "./compose";
 import { installed } from "./environment";
-import { ENVIRONMENTS, placementChecks, placementReaders } from "./registry";
+import { ENVIRONMENTS, placementChecks, placementReaders, stackTopology } from "./registry";
 import { storageClassChecks } from "./storage";
 
-export { placementChecks, placementReaders } from "./registry";
+export { placementChecks, placementReaders, stackTopology } from "./registry";
 
 export interface PlanResult {
   topology: Topology;
@@ -35,7 +36,11 @@ function stackChecks(cfg: LoadedConfig, topology: Topology): Check[] {
 }
 
 export function planStack(cfg: LoadedConfig): PlanResult {
-  const topology = buildTopology(cfg);
+  const env = ENVIRONMENTS[cfg.environment];
+  const topology = stackTopology(cfg);
+  // what the environment asks of the config beyond the schema: the stack's mistake, like a schema issue
+  const invalid = configIssueProblems(cfg, env.configIssues(cfg));
+  if (invalid.length > 0) return { topology, problems: invalid };
   const checks = stackChecks(cfg, topology);
   if (checks.some(isError)) return { topology, problems: checks };
   const { plan, problems } = composePlan(cfg, topology, checks);

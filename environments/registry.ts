@@ -1,8 +1,9 @@
 // Which environments exist, and what each one installs: the only place that knows them.
-import type { Environment as EnvironmentName } from "../config/schema";
+import type { Environment as EnvironmentName, LoadedConfig } from "../config/schema";
 import { OPENKEEL_PLACEMENT_CHECKS, OPENKEEL_READERS } from "../openkeel/workloads";
 import type { PlacementCheck } from "../placement/report";
 import { mergeReaders, type Readers } from "../placement/workloads";
+import { buildTopology, type Topology } from "../topology/topology";
 import type { Environment } from "./environment";
 import { kindLab } from "./kind-lab";
 import { talosProduction } from "./talos-production";
@@ -11,6 +12,11 @@ export const ENVIRONMENTS: Record<EnvironmentName, Environment> = {
   "kind-lab": kindLab,
   "talos-production": talosProduction,
 };
+
+/** A stack's inventory as the scheduler sees it, with what its environment tells the layers below. */
+export function stackTopology(cfg: LoadedConfig): Topology {
+  return buildTopology(cfg, ENVIRONMENTS[cfg.environment].traits);
+}
 
 /** The platform components some environments may install (all of them by default). */
 function componentsOf(environments: EnvironmentName[]) {

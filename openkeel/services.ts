@@ -1,14 +1,14 @@
 // Phase openkeel: one Helm release per enabled service. Values, lowest precedence first (§ 5.1):
 // the catalog's defaults and the topology's replicas, the stack's placement and replicas, then the
 // stack's raw `values`, merged last. The final values must pass the values contract.
-import { SERVICES, type LoadedConfig, type ServiceConfig, type ServiceName } from "../config/schema";
+import { SERVICES, type ServiceConfig, type ServiceName } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
-import type { Topology } from "../topology/topology";
 import { isSelfPlaced, SERVICE_CATALOG } from "./catalog";
 import { LAB_API_NODE_PORTS, nodePortProblems, type NodePortUse } from "./endpoints";
 import { chartRef } from "./charts";
-import { eligibleNodes, releaseContext, replicasFor, type ReleaseContext, type ReleaseStorage } from "./context";
+import type { StackContext } from "../platform/context";
+import { eligibleNodes, replicasFor } from "./context";
 import { checkValues, serviceContract, type ContractIssue } from "./contract";
 import { globalValue } from "./global";
 import { mergeValues } from "./merge";
@@ -35,7 +35,7 @@ function withStackPlacement(base: PlacementValue, over: StackPlacement | undefin
   return out as PlacementValue;
 }
 
-function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string, unknown> {
+function serviceValues(service: ServiceName, ctx: StackContext): Record<string, unknown> {
   const spec = SERVICE_CATALOG[service];
   const stack = ctx.cfg.services[service];
   const placement: Record<string, unknown> = {};
@@ -51,7 +51,7 @@ function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string
     placement[name] = p;
     // sized on the final placement: a component the stack moves to other nodes counts those
     if (c.replicas) blocks[name] = { replicas: replicasFor(c.replicas, p, ctx) };
-    if (c.publicApi && !ctx.topo.production)
+    if (c.publicApi && ctx.topo.environment.publicApis === "nodePorts")
       blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: labNodePort(service, name) } };
     // the chart's own nodeSelector wins over the helper's: it says what the placement renders
     const rendered =
@@ -113,7 +113,7 @@ interface Unplaced {
  * Replicas the topology cannot hold: required host anti-affinity with more replicas than nodes of
  * the role leaves the extra pods Pending forever, and a role no node has leaves them all Pending.
  */
-function schedulingIssues(service: ServiceName, values: Record<string, unknown>, ctx: ReleaseContext, unplaced: Unplaced[]): ContractIssue[] {
+function schedulingIssues(service: ServiceName, values: Record<string, unknown>, ctx: StackContext, unplaced: Unplaced[]): ContractIssue[] {
   if (!ctx.rolesPassed) return [];
   const issues: ContractIssue[] = [];
   for (const [name, c] of Object.entries(SERVICE_CATALOG[service].components)) {
@@ -144,7 +144,7 @@ interface ServiceRelease {
   unplaced: Unplaced[];
 }
 
-function serviceUnit(service: ServiceName, ctx: ReleaseContext): ServiceRelease {
+function serviceUnit(service: ServiceName, ctx: StackContext): ServiceRelease {
   const spec = SERVICE_CATALOG[service];
   const values = serviceValues(service, ctx);
   const release = releaseName(service);
@@ -192,7 +192,7 @@ const NEEDS: Partial<Record<ServiceName, ServiceName[]>> = { nova: ["placement"]
  * Services cannot share one, and in the lab only the published ones reach the laptop. The stack's
  * raw values are blamed; a problem they do not explain is the table's, a bug here.
  */
-function nodePortIssues(ctx: ReleaseContext, units: { service: ServiceName; unit: HelmReleaseUnit }[]): Problem[] {
+function nodePortIssues(ctx: StackContext, units: { service: ServiceName; unit: HelmReleaseUnit }[]): Problem[] {
   const uses: (NodePortUse & { service: ServiceName })[] = [];
   for (const { service, unit } of units) {
     for (const [component, block] of Object.entries(unit.values)) {
@@ -200,7 +200,7 @@ function nodePortIssues(ctx: ReleaseContext, units: { service: ServiceName; unit
       if (typeof port === "number") uses.push({ service, release: unit.name, path: [component, "service", "nodePort"], port });
     }
   }
-  return nodePortProblems(uses, !ctx.topo.production).map((p) => {
+  return nodePortProblems(uses, ctx.topo.environment.publicApis === "nodePorts").map((p) => {
     const origin = (p.uses as typeof uses).map((u) => stackOrigin(u.service, ctx.cfg.services[u.service], u.path)).find((o) => o !== undefined);
     if (origin === undefined) throw new Error(`lab endpoints: ${p.message}`);
     return { file: ctx.cfg.file, path: origin, message: p.message, fix: p.fix };
@@ -208,8 +208,7 @@ function nodePortIssues(ctx: ReleaseContext, units: { service: ServiceName; unit
 }
 
 /** The releases of the services a stack runs, and the problems of their values (the stack's to fix). */
-export function serviceUnits(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): { units: HelmReleaseUnit[]; problems: Problem[] } {
-  const ctx = releaseContext(cfg, topo, storage);
+export function serviceUnits(ctx: StackContext): { units: HelmReleaseUnit[]; problems: Problem[] } {
   const on = SERVICES.filter((s) => ctx.serviceOn(s));
   const releases = on.map((service) => {
     const release = serviceUnit(service, ctx);
@@ -221,7 +220,7 @@ export function serviceUnits(cfg: LoadedConfig, topo: Topology, storage: Release
   const problems = [
     ...releases.flatMap((r) => r.problems),
     ...unplacedProblems(
-      cfg.file,
+      ctx.cfg.file,
       releases.flatMap((r) => r.unplaced),
     ),
     ...nodePortIssues(

@@ -47,7 +47,7 @@ const KUBELET_NODE_LABELS: Record<string, string> = { "kubernetes.io/os": "linux
  * labels and what platform modules contribute, read from the Plan's Node patches), plus the ones
  * the kubelet sets itself.
  */
-function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">): ReportNode[] {
+function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "environment">): ReportNode[] {
   const patched = new Map<string, Record<string, string>>();
   for (const ph of plan.phases) {
     for (const u of ph.units) {
@@ -61,7 +61,7 @@ function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "tai
   }
   // kind untaints its control-plane nodes when the cluster has no worker (kubeadminit action), so a
   // lab's only node takes workloads even without an OpenKeel role.
-  const kindUntainted = !topo.production && topo.nodes.every((n) => n.kubernetesControlPlane);
+  const kindUntainted = topo.environment.untaintsLoneControlPlane && topo.nodes.every((n) => n.kubernetesControlPlane);
   const nodes = topo.nodes.map((n: NodeConfig) => ({
     name: n.name,
     roles: [...n.roles],
@@ -276,7 +276,7 @@ function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]):
 /** Where every component can run, and the placement checks: the report's own, then those the components registered. */
 export function placementReport(
   plan: Plan,
-  topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">,
+  topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "environment">,
   components: Component[],
   registered: readonly PlacementCheck[],
 ): PlacementReport {

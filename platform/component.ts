@@ -11,7 +11,7 @@ import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, ty
 import type { PlacementCheck } from "../placement/report";
 import { unplaced, type ObjectReader, type Readers } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import { pinnedManifestUnit, type PlatformContext } from "./context";
+import { pinnedManifestUnit, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 
 const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
@@ -44,11 +44,11 @@ export interface PlatformComponent {
   /** Its key of `openkeel:platform`, when it has settings: setting it where the component is not installed is an error. */
   settings?: ComponentSettings;
   /** Namespaces its pods run in, created first (platform-namespaces) with their pod-security level. */
-  namespaces?(ctx: PlatformContext): K8sObject[];
+  namespaces?(ctx: StackContext): K8sObject[];
   /** Labels and annotations it needs on nodes, applied by the node-roles phase. */
-  nodeMetadata?(ctx: PlatformContext): NodeMetadataContributor;
+  nodeMetadata?(ctx: StackContext): NodeMetadataContributor;
   /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
-  units(ctx: PlatformContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
+  units(ctx: StackContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
   readers: Readers;
   /** Its own placement checks, which the report runs beside its generic ones. */
@@ -78,7 +78,7 @@ function namespacesUnit(namespaces: K8sObject[]): ManifestsUnit {
  * phase in the environment's order. The pod network's units are built first so that the others can
  * wait for them, and take their place in that order like every other component's.
  */
-export function addPlatform(plan: Plan, ctx: PlatformContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): void {
+export function addPlatform(plan: Plan, ctx: StackContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): void {
   const namespaces = namespacesUnit(components.flatMap((c) => c.namespaces?.(ctx) ?? []));
   const earlier = new Map<PlatformComponent, Partial<Record<PlatformPhase, Unit[]>>>();
   const unitsOf = (c: PlatformComponent) => {
@@ -107,7 +107,7 @@ export function manifestOperator(
   name: string,
   pin: ManifestPin,
   operator: { name: string; type: string },
-  cr: { unit(ctx: PlatformContext): ManifestsUnit; readers: Record<string, ObjectReader> },
+  cr: { unit(ctx: StackContext): ManifestsUnit; readers: Record<string, ObjectReader> },
 ): PlatformComponent {
   return {
     name,
@@ -125,7 +125,7 @@ export function manifestOperator(
 }
 
 /** The node metadata every component of the list contributes, in its order. */
-export function nodeMetadataOf(ctx: PlatformContext, components: readonly PlatformComponent[]): NodeMetadataContributor[] {
+export function nodeMetadataOf(ctx: StackContext, components: readonly PlatformComponent[]): NodeMetadataContributor[] {
   return components.flatMap((c) => (c.nodeMetadata ? [c.nodeMetadata(ctx)] : []));
 }
 

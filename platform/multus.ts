@@ -8,7 +8,7 @@
 //     more CPU and memory for the daemon, whose 50Mi limit is too tight (siderolabs Multus guide).
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { after, type PlatformComponent } from "./component";
-import type { PlatformContext } from "./context";
+import type { StackContext } from "./context";
 import { imageRef, MULTUS_IMAGE } from "./versions";
 
 const NS = "kube-system";
@@ -76,18 +76,18 @@ const DAEMON_CONFIG = {
   socketDir: "/host/run/multus/",
 };
 
-function multusNetnsPath(ctx: Pick<PlatformContext, "talos">): string {
-  return ctx.talos ? TALOS_NETNS_PATH : DEFAULT_NETNS_PATH;
+function multusNetnsPath(ctx: Pick<StackContext, "topo">): string {
+  return ctx.topo.environment.nodeOs === "talos" ? TALOS_NETNS_PATH : DEFAULT_NETNS_PATH;
 }
 
 /** Upstream's requests and limits; on Talos, the siderolabs guide's (the 50Mi limit OOM-kills the daemon). */
-function multusResources(ctx: Pick<PlatformContext, "talos">) {
-  return ctx.talos
+function multusResources(ctx: Pick<StackContext, "topo">) {
+  return ctx.topo.environment.nodeOs === "talos"
     ? { requests: { cpu: "200m", memory: "100Mi" }, limits: { cpu: "300m", memory: "150Mi" } }
     : { requests: { cpu: "100m", memory: "50Mi" }, limits: { cpu: "100m", memory: "50Mi" } };
 }
 
-function multusObjects(ctx: PlatformContext): K8sObject[] {
+function multusObjects(ctx: StackContext): K8sObject[] {
   const labels = { tier: "node", app: "multus", name: "multus" };
   const image = imageRef(MULTUS_IMAGE);
   const hostPath = (name: string, path: string) => ({ name, hostPath: { path } });
@@ -194,7 +194,7 @@ function multusObjects(ctx: PlatformContext): K8sObject[] {
   ];
 }
 
-function multusUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
+function multusUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
   // Holds the NetworkAttachmentDefinition CRD: deleting it deletes every NAD.
   return manifestsUnit("multus", "openkeel:platform:Multus", multusObjects(ctx), { protect: true, dependsOn });
 }

@@ -5,19 +5,18 @@
 import { isDrained } from "../config/lifecycle";
 import { describe, expect, it, vi } from "vitest";
 import { HA_SEGMENT_LABEL } from "../config/roles";
-import { placementChecks, placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
 import { medik8s } from "../platform/medik8s";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
-import { buildTopology } from "../topology/topology";
 import { planOf } from "./helpers/plans";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
 function coverageChecks(stack: string, change: (plan: Plan) => void) {
   const plan = structuredClone(planOf(stack));
   change(plan);
-  const report = placementReport(plan, buildTopology(shippedConfig(stack)), planComponents(plan, placementReaders()), placementChecks(plan.environment));
+  const report = placementReport(plan, stackTopology(shippedConfig(stack)), planComponents(plan, placementReaders()), placementChecks(plan.environment));
   // only this repository's code can trip the check: its findings are bugs, not the stack's checks
   expect(report.checks.filter((c) => c.code === "placement-nhc-coverage")).toEqual([]);
   return report.bugs;

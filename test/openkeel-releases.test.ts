@@ -10,15 +10,14 @@ import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
 import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
 import { checkValues } from "../openkeel/contract";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
-import { buildTopology } from "../topology/topology";
-import { placementChecks, placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
 import { composePlan } from "../environments/compose";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
 import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import program from "../index";
-import { object, objectsOf, openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
+import { contextOf, object, objectsOf, openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
 
 const PRODUCTION = PRODUCTION_STACKS;
 /** § 5.6: the toleration of Masakari reserved hosts. */
@@ -307,7 +306,7 @@ describe("the data services' versions (seed 004: MariaDB 11.4, RabbitMQ 4.1)", (
 
   it("the contract refuses a floating image", () => {
     const cfg = mutatedConfig("prod-small", () => {});
-    const v: any = infrastructureValues(cfg, buildTopology(cfg), { strictLocalClass: "longhorn-local" });
+    const v: any = infrastructureValues(contextOf(cfg));
     v.infrastructure.mariadb.image = "docker.io/library/mariadb:latest";
     v.infrastructure.rabbitmq.image = "rabbitmq";
     expect(checkValues(infrastructureContract("hardened"), v).map((i) => i.path.join("."))).toEqual([
@@ -459,9 +458,9 @@ describe("Zun", () => {
     const ok = planStack(mutatedConfig("prod-medium", (r) => r.nodes.push(kata))).placement!;
     expect(ok.placements.find((p) => p.component.name === "openkeel-zun-runtime-class/kata")!.eligible).toEqual(["kata-1"]);
     const cfg = mutatedConfig("prod-medium", (r) => r.nodes.push(kata));
-    const plan = composePlan(cfg, buildTopology(cfg), []).plan;
+    const plan = composePlan(cfg, stackTopology(cfg), []).plan;
     delete (object(plan, "RuntimeClass", "kata") as any).scheduling.nodeSelector;
-    const checks = placementReport(plan, buildTopology(cfg), planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment)).checks;
+    const checks = placementReport(plan, stackTopology(cfg), planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment)).checks;
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
     expect(checks[0].message).toMatch(/^openkeel-zun-runtime-class\/kata \(Pods\) may run on cp-1, cp-2, cp-3, .*which lack the containers role/);
   });

@@ -432,17 +432,10 @@ describe("openkeel:platform settings", () => {
   });
 
   it("controlPlane nodes need the Talos Longhorn disk even without storage nodes (their D5 volumes live on it)", () => {
-    const problems = (() => {
-      try {
-        mutatedConfig("prod-medium", (r) => {
-          r.nodes.forEach((n: any) => (n.roles = n.roles.filter((x: string) => x !== "storage")));
-          delete r.talos.longhornDisk;
-        });
-      } catch (e: any) {
-        return e.problems as { path: string; message: string }[];
-      }
-      return [];
-    })();
+    const problems = configProblems("prod-medium", (r) => {
+      r.nodes.forEach((n: any) => (n.roles = n.roles.filter((x: string) => x !== "storage")));
+      delete r.talos.longhornDisk;
+    });
     expect(problems.map((p) => p.path)).toEqual(["openkeel:talos.longhornDisk"]);
     expect(problems[0].message).toMatch(/controlPlane nodes their Galera, RabbitMQ and OVN central volumes/);
   });

@@ -26,7 +26,7 @@ describe("the strict-local class comes from the environment", () => {
       ["Swift storage", "standard"],
     ]);
     expect(ENVIRONMENTS["kind-lab"].storage(shippedConfig("lab")).provided).toEqual([
-      { name: "standard", provisioner: "rancher.io/local-path", source: "kubernetes-sigs/kind pkg/build/nodeimage/const_storage.go" },
+      { name: "standard", provisioner: "rancher.io/local-path", source: "kubernetes-sigs/kind pkg/build/nodeimage/const_storage.go", isDefault: true },
     ]);
   });
 

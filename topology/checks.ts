@@ -29,7 +29,7 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
     } else seen.set(node.name, i);
   });
 
-  if (topo.production) {
+  if (topo.environment.cloudInventory) {
     if (count("controlPlane") < 3) {
       error(
         "control-plane-count",
@@ -121,7 +121,7 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
   // network must be named, or the conductors could reach no BMC at all
   const bmc = cfg.services.ironic?.bmcNetworks;
   if (serviceEnabled(cfg, topo, "ironic")) {
-    if (topo.production && bmc === undefined) {
+    if (topo.environment.physicalNetworks && bmc === undefined) {
       error(
         "ironic-bmc-networks",
         "Ironic runs, but openkeel:services.ironic.bmcNetworks is not set: its namespace lets the conductors reach the BMC networks only, so they could manage no node",
@@ -149,7 +149,7 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       );
     }
   }
-  checks.push(...addressChecks(cfg));
+  checks.push(...addressChecks(cfg, topo));
   checks.push(...lifecycleChecks(cfg, topo));
   return checks;
 }

@@ -36,11 +36,11 @@ export function quorumsOf<N extends QuorumNode>(nodes: readonly N[]): Quorum<N>[
   ];
 }
 
-export function lifecycleChecks(cfg: Config, topo: Pick<Topology, "production">): Check[] {
+export function lifecycleChecks(cfg: Config, topo: Pick<Topology, "environment">): Check[] {
   const checks: Check[] = [];
   const path = (node: NodeConfig) => `openkeel:nodes[${cfg.nodes.indexOf(node)}].state`;
   for (const node of cfg.nodes) {
-    if (!topo.production && isDrained(node.state)) {
+    if (!topo.environment.drainsNodes && isDrained(node.state)) {
       checks.push({
         level: "warning",
         code: "lab-node-state",

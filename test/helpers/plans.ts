@@ -1,9 +1,16 @@
 // Test helpers: the Plan of a stack and the units and objects in it.
 import { formatProblem, isCheck, isError } from "../../config/problems";
 import type { LoadedConfig } from "../../config/schema";
-import { planStack } from "../../environments";
+import { planStack, stackTopology } from "../../environments";
+import { ENVIRONMENTS } from "../../environments/registry";
+import { stackContext, type StackContext } from "../../platform/context";
 import { allUnits, findUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../../plan/plan";
 import { shippedConfig } from "./stacks";
+
+/** The context every builder of a stack's Plan reads, as composePlan builds it. */
+export function contextOf(cfg: LoadedConfig): StackContext {
+  return stackContext(cfg, stackTopology(cfg), ENVIRONMENTS[cfg.environment].storage(cfg));
+}
 
 /** The Plan of a shipped stack (by name) or of a config; throws with the failed checks. */
 export function planOf(stack: string | LoadedConfig): Plan {
