@@ -181,6 +181,7 @@ export interface PlacementCheck {
   /**
    * `code`: no stack file can trip it, only this repository's code can (what it relies on is
    * enforced before, by plan checks); planStack throws its findings as bugs instead of blaming the stack.
+   * @default a stack file can trip it: its findings are placement checks that stop the plan
    */
   origin?: "code";
   check(facts: PlacementFacts): Check[];

@@ -35,7 +35,10 @@ export interface Component {
   scheduling: PodScheduling;
   /** Node label selector of a component that selects nodes rather than schedules pods (remediation, disks). */
   nodeSelection?: LabelSelector;
-  /** It acts on the nodes it selects and may rightly select none (the no-node check leaves it out). */
+  /**
+   * It acts on the nodes it selects and may rightly select none (the no-node check leaves it out).
+   * @default it must be able to run somewhere
+   */
   mayMatchNone?: true;
   /** Topology keys of required anti-affinity against its own pods (one replica per domain). */
   requiredAntiAffinity?: string[];
@@ -48,7 +51,10 @@ export interface Component {
   confinedTo?: Role | readonly Role[];
   /** No node it may run on may carry one of these roles (tenant workloads off provisioning nodes). */
   forbiddenRoles?: Role[];
-  /** What its owner's placement checks read of it beside the above (e.g. a NodeHealthCheck's maxUnhealthy). */
+  /**
+   * What its owner's placement checks read of it beside the above (e.g. a NodeHealthCheck's maxUnhealthy).
+   * @default none
+   */
   facts?: Readonly<Record<string, string | number | boolean>>;
 }
 

@@ -51,7 +51,10 @@ export interface PlatformComponent {
   units(ctx: StackContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
   readers: Readers;
-  /** Its own placement checks, which the report runs beside its generic ones. */
+  /**
+   * Its own placement checks, which the report runs beside its generic ones.
+   * @default none: the report's generic checks only
+   */
   placementChecks?: readonly PlacementCheck[];
   /** Plan checks of its settings against the rest of the stack. */
   checks?(cfg: Config, topo: Topology): Check[];

@@ -19,7 +19,10 @@ export interface ProvidedStorageClass {
   provisioner: string;
   /** Where the fact comes from (repo@tag path). */
   source: string;
-  /** It is the cluster's default class: no other class is made the default. */
+  /**
+   * It is the cluster's default class: no other class is made the default.
+   * @default not the default class
+   */
   isDefault?: true;
 }
 
