@@ -11,14 +11,15 @@ import { planStack } from "./environments";
 export = async () => {
   const stack = pulumi.getStack();
   const file = stackFilePath(stack);
-  let result;
+  let config;
   try {
-    // planStack also checks the OpenKeel values against their contract (raw overrides included)
-    result = planStack(loadConfig(rawFromPulumiConfig(pulumi.runtime.allConfig()), { stack, file }));
+    config = loadConfig(rawFromPulumiConfig(pulumi.runtime.allConfig()), { stack, file });
   } catch (e) {
     // A user mistake: the message says what and where; a stack trace would only hide it.
     if (e instanceof ConfigError) throw new pulumi.RunError(`invalid stack config:\n${e.message}`);
     throw e;
   }
-  return deployStack(stack, result, file);
+  // planStack returns every other mistake (plan checks, the OpenKeel values contract with the raw
+  // overrides, the placement checks); deployStack refuses them
+  return deployStack(stack, planStack(config), file);
 };

@@ -19,7 +19,7 @@ import { placementReport } from "../placement/report";
 import { placementData } from "../placement/data";
 import { placementMarkdown, placementSvg } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
-import { placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack } from "../environments";
 import { capture } from "../cli/cli";
 import { generatedProductionStack } from "./generate";
 import { runKubeconformPerTarget } from "../tools/kubeconform";
@@ -146,9 +146,9 @@ function planned(req: ChildRequest, ms: Record<string, number>) {
   const result = planStack(cfg);
   if (!result.plan)
     throw new Error(
-      `plan checks failed: ${result.checks
+      `plan checks failed: ${result.problems
         .filter(isError)
-        .map((c) => c.code)
+        .map((c) => c.code ?? c.message)
         .join(", ")}`,
     );
   ms.plan = now() - t;
@@ -160,7 +160,7 @@ function placementPhase(req: ChildRequest): ChildResult {
   const ms: Record<string, number> = {};
   const { cfg, result, plan } = planned(req, ms);
   let t = now();
-  const report = placementReport(plan, result.topology, planComponents(plan, placementReaders(cfg.environment)));
+  const report = placementReport(plan, result.topology, planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));
   ms.report = now() - t;
   if (report.checks.length > 0) throw new Error(`placement checks failed: ${report.checks.map((c) => c.code).join(", ")}`);
   t = now();

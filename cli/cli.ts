@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError, formatProblem, isError, type Check } from "../config/problems";
+import { ConfigError, formatProblem, isCheck, isError, type Check, type Problem } from "../config/problems";
 import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, EXIT_INTERNAL_ERROR, UserError } from "./errors";
 import { loadConfig } from "../config/load";
 import { listStacks, readStackRaw, STACKS_DIR } from "../config/stack-file";
@@ -92,9 +92,21 @@ export interface StackPlan {
   plan: Plan;
 }
 
+/** A stack file read and loaded, or the problems the loader refuses it with (the only mistake that throws). */
+function loadStack(stack: string, stacksDir: string): { config: LoadedConfig; raw: Record<string, unknown> } | { problems: Problem[] } {
+  try {
+    const { raw, file } = readStackRaw(stack, stacksDir);
+    return { config: loadConfig(raw, { stack, file }), raw };
+  } catch (e) {
+    if (e instanceof ConfigError) return { problems: e.problems };
+    throw e;
+  }
+}
+
 /**
  * The stacks named (or every stack), each validated and planned; `progress` hears of each stack as
- * it is done. Fails after all of them with every bad input found.
+ * it is done. Fails after all of them with every bad input found: a problem of the stack's values
+ * (the schema's, the values contract's) exits 2, a failed plan check 1.
  */
 export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR, progress?: (line: string) => void): StackPlan[] {
   const names = stacks && stacks.length > 0 ? stacks : listStacks(stacksDir);
@@ -103,36 +115,17 @@ export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR,
   const out: StackPlan[] = [];
   for (const [i, stack] of names.entries()) {
     progress?.(`${stack}: planning (${i + 1}/${names.length})`);
-    let config: LoadedConfig;
-    let raw: Record<string, unknown>;
-    try {
-      let file: string;
-      ({ raw, file } = readStackRaw(stack, stacksDir));
-      config = loadConfig(raw, { stack, file });
-    } catch (e) {
-      if (e instanceof ConfigError) {
-        configProblems.push(...e.problems.map(formatProblem));
-        continue;
-      }
-      throw e;
-    }
-    let result: PlanResult;
-    try {
-      result = planStack(config);
-    } catch (e) {
-      // values that break the OpenKeel values contract: a stack mistake, reported like one
-      if (e instanceof ConfigError) {
-        configProblems.push(...e.problems.map(formatProblem));
-        continue;
-      }
-      throw e;
-    }
-    const errors = result.checks.filter(isError);
-    if (errors.length > 0 || !result.plan) {
-      checkErrors.push(...errors.map((c) => formatCheck(config.file, c)));
+    const loaded = loadStack(stack, stacksDir);
+    if ("problems" in loaded) {
+      configProblems.push(...loaded.problems.map(formatProblem));
       continue;
     }
-    out.push({ config, raw, result, plan: result.plan });
+    const { config, raw } = loaded;
+    const result = planStack(config);
+    const errors = result.problems.filter(isError);
+    configProblems.push(...errors.filter((p) => !isCheck(p)).map((p) => formatProblem({ file: config.file, ...p })));
+    checkErrors.push(...errors.filter(isCheck).map((c) => formatCheck(config.file, c)));
+    if (errors.length === 0 && result.plan) out.push({ config, raw, result, plan: result.plan });
   }
   if (configProblems.length > 0) throw new UserError(configProblems.join("\n"), EXIT_BAD_CONFIG);
   if (checkErrors.length > 0) throw new UserError(checkErrors.join("\n"), EXIT_CHECKS_FAILED);

@@ -1,7 +1,7 @@
 // The Pulumi layer: applies a Plan. One ComponentResource per unit (./plan-unit.ts); each phase
 // waits for the whole previous phase; the stack's secrets are generated first (./stack-secrets.ts).
 import * as pulumi from "@pulumi/pulumi";
-import { formatProblem, isError } from "../config/problems";
+import { formatProblem, isCheck, isError } from "../config/problems";
 import type { PlanResult } from "../environments";
 import { allUnits, type Plan } from "../plan/plan";
 import { bindCluster } from "./cluster";
@@ -39,14 +39,16 @@ export function deployPlan(plan: Plan, opts?: pulumi.ComponentResourceOptions): 
  * The program once the stack is planned (index.ts plans it from the Pulumi config; `npm run policy`
  * hands over the plan its checks already made, the same Config from the stack file): plan-check
  * warnings logged, errors refused, the cluster bound (nothing registers before the cluster is the
- * stack's: openkeel:cluster), the Plan deployed; the stack's outputs.
+ * stack's: openkeel:cluster), the Plan deployed; the stack's outputs. A user mistake is a RunError:
+ * its problems, one line each, without a stack trace.
  */
-export async function deployStack(stack: string, result: Pick<PlanResult, "checks" | "plan">, file: string) {
-  const { checks, plan } = result;
-  for (const w of checks.filter((c) => !isError(c))) pulumi.log.warn(formatProblem({ ...w, file }));
-  const errors = checks.filter(isError);
+export async function deployStack(stack: string, result: Pick<PlanResult, "problems" | "plan">, file: string) {
+  const { problems, plan } = result;
+  for (const w of problems.filter((p) => !isError(p))) pulumi.log.warn(formatProblem({ file, ...w }));
+  const errors = problems.filter(isError);
   if (errors.length > 0 || !plan) {
-    throw new pulumi.RunError(`plan checks failed for ${file}:\n${errors.map((c) => `  ${formatProblem({ ...c, file })}`).join("\n")}`);
+    const what = errors.every(isCheck) ? "plan checks failed" : "invalid stack config";
+    throw new pulumi.RunError(`${what} for ${file}:\n${errors.map((p) => `  ${formatProblem({ file, ...p })}`).join("\n")}`);
   }
   const provider = await bindCluster(stack, plan.cluster, file);
   deployPlan(plan, { providers: { kubernetes: provider } });

@@ -1,9 +1,12 @@
 // Raw config → Config: the one loader of both sources (the Pulumi config map in index.ts, a stack
 // file in the offline scripts), turning every schema issue into a problem that names the key path,
 // the node it is about by name, and how to fix it (the closest valid key or value when one is near).
+// The schema holds what every stack must be; what an environment asks beyond it (production
+// stacks name their cluster, a lab has no Talos machines) are its config rules (environments/),
+// whose issues become problems worded the same way (configIssueProblems).
 import type { z } from "zod";
-import { ConfigError, formatPath, valueAt, type Problem } from "./problems";
-import { configSchema, PROJECT, profileForEnvironment, type ConfigSource, type LoadedConfig } from "./schema";
+import { ConfigError, formatPath, valueAt, type ConfigIssue, type Problem } from "./problems";
+import { configSchema, PROJECT, type ConfigSource, type LoadedConfig } from "./schema";
 import { closest } from "./suggest";
 
 /** What zod keeps of a schema: its kind and the parts that lead further down. */
@@ -65,9 +68,20 @@ function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Pr
   return issueProblems(issue, raw, file).map((p) => ({ ...p, message: nodePrefix(raw, issue.path) + p.message }));
 }
 
+/** `openkeel:nodes[2].roles[0]` for the path [nodes, 2, roles, 0] of the config. */
+function keyPathOf(path: readonly PropertyKey[]): { keyPath: (string | number)[]; text: string } {
+  const keyPath = [`${PROJECT}:${String(path[0] ?? "")}`, ...path.slice(1).map((s) => (typeof s === "number" ? s : String(s)))];
+  return { keyPath, text: path.length === 0 ? "" : formatPath(keyPath) };
+}
+
+/** A custom issue's problem: its message is `what. Fix: how`. */
+function customProblem(message: string, path: string, file: string): Problem {
+  const [what, fix] = message.split(". Fix: ");
+  return { file, path, message: what, fix: fix ?? "correct the value" };
+}
+
 function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string): Problem[] {
-  const keyPath = [`${PROJECT}:${String(issue.path[0] ?? "")}`, ...issue.path.slice(1).map((s) => (typeof s === "number" ? s : String(s)))];
-  const path = issue.path.length === 0 ? "" : formatPath(keyPath);
+  const { keyPath, text: path } = keyPathOf(issue.path);
   const got = valueAt(raw, issue.path);
   switch (issue.code) {
     case "unrecognized_keys":
@@ -107,10 +121,8 @@ function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string): Pro
       const defaultFix = issue.origin === "array" ? `list at least ${minimum} entr${minimum === 1 ? "y" : "ies"}` : `use a value of at least ${minimum}`;
       return [{ file, path, message: text.replace(/^Too small: /, "is too small: "), fix: fix ?? defaultFix }];
     }
-    case "custom": {
-      const [message, fix] = issue.message.split(". Fix: ");
-      return [{ file, path, message, fix: fix ?? "correct the value" }];
-    }
+    case "custom":
+      return [customProblem(issue.message, path, file)];
     default: {
       const [text, fix] = issue.message.split(". Fix: ");
       const message = got === undefined ? text : `is ${describe(got)}: ${text}`;
@@ -158,13 +170,15 @@ export function loadConfig(raw: Record<string, unknown>, source: ConfigSource): 
     const problems = [...secrets.map((p) => credentialProblem(p, source.file)), ...issues.flatMap((i) => issueToProblem(i, raw, source.file))];
     throw new ConfigError(problems);
   }
-  const cfg = result.data;
-  return {
-    ...cfg,
-    labelProfile: cfg.labelProfile ?? profileForEnvironment(cfg.environment),
-    stack: source.stack,
-    file: source.file,
-  };
+  return { ...result.data, stack: source.stack, file: source.file };
+}
+
+/** An environment's config issues as problems, worded like the schema's (file, key path, the node by name, Fix). */
+export function configIssueProblems(cfg: LoadedConfig, issues: readonly ConfigIssue[]): Problem[] {
+  return issues.map((issue) => {
+    const p = customProblem(issue.message, keyPathOf(issue.path).text, cfg.file);
+    return { ...p, message: nodePrefix(cfg, issue.path) + p.message };
+  });
 }
 
 /**

@@ -22,6 +22,15 @@ export interface Problem {
   reason?: string;
 }
 
+/**
+ * What a rule over a loaded config finds (an environment's config rules, environments/): where, as
+ * a path of the config, and `what. Fix: how`; the loader words it as a Problem (config/load.ts).
+ */
+export interface ConfigIssue {
+  path: (string | number)[];
+  message: string;
+}
+
 /** A plan check: a problem with its level and code. */
 export interface Check extends Problem {
   level: Severity;
@@ -29,6 +38,9 @@ export interface Check extends Problem {
 }
 
 export const isError = (p: Problem): boolean => (p.level ?? "error") === "error";
+
+/** A plan check, as opposed to a problem of the stack's values themselves (the schema's, the values contract's). */
+export const isCheck = (p: Problem): p is Check => p.code !== undefined && p.level !== undefined;
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** The root of a path is written as it is (`openkeel:nodes`) unless it would read as a path itself. */
@@ -62,8 +74,8 @@ export function formatProblem(p: Problem): string {
 }
 
 /**
- * A user mistake: a stack file (or Pulumi config) that cannot become a valid Plan. Printed as its
- * problems, one line each, without a stack trace; exit code 2.
+ * A stack file (or Pulumi config) the loader refuses: printed as its problems, one line each,
+ * without a stack trace; exit code 2. Only the loader throws it; planning returns its problems.
  */
 export class ConfigError extends Error {
   readonly problems: Problem[];

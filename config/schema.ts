@@ -5,44 +5,28 @@ import { z } from "zod";
 // zod compiles a fast path (new Function) for each schema on its first parse: a cost that only pays
 // off over many parses of one schema, while a render parses each contract a few times (npm run bench).
 z.config({ jitless: true });
-import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL, type LabelProfile } from "./roles";
-import { refineTalosConfig, talosConfigSchema } from "./talos";
+import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL } from "./roles";
+import { talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 import { cidrFault } from "./cidr";
 import { networkConfigSchema } from "./network";
 import { clusterSchema } from "./cluster";
 import { NODE_STATES } from "./lifecycle";
+import { DNS_SUBDOMAIN, isLabelKey } from "./k8s";
+import { stackPlacementSchema } from "./placement";
 
 export const PROJECT = "openkeel";
-const ENVIRONMENTS = ["kind-lab", "talos-production"] as const;
-export type Environment = (typeof ENVIRONMENTS)[number];
+/** The environments' names: environments/registry.ts says what each one is, and nothing below it tells them apart. */
+const ENVIRONMENT_NAMES = ["kind-lab", "talos-production"] as const;
+export type Environment = (typeof ENVIRONMENT_NAMES)[number];
 const TOPOLOGIES = ["lab", "small", "medium", "large"] as const;
 export type Topology = (typeof TOPOLOGIES)[number];
 
-/** The label profile D1 prescribes for an environment. */
-export function profileForEnvironment(env: Environment): LabelProfile {
-  return env === "talos-production" ? "hardened" : "default";
-}
-
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|(([0-9a-fA-F]{1,4}:){0,6}[0-9a-fA-F]{1,4})?::(([0-9a-fA-F]{1,4}:){0,6}[0-9a-fA-F]{1,4})?)$/;
 /** Exact versions only: `1.2.3`, `v1.2.3`, `1.2.3-rc.1`. No ranges, no `latest`. */
 export const PINNED_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
-
-export function isLabelKey(key: string): boolean {
-  const parts = key.split("/");
-  if (parts.length > 2) return false;
-  const name = parts[parts.length - 1];
-  if (name.length === 0 || name.length > 63 || !LABEL_NAME.test(name)) return false;
-  if (parts.length === 2) {
-    const prefix = parts[0];
-    if (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) return false;
-  }
-  return true;
-}
 
 function isLabelValue(value: string): boolean {
   return value.length <= 63 && LABEL_VALUE.test(value);
@@ -113,28 +97,6 @@ const nodeSchema = z.strictObject({
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
-const placementOverrideSchema = z
-  .strictObject({
-    role: z.enum(ROLES).optional(),
-    roles: z.array(z.enum(ROLES)).min(1).optional(),
-    nodeSelector: z.record(z.string(), z.string()).optional(),
-    tolerations: z.array(z.record(z.string(), z.unknown())).optional(),
-    extraTolerations: z.array(z.record(z.string(), z.unknown())).optional(),
-    affinity: z.record(z.string(), z.unknown()).optional(),
-    topologySpreadConstraints: z.array(z.record(z.string(), z.unknown())).optional(),
-    priorityClassName: z.string().optional(),
-  })
-  .superRefine((p, ctx) => {
-    if (p.role !== undefined && p.roles !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["roles"],
-        message: "role and roles are both set, and one would silently win. Fix: keep roles: [a, b] for several roles, or role: for one",
-      });
-    }
-  });
-export type PlacementOverrideConfig = z.infer<typeof placementOverrideSchema>;
-
 export const SERVICES = [
   "keystone",
   "placement",
@@ -163,7 +125,7 @@ const serviceSchema = z.strictObject({
   /** Replica counts per component, e.g. ironic `{conductor: 1}`. */
   replicas: z.record(z.string(), z.number().int().min(0)).default({}),
   /** Per-component placement overrides; raw fields win over roles (§ 5.1 precedence). */
-  placement: z.record(z.string(), placementOverrideSchema).default({}),
+  placement: z.record(z.string(), stackPlacementSchema).default({}),
   /** Raw chart values merged last. */
   values: z.record(z.string(), z.unknown()).default({}),
 });
@@ -228,9 +190,60 @@ const chartsSchema = z.strictObject({
     .default({}),
 });
 
+/** Rules across a node's keys: each role once, and no label this repository writes from other keys. */
+function nodeRules(node: NodeConfig, i: number, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  node.roles.forEach((role, j) => {
+    if (seen.has(role)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["nodes", i, "roles", j],
+        message: `role '${role}' is listed twice. Fix: list each role once`,
+      });
+    }
+    seen.add(role);
+  });
+  for (const key of Object.keys(node.labels)) {
+    const path = ["nodes", i, "labels", key];
+    if (!isLabelKey(key)) {
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message:
+          "is not a valid label key ([prefix/]name: a DNS subdomain prefix and a name of at most 63 characters). Fix: use letters, digits, '-', '_' and '.' only, e.g. network.openkeel.io/external-nic",
+      });
+    } else if (roleOfLabelKey(key)) {
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `is a role label, which this repository writes from roles. Fix: remove it and add '${roleOfLabelKey(key)!.role}' to the node's roles`,
+      });
+    } else if (key === ZONE_LABEL) {
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: "is the zone label. Fix: remove it and set the node's zone: key instead",
+      });
+    } else if (key === BRIDGE_MAPPINGS_ANNOTATION) {
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `holds the node's bridge mappings, which are a Node annotation here (a label value cannot hold ':'). Fix: remove it and set the node's bridgeMappings: key instead, e.g. bridgeMappings: physnet1:br-ex`,
+      });
+    } else if (LABEL_PROFILES.some((p) => chassisLabelKey(p) === key)) {
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message:
+          "is the OVN chassis label, which this repository writes on every compute and network node (and containers node while Zun runs). Fix: remove it; give the node one of those roles instead",
+      });
+    }
+  }
+}
+
 export const configSchema = z
   .strictObject({
-    environment: z.enum(ENVIRONMENTS),
+    environment: z.enum(ENVIRONMENT_NAMES),
     topology: z.enum(TOPOLOGIES),
     labelProfile: z.enum(LABEL_PROFILES).optional(),
     /** true: every role taints its nodes; a list: only those roles do; false: no taints (§ 1.4). */
@@ -248,118 +261,15 @@ export const configSchema = z
     mirror: mirrorSchema.optional(),
     talos: talosConfigSchema.optional(),
     platform: platformConfigSchema,
-    /** Production: the node subnet and the cluster's pod, service and join ranges. */
+    /** The node subnet and the cluster's pod, service and join ranges, where the stack owns them (its environment's rules). */
     network: networkConfigSchema.optional(),
     /** The cluster the stack deploys to: kube context and identity (config/cluster.ts). */
     cluster: clusterSchema.optional(),
   })
-  .superRefine((cfg, ctx) => {
-    refineTalosConfig(cfg, ctx);
-    const production = cfg.environment === "talos-production";
-    if (production && cfg.labelProfile === "default") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["labelProfile"],
-        message:
-          "production stacks must use the hardened label keys (D1: node-restriction.kubernetes.io/openkeel-<role>); 'default' keys can be set by a node's own kubelet. Fix: remove labelProfile or set it to hardened",
-      });
-    }
-    if (production && cfg.topology === "lab") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["topology"],
-        message: "topology 'lab' is for the kind-lab environment. Fix: use small, medium or large",
-      });
-    }
-    if (!production && cfg.network !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["network"],
-        message:
-          "sets the ranges of a production cluster; kind chooses the lab's own (its networking defaults). Fix: remove openkeel:network from the lab stack",
-      });
-    }
-    if (production && cfg.cluster === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["cluster"],
-        message:
-          "is required in production: without it pulumi up would talk to whatever kubeconfig context is current. Fix: add openkeel:cluster with context: <the admin kubeconfig's context of this cluster> and apiServer: <its control-plane endpoint, e.g. https://10.30.0.10:6443> (stacks/README.md)",
-      });
-    } else if (production && cfg.cluster?.apiServer === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["cluster", "apiServer"],
-        message:
-          "is required in production: it is what tells this cluster from another one reached by the same context name. Fix: write the control-plane endpoint the context points at, e.g. apiServer: https://10.30.0.10:6443",
-      });
-    }
-    if (!production && cfg.topology !== "lab") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["topology"],
-        message: `topology '${cfg.topology}' is a production topology. Fix: use topology: lab with environment kind-lab, or environment: talos-production`,
-      });
-    }
-    cfg.nodes.forEach((node, i) => {
-      if (production && node.internalIP === undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["nodes", i, "internalIP"],
-          message: "is required in production (Kube-OVN's MASTER_NODES and the Talos patches need it). Fix: add the node's internal IP address",
-        });
-      }
-      const seen = new Set<string>();
-      node.roles.forEach((role, j) => {
-        if (seen.has(role)) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["nodes", i, "roles", j],
-            message: `role '${role}' is listed twice. Fix: list each role once`,
-          });
-        }
-        seen.add(role);
-      });
-      for (const key of Object.keys(node.labels)) {
-        const path = ["nodes", i, "labels", key];
-        if (!isLabelKey(key)) {
-          ctx.addIssue({
-            code: "custom",
-            path,
-            message:
-              "is not a valid label key ([prefix/]name: a DNS subdomain prefix and a name of at most 63 characters). Fix: use letters, digits, '-', '_' and '.' only, e.g. network.openkeel.io/external-nic",
-          });
-        } else if (roleOfLabelKey(key)) {
-          ctx.addIssue({
-            code: "custom",
-            path,
-            message: `is a role label, which this repository writes from roles. Fix: remove it and add '${roleOfLabelKey(key)!.role}' to the node's roles`,
-          });
-        } else if (key === ZONE_LABEL) {
-          ctx.addIssue({
-            code: "custom",
-            path,
-            message: "is the zone label. Fix: remove it and set the node's zone: key instead",
-          });
-        } else if (key === BRIDGE_MAPPINGS_ANNOTATION) {
-          ctx.addIssue({
-            code: "custom",
-            path,
-            message: `holds the node's bridge mappings, which are a Node annotation here (a label value cannot hold ':'). Fix: remove it and set the node's bridgeMappings: key instead, e.g. bridgeMappings: physnet1:br-ex`,
-          });
-        } else if (LABEL_PROFILES.some((p) => chassisLabelKey(p) === key)) {
-          ctx.addIssue({
-            code: "custom",
-            path,
-            message:
-              "is the OVN chassis label, which this repository writes on every compute and network node (and containers node while Zun runs). Fix: remove it; give the node one of those roles instead",
-          });
-        }
-      }
-    });
-  });
+  .superRefine((cfg, ctx) => cfg.nodes.forEach((node, i) => nodeRules(node, i, ctx)));
 
-export type Config = z.infer<typeof configSchema> & { labelProfile: LabelProfile };
+/** A stack config as the schema gives it; its environment's config rules apply on top (environments/). */
+export type Config = z.infer<typeof configSchema>;
 
 /** Where a raw config came from, for error messages. */
 export interface ConfigSource {

@@ -6,6 +6,7 @@
 // Talos kernel has no softdog), the CPUs and memory kept for the host on hypervisors, and the disk
 // Talos gives Longhorn. Defaults only where Talos or Kubernetes already has one.
 import { z } from "zod";
+import type { ConfigIssue } from "./problems";
 
 /**
  * Watchdog drivers the Talos kernel builds as modules (siderolabs/talos hack/modules-amd64.txt
@@ -145,47 +146,32 @@ export const talosConfigSchema = z.strictObject({
 
 export type TalosConfig = z.infer<typeof talosConfigSchema>;
 
-/** The parts of the stack config the cross-key rules read (kept structural: no import cycle). */
+/** The parts of the stack config the block's rules read (kept structural: no import cycle). */
 interface StackShape {
-  environment: string;
   talos?: TalosConfig;
   nodes: { roles: readonly string[] }[];
 }
 
 /**
- * Rules across keys: the block is required in production and refused in the lab; compute and
- * longhornDisk are required when nodes carry the role that uses them.
+ * The rules of a stack whose nodes are Talos machines (its environment applies them): the block is
+ * required; compute and longhornDisk are required when nodes carry the role that uses them.
  */
-export function refineTalosConfig(cfg: StackShape, ctx: z.RefinementCtx): void {
-  if (cfg.environment === "kind-lab") {
-    if (cfg.talos !== undefined) {
-      ctx.addIssue({
-        code: "custom",
+export function talosBlockIssues(cfg: StackShape): ConfigIssue[] {
+  if (cfg.talos === undefined) {
+    return [
+      {
         path: ["talos"],
         message: fix(
-          "configures Talos machines, and the kind-lab environment has none (its nodes are kindest/node containers, configured by rendered/lab/kind/cluster.yaml)",
-          "remove openkeel:talos from the lab stack",
+          "is required in production: the Talos patches need the watchdog module, the compute nodes' host reservation and the Longhorn disk",
+          "add openkeel:talos (watchdogModule, compute, longhornDisk); stacks/README.md describes it",
         ),
-      });
-    }
-    return;
+      },
+    ];
   }
-  if (cfg.environment !== "talos-production") return;
-  if (cfg.talos === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["talos"],
-      message: fix(
-        "is required in production: the Talos patches need the watchdog module, the compute nodes' host reservation and the Longhorn disk",
-        "add openkeel:talos (watchdogModule, compute, longhornDisk); stacks/README.md describes it",
-      ),
-    });
-    return;
-  }
+  const issues: ConfigIssue[] = [];
   const has = (role: string) => cfg.nodes.some((n) => n.roles.includes(role));
   if (has("compute") && cfg.talos.compute === undefined) {
-    ctx.addIssue({
-      code: "custom",
+    issues.push({
       path: ["talos", "compute"],
       message: fix(
         "is required: compute nodes get the static CPU manager, which needs the CPUs and memory kept for the host",
@@ -195,8 +181,7 @@ export function refineTalosConfig(cfg: StackShape, ctx: z.RefinementCtx): void {
   }
   // storage and controlPlane nodes get a Longhorn disk (platform/longhorn.ts LONGHORN_DISK_ROLES)
   if ((has("storage") || has("controlPlane")) && cfg.talos.longhornDisk === undefined) {
-    ctx.addIssue({
-      code: "custom",
+    issues.push({
       path: ["talos", "longhornDisk"],
       message: fix(
         "is required: storage nodes keep Longhorn replicas, and controlPlane nodes their Galera, RabbitMQ and OVN central volumes (D5), on a Talos user volume, and only you know which disk to give it",
@@ -204,4 +189,5 @@ export function refineTalosConfig(cfg: StackShape, ctx: z.RefinementCtx): void {
       ),
     });
   }
+  return issues;
 }

@@ -1,22 +1,30 @@
 // The Plan of a stack whose checks passed: the node-roles phase, the environment's platform
-// components, the OpenKeel releases, the node-level configuration. No placement report yet (tests
-// compose Plans to trip the placement checks on them).
-import type { Check } from "../config/problems";
+// components, the OpenKeel releases, the node-level configuration, and the problems of the stack's
+// values (the values contract's). No placement report yet (tests compose Plans to trip the
+// placement checks on them).
+import type { Check, Problem } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import { addOpenKeel, openkeelNodeMetadata } from "../openkeel";
 import { nodeRolesUnit } from "../plan/node-roles";
 import { withMirror } from "../plan/mirror";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
 import { addPlatform, nodeMetadataOf } from "../platform/component";
-import { platformContext } from "../platform/context";
+import { stackContext } from "../platform/context";
 import type { Topology } from "../topology/topology";
 import { installed } from "./environment";
 import { ENVIRONMENTS } from "./registry";
 
-export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Check[]): Plan {
+export interface ComposedPlan {
+  plan: Plan;
+  /** What the stack's values break of the OpenKeel values contract: no Plan to apply while there are any. */
+  problems: Problem[];
+}
+
+export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Check[]): ComposedPlan {
   const env = ENVIRONMENTS[cfg.environment];
   const components = installed(env, cfg);
-  const ctx = platformContext(cfg, topology);
+  // one context for every builder of the Plan, the platform components' and the OpenKeel releases'
+  const ctx = stackContext(cfg, topology, env.storage(cfg));
   const plan: Plan = {
     stack: cfg.stack,
     environment: cfg.environment,
@@ -36,9 +44,9 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   };
   phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]));
   addPlatform(plan, ctx, components, env.podNetwork);
-  addOpenKeel(plan, cfg, topology, { strictLocalClass: env.storage(cfg).strictLocalClass });
+  const problems = addOpenKeel(plan, ctx);
   plan.nodeConfig = env.nodeConfig(cfg, topology);
   const out = withMirror(plan, cfg.mirror);
   assertPlanInvariants(out);
-  return out;
+  return { plan: out, problems };
 }

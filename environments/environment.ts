@@ -1,30 +1,21 @@
-// What an environment is to the rest of the repository: the checks of the settings only it reads,
-// the platform components it installs (in install order), its pod network, and the node-level
+// What an environment is to the rest of the repository: what it asks of the stack config beyond the
+// schema, the traits it hands the layers below, the checks of the settings only it reads, the
+// platform components it installs (in install order), its pod network, and the node-level
 // configuration it renders. environments/registry.ts lists them.
 import type { ClusterConfig } from "../config/cluster";
-import type { Check } from "../config/problems";
+import type { Check, ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { NodeLevelConfig } from "../plan/plan";
 import type { PlatformComponent } from "../platform/component";
+import type { StackStorage } from "../platform/context";
+import type { EnvironmentTraits } from "../topology/environment";
 import type { Topology } from "../topology/topology";
 
-/** A StorageClass the cluster has without this repository creating it. */
-export interface ProvidedStorageClass {
-  name: string;
-  provisioner: string;
-  /** Where the fact comes from (repo@tag path). */
-  source: string;
-}
-
-/** The storage an environment offers the releases. */
-export interface EnvironmentStorage {
-  /** The class of the volumes that replicate their own data: one replica on the pod's node (D5). */
-  strictLocalClass: string;
-  /** Classes the environment provides itself (kind's `standard`). */
-  provided: ProvidedStorageClass[];
-}
-
 export interface Environment {
+  /** What the layers below environments/ need to know of it (topology/environment.ts). */
+  traits: EnvironmentTraits;
+  /** What it asks of a stack config beyond the schema: refused keys, required keys (worded like schema issues). */
+  configIssues(cfg: LoadedConfig): ConfigIssue[];
   /** Plan checks of the settings this environment reads, or refuses. */
   checks(cfg: LoadedConfig, topo: Topology): Check[];
   /** Every platform component it may install, in install order. */
@@ -40,7 +31,7 @@ export interface Environment {
    */
   podNetwork?: PlatformComponent;
   /** Its storage: the strict-local class the releases ask for, the classes it provides itself. */
-  storage(cfg: LoadedConfig): EnvironmentStorage;
+  storage(cfg: LoadedConfig): StackStorage;
   /** The cluster the stack deploys to (openkeel:cluster, or the environment's default). */
   cluster(cfg: LoadedConfig): ClusterConfig;
   /** Node-level configuration (Talos patches and schematics, the kind cluster) from the same inventory. */

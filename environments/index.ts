@@ -1,28 +1,32 @@
 // Config → checks → Plan → placement, for any environment: the single entry the Pulumi program,
 // the offline scripts and the tests share.
-import { isError, type Check } from "../config/problems";
+import { configIssueProblems } from "../config/load";
+import { isError, type Check, type Problem } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
-import { CODE_ONLY_CHECKS, placementReport, type PlacementReport } from "../placement/report";
+import { placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import type { Plan } from "../plan/plan";
 import { lifecyclesOf, platformChecks } from "../platform/component";
 import { lifecycleChecks } from "../lifecycle/checks";
 import { planChecks } from "../topology/checks";
-import { buildTopology, type Topology } from "../topology/topology";
+import type { Topology } from "../topology/topology";
 import { composePlan } from "./compose";
 import { installed } from "./environment";
-import { ENVIRONMENTS, placementReaders } from "./registry";
+import { ENVIRONMENTS, placementChecks, placementReaders, stackTopology } from "./registry";
 import { storageClassChecks } from "./storage";
 
-export { placementReaders } from "./registry";
+export { placementChecks, placementReaders, stackTopology } from "./registry";
 
 export interface PlanResult {
   topology: Topology;
-  /** Every plan check, errors and warnings. */
-  checks: Check[];
-  /** Built only when no check is an error. */
+  /**
+   * Every user mistake of the stack, one type, errors and warnings: the plan checks (with a code),
+   * and the problems of its values (the values contract's). A bug in this repository is thrown.
+   */
+  problems: Problem[];
+  /** Built only when no problem is an error. */
   plan?: Plan;
-  /** Where every component can run; its errors are among `checks`, and then no plan. */
+  /** Where every component can run; its errors are among `problems`, and then no plan. */
   placement?: PlacementReport;
 }
 
@@ -39,16 +43,21 @@ function stackChecks(cfg: LoadedConfig, topology: Topology): Check[] {
 }
 
 export function planStack(cfg: LoadedConfig): PlanResult {
-  const topology = buildTopology(cfg);
+  const env = ENVIRONMENTS[cfg.environment];
+  const topology = stackTopology(cfg);
+  // what the environment asks of the config beyond the schema: the stack's mistake, like a schema issue
+  const invalid = configIssueProblems(cfg, env.configIssues(cfg));
+  if (invalid.length > 0) return { topology, problems: invalid };
   const checks = stackChecks(cfg, topology);
-  if (checks.some(isError)) return { topology, checks };
-  const plan = composePlan(cfg, topology, checks);
+  if (checks.some(isError)) return { topology, problems: checks };
+  const { plan, problems } = composePlan(cfg, topology, checks);
+  if (problems.length > 0) return { topology, problems: [...checks, ...problems] };
   const storage = storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg));
-  if (storage.length > 0) return { topology, checks: [...checks, ...storage] };
+  if (storage.length > 0) return { topology, problems: [...checks, ...storage] };
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
-  const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)));
-  const bugs = placement.checks.filter((c) => CODE_ONLY_CHECKS.has(c.code));
-  if (bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
-  if (placement.checks.length > 0) return { topology, checks: [...checks, ...placement.checks], placement };
-  return { topology, checks, plan, placement };
+  const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));
+  // what only this repository's code can trip is its bug, never the stack file's
+  if (placement.bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${placement.bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
+  if (placement.checks.length > 0) return { topology, problems: [...checks, ...placement.checks], placement };
+  return { topology, problems: checks, plan, placement };
 }

@@ -12,7 +12,10 @@ import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
 import { rabbitmqTopologyOperator } from "../platform/rabbitmq-topology-operator";
 import { snapshots } from "../platform/snapshots";
-import type { Environment, ProvidedStorageClass } from "./environment";
+import type { ConfigIssue } from "../config/problems";
+import type { LoadedConfig } from "../config/schema";
+import type { ProvidedStorageClass } from "../platform/context";
+import type { Environment } from "./environment";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 
 const REAL_BACKENDS = [longhorn, snapshots, kubevirt, cdi];
@@ -25,9 +28,51 @@ const KIND_STANDARD_CLASS: ProvidedStorageClass = {
   name: "standard",
   provisioner: "rancher.io/local-path",
   source: "kubernetes-sigs/kind pkg/build/nodeimage/const_storage.go",
+  isDefault: true,
 };
 
+/** Keys of a production cluster, and topologies of one, which a kind lab has no use for. */
+function labConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if (cfg.talos !== undefined) {
+    issues.push({
+      path: ["talos"],
+      message:
+        "configures Talos machines, and the kind-lab environment has none (its nodes are kindest/node containers, configured by rendered/lab/kind/cluster.yaml). Fix: remove openkeel:talos from the lab stack",
+    });
+  }
+  if (cfg.network !== undefined) {
+    issues.push({
+      path: ["network"],
+      message: "sets the ranges of a production cluster; kind chooses the lab's own (its networking defaults). Fix: remove openkeel:network from the lab stack",
+    });
+  }
+  if (cfg.topology !== "lab") {
+    issues.push({
+      path: ["topology"],
+      message: `topology '${cfg.topology}' is a production topology. Fix: use topology: lab with environment kind-lab, or environment: talos-production`,
+    });
+  }
+  return issues;
+}
+
 export const kindLab: Environment = {
+  traits: {
+    // D1: the default keys are kept for labs
+    labelProfile: "default",
+    // § 5.2: roles are optional in a lab
+    cloudInventory: false,
+    // kindest/node containers on the laptop's Docker network
+    physicalNetworks: false,
+    // no Medik8s in its platform list: a drained state only cordons
+    // kind's kubeadminit action, in a cluster without a worker
+    untaintsLoneControlPlane: true,
+    // the kind config publishes NodePorts on the laptop's loopback (openkeel/endpoints.ts)
+    publicApis: "nodePorts",
+    nodeOs: "kindest-node",
+    hardwareVirtualization: false,
+  },
+  configIssues: labConfigIssues,
   checks: kindChecks,
   // The lab's RabbitMQ is the production chart's: its vhosts, users and permissions are the
   // topology operator's objects there too (nothing in the lab creates them otherwise).
@@ -37,6 +82,8 @@ export const kindLab: Environment = {
   storage: (cfg) => ({
     strictLocalClass: cfg.platform.realBackends === true ? LONGHORN_LOCAL_CLASS : KIND_STANDARD_CLASS.name,
     provided: [KIND_STANDARD_CLASS],
+    // kind's local-path class is strictly local too, but not Longhorn's: D5 binds production
+    strictLocalEnforced: false,
   }),
   cluster: kindClusterBinding,
   nodeConfig: kindNodeConfig,

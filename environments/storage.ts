@@ -9,7 +9,7 @@ import { releaseName } from "../openkeel/services";
 import { STRICT_LOCAL_VOLUMES } from "../openkeel/storage";
 import { LONGHORN_DRIVER, STRICT_LOCAL_PARAMETERS } from "../platform/longhorn";
 import { allUnits, type K8sObject, type Plan } from "../plan/plan";
-import type { EnvironmentStorage } from "./environment";
+import type { StackStorage } from "../platform/context";
 
 const CLASS_KEY = /^storageClass(Name)?$/;
 
@@ -68,7 +68,7 @@ function strictLocalFaults(sc: K8sObject | undefined): string[] {
   return faults;
 }
 
-export function storageClassChecks(plan: Plan, cfg: LoadedConfig, storage: EnvironmentStorage): Check[] {
+export function storageClassChecks(plan: Plan, cfg: LoadedConfig, storage: StackStorage): Check[] {
   const created = createdClasses(plan);
   const provided = new Map(storage.provided.map((p) => [p.name, p]));
   const known = [...[...created.keys()].map((n) => `${n} (created here)`), ...storage.provided.map((p) => `${p.name} (provided by ${cfg.environment})`)];
@@ -88,7 +88,7 @@ export function storageClassChecks(plan: Plan, cfg: LoadedConfig, storage: Envir
       `name one of ${known.join(", ")}`,
     );
   }
-  if (cfg.environment !== "talos-production") return checks;
+  if (!storage.strictLocalEnforced) return checks;
   for (const volume of STRICT_LOCAL_VOLUMES) {
     const unit = allUnits(plan).find((u) => u.name === volume.release);
     if (unit?.kind !== "HelmRelease") continue; // the service is off

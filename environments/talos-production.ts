@@ -13,10 +13,63 @@ import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
 import { rabbitmqTopologyOperator } from "../platform/rabbitmq-topology-operator";
 import { snapshots } from "../platform/snapshots";
+import { talosBlockIssues } from "../config/talos";
+import type { ConfigIssue } from "../config/problems";
+import type { LoadedConfig } from "../config/schema";
 import type { Environment } from "./environment";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 
+/** What a production stack must say that a lab need not: D1's keys, its cluster, its nodes' addresses, its Talos machines. */
+function productionConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [...talosBlockIssues(cfg)];
+  if (cfg.labelProfile === "default") {
+    issues.push({
+      path: ["labelProfile"],
+      message:
+        "production stacks must use the hardened label keys (D1: node-restriction.kubernetes.io/openkeel-<role>); 'default' keys can be set by a node's own kubelet. Fix: remove labelProfile or set it to hardened",
+    });
+  }
+  if (cfg.topology === "lab") {
+    issues.push({ path: ["topology"], message: "topology 'lab' is for the kind-lab environment. Fix: use small, medium or large" });
+  }
+  if (cfg.cluster === undefined) {
+    issues.push({
+      path: ["cluster"],
+      message:
+        "is required in production: without it pulumi up would talk to whatever kubeconfig context is current. Fix: add openkeel:cluster with context: <the admin kubeconfig's context of this cluster> and apiServer: <its control-plane endpoint, e.g. https://10.30.0.10:6443> (stacks/README.md)",
+    });
+  } else if (cfg.cluster.apiServer === undefined) {
+    issues.push({
+      path: ["cluster", "apiServer"],
+      message:
+        "is required in production: it is what tells this cluster from another one reached by the same context name. Fix: write the control-plane endpoint the context points at, e.g. apiServer: https://10.30.0.10:6443",
+    });
+  }
+  cfg.nodes.forEach((node, i) => {
+    if (node.internalIP === undefined) {
+      issues.push({
+        path: ["nodes", i, "internalIP"],
+        message: "is required in production (Kube-OVN's MASTER_NODES and the Talos patches need it). Fix: add the node's internal IP address",
+      });
+    }
+  });
+  return issues;
+}
+
 export const talosProduction: Environment = {
+  traits: {
+    // D1: hardened keys in production
+    labelProfile: "hardened",
+    cloudInventory: true,
+    physicalNetworks: true,
+    // Medik8s' Node Maintenance Operator drains them (platform/medik8s.ts)
+    untaintsLoneControlPlane: false,
+    // D8: the public ingress on the network and control-plane nodes
+    publicApis: "ingress",
+    nodeOs: "talos",
+    hardwareVirtualization: true,
+  },
+  configIssues: productionConfigIssues,
   checks: (cfg) =>
     cfg.platform.realBackends === undefined
       ? []
@@ -45,10 +98,10 @@ export const talosProduction: Environment = {
   ],
   podNetwork: kubeOvn,
   // Longhorn's D5 class; Talos provides no StorageClass of its own.
-  storage: () => ({ strictLocalClass: LONGHORN_LOCAL_CLASS, provided: [] }),
+  storage: () => ({ strictLocalClass: LONGHORN_LOCAL_CLASS, provided: [], strictLocalEnforced: true }),
   cluster: (cfg) => {
-    // required by the schema in production
-    if (!cfg.cluster) throw new Error(`stack ${cfg.stack}: production config without openkeel:cluster passed the schema`);
+    // required by its config rules
+    if (!cfg.cluster) throw new Error(`stack ${cfg.stack}: production config without openkeel:cluster passed its config rules`);
     return cfg.cluster;
   },
   nodeConfig: talosNodeConfig,

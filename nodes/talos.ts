@@ -231,7 +231,7 @@ const dir = "talos";
 /** Every Talos file of a production stack. */
 export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConfig {
   const talos = cfg.talos;
-  if (talos === undefined) throw new Error(`stack ${cfg.stack}: talos-production without openkeel:talos (the config schema requires it)`);
+  if (talos === undefined) throw new Error(`stack ${cfg.stack}: Talos machines without openkeel:talos (its environment's config rules require it)`);
   const files: NodeConfigFile[] = [];
   const machines: Record<string, TalosMachine> = {};
   for (const group of talosGroups(cfg.nodes)) {

@@ -69,7 +69,7 @@ function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefi
 export function plannedStacks(names: string[] | undefined, stacksDir: string): PlannedStack[] {
   return planStacks(names, stacksDir).map((s) => {
     // what the program needs of the planning, no more (the placement report is large at scale)
-    const planned = { checks: s.result.checks, plan: s.plan };
+    const planned = { problems: s.result.problems, plan: s.plan };
     const file = s.config.file;
     return {
       stack: s.config.stack,

@@ -6,11 +6,12 @@ import { z } from "zod";
 import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
-import { quorumPlacement, type ReleaseContext, type ReplicaRule } from "./context";
-import { labelKey, nodeSelectorSchema, tolerationSchema } from "./k8s";
+import type { StackContext } from "../platform/context";
+import { quorumPlacement, type ReplicaRule } from "./context";
+import { labelKey, nodeSelectorSchema, tolerationSchema } from "../config/k8s";
 import { METADATA_PROXY_SECRET } from "./names";
 import { IRONIC_NAMESPACE } from "./ironic";
-import type { PlacementValue } from "./placement-value";
+import type { PlacementValue } from "../config/placement";
 
 type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
 /** A path inside a release's values. */
@@ -42,7 +43,7 @@ interface ComponentBase {
 
 /** Placed by the chart helper from `placement.<component>` (§ 5.1, § 5.2). */
 interface HelperPlaced extends ComponentBase {
-  placement(ctx: ReleaseContext): PlacementValue;
+  placement(ctx: StackContext): PlacementValue;
   /**
    * A nodeSelector the chart reads besides the helper's, which wins over it when not empty (§ 5.2
    * "What is implemented": Neutron's `ovnCentral.nodeSelector`, Masakari's
@@ -66,7 +67,7 @@ interface HelperPlaced extends ComponentBase {
 interface SelfPlaced extends ComponentBase {
   kind: "DaemonSet";
   /** The `<component>.nodeSelector` the release writes, or none (a lab whose nodes carry no role). */
-  nodeSelector(ctx: ReleaseContext): Record<string, string> | undefined;
+  nodeSelector(ctx: StackContext): Record<string, string> | undefined;
 }
 
 export type ComponentSpec = HelperPlaced | SelfPlaced;
@@ -93,7 +94,7 @@ export interface ServiceSpec {
    * Values beyond placement and replicas.
    * @default none: `global`, `placement` and the component blocks only
    */
-  values?(ctx: ReleaseContext): Record<string, unknown>;
+  values?(ctx: StackContext): Record<string, unknown>;
 }
 
 /** A secret is always a generated one: a literal in a stack file would end up in git. */
@@ -134,7 +135,7 @@ const on =
  * compute+storage nodes of the medium topology (§ 6.2, compute tainted) must tolerate compute, or
  * it has no node at all (found by the placement report, issue 7).
  */
-function sharedNodeTolerations(role: Role, ctx: ReleaseContext) {
+function sharedNodeTolerations(role: Role, ctx: StackContext) {
   return ROLES.filter((r) => r !== role && ctx.topo.taintedRoles.includes(r) && ctx.topo.nodesByRole[role].some((n) => n.roles.includes(r))).map(
     roleToleration,
   );
@@ -149,7 +150,7 @@ const worker = (replicas = 2): HelperPlaced => ({ kind: "Deployment", placement:
  * The OVN chassis' nodes: those the node-roles phase labels with the chassis label (./node-metadata.ts).
  * Without role labels (a lab whose nodes carry none) there is nothing to select: every node.
  */
-function chassisSelector(ctx: ReleaseContext): Record<string, string> | undefined {
+function chassisSelector(ctx: StackContext): Record<string, string> | undefined {
   return ctx.rolesPassed ? { [chassisLabelKey(ctx.topo.profile)]: "" } : undefined;
 }
 
@@ -162,7 +163,7 @@ const masakari = (base: HelperPlaced, key: string): HelperPlaced => ({
 });
 
 /** The compute label of the stack's profile, when the releases get role labels (§ 5.2). */
-function computeLabel(ctx: ReleaseContext): string | undefined {
+function computeLabel(ctx: StackContext): string | undefined {
   return ctx.rolesPassed ? roleLabelKey("compute", ctx.topo.profile) : undefined;
 }
 

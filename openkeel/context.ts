@@ -1,37 +1,10 @@
-// What every OpenKeel values builder reads: the stack, its topology, whether the releases get role
-// labels, and how many nodes a placement can use (to size replicas to the topology).
-import type { LoadedConfig, ServiceName } from "../config/schema";
-import { ironicConductorReplicas, serviceEnabled } from "../topology/services";
+// How the OpenKeel values builders size and place from the stack's context (platform/context.ts):
+// how many nodes a placement can use, and how replicas follow the topology.
+import { ironicConductorReplicas } from "../topology/services";
 import { quorumMembers } from "../lifecycle/quorums";
-import type { Topology } from "../topology/topology";
-import { passesNodeRoles } from "./global";
 import { placementRoles } from "../placement/chart-helper";
-import type { PlacementValue } from "./placement-value";
-
-/** What the environment's storage offers the releases (environments/ knows it; D5). */
-export interface ReleaseStorage {
-  /** The class of the volumes that replicate themselves: one replica on the pod's node (D5). */
-  strictLocalClass: string;
-}
-
-export interface ReleaseContext {
-  cfg: LoadedConfig;
-  topo: Topology;
-  storage: ReleaseStorage;
-  /** global.nodeRoles is passed, so role placements select labelled nodes. */
-  rolesPassed: boolean;
-  serviceOn(service: ServiceName): boolean;
-}
-
-export function releaseContext(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): ReleaseContext {
-  return {
-    cfg,
-    topo,
-    storage,
-    rolesPassed: passesNodeRoles(topo),
-    serviceOn: (service) => serviceEnabled(cfg, topo, service),
-  };
-}
+import type { StackContext } from "../platform/context";
+import type { PlacementValue } from "../config/placement";
 
 /**
  * How replicas follow the topology:
@@ -45,13 +18,13 @@ export function releaseContext(cfg: LoadedConfig, topo: Topology, storage: Relea
 export type ReplicaRule = { fixed: number } | "quorum" | "perNode" | "ironicConductors";
 
 /** Nodes a placement can land on: those with one of its roles, or every node when roles are not passed. */
-export function eligibleNodes(p: PlacementValue, ctx: ReleaseContext): number {
+export function eligibleNodes(p: PlacementValue, ctx: StackContext): number {
   const roles = placementRoles(p);
   if (!ctx.rolesPassed || roles.length === 0) return ctx.topo.nodes.length;
   return ctx.topo.nodes.filter((n) => n.roles.some((r) => roles.includes(r))).length;
 }
 
-export function replicasFor(rule: ReplicaRule, p: PlacementValue, ctx: ReleaseContext): number {
+export function replicasFor(rule: ReplicaRule, p: PlacementValue, ctx: StackContext): number {
   const nodes = eligibleNodes(p, ctx);
   if (rule === "ironicConductors") return ironicConductorReplicas(ctx.cfg);
   // at least one member, also where no node is eligible
@@ -65,6 +38,6 @@ export function replicasFor(rule: ReplicaRule, p: PlacementValue, ctx: ReleaseCo
  * node (§ 2.1, § 2.2), and in the large topology one per zone too (§ 6.3: a zone lost keeps the
  * quorum), enforced: a member that finds no free zone stays Pending rather than stacking.
  */
-export function quorumPlacement(ctx: ReleaseContext): PlacementValue {
+export function quorumPlacement(ctx: StackContext): PlacementValue {
   return { role: "controlPlane", antiAffinity: "required", ...(ctx.cfg.topology === "large" ? { zoneAntiAffinity: "required" } : {}) };
 }

@@ -8,8 +8,8 @@ import type { LabelProfile } from "../config/roles";
 import { isSelfPlaced, type ServiceSpec } from "./catalog";
 import { globalSchema } from "./global";
 import { serviceExposureSchema } from "./endpoints";
-import { nodeSelectorSchema } from "./k8s";
-import { placementValueSchema, SCHEDULING_FIELDS } from "./placement-value";
+import { nodeSelectorSchema } from "../config/k8s";
+import { placementValueSchema, SCHEDULING_FIELDS } from "../config/placement";
 
 export interface ReleaseContract {
   schema: z.ZodType;

@@ -2,11 +2,11 @@
 // the roles it runs on and where it must never run. Written from the design, not from the catalog
 // (./catalog.ts): the placement checks hold what the releases render against it.
 import type { Role } from "../config/roles";
-import { CONTROL_PLANE, TENANT_WORKLOAD, type ComponentKind, type DesignRoles } from "../placement/workloads";
+import { CONTROL_PLANE, TENANT_WORKLOAD, type DesignRoles, type WorkloadKind } from "../placement/workloads";
 
 /** What the design says about a component (§ 2): its roles, and where it must never be. */
 export interface DesignRow {
-  kind: ComponentKind;
+  kind: WorkloadKind;
   roles: DesignRoles;
   /** Roles it covers too when the Plan holds this release (the chassis on Zun's containers nodes). */
   rolesWith?: { release: string; roles: Role[] };

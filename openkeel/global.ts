@@ -1,11 +1,11 @@
 // `global` of every OpenKeel release (§ 5.1): the role definitions (global.nodeRoles) and the
 // placement defaults. Production passes the hardened label keys exactly as okadm does (§ 5.2, D1);
-// a lab passes them only when its nodes carry roles (role labels are optional in a lab, and a
+// a stack whose roles are optional (a lab) passes them only when its nodes carry roles (role labels are optional in a lab, and a
 // chart installed without global.nodeRoles places nothing by role).
 import { z } from "zod";
 import { ROLES, roleLabelKey, roleTaint, ZONE_LABEL, type LabelProfile, type Role, type Taint } from "../config/roles";
-import type { Topology } from "../topology/topology";
-import { labelKey } from "./k8s";
+import { roleLabelsInUse, type Topology } from "../topology/topology";
+import { labelKey } from "../config/k8s";
 
 const PRIORITY_CLASSES = {
   infra: "openkeel-infra-critical",
@@ -36,11 +36,6 @@ export interface GlobalValue {
   placementDefaults: PlacementDefaultsValue;
 }
 
-/** Whether the releases get global.nodeRoles: always in production, in a lab only if nodes carry roles. */
-export function passesNodeRoles(topo: Topology): boolean {
-  return topo.production || topo.nodes.some((n) => n.roles.length > 0);
-}
-
 function nodeRolesValue(topo: Topology): NodeRolesValue {
   const roles = Object.fromEntries(ROLES.map((r) => [r, { label: roleLabelKey(r, topo.profile), taint: roleTaint(r) }])) as Record<Role, RoleDefinition>;
   return { taints: topo.taintedRoles.length > 0, roles };
@@ -48,7 +43,7 @@ function nodeRolesValue(topo: Topology): NodeRolesValue {
 
 export function globalValue(topo: Topology): GlobalValue {
   return {
-    ...(passesNodeRoles(topo) ? { nodeRoles: nodeRolesValue(topo) } : {}),
+    ...(roleLabelsInUse(topo) ? { nodeRoles: nodeRolesValue(topo) } : {}),
     placementDefaults: {
       zoneKey: ZONE_LABEL,
       zoneSpread: "ScheduleAnyway",

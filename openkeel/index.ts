@@ -1,31 +1,28 @@
 // The OpenKeel phases of the Plan: openkeel-infra (namespace + openkeel-chart) after the platform,
-// then openkeel (one release per service). Values that break the values contract stop the plan
-// with one problem per key, naming the stack file, the service and the values key path.
+// then openkeel (one release per service). Values that break the values contract are the stack's
+// problems, one per key, naming the stack file, the service and the values key path.
 import type { LoadedConfig } from "../config/schema";
 import { isSecretRef, phase, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
-import { ConfigError, formatPath, valueAt, type Problem } from "../config/problems";
-import type { Topology } from "../topology/topology";
+import { formatPath, valueAt, type Problem } from "../config/problems";
+import type { StackContext } from "../platform/context";
 import { checkValues } from "./contract";
-import type { ReleaseStorage } from "./context";
 import { infrastructureContract, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
 import { ironicEgressUnit, ironicNamespace } from "./ironic";
-import { serviceEnabled } from "../topology/services";
-
 import { releaseName, serviceUnits } from "./services";
-import { releaseContext } from "./context";
 import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
 
 export { openkeelNodeMetadata } from "./node-metadata";
 
-function infrastructure(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Unit[] {
-  const values = infrastructureValues(cfg, topo, storage);
-  const issues = checkValues(infrastructureContract(topo.profile), values);
+function infrastructure(ctx: StackContext): Unit[] {
+  const { cfg } = ctx;
+  const values = infrastructureValues(ctx);
+  const issues = checkValues(infrastructureContract(ctx.profile), values);
   // the stack has no override for this release: anything wrong here is this repository's bug
   if (issues.length > 0) {
     throw new Error(`values contract, release openkeel-chart: ${issues.map((i) => `${formatPath(i.path, "(top level)")}: ${i.message}`).join("; ")}`);
   }
   // Ironic's own namespace, and its egress policy before any of its pods (§ 2.2)
-  const ironic = serviceEnabled(cfg, topo, "ironic");
+  const ironic = ctx.serviceOn("ironic");
   const egress = ironic ? ironicEgressUnit(cfg) : undefined;
   if (egress) egress.dependsOn = [NAMESPACE_UNIT];
   return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values), ...(egress ? [egress] : [])];
@@ -57,17 +54,17 @@ function metadataSecretProblems(cfg: LoadedConfig, plan: Plan): Problem[] {
 }
 
 /** Zun's containers run with the kata RuntimeClass, which must exist before Zun starts them. */
-function withKataRuntimeClass(units: HelmReleaseUnit[], cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Unit[] {
+function withKataRuntimeClass(units: HelmReleaseUnit[], ctx: StackContext): Unit[] {
   const zun = units.find((u) => u.name === releaseName("zun"));
   if (!zun) return units;
   zun.dependsOn = [...(zun.dependsOn ?? []), KATA_RUNTIME_CLASS_UNIT];
-  return [kataRuntimeClassUnit(releaseContext(cfg, topo, storage)), ...units];
+  return [kataRuntimeClassUnit(ctx), ...units];
 }
 
-export function addOpenKeel(plan: Plan, cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): void {
-  phase(plan, "openkeel-infra").units.push(...infrastructure(cfg, topo, storage));
-  const problems: Problem[] = [];
-  phase(plan, "openkeel").units.push(...withKataRuntimeClass(serviceUnits(cfg, topo, storage, problems), cfg, topo, storage));
-  problems.push(...metadataSecretProblems(cfg, plan));
-  if (problems.length > 0) throw new ConfigError(problems);
+/** The OpenKeel phases of the Plan; what the stack's values break of the contract comes back as problems. */
+export function addOpenKeel(plan: Plan, ctx: StackContext): Problem[] {
+  phase(plan, "openkeel-infra").units.push(...infrastructure(ctx));
+  const services = serviceUnits(ctx);
+  phase(plan, "openkeel").units.push(...withKataRuntimeClass(services.units, ctx));
+  return [...services.problems, ...metadataSecretProblems(ctx.cfg, plan)];
 }

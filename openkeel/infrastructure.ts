@@ -6,15 +6,15 @@ import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import type { LabelProfile } from "../config/roles";
-import type { Topology } from "../topology/topology";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
-import { quorumPlacement, releaseContext, replicasFor, type ReleaseStorage } from "./context";
+import type { StackContext } from "../platform/context";
+import { quorumPlacement, replicasFor } from "./context";
 import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
 import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
-import { placementValueSchema } from "./placement-value";
+import { placementValueSchema } from "../config/placement";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -25,8 +25,7 @@ const MEMBER_IMAGES = { mariadb: MARIADB_IMAGE, rabbitmq: RABBITMQ_IMAGE } as co
 /** `repository:tag`, optionally `@sha256:…`: what a CR's `spec.image` takes. */
 const IMAGE_REF = /^[a-z0-9][a-z0-9._/-]*(:\d+)?(\/[a-z0-9._-]+)*:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}(@sha256:[0-9a-f]{64})?$/;
 
-export function infrastructureValues(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage): Record<string, unknown> {
-  const ctx = releaseContext(cfg, topo, storage);
+export function infrastructureValues(ctx: StackContext): Record<string, unknown> {
   const member = (name: (typeof QUORUM_MEMBERS)[number]) => {
     const placement = quorumPlacement(ctx);
     return {
@@ -37,7 +36,7 @@ export function infrastructureValues(cfg: LoadedConfig, topo: Topology, storage:
     };
   };
   return {
-    global: globalValue(topo),
+    global: globalValue(ctx.topo),
     priorityClasses: { create: true },
     infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
     ingress: { placement: { roles: ["controlPlane", "network"] } },

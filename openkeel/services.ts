@@ -1,26 +1,41 @@
 // Phase openkeel: one Helm release per enabled service. Values, lowest precedence first (§ 5.1):
 // the catalog's defaults and the topology's replicas, the stack's placement and replicas, then the
 // stack's raw `values`, merged last. The final values must pass the values contract.
-import { SERVICES, type LoadedConfig, type ServiceConfig, type ServiceName } from "../config/schema";
+import { SERVICES, type ServiceConfig, type ServiceName } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
-import type { Topology } from "../topology/topology";
 import { isSelfPlaced, SERVICE_CATALOG } from "./catalog";
 import { LAB_API_NODE_PORTS, nodePortProblems, type NodePortUse } from "./endpoints";
 import { chartRef } from "./charts";
-import { eligibleNodes, releaseContext, replicasFor, type ReleaseContext, type ReleaseStorage } from "./context";
+import type { StackContext } from "../platform/context";
+import { eligibleNodes, replicasFor } from "./context";
 import { checkValues, serviceContract, type ContractIssue } from "./contract";
 import { globalValue } from "./global";
 import { mergeValues } from "./merge";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementRoles, resolvePlacement } from "../placement/chart-helper";
-import { withStackPlacement, type PlacementValue } from "./placement-value";
+import type { PlacementValue, StackPlacement } from "../config/placement";
 
 export function releaseName(service: ServiceName): string {
   return `openkeel-${service}`;
 }
 
-function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string, unknown> {
+/**
+ * The stack's `placement.<component>` over the catalog default: a role or roles given by the stack
+ * replaces the default role(s); every other field it sets is added (raw fields win in the chart).
+ */
+function withStackPlacement(base: PlacementValue, over: StackPlacement | undefined): PlacementValue {
+  if (!over) return base;
+  const out: Record<string, unknown> = { ...base };
+  if (over.role !== undefined || over.roles !== undefined) {
+    delete out.role;
+    delete out.roles;
+  }
+  for (const [k, v] of Object.entries(over)) if (v !== undefined) out[k] = v;
+  return out as PlacementValue;
+}
+
+function serviceValues(service: ServiceName, ctx: StackContext): Record<string, unknown> {
   const spec = SERVICE_CATALOG[service];
   const stack = ctx.cfg.services[service];
   const placement: Record<string, unknown> = {};
@@ -36,7 +51,7 @@ function serviceValues(service: ServiceName, ctx: ReleaseContext): Record<string
     placement[name] = p;
     // sized on the final placement: a component the stack moves to other nodes counts those
     if (c.replicas) blocks[name] = { replicas: replicasFor(c.replicas, p, ctx) };
-    if (c.publicApi && !ctx.topo.production)
+    if (c.publicApi && ctx.topo.environment.publicApis === "nodePorts")
       blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: labNodePort(service, name) } };
     // the chart's own nodeSelector wins over the helper's: it says what the placement renders
     const rendered =
@@ -98,7 +113,7 @@ interface Unplaced {
  * Replicas the topology cannot hold: required host anti-affinity with more replicas than nodes of
  * the role leaves the extra pods Pending forever, and a role no node has leaves them all Pending.
  */
-function schedulingIssues(service: ServiceName, values: Record<string, unknown>, ctx: ReleaseContext, unplaced: Unplaced[]): ContractIssue[] {
+function schedulingIssues(service: ServiceName, values: Record<string, unknown>, ctx: StackContext, unplaced: Unplaced[]): ContractIssue[] {
   if (!ctx.rolesPassed) return [];
   const issues: ContractIssue[] = [];
   for (const [name, c] of Object.entries(SERVICE_CATALOG[service].components)) {
@@ -122,22 +137,31 @@ function schedulingIssues(service: ServiceName, values: Record<string, unknown>,
   return issues;
 }
 
-function serviceUnit(service: ServiceName, ctx: ReleaseContext, problems: Problem[], unplaced: Unplaced[] = []): HelmReleaseUnit {
+/** A service's release, what its values break of the contract, and the components no node can take. */
+interface ServiceRelease {
+  unit: HelmReleaseUnit;
+  problems: Problem[];
+  unplaced: Unplaced[];
+}
+
+function serviceUnit(service: ServiceName, ctx: StackContext): ServiceRelease {
   const spec = SERVICE_CATALOG[service];
   const values = serviceValues(service, ctx);
   const release = releaseName(service);
+  const unplaced: Unplaced[] = [];
   const issues = [...checkValues(serviceContract(spec, ctx.topo.profile), values), ...schedulingIssues(service, values, ctx, unplaced)];
-  for (const issue of issues) {
+  const problems = issues.map((issue) => {
     const origin = stackOrigin(service, ctx.cfg.services[service], issue.path);
     const what = `release ${release} (service ${service}), values key ${formatPath(issue.path, "(top level)")}: ${issue.message}`;
     // Nothing the stack set explains it: the catalog emitted it, a bug in this repository.
     if (origin === undefined) throw new Error(`values contract: ${what}`);
-    problems.push({ file: ctx.cfg.file, path: origin, message: what, fix: issue.fix });
-  }
+    return { file: ctx.cfg.file, path: origin, message: what, fix: issue.fix };
+  });
   // image PVCs and Swift devices hold tenant data
-  return helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), values, {
+  const unit = helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), values, {
     protect: service === "glance" || service === "swift",
   });
+  return { unit, problems, unplaced };
 }
 
 /** One problem per role set no node has (or per stack override that moved a component there). */
@@ -168,7 +192,7 @@ const NEEDS: Partial<Record<ServiceName, ServiceName[]>> = { nova: ["placement"]
  * Services cannot share one, and in the lab only the published ones reach the laptop. The stack's
  * raw values are blamed; a problem they do not explain is the table's, a bug here.
  */
-function nodePortIssues(ctx: ReleaseContext, units: { service: ServiceName; unit: HelmReleaseUnit }[]): Problem[] {
+function nodePortIssues(ctx: StackContext, units: { service: ServiceName; unit: HelmReleaseUnit }[]): Problem[] {
   const uses: (NodePortUse & { service: ServiceName })[] = [];
   for (const { service, unit } of units) {
     for (const [component, block] of Object.entries(unit.values)) {
@@ -176,29 +200,33 @@ function nodePortIssues(ctx: ReleaseContext, units: { service: ServiceName; unit
       if (typeof port === "number") uses.push({ service, release: unit.name, path: [component, "service", "nodePort"], port });
     }
   }
-  return nodePortProblems(uses, !ctx.topo.production).map((p) => {
+  return nodePortProblems(uses, ctx.topo.environment.publicApis === "nodePorts").map((p) => {
     const origin = (p.uses as typeof uses).map((u) => stackOrigin(u.service, ctx.cfg.services[u.service], u.path)).find((o) => o !== undefined);
     if (origin === undefined) throw new Error(`lab endpoints: ${p.message}`);
     return { file: ctx.cfg.file, path: origin, message: p.message, fix: p.fix };
   });
 }
 
-export function serviceUnits(cfg: LoadedConfig, topo: Topology, storage: ReleaseStorage, problems: Problem[]): HelmReleaseUnit[] {
-  const ctx = releaseContext(cfg, topo, storage);
+/** The releases of the services a stack runs, and the problems of their values (the stack's to fix). */
+export function serviceUnits(ctx: StackContext): { units: HelmReleaseUnit[]; problems: Problem[] } {
   const on = SERVICES.filter((s) => ctx.serviceOn(s));
-  const unplaced: Unplaced[] = [];
-  const units = on.map((service) => {
-    const unit = serviceUnit(service, ctx, problems, unplaced);
+  const releases = on.map((service) => {
+    const release = serviceUnit(service, ctx);
     const needs = [...(service === "keystone" ? [] : ["keystone" as const]), ...(NEEDS[service] ?? [])].filter((s) => on.includes(s));
-    if (needs.length > 0) unit.dependsOn = needs.map(releaseName);
-    return unit;
+    if (needs.length > 0) release.unit.dependsOn = needs.map(releaseName);
+    return release;
   });
-  problems.push(...unplacedProblems(cfg.file, unplaced));
-  problems.push(
+  const units = releases.map((r) => r.unit);
+  const problems = [
+    ...releases.flatMap((r) => r.problems),
+    ...unplacedProblems(
+      ctx.cfg.file,
+      releases.flatMap((r) => r.unplaced),
+    ),
     ...nodePortIssues(
       ctx,
       on.map((service, i) => ({ service, unit: units[i] })),
     ),
-  );
-  return units;
+  ];
+  return { units, problems };
 }

@@ -7,21 +7,16 @@
 // every taint (the OVN chassis).
 import { valueAt } from "../config/problems";
 import { SERVICES } from "../config/schema";
-import { HOSTNAME_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
-import { resolvePlacement, type Placement, type RoleDefinitions } from "../placement/chart-helper";
-import { requiredAntiAffinityKeys } from "../placement/scheduling";
+import { HOSTNAME_LABEL, RESERVED_TAINT, ZONE_LABEL, type Toleration } from "../config/roles";
+import { SCHEDULING_FIELDS, type PlacementValue } from "../config/placement";
+import { resolvePlacement, type RoleDefinitions } from "../placement/chart-helper";
+import { describeComponent, type PlacementCheck } from "../placement/report";
+import { requiredAntiAffinityKeys, untoleratedTaints } from "../placement/scheduling";
 import { arr, isObj, num, obj, type Component, type DesignRoles, type Obj, type Readers, type UnitReader } from "../placement/workloads";
 import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
 import { openkeelDesign, type DesignRow } from "./design";
-import { SCHEDULING_FIELDS } from "./placement-value";
 import { RUNTIME_CLASS_READERS } from "./zun";
-
-interface PlacementValue extends Placement {
-  enabled?: boolean;
-  replicas?: number;
-  zoneAntiAffinity?: string;
-}
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -50,7 +45,7 @@ function placementEntries(values: Obj): [string, PlacementValue, Obj][] {
 }
 
 function replicasOf(values: Obj, key: string, p: PlacementValue, holder: Obj): number | undefined {
-  return num(p.replicas) ?? num(holder.replicas) ?? num(obj(values.replicas)[key]) ?? num(obj(values[key]).replicas);
+  return num(obj(p).replicas) ?? num(holder.replicas) ?? num(obj(values.replicas)[key]) ?? num(obj(values[key]).replicas);
 }
 
 function isEnabled(p: PlacementValue, holder: Obj): boolean {
@@ -59,15 +54,18 @@ function isEnabled(p: PlacementValue, holder: Obj): boolean {
 
 const stringMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
 
+/** A fact of a component this module's own placement check reads (Component.facts). */
+const RESERVED_HOSTS = "reservedHosts";
+
 /** The design row's facts every component carries; the roles it covers, given what else the Plan installs. */
-function designFields(design: DesignRow, units: ReadonlySet<string>): Pick<Component, "designRoles" | "confinedTo" | "forbiddenRoles" | "reservedHosts"> {
+function designFields(design: DesignRow, units: ReadonlySet<string>): Pick<Component, "designRoles" | "confinedTo" | "forbiddenRoles" | "facts"> {
   const roles: DesignRoles =
     design.rolesWith && Array.isArray(design.roles) && units.has(design.rolesWith.release) ? [...design.roles, ...design.rolesWith.roles] : design.roles;
   return {
     designRoles: roles,
     ...(design.confinedTo ? { confinedTo: design.confinedTo } : {}),
     ...(design.forbiddenRoles ? { forbiddenRoles: design.forbiddenRoles } : {}),
-    ...(design.reservedHosts ? { reservedHosts: true } : {}),
+    ...(design.reservedHosts ? { facts: { [RESERVED_HOSTS]: true } } : {}),
   };
 }
 
@@ -126,6 +124,26 @@ const readRelease: UnitReader = (u, ctx) => {
   const rank = (c: Component) => order.indexOf(c.name.slice(u.name.length + 1));
   return order.length > 0 ? [...out].sort((a, b) => rank(a) - rank(b)) : out;
 };
+
+/**
+ * § 5.6: a node agent that must also run on Masakari reserved hosts (the design rows' reservedHosts)
+ * tolerates their taint, or it would be missing when the host takes evacuated VMs.
+ */
+const reservedHostCheck: PlacementCheck = {
+  check: ({ placements }) =>
+    placements
+      .map((p) => p.component)
+      .filter((c) => c.facts?.[RESERVED_HOSTS] === true && untoleratedTaints([RESERVED_TAINT], c.scheduling.tolerations ?? []).length > 0)
+      .map((c) => ({
+        level: "error",
+        code: "placement-reserved-host",
+        message: `${describeComponent(c)} does not tolerate ${RESERVED_TAINT.key}=${RESERVED_TAINT.value}:${RESERVED_TAINT.effect}: on a Masakari reserved host (§ 5.6) it would be missing when the host takes evacuated VMs`,
+        fix: `add the toleration {key: ${RESERVED_TAINT.key}, operator: Exists, effect: NoSchedule} to its placement (extraTolerations)`,
+      })),
+};
+
+/** The placement checks of the OpenKeel releases, registered with the report (environments/registry.ts). */
+export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck];
 
 export const OPENKEEL_READERS: Readers = {
   units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readRelease },

@@ -5,7 +5,7 @@
 import { roleLabelKey, roleToleration, type Role } from "../config/roles";
 import { manifestsUnit, type K8sObject, type ManifestsUnit } from "../plan/plan";
 import { obj, podScheduling, TENANT_WORKLOAD, type ObjectReader } from "../placement/workloads";
-import type { ReleaseContext } from "./context";
+import type { StackContext } from "../platform/context";
 
 export const KATA_RUNTIME_CLASS_UNIT = "openkeel-zun-runtime-class";
 const CONTAINERS: Role = "containers";
@@ -17,7 +17,7 @@ const CONTAINERS: Role = "containers";
  */
 const KATA = { handler: "kata", overhead: { memory: "130Mi", cpu: "250m" } } as const;
 
-export function kataRuntimeClassUnit(ctx: ReleaseContext): ManifestsUnit {
+export function kataRuntimeClassUnit(ctx: StackContext): ManifestsUnit {
   const runtimeClass: K8sObject = {
     apiVersion: "node.k8s.io/v1",
     kind: "RuntimeClass",

@@ -3,6 +3,7 @@
 // `global.nodeRoles`. OpenKeel releases are read through it (openkeel/workloads.ts) and platform
 // components place their pods with it, so both follow the same rules. The policy pack keeps its
 // own reading on purpose (policy/rules/placement.ts); test/oracles.test.ts proves they agree.
+import type { PlacementValue } from "../config/placement";
 import { roleDefinitions, type LabelProfile, type Role, type RoleDefinition, type Taint, type Toleration } from "../config/roles";
 
 export interface NodeSelectorRequirement {
@@ -21,19 +22,6 @@ export interface Affinity {
   };
   podAffinity?: Record<string, unknown>;
   podAntiAffinity?: Record<string, unknown>;
-}
-
-/** A component's `placement` value (§ 5.1): a role or roles, plus raw fields that win. */
-export interface Placement {
-  role?: Role;
-  roles?: Role[];
-  extraTolerations?: Toleration[];
-  antiAffinity?: "required" | "preferred";
-  nodeSelector?: Record<string, string>;
-  tolerations?: Toleration[];
-  affinity?: Affinity;
-  topologySpreadConstraints?: Record<string, unknown>[];
-  priorityClassName?: string;
 }
 
 /** Pod scheduling fields as Kubernetes reads them. */
@@ -59,7 +47,7 @@ export interface PlacementContext {
 }
 
 /** The roles a placement selects: `roles`, else `role`, else the default role. */
-export function placementRoles(p: Placement | undefined, defaultRole?: Role): Role[] {
+export function placementRoles(p: PlacementValue | undefined, defaultRole?: Role): Role[] {
   if (p?.roles && p.roles.length > 0) return [...p.roles];
   if (p?.role) return [p.role];
   return defaultRole ? [defaultRole] : [];
@@ -88,7 +76,7 @@ const tolerate = (taint: Partial<Taint>): Toleration => ({ key: taint.key, opera
  * are on or not, so tainting nodes later needs no redeploy. A role the definitions lack (no
  * `global.nodeRoles` at all: a chart installed alone) renders nothing.
  */
-export function resolvePlacement(p: Placement | undefined, ctx: PlacementContext): Scheduling {
+export function resolvePlacement(p: PlacementValue | undefined, ctx: PlacementContext): Scheduling {
   const defs: RoleDefinitions = ctx.roles ?? (ctx.profile ? roleDefinitions(ctx.profile) : {});
   const roles = placementRoles(p, ctx.defaultRole);
   const labels = roles.map((r) => defs[r]?.label).filter((l): l is string => typeof l === "string" && l !== "");

@@ -2,11 +2,10 @@
 // (topology/), each component's scheduling as rendered (the readers of ./workloads.ts), Kubernetes'
 // matching rules (./scheduling.ts), and the checks that fail the render when a component cannot
 // run, or runs where the design (§ 2) forbids it.
-import { isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
-import { HA_SEGMENT_LABEL, HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TAINT, ROLES, type Role } from "../config/roles";
-import { antiAffinityCapacity, ineligibility, matchesLabelSelector, type SchedNode, untoleratedTaints } from "./scheduling";
+import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "../config/roles";
+import { antiAffinityCapacity, ineligibility, matchesLabelSelector, type SchedNode } from "./scheduling";
 import type { Check } from "../config/problems";
 import type { Component, DesignRoles } from "./workloads";
 import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/topology";
@@ -36,6 +35,8 @@ export interface PlacementReport {
   placements: ComponentPlacement[];
   /** Errors of the placement checks (empty when the placement holds). */
   checks: Check[];
+  /** Findings of the checks only this repository's code can trip (origin `code`): bugs, never the stack's. */
+  bugs: Check[];
 }
 
 /** Labels the kubelet sets on every node that role selectors of upstream charts use. */
@@ -46,7 +47,7 @@ const KUBELET_NODE_LABELS: Record<string, string> = { "kubernetes.io/os": "linux
  * labels and what platform modules contribute, read from the Plan's Node patches), plus the ones
  * the kubelet sets itself.
  */
-function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">): ReportNode[] {
+function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "environment">): ReportNode[] {
   const patched = new Map<string, Record<string, string>>();
   for (const ph of plan.phases) {
     for (const u of ph.units) {
@@ -60,7 +61,7 @@ function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "tai
   }
   // kind untaints its control-plane nodes when the cluster has no worker (kubeadminit action), so a
   // lab's only node takes workloads even without an OpenKeel role.
-  const kindUntainted = !topo.production && topo.nodes.every((n) => n.kubernetesControlPlane);
+  const kindUntainted = topo.environment.untaintsLoneControlPlane && topo.nodes.every((n) => n.kubernetesControlPlane);
   const nodes = topo.nodes.map((n: NodeConfig) => ({
     name: n.name,
     roles: [...n.roles],
@@ -160,152 +161,129 @@ function roleAbsent(c: Component, nodes: ReportNode[]): boolean {
   return !nodes.some((n) => n.roles.some((r) => (c.designRoles as Role[]).includes(r)));
 }
 
-/** The placement checks: every error names the component and the nodes it cannot reach, and why. */
-function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[], production: boolean): Check[] {
+/** `name (kind, n replica(s))`: how a check names a component. */
+export function describeComponent(c: Component): string {
+  return `${c.name} (${c.kind}${c.replicas !== undefined ? `, ${c.replicas} replica(s)` : ""})`;
+}
+
+/** What a component's own placement check sees: the Plan, every node as the scheduler sees it, where each component may run. */
+export interface PlacementFacts {
+  plan: Plan;
+  nodes: readonly ReportNode[];
+  placements: readonly ComponentPlacement[];
+}
+
+/**
+ * A placement check a component registers with the report (platform/, openkeel/), beside the
+ * report's own checks, which know no component.
+ */
+export interface PlacementCheck {
+  /**
+   * `code`: no stack file can trip it, only this repository's code can (what it relies on is
+   * enforced before, by plan checks); planStack throws its findings as bugs instead of blaming the stack.
+   * @default a stack file can trip it: its findings are placement checks that stop the plan
+   */
+  origin?: "code";
+  check(facts: PlacementFacts): Check[];
+}
+
+/** A component that can run on no node, or on fewer than its required anti-affinity needs. */
+function capacityChecks(p: ComponentPlacement, nodes: ReportNode[], byName: ReadonlyMap<string, ReportNode>): Check[] {
+  const c = p.component;
   const checks: Check[] = [];
-  const error = (code: string, message: string, fix: string) => checks.push({ level: "error", code, message, fix });
-  const byName = new Map(nodes.map((n) => [n.name, n]));
-  for (const p of placements) {
-    const c = p.component;
-    const what = `${c.name} (${c.kind}${c.replicas !== undefined ? `, ${c.replicas} replica(s)` : ""})`;
-    if (c.kind === "NodeHealthCheck") continue; // selects nodes to remediate, may rightly select none
-    if (p.eligible.length === 0) {
-      // A stack without any node of the component's roles (no storage node: a warning of the plan
-      // checks) leaves it unscheduled by design; a stack whose nodes carry no role at all (a lab)
-      // must run everything somewhere.
-      if (roleAbsent(c, nodes)) continue;
-      error(
-        "placement-no-node",
-        `${what} can run on no node: ${describeUnreachable(
-          nodes.map((n) => n.name),
-          p.reasons,
-        )}`,
-        FIX_SELECTOR,
-      );
-      continue;
-    }
-    for (const key of c.requiredAntiAffinity ?? []) {
-      const eligibleNodes = p.eligible.map((n) => byName.get(n)!);
-      const capacity = antiAffinityCapacity(eligibleNodes, key);
-      if (c.replicas !== undefined && c.replicas > capacity) {
-        const unreachable = nodes.map((n) => n.name).filter((n) => !p.eligible.includes(n));
+  if (p.eligible.length === 0) {
+    // A stack without any node of the component's roles (no storage node: a warning of the plan
+    // checks) leaves it unscheduled by design; a stack whose nodes carry no role at all (a lab)
+    // must run everything somewhere.
+    if (c.mayMatchNone || roleAbsent(c, nodes)) return [];
+    const all = nodes.map((n) => n.name);
+    return [error("placement-no-node", `${describeComponent(c)} can run on no node: ${describeUnreachable(all, p.reasons)}`, FIX_SELECTOR)];
+  }
+  for (const key of c.requiredAntiAffinity ?? []) {
+    const capacity = antiAffinityCapacity(
+      p.eligible.map((n) => byName.get(n)!),
+      key,
+    );
+    if (c.replicas !== undefined && c.replicas > capacity) {
+      const unreachable = nodes.map((n) => n.name).filter((n) => !p.eligible.includes(n));
+      checks.push(
         error(
           "placement-anti-affinity",
-          `${what} has required anti-affinity on ${key} but only ${capacity} ${key === HOSTNAME_LABEL ? "node(s)" : "domain(s)"} can take it (${p.eligible.join(", ")})` +
+          `${describeComponent(c)} has required anti-affinity on ${key} but only ${capacity} ${key === HOSTNAME_LABEL ? "node(s)" : "domain(s)"} can take it (${p.eligible.join(", ")})` +
             (unreachable.length > 0 ? `; it cannot reach ${describeUnreachable(unreachable, p.reasons)}` : ""),
           `lower its replicas to ${capacity}, or give its role to more nodes`,
-        );
-      }
+        ),
+      );
     }
-    if (c.kind === "DaemonSet") {
-      const missed = designNodes(c.designRoles, nodes).filter((n) => !p.eligible.includes(n));
-      if (missed.length > 0) {
+  }
+  return checks;
+}
+
+/** A component on nodes the design (§ 2) does not give it: a DaemonSet missing some, or one outside its roles. */
+function designChecks(p: ComponentPlacement, nodes: ReportNode[], byName: ReadonlyMap<string, ReportNode>): Check[] {
+  const c = p.component;
+  const what = describeComponent(c);
+  const checks: Check[] = [];
+  if (c.kind === "DaemonSet") {
+    const missed = designNodes(c.designRoles, nodes).filter((n) => !p.eligible.includes(n));
+    if (missed.length > 0) {
+      checks.push(
         error(
           "placement-daemonset-coverage",
           `${what} must run on every node of ${describeDesignRoles(c.designRoles)} (design § 2) but misses ${describeUnreachable(missed, p.reasons)}`,
           `${FIX_SELECTOR}; a DaemonSet needs the tolerations of every tainted role it covers`,
-        );
-      }
+        ),
+      );
     }
-    // A lab whose nodes carry no role has no control plane to keep Galera on (§ 5.2: labs need no roles).
-    const allowed: readonly Role[] = c.confinedTo === undefined ? [] : typeof c.confinedTo === "string" ? [c.confinedTo] : c.confinedTo;
-    const confined = nodes.some((n) => n.roles.some((r) => allowed.includes(r)));
-    const outside = p.eligible.filter((n) => confined && !byName.get(n)!.roles.some((r) => allowed.includes(r)));
-    if (outside.length > 0) {
-      const roles = allowed.join(" or ");
+  }
+  // A lab whose nodes carry no role has no control plane to keep Galera on (§ 5.2: labs need no roles).
+  const allowed: readonly Role[] = c.confinedTo === undefined ? [] : typeof c.confinedTo === "string" ? [c.confinedTo] : c.confinedTo;
+  const confined = nodes.some((n) => n.roles.some((r) => allowed.includes(r)));
+  const outside = p.eligible.filter((n) => confined && !byName.get(n)!.roles.some((r) => allowed.includes(r)));
+  if (outside.length > 0) {
+    const roles = allowed.join(" or ");
+    checks.push(
       error(
         "placement-forbidden",
         `${what} may run on ${outside.join(", ")}, which lack the ${roles} role: the design (§ 2) keeps it on ${roles} nodes only`,
         `restrict it to the ${roles} role (its selector), and remove any raw nodeSelector or affinity that widens it`,
-      );
-    }
-    if (c.reservedHosts && untoleratedTaints([RESERVED_TAINT], c.scheduling.tolerations ?? []).length > 0) {
-      error(
-        "placement-reserved-host",
-        `${what} does not tolerate ${RESERVED_TAINT.key}=${RESERVED_TAINT.value}:${RESERVED_TAINT.effect}: on a Masakari reserved host (§ 5.6) it would be missing when the host takes evacuated VMs`,
-        `add the toleration {key: ${RESERVED_TAINT.key}, operator: Exists, effect: NoSchedule} to its placement (extraTolerations)`,
-      );
-    }
-    for (const role of c.forbiddenRoles ?? []) {
-      const onRole = p.eligible.filter((n) => byName.get(n)!.roles.includes(role));
-      if (onRole.length > 0) {
+      ),
+    );
+  }
+  for (const role of c.forbiddenRoles ?? []) {
+    const onRole = p.eligible.filter((n) => byName.get(n)!.roles.includes(role));
+    if (onRole.length > 0) {
+      checks.push(
         error(
           "placement-forbidden",
           `${what} may run on ${onRole.join(", ")}, which carry the ${role} role: the design (§ 1.4, § 2) keeps it off ${role} nodes`,
           `keep ${role} nodes dedicated (no other role on them), taint them, and do not give ${c.name} their toleration`,
-        );
-      }
-    }
-  }
-  // NodeHealthChecks must not overlap: two checks remediating one node race each other (the
-  // NHC documentation warns against it), and the control plane's maxUnhealthy would not hold.
-  const nhcs = placements.filter((p) => p.component.kind === "NodeHealthCheck");
-  const nhcsOf = new Map(nodes.map((n) => [n.name, nhcs.filter((p) => p.eligible.includes(n.name))]));
-  for (const n of nodes) {
-    const by = nhcsOf.get(n.name)!.map((p) => p.component.name);
-    if (by.length > 1) {
-      error(
-        "placement-nhc-overlap",
-        `node ${n.name} is selected by ${by.length} NodeHealthChecks (${by.join(", ")}): they would remediate it concurrently`,
-        "make the NodeHealthCheck selectors disjoint (each excludes the roles of the checks before it)",
+        ),
       );
     }
   }
-  if (production) checks.push(...nhcCoverage(nhcsOf, nodes));
   return checks;
 }
 
-/**
- * Placement checks no stack file can trip: NodeHealthCheck coverage depends only on this
- * repository's checks (every production node has a role or is a Kubernetes control-plane node, and
- * a segment host is exempt). planStack reports their findings as bugs, never as the stack's.
- */
-export const CODE_ONLY_CHECKS: ReadonlySet<string> = new Set(["placement-nhc-coverage"]);
+const error = (code: string, message: string, fix: string): Check => ({ level: "error", code, message, fix });
 
-/**
- * § 5.6: every production node is watched by exactly one NodeHealthCheck (the overlap check above
- * catches two), unless it is a Masakari segment host (its segment's check watches it); a node that
- * holds a quorum (the OpenKeel or the Kubernetes control plane) by one that fences one node at a time.
- */
-function nhcCoverage(nhcsOf: ReadonlyMap<string, ComponentPlacement[]>, nodes: ReportNode[]): Check[] {
-  const checks: Check[] = [];
-  for (const n of nodes) {
-    if (n.labels[HA_SEGMENT_LABEL] !== undefined) continue;
-    // drained on purpose: NMO holds the node's lease while its NodeMaintenance exists, and our
-    // checks leave it out (platform/medik8s.ts)
-    if (isDrained(n.labels[NODE_STATE_LABEL])) continue;
-    const by = nhcsOf.get(n.name)!;
-    if (by.length === 0) {
-      checks.push({
-        level: "error",
-        code: "placement-nhc-coverage",
-        message: `node ${n.name} (${roleGroup(n)}) is selected by no NodeHealthCheck: nothing would remediate it when it fails (§ 5.6)`,
-        fix: "give every node a NodeHealthCheck (one per role in platform/medik8s.ts), or leave it to a Masakari failover segment (openkeel.io/ha-segment)",
-      });
-      continue;
-    }
-    // two checks on one node are the overlap check's to report
-    const quorum = n.roles.includes("controlPlane") || n.kubernetesControlPlane;
-    const loose = by.filter((p) => p.component.maxUnhealthy !== 1);
-    if (quorum && by.length === 1 && loose.length > 0) {
-      checks.push({
-        level: "error",
-        code: "placement-nhc-coverage",
-        message: `node ${n.name} holds a quorum (${n.roles.includes("controlPlane") ? "Galera, RabbitMQ, OVN central" : "etcd"}) but ${loose.map((p) => p.component.name).join(", ")} may fence ${loose.map((p) => String(p.component.maxUnhealthy ?? "any number of")).join(", ")} of its nodes at once`,
-        fix: "select it by the control plane's NodeHealthCheck, whose maxUnhealthy is 1 (§ 5.6)",
-      });
-    }
-  }
-  return checks;
+/** The report's own checks, the same for every component: every error names it, the nodes it cannot reach, and why. */
+function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): Check[] {
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  // a component with no node at all has that one problem, whatever else its design asks
+  return placements.flatMap((p) => [...capacityChecks(p, nodes, byName), ...(p.eligible.length > 0 ? designChecks(p, nodes, byName) : [])]);
 }
 
+/** Where every component can run, and the placement checks: the report's own, then those the components registered. */
 export function placementReport(
   plan: Plan,
-  topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "production">,
+  topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "environment">,
   components: Component[],
+  registered: readonly PlacementCheck[],
 ): PlacementReport {
   const nodes = reportNodes(plan, topo);
   const placements = components.map((c) => placeComponent(c, nodes));
+  const facts: PlacementFacts = { plan, nodes, placements };
   return {
     stack: plan.stack,
     topology: plan.topology,
@@ -313,6 +291,7 @@ export function placementReport(
     taintedRoles: [...plan.taintedRoles],
     nodes,
     placements,
-    checks: placementChecks(placements, nodes, topo.production),
+    checks: [...placementChecks(placements, nodes), ...registered.filter((r) => r.origin !== "code").flatMap((r) => r.check(facts))],
+    bugs: registered.filter((r) => r.origin === "code").flatMap((r) => r.check(facts)),
   };
 }

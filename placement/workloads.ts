@@ -8,7 +8,13 @@ import type { Affinity } from "./chart-helper";
 import { requiredAntiAffinityKeys, type LabelSelector, type PodScheduling } from "./scheduling";
 
 type ComponentSource = "platform" | "openkeel";
-export type ComponentKind = "Deployment" | "StatefulSet" | "DaemonSet" | "Pods" | "NodeHealthCheck" | "LonghornDisks";
+/** The kinds of what the scheduler places: pods of a workload (`Pods`: a Job's, a bare Pod). */
+export type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet" | "Pods";
+/**
+ * A workload kind, or, for a component that selects nodes instead of scheduling pods
+ * (`nodeSelection`), the kind its owner names it by in the report (e.g. `NodeHealthCheck`).
+ */
+export type ComponentKind = WorkloadKind | (string & {});
 
 /**
  * Roles of a design § 2 row: a list of roles (the component's nodes carry at least one), `all`
@@ -25,12 +31,15 @@ export interface Component {
   unit: string;
   kind: ComponentKind;
   replicas?: number;
-  /** Pod scheduling; for NodeHealthCheck and LonghornDisks, `nodeSelection` applies instead. */
+  /** Pod scheduling; for a component with `nodeSelection`, that applies instead. */
   scheduling: PodScheduling;
-  /** Node label selector of kinds that select nodes rather than schedule pods. */
+  /** Node label selector of a component that selects nodes rather than schedules pods (remediation, disks). */
   nodeSelection?: LabelSelector;
-  /** A NodeHealthCheck's maxUnhealthy: how many of its nodes it may remediate at once. */
-  maxUnhealthy?: number | string;
+  /**
+   * It acts on the nodes it selects and may rightly select none (the no-node check leaves it out).
+   * @default it must be able to run somewhere
+   */
+  mayMatchNone?: true;
   /** Topology keys of required anti-affinity against its own pods (one replica per domain). */
   requiredAntiAffinity?: string[];
   /** The design's § 2 row: the roles it runs on. A DaemonSet must cover every node of them. */
@@ -40,10 +49,13 @@ export interface Component {
    * of these roles (the OVN chassis, which tolerates every taint: only its selector confines it).
    */
   confinedTo?: Role | readonly Role[];
-  /** It must also run on Masakari reserved hosts (§ 5.6), so it must tolerate their taint. */
-  reservedHosts?: boolean;
   /** No node it may run on may carry one of these roles (tenant workloads off provisioning nodes). */
   forbiddenRoles?: Role[];
+  /**
+   * What its owner's placement checks read of it beside the above (e.g. a NodeHealthCheck's maxUnhealthy).
+   * @default none
+   */
+  facts?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /** A design row of the control plane (§ 2): most operators, APIs and workers. */

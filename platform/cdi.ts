@@ -6,23 +6,23 @@ import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan"
 import { resolvePlacement } from "../placement/chart-helper";
 import { CONTROL_PLANE, obj, platformComponent, type ObjectReader } from "../placement/workloads";
 import { manifestOperator } from "./component";
-import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { nodePlacement } from "./kubevirt";
 import { CDI_OPERATOR } from "./versions";
 
 /** Every role some storage node carries: medium's storage nodes are also (tainted) compute nodes. */
-function storageNodeRoles(ctx: PlatformContext): Role[] {
+function storageNodeRoles(ctx: StackContext): Role[] {
   const carried = new Set(ctx.topo.nodesByRole.storage.flatMap((n) => n.roles));
   carried.add("storage");
   return ROLES.filter((r) => carried.has(r));
 }
 
 /** Importer, cloner and upload-server pods: next to the Longhorn replicas they write (§ 2.2). */
-function cdiWorkloadPlacement(ctx: PlatformContext) {
+function cdiWorkloadPlacement(ctx: StackContext) {
   return selectorAndTolerations(resolvePlacement({ role: "storage", tolerations: rolesTolerations(storageNodeRoles(ctx)) }, { profile: ctx.profile }));
 }
 
-function cdiUnit(ctx: PlatformContext): ManifestsUnit {
+function cdiUnit(ctx: StackContext): ManifestsUnit {
   const objects: K8sObject[] = [
     {
       apiVersion: "cdi.kubevirt.io/v1beta1",

@@ -2,7 +2,7 @@
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { chartOperatorComponents } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
+import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
 import { CERT_MANAGER_CHART } from "./versions";
 
 const CERT_MANAGER_NAMESPACE = "cert-manager";
@@ -12,7 +12,7 @@ function certManagerNamespace(): K8sObject {
   return namespace(CERT_MANAGER_NAMESPACE, "restricted");
 }
 
-function certManagerRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
+function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = {
     crds: { enabled: true, keep: true },

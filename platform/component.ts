@@ -9,9 +9,10 @@ import { platformConfigSchema, type PlatformConfig } from "../config/platform";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
+import type { PlacementCheck } from "../placement/report";
 import { unplaced, type ObjectReader, type Readers } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import { pinnedManifestUnit, type PlatformContext } from "./context";
+import { pinnedManifestUnit, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 
 const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
@@ -50,18 +51,26 @@ export interface PlatformComponent {
    * Namespaces its pods run in, created first (platform-namespaces) with their pod-security level.
    * @default none: its pods run in namespaces not created here (kube-system, or those its upstream manifest holds)
    */
-  namespaces?(ctx: PlatformContext): K8sObject[];
+  namespaces?(ctx: StackContext): K8sObject[];
   /**
    * Labels and annotations it needs on nodes, applied by the node-roles phase.
    * @default none
    */
-  nodeMetadata?(ctx: PlatformContext): NodeMetadataContributor;
-  /** Its part in a node's life: the requests it writes about nodes, whether it drains them, the steps a transition needs (lifecycle/). */
+  nodeMetadata?(ctx: StackContext): NodeMetadataContributor;
+  /**
+   * Its part in a node's life: the requests it writes about nodes, whether it drains them, the steps a transition needs (lifecycle/).
+   * @default none
+   */
   lifecycle?: NodeLifecycle;
   /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
-  units(ctx: PlatformContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
+  units(ctx: StackContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
   readers: Readers;
+  /**
+   * Its own placement checks, which the report runs beside its generic ones.
+   * @default none: the report's generic checks only
+   */
+  placementChecks?: readonly PlacementCheck[];
   /**
    * Plan checks of its settings against the rest of the stack.
    * @default none
@@ -90,7 +99,7 @@ function namespacesUnit(namespaces: K8sObject[]): ManifestsUnit {
  * phase in the environment's order. The pod network's units are built first so that the others can
  * wait for them, and take their place in that order like every other component's.
  */
-export function addPlatform(plan: Plan, ctx: PlatformContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): void {
+export function addPlatform(plan: Plan, ctx: StackContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): void {
   const namespaces = namespacesUnit(components.flatMap((c) => c.namespaces?.(ctx) ?? []));
   const earlier = new Map<PlatformComponent, Partial<Record<PlatformPhase, Unit[]>>>();
   const unitsOf = (c: PlatformComponent) => {
@@ -119,7 +128,7 @@ export function manifestOperator(
   name: string,
   pin: ManifestPin,
   operator: { name: string; type: string },
-  cr: { unit(ctx: PlatformContext): ManifestsUnit; readers: Record<string, ObjectReader> },
+  cr: { unit(ctx: StackContext): ManifestsUnit; readers: Record<string, ObjectReader> },
 ): PlatformComponent {
   return {
     name,
@@ -137,7 +146,7 @@ export function manifestOperator(
 }
 
 /** The node metadata every component of the list contributes, in its order. */
-export function nodeMetadataOf(ctx: PlatformContext, components: readonly PlatformComponent[]): NodeMetadataContributor[] {
+export function nodeMetadataOf(ctx: StackContext, components: readonly PlatformComponent[]): NodeMetadataContributor[] {
   return components.flatMap((c) => (c.nodeMetadata ? [c.nodeMetadata(ctx)] : []));
 }
 

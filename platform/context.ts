@@ -1,25 +1,62 @@
-// What every platform component builds from: the stack config, the inventory as the scheduler sees
-// it, and the platform settings. Plus the few shapes they share (namespaces with pod-security
-// labels, control-plane placement, waiting for an object to be ready, pinned upstream manifests).
-import type { LoadedConfig } from "../config/schema";
+// What every builder of a stack's Plan reads, the platform components' and the OpenKeel releases'
+// alike: one context over the config, built once per Plan (environments/compose.ts): the stack
+// config, the inventory as the scheduler sees it (with its environment's traits), the storage its
+// environment offers, and which services run. Plus the few shapes the platform components share
+// (namespaces with pod-security labels, control-plane placement, waiting for an object to be ready,
+// pinned upstream manifests).
+import type { LoadedConfig, ServiceName } from "../config/schema";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
 import { remoteManifestUnit, type K8sObject, type RemoteManifestUnit, type UnitOptions } from "../plan/plan";
 import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
-import type { Topology } from "../topology/topology";
+import { serviceEnabled } from "../topology/services";
+import { roleLabelsInUse, type Topology } from "../topology/topology";
 import type { PlatformConfig } from "../config/platform";
 import type { ManifestPin } from "./versions";
 
-export interface PlatformContext {
+/** A StorageClass the cluster has without this repository creating it. */
+export interface ProvidedStorageClass {
+  name: string;
+  provisioner: string;
+  /** Where the fact comes from (repo@tag path). */
+  source: string;
+  /**
+   * It is the cluster's default class: no other class is made the default.
+   * @default not the default class
+   */
+  isDefault?: true;
+}
+
+/** The storage a stack's environment offers the releases (D5). */
+export interface StackStorage {
+  /** The class of the volumes that replicate their own data: one replica on the pod's node (D5). */
+  strictLocalClass: string;
+  /** Classes the environment provides itself (kind's `standard`). */
+  provided: ProvidedStorageClass[];
+  /** D5 is held: that class must be a one-replica strict-local Longhorn class (a lab may use kind's local-path class). */
+  strictLocalEnforced: boolean;
+}
+
+export interface StackContext {
   cfg: LoadedConfig;
   topo: Topology;
   platform: PlatformConfig;
   profile: LabelProfile;
-  /** Talos Linux nodes (production): other host paths, baseline pod security enforced by default. */
-  talos: boolean;
+  storage: StackStorage;
+  /** global.nodeRoles is passed, so role placements select labelled nodes. */
+  rolesPassed: boolean;
+  serviceOn(service: ServiceName): boolean;
 }
 
-export function platformContext(cfg: LoadedConfig, topo: Topology): PlatformContext {
-  return { cfg, topo, platform: cfg.platform, profile: topo.profile, talos: cfg.environment === "talos-production" };
+export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackStorage): StackContext {
+  return {
+    cfg,
+    topo,
+    platform: cfg.platform,
+    profile: topo.profile,
+    storage,
+    rolesPassed: roleLabelsInUse(topo),
+    serviceOn: (service) => serviceEnabled(cfg, topo, service),
+  };
 }
 
 export function rolesTolerations(roles: readonly Role[]): Toleration[] {
@@ -30,7 +67,7 @@ export function rolesTolerations(roles: readonly Role[]): Toleration[] {
  * Operators' controllers, UIs and infra Deployments: the control plane (§ 2.3). A lab whose nodes
  * carry no role (§ 5.2: roles are optional there) gets the toleration only, or nothing could run.
  */
-export function controlPlaneScheduling(ctx: Pick<PlatformContext, "profile"> & { topo?: Pick<Topology, "nodes"> }): Scheduling {
+export function controlPlaneScheduling(ctx: Pick<StackContext, "profile"> & { topo?: Pick<Topology, "nodes"> }): Scheduling {
   const s = resolvePlacement({ role: "controlPlane" }, { profile: ctx.profile });
   if (ctx.topo && !ctx.topo.nodes.some((n) => n.roles.length > 0)) delete s.nodeSelector;
   return s;

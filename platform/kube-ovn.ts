@@ -15,7 +15,7 @@ import type { PodScheduling } from "../placement/scheduling";
 import { CONTROL_PLANE, platformComponent, type Obj, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
-import type { PlatformContext } from "./context";
+import type { StackContext } from "./context";
 import { KUBE_OVN_CHART } from "./versions";
 
 export const KUBE_OVN_MASTER_LABEL_KEY = "kube-ovn/role";
@@ -28,7 +28,7 @@ const DEFAULT_MASTER_COUNT = 3;
  * taken one zone at a time (inventory order within a zone), so that losing a zone keeps a RAFT
  * majority when there are 3.
  */
-function kubeOvnMasterNodes(ctx: PlatformContext): NodeConfig[] {
+function kubeOvnMasterNodes(ctx: StackContext): NodeConfig[] {
   const names = ctx.platform.kubeOvn.masterNodes;
   if (names) return names.map((n) => ctx.cfg.nodes.find((node) => node.name === n)).filter((n): n is NodeConfig => n !== undefined);
   const byZone = new Map<string, NodeConfig[]>();
@@ -48,19 +48,19 @@ function kubeOvnMasterNodes(ctx: PlatformContext): NodeConfig[] {
   return picked;
 }
 
-function masterLabels(ctx: PlatformContext): NodeMetadataContributor {
+function masterLabels(ctx: StackContext): NodeMetadataContributor {
   const masters = new Set(kubeOvnMasterNodes(ctx).map((n) => n.name));
   return (node) => (masters.has(node.name) ? { labels: { [KUBE_OVN_MASTER_LABEL_KEY]: KUBE_OVN_MASTER_LABEL_VALUE } } : {});
 }
 
-function kubeOvnRanges(ctx: PlatformContext): Record<string, string> {
+function kubeOvnRanges(ctx: StackContext): Record<string, string> {
   const net = networkOf(ctx.cfg);
   const pod = parseCidr(net.podCIDR);
   if (!pod) throw new Error(`openkeel:network.podCIDR ${net.podCIDR} passed the schema but is not a range`);
   return { POD_CIDR: net.podCIDR, POD_GATEWAY: firstHostV4(pod), SVC_CIDR: net.serviceCIDR, JOIN_CIDR: net.joinCIDR };
 }
 
-function kubeOvnRelease(ctx: PlatformContext): HelmReleaseUnit {
+function kubeOvnRelease(ctx: StackContext): HelmReleaseUnit {
   const ips = kubeOvnMasterNodes(ctx).map((n) => n.internalIP);
   if (ips.some((ip) => ip === undefined)) throw new Error("Kube-OVN master nodes without internalIP: the config schema requires it in production");
   const values = {

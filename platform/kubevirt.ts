@@ -7,17 +7,17 @@ import { resolvePlacement } from "../placement/chart-helper";
 import type { PodScheduling } from "../placement/scheduling";
 import { CONTROL_PLANE, isObj, num, obj, platformComponent, podScheduling, TENANT_WORKLOAD, type ObjectReader } from "../placement/workloads";
 import { manifestOperator } from "./component";
-import { controlPlaneScheduling, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { controlPlaneScheduling, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
 
 const KUBEVIRT_NAMESPACE = "kubevirt";
 
 /** virt-handler (and so where VMIs may start): compute nodes, Masakari reserved hosts too (§ 5.6). */
-function virtHandlerPlacement(ctx: PlatformContext) {
+function virtHandlerPlacement(ctx: StackContext) {
   return selectorAndTolerations(resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION] }, { profile: ctx.profile }));
 }
 
-function kubevirtUnit(ctx: PlatformContext): ManifestsUnit {
+function kubevirtUnit(ctx: StackContext): ManifestsUnit {
   const objects: K8sObject[] = [
     {
       apiVersion: "kubevirt.io/v1",
@@ -34,8 +34,8 @@ function kubevirtUnit(ctx: PlatformContext): ManifestsUnit {
         configuration: {
           migrations: { parallelMigrationsPerCluster: 5, parallelOutboundMigrationsPerNode: 2 },
           evictionStrategy: "LiveMigrate",
-          // kind nodes have no /dev/kvm.
-          ...(!ctx.talos ? { developerConfiguration: { useEmulation: true } } : {}),
+          // no /dev/kvm on the nodes (kind's): emulate
+          ...(!ctx.topo.environment.hardwareVirtualization ? { developerConfiguration: { useEmulation: true } } : {}),
         },
       },
     },

@@ -14,7 +14,7 @@ import { CONTROL_PLANE, unplaced, isObj, num, obj, platformComponent, podSchedul
 import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type PlatformContext } from "./context";
+import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
 import { LONGHORN_CHART } from "./versions";
 
 export const LONGHORN_NAMESPACE = "longhorn-system";
@@ -80,7 +80,7 @@ const STORAGE_NODE_TAG = "storage";
 const DEFAULT_NODE_TAGS_ANNOTATION = "node.longhorn.io/default-node-tags";
 
 /** Nodes that hold replicas of replicated volumes: the storage nodes (Longhorn tag `storage`). */
-function longhornReplicaNodes(ctx: PlatformContext): NodeConfig[] {
+function longhornReplicaNodes(ctx: StackContext): NodeConfig[] {
   return ctx.topo.nodesByRole.storage;
 }
 
@@ -94,14 +94,14 @@ const longhornNodeMetadata: NodeMetadataContributor = (node) => {
 };
 
 /** Replicas of the VM and volume disks: the override, else 3, never more than the disk nodes. */
-function volumeReplicas(ctx: PlatformContext): number {
+function volumeReplicas(ctx: StackContext): number {
   const override = ctx.platform.longhorn.volumeReplicas;
   if (override !== undefined) return override;
   return Math.max(1, Math.min(3, longhornReplicaNodes(ctx).length));
 }
 
 /** Hyperconverged compute nodes hold disks: a VM disk's replica can then follow the VM (§ 6.2). */
-function vmDataLocality(ctx: PlatformContext): "best-effort" | "disabled" {
+function vmDataLocality(ctx: StackContext): "best-effort" | "disabled" {
   return ctx.topo.nodesByRole.compute.some((n) => n.roles.includes("storage")) ? "best-effort" : "disabled";
 }
 
@@ -109,20 +109,20 @@ function longhornNamespace(): K8sObject {
   return namespace(LONGHORN_NAMESPACE, "privileged");
 }
 
-function longhornRelease(ctx: PlatformContext): HelmReleaseUnit {
+function longhornRelease(ctx: StackContext): HelmReleaseUnit {
   const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
   const replicas = volumeReplicas(ctx);
   const values = {
     defaultSettings: {
       createDefaultDiskLabeledNodes: true,
-      defaultDataPath: ctx.talos ? TALOS_DATA_PATH : DEFAULT_DATA_PATH,
+      defaultDataPath: ctx.topo.environment.nodeOs === "talos" ? TALOS_DATA_PATH : DEFAULT_DATA_PATH,
       defaultReplicaCount: replicas,
       taintToleration: formatLonghornTolerations(volumeConsumerTolerations()),
       systemManagedComponentsNodeSelector: formatLonghornNodeSelector(SYSTEM_MANAGED_NODE_SELECTOR),
     },
     persistence: {
-      // The lab keeps kind's `standard` class as its default.
-      defaultClass: ctx.talos,
+      // A cluster with a default class of its own keeps it (the lab: kind's `standard`).
+      defaultClass: !ctx.storage.provided.some((c) => c.isDefault),
       defaultClassReplicaCount: replicas,
       defaultDataLocality: vmDataLocality(ctx),
       // replicas of the default class on storage nodes only (Longhorn node tag)
@@ -142,7 +142,7 @@ export const LONGHORN_VM_CLASS = "longhorn-vm";
 const LONGHORN_SNAPSHOT_CLASS = "longhorn-snapshot";
 
 /** Live migration needs somewhere to go: two compute nodes at least. */
-function liveMigrationPossible(ctx: PlatformContext): boolean {
+function liveMigrationPossible(ctx: StackContext): boolean {
   return ctx.topo.nodesByRole.compute.length >= 2;
 }
 
@@ -165,7 +165,7 @@ function longhornLocalClass(): K8sObject {
   return storageClass(LONGHORN_LOCAL_CLASS, { ...STRICT_LOCAL_PARAMETERS, staleReplicaTimeout: "30", fsType: "ext4" }, "WaitForFirstConsumer");
 }
 
-function longhornVmClass(ctx: PlatformContext): K8sObject {
+function longhornVmClass(ctx: StackContext): K8sObject {
   return storageClass(
     LONGHORN_VM_CLASS,
     {
@@ -181,7 +181,7 @@ function longhornVmClass(ctx: PlatformContext): K8sObject {
   );
 }
 
-function storageClassesUnit(ctx: PlatformContext): ManifestsUnit {
+function storageClassesUnit(ctx: StackContext): ManifestsUnit {
   return manifestsUnit("storage-classes", "openkeel:platform:StorageClasses", [longhornLocalClass(), longhornVmClass(ctx)], { protect: true });
 }
 
@@ -212,7 +212,7 @@ const LONGHORN_NODE = { apiVersion: "longhorn.io/v1beta2", kind: "Node" } as con
  * two fields away from longhorn-manager, which set them at creation. The strict-local volumes of
  * D5 are not moved by eviction: their members re-sync elsewhere (docs/node-lifecycle.md).
  */
-function evictionUnits(ctx: PlatformContext): ManifestsUnit[] {
+function evictionUnits(ctx: StackContext): ManifestsUnit[] {
   const retiring = ctx.topo.nodesByRole.storage.filter((n) => n.state === "retiring");
   if (retiring.length === 0) return [];
   const objects: K8sObject[] = retiring.map((n) => ({

@@ -7,7 +7,7 @@ import type { Affinity } from "../placement/chart-helper";
 import { requiredAntiAffinityKeys } from "../placement/scheduling";
 import { chartOperatorComponents, CONTROL_PLANE, num, obj, platformComponent, podScheduling, unplaced, type ObjectReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, selectorAndTolerations, type PlatformContext } from "./context";
+import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
 
 const MARIADB_OPERATOR_NAMESPACE = "mariadb-operator";
@@ -28,7 +28,7 @@ function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
   );
 }
 
-function mariadbOperatorRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
+function mariadbOperatorRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = { ...placement, webhook: { ...placement }, certController: { ...placement } };
   return helmReleaseUnit("mariadb-operator", "openkeel:platform:MariadbOperator", MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CHART, values, { dependsOn });

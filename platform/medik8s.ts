@@ -21,9 +21,10 @@ import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep 
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
 import type { LabelSelector } from "../placement/scheduling";
-import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type DesignRoles, type ObjectReader } from "../placement/workloads";
+import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, pinnedManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type PlatformContext } from "./context";
+import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
+import { controlPlaneScheduling, namespace, pinnedManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
 const MEDIK8S_NAMESPACE = "medik8s";
@@ -53,7 +54,7 @@ function olmUnit(dependsOn: string[]): RemoteManifestUnit {
   return pinnedManifestUnit("olm", "openkeel:platform:Olm", [OLM_CRDS, OLM], { protect: true, dependsOn });
 }
 
-function subscription(ctx: PlatformContext, pin: OlmPackagePin): K8sObject {
+function subscription(ctx: StackContext, pin: OlmPackagePin): K8sObject {
   return {
     apiVersion: "operators.coreos.com/v1alpha1",
     kind: "Subscription",
@@ -81,7 +82,7 @@ function subscription(ctx: PlatformContext, pin: OlmPackagePin): K8sObject {
   };
 }
 
-function medik8sOperatorsUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
+function medik8sOperatorsUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
   const objects: K8sObject[] = [
     // No targetNamespaces: the bundles support the AllNamespaces install mode only.
     { apiVersion: "operators.coreos.com/v1", kind: "OperatorGroup", metadata: { name: "medik8s", namespace: MEDIK8S_NAMESPACE }, spec: {} },
@@ -132,7 +133,7 @@ exit 1
  * namespace's InstallPlans and Subscriptions only). It runs beside the Subscriptions' unit (neither
  * waits for the other: they wait on each other's effect) on the control plane.
  */
-function approverUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
+function approverUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
   const meta = (name: string) => ({ name, namespace: MEDIK8S_NAMESPACE });
   const objects: K8sObject[] = [
     { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(APPROVER) },
@@ -222,17 +223,17 @@ export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable
   ];
 }
 
-function maxUnhealthyOf(ctx: PlatformContext, group: NhcGroup): number | string {
+function maxUnhealthyOf(ctx: StackContext, group: NhcGroup): number | string {
   if (QUORUM_GROUPS.has(group)) return 1;
   return medik8sSettings(ctx.platform).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">];
 }
 
 /** Whether a node of the inventory carries a group's label. */
-function inGroup(node: PlatformContext["topo"]["nodes"][number], group: NhcGroup): boolean {
+function inGroup(node: StackContext["topo"]["nodes"][number], group: NhcGroup): boolean {
   return group === "kubernetesControlPlane" ? node.kubernetesControlPlane : node.roles.includes(group);
 }
 
-function nodeHealthCheck(ctx: PlatformContext, group: NhcGroup): K8sObject {
+function nodeHealthCheck(ctx: StackContext, group: NhcGroup): K8sObject {
   const { unhealthyDuration } = medik8sSettings(ctx.platform);
   return {
     apiVersion: "remediation.medik8s.io/v1alpha1",
@@ -256,8 +257,8 @@ function nodeHealthCheck(ctx: PlatformContext, group: NhcGroup): K8sObject {
 }
 
 /** The checks of the groups some node of the inventory is first in (a check that selects nothing is left out). */
-function nodeHealthChecks(ctx: PlatformContext): K8sObject[] {
-  const first = (node: PlatformContext["topo"]["nodes"][number]) => NHC_GROUPS.find((g) => inGroup(node, g));
+function nodeHealthChecks(ctx: StackContext): K8sObject[] {
+  const first = (node: StackContext["topo"]["nodes"][number]) => NHC_GROUPS.find((g) => inGroup(node, g));
   const used = new Set(ctx.topo.nodes.map(first));
   return NHC_GROUPS.filter((g) => used.has(g)).map((g) => nodeHealthCheck(ctx, g));
 }
@@ -267,7 +268,7 @@ function snrAgentTolerations() {
   return [...rolesTolerations(ROLES), RESERVED_TOLERATION];
 }
 
-function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
+function medik8sRemediationObjects(ctx: StackContext): K8sObject[] {
   return [
     {
       apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
@@ -286,7 +287,7 @@ function medik8sRemediationObjects(ctx: PlatformContext): K8sObject[] {
   ];
 }
 
-function medik8sRemediationUnit(ctx: PlatformContext): ManifestsUnit {
+function medik8sRemediationUnit(ctx: StackContext): ManifestsUnit {
   return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx));
 }
 
@@ -297,7 +298,7 @@ const NODE_MAINTENANCE = { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kin
  * spec.reason: api/v1beta1/nodemaintenance_types.go@v0.20.1) per node in maintenance or retiring,
  * named as the node (NMO's webhook allows one request per node). No unit while no node is drained.
  */
-function nodeMaintenanceUnits(ctx: PlatformContext): ManifestsUnit[] {
+function nodeMaintenanceUnits(ctx: StackContext): ManifestsUnit[] {
   const drained = ctx.topo.nodes.filter((n) => isDrained(n.state));
   if (drained.length === 0) return [];
   const objects: K8sObject[] = drained.map((n) => ({
@@ -307,28 +308,6 @@ function nodeMaintenanceUnits(ctx: PlatformContext): ManifestsUnit[] {
   }));
   return [manifestsUnit("node-maintenance", "openkeel:platform:NodeMaintenance", objects)];
 }
-
-/** A NodeHealthCheck's design roles: the roles whose label its selector requires. */
-function nhcDesignRoles(sel: LabelSelector | undefined): DesignRoles {
-  const keys = [
-    ...Object.keys(sel?.matchLabels ?? {}),
-    ...(sel?.matchExpressions ?? []).filter((e) => e.operator === "Exists" || e.operator === "In").map((e) => e.key),
-  ];
-  const roles = ROLES.filter((r) => keys.includes(roleLabelKey(r, "hardened")) || keys.includes(roleLabelKey(r, "default")));
-  return roles.length > 0 ? roles : "all";
-}
-
-const readNodeHealthCheck: ObjectReader = (u, o) => {
-  const spec = obj(o.spec);
-  const sel = spec.selector as LabelSelector | undefined;
-  const maxUnhealthy = spec.maxUnhealthy;
-  return [
-    platformComponent(u, `${o.metadata.name}/remediates`, "NodeHealthCheck", { tolerations: [] }, nhcDesignRoles(sel), {
-      nodeSelection: sel ?? {},
-      ...(typeof maxUnhealthy === "number" || typeof maxUnhealthy === "string" ? { maxUnhealthy } : {}),
-    }),
-  ];
-};
 
 /**
  * The agent DaemonSet's own scheduling, as the operator renders it from
@@ -444,4 +423,5 @@ export const medik8s: PlatformComponent = {
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },
+  placementChecks: MEDIK8S_PLACEMENT_CHECKS,
 };

@@ -8,7 +8,7 @@
 //     more CPU and memory for the daemon, whose 50Mi limit is too tight (siderolabs Multus guide).
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { after, type PlatformComponent } from "./component";
-import type { PlatformContext } from "./context";
+import type { StackContext } from "./context";
 import { imageRef, MULTUS_IMAGE } from "./versions";
 
 const NS = "kube-system";
@@ -76,21 +76,99 @@ const DAEMON_CONFIG = {
   socketDir: "/host/run/multus/",
 };
 
-function multusNetnsPath(ctx: Pick<PlatformContext, "talos">): string {
-  return ctx.talos ? TALOS_NETNS_PATH : DEFAULT_NETNS_PATH;
+function multusNetnsPath(ctx: Pick<StackContext, "topo">): string {
+  return ctx.topo.environment.nodeOs === "talos" ? TALOS_NETNS_PATH : DEFAULT_NETNS_PATH;
 }
 
 /** Upstream's requests and limits; on Talos, the siderolabs guide's (the 50Mi limit OOM-kills the daemon). */
-function multusResources(ctx: Pick<PlatformContext, "talos">) {
-  return ctx.talos
+function multusResources(ctx: Pick<StackContext, "topo">) {
+  return ctx.topo.environment.nodeOs === "talos"
     ? { requests: { cpu: "200m", memory: "100Mi" }, limits: { cpu: "300m", memory: "150Mi" } }
     : { requests: { cpu: "100m", memory: "50Mi" }, limits: { cpu: "100m", memory: "50Mi" } };
 }
 
-function multusObjects(ctx: PlatformContext): K8sObject[] {
+/** The thick-plugin DaemonSet (upstream's deployments/multus-daemonset-thick.yml), with the host paths and sizes of the nodes' OS. */
+function multusDaemonSet(ctx: StackContext): K8sObject {
   const labels = { tier: "node", app: "multus", name: "multus" };
   const image = imageRef(MULTUS_IMAGE);
   const hostPath = (name: string, path: string) => ({ name, hostPath: { path } });
+  return {
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: { name: "kube-multus-ds", namespace: NS, labels },
+    spec: {
+      selector: { matchLabels: { name: "multus" } },
+      updateStrategy: { type: "RollingUpdate" },
+      template: {
+        metadata: { labels },
+        spec: {
+          hostNetwork: true,
+          hostPID: true,
+          priorityClassName: "system-node-critical",
+          // Every node: secondary networks are needed wherever a pod may ask for one.
+          tolerations: [
+            { operator: "Exists", effect: "NoSchedule" },
+            { operator: "Exists", effect: "NoExecute" },
+          ],
+          serviceAccountName: "multus",
+          containers: [
+            {
+              name: "kube-multus",
+              image,
+              command: ["/usr/src/multus-cni/bin/multus-daemon"],
+              resources: multusResources(ctx),
+              securityContext: { privileged: true },
+              terminationMessagePolicy: "FallbackToLogsOnError",
+              volumeMounts: [
+                { name: "cni", mountPath: "/host/etc/cni/net.d" },
+                // multus-daemon expects the CNI bin path to be identical on the host and in the pod.
+                { name: "cnibin", mountPath: "/opt/cni/bin" },
+                { name: "host-run", mountPath: "/host/run" },
+                { name: "host-var-lib-cni-multus", mountPath: "/var/lib/cni/multus" },
+                { name: "host-var-lib-kubelet", mountPath: "/var/lib/kubelet", mountPropagation: "HostToContainer" },
+                { name: "host-run-k8s-cni-cncf-io", mountPath: "/run/k8s.cni.cncf.io" },
+                { name: "host-run-netns", mountPath: "/run/netns", mountPropagation: "HostToContainer" },
+                { name: "multus-daemon-config", mountPath: "/etc/cni/net.d/multus.d", readOnly: true },
+                { name: "hostroot", mountPath: "/hostroot", mountPropagation: "HostToContainer" },
+                { name: "multus-conf-dir", mountPath: "/etc/cni/multus/net.d" },
+              ],
+              env: [{ name: "MULTUS_NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
+            },
+          ],
+          initContainers: [
+            {
+              name: "install-multus-binary",
+              image,
+              command: ["/usr/src/multus-cni/bin/install_multus", "-d", "/host/opt/cni/bin", "-t", "thick"],
+              resources: { requests: { cpu: "10m", memory: "15Mi" } },
+              securityContext: { privileged: true },
+              terminationMessagePolicy: "FallbackToLogsOnError",
+              volumeMounts: [{ name: "cnibin", mountPath: "/host/opt/cni/bin", mountPropagation: "Bidirectional" }],
+            },
+          ],
+          terminationGracePeriodSeconds: 10,
+          volumes: [
+            hostPath("cni", "/etc/cni/net.d"),
+            hostPath("cnibin", "/opt/cni/bin"),
+            hostPath("hostroot", "/"),
+            {
+              name: "multus-daemon-config",
+              configMap: { name: "multus-daemon-config", items: [{ key: "daemon-config.json", path: "daemon-config.json" }] },
+            },
+            hostPath("host-run", "/run"),
+            hostPath("host-var-lib-cni-multus", "/var/lib/cni/multus"),
+            hostPath("host-var-lib-kubelet", "/var/lib/kubelet"),
+            hostPath("host-run-k8s-cni-cncf-io", "/run/k8s.cni.cncf.io"),
+            hostPath("host-run-netns", multusNetnsPath(ctx)),
+            hostPath("multus-conf-dir", "/etc/cni/multus/net.d"),
+          ],
+        },
+      },
+    },
+  };
+}
+
+function multusObjects(ctx: StackContext): K8sObject[] {
   return [
     NAD_CRD,
     {
@@ -117,84 +195,11 @@ function multusObjects(ctx: PlatformContext): K8sObject[] {
       metadata: { name: "multus-daemon-config", namespace: NS, labels: { tier: "node", app: "multus" } },
       data: { "daemon-config.json": `${JSON.stringify(DAEMON_CONFIG, null, 4)}\n` },
     },
-    {
-      apiVersion: "apps/v1",
-      kind: "DaemonSet",
-      metadata: { name: "kube-multus-ds", namespace: NS, labels },
-      spec: {
-        selector: { matchLabels: { name: "multus" } },
-        updateStrategy: { type: "RollingUpdate" },
-        template: {
-          metadata: { labels },
-          spec: {
-            hostNetwork: true,
-            hostPID: true,
-            priorityClassName: "system-node-critical",
-            // Every node: secondary networks are needed wherever a pod may ask for one.
-            tolerations: [
-              { operator: "Exists", effect: "NoSchedule" },
-              { operator: "Exists", effect: "NoExecute" },
-            ],
-            serviceAccountName: "multus",
-            containers: [
-              {
-                name: "kube-multus",
-                image,
-                command: ["/usr/src/multus-cni/bin/multus-daemon"],
-                resources: multusResources(ctx),
-                securityContext: { privileged: true },
-                terminationMessagePolicy: "FallbackToLogsOnError",
-                volumeMounts: [
-                  { name: "cni", mountPath: "/host/etc/cni/net.d" },
-                  // multus-daemon expects the CNI bin path to be identical on the host and in the pod.
-                  { name: "cnibin", mountPath: "/opt/cni/bin" },
-                  { name: "host-run", mountPath: "/host/run" },
-                  { name: "host-var-lib-cni-multus", mountPath: "/var/lib/cni/multus" },
-                  { name: "host-var-lib-kubelet", mountPath: "/var/lib/kubelet", mountPropagation: "HostToContainer" },
-                  { name: "host-run-k8s-cni-cncf-io", mountPath: "/run/k8s.cni.cncf.io" },
-                  { name: "host-run-netns", mountPath: "/run/netns", mountPropagation: "HostToContainer" },
-                  { name: "multus-daemon-config", mountPath: "/etc/cni/net.d/multus.d", readOnly: true },
-                  { name: "hostroot", mountPath: "/hostroot", mountPropagation: "HostToContainer" },
-                  { name: "multus-conf-dir", mountPath: "/etc/cni/multus/net.d" },
-                ],
-                env: [{ name: "MULTUS_NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
-              },
-            ],
-            initContainers: [
-              {
-                name: "install-multus-binary",
-                image,
-                command: ["/usr/src/multus-cni/bin/install_multus", "-d", "/host/opt/cni/bin", "-t", "thick"],
-                resources: { requests: { cpu: "10m", memory: "15Mi" } },
-                securityContext: { privileged: true },
-                terminationMessagePolicy: "FallbackToLogsOnError",
-                volumeMounts: [{ name: "cnibin", mountPath: "/host/opt/cni/bin", mountPropagation: "Bidirectional" }],
-              },
-            ],
-            terminationGracePeriodSeconds: 10,
-            volumes: [
-              hostPath("cni", "/etc/cni/net.d"),
-              hostPath("cnibin", "/opt/cni/bin"),
-              hostPath("hostroot", "/"),
-              {
-                name: "multus-daemon-config",
-                configMap: { name: "multus-daemon-config", items: [{ key: "daemon-config.json", path: "daemon-config.json" }] },
-              },
-              hostPath("host-run", "/run"),
-              hostPath("host-var-lib-cni-multus", "/var/lib/cni/multus"),
-              hostPath("host-var-lib-kubelet", "/var/lib/kubelet"),
-              hostPath("host-run-k8s-cni-cncf-io", "/run/k8s.cni.cncf.io"),
-              hostPath("host-run-netns", multusNetnsPath(ctx)),
-              hostPath("multus-conf-dir", "/etc/cni/multus/net.d"),
-            ],
-          },
-        },
-      },
-    },
+    multusDaemonSet(ctx),
   ];
 }
 
-function multusUnit(ctx: PlatformContext, dependsOn: string[]): ManifestsUnit {
+function multusUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
   // Holds the NetworkAttachmentDefinition CRD: deleting it deletes every NAD.
   return manifestsUnit("multus", "openkeel:platform:Multus", multusObjects(ctx), { protect: true, dependsOn });
 }

@@ -6,7 +6,7 @@ import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, type Toleration } 
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, type UnitReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type PlatformContext } from "./context";
+import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
 import { NODE_FEATURE_DISCOVERY_CHART } from "./versions";
 
 const NAMESPACE = "node-feature-discovery";
@@ -21,7 +21,7 @@ function nfdNamespace(): K8sObject {
   return namespace(NAMESPACE, "privileged");
 }
 
-function nfdRelease(ctx: PlatformContext, dependsOn: string[]): HelmReleaseUnit {
+function nfdRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
   const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = {
     master: controlPlane,

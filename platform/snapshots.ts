@@ -5,7 +5,7 @@
 import { type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import { unplaced } from "../placement/workloads";
 import type { PlatformComponent } from "./component";
-import { controlPlaneScheduling, pinnedManifestUnit, type PlatformContext } from "./context";
+import { controlPlaneScheduling, pinnedManifestUnit, type StackContext } from "./context";
 import { imageRef, SNAPSHOT_CONTROLLER_IMAGE, SNAPSHOT_CRDS } from "./versions";
 
 const NAMESPACE = "kube-system";
@@ -39,7 +39,7 @@ const RULES = [
   ]),
 ];
 
-function snapshotControllerObjects(ctx: PlatformContext): K8sObject[] {
+function snapshotControllerObjects(ctx: StackContext): K8sObject[] {
   const scheduling = controlPlaneScheduling(ctx);
   const labels = { app: NAME };
   const subject = { kind: "ServiceAccount", name: NAME, namespace: NAMESPACE };
@@ -104,7 +104,7 @@ function snapshotControllerObjects(ctx: PlatformContext): K8sObject[] {
   ];
 }
 
-function snapshotControllerUnit(ctx: PlatformContext): ManifestsUnit {
+function snapshotControllerUnit(ctx: StackContext): ManifestsUnit {
   return manifestsUnit(NAME, "openkeel:platform:SnapshotController", snapshotControllerObjects(ctx));
 }
 

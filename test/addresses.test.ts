@@ -9,7 +9,7 @@ import { configProblems, mutatedConfig, PRODUCTION_STACKS, shippedConfig } from 
 
 const errors = (stack: string, mutate: (raw: any) => void) =>
   planStack(mutatedConfig(stack, mutate))
-    .checks.filter((c) => c.level === "error")
+    .problems.filter((c) => c.level === "error")
     .map((c) => `${c.path}: [${c.code}] ${c.message}`);
 
 describe("address arithmetic", () => {
@@ -70,7 +70,7 @@ describe("the networks of a production stack", () => {
     for (const stack of PRODUCTION_STACKS) {
       expect(shippedConfig(stack).network?.nodeSubnet, stack).toBeDefined();
       expect(
-        planStack(shippedConfig(stack)).checks.filter((c) => /address|network|subnet/.test(c.code)),
+        planStack(shippedConfig(stack)).problems.filter((c) => /address|network|subnet/.test(c.code ?? "")),
         stack,
       ).toEqual([]);
     }
@@ -79,7 +79,7 @@ describe("the networks of a production stack", () => {
   it("without a node subnet: a warning, and the other checks still hold", () => {
     const r = planStack(mutatedConfig("prod-small", (raw) => delete raw.network));
     expect(r.plan).toBeDefined();
-    expect(r.checks.map((c) => `${c.level} ${c.code}`)).toContain("warning node-subnet-missing");
+    expect(r.problems.map((c) => `${c.level} ${c.code}`)).toContain("warning node-subnet-missing");
   });
 
   it("IPv6 ranges and malformed ones are refused by the schema, the lab's ranges are kind's", () => {

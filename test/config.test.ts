@@ -2,6 +2,7 @@
 // problem naming the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
 import { loadConfig, rawFromPulumiConfig } from "../config/load";
+import { stackTopology } from "../environments";
 import { formatProblem } from "../config/problems";
 import { closest, editDistance } from "../config/suggest";
 import * as fs from "node:fs";
@@ -36,8 +37,8 @@ describe("shipped stacks", () => {
   });
 
   it("take the label profile from the environment (D1)", () => {
-    expect(shippedConfig("lab").labelProfile).toBe("default");
-    for (const s of PRODUCTION_STACKS) expect(shippedConfig(s).labelProfile).toBe("hardened");
+    expect(stackTopology(shippedConfig("lab")).profile).toBe("default");
+    for (const s of PRODUCTION_STACKS) expect(stackTopology(shippedConfig(s)).profile).toBe("hardened");
   });
 
   it("read a stack file as Pulumi rewrote it (top-level scalars as strings) like the original", () => {
@@ -100,7 +101,7 @@ describe("bad config", () => {
   ];
 
   it.each(cases)("%s", (_title, mutate, path, message) => {
-    const problems = problemsOf(() => mutatedConfig("prod-medium", mutate));
+    const problems = configProblems("prod-medium", mutate);
     const p = problems.find((x) => x.path === path);
     expect(p, `problems: ${JSON.stringify(problems)}`).toBeDefined();
     expect(p!.file).toBe(FILE);

@@ -1,5 +1,6 @@
 // The lab's kind cluster config: pinned node image, kind's node names, own-prefix labels, the
 // NodePorts published one entry per port on the loopback, registration taints on workers.
+import { isError } from "../config/problems";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -7,27 +8,26 @@ import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import { KIND_API_VERSION, KIND_CONFIG_PATH, kindClusterConfig, kindNodeConfig, kindNodeNames } from "../nodes/kind";
 import { LAB_NODE_PORTS } from "../openkeel/endpoints";
-import { buildTopology } from "../topology/topology";
 import { roleLabelKey } from "../config/roles";
-import { planStack } from "../environments";
+import { planStack, stackTopology } from "../environments";
 import { KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 import { mutatedConfig, REPO, shippedConfig } from "./helpers/stacks";
 
 function kindConfig(cfg: LoadedConfig): any {
   // Node-level config does not depend on where pods land: only the errors of other checks matter here
   // (a test stack may taint roles that share nodes, which the placement checks refuse).
-  const { plan, checks } = planStack(cfg);
-  const errors = checks.filter((c) => c.level === "error" && !c.code.startsWith("placement-"));
+  const { plan, problems } = planStack(cfg);
+  const errors = problems.filter((c) => isError(c) && !c.code?.startsWith("placement-"));
   expect(errors, JSON.stringify(errors)).toEqual([]);
-  const files = plan ? plan.nodeConfig!.files : kindNodeConfig(cfg, buildTopology(cfg)).files;
+  const files = plan ? plan.nodeConfig!.files : kindNodeConfig(cfg, stackTopology(cfg)).files;
   expect(files.map((f) => f.path)).toEqual([KIND_CONFIG_PATH]);
   return files[0].documents[0];
 }
 
 function checkCodes(cfg: LoadedConfig, level: "error" | "warning"): string[] {
   return planStack(cfg)
-    .checks.filter((c) => c.level === level)
-    .map((c) => c.code);
+    .problems.filter((c) => c.level === level)
+    .map((c) => c.code!);
 }
 
 const lab = shippedConfig("lab");
@@ -113,7 +113,7 @@ describe("kind cluster config of other labs", () => {
     ]);
     expect(config.nodes[2].kubeadmConfigPatches).toBeUndefined();
     expect(config.nodes[0].kubeadmConfigPatches).toBeUndefined();
-    const warning = planStack(cfg).checks.find((c) => c.code === "kind-control-plane-taints")!;
+    const warning = planStack(cfg).problems.find((c) => c.code === "kind-control-plane-taints")!;
     expect(warning.level).toBe("warning");
     expect(warning.fix).toMatch(
       /kubectl taint nodes openkeel-lab-control-plane node-role\.kubernetes\.io\/control-plane:NoSchedule- node-role\.openkeel\.io\/control-plane=:NoSchedule/,
@@ -127,7 +127,7 @@ describe("kind cluster config of other labs", () => {
 
   it("a node named otherwise than kind will name it stops the plan", () => {
     const cfg = withWorkers((r) => (r.nodes[2].name = "lab-storage"));
-    const err = planStack(cfg).checks.find((c) => c.code === "kind-node-name")!;
+    const err = planStack(cfg).problems.find((c) => c.code === "kind-node-name")!;
     expect(err.level).toBe("error");
     expect(err.path).toBe("openkeel:nodes[2].name");
     expect(err.message).toMatch(/'lab-storage' will be named 'openkeel-lab-worker2'/);
@@ -141,7 +141,7 @@ describe("kind cluster config of other labs", () => {
 
   it("the builder itself refuses an inventory kind cannot name (the check runs first)", () => {
     const cfg = mutatedConfig("lab", (r) => (r.nodes[0].name = "lab-1"));
-    expect(() => kindClusterConfig(cfg, buildTopology(cfg))).toThrow(/no kind cluster name/);
+    expect(() => kindClusterConfig(cfg, stackTopology(cfg))).toThrow(/no kind cluster name/);
   });
 
   it("a lab without a Kubernetes control-plane node stops the plan", () => {

@@ -2,22 +2,22 @@
 // that carry each decision of the node placement design (D1–D8) per topology.
 import { describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../config/schema";
-import { resolvePlacement, type Placement } from "../placement/chart-helper";
+import type { PlacementValue } from "../config/placement";
+import { resolvePlacement } from "../placement/chart-helper";
 import { PHASES, phase } from "../plan/plan";
 import { renderPlan } from "../render/rendered";
 import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
 import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
 import { checkValues } from "../openkeel/contract";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
-import { buildTopology } from "../topology/topology";
-import { placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
 import { composePlan } from "../environments/compose";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
 import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import program from "../index";
-import { object, objectsOf, openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
+import { contextOf, object, objectsOf, openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
 
 const PRODUCTION = PRODUCTION_STACKS;
 /** § 5.6: the toleration of Masakari reserved hosts. */
@@ -66,7 +66,7 @@ describe("releases per stack", () => {
   ] as const)("%s: turning on %s without %s nodes fails the plan checks", (stack, service, role) => {
     const r = planStack(mutatedConfig(stack, (raw) => (raw.services = { ...(raw.services ?? {}), [service]: { enabled: true } })));
     expect(r.plan).toBeUndefined();
-    expect(r.checks.find((c) => c.code === "service-needs-role")?.message).toBe(`${service} is enabled but no node has the ${role} role`);
+    expect(r.problems.find((c) => c.code === "service-needs-role")?.message).toBe(`${service} is enabled but no node has the ${role} role`);
   });
 
   it("Swift is off without storage nodes, and rejected when turned on there", () => {
@@ -81,7 +81,7 @@ describe("releases per stack", () => {
         raw.services.swift = { enabled: true };
       }),
     );
-    expect(on.checks.find((c) => c.code === "service-needs-role")?.message).toMatch(/swift is enabled but no node has the storage role/);
+    expect(on.problems.find((c) => c.code === "service-needs-role")?.message).toMatch(/swift is enabled but no node has the storage role/);
   });
 });
 
@@ -285,7 +285,7 @@ describe("quorum per zone in the large topology (§ 6.3)", () => {
       }),
     );
     expect(r.plan).toBeUndefined();
-    const zone = r.checks.filter((c) => c.code === "placement-anti-affinity" && c.message.includes("topology.kubernetes.io/zone"));
+    const zone = r.problems.filter((c) => c.code === "placement-anti-affinity" && c.message.includes("topology.kubernetes.io/zone"));
     expect(zone.map((c) => c.message.split(" ")[0]).sort()).toEqual([...MEMBERS].sort());
     expect(zone[0].message).toMatch(/required anti-affinity on topology\.kubernetes\.io\/zone but only 2 domain\(s\) can take it/);
   });
@@ -306,7 +306,7 @@ describe("the data services' versions (seed 004: MariaDB 11.4, RabbitMQ 4.1)", (
 
   it("the contract refuses a floating image", () => {
     const cfg = mutatedConfig("prod-small", () => {});
-    const v: any = infrastructureValues(cfg, buildTopology(cfg), { strictLocalClass: "longhorn-local" });
+    const v: any = infrastructureValues(contextOf(cfg));
     v.infrastructure.mariadb.image = "docker.io/library/mariadb:latest";
     v.infrastructure.rabbitmq.image = "rabbitmq";
     expect(checkValues(infrastructureContract("hardened"), v).map((i) => i.path.join("."))).toEqual([
@@ -367,7 +367,7 @@ describe("the Neutron extensions (§ 5.2: openkeel-neutron-fwaas, openkeel-neutr
       }),
     );
     expect(r.plan).toBeUndefined();
-    expect(r.checks.find((c) => c.code === "service-needs-service")).toMatchObject({
+    expect(r.problems.find((c) => c.code === "service-needs-service")).toMatchObject({
       path: "openkeel:services.neutron-vpnaas.enabled",
       message: "neutron-vpnaas is enabled but neutron, which it extends, is off",
     });
@@ -412,9 +412,9 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
   it("production needs the BMC networks when Ironic runs; a stack without Ironic may not set them", () => {
     const missing = planStack(mutatedConfig("prod-medium", (r) => delete r.services.ironic.bmcNetworks));
     expect(missing.plan).toBeUndefined();
-    expect(missing.checks.find((c) => c.code === "ironic-bmc-networks")?.path).toBe("openkeel:services.ironic.bmcNetworks");
+    expect(missing.problems.find((c) => c.code === "ironic-bmc-networks")?.path).toBe("openkeel:services.ironic.bmcNetworks");
     const unused = planStack(mutatedConfig("prod-small", (r) => (r.services = { ironic: { bmcNetworks: ["10.20.9.0/24"] } })));
-    expect(unused.checks.find((c) => c.code === "ironic-bmc-networks")?.message).toMatch(/Ironic does not run in this stack/);
+    expect(unused.problems.find((c) => c.code === "ironic-bmc-networks")?.message).toMatch(/Ironic does not run in this stack/);
   });
 });
 
@@ -458,9 +458,9 @@ describe("Zun", () => {
     const ok = planStack(mutatedConfig("prod-medium", (r) => r.nodes.push(kata))).placement!;
     expect(ok.placements.find((p) => p.component.name === "openkeel-zun-runtime-class/kata")!.eligible).toEqual(["kata-1"]);
     const cfg = mutatedConfig("prod-medium", (r) => r.nodes.push(kata));
-    const plan = composePlan(cfg, buildTopology(cfg), []);
+    const plan = composePlan(cfg, stackTopology(cfg), []).plan;
     delete (object(plan, "RuntimeClass", "kata") as any).scheduling.nodeSelector;
-    const checks = placementReport(plan, buildTopology(cfg), planComponents(plan, placementReaders(cfg.environment))).checks;
+    const checks = placementReport(plan, stackTopology(cfg), planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment)).checks;
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
     expect(checks[0].message).toMatch(/^openkeel-zun-runtime-class\/kata \(Pods\) may run on cp-1, cp-2, cp-3, .*which lack the containers role/);
   });
@@ -504,7 +504,7 @@ describe("stack settings", () => {
   it("raw placement fields beat the role (§ 5.1 precedence)", () => {
     const nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "zone-a" };
     const plan = planOf(mutatedConfig("prod-large", (r) => (r.services = { ...r.services, keystone: { placement: { api: { nodeSelector } } } })));
-    const api: Placement = values(plan, "openkeel-keystone").placement.api;
+    const api: PlacementValue = values(plan, "openkeel-keystone").placement.api;
     expect(api.role).toBe("controlPlane");
     expect(resolvePlacement(api, { profile: "hardened" }).nodeSelector).toEqual(nodeSelector);
   });

@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ROLES, roleDefinitions, roleLabelKey, roleOfLabelKey, type LabelProfile, type Role, type Taint, type Toleration } from "../config/roles";
-import { resolvePlacement, type Placement, type RoleDefinitions, type Scheduling } from "../placement/chart-helper";
+import type { PlacementValue } from "../config/placement";
+import { resolvePlacement, type RoleDefinitions, type Scheduling } from "../placement/chart-helper";
 import { isEligible } from "../placement/scheduling";
 import { formatLonghornNodeSelector, formatLonghornTolerations, parseLonghornNodeSelector, parseLonghornTolerations } from "../platform/longhorn";
 import { effectivePlacement } from "../policy/rules/placement";
@@ -57,7 +58,7 @@ describe("the policy pack reads placements as the chart helper renders them", ()
         if (u.kind !== "HelmRelease" || !u.type.startsWith("openkeel:openkeel:")) continue;
         const values = (u as HelmReleaseUnit).values;
         const defs = ((values.global as any)?.nodeRoles?.roles ?? {}) as RoleDefinitions;
-        for (const [name, p] of Object.entries((values.placement ?? {}) as Record<string, Placement>)) {
+        for (const [name, p] of Object.entries((values.placement ?? {}) as Record<string, PlacementValue>)) {
           const rendered = resolvePlacement(p, { roles: defs, defaultRole: "controlPlane" });
           expect(policyRoles(p, values, "controlPlane"), `${stack} ${u.name} placement.${name}`).toEqual(selectedRoles(rendered, defs));
           compared++;
@@ -81,7 +82,7 @@ describe("the policy pack reads placements as the chart helper renders them", ()
       fc.property(placement, fc.boolean(), fc.constantFrom<LabelProfile>("default", "hardened"), (p, passRoles, profile) => {
         const defs = passRoles ? roleDefinitions(profile) : {};
         const values = passRoles ? { global: { nodeRoles: { taints: false, roles: defs } } } : {};
-        const rendered = resolvePlacement(p as Placement, { roles: defs, defaultRole: "controlPlane" });
+        const rendered = resolvePlacement(p as PlacementValue, { roles: defs, defaultRole: "controlPlane" });
         expect(policyRoles(p, values, "controlPlane")).toEqual(selectedRoles(rendered, defs));
       }),
       { seed: SEED, numRuns: 300 },

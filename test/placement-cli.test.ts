@@ -15,12 +15,13 @@ vi.mock("../environments/compose", async (importOriginal) => {
   return {
     composePlan: (...a: Parameters<typeof actual.composePlan>) => {
       if (a[0].environment !== "talos-production") return actual.composePlan(...a);
-      const plan = withDesignUnits(actual.composePlan(...a), { ironic: true, conductorReplicas: 1 });
+      const composed = actual.composePlan(...a);
+      const plan = withDesignUnits(composed.plan, { ironic: true, conductorReplicas: 1 });
       if (a[0].stack.startsWith("typo")) {
         const nova = findUnit(plan, "openkeel-nova") as HelmReleaseUnit;
         (nova.values.placement as any).computeAgent.nodeSelector = { "node-restriction.kubernetes.io/openkeel-compte": "" };
       }
-      return plan;
+      return { ...composed, plan };
     },
   };
 });
@@ -37,7 +38,7 @@ describe("placement checks in the pipeline", () => {
     const cfg = { ...shippedConfig("prod-medium"), stack: "typo-medium" };
     const r = planStack(cfg);
     expect(r.plan).toBeUndefined();
-    const errors = r.checks.filter((c) => c.level === "error");
+    const errors = r.problems.filter((c) => c.level === "error");
     expect(errors.map((c) => c.code)).toEqual(["placement-no-node"]);
     expect(errors[0].message).toMatch(/^openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: /);
     expect(errors[0].message).toContain("cmp-01, cmp-02, cmp-03 (no label node-restriction.kubernetes.io/openkeel-compte)");

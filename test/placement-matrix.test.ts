@@ -12,7 +12,7 @@ import type { LoadedConfig } from "../config/schema";
 import { phase } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
-import { placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack } from "../environments";
 import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits } from "./helpers/design-units";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
@@ -20,10 +20,10 @@ import { mutatedConfig, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } 
 function shippedReport(stack: string): { cfg: LoadedConfig; report: PlacementReport } {
   const cfg = shippedConfig(stack);
   const r = planStack(cfg);
-  expect(r.checks.filter((c) => c.level === "error")).toEqual([]);
+  expect(r.problems.filter((c) => c.level === "error")).toEqual([]);
   let plan = r.plan!;
   if (phase(plan, "platform").units.length === 0) plan = withDesignUnits(plan, {}, "platform");
-  return { cfg, report: placementReport(plan, r.topology, planComponents(plan, placementReaders())) };
+  return { cfg, report: placementReport(plan, r.topology, planComponents(plan, placementReaders()), placementChecks(plan.environment)) };
 }
 
 describe.each(SHIPPED_STACKS)("§ 2 matrix on the shipped stack %s", (stack) => {
@@ -77,13 +77,13 @@ describe("the shipped stacks' configs, broken", () => {
       }),
     );
     expect(r.plan).toBeUndefined();
-    const forbidden = r.checks.filter((c) => c.code === "placement-forbidden").map((c) => c.message.split(" ")[0]);
+    const forbidden = r.problems.filter((c) => c.code === "placement-forbidden").map((c) => c.message.split(" ")[0]);
     expect(forbidden).toContain("openkeel-nova/computeAgent");
   });
 
   it("a lab node without roles and no worker: kind untaints it, so everything lands there", () => {
     const r = planStack(mutatedConfig("lab", (raw) => (raw.nodes[0].roles = [])));
-    expect(r.checks.filter((c) => c.level === "error")).toEqual([]);
+    expect(r.problems.filter((c) => c.level === "error")).toEqual([]);
     expect(r.placement!.nodes[0].taints).toEqual([]);
   });
 
@@ -185,7 +185,7 @@ describe("decisions broken through a stack file's placement are refused by the p
   it.each(cases)("%s", (_what, stack, mutate, code) => {
     const r = planStack(mutatedConfig(stack, mutate));
     expect(r.plan).toBeUndefined();
-    expect(r.checks.filter((c) => c.level === "error").map((c) => c.code)).toContain(code);
+    expect(r.problems.filter((c) => c.level === "error").map((c) => c.code)).toContain(code);
   });
 });
 

@@ -7,9 +7,8 @@ import { placementData } from "../placement/data";
 import { NO, placementMarkdown, placementSvg, YES } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "../platform/longhorn";
-import { placementReaders, planStack } from "../environments";
+import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
 import { composePlan } from "../environments/compose";
-import { buildTopology } from "../topology/topology";
 import type { LoadedConfig } from "../config/schema";
 import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits, type DesignOpts } from "./helpers/design-units";
@@ -20,8 +19,8 @@ import { planOf, valuesOf } from "./helpers/plans";
 /** A stack's plan with the design's units (§ 4.4, § 5.1, § 5.3), as the topology allows. */
 function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
   // The environment's Plan without the placement checks (they may be what a test trips).
-  const topology = buildTopology(cfg);
-  const base = composePlan(cfg, topology, []);
+  const topology = stackTopology(cfg);
+  const base = composePlan(cfg, topology, []).plan;
   const prov = cfg.nodes.filter((n) => n.roles.includes("provisioning")).length;
   const containers = cfg.nodes.some((n) => n.roles.includes("containers"));
   const cp = cfg.nodes.filter((n) => n.roles.includes("controlPlane")).length;
@@ -36,7 +35,7 @@ function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
 }
 
 function report(plan: Plan, topology: ReturnType<typeof planStack>["topology"]): PlacementReport {
-  return placementReport(plan, topology, planComponents(plan, placementReaders()));
+  return placementReport(plan, topology, planComponents(plan, placementReaders()), placementChecks(plan.environment));
 }
 
 const STACKS = SHIPPED_STACKS;
@@ -213,7 +212,7 @@ describe("placement checks", () => {
   it("the chassis ignores placement.chassis: a role there moves nothing", () => {
     const plan = designPlan(shippedConfig("prod-large")).plan;
     valuesOf(plan, "openkeel-neutron").placement.chassis = { role: "storage" };
-    const chassis = report(plan, buildTopology(shippedConfig("prod-large"))).placements.find((p) => p.component.name === "openkeel-neutron/chassis")!;
+    const chassis = report(plan, stackTopology(shippedConfig("prod-large"))).placements.find((p) => p.component.name === "openkeel-neutron/chassis")!;
     expect(chassis.component.scheduling.tolerations).toEqual([{ operator: "Exists" }]);
     expect(new Set(chassis.eligible)).toEqual(new Set(plan.nodes.filter((n) => n.roles.includes("compute") || n.roles.includes("network")).map((n) => n.name)));
   });
@@ -224,7 +223,7 @@ describe("placement checks", () => {
         values: { nodePlacement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "z" }, tolerations: [{ key: "gpu", operator: "Exists" }] } } },
       };
     });
-    const plan = composePlan(cfg, buildTopology(cfg), []);
+    const plan = composePlan(cfg, stackTopology(cfg), []).plan;
     const api = planComponents(plan, placementReaders(cfg.environment)).find((c) => c.name === "openkeel-masakari/api")!;
     // raw values merge over the release's own nodePlacement.api.nodeSelector, as Helm merges maps
     expect(api.scheduling.nodeSelector).toEqual({ "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "z" });

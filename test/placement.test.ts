@@ -51,7 +51,7 @@ describe("resolvePlacement", () => {
         tolerations: [{ operator: "Exists" }],
         priorityClassName: "mine",
         affinity: { podAntiAffinity: {} },
-        topologySpreadConstraints: [{ maxSkew: 1 }],
+        topologySpreadConstraints: [{ maxSkew: 1 } as any],
       },
       { ...hardened, priorityClassName: "openkeel-control" },
     );
@@ -60,7 +60,7 @@ describe("resolvePlacement", () => {
       tolerations: [{ operator: "Exists" }],
       priorityClassName: "mine",
       affinity: { podAntiAffinity: {} },
-      topologySpreadConstraints: [{ maxSkew: 1 }],
+      topologySpreadConstraints: [{ maxSkew: 1 } as any],
     });
   });
 

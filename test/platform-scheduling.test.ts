@@ -57,7 +57,7 @@ describe.each(ALL)("$name", (c) => {
     const kv = obj(c.plan, "kubevirt", "KubeVirt").spec;
     expect(fittingNodes(c.views, kv.infra.nodePlacement)).toEqual(withRole(c, "controlPlane"));
     expect(fittingNodes(c.views, kv.workloads.nodePlacement)).toEqual(withRole(c, "compute"));
-    expect(Object.keys(kv.workloads.nodePlacement.nodeSelector)).toEqual([roleLabelKey("compute", c.cfg.labelProfile)]);
+    expect(Object.keys(kv.workloads.nodePlacement.nodeSelector)).toEqual([roleLabelKey("compute", c.plan.labelProfile)]);
     expect(kv.configuration).toMatchObject({
       evictionStrategy: "LiveMigrate",
       migrations: { parallelMigrationsPerCluster: 5, parallelOutboundMigrationsPerNode: 2 },
@@ -69,7 +69,7 @@ describe.each(ALL)("$name", (c) => {
     expect(fittingNodes(c.views, cdi.infra)).toEqual(withRole(c, "controlPlane"));
     // A Masakari reserved host stays empty but for the DaemonSets (§ 5.6).
     expect(fittingNodes(c.views, cdi.workload)).toEqual(withRole(c, "storage").filter((n) => !reserved(c).includes(n)));
-    expect(Object.keys(cdi.workload.nodeSelector)).toEqual([roleLabelKey("storage", c.cfg.labelProfile)]);
+    expect(Object.keys(cdi.workload.nodeSelector)).toEqual([roleLabelKey("storage", c.plan.labelProfile)]);
   });
 
   it("Longhorn: engines, instance managers and CSI plugin wherever volumes are used; driver and UI on the control plane", () => {

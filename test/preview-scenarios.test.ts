@@ -16,7 +16,7 @@ import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks } from "./helpers/
 
 function render(cfg: LoadedConfig): Tree {
   const r = planStack(cfg);
-  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.checks)}`);
+  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.problems)}`);
   return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
 }
 
@@ -207,7 +207,7 @@ describe("lowering OVN central's members (prod-medium: ovnCentral.replicas 3 →
   it("moving it to the network role instead is refused outright (D2: OVN central on the control plane)", () => {
     const r = planStack(mutatedConfig("prod-medium", (raw) => (raw.services.neutron = { placement: { ovnCentral: { role: "network" } } })));
     expect(r.plan).toBeUndefined();
-    expect(r.checks.filter((c) => c.level === "error").map((c) => c.code)).toContain("placement-forbidden");
+    expect(r.problems.filter((c) => c.level === "error").map((c) => c.code)).toContain("placement-forbidden");
   });
 });
 

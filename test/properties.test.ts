@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/load";
 import { allUnits, type Plan } from "../plan/plan";
-import { ConfigError } from "../config/problems";
+import { ConfigError, isCheck, isError } from "../config/problems";
 import { renderPlan, type RenderedFile } from "../render/rendered";
 import { planStack } from "../environments";
 import { PROPERTY_SEED, runs, stackArbitrary, type GeneratedRaw } from "./helpers/topologies";
@@ -42,14 +42,11 @@ function outcome(g: GeneratedRaw): Outcome {
     if (!(e instanceof ConfigError)) throw e;
     return { kind: "config", problems: e.problems.map((p) => `${p.file}|${p.path}|${p.message}|${p.fix}`) };
   }
-  let result;
-  try {
-    result = planStack(cfg);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e; // the values contract: a stack mistake, reported like one
-    return { kind: "config", problems: e.problems.map((p) => `${p.file}|${p.path}|${p.message}|${p.fix}`) };
-  }
-  const errors = result.checks.filter((c) => c.level === "error");
+  const result = planStack(cfg);
+  const values = result.problems.filter((p) => isError(p) && !isCheck(p));
+  // the values contract: a stack mistake, reported like the loader's
+  if (values.length > 0) return { kind: "config", problems: values.map((p) => `${p.file}|${p.path}|${p.message}|${p.fix}`) };
+  const errors = result.problems.filter(isError);
   if (errors.length > 0 || !result.plan) return { kind: "checks", errors: errors.map((c) => `${c.code}|${c.message}|${c.fix}`) };
   // the placement checks ran inside planStack: a plan exists only when every one of them passed
   if (!result.placement || result.placement.checks.length > 0) throw new Error("a plan without a passing placement report");

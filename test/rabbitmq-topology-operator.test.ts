@@ -3,12 +3,10 @@
 // operator (its RabbitmqCluster CRD), in production and in the lab.
 import { describe, expect, it } from "vitest";
 import { addPlatform, type PlatformComponent } from "../platform/component";
-import { platformContext } from "../platform/context";
 import { rabbitmqTopologyOperator } from "../platform/rabbitmq-topology-operator";
 import { RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR } from "../platform/versions";
 import { emptyPhases, findUnit, phase, type Plan } from "../plan/plan";
-import { buildTopology } from "../topology/topology";
-import { planOf } from "./helpers/plans";
+import { contextOf, planOf } from "./helpers/plans";
 import { SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 
 describe("the messaging topology operator", () => {
@@ -34,7 +32,7 @@ describe("the messaging topology operator", () => {
       phases: emptyPhases(),
       warnings: [],
     };
-    const ctx = platformContext(cfg, buildTopology(cfg));
+    const ctx = contextOf(cfg);
     expect(() => addPlatform(plan, ctx, [rabbitmqTopologyOperator] as PlatformComponent[])).toThrow(
       /waits for cert-manager, which its environment does not list before it/,
     );

@@ -26,7 +26,7 @@ describe("the strict-local class comes from the environment", () => {
       ["Swift storage", "standard"],
     ]);
     expect(ENVIRONMENTS["kind-lab"].storage(shippedConfig("lab")).provided).toEqual([
-      { name: "standard", provisioner: "rancher.io/local-path", source: "kubernetes-sigs/kind pkg/build/nodeimage/const_storage.go" },
+      { name: "standard", provisioner: "rancher.io/local-path", source: "kubernetes-sigs/kind pkg/build/nodeimage/const_storage.go", isDefault: true },
     ]);
   });
 
@@ -50,7 +50,7 @@ describe("the storage class checks, tripped", () => {
       mutatedConfig("prod-medium", (raw) => (raw.services.swift = { values: { storage: { devices: { storageClassName: "longhorn-lcoal" } } } })),
     );
     expect(r.plan).toBeUndefined();
-    expect(r.checks.filter((c) => c.level === "error")).toEqual([
+    expect(r.problems.filter((c) => c.level === "error")).toEqual([
       {
         level: "error",
         code: "storage-class-missing",
@@ -66,7 +66,7 @@ describe("the storage class checks, tripped", () => {
     const r = planStack(
       mutatedConfig("prod-small", (raw) => (raw.services = { neutron: { values: { ovnCentral: { storage: { storageClassName: "longhorn-vm" } } } } })),
     );
-    const [c] = r.checks.filter((x) => x.level === "error");
+    const [c] = r.problems.filter((x) => x.level === "error");
     expect(c.code).toBe("d5-strict-local");
     expect(c.path).toBe("openkeel:services.neutron.values.ovnCentral.storage.storageClassName");
     expect(c.message).toMatch(
@@ -76,7 +76,7 @@ describe("the storage class checks, tripped", () => {
 
   it("the lab may keep its local-path class (not Longhorn): D5's parameters are a production rule", () => {
     const cfg = mutatedConfig("lab", (raw) => (raw.services = { swift: { values: { storage: { devices: { storageClassName: "standard" } } } } }));
-    expect(planStack(cfg).checks).toEqual([]);
+    expect(planStack(cfg).problems).toEqual([]);
   });
 
   it("a class this repository wrote, missing or not strict-local, is a bug: a plain Error, never a stack problem", () => {

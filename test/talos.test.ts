@@ -1,5 +1,6 @@
 // Talos patches and Image Factory schematics per topology: what each role combination gets, from
 // the inventory and openkeel:talos; schematic IDs as the Image Factory computes them.
+import { isError } from "../config/problems";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import { canonicalSchematic, installerImage, schematicId } from "../nodes/image-factory";
@@ -17,8 +18,7 @@ import {
   machineType,
   talosGroups,
 } from "../nodes/talos";
-import { buildTopology } from "../topology/topology";
-import { planStack } from "../environments";
+import { planStack, stackTopology } from "../environments";
 import { TALOS_VERSION } from "../platform/versions";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
@@ -27,10 +27,10 @@ const PRODUCTION = PRODUCTION_STACKS;
 function filesOf(cfg: LoadedConfig): NodeConfigFile[] {
   // Node-level config does not depend on where pods land: only the errors of other checks matter here
   // (a test stack may taint roles that share nodes, which the placement checks refuse).
-  const { plan, checks } = planStack(cfg);
-  const errors = checks.filter((c) => c.level === "error" && !c.code.startsWith("placement-"));
+  const { plan, problems } = planStack(cfg);
+  const errors = problems.filter((c) => isError(c) && !c.code?.startsWith("placement-"));
   expect(errors, JSON.stringify(errors)).toEqual([]);
-  return plan ? plan.nodeConfig!.files : talosNodeConfig(cfg, buildTopology(cfg)).files;
+  return plan ? plan.nodeConfig!.files : talosNodeConfig(cfg, stackTopology(cfg)).files;
 }
 
 function file(files: NodeConfigFile[], path: string): NodeConfigFile {
@@ -64,7 +64,7 @@ function schematicOf(files: NodeConfigFile[], group: string): any {
 
 describe.each(PRODUCTION)("Talos node configuration of %s", (stack) => {
   const cfg = shippedConfig(stack);
-  const topo = buildTopology(cfg);
+  const topo = stackTopology(cfg);
   const files = filesOf(cfg);
   const byNode = machines(files);
 
@@ -269,10 +269,10 @@ describe("Talos node configuration per topology", () => {
 
   it("an untainted network node may run pods with volumes, so it gets the Longhorn extensions", () => {
     const cfg = mutatedConfig("prod-medium", (r) => (r.taints = ["compute", "provisioning"]));
-    const ext = groupSchematic({ roles: ["network"] }, buildTopology(cfg), cfg.talos!).customization.systemExtensions;
+    const ext = groupSchematic({ roles: ["network"] }, stackTopology(cfg), cfg.talos!).customization.systemExtensions;
     expect(ext?.officialExtensions).toEqual([...LONGHORN_EXTENSIONS].sort());
     const tainted = shippedConfig("prod-medium");
-    expect(groupSchematic({ roles: ["network"] }, buildTopology(tainted), tainted.talos!).customization).toEqual({});
+    expect(groupSchematic({ roles: ["network"] }, stackTopology(tainted), tainted.talos!).customization).toEqual({});
   });
 
   it("a containers node added to medium gets Kata and the Longhorn extensions", () => {
@@ -322,7 +322,7 @@ describe("Talos node configuration per topology", () => {
 
 describe("Talos builder invariants (the config schema makes these unreachable from a stack file)", () => {
   const cfg = shippedConfig("prod-medium");
-  const topo = buildTopology(cfg);
+  const topo = stackTopology(cfg);
   const group = (name: string) => talosGroups(cfg.nodes).find((g) => g.name === name)!;
 
   it("refuses compute or storage machines without their openkeel:talos block", () => {

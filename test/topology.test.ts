@@ -5,12 +5,12 @@ import type { LoadedConfig } from "../config/schema";
 import { K8S_CONTROL_PLANE_LABEL } from "../config/roles";
 import { planChecks } from "../topology/checks";
 import { serviceEnabled } from "../topology/services";
-import { buildTopology, nodeTaints, schedulingNodeLabels } from "../topology/topology";
-import { planStack } from "../environments";
+import { nodeTaints, schedulingNodeLabels } from "../topology/topology";
+import { planStack, stackTopology } from "../environments";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 
 function checksOf(cfg: LoadedConfig) {
-  return planChecks(cfg, buildTopology(cfg));
+  return planChecks(cfg, stackTopology(cfg));
 }
 const codes = (cfg: LoadedConfig, level: "error" | "warning") =>
   checksOf(cfg)
@@ -116,7 +116,7 @@ describe("services", () => {
   it("Ironic is on where provisioning nodes exist, off elsewhere", () => {
     const on = (stack: string) => {
       const cfg = shippedConfig(stack);
-      return serviceEnabled(cfg, buildTopology(cfg), "ironic");
+      return serviceEnabled(cfg, stackTopology(cfg), "ironic");
     };
     expect([on("lab"), on("prod-small"), on("prod-medium"), on("prod-large")]).toEqual([false, false, true, true]);
   });
@@ -136,7 +136,7 @@ describe("node labels and taints", () => {
 
   it("taints only the stack's tainted roles; keys stay node-role.openkeel.io in every profile", () => {
     const cfg = shippedConfig("prod-medium");
-    const topo = buildTopology(cfg);
+    const topo = stackTopology(cfg);
     const taints = (name: string) =>
       nodeTaints(
         cfg.nodes.find((n) => n.name === name)!,
@@ -149,14 +149,14 @@ describe("node labels and taints", () => {
 
   it("taints: true taints every role; the small topology has none", () => {
     const cfg = mutatedConfig("prod-small", (r) => (r.taints = true));
-    expect(nodeTaints(cfg.nodes[0], buildTopology(cfg))).toHaveLength(5);
+    expect(nodeTaints(cfg.nodes[0], stackTopology(cfg))).toHaveLength(5);
     const small = shippedConfig("prod-small");
-    expect(nodeTaints(small.nodes[0], buildTopology(small))).toEqual([]);
+    expect(nodeTaints(small.nodes[0], stackTopology(small))).toEqual([]);
   });
 
   it("a Kubernetes control-plane node without OpenKeel roles keeps the upstream taint", () => {
     const cfg = shippedConfig("prod-large");
-    const topo = buildTopology(cfg);
+    const topo = stackTopology(cfg);
     expect(
       nodeTaints(
         cfg.nodes.find((n) => n.name === "k8s-cp-1")!,

@@ -5,6 +5,7 @@ import { contains, overlaps, parseAddress, parseCidr, reservedAddresses, type Ci
 import { networkOf } from "../config/network";
 import type { Check } from "../config/problems";
 import type { Config } from "../config/schema";
+import type { Topology } from "./topology";
 
 const RANGES = [
   ["podCIDR", "the pod range"],
@@ -12,15 +13,16 @@ const RANGES = [
   ["joinCIDR", "Kube-OVN's join range"],
 ] as const;
 
-export function addressChecks(cfg: Config): Check[] {
+/** The checks of the nodes' addresses; against the cluster's ranges where the nodes sit on the data centre's networks. */
+export function addressChecks(cfg: Config, topo: Pick<Topology, "environment">): Check[] {
   const checks: Check[] = [];
   const error = (code: string, message: string, fix: string, path: string) => checks.push({ level: "error", code, message, fix, path });
-  const production = cfg.environment === "talos-production";
+  const ranged = topo.environment.physicalNetworks;
   const net = networkOf(cfg);
   const ranges = RANGES.map(([key, what]) => ({ key, what, cidr: parseCidr(net[key])! }));
   const nodeSubnet = net.nodeSubnet !== undefined ? parseCidr(net.nodeSubnet) : undefined;
 
-  if (production) {
+  if (ranged) {
     const all: { key: string; what: string; cidr: Cidr }[] = [
       ...(nodeSubnet ? [{ key: "nodeSubnet", what: "the node subnet", cidr: nodeSubnet }] : []),
       ...ranges,
@@ -63,7 +65,7 @@ export function addressChecks(cfg: Config): Check[] {
         path,
       );
     } else seen.set(key, i);
-    if (!production) return;
+    if (!ranged) return;
     for (const r of ranges) {
       if (contains(r.cidr, addr)) {
         error(

@@ -8,13 +8,17 @@ import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, SERVICE_REQUIRED_SERVIC
 import type { Topology } from "./topology";
 import { bridgeMappingChecks } from "./wiring";
 
-/** The okadm plan rules. Errors stop the render (exit 1); warnings are printed. */
-export function planChecks(cfg: Config, topo: Topology): Check[] {
+/** Where a group of rules puts what it finds. */
+function collect() {
   const checks: Check[] = [];
   const error = (code: string, message: string, fix: string, path?: string) => checks.push({ level: "error", code, message, fix, path });
   const warning = (code: string, message: string, fix: string, path?: string) => checks.push({ level: "warning", code, message, fix, path });
-  const count = (role: Role) => topo.nodesByRole[role].length;
+  return { checks, error, warning };
+}
 
+/** Every node once, by name. */
+function uniqueNodeChecks(cfg: Config): Check[] {
+  const { checks, error } = collect();
   const seen = new Map<string, number>();
   cfg.nodes.forEach((node, i) => {
     const first = seen.get(node.name);
@@ -27,58 +31,68 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       );
     } else seen.set(node.name, i);
   });
+  return checks;
+}
 
-  if (topo.production) {
-    if (count("controlPlane") < 3) {
-      error(
-        "control-plane-count",
-        `${count("controlPlane")} controlPlane node(s); Galera, RabbitMQ and OVN central need 3 (required anti-affinity, one member per node)`,
-        "give the controlPlane role to at least 3 nodes",
-        "openkeel:nodes",
-      );
-    }
-    if (count("compute") < 1) {
-      error("compute-count", "no compute node: Nova has no hypervisor", "give the compute role to at least 1 node", "openkeel:nodes");
-    }
-    if (count("network") < 1) {
-      error(
-        "network-count",
-        "no network node: Neutron has no gateway chassis for router gateways and SNAT",
-        "give the network role to at least 1 node",
-        "openkeel:nodes",
-      );
-    }
-    if (count("storage") < 1) {
-      warning(
-        "storage-recommended",
-        "no storage node: Longhorn creates no default disks, so no volume can be scheduled",
-        "give the storage role to the nodes whose disks hold Longhorn replicas",
-        "openkeel:nodes",
-      );
-    }
-    // § 1.2, § 1.4, D7: "provisioning … NoSchedule always": BMC credentials and the provisioning
-    // network stay off every other workload's node, whatever the stack taints otherwise.
-    if (count("provisioning") > 0 && !topo.taintedRoles.includes("provisioning")) {
-      const list = cfg.taints === false ? "[provisioning]" : `[${[...(cfg.taints as string[]), "provisioning"].join(", ")}]`;
-      error(
-        "provisioning-taint",
-        `${count("provisioning")} provisioning node(s) without the provisioning taint: the design taints provisioning nodes always (§ 1.4, D7), so that no other workload shares a node with the BMC network`,
-        `add provisioning to the tainted roles: openkeel:taints: ${list}, or true`,
-        "openkeel:taints",
-      );
-    }
-    cfg.nodes.forEach((node, i) => {
-      if (node.roles.length === 0 && !node.kubernetesControlPlane) {
-        error(
-          "node-without-role",
-          `node '${node.name}' has no role and is not a Kubernetes control-plane node`,
-          "give it at least one role, or remove it from the inventory",
-          `openkeel:nodes[${i}].roles`,
-        );
-      }
-    });
+/** § 6: what a cloud's inventory holds, where the environment asks for one (topology/environment.ts). */
+function cloudInventoryChecks(cfg: Config, topo: Topology): Check[] {
+  const { checks, error, warning } = collect();
+  const count = (role: Role) => topo.nodesByRole[role].length;
+  if (!topo.environment.cloudInventory) return checks;
+  if (count("controlPlane") < 3) {
+    error(
+      "control-plane-count",
+      `${count("controlPlane")} controlPlane node(s); Galera, RabbitMQ and OVN central need 3 (required anti-affinity, one member per node)`,
+      "give the controlPlane role to at least 3 nodes",
+      "openkeel:nodes",
+    );
   }
+  if (count("compute") < 1) {
+    error("compute-count", "no compute node: Nova has no hypervisor", "give the compute role to at least 1 node", "openkeel:nodes");
+  }
+  if (count("network") < 1) {
+    error(
+      "network-count",
+      "no network node: Neutron has no gateway chassis for router gateways and SNAT",
+      "give the network role to at least 1 node",
+      "openkeel:nodes",
+    );
+  }
+  if (count("storage") < 1) {
+    warning(
+      "storage-recommended",
+      "no storage node: Longhorn creates no default disks, so no volume can be scheduled",
+      "give the storage role to the nodes whose disks hold Longhorn replicas",
+      "openkeel:nodes",
+    );
+  }
+  // § 1.2, § 1.4, D7: "provisioning … NoSchedule always": BMC credentials and the provisioning
+  // network stay off every other workload's node, whatever the stack taints otherwise.
+  if (count("provisioning") > 0 && !topo.taintedRoles.includes("provisioning")) {
+    const list = cfg.taints === false ? "[provisioning]" : `[${[...(cfg.taints as string[]), "provisioning"].join(", ")}]`;
+    error(
+      "provisioning-taint",
+      `${count("provisioning")} provisioning node(s) without the provisioning taint: the design taints provisioning nodes always (§ 1.4, D7), so that no other workload shares a node with the BMC network`,
+      `add provisioning to the tainted roles: openkeel:taints: ${list}, or true`,
+      "openkeel:taints",
+    );
+  }
+  cfg.nodes.forEach((node, i) => {
+    if (node.roles.length === 0 && !node.kubernetesControlPlane) {
+      error(
+        "node-without-role",
+        `node '${node.name}' has no role and is not a Kubernetes control-plane node`,
+        "give it at least one role, or remove it from the inventory",
+        `openkeel:nodes[${i}].roles`,
+      );
+    }
+  });
+  return checks;
+}
 
+/** A zone on every node, or on none. */
+function zoneChecks(cfg: Config, topo: Topology): Check[] {
+  const { checks, error, warning } = collect();
   if (topo.zones.length > 0) {
     const missing = cfg.nodes.map((n, i) => ({ n, i })).filter(({ n }) => n.zone === undefined);
     for (const { n, i } of missing) {
@@ -91,7 +105,13 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       );
     }
   }
+  return checks;
+}
 
+/** A service turned on needs the role it runs on and the service it extends. */
+function serviceChecks(cfg: Config, topo: Topology): Check[] {
+  const { checks, error } = collect();
+  const count = (role: Role) => topo.nodesByRole[role].length;
   for (const [service, role] of Object.entries(SERVICE_REQUIRED_ROLE) as [ServiceName, Role][]) {
     if (cfg.services[service]?.enabled === true && count(role) === 0) {
       error(
@@ -113,14 +133,18 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       );
     }
   }
+  return checks;
+}
 
-  checks.push(...bridgeMappingChecks(cfg, topo));
-
-  // § 2.2: the conductor's namespace lets it reach the BMC network only; in production that
-  // network must be named, or the conductors could reach no BMC at all
+/** Ironic: its BMC networks, and a provisioning node per conductor (D7). */
+function ironicChecks(cfg: Config, topo: Topology): Check[] {
+  const { checks, error } = collect();
+  const count = (role: Role) => topo.nodesByRole[role].length;
+  // § 2.2: the conductor's namespace lets it reach the BMC network only; where the nodes are
+  // machines that network must be named, or the conductors could reach no BMC at all
   const bmc = cfg.services.ironic?.bmcNetworks;
   if (serviceEnabled(cfg, topo, "ironic")) {
-    if (topo.production && bmc === undefined) {
+    if (topo.environment.physicalNetworks && bmc === undefined) {
       error(
         "ironic-bmc-networks",
         "Ironic runs, but openkeel:services.ironic.bmcNetworks is not set: its namespace lets the conductors reach the BMC networks only, so they could manage no node",
@@ -148,6 +172,18 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
       );
     }
   }
-  checks.push(...addressChecks(cfg));
   return checks;
+}
+
+/** The okadm plan rules. Errors stop the render (exit 1); warnings are printed. */
+export function planChecks(cfg: Config, topo: Topology): Check[] {
+  return [
+    ...uniqueNodeChecks(cfg),
+    ...cloudInventoryChecks(cfg, topo),
+    ...zoneChecks(cfg, topo),
+    ...serviceChecks(cfg, topo),
+    ...bridgeMappingChecks(cfg, topo),
+    ...ironicChecks(cfg, topo),
+    ...addressChecks(cfg, topo),
+  ];
 }

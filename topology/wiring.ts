@@ -12,7 +12,7 @@ export function bridgeMappingChecks(cfg: Config, topo: Topology): Check[] {
   const checks: Check[] = [];
   cfg.nodes.forEach((node, i) => {
     const wired = node.roles.filter((r) => r === "compute" || r === "network");
-    if (topo.production && wired.length > 0 && node.bridgeMappings === undefined) {
+    if (topo.environment.physicalNetworks && wired.length > 0 && node.bridgeMappings === undefined) {
       checks.push({
         level: "error",
         code: "bridge-mappings-missing",

@@ -18,7 +18,8 @@ import {
   valuesPath,
   walk,
 } from "./common";
-import { CHASSIS_ROLES, neutronReleases, neutronView, NEUTRON_CHART, patchedNodes, selectedNodes } from "./neutron";
+import { NEUTRON_CHART } from "./charts";
+import { CHASSIS_ROLES, neutronReleases, neutronView, patchedNodes, selectedNodes } from "./neutron";
 import { describePlacement, onlyOn } from "./placement";
 
 const OVN_CENTRAL_MEMBERS = 3;

@@ -3,7 +3,8 @@
 // the fabric speaks BGP, runs on network and compute nodes, reserved hypervisors included.
 import { BRIDGE_MAPPINGS_ANNOTATION, RESERVED_TAINT_KEY } from "../../config/roles";
 import { chartOf, describeValue, type Finding, get, resourceRule, type ResourceView, stackRule } from "./common";
-import { neutronReleases, neutronView, NEUTRON_CHART, patchedNodes, selectedNodes } from "./neutron";
+import { NEUTRON_CHART } from "./charts";
+import { neutronReleases, neutronView, patchedNodes, selectedNodes } from "./neutron";
 import { covers, describePlacement } from "./placement";
 
 function distributedFipFindings(r: ResourceView): Finding[] {

@@ -3,10 +3,10 @@
 // API) is a Pulumi secret generated per stack, never a plaintext value in the program.
 import { RESERVED_TAINT_KEY } from "../../config/roles";
 import { chartOf, type Finding, RANDOM_PASSWORD_TYPE, resourceRule, type ResourceView, stackRule, UNKNOWN, valuesOf, valuesPath, walk } from "./common";
-import { neutronView, NEUTRON_CHART } from "./neutron";
+import { NEUTRON_CHART, NOVA_CHART } from "./charts";
+import { neutronView } from "./neutron";
 import { describePlacement, onlyOn } from "./placement";
 
-export const NOVA_CHART = "openkeel-nova";
 const SHARED_SECRET_KEY = /shared[-_]?secret/i;
 
 /** Every value under a `…sharedSecret…` key of a release (path → value). */

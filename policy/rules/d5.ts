@@ -17,10 +17,8 @@ import {
   valuesPath,
   walk,
 } from "./common";
-import { NEUTRON_CHART } from "./neutron";
+import { INFRA_CHART, NEUTRON_CHART, SWIFT_CHART } from "./charts";
 
-export const INFRA_CHART = "openkeel-chart";
-const SWIFT_CHART = "openkeel-swift";
 const LOCAL_CLASS_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 const LONGHORN_PROVISIONER = "driver.longhorn.io";
 const CLASS_KEY = /^storageClass(Name)?$/;

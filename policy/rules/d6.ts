@@ -1,7 +1,10 @@
 // D6: Placement inventories subtract the live requests of the non-VM pods of each compute node:
 // the nova compute agent's dynamic reservation is on (§ 4.2).
 import { chartOf, chartValues, type Finding, resourceRule, type ResourceView, valuesPath, walk } from "./common";
-import { NOVA_CHART } from "./d4";
+import { NOVA_CHART } from "./charts";
+
+/** The switch the catalog writes (openkeel/catalog.ts, computeAgent.dynamicReservation): what the fix names. */
+const DYNAMIC_RESERVATION_SWITCH = "computeAgent.dynamicReservation.enabled";
 
 /** Every switch of the compute agent's reservation: `…reserv…{dynamic|enabled}: bool` or `…reserv…mode: dynamic`. */
 function reservationSwitches(r: ResourceView): { path: string[]; on: boolean }[] {
@@ -19,7 +22,7 @@ function dynamicReservationFindings(r: ResourceView): Finding[] {
   if (chartOf(r) !== NOVA_CHART) return [];
   const switches = reservationSwitches(r);
   if (switches.length === 0) {
-    return [{ message: `${r.name}: the compute agent's dynamic reservation is not set`, fix: "set computeAgent.reservation.dynamic: true (D6, § 4.2)" }];
+    return [{ message: `${r.name}: the compute agent's dynamic reservation is not set`, fix: `set ${DYNAMIC_RESERVATION_SWITCH}: true (D6, § 4.2)` }];
   }
   return switches
     .filter((s) => !s.on)

@@ -3,9 +3,9 @@
 // provisioning nodes.
 import { roleLabelKey, roleTaint } from "../../config/roles";
 import { chartOf, chartValues, describeValue, type Finding, get, isObject, NODE_PATCH_TYPE, resourceRule, type ResourceView, stackRule } from "./common";
+import { IRONIC_CHART } from "./charts";
 import { describePlacement, effectivePlacement, onlyOn } from "./placement";
 
-const IRONIC_CHART = "openkeel-ironic";
 /** The chart's default (§ 5.2: openkeel-ironic.conductor.replicas, 2 by default). */
 const DEFAULT_CONDUCTOR_REPLICAS = 2;
 

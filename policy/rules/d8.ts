@@ -1,7 +1,7 @@
 // D8: the public ingress data plane runs on the network nodes and on the control plane nodes:
 // a node affinity with two nodeSelectorTerms (OR), both present.
 import { chartOf, chartValues, type Finding, get, isObject, resourceRule, type ResourceView } from "./common";
-import { INFRA_CHART } from "./d5";
+import { INFRA_CHART } from "./charts";
 import { covers, describePlacement, effectivePlacement } from "./placement";
 
 function ingressFindings(r: ResourceView): Finding[] {

@@ -3,10 +3,9 @@
 // tolerates every taint (§ 5.2 "What is implemented"), so it runs on every node whose labels match
 // that selector, and only the Node patches say which nodes those are.
 import { chartOf, chartValues, get, isObject, NODE_PATCH_TYPE, type ResourceView, type Tree } from "./common";
+import { NEUTRON_CHART } from "./charts";
 import { effectivePlacement, type EffectivePlacement } from "./placement";
 import { roleOfLabelKey, type Role } from "../../config/roles";
-
-export const NEUTRON_CHART = "openkeel-neutron";
 
 export interface NeutronView {
   values: Tree;

@@ -1,14 +1,34 @@
 // Test helpers: the Plan of a stack and the units and objects in it.
+import { formatProblem, isCheck, isError } from "../../config/problems";
 import type { LoadedConfig } from "../../config/schema";
-import { planStack } from "../../environments";
+import { planStack, stackTopology } from "../../environments";
+import { ENVIRONMENTS } from "../../environments/registry";
+import { stackContext, type StackContext } from "../../platform/context";
 import { allUnits, findUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../../plan/plan";
 import { shippedConfig } from "./stacks";
+
+/** The context every builder of a stack's Plan reads, as composePlan builds it. */
+export function contextOf(cfg: LoadedConfig): StackContext {
+  return stackContext(cfg, stackTopology(cfg), ENVIRONMENTS[cfg.environment].storage(cfg));
+}
 
 /** The Plan of a shipped stack (by name) or of a config; throws with the failed checks. */
 export function planOf(stack: string | LoadedConfig): Plan {
   const r = planStack(typeof stack === "string" ? shippedConfig(stack) : stack);
-  if (!r.plan) throw new Error(`no plan: ${r.checks.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
+  if (!r.plan) throw new Error(`no plan: ${r.problems.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
   return r.plan;
+}
+
+/**
+ * What planning a config refuses in its values (the values contract's problems, not plan checks),
+ * one formatted line each: `file: key path: what. Fix: how`. It must refuse something.
+ */
+export function valueProblems(cfg: LoadedConfig): string[] {
+  const lines = planStack(cfg)
+    .problems.filter((p) => isError(p) && !isCheck(p))
+    .map((p) => formatProblem({ file: cfg.file, ...p }));
+  if (lines.length === 0) throw new Error(`expected planning ${cfg.stack} to refuse its values`);
+  return lines;
 }
 
 export function unitNames(plan: Plan, phaseName: string): string[] {

@@ -1,3 +1,4 @@
+import { stackTopology } from "../../environments";
 // The scheduler's node filter, small: does a pod with these scheduling fields fit a node with
 // these labels and taints? Node selector (exact values), required node affinity (terms ORed,
 // expressions ANDed) and NoSchedule/NoExecute taints, as kube-scheduler filters them.
@@ -8,7 +9,7 @@ import type { NodeConfig } from "../../config/schema";
 import type { Affinity, NodeSelectorRequirement } from "../../placement/chart-helper";
 import { findUnit, type ManifestsUnit, type Plan } from "../../plan/plan";
 import type { Taint, Toleration } from "../../config/roles";
-import { buildTopology, nodeTaints, schedulingNodeLabels } from "../../topology/topology";
+import { nodeTaints, schedulingNodeLabels } from "../../topology/topology";
 import type { LoadedConfig } from "../../config/schema";
 
 export interface NodeView {
@@ -62,7 +63,7 @@ export function fits(view: Pick<NodeView, "labels" | "taints">, pod: PodScheduli
 
 /** Every node as the scheduler sees it once the node-roles phase ran (contributed labels included). */
 export function nodeViews(cfg: LoadedConfig, plan: Plan): NodeView[] {
-  const topo = buildTopology(cfg);
+  const topo = stackTopology(cfg);
   const patches = (findUnit(plan, "node-roles") as ManifestsUnit).objects;
   return cfg.nodes.map((node) => {
     const patch = patches.find((o) => o.metadata.name === node.name);

@@ -4,7 +4,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
 import { loadConfig } from "../../config/load";
-import { ConfigError, type Problem } from "../../config/problems";
+import { ConfigError, isCheck, isError, type Problem } from "../../config/problems";
+import { planStack } from "../../environments";
 import { PROJECT, type LoadedConfig } from "../../config/schema";
 import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
 
@@ -61,7 +62,19 @@ export function problemsOf(fn: () => unknown): Problem[] {
   throw new Error("expected a ConfigError");
 }
 
-/** The problems a mutated shipped stack is refused with (it must be refused). */
+/**
+ * The problems a mutated shipped stack's config is refused with (it must be refused): the loader's
+ * (the schema), else its environment's config rules (planStack's problems that are not plan checks).
+ */
 export function configProblems(stack: string, mutate: (raw: any) => void): Problem[] {
-  return problemsOf(() => mutatedConfig(stack, mutate));
+  let cfg: LoadedConfig;
+  try {
+    cfg = mutatedConfig(stack, mutate);
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  const problems = planStack(cfg).problems.filter((p) => isError(p) && !isCheck(p));
+  if (problems.length === 0) throw new Error("expected the config to be refused");
+  return problems;
 }

@@ -1,9 +1,24 @@
-// Strict zod schemas of the Kubernetes scheduling structures a placement may carry raw (§ 5.1:
-// nodeSelector, tolerations, affinity, topologySpreadConstraints). Field lists follow the
+// Kubernetes' label keys, and strict zod schemas of the scheduling structures a placement may carry
+// raw (§ 5.1: nodeSelector, tolerations, affinity, topologySpreadConstraints). Field lists follow the
 // Kubernetes 1.32 API (the strict JSON schemas in ../shared/schemas): a field at the wrong level,
 // such as nodeSelectorTerms directly under nodeAffinity, is exactly what a chart silently drops.
 import { z } from "zod";
-import { isLabelKey } from "../config/schema";
+
+/** A DNS subdomain (RFC 1123): node names and label key prefixes. */
+export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
+
+export function isLabelKey(key: string): boolean {
+  const parts = key.split("/");
+  if (parts.length > 2) return false;
+  const name = parts[parts.length - 1];
+  if (name.length === 0 || name.length > 63 || !LABEL_NAME.test(name)) return false;
+  if (parts.length === 2) {
+    const prefix = parts[0];
+    if (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) return false;
+  }
+  return true;
+}
 
 export const labelKey = z.string().refine(isLabelKey, {
   message: "is not a valid label key ([prefix/]name). Fix: correct the key",
