@@ -109,7 +109,7 @@ describe("--help", () => {
     const r = await runScript("plan.ts", ["--stak", "lab"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Unknown option '--stak'/);
-    expect(r.stderr).toMatch(/Options: --stack, --stacks-dir \(--help explains them\)/);
+    expect(r.stderr).toMatch(/Options: --stack, --stacks-dir, --base \(--help explains them\)/);
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 });
