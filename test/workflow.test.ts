@@ -289,6 +289,26 @@ describe(".github/workflows/deploy.yml", () => {
     }
     expect(steps("production", deploy).find((s) => s.run?.startsWith("npm run cluster"))!.env).toEqual({ STACK: "${{ matrix.stack }}" });
   });
+
+  it("checks the upgrade steps against deployed/<stack> before pulumi up, and moves deployed/<stack> to the commit after it", () => {
+    for (const [job, stack] of [
+      ["lab", "lab"],
+      ["production", "${{ matrix.stack }}"],
+    ] as const) {
+      const all = steps(job, deploy);
+      const check = all.findIndex((s) => s.run?.includes('npm run plan -- --stack "$STACK"'));
+      const mark = all.findIndex((s) => s.run?.includes('"HEAD:refs/heads/deployed/$STACK"'));
+      expect(check, job).toBeGreaterThan(all.findIndex((s) => s.run?.startsWith("npm run cluster")));
+      expect(check, job).toBeLessThan(all.indexOf(up(job)));
+      // the fetched ref is the one review/committed-pins.ts reads; a stack never deployed (exit 2) is compared with HEAD
+      expect(all[check].run).toContain('"+refs/heads/deployed/$STACK:refs/remotes/origin/deployed/$STACK"');
+      expect(all[check].run).toMatch(/"\$status" -eq 2/);
+      expect(mark, job).toBe(all.length - 1);
+      expect(mark, job).toBeGreaterThan(all.indexOf(up(job)));
+      for (const i of [check, mark]) expect(all[i].env, job).toEqual({ STACK: stack, GITHUB_TOKEN: "${{ secrets.GITHUB_TOKEN }}" });
+      expect(deploy.jobs[job].permissions, job).toEqual({ contents: "write" });
+    }
+  });
 });
 
 describe(".github/workflows/drift.yml", () => {
