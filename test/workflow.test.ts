@@ -137,6 +137,7 @@ describe(".github/workflows/pull-request.yml", () => {
       "npm run lint:workflows",
       "npm run drift",
       "npm run validate",
+      "npm run urns -- --base HEAD^1",
       "npm test",
       "npm run preview -- --base HEAD^1",
     ]) {
