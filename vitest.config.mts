@@ -8,8 +8,10 @@ import { defineConfig } from "vitest/config";
  * (OPENKEEL_TESTS=fast) runs the others alone.
  */
 const SLOW = [
+  "test/urn-graph.test.ts",
   "test/policy.test.ts",
   "test/preview.test.ts",
+  "test/upgrades.test.ts",
   "test/properties.test.ts",
   "test/policy-cli.test.ts",
   "test/cli.test.ts",

@@ -4,6 +4,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type Unit } from "../plan/plan";
+import { componentRenameOptions, renameOptions } from "./renames";
 import { resolveSecrets } from "./stack-secrets";
 
 /** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
@@ -96,7 +97,7 @@ function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secre
 export class PlanUnit extends pulumi.ComponentResource {
   readonly children: pulumi.Resource[] = [];
   constructor(name: string, args: UnitArgs, opts?: pulumi.ComponentResourceOptions) {
-    super(args.unit.type, name, {}, opts);
+    super(args.unit.type, name, {}, { ...opts, ...componentRenameOptions(name) });
     const { unit, secrets } = args;
     const childOpts: pulumi.CustomResourceOptions = {
       parent: this,
@@ -104,7 +105,7 @@ export class PlanUnit extends pulumi.ComponentResource {
     };
     switch (unit.kind) {
       case "HelmRelease":
-        this.children.push(helmRelease(unit, secrets, childOpts));
+        this.children.push(helmRelease(unit, secrets, { ...childOpts, ...renameOptions(unit.name, false) }));
         break;
       case "Manifests":
         for (const o of unit.objects) this.children.push(manifestObject(unit.name, o, secrets, childOpts));
@@ -113,10 +114,11 @@ export class PlanUnit extends pulumi.ComponentResource {
         // The provider fetches the pinned URL at apply time; offline renders list it by URL only.
         // One file keeps its ConfigFile (the URNs of what it applied stay put); several are one group,
         // so that a later file's objects may be of kinds an earlier file's CRDs define.
+        // A unit renamed or merged since an earlier program keeps what that program applied (./renames.ts).
         this.children.push(
           unit.urls.length === 1
-            ? new k8s.yaml.v2.ConfigFile(unit.name, { file: unit.urls[0] }, childOpts)
-            : new k8s.yaml.v2.ConfigGroup(unit.name, { files: unit.urls }, childOpts),
+            ? new k8s.yaml.v2.ConfigFile(unit.name, { file: unit.urls[0] }, { ...childOpts, ...renameOptions(unit.name, true) })
+            : new k8s.yaml.v2.ConfigGroup(unit.name, { files: unit.urls }, { ...childOpts, ...renameOptions(unit.name, true) }),
         );
         break;
     }

@@ -22,6 +22,26 @@ export interface ResourceHeader {
   protect: boolean;
   retainOnDelete: boolean;
   custom: boolean;
+  /**
+   * Its aliases as the engine receives them (specs: what differs from the resource's own name,
+   * type and parent; or whole URNs). Absent when it has none.
+   */
+  aliases?: AliasSpec[];
+  /** How many resource transforms it registered (they run in the engine, on it and its children). Absent when none. */
+  transforms?: number;
+}
+
+/** One alias of a registration: a URN, or a spec whose empty fields are the resource's own. */
+export interface AliasSpec {
+  urn?: string;
+  name?: string;
+  type?: string;
+  stack?: string;
+  project?: string;
+  /** The alias' parent URN (as the SDK sends it: a mock URN when it is the resource's own parent). */
+  parentUrn?: string;
+  /** The alias had no parent (a root-level resource before). */
+  noParent?: boolean;
 }
 
 /** One registration as plain data; `Props` is how the reader types the properties (the suites read them by key path). */
@@ -178,6 +198,22 @@ interface TappedMonitor {
   registerResourceOutputs?(req: RegisterResourceOutputsRequest, reply: Reply<unknown>): unknown;
 }
 
+/** A request's aliases as plain data, leaving out what the spec leaves empty. */
+function aliasesOf(req: RegisterResourceRequest): AliasSpec[] {
+  return req.getAliasesList().map((a) => {
+    const spec = a.getSpec();
+    if (!spec) return { urn: a.getUrn() };
+    const out: AliasSpec = {};
+    if (spec.getName()) out.name = spec.getName();
+    if (spec.getType()) out.type = spec.getType();
+    if (spec.getStack()) out.stack = spec.getStack();
+    if (spec.getProject()) out.project = spec.getProject();
+    if (spec.getParenturn()) out.parentUrn = spec.getParenturn();
+    if (spec.getNoparent()) out.noParent = true;
+    return out;
+  });
+}
+
 /** What the engine knows of a registration, from the monitor's request and answer. */
 function headerOf(index: number, req: RegisterResourceRequest, resp: RegisterResourceResponse): ResourceHeader {
   const propertyDependencies: Record<string, string[]> = {};
@@ -185,6 +221,7 @@ function headerOf(index: number, req: RegisterResourceRequest, resp: RegisterRes
     const urns = v.getUrnsList();
     if (urns.length > 0) propertyDependencies[k] = urns;
   });
+  const aliases = aliasesOf(req);
   return {
     index,
     type: req.getType(),
@@ -196,6 +233,8 @@ function headerOf(index: number, req: RegisterResourceRequest, resp: RegisterRes
     protect: req.getProtect() ?? false,
     retainOnDelete: req.getRetainondelete() ?? false,
     custom: req.getCustom(),
+    ...(aliases.length ? { aliases } : {}),
+    ...(req.getTransformsList().length ? { transforms: req.getTransformsList().length } : {}),
   };
 }
 

@@ -2,11 +2,16 @@
 // same code, the tests in-process with the output captured.
 import * as path from "node:path";
 import { placementSummary } from "../placement/summary";
-import { args, formatCheck, planStacks, type Io } from "../cli/cli";
+import { renderPlan } from "../render/rendered";
+import { args, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "../cli/cli";
+import { upgradeErrors, upgradeLine } from "../review/upgrade-check";
+import { renderedUpgrades } from "./render-command";
 
 const PLAN_OPTIONS = {
   stack: { type: "string", multiple: true },
   "stacks-dir": { type: "string", default: "stacks" },
+  /** The committed state the upgrade check compares the pins with (default: deployed/<stack>, else HEAD). */
+  base: { type: "string" },
 } as const;
 
 /** Its usage (`--help`) is the CLI's header, also when the command runs in-process. */
@@ -15,11 +20,20 @@ const PLAN_SCRIPT = path.resolve(__dirname, "../scripts/plan.ts");
 export function planCommand(argv: string[], io: Io): void {
   const opts = args(PLAN_OPTIONS, argv, PLAN_SCRIPT);
   const stacks = planStacks(opts.stack, opts["stacks-dir"], io.progress);
-  for (const s of stacks) {
+  const upgrades = renderedUpgrades(
+    opts["stacks-dir"]!,
+    stacks.map((s) => ({ plan: s.plan, files: renderPlan(s.plan, s.result.placement) })),
+    opts.base,
+  );
+  const refused = upgradeErrors(upgrades);
+  if (refused.length > 0) throw new UserError(refused.join("\n"), EXIT_CHECKS_FAILED);
+  for (const [i, s] of stacks.entries()) {
     const p = s.plan;
     io.out(`${p.stack}: ${p.environment}/${p.topology}, ${p.nodes.length} nodes, ${p.labelProfile} labels, tainted: ${p.taintedRoles.join(", ") || "none"}\n`);
     io.out(`  plan checks: passed, ${p.warnings.length} warning(s)\n`);
     for (const w of p.warnings) io.out(`    ${formatCheck(s.config.file, w)}\n`);
     for (const line of placementSummary(s.result.placement!)) io.out(`  ${line}\n`);
+    const u = upgrades[i];
+    io.out(`  upgrades: ${u.where ? `${u.upgrades.map(upgradeLine).join("; ") || "none"} (against ${u.where})` : `not checked: ${u.note}`}\n`);
   }
 }

@@ -5,12 +5,16 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { INDEX_FILE, readIndex, RenderedFormatError, renderPlan, type RenderedIndex } from "../render/rendered";
+import { INDEX_FILE, readIndex, RenderedFormatError, renderedIndex, renderPlan, type RenderedFile, type RenderedIndex } from "../render/rendered";
 import { allUnits } from "../plan/plan";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "../cli/cli";
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "../review/protected";
 import { nodeRemovalChecks } from "../lifecycle/guards";
 import { removeStaleStacks, writeStackDir } from "../cli/write";
+import { workTreeOf } from "../review/committed-pins";
+import { stackUpgrades, upgradeErrors, upgradeLine, type StackUpgrades } from "../review/upgrade-check";
+import { stackUse } from "../platform/upgrades";
+import type { Plan } from "../plan/plan";
 
 const RENDER_OPTIONS = {
   stack: { type: "string", multiple: true },
@@ -18,6 +22,10 @@ const RENDER_OPTIONS = {
   "stacks-dir": { type: "string", default: "stacks" },
   /** A protected unit whose removal (or an object's) this render may write; repeatable. */
   "allow-removal": { type: "string", multiple: true },
+  /** The committed state the upgrade check compares the pins with (default: deployed/<stack>, else HEAD). */
+  base: { type: "string" },
+  /** The caller compares the pins itself (npm run preview, between its two checkouts). */
+  "skip-upgrade-check": { type: "boolean", default: false },
 } as const;
 
 /** Its usage (`--help`) is the CLI's header, also when the command runs in-process. */
@@ -31,12 +39,10 @@ interface PreviousIndex {
 
 const git = (cwd: string, argv: string[]) => spawnSync("git", ["-C", cwd, ...argv], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
 
-/** The work tree a folder lies in (git's top level), undefined when none; the folder may be missing. */
-function workTreeOf(folder: string): string | undefined {
-  let dir = path.resolve(folder);
-  while (!fs.existsSync(dir)) dir = path.dirname(dir);
-  const top = git(dir, ["rev-parse", "--show-toplevel"]);
-  return top.status === 0 ? top.stdout.trim() : undefined;
+/** The pins each rendered stack installs against its committed state (review/upgrade-check.ts), in the stacks folder's repository. */
+export function renderedUpgrades(stacksDir: string, rendered: { plan: Plan; files: RenderedFile[] }[], base?: string): StackUpgrades[] {
+  const stacks = rendered.map(({ plan, files }) => ({ stack: plan.stack, use: stackUse(renderedIndex(plan), new Map(files.map((f) => [f.path, f.content]))) }));
+  return stackUpgrades(workTreeOf(stacksDir), stacks, base);
 }
 
 /**
@@ -122,9 +128,18 @@ export function renderCommand(argv: string[], io: Io): number {
       );
     }
   }
+  // Pins moved further than upstream supports since the stack's committed state (the last deployed commit, or --base).
+  const upgrades = opts["skip-upgrade-check"]
+    ? []
+    : renderedUpgrades(
+        opts["stacks-dir"]!,
+        rendered.map(({ s, files }) => ({ plan: s.plan, files })),
+        opts.base,
+      );
+  refused.push(...upgradeErrors(upgrades));
   if (refused.length > 0) throw new UserError(refused.join("\n"), EXIT_CHECKS_FAILED);
 
-  for (const { s, files } of rendered) {
+  for (const [i, { s, files }] of rendered.entries()) {
     writeStackDir(out, s.plan.stack, files);
     const units = allUnits(s.plan);
     io.out(
@@ -132,6 +147,8 @@ export function renderCommand(argv: string[], io: Io): number {
         `${units.length} units, ${files.length} files → ${out}/${s.plan.stack}/\n`,
     );
     for (const w of s.plan.warnings) io.out(`  ${formatCheck(s.config.file, w)}\n`);
+    const u = upgrades[i];
+    if (u?.upgrades.length) io.out(`  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n`);
   }
   for (const note of notes) io.out(`${note}\n`);
   if (!opts.stack?.length) {

@@ -11,6 +11,11 @@ import { commentMarkdown, failedMarkdown, REPORT_MARKER, reportMarkdown, stackMa
 import { exportCommit, renderCheckout, resolveCommit } from "./renders";
 import { REPO_ROOT } from "../tools/tools";
 import { readTree } from "../cli/write";
+import { pinsOfSource } from "./committed-pins";
+import { repositoryUpgrades, type UpgradePins } from "./preview-upgrades";
+import { upgradeLine } from "./upgrade-check";
+import { isUpgradeRule, VERSIONS_FILE } from "../platform/upgrades";
+import { UPGRADE_RULES } from "../platform/versions";
 
 const PREVIEW_OPTIONS = {
   base: { type: "string" },
@@ -71,6 +76,23 @@ function summaryLine(s: StackPreview): string {
 }
 
 /**
+ * Both checkouts' pins, and the change's upgrade rules (its own, as the change may correct one; this
+ * program's when it has none); undefined when the base has no platform/versions.ts to compare.
+ */
+function checkoutPins(baseCheckout: string, headCheckout: string): UpgradePins | undefined {
+  const read = (dir: string, where: string) => {
+    const file = path.join(dir, VERSIONS_FILE);
+    return fs.existsSync(file) ? pinsOfSource(fs.readFileSync(file, "utf8"), where) : undefined;
+  };
+  const base = read(baseCheckout, `the base's ${VERSIONS_FILE}`);
+  const head = read(headCheckout, `this change's ${VERSIONS_FILE}`);
+  if (!base || !head) return undefined;
+  const own = head.UPGRADE_RULES;
+  const rules = Array.isArray(own) && own.every(isUpgradeRule) ? own : UPGRADE_RULES;
+  return { base, head, rules };
+}
+
+/**
  * `repo`: the repository whose working tree is the change and whose history holds the base (the
  * tests' own clones; the CLI's is this one). `io.progress`, when given, hears both renders' lines.
  */
@@ -98,9 +120,11 @@ export async function previewCommand(argv: string[], io: Io, repo = REPO_ROOT): 
     exportCommit(repo, commit, baseCheckout);
     const progress = io.progress;
     const relay = (side: string) => (progress ? (line: string) => progress(`${side}: ${line}`) : undefined);
+    // the preview judges the pins of the two checkouts itself (the upgrade section), so the change's
+    // render does not compare them with its own committed state
     const [baseRun, headRun] = await Promise.all([
       renderCheckout(baseCheckout, path.join(tmp, "base-out"), [], relay("base")),
-      renderCheckout(repo, path.join(tmp, "head-out"), [], relay("this change")),
+      renderCheckout(repo, path.join(tmp, "head-out"), ["--skip-upgrade-check"], relay("this change")),
     ]);
     // a bad stack (2) or failed checks (1) are the change's; anything else is a bug (3), its trace in
     // stderr. The base's bad stacks are not this change's input (1); its crash is still a crash (3).
@@ -128,14 +152,17 @@ export async function previewCommand(argv: string[], io: Io, repo = REPO_ROOT): 
     }
 
     progress?.("comparing the two renders");
+    const pins = checkoutPins(baseCheckout, repo);
     const stacks = previewAll(readTree(path.join(tmp, "base-out")), readTree(path.join(tmp, "head-out")), {
       stacks: opts.stack,
       policy: policy.report,
+      ...(pins ? { pins } : {}),
     });
     const unknown = (opts.stack ?? []).filter((s) => !stacks.some((p) => p.stack === s));
     if (unknown.length) throw new UserError(`--stack ${unknown.join(", ")}: rendered by neither side.`, EXIT_BAD_CONFIG);
 
-    const input = { base, stacks, policyText: policy.text, ...(policy.report ? { policyJson: JSON.stringify(policy.report, null, 2) } : {}) };
+    const tools = pins ? repositoryUpgrades(pins).map(upgradeLine) : [];
+    const input = { base, stacks, tools, policyText: policy.text, ...(policy.report ? { policyJson: JSON.stringify(policy.report, null, 2) } : {}) };
     const report = reportMarkdown(input);
     write({
       ...Object.fromEntries(stacks.map((s) => [`${s.stack}.md`, `${REPORT_MARKER}\n${stackMarkdown(s, "##")}`])),

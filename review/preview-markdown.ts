@@ -9,6 +9,7 @@ import { WHOLE_DOCUMENT, type Change } from "../render/diff";
 import { toYaml } from "../render/render";
 import { componentLine } from "./placement-delta";
 import type { StackPreview } from "./preview";
+import type { UpgradeView } from "./preview-upgrades";
 
 export const REPORT_MARKER = "<!-- openkeel-preview -->";
 
@@ -66,6 +67,7 @@ const warningsOf = (p: StackPreview) => p.findings.filter((f) => f.level === "wa
 function countLine(p: StackPreview): string {
   const c = counts(p);
   const parts = (["create", "update", "replace", "delete"] as const).filter((a) => c[a]).map((a) => `${a} ${c[a]}`);
+  if (p.upgrades.length) parts.unshift(`upgrade of ${p.upgrades.length} component(s)`);
   if (p.nodes.length) parts.push(`steps on ${p.nodes.length} node(s)`);
   if (p.placement) parts.push(`placement of ${p.placement.components.length} component(s), ${p.placement.nodes.length} node(s)`);
   if (p.warnings.resolved.length) parts.push(`${p.warnings.resolved.length} resolved plan-check warning(s)`);
@@ -96,7 +98,31 @@ function rolesChange(s: NodeSteps): string {
   return before === after ? before : `${before} → ${after}`;
 }
 
-/** Errors, warnings (findings and new plan-check warnings), stack settings and actions: what a reviewer weighs first. */
+/** `1.12.1 → 1.12.2`, and the pins when several move differently. */
+function movesText(u: UpgradeView): string {
+  const distinct = u.moves.filter((m, i) => u.moves.findIndex((o) => o.from === m.from && o.to === m.to) === i);
+  const one = (m: UpgradeView["moves"][number]) => (m.from === m.to ? `${m.from} (${m.detailFrom ?? "?"} → ${m.detailTo ?? "?"})` : `${m.from} → ${m.to}`);
+  return distinct.length === 1 ? one(distinct[0]) : distinct.map((m) => `\`${m.path}\` ${one(m)}`).join(", ");
+}
+
+/** Each upgraded component: from → to, notes, CRDs, phase order, what rolls, what comes first and what is done by hand. */
+function upgradeLines(p: StackPreview, h: string): string[] {
+  if (!p.upgrades.length) return [];
+  const out = [`${h}# Upgrades`, ""];
+  for (const u of p.upgrades) {
+    out.push(`**${u.component}** ${movesText(u)}${u.direction === "upgrade" ? "" : ` (${u.direction})`}`, "");
+    if (u.notes.length) out.push(`- release notes: ${u.notes.map((n) => `[${n.label}](${n.url})`).join(", ")}`);
+    out.push(`- CRDs: ${u.crds}`);
+    if (u.phases.length) out.push(`- phase order: ${u.phases.map((ph) => `${ph.phase}: ${ph.units.map((x) => `\`${x}\``).join(" → ")}`).join("; then ")}`);
+    if (u.rolls.length) out.push("- rolls:", ...u.rolls.map((r) => `  - ${r}`));
+    if (u.first.length) out.push("- first:", ...u.first.map((f) => `  - ${f}`));
+    if (u.manual.length) out.push("- by hand, after `pulumi up`:", ...u.manual.map((m) => `  - ${m}`));
+    out.push(`- upgrade rule: ${u.source}`, "");
+  }
+  return out;
+}
+
+/** Errors, warnings (findings and new plan-check warnings), upgrades, stack settings and actions: what a reviewer weighs first. */
 function verdictLines(p: StackPreview, h: string): string[] {
   const out: string[] = [];
   const errors = errorsOf(p);
@@ -107,6 +133,7 @@ function verdictLines(p: StackPreview, h: string): string[] {
     for (const w of p.warnings.added) out.push(`- new plan-check warning **${w.code}**: ${w.message}.${w.remediation ? ` Fix: ${w.remediation}.` : ""}`);
     out.push("");
   }
+  out.push(...upgradeLines(p, h));
   if (p.settings.length) out.push(`${h}# Stack (index.yaml)`, "", changesBlock(p.settings), "");
   if (p.actions.length) {
     out.push(`${h}# Actions`, "", "| action | resource | unit | why |", "|---|---|---|---|");
@@ -238,6 +265,8 @@ export interface ReportInput {
   policyText?: string;
   /** The JSON policy report as given, kept in the report for whatever reads the comment. */
   policyJson?: string;
+  /** Pins that reach no stack (build tools, schema locations) and moved: `kubeconform v0.7.0 → v0.7.1`. */
+  tools?: string[];
 }
 
 function summaryTable(r: ReportInput): string[] {
@@ -270,6 +299,7 @@ function header(r: ReportInput): string[] {
 /** The whole report: summary table, then every changed stack's section, then policy output. */
 export function reportMarkdown(r: ReportInput): string {
   const out = [...header(r), ...summaryTable(r), ""];
+  if (r.tools?.length) out.push(`Build tools and schema locations (no stack runs them): ${r.tools.join("; ")}.`, "");
   for (const s of r.stacks) if (s.status !== "unchanged" || s.policy?.violations.length || s.policy?.error !== undefined) out.push(stackMarkdown(s), "");
   if (r.policyText !== undefined) out.push("### Policy", "", fence("text", r.policyText), "");
   if (r.policyJson !== undefined) {

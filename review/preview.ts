@@ -37,6 +37,7 @@ import {
 import { SERVICE_REQUIRED_ROLE } from "../topology/services";
 import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
 import { inPlace } from "./replace-rules";
+import { stackUpgradeViews, type UpgradePins, type UpgradeView } from "./preview-upgrades";
 
 export type Tree = Map<string, string>;
 
@@ -142,6 +143,8 @@ export interface StackPreview {
   /** `<environment>/<topology>` of the head (or the base, for a removed stack). */
   title: string;
   settings: Change[];
+  /** Components whose pins moved, as upgrades (review/preview-upgrades.ts); empty without both sides' pins. */
+  upgrades: UpgradeView[];
   actions: Action[];
   /** What a reviewer must act on (error: `pulumi up` would refuse or fail) or weigh (warning), with its reason. */
   findings: Check[];
@@ -673,12 +676,18 @@ function otherFiles(b: RenderedStack, h: RenderedStack, placement: PlacementDelt
 }
 
 /** Compare one stack's two renders (either may be absent). */
-export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport): StackPreview {
+export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport, pins?: UpgradePins): StackPreview {
   const read = (tree: Tree | undefined, where: string) => tree && new RenderedStack(tree, `${where}/${stack}`);
-  return compare(stack, read(base, "the base"), read(head, "this change"), policy);
+  return compare(stack, read(base, "the base"), read(head, "this change"), policy, pins);
 }
 
-function compare(stack: string, base: RenderedStack | undefined, head: RenderedStack | undefined, policy: PolicyReport | undefined): StackPreview {
+function compare(
+  stack: string,
+  base: RenderedStack | undefined,
+  head: RenderedStack | undefined,
+  policy: PolicyReport | undefined,
+  pins: UpgradePins | undefined,
+): StackPreview {
   const b = base ?? new RenderedStack(new Map<string, string>(), "(none)");
   const h = head ?? new RenderedStack(new Map<string, string>(), "(none)");
   const both = base !== undefined && head !== undefined;
@@ -692,7 +701,9 @@ function compare(stack: string, base: RenderedStack | undefined, head: RenderedS
   const nodes = both ? nodeSteps(b, h, LIFECYCLES) : [];
   const other = otherFiles(b, h, placement, nodes);
   const { actions, findings: refused } = actionsOf(objects, units, values, bi, hi);
+  const upgrades = both && pins ? stackUpgradeViews(pins, h) : { views: [], findings: [] };
   const findings = [
+    ...upgrades.findings,
     ...refused,
     ...serviceFindings(units, bi, hi),
     ...quorumFindings(values),
@@ -700,12 +711,22 @@ function compare(stack: string, base: RenderedStack | undefined, head: RenderedS
   ];
   const settings = both ? diff(bi.settings, hi.settings) : [];
   const changed =
-    settings.length + actions.length + values.length + units.length + warnings.added.length + warnings.resolved.length + other.length + (placement ? 1 : 0) > 0;
+    settings.length +
+      upgrades.views.length +
+      actions.length +
+      values.length +
+      units.length +
+      warnings.added.length +
+      warnings.resolved.length +
+      other.length +
+      (placement ? 1 : 0) >
+    0;
   return {
     stack,
     status: !base ? "added" : !head ? "removed" : changed ? "changed" : "unchanged",
     title: (head ? hi.title : bi.title) || stack,
     settings,
+    upgrades: upgrades.views,
     actions,
     findings,
     objects,
@@ -730,11 +751,11 @@ function policyOf(stack: string, policy: PolicyReport | undefined): { policy?: S
 }
 
 /** Every stack present in either render (optionally only some), sorted by name. */
-export function previewAll(base: Tree, head: Tree, opts: { stacks?: string[]; policy?: PolicyReport } = {}): StackPreview[] {
+export function previewAll(base: Tree, head: Tree, opts: { stacks?: string[]; policy?: PolicyReport; pins?: UpgradePins } = {}): StackPreview[] {
   const bs = renderedStacks(base, "the base");
   const hs = renderedStacks(head, "this change");
   const names = [...new Set([...bs.keys(), ...hs.keys()])].filter((s) => !opts.stacks?.length || opts.stacks.includes(s)).sort(cmp);
-  return names.map((s) => compare(s, bs.get(s), hs.get(s), opts.policy));
+  return names.map((s) => compare(s, bs.get(s), hs.get(s), opts.policy, opts.pins));
 }
 
 /** Errors anywhere: `pulumi up` would refuse or fail on this change. */

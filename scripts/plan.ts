@@ -1,5 +1,7 @@
-// npm run plan [-- --stack <name>]…: the plan checks (okadm plan rules and the placement checks) and
-// a short placement summary per stack. Exit 1 when a check fails, 2 on bad config; writes nothing.
+// npm run plan [-- --stack <name>]… [--base <git-ref>]: the plan checks (okadm plan rules and the
+// placement checks), the upgrade check (every pin that moved since the committed state — --base, else
+// the stack's deployed/<stack> branch, else HEAD — against its upgrade rule in platform/versions.ts)
+// and a short placement summary per stack. Exit 1 when a check fails, 2 on bad config; writes nothing.
 //
 // The command itself is pipeline/plan-command.ts, which the tests call in-process.
 import { processIo, run } from "../cli/cli";

@@ -1,7 +1,11 @@
-// npm run render [-- --stack <name>]… [--out <dir>] [--stacks-dir <dir>] [--allow-removal <unit>]…:
+// npm run render [-- --stack <name>]… [--out <dir>] [--stacks-dir <dir>] [--allow-removal <unit>]… [--base <git-ref>]:
 // every stack (or the named ones) → rendered/<stack>/, nothing written unless every stack renders.
-// --allow-removal <unit> lets a protected unit (one that owns data) go (docs/operating.md).
-// Exit 0: rendered; 1: a plan check failed or a protected unit would go; 2: bad stack config or usage.
+// --allow-removal <unit> lets a protected unit (one that owns data) go (docs/operating.md). A pin
+// that moved since the stack's committed state (--base, else its deployed/<stack> branch, else HEAD)
+// further than its upgrade rule allows (platform/versions.ts) stops the render with the fix
+// (--skip-upgrade-check: the caller compares the pins itself, as npm run preview does).
+// Exit 0: rendered; 1: a plan check failed, a protected unit would go, or an upgrade step is
+// unsupported; 2: bad stack config or usage.
 //
 // The command itself is pipeline/render-command.ts, which tests and the benchmark call in-process.
 import { processIo, run } from "../cli/cli";

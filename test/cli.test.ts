@@ -11,6 +11,7 @@ import { capture, progressWanted, usageText, type Io } from "../cli/cli";
 import { clusterCommand } from "../pipeline/cluster-command";
 import { driftCommand } from "../review/drift-command";
 import { planCommand } from "../pipeline/plan-command";
+import { urnsCommand } from "../review/urns-command";
 import { policyCommand } from "../offline-engine/policy-command";
 import { previewCommand } from "../review/preview-command";
 import { renderCommand } from "../pipeline/render-command";
@@ -51,6 +52,7 @@ const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number | void
   "policy.ts": (argv, io) => policyCommand(argv, io),
   "preview.ts": previewCommand,
   "render.ts": renderCommand,
+  "urns.ts": urnsCommand,
   "validate.ts": validateCommand,
 };
 
@@ -109,7 +111,7 @@ describe("--help", () => {
     const r = await runScript("plan.ts", ["--stak", "lab"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Unknown option '--stak'/);
-    expect(r.stderr).toMatch(/Options: --stack, --stacks-dir \(--help explains them\)/);
+    expect(r.stderr).toMatch(/Options: --stack, --stacks-dir, --base \(--help explains them\)/);
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 });

@@ -137,6 +137,7 @@ describe(".github/workflows/pull-request.yml", () => {
       "npm run lint:workflows",
       "npm run drift",
       "npm run validate",
+      "npm run urns -- --base HEAD^1",
       "npm test",
       "npm run preview -- --base HEAD^1",
     ]) {
@@ -288,6 +289,26 @@ describe(".github/workflows/deploy.yml", () => {
       expect(check, job).toBeLessThan(all.indexOf(up(job)));
     }
     expect(steps("production", deploy).find((s) => s.run?.startsWith("npm run cluster"))!.env).toEqual({ STACK: "${{ matrix.stack }}" });
+  });
+
+  it("checks the upgrade steps against deployed/<stack> before pulumi up, and moves deployed/<stack> to the commit after it", () => {
+    for (const [job, stack] of [
+      ["lab", "lab"],
+      ["production", "${{ matrix.stack }}"],
+    ] as const) {
+      const all = steps(job, deploy);
+      const check = all.findIndex((s) => s.run?.includes('npm run plan -- --stack "$STACK"'));
+      const mark = all.findIndex((s) => s.run?.includes('"HEAD:refs/heads/deployed/$STACK"'));
+      expect(check, job).toBeGreaterThan(all.findIndex((s) => s.run?.startsWith("npm run cluster")));
+      expect(check, job).toBeLessThan(all.indexOf(up(job)));
+      // the fetched ref is the one review/committed-pins.ts reads; a stack never deployed (exit 2) is compared with HEAD
+      expect(all[check].run).toContain('"+refs/heads/deployed/$STACK:refs/remotes/origin/deployed/$STACK"');
+      expect(all[check].run).toMatch(/"\$status" -eq 2/);
+      expect(mark, job).toBe(all.length - 1);
+      expect(mark, job).toBeGreaterThan(all.indexOf(up(job)));
+      for (const i of [check, mark]) expect(all[i].env, job).toEqual({ STACK: stack, GITHUB_TOKEN: "${{ secrets.GITHUB_TOKEN }}" });
+      expect(deploy.jobs[job].permissions, job).toEqual({ contents: "write" });
+    }
   });
 });
 

@@ -1,0 +1,88 @@
+// The committed state's pins, for the upgrade check (platform/upgrades.ts): which commit a change is
+// compared with, and the exports of platform/versions.ts at that commit, read through git as the
+// removal guard reads the committed render. The committed state is, in order:
+// - the ref given (`--base`: the PR workflow passes the base branch);
+// - the last deployed commit of the stack: the branch `deployed/<stack>` that deploy.yml moves after
+//   each successful `pulumi up` (a local `deployed/<stack>`, else `origin/deployed/<stack>`);
+// - else HEAD, the committed state of this checkout (a stack never deployed, a clone without the refs).
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vm from "node:vm";
+import type * as TS from "typescript";
+import { VERSIONS_FILE, type PinExports } from "../platform/upgrades";
+
+/** A commit the change is compared with, and how it was chosen (for messages). */
+export interface CommittedState {
+  commit: string;
+  /** `--base origin/main (1a2b3c4d5e6f)`, `deployed/prod-medium (…)`, `HEAD (…): no deployed/lab ref`. */
+  where: string;
+}
+
+const git = (repo: string, argv: string[]) => spawnSync("git", ["-C", repo, ...argv], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+
+/** The work tree a folder lies in (git's top level), undefined when none; the folder may be missing. */
+export function workTreeOf(folder: string): string | undefined {
+  let dir = path.resolve(folder);
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  const top = git(dir, ["rev-parse", "--show-toplevel"]);
+  return top.status === 0 ? top.stdout.trim() : undefined;
+}
+
+const commitOf = (repo: string, ref: string) => {
+  const r = git(repo, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+  return r.status === 0 ? r.stdout.trim() : undefined;
+};
+
+/** The branch deploy.yml moves to the commit it deployed a stack from. */
+export const deployedRef = (stack: string) => `deployed/${stack}`;
+
+/**
+ * The committed state of a stack in `repo`: `base` when given (an unknown ref is the caller's
+ * mistake: undefined), else its last deployed commit, else HEAD; undefined without any commit.
+ */
+export function committedState(repo: string, stack: string, base?: string): CommittedState | undefined {
+  const short = (c: string) => c.slice(0, 12);
+  if (base !== undefined) {
+    const c = commitOf(repo, base);
+    return c ? { commit: c, where: `--base ${base} (${short(c)})` } : undefined;
+  }
+  for (const ref of [deployedRef(stack), `origin/${deployedRef(stack)}`]) {
+    const c = commitOf(repo, `refs/heads/${ref}`) ?? commitOf(repo, `refs/remotes/${ref}`);
+    if (c) return { commit: c, where: `${ref}, the last deployed commit (${short(c)})` };
+  }
+  const head = commitOf(repo, "HEAD");
+  return head ? { commit: head, where: `HEAD (${short(head)}): no ${deployedRef(stack)} ref, so the committed state` } : undefined;
+}
+
+/** platform/versions.ts at a commit, or undefined when the commit has none. */
+export function versionsAt(repo: string, commit: string): string | undefined {
+  const r = git(repo, ["show", `${commit}:${VERSIONS_FILE}`]);
+  return r.status === 0 ? r.stdout : undefined;
+}
+
+let typescript: typeof TS | undefined;
+function compiler(): typeof TS {
+  // loaded only when a commit's pins differ from the working tree's (most renders compare equal files)
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load of a large module, on the one path that needs it
+  typescript ??= require("typescript") as typeof TS;
+  return typescript;
+}
+
+/**
+ * The exports of a platform/versions.ts text, evaluated on its own: the file imports types only
+ * (its header says so), so no other module of that commit runs. `where` names it in errors.
+ */
+export function pinsOfSource(text: string, where: string): PinExports {
+  const ts = compiler();
+  const js = ts.transpileModule(text, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+    fileName: VERSIONS_FILE,
+  }).outputText;
+  const module = { exports: {} as Record<string, unknown> };
+  const refuse = (id: string) => {
+    throw new Error(`${where} imports ${id} at run time; the upgrade check reads it alone (platform/versions.ts may import types only)`);
+  };
+  vm.runInNewContext(js, { module, exports: module.exports, require: refuse }, { filename: where, timeout: 5000 });
+  return module.exports;
+}

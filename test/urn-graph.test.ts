@@ -1,0 +1,194 @@
+// No rename breaks a deployed stack (issue 24, item 3): the Pulumi resource graph (URNs, as the
+// engine makes them) of an earlier commit's program and of this one, each run under the mocks with
+// its own code, compared as the engine resolves aliases. From the last release, and from the commit
+// before issue 12 merged the units olm-crds and olm (components/renames.ts), every protected resource
+// is taken over; the same program without that alias loses them, and the check says so.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capture } from "../cli/cli";
+import { exportCommit } from "../review/renders";
+import { compareUrnGraphs, urnGraph, urnGraphsOf, type Registration, type UrnGraph } from "../review/urn-graph";
+import { lastRelease, urnsCommand } from "../review/urns-command";
+import { cloneWorkingTree } from "./helpers/repos";
+import { REPO } from "./helpers/stacks";
+
+/** The last commit with the units olm-crds and olm (the parent of 64876b9, which merged them). */
+const BEFORE_OLM_MERGE = "4a82e03c5efb546216576807c3618467d11dc18e";
+
+const temps: string[] = [];
+function tmp(prefix: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  temps.push(d);
+  return d;
+}
+afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+/** A commit's program, exported (git archive) with this checkout's node_modules. */
+function checkoutOf(commit: string): string {
+  const dir = path.join(tmp("openkeel-urns-"), "checkout");
+  exportCommit(REPO, commit, dir);
+  return dir;
+}
+
+describe("the URN graph as the engine resolves aliases (hand-made registrations)", () => {
+  const stackUrn = "urn:pulumi:s::openkeel::pulumi:pulumi:Stack::openkeel-s";
+  const reg = (r: Partial<Registration> & Pick<Registration, "type" | "name" | "urn">): Registration => ({
+    parent: stackUrn,
+    protect: false,
+    custom: true,
+    ...r,
+  });
+  const component = (type: string, name: string) => reg({ type, name, urn: `mock::${name}`, custom: false });
+  const release = (parent: string, name: string, protect: boolean, extra: Partial<Registration> = {}) =>
+    reg({
+      type: "kubernetes:helm.sh/v3:Release",
+      name,
+      urn: `mock::${parent}/${name}`,
+      parent: `mock::${parent}`,
+      protect,
+      names: { name, namespace: "ns" },
+      ...extra,
+    });
+  const graph = (...rs: Registration[]): UrnGraph =>
+    urnGraph("s", "openkeel", [reg({ type: "pulumi:pulumi:Stack", name: "openkeel-s", urn: stackUrn, custom: false }), ...rs]);
+  const before = graph(component("openkeel:platform:Old", "old"), release("old", "old", true));
+
+  it("URNs carry the parent's type chain, never the stack's", () => {
+    expect(before.nodes.map((n) => n.urn)).toEqual([
+      "urn:pulumi:s::openkeel::openkeel:platform:Old::old",
+      "urn:pulumi:s::openkeel::openkeel:platform:Old$kubernetes:helm.sh/v3:Release::old",
+    ]);
+  });
+
+  it("a unit renamed without an alias moves its protected release: an error naming both URNs and the fix", () => {
+    const after = graph(component("openkeel:platform:New", "new"), release("new", "new", true, { names: { name: "old", namespace: "ns" } }));
+    const c = compareUrnGraphs(before, after);
+    expect(c.findings).toEqual([
+      expect.objectContaining({
+        level: "error",
+        what: "moved",
+        old: "urn:pulumi:s::openkeel::openkeel:platform:Old$kubernetes:helm.sh/v3:Release::old",
+        new: "urn:pulumi:s::openkeel::openkeel:platform:New$kubernetes:helm.sh/v3:Release::new",
+        fix: expect.stringContaining("components/renames.ts"),
+      }),
+    ]);
+  });
+
+  it("the component's alias carries its children along, their name prefix replaced (the engine's inherited alias)", () => {
+    const after = graph(
+      { ...component("openkeel:platform:New", "new"), aliases: [{ name: "old", type: "openkeel:platform:Old", parentUrn: stackUrn }] },
+      release("new", "new", true, { names: { name: "old", namespace: "ns" } }),
+    );
+    const c = compareUrnGraphs(before, after);
+    expect(c.findings).toEqual([]);
+    expect(c.aliased.map((a) => a.new)).toEqual([
+      "urn:pulumi:s::openkeel::openkeel:platform:New::new",
+      "urn:pulumi:s::openkeel::openkeel:platform:New$kubernetes:helm.sh/v3:Release::new",
+    ]);
+  });
+
+  it("a protected resource gone, or taken over while managing another object, is an error; an unprotected one gone is no finding", () => {
+    expect(compareUrnGraphs(before, graph()).findings.map((f) => [f.what, f.old])).toEqual([
+      ["deleted", "urn:pulumi:s::openkeel::openkeel:platform:Old$kubernetes:helm.sh/v3:Release::old"],
+    ]);
+    const renamedRelease = graph(component("openkeel:platform:Old", "old"), release("old", "old", true, { names: { name: "other", namespace: "ns" } }));
+    expect(compareUrnGraphs(before, renamedRelease).findings).toEqual([expect.objectContaining({ level: "error", what: "replaced" })]);
+    const unprotected = graph(component("openkeel:platform:Old", "old"), release("old", "old", false));
+    expect(compareUrnGraphs(unprotected, graph()).findings).toEqual([]);
+  });
+});
+
+/** Each program's graphs, made once: this checkout's, the last release's, and those around the olm merge. */
+const graphs = {} as { now: UrnGraph[]; release: UrnGraph[]; beforeMerge: UrnGraph; withoutAlias: UrnGraph };
+beforeAll(async () => {
+  // the same program with the rename history emptied: what this change would be without the alias
+  const mutated = cloneWorkingTree(tmp("openkeel-urns-mutated-"));
+  const renames = path.join(mutated, "components/renames.ts");
+  const text = fs.readFileSync(renames, "utf8");
+  const start = text.indexOf("export const UNIT_RENAMES: readonly UnitRename[] = [");
+  const end = text.indexOf("];\n", start);
+  fs.writeFileSync(renames, `${text.slice(0, start)}export const UNIT_RENAMES: readonly UnitRename[] = [${text.slice(end)}`);
+  const [now, release, [beforeMerge], [withoutAlias]] = await Promise.all([
+    urnGraphsOf(REPO),
+    urnGraphsOf(checkoutOf(lastRelease(REPO).commit)),
+    urnGraphsOf(checkoutOf(BEFORE_OLM_MERGE), ["prod-medium"]),
+    urnGraphsOf(mutated, ["prod-medium"]),
+  ]);
+  Object.assign(graphs, { now, release, beforeMerge, withoutAlias });
+}, 300_000);
+
+describe("from the last release", () => {
+  it("the last release is .ci/last-release's commit while no tag v<version> exists", () => {
+    expect(lastRelease(REPO)).toMatchObject({ ref: "d7db5234b172a98b3feb9daa78de463fb1d5febf", where: ".ci/last-release (d7db5234b172)" });
+  });
+
+  it("every stack's resources keep their URNs: no error, no warning", () => {
+    expect(graphs.now.map((g) => g.stack)).toEqual(["lab", "prod-large", "prod-medium", "prod-small"]);
+    for (const g of graphs.now) {
+      const old = graphs.release.find((r) => r.stack === g.stack)!;
+      expect(old.nodes.length, g.stack).toBeGreaterThan(50);
+      expect(compareUrnGraphs(old, g).findings, g.stack).toEqual([]);
+    }
+  });
+
+  it("npm run urns compares the working tree with a base: exit 0 and a line per stack; an unknown ref is a usage error", async () => {
+    const r = await capture((a, io) => urnsCommand(a, io, REPO), ["--stack", "lab", "--base", lastRelease(REPO).commit]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^lab: \d+ → \d+ resource\(s\), 0 taken over by an alias, 0 error\(s\), 0 warning\(s\)$/m);
+    expect(r.stdout).toMatch(/^URNs of 1 stack\(s\) against --base d7db5234b172a98b3feb9daa78de463fb1d5febf \(d7db5234b172\): 0 error\(s\)$/m);
+    const bad = await capture((a, io) => urnsCommand(a, io, REPO), ["--base", "no-such-ref"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--base no-such-ref: no such commit");
+  }, 300_000);
+});
+
+describe("a stack deployed before issue 12 merged olm-crds into olm", () => {
+  const now = () => graphs.now.find((g) => g.stack === "prod-medium")!;
+
+  it("before: two units, olm-crds protected with crds.yaml, olm with olm.yaml", () => {
+    const olm = graphs.beforeMerge.nodes.filter((n) => /::olm(-crds)?(:|$)/.test(n.urn)).map((n) => [n.urn.split("::").slice(2).join("::"), n.protect]);
+    expect(olm).toEqual([
+      ["openkeel:platform:OlmCrds::olm-crds", false],
+      ["openkeel:platform:OlmCrds$kubernetes:yaml/v2:ConfigFile::olm-crds", true],
+      [
+        "openkeel:platform:OlmCrds$kubernetes:yaml/v2:ConfigFile$kubernetes:yaml/v2:FileObjects::olm-crds:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/crds.yaml",
+        true,
+      ],
+      ["openkeel:platform:Olm::olm", false],
+      ["openkeel:platform:Olm$kubernetes:yaml/v2:ConfigFile::olm", false],
+      [
+        "openkeel:platform:Olm$kubernetes:yaml/v2:ConfigFile$kubernetes:yaml/v2:FileObjects::olm:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/olm.yaml",
+        false,
+      ],
+    ]);
+  });
+
+  it("with the alias: the group takes over olm-crds' ConfigFile, crds.yaml's objects follow by inheritance and olm.yaml's by the transform; nothing protected is lost", () => {
+    const c = compareUrnGraphs(graphs.beforeMerge, now());
+    expect(c.findings.filter((f) => f.level === "error")).toEqual([]);
+    const short = (u: string) => u.split("::").slice(3).join("::");
+    expect(c.aliased.filter((a) => /olm/.test(a.new)).map((a) => [short(a.old), short(a.new)])).toEqual([
+      ["olm-crds", "olm"],
+      [
+        "olm-crds:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/crds.yaml",
+        "olm:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/crds.yaml",
+      ],
+      [
+        "olm:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/olm.yaml",
+        "olm:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/olm.yaml",
+      ],
+    ]);
+  });
+
+  it("without the alias (the test removes it): the protected ConfigFile and crds.yaml's objects are lost, olm.yaml's objects move: errors", () => {
+    const errors = compareUrnGraphs(graphs.beforeMerge, graphs.withoutAlias).findings.filter((f) => f.level === "error");
+    expect(errors.map((f) => [f.what, f.old.split("::").slice(3).join("::"), f.protect])).toEqual([
+      ["deleted", "olm-crds", true],
+      ["moved", "olm-crds:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/crds.yaml", true],
+      ["moved", "olm:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/olm.yaml", false],
+    ]);
+    expect(errors[2].message).toContain("and then deletes the old one, and with it the object");
+  });
+});
