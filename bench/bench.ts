@@ -10,6 +10,7 @@ import type { ChildRequest, ChildResult } from "./bench-child";
 import { kubeconformArgs, SCHEMAS_ENV, schemasDir } from "../tools/kubeconform";
 import { REPO_ROOT, requireTool } from "../tools/tools";
 import { writeWhole } from "../cli/write";
+import { tsCommand } from "../cli/ts-command";
 import {
   compareEngine,
   ENGINE_BINARIES,
@@ -27,7 +28,6 @@ import {
 import { defaultClusterScript, timeEnginePreviews } from "../test/e2e/harness/driver";
 import { which } from "../test/e2e/harness/proc";
 
-const TSX = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
 const CHILD = path.join(REPO_ROOT, "bench", "bench-child.ts");
 
 interface Measured {
@@ -83,7 +83,7 @@ function measure(cmd: string, argv: string[], pollHwm: boolean): Promise<Measure
 }
 
 async function phase(req: ChildRequest): Promise<ChildResult & { wallMs: number }> {
-  const m = await measure(TSX, [CHILD, JSON.stringify(req)], false);
+  const m = await measure(...tsCommand(CHILD, [JSON.stringify(req)]), false);
   if (m.code !== 0) throw new Error(`bench child ${JSON.stringify(req)} failed:\n${m.stderr}`);
   return { ...(JSON.parse(m.stdout.trim().split("\n").pop()!) as ChildResult), wallMs: m.wallMs };
 }
@@ -149,7 +149,7 @@ async function enginePreviewTimes(skip: boolean, schemas: string, tries: number,
   const offline = new Map<string, number[]>();
   const turn = async (stack: string) => {
     for (let i = 0; i < offlinePerTurn; i++) {
-      const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts"), "--stack", stack], false);
+      const p = await measure(...tsCommand(path.join(REPO_ROOT, "scripts", "policy.ts"), ["--stack", stack]), false);
       if (p.code !== 0) throw new Error(`npm run policy -- --stack ${stack} failed:\n${p.stdout}${p.stderr}`);
       offline.set(stack, [...(offline.get(stack) ?? []), p.wallMs / 1000]);
     }
@@ -301,12 +301,12 @@ interface PipelineTimes {
 /** One run of the offline commands as CI runs them: render, validate, policy, plan. */
 async function cliPipeline(cliOut: string, schemas: string): Promise<{ wallMs: number; ms: Record<string, number> }> {
   fs.rmSync(cliOut, { recursive: true, force: true });
-  const r = await measure(TSX, [path.join(REPO_ROOT, "scripts", "render.ts"), "--out", cliOut], false);
-  const v = await measure(TSX, [path.join(REPO_ROOT, "scripts", "validate.ts"), "--rendered", cliOut, "--schemas", schemas], false);
+  const r = await measure(...tsCommand(path.join(REPO_ROOT, "scripts", "render.ts"), ["--out", cliOut]), false);
+  const v = await measure(...tsCommand(path.join(REPO_ROOT, "scripts", "validate.ts"), ["--rendered", cliOut, "--schemas", schemas]), false);
   if (r.code !== 0 || v.code !== 0) throw new Error(`CLI pipeline failed:\n${r.stderr}${v.stderr}`);
-  const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts")], false);
+  const p = await measure(...tsCommand(path.join(REPO_ROOT, "scripts", "policy.ts")), false);
   if (p.code !== 0) throw new Error(`CLI pipeline: npm run policy failed:\n${p.stdout}${p.stderr}`);
-  const c = await measure(TSX, [path.join(REPO_ROOT, "scripts", "plan.ts")], false);
+  const c = await measure(...tsCommand(path.join(REPO_ROOT, "scripts", "plan.ts")), false);
   if (c.code !== 0) throw new Error(`CLI pipeline: npm run plan failed:\n${c.stdout}${c.stderr}`);
   return { wallMs: r.wallMs + v.wallMs + p.wallMs + c.wallMs, ms: { render: r.wallMs, plan: c.wallMs, validate: v.wallMs, policy: p.wallMs } };
 }
@@ -336,7 +336,7 @@ async function measurePipeline(o: BenchOptions, kubeconform: string, kubeconform
   const policyCli = await best(
     o.quick,
     async () => {
-      const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts")], false);
+      const p = await measure(...tsCommand(path.join(REPO_ROOT, "scripts", "policy.ts")), false);
       if (p.code !== 0) throw new Error(`npm run policy failed:\n${p.stdout}${p.stderr}`);
       return p;
     },
