@@ -23,6 +23,7 @@ const nodeCrypto = require("node:crypto");
 const fs = require("node:fs");
 const Module = require("node:module");
 const path = require("node:path");
+const { installCodeCache } = require("./code-cache.cjs");
 
 const CACHE = path.resolve(__dirname, "../node_modules/.cache/openkeel-ts");
 /** Bump when the transpiled form changes in a way the inputs below do not say. */
@@ -85,6 +86,8 @@ function transpiled(source, file) {
   return code;
 }
 
+installCodeCache(path.join(CACHE, "v8"), (file) => !file.endsWith(".ts"));
+
 Module._extensions[".ts"] = function (m, file) {
   m._compile(transpiled(fs.readFileSync(file, "utf8"), file), file);
 };
@@ -131,4 +134,5 @@ Module._load = function (request, parent) {
   return load.apply(this, arguments);
 };
 
-if (typeof Module.enableCompileCache === "function") Module.enableCompileCache(path.join(CACHE, "v8"));
+// our TypeScript too, where Node keeps compiled code itself (22.1+)
+if (typeof Module.enableCompileCache === "function") Module.enableCompileCache(path.join(CACHE, "node"));
