@@ -21,13 +21,14 @@ const FORMAT = 1;
 
 /**
  * Install the cache for this process under `dir`, for the JavaScript files `wanted` picks. The
- * store is one file, `<dir>/<hash of the main script, Node and V8 versions>.bin`: the length of
+ * store is one file, `<dir>/<hash of the main script's name, Node and V8 versions>.bin`: the length of
  * its index (4 bytes), the index (JSON, per file: its source hash and where its code lies after
  * the index), then the code of every module; written whole, then renamed into place.
  */
 function installCodeCache(dir, wanted) {
   if (!vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER || process.env.OPENKEEL_CODE_CACHE === "0") return;
-  const main = process.argv[1] ?? "";
+  // the kind of process: its script, named from its folder on (`scripts/render.ts` of any checkout)
+  const main = path.join(path.basename(path.dirname(process.argv[1] ?? "")), path.basename(process.argv[1] ?? ""));
   const name = nodeCrypto
     .createHash("sha256")
     .update(JSON.stringify([FORMAT, process.version, process.versions.v8, process.arch, main]))

@@ -6,7 +6,7 @@
 //
 // - `.ts` files are transpiled by esbuild (CommonJS, as tsconfig.json's `module`; `import()` as
 //   `require`, so that `await import("../x")` resolves like a static import), each once: the output
-//   is kept in node_modules/.cache/openkeel-ts/ under a hash of the file's path, its source and the
+//   is kept in node_modules/.cache/openkeel-ts/ under a hash of the file's name, its source and the
 //   transpiler's version and options, so an edit transpiles that file alone. The type check is
 //   `npm run typecheck`'s, as with tsx.
 // - Stack traces name the TypeScript lines (each output carries its source map; Node maps the
@@ -27,7 +27,7 @@ const { installCodeCache } = require("./code-cache.cjs");
 
 const CACHE = path.resolve(__dirname, "../node_modules/.cache/openkeel-ts");
 /** Bump when the transpiled form changes in a way the inputs below do not say. */
-const FORMAT = 1;
+const FORMAT = 2;
 const OPTIONS = {
   loader: "ts",
   format: "cjs",
@@ -67,14 +67,17 @@ const saltOf = () => (salt ??= JSON.stringify([FORMAT, require("esbuild/package.
 
 /** The JavaScript of one TypeScript file: from the cache, or transpiled and kept. */
 function transpiled(source, file) {
-  const key = nodeCrypto.createHash("sha256").update(saltOf()).update("\0").update(file).update("\0").update(source).digest("hex");
+  // keyed by the file's name, not its folder: the same file of another checkout (the preview's
+  // base) is the same output, its map naming the file beside it (Node resolves it from there)
+  const name = path.basename(file);
+  const key = nodeCrypto.createHash("sha256").update(saltOf()).update("\0").update(name).update("\0").update(source).digest("hex");
   const cached = path.join(CACHE, `${key}.js`);
   try {
     return fs.readFileSync(cached, "utf8");
   } catch {
     // not transpiled yet
   }
-  const code = esbuild().transformSync(source, { ...OPTIONS, sourcefile: file }).code;
+  const code = esbuild().transformSync(source, { ...OPTIONS, sourcefile: name }).code;
   try {
     fs.mkdirSync(CACHE, { recursive: true });
     const tmp = `${cached}.${process.pid}.tmp`;
