@@ -1,4 +1,4 @@
-// The bench's targets (issue 16) and the engine comparison: plain data and pure functions, so that
+// The bench's targets (issues 16 and 25) and the engine comparison: plain data and pure functions, so that
 // the verdicts, the speedup and "why not measured" are unit-tested (test/bench-targets.test.ts)
 // while the times themselves are only ever read, never asserted.
 
@@ -10,6 +10,8 @@ export interface Target {
   max?: number;
   below?: number;
   min?: number;
+  /** The 1-minute load average when the figure was taken (the machine is shared). */
+  load?: number;
 }
 
 export function holds(t: Target): boolean {
@@ -37,8 +39,8 @@ export const verdict = (t: Target) => (t.value === null ? "not measured" : holds
 
 /** The stacks issue 16 names for the comparison. */
 export const ENGINE_STACKS = ["lab", "prod-medium"];
-/** The offline path must be at least this many times faster, or it loses its reason to exist (issue 16). */
-export const ENGINE_SPEEDUP_GOAL = 5;
+/** How much faster the offline path must be than what an operator otherwise waits for (issue 25; issue 16 asked 5×). */
+export const ENGINE_SPEEDUP_GOAL = 10;
 /** What the driver needs on PATH (pulumi-resource-random: the program generates its secrets with it). */
 export const ENGINE_BINARIES = ["pulumi", "pulumi-language-nodejs", "pulumi-resource-kubernetes", "pulumi-resource-random", "kubectl"];
 
@@ -69,11 +71,13 @@ export type EngineStackResult =
       offlineTries: number[];
       speedup: number;
       report: string;
+      /** The highest 1-minute load average while the tries ran. */
+      load?: number;
     }
   | { stack: string; measured: false; why: string; report?: string };
 
 /** One stack's comparison from every try of both sides: the fastest of each, and their ratio. */
-export function compareEngine(stack: string, engineTries: number[], offlineTries: number[], report: string): EngineStackResult {
+export function compareEngine(stack: string, engineTries: number[], offlineTries: number[], report: string, load?: number): EngineStackResult {
   const engine = fastest(engineTries);
   const offline = fastest(offlineTries);
   if (offline === 0) throw new Error("the offline path took no time: not a measurement");
@@ -86,6 +90,7 @@ export function compareEngine(stack: string, engineTries: number[], offlineTries
     offlineTries: offlineTries.map(round2),
     speedup: round2(engine / offline),
     report,
+    ...(load !== undefined ? { load } : {}),
   };
 }
 
@@ -98,6 +103,7 @@ export function engineTargets(results: EngineStackResult[]): Target[] {
       value: r?.measured ? r.speedup : null,
       unit: "×",
       min: ENGINE_SPEEDUP_GOAL,
+      ...(r?.measured && r.load !== undefined ? { load: r.load } : {}),
     };
   });
 }

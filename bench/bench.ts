@@ -1,5 +1,4 @@
 // The body of `scripts/bench.ts` (its header comment is the command's --help).
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -8,8 +7,9 @@ import { listStacks } from "../config/stack-file";
 import { args, EXIT_BAD_CONFIG, UserError } from "../cli/cli";
 import type { ChildRequest, ChildResult } from "./bench-child";
 import { kubeconformArgs, SCHEMAS_ENV, schemasDir } from "../tools/kubeconform";
-import { REPO_ROOT, requireTool } from "../tools/tools";
+import { ensureTools, REPO_ROOT, requireTool } from "../tools/tools";
 import { writeWhole } from "../cli/write";
+import { tsCommand } from "../cli/ts-command";
 import {
   compareEngine,
   ENGINE_BINARIES,
@@ -25,67 +25,25 @@ import {
   type Target,
 } from "./bench-targets";
 import { defaultClusterScript, timeEnginePreviews } from "../test/e2e/harness/driver";
+import { load1, measure, type Measured } from "./measure";
+import {
+  editLoop,
+  generatedStackFile,
+  operatorWork,
+  prCheck,
+  previewOfGenerated,
+  type EditLoopFigure,
+  type PrCheckFigure,
+  type PreviewFigure,
+} from "./operator";
 import { which } from "../test/e2e/harness/proc";
 
-const TSX = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
 const CHILD = path.join(REPO_ROOT, "bench", "bench-child.ts");
 
-interface Measured {
-  wallMs: number;
-  /** CPU time of the process and every process under it (Linux: the children times of this one). */
-  cpuMs?: number;
-  peakKiB?: number;
-  stdout: string;
-  stderr: string;
-  code: number | null;
-}
-
-/** CPU time (ms) of this process' children that have ended: cutime + cstime of /proc/self/stat (Linux). */
-function childrenCpuMs(): number | undefined {
-  try {
-    const fields = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
-    return (Number(fields[13]) + Number(fields[14])) * 10; // clock ticks (USER_HZ 100)
-  } catch {
-    return undefined;
-  }
-}
-
-/** Run a process; wall time, CPU time, and its VmHWM polled from /proc while it runs. One at a time. */
-function measure(cmd: string, argv: string[], pollHwm: boolean): Promise<Measured> {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const cpuBefore = childrenCpuMs();
-    const child = spawn(cmd, argv, { cwd: REPO_ROOT });
-    let stdout = "";
-    let stderr = "";
-    let peak: number | undefined;
-    const status = `/proc/${child.pid}/status`;
-    const poll = pollHwm
-      ? setInterval(() => {
-          try {
-            const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(status, "utf8"));
-            if (m) peak = Math.max(peak ?? 0, Number(m[1]));
-          } catch {
-            // gone already
-          }
-        }, 3)
-      : undefined;
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (poll) clearInterval(poll);
-      const cpuAfter = childrenCpuMs();
-      const cpuMs = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
-      resolve({ wallMs: performance.now() - start, cpuMs, peakKiB: peak, stdout, stderr, code });
-    });
-  });
-}
-
-async function phase(req: ChildRequest): Promise<ChildResult & { wallMs: number }> {
-  const m = await measure(TSX, [CHILD, JSON.stringify(req)], false);
+async function phase(req: ChildRequest): Promise<ChildResult & { wallMs: number; load: number }> {
+  const m = await measure(...tsCommand(CHILD, [JSON.stringify(req)]), false);
   if (m.code !== 0) throw new Error(`bench child ${JSON.stringify(req)} failed:\n${m.stderr}`);
-  return { ...(JSON.parse(m.stdout.trim().split("\n").pop()!) as ChildResult), wallMs: m.wallMs };
+  return { ...(JSON.parse(m.stdout.trim().split("\n").pop()!) as ChildResult), wallMs: m.wallMs, load: m.load };
 }
 
 /** The fastest of `n` runs (times), with the highest peak memory seen. */
@@ -124,6 +82,8 @@ interface Row {
   policyCpuMs: number | null;
   packCpuMs: number | null;
   renderBreakdownMs: Record<string, number>;
+  /** The 1-minute load average when the fastest policy phase ran. */
+  load: number;
   policyBreakdownMs: Record<string, number>;
   /** Resources the Pulumi program registers (what the policy pack judges). */
   resources: number | null;
@@ -131,7 +91,7 @@ interface Row {
 
 const mib = (kib: number | undefined) => (kib === undefined ? null : Math.round((kib / 1024) * 10) / 10);
 const round = (ms: number) => Math.round(ms);
-const load = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
+const loads = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 
 type EnginePreview = { measured: true; tries: number; stacks: EngineStackResult[] } | { measured: false; why: string };
 
@@ -147,9 +107,12 @@ async function enginePreviewTimes(skip: boolean, schemas: string, tries: number,
   const why = engineUnavailable({ skip, missing: ENGINE_BINARIES.filter((b) => !which(b)), clusterScript, clusterScriptExists: fs.existsSync(clusterScript) });
   if (why) return { measured: false, why };
   const offline = new Map<string, number[]>();
+  /** The highest load seen while a stack's sides were taken. */
+  const loadAt = new Map<string, number>();
   const turn = async (stack: string) => {
     for (let i = 0; i < offlinePerTurn; i++) {
-      const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts"), "--stack", stack], false);
+      loadAt.set(stack, Math.max(loadAt.get(stack) ?? 0, load1()));
+      const p = await measure(...tsCommand(path.join(REPO_ROOT, "scripts", "policy.ts"), ["--stack", stack]), false);
       if (p.code !== 0) throw new Error(`npm run policy -- --stack ${stack} failed:\n${p.stdout}${p.stderr}`);
       offline.set(stack, [...(offline.get(stack) ?? []), p.wallMs / 1000]);
     }
@@ -171,7 +134,7 @@ async function enginePreviewTimes(skip: boolean, schemas: string, tries: number,
   for (const t of timed) {
     const report = path.relative(REPO_ROOT, t.report);
     if (!t.ok) stacks.push({ stack: t.stack, measured: false, why: `the engine run failed: ${t.failure}`, report });
-    else stacks.push(compareEngine(t.stack, t.seconds, offline.get(t.stack)!, report));
+    else stacks.push(compareEngine(t.stack, t.seconds, offline.get(t.stack)!, report, loadAt.get(t.stack)));
   }
   return { measured: true, tries, stacks };
 }
@@ -280,6 +243,7 @@ async function measureInput(o: BenchOptions, kubeconformRun: KubeconformRun, out
     policyBreakdownMs: msOf(policy.ms),
     resources: policy.resources ?? null,
     renderBreakdownMs: msOf(render.ms),
+    load: policy.load,
   };
 }
 
@@ -293,22 +257,8 @@ interface PipelineTimes {
   stacks: string[];
   pipeline: ChildResult & { wallMs: number };
   alone: Measured;
-  cli: { wallMs: number; ms: Record<string, number> };
   /** `npm run policy` on its own, as a developer runs it (tsx start-up included; npm's own start is not). */
   policyCli: Measured;
-}
-
-/** One run of the offline commands as CI runs them: render, validate, policy, plan. */
-async function cliPipeline(cliOut: string, schemas: string): Promise<{ wallMs: number; ms: Record<string, number> }> {
-  fs.rmSync(cliOut, { recursive: true, force: true });
-  const r = await measure(TSX, [path.join(REPO_ROOT, "scripts", "render.ts"), "--out", cliOut], false);
-  const v = await measure(TSX, [path.join(REPO_ROOT, "scripts", "validate.ts"), "--rendered", cliOut, "--schemas", schemas], false);
-  if (r.code !== 0 || v.code !== 0) throw new Error(`CLI pipeline failed:\n${r.stderr}${v.stderr}`);
-  const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts")], false);
-  if (p.code !== 0) throw new Error(`CLI pipeline: npm run policy failed:\n${p.stdout}${p.stderr}`);
-  const c = await measure(TSX, [path.join(REPO_ROOT, "scripts", "plan.ts")], false);
-  if (c.code !== 0) throw new Error(`CLI pipeline: npm run plan failed:\n${c.stdout}${c.stderr}`);
-  return { wallMs: r.wallMs + v.wallMs + p.wallMs + c.wallMs, ms: { render: r.wallMs, plan: c.wallMs, validate: v.wallMs, policy: p.wallMs } };
 }
 
 async function measurePipeline(o: BenchOptions, kubeconform: string, kubeconformRun: KubeconformRun, work: string, stacksDir: string): Promise<PipelineTimes> {
@@ -327,61 +277,159 @@ async function measurePipeline(o: BenchOptions, kubeconform: string, kubeconform
     if (!alone || a.wallMs < alone.wallMs) alone = { ...a, peakKiB: Math.max(a.peakKiB ?? 0, alone?.peakKiB ?? 0) || undefined };
   }
   if (!pipeline || !alone) throw new Error("the pipeline did not run");
-  const cliOut = path.join(work, "cli");
-  const cli = await best(
-    o.quick,
-    () => cliPipeline(cliOut, o.schemas),
-    (r) => r.wallMs,
-  );
   const policyCli = await best(
     o.quick,
     async () => {
-      const p = await measure(TSX, [path.join(REPO_ROOT, "scripts", "policy.ts")], false);
+      const p = await measure(...tsCommand(path.join(REPO_ROOT, "scripts", "policy.ts")), false);
       if (p.code !== 0) throw new Error(`npm run policy failed:\n${p.stdout}${p.stderr}`);
       return p;
     },
     (m) => m.wallMs,
   );
-  return { stacks, pipeline, alone, cli, policyCli };
+  return { stacks, pipeline, alone, policyCli };
 }
 
-type NpmTest = { wallMs: number; cpuMs?: number; code: number | null; loadAtStart: number[]; summary: string };
+type NpmTest = { wallMs: number; cpuMs?: number; code: number | null; load: number; summary: string; fastWallMs: number; fastLoad: number };
 
-/** `npm test`, whole (its pretest included), once: nothing else of the bench runs beside it. */
-async function timeNpmTest(): Promise<NpmTest> {
-  process.stderr.write("bench: npm test…\n");
-  const loadBefore = load();
-  const t = await measure("npm", ["test", "--silent"], false);
-  const summary = `${t.stdout}\n${t.stderr}`
+/** What a test run prints as its totals (vitest's Test Files and Tests lines). */
+function testSummary(t: Measured): string {
+  return `${t.stdout}\n${t.stderr}`
     .split("\n")
     .map((l) => stripVTControlCharacters(l))
     .filter((l) => /^\s*(Test Files|Tests)\s/.test(l))
     .map((l) => l.trim())
     .join("; ");
-  if (t.code !== 0) throw new Error(`npm test failed (exit ${t.code}): ${summary}\n${t.stderr.slice(-4000)}`);
-  return { wallMs: round(t.wallMs), cpuMs: t.cpuMs, code: t.code, loadAtStart: loadBefore, summary };
 }
 
-function benchTargets(rows: Row[], pipe: PipelineTimes, npmTest: NpmTest | undefined, enginePreview: EnginePreview): Target[] {
+/**
+ * `npm test`, whole (its pretest included), once, from the caches a fresh clone has: none (the
+ * type check's, eslint's and prettier's, the transpiled TypeScript and V8's code under
+ * node_modules/.cache are removed first); then `npm run test:fast` as a developer reruns it.
+ * Nothing else of the bench runs beside them.
+ */
+async function timeNpmTest(): Promise<NpmTest> {
+  process.stderr.write("bench: npm test (fresh caches)…\n");
+  fs.rmSync(path.join(REPO_ROOT, "node_modules", ".cache"), { recursive: true, force: true });
+  const t = await measure("npm", ["test", "--silent"]);
+  const summary = testSummary(t);
+  if (t.code !== 0) throw new Error(`npm test failed (exit ${t.code}): ${summary}\n${t.stderr.slice(-4000)}`);
+  process.stderr.write("bench: npm run test:fast…\n");
+  const fast = await measure("npm", ["run", "--silent", "test:fast"]);
+  if (fast.code !== 0) throw new Error(`npm run test:fast failed (exit ${fast.code}): ${testSummary(fast)}\n${fast.stderr.slice(-4000)}`);
+  return { wallMs: round(t.wallMs), cpuMs: t.cpuMs, code: t.code, load: t.load, summary, fastWallMs: round(fast.wallMs), fastLoad: fast.load };
+}
+
+/** Issue 25's anchored inventory: the same stack with its compute labels through one YAML alias, and written out. */
+interface AnchoredFigure {
+  nodes: number;
+  aliasedMs: number;
+  writtenOutMs: number;
+  load: number;
+}
+
+/** Plan and render (the bench's render phase, from the stack file) of both forms, in turns, the fastest of each. */
+async function anchoredInventory(o: BenchOptions, work: string, size: number): Promise<AnchoredFigure> {
+  process.stderr.write(`bench: anchored inventory, ${size} nodes…\n`);
+  const dirs = [true, false].map((aliased) => {
+    const dir = path.join(work, aliased ? "aliased" : "written-out");
+    fs.mkdirSync(dir, { recursive: true });
+    const f = generatedStackFile(size, aliased);
+    fs.writeFileSync(path.join(dir, `Pulumi.${f.stack}.yaml`), f.text);
+    return { dir, stack: f.stack };
+  });
+  const load = load1();
+  const times = [Infinity, Infinity];
+  for (let i = 0; i < o.repeat; i++)
+    for (const [k, d] of dirs.entries()) {
+      const r = await phase({ mode: "render", stack: d.stack, stacksDir: d.dir, out: path.join(work, `out-${k}`) });
+      times[k] = Math.min(times[k], r.ms.total);
+    }
+  return { nodes: size, aliasedMs: round(times[0]), writtenOutMs: round(times[1]), load };
+}
+
+/** The measurements of what an operator waits for (bench/operator.ts). */
+interface OperatorFigures {
+  anchored: AnchoredFigure;
+  preview: PreviewFigure;
+  editLoop: EditLoopFigure;
+  prCheck: PrCheckFigure;
+}
+
+async function operatorFigures(o: BenchOptions): Promise<OperatorFigures> {
+  const work = operatorWork();
+  try {
+    const anchored = await anchoredInventory(o, path.join(work, "anchored"), ANCHORED_NODES);
+    process.stderr.write(`bench: preview of a ${PREVIEW_NODES}-node stack…\n`);
+    const preview = await previewOfGenerated(work, PREVIEW_NODES, o.repeat);
+    process.stderr.write("bench: the edit loop…\n");
+    const loop = await editLoop(work, o.repeat);
+    process.stderr.write("bench: the pull-request workflow, offline…\n");
+    const pr = await fastestOfPr(o, work);
+    return { anchored, preview, editLoop: loop, prCheck: pr };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function fastestOfPr(o: BenchOptions, work: string): Promise<PrCheckFigure> {
+  let best: PrCheckFigure | undefined;
+  for (let i = 0; i < o.repeat; i++) {
+    const r = await prCheck(work, o.schemas);
+    if (!best || r.totalMs < best.totalMs) best = r;
+  }
+  return best!;
+}
+
+/** The inventory sizes issue 25 names. */
+const ANCHORED_NODES = 2000;
+const PREVIEW_NODES = 2000;
+
+function benchTargets(rows: Row[], pipe: PipelineTimes, npmTest: NpmTest | undefined, enginePreview: EnginePreview, op: OperatorFigures): Target[] {
   const row = (label: string) => rows.find((r) => r.input === label)!;
   const renderPlacement = (r: Row) => r.renderMs + (r.placementMs ?? 0);
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const big = row("generated-5000");
+  const { anchored, preview, editLoop: loop, prCheck: pr } = op;
   return [
     {
-      what: "render + placement + validate, 4 stacks ÷ kubeconform alone on the same files",
-      value: ratio(pipe.pipeline.ms.render + pipe.pipeline.ms.validate, pipe.alone.wallMs),
+      what: `anchored inventory: plan + render of a ${anchored.nodes}-node stack, compute labels through one YAML alias ÷ written out`,
+      value: ratio(anchored.aliasedMs, anchored.writtenOutMs),
       unit: "×",
-      max: 2,
+      max: 1.2,
+      load: anchored.load,
     },
-    { what: "the same with the policy pack", value: ratio(pipe.pipeline.ms.total, pipe.alone.wallMs), unit: "×", max: 5 },
-    { what: "npm run policy, 4 stacks (wall)", value: round(pipe.policyCli.wallMs), unit: "ms", max: 4000 },
-    { what: "policy, generated 5000-node stack (wall)", value: big.policyMs, unit: "ms", max: 6000 },
-    { what: "policy, generated 5000-node stack: peak of the program's process", value: big.policyPeakMiB, unit: "MiB", below: 1024 },
-    { what: "policy, generated 5000-node stack: peak of the pack's process", value: big.packPeakMiB, unit: "MiB", below: 1024 },
-    { what: "render + placement, 5000 ÷ 500 nodes", value: ratio(renderPlacement(big), renderPlacement(row("generated-500"))), unit: "×", max: 11 },
-    { what: "npm test (wall)", value: npmTest?.wallMs ?? null, unit: "ms", max: 60_000 },
+    { what: `npm run preview of a ${preview.nodes}-node stack against its base (wall)`, value: preview.wallMs, unit: "ms", max: 10_000, load: preview.load },
+    {
+      what: `npm run preview of a ${preview.nodes}-node stack: peak of its largest process`,
+      value: preview.peakMiB,
+      unit: "MiB",
+      max: 500,
+      load: preview.load,
+    },
     ...engineTargets(enginePreview.measured ? enginePreview.stacks : []),
+    { what: "npm run plan -- --stack prod-medium after an edit: first line of output", value: loop.planFirstLineMs, unit: "ms", max: 1000, load: loop.load },
+    { what: "npm run render, 4 stacks (wall)", value: loop.renderMs, unit: "ms", max: 2000, load: loop.load },
+    { what: "npm run policy, 4 stacks (wall)", value: round(pipe.policyCli.wallMs), unit: "ms", max: 4000, load: pipe.policyCli.load },
+    { what: "policy, generated 5000-node stack (wall)", value: big.policyMs, unit: "ms", max: 6000, load: big.load },
+    { what: "policy, generated 5000-node stack: peak of the program's process", value: big.policyPeakMiB, unit: "MiB", max: 512, load: big.load },
+    { what: "policy, generated 5000-node stack: peak of the pack's process", value: big.packPeakMiB, unit: "MiB", max: 512, load: big.load },
+    {
+      what: "render + placement, 5000 ÷ 500 nodes",
+      value: ratio(renderPlacement(big), renderPlacement(row("generated-500"))),
+      unit: "×",
+      max: 11,
+      load: big.load,
+    },
+    { what: "npm test: CPU time (user + system), fresh caches", value: npmTest?.cpuMs ?? null, unit: "ms", max: 90_000, load: npmTest?.load },
+    { what: "npm test (wall), fresh caches", value: npmTest?.wallMs ?? null, unit: "ms", max: 60_000, load: npmTest?.load },
+    { what: "npm run test:fast (wall)", value: npmTest?.fastWallMs ?? null, unit: "ms", max: 20_000, load: npmTest?.fastLoad },
+    {
+      what: "the pull-request workflow offline: render, drift, validate, policy, preview of the 4 stacks",
+      value: pr.totalMs,
+      unit: "ms",
+      max: 15_000,
+      load: pr.load,
+    },
   ];
 }
 
@@ -393,6 +441,7 @@ function benchResult(
   pipe: PipelineTimes,
   npmTest: NpmTest | undefined,
   enginePreview: EnginePreview,
+  op: OperatorFigures,
   targets: Target[],
 ) {
   return {
@@ -403,7 +452,7 @@ function benchResult(
       node: process.version,
       platform: `${os.platform()} ${os.release()}`,
       loadAverageAtStart: loadAtStart,
-      loadAverageAtEnd: load(),
+      loadAverageAtEnd: loads(),
     },
     method: "fastest of --repeat runs; each phase in its own process; peak = that process' maxRSS (kubeconform, packs: VmHWM from /proc)",
     repeat: o.repeat,
@@ -413,8 +462,6 @@ function benchResult(
       inProcessMs: msOf(pipe.pipeline.ms),
       inProcessPeakMiB: mib(pipe.pipeline.maxRssKiB),
       processWallMs: round(pipe.pipeline.wallMs),
-      cliWallMs: msOf(pipe.cli.ms),
-      cliTotalWallMs: round(pipe.cli.wallMs),
       kubeconformAloneMs: round(pipe.alone.wallMs),
       kubeconformAlonePeakMiB: mib(pipe.alone.peakKiB),
       placement: "part of render: planStack runs the placement checks and the render writes placement.md/.svg",
@@ -423,8 +470,22 @@ function benchResult(
     policyCliCpuMs: pipe.policyCli.cpuMs,
     npmTest: npmTest ?? { measured: false, why: "--skip-tests" },
     enginePreview,
+    operator: op,
     targets: targets.map((t) => ({ ...t, holds: holds(t) })),
   };
+}
+
+/** The operator's figures as printed, each with the load it ran at. */
+function operatorLines(op: OperatorFigures): string[] {
+  const { anchored: a, preview: p, editLoop: e, prCheck: pr } = op;
+  return [
+    `anchored inventory, ${a.nodes} nodes (plan + render from the stack file): aliased ${a.aliasedMs} ms, written out ${a.writtenOutMs} ms (load ${a.load})`,
+    `npm run preview, ${p.nodes}-node stack + 1 node against its base: ${p.wallMs} ms, ${p.cpuMs ?? "?"} ms of CPU, peak ${p.peakMiB ?? "?"} MiB (load ${p.load})`,
+    `edit loop: npm run plan -- --stack prod-medium after an edit: first line ${e.planFirstLineMs} ms (exit ${e.planWallMs} ms); npm run render ${e.renderMs} ms (load ${e.load})`,
+    `pull-request workflow offline: ${Object.entries(pr.stepsMs)
+      .map(([k, v]) => `${k} ${v} ms`)
+      .join(", ")}; total ${pr.totalMs} ms (load ${pr.load})`,
+  ];
 }
 
 /** What the bench prints: the machine, the rows, the pipeline, npm test, the engine, the targets. */
@@ -450,18 +511,16 @@ function summaryLines(
     `pipeline, ${result.pipeline.stacks.length} stacks, one process: ${Object.entries(result.pipeline.inProcessMs)
       .map(([k, v]) => `${k} ${v} ms`)
       .join(", ")}; peak ${result.pipeline.inProcessPeakMiB} MiB; process wall ${result.pipeline.processWallMs} ms`,
-    `pipeline as CLI commands: ${Object.entries(result.pipeline.cliWallMs)
-      .map(([k, v]) => `${k} ${v} ms`)
-      .join(", ")}; total ${result.pipeline.cliTotalWallMs} ms`,
     `kubeconform alone on the same files: ${result.pipeline.kubeconformAloneMs} ms, peak ${cell(result.pipeline.kubeconformAlonePeakMiB, " MiB")}`,
+    ...operatorLines(result.operator),
     npmTest
-      ? `npm test: ${npmTest.wallMs} ms, ${npmTest.cpuMs ?? "?"} ms of CPU (load ${npmTest.loadAtStart.join(" ")} at its start): ${npmTest.summary}`
+      ? `npm test (fresh caches): ${npmTest.wallMs} ms, ${npmTest.cpuMs ?? "?"} ms of CPU (load ${npmTest.load}): ${npmTest.summary}; npm run test:fast ${npmTest.fastWallMs} ms (load ${npmTest.fastLoad})`
       : "npm test: not timed (--skip-tests)",
     ...(enginePreview.measured ? enginePreview.stacks.map(engineLine) : [`*** pulumi preview --policy-pack policy: NOT MEASURED (${enginePreview.why}) ***`]),
     "",
-    "| target | measured | goal | holds |",
-    "|---|---:|---:|---|",
-    ...targets.map((t) => `| ${t.what} | ${shown(t)} | ${goal(t)} | ${verdict(t)} |`),
+    "| target | measured | goal | holds | load |",
+    "|---|---:|---:|---|---:|",
+    ...targets.map((t) => `| ${t.what} | ${shown(t)} | ${goal(t)} | ${verdict(t)} | ${t.load ?? "n/a"} |`),
     "",
     `written to ${o.out}`,
   ];
@@ -469,9 +528,11 @@ function summaryLines(
 
 export async function benchMain(): Promise<number | void> {
   const o = benchOptions();
+  // the pinned tools, installed when missing, as npm test's pretest does (a fresh clone has none)
+  await ensureTools({ log: (line) => process.stderr.write(`bench: tools: ${line}\n`) });
   const kubeconform = requireTool("kubeconform");
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-"));
-  const loadAtStart = load();
+  const loadAtStart = loads();
   const kubeconformRun = kubeconformRunner(kubeconform, o.schemas);
 
   const stacksDir = path.join(REPO_ROOT, "stacks");
@@ -485,6 +546,7 @@ export async function benchMain(): Promise<number | void> {
     rows.push(await measureInput(o, kubeconformRun, path.join(work, "phases"), input));
   }
   const pipe = await measurePipeline(o, kubeconform, kubeconformRun, work, stacksDir);
+  const op = await operatorFigures(o);
 
   // the real engine against the offline policy path, before `npm test` (which must run alone)
   process.stderr.write("bench: pulumi preview --policy-pack policy (the real engine)…\n");
@@ -493,8 +555,8 @@ export async function benchMain(): Promise<number | void> {
   // `npm test` last
   const npmTest = o.skipTests ? undefined : await timeNpmTest();
 
-  const targets = benchTargets(rows, pipe, npmTest, enginePreview);
-  const result = benchResult(o, loadAtStart, rows, pipe, npmTest, enginePreview, targets);
+  const targets = benchTargets(rows, pipe, npmTest, enginePreview, op);
+  const result = benchResult(o, loadAtStart, rows, pipe, npmTest, enginePreview, op, targets);
   fs.rmSync(work, { recursive: true, force: true });
   writeWhole(path.resolve(REPO_ROOT, o.out), `${JSON.stringify(result, null, 2)}\n`);
   console.log(summaryLines(o, result, npmTest, enginePreview, targets).join("\n"));

@@ -13,8 +13,11 @@ const fs = require("node:fs");
 const Module = require("node:module");
 const path = require("node:path");
 const { cachedCompile } = require("./pack-transpile-cache.cjs");
+const { installCodeCache } = require("../cli/code-cache.cjs");
 
 const CACHE = path.resolve(__dirname, "../node_modules/.cache/openkeel-policy-pack");
+// V8's code for the SDK, ts-node and the pack's transpiled files, kept across pack starts
+installCodeCache(path.join(CACHE, "v8"), () => true);
 const TYPESCRIPT = require.resolve("typescript");
 const TYPESCRIPT_VERSION = require("typescript/package.json").version;
 

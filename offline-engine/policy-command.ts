@@ -68,14 +68,15 @@ function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefi
  */
 export function plannedStacks(names: string[] | undefined, stacksDir: string): PlannedStack[] {
   return planStacks(names, stacksDir).map((s) => {
-    // what the program needs of the planning, no more (the placement report is large at scale)
+    // what the program needs of the planning, no more (the placement report is large at scale),
+    // and all its closure keeps (not `s`, which holds the report)
     const planned = { problems: s.result.problems, plan: s.plan };
-    const file = s.config.file;
+    const { file, stack } = s.config;
     return {
-      stack: s.config.stack,
+      stack,
       environment: s.config.environment,
       config: pulumiConfigMap(s.raw),
-      program: async () => (await import("../components/deploy")).deployStack(s.config.stack, planned, file),
+      program: async () => (await import("../components/deploy")).deployStack(stack, planned, file),
     };
   });
 }

@@ -146,6 +146,8 @@ function groupColour(nodes: PlacementNode[]): string {
 }
 
 function xmlEscape(s: string): string {
+  // most names and labels have nothing to escape (a large inventory draws thousands of them)
+  if (!/[&<>"]/.test(s)) return s;
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 

@@ -129,11 +129,39 @@ function nodeEligibility(c: Component, node: ReportNode): string[] {
   return ineligibility({ ...c.scheduling, daemonSet: c.kind === "DaemonSet" }, node);
 }
 
+/**
+ * The node labels a component's scheduling reads (its node selector's keys, its required node
+ * affinity's expressions, or its nodeSelection's), or undefined when it also picks nodes by name
+ * (matchFields on metadata.name): what, with the node's taints, decides whether a node is eligible.
+ */
+function labelsRead(c: Component): string[] | undefined {
+  if (c.nodeSelection !== undefined) return [...Object.keys(c.nodeSelection.matchLabels ?? {}), ...(c.nodeSelection.matchExpressions ?? []).map((r) => r.key)];
+  const terms = c.scheduling.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  if (terms.some((t) => (t.matchFields ?? []).length > 0)) return undefined;
+  return [...Object.keys(c.scheduling.nodeSelector ?? {}), ...terms.flatMap((t) => (t.matchExpressions ?? []).map((r) => r.key))];
+}
+
+const taintKeys = new WeakMap<ReportNode, string>();
+const taintKey = (n: ReportNode) => {
+  let key = taintKeys.get(n);
+  if (key === undefined) taintKeys.set(n, (key = JSON.stringify(n.taints)));
+  return key;
+};
+
 function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlacement {
   const eligible: string[] = [];
   const reasons: Record<string, string[]> = {};
+  // nodes that agree on what the component reads (a large inventory has a few kinds of node) get
+  // the same answer: each kind judged once, unless the component picks nodes by name
+  const read = labelsRead(c);
+  const byKey = read && new Map<string, string[]>();
   for (const n of nodes) {
-    const why = nodeEligibility(c, n);
+    const key = read && JSON.stringify([read.map((k) => (Object.hasOwn(n.labels, k) ? n.labels[k] : null)), taintKey(n)]);
+    let why = key === undefined ? undefined : byKey!.get(key);
+    if (why === undefined) {
+      why = nodeEligibility(c, n);
+      if (key !== undefined) byKey!.set(key, why);
+    } else why = [...why];
     if (why.length === 0) eligible.push(n.name);
     else reasons[n.name] = why;
   }
@@ -205,7 +233,8 @@ function capacityChecks(p: ComponentPlacement, nodes: ReportNode[], byName: Read
       key,
     );
     if (c.replicas !== undefined && c.replicas > capacity) {
-      const unreachable = nodes.map((n) => n.name).filter((n) => !p.eligible.includes(n));
+      const eligible = new Set(p.eligible);
+      const unreachable = nodes.map((n) => n.name).filter((n) => !eligible.has(n));
       checks.push(
         error(
           "placement-anti-affinity",
@@ -225,7 +254,8 @@ function designChecks(p: ComponentPlacement, nodes: ReportNode[], byName: Readon
   const what = describeComponent(c);
   const checks: Check[] = [];
   if (c.kind === "DaemonSet") {
-    const missed = designNodes(c.designRoles, nodes).filter((n) => !p.eligible.includes(n));
+    const eligible = new Set(p.eligible);
+    const missed = designNodes(c.designRoles, nodes).filter((n) => !eligible.has(n));
     if (missed.length > 0) {
       checks.push(
         error(

@@ -40,7 +40,8 @@ export const readNodeHealthCheck: ObjectReader = (u, o) => {
 /** The NodeHealthChecks that select each node. */
 function checksByNode(placements: readonly ComponentPlacement[], nodes: readonly ReportNode[]): Map<string, ComponentPlacement[]> {
   const nhcs = placements.filter((p) => p.component.kind === NHC_KIND);
-  return new Map(nodes.map((n) => [n.name, nhcs.filter((p) => p.eligible.includes(n.name))]));
+  const eligible = nhcs.map((p) => ({ p, on: new Set(p.eligible) }));
+  return new Map(nodes.map((n) => [n.name, eligible.filter((e) => e.on.has(n.name)).map((e) => e.p)]));
 }
 
 /**

@@ -330,11 +330,20 @@ const machinesSchema = z.object({
 /** Reads what the render writes without the yaml library, else declines (render/yaml.ts). */
 const fastRead = makeReader();
 
-/** The YAML documents of a rendered file, in order. */
+/**
+ * The YAML documents of a rendered file, in order. The reader's documents one by one when it reads
+ * every one of them (a Talos node's patch holds two: a large inventory has thousands), else the
+ * library's for the whole file.
+ */
 export function yamlDocuments(text: string): unknown[] {
-  const fast = fastRead(text);
-  return fast !== undefined ? [fast] : parseAllDocuments(text).map((d) => d.toJS() as unknown);
+  const parts = text.split(/^---\n/m);
+  // only comments before the first `---`: the library reads no document there, leave it to it
+  if (parts.length > 1 && parts[0].split("\n").every((l) => l.trim() === "" || l.trimStart().startsWith("#"))) return library(text);
+  const docs = parts.map((p) => fastRead(p));
+  return docs.every((d) => d !== undefined) ? docs : library(text);
 }
+
+const library = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as unknown);
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   const r = schema.safeParse(value);
@@ -384,7 +393,10 @@ export interface RenderedFiles {
 
 /**
  * One stack's render, read. Each file is read and parsed once, when first asked for, whatever
- * asks (the preview asks for the same objects and node configuration in several places).
+ * asks (the preview asks for the same objects and node configuration in several places). Renders
+ * compared with each other may share `parsed` (text → documents): a file with the same text on
+ * both sides, most of them in a large inventory, is then parsed once, and its documents are the
+ * same objects on both sides. Readers never change them.
  */
 export class RenderedStack {
   private cachedIndex?: RenderedIndex;
@@ -396,6 +408,7 @@ export class RenderedStack {
   constructor(
     readonly files: RenderedFiles,
     readonly where: string,
+    private readonly parsed?: Map<string, unknown[]>,
   ) {}
 
   /** index.yaml; a render without one (a stack that is not there) reads as empty. */
@@ -431,7 +444,8 @@ export class RenderedStack {
     if (!docs) {
       const text = this.files.get(path);
       try {
-        docs = text === undefined ? [] : yamlDocuments(text);
+        docs = text === undefined ? [] : (this.parsed?.get(text) ?? yamlDocuments(text));
+        if (text !== undefined) this.parsed?.set(text, docs);
       } catch (e) {
         throw new RenderedFormatError(`${this.where}/${path}: is not YAML (${(e as Error).message.split("\n")[0]})`);
       }
@@ -455,7 +469,7 @@ function emptyIndex(): RenderedIndex {
 }
 
 /** A `rendered/`-shaped tree (`<stack>/<path>`), as one render per stack. */
-export function renderedStacks(tree: ReadonlyMap<string, string>, where: string): Map<string, RenderedStack> {
+export function renderedStacks(tree: ReadonlyMap<string, string>, where: string, parsed?: Map<string, unknown[]>): Map<string, RenderedStack> {
   const files = new Map<string, Map<string, string>>();
   for (const [file, content] of tree) {
     const slash = file.indexOf("/");
@@ -464,7 +478,7 @@ export function renderedStacks(tree: ReadonlyMap<string, string>, where: string)
     if (!files.has(stack)) files.set(stack, new Map());
     files.get(stack)!.set(file.slice(slash + 1), content);
   }
-  return new Map([...files].map(([stack, f]) => [stack, new RenderedStack(f, `${where}/${stack}`)]));
+  return new Map([...files].map(([stack, f]) => [stack, new RenderedStack(f, `${where}/${stack}`, parsed)]));
 }
 
 /** A render on disk, `<dir>` = rendered/<stack>/: each file read when first asked for. */

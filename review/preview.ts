@@ -575,7 +575,8 @@ function objectChanges(bo: Map<string, ParsedObject>, ho: Map<string, ParsedObje
     const y = ho.get(k);
     if (!x) objects.added.push({ ...y!.ref, body: y!.body });
     else if (!y) objects.removed.push(x.ref);
-    else {
+    else if (x.body !== y.body) {
+      // the same document on both sides (a file unchanged, parsed once) has no change
       const changes = diff(x.body, y.body);
       if (changes.length === 0) continue;
       const { replaces, refused } = inPlace(y.ref.apiVersion, y.ref.kind, changes, y.ref.patch);
@@ -677,7 +678,9 @@ function otherFiles(b: RenderedStack, h: RenderedStack, placement: PlacementDelt
 
 /** Compare one stack's two renders (either may be absent). */
 export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport, pins?: UpgradePins): StackPreview {
-  const read = (tree: Tree | undefined, where: string) => tree && new RenderedStack(tree, `${where}/${stack}`);
+  // the two sides share their parses: a file unchanged by the change is parsed once
+  const parsed = new Map<string, unknown[]>();
+  const read = (tree: Tree | undefined, where: string) => tree && new RenderedStack(tree, `${where}/${stack}`, parsed);
   return compare(stack, read(base, "the base"), read(head, "this change"), policy, pins);
 }
 
@@ -752,8 +755,10 @@ function policyOf(stack: string, policy: PolicyReport | undefined): { policy?: S
 
 /** Every stack present in either render (optionally only some), sorted by name. */
 export function previewAll(base: Tree, head: Tree, opts: { stacks?: string[]; policy?: PolicyReport; pins?: UpgradePins } = {}): StackPreview[] {
-  const bs = renderedStacks(base, "the base");
-  const hs = renderedStacks(head, "this change");
+  // the two sides share their parses: a file unchanged by the change is parsed once
+  const parsed = new Map<string, unknown[]>();
+  const bs = renderedStacks(base, "the base", parsed);
+  const hs = renderedStacks(head, "this change", parsed);
   const names = [...new Set([...bs.keys(), ...hs.keys()])].filter((s) => !opts.stacks?.length || opts.stacks.includes(s)).sort(cmp);
   return names.map((s) => compare(s, bs.get(s), hs.get(s), opts.policy, opts.pins));
 }

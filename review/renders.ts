@@ -4,7 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PROGRESS_MARK } from "../cli/cli";
-import { REPO_ROOT } from "../tools/tools";
+import { tsCommand } from "../cli/ts-command";
 
 export interface RenderRun {
   code: number | null;
@@ -13,14 +13,13 @@ export interface RenderRun {
 }
 
 /**
- * `tsx scripts/render.ts --out <outDir>` inside `checkout`, with this repository's tsx. With
+ * `scripts/render.ts --out <outDir>` of `checkout`, run as `npm run render` runs it (cli/ts-command.ts). With
  * `onProgress`, the child's progress lines are relayed (and kept out of `stderr`, which holds what
  * went wrong); without, the child prints none.
  */
 export function renderCheckout(checkout: string, outDir: string, extraArgs: string[] = [], onProgress?: (line: string) => void): Promise<RenderRun> {
-  const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [path.join(checkout, "scripts", "render.ts"), "--out", outDir, ...extraArgs], {
+    const child = spawn(...tsCommand(path.join(checkout, "scripts", "render.ts"), ["--out", outDir, ...extraArgs]), {
       cwd: checkout,
       env: { ...process.env, OPENKEEL_PROGRESS: onProgress ? "1" : "0" },
     });

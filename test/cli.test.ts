@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { capture, progressWanted, usageText, type Io } from "../cli/cli";
+import { TS_RUN, tsCommand } from "../cli/ts-command";
 import { clusterCommand } from "../pipeline/cluster-command";
 import { driftCommand } from "../review/drift-command";
 import { planCommand } from "../pipeline/plan-command";
@@ -18,7 +19,6 @@ import { renderCommand } from "../pipeline/render-command";
 import { validateCommand } from "../tools/validate-command";
 import { REPO, tempStacks } from "./helpers/stacks";
 
-const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 const SCRIPTS = fs
   .readdirSync(path.join(REPO, "scripts"))
   .filter((f) => f.endsWith(".ts"))
@@ -28,7 +28,7 @@ afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true 
 
 function runScript(script: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [path.join(REPO, "scripts", script), ...argv], { cwd: REPO, env: { ...process.env, OPENKEEL_PROGRESS: "", ...env } });
+    const child = spawn(...tsCommand(path.join(REPO, "scripts", script), argv), { cwd: REPO, env: { ...process.env, OPENKEEL_PROGRESS: "", ...env } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -142,7 +142,7 @@ describe("npm run plan", () => {
 describe("a closed pipe", () => {
   it("npm run plan into a reader that has gone: no EPIPE stack trace, exit 0", () => {
     // `true` exits without reading: every write of the plan meets a closed pipe
-    const r = spawnSync("bash", ["-c", `set -o pipefail; '${TSX}' scripts/plan.ts | true`], { cwd: REPO, encoding: "utf8" });
+    const r = spawnSync("bash", ["-c", `set -o pipefail; '${process.execPath}' -r '${TS_RUN}' scripts/plan.ts | true`], { cwd: REPO, encoding: "utf8" });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
   });

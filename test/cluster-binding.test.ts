@@ -15,6 +15,7 @@ import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
 import { planStack } from "../environments";
 import { renderPlan } from "../render/rendered";
 import { capture } from "../cli/cli";
+import { tsCommand } from "../cli/ts-command";
 import { clusterCommand } from "../pipeline/cluster-command";
 import { previewStack } from "../review/preview";
 import { planOf } from "./helpers/plans";
@@ -197,8 +198,7 @@ describe("npm run cluster: the deploy workflow's check of its kubeconfig, offlin
   const argv = (stacks: string[]) => stacks.flatMap((s) => ["--stack", s]);
   /** The real CLI: once, for the process' own exit code and streams. */
   const cli = (file: string, ...stacks: string[]) => {
-    const TSX = path.join(__dirname, "..", "node_modules", ".bin", "tsx");
-    const r = spawnSync(TSX, [path.join(__dirname, "..", "scripts", "cluster.ts"), ...argv(stacks)], {
+    const r = spawnSync(...tsCommand(path.join(__dirname, "..", "scripts", "cluster.ts"), argv(stacks)), {
       cwd: path.join(__dirname, ".."),
       encoding: "utf8",
       env: { ...process.env, KUBECONFIG: file },

@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { capture } from "../cli/cli";
+import { tsCommand } from "../cli/ts-command";
 import { policyCommand, type PolicyReportJson } from "../offline-engine/policy-command";
 import { PackPool } from "../offline-engine/policy-run";
 import { REPO, SHIPPED_STACKS, shippedRaw, tempStacks } from "./helpers/stacks";
@@ -118,7 +119,7 @@ describe("npm run policy", () => {
   it("the real CLI prints and exits exactly as the function does (no progress off a terminal)", async () => {
     const dir = centralizedStack();
     const argv = ["--stacks-dir", dir, "--json"];
-    const cli = spawnSync(process.execPath, [path.join(REPO, "node_modules/tsx/dist/cli.mjs"), "scripts/policy.ts", ...argv], { cwd: REPO, encoding: "utf8" });
+    const cli = spawnSync(...tsCommand("scripts/policy.ts", argv), { cwd: REPO, encoding: "utf8" });
     expect({ code: cli.status, stdout: cli.stdout, stderr: cli.stderr }).toEqual(await policy(...argv));
   });
 });

@@ -19,6 +19,7 @@ import { hasErrors, previewAll, previewStack, type StackPreview, type Tree } fro
 import { commentMarkdown, COMMENT_LIMIT, REPORT_MARKER, reportMarkdown, stackMarkdown } from "../review/preview-markdown";
 import { inPlace } from "../review/replace-rules";
 import { capture } from "../cli/cli";
+import { tsCommand } from "../cli/ts-command";
 import { previewCommand } from "../review/preview-command";
 import { renderCommand } from "../pipeline/render-command";
 import { readTree } from "../cli/write";
@@ -465,7 +466,6 @@ describe("the report", () => {
 
 // ---- the CLI between two commits ----
 
-const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_")));
 
 function git(cwd: string, ...argv: string[]): string {
@@ -476,7 +476,7 @@ function git(cwd: string, ...argv: string[]): string {
 
 /** The real CLI, run in `repo`: once, for the process' own exit code and streams. */
 function previewCli(repo: string, argv: string[]) {
-  const r = spawnSync(TSX, [path.join(repo, "scripts/preview.ts"), ...argv], { cwd: repo, encoding: "utf8", env: GIT_ENV });
+  const r = spawnSync(...tsCommand(path.join(repo, "scripts/preview.ts"), argv), { cwd: repo, encoding: "utf8", env: GIT_ENV });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -9,8 +9,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TOOLS, type ToolName, type ToolPin } from "../platform/versions";
 import { buildInfoVersion, checkTool, ensureTool, goCandidates, ToolError, toolBinary, TOOLS_DIR } from "../tools/tools";
 import { REPO } from "./helpers/stacks";
+import { tsCommand } from "../cli/ts-command";
 
-const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 const KC = TOOLS.kubeconform;
 
 const temps: string[] = [];
@@ -85,11 +85,11 @@ describe("installed tools", () => {
   });
 
   it("`npm run tools` again is a quick no-op; --check reports each tool", () => {
-    const r = spawnSync(TSX, [path.join(REPO, "scripts/tools.ts")], { cwd: REPO, encoding: "utf8" });
+    const r = spawnSync(...tsCommand(path.join(REPO, "scripts/tools.ts")), { cwd: REPO, encoding: "utf8" });
     expect(r.status).toBe(0);
     expect(r.stdout).not.toMatch(/installing/);
     expect(r.stdout).toMatch(new RegExp(`kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version} in \\.tools/`));
-    const c = spawnSync(TSX, [path.join(REPO, "scripts/tools.ts"), "--check"], { cwd: REPO, encoding: "utf8" });
+    const c = spawnSync(...tsCommand(path.join(REPO, "scripts/tools.ts"), ["--check"]), { cwd: REPO, encoding: "utf8" });
     expect(c.status).toBe(0);
     expect(c.stdout).toContain(`kubeconform ${KC.version}: ok`);
     expect(TOOLS_DIR).toBe(path.join(REPO, ".tools"));

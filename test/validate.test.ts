@@ -27,9 +27,9 @@ import { UPSTREAM_CRD_LOCATION, UPSTREAM_DESCRIPTION, UPSTREAM_KUBERNETES_LOCATI
 import { capture } from "../cli/cli";
 import { pickSchemas, validateCommand } from "../tools/validate-command";
 import { readTree } from "../cli/write";
+import { tsCommand } from "../cli/ts-command";
 import { REPO, SHIPPED_STACKS } from "./helpers/stacks";
 
-const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 /** The offline folder this checkout has, if any; without one the fixtures are validated upstream. */
 const OFFLINE = offlineSchemasDir();
 const SOURCE = OFFLINE ? ["--schemas", OFFLINE] : [];
@@ -37,7 +37,7 @@ const SOURCE = OFFLINE ? ["--schemas", OFFLINE] : [];
 /** The real CLI: once, for the process' own exit code and streams. */
 function validateCli(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const { OPENKEEL_SCHEMAS: _drop, ...rest } = process.env;
-  const r = spawnSync(TSX, [path.join(REPO, "scripts/validate.ts"), ...argv], { cwd: REPO, encoding: "utf8", env: { ...rest, ...env } });
+  const r = spawnSync(...tsCommand(path.join(REPO, "scripts/validate.ts"), argv), { cwd: REPO, encoding: "utf8", env: { ...rest, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -11,14 +11,14 @@ import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PRODUCTION_STACKS, REPO, SHIPPED_STACKS } from "./helpers/stacks";
+import { tsCommand } from "../cli/ts-command";
 
-const TSX = path.join(REPO, "node_modules", ".bin", "tsx");
 const WORKFLOWS = path.join(REPO, ".github/workflows");
 const temps: string[] = [];
 afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 function lint(argv: string[] = []) {
-  const r = spawnSync(TSX, [path.join(REPO, "scripts/lint-workflows.ts"), ...argv], { cwd: REPO, encoding: "utf8" });
+  const r = spawnSync(...tsCommand(path.join(REPO, "scripts/lint-workflows.ts"), argv), { cwd: REPO, encoding: "utf8" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -349,7 +349,7 @@ describe("CI entry and npm test", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
     // the type check covers the policy pack, which the offline policy run only transpiles
     // (incremental: a rerun checks what changed only; its state lives in node_modules/.cache)
-    expect(pkg.scripts.pretest).toBe("tsx scripts/tools.ts && npm run -s typecheck && npm run -s lint");
+    expect(pkg.scripts.pretest).toBe("node -r ./cli/ts-run.cjs scripts/tools.ts && npm run -s typecheck && npm run -s lint");
     expect(pkg.scripts.typecheck).toBe("tsc --noEmit -p . --incremental --tsBuildInfoFile node_modules/.cache/tsc/tsbuildinfo");
     // typescript-eslint and the formatter over all code (eslint.config.mjs, .prettierrc.json)
     expect(pkg.scripts.lint).toMatch(/^eslint --cache .* \. && prettier --check --cache .* \.$/);

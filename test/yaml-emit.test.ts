@@ -10,7 +10,7 @@ import { planStack } from "../environments";
 import { generatedProductionStack } from "../bench/generate";
 import { PROPERTY_SEED, runs } from "./helpers/topologies";
 import { SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
-import { renderPlan } from "../render/rendered";
+import { renderPlan, yamlDocuments } from "../render/rendered";
 import { parse, parseAllDocuments } from "yaml";
 import { isDeepStrictEqual } from "node:util";
 
@@ -182,6 +182,25 @@ describe("the fast YAML reader", () => {
       }
     }
     expect(fast).toBeGreaterThan(100);
+  });
+
+  it("reads a file of several documents (a Talos node's patch) document by document as the library does", () => {
+    const g = generatedProductionStack(40);
+    const plans = [...SHIPPED_STACKS.map((s) => planStack(shippedConfig(s)).plan!), planStack(loadConfig(g.raw, { stack: g.stack, file: "g" })).plan!];
+    const read = makeReader();
+    let multi = 0;
+    for (const plan of plans) {
+      for (const f of renderPlan(plan).filter((x) => /\.ya?ml$/.test(x.path))) {
+        const lib = parseAllDocuments(f.content).map((d) => d.toJS());
+        expect(yamlDocuments(f.content), `${plan.stack}/${f.path}`).toEqual(lib);
+        // the node patches read without the library: each of their documents is the reader's
+        if (lib.length > 1 && f.content.split(/^---\n/m).every((part) => read(part) !== undefined)) multi++;
+      }
+    }
+    expect(multi).toBeGreaterThan(30);
+    // a `---` inside a block scalar, comments before the first document, an empty last one: as the library
+    for (const t of ["a: 1\n---\nb: 2\n", "# c\n---\na: 1\n", "a: 1\n---\n", "---\na: 1\n---\nb: 2\n", "a: |\n  x\n  ---\n  y\n", "a: 1\n--- # c\nb: 2\n"])
+      expect(yamlDocuments(t), JSON.stringify(t)).toEqual(parseAllDocuments(t).map((d) => d.toJS()));
   });
 
   it("declines or agrees on what the layout does not hold: comments, anchors, tags, flow, indents, duplicates", () => {
