@@ -46,7 +46,13 @@ export const LONGHORN_CHART: ChartPin = { repository: "https://charts.longhorn.i
 /** The Kube-OVN chart with the v1 (UPPER_CASE) values; its versions carry a leading `v`. */
 export const KUBE_OVN_CHART: ChartPin = { repository: "https://kubeovn.github.io/kube-ovn/", chart: "kube-ovn", version: "v1.16.2" };
 
-export const CERT_MANAGER_CHART: ChartPin = { repository: "https://charts.jetstack.io", chart: "cert-manager", version: "v1.21.1" };
+const CERT_MANAGER_VERSION = "v1.21.1";
+export const CERT_MANAGER_CHART: ChartPin = { repository: "https://charts.jetstack.io", chart: "cert-manager", version: CERT_MANAGER_VERSION };
+/** The CRDs of the same release, as cert-manager publishes them beside the chart (platform/cert-manager.ts says why they are applied apart). */
+export const CERT_MANAGER_CRDS: ManifestPin = {
+  version: CERT_MANAGER_VERSION,
+  url: `https://github.com/cert-manager/cert-manager/releases/download/${CERT_MANAGER_VERSION}/cert-manager.crds.yaml`,
+};
 
 /** Chart versions equal the NFD release since v0.15 (release v0.18.3). */
 export const NODE_FEATURE_DISCOVERY_CHART: ChartPin = {
