@@ -24,7 +24,7 @@ import {
   type EngineStackResult,
   type Target,
 } from "./bench-targets";
-import { ciFigures, ciLines, ciTarget, engineBuildFromLog, stackE2E, CI_STACKS, type CiFigures } from "./ci-figures";
+import { ciFigures, ciLines, ciTarget, engineBuildFromFileTimes, engineBuildFromLog, stackE2E, CI_STACKS, type CiFigures, type StackE2E } from "./ci-figures";
 import { defaultClusterScript, defaultMirrorDir, timeEnginePreviews } from "../test/e2e/harness/driver";
 import { which } from "../test/e2e/harness/proc";
 
@@ -190,7 +190,7 @@ interface BenchOptions {
   skipTests: boolean;
   skipEngine: boolean;
   /** Only the CI figures (issue 23): from these logs, into results.json's `ci`. */
-  ciFigures?: { engineBuildLog: string; e2eDir: string };
+  ciFigures?: { engineBuildLog: string; e2eDir: string; engineOut?: string };
 }
 
 function benchOptions(): BenchOptions {
@@ -209,6 +209,8 @@ function benchOptions(): BenchOptions {
     "ci-figures": { type: "boolean", default: false },
     "engine-build-log": { type: "string", default: ".e2e/engine-build.log" },
     "e2e-dir": { type: "string", default: ".e2e" },
+    /** Without the build's log: the engine build from the file times of its $OUT (engineBuildFromFileTimes). */
+    "engine-out": { type: "string" },
   });
   const sizes = opts.sizes!.split(",").map(Number);
   const repeat = Number(opts.repeat);
@@ -226,7 +228,8 @@ function benchOptions(): BenchOptions {
       `no offline schema folder at ${schemas}: pass --schemas <dir> or set ${SCHEMAS_ENV} (the bench never downloads schemas)`,
       EXIT_BAD_CONFIG,
     );
-  const ci = opts["ci-figures"] ? { engineBuildLog: path.resolve(opts["engine-build-log"]!), e2eDir: path.resolve(opts["e2e-dir"]!) } : undefined;
+  const engineOut = opts["engine-out"] === undefined ? undefined : path.resolve(opts["engine-out"]);
+  const ci = opts["ci-figures"] ? { engineBuildLog: path.resolve(opts["engine-build-log"]!), e2eDir: path.resolve(opts["e2e-dir"]!), engineOut } : undefined;
   return {
     sizes,
     repeat,
@@ -487,14 +490,32 @@ function summaryLines(
 }
 
 /** The figures of a CI run (issue 23), from the engine build's log and each stack's steps.json. */
+/** The first build in `out` (build.sh's $OUT), from the birth times of bin/ and of bin/.stamps/*. */
+function engineBuildFromOut(out: string): CiFigures["engineBuild"] {
+  const stamps = path.join(out, "bin", ".stamps");
+  if (!fs.existsSync(stamps)) return { measured: false, why: `no ${stamps}` };
+  const born = fs.readdirSync(stamps).map((target) => ({ target, bornMs: fs.statSync(path.join(stamps, target)).birthtimeMs }));
+  const start = fs.statSync(path.join(out, "bin")).birthtimeMs;
+  const build = engineBuildFromFileTimes(start, born);
+  if (!build) return { measured: false, why: `no usable birth times in ${stamps} (none kept, or a stamp older than bin/)` };
+  const at = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+  return { ...build, source: `file times of ${out}: bin/ created ${at(start)}Z, last stamp ${at(start + build.totalSeconds * 1000)}Z` };
+}
+
 function collectCiFigures(c: NonNullable<BenchOptions["ciFigures"]>, npmTestSeconds: number | null): CiFigures {
+  if (c.engineOut !== undefined) return ciFigures(engineBuildFromOut(c.engineOut), npmTestSeconds, stacksE2E(c.e2eDir));
   const text = fs.existsSync(c.engineBuildLog) ? fs.readFileSync(c.engineBuildLog, "utf8") : undefined;
   const build = text === undefined ? undefined : engineBuildFromLog(text);
-  const e2e = CI_STACKS.map((s) => path.join(c.e2eDir, s, "steps.json"))
-    .filter((f) => fs.existsSync(f))
-    .map((f) => stackE2E(JSON.parse(fs.readFileSync(f, "utf8"))));
+  const e2e = stacksE2E(c.e2eDir);
   const why = text === undefined ? `no ${c.engineBuildLog}` : `no build.sh summary in ${c.engineBuildLog}`;
   return ciFigures(build ? { ...build, source: c.engineBuildLog } : { measured: false, why }, npmTestSeconds, e2e);
+}
+
+/** Each stack's e2e of CI_STACKS that has a steps.json in `dir`. */
+function stacksE2E(dir: string): StackE2E[] {
+  return CI_STACKS.map((s) => path.join(dir, s, "steps.json"))
+    .filter((f) => fs.existsSync(f))
+    .map((f) => stackE2E(JSON.parse(fs.readFileSync(f, "utf8"))));
 }
 
 /** `--ci-figures`: results.json's `ci` (and its target) replaced, everything else kept. */

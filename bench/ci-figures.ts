@@ -32,6 +32,18 @@ export function engineBuildFromLog(text: string): EngineBuild | undefined {
   };
 }
 
+/**
+ * A build without its log (e.g. one run by hand before this existed): from the file times build.sh
+ * leaves in $OUT. It creates bin/ when it starts and writes bin/.stamps/<target> when a binary is
+ * done, one target after the other; the first write of each stamp (its birth) is the cold build.
+ */
+export function engineBuildFromFileTimes(startMs: number, stamps: { target: string; bornMs: number }[]): EngineBuild | undefined {
+  if (!startMs || stamps.length === 0 || stamps.some((s) => !s.bornMs || s.bornMs < startMs)) return undefined;
+  const sorted = [...stamps].sort((a, b) => a.bornMs - b.bornMs);
+  const targets = Object.fromEntries(sorted.map((s, i) => [s.target, Math.round((s.bornMs - (i === 0 ? startMs : sorted[i - 1].bornMs)) / 1000)]));
+  return { totalSeconds: Math.round((sorted[sorted.length - 1].bornMs - startMs) / 1000), targets, cold: true };
+}
+
 export interface StackE2E {
   stack: string;
   seconds: number;

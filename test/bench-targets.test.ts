@@ -15,7 +15,7 @@ import {
   verdict,
   type Target,
 } from "../bench/bench-targets";
-import { CI_LIMIT_MINUTES, CI_STACKS, ciFigures, ciLines, ciTarget, engineBuildFromLog, stackE2E } from "../bench/ci-figures";
+import { CI_LIMIT_MINUTES, CI_STACKS, ciFigures, ciLines, ciTarget, engineBuildFromFileTimes, engineBuildFromLog, stackE2E } from "../bench/ci-figures";
 import { previewProblem, resourceCounts } from "./e2e/harness/pulumi";
 
 const target = (value: number | null, bound: Partial<Target>): Target => ({ what: "t", value, unit: "×", ...bound });
@@ -161,6 +161,24 @@ describe("the CI figures (issue 23)", () => {
     expect(engineBuildFromLog(log)).toEqual({ totalSeconds: 1612, targets: { pulumi: 793, "kube-apiserver": 819 }, cold: true });
     expect(engineBuildFromLog(log.replace("built     819", "kept        0"))?.cold).toBe(false);
     expect(engineBuildFromLog("== building pulumi\n(interrupted)")).toBeUndefined();
+  });
+
+  it("without a log: each binary from the birth of its stamp after the previous one, the total from bin/'s birth", () => {
+    const t0 = Date.UTC(2026, 11, 1, 10, 0, 0);
+    const stamps = [
+      { target: "pulumi-resource-kubernetes", bornMs: t0 + 900_000 },
+      { target: "pulumi", bornMs: t0 + 600_000 },
+      { target: "kwok", bornMs: t0 + 960_500 },
+    ];
+    expect(engineBuildFromFileTimes(t0, stamps)).toEqual({
+      totalSeconds: 961,
+      targets: { pulumi: 600, "pulumi-resource-kubernetes": 300, kwok: 61 },
+      cold: true,
+    });
+    // no birth times (0), or a stamp older than bin/ (not this build's): not a measure
+    expect(engineBuildFromFileTimes(0, stamps)).toBeUndefined();
+    expect(engineBuildFromFileTimes(t0, [...stamps, { target: "etcd", bornMs: t0 - 1 }])).toBeUndefined();
+    expect(engineBuildFromFileTimes(t0, [])).toBeUndefined();
   });
 
   it("sums the engine build, npm test twice and every stack's e2e, against the 90-minute limit", () => {
