@@ -5,7 +5,7 @@
 export interface Target {
   what: string;
   value: number | null;
-  unit: "×" | "ms" | "MiB";
+  unit: "×" | "ms" | "MiB" | "min";
   /** Holds when value ≤ max, value < below, or value ≥ min (exactly one of them is set). */
   max?: number;
   below?: number;

@@ -93,6 +93,22 @@ function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secre
   return new k8s.apiextensions.CustomResource(name, body as k8s.apiextensions.CustomResourceArgs, opts);
 }
 
+/** The id of an object as RemoteManifestUnit.forceConflicts names it: `<Kind> [<namespace>/]<name>`. */
+function objectId(props: unknown): string {
+  const o = (props ?? {}) as { kind?: string; metadata?: { name?: string; namespace?: string } };
+  return `${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata?.name}`;
+}
+
+/** The objects of a remote manifest named in `ids` get `pulumi.com/patchForce`: server-side apply then takes fields another manager holds. */
+export function forceConflicts(ids: readonly string[]): pulumi.ResourceTransform {
+  return (args) => {
+    if (!args.custom || !ids.includes(objectId(args.props))) return undefined;
+    const props = args.props as { metadata?: { annotations?: Record<string, string> } };
+    const metadata = { ...props.metadata, annotations: { ...props.metadata?.annotations, "pulumi.com/patchForce": "true" } };
+    return { props: { ...args.props, metadata }, opts: args.opts };
+  };
+}
+
 /** One deployable unit of the Plan. */
 export class PlanUnit extends pulumi.ComponentResource {
   readonly children: pulumi.Resource[] = [];
@@ -110,17 +126,21 @@ export class PlanUnit extends pulumi.ComponentResource {
       case "Manifests":
         for (const o of unit.objects) this.children.push(manifestObject(unit.name, o, secrets, childOpts));
         break;
-      case "RemoteManifest":
+      case "RemoteManifest": {
         // The provider fetches the pinned URL at apply time; offline renders list it by URL only.
         // One file keeps its ConfigFile (the URNs of what it applied stay put); several are one group,
         // so that a later file's objects may be of kinds an earlier file's CRDs define.
         // A unit renamed or merged since an earlier program keeps what that program applied (./renames.ts).
+        const renamed = renameOptions(unit.name, true);
+        const transforms = [...(renamed.transforms ?? []), ...(unit.forceConflicts ? [forceConflicts(unit.forceConflicts)] : [])];
+        const opts = { ...childOpts, ...renamed, ...(transforms.length ? { transforms } : {}) };
         this.children.push(
           unit.urls.length === 1
-            ? new k8s.yaml.v2.ConfigFile(unit.name, { file: unit.urls[0] }, { ...childOpts, ...renameOptions(unit.name, true) })
-            : new k8s.yaml.v2.ConfigGroup(unit.name, { files: unit.urls }, { ...childOpts, ...renameOptions(unit.name, true) }),
+            ? new k8s.yaml.v2.ConfigFile(unit.name, { file: unit.urls[0] }, opts)
+            : new k8s.yaml.v2.ConfigGroup(unit.name, { files: unit.urls }, opts),
         );
         break;
+      }
     }
     this.registerOutputs({});
   }

@@ -110,8 +110,9 @@ function sortNodes<T extends Pick<ReportNode, "roles" | "zone" | "name">>(nodes:
 }
 
 /** The nodes a design row names. */
-function designNodes(roles: DesignRoles, nodes: Pick<ReportNode, "name" | "roles">[]): string[] {
+function designNodes(roles: DesignRoles, nodes: Pick<ReportNode, "name" | "roles" | "kubernetesControlPlane">[]): string[] {
   if (roles === "allNodes") return nodes.map((n) => n.name);
+  if (roles === "kubernetesControlPlane") return nodes.filter((n) => n.kubernetesControlPlane).map((n) => n.name);
   if (roles === "all") return nodes.filter((n) => n.roles.length > 0).map((n) => n.name);
   return nodes.filter((n) => n.roles.some((r) => roles.includes(r))).map((n) => n.name);
 }
@@ -119,6 +120,7 @@ function designNodes(roles: DesignRoles, nodes: Pick<ReportNode, "name" | "roles
 export function describeDesignRoles(roles: DesignRoles): string {
   if (roles === "allNodes") return "all nodes";
   if (roles === "all") return "all role nodes";
+  if (roles === "kubernetesControlPlane") return "Kubernetes control plane";
   return roles.join(", ");
 }
 

@@ -18,10 +18,12 @@ export type ComponentKind = WorkloadKind | (string & {});
 
 /**
  * Roles of a design § 2 row: a list of roles (the component's nodes carry at least one), `all`
- * (every node that carries an OpenKeel role: "every node that runs VMs or volumes") or `allNodes`
- * (every node of the cluster, the Kubernetes-only control plane included: CNI, remediation).
+ * (every node that carries an OpenKeel role: "every node that runs VMs or volumes"), `allNodes`
+ * (every node of the cluster, the Kubernetes-only control plane included: CNI, remediation) or
+ * `kubernetesControlPlane` (the nodes of the Kubernetes control plane, whatever OpenKeel roles they
+ * carry: an upstream operator that requires them, docs/design-decisions.md).
  */
-export type DesignRoles = readonly Role[] | "all" | "allNodes";
+export type DesignRoles = readonly Role[] | "all" | "allNodes" | "kubernetesControlPlane";
 
 export interface Component {
   /** Stable id, `<unit>/<component>`: the row's name in reports and error messages. */
@@ -78,6 +80,33 @@ export interface Readers {
   units?: Record<string, UnitReader>;
   /** Objects of Manifests units, by kind. */
   objects?: Record<string, ObjectReader>;
+}
+
+/**
+ * A Deployment, DaemonSet or StatefulSet of a pinned upstream manifest, as the manifest ships it:
+ * what places its pods (the pod template's nodeSelector, affinity, tolerations, hostNetwork) and
+ * its replicas. The manifest takes no values, so this is where it runs; its owner's module encodes
+ * it, test/upstream-workloads.test.ts holds it equal to the file, and the e2e holds the real
+ * scheduler to it.
+ */
+export interface UpstreamWorkload {
+  kind: "Deployment" | "DaemonSet" | "StatefulSet";
+  namespace: string;
+  name: string;
+  /**
+   * The manifest's `spec.replicas` (Deployment, StatefulSet).
+   * @default 1 (the manifest sets none)
+   */
+  replicas?: number;
+  scheduling: PodScheduling;
+  /** Where the design wants it (§ 2, and docs/design-decisions.md where it deviates): ours, not upstream's. */
+  designRoles: DesignRoles;
+}
+
+/** A pinned upstream manifest's workloads as components of its unit, `<unit>/<workload name>`. */
+export function upstreamWorkloads(workloads: readonly UpstreamWorkload[]): UnitReader {
+  return (u) =>
+    workloads.map((w) => platformComponent(u, w.name, w.kind, w.scheduling, w.designRoles, w.kind === "DaemonSet" ? {} : { replicas: w.replicas ?? 1 }));
 }
 
 /** A unit that places nothing this repository sets (e.g. an upstream operator manifest); `why` says so in the code. */

@@ -92,6 +92,14 @@ export interface RemoteManifestUnit extends UnitBase {
    */
   urls: string[];
   version: string;
+  /**
+   * Objects of these manifests (`<Kind> [<namespace>/]<name>`) applied with force on field
+   * conflicts (Pulumi's `pulumi.com/patchForce`): another unit's manifest holds the same object
+   * with a different value, and server-side apply refuses the second writer. The last unit to
+   * apply takes those fields, as `kubectl apply --server-side --force-conflicts` would.
+   * @default none: every field conflict is an error
+   */
+  forceConflicts?: string[];
 }
 
 export type Unit = HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit;
@@ -100,6 +108,11 @@ export type Unit = HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit;
 export interface UnitOptions {
   protect?: boolean;
   dependsOn?: string[];
+}
+
+/** A remote manifest's options besides those: the objects it applies with force on conflicts. */
+export interface RemoteManifestOptions extends UnitOptions {
+  forceConflicts?: string[];
 }
 
 function base(name: string, type: string, opts: UnitOptions): UnitBase {
@@ -124,8 +137,14 @@ export function manifestsUnit(name: string, type: string, objects: K8sObject[], 
 }
 
 /** Pinned upstream manifests, fetched at apply time. */
-export function remoteManifestUnit(name: string, type: string, urls: string[], version: string, opts: UnitOptions = {}): RemoteManifestUnit {
-  return { kind: "RemoteManifest", ...base(name, type, opts), urls, version };
+export function remoteManifestUnit(name: string, type: string, urls: string[], version: string, opts: RemoteManifestOptions = {}): RemoteManifestUnit {
+  return {
+    kind: "RemoteManifest",
+    ...base(name, type, opts),
+    urls,
+    version,
+    ...(opts.forceConflicts?.length ? { forceConflicts: [...opts.forceConflicts] } : {}),
+  };
 }
 
 export interface Phase {

@@ -1,10 +1,12 @@
 // CDI: the pinned operator manifest and our CDI CR. The CR spells placement differently from
 // KubeVirt's: `spec.infra` and `spec.workload` (singular) are NodePlacements themselves, with no
-// `nodePlacement` level (cdi.kubevirt.io/v1beta1 schema).
+// `nodePlacement` level (cdi.kubevirt.io/v1beta1 schema). cdi-operator itself runs where its
+// release puts it (no toleration, no role selector): on an untainted node, the control plane in
+// every shipped topology (docs/platform.md).
 import { ROLES, type Role } from "../config/roles";
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
-import { CONTROL_PLANE, obj, platformComponent, type ObjectReader } from "../placement/workloads";
+import { CONTROL_PLANE, obj, platformComponent, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
 import { manifestOperator } from "./component";
 import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { nodePlacement } from "./kubevirt";
@@ -40,6 +42,32 @@ function cdiUnit(ctx: StackContext): ManifestsUnit {
   return manifestsUnit("cdi", "openkeel:platform:Cdi", objects, { protect: true });
 }
 
+/** cdi-operator as cdi-operator.yaml (v1.66.0) ships it: any Linux node it can tolerate (none of the role taints), preferring its own pods' host. */
+export const CDI_OPERATOR_WORKLOAD: UpstreamWorkload = {
+  kind: "Deployment",
+  namespace: "cdi",
+  name: "cdi-operator",
+  replicas: 1,
+  scheduling: {
+    nodeSelector: { "kubernetes.io/os": "linux" },
+    affinity: {
+      podAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {
+            podAffinityTerm: {
+              labelSelector: { matchExpressions: [{ key: "cdi.kubevirt.io", operator: "In", values: ["cdi-operator"] }] },
+              topologyKey: "kubernetes.io/hostname",
+            },
+            weight: 1,
+          },
+        ],
+      },
+    },
+    tolerations: [],
+  },
+  designRoles: CONTROL_PLANE,
+};
+
 const readCdi: ObjectReader = (u, o) => {
   const spec = obj(o.spec);
   const id = (s: string) => `${o.metadata.name}/${s}`;
@@ -53,6 +81,6 @@ const readCdi: ObjectReader = (u, o) => {
 export const cdi = manifestOperator(
   "CDI",
   CDI_OPERATOR,
-  { name: "cdi-operator", type: "openkeel:platform:CdiOperator" },
+  { name: "cdi-operator", type: "openkeel:platform:CdiOperator", workloads: [CDI_OPERATOR_WORKLOAD] },
   { unit: cdiUnit, readers: { CDI: readCdi } },
 );

@@ -1,36 +1,54 @@
-// cert-manager (Helm, CRDs from the chart and kept on uninstall), on the control plane (§ 2.1).
-import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
-import { chartOperatorComponents } from "../placement/workloads";
+// cert-manager (Helm) on the control plane (§ 2.1), its CRDs from the release's own
+// `cert-manager.crds.yaml`, applied before the chart and protected. Not from the chart: upstream
+// manifests this repository applies (the RabbitMQ operators') hold Certificates and Issuers, and the
+// Kubernetes provider's yaml/v2 component must know each kind's scope when it is built, a preview
+// included. It learns a CRD's scope from CRDs the program itself registers (the provider's CRD
+// cache, filled when it checks them), never from the objects of a Helm release, which do not exist
+// yet in the preview of a new cluster: with the chart's CRDs, that preview failed (found by npm run
+// e2e with the real manifests; pulumi/pulumi-kubernetes#3176).
+import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type RemoteManifestUnit } from "../plan/plan";
+import { chartOperatorComponents, unplaced } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
-import { CERT_MANAGER_CHART } from "./versions";
+import { controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, type StackContext } from "./context";
+import { CERT_MANAGER_CHART, CERT_MANAGER_CRDS } from "./versions";
 
 const CERT_MANAGER_NAMESPACE = "cert-manager";
+const CRDS_TYPE = "openkeel:platform:CertManagerCrds";
 
 /** The chart's pods run as non-root with RuntimeDefault seccomp and no capabilities. */
 function certManagerNamespace(): K8sObject {
   return namespace(CERT_MANAGER_NAMESPACE, "restricted");
 }
 
+/** Its CRDs own every Certificate and Issuer: protected. */
+function certManagerCrds(dependsOn: string[]): RemoteManifestUnit {
+  return pinnedManifestUnit("cert-manager-crds", CRDS_TYPE, CERT_MANAGER_CRDS, { protect: true, dependsOn });
+}
+
 function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = {
-    crds: { enabled: true, keep: true },
+    crds: { enabled: false },
     ...placement,
     webhook: { ...placement },
     cainjector: { ...placement },
     startupapicheck: { ...placement },
   };
-  // Its CRDs own every Certificate and Issuer.
-  return helmReleaseUnit("cert-manager", "openkeel:platform:CertManager", CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, { protect: true, dependsOn });
+  return helmReleaseUnit("cert-manager", "openkeel:platform:CertManager", CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, { dependsOn });
 }
 
 export const certManager: PlatformComponent = {
   name: "cert-manager",
-  pins: [CERT_MANAGER_CHART],
+  pins: [CERT_MANAGER_CRDS, CERT_MANAGER_CHART],
   namespaces: () => [certManagerNamespace()],
-  units: (ctx, { namespaces, podNetwork }) => ({ "crds-operators": [certManagerRelease(ctx, after(namespaces, podNetwork))] }),
+  units: (ctx, { namespaces, podNetwork }) => {
+    const crds = certManagerCrds([]);
+    return { "crds-operators": [crds, certManagerRelease(ctx, after(namespaces, podNetwork, crds))] };
+  },
   readers: {
-    units: { "openkeel:platform:CertManager": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "cainjector"]) : []) },
+    units: {
+      [CRDS_TYPE]: unplaced("CRDs only: no pods"),
+      "openkeel:platform:CertManager": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "cainjector"]) : []),
+    },
   },
 };

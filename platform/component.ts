@@ -10,7 +10,7 @@ import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
 import type { PlacementCheck } from "../placement/report";
-import { unplaced, type ObjectReader, type Readers } from "../placement/workloads";
+import { upstreamWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import { pinnedManifestUnit, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
@@ -37,6 +37,21 @@ const COMPONENT_SETTINGS = Object.keys(platformConfigSchema.unwrap().shape).filt
 
 type Pin = ChartPin | ManifestPin | ImagePin | OlmPackagePin;
 
+/**
+ * The workloads of one pinned upstream manifest, as it ships them (its release's choice, not ours:
+ * the manifest takes no values). test/upstream-workloads.test.ts holds them equal to the file of
+ * the mirror, so an upgrade that moves them fails there first.
+ */
+export interface UpstreamManifest {
+  pin: ManifestPin;
+  workloads: readonly UpstreamWorkload[];
+}
+
+/** The placement reader of a unit that applies these manifests: every workload of each, as a component. */
+export function upstreamReader(...manifests: UpstreamManifest[]): UnitReader {
+  return upstreamWorkloads(manifests.flatMap((m) => m.workloads));
+}
+
 export interface PlatformComponent {
   /** As the docs and the design name it, e.g. `Longhorn`. */
   name: string;
@@ -62,6 +77,13 @@ export interface PlatformComponent {
    * @default none
    */
   lifecycle?: NodeLifecycle;
+  /**
+   * The workloads of the pinned upstream manifests it applies, as they ship them (every manifest of
+   * `pins` that holds a Deployment, DaemonSet or StatefulSet has its entry): its unit readers place
+   * them with upstreamReader.
+   * @default none: it applies no upstream manifest with workloads
+   */
+  upstream?: readonly UpstreamManifest[];
   /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
   units(ctx: StackContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
@@ -120,28 +142,27 @@ export function addPlatform(plan: Plan, ctx: StackContext, components: readonly 
 }
 
 /**
- * An operator installed from its pinned upstream manifest (which holds its CRDs, and whose own
- * placement this repository does not set), configured by one CR this repository writes and the
- * placement report reads: KubeVirt, CDI.
+ * An operator installed from its pinned upstream manifest (which holds its CRDs, and places the
+ * operator where its release does: `workloads`), configured by one CR this repository writes and
+ * the placement report reads: KubeVirt, CDI.
  */
 export function manifestOperator(
   name: string,
   pin: ManifestPin,
-  operator: { name: string; type: string },
+  operator: { name: string; type: string; workloads: readonly UpstreamWorkload[] },
   cr: { unit(ctx: StackContext): ManifestsUnit; readers: Record<string, ObjectReader> },
 ): PlatformComponent {
+  const upstream: UpstreamManifest = { pin, workloads: operator.workloads };
   return {
     name,
     pins: [pin],
+    upstream: [upstream],
     units: (ctx, { podNetwork }) => ({
       // It holds the CRDs: deleting them deletes every object of their kinds (every VM, every DataVolume).
       "crds-operators": [pinnedManifestUnit(operator.name, operator.type, pin, { protect: true, dependsOn: after(podNetwork) })],
       platform: [cr.unit(ctx)],
     }),
-    readers: {
-      units: { [operator.type]: unplaced("upstream manifest: the operator's own placement is not set here") },
-      objects: cr.readers,
-    },
+    readers: { units: { [operator.type]: upstreamReader(upstream) }, objects: cr.readers },
   };
 }
 

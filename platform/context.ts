@@ -6,7 +6,7 @@
 // pinned upstream manifests).
 import type { LoadedConfig, ServiceName } from "../config/schema";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
-import { remoteManifestUnit, type K8sObject, type RemoteManifestUnit, type UnitOptions } from "../plan/plan";
+import { remoteManifestUnit, type K8sObject, type RemoteManifestOptions, type RemoteManifestUnit } from "../plan/plan";
 import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import { serviceEnabled } from "../topology/services";
 import { roleLabelsInUse, type Topology } from "../topology/topology";
@@ -112,7 +112,7 @@ export function waitFor(condition: string, timeoutSeconds: number): Record<strin
  * Pinned upstream manifests of one release, applied together. Those that hold CRDs are protected:
  * deleting a CRD deletes every object of its kind.
  */
-export function pinnedManifestUnit(name: string, type: string, pins: ManifestPin | ManifestPin[], opts: UnitOptions = {}): RemoteManifestUnit {
+export function pinnedManifestUnit(name: string, type: string, pins: ManifestPin | ManifestPin[], opts: RemoteManifestOptions = {}): RemoteManifestUnit {
   const list = Array.isArray(pins) ? pins : [pins];
   const versions = new Set(list.map((p) => p.version));
   if (versions.size !== 1) throw new Error(`unit ${name}: manifests of one unit come from one release, not ${[...versions].join(", ")}`);

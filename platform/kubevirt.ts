@@ -1,11 +1,25 @@
 // KubeVirt: the pinned operator manifest (CRDs, virt-operator, the privileged `kubevirt`
 // namespace) and our own KubeVirt CR with the placement of § 4.4: infra (virt-api,
 // virt-controller) on the control plane, virt-handler on compute nodes, reserved hosts included.
+// virt-operator itself runs where its release puts it, which no value of ours reaches (the CR
+// places only what virt-operator creates): on the Kubernetes control plane, which it requires —
+// in the large topology the Kubernetes-only nodes, not the OpenKeel control plane
+// (docs/design-decisions.md).
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION } from "../config/roles";
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
 import type { PodScheduling } from "../placement/scheduling";
-import { CONTROL_PLANE, isObj, num, obj, platformComponent, podScheduling, TENANT_WORKLOAD, type ObjectReader } from "../placement/workloads";
+import {
+  CONTROL_PLANE,
+  isObj,
+  num,
+  obj,
+  platformComponent,
+  podScheduling,
+  TENANT_WORKLOAD,
+  type ObjectReader,
+  type UpstreamWorkload,
+} from "../placement/workloads";
 import { manifestOperator } from "./component";
 import { controlPlaneScheduling, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
@@ -46,6 +60,52 @@ function kubevirtUnit(ctx: StackContext): ManifestsUnit {
 
 const KUBEVIRT_OS: Record<string, string> = { "kubernetes.io/os": "linux" };
 
+/**
+ * virt-operator as kubevirt-operator.yaml (v1.9.0) ships it: two replicas that require a node
+ * labelled node-role.kubernetes.io/control-plane (or the older …/master), tolerate that taint and
+ * CriticalAddonsOnly, and prefer non-worker nodes and one replica per host.
+ */
+export const VIRT_OPERATOR: UpstreamWorkload = {
+  kind: "Deployment",
+  namespace: KUBEVIRT_NAMESPACE,
+  name: "virt-operator",
+  replicas: 2,
+  scheduling: {
+    nodeSelector: KUBEVIRT_OS,
+    affinity: {
+      nodeAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { preference: { matchExpressions: [{ key: "node-role.kubernetes.io/worker", operator: "DoesNotExist" }] }, weight: 100 },
+        ],
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: K8S_CONTROL_PLANE_LABEL, operator: "Exists" }] },
+            { matchExpressions: [{ key: "node-role.kubernetes.io/master", operator: "Exists" }] },
+          ],
+        },
+      },
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {
+            podAffinityTerm: {
+              labelSelector: { matchExpressions: [{ key: "kubevirt.io", operator: "In", values: ["virt-operator"] }] },
+              topologyKey: "kubernetes.io/hostname",
+            },
+            weight: 1,
+          },
+        ],
+      },
+    },
+    tolerations: [
+      { key: "CriticalAddonsOnly", operator: "Exists" },
+      { effect: "NoSchedule", key: K8S_CONTROL_PLANE_LABEL, operator: "Exists" },
+      { effect: "NoSchedule", key: "node-role.kubernetes.io/master", operator: "Exists" },
+    ],
+  },
+  // upstream's hard requirement, not § 2.2's control plane: docs/design-decisions.md
+  designRoles: "kubernetesControlPlane",
+};
+
 /** A NodePlacement (nodeSelector, affinity, tolerations), with the selector the operator adds. */
 export function nodePlacement(np: unknown, extraSelector: Record<string, string> = {}): PodScheduling {
   const p = obj(np);
@@ -81,6 +141,6 @@ const readKubeVirt: ObjectReader = (u, o) => {
 export const kubevirt = manifestOperator(
   "KubeVirt",
   KUBEVIRT_OPERATOR,
-  { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator" },
+  { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator", workloads: [VIRT_OPERATOR] },
   { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
 );

@@ -21,8 +21,8 @@ import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep 
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
 import type { LabelSelector } from "../placement/scheduling";
-import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader } from "../placement/workloads";
-import { after, type PlatformComponent } from "./component";
+import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
+import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
 import { controlPlaneScheduling, namespace, pinnedManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
@@ -53,6 +53,24 @@ function medik8sNamespace(): K8sObject {
 function olmUnit(dependsOn: string[]): RemoteManifestUnit {
   return pinnedManifestUnit("olm", "openkeel:platform:Olm", [OLM_CRDS, OLM], { protect: true, dependsOn });
 }
+
+/** An OLM operator as olm.yaml (v0.38.0) ships it: one replica on any Linux node it can tolerate (none of the role taints). */
+function olmOperator(name: string): UpstreamWorkload {
+  return {
+    kind: "Deployment",
+    namespace: "olm",
+    name,
+    replicas: 1,
+    scheduling: { nodeSelector: { "kubernetes.io/os": "linux" }, tolerations: [] },
+    designRoles: CONTROL_PLANE,
+  };
+}
+
+/**
+ * OLM's operators. packageserver is not here: olm-operator creates it from the packageserver CSV
+ * at run time (two replicas, the same selector), so no manifest of ours holds it.
+ */
+const OLM_UPSTREAM: UpstreamManifest = { pin: OLM, workloads: [olmOperator("olm-operator"), olmOperator("catalog-operator")] };
 
 function subscription(ctx: StackContext, pin: OlmPackagePin): K8sObject {
   return {
@@ -406,6 +424,7 @@ const medik8sLifecycle: NodeLifecycle = {
 export const medik8s: PlatformComponent = {
   name: "Medik8s (NHC, SNR, NMO) on OLM",
   pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO, KUBECTL_IMAGE],
+  upstream: [OLM_UPSTREAM],
   settings: "medik8s",
   namespaces: () => [medik8sNamespace()],
   lifecycle: medik8sLifecycle,
@@ -418,7 +437,7 @@ export const medik8s: PlatformComponent = {
   },
   readers: {
     units: {
-      "openkeel:platform:Olm": unplaced("upstream manifest: OLM's own placement is not set here"),
+      "openkeel:platform:Olm": upstreamReader(OLM_UPSTREAM),
       "openkeel:platform:NodeMaintenance": unplaced("requests to the Node Maintenance Operator: no pods"),
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },

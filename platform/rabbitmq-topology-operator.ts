@@ -6,27 +6,34 @@
 // a cert-manager Issuer and Certificate): it waits for cert-manager, and for the cluster operator,
 // without whose RabbitmqCluster CRD it does not start. Like the cluster operator's, the manifest
 // takes no values, so its Deployment lands on an untainted node (docs/platform.md). Both manifests
-// carry the rabbitmq-system Namespace, which the Kubernetes provider's server-side apply upserts.
+// carry the rabbitmq-system Namespace, with different labels: both units apply it with force
+// (RABBITMQ_SYSTEM_FORCED).
 import type { RemoteManifestUnit } from "../plan/plan";
-import { unplaced } from "../placement/workloads";
 import { certManager } from "./cert-manager";
-import { after, type PlatformComponent } from "./component";
+import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import { pinnedManifestUnit } from "./context";
-import { rabbitmqOperator } from "./rabbitmq-operator";
+import { RABBITMQ_SYSTEM_FORCED, rabbitmqOperator, rabbitmqOperatorWorkload } from "./rabbitmq-operator";
 import { RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR } from "./versions";
 
 const TYPE = "openkeel:platform:RabbitmqMessagingTopologyOperator";
 
 function topologyOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
   // Its CRDs hold every Vhost, User and Permission: deleting them deletes those objects.
-  return pinnedManifestUnit("rabbitmq-messaging-topology-operator", TYPE, RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, { protect: true, dependsOn });
+  return pinnedManifestUnit("rabbitmq-messaging-topology-operator", TYPE, RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, {
+    protect: true,
+    dependsOn,
+    forceConflicts: RABBITMQ_SYSTEM_FORCED,
+  });
 }
+
+const UPSTREAM: UpstreamManifest = { pin: RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, workloads: [rabbitmqOperatorWorkload("messaging-topology-operator")] };
 
 export const rabbitmqTopologyOperator: PlatformComponent = {
   name: "RabbitMQ messaging topology operator",
   pins: [RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR],
+  upstream: [UPSTREAM],
   units: (_ctx, { podNetwork, unitsOf }) => ({
     "crds-operators": [topologyOperatorUnit(after(podNetwork, ...unitsOf(certManager), ...unitsOf(rabbitmqOperator)))],
   }),
-  readers: { units: { [TYPE]: unplaced("upstream manifest: no values set where the operator runs") } },
+  readers: { units: { [TYPE]: upstreamReader(UPSTREAM) } },
 };

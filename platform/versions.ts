@@ -85,13 +85,18 @@ export const KUBE_OVN_UPGRADE: UpgradeRule = {
 };
 
 export const CERT_MANAGER_CHART: ChartPin = { repository: "https://charts.jetstack.io", chart: "cert-manager", version: "v1.21.1" };
+/** The CRDs of the same release, as cert-manager publishes them beside the chart (platform/cert-manager.ts says why they are applied apart). */
+export const CERT_MANAGER_CRDS: ManifestPin = {
+  version: CERT_MANAGER_CHART.version,
+  url: `https://github.com/cert-manager/cert-manager/releases/download/${CERT_MANAGER_CHART.version}/cert-manager.crds.yaml`,
+};
 export const CERT_MANAGER_UPGRADE: UpgradeRule = {
   component: "cert-manager",
   pins: ["CERT_MANAGER_CHART"],
   step: "minor",
   notes: { github: "cert-manager/cert-manager", tag: "{version}" },
-  // crds.enabled: the chart templates them (platform/cert-manager.ts), crds.keep keeps them on uninstall
-  crds: "chart",
+  // the release's cert-manager.crds.yaml, its own unit before the chart (platform/cert-manager.ts); it follows the chart's version
+  crds: "own-unit",
   first: [
     "back up the cert-manager resources (upstream advises it before every upgrade)",
     "read cert-manager.io/docs/releases/upgrading/upgrading-<from minor>-<to minor>/ and remove the values keys it drops (1.21: prometheus.servicemonitor.targetPort and .path, prometheus.podmonitor.path)",

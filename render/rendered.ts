@@ -81,6 +81,8 @@ export interface RenderedRemoteManifest extends RenderedUnitBase, Omit<NoFieldsO
   kind: "RemoteManifest";
   urls: string[];
   version: string;
+  /** Its objects applied with force on field conflicts (RemoteManifestUnit.forceConflicts). */
+  forceConflicts?: string[];
 }
 
 export type RenderedUnit = RenderedHelmRelease | RenderedManifests | RenderedRemoteManifest;
@@ -152,7 +154,7 @@ function unitIndex(unit: Unit, dir: string): RenderedUnit {
     case "Manifests":
       return { kind: unit.kind, ...base, objects: unit.objects.map((o) => `${dir}/${unit.name}/${objectFileName(o)}`).sort() };
     case "RemoteManifest":
-      return { kind: unit.kind, ...base, urls: unit.urls, version: unit.version };
+      return { kind: unit.kind, ...base, urls: unit.urls, version: unit.version, ...(unit.forceConflicts ? { forceConflicts: unit.forceConflicts } : {}) };
   }
 }
 
@@ -254,7 +256,7 @@ const unitSchema = z.discriminatedUnion("kind", [
     values: z.string(),
   }),
   z.object({ kind: z.literal("Manifests"), ...unitBase, objects: z.array(z.string()) }),
-  z.object({ kind: z.literal("RemoteManifest"), ...unitBase, urls: z.array(z.string()), version: z.string() }),
+  z.object({ kind: z.literal("RemoteManifest"), ...unitBase, urls: z.array(z.string()), version: z.string(), forceConflicts: z.array(z.string()).optional() }),
 ]);
 
 const roleSchema = z.enum(ROLES);
@@ -304,7 +306,7 @@ const placementSchema: z.ZodType<RenderedPlacement> = z.object({
       unit: z.string(),
       kind: z.string(),
       replicas: z.number().optional(),
-      designRoles: z.union([z.array(roleSchema), z.literal("all"), z.literal("allNodes")]),
+      designRoles: z.union([z.array(roleSchema), z.literal("all"), z.literal("allNodes"), z.literal("kubernetesControlPlane")]),
       eligible: z.array(z.string()),
       reasons: z.record(z.string(), z.array(z.string())),
       reaches: z.array(roleSchema),

@@ -1,11 +1,13 @@
-// npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--no-interrupt] [--no-policy-mutations] [--time-preview <tries>]:
+// npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--mirror <dir>] [--no-interrupt] [--no-policy-mutations] [--time-preview <tries>]:
 // the real Pulumi engine against a real Kubernetes control plane, per stack (default lab and
 // prod-medium): up with the policy pack, an API server restart mid-way, an idempotent preview, a
 // day-2 node, destroy; placement proven by the real scheduler (test/e2e/README.md). Binaries from
 // PATH: pulumi, kubectl, pulumi-resource-kubernetes, pulumi-resource-random (../shared/engine
 // builds them; released ones work the same). The cluster: --kubeconfig (e.g. the kind lab), else
-// cluster.sh of the engine kit (--cluster-script, env OPENKEEL_E2E_CLUSTER_SCRIPT). Reports:
-// .e2e/<stack>/report.md. --time-preview <tries>: only what timing `pulumi preview --policy-pack policy` of
+// cluster.sh of the engine kit (--cluster-script, env OPENKEEL_E2E_CLUSTER_SCRIPT). The release
+// manifests: the real files of --mirror <dir> (env OPENKEEL_MIRROR, default ../shared/mirror;
+// files/<host>/<path> of each pinned URL), a stand-in where it has none; with --kubeconfig, stand-ins
+// unless --mirror names a folder. Reports: .e2e/<stack>/report.md. --time-preview <tries>: only what timing `pulumi preview --policy-pack policy` of
 // the deployed stack needs (setup, one pulumi up without the restart, <tries> timed previews, each
 // exit 0 with no change; `npm run bench` uses it); reports in .e2e/preview-timing/<stack>/.
 // Exit 0: every step and check passed; 1: something failed; 2: bad usage or a missing binary.

@@ -15,6 +15,7 @@ import {
   verdict,
   type Target,
 } from "../bench/bench-targets";
+import { CI_LIMIT_MINUTES, CI_STACKS, ciFigures, ciLines, ciTarget, engineBuildFromFileTimes, engineBuildFromLog, stackE2E } from "../bench/ci-figures";
 import { previewProblem, resourceCounts } from "./e2e/harness/pulumi";
 
 const target = (value: number | null, bound: Partial<Target>): Target => ({ what: "t", value, unit: "×", ...bound });
@@ -136,5 +137,71 @@ describe("e2e: judging a timed pulumi preview --policy-pack policy", () => {
     expect(previewProblem(0, clean.replace("openkeel-placement", "other-pack"), "openkeel-placement")).toBe(
       "no sign of the policy pack openkeel-placement in the output",
     );
+  });
+});
+
+describe("the CI figures (issue 23)", () => {
+  const log = [
+    "== building pulumi v3.276.0",
+    "target                       result   secs    size  version",
+    "pulumi                       built     793    117M  v3.276.0",
+    "kube-apiserver               built     819    101M  v1.36.3",
+    "total 1612s; binaries in /root/.cache/openkeel-engine/bin",
+  ].join("\n");
+  const steps = (stack: string, seconds: number, mutations: boolean) => ({
+    stack,
+    ok: true,
+    seconds,
+    steps: [
+      { name: "pulumi up --yes --policy-pack policy", seconds: seconds / 2 },
+      ...(mutations ? [{ name: "policy pack D1–D8: mutated stacks, real engine vs npm run policy", seconds: seconds / 4 }] : []),
+      { name: "render (npm run render)", seconds: 5 },
+    ],
+  });
+
+  it("reads build.sh's summary: the total, each binary, and whether every one was built (cold)", () => {
+    expect(engineBuildFromLog(log)).toEqual({ totalSeconds: 1612, targets: { pulumi: 793, "kube-apiserver": 819 }, cold: true });
+    expect(engineBuildFromLog(log.replace("built     819", "kept        0"))?.cold).toBe(false);
+    expect(engineBuildFromLog("== building pulumi\n(interrupted)")).toBeUndefined();
+  });
+
+  it("without a log: each binary from the birth of its stamp after the previous one, the total from bin/'s birth", () => {
+    const t0 = Date.UTC(2026, 11, 1, 10, 0, 0);
+    const stamps = [
+      { target: "pulumi-resource-kubernetes", bornMs: t0 + 900_000 },
+      { target: "pulumi", bornMs: t0 + 600_000 },
+      { target: "kwok", bornMs: t0 + 960_500 },
+    ];
+    expect(engineBuildFromFileTimes(t0, stamps)).toEqual({
+      totalSeconds: 961,
+      targets: { pulumi: 600, "pulumi-resource-kubernetes": 300, kwok: 61 },
+      cold: true,
+    });
+    // no birth times (0), or a stamp older than bin/ (not this build's): not a measure
+    expect(engineBuildFromFileTimes(0, stamps)).toBeUndefined();
+    expect(engineBuildFromFileTimes(t0, [...stamps, { target: "etcd", bornMs: t0 - 1 }])).toBeUndefined();
+    expect(engineBuildFromFileTimes(t0, [])).toBeUndefined();
+  });
+
+  it("sums the engine build, npm test twice and every stack's e2e, against the 90-minute limit", () => {
+    const e2e = CI_STACKS.map((s, i) => stackE2E(steps(s, 600 + i * 60, s === "prod-medium")));
+    expect(e2e[0].policyMutations).toBe(true);
+    expect(e2e[1].policyMutations).toBe(false);
+    expect(e2e[0].slowest[0]).toBe("pulumi up --yes --policy-pack policy: 300 s");
+    const f = ciFigures({ ...engineBuildFromLog(log)!, source: "log" }, 60, e2e);
+    // 1612 + 2 × 60 + 600 + 660 + 720 + 780 = 4492 s
+    expect(f.sequentialMinutes).toBe(74.9);
+    expect(holds(ciTarget(f))).toBe(true);
+    expect(ciTarget(f).max).toBe(CI_LIMIT_MINUTES);
+    const over = ciFigures({ totalSeconds: 4550, targets: {}, cold: true, source: "log" }, 60, e2e);
+    expect(holds(ciTarget(over))).toBe(false);
+  });
+
+  it("a missing part is not measured, never a smaller sum", () => {
+    const f = ciFigures({ measured: false, why: "no log" }, 60, [stackE2E(steps("lab", 300, false))]);
+    expect(f.missing).toEqual(["prod-medium", "prod-large", "prod-small"]);
+    expect(f.sequentialMinutes).toBeNull();
+    expect(verdict(ciTarget(f))).toBe("not measured");
+    expect(ciLines(f)).toContain("*** engine build NOT MEASURED: no log ***");
   });
 });

@@ -22,7 +22,7 @@ const DATA_KINDS = new Set(["Namespace", "StorageClass", "CustomResourceDefiniti
 /** Releases and upstream manifests that own data, and why: written from what they install, not from the code. */
 const DATA_OWNERS: Record<string, string> = {
   "kube-ovn": "OVN northbound/southbound databases and the Subnet/IP CRDs",
-  "cert-manager": "the Certificate and Issuer CRDs (crds.enabled)",
+  "cert-manager-crds": "the Certificate and Issuer CRDs (cert-manager.crds.yaml)",
   "mariadb-operator-crds": "the MariaDB CRDs: deleting them deletes every Galera cluster",
   "rabbitmq-cluster-operator": "the RabbitmqCluster CRD",
   "rabbitmq-messaging-topology-operator": "the Vhost, User and Permission CRDs",

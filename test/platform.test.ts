@@ -32,6 +32,7 @@ const SNAPSHOT_CRDS = [
 const LAB_ALWAYS = [
   "platform-namespaces",
   "multus",
+  "cert-manager-crds",
   "cert-manager",
   "mariadb-operator-crds",
   "mariadb-operator",
@@ -165,7 +166,7 @@ describe("order: CRDs and operators before the objects that need them", () => {
 
   it.each(PRODUCTION)("%s: nothing that runs pods starts before the CNI", (stack) => {
     const plan = planOf(stack);
-    const crdsOnly = new Set([PLATFORM_NAMESPACES_UNIT, "kube-ovn", "mariadb-operator-crds", ...SNAPSHOT_CRDS]);
+    const crdsOnly = new Set([PLATFORM_NAMESPACES_UNIT, "kube-ovn", "cert-manager-crds", "mariadb-operator-crds", ...SNAPSHOT_CRDS]);
     const phase = plan.phases.find((p) => p.name === "crds-operators")!;
     expect(phase.units[0].name === PLATFORM_NAMESPACES_UNIT || phase.units[0].name === "kube-ovn").toBe(true);
     for (const u of phase.units.filter((x) => !crdsOnly.has(x.name))) {
@@ -205,7 +206,7 @@ describe("order: CRDs and operators before the objects that need them", () => {
       PLATFORM_NAMESPACES_UNIT,
       "kube-ovn",
       "multus",
-      "cert-manager",
+      "cert-manager-crds",
       "mariadb-operator-crds",
       "rabbitmq-cluster-operator",
       "kubevirt-operator",

@@ -89,7 +89,10 @@ function property(tally: Record<Outcome["kind"] | "judged", number>, policyEvery
 describe("generated stacks", () => {
   it("1 to 40 nodes: each stops with messages or renders deterministically and passes the policy rules", async () => {
     const tally = { config: 0, checks: 0, rendered: 0, judged: 0 };
-    await fc.assert(fc.asyncProperty(stackArbitrary(1, 40), property(tally, 8)), { seed: PROPERTY_SEED, numRuns: runs(250) });
+    // every 7th render judged: since the release manifests' operators are components (issue 23),
+    // generated kind-lab stacks whose nodes are all tainted stop at placement-no-node (the RabbitMQ
+    // cluster operator's manifest tolerates no taint), so fewer render than before
+    await fc.assert(fc.asyncProperty(stackArbitrary(1, 40), property(tally, 7)), { seed: PROPERTY_SEED, numRuns: runs(250) });
     expect(tally.judged).toBeGreaterThanOrEqual(5);
     // the generator is not vacuous: every outcome occurs, and renders are common
     expect(tally.config).toBeGreaterThan(0);

@@ -343,7 +343,11 @@ describe("CI entry and npm test", () => {
   it(".ci/run runs the README's test command; npm test installs the tools, type-checks and lints first", () => {
     const ci = fs.readFileSync(path.join(REPO, ".ci/run"), "utf8");
     expect(ci).toMatch(/^npm ci --no-audit --no-fund\nnpm test\n/m);
-    expect(ci).toMatch(/^PATH="\$bin:\$PATH" npm test\n\n\.ci\/e2e$/m);
+    expect(ci).toMatch(/^PATH="\$bin:\$PATH" npm test\n/m);
+    // the engine builds beside the tests (started before npm ci), and the e2e runs after both
+    expect(ci.indexOf("setsid .ci/e2e build")).toBeLessThan(ci.indexOf("npm ci --no-audit --no-fund"));
+    expect(ci).toMatch(/^if ! wait "\$engine"; then$/m);
+    expect(ci.trimEnd().endsWith("\n.ci/e2e")).toBe(true);
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
     expect(readme).toMatch(/^npm test\s/m);
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
@@ -413,6 +417,8 @@ describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
       INSTALLS: installs,
       OPENKEEL_NODE_CACHE: cache,
       OPENKEEL_ENGINE_KIT: "/nonexistent",
+      // not the clone's .e2e/, where the CI run that runs this suite builds its engine meanwhile
+      OPENKEEL_CI_LOGS: path.join(bin, "logs"),
     };
     const r = spawnSync("bash", [".ci/run"], { cwd: REPO, encoding: "utf8", env });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n") : [] };
@@ -454,10 +460,28 @@ describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
 
 describe("CI's end-to-end step (.ci/e2e)", () => {
   const e2e = fs.readFileSync(path.join(REPO, ".ci/e2e"), "utf8");
-  it("builds the engine, puts it on PATH, and runs npm run e2e for lab and prod-medium", () => {
+  it("builds the engine, puts it on PATH, and runs npm run e2e for all four stacks, the D1–D8 mutations on prod-medium", () => {
     expect(e2e).toMatch(/"\$ENGINE_KIT\/build\.sh"/);
     expect(e2e).toMatch(/export PATH="\$ENGINE_OUT\/bin:\$PATH"/);
-    expect(e2e).toMatch(/^npm run e2e -- --stack lab --stack prod-medium$/m);
+    expect(e2e).toMatch(/^e2e --stack prod-medium \|\| status=1$/m);
+    expect(e2e).toMatch(/^e2e --no-policy-mutations --stack prod-large --stack prod-small --stack lab \|\| status=1$/m);
+    const stacks = [...e2e.matchAll(/--stack ([a-z-]+)/g)].map((m) => m[1]).sort();
+    expect(stacks).toEqual([...SHIPPED_STACKS].sort());
+    expect(e2e).toMatch(/^exit "\$status"$/m);
+  });
+
+  it("build: only the engine, then exit (what .ci/run starts beside the tests)", () => {
+    const kit = fs.mkdtempSync(path.join(os.tmpdir(), "engine-kit-"));
+    temps.push(kit);
+    fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho built into $OUT\n", { mode: 0o755 });
+    fs.mkdirSync(path.join(kit, "out", "bin"), { recursive: true });
+    fs.writeFileSync(path.join(kit, "out", "bin", "pulumi"), "#!/bin/sh\n", { mode: 0o755 });
+    const env = { ...process.env, OPENKEEL_ENGINE_KIT: kit, OUT: path.join(kit, "out"), OPENKEEL_CI_LOGS: path.join(kit, "logs") };
+    const r = spawnSync("bash", [".ci/e2e", "build"], { cwd: REPO, encoding: "utf8", env });
+    expect(r.status).toBe(0);
+    expect(fs.readFileSync(path.join(kit, "logs", "engine-build.log"), "utf8")).toMatch(/built into .*\/out/);
+    expect(r.stdout).toMatch(/^== engine: \d+ s$/m);
+    expect(r.stdout).not.toMatch(/npm run e2e|E2E NOT RUN/);
   });
 
   it.each([

@@ -1,19 +1,25 @@
 // The e2e's own pieces that need no engine: they run in `npm test` (fast), so that a broken mirror,
 // stand-in or node registration shows before anyone runs `npm run e2e`.
 import * as fs from "node:fs";
+import * as https from "node:https";
+import * as os from "node:os";
 import * as path from "node:path";
 import { gunzipSync } from "node:zlib";
+import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
-import { CONTRACT_CHARTS_DIR, Mirror } from "./harness/mirror";
+import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "./harness/admission";
+import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath } from "./harness/mirror";
 import { K8S_CONTROL_PLANE, nodeSpecs } from "./harness/nodes";
 import { policyViolations, summaryLine } from "./harness/pulumi";
-import { readPlacement, readRendered } from "./harness/rendered";
+import { readPlacement, readRendered, type RenderedStack } from "./harness/rendered";
+import type { RenderedUnit } from "../../render/rendered";
 import { tgz } from "./harness/tar";
 import { compareLeaves } from "./harness/placement-check";
 import { structural } from "./standins/crds";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
 const SCHEMAS = process.env.OPENKEEL_SCHEMAS ?? path.resolve(__dirname, "../../../shared/schemas");
+const MIRROR = process.env.OPENKEEL_MIRROR ?? path.resolve(__dirname, "../../../shared/mirror");
 
 /** Entry names of a .tgz written by tgz(). */
 function entries(buf: Buffer): string[] {
@@ -52,11 +58,146 @@ describe("e2e: chart packaging and mirror", () => {
   });
 
   it.skipIf(!fs.existsSync(SCHEMAS))("serves every chart and manifest the shipped stacks ask for, at their versions", () => {
-    const m = new Mirror(SCHEMAS);
+    const m = new Mirror(SCHEMAS, MIRROR, new AdmissionStandIn());
     for (const s of ["lab", "prod-small", "prod-medium", "prod-large"]) m.addStack(readRendered(RENDERED, s));
     expect(m.problems).toEqual([]);
     expect(m.artifacts.map((a) => a.id)).toContain("openkeel-nova-1.0.0");
     expect(m.artifacts.map((a) => a.id)).toContain("longhorn-1.12.1");
+  });
+
+  it.skipIf(!fs.existsSync(SCHEMAS))("serves the real release manifests of the mirror folder, and a stand-in only for a file it lacks", () => {
+    const admission = new AdmissionStandIn();
+    const folder = fs.existsSync(MIRROR) ? MIRROR : undefined;
+    const m = new Mirror(SCHEMAS, folder, admission);
+    m.addStack(readRendered(RENDERED, "prod-medium"));
+    const upstream = m.artifacts.filter((a) => a.source === "upstream manifest").map((a) => a.id);
+    for (const u of readRendered(RENDERED, "prod-medium").units.flatMap((x) => x.urls ?? [])) {
+      const id = new URL(u).host + new URL(u).pathname;
+      expect(upstream.includes(id), id).toBe(folder !== undefined && fs.existsSync(mirroredPath(folder, u)));
+    }
+    if (folder === undefined) {
+      // no mirror folder (a runner without ../shared/mirror): every manifest a stand-in, no webhook
+      expect(m.artifacts.filter((a) => a.source === "stand-in manifest").every((a) => a.standsFor.endsWith("no mirror folder (--mirror)"))).toBe(true);
+      expect(admission.webhooks).toEqual([]);
+      return;
+    }
+    expect(upstream).toContain("github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml");
+    // an unchanged manifest is served byte for byte
+    const kubevirt = "https://github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml";
+    expect(m.servedUpstream(kubevirt)).toBe(fs.readFileSync(mirroredPath(folder, kubevirt), "utf8"));
+    // the RabbitMQ operators' webhooks (2 + 13) now point at the admission stand-in
+    expect(admission.webhooks.map((w) => w.webhook)).toEqual(
+      expect.arrayContaining(["mrabbitmqcluster-v1beta1.kb.io", "vrabbitmqcluster-v1beta1.kb.io", "vvhost.kb.io"]),
+    );
+    expect(admission.webhooks).toHaveLength(15);
+    const stand = m.artifacts.filter((a) => a.source === "stand-in manifest");
+    expect(stand.map((a) => a.id)).toEqual(["github.com/cert-manager/cert-manager/releases/download/v1.21.1/cert-manager.crds.yaml"]);
+    expect(stand[0].standsFor).toMatch(/does not exist$/);
+  });
+});
+
+describe("e2e: the admission stand-in", () => {
+  const at = { url: "https://127.0.0.1:1", caBundle: "Q0E=" };
+  const manifest = () => [
+    {
+      kind: "ValidatingWebhookConfiguration",
+      metadata: { name: "v" },
+      webhooks: [{ name: "w1.example.io", clientConfig: { service: { namespace: "ns", name: "svc", path: "/validate" } }, failurePolicy: "Fail" }],
+    },
+    {
+      kind: "CustomResourceDefinition",
+      metadata: { name: "things.example.io" },
+      spec: { conversion: { strategy: "Webhook", webhook: { clientConfig: { service: { namespace: "ns", name: "svc" } } } } },
+    },
+    { kind: "CustomResourceDefinition", metadata: { name: "plain.example.io" }, spec: { conversion: { strategy: "None" } } },
+    { kind: "Deployment", metadata: { name: "d" } },
+  ];
+
+  it("points every webhook's and every conversion webhook's clientConfig at itself, and leaves everything else", () => {
+    const objects = manifest();
+    const { rewritten, problems } = rewriteForAdmission(objects, at, "example.io/m.yaml");
+    expect(problems).toEqual([]);
+    expect(rewritten.map((w) => [w.kind, w.configuration, w.webhook, w.upstream])).toEqual([
+      ["ValidatingWebhookConfiguration", "v", "w1.example.io", "service ns/svc:443/validate"],
+      ["CustomResourceDefinition", "things.example.io", "conversion", "service ns/svc:443"],
+    ]);
+    expect(objects[0].webhooks![0]).toEqual({
+      name: "w1.example.io",
+      clientConfig: { url: `${at.url}/ValidatingWebhookConfiguration/v/w1.example.io`, caBundle: at.caBundle },
+      failurePolicy: "Fail",
+    });
+    expect(objects.slice(2)).toEqual(manifest().slice(2));
+  });
+
+  it("refuses what it cannot stand in for: an aggregated API behind a Service", () => {
+    const { problems } = rewriteForAdmission(
+      [{ kind: "APIService", metadata: { name: "v1.x.io" }, spec: { service: { namespace: "n", name: "s" } } }],
+      at,
+      "m",
+    );
+    expect(problems).toEqual(["m: APIService v1.x.io is served by service n/s:443, which the e2e cannot stand in for"]);
+  });
+
+  it("a served manifest's webhooks are rewritten in what the mirror serves; without a stand-in the mirror refuses the file", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-mirror-"));
+    const url = "https://example.io/r/v1/m.yaml";
+    fs.mkdirSync(path.dirname(mirroredPath(dir, url)), { recursive: true });
+    fs.writeFileSync(
+      mirroredPath(dir, url),
+      manifest()
+        .map((o) => `---\n${JSON.stringify(o)}\n`)
+        .join(""),
+    );
+    const unit: RenderedUnit = { kind: "RemoteManifest", name: "u", type: "t", urls: [url], version: "v1" };
+    const rendered: RenderedStack = { dir, index: {} as never, units: [unit], model: {} as never };
+    const admission = new AdmissionStandIn();
+    admission.endpoint = at;
+    const m = new Mirror(SCHEMAS, dir, admission);
+    m.addStack(rendered);
+    expect(m.problems).toEqual([]);
+    const served = parseAllDocuments(m.fileBody(url)!).map((d) => d.toJS());
+    expect(served[0].webhooks[0].clientConfig).toEqual({
+      url: `${at.url}${webhookPath("ValidatingWebhookConfiguration", "v", "w1.example.io")}`,
+      caBundle: at.caBundle,
+    });
+    expect(served.slice(2)).toEqual(manifest().slice(2));
+    expect(admission.webhooks).toHaveLength(2);
+    const bare = new Mirror(SCHEMAS, dir);
+    bare.addStack(rendered);
+    expect(bare.problems).toEqual(["example.io/r/v1/m.yaml has webhooks and the mirror has no admission stand-in to point them at"]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("admits what it is called for over TLS its CA bundle verifies, and lists what it refused", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-admission-"));
+    const a = new AdmissionStandIn();
+    const endpoint = await a.start(path.join(dir, "certs"), path.join(dir, "openssl.log"));
+    a.webhooks.push({ kind: "ValidatingWebhookConfiguration", configuration: "v", webhook: "w", upstream: "service n/s:443", manifest: "m" });
+    const post = (p: string, body: unknown) =>
+      new Promise<{ status: number; body: { response?: { uid: string; allowed: boolean } } }>((ok, fail) => {
+        const req = https.request(`${endpoint.url}${p}`, { method: "POST", ca: Buffer.from(endpoint.caBundle, "base64") }, (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          res.on("end", () => ok({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        req.on("error", fail);
+        req.end(JSON.stringify(body));
+      });
+    const review = {
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: { uid: "u1", operation: "CREATE", kind: { group: "g", version: "v1", kind: "K" }, name: "n", namespace: "ns", dryRun: true },
+    };
+    const good = await post(webhookPath("ValidatingWebhookConfiguration", "v", "w"), review);
+    expect(good.status).toBe(200);
+    expect(good.body.response).toEqual({ uid: "u1", allowed: true });
+    expect((await post("/elsewhere", review)).status).toBe(400);
+    expect(a.summary()).toEqual([
+      "ValidatingWebhookConfiguration v / w (m; upstream service n/s:443): 1 request(s): CREATE g/v1 K ns/n (dry run)",
+      "REFUSED a request on /elsewhere: refused: no webhook of the served manifests at /elsewhere",
+    ]);
+    await a.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 

@@ -7,7 +7,7 @@ import type { Role } from "../../config/roles";
 
 /** Exactly the nodes carrying one of the roles; every node; or a non-empty subset of the roles' nodes. */
 type NhcGroup = Role | "kubernetesControlPlane";
-type Expect = Role[] | "every node" | { within: Role[] } | { nhc: NhcGroup };
+type Expect = Role[] | "every node" | "kubernetes control plane" | { within: Role[] } | { nhc: NhcGroup };
 
 const CP: Role[] = ["controlPlane"];
 /**
@@ -40,6 +40,12 @@ const MATRIX: [RegExp, Expect][] = [
   [/openkeel-ironic\/conductor$/, ["provisioning"]],
   [/openkeel-zun\/computeAgent$/, ["containers"]],
   [/virt-api\+virt-controller$/, CP],
+  // § 2.2 puts virt-operator on the control plane; its release requires the Kubernetes control
+  // plane, which docs/design-decisions.md accepts (in large: the Kubernetes-only nodes)
+  [/kubevirt-operator\/virt-operator$/, "kubernetes control plane"],
+  [/cdi-operator\/cdi-operator$/, CP],
+  // OLM's own operators are operators' controllers (§ 2.3): the control plane
+  [/olm\/(olm-operator|catalog-operator)$/, CP],
   [/virt-handler$/, ["compute"]],
   [/cdi-infra$/, CP],
   [/cdi-importer\+cloner\+upload$/, ["storage"]],
@@ -81,6 +87,11 @@ function nodesOf(cfg: LoadedConfig, roles: Role[]): string[] {
 
 function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {
   if (e === "every node") return cfg.nodes.map((n) => n.name).sort();
+  if (e === "kubernetes control plane")
+    return cfg.nodes
+      .filter((n) => n.kubernetesControlPlane)
+      .map((n) => n.name)
+      .sort();
   if (Array.isArray(e)) return nodesOf(cfg, e);
   if ("nhc" in e) {
     const has = (n: LoadedConfig["nodes"][number], g: NhcGroup) => (g === "kubernetesControlPlane" ? n.kubernetesControlPlane : n.roles.includes(g));

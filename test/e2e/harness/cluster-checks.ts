@@ -180,10 +180,11 @@ export async function checkAfterUp(r: StackRun, rendered: RenderedStack, label: 
   await checkRoleLabels(r, rendered);
   await checkPersisted(r, rendered);
   // placement by the real scheduler; give the scheduler and kwok a moment to settle
-  let result = await checkPlacement(r.kube!, rendered, readPlacement(rendered));
+  const served = (url: string) => r.mirror?.servedUpstream(url);
+  let result = await checkPlacement(r.kube!, rendered, readPlacement(rendered), served);
   for (let i = 0; i < 10 && result.findings.some((f) => / is Pending: /.test(f.problem) && !/Unschedulable/.test(f.problem)); i++) {
     await sleep(1000);
-    result = await checkPlacement(r.kube!, rendered, readPlacement(rendered));
+    result = await checkPlacement(r.kube!, rendered, readPlacement(rendered), served);
   }
   r.report.check(`placement proven by the real scheduler (${label})`, result.findings.length === 0, [
     ...result.findings.map((f) => `${f.component}: ${f.problem}`),

@@ -20,6 +20,7 @@ import { mutationsStep, shippedPolicyStep } from "./policy-checks";
 import { checkAfterUp } from "./cluster-checks";
 import { run, stop, which } from "./proc";
 import { installPlugins, pulumiEnv, type PulumiEnv } from "./pulumi";
+import { programWaits } from "./rendered";
 import type { Report } from "./report";
 import { setUp } from "./setup";
 import { Fatal, StackRun, type E2EOptions } from "./stack-run";
@@ -30,6 +31,25 @@ export type { E2EOptions } from "./stack-run";
 /** cluster.sh of the engine kit: env OPENKEEL_E2E_CLUSTER_SCRIPT, else ../shared/engine/cluster.sh. */
 export function defaultClusterScript(repoRoot: string): string {
   return path.resolve(process.env.OPENKEEL_E2E_CLUSTER_SCRIPT ?? path.join(repoRoot, "..", "shared", "engine", "cluster.sh"));
+}
+
+/** The folder of the real release manifests: env OPENKEEL_MIRROR, else ../shared/mirror (files/<host>/<path> of their URLs). */
+export function defaultMirrorDir(repoRoot: string): string {
+  return path.resolve(process.env.OPENKEEL_MIRROR ?? path.join(repoRoot, "..", "shared", "mirror"));
+}
+
+/**
+ * The mirror folder of a run: `--mirror` when given; on the e2e's own cluster the default folder;
+ * on an existing cluster (--kubeconfig) none unless named. There pods really run: the real
+ * operators would start and wait for cert-manager's certificates (the cert-manager chart is a
+ * stand-in without a controller), and that cluster's API server would call their webhooks, which
+ * it cannot reach on the admission stand-in at 127.0.0.1 of this machine. So the manifests keep
+ * their stand-ins there.
+ */
+export function runMirrorDir(repoRoot: string, flag: string | undefined, kubeconfig: string | undefined): string | undefined {
+  if (flag !== undefined) return path.resolve(flag);
+  if (kubeconfig !== undefined && process.env.OPENKEEL_MIRROR === undefined) return undefined;
+  return defaultMirrorDir(repoRoot);
 }
 
 /** The e2e of one stack: README "The steps, per stack", in order; the preview-timing mode stops after the first up. */
@@ -68,21 +88,43 @@ interface ControllerAction {
   detail?: string;
 }
 
+/** The stand-in controller's actions, from its log. */
+function controllerActions(r: StackRun): ControllerAction[] {
+  const actionsLog = path.join(r.logs, "standin-controller.jsonl");
+  if (!fs.existsSync(actionsLog)) return [];
+  return fs
+    .readFileSync(actionsLog, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ControllerAction);
+}
+
+/** The report's list of what the program waits on, each with the stand-in controller's actions on that object. */
+function reportWaits(r: StackRun, actions: ControllerAction[]): void {
+  if (!r.rendered) return;
+  for (const w of programWaits(r.rendered)) {
+    const by = actions.filter((a) => a.object === w.object).map((a) => `${a.action}${a.detail ? ` (${a.detail})` : ""}`);
+    r.report.waits.push(
+      `${w.object} waits for ${w.condition} (${w.timeoutSeconds} s): ${by.length ? `the stand-in controller: ${by.join("; ")}` : "nothing of the stand-in controller answered it"}`,
+    );
+  }
+}
+
 /** After a stack's run, whatever happened: the controller and the mirror stopped, the cluster down (unless --keep), the reports written. */
 async function tearDown(r: StackRun): Promise<void> {
   const { o, report: rep } = r;
   await stop(r.controller);
-  const actionsLog = path.join(r.logs, "standin-controller.jsonl");
-  const actions = fs.existsSync(actionsLog)
-    ? fs
-        .readFileSync(actionsLog, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as ControllerAction)
-    : [];
+  const actions = controllerActions(r);
   rep.controller.push(
-    ...actions.filter((a) => !["start", "stop"].includes(a.action)).map((a) => `${a.time} ${a.action}: ${a.object}${a.detail ? ` — ${a.detail}` : ""}`),
+    ...actions
+      .filter((a) => !["start", "stop"].includes(a.action))
+      .map((a) => `${a.time} ${a.action}: ${a.object}${a.detail ? ` — ${a.detail.replace(/\s+/g, " ").trim()}` : ""}`),
   );
+  reportWaits(r, actions);
+  if (r.admission) {
+    rep.admission.push(...r.admission.summary());
+    await r.admission.close();
+  }
   if (r.mirror) {
     rep.notes.push(
       `mirror served ${r.mirror.requests.filter((q) => q.status === 200).length} requests; refused: ${[...new Set(r.mirror.requests.filter((q) => q.status !== 200).map((q) => q.path))].join(", ") || "none"}`,

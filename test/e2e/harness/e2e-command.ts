@@ -1,7 +1,7 @@
 // The body of `scripts/e2e.ts` (its header comment is the command's --help).
 import * as path from "node:path";
 import { args, EXIT_BAD_CONFIG, UserError } from "../../../cli/cli";
-import { defaultClusterScript, runE2E } from "./driver";
+import { defaultClusterScript, runE2E, runMirrorDir } from "./driver";
 import { schemasDir } from "../../../tools/kubeconform";
 
 export async function e2eCommand(): Promise<number | void> {
@@ -11,6 +11,7 @@ export async function e2eCommand(): Promise<number | void> {
     keep: { type: "boolean", default: false },
     "cluster-script": { type: "string" },
     schemas: { type: "string" },
+    mirror: { type: "string" },
     "no-interrupt": { type: "boolean", default: false },
     "no-policy-mutations": { type: "boolean", default: false },
     "time-preview": { type: "string" },
@@ -26,6 +27,7 @@ export async function e2eCommand(): Promise<number | void> {
     keep: opts.keep!,
     clusterScript: opts["cluster-script"] ? path.resolve(opts["cluster-script"]) : defaultClusterScript(repoRoot),
     schemasDir: opts.schemas !== undefined ? path.resolve(opts.schemas) : schemasDir(),
+    mirrorDir: runMirrorDir(repoRoot, opts.mirror, opts.kubeconfig),
     outRoot: path.join(repoRoot, ".e2e"),
     interrupt: !opts["no-interrupt"],
     policyMutations: !opts["no-policy-mutations"],

@@ -2,8 +2,12 @@
 // (stacks/README.md): `/charts/index.yaml` + `/charts/<name>-<version>.tgz` (a flat Helm
 // repository holding every chart a rendered stack asks for, at the version it asks for) and
 // `/files/<host>/<path>` (every remote manifest). Charts are the contract charts of
-// test/e2e/charts/ (OpenKeel) or the stand-ins of test/e2e/standins/ (upstream platform charts);
-// files are stand-ins of the release manifests. Every request is recorded for the report.
+// test/e2e/charts/ (OpenKeel) or the stand-ins of test/e2e/standins/ (upstream platform charts:
+// Helm charts cannot be had offline). Files are the real release manifests of a mirror folder laid
+// out as `files/<host>/<path>` of their URLs (../shared/mirror, or --mirror / OPENKEEL_MIRROR),
+// served as they are but for one e2e-only rewrite: every webhook's clientConfig points at the
+// admission stand-in (./admission.ts). Only a manifest the folder lacks gets a stand-in of
+// test/e2e/standins/. Every request is recorded for the report.
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -11,8 +15,9 @@ import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { stringify } from "yaml";
 import { STAND_IN_CHARTS, STAND_IN_FILES, standInFileYaml } from "../standins/artifacts";
+import { rewriteForAdmission, type AdmissionStandIn } from "./admission";
 import { tgz } from "./tar";
-import type { RenderedStack } from "./rendered";
+import { readDocs, type RenderedStack } from "./rendered";
 
 export const CONTRACT_CHARTS_DIR = path.resolve(__dirname, "../charts");
 const SHARED_HELPER = path.join(CONTRACT_CHARTS_DIR, "_shared", "_openkeel.tpl");
@@ -20,8 +25,15 @@ const SHARED_HELPER = path.join(CONTRACT_CHARTS_DIR, "_shared", "_openkeel.tpl")
 export interface MirroredArtifact {
   /** chart `<name>-<version>` or file `<host>/<path>` */
   id: string;
-  source: "contract chart" | "stand-in chart" | "stand-in manifest";
+  source: "contract chart" | "stand-in chart" | "stand-in manifest" | "upstream manifest";
+  /** What a stand-in stands for; for an upstream manifest, where it comes from and what the e2e changed. */
   standsFor: string;
+}
+
+/** The file of a mirror folder (`files/<host>/<path>`) that holds what `url` serves. */
+export function mirroredPath(mirrorDir: string, url: string): string {
+  const u = new URL(url);
+  return path.join(mirrorDir, "files", u.host, ...u.pathname.split("/").filter(Boolean));
 }
 
 interface ChartEntry {
@@ -75,7 +87,15 @@ export class Mirror {
   private server?: http.Server;
   url = "";
 
-  constructor(private readonly schemasDir: string) {}
+  /**
+   * @param mirrorDir the folder of the real release manifests (`files/<host>/<path>`); a manifest it lacks gets a stand-in (all of them without a folder)
+   * @param admission where the served manifests' webhooks are pointed (without it, a manifest with a webhook is refused)
+   */
+  constructor(
+    private readonly schemasDir: string,
+    readonly mirrorDir: string | undefined,
+    private readonly admission?: AdmissionStandIn,
+  ) {}
 
   /** Add every chart and remote manifest a rendered stack asks for. */
   addStack(r: RenderedStack): void {
@@ -103,6 +123,11 @@ export class Mirror {
     const u = new URL(url);
     const key = `${u.host}${u.pathname}`;
     if (this.files.has(key)) return;
+    const real = this.mirrorDir === undefined ? undefined : mirroredPath(this.mirrorDir, url);
+    if (real !== undefined && fs.existsSync(real)) {
+      this.addUpstreamFile(key, real);
+      return;
+    }
     const base = path.posix.basename(u.pathname);
     const body = standInFileYaml(base, this.schemasDir);
     if (body === undefined) {
@@ -110,13 +135,38 @@ export class Mirror {
       return;
     }
     this.files.set(key, body);
-    this.artifacts.push({ id: key, source: "stand-in manifest", standsFor: STAND_IN_FILES[base].standsFor });
+    const why = real === undefined ? "no mirror folder (--mirror)" : `${real} does not exist`;
+    this.artifacts.push({ id: key, source: "stand-in manifest", standsFor: `${STAND_IN_FILES[base].standsFor} — ${why}` });
+  }
+
+  /** A real manifest of the mirror folder, its webhooks pointed at the admission stand-in (the only change). */
+  private addUpstreamFile(key: string, file: string): void {
+    const text = fs.readFileSync(file, "utf8");
+    const objects = readDocs(file);
+    const endpoint = this.admission?.endpoint ?? { url: "https://admission-stand-in.invalid", caBundle: "" };
+    const { rewritten, problems } = rewriteForAdmission(objects, endpoint, key);
+    this.problems.push(...problems);
+    if (rewritten.length > 0 && !this.admission) this.problems.push(`${key} has webhooks and the mirror has no admission stand-in to point them at`);
+    this.admission?.webhooks.push(...rewritten);
+    // unchanged files are served byte for byte; a rewritten one as the same objects re-serialized
+    this.files.set(key, rewritten.length === 0 ? text : objects.map((o) => `---\n${stringify(o, { lineWidth: 0 })}`).join(""));
+    const changed = rewritten.length
+      ? `; e2e rewrite: the clientConfig of ${rewritten.map((w) => `${w.configuration}/${w.webhook}`).join(", ")} → the admission stand-in`
+      : "; served unchanged";
+    this.artifacts.push({ id: key, source: "upstream manifest", standsFor: `${objects.length} objects from ${file}${changed}` });
   }
 
   /** The body the mirror serves for a remote manifest URL (undefined when it has no stand-in). */
   fileBody(url: string): string | undefined {
     const u = new URL(url);
     return this.files.get(`${u.host}${u.pathname}`);
+  }
+
+  /** The body it serves for a URL when that is the real upstream manifest (not a stand-in). */
+  servedUpstream(url: string): string | undefined {
+    const u = new URL(url);
+    const key = `${u.host}${u.pathname}`;
+    return this.artifacts.some((a) => a.id === key && a.source === "upstream manifest") ? this.files.get(key) : undefined;
   }
 
   private index(): string {

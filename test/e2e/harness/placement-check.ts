@@ -1,12 +1,13 @@
 // Placement proven by the real scheduler: where the pods of every component were bound, against
 // rendered/<stack>/placement.json (the data placement.md shows). For the contract charts'
 // components (pods labelled app.kubernetes.io/instance=<release>, app.kubernetes.io/component=
-// <placement key>) and for the Deployments/DaemonSets/StatefulSets this repository writes as
-// objects. A pod bound where the report says it may not run, a DaemonSet that covers other nodes
+// <placement key>), for the Deployments/DaemonSets/StatefulSets this repository writes as
+// objects, and for every one of the upstream manifests the mirror served (`<unit>/<name>`: the
+// operators of the release manifests, which the placement model reads from their modules). A pod bound where the report says it may not run, a DaemonSet that covers other nodes
 // than the report's eligible ones, a Pending pod, a component of the report without pods or pods
 // of a component the report lacks: each is a disagreement between our model and the scheduler.
 import * as path from "node:path";
-import type { RenderedPlacement } from "../../../render/rendered";
+import { yamlDocuments, type RenderedPlacement } from "../../../render/rendered";
 import type { Kube } from "./kube";
 import type { RenderedStack } from "./rendered";
 import { readDocs } from "./rendered";
@@ -86,25 +87,46 @@ async function contractGroups(kube: Kube, groups: Groups): Promise<Workload[]> {
   return stss;
 }
 
+const WORKLOAD_KINDS = ["Deployment", "DaemonSet", "StatefulSet"];
+
+/** One workload as written, into its group: the live object and its pods. */
+async function addWorkload(kube: Kube, g: Group, o: { kind: string; metadata: Meta }): Promise<void> {
+  const ns = o.metadata.namespace ?? "default";
+  const live = await kube.get<Workload>(`/apis/apps/v1/namespaces/${ns}/${o.kind.toLowerCase()}s/${o.metadata.name}`);
+  g.kinds.add(o.kind);
+  if (!live) return;
+  g.workloads.push(live);
+  if (o.kind === "DaemonSet") g.daemonSets.push(live);
+  const q = Object.entries(live.spec.selector.matchLabels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  g.pods.push(...((await kube.list(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(q)}`)) as Pod[]));
+}
+
 /** Workloads this repository writes as objects: `<unit>/<object name>` rows, with their live pods. */
 async function objectGroups(kube: Kube, r: RenderedStack, components: ReadonlyMap<string, Component>, groups: Groups): Promise<void> {
   for (const u of r.units) {
     for (const f of u.objects ?? []) {
       for (const o of readDocs(path.join(r.dir, f)) as unknown as { kind: string; metadata: Meta }[]) {
-        if (!["Deployment", "DaemonSet", "StatefulSet"].includes(o.kind)) continue;
         const component = `${u.name}/${o.metadata.name}`;
-        if (!components.has(component)) continue;
-        const ns = o.metadata.namespace ?? "default";
-        const live = await kube.get<Workload>(`/apis/apps/v1/namespaces/${ns}/${o.kind.toLowerCase()}s/${o.metadata.name}`);
-        const g = groups.of(component);
-        g.kinds.add(o.kind);
-        if (!live) continue;
-        g.workloads.push(live);
-        if (o.kind === "DaemonSet") g.daemonSets.push(live);
-        const q = Object.entries(live.spec.selector.matchLabels)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(",");
-        g.pods.push(...((await kube.list(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(q)}`)) as Pod[]));
+        if (WORKLOAD_KINDS.includes(o.kind) && components.has(component)) await addWorkload(kube, groups.of(component), o);
+      }
+    }
+  }
+}
+
+/**
+ * Every workload of the upstream manifests the mirror served (`served`: the body of a URL):
+ * `<unit>/<name>` rows. One the placement data lacks is a finding: the model must know them all.
+ */
+async function manifestGroups(kube: Kube, r: RenderedStack, served: (url: string) => string | undefined, groups: Groups): Promise<void> {
+  for (const u of r.units) {
+    for (const url of u.urls ?? []) {
+      const body = served(url);
+      if (body === undefined) continue;
+      for (const o of yamlDocuments(body) as { kind?: string; metadata?: Meta }[]) {
+        if (o?.metadata && WORKLOAD_KINDS.includes(String(o.kind)))
+          await addWorkload(kube, groups.of(`${u.name}/${o.metadata.name}`), o as { kind: string; metadata: Meta });
       }
     }
   }
@@ -148,11 +170,21 @@ function judge(g: Group, c: Component, checked: string[]): PlacementFinding[] {
   return findings;
 }
 
-export async function checkPlacement(kube: Kube, r: RenderedStack, placement: RenderedPlacement): Promise<PlacementResult> {
+/**
+ * Where the scheduler bound every component's pods, against placement.json. `served` gives the
+ * body the mirror served for a remote manifest's URL (undefined: not served, nothing to check).
+ */
+export async function checkPlacement(
+  kube: Kube,
+  r: RenderedStack,
+  placement: RenderedPlacement,
+  served: (url: string) => string | undefined = () => undefined,
+): Promise<PlacementResult> {
   const components = new Map(placement.components.map((x) => [x.name, x]));
   const groups = new Groups();
   const stss = await contractGroups(kube, groups);
   await objectGroups(kube, r, components, groups);
+  await manifestGroups(kube, r, served, groups);
   const findings: PlacementFinding[] = [];
   const checked: string[] = [];
   for (const g of [...groups.values()].sort((a, b) => a.component.localeCompare(b.component))) {

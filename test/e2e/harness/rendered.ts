@@ -38,3 +38,31 @@ export function readPlacement(r: RenderedStack): RenderedPlacement {
   if (!p) throw new Error(`${r.dir}: no placement.json (render it with this checkout: npm run render)`);
   return p;
 }
+
+/** An object the program waits on (`pulumi.com/waitFor`): what it waits for and how long. */
+export interface ProgramWait {
+  /** `<Kind> <namespace>/<name>` (cluster-scoped: `<Kind> <name>`), as the stand-in controller names objects. */
+  object: string;
+  condition: string;
+  timeoutSeconds: string;
+}
+
+/** Every object of the render the program waits on, in Plan order. */
+export function programWaits(r: RenderedStack): ProgramWait[] {
+  const out: ProgramWait[] = [];
+  for (const u of r.units) {
+    for (const f of u.objects ?? []) {
+      for (const o of readDocs(path.join(r.dir, f))) {
+        const meta = (o.metadata ?? {}) as { name?: string; namespace?: string; annotations?: Record<string, string> };
+        const condition = meta.annotations?.["pulumi.com/waitFor"];
+        if (!condition) continue;
+        out.push({
+          object: `${String(o.kind)} ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`,
+          condition,
+          timeoutSeconds: meta.annotations?.["pulumi.com/timeoutSeconds"] ?? "default",
+        });
+      }
+    }
+  }
+  return out;
+}

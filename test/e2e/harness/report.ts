@@ -21,7 +21,13 @@ export interface CheckResult {
 export class Report {
   readonly steps: StepResult[] = [];
   readonly checks: CheckResult[] = [];
+  /** The real upstream manifests the mirror served, and what the e2e changed in them. */
+  readonly upstream: string[] = [];
   readonly standIns: string[] = [];
+  /** Every webhook the admission stand-in answered for, with the requests it saw. */
+  readonly admission: string[] = [];
+  /** What the program waits on (pulumi.com/waitFor), and who satisfied it. */
+  readonly waits: string[] = [];
   readonly controller: string[] = [];
   readonly notes: string[] = [];
   /** The timed `pulumi preview --policy-pack policy` runs of the preview-timing mode, in seconds. */
@@ -69,7 +75,11 @@ export class Report {
     for (const c of this.checks.filter((x) => x.detail.length > 0)) {
       out.push(`### ${c.name}${c.ok ? "" : " — FAILED"}`, "", ...c.detail.map((d) => (d.includes("\n") ? "```\n" + d + "\n```" : `- ${d}`)), "");
     }
-    out.push("## Stand-ins (e2e only, never used outside `npm run e2e`)", "", ...this.standIns.map((s) => `- ${s}`), "");
+    const list = (items: string[]) => (items.length ? items.map((s) => `- ${s}`) : ["- none"]);
+    out.push("## Upstream manifests applied (the real files, from the mirror folder)", "", ...list(this.upstream), "");
+    out.push("## Stand-ins (e2e only, never used outside `npm run e2e`)", "", ...list(this.standIns), "");
+    out.push("## Webhooks the admission stand-in answered for", "", ...list(this.admission), "");
+    out.push("## What the program waits on, and who answered", "", ...list(this.waits), "");
     out.push("## What the stand-in controller did", "", ...(this.controller.length ? this.controller.map((s) => `- ${s}`) : ["- nothing"]), "");
     if (this.notes.length) out.push("## Notes", "", ...this.notes.map((s) => `- ${s}`), "");
     return out.join("\n");

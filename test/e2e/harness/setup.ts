@@ -3,6 +3,7 @@
 // e2e's cluster. Each step is fatal: without it the rest cannot run.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { AdmissionStandIn } from "./admission";
 import { Kube } from "./kube";
 import { Mirror } from "./mirror";
 import { nodeObject, nodeSpecs, type NodeSpec } from "./nodes";
@@ -64,18 +65,38 @@ async function clusterStep(r: StackRun): Promise<void> {
   );
 }
 
+/** Step 3, first: the admission stand-in, which the mirror points the served manifests' webhooks at. */
+async function admissionStep(r: StackRun): Promise<void> {
+  await r.step(
+    "admission stand-in (127.0.0.1)",
+    async (s) => {
+      r.admission = new AdmissionStandIn();
+      const at = await r.admission.start(path.join(r.work, "admission"), r.log("admission"));
+      s.summary = `${at.url}: answers every webhook of the served manifests (admits, converts apiVersion)`;
+    },
+    { fatal: true },
+  );
+}
+
 /** Step 3: the mirror of every chart and remote manifest the render asks for. */
 async function mirrorStep(r: StackRun, rendered: RenderedStack): Promise<void> {
   const rep = r.report;
   await r.step(
     "mirror (127.0.0.1)",
     async (s) => {
-      r.mirror = new Mirror(r.o.schemasDir);
+      r.mirror = new Mirror(r.o.schemasDir, r.o.mirrorDir, r.admission);
       await r.mirror.start();
       r.mirror.addStack(rendered);
       if (r.mirror.problems.length) throw new Error(r.mirror.problems.join("; "));
-      s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts`;
-      for (const a of r.mirror.artifacts) if (a.source !== "contract chart") rep.standIns.push(`${a.source} \`${a.id}\`: ${a.standsFor}`);
+      const upstream = r.mirror.artifacts.filter((a) => a.source === "upstream manifest");
+      s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts, ${upstream.length} real manifests from ${r.o.mirrorDir ?? "no mirror folder"}`;
+      for (const a of upstream) rep.upstream.push(`\`${a.id}\`: ${a.standsFor}`);
+      if (r.admission?.webhooks.length)
+        rep.standIns.push(
+          `admission stand-in (test/e2e/harness/admission.ts, ${r.admission.endpoint.url}): the mirror points the clientConfig of every webhook of the served manifests at it (e2e only; the API server cannot reach a Service here); it admits every request unchanged, and converts by apiVersion; what it answered is listed below`,
+        );
+      for (const a of r.mirror.artifacts)
+        if (a.source !== "contract chart" && a.source !== "upstream manifest") rep.standIns.push(`${a.source} \`${a.id}\`: ${a.standsFor}`);
       const contract = r.mirror.artifacts.filter((a) => a.source === "contract chart").map((a) => a.id);
       rep.standIns.push(`contract charts (test/e2e/charts, the § 5.1–5.2 interface with tiny workloads) for ${contract.join(", ")}`);
       rep.standIns.push("their MariaDB/RabbitMQ StatefulSets stand in for the operators' output (annotated e2e.openkeel.io/stand-in)");
@@ -199,6 +220,7 @@ async function stackInitStep(r: StackRun, sharedHome: PulumiEnv): Promise<void> 
 export async function setUp(r: StackRun, sharedHome: PulumiEnv): Promise<RenderedStack> {
   const rendered = await renderStep(r);
   await clusterStep(r);
+  await admissionStep(r);
   await mirrorStep(r, rendered);
   await controllerStep(r);
   await nodesStep(r, rendered);

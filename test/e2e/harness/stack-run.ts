@@ -4,6 +4,7 @@
 import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { AdmissionStandIn } from "./admission";
 import type { Kube } from "./kube";
 import type { Mirror } from "./mirror";
 import type { NodeSpec } from "./nodes";
@@ -19,6 +20,11 @@ export interface E2EOptions {
   keep: boolean;
   clusterScript: string;
   schemasDir: string;
+  /**
+   * The real release manifests, laid out as `files/<host>/<path>` of their URLs (../shared/mirror).
+   * Undefined: none, every manifest is a stand-in (the default on an existing cluster: driver.ts).
+   */
+  mirrorDir?: string;
   outRoot: string;
   /** restart kube-apiserver during the first `pulumi up` (only on a cluster the e2e started) */
   interrupt: boolean;
@@ -52,6 +58,7 @@ export class StackRun {
   kubeconfig = "";
   kube?: Kube;
   mirror?: Mirror;
+  admission?: AdmissionStandIn;
   controller?: ChildProcess;
   ownCluster = false;
   clusterDir = "";

@@ -6,7 +6,9 @@
 //   SNR operator once self-node-remediation is "installed": the `self-node-remediation-config`
 //                object it creates at start-up (the program patches it)
 //   virt-operator / cdi-operator: condition Available=True on KubeVirt and CDI (what
-//                `pulumi.com/waitFor: condition=Available` waits for)
+//                `pulumi.com/waitFor: condition=Available` waits for), through the status
+//                subresource where the CRD has one (KubeVirt), else on the object itself (the real
+//                CDI CRD of cdi-operator.yaml declares none)
 // Usage: tsx standin-controller.ts <kubeconfig> <schemas dir> <log file (JSON lines)>
 // Every action is one line of the log; the driver lists them in the report.
 import * as fs from "node:fs";
@@ -87,7 +89,7 @@ async function available(apiPath: string, kind: string): Promise<void> {
       lastTransitionTime: now,
     });
     const self = ns ? apiPath.replace(/\/([a-z]+)$/, `/namespaces/${ns}/$1/${o.metadata.name}`) : `${apiPath}/${o.metadata.name}`;
-    await kube.mergePatch(`${self}/status`, {
+    const patch = {
       status: {
         phase: "Deployed",
         conditions: [
@@ -96,8 +98,12 @@ async function available(apiPath: string, kind: string): Promise<void> {
           cond("Degraded", "False", "AllComponentsReady"),
         ],
       },
-    });
-    log("set condition Available=True", id, "as the operator would once its components run");
+    };
+    const viaStatus = await kube.request("PATCH", `${self}/status`, patch, "application/merge-patch+json");
+    if (viaStatus.status === 404) await kube.mergePatch(self, patch);
+    else if (viaStatus.status >= 300) throw new Error(`PATCH ${self}/status: ${viaStatus.status} ${viaStatus.text.slice(0, 500)}`);
+    const where = viaStatus.status === 404 ? "on the object (its CRD has no status subresource)" : "through the status subresource";
+    log("set condition Available=True", id, `as the operator would once its components run; ${where}`);
   }
 }
 

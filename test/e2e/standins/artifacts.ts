@@ -108,8 +108,12 @@ export const STAND_IN_CHARTS: Record<string, StandInChart> = {
   },
 };
 
-/** Remote manifests by file name (the last segment of the pinned URL). */
+/** Remote manifests by file name (the last segment of the pinned URL): used only where the mirror folder has no file. */
 export const STAND_IN_FILES: Record<string, StandInFile> = {
+  "cert-manager.crds.yaml": {
+    standsFor: "cert-manager release manifest cert-manager.crds.yaml (its CRDs, from ../shared/schemas)",
+    objects: (s) => crds(s, KINDS.certManager, "stand-in for cert-manager.crds.yaml"),
+  },
   "kubevirt-operator.yaml": {
     standsFor: "KubeVirt release manifest kubevirt-operator.yaml (namespace kubevirt + KubeVirt CRD; no virt-operator)",
     objects: (s) => [
