@@ -92,7 +92,7 @@ export const CERT_MANAGER_CRDS: ManifestPin = {
 };
 export const CERT_MANAGER_UPGRADE: UpgradeRule = {
   component: "cert-manager",
-  pins: ["CERT_MANAGER_CHART"],
+  pins: ["CERT_MANAGER_CHART", "CERT_MANAGER_CRDS"],
   step: "minor",
   notes: { github: "cert-manager/cert-manager", tag: "{version}" },
   // the release's cert-manager.crds.yaml, its own unit before the chart (platform/cert-manager.ts); it follows the chart's version
