@@ -4,6 +4,7 @@ import { chartOperatorComponents } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
 import { CERT_MANAGER_CHART } from "./versions";
+import { PRIORITY_CLASSES } from "./priority-classes";
 
 const CERT_MANAGER_NAMESPACE = "cert-manager";
 
@@ -16,6 +17,8 @@ function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmRelease
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = {
     crds: { enabled: true, keep: true },
+    // § 2: operators' controllers; the chart's one key for all four pods (values.yaml global.priorityClassName)
+    global: { priorityClassName: PRIORITY_CLASSES.control },
     ...placement,
     webhook: { ...placement },
     cainjector: { ...placement },
@@ -29,7 +32,9 @@ export const certManager: PlatformComponent = {
   name: "cert-manager",
   pins: [CERT_MANAGER_CHART],
   namespaces: () => [certManagerNamespace()],
-  units: (ctx, { namespaces, podNetwork }) => ({ "crds-operators": [certManagerRelease(ctx, after(namespaces, podNetwork))] }),
+  units: (ctx, { namespaces, priorityClasses, podNetwork }) => ({
+    "crds-operators": [certManagerRelease(ctx, after(priorityClasses, namespaces, podNetwork))],
+  }),
   readers: {
     units: { "openkeel:platform:CertManager": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "cainjector"]) : []) },
   },
