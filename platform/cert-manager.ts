@@ -1,6 +1,6 @@
 // cert-manager (Helm, CRDs from the chart and kept on uninstall), on the control plane (§ 2.1).
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
-import { chartOperatorComponents } from "../placement/workloads";
+import { chartOperatorComponents, CONTROL_PLANE, obj, platformComponent, podScheduling, type Obj } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
 import { CERT_MANAGER_CHART } from "./versions";
@@ -36,6 +36,15 @@ export const certManager: PlatformComponent = {
     "crds-operators": [certManagerRelease(ctx, after(priorityClasses, namespaces, podNetwork))],
   }),
   readers: {
-    units: { "openkeel:platform:CertManager": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "cainjector"]) : []) },
+    units: {
+      "openkeel:platform:CertManager": (u) =>
+        u.kind === "HelmRelease"
+          ? [
+              ...chartOperatorComponents(u, ["webhook", "cainjector"]),
+              // the post-install hook Job (templates/startupapicheck-job.yaml), placed by startupapicheck.*
+              platformComponent(u, "startupapicheck", "Pods", podScheduling(obj((u.values as Obj).startupapicheck)), CONTROL_PLANE),
+            ]
+          : [],
+    },
   },
 };

@@ -44,6 +44,8 @@ const readRelease: UnitReader = (u) => {
       platformComponent(u, `nfd-${c}`, "Deployment", podScheduling(obj(v[c])), CONTROL_PLANE, { replicas: num(obj(v[c]).replicaCount) ?? 1 }),
     ),
     platformComponent(u, "nfd-worker", "DaemonSet", podScheduling(obj(v.worker)), "allNodes"),
+    // the post-delete hook Job (templates/post-delete-job.yaml) reuses master's nodeSelector, affinity and tolerations
+    platformComponent(u, "nfd-prune", "Pods", podScheduling(obj(v.master)), CONTROL_PLANE),
   ];
 };
 
