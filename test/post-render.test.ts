@@ -17,6 +17,8 @@ import { applyPostRender, mergePatch, PostRenderError, type PostRenderPatch } fr
 import { findUnit, type HelmReleaseUnit, type Plan } from "../plan/plan";
 import { planComponents, type Component } from "../placement/workloads";
 import { PRIORITY_CLASSES_UNIT } from "../platform/priority-classes";
+import { renderPlan } from "../render/rendered";
+import { previewStack } from "../review/preview";
 import { planOf, release } from "./helpers/plans";
 import { runProgram } from "./helpers/pulumi";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";
@@ -238,5 +240,23 @@ describe("item 3: priority classes exist before the first unit that names one", 
     const early = structuredClone(plan);
     (findUnit(early, "cert-manager") as HelmReleaseUnit).values.global = { priorityClassName: "longhorn-critical" };
     expect(() => priorityClassChecks(early, shippedConfig("prod-medium"))).toThrow(/longhorn-critical does not exist yet \(longhorn\/longhorn chart/);
+  });
+});
+
+describe("item 1: the preview flags a change of MariaDB's immutable fields in a patch", () => {
+  const treeOf = (plan: Plan) => new Map(renderPlan(plan).map((f) => [f.path, f.content]));
+
+  it("a Galera created without openkeel-infra-critical: operator-immutable (the CR must be replaced)", () => {
+    const head = planOf("prod-medium");
+    const base = structuredClone(head);
+    const galera = (findUnit(base, "openkeel-chart") as HelmReleaseUnit).postRender!.find((p) => p.target.kind === "MariaDB")!;
+    delete (galera.patch.spec as Record<string, unknown>).priorityClassName;
+    const p = previewStack("prod-medium", treeOf(base), treeOf(head));
+    const f = p.findings.filter((x) => x.code === "operator-immutable");
+    expect(f.map((x) => x.message)).toEqual([
+      expect.stringMatching(/^MariaDB openkeel-chart-mariadb of release openkeel-chart: spec\.priorityClassName changes \(unset → "openkeel-infra-critical"\)/),
+    ]);
+    // the same patches on both sides, or a release the base does not have: nothing to refuse
+    expect(previewStack("prod-medium", treeOf(head), treeOf(head)).findings.filter((x) => x.code === "operator-immutable")).toEqual([]);
   });
 });
