@@ -20,8 +20,8 @@ function priorityClass(name: string, value: number, description: string, preempt
     apiVersion: "scheduling.k8s.io/v1",
     kind: "PriorityClass",
     metadata: { name },
+    // globalDefault false is the API's default, and what the API server returns without the field
     value,
-    globalDefault: false,
     ...(preemptNever ? { preemptionPolicy: "Never" } : {}),
     description,
   };

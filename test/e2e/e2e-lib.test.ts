@@ -1,6 +1,6 @@
 // The e2e's own pieces that need no engine: they run in `npm test` (fast), so that a broken mirror,
 // stand-in or node registration shows before anyone runs `npm run e2e`.
-import { E2E_COMPONENT_LABEL, galeraStatefulSet, rabbitmqStatefulSet } from "./standins/operators";
+import { E2E_COMPONENT_LABEL, E2E_RELEASE_LABEL, galeraStatefulSet, rabbitmqStatefulSet } from "./standins/operators";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -173,7 +173,8 @@ describe("stand-in operators: the StatefulSets mariadb-operator and the RabbitMQ
     expect(podSpec(galeraStatefulSet(cr("MariaDB", { affinity: { antiAffinityEnabled: true, ...node } }))).affinity).toEqual(node);
     const sts = galeraStatefulSet(cr("MariaDB", { replicas: 3, priorityClassName: "openkeel-infra-critical", nodeSelector: { a: "" } }));
     expect(podSpec(sts)).toMatchObject({ priorityClassName: "openkeel-infra-critical", nodeSelector: { a: "" } });
-    expect((sts.metadata as { labels: Record<string, string> }).labels[E2E_COMPONENT_LABEL]).toBe("openkeel-chart/mariadb");
+    const labels = (sts.metadata as { labels: Record<string, string> }).labels;
+    expect([labels[E2E_RELEASE_LABEL], labels[E2E_COMPONENT_LABEL]]).toEqual(["openkeel-chart", "mariadb"]);
   });
 
   it("RabbitMQ: affinity and tolerations as they are, the default zone spread, override.statefulSet merged over them", () => {

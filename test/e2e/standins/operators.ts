@@ -17,7 +17,8 @@ type Obj = Record<string, unknown>;
 
 const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 
-/** What the e2e reads to group the pods under the report's component (`<release>/<member>`). */
+/** What the e2e reads to group the pods under the report's component `<release>/<member>` (a label value has no `/`). */
+export const E2E_RELEASE_LABEL = "e2e.openkeel.io/release";
 export const E2E_COMPONENT_LABEL = "e2e.openkeel.io/component";
 const CONTRACT_CHART_LABEL = "e2e.openkeel.io/contract-chart";
 
@@ -27,13 +28,13 @@ export interface OperatorCr {
   spec?: Obj;
 }
 
-/** The release and member a CR of the infrastructure release belongs to (`<release>-<member>`). */
-function componentOf(cr: OperatorCr, member: string): string {
-  return `${cr.metadata.name.slice(0, cr.metadata.name.length - member.length - 1)}/${member}`;
+/** The release a CR of the infrastructure release belongs to (its name is `<release>-<member>`). */
+function releaseOf(cr: OperatorCr, member: string): string {
+  return cr.metadata.name.slice(0, cr.metadata.name.length - member.length - 1);
 }
 
 function statefulSet(cr: OperatorCr, member: string, podLabels: Record<string, string>, podSpec: Obj, storageClass: unknown, standsFor: string): Obj {
-  const labels = { ...podLabels, [CONTRACT_CHART_LABEL]: "openkeel-chart", [E2E_COMPONENT_LABEL]: componentOf(cr, member) };
+  const labels = { ...podLabels, [CONTRACT_CHART_LABEL]: "openkeel-chart", [E2E_RELEASE_LABEL]: releaseOf(cr, member), [E2E_COMPONENT_LABEL]: member };
   return {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
