@@ -10,8 +10,6 @@
 // post-renderer the release's manifests only, not its hooks (helm.sh/helm/v3@v3.18.6
 // pkg/action/action.go renderResources: `pr.Run(b)` runs on the sorted manifests, the hooks are
 // returned apart), so a hook is never a target.
-import type { K8sObject } from "./plan";
-
 export interface PostRenderTarget {
   kind: string;
   name: string;
@@ -73,7 +71,7 @@ export function applyPostRender<T extends { kind?: unknown; metadata?: { name?: 
 }
 
 /** The object a patch leaves when the chart's rendering is `rendered` (a reader's model of one object). */
-export function patchedObject(release: string, rendered: K8sObject, patches: readonly PostRenderPatch[]): K8sObject {
+export function patchedObject<T extends { kind: string; metadata: { name: string } }>(release: string, rendered: T, patches: readonly PostRenderPatch[]): T {
   const mine = patches.filter((p) => p.target.kind === rendered.kind && p.target.name === rendered.metadata.name);
   return applyPostRender(release, [rendered], mine)[0];
 }
