@@ -7,7 +7,7 @@
 // every taint (the OVN chassis).
 import { valueAt } from "../config/problems";
 import { SERVICES } from "../config/schema";
-import { HOSTNAME_LABEL, RESERVED_TAINT, ZONE_LABEL, type Toleration } from "../config/roles";
+import { HOSTNAME_LABEL, RESERVED_TAINT, type Toleration } from "../config/roles";
 import { SCHEDULING_FIELDS, type PlacementValue } from "../config/placement";
 import { resolvePlacement, type RoleDefinitions } from "../placement/chart-helper";
 import { describeComponent, type PlacementCheck } from "../placement/report";
@@ -23,6 +23,7 @@ import { readMariaDB } from "../platform/mariadb-operator";
 import { readRabbitmqCluster } from "../platform/rabbitmq-operator";
 import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
+import { workloadObjectName } from "./zone-spread";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -82,8 +83,6 @@ const readRelease: UnitReader = (u, ctx) => {
   const specs = COMPONENTS_BY_CHART.get(chart) ?? {};
   // No global.nodeRoles (a lab whose nodes carry no role): role names render nothing (§ 5.2).
   const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
-  // the key the charts spread and anti-affine zones on (§ 5.1 placementDefaults)
-  const zoneKey = String(obj(obj(values.global).placementDefaults).zoneKey ?? ZONE_LABEL);
   const out: Component[] = [];
   for (const [key, p, holder] of placementEntries(values)) {
     const spec = specs[key];
@@ -96,11 +95,15 @@ const readRelease: UnitReader = (u, ctx) => {
       if (Object.keys(own).length > 0) scheduling.nodeSelector = own;
     }
     if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(valueAt(values, spec.addedTolerations))];
-    const anti = [
-      ...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []),
-      ...(p.zoneAntiAffinity === "required" ? [zoneKey] : []),
-      ...requiredAntiAffinityKeys(scheduling.affinity),
-    ];
+    // the release's post-render patches over the pod template (./zone-spread.ts: zone anti-affinity)
+    const template = {
+      apiVersion: "apps/v1",
+      kind: design.kind,
+      metadata: { name: workloadObjectName(u.release, key) },
+      spec: { template: { spec: { affinity: scheduling.affinity } } },
+    };
+    scheduling.affinity = obj(obj(obj(patchedObject(u.release, template, u.postRender ?? []).spec).template).spec).affinity as Scheduling["affinity"];
+    const anti = [...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(scheduling.affinity)];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
     out.push({
       name: `${u.name}/${key}`,

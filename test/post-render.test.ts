@@ -21,6 +21,7 @@ import { renderPlan } from "../render/rendered";
 import { previewStack } from "../review/preview";
 import { planOf, release } from "./helpers/plans";
 import { runProgram } from "./helpers/pulumi";
+import { zoneSpreadPostRender } from "../openkeel/zone-spread";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";
 
 const REPO = path.resolve(__dirname, "..");
@@ -95,6 +96,70 @@ describe("item 1: Galera and RabbitMQ get what § 2.1 and § 6.3 require, after 
       expect(docs[0]).toEqual(release(planOf(stack), "openkeel-chart").postRender);
       expect(fs.readFileSync(path.join(dir, "index.yaml"), "utf8")).toContain("postRender: postrender/openkeel-chart.yaml");
     }
+  });
+});
+
+describe("item 1: OVN central's zone anti-affinity in large is a patch of openkeel-neutron (no chart reads zoneAntiAffinity)", () => {
+  const NAME = "openkeel-neutron-ovn-central";
+
+  it("large: the values carry the host term's key only; the patch writes the host and the zone term on the StatefulSet", () => {
+    const u = release(planOf("prod-large"), "openkeel-neutron");
+    expect((u.values as { placement: Record<string, unknown> }).placement.ovnCentral).toEqual({ role: "controlPlane", antiAffinity: "required" });
+    expect(u.postRender?.map((p) => p.target)).toEqual([{ kind: "StatefulSet", name: NAME }]);
+    const terms = (u.postRender![0].patch as { spec: { template: { spec: { affinity: { podAntiAffinity: Record<string, { topologyKey: string }[]> } } } } })
+      .spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    expect(terms.map((t) => t.topologyKey)).toEqual([HOST, ZONE]);
+    // medium has no zones: no patch, nothing changes for the e2e
+    expect(release(planOf("prod-medium"), "openkeel-neutron").postRender).toBeUndefined();
+  });
+
+  it("the target is the object the contract chart renders: <release>-<kebab key>, selected by instance and name", () => {
+    const chart = fs.readFileSync(path.join(REPO, "test/e2e/charts/openkeel-neutron/templates/openkeel-neutron.yaml"), "utf8");
+    const line = chart.split("\n").find((l) => l.includes('"key" "ovnCentral"'))!;
+    expect(line).toContain('"kind" "StatefulSet"');
+    expect(line).not.toMatch(/"name" /);
+    const helper = fs.readFileSync(path.join(REPO, "test/e2e/charts/_shared/_openkeel.tpl"), "utf8");
+    expect(helper).toContain('$name := printf "%s-%s" $root.Release.Name (.name | default (kebabcase .key))');
+    expect(helper).toContain('$selector := dict "app.kubernetes.io/instance" $root.Release.Name "app.kubernetes.io/name" $name');
+  });
+
+  it("a preferred zone term goes beside the preferred host term; a raw podAntiAffinity is kept and the helper's host term is not added", () => {
+    const values = {
+      placement: {
+        api: { role: "controlPlane", antiAffinity: "preferred", zoneAntiAffinity: "preferred" },
+        worker: {
+          affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "rack" }] } },
+          antiAffinity: "required",
+          zoneAntiAffinity: "required",
+        },
+        other: { role: "compute", zoneAntiAffinity: "required" },
+      },
+    };
+    const { values: out, patches } = zoneSpreadPostRender("openkeel-x", values, { api: "Deployment", worker: "StatefulSet" });
+    // a component the chart does not have keeps its key, for the values contract to name it
+    expect((out.placement as Record<string, unknown>).other).toEqual(values.placement.other);
+    expect(JSON.stringify(out)).not.toMatch(/"(api|worker)":\{[^}]*zoneAntiAffinity/);
+    const anti = (i: number) =>
+      (patches[i].patch as { spec: { template: { spec: { affinity: { podAntiAffinity: Record<string, unknown[]> } } } } }).spec.template.spec.affinity
+        .podAntiAffinity;
+    expect(patches.map((p) => p.target)).toEqual([
+      { kind: "Deployment", name: "openkeel-x-api" },
+      { kind: "StatefulSet", name: "openkeel-x-worker" },
+    ]);
+    expect(JSON.stringify(anti(0).preferredDuringSchedulingIgnoredDuringExecution)).toMatch(new RegExp(`"${HOST}".*"${ZONE}"`));
+    expect(anti(0).requiredDuringSchedulingIgnoredDuringExecution).toBeUndefined();
+    expect((anti(1).requiredDuringSchedulingIgnoredDuringExecution as { topologyKey: string }[]).map((t) => t.topologyKey)).toEqual(["rack", ZONE]);
+  });
+
+  it("the model judges the patched pod template: the zone term counts from the patch, never from a value no chart reads", () => {
+    const plan = planOf("prod-large");
+    expect(component(plan, "openkeel-neutron/ovnCentral").requiredAntiAffinity).toEqual([HOST, ZONE]);
+    const bare = withoutPatches(plan, "openkeel-neutron");
+    expect(component(bare, "openkeel-neutron/ovnCentral").requiredAntiAffinity).toEqual([HOST]);
+    // main's values: zoneAntiAffinity in the values, which no chart renders
+    const values = (findUnit(bare, "openkeel-neutron") as HelmReleaseUnit).values as { placement: { ovnCentral: Record<string, unknown> } };
+    values.placement.ovnCentral.zoneAntiAffinity = "required";
+    expect(component(bare, "openkeel-neutron/ovnCentral").requiredAntiAffinity).toEqual([HOST]);
   });
 });
 
