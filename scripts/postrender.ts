@@ -1,5 +1,6 @@
-// postrender --patches <file>: the Helm post-renderer of one release (components/post-render.ts
-// writes the executable that calls it, with the release's patches from the Plan). Reads the
+// npm run post-render -- --patches <file>: the Helm post-renderer of one release
+// (components/post-render.ts writes the executable that calls it, with the release's patches from
+// the Plan; not `postrender`, which npm would run after every `npm run render`). Reads the
 // release's manifests on stdin and writes them on stdout with each JSON merge patch applied to its
 // one target (plan/post-render.ts). Exit 0; 1 a patch finds no target, or two (the chart no longer
 // renders what the patch amends: the message names it and why the patch is there).
