@@ -5,6 +5,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type Unit } from "../plan/plan";
 import { componentRenameOptions, renameOptions } from "./renames";
+import { postRenderExecutable } from "./post-render";
 import { resolveSecrets } from "./stack-secrets";
 
 /** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
@@ -28,6 +29,8 @@ function objectResourceName(unitName: string, o: K8sObject): string {
 
 function helmRelease(unit: HelmReleaseUnit, secrets: UnitArgs["secrets"], opts: pulumi.CustomResourceOptions) {
   const oci = unit.chart.repository.startsWith("oci://");
+  // the design's requirements the chart reads no value for (plan/post-render.ts)
+  const postrender = postRenderExecutable(unit);
   return new k8s.helm.v3.Release(
     unit.name,
     {
@@ -41,6 +44,7 @@ function helmRelease(unit: HelmReleaseUnit, secrets: UnitArgs["secrets"], opts: 
       // Namespaces are objects of the plan (with their pod-security labels), never created by Helm.
       createNamespace: false,
       atomic: false,
+      ...(postrender ? { postrender } : {}),
     },
     opts,
   );

@@ -14,6 +14,7 @@ import { composePlan } from "./compose";
 import { installed } from "./environment";
 import { ENVIRONMENTS, placementChecks, placementReaders, stackTopology } from "./registry";
 import { storageClassChecks } from "./storage";
+import { priorityClassChecks } from "./priority";
 
 export { placementChecks, placementReaders, stackTopology } from "./registry";
 
@@ -52,7 +53,7 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   if (checks.some(isError)) return { topology, problems: checks };
   const { plan, problems } = composePlan(cfg, topology, checks);
   if (problems.length > 0) return { topology, problems: [...checks, ...problems] };
-  const storage = storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg));
+  const storage = [...storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg)), ...priorityClassChecks(plan, cfg)];
   if (storage.length > 0) return { topology, problems: [...checks, ...storage] };
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
   const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));

@@ -46,7 +46,7 @@ function createdClasses(plan: Plan): Map<string, K8sObject> {
 }
 
 /** The stack key that set a release's value (its raw values override), or undefined when this repository wrote it. */
-function stackKey(cfg: LoadedConfig, unit: string, path: (string | number)[]): string | undefined {
+export function stackKey(cfg: LoadedConfig, unit: string, path: (string | number)[]): string | undefined {
   const service = SERVICES.find((s) => releaseName(s) === unit);
   const values = service ? cfg.services[service]?.values : undefined;
   if (!service || valueAt(values, path) === undefined) return undefined;

@@ -6,12 +6,7 @@ import { z } from "zod";
 import { ROLES, roleLabelKey, roleTaint, ZONE_LABEL, type LabelProfile, type Role, type Taint } from "../config/roles";
 import { roleLabelsInUse, type Topology } from "../topology/topology";
 import { labelKey } from "../config/k8s";
-
-const PRIORITY_CLASSES = {
-  infra: "openkeel-infra-critical",
-  control: "openkeel-control",
-  vm: "openkeel-vm",
-} as const;
+import { PRIORITY_CLASSES } from "../platform/priority-classes";
 
 interface RoleDefinition {
   label: string;

@@ -6,7 +6,7 @@ import { isSecretRef, phase, type HelmReleaseUnit, type Plan, type Unit } from "
 import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { StackContext } from "../platform/context";
 import { checkValues } from "./contract";
-import { infrastructureContract, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
+import { infrastructureContract, infrastructurePostRender, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
 import { ironicEgressUnit, ironicNamespace } from "./ironic";
 import { releaseName, serviceUnits } from "./services";
 import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
@@ -25,7 +25,7 @@ function infrastructure(ctx: StackContext): Unit[] {
   const ironic = ctx.serviceOn("ironic");
   const egress = ironic ? ironicEgressUnit(cfg) : undefined;
   if (egress) egress.dependsOn = [NAMESPACE_UNIT];
-  return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values), ...(egress ? [egress] : [])];
+  return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values, infrastructurePostRender(ctx)), ...(egress ? [egress] : [])];
 }
 
 /** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */

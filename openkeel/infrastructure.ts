@@ -1,7 +1,11 @@
 // Phase openkeel-infra: the namespace of the OpenKeel releases and the infrastructure release
-// (openkeel-chart): the three PriorityClasses (§ 2), MariaDB Galera and RabbitMQ on the control
-// plane with required host anti-affinity and volumes on the strict-local class (§ 2.1, D5), and the
-// public ingress on the control plane and network nodes (D8).
+// (openkeel-chart): MariaDB Galera and RabbitMQ on the control plane with volumes on the
+// strict-local class (§ 2.1, D5), and the public ingress on the control plane and network nodes
+// (D8). The chart places the CRs by role only (§ 5.2 "What is implemented": the MariaDB CR's
+// nodeSelector and tolerations; the RabbitmqCluster's node affinity, required host anti-affinity
+// and tolerations): what § 2.1 and § 6.3 require beyond that (Galera's host anti-affinity, both
+// members' zone anti-affinity in large, priority openkeel-infra-critical) are post-render patches
+// of the release (plan/post-render.ts), which the placement reader applies before it judges.
 import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
@@ -14,7 +18,10 @@ import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
 import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
-import { placementValueSchema } from "../config/placement";
+import { placementValueSchema, type PlacementValue } from "../config/placement";
+import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
+import type { PostRenderPatch } from "../plan/post-render";
+import { PRIORITY_CLASSES } from "../platform/priority-classes";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -25,9 +32,62 @@ const MEMBER_IMAGES = { mariadb: MARIADB_IMAGE, rabbitmq: RABBITMQ_IMAGE } as co
 /** `repository:tag`, optionally `@sha256:…`: what a CR's `spec.image` takes. */
 const IMAGE_REF = /^[a-z0-9][a-z0-9._/-]*(:\d+)?(\/[a-z0-9._-]+)*:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}(@sha256:[0-9a-f]{64})?$/;
 
+/** The role of a quorum member, as the chart reads it: anti-affinity comes from the patches. */
+function memberPlacement(ctx: StackContext): PlacementValue {
+  const { antiAffinity: _host, zoneAntiAffinity: _zone, ...byRole } = quorumPlacement(ctx);
+  return byRole;
+}
+
+/** The CR names the chart renders (`<release>-<member>`). */
+export const memberObjectName = (release: string, member: (typeof QUORUM_MEMBERS)[number]) => `${release}-${member}`;
+
+/** The topology keys a member must be alone in: the host, and the zone in large (§ 6.3). */
+function memberDomains(ctx: StackContext): string[] {
+  const p = quorumPlacement(ctx);
+  return [...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []), ...(p.zoneAntiAffinity === "required" ? [ZONE_LABEL] : [])];
+}
+
+/**
+ * What § 2.1 and § 6.3 require of Galera and RabbitMQ that openkeel-chart does not render (§ 5.2).
+ * MariaDB: the anti-affinity terms written out (mariadb-operator's `antiAffinityEnabled` yields the
+ * host term only, is dropped when any other affinity is set, and is immutable), and
+ * `priorityClassName` (immutable too: set at creation, docs/design-decisions.md). RabbitmqCluster:
+ * the chart's host term with the zone term beside it (a merge patch replaces the list), and the
+ * priority through `override.statefulSet` (the CR has no top-level field).
+ */
+export function infrastructurePostRender(ctx: StackContext, release = INFRASTRUCTURE_UNIT): PostRenderPatch[] {
+  const domains = memberDomains(ctx);
+  const galera = memberObjectName(release, "mariadb");
+  const rabbit = memberObjectName(release, "rabbitmq");
+  // the pod labels each operator sets: mariadb-operator app.kubernetes.io/instance=<CR>, the RabbitMQ operator app.kubernetes.io/name=<CR>
+  const galeraTerms = domains.map((topologyKey) => ({
+    labelSelector: { matchExpressions: [{ key: "app.kubernetes.io/instance", operator: "In", values: [galera] }] },
+    topologyKey,
+  }));
+  const rabbitTerms = domains.map((topologyKey) => ({ labelSelector: { matchLabels: { "app.kubernetes.io/name": rabbit } }, topologyKey }));
+  const anti = (terms: unknown[]) => (terms.length > 0 ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: terms } } } : {});
+  const patches: PostRenderPatch[] = [
+    {
+      target: { kind: "MariaDB", name: galera },
+      why: "§ 2.1: one Galera member per host (and per zone in large, § 6.3) at openkeel-infra-critical; the chart renders the CR's nodeSelector and tolerations only (§ 5.2)",
+      patch: { spec: { priorityClassName: PRIORITY_CLASSES.infra, ...anti(galeraTerms) } },
+    },
+  ];
+  // the chart renders the host term itself (§ 5.2); the zone term needs both written out
+  const rabbitAnti = domains.includes(ZONE_LABEL) ? anti(rabbitTerms) : {};
+  patches.push({
+    target: { kind: "RabbitmqCluster", name: rabbit },
+    why: `§ 2.1: RabbitMQ at openkeel-infra-critical${domains.includes(ZONE_LABEL) ? ", one member per zone (§ 6.3)" : ""}; the chart renders its node affinity, host anti-affinity and tolerations only (§ 5.2)`,
+    patch: {
+      spec: { ...rabbitAnti, override: { statefulSet: { spec: { template: { spec: { containers: [], priorityClassName: PRIORITY_CLASSES.infra } } } } } },
+    },
+  });
+  return patches;
+}
+
 export function infrastructureValues(ctx: StackContext): Record<string, unknown> {
   const member = (name: (typeof QUORUM_MEMBERS)[number]) => {
-    const placement = quorumPlacement(ctx);
+    const placement = memberPlacement(ctx);
     return {
       replicas: replicasFor("quorum", placement, ctx),
       image: imageRef(MEMBER_IMAGES[name]),
@@ -37,7 +97,6 @@ export function infrastructureValues(ctx: StackContext): Record<string, unknown>
   };
   return {
     global: globalValue(ctx.topo),
-    priorityClasses: { create: true },
     infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
     ingress: { placement: { roles: ["controlPlane", "network"] } },
   };
@@ -62,7 +121,6 @@ function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
   return {
     schema: z.strictObject({
       global: globalSchema(profile),
-      priorityClasses: z.strictObject({ create: z.boolean() }),
       infrastructure: z.strictObject({ mariadb: memberSchema, rabbitmq: memberSchema }),
       ingress: z.strictObject({ placement: placementValueSchema(false) }),
     }),
@@ -95,10 +153,11 @@ export function namespaceUnit(more: K8sObject[] = []): ManifestsUnit {
   return manifestsUnit(NAMESPACE_UNIT, "openkeel:openkeel:Namespace", objects, { protect: true });
 }
 
-export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>): HelmReleaseUnit {
+export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>, postRender: PostRenderPatch[] = []): HelmReleaseUnit {
   // Galera and RabbitMQ hold every service's data
   return helmReleaseUnit(INFRASTRUCTURE_UNIT, "openkeel:openkeel:Infrastructure", OPENKEEL_NAMESPACE, chartRef(cfg, "infrastructure"), values, {
     protect: true,
     dependsOn: [NAMESPACE_UNIT],
+    postRender,
   });
 }

@@ -7,7 +7,7 @@
 // every taint (the OVN chassis).
 import { valueAt } from "../config/problems";
 import { SERVICES } from "../config/schema";
-import { HOSTNAME_LABEL, RESERVED_TAINT, ZONE_LABEL, type Toleration } from "../config/roles";
+import { HOSTNAME_LABEL, RESERVED_TAINT, type Toleration } from "../config/roles";
 import { SCHEDULING_FIELDS, type PlacementValue } from "../config/placement";
 import { resolvePlacement, type RoleDefinitions } from "../placement/chart-helper";
 import { describeComponent, type PlacementCheck } from "../placement/report";
@@ -17,6 +17,13 @@ import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
 import { openkeelDesign, type DesignRow } from "./design";
 import { RUNTIME_CLASS_READERS } from "./zun";
+import { patchedObject } from "../plan/post-render";
+import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
+import { readMariaDB } from "../platform/mariadb-operator";
+import { readRabbitmqCluster } from "../platform/rabbitmq-operator";
+import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
+import type { Scheduling } from "../placement/chart-helper";
+import { workloadObjectName } from "./zone-spread";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -76,8 +83,6 @@ const readRelease: UnitReader = (u, ctx) => {
   const specs = COMPONENTS_BY_CHART.get(chart) ?? {};
   // No global.nodeRoles (a lab whose nodes carry no role): role names render nothing (§ 5.2).
   const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
-  // the key the charts spread and anti-affine zones on (§ 5.1 placementDefaults)
-  const zoneKey = String(obj(obj(values.global).placementDefaults).zoneKey ?? ZONE_LABEL);
   const out: Component[] = [];
   for (const [key, p, holder] of placementEntries(values)) {
     const spec = specs[key];
@@ -90,11 +95,15 @@ const readRelease: UnitReader = (u, ctx) => {
       if (Object.keys(own).length > 0) scheduling.nodeSelector = own;
     }
     if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(valueAt(values, spec.addedTolerations))];
-    const anti = [
-      ...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []),
-      ...(p.zoneAntiAffinity === "required" ? [zoneKey] : []),
-      ...requiredAntiAffinityKeys(scheduling.affinity),
-    ];
+    // the release's post-render patches over the pod template (./zone-spread.ts: zone anti-affinity)
+    const template = {
+      apiVersion: "apps/v1",
+      kind: design.kind,
+      metadata: { name: workloadObjectName(u.release, key) },
+      spec: { template: { spec: { affinity: scheduling.affinity } } },
+    };
+    scheduling.affinity = obj(obj(obj(patchedObject(u.release, template, u.postRender ?? []).spec).template).spec).affinity as Scheduling["affinity"];
+    const anti = [...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(scheduling.affinity)];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
     out.push({
       name: `${u.name}/${key}`,
@@ -125,6 +134,63 @@ const readRelease: UnitReader = (u, ctx) => {
   return order.length > 0 ? [...out].sort((a, b) => rank(a) - rank(b)) : out;
 };
 
+/** A nodeSelector as the required node affinity the chart writes into a RabbitmqCluster (it has no nodeSelector field). */
+function selectorAffinity(sel: Record<string, string> | undefined) {
+  const exprs = Object.entries(sel ?? {}).map(([key, v]) => (v === "" ? { key, operator: "Exists" } : { key, operator: "In", values: [v] }));
+  return exprs.length > 0 ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: exprs }] } } } : {};
+}
+
+/**
+ * The CR openkeel-chart renders for a quorum member, exactly as § 5.2 "What is implemented" says:
+ * the MariaDB CR with the helper's nodeSelector and tolerations; the RabbitmqCluster with the
+ * label as node affinity, the required host anti-affinity of § 2.1 and the tolerations (the label
+ * also through override.statefulSet).
+ */
+function memberCr(release: string, member: (typeof QUORUM_MEMBERS)[number], replicas: number | undefined, s: Scheduling): K8sObject {
+  const name = memberObjectName(release, member);
+  if (member === "mariadb") {
+    return {
+      apiVersion: "k8s.mariadb.com/v1alpha1",
+      kind: "MariaDB",
+      metadata: { name },
+      spec: { replicas, nodeSelector: s.nodeSelector, tolerations: s.tolerations },
+    };
+  }
+  const host = { labelSelector: { matchLabels: { "app.kubernetes.io/name": name } }, topologyKey: HOSTNAME_LABEL };
+  const override = s.nodeSelector ? { override: { statefulSet: { spec: { template: { spec: { containers: [], nodeSelector: s.nodeSelector } } } } } } : {};
+  return {
+    apiVersion: "rabbitmq.com/v1beta1",
+    kind: "RabbitmqCluster",
+    metadata: { name },
+    spec: {
+      replicas,
+      affinity: { ...selectorAffinity(s.nodeSelector), podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [host] } },
+      tolerations: s.tolerations,
+      ...override,
+    },
+  };
+}
+
+/**
+ * openkeel-chart: Galera and RabbitMQ as their operators build them from the CRs the chart renders
+ * after the release's post-render patches (plan/post-render.ts); the ingress through the helper.
+ */
+const readInfrastructure: UnitReader = (u, ctx) => {
+  if (u.kind !== "HelmRelease") return [];
+  const values = u.values as Obj;
+  const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
+  const members = QUORUM_MEMBERS.map((member): Component => {
+    const m = obj(obj(values.infrastructure)[member]);
+    const s = resolvePlacement(obj(m.placement) as PlacementValue, { roles, defaultRole: "controlPlane" });
+    const cr = patchedObject(u.release, memberCr(u.release, member, num(m.replicas), s), u.postRender ?? []);
+    const [c] = (member === "mariadb" ? readMariaDB : readRabbitmqCluster)(u, cr);
+    return { ...c, name: `${u.name}/${member}`, source: "openkeel", ...designFields(openkeelDesign(u.chart.chart, member), ctx.units) };
+  });
+  const { infrastructure: _members, ...rest } = values;
+  const ingress = readRelease({ ...(u as HelmReleaseUnit), values: rest }, ctx);
+  return [...members, ...ingress];
+};
+
 /**
  * § 5.6: a node agent that must also run on Masakari reserved hosts (the design rows' reservedHosts)
  * tolerates their taint, or it would be missing when the host takes evacuated VMs.
@@ -146,6 +212,6 @@ const reservedHostCheck: PlacementCheck = {
 export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck];
 
 export const OPENKEEL_READERS: Readers = {
-  units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readRelease },
+  units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readInfrastructure },
   objects: RUNTIME_CLASS_READERS,
 };

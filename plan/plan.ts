@@ -6,6 +6,7 @@ import type { LabelProfile, Role } from "../config/roles";
 import type { Check } from "../config/problems";
 import type { ClusterConfig } from "../config/cluster";
 import type { NodeState } from "../config/lifecycle";
+import type { PostRenderPatch } from "./post-render";
 
 export const PHASES = ["node-roles", "crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const;
 export type PhaseName = (typeof PHASES)[number];
@@ -76,6 +77,12 @@ export interface HelmReleaseUnit extends UnitBase {
   chart: ChartRef;
   values: Record<string, unknown>;
   skipCrds?: boolean;
+  /**
+   * What the design requires of objects the chart renders but reads no value for: merge patches
+   * applied by Helm's post-renderer (plan/post-render.ts), and by the placement readers first.
+   * @default none: the chart's manifests as rendered
+   */
+  postRender?: PostRenderPatch[];
 }
 
 export interface ManifestsUnit extends UnitBase {
@@ -126,9 +133,10 @@ export function helmReleaseUnit(
   namespace: string,
   chart: ChartRef,
   values: Record<string, unknown>,
-  opts: UnitOptions = {},
+  opts: UnitOptions & { postRender?: PostRenderPatch[] } = {},
 ): HelmReleaseUnit {
-  return { kind: "HelmRelease", ...base(name, type, opts), release: name, namespace, chart: { ...chart }, values };
+  const postRender = opts.postRender?.length ? { postRender: opts.postRender } : {};
+  return { kind: "HelmRelease", ...base(name, type, opts), release: name, namespace, chart: { ...chart }, values, ...postRender };
 }
 
 /** Objects this repository writes. */

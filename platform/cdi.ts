@@ -11,6 +11,7 @@ import { manifestOperator } from "./component";
 import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { nodePlacement } from "./kubevirt";
 import { CDI_OPERATOR } from "./versions";
+import { PRIORITY_CLASSES } from "./priority-classes";
 
 /** Every role some storage node carries: medium's storage nodes are also (tainted) compute nodes. */
 function storageNodeRoles(ctx: StackContext): Role[] {
@@ -34,6 +35,8 @@ function cdiUnit(ctx: StackContext): ManifestsUnit {
         infra: selectorAndTolerations(controlPlaneScheduling(ctx)),
         workload: cdiWorkloadPlacement(ctx),
         config: { featureGates: ["HonorWaitForFirstConsumer"] },
+        // § 2: the CDI control plane is an operator's controller (the CR's only priority field)
+        priorityClass: PRIORITY_CLASSES.control,
         imagePullPolicy: "IfNotPresent",
       },
     },

@@ -7,10 +7,11 @@
 // yet in the preview of a new cluster: with the chart's CRDs, that preview failed (found by npm run
 // e2e with the real manifests; pulumi/pulumi-kubernetes#3176).
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type RemoteManifestUnit } from "../plan/plan";
-import { chartOperatorComponents, unplaced } from "../placement/workloads";
+import { chartOperatorComponents, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type Obj } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, type StackContext } from "./context";
 import { CERT_MANAGER_CHART, CERT_MANAGER_CRDS } from "./versions";
+import { PRIORITY_CLASSES } from "./priority-classes";
 
 const CERT_MANAGER_NAMESPACE = "cert-manager";
 const CRDS_TYPE = "openkeel:platform:CertManagerCrds";
@@ -29,6 +30,8 @@ function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmRelease
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = {
     crds: { enabled: false },
+    // § 2: operators' controllers; the chart's one key for all four pods (values.yaml global.priorityClassName)
+    global: { priorityClassName: PRIORITY_CLASSES.control },
     ...placement,
     webhook: { ...placement },
     cainjector: { ...placement },
@@ -41,14 +44,21 @@ export const certManager: PlatformComponent = {
   name: "cert-manager",
   pins: [CERT_MANAGER_CRDS, CERT_MANAGER_CHART],
   namespaces: () => [certManagerNamespace()],
-  units: (ctx, { namespaces, podNetwork }) => {
+  units: (ctx, { namespaces, priorityClasses, podNetwork }) => {
     const crds = certManagerCrds([]);
-    return { "crds-operators": [crds, certManagerRelease(ctx, after(namespaces, podNetwork, crds))] };
+    return { "crds-operators": [crds, certManagerRelease(ctx, after(priorityClasses, namespaces, podNetwork, crds))] };
   },
   readers: {
     units: {
       [CRDS_TYPE]: unplaced("CRDs only: no pods"),
-      "openkeel:platform:CertManager": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "cainjector"]) : []),
+      "openkeel:platform:CertManager": (u) =>
+        u.kind === "HelmRelease"
+          ? [
+              ...chartOperatorComponents(u, ["webhook", "cainjector"]),
+              // the post-install hook Job (templates/startupapicheck-job.yaml), placed by startupapicheck.*
+              platformComponent(u, "startupapicheck", "Pods", podScheduling(obj((u.values as Obj).startupapicheck)), CONTROL_PLANE),
+            ]
+          : [],
     },
   },
 };

@@ -14,6 +14,7 @@ import { upstreamWorkloads, type ObjectReader, type Readers, type UnitReader, ty
 import type { Topology } from "../topology/topology";
 import { pinnedManifestUnit, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
+import { priorityClassesUnit } from "./priority-classes";
 
 const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
 type PlatformPhase = (typeof PLATFORM_PHASES)[number];
@@ -22,6 +23,8 @@ type PlatformPhase = (typeof PLATFORM_PHASES)[number];
 interface Wiring {
   /** The unit that creates the platform namespaces (with their pod-security labels). */
   namespaces: Unit;
+  /** The unit that creates § 2's openkeel-* PriorityClasses: a unit whose pods use one waits for it. */
+  priorityClasses: Unit;
   /** The pod network (the CNI's unit), in environments that install one: pods need it first. */
   podNetwork?: Unit;
   /**
@@ -123,6 +126,7 @@ function namespacesUnit(namespaces: K8sObject[]): ManifestsUnit {
  */
 export function addPlatform(plan: Plan, ctx: StackContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): void {
   const namespaces = namespacesUnit(components.flatMap((c) => c.namespaces?.(ctx) ?? []));
+  const priorityClasses = priorityClassesUnit();
   const earlier = new Map<PlatformComponent, Partial<Record<PlatformPhase, Unit[]>>>();
   const unitsOf = (c: PlatformComponent) => {
     const units = earlier.get(c);
@@ -130,13 +134,15 @@ export function addPlatform(plan: Plan, ctx: StackContext, components: readonly 
     return PLATFORM_PHASES.flatMap((name) => units[name] ?? []);
   };
   // the pod network comes first: it waits for no other component
-  const network = podNetwork?.units(ctx, { namespaces, unitsOf });
-  const wiring: Wiring = { namespaces, podNetwork: network?.["crds-operators"]?.[0], unitsOf };
+  const network = podNetwork?.units(ctx, { namespaces, priorityClasses, unitsOf });
+  const wiring: Wiring = { namespaces, priorityClasses, podNetwork: network?.["crds-operators"]?.[0], unitsOf };
   const built = components.map((c) => {
     const units = c === podNetwork && network ? network : c.units(ctx, wiring);
     earlier.set(c, units);
     return units;
   });
+  // before every component: the first of them to use a class waits for it (plan/priority-classes.ts checks)
+  phase(plan, "crds-operators").units.push(priorityClasses);
   if (namespaces.objects.length > 0) phase(plan, "crds-operators").units.push(namespaces);
   for (const name of PLATFORM_PHASES) phase(plan, name).units.push(...built.flatMap((units) => units[name] ?? []));
 }

@@ -2,7 +2,10 @@
 // the master nodes: MASTER_NODES lists their internal IPs explicitly, because the chart's Helm
 // `lookup` finds nothing when the chart is rendered without a cluster, and the master label goes
 // on exactly those nodes (ovn-central's nodeSelector; a pod on an unlisted node would crash with
-// "host ip not in NODE_IPS").
+// "host ip not in NODE_IPS"). kube-ovn-controller is not placed by that label in the chart
+// (templates/controller-deploy.yaml: nodeSelector kubernetes.io/os only, every NoSchedule taint
+// tolerated, a preferred node affinity only): a post-render patch adds the master label, so that
+// it runs with ovn-central on the control plane (§ 2.3) rather than on any node.
 import type { Check } from "../config/problems";
 import { HOSTNAME_LABEL, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
@@ -10,9 +13,10 @@ import { firstHostV4, parseCidr } from "../config/cidr";
 import { networkOf } from "../config/network";
 import { stateChange, type NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
-import { helmReleaseUnit, type HelmReleaseUnit } from "../plan/plan";
+import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
+import { patchedObject, type PostRenderPatch } from "../plan/post-render";
 import type { PodScheduling } from "../placement/scheduling";
-import { CONTROL_PLANE, platformComponent, type Obj, type UnitReader } from "../placement/workloads";
+import { CONTROL_PLANE, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
 import type { StackContext } from "./context";
@@ -77,34 +81,66 @@ function kubeOvnRelease(ctx: StackContext): HelmReleaseUnit {
     ipv4: kubeOvnRanges(ctx),
   };
   // The pod network and its CRDs (subnets, IPs): removing it cuts every pod off.
-  return helmReleaseUnit("kube-ovn", "openkeel:platform:KubeOvn", "kube-system", KUBE_OVN_CHART, values, { protect: true });
+  return helmReleaseUnit("kube-ovn", "openkeel:platform:KubeOvn", "kube-system", KUBE_OVN_CHART, values, { protect: true, postRender: [controllerPatch()] });
+}
+
+const CONTROLLER = "kube-ovn-controller";
+
+/** § 2.3: the controller on the control plane, with ovn-central: the master label, which the chart gives central and monitor only. */
+function controllerPatch(): PostRenderPatch {
+  return {
+    target: { kind: "Deployment", name: CONTROLLER },
+    why: "§ 2.3: Kube-OVN's controller on the control plane; the chart selects kubernetes.io/os only and tolerates every NoSchedule taint (templates/controller-deploy.yaml)",
+    patch: { spec: { template: { spec: { nodeSelector: { [KUBE_OVN_MASTER_LABEL_KEY]: KUBE_OVN_MASTER_LABEL_VALUE } } } } },
+  };
+}
+
+const NO_SCHEDULE: Toleration = { operator: "Exists", effect: "NoSchedule" };
+const NO_EXECUTE: Toleration = { operator: "Exists", effect: "NoExecute" };
+const CRITICAL_ADDONS: Toleration = { key: "CriticalAddonsOnly", operator: "Exists" };
+const LINUX = { "kubernetes.io/os": "linux" };
+
+/** The controller's pod template as the chart renders it (templates/controller-deploy.yaml). */
+function controllerDeployment(replicas: number | undefined): K8sObject {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: CONTROLLER, namespace: "kube-system" },
+    spec: { replicas, template: { spec: { nodeSelector: { ...LINUX }, tolerations: [NO_SCHEDULE, CRITICAL_ADDONS], hostNetwork: true } } },
+  };
 }
 
 /**
- * Kube-OVN v1 chart (templates/central-deploy.yaml): central and controller select
- * MASTER_NODES_LABEL as a nodeSelector (`key=value`, or `key` for an empty value), ovn-central has
- * one replica per master with required anti-affinity on the host, and everything tolerates every
- * NoSchedule and NoExecute taint.
+ * Kube-OVN v1 chart, per template (notes K8, ≥ v1.15 templates): ovn-central (central-deploy.yaml)
+ * and kube-ovn-monitor (monitor-deploy.yaml) select MASTER_NODES_LABEL (`key=value`, or `key` for
+ * an empty value) with required host anti-affinity; central tolerates NoSchedule and NoExecute,
+ * monitor NoSchedule only; kube-ovn-controller as the chart renders it after the release's
+ * post-render patch; the DaemonSets on every Linux node, every taint tolerated; the hook Jobs
+ * (post-delete always, pre- and post-upgrade on an OVN version change) tolerate NoSchedule only.
  */
 const readRelease: UnitReader = (u) => {
   if (u.kind !== "HelmRelease") return [];
   const v = u.values as Obj;
   const label = typeof v.MASTER_NODES_LABEL === "string" ? v.MASTER_NODES_LABEL : "kube-ovn/role=master";
   const [key, value] = label.split("=");
-  const everything: Toleration[] = [
-    { operator: "Exists", effect: "NoSchedule" },
-    { operator: "Exists", effect: "NoExecute" },
-  ];
   const masters = typeof v.MASTER_NODES === "string" ? v.MASTER_NODES.split(",").filter((x) => x.trim().length > 0).length : undefined;
-  const central: PodScheduling = { nodeSelector: { "kubernetes.io/os": "linux", [key]: value ?? "" }, tolerations: everything, hostNetwork: true };
-  const ds: PodScheduling = { nodeSelector: { "kubernetes.io/os": "linux" }, tolerations: everything, hostNetwork: true };
+  const onMasters = { ...LINUX, [key]: value ?? "" };
+  const central: PodScheduling = { nodeSelector: onMasters, tolerations: [NO_SCHEDULE, NO_EXECUTE, CRITICAL_ADDONS], hostNetwork: true };
+  const monitor: PodScheduling = { nodeSelector: onMasters, tolerations: [NO_SCHEDULE, CRITICAL_ADDONS], hostNetwork: true };
+  const ds: PodScheduling = { nodeSelector: { ...LINUX }, tolerations: [NO_SCHEDULE, NO_EXECUTE, CRITICAL_ADDONS], hostNetwork: true };
+  const hooks: PodScheduling = { nodeSelector: { ...LINUX }, tolerations: [NO_SCHEDULE], hostNetwork: true };
+  const controller = patchedObject(u.release, controllerDeployment(masters), u.kind === "HelmRelease" ? (u.postRender ?? []) : []);
+  const replicas = masters !== undefined ? { replicas: masters } : {};
   return [
-    platformComponent(u, "ovn-central", "Deployment", central, CONTROL_PLANE, {
-      ...(masters !== undefined ? { replicas: masters } : {}),
+    platformComponent(u, "ovn-central", "Deployment", central, CONTROL_PLANE, { ...replicas, requiredAntiAffinity: [HOSTNAME_LABEL] }),
+    platformComponent(u, CONTROLLER, "Deployment", podScheduling(obj(obj(obj(controller.spec).template).spec)), CONTROL_PLANE, {
+      ...replicas,
       requiredAntiAffinity: [HOSTNAME_LABEL],
     }),
-    platformComponent(u, "kube-ovn-controller", "Deployment", central, CONTROL_PLANE),
+    platformComponent(u, "kube-ovn-monitor", "Deployment", monitor, CONTROL_PLANE, { replicas: 1, requiredAntiAffinity: [HOSTNAME_LABEL] }),
     platformComponent(u, "kube-ovn-cni+ovs-ovn+pinger", "DaemonSet", ds, "allNodes"),
+    // Helm hooks: never post-rendered (Helm hands the post-renderer the manifests only)
+    platformComponent(u, "post-delete-hook+upgrade-hooks", "Pods", hooks, "allNodes"),
   ];
 };
 

@@ -285,6 +285,8 @@ const readRelease: UnitReader = (u) => {
     platformComponent(u, "longhorn-csi-plugin+instance-managers", "DaemonSet", systemManaged, VOLUME_CONSUMER_ROLES),
     platformComponent(u, "longhorn-driver-deployer", "Deployment", user("longhornDriver"), CONTROL_PLANE),
     platformComponent(u, "longhorn-ui", "Deployment", user("longhornUI"), CONTROL_PLANE, { replicas: num(obj(v.longhornUI).replicas) ?? 2 }),
+    // Helm hooks (templates/{preupgrade,postupgrade,uninstall}-job.yaml): the manager's nodeSelector and tolerations
+    platformComponent(u, "longhorn-pre-upgrade+post-upgrade+uninstall", "Pods", manager, CONTROL_PLANE),
     // Disks: a node gets a default disk when longhorn-manager runs there and, with
     // createDefaultDiskLabeledNodes, it carries node.longhorn.io/create-default-disk=true|config.
     // Storage nodes hold the replicas (§ 2.3); control-plane nodes the strict-local volumes of D5.

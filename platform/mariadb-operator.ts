@@ -9,6 +9,7 @@ import { chartOperatorComponents, CONTROL_PLANE, num, obj, platformComponent, po
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
+import { PRIORITY_CLASSES } from "./priority-classes";
 
 const MARIADB_OPERATOR_NAMESPACE = "mariadb-operator";
 
@@ -29,21 +30,28 @@ function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
 }
 
 function mariadbOperatorRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
-  const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
+  // § 2: operators' controllers; the chart has a key per Deployment (templates/{operator,webhook,cert-controller}/deployment.yaml)
+  const placement = { ...selectorAndTolerations(controlPlaneScheduling(ctx)), priorityClassName: PRIORITY_CLASSES.control };
   const values = { ...placement, webhook: { ...placement }, certController: { ...placement } };
   return helmReleaseUnit("mariadb-operator", "openkeel:platform:MariadbOperator", MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CHART, values, { dependsOn });
 }
 
-/** A MariaDB CR: the operator's StatefulSet takes its nodeSelector, tolerations and affinity (§ 5.2). */
-const readMariaDB: ObjectReader = (u, o) => {
+/**
+ * A MariaDB CR: the operator's StatefulSet takes its nodeSelector, tolerations and affinity (§ 5.2).
+ * `affinity.antiAffinityEnabled` becomes the required host anti-affinity only when the rest of
+ * `affinity` is empty (api/v1alpha1 AffinityConfig.SetDefaults: `reflect.ValueOf(a.Affinity).IsZero()`):
+ * beside a nodeAffinity or another term it is silently nothing.
+ */
+export const readMariaDB: ObjectReader = (u, o) => {
   const spec = obj(o.spec);
   const aff = obj(spec.affinity);
   const { antiAffinityEnabled, ...affinity } = aff;
+  const hostByFlag = antiAffinityEnabled === true && Object.keys(affinity).length === 0;
   return [
     platformComponent(u, `${o.metadata.name}/galera`, "StatefulSet", podScheduling({ ...spec, affinity }), CONTROL_PLANE, {
       replicas: num(spec.replicas) ?? 1,
       confinedTo: "controlPlane",
-      requiredAntiAffinity: [...new Set([...(antiAffinityEnabled === true ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(affinity as Affinity)])],
+      requiredAntiAffinity: [...new Set([...(hostByFlag ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(affinity as Affinity)])],
     }),
   ];
 };
@@ -52,9 +60,9 @@ export const mariadbOperator: PlatformComponent = {
   name: "MariaDB operator",
   pins: [MARIADB_OPERATOR_CRDS_CHART, MARIADB_OPERATOR_CHART],
   namespaces: () => [mariadbOperatorNamespace()],
-  units: (ctx, { namespaces, podNetwork }) => {
+  units: (ctx, { namespaces, priorityClasses, podNetwork }) => {
     const crds = mariadbOperatorCrdsRelease(after(namespaces));
-    return { "crds-operators": [crds, mariadbOperatorRelease(ctx, after(namespaces, podNetwork, crds))] };
+    return { "crds-operators": [crds, mariadbOperatorRelease(ctx, after(priorityClasses, namespaces, podNetwork, crds))] };
   },
   readers: {
     units: {

@@ -8,6 +8,7 @@ import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, type UnitRea
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
 import { NODE_FEATURE_DISCOVERY_CHART } from "./versions";
+import { PRIORITY_CLASSES } from "./priority-classes";
 
 const NAMESPACE = "node-feature-discovery";
 
@@ -24,6 +25,9 @@ function nfdNamespace(): K8sObject {
 function nfdRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
   const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = {
+    // § 2: the operators' class. The top-level key only: with worker.priorityClassName as well the
+    // worker template renders the key twice (templates/worker.yaml at 0.18.3)
+    priorityClassName: PRIORITY_CLASSES.control,
     master: controlPlane,
     gc: controlPlane,
     worker: { tolerations: workerTolerations() },
@@ -40,6 +44,8 @@ const readRelease: UnitReader = (u) => {
       platformComponent(u, `nfd-${c}`, "Deployment", podScheduling(obj(v[c])), CONTROL_PLANE, { replicas: num(obj(v[c]).replicaCount) ?? 1 }),
     ),
     platformComponent(u, "nfd-worker", "DaemonSet", podScheduling(obj(v.worker)), "allNodes"),
+    // the post-delete hook Job (templates/post-delete-job.yaml) reuses master's nodeSelector, affinity and tolerations
+    platformComponent(u, "nfd-prune", "Pods", podScheduling(obj(v.master)), CONTROL_PLANE),
   ];
 };
 
@@ -47,6 +53,6 @@ export const nodeFeatureDiscovery: PlatformComponent = {
   name: "Node Feature Discovery",
   pins: [NODE_FEATURE_DISCOVERY_CHART],
   namespaces: () => [nfdNamespace()],
-  units: (ctx, { namespaces, podNetwork }) => ({ "crds-operators": [nfdRelease(ctx, after(namespaces, podNetwork))] }),
+  units: (ctx, { namespaces, priorityClasses, podNetwork }) => ({ "crds-operators": [nfdRelease(ctx, after(priorityClasses, namespaces, podNetwork))] }),
   readers: { units: { "openkeel:platform:NodeFeatureDiscovery": readRelease } },
 };

@@ -32,7 +32,7 @@ function rabbitmqOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
 }
 
 /** A RabbitmqCluster: affinity and tolerations at the top, the node selector through override.statefulSet (§ 2.1). */
-const readRabbitmqCluster: ObjectReader = (u, o) => {
+export const readRabbitmqCluster: ObjectReader = (u, o) => {
   const spec = obj(o.spec);
   const tpl = obj(obj(obj(obj(obj(spec.override).statefulSet).spec).template).spec);
   const affinity = spec.affinity as Affinity | undefined;

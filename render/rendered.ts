@@ -69,6 +69,8 @@ export interface RenderedHelmRelease extends RenderedUnitBase, Omit<NoFieldsOf, 
   chart: ChartRef;
   /** Its values file, `values/<unit>.yaml`. */
   values: string;
+  /** Its post-render patches, `postrender/<unit>.yaml` (plan/post-render.ts), when it has any. */
+  postRender?: string;
 }
 
 export interface RenderedManifests extends RenderedUnitBase, Omit<NoFieldsOf, "objects"> {
@@ -137,6 +139,11 @@ export interface TalosMachine {
 
 // ---- writing --------------------------------------------------------------------------------
 
+/** The file of a release's post-render patches: reviewable beside its values. */
+export function postRenderFile(unit: string): string {
+  return `postrender/${unit}.yaml`;
+}
+
 function phaseDir(name: (typeof PHASES)[number]): string {
   return `${String(PHASES.indexOf(name) + 1).padStart(2, "0")}-${name}`;
 }
@@ -150,7 +157,15 @@ function unitIndex(unit: Unit, dir: string): RenderedUnit {
   };
   switch (unit.kind) {
     case "HelmRelease":
-      return { kind: unit.kind, ...base, release: unit.release, namespace: unit.namespace, chart: unit.chart, values: `values/${unit.name}.yaml` };
+      return {
+        kind: unit.kind,
+        ...base,
+        release: unit.release,
+        namespace: unit.namespace,
+        chart: unit.chart,
+        values: `values/${unit.name}.yaml`,
+        ...(unit.postRender ? { postRender: postRenderFile(unit.name) } : {}),
+      };
     case "Manifests":
       return { kind: unit.kind, ...base, objects: unit.objects.map((o) => `${dir}/${unit.name}/${objectFileName(o)}`).sort() };
     case "RemoteManifest":
@@ -191,7 +206,7 @@ export function placementJson(d: RenderedPlacement): string {
 }
 
 /** Node-level config lives beside the Kubernetes objects, never among them (kubeconform reads objects/). */
-const NODE_CONFIG_PATH = /^(?!objects\/|values\/)[a-z0-9][a-z0-9-]*(\/[A-Za-z0-9][A-Za-z0-9.+_-]*)+\.yaml$/;
+const NODE_CONFIG_PATH = /^(?!objects\/|values\/|postrender\/)[a-z0-9][a-z0-9-]*(\/[A-Za-z0-9][A-Za-z0-9.+_-]*)+\.yaml$/;
 
 /**
  * The files of rendered/<stack>/ for a Plan, sorted by path: objects/ and values/, the node
@@ -211,7 +226,10 @@ export function renderPlan(plan: Plan, placement?: PlacementReport): RenderedFil
     const dir = `objects/${phaseDir(ph.name)}`;
     for (const unit of ph.units) {
       if (unit.kind === "Manifests") for (const o of unit.objects) add(`${dir}/${unit.name}/${objectFileName(o)}`, o);
-      else if (unit.kind === "HelmRelease") add(`values/${unit.name}.yaml`, unit.values);
+      else if (unit.kind === "HelmRelease") {
+        add(`values/${unit.name}.yaml`, unit.values);
+        if (unit.postRender) add(postRenderFile(unit.name), unit.postRender);
+      }
     }
   }
   for (const f of plan.nodeConfig?.files ?? []) {
@@ -254,6 +272,7 @@ const unitSchema = z.discriminatedUnion("kind", [
     namespace: z.string(),
     chart: z.object({ chart: z.string(), repository: z.string(), version: z.string() }),
     values: z.string(),
+    postRender: z.string().optional(),
   }),
   z.object({ kind: z.literal("Manifests"), ...unitBase, objects: z.array(z.string()) }),
   z.object({ kind: z.literal("RemoteManifest"), ...unitBase, urls: z.array(z.string()), version: z.string(), forceConflicts: z.array(z.string()).optional() }),

@@ -36,7 +36,7 @@ import {
 } from "../render/rendered";
 import { SERVICE_REQUIRED_ROLE } from "../topology/services";
 import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
-import { inPlace } from "./replace-rules";
+import { inPlace, OPERATOR_IMMUTABLE } from "./replace-rules";
 import { stackUpgradeViews, type UpgradePins, type UpgradeView } from "./preview-upgrades";
 
 export type Tree = Map<string, string>;
@@ -440,6 +440,44 @@ function actionsOf(
   return out;
 }
 
+interface PatchDoc {
+  target?: { kind?: string; name?: string };
+  patch?: unknown;
+}
+
+const fieldAt = (v: unknown, path: string) =>
+  path.split(".").reduce<unknown>((cur, k) => (typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[k] : undefined), v);
+
+/**
+ * A post-render patch that changes a field the CR's operator refuses to update (OPERATOR_IMMUTABLE)
+ * of a release the base already has: its CR exists, so `pulumi up` fails on the release's upgrade.
+ */
+function postRenderFindings(b: RenderedStack, h: RenderedStack, bi: Index): Check[] {
+  const findings: Check[] = [];
+  const patchesOf = (r: RenderedStack, file: string | undefined) => (file ? ((r.documents(file)[0] as PatchDoc[] | null) ?? []) : []);
+  for (const hu of h.units()) {
+    if (hu.kind !== "HelmRelease" || !bi.units.has(hu.name)) continue;
+    const bu = b.units().find((u) => u.name === hu.name);
+    const before = patchesOf(b, bu?.kind === "HelmRelease" ? bu.postRender : undefined);
+    for (const p of patchesOf(h, hu.postRender)) {
+      const fields = OPERATOR_IMMUTABLE[p.target?.kind ?? ""] ?? [];
+      const old = before.find((x) => x.target?.kind === p.target?.kind && x.target?.name === p.target?.name);
+      for (const f of fields) {
+        const [x, y] = [fieldAt(old?.patch, f), fieldAt(p.patch, f)];
+        if (JSON.stringify(x) === JSON.stringify(y)) continue;
+        findings.push({
+          level: "error",
+          code: "operator-immutable",
+          message: `${p.target?.kind} ${p.target?.name} of release ${hu.name}: ${f} changes (${JSON.stringify(x) ?? "unset"} → ${JSON.stringify(y) ?? "unset"}), which its operator refuses to update: the CR must be replaced, and \`pulumi up\` fails on the release's upgrade`,
+          reason: "mariadb-operator's webhook marks the field immutable; only a new CR takes it",
+          fix: 'recreate the CR deliberately (docs/design-decisions.md, "What the charts read no value for"), or leave the field as it is',
+        });
+      }
+    }
+  }
+  return findings;
+}
+
 /** `a, b, c and 2 more` */
 function shortList(items: string[], max = 3): string {
   return `${items.slice(0, max).join(", ")}${items.length > max ? ` and ${items.length - max} more` : ""}`;
@@ -710,6 +748,7 @@ function compare(
     ...refused,
     ...serviceFindings(units, bi, hi),
     ...quorumFindings(values),
+    ...(both ? postRenderFindings(b, h, bi) : []),
     ...(both ? [...nodeFindings(bi, hi), ...bindingFindings(b, h)] : []),
   ];
   const settings = both ? diff(bi.settings, hi.settings) : [];

@@ -173,11 +173,15 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
   const nova = values(plan, "openkeel-nova");
   const chart = values(plan, "openkeel-chart");
   // § 6.3: in the large topology the quorum members are one per zone too
-  const QUORUM = { role: "controlPlane", antiAffinity: "required", ...(stack === "prod-large" ? { zoneAntiAffinity: "required" } : {}) };
+  // openkeel-chart reads the role only (§ 5.2): the anti-affinity comes from its post-render patches
+  const QUORUM = { role: "controlPlane" };
+  // the Neutron contract chart still reads placement.ovnCentral's host anti-affinity (not yet a patch: docs/design-decisions.md);
+  // large's zone term is a post-render patch (no chart reads zoneAntiAffinity)
+  const OVN_QUORUM = { role: "controlPlane", antiAffinity: "required" };
 
   it("D2: Neutron writes its own OVN NB; OVN central on the control plane, one member per node", () => {
     expect(neutron.backend).toBe("ovn-nb");
-    expect(neutron.placement.ovnCentral).toEqual(QUORUM);
+    expect(neutron.placement.ovnCentral).toEqual(OVN_QUORUM);
     expect(neutron.ovnCentral.replicas).toBe(lab ? 1 : 3);
     // § 5.2: ovnCentral.nodeSelector wins over the role, so the release writes the role's label there
     expect(neutron.ovnCentral.nodeSelector).toEqual({ [roleLabelKey("controlPlane", plan.labelProfile)]: "" });
@@ -223,7 +227,8 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
       expect(chart.infrastructure[member].storage).toEqual({ storageClassName: local });
       expect(chart.infrastructure[member].replicas).toBe(lab ? 1 : 3);
     }
-    expect(chart.priorityClasses).toEqual({ create: true });
+    // § 5.2 lists no PriorityClass template: the platform phase creates them (platform/priority-classes.ts)
+    expect(chart.priorityClasses).toBeUndefined();
     expect(neutron.ovnCentral.storage).toEqual({ storageClassName: local });
     const swift = values(plan, "openkeel-swift");
     expect(swift.storage.devices).toEqual({ storageClassName: local });

@@ -72,6 +72,8 @@ describe("the design's § 2 matrix, per topology", () => {
         "kubevirt-cr/self-node-remediation-config/self-node-remediation-agent",
         "longhorn/longhorn-csi-plugin+instance-managers",
         "longhorn/longhorn-manager",
+        // its hook Jobs take the manager's tolerations (issue 22, item 7)
+        "longhorn/longhorn-pre-upgrade+post-upgrade+uninstall",
         "multus/kube-multus-ds",
         "openkeel-ironic/conductor",
       ].sort(),

@@ -9,6 +9,7 @@ import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type Plan, type Unit 
 import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../config/roles";
 import { planStack } from "../environments";
 import { PLATFORM_NAMESPACES_UNIT } from "../platform/component";
+import { PRIORITY_CLASSES_UNIT } from "../platform/priority-classes";
 import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_LOCAL_CLASS, LONGHORN_NAMESPACE, LONGHORN_VM_CLASS } from "../platform/longhorn";
 import { imageRef, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
 import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
@@ -30,6 +31,7 @@ const SNAPSHOT_CRDS = [
   "volumegroupsnapshots",
 ].map((p) => `snapshot-crd-${p}`);
 const LAB_ALWAYS = [
+  PRIORITY_CLASSES_UNIT,
   "platform-namespaces",
   "multus",
   "cert-manager-crds",
@@ -111,6 +113,7 @@ const BUILT_IN = new Set([
   "apiextensions.k8s.io/v1",
   "node.k8s.io/v1",
   "networking.k8s.io/v1",
+  "scheduling.k8s.io/v1",
 ]);
 
 function position(plan: Plan, unit: string): { phase: number; index: number; unit: Unit } {
@@ -166,9 +169,10 @@ describe("order: CRDs and operators before the objects that need them", () => {
 
   it.each(PRODUCTION)("%s: nothing that runs pods starts before the CNI", (stack) => {
     const plan = planOf(stack);
-    const crdsOnly = new Set([PLATFORM_NAMESPACES_UNIT, "kube-ovn", "cert-manager-crds", "mariadb-operator-crds", ...SNAPSHOT_CRDS]);
+    // no pods: the priority classes, the namespaces, the CNI itself, CRDs
+    const crdsOnly = new Set([PRIORITY_CLASSES_UNIT, PLATFORM_NAMESPACES_UNIT, "kube-ovn", "cert-manager-crds", "mariadb-operator-crds", ...SNAPSHOT_CRDS]);
     const phase = plan.phases.find((p) => p.name === "crds-operators")!;
-    expect(phase.units[0].name === PLATFORM_NAMESPACES_UNIT || phase.units[0].name === "kube-ovn").toBe(true);
+    expect([PRIORITY_CLASSES_UNIT, PLATFORM_NAMESPACES_UNIT, "kube-ovn"]).toContain(phase.units[0].name);
     for (const u of phase.units.filter((x) => !crdsOnly.has(x.name))) {
       expect(dependsTransitively(plan, u.name, "kube-ovn"), `${u.name} waits for kube-ovn`).toBe(true);
     }

@@ -1,5 +1,6 @@
 // The e2e's own pieces that need no engine: they run in `npm test` (fast), so that a broken mirror,
 // stand-in or node registration shows before anyone runs `npm run e2e`.
+import { E2E_COMPONENT_LABEL, E2E_RELEASE_LABEL, galeraStatefulSet, rabbitmqStatefulSet } from "./standins/operators";
 import * as fs from "node:fs";
 import * as https from "node:https";
 import * as os from "node:os";
@@ -287,5 +288,44 @@ describe("e2e: reading the engine and the render", () => {
     expect(compareLeaves({ spec: { a: 1, b: { c: "x" }, q: "1" } }, { spec: { a: 1, b: {}, q: 1, extra: true } })).toEqual([
       "spec.b.c: missing in the cluster (pruned?)",
     ]);
+  });
+});
+
+describe("stand-in operators: the StatefulSets mariadb-operator and the RabbitMQ operator build from their CRs", () => {
+  const cr = (kind: string, spec: Record<string, unknown>) => ({
+    kind,
+    metadata: { name: `openkeel-chart-${kind === "MariaDB" ? "mariadb" : "rabbitmq"}`, namespace: "openkeel" },
+    spec,
+  });
+  const podSpec = (sts: Record<string, unknown>) => (sts.spec as { template: { spec: Record<string, unknown> } }).template.spec;
+
+  it("Galera: antiAffinityEnabled is the host term only when the rest of affinity is empty; priority and terms as written", () => {
+    expect(podSpec(galeraStatefulSet(cr("MariaDB", { affinity: { antiAffinityEnabled: true } }))).affinity).toEqual({
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: { matchExpressions: [{ key: "app.kubernetes.io/instance", operator: "In", values: ["openkeel-chart-mariadb"] }] },
+            topologyKey: "kubernetes.io/hostname",
+          },
+        ],
+      },
+    });
+    const node = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } };
+    expect(podSpec(galeraStatefulSet(cr("MariaDB", { affinity: { antiAffinityEnabled: true, ...node } }))).affinity).toEqual(node);
+    const sts = galeraStatefulSet(cr("MariaDB", { replicas: 3, priorityClassName: "openkeel-infra-critical", nodeSelector: { a: "" } }));
+    expect(podSpec(sts)).toMatchObject({ priorityClassName: "openkeel-infra-critical", nodeSelector: { a: "" } });
+    const labels = (sts.metadata as { labels: Record<string, string> }).labels;
+    expect([labels[E2E_RELEASE_LABEL], labels[E2E_COMPONENT_LABEL]]).toEqual(["openkeel-chart", "mariadb"]);
+  });
+
+  it("RabbitMQ: affinity and tolerations as they are, the default zone spread, override.statefulSet merged over them", () => {
+    const sts = rabbitmqStatefulSet(
+      cr("RabbitmqCluster", {
+        tolerations: [{ key: "t" }],
+        override: { statefulSet: { spec: { template: { spec: { containers: [], nodeSelector: { a: "" }, priorityClassName: "p" } } } } },
+      }),
+    );
+    expect(podSpec(sts)).toMatchObject({ tolerations: [{ key: "t" }], nodeSelector: { a: "" }, priorityClassName: "p" });
+    expect((podSpec(sts).topologySpreadConstraints as { whenUnsatisfiable: string }[])[0].whenUnsatisfiable).toBe("ScheduleAnyway");
   });
 });

@@ -21,6 +21,9 @@ const MATRIX: [RegExp, Expect][] = [
   // § 2.1 shared infrastructure
   [/openkeel-chart\/(mariadb|rabbitmq)$/, CP],
   [/\/cert-manager$|cert-manager\/(webhook|cainjector)$/, CP],
+  // issue 22, item 7: a chart's hook Jobs are components too; § 2 has no row for them, they go where
+  // their operator goes (cert-manager's startupapicheck, NFD's prune Job with nfd-master)
+  [/cert-manager\/startupapicheck$/, CP],
   // § 2.2 OpenKeel services: every API, worker, scheduler and conductor on the control plane
   [/openkeel-(keystone|placement|glance|skyline|ovn-octavia-provider|ec2-api|zun|ironic|swift)\/(api|proxy)$/, CP],
   [/openkeel-nova\/(api|conductor|scheduler|consoleProxy|ironicAgent)$/, CP],
@@ -58,17 +61,23 @@ const MATRIX: [RegExp, Expect][] = [
   [/(node-healthcheck-operator|node-maintenance-operator|self-node-remediation)\/operator$/, CP],
   // issue 14: the Job that approves the pinned Medik8s versions runs where the operators do
   [/install-plan-approver\/job$/, CP],
-  [/longhorn-(manager|csi-plugin\+instance-managers)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
+  // Longhorn's hook Jobs take the manager's tolerations and no selector (issue 22, item 7)
+  [
+    /longhorn-(manager|csi-plugin\+instance-managers|pre-upgrade\+post-upgrade\+uninstall)$/,
+    ["controlPlane", "compute", "storage", "containers", "provisioning"],
+  ],
   [/longhorn-(driver-deployer|ui)$/, CP],
   // § 2.3 says disks only on storage nodes, but D5 (§ 2.1) puts Galera, RabbitMQ and OVN central on
   // strict-local volumes, which live on their pod's node: control-plane nodes need a disk too.
   [/longhorn-default-disks$/, ["controlPlane", "storage"]],
-  [/kube-ovn\/(ovn-central|kube-ovn-controller)$/, { within: CP }],
+  [/kube-ovn\/(ovn-central|kube-ovn-controller|kube-ovn-monitor)$/, { within: CP }],
+  // the chart's hook Jobs tolerate every NoSchedule taint and select nothing (issue 22, item 7)
+  [/kube-ovn\/post-delete-hook\+upgrade-hooks$/, "every node"],
   [/kube-ovn-cni\+ovs-ovn\+pinger$/, "every node"],
   [/kube-multus-ds$/, "every node"],
   // § 2.3: Node Feature Discovery on every node (its master and garbage collector are operators)
   [/nfd-worker$/, "every node"],
-  [/nfd-(master|gc)$/, CP],
+  [/nfd-(master|gc|prune)$/, CP],
   [/kubernetes-control-plane\/remediates$/, { nhc: "kubernetesControlPlane" }],
   [/control-plane\/remediates$/, { nhc: "controlPlane" }],
   [/network\/remediates$/, { nhc: "network" }],

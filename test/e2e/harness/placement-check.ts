@@ -11,6 +11,7 @@ import { yamlDocuments, type RenderedPlacement } from "../../../render/rendered"
 import type { Kube } from "./kube";
 import type { RenderedStack } from "./rendered";
 import { readDocs } from "./rendered";
+import { E2E_COMPONENT_LABEL, E2E_RELEASE_LABEL } from "../standins/operators";
 
 interface Meta {
   name: string;
@@ -76,7 +77,13 @@ async function contractGroups(kube: Kube, groups: Groups): Promise<Workload[]> {
     kube.list<Workload>(`/apis/apps/v1/deployments?${sel}`),
     kube.list<Workload>(`/apis/apps/v1/statefulsets?${sel}`),
   ]);
-  const key = (o: { metadata: Meta }) => `${o.metadata.labels?.["app.kubernetes.io/instance"]}/${o.metadata.labels?.["app.kubernetes.io/component"]}`;
+  // the stand-in operators' StatefulSets name their component (their pods carry the operators' own labels)
+  const key = (o: { metadata: Meta }) => {
+    const l = o.metadata.labels ?? {};
+    return l[E2E_RELEASE_LABEL]
+      ? `${l[E2E_RELEASE_LABEL]}/${l[E2E_COMPONENT_LABEL]}`
+      : `${l["app.kubernetes.io/instance"]}/${l["app.kubernetes.io/component"]}`;
+  };
   for (const p of pods) groups.of(key(p)).pods.push(p);
   for (const w of [...dss, ...deps, ...stss]) {
     const g = groups.of(key(w));

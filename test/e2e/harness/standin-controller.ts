@@ -9,11 +9,15 @@
 //                `pulumi.com/waitFor: condition=Available` waits for), through the status
 //                subresource where the CRD has one (KubeVirt), else on the object itself (the real
 //                CDI CRD of cdi-operator.yaml declares none)
+//   mariadb-operator / RabbitMQ cluster operator: the StatefulSet each builds from a MariaDB or
+//                RabbitmqCluster CR (../standins/operators.ts), so that the real scheduler places
+//                Galera and RabbitMQ from the CRs as the release applied them, post-render patches included
 // Usage: tsx standin-controller.ts <kubeconfig> <schemas dir> <log file (JSON lines)>
 // Every action is one line of the log; the driver lists them in the report.
 import * as fs from "node:fs";
 import { crdFor, KINDS } from "../standins/crds";
 import { Kube, type KubeObject } from "./kube";
+import { galeraStatefulSet, rabbitmqStatefulSet, type OperatorCr } from "../standins/operators";
 
 const [kubeconfig, schemasDir, logFile] = process.argv.slice(2);
 if (!kubeconfig || !schemasDir || !logFile) {
@@ -107,6 +111,18 @@ async function available(apiPath: string, kind: string): Promise<void> {
   }
 }
 
+/** The operators' StatefulSets, once per CR (the CRs' scheduling is set at creation: nothing here updates). */
+async function operatorStatefulSets(apiPath: string, build: (cr: OperatorCr) => Record<string, unknown>): Promise<void> {
+  for (const cr of await kube.list<OperatorCr & KubeObject>(apiPath)) {
+    const ns = cr.metadata.namespace ?? "default";
+    const id = `StatefulSet ${ns}/${cr.metadata.name}`;
+    if (done.has(id)) continue;
+    const r = await kube.create(`/apis/apps/v1/namespaces/${ns}/statefulsets`, build(cr));
+    if (r.status === 201 || r.status === 409) done.add(id);
+    if (r.status === 201) log("create", id, `as the operator builds it from ${cr.kind} ${cr.metadata.name}`);
+  }
+}
+
 let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
 process.on("SIGINT", () => (stopping = true));
@@ -118,6 +134,8 @@ process.on("SIGINT", () => (stopping = true));
       ["subscriptions", subscriptions],
       ["kubevirt", () => available("/apis/kubevirt.io/v1/kubevirts", "KubeVirt")],
       ["cdi", () => available("/apis/cdi.kubevirt.io/v1beta1/cdis", "CDI")],
+      ["mariadb", () => operatorStatefulSets("/apis/k8s.mariadb.com/v1alpha1/mariadbs", galeraStatefulSet)],
+      ["rabbitmq", () => operatorStatefulSets("/apis/rabbitmq.com/v1beta1/rabbitmqclusters", rabbitmqStatefulSet)],
     ] as [string, () => Promise<void>][]) {
       try {
         await step();

@@ -72,6 +72,42 @@ function crdChart(kinds: CrdKind[], standsFor: string, condition?: string): Stan
   };
 }
 
+/**
+ * kube-ovn-controller as the pinned chart renders it (charts/kube-ovn/templates/controller-deploy.yaml:
+ * replicas = the master count, nodeSelector kubernetes.io/os only, every NoSchedule taint and
+ * CriticalAddonsOnly tolerated, required host anti-affinity, host network), the pause image: the
+ * release's post-render patch must find it, and the real scheduler places it after the patch.
+ */
+const KUBE_OVN_CONTROLLER = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kube-ovn-controller
+  namespace: {{ .Values.namespace | default "kube-system" }}
+  labels: {${STAND_IN_LABEL}: "true"}
+spec:
+  replicas: {{ len (splitList "," (.Values.MASTER_NODES | default "x")) }}
+  selector:
+    matchLabels: {app: kube-ovn-controller}
+  template:
+    metadata:
+      labels: {app: kube-ovn-controller, ${STAND_IN_LABEL}: "true"}
+    spec:
+      nodeSelector: {kubernetes.io/os: linux}
+      tolerations:
+        - {effect: NoSchedule, operator: Exists}
+        - {key: CriticalAddonsOnly, operator: Exists}
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            - {labelSelector: {matchLabels: {app: kube-ovn-controller}}, topologyKey: kubernetes.io/hostname}
+      hostNetwork: true
+      priorityClassName: system-cluster-critical
+      automountServiceAccountToken: false
+      terminationGracePeriodSeconds: 1
+      containers:
+        - {name: kube-ovn-controller, image: "registry.k8s.io/pause:3.10.1", imagePullPolicy: IfNotPresent}
+`;
+
 export const STAND_IN_CHARTS: Record<string, StandInChart> = {
   longhorn: { standsFor: "Longhorn chart (CRDs only)", files: crdChart(KINDS.longhorn, "the Longhorn chart") },
   "cert-manager": {
@@ -90,9 +126,11 @@ export const STAND_IN_CHARTS: Record<string, StandInChart> = {
     }),
   },
   "kube-ovn": {
-    standsFor: "Kube-OVN chart (nothing: no kubeovn.io schema in ../shared/schemas, and the e2e cluster needs no CNI)",
+    standsFor:
+      "Kube-OVN chart (its kube-ovn-controller Deployment only, the target of the release's post-render patch; no kubeovn.io schema in ../shared/schemas, and the e2e cluster needs no CNI)",
     files: () => ({
       "templates/stand-in.yaml": marker("Kube-OVN chart", "no kubeovn.io CRD schemas are available offline; this repository writes no kubeovn.io object"),
+      "templates/controller-deploy.yaml": KUBE_OVN_CONTROLLER,
       "values.yaml": "{}\n",
     }),
   },
