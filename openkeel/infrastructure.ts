@@ -15,6 +15,7 @@ import { globalSchema, globalValue } from "./global";
 import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema } from "../config/placement";
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -39,7 +40,8 @@ export function infrastructureValues(ctx: StackContext): Record<string, unknown>
     global: globalValue(ctx.topo),
     priorityClasses: { create: true },
     infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
-    ingress: { placement: { roles: ["controlPlane", "network"] } },
+    // a DaemonSet: back on a draining node after a rollout, like every node agent (config/lifecycle.ts)
+    ingress: { placement: { roles: ["controlPlane", "network"], extraTolerations: [...NODE_AGENT_TOLERATIONS] } },
   };
 }
 

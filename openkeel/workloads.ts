@@ -17,6 +17,7 @@ import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
 import { openkeelDesign, type DesignRow } from "./design";
 import { RUNTIME_CLASS_READERS } from "./zun";
+import { releaseName } from "./services";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -96,6 +97,7 @@ const readRelease: UnitReader = (u, ctx) => {
       ...requiredAntiAffinityKeys(scheduling.affinity),
     ];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
+    const service = u.type === "openkeel:openkeel:Release" ? SERVICES.find((s) => releaseName(s) === u.name) : undefined;
     out.push({
       name: `${u.name}/${key}`,
       source: "openkeel",
@@ -105,6 +107,8 @@ const readRelease: UnitReader = (u, ctx) => {
       scheduling: { nodeSelector: scheduling.nodeSelector, affinity: scheduling.affinity, tolerations: scheduling.tolerations },
       ...(anti.length > 0 ? { requiredAntiAffinity: [...new Set(anti)] } : {}),
       ...designFields(design, ctx.units),
+      // the stack's key of it (openkeel:services, stacks/README.md), where a check about it points
+      ...(service ? { configPath: `openkeel:services.${service}.placement.${key}` } : {}),
     });
   }
   for (const [key, spec] of Object.entries(specs)) {
@@ -139,6 +143,7 @@ const reservedHostCheck: PlacementCheck = {
         code: "placement-reserved-host",
         message: `${describeComponent(c)} does not tolerate ${RESERVED_TAINT.key}=${RESERVED_TAINT.value}:${RESERVED_TAINT.effect}: on a Masakari reserved host (§ 5.6) it would be missing when the host takes evacuated VMs`,
         fix: `add the toleration {key: ${RESERVED_TAINT.key}, operator: Exists, effect: NoSchedule} to its placement (extraTolerations)`,
+        ...(c.configPath ? { path: c.configPath } : {}),
       })),
 };
 

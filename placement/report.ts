@@ -2,10 +2,11 @@
 // (topology/), each component's scheduling as rendered (the readers of ./workloads.ts), Kubernetes'
 // matching rules (./scheduling.ts), and the checks that fail the render when a component cannot
 // run, or runs where the design (§ 2) forbids it.
+import { NODE_STATE_TAINTS } from "../config/lifecycle";
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "../config/roles";
-import { antiAffinityCapacity, ineligibility, matchesLabelSelector, type SchedNode } from "./scheduling";
+import { antiAffinityCapacity, ineligibility, matchesLabelSelector, untoleratedTaints, type SchedNode } from "./scheduling";
 import type { Check } from "../config/problems";
 import type { Component, DesignRoles } from "./workloads";
 import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/topology";
@@ -265,13 +266,46 @@ function designChecks(p: ComponentPlacement, nodes: ReportNode[], byName: Readon
   return checks;
 }
 
+/**
+ * A node agent (every DaemonSet) tolerates the taints a node's state brings on the nodes it runs on
+ * (NODE_STATE_TAINTS: a disabled hypervisor's, NMO's drain), or the next rollout leaves a disabled
+ * or draining node without it.
+ */
+function agentChecks(p: ComponentPlacement, byName: ReadonlyMap<string, ReportNode>): Check[] {
+  const c = p.component;
+  if (c.kind !== "DaemonSet") return [];
+  return NODE_STATE_TAINTS.filter(
+    (s) =>
+      p.eligible.some((n) => !s.roles || byName.get(n)!.roles.some((r) => s.roles!.includes(r))) &&
+      untoleratedTaints([s.taint], c.scheduling.tolerations ?? []).length > 0,
+  ).map(({ taint, why }) =>
+    withPath(
+      error(
+        "placement-agent-tolerations",
+        `${describeComponent(c)} does not tolerate ${taint.key}:${taint.effect}: ${why}`,
+        `give it the node agent tolerations (NODE_AGENT_TOLERATIONS of config/lifecycle.ts: {key: ${taint.key}, operator: Exists, effect: ${taint.effect}}), or remove the raw tolerations that drop them`,
+      ),
+      c,
+    ),
+  );
+}
+
 const error = (code: string, message: string, fix: string): Check => ({ level: "error", code, message, fix });
+
+/** A check about a component the stack places (openkeel:services.<service>.placement.<component>) points there. */
+function withPath(check: Check, c: Component): Check {
+  return c.configPath ? { ...check, path: c.configPath } : check;
+}
 
 /** The report's own checks, the same for every component: every error names it, the nodes it cannot reach, and why. */
 function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): Check[] {
   const byName = new Map(nodes.map((n) => [n.name, n]));
   // a component with no node at all has that one problem, whatever else its design asks
-  return placements.flatMap((p) => [...capacityChecks(p, nodes, byName), ...(p.eligible.length > 0 ? designChecks(p, nodes, byName) : [])]);
+  return placements.flatMap((p) =>
+    [...capacityChecks(p, nodes, byName), ...(p.eligible.length > 0 ? [...designChecks(p, nodes, byName), ...agentChecks(p, byName)] : [])].map((c) =>
+      withPath(c, p.component),
+    ),
+  );
 }
 
 /** Where every component can run, and the placement checks: the report's own, then those the components registered. */

@@ -1,6 +1,7 @@
 // KubeVirt: the pinned operator manifest (CRDs, virt-operator, the privileged `kubevirt`
 // namespace) and our own KubeVirt CR with the placement of § 4.4: infra (virt-api,
 // virt-controller) on the control plane, virt-handler on compute nodes, reserved hosts included.
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION } from "../config/roles";
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
@@ -14,7 +15,10 @@ const KUBEVIRT_NAMESPACE = "kubevirt";
 
 /** virt-handler (and so where VMIs may start): compute nodes, Masakari reserved hosts too (§ 5.6). */
 function virtHandlerPlacement(ctx: StackContext) {
-  return selectorAndTolerations(resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION] }, { profile: ctx.profile }));
+  // the taints of a disabled or draining host too: a rollout must bring it back there (§ 4.1)
+  return selectorAndTolerations(
+    resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS] }, { profile: ctx.profile }),
+  );
 }
 
 function kubevirtUnit(ctx: StackContext): ManifestsUnit {

@@ -5,6 +5,7 @@
 // `longhorn-vm` holds VM root disks and Cinder volumes with the topology's replica count,
 // migratable where KubeVirt can live-migrate; `longhorn-snapshot` takes CSI snapshots.
 import type { Check } from "../config/problems";
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import { stateChange, type NodeLifecycle, type NodeTransition, type NodeView, type SlottedStep } from "../lifecycle/contributor";
@@ -19,6 +20,8 @@ import { LONGHORN_CHART } from "./versions";
 
 export const LONGHORN_NAMESPACE = "longhorn-system";
 export const LONGHORN_DRIVER = "driver.longhorn.io";
+const LONGHORN_UNIT = "longhorn";
+const STORAGE_CLASSES_UNIT = "storage-classes";
 /** D5: one replica, kept on the node of the pod that uses it (the parameters that make a class strict-local). */
 export const STRICT_LOCAL_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 const CREATE_DEFAULT_DISK_LABEL = "node.longhorn.io/create-default-disk";
@@ -60,8 +63,25 @@ export function formatLonghornNodeSelector(selector: Record<string, string>): st
  * needs every volume detached), and the Masakari reserved-host taint.
  */
 function volumeConsumerTolerations(): Toleration[] {
-  return [...rolesTolerations(VOLUME_CONSUMER_ROLES), RESERVED_TOLERATION];
+  return [...rolesTolerations(VOLUME_CONSUMER_ROLES), RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS];
 }
+
+/**
+ * When a drain may take down the instance manager of a node that holds the last healthy replica of
+ * a volume (Longhorn setting node-drain-policy; longhorn-manager types/setting.go, default
+ * block-if-contains-last-replica; controller/instance_manager_controller.go
+ * canDeleteInstanceManagerPDB). Every strict-local volume of D5 (Galera, RabbitMQ, OVN central,
+ * Swift devices) is such a last replica, so under the default no control-plane or storage node's
+ * drain ever finishes; eviction cannot move them either (longhorn/longhorn#8753: strict-local and
+ * the block-for-eviction policies are incompatible by design). This policy lets the drain finish
+ * once the member's pod is evicted and its volume detached (its replica stopped), and still
+ * blocks it while a replica runs with no healthy copy elsewhere: what Longhorn's maintenance
+ * guide recommends for in-place maintenance (longhorn/website content/docs/1.12.1/maintenance/
+ * maintenance.md, "Node Drain Policy Recommendations"). The data of a stopped replica stays on
+ * the node: a retiring node's members re-sync elsewhere from a new PVC before it is removed
+ * (docs/node-lifecycle.md).
+ */
+export const LONGHORN_NODE_DRAIN_POLICY = "allow-if-replica-is-stopped";
 
 /**
  * Roles whose nodes get a Longhorn disk. Storage nodes hold the replicas of replicated volumes;
@@ -117,7 +137,9 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
       createDefaultDiskLabeledNodes: true,
       defaultDataPath: ctx.topo.environment.nodeOs === "talos" ? TALOS_DATA_PATH : DEFAULT_DATA_PATH,
       defaultReplicaCount: replicas,
+      // changing it on a live cluster restarts the system-managed pods once every volume is detached (docs/platform.md)
       taintToleration: formatLonghornTolerations(volumeConsumerTolerations()),
+      nodeDrainPolicy: LONGHORN_NODE_DRAIN_POLICY,
       systemManagedComponentsNodeSelector: formatLonghornNodeSelector(SYSTEM_MANAGED_NODE_SELECTOR),
     },
     persistence: {
@@ -134,7 +156,7 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
     longhornDriver: controlPlane,
     longhornUI: controlPlane,
   };
-  return helmReleaseUnit("longhorn", "openkeel:platform:Longhorn", LONGHORN_NAMESPACE, LONGHORN_CHART, values, { protect: true });
+  return helmReleaseUnit(LONGHORN_UNIT, "openkeel:platform:Longhorn", LONGHORN_NAMESPACE, LONGHORN_CHART, values, { protect: true });
 }
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
@@ -182,7 +204,7 @@ function longhornVmClass(ctx: StackContext): K8sObject {
 }
 
 function storageClassesUnit(ctx: StackContext): ManifestsUnit {
-  return manifestsUnit("storage-classes", "openkeel:platform:StorageClasses", [longhornLocalClass(), longhornVmClass(ctx)], { protect: true });
+  return manifestsUnit(STORAGE_CLASSES_UNIT, "openkeel:platform:StorageClasses", [longhornLocalClass(), longhornVmClass(ctx)], { protect: true });
 }
 
 /** In-cluster Longhorn snapshots (`type: snap`) for CSI VolumeSnapshots (Cinder, KubeVirt). */
