@@ -75,3 +75,11 @@ export const NODE_AGENT_TOLERATIONS: readonly Toleration[] = NODE_STATE_TAINTS.m
   operator: "Exists",
   effect: taint.effect,
 }));
+
+/**
+ * What a constraint of the feasibility model (lifecycle/feasibility.ts) needs of a stack besides
+ * its nodes, as index.yaml records it (`feasibility.<constraint>`): a replica count, a policy, the
+ * roles a component runs on. The removal guard judges with the committed render's.
+ */
+export type LifecycleFact = number | string | readonly string[];
+export type LifecycleFacts = Readonly<Record<string, LifecycleFact>>;

@@ -7,6 +7,7 @@ import type { NodeState } from "../config/lifecycle";
 import type { Role } from "../config/roles";
 import type { K8sObject } from "../plan/plan";
 import type { TalosMachine } from "../render/rendered";
+import type { NodeConstraint } from "./feasibility";
 
 /**
  * Where a step goes in a node's transition, in this order. A changed node's state steps come
@@ -73,6 +74,11 @@ export interface NodeTransition {
 export interface NodeLifecycle {
   /** It drains a node in a drained state (maintenance, retiring) when `pulumi up` applies it. */
   drains?: boolean;
+  /**
+   * What must still hold when nodes are drained, retiring or removed (./feasibility.ts): its replicas, its quorum.
+   * @default none
+   */
+  constraints?: readonly NodeConstraint[];
   /** The node an object this component writes is a request about, or undefined. */
   requestFor?(o: K8sObject): string | undefined;
   /** Its steps of a transition, each in its slot. */

@@ -11,6 +11,8 @@ import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, Use
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "../review/protected";
 import { nodeRemovalChecks } from "../lifecycle/guards";
 import { removeStaleStacks, writeStackDir } from "../cli/write";
+import { isError } from "../config/problems";
+import { stackConstraints } from "../environments";
 
 const RENDER_OPTIONS = {
   stack: { type: "string", multiple: true },
@@ -90,6 +92,7 @@ export function renderCommand(argv: string[], io: Io): number {
 
   // Data-owning units the previous render (normally the committed one) had and this one drops.
   const refused: string[] = [];
+  const removalWarnings: string[] = [];
   const notes: string[] = [];
   const root = workTreeOf(out);
   for (const { s } of rendered) {
@@ -102,8 +105,10 @@ export function renderCommand(argv: string[], io: Io): number {
     const { previous, committed } = found;
     const index = parseIndex(previous, file);
     // the same text (the render on disk is the committed one, or there is only one) is parsed once
-    const nodesBefore = (committed.text === previous.text ? index : parseIndex(committed, file)).nodes;
-    for (const c of nodeRemovalChecks(nodesBefore, s.plan.nodes, committed.where)) refused.push(formatCheck(s.config.file, c));
+    const before = committed.text === previous.text ? index : parseIndex(committed, file);
+    // judged with what the committed render runs (its facts), else with this render's
+    const removal = nodeRemovalChecks(before.nodes, s.plan.nodes, committed.where, stackConstraints(s.config), before.feasibility ?? s.plan.feasibility);
+    for (const c of removal) (isError(c) ? refused : removalWarnings).push(formatCheck(s.config.file, c));
     for (const loss of protectedLosses(index, s.plan)) {
       const what = `${describeLoss(loss)} (${previous.where} has it)`;
       if (allowed.has(loss.unit)) {
@@ -133,6 +138,7 @@ export function renderCommand(argv: string[], io: Io): number {
     );
     for (const w of s.plan.warnings) io.out(`  ${formatCheck(s.config.file, w)}\n`);
   }
+  for (const w of removalWarnings) io.out(`  ${w}\n`);
   for (const note of notes) io.out(`${note}\n`);
   if (!opts.stack?.length) {
     for (const gone of removeStaleStacks(
@@ -142,7 +148,7 @@ export function renderCommand(argv: string[], io: Io): number {
       io.out(`${gone}: no stack file any more, removed ${out}/${gone}/\n`);
     }
   }
-  const warnings = rendered.reduce((n, r) => n + r.s.plan.warnings.length, 0);
+  const warnings = rendered.reduce((n, r) => n + r.s.plan.warnings.length, removalWarnings.length);
   io.out(`rendered ${rendered.length} stack(s), ${warnings} warning(s)\n`);
   return 0;
 }

@@ -16,6 +16,7 @@ import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
+import { longhornConstraint, longhornFacts } from "./longhorn-feasibility";
 import { LONGHORN_CHART } from "./versions";
 
 export const LONGHORN_NAMESPACE = "longhorn-system";
@@ -82,6 +83,8 @@ function volumeConsumerTolerations(): Toleration[] {
  * (docs/node-lifecycle.md).
  */
 export const LONGHORN_NODE_DRAIN_POLICY = "allow-if-replica-is-stopped";
+/** Longhorn's default policy, for a render that sets none. */
+const DEFAULT_NODE_DRAIN_POLICY = "block-if-contains-last-replica";
 
 /**
  * Roles whose nodes get a Longhorn disk. Storage nodes hold the replicas of replicated volumes;
@@ -411,6 +414,7 @@ function longhornSteps(t: NodeTransition): SlottedStep[] {
 }
 
 const longhornLifecycle: NodeLifecycle = {
+  constraints: [longhornConstraint((plan) => longhornFacts(plan, LONGHORN_UNIT, STORAGE_CLASSES_UNIT, LONGHORN_DRIVER, DEFAULT_NODE_DRAIN_POLICY))],
   requestFor: (o) =>
     o.apiVersion === LONGHORN_NODE.apiVersion && o.kind === LONGHORN_NODE.kind && o.metadata.namespace === LONGHORN_NAMESPACE ? o.metadata.name : undefined,
   steps: longhornSteps,

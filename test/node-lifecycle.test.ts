@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
-import { planStack } from "../environments";
+import { planStack, stackConstraints } from "../environments";
 import { renderPlan } from "../render/rendered";
 import { capture } from "../cli/cli";
 import { lifecycleChecks } from "../lifecycle/checks";
@@ -117,23 +117,36 @@ describe("putting a node into maintenance (cmp-02 of prod-medium)", () => {
 });
 
 describe("the lab has no Node Maintenance Operator", () => {
-  const cfg = mutatedConfig("lab", withState("openkeel-lab-control-plane", "maintenance"));
+  // a lab with a worker beside its control-plane node: the worker can go into maintenance
+  const withWorker = (raw: any) => raw.nodes.push({ name: "openkeel-lab-worker", roles: ["compute", "network", "storage"] });
+  const twoNodes = mutatedConfig("lab", withWorker);
+  const cfg = mutatedConfig("lab", (r) => (withWorker(r), withState("openkeel-lab-worker", "maintenance")(r)));
 
-  it("maintenance only cordons it, with a warning naming the drain to run", () => {
+  it("maintenance only cordons it, with a warning naming the drain to run; the gateway and the hypervisor left are said", () => {
     const r = planStack(cfg);
     expect(r.plan).toBeDefined();
-    expect(r.problems.map((c) => [c.level, c.code, c.path])).toEqual([["warning", "lab-node-state", "openkeel:nodes[0].state"]]);
-    expect(r.problems[0].fix).toBe("drain it yourself after pulumi up: kubectl drain openkeel-lab-control-plane --ignore-daemonsets --delete-emptydir-data");
-    expect(objectsOf(r.plan!, "node-roles")[0].spec).toEqual({ unschedulable: true });
+    expect(r.problems.map((c) => [c.level, c.code, c.path])).toEqual([
+      ["warning", "lab-node-state", "openkeel:nodes[1].state"],
+      ["warning", "kind-control-plane-taints", "openkeel:nodes[0]"],
+      ["warning", "gateway-chassis", "openkeel:nodes[1].state"],
+      ["warning", "hypervisors-left", "openkeel:nodes[1].state"],
+    ]);
+    expect(r.problems[0].fix).toBe("drain it yourself after pulumi up: kubectl drain openkeel-lab-worker --ignore-daemonsets --delete-emptydir-data");
+    expect(objectsOf(r.plan!, "node-roles").find((o) => o.metadata.name === "openkeel-lab-worker")!.spec).toEqual({ unschedulable: true });
     expect(r.plan!.phases.flatMap((ph) => ph.units).map((u) => u.name)).not.toContain("node-maintenance");
   });
 
   it("the preview's step is the drain by hand", () => {
-    const p = previewStack("lab", render(shippedConfig("lab")), render(cfg));
-    expect(steps(p, "openkeel-lab-control-plane")).toEqual([
-      "before disable Nova: openstack compute service set --disable --disable-reason maintenance openkeel-lab-control-plane nova-compute",
-      "after drain: kubectl drain openkeel-lab-control-plane --ignore-daemonsets --delete-emptydir-data",
+    const p = previewStack("lab", render(twoNodes), render(cfg));
+    expect(steps(p, "openkeel-lab-worker")).toEqual([
+      "before disable Nova: openstack compute service set --disable --disable-reason maintenance openkeel-lab-worker nova-compute",
+      "after drain: kubectl drain openkeel-lab-worker --ignore-daemonsets --delete-emptydir-data",
     ]);
+  });
+
+  it("its only node in maintenance is refused: nothing would be left to run the cloud", () => {
+    const errors = errorsOf("lab", withState("openkeel-lab-control-plane", "maintenance")).map((e) => e.code);
+    expect(errors).toEqual(["gateway-chassis", "ingress-nodes", "hypervisors-left"]);
   });
 });
 
@@ -233,7 +246,10 @@ describe("removing a storage node", () => {
 
   it("and the preview of such a change is an error too", () => {
     const p = previewStack("prod-large", render(shippedConfig("prod-large")), render(mutatedConfig("prod-large", without("sto-9"))));
-    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["error", "node-removal"]]);
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([
+      ["error", "node-removal"],
+      ["warning", "swift-members"],
+    ]);
     expect(hasErrors([p])).toBe(true);
   });
 
@@ -245,7 +261,9 @@ describe("removing a storage node", () => {
     expect(r.code, r.stderr).toBe(0);
     const prefix = (t: Map<string, string>) => new Map([...t].filter(([f]) => f.startsWith("s/")).map(([f, c]) => [f.slice(2), c]));
     const p = previewStack("prod-large", prefix(retired), prefix(readTree(out)));
-    expect(p.findings).toEqual([]);
+    // the Swift release follows the storage nodes: said, not refused
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["warning", "swift-members"]]);
+    expect(r.stdout).toContain("warning [swift-members]: removing 'sto-9' scales the Swift storage of openkeel-swift (protected) from 9 to 8 members");
     expect(steps(p, "sto-9")).toEqual([
       "after reset: talosctl reset --graceful --nodes 10.40.4.19",
       "after delete: kubectl delete node sto-9",
@@ -326,10 +344,12 @@ describe("removing the last member of a quorum", () => {
   it("even a retiring member may not leave its quorum short (prod-medium's cp-3; etcd as well)", () => {
     const medium = planOf(shippedConfig("prod-medium")).nodes;
     const previous = medium.map((n) => (n.name === "cp-3" ? { ...n, state: "retiring" as const } : n));
+    const constraints = stackConstraints(shippedConfig("prod-medium"));
     const checks = nodeRemovalChecks(
       previous,
       medium.filter((n) => n.name !== "cp-3"),
       "the base",
+      constraints,
     );
     expect(checks.map((c) => c.code)).toEqual(["quorum-removal", "quorum-removal"]);
     expect(checks[1].message).toBe("removing 'cp-3' leaves 2 node(s) for the 3 member(s) of the Kubernetes control plane (etcd) that the base has");
@@ -340,6 +360,7 @@ describe("removing the last member of a quorum", () => {
         four,
         four.filter((n) => n.name !== "cp-3"),
         "the base",
+        constraints,
       ),
     ).toEqual([]);
   });
@@ -386,7 +407,7 @@ describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of p
     const retire = (await step(edited("prod-large", joined, withState("sto-10", "retiring"))))!;
     expect(actions(retire)).toContain("create Node longhorn-system/sto-10 (patch) [longhorn-node-eviction]");
     const removed = (await step(edited("prod-large")))!;
-    expect(removed.findings).toEqual([]);
+    expect(removed.findings.map((f) => [f.level, f.code])).toEqual([["warning", "swift-members"]]);
     expect(steps(removed, "sto-10")).toEqual([
       "after reset: talosctl reset --graceful --nodes 10.40.4.20",
       "after delete: kubectl delete node sto-10",

@@ -553,7 +553,8 @@ describe("npm run preview between two commits", () => {
     // index.yaml beyond what other sections show (nodes as Node objects, phases as units, warnings,
     // the node-configuration files as those files)
     const stackFields = (t: Tree) => {
-      const { stack: _s, nodes: _n, phases: _p, warnings: _w, nodeConfig: _c, ...rest } = parse(t.get("index.yaml")!);
+      // feasibility: what the removal guard reads, not a setting of the stack
+      const { stack: _s, nodes: _n, phases: _p, warnings: _w, nodeConfig: _c, feasibility: _f, ...rest } = parse(t.get("index.yaml")!);
       return rest;
     };
     expected = {
