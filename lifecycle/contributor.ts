@@ -16,9 +16,11 @@ import type { NodeConstraint } from "./feasibility";
 export const STEP_SLOTS = [
   // a change of state (docs/node-lifecycle.md, runbooks)
   "stop-work", // before: nothing new lands on it
-  "await-eviction", // after: the data pulumi up asked to move has moved
+  // the drain first: it finishes once the strict-local members are evicted (Longhorn's drain
+  // policy); their replicas go with their PVCs, and only then can the eviction finish (issue 21)
   "await-drain", // after: the drain pulumi up asked for is done, or the drain by hand
   "move-members", // after: members whose volumes cannot follow it start elsewhere (D5)
+  "await-eviction", // after: the data pulumi up asked to move has moved
   "leave-clusters", // after: it leaves the clusters it was a member of
   "call-off", // after: what withdrawing a request leaves undone
   "re-cordon", // after: a cordon that the end of a drain lifted

@@ -359,7 +359,7 @@ function retirementSteps(t: NodeTransition, b: NodeView, h: NodeView): SlottedSt
       when: "after",
       what: "wait for the Longhorn eviction",
       command: `kubectl -n ${LONGHORN_NAMESPACE} get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${t.node}")]}{.metadata.name}{"\\n"}{end}'`,
-      why: "pulumi up asks Longhorn to evict its replicas (evictionRequested); go on once this lists nothing",
+      why: "pulumi up asks Longhorn to evict its replicas (evictionRequested): it rebuilds each replicated one on another storage node, the strict-local ones went with their PVCs; go on once this lists nothing",
     });
   }
   const members = [
@@ -371,8 +371,9 @@ function retirementSteps(t: NodeTransition, b: NodeView, h: NodeView): SlottedSt
       slot: "move-members",
       when: "after",
       what: "move the strict-local members",
-      command: `kubectl -n ${LONGHORN_NAMESPACE} get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${t.node}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each ${members.join(" or ")} member listed`,
-      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1)",
+      // by the replicas on the node: a drained member's volume is detached, no volume names the node any more
+      command: `kubectl -n ${LONGHORN_NAMESPACE} get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${t.node}")]}{.spec.volumeName}{"\\n"}{end}'; kubectl get pv -o jsonpath='{range .items[?(@.spec.storageClassName=="${LONGHORN_LOCAL_CLASS}")]}{.metadata.name} {.spec.claimRef.namespace}/{.spec.claimRef.name}{"\\n"}{end}'; then, one at a time, kubectl delete pvc (and its Pending pod) of each ${members.join(" or ")} member whose volume is in both lists`,
+      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1); wait until its quorum is healthy again before the next. Its replica goes with its PVC, which lets the eviction finish",
     });
   }
   return steps;

@@ -174,10 +174,14 @@ describe("retiring a storage node (sto-9 of prod-large)", () => {
       "create NodeMaintenance sto-9 [node-maintenance]",
     ]);
     expect(p.findings).toEqual([]);
+    // issue 21, dead end 4: each step can finish in this order. The drain finishes once the Swift
+    // member is evicted (Longhorn's drain policy); its replica never leaves by eviction, so it goes
+    // with its PVC before the eviction is waited for; a drained member's volume is detached, so it
+    // is found by its replica on the node
     expect(steps(p, "sto-9")).toEqual([
-      `after wait for the Longhorn eviction: kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="sto-9")]}{.metadata.name}{"\\n"}{end}'`,
       "after wait for the drain: kubectl wait nodemaintenance/sto-9 --for=jsonpath='{.status.phase}'=Succeeded --timeout=2h",
-      `after move the strict-local members: kubectl -n longhorn-system get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="sto-9")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each Swift storage member listed`,
+      `after move the strict-local members: kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="sto-9")]}{.spec.volumeName}{"\\n"}{end}'; kubectl get pv -o jsonpath='{range .items[?(@.spec.storageClassName=="longhorn-local")]}{.metadata.name} {.spec.claimRef.namespace}/{.spec.claimRef.name}{"\\n"}{end}'; then, one at a time, kubectl delete pvc (and its Pending pod) of each Swift storage member whose volume is in both lists`,
+      `after wait for the Longhorn eviction: kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="sto-9")]}{.metadata.name}{"\\n"}{end}'`,
     ]);
   });
 
@@ -406,6 +410,15 @@ describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of p
     expect((await capture(renderCommand, ["--stacks-dir", dir, "--out", out])).stderr).toContain("error [node-removal]: node 'sto-10'");
     const retire = (await step(edited("prod-large", joined, withState("sto-10", "retiring"))))!;
     expect(actions(retire)).toContain("create Node longhorn-system/sto-10 (patch) [longhorn-node-eviction]");
+    // feasible (prod-large has storage nodes to spare), and the steps in the runbook's order
+    expect(retire.findings).toEqual([]);
+    const retireSteps = steps(retire, "sto-10").map((x) => x.split(":")[0]);
+    expect(retireSteps).toEqual(["after wait for the drain", "after move the strict-local members", "after wait for the Longhorn eviction"]);
+    const doc = fs.readFileSync(path.join(__dirname, "..", "docs", "node-lifecycle.md"), "utf8");
+    const runbook = doc.slice(doc.indexOf("### active → retiring"), doc.indexOf("### retiring → active"));
+    const at = retireSteps.map((x) => runbook.indexOf(x.replace(/^after /, "")));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((x, y) => x - y)).toEqual(at);
     const removed = (await step(edited("prod-large")))!;
     expect(removed.findings.map((f) => [f.level, f.code])).toEqual([["warning", "swift-members"]]);
     expect(steps(removed, "sto-10")).toEqual([
@@ -423,7 +436,7 @@ describe("between two drained states", () => {
   it("maintenance → retiring: the eviction and the members, no second drain", () => {
     const p = previewStack("prod-large", maintenance, retiring);
     expect(p.nodes[0].state).toEqual({ before: "maintenance", after: "retiring" });
-    expect(steps(p, "sto-9").map((s) => s.split(":")[0])).toEqual(["after wait for the Longhorn eviction", "after move the strict-local members"]);
+    expect(steps(p, "sto-9").map((s) => s.split(":")[0])).toEqual(["after move the strict-local members", "after wait for the Longhorn eviction"]);
   });
 
   it("retiring → maintenance: Longhorn scheduling back on, the node stays drained", () => {
@@ -451,8 +464,8 @@ describe("the steps are contributed by the components that own them (lifecycle/c
   });
 
   it("Longhorn adds its eviction wait and the strict-local members; Medik8s's drain request replaces the drain by hand", () => {
-    expect(whats([longhorn.lifecycle!])).toEqual(["wait for the Longhorn eviction", "drain", "move the strict-local members"]);
-    expect(whats([longhorn.lifecycle!, medik8s.lifecycle!])).toEqual(["wait for the Longhorn eviction", "wait for the drain", "move the strict-local members"]);
+    expect(whats([longhorn.lifecycle!])).toEqual(["drain", "move the strict-local members", "wait for the Longhorn eviction"]);
+    expect(whats([longhorn.lifecycle!, medik8s.lifecycle!])).toEqual(["wait for the drain", "move the strict-local members", "wait for the Longhorn eviction"]);
   });
 
   it("each claims its own requests: Longhorn the eviction patch, Medik8s the NodeMaintenance", () => {
