@@ -12,7 +12,7 @@ import { planChecks } from "../topology/checks";
 import type { Topology } from "../topology/topology";
 import { composePlan } from "./compose";
 import { installed } from "./environment";
-import { ENVIRONMENTS, placementChecks, placementReaders, stackConstraints, stackTopology } from "./registry";
+import { ENVIRONMENTS, placementChecks, placementReaders, stackConstraints, stackStateTaints, stackTopology } from "./registry";
 import { storageClassChecks } from "./storage";
 
 export { environmentConstraints, placementChecks, placementReaders, stackConstraints, stackTopology } from "./registry";
@@ -69,7 +69,13 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   const storage = storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg));
   if (storage.length > 0) return { topology, problems: [...checks, ...feasibility, ...storage] };
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
-  const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));
+  const placement = placementReport(
+    plan,
+    topology,
+    planComponents(plan, placementReaders(cfg.environment)),
+    placementChecks(cfg.environment),
+    stackStateTaints(cfg),
+  );
   // what only this repository's code can trip is its bug, never the stack file's
   if (placement.bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${placement.bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
   if (placement.checks.length > 0) return { topology, problems: [...checks, ...feasibility, ...placement.checks], placement };

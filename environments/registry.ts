@@ -1,7 +1,7 @@
 // Which environments exist, and what each one installs: the only place that knows them.
 import type { Environment as EnvironmentName, LoadedConfig } from "../config/schema";
 import { OPENKEEL_PLACEMENT_CHECKS, OPENKEEL_READERS } from "../openkeel/workloads";
-import type { PlacementCheck } from "../placement/report";
+import type { PlacementCheck, StateTaints } from "../placement/report";
 import { mergeReaders, type Readers } from "../placement/workloads";
 import { buildTopology, type Topology } from "../topology/topology";
 import { installed, type Environment } from "./environment";
@@ -43,6 +43,12 @@ export function stackConstraints(cfg: LoadedConfig): NodeConstraint[] {
 export function environmentConstraints(environment: string): NodeConstraint[] {
   const env = (ENVIRONMENTS as Record<string, Environment | undefined>)[environment];
   return constraintsOf(env ? env.platform : componentsOf([]));
+}
+
+/** The taints a node's state brings in a stack, by what its components contribute (the placement report's view). */
+export function stackStateTaints(cfg: LoadedConfig): StateTaints {
+  const lifecycles = [...lifecyclesOf(installed(ENVIRONMENTS[cfg.environment], cfg)), openkeelLifecycle];
+  return (node) => lifecycles.flatMap((l) => l.stateTaints?.(node) ?? []);
 }
 
 function constraintsOf(components: readonly PlatformComponent[]): NodeConstraint[] {

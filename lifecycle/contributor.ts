@@ -4,7 +4,7 @@
 // its NodeMaintenance, Kube-OVN its RAFT members, Nova its compute service. ./steps.ts collects
 // them with its own (Kubernetes, Talos) in the order of STEP_SLOTS; the preview shows the result.
 import type { NodeState } from "../config/lifecycle";
-import type { Role } from "../config/roles";
+import type { Role, Taint } from "../config/roles";
 import type { K8sObject } from "../plan/plan";
 import type { TalosMachine } from "../render/rendered";
 import type { NodeConstraint } from "./feasibility";
@@ -76,6 +76,12 @@ export interface NodeTransition {
 export interface NodeLifecycle {
   /** It drains a node in a drained state (maintenance, retiring) when `pulumi up` applies it. */
   drains?: boolean;
+  /**
+   * The taints a node's state makes it carry because of this component (NMO's drain taint), for the
+   * placement report's view of the nodes.
+   * @default none
+   */
+  stateTaints?(node: { roles: readonly Role[]; state: NodeState }): Taint[];
   /**
    * What must still hold when nodes are drained, retiring or removed (./feasibility.ts): its replicas, its quorum.
    * @default none

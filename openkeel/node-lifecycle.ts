@@ -3,7 +3,7 @@
 // segment host also goes on maintenance, § 5.5), enabled when it is back, and deleted when the
 // node leaves — Nova refuses while the resource provider has allocations, so only once every VM
 // has left it.
-import { isDrained } from "../config/lifecycle";
+import { COMPUTE_DISABLED_TAINT, isDrained } from "../config/lifecycle";
 import { stateChange, type NodeLifecycle, type SlottedStep } from "../lifecycle/contributor";
 import { OPENKEEL_CONSTRAINTS } from "./feasibility";
 
@@ -20,6 +20,8 @@ function disableNova(node: string, reason: string): SlottedStep {
 
 export const openkeelLifecycle: NodeLifecycle = {
   constraints: OPENKEEL_CONSTRAINTS,
+  // the runbooks disable a drained hypervisor's service first, and the compute agent taints it (§ 4.1)
+  stateTaints: (n) => (isDrained(n.state) && n.roles.includes("compute") ? [COMPUTE_DISABLED_TAINT] : []),
   steps: (t): SlottedStep[] => {
     const { node, before: b, after: h } = t;
     if (b && !h) {

@@ -15,7 +15,7 @@
 // node rebooting for its maintenance would count as unhealthy against maxUnhealthy and hold back
 // the remediation of another node of its group.
 import { MEDIK8S_DEFAULTS, type PlatformConfig } from "../config/platform";
-import { DRAINED_STATES, isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
+import { DRAIN_TAINT, DRAINED_STATES, isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
 import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
@@ -399,6 +399,8 @@ function medik8sSteps(t: NodeTransition): SlottedStep[] {
 
 const medik8sLifecycle: NodeLifecycle = {
   drains: true,
+  // NMO taints the node it drains (controllers/taint.go, MaintenanceTaints)
+  stateTaints: (n) => (isDrained(n.state) ? [DRAIN_TAINT] : []),
   requestFor: (o) => {
     const name = obj(o.spec).nodeName;
     return o.apiVersion === NODE_MAINTENANCE.apiVersion && o.kind === NODE_MAINTENANCE.kind && typeof name === "string" ? name : undefined;

@@ -315,6 +315,7 @@ const placementSchema: z.ZodType<RenderedPlacement> = z.object({
       eligible: z.array(z.string()),
       reasons: z.record(z.string(), z.array(z.string())),
       reaches: z.array(roleSchema),
+      heldOff: z.record(z.string(), z.array(z.string())).optional(),
     }),
   ),
 });

@@ -13,6 +13,7 @@ import { renderCommand } from "../pipeline/render-command";
 import { untoleratedTaints } from "../placement/scheduling";
 import { renderPlan, RenderedStack } from "../render/rendered";
 import { previewStack, type StackPreview, type Tree } from "../review/preview";
+import { stackMarkdown } from "../review/preview-markdown";
 import { readTree } from "../cli/write";
 import { objectsOf, planOf, valuesOf } from "./helpers/plans";
 import { mutatedConfig, PROJECT_KEY, shippedConfig, shippedRaw, tempStacks } from "./helpers/lifecycle";
@@ -222,5 +223,45 @@ describe("dead end 5: disabled hypervisors and draining nodes keep their agents"
 describe("dead end 4's setting: the drains of nodes with strict-local volumes can finish", () => {
   it("Longhorn's node drain policy lets a stopped last replica go (allow-if-replica-is-stopped, for D5)", () => {
     expect(valuesOf(planOf("prod-medium"), "longhorn").defaultSettings.nodeDrainPolicy).toBe("allow-if-replica-is-stopped");
+  });
+});
+
+describe("dead end 6: the placement report and the preview show node state", () => {
+  const head = rendered("prod-medium", withCmp04, withState("cmp-02", "retiring"));
+  const md = head.get("placement.md")!;
+  const placement = new RenderedStack(head, "head").placement!;
+
+  it("placement.md: a state column; the Swift member marked off the retiring node; replicas counted on the nodes that remain", () => {
+    expect(md).toContain("| role group | node | state | zone | taints |");
+    expect(md).toContain("| compute+storage | cmp-02 | retiring | — | `node-role.openkeel.io/compute:NoSchedule` |");
+    const swift = md.split("\n").find((l) => l.startsWith("| openkeel-swift/storage |"))!;
+    expect(swift).toContain("| StatefulSet | 4 (3 of 4 node(s) left) |");
+    const cells = swift.split("|").map((c) => c.trim());
+    const column = (n: string) => placement.nodes.findIndex((x) => x.name === n) + 6;
+    expect([cells[column("cmp-01")], cells[column("cmp-02")]]).toEqual(["●", "○"]);
+    expect(placement.components.find((c) => c.name === "openkeel-swift/storage")!.heldOff).toEqual({
+      "cmp-02": [
+        "taint node.kubernetes.io/unschedulable:NoSchedule not tolerated (retiring)",
+        "taint medik8s.io/drain:NoSchedule not tolerated (retiring)",
+        "taint openkeel.io/compute-disabled:NoSchedule not tolerated (retiring)",
+      ],
+    });
+  });
+
+  it("the node agents stay on it: no DaemonSet is held off a retiring node", () => {
+    expect(placement.components.filter((c) => c.kind === "DaemonSet" && c.heldOff?.["cmp-02"]).map((c) => c.name)).toEqual([]);
+  });
+
+  it("the preview says the state change among the placement's, not '0 node(s)'", () => {
+    const p = previewStack("prod-medium", rendered("prod-medium", withCmp04), head);
+    const text = stackMarkdown(p);
+    expect(text).not.toContain("0 node(s)");
+    expect(text).toContain("- node `cmp-02`: state: active → retiring");
+    expect(text).toContain("- `openkeel-swift/storage`: held off cmp-02 by its state");
+  });
+
+  it("maintenance of cmp-02 on the shipped prod-medium: one node in the delta, with its state", () => {
+    const p = previewStack("prod-medium", rendered("prod-medium"), rendered("prod-medium", withState("cmp-02", "maintenance")));
+    expect(p.placement?.nodes).toEqual([{ node: "cmp-02", op: "changed", fields: ["state: active → maintenance"] }]);
   });
 });

@@ -55,7 +55,7 @@ describe("removing a gateway (net-2 of prod-medium), retired first", () => {
     expect(component(p, "openkeel-neutron/chassis")).toEqual({ component: "openkeel-neutron/chassis", op: "changed", gained: [], lost: ["net-2"] });
     expect(component(p, "openkeel-chart/ingress")?.lost).toEqual(["net-2"]);
     expect(p.placement?.nodes).toEqual([
-      { node: "net-2", op: "removed", fields: ["role group: network", "zone: —", "taints: `node-role.openkeel.io/network:NoSchedule`"] },
+      { node: "net-2", op: "removed", fields: ["role group: network", "state: retiring", "zone: —", "taints: `node-role.openkeel.io/network:NoSchedule`"] },
     ]);
     expect(stackMarkdown(p)).toContain("- `openkeel-neutron/chassis`: −net-2");
   });

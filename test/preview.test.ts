@@ -234,7 +234,7 @@ describe("previewStack", () => {
     // placement.json and placement.md are summarised, not listed; kind/cluster.yaml field by field
     expect(p.placement).toEqual({
       components: [{ component: "nova/conductor", op: "changed", gained: ["b"], lost: [], replicas: { before: "1", after: "2" } }],
-      nodes: [{ node: "b", op: "added", fields: ["role group: compute", "zone: —", "taints: —"] }],
+      nodes: [{ node: "b", op: "added", fields: ["role group: compute", "state: active", "zone: —", "taints: —"] }],
       lines: [],
     });
     expect(p.other.map((f) => f.file)).toEqual(["kind/cluster.yaml"]);
@@ -620,7 +620,9 @@ describe("npm run preview between two commits", () => {
     const md = fs.readFileSync(path.join(repo, ".preview/prod-medium.md"), "utf8");
     expect(md).toContain("- `kubevirt/kubevirt/virt-handler`: +cmp-04");
     expect(md).toMatch(/^- `openkeel-swift\/storage`: \+cmp-04, replicas 3 → 4$/m);
-    expect(md).toMatch(/^- node `cmp-04`: added \(role group: compute\+storage; zone: —; taints: `node-role\.openkeel\.io\/compute:NoSchedule`\)$/m);
+    expect(md).toMatch(
+      /^- node `cmp-04`: added \(role group: compute\+storage; state: active; zone: —; taints: `node-role\.openkeel\.io\/compute:NoSchedule`\)$/m,
+    );
     expect(md).not.toContain("●");
     expect(md).toContain("- **cmp-04** (new: compute, storage)");
     expect(md).toMatch(/^ {2}1\. before `pulumi up`, install: .*talosctl apply-config --insecure --nodes 10\.30\.1\.14 /m);
