@@ -625,7 +625,11 @@ describe("npm run preview between two commits", () => {
     );
     expect(md).not.toContain("●");
     expect(md).toContain("- **cmp-04** (new: compute, storage)");
-    expect(md).toMatch(/^ {2}1\. before `pulumi up`, install: .*talosctl apply-config --insecure --nodes 10\.30\.1\.14 /m);
+    // issue 21: a merge deploys, behind the stack's environment; the recipe is linked
+    expect(md).toMatch(
+      /^ {2}1\. before approving the deployment \(the merge's `pulumi up`\), install: .*talosctl apply-config --insecure --nodes 10\.30\.1\.14 /m,
+    );
+    expect(md).toMatch(/^ {2}1\. .*the recipe: docs\/node-configuration\.md#applying-the-talos-configuration$/m);
     // the group patch and schematic name their nodes in a header comment: changed files, unchanged content
     expect(expected.commentOnly).toEqual(expect.arrayContaining(["talos/patches/worker-compute+storage.yaml", "talos/schematics/worker-compute+storage.yaml"]));
     for (const f of expected.commentOnly) expect(md).not.toContain(`\`${f}\``);
