@@ -73,11 +73,13 @@ function expandedSize(doc: Document, targets: Map<Alias, unknown> | undefined): 
 export function rawFromStackYaml(text: string, file: string): Record<string, unknown> {
   const lines = new LineCounter();
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter: lines });
-  const problems: Problem[] = doc.errors.map((e) => ({
+  // a tab in the indentation makes the parser misread every line after it: that one error says it all
+  const tab = doc.errors.find((e) => e.code === "TAB_AS_INDENT");
+  const problems: Problem[] = (tab ? [tab] : doc.errors).map((e) => ({
     file,
     path: `line ${lines.linePos(e.pos[0]).line}, column ${lines.linePos(e.pos[0]).col}`,
     message: `is not valid YAML (${e.message.split("\n")[0]})`,
-    fix: "correct the YAML syntax (indentation, quoting, duplicate keys)",
+    fix: e === tab ? "indent with spaces, not a tab" : "correct the YAML syntax (indentation, quoting, duplicate keys)",
   }));
   if (problems.length > 0) throw new ConfigError(problems);
   // An alias whose anchor is missing, or aliases that expand beyond reason (a "billion laughs"

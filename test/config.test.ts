@@ -127,6 +127,17 @@ describe("bad config", () => {
     expect(problems[0].message).toMatch(/not valid YAML/);
   });
 
+  it("one tab character gives one error, at its line, saying to indent with spaces", () => {
+    // issue 21: the parser's errors after a tab all follow from it
+    const text = fs.readFileSync(stackFilePath("prod-small"), "utf8").replace("  openkeel:topology: small", "\topenkeel:topology: small");
+    expect(text).toContain("\topenkeel:topology");
+    const problems = problemsOf(() => rawFromStackYaml(text, FILE));
+    const line = text.split("\n").findIndex((l) => l.startsWith("\t")) + 1;
+    expect(problems.map(formatProblem)).toEqual([
+      `${FILE}: line ${line}, column 1: is not valid YAML (Tabs are not allowed as indentation). Fix: indent with spaces, not a tab`,
+    ]);
+  });
+
   it("rejects duplicate keys in the YAML", () => {
     const problems = problemsOf(() => rawFromStackYaml("config:\n  openkeel:taints: true\n  openkeel:taints: false\n", FILE));
     expect(problems[0].message).toMatch(/not valid YAML.*[Uu]nique|duplicate/i);
