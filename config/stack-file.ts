@@ -18,6 +18,17 @@ export function stackFilePath(stack: string, stacksDir = STACKS_DIR): string {
 
 /** Every stack that has a file in `stacksDir`, sorted. */
 export function listStacks(stacksDir = STACKS_DIR): string[] {
+  // a relative folder is read from where the command was started: say where that was
+  if (!fs.existsSync(stacksDir)) {
+    throw new ConfigError([
+      {
+        file: stacksDir,
+        path: "",
+        message: `no such folder: looked in ${path.resolve(stacksDir)} (relative to ${process.cwd()}, where the command was started)`,
+        fix: "run the command from the repository's root (npm run does), or pass --stacks-dir with the folder of the stack files",
+      },
+    ]);
+  }
   return fs
     .readdirSync(stacksDir)
     .map((f) => STACK_FILE.exec(f)?.[1])
@@ -158,7 +169,7 @@ export function readStack(stack: string, stacksDir = STACKS_DIR): LoadedConfig {
 export function readStackRaw(stack: string, stacksDir = STACKS_DIR): { raw: Record<string, unknown>; file: string } {
   const file = stackFilePath(stack, stacksDir);
   if (!fs.existsSync(file)) {
-    const known = fs.existsSync(stacksDir) ? listStacks(stacksDir) : [];
+    const known = listStacks(stacksDir);
     throw new ConfigError([
       {
         file,

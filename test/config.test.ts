@@ -6,7 +6,8 @@ import { stackTopology } from "../environments";
 import { formatProblem } from "../config/problems";
 import { closest, editDistance } from "../config/suggest";
 import * as fs from "node:fs";
-import { rawFromStackYaml, readStack, stackFilePath } from "../config/stack-file";
+import * as path from "node:path";
+import { listStacks, rawFromStackYaml, readStack, readStackRaw, stackFilePath } from "../config/stack-file";
 import {
   configProblems,
   mutatedConfig,
@@ -146,6 +147,16 @@ describe("bad config", () => {
   it("rejects a file without config:", () => {
     const problems = problemsOf(() => rawFromStackYaml("confg:\n  openkeel:taints: true\n", FILE));
     expect(problems.map((p) => p.path).sort()).toEqual(["confg", "config"]);
+  });
+
+  it("a relative stacks folder that is not there names where it looked (a command started from another folder)", () => {
+    const problems = problemsOf(() => listStacks("stacks-nowhere"));
+    expect(problems.map(formatProblem)).toEqual([
+      `stacks-nowhere: no such folder: looked in ${path.resolve("stacks-nowhere")} (relative to ${process.cwd()}, where the command was started). Fix: run the command from the repository's root (npm run does), or pass --stacks-dir with the folder of the stack files`,
+    ]);
+    expect(problemsOf(() => readStackRaw("prod-medium", "stacks-nowhere")).map((p) => p.message)).toEqual([
+      `no such folder: looked in ${path.resolve("stacks-nowhere")} (relative to ${process.cwd()}, where the command was started)`,
+    ]);
   });
 
   it("names the known stacks when a stack has no file", () => {
