@@ -102,6 +102,10 @@ function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string): Pro
       if (got === undefined) {
         return [{ file, path, message: `is required (${issue.expected})`, fix: "add it; stacks/README.md describes it" }];
       }
+      // YAML reads 1e309 as Infinity: a number, but none the config can use
+      if (issue.expected === "number" && typeof got === "number" && !Number.isFinite(got)) {
+        return [{ file, path, message: `is ${got}: not a finite number`, fix: "write a number within range, e.g. 3" }];
+      }
       return [{ file, path, message: `must be ${issue.expected}, got ${describe(got)}`, fix: `write ${WRITE[issue.expected] ?? `a ${issue.expected}`}` }];
     case "invalid_value": {
       const values = issue.values.map((v) => String(v));

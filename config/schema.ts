@@ -14,6 +14,7 @@ import { clusterSchema } from "./cluster";
 import { NODE_STATES } from "./lifecycle";
 import { DNS_SUBDOMAIN, isLabelKey } from "./k8s";
 import { stackPlacementSchema } from "./placement";
+import { closest } from "./suggest";
 
 export const PROJECT = "openkeel";
 /** The environments' names: environments/registry.ts says what each one is, and nothing below it tells them apart. */
@@ -34,6 +35,24 @@ function isLabelValue(value: string): boolean {
 
 function isIP(value: string): boolean {
   return IPV4.test(value) || IPV6.test(value);
+}
+
+/** What is wrong with openkeel:taints: the role a list misspells, by name, with the nearest role. */
+function taintsProblem(value: unknown): string {
+  const bad = Array.isArray(value) ? value.find((r) => !(ROLES as readonly unknown[]).includes(r)) : undefined;
+  if (bad !== undefined) {
+    const near = typeof bad === "string" ? closest(bad, ROLES) : undefined;
+    return `its entry ${JSON.stringify(bad)} is not a role (${ROLES.join(", ")}). Fix: ${near ? `did you mean '${near}'? ` : ""}write only roles, e.g. taints: [compute, network]`;
+  }
+  return `must be true, false or a list of roles (${ROLES.join(", ")}). Fix: write taints: true, taints: false or taints: [compute, network]`;
+}
+
+/** What is wrong with an address that is none: a prefix length, or a number out of range. */
+function ipProblem(value: string): string {
+  if (value.includes("/")) return "is not an IPv4 or IPv6 address. Fix: write the node's address alone, without a prefix length, e.g. 10.20.0.11";
+  if (/^\d+(\.\d+){3}$/.test(value))
+    return "is not an IPv4 address: each of its four numbers is 0 to 255. Fix: correct the number out of range, e.g. 10.20.0.11";
+  return "is not an IPv4 or IPv6 address. Fix: write the node's address, e.g. 10.20.0.11";
 }
 
 const labelValue = z.string().refine(isLabelValue, {
@@ -86,7 +105,7 @@ const nodeSchema = z.strictObject({
   zone: labelValue.optional(),
   internalIP: z
     .string()
-    .refine(isIP, { message: "is not an IPv4 or IPv6 address. Fix: write the node's address alone, without a prefix length, e.g. 10.20.0.11" })
+    .refine(isIP, { error: (issue) => ipProblem(String(issue.input)) })
     .optional(),
   /** Extra labels applied with the role labels (e.g. network.openkeel.io/external-nic). */
   labels: z.record(z.string(), labelValue).default({}),
@@ -247,11 +266,7 @@ export const configSchema = z
     topology: z.enum(TOPOLOGIES),
     labelProfile: z.enum(LABEL_PROFILES).optional(),
     /** true: every role taints its nodes; a list: only those roles do; false: no taints (§ 1.4). */
-    taints: z
-      .union([z.boolean(), z.array(z.enum(ROLES))], {
-        error: `must be true, false or a list of roles (${ROLES.join(", ")}). Fix: write taints: true, taints: false or taints: [compute, network]`,
-      })
-      .default(false),
+    taints: z.union([z.boolean(), z.array(z.enum(ROLES))], { error: (issue) => taintsProblem(issue.input) }).default(false),
     nodes: z.array(nodeSchema).min(1),
     services: z.strictObject(servicesShape).default({}),
     /** The fabric speaks BGP: Neutron's ovn-bgp-agent announces FIPs and provider networks (§ 3.1, D3). */

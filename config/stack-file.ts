@@ -18,6 +18,17 @@ export function stackFilePath(stack: string, stacksDir = STACKS_DIR): string {
 
 /** Every stack that has a file in `stacksDir`, sorted. */
 export function listStacks(stacksDir = STACKS_DIR): string[] {
+  // a relative folder is read from where the command was started: say where that was
+  if (!fs.existsSync(stacksDir)) {
+    throw new ConfigError([
+      {
+        file: stacksDir,
+        path: "",
+        message: `no such folder: looked in ${path.resolve(stacksDir)} (relative to ${process.cwd()}, where the command was started)`,
+        fix: "run the command from the repository's root (npm run does), or pass --stacks-dir with the folder of the stack files",
+      },
+    ]);
+  }
   return fs
     .readdirSync(stacksDir)
     .map((f) => STACK_FILE.exec(f)?.[1])
@@ -73,11 +84,13 @@ function expandedSize(doc: Document, targets: Map<Alias, unknown> | undefined): 
 export function rawFromStackYaml(text: string, file: string): Record<string, unknown> {
   const lines = new LineCounter();
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter: lines });
-  const problems: Problem[] = doc.errors.map((e) => ({
+  // a tab in the indentation makes the parser misread every line after it: that one error says it all
+  const tab = doc.errors.find((e) => e.code === "TAB_AS_INDENT");
+  const problems: Problem[] = (tab ? [tab] : doc.errors).map((e) => ({
     file,
     path: `line ${lines.linePos(e.pos[0]).line}, column ${lines.linePos(e.pos[0]).col}`,
     message: `is not valid YAML (${e.message.split("\n")[0]})`,
-    fix: "correct the YAML syntax (indentation, quoting, duplicate keys)",
+    fix: e === tab ? "indent with spaces, not a tab" : "correct the YAML syntax (indentation, quoting, duplicate keys)",
   }));
   if (problems.length > 0) throw new ConfigError(problems);
   // An alias whose anchor is missing, or aliases that expand beyond reason (a "billion laughs"
@@ -156,7 +169,7 @@ export function readStack(stack: string, stacksDir = STACKS_DIR): LoadedConfig {
 export function readStackRaw(stack: string, stacksDir = STACKS_DIR): { raw: Record<string, unknown>; file: string } {
   const file = stackFilePath(stack, stacksDir);
   if (!fs.existsSync(file)) {
-    const known = fs.existsSync(stacksDir) ? listStacks(stacksDir) : [];
+    const known = listStacks(stacksDir);
     throw new ConfigError([
       {
         file,

@@ -12,7 +12,8 @@ import { addPlatform, nodeMetadataOf } from "../platform/component";
 import { stackContext } from "../platform/context";
 import type { Topology } from "../topology/topology";
 import { installed } from "./environment";
-import { ENVIRONMENTS } from "./registry";
+import { ENVIRONMENTS, stackConstraints } from "./registry";
+import { feasibilityFacts } from "../lifecycle/feasibility";
 
 export interface ComposedPlan {
   plan: Plan;
@@ -47,6 +48,8 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   const problems = addOpenKeel(plan, ctx);
   plan.nodeConfig = env.nodeConfig(cfg, topology);
   const out = withMirror(plan, cfg.mirror);
+  // what the feasibility model reads of this Plan, recorded in index.yaml for the removal guard
+  out.feasibility = feasibilityFacts(out, stackConstraints(cfg));
   assertPlanInvariants(out);
   return { plan: out, problems };
 }

@@ -7,16 +7,16 @@ import { placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import type { Plan } from "../plan/plan";
 import { lifecyclesOf, platformChecks } from "../platform/component";
-import { lifecycleChecks } from "../lifecycle/checks";
+import { lifecycleChecks, stateFeasibilityChecks } from "../lifecycle/checks";
 import { planChecks } from "../topology/checks";
 import type { Topology } from "../topology/topology";
 import { composePlan } from "./compose";
 import { installed } from "./environment";
-import { ENVIRONMENTS, placementChecks, placementReaders, stackTopology } from "./registry";
+import { ENVIRONMENTS, placementChecks, placementReaders, stackConstraints, stackStateTaints, stackTopology } from "./registry";
 import { storageClassChecks } from "./storage";
 import { priorityClassChecks } from "./priority";
 
-export { placementChecks, placementReaders, stackTopology } from "./registry";
+export { environmentConstraints, placementChecks, placementReaders, stackConstraints, stackTopology } from "./registry";
 
 export interface PlanResult {
   topology: Topology;
@@ -38,6 +38,12 @@ function stackChecks(cfg: LoadedConfig, topology: Topology): Check[] {
   return [
     ...planChecks(cfg, topology),
     ...lifecycleChecks(cfg, lifecyclesOf(components)),
+    // the constraints that judge the nodes alone (the quorums): with the other plan checks
+    ...stateFeasibilityChecks(
+      cfg,
+      stackConstraints(cfg).filter((c) => !c.facts),
+      undefined,
+    ),
     ...env.checks(cfg, topology),
     ...platformChecks(cfg, topology, components),
   ];
@@ -53,12 +59,26 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   if (checks.some(isError)) return { topology, problems: checks };
   const { plan, problems } = composePlan(cfg, topology, checks);
   if (problems.length > 0) return { topology, problems: [...checks, ...problems] };
+  // whether every node state can finish, by the constraints that read this Plan (what its releases run)
+  const feasibility = stateFeasibilityChecks(
+    cfg,
+    stackConstraints(cfg).filter((c) => c.facts),
+    plan.feasibility,
+  );
+  if (feasibility.some(isError)) return { topology, problems: [...checks, ...feasibility] };
+  plan.warnings = [...plan.warnings, ...feasibility];
   const storage = [...storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg)), ...priorityClassChecks(plan, cfg)];
-  if (storage.length > 0) return { topology, problems: [...checks, ...storage] };
+  if (storage.length > 0) return { topology, problems: [...checks, ...feasibility, ...storage] };
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
-  const placement = placementReport(plan, topology, planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));
+  const placement = placementReport(
+    plan,
+    topology,
+    planComponents(plan, placementReaders(cfg.environment)),
+    placementChecks(cfg.environment),
+    stackStateTaints(cfg),
+  );
   // what only this repository's code can trip is its bug, never the stack file's
   if (placement.bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${placement.bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
-  if (placement.checks.length > 0) return { topology, problems: [...checks, ...placement.checks], placement };
-  return { topology, problems: checks, plan, placement };
+  if (placement.checks.length > 0) return { topology, problems: [...checks, ...feasibility, ...placement.checks], placement };
+  return { topology, problems: [...checks, ...feasibility], plan, placement };
 }

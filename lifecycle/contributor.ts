@@ -4,9 +4,10 @@
 // its NodeMaintenance, Kube-OVN its RAFT members, Nova its compute service. ./steps.ts collects
 // them with its own (Kubernetes, Talos) in the order of STEP_SLOTS; the preview shows the result.
 import type { NodeState } from "../config/lifecycle";
-import type { Role } from "../config/roles";
+import type { Role, Taint } from "../config/roles";
 import type { K8sObject } from "../plan/plan";
 import type { TalosMachine } from "../render/rendered";
+import type { NodeConstraint } from "./feasibility";
 
 /**
  * Where a step goes in a node's transition, in this order. A changed node's state steps come
@@ -15,9 +16,11 @@ import type { TalosMachine } from "../render/rendered";
 export const STEP_SLOTS = [
   // a change of state (docs/node-lifecycle.md, runbooks)
   "stop-work", // before: nothing new lands on it
-  "await-eviction", // after: the data pulumi up asked to move has moved
+  // the drain first: it finishes once the strict-local members are evicted (Longhorn's drain
+  // policy); their replicas go with their PVCs, and only then can the eviction finish (issue 21)
   "await-drain", // after: the drain pulumi up asked for is done, or the drain by hand
   "move-members", // after: members whose volumes cannot follow it start elsewhere (D5)
+  "await-eviction", // after: the data pulumi up asked to move has moved
   "leave-clusters", // after: it leaves the clusters it was a member of
   "call-off", // after: what withdrawing a request leaves undone
   "re-cordon", // after: a cordon that the end of a drain lifted
@@ -73,6 +76,17 @@ export interface NodeTransition {
 export interface NodeLifecycle {
   /** It drains a node in a drained state (maintenance, retiring) when `pulumi up` applies it. */
   drains?: boolean;
+  /**
+   * The taints a node's state makes it carry because of this component (NMO's drain taint), for the
+   * placement report's view of the nodes.
+   * @default none
+   */
+  stateTaints?(node: { roles: readonly Role[]; state: NodeState }): Taint[];
+  /**
+   * What must still hold when nodes are drained, retiring or removed (./feasibility.ts): its replicas, its quorum.
+   * @default none
+   */
+  constraints?: readonly NodeConstraint[];
   /** The node an object this component writes is a request about, or undefined. */
   requestFor?(o: K8sObject): string | undefined;
   /** Its steps of a transition, each in its slot. */

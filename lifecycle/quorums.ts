@@ -1,7 +1,12 @@
 // The quorums a node can hold a member of: the OpenKeel control plane's (Galera, RabbitMQ, OVN
 // central: one member per controlPlane node, required anti-affinity; 3 members from 3 nodes on,
 // else 1, the rule of openkeel/context.ts) and etcd's (every Kubernetes control-plane node is a
-// member). The state checks (./checks.ts) and the removal guard (./guards.ts) count on them.
+// member). As constraints of the feasibility model (./feasibility.ts), the same rules judge the
+// node states (quorum-drain, retiring-quorum-member) and removals (quorum-removal): etcd's here,
+// the OpenKeel control plane's from its owner (openkeel/feasibility.ts).
+import { isDrained } from "../config/lifecycle";
+import type { Check } from "../config/problems";
+import type { JudgedNode, NodeConstraint } from "./feasibility";
 
 /** What the quorums need to know of a node: the inventory's, or index.yaml's record of it. */
 export interface QuorumNode {
@@ -31,3 +36,80 @@ export function quorumsOf<N extends QuorumNode>(nodes: readonly N[]): Quorum<N>[
     { name: "the Kubernetes control plane", holds: "etcd", nodes: etcd, members: Math.min(3, etcd.length) },
   ];
 }
+
+/** A quorum as a constraint of the feasibility model (./feasibility.ts): which nodes hold its members, how many it keeps. */
+export interface QuorumSpec {
+  key: string;
+  name: string;
+  holds: string;
+  /** The nodes that may hold a member. */
+  holder(n: JudgedNode): boolean;
+  /** Members it keeps from that many nodes. */
+  members(nodes: number): number;
+  /** What its replacement node needs, for the fix. */
+  replacement: string;
+}
+
+/**
+ * At most one member drained at a time (two of three gone is a lost majority); a retiring member
+ * leaves as many nodes as members; a removal never leaves fewer nodes than the members the
+ * committed render has.
+ */
+export function quorumConstraint(q: QuorumSpec): NodeConstraint {
+  return {
+    key: q.key,
+    judge(inv) {
+      const nodes = inv.all().filter(q.holder);
+      const members = q.members(nodes.length);
+      const checks: Check[] = [];
+      if (inv.judging === "removal") {
+        const left = nodes.filter((n) => !n.removed);
+        if (left.length < nodes.length && left.length < members) {
+          checks.push({
+            level: "error",
+            code: "quorum-removal",
+            message: `removing ${nodes
+              .filter((n) => n.removed)
+              .map((n) => `'${n.name}'`)
+              .join(", ")} leaves ${left.length} node(s) for the ${members} member(s) of ${q.name} (${q.holds}) that ${inv.where} has`,
+            fix: `add the replacement (${q.replacement}) and deploy it before removing a member`,
+            path: inv.path([]),
+          });
+        }
+        return checks;
+      }
+      const drained = nodes.filter((n) => isDrained(n.state));
+      if (drained.length > 1) {
+        checks.push({
+          level: "error",
+          code: "quorum-drain",
+          message: `nodes ${drained.map((n) => `'${n.name}'`).join(", ")} hold ${q.name} (${q.holds}) and would be drained at once: a quorum loses its majority when more than one member of 3 is gone`,
+          fix: "put one node of the quorum at a time into maintenance or retiring; set the others back to active (or cordoned)",
+          path: inv.path([drained[1]]),
+        });
+      }
+      const retiring = nodes.filter((n) => n.state === "retiring");
+      const staying = nodes.length - retiring.length;
+      if (retiring.length > 0 && staying < members) {
+        checks.push({
+          level: "error",
+          code: "retiring-quorum-member",
+          message: `node '${retiring[0].name}' is retiring, which leaves ${staying} node(s) for the ${members} member(s) of ${q.name} (${q.holds})`,
+          fix: `add its replacement to the inventory (${q.replacement}) and deploy it before retiring this node`,
+          path: inv.path([retiring[0]]),
+        });
+      }
+      return checks;
+    },
+  };
+}
+
+/** etcd: every Kubernetes control-plane node is a member, up to 3 kept. The model's own constraint. */
+export const ETCD_QUORUM = quorumConstraint({
+  key: "etcd",
+  name: "the Kubernetes control plane",
+  holds: "etcd",
+  holder: (n) => n.kubernetesControlPlane === true,
+  members: (nodes) => Math.min(3, nodes),
+  replacement: "kubernetesControlPlane: true",
+});

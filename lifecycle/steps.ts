@@ -211,7 +211,7 @@ function stepsOfAdded(name: string, h: NodeView): SlottedStep[] {
       when: "before",
       what: "install",
       command: `boot it from the image of ${h.machine.schematic} (installer ${h.machine.installerImage}), then talosctl apply-config --insecure --nodes ${addr} --file <its machine config: ${h.machine.patches.join(" + ")}>`,
-      why: "a new node: it must have joined the cluster (registered with its taints) before `pulumi up` labels it",
+      why: "a new node: it must have joined the cluster (registered with its taints) before `pulumi up` labels it; the recipe: docs/node-configuration.md#applying-the-talos-configuration",
     },
   ];
 }

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
 import type { StackContext } from "../platform/context";
 import { quorumPlacement, type ReplicaRule } from "./context";
@@ -141,6 +142,13 @@ function sharedNodeTolerations(role: Role, ctx: StackContext) {
   );
 }
 
+/**
+ * What a node agent of a hypervisor tolerates beside its role: Masakari's reserved hosts (§ 5.6),
+ * and the taints of a disabled or draining node (NODE_AGENT_TOLERATIONS: the compute agent must
+ * land on a disabled host to lift its taint, § 4.1).
+ */
+const NODE_AGENT_EXTRA_TOLERATIONS = [RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS];
+
 /** An API Deployment on the control plane (3 replicas where there are 3 nodes, § 2.2). */
 const api = (replicas = 3): HelperPlaced => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas }, publicApi: true });
 /** A worker, conductor or scheduler on the control plane (2 replicas, maxUnavailable 1, § 2.2). */
@@ -179,7 +187,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       consoleProxy: { ...worker(), publicApi: true },
       computeAgent: {
         kind: "DaemonSet",
-        placement: on("compute", { extraTolerations: [RESERVED_TOLERATION] }),
+        placement: on("compute", { extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
         settings: { dynamicReservation: dynamicReservationSchema },
       },
       ironicAgent: {
@@ -230,14 +238,14 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         kind: "DaemonSet",
         optional: true,
         // a VM Masakari evacuates to a reserved host still asks 169.254.169.254 (D4, § 5.6)
-        placement: on("compute", { enabled: true, extraTolerations: [RESERVED_TOLERATION] }),
+        placement: on("compute", { enabled: true, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
         settings: { sharedSecret: secretRefSchema },
       },
       bgpAgent: {
         kind: "DaemonSet",
         optional: true,
         // distributed FIPs leave from the hypervisors, so they announce them too (D3), reserved ones included
-        placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: [RESERVED_TOLERATION] }),
+        placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
       },
     },
     settings: {
@@ -304,7 +312,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   zun: {
     components: {
       api: api(),
-      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: [RESERVED_TOLERATION] }) },
+      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }) },
     },
     settings: {
       config: z.strictObject({

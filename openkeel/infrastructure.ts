@@ -22,6 +22,7 @@ import { placementValueSchema, type PlacementValue } from "../config/placement";
 import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -98,7 +99,8 @@ export function infrastructureValues(ctx: StackContext): Record<string, unknown>
   return {
     global: globalValue(ctx.topo),
     infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
-    ingress: { placement: { roles: ["controlPlane", "network"] } },
+    // a DaemonSet: back on a draining node after a rollout, like every node agent (config/lifecycle.ts)
+    ingress: { placement: { roles: ["controlPlane", "network"], extraTolerations: [...NODE_AGENT_TOLERATIONS] } },
   };
 }
 

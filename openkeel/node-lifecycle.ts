@@ -3,15 +3,32 @@
 // segment host also goes on maintenance, § 5.5), enabled when it is back, and deleted when the
 // node leaves — Nova refuses while the resource provider has allocations, so only once every VM
 // has left it.
-import { isDrained } from "../config/lifecycle";
+import { COMPUTE_DISABLED_TAINT, isDrained } from "../config/lifecycle";
 import { stateChange, type NodeLifecycle, type SlottedStep } from "../lifecycle/contributor";
+import { OPENKEEL_CONSTRAINTS } from "./feasibility";
+
+/** Before a hypervisor is drained: no new VM lands on it, and its compute agent taints it (§ 4.1). */
+function disableNova(node: string, reason: string): SlottedStep {
+  return {
+    slot: "stop-work",
+    when: "before",
+    what: "disable Nova",
+    command: `openstack compute service set --disable --disable-reason ${reason} ${node} nova-compute`,
+    why: "no new VM lands on it; a Masakari segment host also goes on maintenance (openstack segment host update --on_maintenance True, § 5.5)",
+  };
+}
 
 export const openkeelLifecycle: NodeLifecycle = {
+  constraints: OPENKEEL_CONSTRAINTS,
+  // the runbooks disable a drained hypervisor's service first, and the compute agent taints it (§ 4.1)
+  stateTaints: (n) => (isDrained(n.state) && n.roles.includes("compute") ? [COMPUTE_DISABLED_TAINT] : []),
   steps: (t): SlottedStep[] => {
     const { node, before: b, after: h } = t;
     if (b && !h) {
       if (!b.roles.includes("compute")) return [];
       return [
+        // a retiring node was disabled when it entered the state; any other is disabled before its drain
+        ...(isDrained(b.state) ? [] : [disableNova(node, "removal")]),
         {
           slot: "retire-services",
           when: "before",
@@ -23,17 +40,7 @@ export const openkeelLifecycle: NodeLifecycle = {
     }
     const s = stateChange(t);
     if (!s || !h?.roles.includes("compute")) return [];
-    if (isDrained(s.to) && !isDrained(s.from)) {
-      return [
-        {
-          slot: "stop-work",
-          when: "before",
-          what: "disable Nova",
-          command: `openstack compute service set --disable --disable-reason ${s.to} ${node} nova-compute`,
-          why: "no new VM lands on it; a Masakari segment host also goes on maintenance (openstack segment host update --on_maintenance True, § 5.5)",
-        },
-      ];
-    }
+    if (isDrained(s.to) && !isDrained(s.from)) return [disableNova(node, s.to)];
     if (isDrained(s.from) && s.to === "active") {
       return [
         {

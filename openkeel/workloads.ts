@@ -24,6 +24,7 @@ import { readRabbitmqCluster } from "../platform/rabbitmq-operator";
 import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
 import { workloadObjectName } from "./zone-spread";
+import { releaseName } from "./services";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -105,6 +106,7 @@ const readRelease: UnitReader = (u, ctx) => {
     scheduling.affinity = obj(obj(obj(patchedObject(u.release, template, u.postRender ?? []).spec).template).spec).affinity as Scheduling["affinity"];
     const anti = [...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(scheduling.affinity)];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
+    const service = u.type === "openkeel:openkeel:Release" ? SERVICES.find((s) => releaseName(s) === u.name) : undefined;
     out.push({
       name: `${u.name}/${key}`,
       source: "openkeel",
@@ -114,6 +116,8 @@ const readRelease: UnitReader = (u, ctx) => {
       scheduling: { nodeSelector: scheduling.nodeSelector, affinity: scheduling.affinity, tolerations: scheduling.tolerations },
       ...(anti.length > 0 ? { requiredAntiAffinity: [...new Set(anti)] } : {}),
       ...designFields(design, ctx.units),
+      // the stack's key of it (openkeel:services, stacks/README.md), where a check about it points
+      ...(service ? { configPath: `openkeel:services.${service}.placement.${key}` } : {}),
     });
   }
   for (const [key, spec] of Object.entries(specs)) {
@@ -205,6 +209,7 @@ const reservedHostCheck: PlacementCheck = {
         code: "placement-reserved-host",
         message: `${describeComponent(c)} does not tolerate ${RESERVED_TAINT.key}=${RESERVED_TAINT.value}:${RESERVED_TAINT.effect}: on a Masakari reserved host (§ 5.6) it would be missing when the host takes evacuated VMs`,
         fix: `add the toleration {key: ${RESERVED_TAINT.key}, operator: Exists, effect: NoSchedule} to its placement (extraTolerations)`,
+        ...(c.configPath ? { path: c.configPath } : {}),
       })),
 };
 

@@ -1,5 +1,6 @@
 // `npm run cluster` as a function of its arguments: the CLI (scripts/cluster.ts) and the tests run
 // the same code, the tests in-process with the output captured.
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { normalizeServer } from "../config/cluster";
 import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
@@ -25,7 +26,12 @@ export function clusterCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
     );
     const server = serverOfContext(files, c.context);
     const where = files.join(path.delimiter);
-    if (server === undefined) {
+    const absent = files.filter((f) => !fs.existsSync(f));
+    if (server === undefined && absent.length > 0) {
+      problems.push(
+        `${s.config.file}: openkeel:cluster.context: the kubeconfig file ${absent.join(", ")} does not exist${env.KUBECONFIG ? " ($KUBECONFIG)" : ""}, so no context '${c.context}' can be found. Fix: set KUBECONFIG to the administrator's kubeconfig of this stack's cluster, or write it to ~/.kube/config`,
+      );
+    } else if (server === undefined) {
       problems.push(
         `${s.config.file}: openkeel:cluster.context: the kubeconfig (${where}) has no context '${c.context}'. Fix: use the administrator's kubeconfig of this stack's cluster, or correct openkeel:cluster.context`,
       );

@@ -15,6 +15,8 @@ import { workTreeOf } from "../review/committed-pins";
 import { stackUpgrades, upgradeErrors, upgradeLine, type StackUpgrades } from "../review/upgrade-check";
 import { stackUse } from "../platform/upgrades";
 import type { Plan } from "../plan/plan";
+import { isError } from "../config/problems";
+import { stackConstraints } from "../environments";
 
 const RENDER_OPTIONS = {
   stack: { type: "string", multiple: true },
@@ -96,6 +98,7 @@ export function renderCommand(argv: string[], io: Io): number {
 
   // Data-owning units the previous render (normally the committed one) had and this one drops.
   const refused: string[] = [];
+  const removalWarnings: string[] = [];
   const notes: string[] = [];
   const root = workTreeOf(out);
   for (const { s } of rendered) {
@@ -108,8 +111,10 @@ export function renderCommand(argv: string[], io: Io): number {
     const { previous, committed } = found;
     const index = parseIndex(previous, file);
     // the same text (the render on disk is the committed one, or there is only one) is parsed once
-    const nodesBefore = (committed.text === previous.text ? index : parseIndex(committed, file)).nodes;
-    for (const c of nodeRemovalChecks(nodesBefore, s.plan.nodes, committed.where)) refused.push(formatCheck(s.config.file, c));
+    const before = committed.text === previous.text ? index : parseIndex(committed, file);
+    // judged with what the committed render runs (its facts), else with this render's
+    const removal = nodeRemovalChecks(before.nodes, s.plan.nodes, committed.where, stackConstraints(s.config), before.feasibility ?? s.plan.feasibility);
+    for (const c of removal) (isError(c) ? refused : removalWarnings).push(formatCheck(s.config.file, c));
     for (const loss of protectedLosses(index, s.plan)) {
       const what = `${describeLoss(loss)} (${previous.where} has it)`;
       if (allowed.has(loss.unit)) {
@@ -150,6 +155,7 @@ export function renderCommand(argv: string[], io: Io): number {
     const u = upgrades[i];
     if (u?.upgrades.length) io.out(`  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n`);
   }
+  for (const w of removalWarnings) io.out(`  ${w}\n`);
   for (const note of notes) io.out(`${note}\n`);
   if (!opts.stack?.length) {
     for (const gone of removeStaleStacks(
@@ -159,7 +165,7 @@ export function renderCommand(argv: string[], io: Io): number {
       io.out(`${gone}: no stack file any more, removed ${out}/${gone}/\n`);
     }
   }
-  const warnings = rendered.reduce((n, r) => n + r.s.plan.warnings.length, 0);
+  const warnings = rendered.reduce((n, r) => n + r.s.plan.warnings.length, removalWarnings.length);
   io.out(`rendered ${rendered.length} stack(s), ${warnings} warning(s)\n`);
   return 0;
 }

@@ -2,7 +2,7 @@
 // placement.md and placement.svg show (./picture.ts draws them from this alone). Readers of a
 // render — the preview's placement delta, the e2e's check against the real scheduler — read this
 // data (render/rendered.ts), never the Markdown.
-import { NODE_STATE_LABEL, type NodeState } from "../config/lifecycle";
+import type { NodeState } from "../config/lifecycle";
 import type { Role, Taint } from "../config/roles";
 import type { PlacementReport } from "./report";
 import type { DesignRoles } from "./workloads";
@@ -37,6 +37,11 @@ export interface PlacementComponent {
   reasons: Record<string, string[]>;
   /** The roles with at least one node it may run on. */
   reaches: Role[];
+  /**
+   * Nodes of `eligible` whose state keeps its new pods off them now (cordoned, drained, a disabled
+   * hypervisor), and why; absent when none (and in renders before schema 2).
+   */
+  heldOff?: Record<string, string[]>;
 }
 
 export interface PlacementData {
@@ -62,7 +67,7 @@ export function placementData(r: PlacementReport): PlacementData {
       roles: [...n.roles],
       ...(n.zone !== undefined ? { zone: n.zone } : {}),
       kubernetesControlPlane: n.kubernetesControlPlane,
-      state: (n.labels[NODE_STATE_LABEL] as NodeState | undefined) ?? "active",
+      state: n.state,
       labels: { ...n.labels },
       taints: n.taints.map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect })),
     })),
@@ -76,6 +81,7 @@ export function placementData(r: PlacementReport): PlacementData {
       eligible: [...p.eligible],
       reasons: p.reasons,
       reaches: [...p.reaches],
+      ...(Object.keys(p.heldOff).length > 0 ? { heldOff: p.heldOff } : {}),
     })),
   };
 }

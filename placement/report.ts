@@ -2,10 +2,11 @@
 // (topology/), each component's scheduling as rendered (the readers of ./workloads.ts), Kubernetes'
 // matching rules (./scheduling.ts), and the checks that fail the render when a component cannot
 // run, or runs where the design (§ 2) forbids it.
+import { NODE_STATE_TAINTS, UNSCHEDULABLE_TAINT, type NodeState } from "../config/lifecycle";
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
-import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role } from "../config/roles";
-import { antiAffinityCapacity, ineligibility, matchesLabelSelector, type SchedNode } from "./scheduling";
+import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role, type Taint } from "../config/roles";
+import { antiAffinityCapacity, ineligibility, matchesLabelSelector, untoleratedTaints, type SchedNode } from "./scheduling";
 import type { Check } from "../config/problems";
 import type { Component, DesignRoles } from "./workloads";
 import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/topology";
@@ -14,7 +15,17 @@ export interface ReportNode extends SchedNode {
   roles: Role[];
   zone?: string;
   kubernetesControlPlane: boolean;
+  state: NodeState;
+  /**
+   * The taints its state adds to `taints` (a cordon's, NMO's drain, a disabled hypervisor's): what
+   * keeps new pods off it while it is in that state. The checks judge the nodes without them (the
+   * inventory's steady state); the report marks what they hold off.
+   */
+  stateTaints: Taint[];
 }
+
+/** The taints a node's state brings, beside the cordon's: what the stack's components contribute (lifecycle/). */
+export type StateTaints = (node: Pick<NodeConfig, "roles" | "state">) => Taint[];
 
 export interface ComponentPlacement {
   component: Component;
@@ -24,6 +35,8 @@ export interface ComponentPlacement {
   reasons: Record<string, string[]>;
   /** Roles with at least one eligible node. */
   reaches: Role[];
+  /** Eligible nodes whose state keeps its new pods off them (cordoned, drained, disabled), and why. */
+  heldOff: Record<string, string[]>;
 }
 
 export interface PlacementReport {
@@ -47,7 +60,7 @@ const KUBELET_NODE_LABELS: Record<string, string> = { "kubernetes.io/os": "linux
  * labels and what platform modules contribute, read from the Plan's Node patches), plus the ones
  * the kubelet sets itself.
  */
-function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "environment">): ReportNode[] {
+function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "environment">, stateTaints: StateTaints): ReportNode[] {
   const patched = new Map<string, Record<string, string>>();
   for (const ph of plan.phases) {
     for (const u of ph.units) {
@@ -69,6 +82,8 @@ function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "tai
     kubernetesControlPlane: n.kubernetesControlPlane,
     labels: sortKeys({ ...KUBELET_NODE_LABELS, ...(patched.get(n.name) ?? {}), ...schedulingNodeLabels(n, topo.profile) }),
     taints: nodeTaints(n, topo).filter((t) => !(kindUntainted && t.key === K8S_CONTROL_PLANE_LABEL)),
+    state: n.state,
+    stateTaints: n.state === "active" ? [] : [UNSCHEDULABLE_TAINT, ...stateTaints(n)],
   }));
   return sortNodes(nodes);
 }
@@ -150,9 +165,19 @@ const taintKey = (n: ReportNode) => {
   return key;
 };
 
+/** Why a node's state keeps new pods of a component off it (a component that selects nodes is not a pod: none). */
+function heldOffBy(c: Component, node: ReportNode): string[] {
+  if (c.nodeSelection !== undefined || node.stateTaints.length === 0) return [];
+  return ineligibility(
+    { ...c.scheduling, daemonSet: c.kind === "DaemonSet", nodeSelector: {}, affinity: undefined },
+    { ...node, taints: node.stateTaints },
+  ).map((why) => `${why} (${node.state})`);
+}
+
 function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlacement {
   const eligible: string[] = [];
   const reasons: Record<string, string[]> = {};
+  const heldOff: Record<string, string[]> = {};
   // nodes that agree on what the component reads (a large inventory has a few kinds of node) get
   // the same answer: each kind judged once, unless the component picks nodes by name
   const read = labelsRead(c);
@@ -164,12 +189,17 @@ function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlacement {
       why = nodeEligibility(c, n);
       if (key !== undefined) byKey!.set(key, why);
     } else why = [...why];
-    if (why.length === 0) eligible.push(n.name);
-    else reasons[n.name] = why;
+    if (why.length > 0) {
+      reasons[n.name] = why;
+      continue;
+    }
+    eligible.push(n.name);
+    const held = heldOffBy(c, n);
+    if (held.length > 0) heldOff[n.name] = held;
   }
   const eligibleSet = new Set(eligible);
   const reaches = ROLES.filter((r) => nodes.some((n) => n.roles.includes(r) && eligibleSet.has(n.name)));
-  return { component: c, eligible, reasons, reaches };
+  return { component: c, eligible, reasons, reaches, heldOff };
 }
 
 /** "a, b: reason; c: other reason": nodes with the same reasons listed together. */
@@ -297,13 +327,46 @@ function designChecks(p: ComponentPlacement, nodes: ReportNode[], byName: Readon
   return checks;
 }
 
+/**
+ * A node agent (every DaemonSet) tolerates the taints a node's state brings on the nodes it runs on
+ * (NODE_STATE_TAINTS: a disabled hypervisor's, NMO's drain), or the next rollout leaves a disabled
+ * or draining node without it.
+ */
+function agentChecks(p: ComponentPlacement, byName: ReadonlyMap<string, ReportNode>): Check[] {
+  const c = p.component;
+  if (c.kind !== "DaemonSet") return [];
+  return NODE_STATE_TAINTS.filter(
+    (s) =>
+      p.eligible.some((n) => !s.roles || byName.get(n)!.roles.some((r) => s.roles!.includes(r))) &&
+      untoleratedTaints([s.taint], c.scheduling.tolerations ?? []).length > 0,
+  ).map(({ taint, why }) =>
+    withPath(
+      error(
+        "placement-agent-tolerations",
+        `${describeComponent(c)} does not tolerate ${taint.key}:${taint.effect}: ${why}`,
+        `give it the node agent tolerations (NODE_AGENT_TOLERATIONS of config/lifecycle.ts: {key: ${taint.key}, operator: Exists, effect: ${taint.effect}}), or remove the raw tolerations that drop them`,
+      ),
+      c,
+    ),
+  );
+}
+
 const error = (code: string, message: string, fix: string): Check => ({ level: "error", code, message, fix });
+
+/** A check about a component the stack places (openkeel:services.<service>.placement.<component>) points there. */
+function withPath(check: Check, c: Component): Check {
+  return c.configPath ? { ...check, path: c.configPath } : check;
+}
 
 /** The report's own checks, the same for every component: every error names it, the nodes it cannot reach, and why. */
 function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]): Check[] {
   const byName = new Map(nodes.map((n) => [n.name, n]));
   // a component with no node at all has that one problem, whatever else its design asks
-  return placements.flatMap((p) => [...capacityChecks(p, nodes, byName), ...(p.eligible.length > 0 ? designChecks(p, nodes, byName) : [])]);
+  return placements.flatMap((p) =>
+    [...capacityChecks(p, nodes, byName), ...(p.eligible.length > 0 ? [...designChecks(p, nodes, byName), ...agentChecks(p, byName)] : [])].map((c) =>
+      withPath(c, p.component),
+    ),
+  );
 }
 
 /** Where every component can run, and the placement checks: the report's own, then those the components registered. */
@@ -312,8 +375,9 @@ export function placementReport(
   topo: Pick<Topology, "nodes" | "profile" | "taintedRoles" | "environment">,
   components: Component[],
   registered: readonly PlacementCheck[],
+  stateTaints: StateTaints = () => [],
 ): PlacementReport {
-  const nodes = reportNodes(plan, topo);
+  const nodes = reportNodes(plan, topo, stateTaints);
   const placements = components.map((c) => placeComponent(c, nodes));
   const facts: PlacementFacts = { plan, nodes, placements };
   return {

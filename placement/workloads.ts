@@ -47,6 +47,11 @@ export interface Component {
   /** The design's § 2 row: the roles it runs on. A DaemonSet must cover every node of them. */
   designRoles: DesignRoles;
   /**
+   * The stack key that places it (`openkeel:services.<service>.placement.<component>`): where a check about its placement points.
+   * @default none: the stack does not place it
+   */
+  configPath?: string;
+  /**
    * Every node it may run on must carry this role (Galera, RabbitMQ, the Ironic conductor), or one
    * of these roles (the OVN chassis, which tolerates every taint: only its selector confines it).
    */

@@ -5,7 +5,7 @@ import { PINNED_VERSION, type Environment, type Topology as TopologyName } from 
 import type { LabelProfile, Role } from "../config/roles";
 import type { Check } from "../config/problems";
 import type { ClusterConfig } from "../config/cluster";
-import type { NodeState } from "../config/lifecycle";
+import type { LifecycleFacts, NodeState } from "../config/lifecycle";
 import type { PostRenderPatch } from "./post-render";
 
 export const PHASES = ["node-roles", "crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const;
@@ -202,6 +202,12 @@ export interface Plan {
   warnings: Check[];
   /** Node-level configuration the environment renders (Talos patches and schematics, kind config). */
   nodeConfig?: NodeLevelConfig;
+  /**
+   * What the feasibility model's constraints read of this Plan, by constraint (lifecycle/feasibility.ts):
+   * index.yaml records it, and the removal guard judges with the committed render's.
+   * @default none recorded
+   */
+  feasibility?: Record<string, LifecycleFacts>;
 }
 
 export function emptyPhases(): Phase[] {

@@ -5,6 +5,7 @@
 // places only what virt-operator creates): on the Kubernetes control plane, which it requires —
 // in the large topology the Kubernetes-only nodes, not the OpenKeel control plane
 // (docs/design-decisions.md).
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION } from "../config/roles";
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
@@ -28,7 +29,10 @@ const KUBEVIRT_NAMESPACE = "kubevirt";
 
 /** virt-handler (and so where VMIs may start): compute nodes, Masakari reserved hosts too (§ 5.6). */
 function virtHandlerPlacement(ctx: StackContext) {
-  return selectorAndTolerations(resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION] }, { profile: ctx.profile }));
+  // the taints of a disabled or draining host too: a rollout must bring it back there (§ 4.1)
+  return selectorAndTolerations(
+    resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS] }, { profile: ctx.profile }),
+  );
 }
 
 function kubevirtUnit(ctx: StackContext): ManifestsUnit {

@@ -5,6 +5,7 @@
 // `longhorn-vm` holds VM root disks and Cinder volumes with the topology's replica count,
 // migratable where KubeVirt can live-migrate; `longhorn-snapshot` takes CSI snapshots.
 import type { Check } from "../config/problems";
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import { stateChange, type NodeLifecycle, type NodeTransition, type NodeView, type SlottedStep } from "../lifecycle/contributor";
@@ -15,10 +16,13 @@ import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
+import { longhornConstraint, longhornFacts } from "./longhorn-feasibility";
 import { LONGHORN_CHART } from "./versions";
 
 export const LONGHORN_NAMESPACE = "longhorn-system";
 export const LONGHORN_DRIVER = "driver.longhorn.io";
+const LONGHORN_UNIT = "longhorn";
+const STORAGE_CLASSES_UNIT = "storage-classes";
 /** D5: one replica, kept on the node of the pod that uses it (the parameters that make a class strict-local). */
 export const STRICT_LOCAL_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 const CREATE_DEFAULT_DISK_LABEL = "node.longhorn.io/create-default-disk";
@@ -60,8 +64,27 @@ export function formatLonghornNodeSelector(selector: Record<string, string>): st
  * needs every volume detached), and the Masakari reserved-host taint.
  */
 function volumeConsumerTolerations(): Toleration[] {
-  return [...rolesTolerations(VOLUME_CONSUMER_ROLES), RESERVED_TOLERATION];
+  return [...rolesTolerations(VOLUME_CONSUMER_ROLES), RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS];
 }
+
+/**
+ * When a drain may take down the instance manager of a node that holds the last healthy replica of
+ * a volume (Longhorn setting node-drain-policy; longhorn-manager types/setting.go, default
+ * block-if-contains-last-replica; controller/instance_manager_controller.go
+ * canDeleteInstanceManagerPDB). Every strict-local volume of D5 (Galera, RabbitMQ, OVN central,
+ * Swift devices) is such a last replica, so under the default no control-plane or storage node's
+ * drain ever finishes; eviction cannot move them either (longhorn/longhorn#8753: strict-local and
+ * the block-for-eviction policies are incompatible by design). This policy lets the drain finish
+ * once the member's pod is evicted and its volume detached (its replica stopped), and still
+ * blocks it while a replica runs with no healthy copy elsewhere: what Longhorn's maintenance
+ * guide recommends for in-place maintenance (longhorn/website content/docs/1.12.1/maintenance/
+ * maintenance.md, "Node Drain Policy Recommendations"). The data of a stopped replica stays on
+ * the node: a retiring node's members re-sync elsewhere from a new PVC before it is removed
+ * (docs/node-lifecycle.md).
+ */
+export const LONGHORN_NODE_DRAIN_POLICY = "allow-if-replica-is-stopped";
+/** Longhorn's default policy, for a render that sets none. */
+const DEFAULT_NODE_DRAIN_POLICY = "block-if-contains-last-replica";
 
 /**
  * Roles whose nodes get a Longhorn disk. Storage nodes hold the replicas of replicated volumes;
@@ -117,7 +140,9 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
       createDefaultDiskLabeledNodes: true,
       defaultDataPath: ctx.topo.environment.nodeOs === "talos" ? TALOS_DATA_PATH : DEFAULT_DATA_PATH,
       defaultReplicaCount: replicas,
+      // changing it on a live cluster restarts the system-managed pods once every volume is detached (docs/platform.md)
       taintToleration: formatLonghornTolerations(volumeConsumerTolerations()),
+      nodeDrainPolicy: LONGHORN_NODE_DRAIN_POLICY,
       systemManagedComponentsNodeSelector: formatLonghornNodeSelector(SYSTEM_MANAGED_NODE_SELECTOR),
     },
     persistence: {
@@ -134,7 +159,7 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
     longhornDriver: controlPlane,
     longhornUI: controlPlane,
   };
-  return helmReleaseUnit("longhorn", "openkeel:platform:Longhorn", LONGHORN_NAMESPACE, LONGHORN_CHART, values, { protect: true });
+  return helmReleaseUnit(LONGHORN_UNIT, "openkeel:platform:Longhorn", LONGHORN_NAMESPACE, LONGHORN_CHART, values, { protect: true });
 }
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
@@ -182,7 +207,7 @@ function longhornVmClass(ctx: StackContext): K8sObject {
 }
 
 function storageClassesUnit(ctx: StackContext): ManifestsUnit {
-  return manifestsUnit("storage-classes", "openkeel:platform:StorageClasses", [longhornLocalClass(), longhornVmClass(ctx)], { protect: true });
+  return manifestsUnit(STORAGE_CLASSES_UNIT, "openkeel:platform:StorageClasses", [longhornLocalClass(), longhornVmClass(ctx)], { protect: true });
 }
 
 /** In-cluster Longhorn snapshots (`type: snap`) for CSI VolumeSnapshots (Cinder, KubeVirt). */
@@ -336,7 +361,7 @@ function retirementSteps(t: NodeTransition, b: NodeView, h: NodeView): SlottedSt
       when: "after",
       what: "wait for the Longhorn eviction",
       command: `kubectl -n ${LONGHORN_NAMESPACE} get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${t.node}")]}{.metadata.name}{"\\n"}{end}'`,
-      why: "pulumi up asks Longhorn to evict its replicas (evictionRequested); go on once this lists nothing",
+      why: "pulumi up asks Longhorn to evict its replicas (evictionRequested): it rebuilds each replicated one on another storage node, the strict-local ones went with their PVCs; go on once this lists nothing",
     });
   }
   const members = [
@@ -348,8 +373,9 @@ function retirementSteps(t: NodeTransition, b: NodeView, h: NodeView): SlottedSt
       slot: "move-members",
       when: "after",
       what: "move the strict-local members",
-      command: `kubectl -n ${LONGHORN_NAMESPACE} get volumes.longhorn.io -o jsonpath='{range .items[?(@.status.currentNodeID=="${t.node}")]}{.status.kubernetesStatus.namespace}/{.status.kubernetesStatus.pvcName}{"\\n"}{end}'; then kubectl delete pvc (and its Pending pod) for each ${members.join(" or ")} member listed`,
-      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1)",
+      // by the replicas on the node: a drained member's volume is detached, no volume names the node any more
+      command: `kubectl -n ${LONGHORN_NAMESPACE} get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${t.node}")]}{.spec.volumeName}{"\\n"}{end}'; kubectl get pv -o jsonpath='{range .items[?(@.spec.storageClassName=="${LONGHORN_LOCAL_CLASS}")]}{.metadata.name} {.spec.claimRef.namespace}/{.spec.claimRef.name}{"\\n"}{end}'; then, one at a time, kubectl delete pvc (and its Pending pod) of each ${members.join(" or ")} member whose volume is in both lists`,
+      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1); wait until its quorum is healthy again before the next. Its replica goes with its PVC, which lets the eviction finish",
     });
   }
   return steps;
@@ -391,6 +417,7 @@ function longhornSteps(t: NodeTransition): SlottedStep[] {
 }
 
 const longhornLifecycle: NodeLifecycle = {
+  constraints: [longhornConstraint((plan) => longhornFacts(plan, LONGHORN_UNIT, STORAGE_CLASSES_UNIT, LONGHORN_DRIVER, DEFAULT_NODE_DRAIN_POLICY))],
   requestFor: (o) =>
     o.apiVersion === LONGHORN_NODE.apiVersion && o.kind === LONGHORN_NODE.kind && o.metadata.namespace === LONGHORN_NAMESPACE ? o.metadata.name : undefined,
   steps: longhornSteps,

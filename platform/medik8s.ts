@@ -15,8 +15,8 @@
 // node rebooting for its maintenance would count as unhealthy against maxUnhealthy and hold back
 // the remediation of another node of its group.
 import { MEDIK8S_DEFAULTS, type PlatformConfig } from "../config/platform";
-import { DRAINED_STATES, isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
-import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
+import { DRAIN_TAINT, DRAINED_STATES, isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
+import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
 import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
@@ -24,7 +24,7 @@ import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
 import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
-import { controlPlaneScheduling, namespace, pinnedManifestUnit, rolesTolerations, selectorAndTolerations, waitFor, type StackContext } from "./context";
+import { controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
 const MEDIK8S_NAMESPACE = "medik8s";
@@ -281,10 +281,13 @@ function nodeHealthChecks(ctx: StackContext): K8sObject[] {
   return NHC_GROUPS.filter((g) => used.has(g)).map((g) => nodeHealthCheck(ctx, g));
 }
 
-/** SNR agents run on every node they may have to fence, tainted or reserved (§ 5.6). */
-function snrAgentTolerations() {
-  return [...rolesTolerations(ROLES), RESERVED_TOLERATION];
-}
+/**
+ * SNR agents run on every node they may have to fence (§ 5.6: "it tolerates everything"): one
+ * toleration of every taint, so that no taint added later (NMO's medik8s.io/drain, a disabled
+ * host's openkeel.io/compute-disabled, a new role's) keeps an agent off its node. The config's
+ * webhook accepts it (validateToleration: Exists with no value; the key is not checked).
+ */
+const SNR_AGENT_TOLERATIONS: Toleration[] = [{ operator: "Exists" }];
 
 function medik8sRemediationObjects(ctx: StackContext): K8sObject[] {
   return [
@@ -292,7 +295,7 @@ function medik8sRemediationObjects(ctx: StackContext): K8sObject[] {
       apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
       kind: "SelfNodeRemediationConfig",
       metadata: { name: SNR_CONFIG_NAME, namespace: MEDIK8S_NAMESPACE, annotations: { [APPLY_AS_PATCH_ANNOTATION]: "patch" } },
-      spec: { customDsTolerations: snrAgentTolerations() },
+      spec: { customDsTolerations: SNR_AGENT_TOLERATIONS },
     },
     {
       apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
@@ -414,6 +417,8 @@ function medik8sSteps(t: NodeTransition): SlottedStep[] {
 
 const medik8sLifecycle: NodeLifecycle = {
   drains: true,
+  // NMO taints the node it drains (controllers/taint.go, MaintenanceTaints)
+  stateTaints: (n) => (isDrained(n.state) ? [DRAIN_TAINT] : []),
   requestFor: (o) => {
     const name = obj(o.spec).nodeName;
     return o.apiVersion === NODE_MAINTENANCE.apiVersion && o.kind === NODE_MAINTENANCE.kind && typeof name === "string" ? name : undefined;

@@ -2,6 +2,7 @@
 // (feature.node.kubernetes.io/*), which KubeVirt and the SR-IOV operator select on. The worker
 // DaemonSet reads host paths read-only on every node, tainted ones included; nfd-master and the
 // garbage collector run on the control plane.
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, type Toleration } from "../config/roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, type UnitReader } from "../placement/workloads";
@@ -14,7 +15,12 @@ const NAMESPACE = "node-feature-discovery";
 
 /** Every node: each role's taint, Masakari's reserved hosts, the Kubernetes-only control plane. */
 function workerTolerations(): Toleration[] {
-  return [...rolesTolerations(ROLES), RESERVED_TOLERATION, { key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" }];
+  return [
+    ...rolesTolerations(ROLES),
+    RESERVED_TOLERATION,
+    ...NODE_AGENT_TOLERATIONS,
+    { key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" },
+  ];
 }
 
 /** The worker mounts host paths (read-only), which only the privileged Pod Security level admits. */

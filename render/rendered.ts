@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { z } from "zod";
-import { NODE_STATES, type NodeState } from "../config/lifecycle";
+import { NODE_STATES, type LifecycleFacts, type NodeState } from "../config/lifecycle";
 import { formatPath } from "../config/problems";
 import { LABEL_PROFILES, ROLES, type LabelProfile, type Role } from "../config/roles";
 import { placementData, type PlacementData } from "../placement/data";
@@ -24,7 +24,7 @@ import { GENERATED_HEADER, nodeConfigContent, objectFileName, toYaml } from "./r
 import { makeReader } from "./yaml";
 
 /** The version of this model index.yaml records; a reader reads it and every earlier one. */
-export const RENDERED_SCHEMA_VERSION = 1;
+export const RENDERED_SCHEMA_VERSION = 2;
 
 export const INDEX_FILE = "index.yaml";
 export const PLACEMENT_DATA_FILE = "placement.json";
@@ -120,6 +120,11 @@ export interface RenderedIndex {
   warnings: RenderedWarning[];
   /** The node-configuration files (Talos, kind), when the environment renders any. */
   nodeConfig?: string[];
+  /**
+   * What the feasibility model's constraints read of the Plan (lifecycle/feasibility.ts), by
+   * constraint: what the removal guard judges a removal with. Absent before schema 2.
+   */
+  feasibility?: Record<string, LifecycleFacts>;
   phases: { name: string; units: RenderedUnit[] }[];
 }
 
@@ -186,6 +191,7 @@ export function renderedIndex(plan: Plan): RenderedIndex {
     nodes: plan.nodes,
     warnings: plan.warnings.map((w) => ({ code: w.code, message: w.message, remediation: w.fix })),
     ...(plan.nodeConfig ? { nodeConfig: plan.nodeConfig.files.map((f) => f.path).sort() } : {}),
+    ...(plan.feasibility ? { feasibility: plan.feasibility } : {}),
     phases: plan.phases.map((ph) => ({ name: ph.name, units: ph.units.map((u) => unitIndex(u, `objects/${phaseDir(ph.name)}`)) })),
   };
 }
@@ -298,6 +304,7 @@ const indexSchema: z.ZodType<RenderedIndex> = z.object({
   ),
   warnings: z.array(z.object({ code: z.string(), message: z.string(), remediation: z.string().optional() })),
   nodeConfig: z.array(z.string()).optional(),
+  feasibility: z.record(z.string(), z.record(z.string(), z.union([z.number(), z.string(), z.array(z.string())]))).optional(),
   phases: z.array(z.object({ name: z.string(), units: z.array(unitSchema) })),
 });
 
@@ -329,6 +336,7 @@ const placementSchema: z.ZodType<RenderedPlacement> = z.object({
       eligible: z.array(z.string()),
       reasons: z.record(z.string(), z.array(z.string())),
       reaches: z.array(roleSchema),
+      heldOff: z.record(z.string(), z.array(z.string())).optional(),
     }),
   ),
 });

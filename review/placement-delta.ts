@@ -4,7 +4,7 @@
 // placement.md that changes. Adding one node adds a column to every row of the table, so a line
 // diff rewrites all of it. Read from both renders' placement data (placement.json), never from
 // the Markdown: the columns and lines are those placement/picture.ts writes of it.
-import { componentRows, nodeColumns, placementProse, replicasText } from "../placement/picture";
+import { componentRows, nodeColumns, placementProse, remainingNodes, replicasText } from "../placement/picture";
 import type { RenderedPlacement } from "../render/rendered";
 
 export interface ComponentDelta {
@@ -12,6 +12,9 @@ export interface ComponentDelta {
   op: "added" | "removed" | "changed";
   gained: string[];
   lost: string[];
+  /** Nodes it may still run on whose state now keeps its new pods off (placement.md's `○`), and those back; absent when none. */
+  heldOff?: string[];
+  back?: string[];
   replicas?: { before: string; after: string };
 }
 
@@ -33,7 +36,14 @@ export interface PlacementDelta {
 const perNode = (replicas: string) => /one per node/.test(replicas);
 
 function componentDeltas(before: RenderedPlacement, after: RenderedPlacement): ComponentDelta[] {
-  const rows = (d: RenderedPlacement) => new Map(componentRows(d).map((c) => [c.name, { replicas: replicasText(c), nodes: c.eligible }]));
+  const rows = (d: RenderedPlacement) =>
+    new Map(
+      componentRows(d).map((c) => {
+        const held = c.eligible.filter((n) => !remainingNodes(c).includes(n));
+        // the nodes held off show as such: the count alone is what a replica change compares
+        return [c.name, { replicas: replicasText({ ...c, heldOff: undefined }), nodes: c.eligible, held }];
+      }),
+    );
   const b = rows(before);
   const a = rows(after);
   const out: ComponentDelta[] = [];
@@ -45,9 +55,19 @@ function componentDeltas(before: RenderedPlacement, after: RenderedPlacement): C
     else {
       const gained = y.nodes.filter((n) => !x.nodes.includes(n));
       const lost = x.nodes.filter((n) => !y.nodes.includes(n));
+      const heldOff = y.held.filter((n) => !x.held.includes(n));
+      const back = x.held.filter((n) => !y.held.includes(n) && y.nodes.includes(n));
       const replicasChanged = x.replicas !== y.replicas && !(perNode(x.replicas) && perNode(y.replicas));
-      if (gained.length + lost.length === 0 && !replicasChanged) continue;
-      out.push({ component: name, op: "changed", gained, lost, ...(replicasChanged ? { replicas: { before: x.replicas, after: y.replicas } } : {}) });
+      if (gained.length + lost.length + heldOff.length + back.length === 0 && !replicasChanged) continue;
+      out.push({
+        component: name,
+        op: "changed",
+        gained,
+        lost,
+        ...(heldOff.length ? { heldOff } : {}),
+        ...(back.length ? { back } : {}),
+        ...(replicasChanged ? { replicas: { before: x.replicas, after: y.replicas } } : {}),
+      });
     }
   }
   return out;
@@ -90,5 +110,12 @@ export function componentLine(c: ComponentDelta): string {
   const nodes = [...c.gained.map((n) => `+${n}`), ...c.lost.map((n) => `−${n}`)].join(" ");
   if (c.op === "added") return `new, runs on ${c.gained.join(", ") || "no node"}`;
   if (c.op === "removed") return `gone (ran on ${c.lost.join(", ") || "no node"})`;
-  return [nodes, c.replicas ? `replicas ${c.replicas.before} → ${c.replicas.after}` : ""].filter(Boolean).join(", ");
+  return [
+    nodes,
+    c.heldOff ? `held off ${c.heldOff.join(", ")} by its state` : "",
+    c.back ? `back on ${c.back.join(", ")}` : "",
+    c.replicas ? `replicas ${c.replicas.before} → ${c.replicas.after}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
 }

@@ -146,6 +146,12 @@ function verdictLines(p: StackPreview, h: string): string[] {
   return out;
 }
 
+/**
+ * A merge deploys (.github/workflows/deploy.yml: \`pulumi up\` behind the stack's GitHub environment,
+ * whose reviewers approve it): a step before it is done before approving that deployment.
+ */
+const WHEN = { before: "before approving the deployment (the merge's `pulumi up`)", after: "after `pulumi up`" } as const;
+
 /** The steps per node, in order, and the placement delta. */
 function nodeAndPlacementLines(p: StackPreview, h: string): string[] {
   const out: string[] = [];
@@ -158,7 +164,7 @@ function nodeAndPlacementLines(p: StackPreview, h: string): string[] {
     );
     for (const n of p.nodes) {
       out.push(`- **${n.node}** (${rolesChange(n)}${n.state ? `; state ${n.state.before} → ${n.state.after}` : ""})`);
-      n.steps.forEach((s, i) => out.push(`  ${i + 1}. ${s.when} \`pulumi up\`, ${s.what}: \`${s.command}\` — ${s.why}`));
+      n.steps.forEach((s, i) => out.push(`  ${i + 1}. ${WHEN[s.when]}, ${s.what}: \`${s.command}\` — ${s.why}`));
     }
     out.push("");
   }

@@ -14,7 +14,7 @@ import type { NodeState } from "../config/lifecycle";
 import { formatPath, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { ServiceName } from "../config/schema";
-import { ENVIRONMENTS } from "../environments/registry";
+import { ENVIRONMENTS, environmentConstraints } from "../environments/registry";
 import { nodeRemovalChecks } from "../lifecycle/guards";
 import { nodeSteps, type NodeSteps } from "../lifecycle/steps";
 import { SERVICE_CATALOG } from "../openkeel/catalog";
@@ -32,6 +32,7 @@ import {
   RenderedStack,
   renderedStacks,
   TALOS_MACHINES_FILE,
+  type RenderedIndex,
   type RenderedWarning,
 } from "../render/rendered";
 import { SERVICE_REQUIRED_ROLE } from "../topology/services";
@@ -189,6 +190,9 @@ interface Index {
   unitOf: Map<string, string>;
   nodes: { name: string; roles: Role[]; state?: NodeState; kubernetesControlPlane?: boolean }[];
   warnings: RenderedWarning[];
+  environment: string;
+  /** What the feasibility model read of the Plan (absent in a render before schema 2). */
+  feasibility?: RenderedIndex["feasibility"];
 }
 
 /**
@@ -196,7 +200,8 @@ interface Index {
  * list of node-configuration files as those files; the model's version is no setting of the stack).
  */
 function indexOf(render: RenderedStack): Index {
-  const { stack: _s, schemaVersion: _v, nodes, phases, warnings, nodeConfig: _c, ...settings } = render.index;
+  // the feasibility facts are what the removal guard reads, not a setting of the stack
+  const { stack: _s, schemaVersion: _v, nodes, phases, warnings, nodeConfig: _c, feasibility, ...settings } = render.index;
   const units = new Map<string, IndexUnit>();
   const unitOf = new Map<string, string>();
   for (const ph of phases) {
@@ -215,7 +220,16 @@ function indexOf(render: RenderedStack): Index {
       });
     }
   }
-  return { title: [render.index.environment, render.index.topology].filter(Boolean).join("/"), settings, units, unitOf, nodes, warnings };
+  return {
+    title: [render.index.environment, render.index.topology].filter(Boolean).join("/"),
+    settings,
+    units,
+    unitOf,
+    nodes,
+    warnings,
+    environment: render.index.environment,
+    ...(feasibility ? { feasibility } : {}),
+  };
 }
 
 interface ParsedObject {
@@ -601,9 +615,18 @@ function bindingFindings(base: RenderedStack, head: RenderedStack): Check[] {
   ];
 }
 
-/** A node that holds data leaving without having been retiring in the base, or a quorum left short (lifecycle/guards.ts). */
+/**
+ * A node leaving without having been retiring in the base, or a removal that breaks what the
+ * feasibility model holds (lifecycle/guards.ts), judged with the facts of the base's render.
+ */
 function nodeFindings(bi: Index, hi: Index): Check[] {
-  return nodeRemovalChecks(bi.nodes, hi.nodes, "the base").map((c) => ({ level: c.level, code: c.code, message: c.message, fix: c.fix }));
+  const constraints = environmentConstraints(bi.environment || hi.environment);
+  return nodeRemovalChecks(bi.nodes, hi.nodes, "the base", constraints, bi.feasibility ?? hi.feasibility).map((c) => ({
+    level: c.level,
+    code: c.code,
+    message: c.message,
+    fix: c.fix,
+  }));
 }
 
 function objectChanges(bo: Map<string, ParsedObject>, ho: Map<string, ParsedObject>): StackPreview["objects"] {

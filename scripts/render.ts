@@ -5,7 +5,8 @@
 // further than its upgrade rule allows (platform/versions.ts) stops the render with the fix
 // (--skip-upgrade-check: the caller compares the pins itself, as npm run preview does).
 // Exit 0: rendered; 1: a plan check failed, a protected unit would go, or an upgrade step is
-// unsupported; 2: bad stack config or usage.
+// unsupported; 2: bad stack config or usage; 3: an internal error (a bug in this repository,
+// with its stack trace).
 //
 // The command itself is pipeline/render-command.ts, which tests and the benchmark call in-process.
 import { processIo, run } from "../cli/cli";

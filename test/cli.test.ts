@@ -80,6 +80,9 @@ describe("--help", () => {
       expect(r.stdout, script).toMatch(/^ {2}-h, --help +print this text and exit$/m);
       expect(r.stdout, script).toMatch(/\bExit\b/);
     });
+    // issue 21: render's --help lists every exit code, the internal error's included
+    const render = runs[SCRIPTS.indexOf("render.ts")].stdout;
+    for (const code of ["0", "1", "2", "3"]) expect(render).toMatch(new RegExp(`\\b${code}: `));
   });
 
   it("-h is --help, also among other options; the text lists each option with its default and repeatability", async () => {

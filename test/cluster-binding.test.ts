@@ -229,6 +229,16 @@ describe("npm run cluster: the deploy workflow's check of its kubeconfig, offlin
     );
     expect((await command(file, "lab")).stderr).toContain(`openkeel:cluster.context: the kubeconfig (${file}) has no context 'kind-openkeel-lab'`);
   });
+
+  it("exit 1 saying so when the kubeconfig file does not exist (issue 21)", async () => {
+    const file = path.join(os.tmpdir(), `openkeel-no-kubeconfig-${process.pid}`);
+    const r = await command(file, "prod-medium");
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      `stacks/Pulumi.prod-medium.yaml: openkeel:cluster.context: the kubeconfig file ${file} does not exist ($KUBECONFIG), so no context 'admin@openkeel-prod-medium' can be found. ` +
+        "Fix: set KUBECONFIG to the administrator's kubeconfig of this stack's cluster, or write it to ~/.kube/config",
+    );
+  });
 });
 
 describe("the preview of a change of binding", () => {

@@ -6,7 +6,8 @@ import { stackTopology } from "../environments";
 import { formatProblem } from "../config/problems";
 import { closest, editDistance } from "../config/suggest";
 import * as fs from "node:fs";
-import { rawFromStackYaml, readStack, stackFilePath } from "../config/stack-file";
+import * as path from "node:path";
+import { listStacks, rawFromStackYaml, readStack, readStackRaw, stackFilePath } from "../config/stack-file";
 import {
   configProblems,
   mutatedConfig,
@@ -66,7 +67,7 @@ describe("bad config", () => {
     ["unknown environment", (r) => (r.environment = "talos"), "openkeel:environment", /not one of kind-lab, talos-production/],
     ["missing inventory", (r) => delete r.nodes, "openkeel:nodes", /is required/],
     ["empty inventory", (r) => (r.nodes = []), "openkeel:nodes", /too small/],
-    ["invalid IP", (r) => (r.nodes[1].internalIP = "10.30.0.300"), "openkeel:nodes[1].internalIP", /not an IPv4 or IPv6/],
+    ["invalid IP", (r) => (r.nodes[1].internalIP = "10.30.0.300"), "openkeel:nodes[1].internalIP", /not an IPv4 address: each of its four numbers is 0 to 255/],
     ["missing IP in production", (r) => delete r.nodes[1].internalIP, "openkeel:nodes[1].internalIP", /required in production/],
     ["invalid node name", (r) => (r.nodes[0].name = "CP_1"), "openkeel:nodes[0].name", /not a valid node name/],
     ["invalid label key", (r) => (r.nodes[3].labels["bad key"] = "x"), 'openkeel:nodes[3].labels["bad key"]', /not a valid label key/],
@@ -127,6 +128,17 @@ describe("bad config", () => {
     expect(problems[0].message).toMatch(/not valid YAML/);
   });
 
+  it("one tab character gives one error, at its line, saying to indent with spaces", () => {
+    // issue 21: the parser's errors after a tab all follow from it
+    const text = fs.readFileSync(stackFilePath("prod-small"), "utf8").replace("  openkeel:topology: small", "\topenkeel:topology: small");
+    expect(text).toContain("\topenkeel:topology");
+    const problems = problemsOf(() => rawFromStackYaml(text, FILE));
+    const line = text.split("\n").findIndex((l) => l.startsWith("\t")) + 1;
+    expect(problems.map(formatProblem)).toEqual([
+      `${FILE}: line ${line}, column 1: is not valid YAML (Tabs are not allowed as indentation). Fix: indent with spaces, not a tab`,
+    ]);
+  });
+
   it("rejects duplicate keys in the YAML", () => {
     const problems = problemsOf(() => rawFromStackYaml("config:\n  openkeel:taints: true\n  openkeel:taints: false\n", FILE));
     expect(problems[0].message).toMatch(/not valid YAML.*[Uu]nique|duplicate/i);
@@ -135,6 +147,16 @@ describe("bad config", () => {
   it("rejects a file without config:", () => {
     const problems = problemsOf(() => rawFromStackYaml("confg:\n  openkeel:taints: true\n", FILE));
     expect(problems.map((p) => p.path).sort()).toEqual(["confg", "config"]);
+  });
+
+  it("a relative stacks folder that is not there names where it looked (a command started from another folder)", () => {
+    const problems = problemsOf(() => listStacks("stacks-nowhere"));
+    expect(problems.map(formatProblem)).toEqual([
+      `stacks-nowhere: no such folder: looked in ${path.resolve("stacks-nowhere")} (relative to ${process.cwd()}, where the command was started). Fix: run the command from the repository's root (npm run does), or pass --stacks-dir with the folder of the stack files`,
+    ]);
+    expect(problemsOf(() => readStackRaw("prod-medium", "stacks-nowhere")).map((p) => p.message)).toEqual([
+      `no such folder: looked in ${path.resolve("stacks-nowhere")} (relative to ${process.cwd()}, where the command was started)`,
+    ]);
   });
 
   it("names the known stacks when a stack has no file", () => {
@@ -152,8 +174,25 @@ describe("problems an operator can act on", () => {
     expect(lines((r) => (r.nodes[3].roles = ["hypervisor"]))).toEqual([
       `${FILE}: openkeel:nodes[3].roles[0]: node 'cmp-01': is string "hypervisor", not one of controlPlane, compute, network, storage, containers, provisioning. Fix: use one of the listed values`,
     ]);
-    expect(lines((r) => (r.nodes[6].internalIP = "10.30.2.300"))).toEqual([
+    // issue 21: a number out of range is not a prefix problem
+    expect(lines((r) => (r.nodes[6].internalIP = "10.30.1.256"))).toEqual([
+      `${FILE}: openkeel:nodes[6].internalIP: node 'net-1': is not an IPv4 address: each of its four numbers is 0 to 255. Fix: correct the number out of range, e.g. 10.20.0.11`,
+    ]);
+    expect(lines((r) => (r.nodes[6].internalIP = "10.30.2.12/24"))).toEqual([
       `${FILE}: openkeel:nodes[6].internalIP: node 'net-1': is not an IPv4 or IPv6 address. Fix: write the node's address alone, without a prefix length, e.g. 10.20.0.11`,
+    ]);
+    expect(lines((r) => (r.nodes[6].internalIP = "net-1.example"))).toEqual([
+      `${FILE}: openkeel:nodes[6].internalIP: node 'net-1': is not an IPv4 or IPv6 address. Fix: write the node's address, e.g. 10.20.0.11`,
+    ]);
+    // issue 21: a typo inside openkeel:taints names the bad role and suggests the right one
+    expect(lines((r) => (r.taints = ["compute", "netwrk", "provisioning"]))).toEqual([
+      `${FILE}: openkeel:taints: is a list: its entry "netwrk" is not a role (controlPlane, compute, network, storage, containers, provisioning). Fix: did you mean 'network'? write only roles, e.g. taints: [compute, network]`,
+    ]);
+    // YAML reads 1e309 as Infinity
+    const infinite = rawFromStackYaml("config:\n  openkeel:x: 1e309\n", "s.yaml").x;
+    expect(infinite).toBe(Infinity);
+    expect(lines((r) => (r.services = { ironic: { replicas: { conductor: infinite } } }))).toEqual([
+      `${FILE}: openkeel:services.ironic.replicas.conductor: is Infinity: not a finite number. Fix: write a number within range, e.g. 3`,
     ]);
     // the name itself: the index alone (the name is what is wrong)
     expect(lines((r) => (r.nodes[0].name = "CP_1"))[0]).toMatch(/openkeel:nodes\[0\]\.name: is string "CP_1": is not a valid node name/);

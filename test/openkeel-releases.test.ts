@@ -22,6 +22,11 @@ import { contextOf, object, objectsOf, openkeelReleases, planOf, release, values
 const PRODUCTION = PRODUCTION_STACKS;
 /** § 5.6: the toleration of Masakari reserved hosts. */
 const RESERVED = { key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" };
+/** A disabled hypervisor's taint (§ 4.1) and NMO's drain taint: every node agent stays (issue 21). */
+const STATE = [
+  { key: "openkeel.io/compute-disabled", operator: "Exists", effect: "NoSchedule" },
+  { key: "medik8s.io/drain", operator: "Exists", effect: "NoSchedule" },
+];
 
 const values = valuesOf;
 const shipped = (stack: string) => planOf(stack);
@@ -211,11 +216,11 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
 
   it("D3: distributed floating IPs; the BGP agent on network and compute nodes, off by default, on reserved hosts too", () => {
     expect(neutron.gateway).toEqual({ floatingIpMode: "distributed" });
-    expect(neutron.placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: false, extraTolerations: [RESERVED] });
+    expect(neutron.placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: false, extraTolerations: [RESERVED, ...STATE] });
   });
 
   it("D4: the metadata agent on compute nodes, reserved hosts included, sharing one generated secret with Nova's metadata API", () => {
-    expect(neutron.placement.metadataAgent).toEqual({ role: "compute", enabled: true, extraTolerations: [RESERVED] });
+    expect(neutron.placement.metadataAgent).toEqual({ role: "compute", enabled: true, extraTolerations: [RESERVED, ...STATE] });
     expect(neutron.metadataAgent.sharedSecret).toEqual({ secretRef: "metadata-proxy-shared-secret" });
     expect(nova.metadata.sharedSecret).toEqual(neutron.metadataAgent.sharedSecret);
   });
@@ -243,12 +248,12 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
     expect(nova.computeAgent.dynamicReservation).toEqual({ enabled: true, debounceSeconds: 30, thresholds: { vcpu: 1, memoryMiB: 256 } });
     expect(nova.placement.computeAgent).toEqual({
       role: "compute",
-      extraTolerations: [{ key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" }],
+      extraTolerations: [{ key: "openkeel.io/reserved", operator: "Exists", effect: "NoSchedule" }, ...STATE],
     });
   });
 
   it("D8: the public ingress on control plane and network nodes", () => {
-    expect(chart.ingress.placement).toEqual({ roles: ["controlPlane", "network"] });
+    expect(chart.ingress.placement).toEqual({ roles: ["controlPlane", "network"], extraTolerations: STATE });
     const s = resolvePlacement(chart.ingress.placement, { profile: plan.labelProfile });
     expect(s.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toHaveLength(2);
   });
@@ -428,7 +433,7 @@ describe("Zun", () => {
     const plan = shipped("prod-small");
     const zun = values(plan, "openkeel-zun");
     expect(zun.placement.computeAgent.role).toBe("containers");
-    expect(zun.placement.computeAgent.extraTolerations).toEqual([RESERVED]);
+    expect(zun.placement.computeAgent.extraTolerations).toEqual([RESERVED, ...STATE]);
     expect(zun.config.kubernetes.nova_compute_label).toBe("node-restriction.kubernetes.io/openkeel-compute");
   });
 
@@ -488,13 +493,17 @@ describe("Zun", () => {
 describe("stack settings", () => {
   it("openkeel:bgp turns the BGP agent on", () => {
     const plan = planOf(mutatedConfig("prod-large", (r) => (r.bgp = true)));
-    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: true, extraTolerations: [RESERVED] });
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({
+      roles: ["network", "compute"],
+      enabled: true,
+      extraTolerations: [RESERVED, ...STATE],
+    });
   });
 
   it("a stack's placement role replaces the default role(s)", () => {
     // prod-small: every node is compute and network, so the moved agent still covers its nodes
     const plan = planOf(mutatedConfig("prod-small", (r) => (r.services = { neutron: { placement: { bgpAgent: { role: "network" } } } })));
-    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED] });
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED, ...STATE] });
   });
 
   it("a stack's placement of a component placed by its own nodeSelector also sets what the chart reads", () => {
@@ -538,7 +547,7 @@ describe("stack settings", () => {
     const plan = planOf(
       mutatedConfig("prod-small", (r) => (r.services = { neutron: { values: { placement: { bgpAgent: { roles: null, role: "network" } } } } })),
     );
-    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED] });
+    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED, ...STATE] });
   });
 });
 

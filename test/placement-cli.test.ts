@@ -55,7 +55,7 @@ describe("placement checks in the pipeline", () => {
     expect(err).toBeInstanceOf(UserError);
     expect((err as UserError).exitCode).toBe(1);
     expect((err as UserError).message).toMatch(
-      /Pulumi\.typo-medium\.yaml: error \[placement-no-node\]: openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: .*cmp-01.*\. Fix: correct the component's nodeSelector/,
+      /Pulumi\.typo-medium\.yaml: openkeel:services\.nova\.placement\.computeAgent: error \[placement-no-node\]: openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: .*cmp-01.*\. Fix: correct the component's nodeSelector/,
     );
   });
 });

@@ -205,7 +205,7 @@ describe("npm run render with a broken selector in a stack file", () => {
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /Pulumi\.typo\.yaml: error \[placement-no-node\]: openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: .*cmp-01, cmp-02, cmp-03 \(no label node-restriction\.kubernetes\.io\/openkeel-compte.*\)/,
+      /Pulumi\.typo\.yaml: openkeel:services\.nova\.placement\.computeAgent: error \[placement-no-node\]: openkeel-nova\/computeAgent \(DaemonSet\) can run on no node: .*cmp-01, cmp-02, cmp-03 \(no label node-restriction\.kubernetes\.io\/openkeel-compte.*\)/,
     );
     expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
     expect(fs.existsSync(out)).toBe(false);

@@ -1,5 +1,6 @@
 // The placement report (issue 7): the design's § 2 matrix per topology, every placement check
 // tripped, and the report files (placement.md, placement.svg).
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { describe, expect, it } from "vitest";
 import { findUnit, helmReleaseUnit, manifestsUnit, type ManifestsUnit, type Plan } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
@@ -239,13 +240,23 @@ describe("placement checks", () => {
     [
       "the metadata agent",
       "openkeel-neutron/metadataAgent",
-      (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.metadataAgent.extraTolerations = []),
+      // the node agent tolerations kept: only the reserved host's is missing
+      (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.metadataAgent.extraTolerations = [...NODE_AGENT_TOLERATIONS]),
     ],
-    ["Nova's compute agent", "openkeel-nova/computeAgent", (plan: Plan) => delete valuesOf(plan, "openkeel-nova").placement.computeAgent.extraTolerations],
+    [
+      "Nova's compute agent",
+      "openkeel-nova/computeAgent",
+      (plan: Plan) => (valuesOf(plan, "openkeel-nova").placement.computeAgent.extraTolerations = [...NODE_AGENT_TOLERATIONS]),
+    ],
     [
       "the BGP agent",
       "openkeel-neutron/bgpAgent",
-      (plan: Plan) => (valuesOf(plan, "openkeel-neutron").placement.bgpAgent = { roles: ["network", "compute"], enabled: true }),
+      (plan: Plan) =>
+        (valuesOf(plan, "openkeel-neutron").placement.bgpAgent = {
+          roles: ["network", "compute"],
+          enabled: true,
+          extraTolerations: [...NODE_AGENT_TOLERATIONS],
+        }),
     ],
   ])("a hypervisor agent that does not tolerate Masakari reserved hosts: %s", (_what, component, mutate) => {
     const checks = checksOf("prod-medium", mutate);

@@ -145,8 +145,10 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
     const subs = (findUnit(c.plan, "medik8s-operators") as ManifestsUnit).objects.filter((o) => o.kind === "Subscription") as any[];
     for (const s of subs) expect(fittingNodes(c.views, s.spec.config)).toEqual(cp);
     const snr = obj(c.plan, "medik8s-remediation", "SelfNodeRemediationConfig");
+    // § 5.6: it tolerates everything, so every node, the Kubernetes-only control plane included
     const agents = fittingNodes(c.views, { tolerations: snr.spec.customDsTolerations });
-    expect(agents).toEqual(withRole(c, ...ROLES));
+    expect(agents).toEqual(c.views.map((v) => v.node.name).sort());
+    expect(agents).toEqual(expect.arrayContaining(withRole(c, ...ROLES)));
   });
 
   it("operators installed from fixed upstream manifests (virt-operator, cdi-operator, RabbitMQ, OLM) land on untainted nodes: the control plane", () => {

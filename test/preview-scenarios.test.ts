@@ -34,27 +34,39 @@ const node = (raw: any, name: string) => {
 const steps = (p: StackPreview, name: string) => p.nodes.find((n) => n.node === name)?.steps.map((s) => `${s.when} ${s.what}: ${s.command}`) ?? [];
 const component = (p: StackPreview, name: string) => p.placement?.components.find((c) => c.component === name);
 
-describe("removing a gateway (net-2 of prod-medium)", () => {
-  const p = scenario("prod-medium", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2")));
+describe("removing a gateway (net-2 of prod-medium), retired first", () => {
+  // issue 21: only a node that was retiring in the base may leave, on every topology
+  const retiring = render(mutatedConfig("prod-medium", (r) => (node(r, "net-2").state = "retiring")));
+  const p = previewStack("prod-medium", retiring, render(mutatedConfig("prod-medium", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2")))));
 
-  it("deletes its role-label patch; drain before, reset and delete the Node after; no Longhorn step (no disk there)", () => {
-    expect(p.actions).toEqual([{ action: "delete", resource: "Node net-2 (patch)", unit: "node-roles", protected: false }]);
-    expect(p.findings).toEqual([]);
-    expect(p.nodes.map((n) => [n.node, n.change])).toEqual([["net-2", "removed"]]);
-    expect(steps(p, "net-2")).toEqual([
-      "before drain: kubectl drain net-2 --ignore-daemonsets --delete-emptydir-data",
-      "after reset: talosctl reset --graceful --nodes 10.30.2.12",
-      "after delete: kubectl delete node net-2",
+  it("deletes its role-label patch and its drain request; reset and delete the Node after; one gateway left is a warning", () => {
+    expect(p.actions).toEqual([
+      { action: "delete", resource: "Node net-2 (patch)", unit: "node-roles", protected: false },
+      { action: "delete", resource: "NodeMaintenance net-2", unit: "node-maintenance", protected: false },
     ]);
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["warning", "gateway-chassis"]]);
+    expect(p.findings[0].message).toMatch(/^'net-2' \(removed\) would leave one gateway chassis \('net-1'\): HA chassis groups need two \(§ 3\.2\)/);
+    expect(p.nodes.map((n) => [n.node, n.change])).toEqual([["net-2", "removed"]]);
+    // drained while it was retiring; no Longhorn step (no disk there)
+    expect(steps(p, "net-2")).toEqual(["after reset: talosctl reset --graceful --nodes 10.30.2.12", "after delete: kubectl delete node net-2"]);
   });
 
   it("the placement delta names what leaves the node", () => {
     expect(component(p, "openkeel-neutron/chassis")).toEqual({ component: "openkeel-neutron/chassis", op: "changed", gained: [], lost: ["net-2"] });
     expect(component(p, "openkeel-chart/ingress")?.lost).toEqual(["net-2"]);
     expect(p.placement?.nodes).toEqual([
-      { node: "net-2", op: "removed", fields: ["role group: network", "zone: —", "taints: `node-role.openkeel.io/network:NoSchedule`"] },
+      { node: "net-2", op: "removed", fields: ["role group: network", "state: retiring", "zone: —", "taints: `node-role.openkeel.io/network:NoSchedule`"] },
     ]);
     expect(stackMarkdown(p)).toContain("- `openkeel-neutron/chassis`: −net-2");
+  });
+
+  it("removed while active, it is refused", () => {
+    const active = scenario("prod-medium", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2")));
+    expect(active.findings.map((f) => [f.level, f.code])).toEqual([
+      ["error", "node-removal"],
+      ["warning", "gateway-chassis"],
+    ]);
+    expect(active.findings[0].message).toBe("node 'net-2' holds a gateway chassis (network) and would be removed while it is active in the base");
   });
 });
 
@@ -124,7 +136,10 @@ describe("removing a storage node that holds replicas (sto-9 of prod-large)", ()
   const p = scenario("prod-large", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "sto-9")));
 
   it("an error: it was not retiring in the base (docs/node-lifecycle.md)", () => {
-    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["error", "node-removal"]]);
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([
+      ["error", "node-removal"],
+      ["warning", "swift-members"],
+    ]);
     expect(p.findings[0].message).toBe("node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in the base");
   });
 

@@ -235,7 +235,7 @@ describe("previewStack", () => {
     // placement.json and placement.md are summarised, not listed; kind/cluster.yaml field by field
     expect(p.placement).toEqual({
       components: [{ component: "nova/conductor", op: "changed", gained: ["b"], lost: [], replicas: { before: "1", after: "2" } }],
-      nodes: [{ node: "b", op: "added", fields: ["role group: compute", "zone: —", "taints: —"] }],
+      nodes: [{ node: "b", op: "added", fields: ["role group: compute", "state: active", "zone: —", "taints: —"] }],
       lines: [],
     });
     expect(p.other.map((f) => f.file)).toEqual(["kind/cluster.yaml"]);
@@ -553,7 +553,8 @@ describe("npm run preview between two commits", () => {
     // index.yaml beyond what other sections show (nodes as Node objects, phases as units, warnings,
     // the node-configuration files as those files)
     const stackFields = (t: Tree) => {
-      const { stack: _s, nodes: _n, phases: _p, warnings: _w, nodeConfig: _c, ...rest } = parse(t.get("index.yaml")!);
+      // feasibility: what the removal guard reads, not a setting of the stack
+      const { stack: _s, nodes: _n, phases: _p, warnings: _w, nodeConfig: _c, feasibility: _f, ...rest } = parse(t.get("index.yaml")!);
       return rest;
     };
     expected = {
@@ -619,10 +620,16 @@ describe("npm run preview between two commits", () => {
     const md = fs.readFileSync(path.join(repo, ".preview/prod-medium.md"), "utf8");
     expect(md).toContain("- `kubevirt/kubevirt/virt-handler`: +cmp-04");
     expect(md).toMatch(/^- `openkeel-swift\/storage`: \+cmp-04, replicas 3 → 4$/m);
-    expect(md).toMatch(/^- node `cmp-04`: added \(role group: compute\+storage; zone: —; taints: `node-role\.openkeel\.io\/compute:NoSchedule`\)$/m);
+    expect(md).toMatch(
+      /^- node `cmp-04`: added \(role group: compute\+storage; state: active; zone: —; taints: `node-role\.openkeel\.io\/compute:NoSchedule`\)$/m,
+    );
     expect(md).not.toContain("●");
     expect(md).toContain("- **cmp-04** (new: compute, storage)");
-    expect(md).toMatch(/^ {2}1\. before `pulumi up`, install: .*talosctl apply-config --insecure --nodes 10\.30\.1\.14 /m);
+    // issue 21: a merge deploys, behind the stack's environment; the recipe is linked
+    expect(md).toMatch(
+      /^ {2}1\. before approving the deployment \(the merge's `pulumi up`\), install: .*talosctl apply-config --insecure --nodes 10\.30\.1\.14 /m,
+    );
+    expect(md).toMatch(/^ {2}1\. .*the recipe: docs\/node-configuration\.md#applying-the-talos-configuration$/m);
     // the group patch and schematic name their nodes in a header comment: changed files, unchanged content
     expect(expected.commentOnly).toEqual(expect.arrayContaining(["talos/patches/worker-compute+storage.yaml", "talos/schematics/worker-compute+storage.yaml"]));
     for (const f of expected.commentOnly) expect(md).not.toContain(`\`${f}\``);

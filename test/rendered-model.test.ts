@@ -101,7 +101,7 @@ describe("a render this code cannot read is refused, naming the file, the key an
 
   it("a newer schema", () => {
     expect(() => readIndex(index.replace(/^schemaVersion: \d+$/m, "schemaVersion: 99"), "base/index.yaml")).toThrow(
-      "base/index.yaml: schemaVersion 99 is newer than this code reads (1). Fix: read it with the code that wrote it, or bring this checkout up to date (git rebase onto it)",
+      "base/index.yaml: schemaVersion 99 is newer than this code reads (2). Fix: read it with the code that wrote it, or bring this checkout up to date (git rebase onto it)",
     );
   });
 

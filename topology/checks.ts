@@ -95,13 +95,24 @@ function zoneChecks(cfg: Config, topo: Topology): Check[] {
   const { checks, error, warning } = collect();
   if (topo.zones.length > 0) {
     const missing = cfg.nodes.map((n, i) => ({ n, i })).filter(({ n }) => n.zone === undefined);
-    for (const { n, i } of missing) {
-      const multi = topo.zones.length > 1;
-      (multi ? error : warning)(
+    if (topo.zones.length > 1) {
+      for (const { n, i } of missing) {
+        error(
+          "zone-missing",
+          `node '${n.name}' has no zone while other nodes are in ${topo.zones.join(", ")}`,
+          "set zone: on every node of a multi-zone topology (spread constraints and availability zones need it)",
+          `openkeel:nodes[${i}].zone`,
+        );
+      }
+    } else if (missing.length > 0) {
+      // one zone: one warning about the nodes that have it (a zone added to one node), not one per other node
+      const zoned = cfg.nodes.map((n, i) => ({ n, i })).filter(({ n }) => n.zone !== undefined);
+      const names = zoned.map(({ n }) => `'${n.name}'`).join(", ");
+      warning(
         "zone-missing",
-        `node '${n.name}' has no zone while other nodes are in ${topo.zones.join(", ")}`,
-        multi ? "set zone: on every node of a multi-zone topology (spread constraints and availability zones need it)" : "set zone: on every node, or on none",
-        `openkeel:nodes[${i}].zone`,
+        `${zoned.length === 1 ? `only node ${names} has` : `only nodes ${names} have`} a zone (${topo.zones[0]}); the ${missing.length} other node(s) have none`,
+        "set zone: on every node, or on none",
+        `openkeel:nodes[${zoned[0].i}].zone`,
       );
     }
   }

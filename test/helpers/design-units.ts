@@ -39,6 +39,12 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
   const sel = (r: Role) => ({ [roleLabelKey(r, profile)]: "" });
   const tol = (r: Role) => ({ key: roleTaint(r).key, operator: "Exists", effect: "NoSchedule" });
   const reserved = { key: RESERVED_TAINT_KEY, operator: "Exists", effect: "NoSchedule" };
+  // § 4.1: a disabled hypervisor carries openkeel.io/compute-disabled; NMO's drain taints its node
+  // medik8s.io/drain: every node agent stays (issue 21)
+  const state = [
+    { key: "openkeel.io/compute-disabled", operator: "Exists", effect: "NoSchedule" },
+    { key: "medik8s.io/drain", operator: "Exists", effect: "NoSchedule" },
+  ];
   const global = { nodeRoles: nodeRolesValue(profile) };
   const lh = (r: Role) => `${roleTaint(r).key}:NoSchedule`;
   // § 2.3: Longhorn runs on "every node that consumes or stores volumes": not network nodes (§ 1.2).
@@ -55,9 +61,9 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
       values: {
         defaultSettings: {
           createDefaultDiskLabeledNodes: true,
-          taintToleration: volumeRoles.map(lh).join(";"),
+          taintToleration: [...volumeRoles.map(lh), ...state.map((t) => `${t.key}:NoSchedule`)].join(";"),
         },
-        longhornManager: { tolerations: volumeRoles.map(tol) },
+        longhornManager: { tolerations: [...volumeRoles.map(tol), ...state] },
         longhornDriver: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] },
         longhornUI: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] },
       },
@@ -73,7 +79,7 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
           metadata: { name: "kubevirt", namespace: "kubevirt" },
           spec: {
             infra: { nodePlacement: { nodeSelector: sel("controlPlane"), tolerations: [tol("controlPlane")] } },
-            workloads: { nodePlacement: { nodeSelector: sel("compute"), tolerations: [tol("compute"), reserved] } },
+            workloads: { nodePlacement: { nodeSelector: sel("compute"), tolerations: [tol("compute"), reserved, ...state] } },
           },
         },
         {
@@ -108,7 +114,8 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
           apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
           kind: "SelfNodeRemediationConfig",
           metadata: { name: "self-node-remediation-config", namespace: "medik8s" },
-          spec: { customDsTolerations: [{ operator: "Exists", effect: "NoSchedule" }] },
+          // § 5.6: "it tolerates everything"
+          spec: { customDsTolerations: [{ operator: "Exists" }] },
         },
       ],
     },
@@ -144,7 +151,7 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
         mariadb: { replicas: q, placement: { role: "controlPlane", antiAffinity: "required" } },
         rabbitmq: { replicas: q, placement: { role: "controlPlane", antiAffinity: "required" } },
       },
-      ingress: { placement: { roles: ["controlPlane", "network"] } },
+      ingress: { placement: { roles: ["controlPlane", "network"], extraTolerations: state } },
     }),
     release("openkeel-nova", {
       global,
@@ -153,7 +160,7 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
         conductor: { role: "controlPlane" },
         scheduler: { role: "controlPlane" },
         consoleProxy: { role: "controlPlane" },
-        computeAgent: { role: "compute", extraTolerations: [reserved] },
+        computeAgent: { role: "compute", extraTolerations: [reserved, ...state] },
       },
       replicas: { api: 3, conductor: 2, scheduler: 2, consoleProxy: 2 },
     }),
@@ -163,8 +170,8 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
         api: { role: "controlPlane" },
         worker: { role: "controlPlane" },
         ovnCentral: { role: "controlPlane", antiAffinity: "required" },
-        metadataAgent: { role: "compute", enabled: true, extraTolerations: [reserved] },
-        bgpAgent: { roles: ["network", "compute"], enabled: false, extraTolerations: [reserved] },
+        metadataAgent: { role: "compute", enabled: true, extraTolerations: [reserved, ...state] },
+        bgpAgent: { roles: ["network", "compute"], enabled: false, extraTolerations: [reserved, ...state] },
       },
       // § 5.2 "What is implemented": the chassis is placed by chassis.nodeSelector alone and
       // tolerates every taint; § 5.6: the node agents of hypervisors tolerate reserved hosts
@@ -187,7 +194,7 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
     );
   }
   if (opts.zun) {
-    openkeel.push(release("openkeel-zun", { global, placement: { computeAgent: { role: "containers", extraTolerations: [reserved] } } }));
+    openkeel.push(release("openkeel-zun", { global, placement: { computeAgent: { role: "containers", extraTolerations: [reserved, ...state] } } }));
   }
   return { platform, openkeel };
 }

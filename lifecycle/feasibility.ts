@@ -1,0 +1,199 @@
+// The feasibility model of node states (issue 21): whether every transition the inventory asks for
+// can finish, judged as a whole. A node in `maintenance` or `retiring` is drained, a `cordoned` one
+// takes no new pods, a retiring one is leaving, and a node the change removes is gone. Each
+// constraint belongs to the component that owns it and says, from the nodes that remain, whether
+// it still holds: an error when a step can never finish or a quorum or data would be lost, a
+// warning when the cloud runs degraded; each with the fix, naming the nodes. Longhorn judges its
+// replicas (platform/longhorn.ts), OpenKeel its quorums, Swift members, gateway chassis, Ironic
+// conductors, ingress and hypervisors (openkeel/feasibility.ts), and this module etcd.
+//
+// The same constraints judge two things:
+// - the states of a stack's inventory (a plan check, environments/index.ts): every node with its
+//   state, the facts (replica counts, policies) of the stack being planned;
+// - a removal, against the committed render (lifecycle/guards.ts): the nodes it had, those this
+//   change keeps with their new states, the removed ones marked, and the facts it recorded in
+//   index.yaml (`feasibility`), which are what the cluster runs. Nodes this change adds are not
+//   counted: they are not deployed yet ("add a storage node first").
+import { isDrained, type LifecycleFacts, type NodeState } from "../config/lifecycle";
+import type { Check } from "../config/problems";
+import type { Role } from "../config/roles";
+import type { Plan } from "../plan/plan";
+
+/** A node as the model judges it. */
+export interface JudgedNode {
+  name: string;
+  roles: readonly Role[];
+  kubernetesControlPlane?: boolean;
+  state: NodeState;
+  /** It leaves the inventory with this change (a removal judged against the committed render). */
+  removed?: boolean;
+}
+
+/** What is judged: a stack's states (a plan check) or a removal against the committed render. */
+export type Judging = "states" | "removal";
+
+/** The nodes judged, and the ways a constraint asks for them (each optionally of one role). */
+export class Inventory {
+  constructor(
+    readonly nodes: readonly JudgedNode[],
+    readonly judging: Judging,
+    /** The key path of each node's state in the stack (a plan check's), by name. */
+    private readonly statePaths: ReadonlyMap<string, string> = new Map(),
+    /** The committed render a removal is judged against, as findings name it. */
+    readonly where = "the committed render",
+  ) {}
+
+  private of(role: Role | undefined, keep: (n: JudgedNode) => boolean): JudgedNode[] {
+    return this.nodes.filter((n) => (role === undefined || n.roles.includes(role)) && keep(n));
+  }
+
+  /** Every node (of the role), removed ones included. */
+  all(role?: Role): JudgedNode[] {
+    return this.of(role, () => true);
+  }
+
+  /** Up and taking new pods: active. */
+  schedulable(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => !n.removed && n.state === "active");
+  }
+
+  /** Running what runs there now: active or cordoned (a cordon moves nothing). */
+  up(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => !n.removed && !isDrained(n.state));
+  }
+
+  /** Drained (maintenance, retiring) or removed: what ran there runs elsewhere, or not at all. */
+  down(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => n.removed === true || isDrained(n.state));
+  }
+
+  /** Leaving the cluster: retiring, or removed. */
+  leaving(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => n.removed === true || n.state === "retiring");
+  }
+
+  /** Still in the cluster once every node leaving has left. */
+  staying(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => !n.removed && n.state !== "retiring");
+  }
+
+  removed(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => n.removed === true);
+  }
+
+  /** The key path a finding about these nodes points at: the first one's state, or the inventory for a removal. */
+  path(nodes: readonly JudgedNode[]): string {
+    const first = nodes.find((n) => this.statePaths.has(n.name));
+    return this.judging === "removal" || !first ? "openkeel:nodes" : this.statePaths.get(first.name)!;
+  }
+}
+
+/**
+ * A constraint of the model, contributed by the component that owns it (its NodeLifecycle's
+ * `constraints`, ./contributor.ts), with the facts it reads of a Plan: what the render holds,
+ * so that the committed render's record is what the cluster runs.
+ */
+export interface NodeConstraint {
+  /** Its key in index.yaml's `feasibility` record. */
+  key: string;
+  /**
+   * What it needs of the Plan besides the nodes; undefined: the component is not in it (nothing to judge).
+   * @default none: it judges the nodes alone (a quorum)
+   */
+  facts?(plan: Plan): LifecycleFacts | undefined;
+  /** Its findings; `facts`: what `facts` read (of the committed render, for a removal). */
+  judge(inventory: Inventory, facts: LifecycleFacts | undefined): Check[];
+}
+
+/** The facts of a Plan, by constraint key: what index.yaml records (`feasibility`). */
+export function feasibilityFacts(plan: Plan, constraints: readonly NodeConstraint[]): Record<string, LifecycleFacts> {
+  const out: Record<string, LifecycleFacts> = {};
+  for (const c of constraints) {
+    const facts = c.facts?.(plan);
+    if (facts !== undefined) out[c.key] = facts;
+  }
+  return out;
+}
+
+/** `a, b and c` */
+function joined(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "none") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+/** `'a', 'b' and 'c'`: nodes as a finding names them. */
+export function nodeList(nodes: readonly Pick<JudgedNode, "name">[]): string {
+  return joined(nodes.map((n) => `'${n.name}'`));
+}
+
+/** How a node is out of service: `retiring`, `in maintenance`, `removed`. */
+export function howDown(n: JudgedNode): string {
+  if (n.removed) return "removed";
+  return n.state === "maintenance" ? "in maintenance" : n.state;
+}
+
+/** `'cmp-01' (in maintenance) and 'cmp-02' (retiring)` */
+export function downList(nodes: readonly JudgedNode[]): string {
+  return joined(nodes.map((n) => `'${n.name}' (${howDown(n)})`));
+}
+
+/** What the change does to these nodes, as a fix says it: `retire 'cmp-02'`, `put 'cmp-01' into maintenance`. */
+export function transition(nodes: readonly JudgedNode[]): string {
+  const list = nodeList(nodes);
+  if (nodes.some((n) => n.removed)) return `retire and remove ${list}`;
+  if (nodes.some((n) => n.state === "retiring")) return `retire ${list}`;
+  return `put ${list} into maintenance`;
+}
+
+/**
+ * The first step of the fix that makes a role hold what it must while these nodes are out: a node
+ * of the role, added and deployed before (`add a storage node first, …, then retire 'cmp-02'`).
+ */
+export function addFirst(what: string, nodes: readonly JudgedNode[]): string {
+  return `add ${what} first (its own change, merged and deployed), then ${transition(nodes)}`;
+}
+
+/** Every constraint's findings on an inventory, each judged with its facts. */
+export function feasibilityChecks(
+  inventory: Inventory,
+  constraints: readonly NodeConstraint[],
+  facts: Readonly<Record<string, LifecycleFacts>> | undefined,
+): Check[] {
+  return constraints.flatMap((c) => c.judge(inventory, facts?.[c.key]));
+}
+
+/** A stack's inventory with its states, for the plan check. */
+export function statesInventory(nodes: readonly (JudgedNode & { name: string })[]): Inventory {
+  return new Inventory(nodes, "states", new Map(nodes.map((n, i) => [n.name, `openkeel:nodes[${i}].state`])));
+}
+
+/**
+ * A removal judged against the committed render: its nodes, with the state this change gives
+ * those it keeps, the others removed. Nodes only this change has are left out: not deployed yet.
+ */
+export function removalInventory(
+  committed: readonly { name: string; roles: readonly Role[]; kubernetesControlPlane?: boolean; state?: NodeState }[],
+  next: readonly { name: string; state?: NodeState }[],
+  where: string,
+): Inventory {
+  const kept = new Map(next.map((n) => [n.name, n]));
+  return new Inventory(
+    committed.map((n) => {
+      const now = kept.get(n.name);
+      return {
+        name: n.name,
+        roles: n.roles,
+        ...(n.kubernetesControlPlane ? { kubernetesControlPlane: true } : {}),
+        state: now?.state ?? n.state ?? "active",
+        ...(now ? {} : { removed: true }),
+      };
+    }),
+    "removal",
+    new Map(),
+    where,
+  );
+}
+
+/** Whether a constraint has anything to judge: in a removal only what the removal takes away counts. */
+export function concerned(inventory: Inventory, nodes: readonly JudgedNode[]): boolean {
+  return inventory.judging === "states" ? nodes.length > 0 : nodes.some((n) => n.removed);
+}

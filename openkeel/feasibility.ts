@@ -1,0 +1,237 @@
+// OpenKeel's constraints in the feasibility model (lifecycle/feasibility.ts), each read from what
+// the Plan renders for its release: the quorum of the OpenKeel control plane (Galera, RabbitMQ, OVN
+// central), the Swift storage members, the gateway chassis of Neutron's routers, the Ironic
+// conductors, the public ingress and the hypervisors. Errors: a step that can never finish, or a
+// quorum or data lost; warnings: the cloud runs degraded. Each fix names the nodes.
+import type { Check } from "../config/problems";
+import { ROLES, type Role } from "../config/roles";
+import { addFirst, concerned, downList, nodeList, transition, type Inventory, type NodeConstraint } from "../lifecycle/feasibility";
+import { quorumConstraint, quorumMembers } from "../lifecycle/quorums";
+import { findUnit, type Plan } from "../plan/plan";
+import { arr, num, obj, type Obj } from "../placement/workloads";
+import { INFRASTRUCTURE_UNIT } from "./infrastructure";
+import { releaseName } from "./services";
+
+/** The values of a release of the Plan, or undefined when the stack does not install it. */
+function valuesOf(plan: Plan, unit: string): Obj | undefined {
+  const u = findUnit(plan, unit);
+  return u?.kind === "HelmRelease" ? (u.values as Obj) : undefined;
+}
+
+/** Galera, RabbitMQ and OVN central: one member per controlPlane node (required anti-affinity), 3 from 3 nodes on. */
+const CONTROL_PLANE_QUORUM = quorumConstraint({
+  key: "openkeel-control-plane",
+  name: "the OpenKeel control plane",
+  holds: "Galera, RabbitMQ and OVN central",
+  holder: (n) => n.roles.includes("controlPlane"),
+  members: quorumMembers,
+  replacement: "the controlPlane role",
+});
+
+/** Swift keeps 3 replicas of each object, one per storage member (§ 6.1): fewer members cannot hold them apart. */
+const SWIFT_REPLICAS = 3;
+
+/** A retirement or removal that leaves fewer storage members than replicas; a removal that scales the protected release down. */
+function swiftLeavingChecks(inv: Inventory, members: number): Check[] {
+  const leaving = inv.leaving("storage");
+  if (!concerned(inv, leaving)) return [];
+  const left = inv.staying("storage").length;
+  const release = releaseName("swift");
+  if (left < Math.min(members, SWIFT_REPLICAS)) {
+    return [
+      {
+        level: "error",
+        code: "swift-members",
+        message: `${inv.judging === "removal" ? "removing" : "retiring"} ${nodeList(leaving)} leaves ${left} storage node(s) for the ${members} Swift storage members of ${release} (one per storage node, its devices strict-local, D5): the member of ${nodeList(leaving)} cannot start elsewhere, and ${SWIFT_REPLICAS} replicas of each object (§ 6.1) no longer fit on separate members`,
+        fix: addFirst("a storage node", leaving),
+        path: inv.path(leaving),
+      },
+    ];
+  }
+  if (inv.judging !== "removal" || left >= members) return [];
+  return [
+    {
+      level: "warning",
+      code: "swift-members",
+      message: `removing ${nodeList(inv.removed("storage"))} scales the Swift storage of ${release} (protected) from ${members} to ${left} members: the StatefulSet removes its highest ordinals, wherever they run, and a member that has to move starts on the node left free from a new, empty PVC and re-syncs (§ 2.1)`,
+      fix: "expected when a storage node leaves: remove one storage node at a time, and let the rings re-balance before the next",
+      path: inv.path([]),
+    },
+  ];
+}
+
+/** Two storage members down at once: the StatefulSet's PodDisruptionBudget holds the second drain. */
+function swiftDownChecks(inv: Inventory, members: number): Check[] {
+  const down = inv.down("storage").filter((n) => !n.removed);
+  if (inv.judging !== "states" || down.length < 2) return [];
+  return [
+    {
+      level: "error",
+      code: "swift-members",
+      message: `${downList(down)} would be drained at once: each runs one of the ${members} Swift storage members, whose strict-local devices cannot follow them (D5), and the storage StatefulSet's PodDisruptionBudget (maxUnavailable: 1, § 2.2) holds the second drain while the first member is down`,
+      fix: "put one storage node at a time into maintenance or retiring; set the others back to active (or cordoned)",
+      path: inv.path(down.slice(1)),
+    },
+  ];
+}
+
+const SWIFT: NodeConstraint = {
+  key: "swift",
+  facts: (plan) => {
+    const members = num(obj(valuesOf(plan, releaseName("swift"))?.storage).replicas);
+    return members === undefined ? undefined : { members };
+  },
+  judge(inv, facts) {
+    const members = facts?.members;
+    if (typeof members !== "number") return [];
+    return [...swiftDownChecks(inv, members), ...swiftLeavingChecks(inv, members)];
+  },
+};
+
+/** § 3.2: an HA chassis group needs two gateway chassis, one active and one standby. */
+const HA_GATEWAYS = 2;
+
+const GATEWAYS: NodeConstraint = {
+  key: "gateway-chassis",
+  facts: (plan) => (valuesOf(plan, releaseName("neutron")) ? { haChassisGroup: HA_GATEWAYS } : undefined),
+  judge(inv, facts) {
+    const down = inv.down("network");
+    if (!facts || !concerned(inv, down)) return [];
+    const up = inv.up("network");
+    if (up.length >= HA_GATEWAYS) return [];
+    const gone = `${downList(down)} would leave ${up.length === 0 ? "no gateway chassis" : `one gateway chassis (${nodeList(up)})`}`;
+    if (up.length === 0) {
+      return [
+        {
+          level: "error",
+          code: "gateway-chassis",
+          message: `${gone}: the routers' gateways and the SNAT of VMs without a floating IP (§ 3.3) have nowhere to run`,
+          fix: addFirst("a network node", down),
+          path: inv.path(down),
+        },
+      ];
+    }
+    return [
+      {
+        level: "warning",
+        code: "gateway-chassis",
+        message: `${gone}: HA chassis groups need two (§ 3.2), so the routers' gateways run without a standby and the next failure of ${nodeList(up)} cuts them off`,
+        fix: `add a network node first (3 are recommended, § 6.2), or take ${nodeList(down)} out only briefly`,
+        path: inv.path(down),
+      },
+    ];
+  },
+};
+
+const IRONIC: NodeConstraint = {
+  key: "ironic",
+  facts: (plan) => {
+    const conductors = num(obj(valuesOf(plan, releaseName("ironic"))?.conductor).replicas);
+    return conductors === undefined ? undefined : { conductors };
+  },
+  judge(inv, facts) {
+    const conductors = facts?.conductors;
+    const down = inv.down("provisioning");
+    if (typeof conductors !== "number" || !concerned(inv, down)) return [];
+    const leaving = inv.leaving("provisioning");
+    const staying = inv.staying("provisioning");
+    if (leaving.length > 0 && staying.length < conductors) {
+      return [
+        {
+          level: "error",
+          code: "ironic-conductors",
+          message: `${inv.judging === "removal" ? "removing" : "retiring"} ${nodeList(leaving)} leaves ${staying.length} provisioning node(s) for the ${conductors} Ironic conductor(s), one per node (D7, required anti-affinity)`,
+          fix: `${addFirst("a provisioning node", leaving)}; or lower openkeel:services.ironic.replicas.conductor`,
+          path: inv.path(leaving),
+        },
+      ];
+    }
+    const up = inv.up("provisioning");
+    if (up.length >= conductors) return [];
+    return [
+      {
+        level: "warning",
+        code: "ironic-conductors",
+        message: `${downList(down)} would leave ${up.length} provisioning node(s) up for the ${conductors} Ironic conductor(s): a conductor evicted there cannot start elsewhere (one per node, D7), and the bare-metal nodes it manages wait for it`,
+        fix: "take one provisioning node at a time, and only while no bare-metal deployment runs; a second provisioning node keeps a conductor up",
+        path: inv.path(down),
+      },
+    ];
+  },
+};
+
+/** The roles of the public ingress (D8), as the infrastructure release places it. */
+function ingressRoles(plan: Plan): Role[] | undefined {
+  const values = valuesOf(plan, INFRASTRUCTURE_UNIT);
+  if (!values) return undefined;
+  const placement = obj(obj(values.ingress).placement);
+  const roles = [...arr<string>(placement.roles), ...(typeof placement.role === "string" ? [placement.role] : [])];
+  return ROLES.filter((r) => roles.includes(r));
+}
+
+const INGRESS: NodeConstraint = {
+  key: "ingress",
+  facts: (plan) => {
+    const roles = ingressRoles(plan);
+    return roles && roles.length > 0 ? { roles } : undefined;
+  },
+  judge(inv, facts) {
+    const roles = arr<Role>(facts?.roles);
+    const ingress = (n: { roles: readonly Role[] }) => n.roles.some((r) => roles.includes(r));
+    const down = inv.down().filter(ingress);
+    if (roles.length === 0 || !concerned(inv, down)) return [];
+    const up = inv.up().filter(ingress);
+    if (up.length > 0) return [];
+    return [
+      {
+        level: "error",
+        code: "ingress-nodes",
+        message: `${downList(down)} would leave the public ingress (D8, on the ${roles.join(" and ")} nodes) no node: every public API of the cloud becomes unreachable`,
+        fix: down.length > 1 ? `take one node at a time: ${transition(down.slice(1))} later` : addFirst(`a ${roles.join(" or ")} node`, down),
+        path: inv.path(down),
+      },
+    ];
+  },
+};
+
+const HYPERVISORS: NodeConstraint = {
+  key: "hypervisors",
+  facts: (plan) => (valuesOf(plan, releaseName("nova")) ? { evictionStrategy: "LiveMigrate" } : undefined),
+  judge(inv, facts) {
+    const down = inv.down("compute");
+    if (!facts || !concerned(inv, down)) return [];
+    const up = inv.up("compute");
+    if (up.length === 0) {
+      return [
+        {
+          level: "error",
+          code: "hypervisors-left",
+          message: `${downList(down)} would leave no hypervisor up: their VMs have nowhere to go, and their drain waits for live migrations that cannot start (KubeVirt evictionStrategy: LiveMigrate)`,
+          fix: down.length > 1 ? `take one hypervisor at a time: ${transition(down.slice(1))} later` : addFirst("a compute node", down),
+          path: inv.path(down),
+        },
+      ];
+    }
+    if (down.length < 2 && up.length > 1) return [];
+    const last = up.length === 1 ? "; with one hypervisor left, no VM can live-migrate again until they are back" : "";
+    const message =
+      down.length > 1
+        ? `${downList(down)} would be out at once: their VMs live-migrate to ${nodeList(up)}, which must have room for all of them${last}`
+        : `${downList(down)} would leave one hypervisor up (${nodeList(up)}): its VMs live-migrate there, and none can live-migrate again until it is back`;
+    return [
+      {
+        level: "warning",
+        code: "hypervisors-left",
+        message,
+        fix:
+          down.length > 1
+            ? `take one hypervisor at a time: ${transition(down.slice(1))} later, or check first that ${nodeList(up)} can hold their VMs`
+            : addFirst("a compute node", down),
+        path: inv.path(down.slice(1).length > 0 ? down.slice(1) : down),
+      },
+    ];
+  },
+};
+
+/** OpenKeel's constraints, in the order their findings read. */
+export const OPENKEEL_CONSTRAINTS: readonly NodeConstraint[] = [CONTROL_PLANE_QUORUM, SWIFT, GATEWAYS, IRONIC, INGRESS, HYPERVISORS];
