@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
+import { namespace } from "../platform/context";
 import type { LabelProfile } from "../config/roles";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
@@ -80,17 +81,12 @@ function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
 
 /**
  * Privileged: the releases in it run host-network node agents (OVN chassis, metadata agent,
- * ovn-bgp-agent), which the baseline Pod Security level rejects.
+ * ovn-bgp-agent), which the baseline Pod Security level rejects. Audit and warn at the same level
+ * as the platform namespaces (platform/context.ts namespace): Talos keeps both at restricted by
+ * default, which would flag every privileged pod of these releases on each rollout.
  */
 export function namespaceUnit(more: K8sObject[] = []): ManifestsUnit {
-  const objects: K8sObject[] = [
-    {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: OPENKEEL_NAMESPACE, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
-    },
-    ...more,
-  ];
+  const objects: K8sObject[] = [namespace(OPENKEEL_NAMESPACE, "privileged"), ...more];
   // deleting a namespace would delete every OpenKeel volume claim in it
   return manifestsUnit(NAMESPACE_UNIT, "openkeel:openkeel:Namespace", objects, { protect: true });
 }

@@ -378,7 +378,11 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
   it("prod-large: the namespace, before the release, and a NetworkPolicy of the stack's BMC networks, the OpenKeel services and DNS", () => {
     const plan = shipped("prod-large");
     expect(release(plan, "openkeel-ironic").namespace).toBe("openkeel-ironic");
-    expect(object(plan, "Namespace", "openkeel-ironic", "openkeel-namespace").metadata.labels).toEqual({ "pod-security.kubernetes.io/enforce": "privileged" });
+    expect(object(plan, "Namespace", "openkeel-ironic", "openkeel-namespace").metadata.labels).toEqual({
+      "pod-security.kubernetes.io/enforce": "privileged",
+      "pod-security.kubernetes.io/audit": "privileged",
+      "pod-security.kubernetes.io/warn": "privileged",
+    });
     const policy = object(plan, "NetworkPolicy", "ironic-egress", "openkeel-ironic-egress");
     expect(policy.metadata.namespace).toBe("openkeel-ironic");
     expect(policy.spec.podSelector).toEqual({});

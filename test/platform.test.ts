@@ -194,6 +194,23 @@ describe("order: CRDs and operators before the objects that need them", () => {
     for (const n of namespaces) expect(["privileged", "baseline", "restricted"]).toContain(level(n.metadata.name));
   });
 
+  it.each([...PRODUCTION, "lab"])("%s: every namespace the Plan creates sets enforce, audit and warn to one level (issue 22 item 5)", (stack) => {
+    const plan = planOf(stack === "lab" ? labWithBackends() : shippedConfig(stack));
+    const namespaces = allUnits(plan).flatMap((u) => (u.kind === "Manifests" ? u.objects.filter((o) => o.kind === "Namespace") : []));
+    expect(namespaces.map((n) => n.metadata.name)).toEqual(
+      expect.arrayContaining(["openkeel", ...(stack === "prod-small" || stack === "lab" ? [] : ["openkeel-ironic"])]),
+    );
+    for (const n of namespaces) {
+      const labels = n.metadata.labels ?? {};
+      const enforce = labels["pod-security.kubernetes.io/enforce"];
+      // Talos audits and warns at restricted by default: a privileged namespace left there would flag every pod
+      expect({ audit: labels["pod-security.kubernetes.io/audit"], warn: labels["pod-security.kubernetes.io/warn"] }, n.metadata.name).toEqual({
+        audit: enforce,
+        warn: enforce,
+      });
+    }
+  });
+
   it.each(PRODUCTION)("%s: what owns data is protected", (stack) => {
     const plan = planOf(stack);
     const protectedUnits = allUnits(plan)
