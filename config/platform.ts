@@ -5,11 +5,11 @@
 import { z } from "zod";
 
 /** Go durations as NodeHealthCheck accepts them, e.g. `300s`, `5m`, `1h30m`. */
-const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
+export const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
 
 /** NodeHealthCheck `maxUnhealthy`: a number of nodes (≥ 1) or a percentage (1%–100%). */
 const MAX_UNHEALTHY_FIX = "Fix: write a number of nodes such as 1, or a percentage such as 34%";
-const maxUnhealthy = z.union(
+export const maxUnhealthySchema = z.union(
   [
     z
       .number()
@@ -49,11 +49,11 @@ export const platformConfigSchema = z
         /** maxUnhealthy of the NodeHealthChecks of these roles (the control planes' is always 1). */
         maxUnhealthy: z
           .strictObject({
-            network: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
-            storage: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
-            compute: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
-            containers: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
-            provisioning: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
+            network: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
+            storage: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
+            compute: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
+            containers: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
+            provisioning: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
           })
           .prefault({}),
       })

@@ -11,6 +11,7 @@ import { quorumPlacement, type ReplicaRule } from "./context";
 import { labelKey, nodeSelectorSchema, tolerationSchema } from "../config/k8s";
 import { METADATA_PROXY_SECRET } from "./names";
 import { IRONIC_NAMESPACE } from "./ironic";
+import { masakariValues, SEGMENT_HEALTH_CHECKS, segmentHealthChecksSchema } from "./masakari";
 import type { PlacementValue } from "../config/placement";
 
 type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
@@ -285,7 +286,12 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   },
   masakari: {
     components: { api: masakari(api(), "api"), engine: masakari(worker(), "engine") },
-    settings: { nodePlacement: z.strictObject({ api: masakariNodePlacement.optional(), engine: masakariNodePlacement.optional() }).optional() },
+    settings: {
+      nodePlacement: z.strictObject({ api: masakariNodePlacement.optional(), engine: masakariNodePlacement.optional() }).optional(),
+      // our contract for the chart (§ 5.6): what Masakari puts in each segment's NodeHealthCheck (./masakari.ts)
+      [SEGMENT_HEALTH_CHECKS]: segmentHealthChecksSchema.optional(),
+    },
+    values: (ctx) => masakariValues(ctx.remediation),
   },
   ironic: {
     // § 1.4, § 2.2, § 6.3: its own namespace, egress to the BMC networks (./ironic.ts)

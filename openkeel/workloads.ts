@@ -16,6 +16,7 @@ import { arr, isObj, num, obj, type Component, type DesignRoles, type Obj, type 
 import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
 import { openkeelDesign, type DesignRow } from "./design";
+import { MASAKARI_PLACEMENT_CHECKS } from "./masakari";
 import { RUNTIME_CLASS_READERS } from "./zun";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
@@ -143,7 +144,7 @@ const reservedHostCheck: PlacementCheck = {
 };
 
 /** The placement checks of the OpenKeel releases, registered with the report (environments/registry.ts). */
-export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck];
+export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck, ...MASAKARI_PLACEMENT_CHECKS];
 
 export const OPENKEEL_READERS: Readers = {
   units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readRelease },

@@ -12,7 +12,7 @@ import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, ty
 import type { PlacementCheck } from "../placement/report";
 import { unplaced, type ObjectReader, type Readers } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import { pinnedManifestUnit, type StackContext } from "./context";
+import { pinnedManifestUnit, type NodeRemediator, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 
 const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
@@ -37,7 +37,7 @@ const COMPONENT_SETTINGS = Object.keys(platformConfigSchema.unwrap().shape).filt
 
 type Pin = ChartPin | ManifestPin | ImagePin | OlmPackagePin;
 
-export interface PlatformComponent {
+export interface PlatformComponent extends NodeRemediator {
   /** As the docs and the design name it, e.g. `Longhorn`. */
   name: string;
   /** The pins of platform/versions.ts it installs. */
