@@ -263,7 +263,16 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   },
   glance: { components: { api: api() } },
   cinder: { components: { api: api(), workers: worker() } },
-  manila: { components: { api: api(), scheduler: worker(), share: worker() } },
+  manila: {
+    components: {
+      api: api(),
+      scheduler: worker(),
+      // our contract for the chart: the class of the shares' RWX volumes, whose share managers
+      // (NFS servers) run on storage nodes (§ 2.2, § 2.3: platform/longhorn.ts longhorn-rwx)
+      share: { ...worker(), settings: { storageClassName: z.string().min(1).optional() } },
+    },
+    values: (ctx) => (ctx.storage.sharedClass ? { share: { storageClassName: ctx.storage.sharedClass } } : {}),
+  },
   swift: {
     components: {
       proxy: api(),

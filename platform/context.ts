@@ -34,6 +34,11 @@ export interface StackStorage {
   provided: ProvidedStorageClass[];
   /** D5 is held: that class must be a one-replica strict-local Longhorn class (a lab may use kind's local-path class). */
   strictLocalEnforced: boolean;
+  /**
+   * The class of RWX filesystem volumes (Manila's shares), whose share managers run on storage nodes.
+   * @default none: the environment offers no RWX class (the lab without Longhorn)
+   */
+  sharedClass?: string;
 }
 
 /** The remediation template a NodeHealthCheck names (remediation.medik8s.io/v1alpha1 `spec.remediationTemplate`). */

@@ -5,12 +5,24 @@
 // `longhorn-vm` holds VM root disks and Cinder volumes with the topology's replica count,
 // migratable where KubeVirt can live-migrate; `longhorn-snapshot` takes CSI snapshots.
 import type { Check } from "../config/problems";
-import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
+import { RESERVED_TOLERATION, roleLabelKey, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import { stateChange, type NodeLifecycle, type NodeTransition, type NodeView, type SlottedStep } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { APPLY_AS_PATCH_ANNOTATION, helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
-import { CONTROL_PLANE, unplaced, isObj, num, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
+import {
+  CONTROL_PLANE,
+  unplaced,
+  isObj,
+  num,
+  obj,
+  platformComponent,
+  podScheduling,
+  type Component,
+  type Obj,
+  type ObjectReader,
+  type UnitReader,
+} from "../placement/workloads";
 import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
@@ -139,6 +151,8 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
 export const LONGHORN_VM_CLASS = "longhorn-vm";
+/** RWX filesystem volumes (Manila's shares, § 2.2): served by a share-manager pod each, on a storage node. */
+export const LONGHORN_RWX_CLASS = "longhorn-rwx";
 const LONGHORN_SNAPSHOT_CLASS = "longhorn-snapshot";
 
 /** Live migration needs somewhere to go: two compute nodes at least. */
@@ -181,8 +195,35 @@ function longhornVmClass(ctx: StackContext): K8sObject {
   );
 }
 
+/**
+ * Manila's shares (§ 2.2, § 2.3): RWX volumes, each served over NFS by a share-manager pod that
+ * longhorn-manager creates. No chart key of 1.12.1 places those pods (the chart's
+ * persistence.shareManagerNodeSelector came later: longhorn/longhorn#9324, PR #12970, merged on
+ * master in 2026-04): longhorn-manager merges the class parameter `shareManagerNodeSelector` into
+ * system-managed-components-node-selector (share_manager_controller.go createShareManagerPod;
+ * research note L3), so this class keeps them on the storage nodes, whose taint the
+ * taint-toleration setting already tolerates. A lab whose nodes carry no role has no label to select.
+ */
+function longhornRwxClass(ctx: StackContext): K8sObject {
+  return storageClass(
+    LONGHORN_RWX_CLASS,
+    {
+      numberOfReplicas: String(volumeReplicas(ctx)),
+      dataLocality: "disabled",
+      staleReplicaTimeout: "30",
+      nodeSelector: STORAGE_NODE_TAG,
+      ...(ctx.rolesPassed ? { [SHARE_MANAGER_NODE_SELECTOR]: formatLonghornNodeSelector(shareManagerSelector(ctx.profile)) } : {}),
+    },
+    "Immediate",
+  );
+}
+
+const SHARE_MANAGER_NODE_SELECTOR = "shareManagerNodeSelector";
+const shareManagerSelector = (profile: LabelProfile): Record<string, string> => ({ [roleLabelKey("storage", profile)]: "" });
+
 function storageClassesUnit(ctx: StackContext): ManifestsUnit {
-  return manifestsUnit("storage-classes", "openkeel:platform:StorageClasses", [longhornLocalClass(), longhornVmClass(ctx)], { protect: true });
+  const classes = [longhornLocalClass(), longhornVmClass(ctx), longhornRwxClass(ctx)];
+  return manifestsUnit("storage-classes", "openkeel:platform:StorageClasses", classes, { protect: true });
 }
 
 /** In-cluster Longhorn snapshots (`type: snap`) for CSI VolumeSnapshots (Cinder, KubeVirt). */
@@ -268,6 +309,46 @@ function longhornPick(values: Obj, component: string, field: "nodeSelector" | "t
   return empty ? obj(values.global)[field] : own;
 }
 
+/**
+ * The CSI sidecar Deployments longhorn-manager creates (app/driver.go deployCSIDriver, research note
+ * L3), `csi.<x>ReplicaCount` replicas each (3 by default: csi/deployment.go). At 1.12.1 they take
+ * the same system-managed-components-node-selector and taint-toleration as the CSI plugin
+ * DaemonSet, which must run wherever a volume is mounted: § 2.3's "control plane (or storage)"
+ * cannot be had without confining the plugin too (no VM disk would attach on a hypervisor), so
+ * they run on any node that uses volumes (docs/design-decisions.md). Their design row stays § 2.3's.
+ */
+const CSI_SIDECARS = {
+  attacher: "attacherReplicaCount",
+  provisioner: "provisionerReplicaCount",
+  resizer: "resizerReplicaCount",
+  snapshotter: "snapshotterReplicaCount",
+};
+const DEFAULT_CSI_REPLICAS = 3;
+
+function csiSidecars(u: Parameters<UnitReader>[0], values: Obj, systemManaged: PodScheduling): Component[] {
+  return Object.entries(CSI_SIDECARS).map(([name, key]) =>
+    platformComponent(u, `csi-${name}`, "Deployment", systemManaged, ["controlPlane", "storage"], {
+      replicas: num(obj(values.csi)[key]) ?? DEFAULT_CSI_REPLICAS,
+    }),
+  );
+}
+
+/**
+ * The share-manager pods of a Longhorn class that places them (`shareManagerNodeSelector`): the
+ * system-managed selector with the class's merged in, the taint-toleration setting plus the
+ * class's `shareManagerTolerations` (share_manager_controller.go createShareManagerPod). One pod per
+ * RWX volume, on storage nodes (§ 2.3).
+ */
+const readStorageClass: ObjectReader = (u, o) => {
+  const params = obj(o.parameters);
+  if (o.provisioner !== LONGHORN_DRIVER || params[SHARE_MANAGER_NODE_SELECTOR] === undefined) return [];
+  const scheduling: PodScheduling = {
+    nodeSelector: { ...SYSTEM_MANAGED_NODE_SELECTOR, ...parseLonghornNodeSelector(params[SHARE_MANAGER_NODE_SELECTOR]) },
+    tolerations: [...volumeConsumerTolerations(), ...parseLonghornTolerations(params.shareManagerTolerations)],
+  };
+  return [platformComponent(u, `${o.metadata.name}/share-manager`, "Pods", scheduling, ["storage"], { confinedTo: "storage" })];
+};
+
 const readRelease: UnitReader = (u) => {
   if (u.kind !== "HelmRelease") return [];
   const v = u.values as Obj;
@@ -283,6 +364,7 @@ const readRelease: UnitReader = (u) => {
   return [
     platformComponent(u, "longhorn-manager", "DaemonSet", manager, VOLUME_CONSUMER_ROLES),
     platformComponent(u, "longhorn-csi-plugin+instance-managers", "DaemonSet", systemManaged, VOLUME_CONSUMER_ROLES),
+    ...csiSidecars(u, v, systemManaged),
     platformComponent(u, "longhorn-driver-deployer", "Deployment", user("longhornDriver"), CONTROL_PLANE),
     platformComponent(u, "longhorn-ui", "Deployment", user("longhornUI"), CONTROL_PLANE, { replicas: num(obj(v.longhornUI).replicas) ?? 2 }),
     // Disks: a node gets a default disk when longhorn-manager runs there and, with
@@ -410,6 +492,7 @@ export const longhorn: PlatformComponent = {
       "openkeel:platform:Longhorn": readRelease,
       "openkeel:platform:LonghornNodeEviction": unplaced("eviction requests to Longhorn: no pods"),
     },
+    objects: { StorageClass: readStorageClass },
   },
   checks,
 };

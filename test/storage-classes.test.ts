@@ -57,7 +57,7 @@ describe("the storage class checks, tripped", () => {
         path: "openkeel:services.swift.values.storage.devices.storageClassName",
         message:
           "release openkeel-swift, values key storage.devices.storageClassName: StorageClass longhorn-lcoal does not exist in this stack: its volumes would stay Pending",
-        fix: "name one of longhorn-local (created here), longhorn-vm (created here)",
+        fix: "name one of longhorn-local (created here), longhorn-vm (created here), longhorn-rwx (created here)",
       },
     ]);
   });

@@ -54,6 +54,12 @@ const MATRIX: [RegExp, Expect][] = [
   [/install-plan-approver\/job$/, CP],
   [/longhorn-(manager|csi-plugin\+instance-managers)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
   [/longhorn-(driver-deployer|ui)$/, CP],
+  // § 2.3 puts the CSI sidecars on the control plane (or storage); at 1.12.1 longhorn-manager gives
+  // them the CSI plugin's system-managed selector and taint toleration, which must reach every node
+  // that mounts a volume (research note L3): a deviation (docs/design-decisions.md)
+  [/longhorn\/csi-(attacher|provisioner|resizer|snapshotter)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
+  // § 2.3: Longhorn RWX share managers (Manila) on storage nodes
+  [/longhorn-rwx\/share-manager$/, ["storage"]],
   // § 2.3 says disks only on storage nodes, but D5 (§ 2.1) puts Galera, RabbitMQ and OVN central on
   // strict-local volumes, which live on their pod's node: control-plane nodes need a disk too.
   [/longhorn-default-disks$/, ["controlPlane", "storage"]],
