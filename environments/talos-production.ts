@@ -17,7 +17,7 @@ import { talosBlockIssues } from "../config/talos";
 import type { ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { Environment } from "./environment";
-import { LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
+import { LONGHORN_CAPACITY_CLASS, LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
 
 /** What a production stack must say that a lab need not: D1's keys, its cluster, its nodes' addresses, its Talos machines. */
 function productionConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
@@ -98,7 +98,14 @@ export const talosProduction: Environment = {
   ],
   podNetwork: kubeOvn,
   // Longhorn's D5 class; Talos provides no StorageClass of its own.
-  storage: () => ({ strictLocalClass: LONGHORN_LOCAL_CLASS, provided: [], strictLocalEnforced: true, sharedClass: LONGHORN_RWX_CLASS }),
+  storage: (cfg) => ({
+    strictLocalClass: LONGHORN_LOCAL_CLASS,
+    provided: [],
+    strictLocalEnforced: true,
+    sharedClass: LONGHORN_RWX_CLASS,
+    // Swift's HDD tier, where the storage nodes have a capacity disk (§ 6.3)
+    ...(cfg.talos?.capacityDisk ? { capacityClass: LONGHORN_CAPACITY_CLASS } : {}),
+  }),
   cluster: (cfg) => {
     // required by its config rules
     if (!cfg.cluster) throw new Error(`stack ${cfg.stack}: production config without openkeel:cluster passed its config rules`);

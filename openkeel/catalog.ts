@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
-import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
+import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, ZONE_LABEL, type Role } from "../config/roles";
 import type { StackContext } from "../platform/context";
 import { quorumPlacement, type ReplicaRule } from "./context";
 import { labelKey, nodeSelectorSchema, tolerationSchema } from "../config/k8s";
@@ -75,6 +75,11 @@ export type ComponentSpec = HelperPlaced | SelfPlaced;
 
 export function isSelfPlaced(c: ComponentSpec): c is SelfPlaced {
   return !("placement" in c);
+}
+
+/** The components `openkeel:autoscaling` scales (§ 6.3, ./autoscaling.ts): the public APIs. */
+export function isAutoscaled(c: ComponentSpec): boolean {
+  return c.publicApi === true && c.kind === "Deployment";
 }
 
 /** A service's entry of the catalog: one release of its chart. */
@@ -286,7 +291,13 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         settings: { devices: volumeSchema },
       },
     },
-    values: (ctx) => ({ storage: { devices: { storageClassName: ctx.storage.strictLocalClass } } }),
+    // our contract for the chart: the ring puts each device in the Swift zone its node's zone label names (§ 6.3)
+    settings: { ring: z.strictObject({ zoneLabel: labelKey }).optional() },
+    values: (ctx) => ({
+      // the HDD capacity tier where the storage nodes have one (§ 6.3), else D5's strict-local class
+      storage: { devices: { storageClassName: ctx.storage.capacityClass ?? ctx.storage.strictLocalClass } },
+      ...(ctx.topo.zones.length > 0 ? { ring: { zoneLabel: ZONE_LABEL } } : {}),
+    }),
   },
   heat: { components: { api: api(), apiCfn: { ...worker(), publicApi: true }, engine: worker() } },
   barbican: { components: { api: api(), worker: worker() } },

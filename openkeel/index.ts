@@ -5,6 +5,7 @@ import type { LoadedConfig } from "../config/schema";
 import { isSecretRef, phase, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { StackContext } from "../platform/context";
+import { autoscalingUnits } from "./autoscaling";
 import { checkValues } from "./contract";
 import { infrastructureContract, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
 import { ironicEgressUnit, ironicNamespace } from "./ironic";
@@ -65,6 +66,6 @@ function withKataRuntimeClass(units: HelmReleaseUnit[], ctx: StackContext): Unit
 export function addOpenKeel(plan: Plan, ctx: StackContext): Problem[] {
   phase(plan, "openkeel-infra").units.push(...infrastructure(ctx));
   const services = serviceUnits(ctx);
-  phase(plan, "openkeel").units.push(...withKataRuntimeClass(services.units, ctx));
+  phase(plan, "openkeel").units.push(...withKataRuntimeClass(services.units, ctx), ...autoscalingUnits(ctx, services.units));
   return [...services.problems, ...metadataSecretProblems(ctx.cfg, plan)];
 }

@@ -148,5 +148,6 @@ export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHos
 
 export const OPENKEEL_READERS: Readers = {
   units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readRelease },
-  objects: RUNTIME_CLASS_READERS,
+  // an HPA places nothing: it scales a Deployment the release's reader already placed (./autoscaling.ts)
+  objects: { ...RUNTIME_CLASS_READERS, HorizontalPodAutoscaler: () => [] },
 };

@@ -39,6 +39,11 @@ export interface StackStorage {
    * @default none: the environment offers no RWX class (the lab without Longhorn)
    */
   sharedClass?: string;
+  /**
+   * The class of Swift's devices on the storage nodes' HDD capacity disks (§ 6.3), strict-local like D5's.
+   * @default none: Swift's devices use the strict-local class
+   */
+  capacityClass?: string;
 }
 
 /** The remediation template a NodeHealthCheck names (remediation.medik8s.io/v1alpha1 `spec.remediationTemplate`). */

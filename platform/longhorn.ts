@@ -7,6 +7,8 @@
 import type { Check } from "../config/problems";
 import { RESERVED_TOLERATION, roleLabelKey, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
+import { CAPACITY_VOLUME_NAME, LONGHORN_VOLUME_NAME } from "../config/talos";
+import { serviceEnabled } from "../topology/services";
 import { stateChange, type NodeLifecycle, type NodeTransition, type NodeView, type SlottedStep } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { APPLY_AS_PATCH_ANNOTATION, helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
@@ -96,14 +98,52 @@ function longhornReplicaNodes(ctx: StackContext): NodeConfig[] {
   return ctx.topo.nodesByRole.storage;
 }
 
-const longhornNodeMetadata: NodeMetadataContributor = (node) => {
-  if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return {};
-  return {
-    labels: { [CREATE_DEFAULT_DISK_LABEL]: "true" },
-    // Read by Longhorn when it first registers the node: tags it for the replicated classes.
-    ...(node.roles.includes("storage") ? { annotations: { [DEFAULT_NODE_TAGS_ANNOTATION]: JSON.stringify([STORAGE_NODE_TAG]) } } : {}),
+const DEFAULT_DISKS_CONFIG_ANNOTATION = "node.longhorn.io/default-disks-config";
+/** Longhorn disk tags where storage nodes hold two disks: the fast one of every class, the HDD one of Swift's. */
+const FAST_DISK_TAG = "fast";
+const CAPACITY_DISK_TAG = "capacity";
+/** Where Talos mounts the capacity disk (its user volume, nodes/talos.ts). */
+export const TALOS_CAPACITY_PATH = `/var/mnt/${CAPACITY_VOLUME_NAME}`;
+
+/** The stack gives its storage nodes a capacity disk (Swift's HDD tier, § 6.3). */
+function hasCapacityDisk(ctx: Pick<StackContext, "cfg">): boolean {
+  return ctx.cfg.talos?.capacityDisk !== undefined;
+}
+
+/**
+ * The labels and annotations Longhorn reads when it first registers a node (Longhorn docs,
+ * "Default Disk and Node Configuration"): a default disk on every disk node, the node tag of the
+ * replicated classes on storage nodes; and where storage nodes also hold the capacity disk, both
+ * disks by path with their tags (`create-default-disk: config` and `default-disks-config`), so
+ * that only Swift's class uses the HDDs. Like every default-disk setting, Longhorn applies it once,
+ * to a node with no disk yet.
+ */
+function longhornNodeMetadata(ctx: StackContext): NodeMetadataContributor {
+  const twoDisks = hasCapacityDisk(ctx);
+  return (node): ReturnType<NodeMetadataContributor> => {
+    if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return {};
+    const storage = node.roles.includes("storage");
+    if (!storage || !twoDisks) {
+      return {
+        labels: { [CREATE_DEFAULT_DISK_LABEL]: "true" },
+        ...(storage ? { annotations: { [DEFAULT_NODE_TAGS_ANNOTATION]: JSON.stringify([STORAGE_NODE_TAG]) } } : {}),
+      };
+    }
+    const disks = [
+      { name: LONGHORN_VOLUME_NAME, path: TALOS_DATA_PATH, allowScheduling: true, tags: [FAST_DISK_TAG] },
+      { name: CAPACITY_VOLUME_NAME, path: TALOS_CAPACITY_PATH, allowScheduling: true, tags: [CAPACITY_DISK_TAG] },
+    ];
+    return {
+      labels: { [CREATE_DEFAULT_DISK_LABEL]: "config" },
+      annotations: { [DEFAULT_NODE_TAGS_ANNOTATION]: JSON.stringify([STORAGE_NODE_TAG]), [DEFAULT_DISKS_CONFIG_ANNOTATION]: JSON.stringify(disks) },
+    };
   };
-};
+}
+
+/** Where storage nodes hold the capacity disk too, every class but Swift's stays on the fast one. */
+function fastDisks(ctx: StackContext): Record<string, string> {
+  return hasCapacityDisk(ctx) ? { diskSelector: FAST_DISK_TAG } : {};
+}
 
 /** Replicas of the VM and volume disks: the override, else 3, never more than the disk nodes. */
 function volumeReplicas(ctx: StackContext): number {
@@ -139,6 +179,7 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
       defaultDataLocality: vmDataLocality(ctx),
       // replicas of the default class on storage nodes only (Longhorn node tag)
       defaultNodeSelector: { enable: true, selector: STORAGE_NODE_TAG },
+      ...(hasCapacityDisk(ctx) ? { defaultDiskSelector: { enable: true, selector: FAST_DISK_TAG } } : {}),
       reclaimPolicy: "Delete",
     },
     // The manager runs beside every instance manager: no selector, the same tolerations.
@@ -190,6 +231,7 @@ function longhornVmClass(ctx: StackContext): K8sObject {
       staleReplicaTimeout: "30",
       // Longhorn node tag: replicas on storage nodes, never on the control plane's local disks
       nodeSelector: STORAGE_NODE_TAG,
+      ...fastDisks(ctx),
     },
     "Immediate",
   );
@@ -212,6 +254,7 @@ function longhornRwxClass(ctx: StackContext): K8sObject {
       dataLocality: "disabled",
       staleReplicaTimeout: "30",
       nodeSelector: STORAGE_NODE_TAG,
+      ...fastDisks(ctx),
       ...(ctx.rolesPassed ? { [SHARE_MANAGER_NODE_SELECTOR]: formatLonghornNodeSelector(shareManagerSelector(ctx.profile)) } : {}),
     },
     "Immediate",
@@ -221,8 +264,23 @@ function longhornRwxClass(ctx: StackContext): K8sObject {
 const SHARE_MANAGER_NODE_SELECTOR = "shareManagerNodeSelector";
 const shareManagerSelector = (profile: LabelProfile): Record<string, string> => ({ [roleLabelKey("storage", profile)]: "" });
 
+export const LONGHORN_CAPACITY_CLASS = "longhorn-capacity";
+
+/**
+ * Swift's devices on the capacity disks (§ 6.3: "Swift capacity nodes, separate StorageClass on
+ * HDD"): D5's one strict-local replica (Swift replicates objects itself, swift-csi-block.md § 1)
+ * on the disks tagged `capacity`, formatted XFS (§ 1.3: XFS for Swift devices).
+ */
+function longhornCapacityClass(): K8sObject {
+  return storageClass(
+    LONGHORN_CAPACITY_CLASS,
+    { ...STRICT_LOCAL_PARAMETERS, diskSelector: CAPACITY_DISK_TAG, staleReplicaTimeout: "30", fsType: "xfs" },
+    "WaitForFirstConsumer",
+  );
+}
+
 function storageClassesUnit(ctx: StackContext): ManifestsUnit {
-  const classes = [longhornLocalClass(), longhornVmClass(ctx), longhornRwxClass(ctx)];
+  const classes = [longhornLocalClass(), longhornVmClass(ctx), longhornRwxClass(ctx), ...(hasCapacityDisk(ctx) ? [longhornCapacityClass()] : [])];
   return manifestsUnit("storage-classes", "openkeel:platform:StorageClasses", classes, { protect: true });
 }
 
@@ -378,12 +436,27 @@ const readRelease: UnitReader = (u) => {
   ];
 };
 
-/** Replicas beyond the storage nodes would leave every volume degraded. */
+/** A capacity disk is Swift's: without Swift nothing would use it. */
+function capacityChecks(cfg: Config, topo: Topology): Check[] {
+  if (cfg.talos?.capacityDisk === undefined || serviceEnabled(cfg, topo, "swift")) return [];
+  return [
+    {
+      level: "error",
+      code: "swift-capacity",
+      message: `the storage nodes get a capacity disk (Swift's HDD tier, StorageClass ${LONGHORN_CAPACITY_CLASS}), but Swift does not run in this stack, so nothing would use it`,
+      fix: "remove openkeel:talos.capacityDisk, or run Swift (openkeel:services.swift.enabled: true)",
+      path: "openkeel:talos.capacityDisk",
+    },
+  ];
+}
+
+/** Replicas beyond the storage nodes would leave every volume degraded; a capacity disk needs Swift. */
 function checks(cfg: Config, topo: Topology): Check[] {
   const replicas = cfg.platform.longhorn.volumeReplicas;
   const storage = topo.nodesByRole.storage.length;
-  if (replicas === undefined || replicas <= storage) return [];
+  if (replicas === undefined || replicas <= storage) return capacityChecks(cfg, topo);
   return [
+    ...capacityChecks(cfg, topo),
     {
       level: "error",
       code: "longhorn-volume-replicas",
@@ -481,7 +554,7 @@ export const longhorn: PlatformComponent = {
   pins: [LONGHORN_CHART],
   settings: "longhorn",
   namespaces: () => [longhornNamespace()],
-  nodeMetadata: () => longhornNodeMetadata,
+  nodeMetadata: longhornNodeMetadata,
   lifecycle: longhornLifecycle,
   units: (ctx) => ({
     platform: [longhornRelease(ctx)],

@@ -226,7 +226,8 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
     expect(chart.priorityClasses).toEqual({ create: true });
     expect(neutron.ovnCentral.storage).toEqual({ storageClassName: local });
     const swift = values(plan, "openkeel-swift");
-    expect(swift.storage.devices).toEqual({ storageClassName: local });
+    // large puts Swift's devices on its HDD capacity tier, strict-local too (§ 6.3: test/large-scale.test.ts)
+    expect(swift.storage.devices).toEqual({ storageClassName: stack === "prod-large" ? "longhorn-capacity" : local });
     // Storage nodes that are also tainted hypervisors (medium, § 6.2) need the compute toleration too.
     const tainted = stack === "prod-medium" ? [{ key: "node-role.openkeel.io/compute", operator: "Exists", effect: "NoSchedule" }] : [];
     expect(swift.placement.storage).toEqual({ role: "storage", antiAffinity: "required", ...(tainted.length ? { extraTolerations: tainted } : {}) });
@@ -255,7 +256,9 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
       const api = v.placement.api ?? v.placement.proxy;
       expect(api, r.name).toEqual({ role: "controlPlane" });
       const replicas = (v.api ?? v.proxy).replicas;
-      expect(replicas, r.name).toBe(lab ? 1 : Math.min(r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3, controlPlane));
+      // large's APIs start at their HPA's floor, 3 (openkeel:autoscaling: test/large-scale.test.ts)
+      const design = r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3;
+      expect(replicas, r.name).toBe(lab ? 1 : stack === "prod-large" ? 3 : Math.min(design, controlPlane));
     }
   });
 });

@@ -110,6 +110,7 @@ const BUILT_IN = new Set([
   "apiextensions.k8s.io/v1",
   "node.k8s.io/v1",
   "networking.k8s.io/v1",
+  "autoscaling/v2",
 ]);
 
 function position(plan: Plan, unit: string): { phase: number; index: number; unit: Unit } {
