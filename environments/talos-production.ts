@@ -8,6 +8,7 @@ import { kubevirt } from "../platform/kubevirt";
 import { longhorn } from "../platform/longhorn";
 import { mariadbOperator } from "../platform/mariadb-operator";
 import { medik8s } from "../platform/medik8s";
+import { metallb } from "../platform/metallb";
 import { multus } from "../platform/multus";
 import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
@@ -95,6 +96,7 @@ export const talosProduction: Environment = {
     cdi,
     medik8s,
     nodeFeatureDiscovery,
+    metallb,
   ],
   podNetwork: kubeOvn,
   // Longhorn's D5 class; Talos provides no StorageClass of its own.

@@ -8,6 +8,7 @@ import type { StackContext } from "../platform/context";
 import { autoscalingUnits } from "./autoscaling";
 import { checkValues } from "./contract";
 import { infrastructureContract, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
+import { ingressServiceUnits } from "./ingress";
 import { ironicEgressUnit, ironicNamespace } from "./ironic";
 import { releaseName, serviceUnits } from "./services";
 import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
@@ -26,7 +27,7 @@ function infrastructure(ctx: StackContext): Unit[] {
   const ironic = ctx.serviceOn("ironic");
   const egress = ironic ? ironicEgressUnit(cfg) : undefined;
   if (egress) egress.dependsOn = [NAMESPACE_UNIT];
-  return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values), ...(egress ? [egress] : [])];
+  return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values), ...ingressServiceUnits(ctx), ...(egress ? [egress] : [])];
 }
 
 /** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */

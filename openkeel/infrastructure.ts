@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { namespace } from "../platform/context";
-import type { LabelProfile } from "../config/roles";
+import { INGRESS_ROLES, type LabelProfile } from "../config/roles";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
 import type { StackContext } from "../platform/context";
@@ -40,7 +40,7 @@ export function infrastructureValues(ctx: StackContext): Record<string, unknown>
     global: globalValue(ctx.topo),
     priorityClasses: { create: true },
     infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
-    ingress: { placement: { roles: ["controlPlane", "network"] } },
+    ingress: { placement: { roles: [...INGRESS_ROLES] } },
   };
 }
 

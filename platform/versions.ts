@@ -71,6 +71,13 @@ export const CDI_OPERATOR: ManifestPin = {
   url: `https://github.com/kubevirt/containerized-data-importer/releases/download/${CDI_VERSION}/cdi-operator.yaml`,
 };
 
+/** MetalLB's native (L2 and BGP, no FRR) manifest: CRDs, namespace, controller, speaker, webhooks. */
+const METALLB_VERSION = "v0.16.1";
+export const METALLB_NATIVE: ManifestPin = {
+  version: METALLB_VERSION,
+  url: `https://raw.githubusercontent.com/metallb/metallb/${METALLB_VERSION}/config/manifests/metallb-native.yaml`,
+};
+
 const RABBITMQ_CLUSTER_OPERATOR_VERSION = "v2.22.3";
 export const RABBITMQ_CLUSTER_OPERATOR: ManifestPin = {
   version: RABBITMQ_CLUSTER_OPERATOR_VERSION,

@@ -48,17 +48,29 @@ const BACKENDS = {
 describe("units per environment", () => {
   it.each(PRODUCTION)("%s (Talos): the CNI, every platform component and its configuration", (stack) => {
     const plan = planOf(stack);
+    // MetalLB where the stack gives it a pool (the ingress VIP, D8: test/metallb.test.ts)
+    const metallb = shippedConfig(stack).platform.metallb !== undefined;
     expect(unitNames(plan, "crds-operators").sort()).toEqual(
-      [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm", "medik8s-install-plan-approver", "medik8s-operators"].sort(),
+      [
+        ...LAB_ALWAYS,
+        "kube-ovn",
+        ...BACKENDS["crds-operators"],
+        "olm",
+        "medik8s-install-plan-approver",
+        "medik8s-operators",
+        ...(metallb ? ["metallb"] : []),
+      ].sort(),
     );
-    expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform].sort());
+    expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform, ...(metallb ? ["metallb-placement"] : [])].sort());
     // a drained node's NodeMaintenance and a retiring storage node's eviction come and go with them
     const nodes = shippedConfig(stack).nodes;
     const lifecycle = [
       ...(nodes.some((n) => isDrained(n.state)) ? ["node-maintenance"] : []),
       ...(nodes.some((n) => n.state === "retiring" && n.roles.includes("storage")) ? ["longhorn-node-eviction"] : []),
     ];
-    expect(unitNames(plan, "platform-config").sort()).toEqual([...BACKENDS["platform-config"], "medik8s-remediation", ...lifecycle].sort());
+    expect(unitNames(plan, "platform-config").sort()).toEqual(
+      [...BACKENDS["platform-config"], "medik8s-remediation", ...lifecycle, ...(metallb ? ["metallb-pool"] : [])].sort(),
+    );
   });
 
   it("lab: kind keeps its CNI; Multus and the operators OpenKeel's infrastructure needs, no backends", () => {
@@ -100,6 +112,7 @@ const CRD_SOURCE: Record<string, string> = {
   "nodemaintenance.medik8s.io": "medik8s-operators",
   // the chart installs Longhorn's CRDs (its node objects are patched for an eviction)
   "longhorn.io": "longhorn",
+  "metallb.io": "metallb",
 };
 const BUILT_IN = new Set([
   "v1",
