@@ -108,8 +108,49 @@ export const STAND_IN_CHARTS: Record<string, StandInChart> = {
   },
 };
 
+/** A workload of metallb-native.yaml as the manifest names and schedules it (the program patches both). */
+function metallbWorkload(kind: "DaemonSet" | "Deployment", name: string, podSpec: Obj): Obj {
+  const labels = { app: "metallb", component: name };
+  return {
+    apiVersion: "apps/v1",
+    kind,
+    metadata: { name, namespace: "metallb-system", labels: { ...labels, [STAND_IN_LABEL]: "true" } },
+    spec: {
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          nodeSelector: { "kubernetes.io/os": "linux" },
+          containers: [{ name, image: `e2e.invalid/metallb/${name}:stand-in` }],
+          ...podSpec,
+        },
+      },
+    },
+  };
+}
+
 /** Remote manifests by file name (the last segment of the pinned URL). */
 export const STAND_IN_FILES: Record<string, StandInFile> = {
+  "metallb-native.yaml": {
+    standsFor:
+      "MetalLB metallb-native.yaml (namespace metallb-system, the IPAddressPool and L2Advertisement CRDs, the speaker DaemonSet and controller Deployment as the manifest schedules them, with a stand-in image; no webhooks)",
+    objects: (s) => [
+      namespace("metallb-system", "metallb-native.yaml", {
+        "pod-security.kubernetes.io/enforce": "privileged",
+        "pod-security.kubernetes.io/audit": "privileged",
+        "pod-security.kubernetes.io/warn": "privileged",
+      }),
+      ...crds(s, KINDS.metallb, "stand-in for metallb-native.yaml"),
+      metallbWorkload("DaemonSet", "speaker", {
+        hostNetwork: true,
+        tolerations: [
+          { key: "node-role.kubernetes.io/master", operator: "Exists", effect: "NoSchedule" },
+          { key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" },
+        ],
+      }),
+      metallbWorkload("Deployment", "controller", {}),
+    ],
+  },
   "kubevirt-operator.yaml": {
     standsFor: "KubeVirt release manifest kubevirt-operator.yaml (namespace kubevirt + KubeVirt CRD; no virt-operator)",
     objects: (s) => [
