@@ -467,7 +467,8 @@ function checks(cfg: Config, topo: Topology): Check[] {
   ];
 }
 
-const hasDisk = (v: NodeView | undefined) => v?.labels[CREATE_DEFAULT_DISK_LABEL] === "true";
+/** A Longhorn disk node: its default disk (`true`), or its disks by path where it also holds a capacity disk (`config`). */
+const hasDisk = (v: NodeView | undefined) => ["true", "config"].includes(v?.labels[CREATE_DEFAULT_DISK_LABEL] ?? "");
 const evicting = (v: NodeView | undefined) => (v?.requests.length ?? 0) > 0;
 
 function evict(node: string, why: string): SlottedStep {
