@@ -27,7 +27,7 @@ function infrastructure(ctx: StackContext): Unit[] {
   const ironic = ctx.serviceOn("ironic");
   const egress = ironic ? ironicEgressUnit(cfg) : undefined;
   if (egress) egress.dependsOn = [NAMESPACE_UNIT];
-  return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values), ...ingressServiceUnits(ctx), ...(egress ? [egress] : [])];
+  return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values), ...(egress ? [egress] : []), ...ingressServiceUnits(ctx)];
 }
 
 /** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */

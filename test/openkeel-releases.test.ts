@@ -41,6 +41,8 @@ describe("releases per stack", () => {
       "openkeel-namespace",
       "openkeel-chart",
       ...(expected[stack].ironic ? ["openkeel-ironic-egress"] : []),
+      // the ingress VIP where MetalLB has a pool (test/metallb.test.ts)
+      ...(shippedConfig(stack).platform.metallb ? ["openkeel-ingress-vip"] : []),
     ]);
     const names = phase(plan, "openkeel")
       .units.filter((u) => u.kind === "HelmRelease")
@@ -398,7 +400,12 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
       { protocol: "TCP", port: 53 },
     ]);
     // the policy is in place before the openkeel phase, whose releases wait for every openkeel-infra unit
-    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart", "openkeel-ironic-egress"]);
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual([
+      "openkeel-namespace",
+      "openkeel-chart",
+      "openkeel-ironic-egress",
+      "openkeel-ingress-vip",
+    ]);
     expect(phase(plan, "openkeel-infra").units[2].dependsOn).toEqual(["openkeel-namespace"]);
   });
 

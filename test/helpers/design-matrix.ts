@@ -66,6 +66,9 @@ const MATRIX: [RegExp, Expect][] = [
   [/kube-ovn\/(ovn-central|kube-ovn-controller)$/, { within: CP }],
   [/kube-ovn-cni\+ovs-ovn\+pinger$/, "every node"],
   [/kube-multus-ds$/, "every node"],
+  // the ingress VIP (D8): speakers where the ingress runs, the controller on the control plane
+  [/metallb-placement\/speaker$/, ["controlPlane", "network"]],
+  [/metallb-placement\/controller$/, CP],
   // § 2.3: Node Feature Discovery on every node (its master and garbage collector are operators)
   [/nfd-worker$/, "every node"],
   [/nfd-(master|gc)$/, CP],
