@@ -7,6 +7,8 @@
 //                object it creates at start-up (the program patches it)
 //   virt-operator / cdi-operator: condition Available=True on KubeVirt and CDI (what
 //                `pulumi.com/waitFor: condition=Available` waits for)
+//   MetalLB      a LoadBalancer Service without an address → the first address of the stack's pool
+//                `openkeel-public` in status.loadBalancer (Pulumi waits for the Service's address)
 // Usage: tsx standin-controller.ts <kubeconfig> <schemas dir> <log file (JSON lines)>
 // Every action is one line of the log; the driver lists them in the report.
 import * as fs from "node:fs";
@@ -101,6 +103,27 @@ async function available(apiPath: string, kind: string): Promise<void> {
   }
 }
 
+interface Pool extends KubeObject {
+  spec?: { addresses?: string[] };
+}
+
+/** The first address of a pool entry (`a.b.c.d/len` or `first-last`). */
+const firstAddress = (entry: string) => entry.split(/[/-]/)[0].trim();
+
+async function loadBalancers(): Promise<void> {
+  const pool = await kube.get<Pool>("/apis/metallb.io/v1beta1/namespaces/metallb-system/ipaddresspools/openkeel-public");
+  const entry = pool?.spec?.addresses?.[0];
+  if (!entry) return;
+  for (const svc of await kube.list<KubeObject & { spec?: { type?: string }; status?: { loadBalancer?: { ingress?: unknown[] } } }>("/api/v1/services")) {
+    if (svc.spec?.type !== "LoadBalancer" || (svc.status?.loadBalancer?.ingress?.length ?? 0) > 0) continue;
+    const id = `Service ${svc.metadata.namespace}/${svc.metadata.name}`;
+    await kube.mergePatch(`/api/v1/namespaces/${svc.metadata.namespace}/services/${svc.metadata.name}/status`, {
+      status: { loadBalancer: { ingress: [{ ip: firstAddress(entry) }] } },
+    });
+    log("set status.loadBalancer", id, `as MetalLB's controller would, from pool openkeel-public (${entry})`);
+  }
+}
+
 let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
 process.on("SIGINT", () => (stopping = true));
@@ -112,6 +135,7 @@ process.on("SIGINT", () => (stopping = true));
       ["subscriptions", subscriptions],
       ["kubevirt", () => available("/apis/kubevirt.io/v1/kubevirts", "KubeVirt")],
       ["cdi", () => available("/apis/cdi.kubevirt.io/v1beta1/cdis", "CDI")],
+      ["metallb", loadBalancers],
     ] as [string, () => Promise<void>][]) {
       try {
         await step();
