@@ -3,13 +3,14 @@
 // Settings that depend on the rest of the stack (the environment, the inventory) are checked by
 // the platform components themselves (their descriptors' checks in platform/), as plan checks.
 import { z } from "zod";
+import { parseAddress, parseCidr } from "./cidr";
 
 /** Go durations as NodeHealthCheck accepts them, e.g. `300s`, `5m`, `1h30m`. */
-const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
+export const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
 
 /** NodeHealthCheck `maxUnhealthy`: a number of nodes (≥ 1) or a percentage (1%–100%). */
 const MAX_UNHEALTHY_FIX = "Fix: write a number of nodes such as 1, or a percentage such as 34%";
-const maxUnhealthy = z.union(
+export const maxUnhealthySchema = z.union(
   [
     z
       .number()
@@ -18,6 +19,19 @@ const maxUnhealthy = z.union(
     z.string().regex(/^([1-9][0-9]?|100)%$/, { message: `is not a percentage between 1% and 100%. ${MAX_UNHEALTHY_FIX}` }),
   ],
   { error: `must be a number of nodes or a percentage. ${MAX_UNHEALTHY_FIX}` },
+);
+
+/** A MetalLB pool entry (IPAddressPool spec.addresses): an IPv4 CIDR, or a range `first-last`. */
+const poolAddresses = z.string().refine(
+  (s) => {
+    const c = parseCidr(s);
+    if (c) return c.family === 4;
+    const [first, last, more] = s.split("-").map((x) => x.trim());
+    const a = first !== undefined ? parseAddress(first) : undefined;
+    const b = last !== undefined ? parseAddress(last) : undefined;
+    return more === undefined && a?.family === 4 && b?.family === 4 && a.value <= b.value;
+  },
+  { message: "is not an IPv4 range. Fix: write a CIDR such as 10.30.0.240/28, or a range first-last such as 10.30.0.240-10.30.0.250" },
 );
 
 export const DEFAULT_UNHEALTHY_DURATION = "300s";
@@ -39,6 +53,18 @@ export const platformConfigSchema = z
         masterNodes: z.array(z.string().min(1)).min(1).optional(),
       })
       .prefault({}),
+    /**
+     * MetalLB (production): the public ingress VIP (D8). The pool's addresses, and the host
+     * interfaces of the controlPlane and network nodes they are announced from (L2).
+     */
+    metallb: z
+      .strictObject({
+        addresses: z.array(poolAddresses).min(1),
+        interfaces: z
+          .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,15}$/, { message: "is not a Linux interface name. Fix: write the NIC's name, e.g. bond0.30" }))
+          .min(1),
+      })
+      .optional(),
     medik8s: z
       .strictObject({
         /** How long Ready=False/Unknown must last before a node is remediated. */
@@ -49,11 +75,11 @@ export const platformConfigSchema = z
         /** maxUnhealthy of the NodeHealthChecks of these roles (the control planes' is always 1). */
         maxUnhealthy: z
           .strictObject({
-            network: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
-            storage: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
-            compute: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
-            containers: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
-            provisioning: maxUnhealthy.default(DEFAULT_MAX_UNHEALTHY),
+            network: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
+            storage: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
+            compute: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
+            containers: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
+            provisioning: maxUnhealthySchema.default(DEFAULT_MAX_UNHEALTHY),
           })
           .prefault({}),
       })

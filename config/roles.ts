@@ -15,6 +15,9 @@ export const K8S_CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
 export const ZONE_LABEL = "topology.kubernetes.io/zone";
 export const HOSTNAME_LABEL = "kubernetes.io/hostname";
 
+/** Where the public ingress runs, and so where its VIP is announced from (D8). */
+export const INGRESS_ROLES: readonly Role[] = ["controlPlane", "network"];
+
 /** Label Masakari puts on the hosts of a failover segment (§ 1.1); those nodes are its NodeHealthChecks' to heal (§ 5.6). */
 export const HA_SEGMENT_LABEL = "openkeel.io/ha-segment";
 

@@ -260,6 +260,20 @@ function nodeRules(node: NodeConfig, i: number, ctx: z.RefinementCtx): void {
   }
 }
 
+/**
+ * HorizontalPodAutoscalers of the public APIs (§ 6.3: "APIs scaled by HPA"). Three replicas at
+ * least: the APIs' PodDisruptionBudgets keep 2 available (§ 2), so fewer would block every drain.
+ */
+const autoscalingSchema = z.strictObject({
+  apis: z.strictObject({
+    minReplicas: z.number().int().min(1),
+    maxReplicas: z.number().int().min(1),
+    /** Average CPU use, in percent of the pods' requests, that the HPA keeps them at. */
+    targetCPUUtilizationPercentage: z.number().int().min(1).max(100).default(70),
+  }),
+});
+export type AutoscalingConfig = z.infer<typeof autoscalingSchema>;
+
 export const configSchema = z
   .strictObject({
     environment: z.enum(ENVIRONMENT_NAMES),
@@ -271,6 +285,8 @@ export const configSchema = z
     services: z.strictObject(servicesShape).default({}),
     /** The fabric speaks BGP: Neutron's ovn-bgp-agent announces FIPs and provider networks (§ 3.1, D3). */
     bgp: z.boolean().default(false),
+    /** HorizontalPodAutoscalers of the public APIs, with these bounds (§ 6.3, the large topology). */
+    autoscaling: autoscalingSchema.optional(),
     charts: chartsSchema.default({ versions: {} }),
     /** Fetch every chart and upstream manifest from this mirror instead of the internet (plan/mirror.ts). */
     mirror: mirrorSchema.optional(),

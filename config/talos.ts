@@ -36,6 +36,8 @@ const BYTE_SIZE = /^\d+(\.\d+)?\s?([kKMGTPE]i?B|B)?$/;
 const BYTE_SIZE_OR_PERCENT = /^(\d+(\.\d+)?\s?([kKMGTPE]i?B|B)?|(100|[1-9]?\d)%)$/;
 /** Talos UserVolumeConfig names: 1-34 characters, letters, digits and '-'. */
 export const LONGHORN_VOLUME_NAME = "longhorn";
+/** The Talos user volume of the capacity disk (openkeel:talos.capacityDisk). */
+export const CAPACITY_VOLUME_NAME = "longhorn-capacity";
 
 const fix = (what: string, how: string) => `${what}. Fix: ${how}`;
 
@@ -142,6 +144,11 @@ export const talosConfigSchema = z.strictObject({
   compute: talosComputeSchema.optional(),
   /** The disk Talos formats for Longhorn on storage and controlPlane nodes; required when the stack has them. */
   longhornDisk: longhornDiskSchema.optional(),
+  /**
+   * A second disk of the storage nodes, the HDD capacity tier of Swift (§ 6.3): a second Longhorn
+   * disk, tagged `capacity`, which only Swift's devices use (StorageClass longhorn-capacity).
+   */
+  capacityDisk: longhornDiskSchema.optional(),
 });
 
 export type TalosConfig = z.infer<typeof talosConfigSchema>;
@@ -186,6 +193,15 @@ export function talosBlockIssues(cfg: StackShape): ConfigIssue[] {
       message: fix(
         "is required: storage nodes keep Longhorn replicas, and controlPlane nodes their Galera, RabbitMQ and OVN central volumes (D5), on a Talos user volume, and only you know which disk to give it",
         "add longhornDisk: {diskSelector: \"disk.transport == 'nvme' && !system_disk\", minSize: 500GB}",
+      ),
+    });
+  }
+  if (cfg.talos.capacityDisk !== undefined && !has("storage")) {
+    issues.push({
+      path: ["talos", "capacityDisk"],
+      message: fix(
+        "is the capacity disk of the storage nodes (Swift's HDD tier, § 6.3), and no node has the storage role",
+        "remove capacityDisk, or give the storage role to the nodes that hold the disks",
       ),
     });
   }

@@ -25,7 +25,7 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   const env = ENVIRONMENTS[cfg.environment];
   const components = installed(env, cfg);
   // one context for every builder of the Plan, the platform components' and the OpenKeel releases'
-  const ctx = stackContext(cfg, topology, env.storage(cfg));
+  const ctx = stackContext(cfg, topology, env.storage(cfg), components);
   const plan: Plan = {
     stack: cfg.stack,
     environment: cfg.environment,

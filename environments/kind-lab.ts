@@ -16,7 +16,7 @@ import type { ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { ProvidedStorageClass } from "../platform/context";
 import type { Environment } from "./environment";
-import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
+import { LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
 
 const REAL_BACKENDS = [longhorn, snapshots, kubevirt, cdi];
 
@@ -84,6 +84,8 @@ export const kindLab: Environment = {
     provided: [KIND_STANDARD_CLASS],
     // kind's local-path class is strictly local too, but not Longhorn's: D5 binds production
     strictLocalEnforced: false,
+    // RWX shares need Longhorn's share managers: only with the real backends
+    ...(cfg.platform.realBackends === true ? { sharedClass: LONGHORN_RWX_CLASS } : {}),
   }),
   cluster: kindClusterBinding,
   nodeConfig: kindNodeConfig,

@@ -8,6 +8,7 @@ import { kubevirt } from "../platform/kubevirt";
 import { longhorn } from "../platform/longhorn";
 import { mariadbOperator } from "../platform/mariadb-operator";
 import { medik8s } from "../platform/medik8s";
+import { metallb } from "../platform/metallb";
 import { multus } from "../platform/multus";
 import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
@@ -17,7 +18,7 @@ import { talosBlockIssues } from "../config/talos";
 import type { ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { Environment } from "./environment";
-import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
+import { LONGHORN_CAPACITY_CLASS, LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
 
 /** What a production stack must say that a lab need not: D1's keys, its cluster, its nodes' addresses, its Talos machines. */
 function productionConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
@@ -95,10 +96,18 @@ export const talosProduction: Environment = {
     cdi,
     medik8s,
     nodeFeatureDiscovery,
+    metallb,
   ],
   podNetwork: kubeOvn,
   // Longhorn's D5 class; Talos provides no StorageClass of its own.
-  storage: () => ({ strictLocalClass: LONGHORN_LOCAL_CLASS, provided: [], strictLocalEnforced: true }),
+  storage: (cfg) => ({
+    strictLocalClass: LONGHORN_LOCAL_CLASS,
+    provided: [],
+    strictLocalEnforced: true,
+    sharedClass: LONGHORN_RWX_CLASS,
+    // Swift's HDD tier, where the storage nodes have a capacity disk (§ 6.3)
+    ...(cfg.talos?.capacityDisk ? { capacityClass: LONGHORN_CAPACITY_CLASS } : {}),
+  }),
   cluster: (cfg) => {
     // required by its config rules
     if (!cfg.cluster) throw new Error(`stack ${cfg.stack}: production config without openkeel:cluster passed its config rules`);

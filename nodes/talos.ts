@@ -11,10 +11,10 @@ import { nodeSelfLabels } from "./node-labels";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
 import { TALOS_MACHINES_FILE, type TalosMachine } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
-import { HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
+import { CAPACITY_VOLUME_NAME, HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
 import { networkOf, type NetworkConfig } from "../config/network";
 import { nodeTaints, type Topology } from "../topology/topology";
-import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
+import { LONGHORN_DISK_ROLES, TALOS_CAPACITY_PATH, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
 import { TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
 
 export type MachineType = "controlplane" | "worker";
@@ -128,7 +128,7 @@ function allowsSchedulingOnControlPlane(group: Pick<TalosGroup, "machineType" | 
  *   taint write. Control-plane nodes use machine.nodeTaints (written with an admin identity).
  * - compute: static CPU manager, single-NUMA topology manager, reserved CPUs and systemReserved.
  * - storage and controlPlane (Longhorn disk nodes): the `longhorn` user volume (/var/mnt/longhorn)
- *   and a shared kubelet mount of it.
+ *   and a shared kubelet mount of it; storage nodes also the capacity disk, when the stack has one.
  * - every node: the watchdog module for Medik8s SNR, openvswitch, no Talos CNI (Kube-OVN).
  */
 export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles">, talos: TalosConfig, network?: NetworkConfig): Record<string, unknown>[] {
@@ -161,10 +161,11 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
     extraConfig.registerWithTaints = taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
   }
 
+  const volumes = storage ? longhornVolumes(group, talos) : [];
   const kubelet: Record<string, unknown> = {};
   if (Object.keys(extraConfig).length > 0) kubelet.extraConfig = extraConfig;
-  if (storage) {
-    kubelet.extraMounts = [{ destination: LONGHORN_DATA_PATH, type: "bind", source: LONGHORN_DATA_PATH, options: ["bind", "rshared", "rw"] }];
+  if (volumes.length > 0) {
+    kubelet.extraMounts = volumes.map(({ path }) => ({ destination: path, type: "bind", source: path, options: ["bind", "rshared", "rw"] }));
   }
 
   const machine: Record<string, unknown> = {
@@ -182,23 +183,35 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
   const cluster: Record<string, unknown> = { network: { cni: { name: "none" }, ...ranges } };
   if (allowsSchedulingOnControlPlane(group)) cluster.allowSchedulingOnControlPlanes = true;
 
-  const docs: Record<string, unknown>[] = [{ machine, cluster }];
-  if (storage) {
-    const disk = talos.longhornDisk!;
-    docs.push({
-      apiVersion: "v1alpha1",
-      kind: "UserVolumeConfig",
-      name: LONGHORN_VOLUME_NAME,
-      provisioning: {
-        diskSelector: { match: disk.diskSelector },
-        minSize: disk.minSize,
-        ...(disk.maxSize !== undefined ? { maxSize: disk.maxSize } : {}),
-        ...(disk.grow !== undefined ? { grow: disk.grow } : {}),
-      },
-      filesystem: { type: "xfs" },
-    });
-  }
-  return docs;
+  return [{ machine, cluster }, ...volumes.map(({ name, disk }) => userVolume(name, disk))];
+}
+
+type LonghornDisk = NonNullable<TalosConfig["longhornDisk"]>;
+
+/**
+ * The Longhorn disks of a group, as Talos user volumes mounted at /var/mnt/<name>: the `longhorn`
+ * volume on every disk node, and on storage nodes the capacity disk of Swift's HDD tier when the
+ * stack has one (platform/longhorn.ts tags the two).
+ */
+function longhornVolumes(group: Pick<TalosGroup, "roles">, talos: TalosConfig): { name: string; path: string; disk: LonghornDisk }[] {
+  const out = [{ name: LONGHORN_VOLUME_NAME, path: LONGHORN_DATA_PATH, disk: talos.longhornDisk! }];
+  if (group.roles.includes("storage") && talos.capacityDisk) out.push({ name: CAPACITY_VOLUME_NAME, path: TALOS_CAPACITY_PATH, disk: talos.capacityDisk });
+  return out;
+}
+
+function userVolume(name: string, disk: LonghornDisk): Record<string, unknown> {
+  return {
+    apiVersion: "v1alpha1",
+    kind: "UserVolumeConfig",
+    name,
+    provisioning: {
+      diskSelector: { match: disk.diskSelector },
+      minSize: disk.minSize,
+      ...(disk.maxSize !== undefined ? { maxSize: disk.maxSize } : {}),
+      ...(disk.grow !== undefined ? { grow: disk.grow } : {}),
+    },
+    filesystem: { type: "xfs" },
+  };
 }
 
 /** A node address as a single-address subnet, for kubelet nodeIP.validSubnets. */

@@ -6,12 +6,13 @@ import { z } from "zod";
 import type { ServiceName } from "../config/schema";
 import { secretRef } from "../plan/plan";
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
-import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
+import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, ZONE_LABEL, type Role } from "../config/roles";
 import type { StackContext } from "../platform/context";
 import { quorumPlacement, type ReplicaRule } from "./context";
 import { labelKey, nodeSelectorSchema, tolerationSchema } from "../config/k8s";
 import { METADATA_PROXY_SECRET } from "./names";
 import { IRONIC_NAMESPACE } from "./ironic";
+import { masakariValues, SEGMENT_HEALTH_CHECKS, segmentHealthChecksSchema } from "./masakari";
 import type { PlacementValue } from "../config/placement";
 
 type WorkloadKind = "Deployment" | "StatefulSet" | "DaemonSet";
@@ -75,6 +76,11 @@ export type ComponentSpec = HelperPlaced | SelfPlaced;
 
 export function isSelfPlaced(c: ComponentSpec): c is SelfPlaced {
   return !("placement" in c);
+}
+
+/** The components `openkeel:autoscaling` scales (§ 6.3, ./autoscaling.ts): the public APIs. */
+export function isAutoscaled(c: ComponentSpec): boolean {
+  return c.publicApi === true && c.kind === "Deployment";
 }
 
 /** A service's entry of the catalog: one release of its chart. */
@@ -270,7 +276,16 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   },
   glance: { components: { api: api() } },
   cinder: { components: { api: api(), workers: worker() } },
-  manila: { components: { api: api(), scheduler: worker(), share: worker() } },
+  manila: {
+    components: {
+      api: api(),
+      scheduler: worker(),
+      // our contract for the chart: the class of the shares' RWX volumes, whose share managers
+      // (NFS servers) run on storage nodes (§ 2.2, § 2.3: platform/longhorn.ts longhorn-rwx)
+      share: { ...worker(), settings: { storageClassName: z.string().min(1).optional() } },
+    },
+    values: (ctx) => (ctx.storage.sharedClass ? { share: { storageClassName: ctx.storage.sharedClass } } : {}),
+  },
   swift: {
     components: {
       proxy: api(),
@@ -284,7 +299,13 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         settings: { devices: volumeSchema },
       },
     },
-    values: (ctx) => ({ storage: { devices: { storageClassName: ctx.storage.strictLocalClass } } }),
+    // our contract for the chart: the ring puts each device in the Swift zone its node's zone label names (§ 6.3)
+    settings: { ring: z.strictObject({ zoneLabel: labelKey }).optional() },
+    values: (ctx) => ({
+      // the HDD capacity tier where the storage nodes have one (§ 6.3), else D5's strict-local class
+      storage: { devices: { storageClassName: ctx.storage.capacityClass ?? ctx.storage.strictLocalClass } },
+      ...(ctx.topo.zones.length > 0 ? { ring: { zoneLabel: ZONE_LABEL } } : {}),
+    }),
   },
   heat: { components: { api: api(), apiCfn: { ...worker(), publicApi: true }, engine: worker() } },
   barbican: { components: { api: api(), worker: worker() } },
@@ -293,7 +314,12 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   },
   masakari: {
     components: { api: masakari(api(), "api"), engine: masakari(worker(), "engine") },
-    settings: { nodePlacement: z.strictObject({ api: masakariNodePlacement.optional(), engine: masakariNodePlacement.optional() }).optional() },
+    settings: {
+      nodePlacement: z.strictObject({ api: masakariNodePlacement.optional(), engine: masakariNodePlacement.optional() }).optional(),
+      // our contract for the chart (§ 5.6): what Masakari puts in each segment's NodeHealthCheck (./masakari.ts)
+      [SEGMENT_HEALTH_CHECKS]: segmentHealthChecksSchema.optional(),
+    },
+    values: (ctx) => masakariValues(ctx.remediation),
   },
   ironic: {
     // § 1.4, § 2.2, § 6.3: its own namespace, egress to the BMC networks (./ironic.ts)

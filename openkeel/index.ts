@@ -5,8 +5,10 @@ import type { LoadedConfig } from "../config/schema";
 import { isSecretRef, phase, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { StackContext } from "../platform/context";
+import { autoscalingUnits } from "./autoscaling";
 import { checkValues } from "./contract";
 import { infrastructureContract, infrastructurePostRender, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
+import { ingressServiceUnits } from "./ingress";
 import { ironicEgressUnit, ironicNamespace } from "./ironic";
 import { releaseName, serviceUnits } from "./services";
 import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
@@ -25,7 +27,12 @@ function infrastructure(ctx: StackContext): Unit[] {
   const ironic = ctx.serviceOn("ironic");
   const egress = ironic ? ironicEgressUnit(cfg) : undefined;
   if (egress) egress.dependsOn = [NAMESPACE_UNIT];
-  return [namespaceUnit(ironic ? [ironicNamespace()] : []), infrastructureUnit(cfg, values, infrastructurePostRender(ctx)), ...(egress ? [egress] : [])];
+  return [
+    namespaceUnit(ironic ? [ironicNamespace()] : []),
+    infrastructureUnit(cfg, values, infrastructurePostRender(ctx)),
+    ...(egress ? [egress] : []),
+    ...ingressServiceUnits(ctx),
+  ];
 }
 
 /** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */
@@ -65,6 +72,6 @@ function withKataRuntimeClass(units: HelmReleaseUnit[], ctx: StackContext): Unit
 export function addOpenKeel(plan: Plan, ctx: StackContext): Problem[] {
   phase(plan, "openkeel-infra").units.push(...infrastructure(ctx));
   const services = serviceUnits(ctx);
-  phase(plan, "openkeel").units.push(...withKataRuntimeClass(services.units, ctx));
+  phase(plan, "openkeel").units.push(...withKataRuntimeClass(services.units, ctx), ...autoscalingUnits(ctx, services.units));
   return [...services.problems, ...metadataSecretProblems(ctx.cfg, plan)];
 }

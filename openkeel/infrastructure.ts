@@ -9,7 +9,8 @@
 import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
-import type { LabelProfile } from "../config/roles";
+import { namespace } from "../platform/context";
+import { HOSTNAME_LABEL, INGRESS_ROLES, ZONE_LABEL, type LabelProfile } from "../config/roles";
 import { volumeSchema } from "./catalog";
 import { chartRef } from "./charts";
 import type { StackContext } from "../platform/context";
@@ -19,7 +20,6 @@ import { globalSchema, globalValue } from "./global";
 import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "../config/placement";
-import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
@@ -100,7 +100,7 @@ export function infrastructureValues(ctx: StackContext): Record<string, unknown>
     global: globalValue(ctx.topo),
     infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
     // a DaemonSet: back on a draining node after a rollout, like every node agent (config/lifecycle.ts)
-    ingress: { placement: { roles: ["controlPlane", "network"], extraTolerations: [...NODE_AGENT_TOLERATIONS] } },
+    ingress: { placement: { roles: [...INGRESS_ROLES], extraTolerations: [...NODE_AGENT_TOLERATIONS] } },
   };
 }
 
@@ -140,17 +140,12 @@ function buildInfrastructureContract(profile: LabelProfile): ReleaseContract {
 
 /**
  * Privileged: the releases in it run host-network node agents (OVN chassis, metadata agent,
- * ovn-bgp-agent), which the baseline Pod Security level rejects.
+ * ovn-bgp-agent), which the baseline Pod Security level rejects. Audit and warn at the same level
+ * as the platform namespaces (platform/context.ts namespace): Talos keeps both at restricted by
+ * default, which would flag every privileged pod of these releases on each rollout.
  */
 export function namespaceUnit(more: K8sObject[] = []): ManifestsUnit {
-  const objects: K8sObject[] = [
-    {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: OPENKEEL_NAMESPACE, labels: { "pod-security.kubernetes.io/enforce": "privileged" } },
-    },
-    ...more,
-  ];
+  const objects: K8sObject[] = [namespace(OPENKEEL_NAMESPACE, "privileged"), ...more];
   // deleting a namespace would delete every OpenKeel volume claim in it
   return manifestsUnit(NAMESPACE_UNIT, "openkeel:openkeel:Namespace", objects, { protect: true });
 }

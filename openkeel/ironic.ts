@@ -5,6 +5,7 @@
 // interactions 7 and 8), its own pods, and the cluster DNS. Nothing else.
 import type { LoadedConfig } from "../config/schema";
 import { manifestsUnit, type K8sObject, type ManifestsUnit } from "../plan/plan";
+import { namespace } from "../platform/context";
 import { OPENKEEL_NAMESPACE } from "./names";
 
 export const IRONIC_NAMESPACE = "openkeel-ironic";
@@ -14,11 +15,11 @@ const EGRESS_UNIT = "openkeel-ironic-egress";
 const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
 /**
- * Privileged, like `openkeel`: the conductor's dnsmasq needs NET_ADMIN and NET_RAW, and the
- * design's documented exception runs it on the host network (§ 2.2).
+ * Privileged, like `openkeel` (enforce, audit and warn): the conductor's dnsmasq needs NET_ADMIN
+ * and NET_RAW, and the design's documented exception runs it on the host network (§ 2.2).
  */
 export function ironicNamespace(): K8sObject {
-  return { apiVersion: "v1", kind: "Namespace", metadata: { name: IRONIC_NAMESPACE, labels: { "pod-security.kubernetes.io/enforce": "privileged" } } };
+  return namespace(IRONIC_NAMESPACE, "privileged");
 }
 
 /**

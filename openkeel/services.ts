@@ -4,7 +4,7 @@
 import { SERVICES, type ServiceConfig, type ServiceName } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
-import { isSelfPlaced, SERVICE_CATALOG } from "./catalog";
+import { isAutoscaled, isSelfPlaced, SERVICE_CATALOG } from "./catalog";
 import { LAB_API_NODE_PORTS, nodePortProblems, type NodePortUse } from "./endpoints";
 import { chartRef } from "./charts";
 import type { StackContext } from "../platform/context";
@@ -50,8 +50,10 @@ function serviceValues(service: ServiceName, ctx: StackContext): Record<string, 
     }
     const p = withStackPlacement(c.placement(ctx), stack?.placement[name]);
     placement[name] = p;
-    // sized on the final placement: a component the stack moves to other nodes counts those
-    if (c.replicas) blocks[name] = { replicas: replicasFor(c.replicas, p, ctx) };
+    // sized on the final placement: a component the stack moves to other nodes counts those; an
+    // autoscaled API starts at its HPA's floor, which Helm restores on every upgrade (./autoscaling.ts)
+    const floor = isAutoscaled(c) ? ctx.cfg.autoscaling?.apis.minReplicas : undefined;
+    if (c.replicas) blocks[name] = { replicas: floor ?? replicasFor(c.replicas, p, ctx) };
     if (c.publicApi && ctx.topo.environment.publicApis === "nodePorts")
       blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: labNodePort(service, name) } };
     // the chart's own nodeSelector wins over the helper's: it says what the placement renders

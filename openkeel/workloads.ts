@@ -16,6 +16,7 @@ import { arr, isObj, num, obj, type Component, type DesignRoles, type Obj, type 
 import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
 import { openkeelDesign, type DesignRow } from "./design";
+import { MASAKARI_PLACEMENT_CHECKS } from "./masakari";
 import { RUNTIME_CLASS_READERS } from "./zun";
 import { patchedObject } from "../plan/post-render";
 import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
@@ -214,9 +215,10 @@ const reservedHostCheck: PlacementCheck = {
 };
 
 /** The placement checks of the OpenKeel releases, registered with the report (environments/registry.ts). */
-export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck];
+export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck, ...MASAKARI_PLACEMENT_CHECKS];
 
 export const OPENKEEL_READERS: Readers = {
   units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readInfrastructure },
-  objects: RUNTIME_CLASS_READERS,
+  // an HPA places nothing: it scales a Deployment the release's reader already placed (./autoscaling.ts)
+  objects: { ...RUNTIME_CLASS_READERS, HorizontalPodAutoscaler: () => [] },
 };

@@ -12,7 +12,7 @@ import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, ty
 import type { PlacementCheck } from "../placement/report";
 import { upstreamWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import { pinnedManifestUnit, type StackContext } from "./context";
+import { pinnedManifestUnit, type NodeRemediator, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 import { priorityClassesUnit } from "./priority-classes";
 
@@ -55,7 +55,7 @@ export function upstreamReader(...manifests: UpstreamManifest[]): UnitReader {
   return upstreamWorkloads(manifests.flatMap((m) => m.workloads));
 }
 
-export interface PlatformComponent {
+export interface PlatformComponent extends NodeRemediator {
   /** As the docs and the design name it, e.g. `Longhorn`. */
   name: string;
   /** The pins of platform/versions.ts it installs. */

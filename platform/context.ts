@@ -34,6 +34,44 @@ export interface StackStorage {
   provided: ProvidedStorageClass[];
   /** D5 is held: that class must be a one-replica strict-local Longhorn class (a lab may use kind's local-path class). */
   strictLocalEnforced: boolean;
+  /**
+   * The class of RWX filesystem volumes (Manila's shares), whose share managers run on storage nodes.
+   * @default none: the environment offers no RWX class (the lab without Longhorn)
+   */
+  sharedClass?: string;
+  /**
+   * The class of Swift's devices on the storage nodes' HDD capacity disks (§ 6.3), strict-local like D5's.
+   * @default none: Swift's devices use the strict-local class
+   */
+  capacityClass?: string;
+}
+
+/** The remediation template a NodeHealthCheck names (remediation.medik8s.io/v1alpha1 `spec.remediationTemplate`). */
+export interface RemediationTemplateRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * How the hosts of a Masakari failover segment are remediated (§ 5.6): Masakari creates one
+ * NodeHealthCheck per segment, and these are what it is told to put in them, so that a segment
+ * host is fenced like the nodes of this repository's own checks.
+ */
+export interface SegmentRemediation {
+  remediationTemplate: RemediationTemplateRef;
+  maxUnhealthy: number | string;
+  unhealthyConditions: { type: "Ready"; status: "False" | "Unknown"; duration: string }[];
+}
+
+/** A platform component that remediates nodes says how a segment host is to be remediated. */
+export interface NodeRemediator {
+  /**
+   * What Masakari's per-segment NodeHealthChecks are told (its remediation template, maxUnhealthy, conditions).
+   * @default none: the component remediates no node
+   */
+  segmentRemediation?(ctx: StackContext): SegmentRemediation;
 }
 
 export interface StackContext {
@@ -45,10 +83,16 @@ export interface StackContext {
   /** global.nodeRoles is passed, so role placements select labelled nodes. */
   rolesPassed: boolean;
   serviceOn(service: ServiceName): boolean;
+  /**
+   * How Masakari's segment hosts are remediated, when the stack installs a node remediator (Medik8s).
+   * @default none: nothing remediates nodes (the lab), and Masakari is told nothing about it
+   */
+  remediation?: SegmentRemediation;
 }
 
-export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackStorage): StackContext {
-  return {
+/** The context of a stack; `installed` are the platform components it installs (the remediator among them). */
+export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackStorage, installed: readonly NodeRemediator[] = []): StackContext {
+  const ctx: StackContext = {
     cfg,
     topo,
     platform: cfg.platform,
@@ -57,6 +101,8 @@ export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackSt
     rolesPassed: roleLabelsInUse(topo),
     serviceOn: (service) => serviceEnabled(cfg, topo, service),
   };
+  const remediation = installed.find((c) => c.segmentRemediation)?.segmentRemediation?.(ctx);
+  return remediation ? { ...ctx, remediation } : ctx;
 }
 
 export function rolesTolerations(roles: readonly Role[]): Toleration[] {

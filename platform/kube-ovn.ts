@@ -20,6 +20,7 @@ import { CONTROL_PLANE, obj, platformComponent, podScheduling, type Obj, type Un
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
 import type { StackContext } from "./context";
+import { ovsStacksChecks } from "./ovs-stacks";
 import { KUBE_OVN_CHART } from "./versions";
 
 export const KUBE_OVN_MASTER_LABEL_KEY = "kube-ovn/role";
@@ -222,5 +223,6 @@ export const kubeOvn: PlatformComponent = {
   lifecycle: kubeOvnLifecycle,
   units: (ctx) => ({ "crds-operators": [kubeOvnRelease(ctx)] }),
   readers: { units: { "openkeel:platform:KubeOvn": readRelease } },
-  checks,
+  // its ovs-ovn runs on every node, the OpenKeel chassis' nodes too (§ 7 Q1: ./ovs-stacks.ts)
+  checks: (cfg, topo) => [...checks(cfg, topo), ...ovsStacksChecks(cfg, topo)],
 };

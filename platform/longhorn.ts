@@ -6,12 +6,26 @@
 // migratable where KubeVirt can live-migrate; `longhorn-snapshot` takes CSI snapshots.
 import type { Check } from "../config/problems";
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
-import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
+import { RESERVED_TOLERATION, roleLabelKey, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
+import { CAPACITY_VOLUME_NAME, LONGHORN_VOLUME_NAME } from "../config/talos";
+import { serviceEnabled } from "../topology/services";
 import { stateChange, type NodeLifecycle, type NodeTransition, type NodeView, type SlottedStep } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { APPLY_AS_PATCH_ANNOTATION, helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
-import { CONTROL_PLANE, unplaced, isObj, num, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
+import {
+  CONTROL_PLANE,
+  unplaced,
+  isObj,
+  num,
+  obj,
+  platformComponent,
+  podScheduling,
+  type Component,
+  type Obj,
+  type ObjectReader,
+  type UnitReader,
+} from "../placement/workloads";
 import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
@@ -107,14 +121,52 @@ function longhornReplicaNodes(ctx: StackContext): NodeConfig[] {
   return ctx.topo.nodesByRole.storage;
 }
 
-const longhornNodeMetadata: NodeMetadataContributor = (node) => {
-  if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return {};
-  return {
-    labels: { [CREATE_DEFAULT_DISK_LABEL]: "true" },
-    // Read by Longhorn when it first registers the node: tags it for the replicated classes.
-    ...(node.roles.includes("storage") ? { annotations: { [DEFAULT_NODE_TAGS_ANNOTATION]: JSON.stringify([STORAGE_NODE_TAG]) } } : {}),
+const DEFAULT_DISKS_CONFIG_ANNOTATION = "node.longhorn.io/default-disks-config";
+/** Longhorn disk tags where storage nodes hold two disks: the fast one of every class, the HDD one of Swift's. */
+const FAST_DISK_TAG = "fast";
+const CAPACITY_DISK_TAG = "capacity";
+/** Where Talos mounts the capacity disk (its user volume, nodes/talos.ts). */
+export const TALOS_CAPACITY_PATH = `/var/mnt/${CAPACITY_VOLUME_NAME}`;
+
+/** The stack gives its storage nodes a capacity disk (Swift's HDD tier, § 6.3). */
+function hasCapacityDisk(ctx: Pick<StackContext, "cfg">): boolean {
+  return ctx.cfg.talos?.capacityDisk !== undefined;
+}
+
+/**
+ * The labels and annotations Longhorn reads when it first registers a node (Longhorn docs,
+ * "Default Disk and Node Configuration"): a default disk on every disk node, the node tag of the
+ * replicated classes on storage nodes; and where storage nodes also hold the capacity disk, both
+ * disks by path with their tags (`create-default-disk: config` and `default-disks-config`), so
+ * that only Swift's class uses the HDDs. Like every default-disk setting, Longhorn applies it once,
+ * to a node with no disk yet.
+ */
+function longhornNodeMetadata(ctx: StackContext): NodeMetadataContributor {
+  const twoDisks = hasCapacityDisk(ctx);
+  return (node): ReturnType<NodeMetadataContributor> => {
+    if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return {};
+    const storage = node.roles.includes("storage");
+    if (!storage || !twoDisks) {
+      return {
+        labels: { [CREATE_DEFAULT_DISK_LABEL]: "true" },
+        ...(storage ? { annotations: { [DEFAULT_NODE_TAGS_ANNOTATION]: JSON.stringify([STORAGE_NODE_TAG]) } } : {}),
+      };
+    }
+    const disks = [
+      { name: LONGHORN_VOLUME_NAME, path: TALOS_DATA_PATH, allowScheduling: true, tags: [FAST_DISK_TAG] },
+      { name: CAPACITY_VOLUME_NAME, path: TALOS_CAPACITY_PATH, allowScheduling: true, tags: [CAPACITY_DISK_TAG] },
+    ];
+    return {
+      labels: { [CREATE_DEFAULT_DISK_LABEL]: "config" },
+      annotations: { [DEFAULT_NODE_TAGS_ANNOTATION]: JSON.stringify([STORAGE_NODE_TAG]), [DEFAULT_DISKS_CONFIG_ANNOTATION]: JSON.stringify(disks) },
+    };
   };
-};
+}
+
+/** Where storage nodes hold the capacity disk too, every class but Swift's stays on the fast one. */
+function fastDisks(ctx: StackContext): Record<string, string> {
+  return hasCapacityDisk(ctx) ? { diskSelector: FAST_DISK_TAG } : {};
+}
 
 /** Replicas of the VM and volume disks: the override, else 3, never more than the disk nodes. */
 function volumeReplicas(ctx: StackContext): number {
@@ -152,6 +204,7 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
       defaultDataLocality: vmDataLocality(ctx),
       // replicas of the default class on storage nodes only (Longhorn node tag)
       defaultNodeSelector: { enable: true, selector: STORAGE_NODE_TAG },
+      ...(hasCapacityDisk(ctx) ? { defaultDiskSelector: { enable: true, selector: FAST_DISK_TAG } } : {}),
       reclaimPolicy: "Delete",
     },
     // The manager runs beside every instance manager: no selector, the same tolerations.
@@ -164,6 +217,8 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
 export const LONGHORN_VM_CLASS = "longhorn-vm";
+/** RWX filesystem volumes (Manila's shares, § 2.2): served by a share-manager pod each, on a storage node. */
+export const LONGHORN_RWX_CLASS = "longhorn-rwx";
 const LONGHORN_SNAPSHOT_CLASS = "longhorn-snapshot";
 
 /** Live migration needs somewhere to go: two compute nodes at least. */
@@ -201,13 +256,57 @@ function longhornVmClass(ctx: StackContext): K8sObject {
       staleReplicaTimeout: "30",
       // Longhorn node tag: replicas on storage nodes, never on the control plane's local disks
       nodeSelector: STORAGE_NODE_TAG,
+      ...fastDisks(ctx),
     },
     "Immediate",
   );
 }
 
+/**
+ * Manila's shares (§ 2.2, § 2.3): RWX volumes, each served over NFS by a share-manager pod that
+ * longhorn-manager creates. No chart key of 1.12.1 places those pods (the chart's
+ * persistence.shareManagerNodeSelector came later: longhorn/longhorn#9324, PR #12970, merged on
+ * master in 2026-04): longhorn-manager merges the class parameter `shareManagerNodeSelector` into
+ * system-managed-components-node-selector (share_manager_controller.go createShareManagerPod;
+ * research note L3), so this class keeps them on the storage nodes, whose taint the
+ * taint-toleration setting already tolerates. A lab whose nodes carry no role has no label to select.
+ */
+function longhornRwxClass(ctx: StackContext): K8sObject {
+  return storageClass(
+    LONGHORN_RWX_CLASS,
+    {
+      numberOfReplicas: String(volumeReplicas(ctx)),
+      dataLocality: "disabled",
+      staleReplicaTimeout: "30",
+      nodeSelector: STORAGE_NODE_TAG,
+      ...fastDisks(ctx),
+      ...(ctx.rolesPassed ? { [SHARE_MANAGER_NODE_SELECTOR]: formatLonghornNodeSelector(shareManagerSelector(ctx.profile)) } : {}),
+    },
+    "Immediate",
+  );
+}
+
+const SHARE_MANAGER_NODE_SELECTOR = "shareManagerNodeSelector";
+const shareManagerSelector = (profile: LabelProfile): Record<string, string> => ({ [roleLabelKey("storage", profile)]: "" });
+
+export const LONGHORN_CAPACITY_CLASS = "longhorn-capacity";
+
+/**
+ * Swift's devices on the capacity disks (§ 6.3: "Swift capacity nodes, separate StorageClass on
+ * HDD"): D5's one strict-local replica (Swift replicates objects itself, swift-csi-block.md § 1)
+ * on the disks tagged `capacity`, formatted XFS (§ 1.3: XFS for Swift devices).
+ */
+function longhornCapacityClass(): K8sObject {
+  return storageClass(
+    LONGHORN_CAPACITY_CLASS,
+    { ...STRICT_LOCAL_PARAMETERS, diskSelector: CAPACITY_DISK_TAG, staleReplicaTimeout: "30", fsType: "xfs" },
+    "WaitForFirstConsumer",
+  );
+}
+
 function storageClassesUnit(ctx: StackContext): ManifestsUnit {
-  return manifestsUnit(STORAGE_CLASSES_UNIT, "openkeel:platform:StorageClasses", [longhornLocalClass(), longhornVmClass(ctx)], { protect: true });
+  const classes = [longhornLocalClass(), longhornVmClass(ctx), longhornRwxClass(ctx), ...(hasCapacityDisk(ctx) ? [longhornCapacityClass()] : [])];
+  return manifestsUnit(STORAGE_CLASSES_UNIT, "openkeel:platform:StorageClasses", classes, { protect: true });
 }
 
 /** In-cluster Longhorn snapshots (`type: snap`) for CSI VolumeSnapshots (Cinder, KubeVirt). */
@@ -293,6 +392,46 @@ function longhornPick(values: Obj, component: string, field: "nodeSelector" | "t
   return empty ? obj(values.global)[field] : own;
 }
 
+/**
+ * The CSI sidecar Deployments longhorn-manager creates (app/driver.go deployCSIDriver, research note
+ * L3), `csi.<x>ReplicaCount` replicas each (3 by default: csi/deployment.go). At 1.12.1 they take
+ * the same system-managed-components-node-selector and taint-toleration as the CSI plugin
+ * DaemonSet, which must run wherever a volume is mounted: § 2.3's "control plane (or storage)"
+ * cannot be had without confining the plugin too (no VM disk would attach on a hypervisor), so
+ * they run on any node that uses volumes (docs/design-decisions.md). Their design row stays § 2.3's.
+ */
+const CSI_SIDECARS = {
+  attacher: "attacherReplicaCount",
+  provisioner: "provisionerReplicaCount",
+  resizer: "resizerReplicaCount",
+  snapshotter: "snapshotterReplicaCount",
+};
+const DEFAULT_CSI_REPLICAS = 3;
+
+function csiSidecars(u: Parameters<UnitReader>[0], values: Obj, systemManaged: PodScheduling): Component[] {
+  return Object.entries(CSI_SIDECARS).map(([name, key]) =>
+    platformComponent(u, `csi-${name}`, "Deployment", systemManaged, ["controlPlane", "storage"], {
+      replicas: num(obj(values.csi)[key]) ?? DEFAULT_CSI_REPLICAS,
+    }),
+  );
+}
+
+/**
+ * The share-manager pods of a Longhorn class that places them (`shareManagerNodeSelector`): the
+ * system-managed selector with the class's merged in, the taint-toleration setting plus the
+ * class's `shareManagerTolerations` (share_manager_controller.go createShareManagerPod). One pod per
+ * RWX volume, on storage nodes (§ 2.3).
+ */
+const readStorageClass: ObjectReader = (u, o) => {
+  const params = obj(o.parameters);
+  if (o.provisioner !== LONGHORN_DRIVER || params[SHARE_MANAGER_NODE_SELECTOR] === undefined) return [];
+  const scheduling: PodScheduling = {
+    nodeSelector: { ...SYSTEM_MANAGED_NODE_SELECTOR, ...parseLonghornNodeSelector(params[SHARE_MANAGER_NODE_SELECTOR]) },
+    tolerations: [...volumeConsumerTolerations(), ...parseLonghornTolerations(params.shareManagerTolerations)],
+  };
+  return [platformComponent(u, `${o.metadata.name}/share-manager`, "Pods", scheduling, ["storage"], { confinedTo: "storage" })];
+};
+
 const readRelease: UnitReader = (u) => {
   if (u.kind !== "HelmRelease") return [];
   const v = u.values as Obj;
@@ -308,6 +447,7 @@ const readRelease: UnitReader = (u) => {
   return [
     platformComponent(u, "longhorn-manager", "DaemonSet", manager, VOLUME_CONSUMER_ROLES),
     platformComponent(u, "longhorn-csi-plugin+instance-managers", "DaemonSet", systemManaged, VOLUME_CONSUMER_ROLES),
+    ...csiSidecars(u, v, systemManaged),
     platformComponent(u, "longhorn-driver-deployer", "Deployment", user("longhornDriver"), CONTROL_PLANE),
     platformComponent(u, "longhorn-ui", "Deployment", user("longhornUI"), CONTROL_PLANE, { replicas: num(obj(v.longhornUI).replicas) ?? 2 }),
     // Helm hooks (templates/{preupgrade,postupgrade,uninstall}-job.yaml): the manager's nodeSelector and tolerations
@@ -323,12 +463,27 @@ const readRelease: UnitReader = (u) => {
   ];
 };
 
-/** Replicas beyond the storage nodes would leave every volume degraded. */
+/** A capacity disk is Swift's: without Swift nothing would use it. */
+function capacityChecks(cfg: Config, topo: Topology): Check[] {
+  if (cfg.talos?.capacityDisk === undefined || serviceEnabled(cfg, topo, "swift")) return [];
+  return [
+    {
+      level: "error",
+      code: "swift-capacity",
+      message: `the storage nodes get a capacity disk (Swift's HDD tier, StorageClass ${LONGHORN_CAPACITY_CLASS}), but Swift does not run in this stack, so nothing would use it`,
+      fix: "remove openkeel:talos.capacityDisk, or run Swift (openkeel:services.swift.enabled: true)",
+      path: "openkeel:talos.capacityDisk",
+    },
+  ];
+}
+
+/** Replicas beyond the storage nodes would leave every volume degraded; a capacity disk needs Swift. */
 function checks(cfg: Config, topo: Topology): Check[] {
   const replicas = cfg.platform.longhorn.volumeReplicas;
   const storage = topo.nodesByRole.storage.length;
-  if (replicas === undefined || replicas <= storage) return [];
+  if (replicas === undefined || replicas <= storage) return capacityChecks(cfg, topo);
   return [
+    ...capacityChecks(cfg, topo),
     {
       level: "error",
       code: "longhorn-volume-replicas",
@@ -339,7 +494,8 @@ function checks(cfg: Config, topo: Topology): Check[] {
   ];
 }
 
-const hasDisk = (v: NodeView | undefined) => v?.labels[CREATE_DEFAULT_DISK_LABEL] === "true";
+/** A Longhorn disk node: its default disk (`true`), or its disks by path where it also holds a capacity disk (`config`). */
+const hasDisk = (v: NodeView | undefined) => ["true", "config"].includes(v?.labels[CREATE_DEFAULT_DISK_LABEL] ?? "");
 const evicting = (v: NodeView | undefined) => (v?.requests.length ?? 0) > 0;
 
 function evict(node: string, why: string): SlottedStep {
@@ -428,7 +584,7 @@ export const longhorn: PlatformComponent = {
   pins: [LONGHORN_CHART],
   settings: "longhorn",
   namespaces: () => [longhornNamespace()],
-  nodeMetadata: () => longhornNodeMetadata,
+  nodeMetadata: longhornNodeMetadata,
   lifecycle: longhornLifecycle,
   units: (ctx) => ({
     platform: [longhornRelease(ctx)],
@@ -439,6 +595,7 @@ export const longhorn: PlatformComponent = {
       "openkeel:platform:Longhorn": readRelease,
       "openkeel:platform:LonghornNodeEviction": unplaced("eviction requests to Longhorn: no pods"),
     },
+    objects: { StorageClass: readStorageClass },
   },
   checks,
 };

@@ -9,7 +9,7 @@ import type { LabelSelector } from "../placement/scheduling";
 import { obj, platformComponent, type DesignRoles, type ObjectReader } from "../placement/workloads";
 
 /** The kind the report shows a NodeHealthCheck as (it selects nodes to remediate, it places no pod). */
-const NHC_KIND = "NodeHealthCheck";
+export const NHC_KIND = "NodeHealthCheck";
 /** A NodeHealthCheck's maxUnhealthy, among its component's facts: how many of its nodes it may remediate at once. */
 const MAX_UNHEALTHY = "maxUnhealthy";
 

@@ -24,7 +24,16 @@ import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
 import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
-import { controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, waitFor, type StackContext } from "./context";
+import {
+  controlPlaneScheduling,
+  namespace,
+  pinnedManifestUnit,
+  selectorAndTolerations,
+  waitFor,
+  type RemediationTemplateRef,
+  type SegmentRemediation,
+  type StackContext,
+} from "./context";
 import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
 const MEDIK8S_NAMESPACE = "medik8s";
@@ -251,8 +260,23 @@ function inGroup(node: StackContext["topo"]["nodes"][number], group: NhcGroup): 
   return group === "kubernetesControlPlane" ? node.kubernetesControlPlane : node.roles.includes(group);
 }
 
-function nodeHealthCheck(ctx: StackContext, group: NhcGroup): K8sObject {
+/** The SNR template every NodeHealthCheck remediates with: ours, and Masakari's per segment. */
+const REMEDIATION_TEMPLATE: RemediationTemplateRef = {
+  apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
+  kind: "SelfNodeRemediationTemplate",
+  namespace: MEDIK8S_NAMESPACE,
+  name: SNR_TEMPLATE_NAME,
+};
+
+function unhealthyConditions(ctx: StackContext): SegmentRemediation["unhealthyConditions"] {
   const { unhealthyDuration } = medik8sSettings(ctx.platform);
+  return [
+    { type: "Ready", status: "False", duration: unhealthyDuration },
+    { type: "Ready", status: "Unknown", duration: unhealthyDuration },
+  ];
+}
+
+function nodeHealthCheck(ctx: StackContext, group: NhcGroup): K8sObject {
   return {
     apiVersion: "remediation.medik8s.io/v1alpha1",
     kind: "NodeHealthCheck",
@@ -260,18 +284,20 @@ function nodeHealthCheck(ctx: StackContext, group: NhcGroup): K8sObject {
     spec: {
       selector: { matchExpressions: nhcSelector(group, ctx.profile) },
       maxUnhealthy: maxUnhealthyOf(ctx, group),
-      unhealthyConditions: [
-        { type: "Ready", status: "False", duration: unhealthyDuration },
-        { type: "Ready", status: "Unknown", duration: unhealthyDuration },
-      ],
-      remediationTemplate: {
-        apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
-        kind: "SelfNodeRemediationTemplate",
-        namespace: MEDIK8S_NAMESPACE,
-        name: SNR_TEMPLATE_NAME,
-      },
+      unhealthyConditions: unhealthyConditions(ctx),
+      remediationTemplate: { ...REMEDIATION_TEMPLATE },
     },
   };
+}
+
+/**
+ * What Masakari puts in the NodeHealthCheck of each failover segment (§ 5.6): the same template and
+ * conditions as ours, and the compute nodes' maxUnhealthy (segment hosts are compute nodes). A
+ * segment may hold quorum nodes (every node of the small topology): Masakari's placement check
+ * (openkeel/masakari.ts) then holds that maxUnhealthy to 1.
+ */
+function segmentRemediation(ctx: StackContext): SegmentRemediation {
+  return { remediationTemplate: { ...REMEDIATION_TEMPLATE }, maxUnhealthy: maxUnhealthyOf(ctx, "compute"), unhealthyConditions: unhealthyConditions(ctx) };
 }
 
 /** The checks of the groups some node of the inventory is first in (a check that selects nothing is left out). */
@@ -433,6 +459,7 @@ export const medik8s: PlatformComponent = {
   settings: "medik8s",
   namespaces: () => [medik8sNamespace()],
   lifecycle: medik8sLifecycle,
+  segmentRemediation,
   units: (ctx, { namespaces, podNetwork }) => {
     const olm = olmUnit(after(podNetwork));
     return {

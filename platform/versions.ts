@@ -182,6 +182,13 @@ export const CDI_UPGRADE: UpgradeRule = {
     'kubevirt/containerized-data-importer@9c91768 doc/versioning.md: "Minor versions represent the addition of backwards compatible features to CDI."; @a26c8be doc/upgrading.md (storedVersions)',
 };
 
+/** MetalLB's native (L2 and BGP, no FRR) manifest: CRDs, namespace, controller, speaker, webhooks. */
+const METALLB_VERSION = "v0.16.1";
+export const METALLB_NATIVE: ManifestPin = {
+  version: METALLB_VERSION,
+  url: `https://raw.githubusercontent.com/metallb/metallb/${METALLB_VERSION}/config/manifests/metallb-native.yaml`,
+};
+
 const RABBITMQ_CLUSTER_OPERATOR_VERSION = "v2.22.3";
 export const RABBITMQ_CLUSTER_OPERATOR: ManifestPin = {
   version: RABBITMQ_CLUSTER_OPERATOR_VERSION,

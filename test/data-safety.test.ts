@@ -28,6 +28,7 @@ const DATA_OWNERS: Record<string, string> = {
   "rabbitmq-messaging-topology-operator": "the Vhost, User and Permission CRDs",
   "kubevirt-operator": "the KubeVirt CRD",
   "cdi-operator": "the CDI CRD",
+  metallb: "the IPAddressPool CRD: deleting it frees the ingress VIP",
   olm: "Subscription and ClusterServiceVersion CRDs",
   longhorn: "every volume and Longhorn's CRDs",
   "openkeel-chart": "MariaDB Galera and RabbitMQ with their volumes",

@@ -46,6 +46,8 @@ describe("releases per stack", () => {
       "openkeel-namespace",
       "openkeel-chart",
       ...(expected[stack].ironic ? ["openkeel-ironic-egress"] : []),
+      // the ingress VIP where MetalLB has a pool (test/metallb.test.ts)
+      ...(shippedConfig(stack).platform.metallb ? ["openkeel-ingress-vip"] : []),
     ]);
     const names = phase(plan, "openkeel")
       .units.filter((u) => u.kind === "HelmRelease")
@@ -236,7 +238,8 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
     expect(chart.priorityClasses).toBeUndefined();
     expect(neutron.ovnCentral.storage).toEqual({ storageClassName: local });
     const swift = values(plan, "openkeel-swift");
-    expect(swift.storage.devices).toEqual({ storageClassName: local });
+    // large puts Swift's devices on its HDD capacity tier, strict-local too (§ 6.3: test/large-scale.test.ts)
+    expect(swift.storage.devices).toEqual({ storageClassName: stack === "prod-large" ? "longhorn-capacity" : local });
     // Storage nodes that are also tainted hypervisors (medium, § 6.2) need the compute toleration too.
     const tainted = stack === "prod-medium" ? [{ key: "node-role.openkeel.io/compute", operator: "Exists", effect: "NoSchedule" }] : [];
     expect(swift.placement.storage).toEqual({ role: "storage", antiAffinity: "required", ...(tainted.length ? { extraTolerations: tainted } : {}) });
@@ -265,7 +268,9 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
       const api = v.placement.api ?? v.placement.proxy;
       expect(api, r.name).toEqual({ role: "controlPlane" });
       const replicas = (v.api ?? v.proxy).replicas;
-      expect(replicas, r.name).toBe(lab ? 1 : Math.min(r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3, controlPlane));
+      // large's APIs start at their HPA's floor, 3 (openkeel:autoscaling: test/large-scale.test.ts)
+      const design = r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3;
+      expect(replicas, r.name).toBe(lab ? 1 : stack === "prod-large" ? 3 : Math.min(design, controlPlane));
     }
   });
 });
@@ -388,7 +393,11 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
   it("prod-large: the namespace, before the release, and a NetworkPolicy of the stack's BMC networks, the OpenKeel services and DNS", () => {
     const plan = shipped("prod-large");
     expect(release(plan, "openkeel-ironic").namespace).toBe("openkeel-ironic");
-    expect(object(plan, "Namespace", "openkeel-ironic", "openkeel-namespace").metadata.labels).toEqual({ "pod-security.kubernetes.io/enforce": "privileged" });
+    expect(object(plan, "Namespace", "openkeel-ironic", "openkeel-namespace").metadata.labels).toEqual({
+      "pod-security.kubernetes.io/enforce": "privileged",
+      "pod-security.kubernetes.io/audit": "privileged",
+      "pod-security.kubernetes.io/warn": "privileged",
+    });
     const policy = object(plan, "NetworkPolicy", "ironic-egress", "openkeel-ironic-egress");
     expect(policy.metadata.namespace).toBe("openkeel-ironic");
     expect(policy.spec.podSelector).toEqual({});
@@ -401,7 +410,12 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
       { protocol: "TCP", port: 53 },
     ]);
     // the policy is in place before the openkeel phase, whose releases wait for every openkeel-infra unit
-    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual(["openkeel-namespace", "openkeel-chart", "openkeel-ironic-egress"]);
+    expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual([
+      "openkeel-namespace",
+      "openkeel-chart",
+      "openkeel-ironic-egress",
+      "openkeel-ingress-vip",
+    ]);
     expect(phase(plan, "openkeel-infra").units[2].dependsOn).toEqual(["openkeel-namespace"]);
   });
 

@@ -72,6 +72,11 @@ describe("the design's § 2 matrix, per topology", () => {
         "kubevirt-cr/provisioning/remediates",
         "kubevirt-cr/self-node-remediation-config/self-node-remediation-agent",
         "longhorn/longhorn-csi-plugin+instance-managers",
+        // the CSI sidecars follow the CSI plugin at 1.12.1 (issue 22 item 4: a deviation of § 2.3)
+        "longhorn/csi-attacher",
+        "longhorn/csi-provisioner",
+        "longhorn/csi-resizer",
+        "longhorn/csi-snapshotter",
         "longhorn/longhorn-manager",
         // its hook Jobs take the manager's tolerations (issue 22, item 7)
         "longhorn/longhorn-pre-upgrade+post-upgrade+uninstall",

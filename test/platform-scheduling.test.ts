@@ -92,7 +92,8 @@ describe.each(ALL)("$name", (c) => {
 
   it("Longhorn disks on storage and controlPlane nodes; the storage tag, hence replicated volumes, on storage nodes only", () => {
     const labelled = c.views
-      .filter((v) => v.labels["node.longhorn.io/create-default-disk"] === "true")
+      // `config` where a storage node also holds the capacity disk (Swift's HDD tier, test/large-scale.test.ts)
+      .filter((v) => ["true", "config"].includes(v.labels["node.longhorn.io/create-default-disk"]))
       .map((v) => v.node.name)
       .sort();
     expect(labelled).toEqual([...new Set([...withRole(c, "storage"), ...withRole(c, "controlPlane")])].sort());

@@ -51,17 +51,29 @@ const BACKENDS = {
 describe("units per environment", () => {
   it.each(PRODUCTION)("%s (Talos): the CNI, every platform component and its configuration", (stack) => {
     const plan = planOf(stack);
+    // MetalLB where the stack gives it a pool (the ingress VIP, D8: test/metallb.test.ts)
+    const metallb = shippedConfig(stack).platform.metallb !== undefined;
     expect(unitNames(plan, "crds-operators").sort()).toEqual(
-      [...LAB_ALWAYS, "kube-ovn", ...BACKENDS["crds-operators"], "olm", "medik8s-install-plan-approver", "medik8s-operators"].sort(),
+      [
+        ...LAB_ALWAYS,
+        "kube-ovn",
+        ...BACKENDS["crds-operators"],
+        "olm",
+        "medik8s-install-plan-approver",
+        "medik8s-operators",
+        ...(metallb ? ["metallb"] : []),
+      ].sort(),
     );
-    expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform].sort());
+    expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform, ...(metallb ? ["metallb-placement"] : [])].sort());
     // a drained node's NodeMaintenance and a retiring storage node's eviction come and go with them
     const nodes = shippedConfig(stack).nodes;
     const lifecycle = [
       ...(nodes.some((n) => isDrained(n.state)) ? ["node-maintenance"] : []),
       ...(nodes.some((n) => n.state === "retiring" && n.roles.includes("storage")) ? ["longhorn-node-eviction"] : []),
     ];
-    expect(unitNames(plan, "platform-config").sort()).toEqual([...BACKENDS["platform-config"], "medik8s-remediation", ...lifecycle].sort());
+    expect(unitNames(plan, "platform-config").sort()).toEqual(
+      [...BACKENDS["platform-config"], "medik8s-remediation", ...lifecycle, ...(metallb ? ["metallb-pool"] : [])].sort(),
+    );
   });
 
   it("lab: kind keeps its CNI; Multus and the operators OpenKeel's infrastructure needs, no backends", () => {
@@ -103,6 +115,7 @@ const CRD_SOURCE: Record<string, string> = {
   "nodemaintenance.medik8s.io": "medik8s-operators",
   // the chart installs Longhorn's CRDs (its node objects are patched for an eviction)
   "longhorn.io": "longhorn",
+  "metallb.io": "metallb",
 };
 const BUILT_IN = new Set([
   "v1",
@@ -113,6 +126,7 @@ const BUILT_IN = new Set([
   "apiextensions.k8s.io/v1",
   "node.k8s.io/v1",
   "networking.k8s.io/v1",
+  "autoscaling/v2",
   "scheduling.k8s.io/v1",
 ]);
 
@@ -197,6 +211,23 @@ describe("order: CRDs and operators before the objects that need them", () => {
     expect(level(LONGHORN_NAMESPACE)).toBe("privileged");
     if (stack !== "lab") expect(level("medik8s")).toBe("privileged");
     for (const n of namespaces) expect(["privileged", "baseline", "restricted"]).toContain(level(n.metadata.name));
+  });
+
+  it.each([...PRODUCTION, "lab"])("%s: every namespace the Plan creates sets enforce, audit and warn to one level (issue 22 item 5)", (stack) => {
+    const plan = planOf(stack === "lab" ? labWithBackends() : shippedConfig(stack));
+    const namespaces = allUnits(plan).flatMap((u) => (u.kind === "Manifests" ? u.objects.filter((o) => o.kind === "Namespace") : []));
+    expect(namespaces.map((n) => n.metadata.name)).toEqual(
+      expect.arrayContaining(["openkeel", ...(stack === "prod-small" || stack === "lab" ? [] : ["openkeel-ironic"])]),
+    );
+    for (const n of namespaces) {
+      const labels = n.metadata.labels ?? {};
+      const enforce = labels["pod-security.kubernetes.io/enforce"];
+      // Talos audits and warns at restricted by default: a privileged namespace left there would flag every pod
+      expect({ audit: labels["pod-security.kubernetes.io/audit"], warn: labels["pod-security.kubernetes.io/warn"] }, n.metadata.name).toEqual({
+        audit: enforce,
+        warn: enforce,
+      });
+    }
   });
 
   it.each(PRODUCTION)("%s: what owns data is protected", (stack) => {

@@ -97,9 +97,10 @@ describe("changing a node's role (cmp-03 of prod-medium: compute, storage → ne
     expect(s[5].command).toBe("kubectl uncordon cmp-03");
   });
 
-  it("its role labels are an update of the patch; losing a storage node replaces the protected StorageClass: an error", () => {
+  it("its role labels are an update of the patch; losing a storage node replaces the protected StorageClasses: an error", () => {
     expect(p.actions.find((a) => a.resource === "Node cmp-03 (patch)")?.action).toBe("update");
-    expect(p.findings.filter((f) => f.level === "error").map((f) => f.code)).toEqual(["protected-replace"]);
+    // longhorn-vm and longhorn-rwx (Manila's shares), both replicated on the storage nodes
+    expect(p.findings.filter((f) => f.level === "error").map((f) => f.code)).toEqual(["protected-replace", "protected-replace"]);
     expect(hasErrors([p])).toBe(true);
   });
 });
@@ -115,13 +116,14 @@ describe("dropping a storage role (cmp-03 of prod-medium: compute, storage → c
       protected: true,
       detail: "parameters.numberOfReplicas cannot change in place",
     });
-    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([
-      [
-        "error",
-        "protected-replace",
-        "StorageClass longhorn-vm of unit storage-classes would be replaced: parameters.numberOfReplicas cannot change in place, and the unit is protected, so `pulumi up` refuses",
-      ],
-    ]);
+    const replaced = (name: string) => [
+      "error",
+      "protected-replace",
+      `StorageClass ${name} of unit storage-classes would be replaced: parameters.numberOfReplicas cannot change in place, and the unit is protected, so \`pulumi up\` refuses`,
+    ];
+    // Manila's class is replicated like longhorn-vm: it is replaced with it
+    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual(expect.arrayContaining([replaced("longhorn-vm"), replaced("longhorn-rwx")]));
+    expect(p.findings).toHaveLength(2);
     const md = stackMarkdown(p);
     expect(md).toContain("**❌ Errors: `pulumi up` would refuse or fail on these**");
     expect(md).toContain("| **replace** | StorageClass longhorn-vm | storage-classes 🔒 | parameters.numberOfReplicas cannot change in place |");
@@ -240,9 +242,12 @@ describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)
   };
   const p = scenario("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name])));
 
-  it("every node: its zone label (a patch update) and a new machine config; nothing replaced, no warning", () => {
-    expect(p.actions.every((a) => a.action === "update" && a.resource.startsWith("Node "))).toBe(true);
-    expect(p.actions).toHaveLength(9);
+  it("every node: its zone label (a patch update) and a new machine config; Swift's ring learns the zones; nothing replaced, no warning", () => {
+    const nodes = p.actions.filter((a) => a.resource.startsWith("Node "));
+    expect(nodes.every((a) => a.action === "update")).toBe(true);
+    expect(nodes).toHaveLength(9);
+    // Swift zones = Kubernetes zones (§ 6.3): the release is told the zone label once nodes have zones
+    expect(p.actions.filter((a) => !a.resource.startsWith("Node ")).map((a) => [a.action, a.unit])).toEqual([["update", "openkeel-swift"]]);
     expect(p.actions.find((a) => a.resource === "Node cmp-01 (patch)")?.detail).toBe('metadata.labels["topology.kubernetes.io/zone"]');
     expect(p.findings).toEqual([]);
     expect(p.nodes.map((n) => n.steps.map((s) => s.what).join())).toEqual(new Array(9).fill("apply-config"));

@@ -33,7 +33,9 @@ describe("the strict-local class comes from the environment", () => {
   it("the lab with real backends and production: longhorn-local, created by the stack itself", () => {
     const lab = planStack(mutatedConfig("lab", (r) => (r.platform = { realBackends: true }))).plan!;
     for (const plan of [lab, ...PRODUCTION_STACKS.map((s) => planOf(s))]) {
-      for (const [what, cls] of classesOf(plan)) expect(cls, `${plan.stack} ${what}`).toBe("longhorn-local");
+      // large's Swift devices are on its HDD capacity tier (§ 6.3), strict-local as well
+      for (const [what, cls] of classesOf(plan))
+        expect(cls, `${plan.stack} ${what}`).toBe(plan.stack === "prod-large" && what === "Swift storage" ? "longhorn-capacity" : "longhorn-local");
       expect(object(plan, "StorageClass", "longhorn-local").parameters).toMatchObject({ numberOfReplicas: "1", dataLocality: "strict-local" });
     }
   });
@@ -57,7 +59,7 @@ describe("the storage class checks, tripped", () => {
         path: "openkeel:services.swift.values.storage.devices.storageClassName",
         message:
           "release openkeel-swift, values key storage.devices.storageClassName: StorageClass longhorn-lcoal does not exist in this stack: its volumes would stay Pending",
-        fix: "name one of longhorn-local (created here), longhorn-vm (created here)",
+        fix: "name one of longhorn-local (created here), longhorn-vm (created here), longhorn-rwx (created here)",
       },
     ]);
   });

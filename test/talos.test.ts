@@ -158,11 +158,14 @@ describe.each(PRODUCTION)("Talos node configuration of %s", (stack) => {
       const volumes = kindDocs(patch, "UserVolumeConfig");
       const mounts = v1alpha1(patch).machine.kubelet?.extraMounts ?? [];
       if (m.roles.includes("storage") || m.roles.includes("controlPlane")) {
-        expect(volumes, m.group).toHaveLength(1);
+        // storage machines also get the capacity disk, Swift's HDD tier (test/large-scale.test.ts)
+        const capacity = m.roles.includes("storage") && cfg.talos!.capacityDisk !== undefined ? 1 : 0;
+        expect(volumes, m.group).toHaveLength(1 + capacity);
         expect(volumes[0].name).toBe("longhorn");
         expect(volumes[0].provisioning.diskSelector.match).toBe(disk.diskSelector);
         expect(volumes[0].provisioning.minSize).toBe(disk.minSize);
-        expect(mounts).toEqual([{ destination: LONGHORN_DATA_PATH, type: "bind", source: LONGHORN_DATA_PATH, options: ["bind", "rshared", "rw"] }]);
+        expect(mounts[0]).toEqual({ destination: LONGHORN_DATA_PATH, type: "bind", source: LONGHORN_DATA_PATH, options: ["bind", "rshared", "rw"] });
+        expect(mounts).toHaveLength(1 + capacity);
       } else {
         expect(volumes, m.group).toEqual([]);
         expect(mounts, m.group).toEqual([]);

@@ -186,6 +186,36 @@ function ironicChecks(cfg: Config, topo: Topology): Check[] {
   return checks;
 }
 
+/**
+ * The HPAs' bounds (§ 6.3): a floor above the ceiling has no replica count, and a floor under 3
+ * lets an HPA scale an API below what its PodDisruptionBudget keeps available (§ 2: APIs
+ * minAvailable 2), so that no node running one of its pods could be drained.
+ */
+function autoscalingChecks(cfg: Config): Check[] {
+  const { checks, error } = collect();
+  const apis = cfg.autoscaling?.apis;
+  if (!apis) return checks;
+  if (apis.minReplicas > apis.maxReplicas) {
+    error(
+      "autoscaling-bounds",
+      `minReplicas ${apis.minReplicas} is above maxReplicas ${apis.maxReplicas}: no replica count satisfies both`,
+      "set minReplicas at most maxReplicas",
+      "openkeel:autoscaling.apis",
+    );
+  }
+  if (apis.minReplicas < MIN_API_REPLICAS) {
+    error(
+      "autoscaling-bounds",
+      `minReplicas ${apis.minReplicas} would let the APIs scale below ${MIN_API_REPLICAS} replicas, while their PodDisruptionBudgets keep 2 available (§ 2): no node running one of them could be drained`,
+      `set minReplicas to ${MIN_API_REPLICAS} or more`,
+      "openkeel:autoscaling.apis.minReplicas",
+    );
+  }
+  return checks;
+}
+/** The design's API replica count (§ 2.2), which the PodDisruptionBudgets (minAvailable 2) assume. */
+const MIN_API_REPLICAS = 3;
+
 /** The okadm plan rules. Errors stop the render (exit 1); warnings are printed. */
 export function planChecks(cfg: Config, topo: Topology): Check[] {
   return [
@@ -196,5 +226,6 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
     ...bridgeMappingChecks(cfg, topo),
     ...ironicChecks(cfg, topo),
     ...addressChecks(cfg, topo),
+    ...autoscalingChecks(cfg),
   ];
 }

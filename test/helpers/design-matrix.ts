@@ -67,6 +67,12 @@ const MATRIX: [RegExp, Expect][] = [
     ["controlPlane", "compute", "storage", "containers", "provisioning"],
   ],
   [/longhorn-(driver-deployer|ui)$/, CP],
+  // § 2.3 puts the CSI sidecars on the control plane (or storage); at 1.12.1 longhorn-manager gives
+  // them the CSI plugin's system-managed selector and taint toleration, which must reach every node
+  // that mounts a volume (research note L3): a deviation (docs/design-decisions.md)
+  [/longhorn\/csi-(attacher|provisioner|resizer|snapshotter)$/, ["controlPlane", "compute", "storage", "containers", "provisioning"]],
+  // § 2.3: Longhorn RWX share managers (Manila) on storage nodes
+  [/longhorn-rwx\/share-manager$/, ["storage"]],
   // § 2.3 says disks only on storage nodes, but D5 (§ 2.1) puts Galera, RabbitMQ and OVN central on
   // strict-local volumes, which live on their pod's node: control-plane nodes need a disk too.
   [/longhorn-default-disks$/, ["controlPlane", "storage"]],
@@ -75,6 +81,9 @@ const MATRIX: [RegExp, Expect][] = [
   [/kube-ovn\/post-delete-hook\+upgrade-hooks$/, "every node"],
   [/kube-ovn-cni\+ovs-ovn\+pinger$/, "every node"],
   [/kube-multus-ds$/, "every node"],
+  // the ingress VIP (D8): speakers where the ingress runs, the controller on the control plane
+  [/metallb-placement\/speaker$/, ["controlPlane", "network"]],
+  [/metallb-placement\/controller$/, CP],
   // § 2.3: Node Feature Discovery on every node (its master and garbage collector are operators)
   [/nfd-worker$/, "every node"],
   [/nfd-(master|gc|prune)$/, CP],

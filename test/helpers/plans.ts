@@ -2,6 +2,7 @@
 import { formatProblem, isCheck, isError } from "../../config/problems";
 import type { LoadedConfig } from "../../config/schema";
 import { planStack, stackTopology } from "../../environments";
+import { installed } from "../../environments/environment";
 import { ENVIRONMENTS } from "../../environments/registry";
 import { stackContext, type StackContext } from "../../platform/context";
 import { allUnits, findUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../../plan/plan";
@@ -9,7 +10,8 @@ import { shippedConfig } from "./stacks";
 
 /** The context every builder of a stack's Plan reads, as composePlan builds it. */
 export function contextOf(cfg: LoadedConfig): StackContext {
-  return stackContext(cfg, stackTopology(cfg), ENVIRONMENTS[cfg.environment].storage(cfg));
+  const env = ENVIRONMENTS[cfg.environment];
+  return stackContext(cfg, stackTopology(cfg), env.storage(cfg), installed(env, cfg));
 }
 
 /** The Plan of a shipped stack (by name) or of a config; throws with the failed checks. */

@@ -12,6 +12,8 @@
 //   mariadb-operator / RabbitMQ cluster operator: the StatefulSet each builds from a MariaDB or
 //                RabbitmqCluster CR (../standins/operators.ts), so that the real scheduler places
 //                Galera and RabbitMQ from the CRs as the release applied them, post-render patches included
+//   MetalLB      a LoadBalancer Service without an address → the first address of the stack's pool
+//                `openkeel-public` in status.loadBalancer (Pulumi waits for the Service's address)
 // Usage: tsx standin-controller.ts <kubeconfig> <schemas dir> <log file (JSON lines)>
 // Every action is one line of the log; the driver lists them in the report.
 import * as fs from "node:fs";
@@ -123,6 +125,27 @@ async function operatorStatefulSets(apiPath: string, build: (cr: OperatorCr) => 
   }
 }
 
+interface Pool extends KubeObject {
+  spec?: { addresses?: string[] };
+}
+
+/** The first address of a pool entry (`a.b.c.d/len` or `first-last`). */
+const firstAddress = (entry: string) => entry.split(/[/-]/)[0].trim();
+
+async function loadBalancers(): Promise<void> {
+  const pool = await kube.get<Pool>("/apis/metallb.io/v1beta1/namespaces/metallb-system/ipaddresspools/openkeel-public");
+  const entry = pool?.spec?.addresses?.[0];
+  if (!entry) return;
+  for (const svc of await kube.list<KubeObject & { spec?: { type?: string }; status?: { loadBalancer?: { ingress?: unknown[] } } }>("/api/v1/services")) {
+    if (svc.spec?.type !== "LoadBalancer" || (svc.status?.loadBalancer?.ingress?.length ?? 0) > 0) continue;
+    const id = `Service ${svc.metadata.namespace}/${svc.metadata.name}`;
+    await kube.mergePatch(`/api/v1/namespaces/${svc.metadata.namespace}/services/${svc.metadata.name}/status`, {
+      status: { loadBalancer: { ingress: [{ ip: firstAddress(entry) }] } },
+    });
+    log("set status.loadBalancer", id, `as MetalLB's controller would, from pool openkeel-public (${entry})`);
+  }
+}
+
 let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
 process.on("SIGINT", () => (stopping = true));
@@ -136,6 +159,7 @@ process.on("SIGINT", () => (stopping = true));
       ["cdi", () => available("/apis/cdi.kubevirt.io/v1beta1/cdis", "CDI")],
       ["mariadb", () => operatorStatefulSets("/apis/k8s.mariadb.com/v1alpha1/mariadbs", galeraStatefulSet)],
       ["rabbitmq", () => operatorStatefulSets("/apis/rabbitmq.com/v1beta1/rabbitmqclusters", rabbitmqStatefulSet)],
+      ["metallb", loadBalancers],
     ] as [string, () => Promise<void>][]) {
       try {
         await step();

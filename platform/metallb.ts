@@ -1,0 +1,197 @@
+// MetalLB (production, where the stack gives it a pool): the public ingress VIP of D8. The pinned
+// native manifest (CRDs, the privileged metallb-system namespace, controller, speaker, webhooks),
+// the placement this repository gives its two workloads, and the address pool with its L2
+// advertisement. Facts: /work/notes/priority-crs-taints-facts.md § 5 (v0.16.1).
+//
+// Placement. The manifest puts the controller on any Linux node and the speaker on every Linux node
+// tolerating only the Kubernetes control-plane taint, so no speaker would run on the tainted
+// network nodes, where D8 puts the ingress. The two workloads are objects of the upstream manifest,
+// so this repository patches them (APPLY_AS_PATCH_ANNOTATION, server-side apply, forced: the
+// manifest's field manager owns the tolerations): the speaker on the ingress nodes (controlPlane or
+// network, the ingress's own placement), the controller on the control plane, both with the
+// priority class of node agents and cluster services. A new pin re-applies the manifest, which
+// takes the fields back: the patch unit is after it in the same `pulumi up`, and re-applied with it.
+//
+// L2, not BGP, also with `openkeel:bgp`: ovn-bgp-agent's FRR holds TCP 179 on the network nodes
+// (§ 3.1), where MetalLB's FRR mode would run a second one (docs/design-decisions.md).
+import type { Check } from "../config/problems";
+import { parseAddress, parseCidr, type Cidr } from "../config/cidr";
+import { networkOf } from "../config/network";
+import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
+import { INGRESS_ROLES, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type Toleration } from "../config/roles";
+import type { Config } from "../config/schema";
+import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
+import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
+import { CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type UnitReader } from "../placement/workloads";
+import type { Topology } from "../topology/topology";
+import { after, type PlatformComponent } from "./component";
+import { controlPlaneScheduling, pinnedManifestUnit, type StackContext } from "./context";
+import { METALLB_NATIVE } from "./versions";
+
+export const METALLB_NAMESPACE = "metallb-system";
+/** The pool of the public ingress VIP; it serves Services of OpenKeel's namespace only. */
+export const METALLB_POOL = "openkeel-public";
+const PLACEMENT_UNIT = "metallb-placement";
+const PLACEMENT_TYPE = "openkeel:platform:MetalLBPlacement";
+/** The manifest's own speaker tolerations, kept: a forced patch replaces the whole list. */
+const UPSTREAM_SPEAKER_TOLERATIONS: Toleration[] = [
+  { key: "node-role.kubernetes.io/master", operator: "Exists", effect: "NoSchedule" },
+  { key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" },
+];
+const LINUX: Record<string, string> = { "kubernetes.io/os": "linux" };
+
+/** The ingress nodes (D8), as the ingress's own placement resolves them: where speakers run and announce. */
+export function ingressScheduling(ctx: Pick<StackContext, "profile">): Scheduling {
+  return resolvePlacement({ roles: [...INGRESS_ROLES] }, { profile: ctx.profile });
+}
+
+/**
+ * A forced server-side-apply patch of a workload of the manifest, named as the manifest names it
+ * (`app: metallb`, `component: <name>`; test/metallb.test.ts holds both to the pinned file). The
+ * selector and the container's name are the manifest's own: they make the patch a valid object for
+ * kubeconform and own nothing new (containers merge by name).
+ */
+function patched(kind: "DaemonSet" | "Deployment", name: string, podSpec: Record<string, unknown>): K8sObject {
+  return {
+    apiVersion: "apps/v1",
+    kind,
+    metadata: { name, namespace: METALLB_NAMESPACE, annotations: { [APPLY_AS_PATCH_ANNOTATION]: "patch", "pulumi.com/patchForce": "true" } },
+    spec: {
+      selector: { matchLabels: { app: "metallb", component: name } },
+      template: { spec: { containers: [{ name }], ...podSpec } },
+    },
+  };
+}
+
+function placementUnit(ctx: StackContext): ManifestsUnit {
+  const ingress = ingressScheduling(ctx);
+  const controller = controlPlaneScheduling(ctx);
+  const objects = [
+    patched("DaemonSet", "speaker", {
+      affinity: ingress.affinity,
+      // a node agent: back on a disabled or draining node after a rollout (config/lifecycle.ts)
+      tolerations: [...UPSTREAM_SPEAKER_TOLERATIONS, ...ingress.tolerations, ...NODE_AGENT_TOLERATIONS],
+      priorityClassName: "system-node-critical",
+    }),
+    patched("Deployment", "controller", {
+      nodeSelector: { ...LINUX, ...(controller.nodeSelector ?? {}) },
+      tolerations: controller.tolerations,
+      priorityClassName: "system-cluster-critical",
+    }),
+  ];
+  return manifestsUnit(PLACEMENT_UNIT, PLACEMENT_TYPE, objects);
+}
+
+/**
+ * The pool and its L2 advertisement: announced only by the speakers of the ingress nodes (one
+ * selector per role: MetalLB ORs them) and only from the stack's interfaces (the manifest's
+ * exclusion list does not know Kube-OVN's and OVS's interfaces). MetalLB's webhooks refuse both
+ * until its controller serves them: this unit is in platform-config, after the manifest, whose
+ * Deployments Pulumi waits for.
+ */
+function poolUnit(ctx: StackContext, settings: MetalLbSettings): ManifestsUnit {
+  const selectors = INGRESS_ROLES.map((role) => ({ matchExpressions: [{ key: roleLabelKey(role, ctx.profile), operator: "Exists" }] }));
+  const objects: K8sObject[] = [
+    {
+      apiVersion: "metallb.io/v1beta1",
+      kind: "IPAddressPool",
+      metadata: { name: METALLB_POOL, namespace: METALLB_NAMESPACE },
+      spec: { addresses: [...settings.addresses], autoAssign: true, serviceAllocation: { namespaces: ["openkeel"] } },
+    },
+    {
+      apiVersion: "metallb.io/v1beta1",
+      kind: "L2Advertisement",
+      metadata: { name: METALLB_POOL, namespace: METALLB_NAMESPACE },
+      spec: { ipAddressPools: [METALLB_POOL], nodeSelectors: selectors, interfaces: [...settings.interfaces] },
+    },
+  ];
+  return manifestsUnit("metallb-pool", "openkeel:platform:MetalLBPool", objects);
+}
+
+type MetalLbSettings = NonNullable<Config["platform"]["metallb"]>;
+
+/** The placement report's rows: the patched pod specs, over what the manifest sets itself. */
+const readPlacement: UnitReader = (u) => {
+  if (u.kind !== "Manifests") return [];
+  return u.objects.map((o) => {
+    const spec = obj(obj(obj(o.spec).template).spec);
+    const scheduling = podScheduling(spec, { nodeSelector: LINUX });
+    return o.kind === "DaemonSet"
+      ? platformComponent(u, o.metadata.name, "DaemonSet", { ...scheduling, hostNetwork: true }, INGRESS_ROLES)
+      : platformComponent(u, o.metadata.name, "Deployment", scheduling, CONTROL_PLANE, { replicas: 1 });
+  });
+};
+
+/** Where a pool entry's addresses are, as the first and last of them. */
+function poolRange(entry: string): { first: bigint; last: bigint } | undefined {
+  const c = parseCidr(entry);
+  if (c) return { first: c.value, last: c.value + (1n << BigInt(32 - c.prefix)) - 1n };
+  const [a, b] = entry.split("-").map((x) => parseAddress(x.trim()));
+  return a && b ? { first: a.value, last: b.value } : undefined;
+}
+
+/** A pool that hands out the cluster's own addresses would break what holds them. */
+function checks(cfg: Config, topo: Topology): Check[] {
+  const settings = cfg.platform.metallb;
+  if (!settings) return [];
+  const net = networkOf(cfg);
+  const ranges: [string, string | undefined][] = [
+    ["podCIDR", net.podCIDR],
+    ["serviceCIDR", net.serviceCIDR],
+    ["joinCIDR", net.joinCIDR],
+  ];
+  const out: Check[] = [];
+  settings.addresses.forEach((entry, i) => {
+    const r = poolRange(entry);
+    if (!r) return;
+    const clash = ranges.find(([, cidr]) => {
+      const c = cidr ? parseCidr(cidr) : undefined;
+      return c !== undefined && c.family === 4 && rangesOverlap(r, c);
+    });
+    const node = topo.nodes.find((n) => {
+      const a = n.internalIP ? parseAddress(n.internalIP) : undefined;
+      return a !== undefined && a.family === 4 && a.value >= r.first && a.value <= r.last;
+    });
+    if (clash || node) {
+      out.push({
+        level: "error",
+        code: "metallb-pool",
+        message: clash
+          ? `${entry} overlaps openkeel:network.${clash[0]} (${clash[1]}): MetalLB would hand out addresses the cluster already routes`
+          : `${entry} holds ${node!.name}'s internalIP ${node!.internalIP}: MetalLB would announce a node's own address as a VIP`,
+        fix: "give the pool addresses of the public network that no node, pod or Service uses",
+        path: `openkeel:platform.metallb.addresses[${i}]`,
+      });
+    }
+  });
+  return out;
+}
+
+function rangesOverlap(r: { first: bigint; last: bigint }, c: Cidr): boolean {
+  const last = c.value + (1n << BigInt(32 - c.prefix)) - 1n;
+  return r.first <= last && c.value <= r.last;
+}
+
+export const metallb: PlatformComponent = {
+  name: "MetalLB",
+  pins: [METALLB_NATIVE],
+  settings: "metallb",
+  units: (ctx, { podNetwork }) => {
+    const settings = ctx.cfg.platform.metallb;
+    if (!settings) return {};
+    return {
+      // It holds the CRDs: deleting them deletes the pool, and the VIP with it.
+      "crds-operators": [pinnedManifestUnit("metallb", "openkeel:platform:MetalLB", METALLB_NATIVE, { protect: true, dependsOn: after(podNetwork) })],
+      platform: [placementUnit(ctx)],
+      "platform-config": [poolUnit(ctx, settings)],
+    };
+  },
+  readers: {
+    units: {
+      "openkeel:platform:MetalLB": unplaced("upstream manifest: its controller and speaker are placed by the metallb-placement patches"),
+      [PLACEMENT_TYPE]: readPlacement,
+      "openkeel:platform:MetalLBPool": unplaced("a pool and its advertisement: no pods"),
+    },
+  },
+  checks,
+};
