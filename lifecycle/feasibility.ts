@@ -115,8 +115,8 @@ export function feasibilityFacts(plan: Plan, constraints: readonly NodeConstrain
   return out;
 }
 
-/** `a, b and c` */
-function joined(items: readonly string[]): string {
+/** `a, b and c`: a list as a finding says it. */
+export function joined(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? "none") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
 

@@ -17,7 +17,7 @@
 //   policy that lets a stopped last replica go (platform/longhorn.ts, LONGHORN_NODE_DRAIN_POLICY).
 import type { LifecycleFacts } from "../config/lifecycle";
 import type { Check } from "../config/problems";
-import { addFirst, concerned, downList, nodeList, transition, type Inventory, type JudgedNode, type NodeConstraint } from "../lifecycle/feasibility";
+import { addFirst, concerned, downList, joined, nodeList, transition, type Inventory, type JudgedNode, type NodeConstraint } from "../lifecycle/feasibility";
 import { findUnit, type Plan } from "../plan/plan";
 import { obj, type Obj } from "../placement/workloads";
 
@@ -61,7 +61,7 @@ function replicatedClasses(facts: LifecycleFacts): { replicas: number; classes: 
   };
 }
 
-const classText = (classes: string[]) => `the volumes of ${classes.join(" and ")}`;
+const classText = (classes: string[]) => `the volumes of ${joined(classes)}`;
 
 /** A retiring storage node must find its replicas a new home; a removal must leave a node for each. */
 function capacityChecks(inv: Inventory, replicas: number, classes: string[]): Check[] {
@@ -73,7 +73,7 @@ function capacityChecks(inv: Inventory, replicas: number, classes: string[]): Ch
   if (targets.length >= replicas) return [];
   const held = `${classText(classes)} keep ${replicas} replicas, each on its own storage node`;
   const message = removal
-    ? `removing ${nodeList(inv.removed("storage"))} leaves ${targets.length} storage node(s) for the ${replicas} replicas of ${classes.join(" and ")} that ${inv.where} has: every volume would stay degraded for good, and a StorageClass's numberOfReplicas cannot change in place`
+    ? `removing ${nodeList(inv.removed("storage"))} leaves ${targets.length} storage node(s) for the ${replicas} replicas of ${joined(classes)} that ${inv.where} has: every volume would stay degraded for good, and a StorageClass's numberOfReplicas cannot change in place`
     : `the Longhorn eviction of ${nodeList(leaving)} can never finish: ${held}, and ${targets.length} storage node(s) can take one (${nodeList(targets)})`;
   return [{ level: "error", code: "longhorn-replicas", message, fix: addFirst("a storage node", leaving), path: inv.path(leaving) }];
 }

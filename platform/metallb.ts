@@ -24,7 +24,7 @@ import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type Manifest
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
 import { CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import { after, type PlatformComponent } from "./component";
+import { after, type PlatformComponent, type UpstreamManifest } from "./component";
 import { controlPlaneScheduling, pinnedManifestUnit, type StackContext } from "./context";
 import { METALLB_NATIVE } from "./versions";
 
@@ -33,12 +33,40 @@ export const METALLB_NAMESPACE = "metallb-system";
 export const METALLB_POOL = "openkeel-public";
 const PLACEMENT_UNIT = "metallb-placement";
 const PLACEMENT_TYPE = "openkeel:platform:MetalLBPlacement";
-/** The manifest's own speaker tolerations, kept: a forced patch replaces the whole list. */
-const UPSTREAM_SPEAKER_TOLERATIONS: Toleration[] = [
-  { key: "node-role.kubernetes.io/master", operator: "Exists", effect: "NoSchedule" },
-  { key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" },
-];
 const LINUX: Record<string, string> = { "kubernetes.io/os": "linux" };
+/**
+ * The manifest's two workloads as v0.16.1 ships them (test/upstream-workloads.test.ts holds them to
+ * the file); the patches of metallb-placement place them, and the report reads those patches.
+ */
+const SHIPPED: UpstreamManifest = {
+  pin: METALLB_NATIVE,
+  workloads: [
+    {
+      kind: "DaemonSet",
+      namespace: METALLB_NAMESPACE,
+      name: "speaker",
+      scheduling: {
+        nodeSelector: LINUX,
+        tolerations: [
+          { key: "node-role.kubernetes.io/master", operator: "Exists", effect: "NoSchedule" },
+          { key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" },
+        ],
+        hostNetwork: true,
+      },
+      designRoles: INGRESS_ROLES,
+    },
+    {
+      kind: "Deployment",
+      namespace: METALLB_NAMESPACE,
+      name: "controller",
+      replicas: 1,
+      scheduling: { nodeSelector: LINUX, tolerations: [] },
+      designRoles: CONTROL_PLANE,
+    },
+  ],
+};
+/** The manifest's own speaker tolerations, kept: a forced patch replaces the whole list. */
+const UPSTREAM_SPEAKER_TOLERATIONS: readonly Toleration[] = SHIPPED.workloads[0].scheduling.tolerations ?? [];
 
 /** The ingress nodes (D8), as the ingress's own placement resolves them: where speakers run and announce. */
 export function ingressScheduling(ctx: Pick<StackContext, "profile">): Scheduling {
@@ -175,6 +203,7 @@ function rangesOverlap(r: { first: bigint; last: bigint }, c: Cidr): boolean {
 export const metallb: PlatformComponent = {
   name: "MetalLB",
   pins: [METALLB_NATIVE],
+  upstream: [SHIPPED],
   settings: "metallb",
   units: (ctx, { podNetwork }) => {
     const settings = ctx.cfg.platform.metallb;

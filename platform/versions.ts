@@ -188,6 +188,21 @@ export const METALLB_NATIVE: ManifestPin = {
   version: METALLB_VERSION,
   url: `https://raw.githubusercontent.com/metallb/metallb/${METALLB_VERSION}/config/manifests/metallb-native.yaml`,
 };
+export const METALLB_UPGRADE: UpgradeRule = {
+  component: "MetalLB",
+  pins: ["METALLB_NATIVE"],
+  // upstream names no step rule: the release notes of every minor passed say what each needs
+  step: "any",
+  notes: { github: "metallb/metallb", tag: "{version}" },
+  crds: "manifest",
+  rolls: ["metallb-placement"],
+  first: [
+    "read the release notes of every minor passed for required actions (upstream: pay special attention to them on a major/minor upgrade)",
+    "the manifest's apply takes back the speaker's and controller's placement until metallb-placement, later in the same pulumi up, patches them again (platform/metallb.ts)",
+  ],
+  source:
+    'metallb/metallb website/content/installation/_index.md "Upgrade": "When upgrading MetalLB, always check the release notes to see the changes and required actions, if any. Pay special attention to the release notes when upgrading to newer major/minor releases. Unless specified otherwise in the release notes, upgrade MetalLB using one of the methods described above" (plain manifests among them); no step rule',
+};
 
 const RABBITMQ_CLUSTER_OPERATOR_VERSION = "v2.22.3";
 export const RABBITMQ_CLUSTER_OPERATOR: ManifestPin = {
@@ -630,6 +645,7 @@ export const UPGRADE_RULES: readonly UpgradeRule[] = [
   MARIADB_OPERATOR_UPGRADE,
   KUBEVIRT_UPGRADE,
   CDI_UPGRADE,
+  METALLB_UPGRADE,
   RABBITMQ_CLUSTER_OPERATOR_UPGRADE,
   RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR_UPGRADE,
   EXTERNAL_SNAPSHOTTER_UPGRADE,

@@ -86,11 +86,11 @@ describe("e2e: chart packaging and mirror", () => {
     // an unchanged manifest is served byte for byte
     const kubevirt = "https://github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml";
     expect(m.servedUpstream(kubevirt)).toBe(fs.readFileSync(mirroredPath(folder, kubevirt), "utf8"));
-    // the RabbitMQ operators' webhooks (2 + 13) now point at the admission stand-in
+    // the RabbitMQ operators' webhooks (2 + 13) and MetalLB's (7) now point at the admission stand-in
     expect(admission.webhooks.map((w) => w.webhook)).toEqual(
-      expect.arrayContaining(["mrabbitmqcluster-v1beta1.kb.io", "vrabbitmqcluster-v1beta1.kb.io", "vvhost.kb.io"]),
+      expect.arrayContaining(["mrabbitmqcluster-v1beta1.kb.io", "vrabbitmqcluster-v1beta1.kb.io", "vvhost.kb.io", "ipaddresspoolvalidationwebhook.metallb.io"]),
     );
-    expect(admission.webhooks).toHaveLength(15);
+    expect(admission.webhooks).toHaveLength(15 + 7);
     const stand = m.artifacts.filter((a) => a.source === "stand-in manifest");
     expect(stand.map((a) => a.id)).toEqual(["github.com/cert-manager/cert-manager/releases/download/v1.21.1/cert-manager.crds.yaml"]);
     expect(stand[0].standsFor).toMatch(/does not exist$/);

@@ -124,10 +124,6 @@ const ns = (group: string, kinds: [kind: string, plural: string][], scope: CrdKi
 
 /** Every kind a stand-in carries, by upstream artifact. */
 export const KINDS = {
-  metallb: ns("metallb.io", [
-    ["IPAddressPool", "ipaddresspools"],
-    ["L2Advertisement", "l2advertisements"],
-  ]),
   certManager: [
     ...ns("cert-manager.io", [
       ["Certificate", "certificates"],
