@@ -12,6 +12,7 @@ import type { Kube } from "./kube";
 import type { RenderedStack } from "./rendered";
 import { readDocs } from "./rendered";
 import { E2E_COMPONENT_LABEL, E2E_RELEASE_LABEL } from "../standins/operators";
+import { APPLY_AS_PATCH_ANNOTATION } from "../../../plan/plan";
 
 interface Meta {
   name: string;
@@ -110,6 +111,21 @@ async function addWorkload(kube: Kube, g: Group, o: { kind: string; metadata: Me
   g.pods.push(...((await kube.list(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(q)}`)) as Pod[]));
 }
 
+const workloadKey = (o: { kind: string; metadata: Meta }) => `${o.kind}/${o.metadata.namespace ?? "default"}/${o.metadata.name}`;
+
+/** The workloads this repository's units patch rather than own (APPLY_AS_PATCH_ANNOTATION: plan/plan.ts). */
+function patchedWorkloads(r: RenderedStack): Set<string> {
+  const keys = new Set<string>();
+  for (const u of r.units) {
+    for (const f of u.objects ?? []) {
+      for (const o of readDocs(path.join(r.dir, f)) as unknown as { kind: string; metadata: Meta }[]) {
+        if (WORKLOAD_KINDS.includes(o.kind) && o.metadata.annotations?.[APPLY_AS_PATCH_ANNOTATION] !== undefined) keys.add(workloadKey(o));
+      }
+    }
+  }
+  return keys;
+}
+
 /** Workloads this repository writes as objects: `<unit>/<object name>` rows, with their live pods. */
 async function objectGroups(kube: Kube, r: RenderedStack, components: ReadonlyMap<string, Component>, groups: Groups): Promise<void> {
   for (const u of r.units) {
@@ -127,12 +143,14 @@ async function objectGroups(kube: Kube, r: RenderedStack, components: ReadonlyMa
  * `<unit>/<name>` rows. One the placement data lacks is a finding: the model must know them all.
  */
 async function manifestGroups(kube: Kube, r: RenderedStack, served: (url: string) => string | undefined, groups: Groups): Promise<void> {
+  const patched = patchedWorkloads(r);
   for (const u of r.units) {
     for (const url of u.urls ?? []) {
       const body = served(url);
       if (body === undefined) continue;
       for (const o of yamlDocuments(body) as { kind?: string; metadata?: Meta }[]) {
-        if (o?.metadata && WORKLOAD_KINDS.includes(String(o.kind)))
+        // a workload another unit patches (MetalLB's) is that unit's row, judged by objectGroups
+        if (o?.metadata && WORKLOAD_KINDS.includes(String(o.kind)) && !patched.has(workloadKey(o as { kind: string; metadata: Meta })))
           await addWorkload(kube, groups.of(`${u.name}/${o.metadata.name}`), o as { kind: string; metadata: Meta });
       }
     }
