@@ -5,9 +5,8 @@
 // in-process (review/preview-command.ts), whose two renders are child processes all the same.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { isDeepStrictEqual } from "node:util";
 import { parse, parseAllDocuments, parseDocument, stringify } from "yaml";
 import { GENERATED_HEADER } from "../render/render";
@@ -29,14 +28,10 @@ import { diff, WHOLE_DOCUMENT } from "../render/diff";
 /** A change's path as the preview writes it. */
 const pathOf = (path: PathSegment[]) => formatPath(path, WHOLE_DOCUMENT);
 import { REPO, STACKS_DIR } from "./helpers/stacks";
+import { cloneWorkingTree, git, GIT_ENV, tempFolders } from "./helpers/repos";
 
-const temps: string[] = [];
-function tmp(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  temps.push(d);
-  return d;
-}
-afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+/** Temporary folders, removed after the file's tests. */
+const tmp = tempFolders();
 
 const y = (v: unknown) => GENERATED_HEADER + stringify(v);
 
@@ -466,14 +461,6 @@ describe("the report", () => {
 
 // ---- the CLI between two commits ----
 
-const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_")));
-
-function git(cwd: string, ...argv: string[]): string {
-  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", ...argv], { cwd, encoding: "utf8", env: GIT_ENV });
-  if (r.status !== 0) throw new Error(`git ${argv.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
-
 /** The real CLI, run in `repo`: once, for the process' own exit code and streams. */
 function previewCli(repo: string, argv: string[]) {
   const r = spawnSync(...tsCommand(path.join(repo, "scripts/preview.ts"), argv), { cwd: repo, encoding: "utf8", env: GIT_ENV });
@@ -482,23 +469,6 @@ function previewCli(repo: string, argv: string[]) {
 
 /** The same command in-process (what the CLI runs: review/preview-command.ts), for `repo`; paths absolute. */
 const preview = (repo: string, argv: string[]) => capture((a, io) => previewCommand(a, io, repo), argv);
-
-/** This repository's files (tracked and new, as in the working tree) committed in a fresh repository. */
-function cloneWorkingTree(): string {
-  const repo = path.join(tmp("openkeel-preview-repo-"), "repo");
-  const files = git(REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0").filter(Boolean);
-  for (const f of files) {
-    const from = path.join(REPO, f);
-    if (!fs.existsSync(from) || fs.lstatSync(from).isSymbolicLink()) continue;
-    fs.mkdirSync(path.dirname(path.join(repo, f)), { recursive: true });
-    fs.copyFileSync(from, path.join(repo, f));
-  }
-  fs.symlinkSync(fs.realpathSync(path.join(REPO, "node_modules")), path.join(repo, "node_modules"), "dir");
-  git(repo, "init", "-q", "-b", "main");
-  git(repo, "add", "-A");
-  git(repo, "commit", "-q", "-m", "base");
-  return repo;
-}
 
 /** prod-medium with one more compute node, a copy of an existing one. */
 function addComputeNode(stackFile: string): void {
@@ -526,7 +496,7 @@ describe("npm run preview between two commits", () => {
   };
 
   beforeAll(async () => {
-    repo = cloneWorkingTree();
+    repo = cloneWorkingTree(tmp("openkeel-preview-repo-"));
     addComputeNode(path.join(repo, "stacks/Pulumi.prod-medium.yaml"));
     git(repo, "commit", "-q", "-am", "prod-medium: one more compute node");
     const policy = path.join(repo, "policy-results.json");

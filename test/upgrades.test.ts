@@ -3,9 +3,8 @@
 // and `npm run render` against the committed state (the deployed/<stack> branch, else HEAD, or
 // --base) and by the preview between two commits; a supported bump previews as an upgrade.
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { capture } from "../cli/cli";
 import { planCommand } from "../pipeline/plan-command";
 import { renderCommand } from "../pipeline/render-command";
@@ -16,7 +15,7 @@ import { hasErrors, previewStack, type StackPreview } from "../review/preview";
 import { previewCommand } from "../review/preview-command";
 import { stackMarkdown } from "../review/preview-markdown";
 import { readTree } from "../cli/write";
-import { cloneWorkingTree, git, replaceOnce } from "./helpers/repos";
+import { cloneWorkingTree, git, replaceOnce, tempFolders } from "./helpers/repos";
 import { REPO } from "./helpers/stacks";
 
 const HEAD: PinExports = { ...VERSIONS };
@@ -24,13 +23,8 @@ const RULES = VERSIONS.UPGRADE_RULES;
 const TEXT = fs.readFileSync(path.join(REPO, "platform/versions.ts"), "utf8");
 const rule = (component: string) => RULES.find((r) => r.component === component)!;
 
-const temps: string[] = [];
-function tmp(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  temps.push(d);
-  return d;
-}
-afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+/** Temporary folders, removed after the file's tests. */
+const tmp = tempFolders();
 
 /** versions.ts with one pin's text replaced (the way a change edits it). */
 function edited(from: string, to: string, text = TEXT): string {

@@ -4,26 +4,20 @@
 // before issue 12 merged the units olm-crds and olm (components/renames.ts), every protected resource
 // is taken over; the same program without that alias loses them, and the check says so.
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { capture } from "../cli/cli";
 import { exportCommit } from "../review/renders";
 import { compareUrnGraphs, urnGraph, urnGraphsOf, type Registration, type UrnGraph } from "../review/urn-graph";
 import { lastRelease, urnsCommand } from "../review/urns-command";
-import { cloneWorkingTree } from "./helpers/repos";
+import { cloneWorkingTree, tempFolders } from "./helpers/repos";
 import { REPO } from "./helpers/stacks";
 
 /** The last commit with the units olm-crds and olm (the parent of 64876b9, which merged them). */
 const BEFORE_OLM_MERGE = "4a82e03c5efb546216576807c3618467d11dc18e";
 
-const temps: string[] = [];
-function tmp(prefix: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  temps.push(d);
-  return d;
-}
-afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+/** Temporary folders, removed after the file's tests. */
+const tmp = tempFolders();
 
 /** A commit's program, exported (git archive) with this checkout's node_modules. */
 function checkoutOf(commit: string): string {

@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { afterAll } from "vitest";
 import { REPO } from "./stacks";
 
 export const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_")));
@@ -42,4 +43,15 @@ export function replaceOnce(repo: string, file: string, from: string, to: string
   const at = text.indexOf(from);
   if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`${file}: ${JSON.stringify(from)} is not there exactly once`);
   fs.writeFileSync(p, text.slice(0, at) + to + text.slice(at + from.length));
+}
+
+/** A maker of temporary folders (`tmp(prefix)`), each removed after the calling test file's tests. */
+export function tempFolders(): (prefix: string) => string {
+  const made: string[] = [];
+  afterAll(() => made.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  return (prefix) => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    made.push(d);
+    return d;
+  };
 }
