@@ -113,9 +113,28 @@ export function forceConflicts(ids: readonly string[]): pulumi.ResourceTransform
   };
 }
 
+/**
+ * Objects of one unit whose registrations are under way at once, at most. The SDK serializes a
+ * resource's inputs as a tree of pending promises that lives until the monitor has answered, and all
+ * the resources created in one go progress together: the 5000 Node patches of a 5000-node stack's
+ * node-roles unit held about 80 KB each at once (a heap snapshot: closures, promises, their contexts),
+ * and `npm run policy` of that stack peaked near 800 MiB. Past this many, a unit creates its objects
+ * in batches, each once the previous one is registered (64: a peak of 395–454 MiB, the same CPU time;
+ * 256: about 500 MiB). No shipped stack has a unit this large (prod-large's largest, node-roles, has
+ * 32 objects), so what the engine sees of them is unchanged.
+ */
+export const REGISTRATION_BATCH = 64;
+
+/** Resolves once every resource of `resources` is registered (its URN known; URNs are known in previews too). */
+function registered(resources: readonly pulumi.Resource[]): Promise<void> {
+  return new Promise((resolve) => pulumi.all(resources.map((r) => r.urn)).apply(() => resolve()));
+}
+
 /** One deployable unit of the Plan. */
 export class PlanUnit extends pulumi.ComponentResource {
   readonly children: pulumi.Resource[] = [];
+  /** Its children all created (the later batches of a large unit: REGISTRATION_BATCH). */
+  private created: Promise<void> = Promise.resolve();
   constructor(name: string, args: UnitArgs, opts?: pulumi.ComponentResourceOptions) {
     super(args.unit.type, name, {}, { ...opts, ...componentRenameOptions(name) });
     const { unit, secrets } = args;
@@ -127,9 +146,13 @@ export class PlanUnit extends pulumi.ComponentResource {
       case "HelmRelease":
         this.children.push(helmRelease(unit, secrets, { ...childOpts, ...renameOptions(unit.name, false) }));
         break;
-      case "Manifests":
-        for (const o of unit.objects) this.children.push(manifestObject(unit.name, o, secrets, childOpts));
+      case "Manifests": {
+        const make = (o: K8sObject) => manifestObject(unit.name, o, secrets, childOpts);
+        // the first batch now, as any unit (an error in it is thrown here), the rest once it is registered
+        this.children.push(...unit.objects.slice(0, REGISTRATION_BATCH).map(make));
+        if (unit.objects.length > REGISTRATION_BATCH) this.created = this.inBatches(unit.objects.slice(REGISTRATION_BATCH), make);
         break;
+      }
       case "RemoteManifest": {
         // The provider fetches the pinned URL at apply time; offline renders list it by URL only.
         // One file keeps its ConfigFile (the URNs of what it applied stay put); several are one group,
@@ -146,6 +169,25 @@ export class PlanUnit extends pulumi.ComponentResource {
         break;
       }
     }
-    this.registerOutputs({});
+    // outputs registered once the last batch is created: the promise also keeps the program running until then
+    this.registerOutputs(unit.kind === "Manifests" && unit.objects.length > REGISTRATION_BATCH ? this.created.then(() => ({})) : {});
+  }
+
+  /**
+   * What a unit that depends on this one waits for before it registers: the SDK collects a
+   * component's children for `dependsOn` once its `initialize` has resolved, so a later phase
+   * depends on every batch, as on a unit created in one go.
+   */
+  protected override async initialize(): Promise<void> {
+    // initialize runs inside super(): the constructor's body, which sets `created`, has run one turn later
+    await null;
+    await this.created;
+  }
+
+  private async inBatches(rest: readonly K8sObject[], make: (o: K8sObject) => pulumi.Resource): Promise<void> {
+    for (let i = 0; i < rest.length; i += REGISTRATION_BATCH) {
+      await registered(this.children.slice(-REGISTRATION_BATCH));
+      this.children.push(...rest.slice(i, i + REGISTRATION_BATCH).map(make));
+    }
   }
 }

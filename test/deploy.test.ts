@@ -1,8 +1,10 @@
 // The Pulumi layer on a Plan with every kind of unit: Helm releases, manifests (Nodes patched,
 // core kinds typed, the rest generic), remote manifests, protected units, secrets.
 import { describe, expect, it } from "vitest";
+import * as pulumi from "@pulumi/pulumi";
 import { deployPlan } from "../components/deploy";
-import { phase, secretRef, type Plan } from "../plan/plan";
+import { REGISTRATION_BATCH } from "../components/plan-unit";
+import { phase, secretRef, type K8sObject, type Plan } from "../plan/plan";
 import { planStack } from "../environments";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
 import { shippedConfig } from "./helpers/stacks";
@@ -152,5 +154,48 @@ describe("deployPlan", () => {
       // every occurrence sits inside a secret envelope
       expect(text.split(MOCK_SECRET_VALUE).length - 1).toBe(text.split(`"${SECRET_SIG}"`).length - 1);
     }
+  });
+
+  it("registers a unit larger than REGISTRATION_BATCH in batches, each once the one before is registered, and a later phase still depends on every object", async () => {
+    const plan = planStack(shippedConfig("prod-small")).plan!;
+    for (const ph of plan.phases) ph.units = [];
+    const count = 2 * REGISTRATION_BATCH + 7;
+    const objects: K8sObject[] = Array.from({ length: count }, (_, i) => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: `cm-${i}`, namespace: "n" },
+    }));
+    phase(plan, "platform").units.push({ kind: "Manifests", name: "many", type: "openkeel:platform:Many", objects });
+    phase(plan, "platform-config").units.push({
+      kind: "Manifests",
+      name: "after",
+      type: "openkeel:platform:After",
+      objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "after", namespace: "n" } }],
+    });
+    // registrations of the large unit sent to the monitor and not yet answered, at most
+    let inFlight = 0;
+    let most = 0;
+    const run = await runProgram("prod-small", {}, async () => {
+      const mon = pulumi.runtime.getMonitor() as unknown as { registerResource(req: { getName(): string }, reply: (...a: unknown[]) => void): void };
+      const register = mon.registerResource.bind(mon);
+      mon.registerResource = (req, reply) => {
+        if (!req.getName().startsWith("many:")) return register(req, reply);
+        most = Math.max(most, ++inFlight);
+        return register(req, (...a) => {
+          inFlight--;
+          reply(...a);
+        });
+      };
+      deployPlan(plan);
+    });
+    const many = run.resources.filter((r) => r.name.startsWith("many:"));
+    expect(many.map((r) => r.name).sort()).toEqual(objects.map((o) => `many:configmap:n/${o.metadata.name}`).sort());
+    expect(many.every((r) => r.parent === run.byName("many").urn)).toBe(true);
+    expect(most).toBe(REGISTRATION_BATCH);
+    // the component's outputs come once the last batch is created: registered, as any unit's
+    expect(run.byName("many").outputs).toEqual({});
+    const after = run.byName("after:configmap:n/after");
+    for (const r of many) expect(run.byName("after").dependencies).toContain(r.urn);
+    expect(after.parent).toBe(run.byName("after").urn);
   });
 });
