@@ -15,6 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { dayTwo } from "./day2";
+import { dayTwoTransitions } from "./day2-transitions";
 import { destroySteps } from "./destroy";
 import { mutationsStep, shippedPolicyStep } from "./policy-checks";
 import { checkAfterUp } from "./cluster-checks";
@@ -69,7 +70,8 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     await shippedPolicyStep(r, upLog(r, up)); // 10
     await mutationsStep(r, rendered);
     const last = await dayTwo(r, rendered); // 11
-    await destroySteps(r, last); // 12
+    const final = await dayTwoTransitions(r, rendered, last); // 11a–11e
+    await destroySteps(r, final); // 12
   } catch (e) {
     if (!(e instanceof Fatal)) {
       r.report.steps.push({ name: "driver", seconds: 0, ok: false, detail: [`internal error: ${(e as Error).stack}`] });
