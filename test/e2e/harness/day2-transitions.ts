@@ -38,7 +38,8 @@ interface Pod extends KubeObject {
 }
 
 const dsId = (d: KubeObject) => `${d.metadata.namespace}/${d.metadata.name}`;
-const ownerOf = (p: KubeObject) => (p.metadata.ownerReferences as { kind: string; name: string; uid: string }[] | undefined)?.find((o) => o.kind === "DaemonSet");
+const ownerOf = (p: KubeObject) =>
+  (p.metadata.ownerReferences as { kind: string; name: string; uid: string }[] | undefined)?.find((o) => o.kind === "DaemonSet");
 const podsOn = (kube: Kube, node: string) => kube.list<Pod>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`);
 
 /** A stack edit: the states of some nodes (`active`: the key removed), or nodes removed. */
@@ -75,7 +76,9 @@ async function nhcStep(r: StackRun, rendered: RenderedStack, label: string): Pro
       const q = labelSelectorQuery(nhc.spec?.selector ?? {});
       const selected = (await r.kube!.list(`/api/v1/nodes?labelSelector=${encodeURIComponent(q)}`)).map((n) => n.metadata.name);
       checks.push({ name: nhc.metadata.name, expected: expected.get(nhc.metadata.name) ?? [], selected });
-      detail.push(`${nhc.metadata.name}: labelSelector=${q} → ${selected.join(", ") || "no node"}; placement.json: ${(expected.get(nhc.metadata.name) ?? ["(not in the report)"]).join(", ")}`);
+      detail.push(
+        `${nhc.metadata.name}: labelSelector=${q} → ${selected.join(", ") || "no node"}; placement.json: ${(expected.get(nhc.metadata.name) ?? ["(not in the report)"]).join(", ")}`,
+      );
     }
     const missing = [...expected.keys()].filter((n) => !live.some((l) => l.metadata.name === n));
     const problems = [
@@ -170,7 +173,11 @@ async function withoutTolerations(kube: Kube, node: string, source: DaemonSet): 
     const ds = await kube.get<DaemonSet>(`/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`);
     if (pods.length > 0 && pods.length >= (ds?.status?.desiredNumberScheduled ?? 1)) break;
   }
-  await kube.request("DELETE", `/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`, { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });
+  await kube.request("DELETE", `/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`, {
+    kind: "DeleteOptions",
+    apiVersion: "v1",
+    propagationPolicy: "Background",
+  });
   const where = [...new Set(pods.map((p) => p.spec.nodeName).filter(Boolean))].sort();
   const ok = pods.length > 0 && !where.includes(node);
   return {
@@ -205,7 +212,10 @@ async function disabledHypervisorStep(r: StackRun, rendered: RenderedStack, node
     }
     const problems = rolloutProblems(node, taint, agents);
     detail.push(...agents.filter((a) => a.belongs).map((a) => `${a.daemonSet}: ${a.after ? `pod ${a.after.revision} ${a.after.phase}` : "NO POD"} on ${node}`));
-    r.report.check(`after a rollout of every DaemonSet, every node agent runs again on the disabled hypervisor ${node}`, problems.length === 0, [...problems, ...detail]);
+    r.report.check(`after a rollout of every DaemonSet, every node agent runs again on the disabled hypervisor ${node}`, problems.length === 0, [
+      ...problems,
+      ...detail,
+    ]);
     const source = dss.find((d) => before.has(dsId(d)) && (d.spec.template.spec.tolerations ?? []).some((t) => t.key === COMPUTE_DISABLED_TAINT.key));
     if (source) {
       const neg = await withoutTolerations(kube, node, source);
@@ -286,11 +296,20 @@ async function retiringStep(r: StackRun, back: readonly string[], hypervisor: st
     }
     await removeTaint(kube, hypervisor, COMPUTE_DISABLED_TAINT.key);
     s.detail.push(`compute agent stand-in: ${hypervisor} enabled, ${COMPUTE_DISABLED_TAINT.key} lifted`);
-    for (const n of back) if ((await kube.get<KubeObject & { spec?: { unschedulable?: boolean } }>(`/api/v1/nodes/${n}`))?.spec?.unschedulable) problems.push(`${n} is still cordoned`);
+    for (const n of back)
+      if ((await kube.get<KubeObject & { spec?: { unschedulable?: boolean } }>(`/api/v1/nodes/${n}`))?.spec?.unschedulable)
+        problems.push(`${n} is still cordoned`);
     problems.push(...(await nodeMaintenances(kube, [retiree])));
-    const ln = await kube.get<KubeObject & { spec?: { evictionRequested?: boolean; allowScheduling?: boolean } }>(`/apis/longhorn.io/v1beta2/namespaces/${LONGHORN_NS}/nodes/${retiree}`);
-    if (ln?.spec?.evictionRequested !== true || ln.spec.allowScheduling !== false) problems.push(`nodes.longhorn.io ${retiree}: spec ${JSON.stringify(ln?.spec)}, not the eviction request`);
-    r.report.check(`maintenance ends for ${back.join(", ")} (NodeMaintenance gone, uncordoned); ${retiree} retiring: NodeMaintenance and Longhorn eviction request written`, problems.length === 0, problems);
+    const ln = await kube.get<KubeObject & { spec?: { evictionRequested?: boolean; allowScheduling?: boolean } }>(
+      `/apis/longhorn.io/v1beta2/namespaces/${LONGHORN_NS}/nodes/${retiree}`,
+    );
+    if (ln?.spec?.evictionRequested !== true || ln.spec.allowScheduling !== false)
+      problems.push(`nodes.longhorn.io ${retiree}: spec ${JSON.stringify(ln?.spec)}, not the eviction request`);
+    r.report.check(
+      `maintenance ends for ${back.join(", ")} (NodeMaintenance gone, uncordoned); ${retiree} retiring: NodeMaintenance and Longhorn eviction request written`,
+      problems.length === 0,
+      problems,
+    );
   });
   return rendered;
 }
@@ -309,7 +328,11 @@ async function evictRetiree(r: StackRun, rendered: RenderedStack, retiree: strin
     const replicas = (await r.kube!.list<KubeObject & { spec?: { nodeID?: string } }>(`/apis/longhorn.io/v1beta2/namespaces/${LONGHORN_NS}/replicas`)).filter(
       (x) => x.spec?.nodeID === retiree,
     );
-    r.report.check(`no replicas.longhorn.io on ${retiree} (the runbook's step 6 query)`, replicas.length === 0, replicas.map((x) => x.metadata.name));
+    r.report.check(
+      `no replicas.longhorn.io on ${retiree} (the runbook's step 6 query)`,
+      replicas.length === 0,
+      replicas.map((x) => x.metadata.name),
+    );
   });
 }
 
@@ -336,9 +359,18 @@ async function removeStep(r: StackRun, retiring: RenderedStack, retiree: string)
   });
   if (!s.ok || !removed) return undefined;
   const before = await exported(r, "export-before-removal");
-  const changes = await previewShowsExactly(r, retiring, removed, `day 2: pulumi preview of the removal of ${retiree} shows exactly the steps needed`, "preview-removal");
+  const changes = await previewShowsExactly(
+    r,
+    retiring,
+    removed,
+    `day 2: pulumi preview of the removal of ${retiree} shows exactly the steps needed`,
+    "preview-removal",
+  );
   const protectedUrns = new Set(before.filter((x) => x.protect).map((x) => x.urn));
-  const problems = [...removalNeeds(changes, retiree), ...changes.filter((c) => c.op === "delete" && protectedUrns.has(c.urn)).map((c) => `the preview deletes protected ${c.urn}`)];
+  const problems = [
+    ...removalNeeds(changes, retiree),
+    ...changes.filter((c) => c.op === "delete" && protectedUrns.has(c.urn)).map((c) => `the preview deletes protected ${c.urn}`),
+  ];
   r.report.check(`the removal's preview lists the steps docs/node-lifecycle.md names and deletes nothing protected`, problems.length === 0, problems);
   await r.step(`day 2: pulumi up of the removal of ${retiree}, then kubectl delete node`, async (st) => {
     await up(r, st, "up-removal");

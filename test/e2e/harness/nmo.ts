@@ -135,7 +135,9 @@ async function evict(kube: Kube, id: string): Promise<{ status: number; message:
 async function cordonAndTaint(kube: Kube, node: string, detail: string[]): Promise<void> {
   const n = await kube.get<NodeObj>(`/api/v1/nodes/${node}`);
   if (!n?.spec?.unschedulable) await kube.mergePatch(`/api/v1/nodes/${node}`, { spec: { unschedulable: true } });
-  detail.push(`${node}: ${n?.spec?.unschedulable ? "already cordoned by the program's node-roles patch" : "cordoned"}; tainted ${DRAIN_TAINT.key}:${DRAIN_TAINT.effect}`);
+  detail.push(
+    `${node}: ${n?.spec?.unschedulable ? "already cordoned by the program's node-roles patch" : "cordoned"}; tainted ${DRAIN_TAINT.key}:${DRAIN_TAINT.effect}`,
+  );
   await addTaint(kube, node, DRAIN_TAINT);
 }
 
@@ -149,7 +151,10 @@ export async function drainAsNmo(kube: Kube, node: string, drainPolicy: string |
   await cordonAndTaint(kube, node, detail);
   const im = drainPolicy ? await instanceManagerStandIn(kube, node) : undefined;
   const volumes = await volumesOn(kube, await podsOn(kube, node));
-  if (im) detail.push(`${node}: instance-manager stand-in ${im.pod} with PDB ${im.pdb} (minAvailable 1); Longhorn volumes attached here: ${volumes.map((v) => v.id).join(", ") || "none"}`);
+  if (im)
+    detail.push(
+      `${node}: instance-manager stand-in ${im.pod} with PDB ${im.pdb} (minAvailable 1); Longhorn volumes attached here: ${volumes.map((v) => v.id).join(", ") || "none"}`,
+    );
   const refusals = new Map<string, string>();
   const refusedBy = new Set<string>();
   let left: DrainPod[] = [];

@@ -48,7 +48,8 @@ export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { n
   for (const n of nodes) {
     const by = checks.filter((c) => c.selected.includes(n.name)).map((c) => c.name);
     if (n.drained && by.length > 0) problems.push(`${n.name} is drained, yet ${by.join(", ")} select(s) it`);
-    if (!n.drained && by.length !== 1) problems.push(`${n.name} is watched by ${by.length} NodeHealthChecks (${by.join(", ") || "none"}); § 5.6 wants exactly one`);
+    if (!n.drained && by.length !== 1)
+      problems.push(`${n.name} is watched by ${by.length} NodeHealthChecks (${by.join(", ") || "none"}); § 5.6 wants exactly one`);
   }
   return problems;
 }
