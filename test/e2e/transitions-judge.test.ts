@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { NODE_STATE_LABEL } from "../../config/lifecycle";
 import { readDocs } from "./harness/rendered";
 import {
+  drainLeft,
   drainProblems,
   instanceManagerPdbVerdict,
   labelSelectorQuery,
@@ -100,8 +101,9 @@ describe("the instance-manager PDB stand-in follows Longhorn's canDeleteInstance
 });
 
 describe("a drain's verdict", () => {
-  const pod = (id: string, o: Partial<{ daemonSet: boolean; mirror: boolean; terminating: boolean }> = {}) => ({
+  const pod = (id: string, o: Partial<{ uid: string; daemonSet: boolean; mirror: boolean; terminating: boolean }> = {}) => ({
     id,
+    uid: id,
     daemonSet: false,
     mirror: false,
     terminating: false,
@@ -109,6 +111,14 @@ describe("a drain's verdict", () => {
   });
   it("DaemonSet and mirror pods stay; every other pod must go", () => {
     expect(podsToEvict([pod("a/ds", { daemonSet: true }), pod("a/m", { mirror: true }), pod("a/x")]).map((p) => p.id)).toEqual(["a/x"]);
+  });
+  it("waits for the pods it listed at the start only: a replacement that lands on the node again is reported, not waited for", () => {
+    const listed = [pod("a/x"), pod("a/ovn-central-1")];
+    expect(drainLeft(listed, [pod("a/x", { terminating: true }), pod("a/ovn-central-2"), pod("a/ds", { daemonSet: true })])).toEqual({
+      left: [pod("a/x", { terminating: true })],
+      arrived: [pod("a/ovn-central-2")],
+    });
+    expect(drainLeft(listed, [pod("a/ovn-central-1", { uid: "new" })]).left).toEqual([]);
   });
   it("done when nothing is left; out of time with the pods left and the PDB that refused each", () => {
     expect(drainProblems("cp-1", [], new Map(), 12, 180)).toEqual([]);

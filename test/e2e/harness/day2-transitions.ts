@@ -159,7 +159,8 @@ async function withoutTolerations(kube: Kube, node: string, source: DaemonSet): 
   const labels = { "e2e.openkeel.io/negative": name };
   const keys = new Set(NODE_STATE_TAINTS.map((t) => t.taint.key));
   const spec = structuredClone(source.spec.template.spec);
-  spec.tolerations = (spec.tolerations ?? []).filter((t) => !keys.has(t.key ?? ""));
+  // without a toleration of everything too (a keyless Exists), which would tolerate them as well
+  spec.tolerations = (spec.tolerations ?? []).filter((t) => t.key && !keys.has(t.key));
   await kube.create(`/apis/apps/v1/namespaces/${ns}/daemonsets`, {
     apiVersion: "apps/v1",
     kind: "DaemonSet",
@@ -217,7 +218,8 @@ async function disabledHypervisorStep(r: StackRun, rendered: RenderedStack, node
       ...detail,
     ]);
     const source = dss.find((d) => before.has(dsId(d)) && (d.spec.template.spec.tolerations ?? []).some((t) => t.key === COMPUTE_DISABLED_TAINT.key));
-    if (source) {
+    if (!source) r.report.check(`the negative: an agent without the node-state tolerations gets no pod on ${node}`, false, ["no node agent to copy"]);
+    else {
       const neg = await withoutTolerations(kube, node, source);
       r.report.check(`the negative: an agent without the node-state tolerations gets no pod on ${node}`, neg.ok, [neg.detail]);
     }

@@ -19,7 +19,7 @@
 import { DRAIN_TAINT } from "../../../config/lifecycle";
 import type { Kube, KubeObject } from "./kube";
 import { sleep } from "./proc";
-import { drainProblems, instanceManagerPdbVerdict, podsToEvict, type DrainPod, type NodeReplica } from "./transitions-judge";
+import { drainLeft, drainProblems, instanceManagerPdbVerdict, podsToEvict, type DrainPod, type NodeReplica } from "./transitions-judge";
 
 export const LONGHORN_NS = "longhorn-system";
 const STAND_IN = "e2e.openkeel.io/stand-in";
@@ -40,6 +40,7 @@ const owner = (p: KubeObject) => (p.metadata.ownerReferences as { kind: string; 
 function drainPod(p: Pod): DrainPod {
   return {
     id: podId(p),
+    uid: p.metadata.uid ?? "",
     daemonSet: owner(p)?.kind === "DaemonSet",
     mirror: p.metadata.annotations?.["kubernetes.io/config.mirror"] !== undefined,
     terminating: p.metadata.deletionTimestamp !== undefined,
@@ -61,9 +62,16 @@ export async function removeTaint(kube: Kube, node: string, key: string): Promis
   await kube.mergePatch(`/api/v1/nodes/${node}`, { spec: { taints: taints.filter((t) => t.key !== key) } });
 }
 
+/** A Longhorn volume attached to the node: its pod's id and class, the pod's uid (attached while that pod is there). */
+interface Volume {
+  id: string;
+  podUid: string;
+  protectedElsewhere: boolean;
+}
+
 /** A Longhorn volume of the node: a StatefulSet pod there that claims a Longhorn class, and whether that class keeps a replica elsewhere. */
-async function volumesOn(kube: Kube, pods: readonly Pod[]): Promise<{ id: string; protectedElsewhere: boolean }[]> {
-  const out: { id: string; protectedElsewhere: boolean }[] = [];
+async function volumesOn(kube: Kube, pods: readonly Pod[]): Promise<Volume[]> {
+  const out: Volume[] = [];
   for (const p of pods) {
     const o = owner(p);
     if (o?.kind !== "StatefulSet") continue;
@@ -73,7 +81,7 @@ async function volumesOn(kube: Kube, pods: readonly Pod[]): Promise<{ id: string
     const sc = await kube.get<KubeObject & { provisioner?: string; parameters?: Record<string, string> }>(`/apis/storage.k8s.io/v1/storageclasses/${cls}`);
     if (sc?.provisioner !== "driver.longhorn.io") continue;
     const strict = sc.parameters?.dataLocality === "strict-local" || Number(sc.parameters?.numberOfReplicas ?? "3") <= 1;
-    out.push({ id: `${podId(p)} (${cls})`, protectedElsewhere: !strict });
+    out.push({ id: `${podId(p)} (${cls})`, podUid: p.metadata.uid ?? "", protectedElsewhere: !strict });
   }
   return out;
 }
@@ -157,11 +165,13 @@ export async function drainAsNmo(kube: Kube, node: string, drainPolicy: string |
     );
   const refusals = new Map<string, string>();
   const refusedBy = new Set<string>();
-  let left: DrainPod[] = [];
+  const listed = podsToEvict((await podsOn(kube, node)).map(drainPod));
+  let left = listed;
+  let arrived: DrainPod[] = [];
   let pdbGone = !im;
   while ((Date.now() - t0) / 1000 < limitSeconds) {
     const pods = await podsOn(kube, node);
-    left = podsToEvict(pods.map(drainPod));
+    ({ left, arrived } = drainLeft(listed, pods.map(drainPod)));
     if (im && !pdbGone) pdbGone = await reconcilePdb(kube, node, drainPolicy!, im.pdb, pods, volumes, detail);
     if (left.length === 0) break;
     for (const p of left.filter((x) => !x.terminating)) {
@@ -173,6 +183,11 @@ export async function drainAsNmo(kube: Kube, node: string, drainPolicy: string |
     }
     await sleep(2000);
   }
+  detail.push(`${node}: ${listed.length} pod(s) to evict listed at the start`);
+  if (arrived.length)
+    detail.push(
+      `${node}: came back since, not waited for (as kubectl's drain helper): ${arrived.map((p) => p.id).join(", ")} (they tolerate the cordon's taint)`,
+    );
   const seconds = (Date.now() - t0) / 1000;
   const problems = drainProblems(node, left, refusals, seconds, limitSeconds);
   if (problems.length === 0) await succeeded(kube, node);
@@ -186,11 +201,11 @@ async function reconcilePdb(
   policy: string,
   pdb: string,
   pods: readonly Pod[],
-  volumes: readonly { id: string; protectedElsewhere: boolean }[],
+  volumes: readonly Volume[],
   detail: string[],
 ): Promise<boolean> {
-  const here = new Set(pods.map((p) => podId(p)));
-  const attached = volumes.filter((v) => here.has(v.id.split(" ")[0])).map((v) => v.id);
+  const here = new Set(pods.map((p) => p.metadata.uid));
+  const attached = volumes.filter((v) => here.has(v.podUid)).map((v) => v.id);
   const replicas: NodeReplica[] = volumes.map((v) => ({ volume: v.id, stopped: !attached.includes(v.id), protectedElsewhere: v.protectedElsewhere }));
   const n = await kube.get<NodeObj>(`/api/v1/nodes/${node}`);
   const verdict = instanceManagerPdbVerdict(policy, { cordoned: n?.spec?.unschedulable === true, attachedVolumes: attached, replicas });

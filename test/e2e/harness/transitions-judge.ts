@@ -86,6 +86,7 @@ export function instanceManagerPdbVerdict(
 /** A pod on a node being drained, as the drain judges it. */
 export interface DrainPod {
   id: string;
+  uid: string;
   /** owned by a DaemonSet: a drain leaves it (IgnoreAllDaemonSets) */
   daemonSet: boolean;
   /** a mirror pod: the API server cannot delete it */
@@ -93,9 +94,21 @@ export interface DrainPod {
   terminating: boolean;
 }
 
-/** The pods a drain must still evict: every pod but DaemonSet and mirror pods. */
+/** The pods a drain evicts: every pod but DaemonSet and mirror pods. */
 export function podsToEvict(pods: readonly DrainPod[]): DrainPod[] {
   return pods.filter((p) => !p.daemonSet && !p.mirror);
+}
+
+/**
+ * What a drain still waits for: the pods it listed when it started (kubectl's drain helper, which
+ * NMO runs, evicts the pods of one listing and waits until they are gone), and the pods that came
+ * since, which it does not wait for: a replacement that tolerates the cordon's
+ * `node.kubernetes.io/unschedulable` taint (one tolerating every NoSchedule taint) may land on
+ * the node again.
+ */
+export function drainLeft(listed: readonly DrainPod[], now: readonly DrainPod[]): { left: DrainPod[]; arrived: DrainPod[] } {
+  const uids = new Set(listed.map((p) => p.uid));
+  return { left: now.filter((p) => uids.has(p.uid)), arrived: podsToEvict(now).filter((p) => !uids.has(p.uid)) };
 }
 
 /** The verdict of a drain that ended (done or out of time): what was left and what refused it. */
