@@ -302,10 +302,11 @@ async function retiringStep(r: StackRun, back: readonly string[], hypervisor: st
       if ((await kube.get<KubeObject & { spec?: { unschedulable?: boolean } }>(`/api/v1/nodes/${n}`))?.spec?.unschedulable)
         problems.push(`${n} is still cordoned`);
     problems.push(...(await nodeMaintenances(kube, [retiree])));
+    const storage = rendered!.index.nodes.find((n) => n.name === retiree)?.roles.includes("storage") ?? false;
     const ln = await kube.get<KubeObject & { spec?: { evictionRequested?: boolean; allowScheduling?: boolean } }>(
       `/apis/longhorn.io/v1beta2/namespaces/${LONGHORN_NS}/nodes/${retiree}`,
     );
-    if (ln?.spec?.evictionRequested !== true || ln.spec.allowScheduling !== false)
+    if (storage && (ln?.spec?.evictionRequested !== true || ln.spec.allowScheduling !== false))
       problems.push(`nodes.longhorn.io ${retiree}: spec ${JSON.stringify(ln?.spec)}, not the eviction request`);
     r.report.check(
       `maintenance ends for ${back.join(", ")} (NodeMaintenance gone, uncordoned); ${retiree} retiring: NodeMaintenance and Longhorn eviction request written`,
@@ -339,12 +340,13 @@ async function evictRetiree(r: StackRun, rendered: RenderedStack, retiree: strin
 }
 
 /** The steps of the removal the preview must list (docs/node-lifecycle.md, retiring → removed, step 2). */
-function removalNeeds(changes: readonly PreviewChange[], retiree: string): string[] {
+function removalNeeds(changes: readonly PreviewChange[], retiree: string, storage: boolean): string[] {
   const needs: [string, (c: PreviewChange) => boolean][] = [
     ["the node-roles patch goes", (c) => c.op === "delete" && c.type === "kubernetes:core/v1:NodePatch" && c.name.endsWith(retiree)],
     ["the NodeMaintenance goes", (c) => c.op === "delete" && c.type.endsWith(":NodeMaintenance") && c.name.endsWith(retiree)],
-    ["the Longhorn eviction patch goes", (c) => c.op === "delete" && c.name.startsWith("longhorn-node-eviction")],
   ];
+  // the eviction request exists for a retiring storage node only
+  if (storage) needs.push(["the Longhorn eviction patch goes", (c) => c.op === "delete" && c.name.startsWith("longhorn-node-eviction")]);
   return needs.filter(([, m]) => !changes.some(m)).map(([what]) => `the preview lacks a step docs/node-lifecycle.md names: ${what}`);
 }
 
@@ -369,8 +371,9 @@ async function removeStep(r: StackRun, retiring: RenderedStack, retiree: string)
     "preview-removal",
   );
   const protectedUrns = new Set(before.filter((x) => x.protect).map((x) => x.urn));
+  const storage = retiring.index.nodes.find((n) => n.name === retiree)?.roles.includes("storage") ?? false;
   const problems = [
-    ...removalNeeds(changes, retiree),
+    ...removalNeeds(changes, retiree, storage),
     ...changes.filter((c) => c.op === "delete" && protectedUrns.has(c.urn)).map((c) => `the preview deletes protected ${c.urn}`),
   ];
   r.report.check(`the removal's preview lists the steps docs/node-lifecycle.md names and deletes nothing protected`, problems.length === 0, problems);
@@ -415,14 +418,28 @@ export async function dayTwoTransitions(r: StackRun, day1: RenderedStack, day2: 
     return day2;
   }
   noteStandIns(r);
-  const hypervisor = day1.index.nodes.find((n) => n.roles.includes("compute") && n.roles.includes("storage"))?.name;
-  const controlPlane = day1.index.nodes.find((n) => n.roles.includes("controlPlane") && n.kubernetesControlPlane)?.name;
-  if (!hypervisor || !controlPlane) throw new Error("the stack has no compute+storage node or no control-plane node to put into maintenance");
+  // a hypervisor that is a storage node too where the topology has one (medium), else a compute node
+  const hypervisor = (
+    day1.index.nodes.find((n) => n.roles.includes("compute") && n.roles.includes("storage")) ?? day1.index.nodes.find((n) => n.roles.includes("compute"))
+  )?.name;
+  const controlPlane = (
+    day1.index.nodes.find((n) => n.roles.includes("controlPlane") && n.kubernetesControlPlane) ?? day1.index.nodes.find((n) => n.roles.includes("controlPlane"))
+  )?.name;
+  if (!hypervisor || !controlPlane) {
+    r.report.steps.push({
+      name: "day 2: node transitions",
+      seconds: 0,
+      ok: false,
+      detail: ["the stack has no compute node or no controlPlane node to put into maintenance"],
+    });
+    return day2;
+  }
   await nhcStep(r, day2, "after day 2");
   await disabledHypervisorStep(r, day2, hypervisor);
-  const maintenance = await maintenanceSteps(r, [controlPlane, hypervisor]);
+  const inMaintenance = [...new Set([controlPlane, hypervisor])];
+  const maintenance = await maintenanceSteps(r, inMaintenance);
   if (!maintenance) return day2;
-  const retiring = await retiringStep(r, [controlPlane, hypervisor], hypervisor, retiree);
+  const retiring = await retiringStep(r, inMaintenance, hypervisor, retiree);
   if (!retiring) return maintenance;
   await evictRetiree(r, retiring, retiree);
   return (await removeStep(r, retiring, retiree)) ?? retiring;
