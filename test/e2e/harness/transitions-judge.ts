@@ -80,7 +80,10 @@ export function instanceManagerPdbVerdict(
   const counted = policy === "allow-if-replica-is-stopped" ? node.replicas.filter((r) => !r.stopped) : node.replicas;
   const alone = counted.find((r) => !r.protectedElsewhere);
   if (alone) return { deletable: false, why: `replica of ${alone.volume} has no pdb on another node (${policy})` };
-  return { deletable: true, why: `${policy}: ${node.replicas.length} replica(s) on the node, ${counted.length} counted, each protected elsewhere` };
+  return {
+    deletable: true,
+    why: `${policy}: ${node.replicas.length} replica(s) on the node, ${counted.length} counted${counted.length ? ", each protected elsewhere" : ""}`,
+  };
 }
 
 /** A pod on a node being drained, as the drain judges it. */
