@@ -315,13 +315,14 @@ function designChecks(p: ComponentPlacement, nodes: ReportNode[], byName: Readon
   for (const role of c.forbiddenRoles ?? []) {
     const onRole = p.eligible.filter((n) => byName.get(n)!.roles.includes(role));
     if (onRole.length > 0) {
-      checks.push(
-        error(
-          "placement-forbidden",
-          `${what} may run on ${onRole.join(", ")}, which carry the ${role} role: the design (§ 1.4, § 2) keeps it off ${role} nodes`,
-          `keep ${role} nodes dedicated (no other role on them), taint them, and do not give ${c.name} their toleration`,
-        ),
+      const check = error(
+        "placement-forbidden",
+        `${what} may run on ${onRole.join(", ")}, which carry the ${role} role: the design (§ 1.4, § 2) keeps it off ${role} nodes`,
+        `keep ${role} nodes dedicated (no other role on them), taint them, and do not give ${c.name} their toleration`,
       );
+      // a node that is not dedicated to the role is the stack's mistake: its roles are the key path
+      const shared = nodes.findIndex((n) => onRole.includes(n.name) && n.roles.some((r) => r !== role));
+      checks.push(shared >= 0 ? { ...check, path: `openkeel:nodes[${shared}].roles` } : check);
     }
   }
   return checks;
@@ -353,9 +354,9 @@ function agentChecks(p: ComponentPlacement, byName: ReadonlyMap<string, ReportNo
 
 const error = (code: string, message: string, fix: string): Check => ({ level: "error", code, message, fix });
 
-/** A check about a component the stack places (openkeel:services.<service>.placement.<component>) points there. */
+/** A check about a component the stack places (openkeel:services.<service>.placement.<component>) points there, unless it names its own path. */
 function withPath(check: Check, c: Component): Check {
-  return c.configPath ? { ...check, path: c.configPath } : check;
+  return c.configPath && check.path === undefined ? { ...check, path: c.configPath } : check;
 }
 
 /** The report's own checks, the same for every component: every error names it, the nodes it cannot reach, and why. */

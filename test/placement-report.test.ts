@@ -309,6 +309,8 @@ describe("placement checks", () => {
     });
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
     expect(checks[0].message).toMatch(/^kubevirt-cr\/kubevirt\/virt-handler \(DaemonSet\) may run on prov-1, which carry the provisioning role/);
+    // prov-1 is dedicated to provisioning: the agent's own placement is at fault, no node's roles
+    expect(checks[0].path).toBeUndefined();
   });
 
   it("tenant workloads on a node that is both compute and provisioning are forbidden", () => {
@@ -321,6 +323,8 @@ describe("placement checks", () => {
       "placement-forbidden kubevirt-cr/kubevirt/virt-handler",
       "placement-forbidden openkeel-nova/computeAgent",
     ]);
+    // the node shared with provisioning is the stack's mistake: its roles are the key path, not the agent's placement
+    expect(checks.map((c) => c.path)).toEqual(["openkeel:nodes[0].roles", "openkeel:nodes[0].roles"]);
   });
 });
 

@@ -158,15 +158,28 @@ async function addComputeNode(r: StackRun, rendered: RenderedStack): Promise<{ d
   return out;
 }
 
-/** `pulumi preview --json` after the change proposes exactly the steps the render diff expects. */
-async function previewDay2(r: StackRun, day1: RenderedStack, day2: RenderedStack): Promise<void> {
-  await r.step("day 2: pulumi preview shows exactly the expected steps", async (s) => {
-    const exp = expectedSteps(day1, day2);
-    const res = await pulumi(["preview", "--json"], r.project, r.p!, r.log("preview-day2"));
+/** A step of `pulumi preview --json` (neither same nor read). */
+export interface PreviewChange {
+  op: string;
+  type: string;
+  name: string;
+  urn: string;
+}
+
+/**
+ * `pulumi preview --json` after a change proposes exactly the steps the render diff from `before`
+ * to `after` expects (a step named `title`, its log `logName`); returns the engine's changes.
+ */
+export async function previewShowsExactly(r: StackRun, before: RenderedStack, after: RenderedStack, title: string, logName: string): Promise<PreviewChange[]> {
+  let out: PreviewChange[] = [];
+  await r.step(title, async (s) => {
+    const exp = expectedSteps(before, after);
+    const res = await pulumi(["preview", "--json"], r.project, r.p!, r.log(logName));
     s.log = res.log;
     if (res.code !== 0) throw new Error(`pulumi preview --json exited ${res.code}: ${errorLines(res.stdout + res.stderr).join("\n")}`);
     const { steps, changeSummary } = previewSteps(res.stdout);
     const changes = steps.filter((x) => x.op !== "same" && x.op !== "read");
+    out = changes;
     const unexpected = changes.filter((c) => !exp.some((e) => e.op === c.op && e.match(c.type, c.name)));
     const missing = exp.filter((e) => !changes.some((c) => c.op === e.op && e.match(c.type, c.name)));
     s.summary = `engine: ${Object.entries(changeSummary)
@@ -179,6 +192,7 @@ async function previewDay2(r: StackRun, day1: RenderedStack, day2: RenderedStack
       s.detail.push(...unexpected.map((c) => `UNEXPECTED ${c.op} ${c.type} ${c.name}`), ...missing.map((e) => `MISSING ${e.op}: ${e.what}`));
     }
   });
+  return out;
 }
 
 /** README step 11. Returns the render the cluster holds afterwards (the day-2 one, when it ran). */
@@ -195,7 +209,7 @@ export async function dayTwo(r: StackRun, rendered: RenderedStack): Promise<Rend
   }
   const { day1, day2, name } = await addComputeNode(r, rendered);
   if (!day2) return rendered;
-  await previewDay2(r, day1!, day2);
+  await previewShowsExactly(r, day1!, day2, "day 2: pulumi preview shows exactly the expected steps", "preview-day2");
   await r.step("day 2: pulumi up --yes --skip-preview --policy-pack policy", async (s) => {
     // the preview was the step before; the update itself is what is measured here
     const res = await pulumi(["up", "--yes", "--skip-preview", "--policy-pack", "policy"], r.project, r.p!, r.log("up-day2"), { timeoutMs: 20 * 60_000 });
