@@ -128,6 +128,7 @@ async function enginePreviewTimes(skip: boolean, schemas: string, tries: number,
     outRoot: path.join(REPO_ROOT, ".e2e"),
     interrupt: false,
     policyMutations: false,
+    transitions: false,
     previewTiming: { tries, turn },
     log: (line) => process.stderr.write(`bench: engine: ${line}\n`),
   });

@@ -1,4 +1,4 @@
-// npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--mirror <dir>] [--no-interrupt] [--no-policy-mutations] [--time-preview <tries>]:
+// npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--mirror <dir>] [--no-interrupt] [--no-policy-mutations] [--no-transitions] [--time-preview <tries>]:
 // the real Pulumi engine against a real Kubernetes control plane, per stack (default lab and
 // prod-medium): up with the policy pack, an API server restart mid-way, an idempotent preview, a
 // day-2 node, destroy; placement proven by the real scheduler (test/e2e/README.md). Binaries from

@@ -406,6 +406,10 @@ async function afterRemoval(r: StackRun, node: string, detail: string[]): Promis
 
 /** README steps 11a–11e, for production stacks. Returns the render the cluster holds afterwards. */
 export async function dayTwoTransitions(r: StackRun, day1: RenderedStack, day2: RenderedStack): Promise<RenderedStack> {
+  if (!r.o.transitions) {
+    r.report.steps.push({ name: "day 2: node transitions", seconds: 0, ok: true, skipped: true, detail: ["--no-transitions"] });
+    return day2;
+  }
   const retiree = day2.index.nodes.find((n) => !day1.index.nodes.some((x) => x.name === n.name))?.name;
   if (r.o.kubeconfig || day2.index.environment !== "talos-production" || !retiree || day2 === day1) {
     r.report.steps.push({

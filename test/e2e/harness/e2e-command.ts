@@ -14,6 +14,7 @@ export async function e2eCommand(): Promise<number | void> {
     mirror: { type: "string" },
     "no-interrupt": { type: "boolean", default: false },
     "no-policy-mutations": { type: "boolean", default: false },
+    "no-transitions": { type: "boolean", default: false },
     "time-preview": { type: "string" },
   });
   const repoRoot = path.resolve(__dirname, "../../..");
@@ -31,6 +32,7 @@ export async function e2eCommand(): Promise<number | void> {
     outRoot: path.join(repoRoot, ".e2e"),
     interrupt: !opts["no-interrupt"],
     policyMutations: !opts["no-policy-mutations"],
+    transitions: !opts["no-transitions"],
     previewTiming: tries === undefined ? undefined : { tries },
     log: (line) => process.stdout.write(`${line}\n`),
   });

@@ -30,6 +30,8 @@ export interface E2EOptions {
   interrupt: boolean;
   /** D1–D8 mutated stacks (production stacks only) */
   policyMutations: boolean;
+  /** the day-2 transitions of production stacks (README steps 11a–11e) */
+  transitions: boolean;
   /**
    * Time `pulumi preview --policy-pack policy` of the deployed stack instead of the whole e2e: the
    * setup, one `pulumi up --policy-pack policy` (no API server restart), then `tries` previews, each
