@@ -81,6 +81,8 @@ function standInChart(name: string, version: string, schemasDir: string): Buffer
 export class Mirror {
   private charts = new Map<string, ChartEntry>();
   private files = new Map<string, string>();
+  /** What an upgrade run's old program is served instead, until upgrade() (addReleasedStack). */
+  private releasedFiles = new Map<string, string>();
   readonly artifacts: MirroredArtifact[] = [];
   readonly problems: string[] = [];
   readonly requests: { path: string; status: number }[] = [];
@@ -103,6 +105,35 @@ export class Mirror {
       if (u.kind === "HelmRelease" && u.chart) this.addChart(u.chart.chart, u.chart.version);
       if (u.kind === "RemoteManifest") for (const url of u.urls ?? []) this.addFile(url);
     }
+  }
+
+  /**
+   * An upgrade run's old program whose own e2e served stand-ins for every remote manifest (it
+   * predates the mirror folder): its charts as addStack, its remote manifests as those stand-ins
+   * until upgrade(), so that it is deployed as its release was proven (upgrade.ts).
+   */
+  addReleasedStack(r: RenderedStack): void {
+    for (const u of r.units) {
+      if (u.kind === "HelmRelease" && u.chart) this.addChart(u.chart.chart, u.chart.version);
+      for (const url of u.kind === "RemoteManifest" ? (u.urls ?? []) : []) {
+        const key = `${new URL(url).host}${new URL(url).pathname}`;
+        const body = standInFileYaml(path.posix.basename(new URL(url).pathname), this.schemasDir);
+        if (body === undefined) this.problems.push(`no stand-in for remote manifest ${url} (the old program's e2e served one)`);
+        else if (!this.releasedFiles.has(key)) {
+          this.releasedFiles.set(key, body);
+          this.artifacts.push({
+            id: key,
+            source: "stand-in manifest",
+            standsFor: `until the upgrade, for the old program only: ${STAND_IN_FILES[path.posix.basename(new URL(url).pathname)].standsFor}`,
+          });
+        }
+      }
+    }
+  }
+
+  /** From now on every remote manifest is what the current program is served (the end of addReleasedStack's stand-ins). */
+  upgrade(): void {
+    this.releasedFiles.clear();
   }
 
   private addChart(name: string, version: string): void {
@@ -159,7 +190,7 @@ export class Mirror {
   /** The body the mirror serves for a remote manifest URL (undefined when it has no stand-in). */
   fileBody(url: string): string | undefined {
     const u = new URL(url);
-    return this.files.get(`${u.host}${u.pathname}`);
+    return this.releasedFiles.get(`${u.host}${u.pathname}`) ?? this.files.get(`${u.host}${u.pathname}`);
   }
 
   /** The body it serves for a URL when that is the real upstream manifest (not a stand-in). */
@@ -203,7 +234,8 @@ export class Mirror {
           type = "application/gzip";
         }
       } else if (p.startsWith("/files/")) {
-        const f = this.files.get(p.slice("/files/".length));
+        const key = p.slice("/files/".length);
+        const f = this.releasedFiles.get(key) ?? this.files.get(key);
         if (f !== undefined) {
           status = 200;
           body = f;
