@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_BAD_CONFIG, UserError } from "../../cli/cli";
+import { AdmissionStandIn } from "./harness/admission";
 import { Mirror } from "./harness/mirror";
 import type { RenderedStack } from "./harness/rendered";
 import { LAST_RELEASE, protectedChanges, resolveUpgradeFrom } from "./harness/upgrade";
@@ -134,4 +135,30 @@ describe("e2e --upgrade-from: the mirror serves both renders", () => {
       await m.close();
     }
   });
+
+  const MIRROR = process.env.OPENKEEL_MIRROR ?? path.resolve(__dirname, "../../../shared/mirror");
+  const RABBITMQ = "https://github.com/rabbitmq/cluster-operator/releases/download/v2.22.3/cluster-operator.yml";
+
+  it.skipIf(!fs.existsSync(SCHEMAS) || !fs.existsSync(MIRROR))(
+    "an old program released on stand-ins gets those until the upgrade, then the real file the current program asks for",
+    async () => {
+      // the real file has webhooks, which the mirror points at the admission stand-in
+      const m = new Mirror(SCHEMAS, MIRROR, new AdmissionStandIn());
+      m.addStack(renderAsking({ chart: "openkeel-nova", version: "1.0.0" }, RABBITMQ));
+      m.addReleasedStack(renderAsking({ chart: "openkeel-nova", version: "0.9.0" }, RABBITMQ));
+      expect(m.problems).toEqual([]);
+      await m.start();
+      try {
+        const served = async () => (await fetch(`${m.url}/files/${RABBITMQ.slice(8)}`)).text();
+        expect(await served()).toContain("stand-in for cluster-operator.yml");
+        expect((await fetch(`${m.url}/charts/openkeel-nova-0.9.0.tgz`)).status).toBe(200);
+        m.upgrade();
+        const real = m.servedUpstream(RABBITMQ);
+        expect(real).toContain("name: rabbitmq-cluster-operator");
+        expect(await served()).toBe(real);
+      } finally {
+        await m.close();
+      }
+    },
+  );
 });
