@@ -12,7 +12,15 @@ import { run, type RunResult } from "./proc";
 import { summaryLine, type PulumiEnv } from "./pulumi";
 import { readRendered, type RenderedStack } from "./rendered";
 import { Report, type StepResult } from "./report";
-import type { UpgradeFrom } from "./upgrade";
+
+/** The commit `--upgrade-from` names (upgrade.ts resolveUpgradeFrom). */
+export interface UpgradeFrom {
+  /** as given (`last-release` resolved to the tag or the file's ref) */
+  ref: string;
+  commit: string;
+  /** where the ref came from, for the report */
+  where: string;
+}
 
 export interface E2EOptions {
   repoRoot: string;

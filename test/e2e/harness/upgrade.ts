@@ -13,18 +13,10 @@ import { run } from "./proc";
 import { copyProject, readStackConfig, setStackConfig, stackFile } from "./project";
 import { previewSteps, pulumi, summaryLine, type StepRecord } from "./pulumi";
 import type { RenderedStack } from "./rendered";
-import { apiWarnings, errorLines, recordRun, render, stateResources, type StackRun, type StateResource } from "./stack-run";
+import { apiWarnings, errorLines, recordRun, render, stateResources, type StackRun, type StateResource, type UpgradeFrom } from "./stack-run";
 
 /** The word `--upgrade-from` takes for the repository's named last release (.ci/last-release, or a tag v<version>). */
 export const LAST_RELEASE = "last-release";
-
-export interface UpgradeFrom {
-  /** as given (`last-release` resolved to the tag or the file's ref) */
-  ref: string;
-  commit: string;
-  /** where the ref came from, for the report */
-  where: string;
-}
 
 /** The commit `--upgrade-from <ref>` names: `last-release` → lastRelease (review/urns-command.ts), else any git ref of `repo`. */
 export function resolveUpgradeFrom(repo: string, ref: string): UpgradeFrom {
