@@ -3,10 +3,11 @@
 // the mirror serving what both programs' renders ask for.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { EXIT_BAD_CONFIG, UserError } from "../../cli/cli";
 import { AdmissionStandIn } from "./harness/admission";
-import { Mirror } from "./harness/mirror";
+import { CONTRACT_CHARTS_DIR, Mirror } from "./harness/mirror";
 import type { RenderedStack } from "./harness/rendered";
 import { LAST_RELEASE, protectedChanges, resolveUpgradeFrom } from "./harness/upgrade";
 import { git, tempFolders } from "../helpers/repos";
@@ -145,7 +146,7 @@ describe("e2e --upgrade-from: the mirror serves both renders", () => {
       // the real file has webhooks, which the mirror points at the admission stand-in
       const m = new Mirror(SCHEMAS, MIRROR, new AdmissionStandIn());
       m.addStack(renderAsking({ chart: "openkeel-nova", version: "1.0.0" }, RABBITMQ));
-      m.addReleasedStack(renderAsking({ chart: "openkeel-nova", version: "0.9.0" }, RABBITMQ));
+      m.addReleasedStack(renderAsking({ chart: "openkeel-nova", version: "0.9.0" }, RABBITMQ), { chartsDir: "/nonexistent", standInManifests: true });
       expect(m.problems).toEqual([]);
       await m.start();
       try {
@@ -161,4 +162,25 @@ describe("e2e --upgrade-from: the mirror serves both renders", () => {
       }
     },
   );
+
+  it.skipIf(!fs.existsSync(SCHEMAS))("an old program's own contract chart at the same version until the upgrade, then the current one", async () => {
+    const oldCharts = tmp("openkeel-old-charts-");
+    fs.cpSync(path.join(CONTRACT_CHARTS_DIR, "_shared"), path.join(oldCharts, "_shared"), { recursive: true });
+    fs.cpSync(path.join(CONTRACT_CHARTS_DIR, "openkeel-nova"), path.join(oldCharts, "openkeel-nova"), { recursive: true });
+    fs.writeFileSync(path.join(oldCharts, "openkeel-nova", "templates", "old-contract.yaml"), "# the old ref's contract\n");
+    const m = new Mirror(SCHEMAS, undefined);
+    const url = "https://github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml";
+    m.addStack(renderAsking({ chart: "openkeel-nova", version: "1.0.0" }, url));
+    m.addReleasedStack(renderAsking({ chart: "openkeel-nova", version: "1.0.0" }, url), { chartsDir: oldCharts, standInManifests: false });
+    expect(m.problems).toEqual([]);
+    await m.start();
+    try {
+      const chart = async () => gunzipSync(Buffer.from(await (await fetch(`${m.url}/charts/openkeel-nova-1.0.0.tgz`)).arrayBuffer())).toString("latin1");
+      expect(await chart()).toContain("old-contract.yaml");
+      m.upgrade();
+      expect(await chart()).not.toContain("old-contract.yaml");
+    } finally {
+      await m.close();
+    }
+  });
 });

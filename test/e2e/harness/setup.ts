@@ -89,8 +89,11 @@ async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program:
       await r.mirror.start();
       r.mirror.addStack(rendered);
       // an upgrade run deploys two programs: the mirror serves what either render asks for
-      if (old?.program.servedRealManifests) r.mirror.addStack(old.rendered);
-      else if (old) r.mirror.addReleasedStack(old.rendered);
+      if (old)
+        r.mirror.addReleasedStack(old.rendered, {
+          chartsDir: path.join(old.program.dir, "test", "e2e", "charts"),
+          standInManifests: !old.program.servedRealManifests,
+        });
       if (r.mirror.problems.length) throw new Error(r.mirror.problems.join("; "));
       const upstream = r.mirror.artifacts.filter((a) => a.source === "upstream manifest");
       s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts, ${upstream.length} real manifests from ${r.o.mirrorDir ?? "no mirror folder"}`;
