@@ -1,4 +1,4 @@
-// npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--mirror <dir>] [--no-interrupt] [--no-policy-mutations] [--no-transitions] [--time-preview <tries>]:
+// npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--mirror <dir>] [--no-interrupt] [--no-policy-mutations] [--no-transitions] [--time-preview <tries>] [--upgrade-from <git ref>|last-release]:
 // the real Pulumi engine against a real Kubernetes control plane, per stack (default lab and
 // prod-medium): up with the policy pack, an API server restart mid-way, an idempotent preview, a
 // day-2 node, destroy; placement proven by the real scheduler (test/e2e/README.md). Binaries from
@@ -10,6 +10,10 @@
 // unless --mirror names a folder. Reports: .e2e/<stack>/report.md. --time-preview <tries>: only what timing `pulumi preview --policy-pack policy` of
 // the deployed stack needs (setup, one pulumi up without the restart, <tries> timed previews, each
 // exit 0 with no change; `npm run bench` uses it); reports in .e2e/preview-timing/<stack>/.
+// --upgrade-from <git ref>: each stack is first deployed by the program of that ref (a git worktree
+// of it in the temp folder), then the current program previews (no delete or replace of a protected
+// resource) and applies on the same state and cluster, and the usual steps follow; `last-release`
+// names the repository's last release (a tag v<version>, else .ci/last-release).
 // Exit 0: every step and check passed; 1: something failed; 2: bad usage or a missing binary.
 import { run } from "../cli/cli";
 import { e2eCommand } from "../test/e2e/harness/e2e-command";

@@ -27,6 +27,7 @@ import { programWaits } from "./rendered";
 import type { Report } from "./report";
 import { setUp } from "./setup";
 import { Fatal, StackRun, type E2EOptions } from "./stack-run";
+import { OldProgram, upgradeSteps } from "./upgrade";
 import { firstUp, idempotentPreviewStep, judgeFirstUp, timePreviews, upLog } from "./up";
 
 export type { E2EOptions } from "./stack-run";
@@ -56,20 +57,21 @@ export function runMirrorDir(repoRoot: string, flag: string | undefined, kubecon
 }
 
 /** The e2e of one stack: README "The steps, per stack", in order; the preview-timing mode stops after the first up. */
-async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: PulumiEnv): Promise<Report> {
+async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: PulumiEnv, old?: OldProgram): Promise<Report> {
   const r = new StackRun(stack, o, tmp);
   try {
-    const rendered = await setUp(r, sharedHome); // 1–6
+    const { rendered, first } = await setUp(r, sharedHome, old); // 1–6
     const up = await firstUp(r); // 7
     if (o.previewTiming) {
       if (!up.last.ok) throw new Fatal(up.last.name);
       await timePreviews(r, o.previewTiming.tries, o.previewTiming.turn);
       return r.report;
     }
-    await judgeFirstUp(r, rendered, up);
+    await judgeFirstUp(r, first, up);
+    const upText = old ? await upgradeSteps(r, up.last.ok) : upLog(r, up); // 7b: --upgrade-from
     await r.checkStep("checks after pulumi up", () => checkAfterUp(r, rendered, "after pulumi up")); // 8
     await idempotentPreviewStep(r); // 9
-    await shippedPolicyStep(r, upLog(r, up)); // 10
+    await shippedPolicyStep(r, upText); // 10
     await mutationsStep(r, rendered);
     const last = await dayTwo(r, rendered); // 11
     const final = await dayTwoTransitions(r, rendered, last); // 11a–11e
@@ -179,13 +181,15 @@ async function runStacks(o: E2EOptions): Promise<Report[]> {
   // kubectl's discovery cache stays in the temp dir, not in $HOME
   process.env.KUBECACHEDIR = path.join(tmp, "kube-cache");
   const home = pulumiEnv(tmp, path.join(tmp, "state"), o.kubeconfig ?? "");
+  const old = o.upgradeFrom && new OldProgram(o.upgradeFrom, o.repoRoot, tmp);
   try {
     const plugins = await installPlugins(home, o.repoRoot, path.join(outRoot, "plugins.log"));
     o.log(`e2e: plugins ${plugins.join("; ")}; temp ${tmp}`);
     const reports: Report[] = [];
-    for (const stack of o.stacks) reports.push(await runStack(stack, { ...o, outRoot }, tmp, home));
+    for (const stack of o.stacks) reports.push(await runStack(stack, { ...o, outRoot }, tmp, home, old));
     return reports;
   } finally {
+    await old?.remove(path.join(outRoot, "upgrade-worktree.log"));
     if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
   }
 }

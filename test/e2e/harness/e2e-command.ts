@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { args, EXIT_BAD_CONFIG, UserError } from "../../../cli/cli";
 import { defaultClusterScript, runE2E, runMirrorDir } from "./driver";
 import { schemasDir } from "../../../tools/kubeconform";
+import { resolveUpgradeFrom } from "./upgrade";
 
 export async function e2eCommand(): Promise<number | void> {
   const opts = args({
@@ -16,11 +17,15 @@ export async function e2eCommand(): Promise<number | void> {
     "no-policy-mutations": { type: "boolean", default: false },
     "no-transitions": { type: "boolean", default: false },
     "time-preview": { type: "string" },
+    "upgrade-from": { type: "string" },
   });
   const repoRoot = path.resolve(__dirname, "../../..");
   const tries = opts["time-preview"] === undefined ? undefined : Number(opts["time-preview"]);
   if (tries !== undefined && (!Number.isInteger(tries) || tries < 1))
     throw new UserError(`--time-preview takes a whole number of tries ≥ 1, not ${opts["time-preview"]}`, EXIT_BAD_CONFIG);
+  if (tries !== undefined && opts["upgrade-from"] !== undefined)
+    throw new UserError("--upgrade-from and --time-preview do not go together: the preview timing deploys the current program only", EXIT_BAD_CONFIG);
+  const upgradeFrom = opts["upgrade-from"] === undefined ? undefined : resolveUpgradeFrom(repoRoot, opts["upgrade-from"]);
   return runE2E({
     repoRoot,
     stacks: opts.stack?.length ? opts.stack : ["lab", "prod-medium"],
@@ -34,6 +39,7 @@ export async function e2eCommand(): Promise<number | void> {
     policyMutations: !opts["no-policy-mutations"],
     transitions: !opts["no-transitions"],
     previewTiming: tries === undefined ? undefined : { tries },
+    upgradeFrom,
     log: (line) => process.stdout.write(`${line}\n`),
   });
 }

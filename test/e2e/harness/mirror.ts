@@ -20,7 +20,6 @@ import { tgz } from "./tar";
 import { readDocs, type RenderedStack } from "./rendered";
 
 export const CONTRACT_CHARTS_DIR = path.resolve(__dirname, "../charts");
-const SHARED_HELPER = path.join(CONTRACT_CHARTS_DIR, "_shared", "_openkeel.tpl");
 
 export interface MirroredArtifact {
   /** chart `<name>-<version>` or file `<host>/<path>` */
@@ -53,12 +52,13 @@ function chartYaml(name: string, version: string, description: string): string {
   return stringify({ apiVersion: "v2", name, version, description, type: "application", annotations: { "e2e.openkeel.io/stand-in": "true" } });
 }
 
-/** A contract chart of test/e2e/charts/<name>, packaged at `version`. */
-function contractChart(name: string, version: string): Buffer {
-  const dir = path.join(CONTRACT_CHARTS_DIR, name);
-  const helper = fs.readFileSync(SHARED_HELPER, "utf8");
+/** A contract chart of test/e2e/charts/<name> (or of `root`: an old ref's), packaged at `version`. */
+function contractChart(name: string, version: string, root = CONTRACT_CHARTS_DIR): Buffer {
+  const dir = path.join(root, name);
+  const shared = path.join(root, "_shared", "_openkeel.tpl");
+  const helper = fs.readFileSync(shared, "utf8");
   const own = fs.readFileSync(path.join(dir, "templates", "_openkeel.tpl"), "utf8");
-  if (own !== helper) throw new Error(`${dir}/templates/_openkeel.tpl differs from ${SHARED_HELPER}: copy the shared helper again`);
+  if (own !== helper) throw new Error(`${dir}/templates/_openkeel.tpl differs from ${shared}: copy the shared helper again`);
   const files: [string, string | Buffer][] = listFiles(dir).map((f) => {
     let content: string | Buffer = fs.readFileSync(path.join(dir, f));
     if (f === "Chart.yaml") content = content.toString("utf8").replace(/^version: .*$/m, `version: ${version}`);
@@ -81,6 +81,9 @@ function standInChart(name: string, version: string, schemasDir: string): Buffer
 export class Mirror {
   private charts = new Map<string, ChartEntry>();
   private files = new Map<string, string>();
+  /** What an upgrade run's old program is served instead, until upgrade() (addReleasedStack). */
+  private releasedFiles = new Map<string, string>();
+  private releasedCharts = new Map<string, ChartEntry>();
   readonly artifacts: MirroredArtifact[] = [];
   readonly problems: string[] = [];
   readonly requests: { path: string; status: number }[] = [];
@@ -103,6 +106,55 @@ export class Mirror {
       if (u.kind === "HelmRelease" && u.chart) this.addChart(u.chart.chart, u.chart.version);
       if (u.kind === "RemoteManifest") for (const url of u.urls ?? []) this.addFile(url);
     }
+  }
+
+  /**
+   * An upgrade run's old program, deployed as its release was proven (upgrade.ts): until upgrade(),
+   * the charts its own e2e had as contract charts (`chartsDir`: the old ref's test/e2e/charts) are
+   * served from there, and, when its e2e predates the mirror folder (`standInManifests`), its
+   * remote manifests as stand-ins; everything else as addStack.
+   */
+  addReleasedStack(r: RenderedStack, o: { chartsDir: string; standInManifests: boolean }): void {
+    for (const u of r.units) {
+      if (u.kind === "HelmRelease" && u.chart) this.addReleasedChart(u.chart.chart, u.chart.version, o.chartsDir);
+      for (const url of u.kind === "RemoteManifest" ? (u.urls ?? []) : []) {
+        if (o.standInManifests) this.addReleasedFile(url);
+        else this.addFile(url);
+      }
+    }
+  }
+
+  private addReleasedChart(name: string, version: string, chartsDir: string): void {
+    const id = `${name}-${version}`;
+    if (!fs.existsSync(path.join(chartsDir, name, "Chart.yaml"))) return this.addChart(name, version);
+    if (this.releasedCharts.has(id)) return;
+    this.releasedCharts.set(id, { name, version, body: contractChart(name, version, chartsDir) });
+    this.artifacts.push({
+      id,
+      source: "contract chart",
+      standsFor: `${name}, until the upgrade for the old program only: its own contract chart (${chartsDir}/${name})`,
+    });
+  }
+
+  private addReleasedFile(url: string): void {
+    const base = path.posix.basename(new URL(url).pathname);
+    const key = `${new URL(url).host}${new URL(url).pathname}`;
+    const body = standInFileYaml(base, this.schemasDir);
+    if (body === undefined) this.problems.push(`no stand-in for remote manifest ${url} (the old program's e2e served one)`);
+    else if (!this.releasedFiles.has(key)) {
+      this.releasedFiles.set(key, body);
+      this.artifacts.push({
+        id: key,
+        source: "stand-in manifest",
+        standsFor: `until the upgrade, for the old program only: ${STAND_IN_FILES[base].standsFor}`,
+      });
+    }
+  }
+
+  /** From now on every remote manifest is what the current program is served (the end of addReleasedStack's stand-ins). */
+  upgrade(): void {
+    this.releasedFiles.clear();
+    this.releasedCharts.clear();
   }
 
   private addChart(name: string, version: string): void {
@@ -159,7 +211,7 @@ export class Mirror {
   /** The body the mirror serves for a remote manifest URL (undefined when it has no stand-in). */
   fileBody(url: string): string | undefined {
     const u = new URL(url);
-    return this.files.get(`${u.host}${u.pathname}`);
+    return this.releasedFiles.get(`${u.host}${u.pathname}`) ?? this.files.get(`${u.host}${u.pathname}`);
   }
 
   /** The body it serves for a URL when that is the real upstream manifest (not a stand-in). */
@@ -171,7 +223,8 @@ export class Mirror {
 
   private index(): string {
     const entries: Record<string, unknown[]> = {};
-    for (const c of [...this.charts.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    const served = new Map([...this.charts, ...this.releasedCharts]);
+    for (const c of [...served.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       (entries[c.name] ??= []).push({
         apiVersion: "v2",
         name: c.name,
@@ -196,14 +249,16 @@ export class Mirror {
         body = this.index();
         type = "application/x-yaml";
       } else if (p.startsWith("/charts/") && p.endsWith(".tgz")) {
-        const c = this.charts.get(p.slice("/charts/".length, -".tgz".length));
+        const id = p.slice("/charts/".length, -".tgz".length);
+        const c = this.releasedCharts.get(id) ?? this.charts.get(id);
         if (c) {
           status = 200;
           body = c.body;
           type = "application/gzip";
         }
       } else if (p.startsWith("/files/")) {
-        const f = this.files.get(p.slice("/files/".length));
+        const key = p.slice("/files/".length);
+        const f = this.releasedFiles.get(key) ?? this.files.get(key);
         if (f !== undefined) {
           status = 200;
           body = f;

@@ -12,6 +12,7 @@ import { copyProject, setStackConfig, stackFile } from "./project";
 import { pulumi, type PulumiEnv } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import { render, type StackRun } from "./stack-run";
+import { oldRenderStep, type OldProgram } from "./upgrade";
 import { STAND_IN_LABEL } from "../standins/artifacts";
 
 /** Create the Nodes (as they would register themselves) and wait until kwok reports them Ready. */
@@ -79,7 +80,7 @@ async function admissionStep(r: StackRun): Promise<void> {
 }
 
 /** Step 3: the mirror of every chart and remote manifest the render asks for. */
-async function mirrorStep(r: StackRun, rendered: RenderedStack): Promise<void> {
+async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program: OldProgram; rendered: RenderedStack }): Promise<void> {
   const rep = r.report;
   await r.step(
     "mirror (127.0.0.1)",
@@ -87,6 +88,12 @@ async function mirrorStep(r: StackRun, rendered: RenderedStack): Promise<void> {
       r.mirror = new Mirror(r.o.schemasDir, r.o.mirrorDir, r.admission);
       await r.mirror.start();
       r.mirror.addStack(rendered);
+      // an upgrade run deploys two programs: the mirror serves what either render asks for
+      if (old)
+        r.mirror.addReleasedStack(old.rendered, {
+          chartsDir: path.join(old.program.dir, "test", "e2e", "charts"),
+          standInManifests: !old.program.servedRealManifests,
+        });
       if (r.mirror.problems.length) throw new Error(r.mirror.problems.join("; "));
       const upstream = r.mirror.artifacts.filter((a) => a.source === "upstream manifest");
       s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts, ${upstream.length} real manifests from ${r.o.mirrorDir ?? "no mirror folder"}`;
@@ -177,14 +184,17 @@ function diffLines(a: string, b: string): string {
   return out.slice(0, 20).join("\n");
 }
 
-/** Step 6: `pulumi stack init` in a temporary copy of the project; the stack file restored, pointed at the mirror and bound to the cluster. */
-async function stackInitStep(r: StackRun, sharedHome: PulumiEnv): Promise<void> {
-  const original = fs.readFileSync(path.join(r.o.repoRoot, "stacks", `Pulumi.${r.stack}.yaml`), "utf8");
+/**
+ * Step 6: `pulumi stack init` in a temporary copy of the project (of `program`: the repository, or
+ * an upgrade run's old program); the stack file restored, pointed at the mirror and bound to the cluster.
+ */
+async function stackInitStep(r: StackRun, sharedHome: PulumiEnv, program: string): Promise<void> {
+  const original = fs.readFileSync(stackFile(program, r.stack), "utf8");
   await r.step(
-    "pulumi stack init (temporary project copy)",
+    `pulumi stack init (temporary project copy${program === r.o.repoRoot ? "" : " of the old program"})`,
     async (s) => {
       r.project = path.join(r.work, "project");
-      copyProject(r.o.repoRoot, r.project);
+      copyProject(program, r.project);
       r.p = { ...sharedHome, env: { ...sharedHome.env, PULUMI_BACKEND_URL: `file://${path.join(r.work, "state")}`, KUBECONFIG: r.kubeconfig } };
       fs.mkdirSync(path.join(r.work, "state"), { recursive: true });
       const file = stackFile(r.project, r.stack);
@@ -216,14 +226,18 @@ async function stackInitStep(r: StackRun, sharedHome: PulumiEnv): Promise<void> 
   );
 }
 
-/** README steps 1–6; the render of the stack. */
-export async function setUp(r: StackRun, sharedHome: PulumiEnv): Promise<RenderedStack> {
+/**
+ * README steps 1–6: the render of the stack, and the render the first up deploys (with --upgrade-from,
+ * the old program's, whose project step 6 then initialises the stack in).
+ */
+export async function setUp(r: StackRun, sharedHome: PulumiEnv, old?: OldProgram): Promise<{ rendered: RenderedStack; first: RenderedStack }> {
   const rendered = await renderStep(r);
+  const first = old ? await oldRenderStep(r, old) : rendered;
   await clusterStep(r);
   await admissionStep(r);
-  await mirrorStep(r, rendered);
+  await mirrorStep(r, rendered, old && { program: old, rendered: first });
   await controllerStep(r);
   await nodesStep(r, rendered);
-  await stackInitStep(r, sharedHome);
-  return rendered;
+  await stackInitStep(r, sharedHome, old?.dir ?? r.o.repoRoot);
+  return { rendered, first };
 }

@@ -13,6 +13,15 @@ import { summaryLine, type PulumiEnv } from "./pulumi";
 import { readRendered, type RenderedStack } from "./rendered";
 import { Report, type StepResult } from "./report";
 
+/** The commit `--upgrade-from` names (upgrade.ts resolveUpgradeFrom). */
+export interface UpgradeFrom {
+  /** as given (`last-release` resolved to the tag or the file's ref) */
+  ref: string;
+  commit: string;
+  /** where the ref came from, for the report */
+  where: string;
+}
+
 export interface E2EOptions {
   repoRoot: string;
   stacks: string[];
@@ -40,6 +49,8 @@ export interface E2EOptions {
    * path there, so that both sides are taken in turns on the same machine).
    */
   previewTiming?: { tries: number; turn?: (stack: string) => Promise<void> };
+  /** Deploy each stack first with the program of this commit, then upgrade it to the current one (upgrade.ts). */
+  upgradeFrom?: UpgradeFrom;
   log: (line: string) => void;
 }
 
@@ -125,10 +136,10 @@ export class StackRun {
   }
 }
 
-/** `npm run render` of the stack into `out` (the stack files of `stacksDir`, else the repository's). */
-export async function render(r: StackRun, stacksDir: string | undefined, out: string, logName: string): Promise<RenderedStack> {
+/** `npm run render` of the stack into `out` (the stack files of `stacksDir`, else the program's), by the program at `program` (default the repository). */
+export async function render(r: StackRun, stacksDir: string | undefined, out: string, logName: string, program = r.o.repoRoot): Promise<RenderedStack> {
   const args = ["run", "-s", "render", "--", "--stack", r.stack, "--out", out, ...(stacksDir ? ["--stacks-dir", stacksDir] : [])];
-  const res = await run("npm", args, { cwd: r.o.repoRoot, log: r.log(logName) });
+  const res = await run("npm", args, { cwd: program, log: r.log(logName) });
   if (res.code !== 0) throw new Error(`npm run render exited ${res.code}:\n${(res.stderr || res.stdout).trim().slice(-2000)}`);
   return readRendered(out, r.stack);
 }
@@ -175,9 +186,16 @@ export function apiWarnings(text: string): string[] {
   ];
 }
 
+/** A resource of a stack export, as the e2e reads it. */
+export interface StateResource {
+  urn?: string;
+  protect?: boolean;
+  retainOnDelete?: boolean;
+}
+
 /** The stack export's resources (empty when the export failed). */
-export function stateResources(exported: RunResult): { protect?: boolean; retainOnDelete?: boolean }[] {
+export function stateResources(exported: RunResult): StateResource[] {
   if (exported.code !== 0) return [];
-  const state = JSON.parse(exported.stdout) as { deployment?: { resources?: { protect?: boolean; retainOnDelete?: boolean }[] } };
+  const state = JSON.parse(exported.stdout) as { deployment?: { resources?: StateResource[] } };
   return state.deployment?.resources ?? [];
 }
