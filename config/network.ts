@@ -73,7 +73,7 @@ export const attachmentNetworkSchema = z
     /** The host NIC (or VLAN interface) on that network, e.g. `bond0.50`: Multus' `master`. */
     interface: interfaceNameSchema,
     /** ipvlan shares the NIC's MAC (port security, the host's own address); macvlan gives each pod its own. */
-    type: z.enum(["ipvlan", "macvlan"], { error: "must be ipvlan or macvlan. Fix: write ipvlan (the default) or macvlan" }).default("ipvlan"),
+    type: z.enum(["ipvlan", "macvlan"]).default("ipvlan"),
     /** The router of the network, never handed to a pod (Kube-OVN's Subnet gateway); default: its first address. */
     gateway: z.string().optional(),
     /** Addresses Kube-OVN must not hand out (hosts, switches on the network): `a.b.c.d` or `a.b.c.d..a.b.c.e`. */
