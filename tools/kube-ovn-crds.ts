@@ -17,6 +17,8 @@ import { manifestCrdSchemas } from "./upstream-schemas";
 export const KUBE_OVN_MODULE = "github.com/kubeovn/kube-ovn";
 /** The CRD file of the chart, inside the module. */
 export const KUBE_OVN_CRD_FILE = "charts/kube-ovn/templates/kube-ovn-crd.yaml";
+/** The API group whose schemas the folder holds (none of the other schema locations has it). */
+export const KUBE_OVN_GROUP = "kubeovn.io";
 /** The kinds validation and the e2e need: the objects this repository writes. */
 export const KUBE_OVN_KINDS = ["Subnet"] as const;
 
@@ -78,9 +80,11 @@ export function ensureKubeOvnCrds(toolsDir = TOOLS_DIR, download: ModuleDownload
     throw new ToolError(`${KUBE_OVN_MODULE}@${version} has no ${KUBE_OVN_CRD_FILE}. Fix: check KUBE_OVN_CHART in platform/versions.ts`);
   const text = fs.readFileSync(source, "utf8");
   const schemas = manifestCrdSchemas(text);
-  const missing = KUBE_OVN_KINDS.filter((k) => !schemas.some((s) => s.file === `crds/kubeovn.io/${k.toLowerCase()}_v1.json`));
+  const missing = KUBE_OVN_KINDS.filter((k) => !schemas.some((s) => s.file === `crds/${KUBE_OVN_GROUP}/${k.toLowerCase()}_v1.json`));
   if (missing.length > 0)
-    throw new ToolError(`${KUBE_OVN_MODULE}@${version} ${KUBE_OVN_CRD_FILE} defines no ${missing.join(", ")} of kubeovn.io/v1. Fix: check KUBE_OVN_CHART`);
+    throw new ToolError(
+      `${KUBE_OVN_MODULE}@${version} ${KUBE_OVN_CRD_FILE} defines no ${missing.join(", ")} of ${KUBE_OVN_GROUP}/v1. Fix: check KUBE_OVN_CHART`,
+    );
   const tmp = `${dir}.tmp-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
   for (const s of schemas) {
