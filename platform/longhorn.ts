@@ -200,8 +200,9 @@ export function longhornStorageNetwork(ctx: Pick<StackContext, "platform">): Att
 /** The storage network's NAD and Subnet, before the release whose setting names them. */
 function storageNetworkUnits(ctx: StackContext): ManifestsUnit[] {
   const ref = longhornStorageNetwork(ctx);
-  // Longhorn treats the NAD as immutable (storage-network.md: a change is a new NAD and a detach window)
-  return ref ? [manifestsUnit(STORAGE_NETWORK_UNIT, "openkeel:platform:LonghornStorageNetwork", attachmentNetworkObjects(ref), { protect: true })] : [];
+  // no data: deleting it stops new instance managers, not volumes (test/data-safety.test.ts); Longhorn
+  // treats the NAD as immutable all the same (storage-network.md: a change is a new NAD and a detach window)
+  return ref ? [manifestsUnit(STORAGE_NETWORK_UNIT, "openkeel:platform:LonghornStorageNetwork", attachmentNetworkObjects(ref))] : [];
 }
 
 function longhornRelease(ctx: StackContext): HelmReleaseUnit {
