@@ -56,8 +56,9 @@ export function generatedProductionStack(size: number): GeneratedStack {
       taints: ["compute", "network", "storage", "provisioning"],
       nodes,
       network: { nodeSubnet: NODE_SUBNET },
-      // Ironic runs on the provisioning nodes; its namespace reaches the BMC networks only (§ 2.2)
-      services: { ironic: { bmcNetworks: ["172.16.0.0/16"] } },
+      // Ironic runs on the provisioning nodes; its namespace reaches the BMC networks only (§ 2.2),
+      // its conductors serve the provisioning VLAN (D7)
+      services: { ironic: { bmcNetworks: ["172.16.0.0/16"], provisioningNetwork: { cidr: "172.17.0.0/24", interface: "bond0.17" } } },
       cluster: { context: `admin@generated-${size}`, apiServer: "https://10.128.0.1:6443" },
       // required in production (config/talos.ts): hypervisor reservation, Longhorn disk
       talos: {

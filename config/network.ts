@@ -4,7 +4,7 @@
 // charts/kube-ovn/values.yaml, `ipv4.*`: read at v1.15.8, the keys the v1 chart of v1.16 keeps);
 // the address checks are in topology/addresses.ts.
 import { z } from "zod";
-import { parseCidr } from "./cidr";
+import { contains, parseAddress, parseCidr, reservedAddresses } from "./cidr";
 
 /** Kube-OVN's `ipv4.POD_CIDR`, `ipv4.SVC_CIDR` and `ipv4.JOIN_CIDR` defaults. */
 export const KUBE_OVN_DEFAULTS = { podCIDR: "10.16.0.0/16", serviceCIDR: "10.96.0.0/12", joinCIDR: "100.64.0.0/16" } as const;
@@ -38,4 +38,74 @@ export type NetworkConfig = z.infer<typeof networkConfigSchema>;
 /** The stack's ranges, with Kube-OVN's defaults when it sets none. */
 export function networkOf(cfg: { network?: NetworkConfig }): NetworkConfig {
   return cfg.network ?? { ...KUBE_OVN_DEFAULTS };
+}
+
+/** A Linux interface name (IFNAMSIZ: 15 characters). */
+export const interfaceNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,15}$/, { message: "is not a Linux interface name. Fix: write the NIC's name, e.g. bond0.30" });
+
+/**
+ * An address of `cidr` a pod may hold: inside it, neither its network nor its broadcast address.
+ * What is wrong with `text` as one, or undefined.
+ */
+function hostAddressFault(text: string, cidr: string): string | undefined {
+  const c = parseCidr(cidr);
+  const a = parseAddress(text);
+  if (!a || a.family !== 4) return `is not an IPv4 address. Fix: write one such as ${cidr.replace(/0\/\d+$/, "1")}`;
+  if (!c) return undefined; // the cidr's own issue is reported at cidr
+  if (!contains(c, a)) return `is outside the network's cidr ${cidr}. Fix: write an address of ${cidr}, or correct cidr`;
+  if (reservedAddresses(c).includes(a.value))
+    return `is the network or broadcast address of ${cidr}, which no host can have. Fix: write a host address of ${cidr}`;
+  return undefined;
+}
+
+/**
+ * A secondary network of pods (§ 1.3 Longhorn's storage network, § 1.4 Ironic's provisioning
+ * VLAN): one host interface of the same name on every node whose pods attach, an ipvlan (l2) or
+ * macvlan (bridge) child of it in each pod through a Multus NetworkAttachmentDefinition, and the
+ * addresses from Kube-OVN's IPAM (a Subnet whose provider is the attachment), unique across nodes.
+ */
+export const attachmentNetworkSchema = z
+  .strictObject({
+    /** The network's range; Kube-OVN hands its pods addresses from it. */
+    cidr: ipv4Cidr,
+    /** The host NIC (or VLAN interface) on that network, e.g. `bond0.50`: Multus' `master`. */
+    interface: interfaceNameSchema,
+    /** ipvlan shares the NIC's MAC (port security, the host's own address); macvlan gives each pod its own. */
+    type: z.enum(["ipvlan", "macvlan"]).default("ipvlan"),
+    /** The router of the network, never handed to a pod (Kube-OVN's Subnet gateway); default: its first address. */
+    gateway: z.string().optional(),
+    /** Addresses Kube-OVN must not hand out (hosts, switches on the network): `a.b.c.d` or `a.b.c.d..a.b.c.e`. */
+    excludeIps: z.array(z.string()).optional(),
+  })
+  .superRefine((n, ctx) => {
+    const at = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
+    if (n.gateway !== undefined) {
+      const fault = hostAddressFault(n.gateway, n.cidr);
+      if (fault) at(["gateway"], fault);
+    }
+    (n.excludeIps ?? []).forEach((entry, i) => {
+      const [first, last, more] = entry.split("..");
+      const fault =
+        more === undefined ? (hostAddressFault(first, n.cidr) ?? (last !== undefined ? hostAddressFault(last, n.cidr) : undefined)) : "has more than one '..'";
+      if (fault) at(["excludeIps", i], fault.includes("Fix:") ? fault : `${fault}. Fix: write an address, or a range first..last, of ${n.cidr}`);
+      else if (last !== undefined && parseAddress(first)!.value > parseAddress(last)!.value)
+        at(["excludeIps", i], `starts after it ends. Fix: write the lower address first, e.g. ${last}..${first}`);
+    });
+  });
+
+export type AttachmentNetwork = z.infer<typeof attachmentNetworkSchema>;
+
+/** The secondary networks a stack sets, with the key each is set at (the address checks, topology/addresses.ts). */
+export function attachmentNetworksOf(cfg: {
+  platform: { longhorn: { storageNetwork?: AttachmentNetwork } };
+  services: { ironic?: { provisioningNetwork?: AttachmentNetwork } };
+}): { key: string; what: string; network: AttachmentNetwork }[] {
+  const storage = cfg.platform.longhorn.storageNetwork;
+  const provisioning = cfg.services.ironic?.provisioningNetwork;
+  return [
+    ...(storage ? [{ key: "openkeel:platform.longhorn.storageNetwork", what: "Longhorn's storage network", network: storage }] : []),
+    ...(provisioning ? [{ key: "openkeel:services.ironic.provisioningNetwork", what: "Ironic's provisioning network", network: provisioning }] : []),
+  ];
 }

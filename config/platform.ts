@@ -4,6 +4,7 @@
 // the platform components themselves (their descriptors' checks in platform/), as plan checks.
 import { z } from "zod";
 import { parseAddress, parseCidr } from "./cidr";
+import { attachmentNetworkSchema, interfaceNameSchema } from "./network";
 
 /** Go durations as NodeHealthCheck accepts them, e.g. `300s`, `5m`, `1h30m`. */
 export const GO_DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
@@ -45,6 +46,12 @@ export const platformConfigSchema = z
       .strictObject({
         /** Replicas of the VM and volume disks (class `longhorn-vm` and the chart's `longhorn`). */
         volumeReplicas: z.number().int().min(1).max(20).optional(),
+        /**
+         * § 1.3, § 5.3: the dedicated storage network, Longhorn's `storage-network` setting (replica
+         * and engine traffic off the pod network). Set at install: changing it later needs every
+         * volume detached (Longhorn 1.12 settings).
+         */
+        storageNetwork: attachmentNetworkSchema.optional(),
       })
       .prefault({}),
     kubeOvn: z
@@ -60,9 +67,7 @@ export const platformConfigSchema = z
     metallb: z
       .strictObject({
         addresses: z.array(poolAddresses).min(1),
-        interfaces: z
-          .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,15}$/, { message: "is not a Linux interface name. Fix: write the NIC's name, e.g. bond0.30" }))
-          .min(1),
+        interfaces: z.array(interfaceNameSchema).min(1),
       })
       .optional(),
     medik8s: z

@@ -9,7 +9,7 @@ import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, rol
 import { talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 import { cidrFault } from "./cidr";
-import { networkConfigSchema } from "./network";
+import { attachmentNetworkSchema, networkConfigSchema } from "./network";
 import { clusterSchema } from "./cluster";
 import { NODE_STATES } from "./lifecycle";
 import { DNS_SUBDOMAIN, isLabelKey } from "./k8s";
@@ -169,6 +169,8 @@ const cidrSchema = z.string().superRefine((value, ctx) => {
  */
 const ironicServiceSchema = serviceSchema.extend({
   bmcNetworks: z.array(cidrSchema).min(1).optional(),
+  /** § 1.4, § 2.2 (D7): the provisioning VLAN the conductors attach to (PXE, DHCP, TFTP of the machines). */
+  provisioningNetwork: attachmentNetworkSchema.optional(),
 });
 
 const servicesShape = {

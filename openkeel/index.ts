@@ -9,7 +9,7 @@ import { autoscalingUnits } from "./autoscaling";
 import { checkValues } from "./contract";
 import { infrastructureContract, infrastructurePostRender, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
 import { ingressServiceUnits } from "./ingress";
-import { ironicEgressUnit, ironicNamespace } from "./ironic";
+import { ironicEgressUnit, ironicNamespace, ironicProvisioningUnit } from "./ironic";
 import { releaseName, serviceUnits } from "./services";
 import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
 
@@ -27,10 +27,13 @@ function infrastructure(ctx: StackContext): Unit[] {
   const ironic = ctx.serviceOn("ironic");
   const egress = ironic ? ironicEgressUnit(cfg) : undefined;
   if (egress) egress.dependsOn = [NAMESPACE_UNIT];
+  const provisioning = ironic ? ironicProvisioningUnit(cfg) : undefined;
+  if (provisioning) provisioning.dependsOn = [NAMESPACE_UNIT];
   return [
     namespaceUnit(ironic ? [ironicNamespace()] : []),
     infrastructureUnit(cfg, values, infrastructurePostRender(ctx)),
     ...(egress ? [egress] : []),
+    ...(provisioning ? [provisioning] : []),
     ...ingressServiceUnits(ctx),
   ];
 }

@@ -5,11 +5,17 @@
 // interactions 7 and 8), its own pods, and the cluster DNS. Nothing else.
 import type { LoadedConfig } from "../config/schema";
 import { manifestsUnit, type K8sObject, type ManifestsUnit } from "../plan/plan";
+import type { PostRenderPatch } from "../plan/post-render";
 import { namespace } from "../platform/context";
+import { attachmentNetworkObjects, MULTUS_NETWORKS_ANNOTATION, multusNetworksAnnotation, type AttachmentNetworkRef } from "../platform/kube-ovn";
+import { workloadObjectName } from "./zone-spread";
 import { OPENKEEL_NAMESPACE } from "./names";
 
 export const IRONIC_NAMESPACE = "openkeel-ironic";
 const EGRESS_UNIT = "openkeel-ironic-egress";
+export const PROVISIONING_NETWORK_UNIT = "openkeel-ironic-provisioning-network";
+/** The conductor's interface on the provisioning VLAN (its dnsmasq listens there). */
+export const PROVISIONING_INTERFACE = "prov0";
 
 /** The label Kubernetes puts on every namespace (NamespaceDefaultLabelName, GA in 1.22). */
 const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
@@ -52,4 +58,41 @@ export function ironicEgressUnit(cfg: LoadedConfig): ManifestsUnit {
     },
   };
   return manifestsUnit(EGRESS_UNIT, "openkeel:openkeel:IronicEgress", [policy]);
+}
+
+/** § 1.4, § 2.2 (D7): the provisioning VLAN's attachment, in Ironic's namespace. */
+export function ironicProvisioningNetwork(cfg: LoadedConfig): AttachmentNetworkRef | undefined {
+  const network = cfg.services.ironic?.provisioningNetwork;
+  return network ? { name: "provisioning-net", namespace: IRONIC_NAMESPACE, subnet: "ironic-provisioning-net", network } : undefined;
+}
+
+/** The provisioning network's NetworkAttachmentDefinition and Subnet, before the conductors that attach to it. */
+export function ironicProvisioningUnit(cfg: LoadedConfig): ManifestsUnit | undefined {
+  const ref = ironicProvisioningNetwork(cfg);
+  return ref ? manifestsUnit(PROVISIONING_NETWORK_UNIT, "openkeel:openkeel:IronicProvisioningNetwork", attachmentNetworkObjects(ref)) : undefined;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+
+/**
+ * The conductor's pod template attaches to the provisioning VLAN as prov0. No OpenKeel chart reads
+ * pod annotations (§ 5.2 "What is implemented": the helper renders nodeSelector, tolerations and
+ * priorityClassName), so the Multus annotation reaches the StatefulSet as a post-render patch. None
+ * when the release renders no conductor (0 replicas, or disabled).
+ */
+export function conductorPostRender(cfg: LoadedConfig, release: string, values: Obj): PostRenderPatch[] {
+  const ref = ironicProvisioningNetwork(cfg);
+  const conductor = obj(values.conductor);
+  const rendered = String(obj(obj(values.placement).conductor).enabled) !== "false" && String(conductor.enabled) !== "false";
+  if (!ref || !rendered || conductor.replicas === 0) return [];
+  return [
+    {
+      target: { kind: "StatefulSet", name: workloadObjectName(release, "conductor") },
+      why: "§ 2.2: the conductor on the provisioning VLAN through Multus (D7); the chart reads no pod annotations (§ 5.2)",
+      patch: {
+        spec: { template: { metadata: { annotations: { [MULTUS_NETWORKS_ANNOTATION]: multusNetworksAnnotation([{ ref, iface: PROVISIONING_INTERFACE }]) } } } },
+      },
+    },
+  ];
 }

@@ -16,6 +16,7 @@ import { OPENKEEL_NAMESPACE } from "./names";
 import { placementRoles, resolvePlacement } from "../placement/chart-helper";
 import type { PlacementValue, StackPlacement } from "../config/placement";
 import { zoneSpreadPostRender } from "./zone-spread";
+import { conductorPostRender } from "./ironic";
 
 export function releaseName(service: ServiceName): string {
   return `openkeel-${service}`;
@@ -163,10 +164,11 @@ function serviceUnit(service: ServiceName, ctx: StackContext): ServiceRelease {
   // the charts read no zone anti-affinity: it reaches the pod templates as post-render patches
   const kinds = Object.fromEntries(Object.entries(spec.components).map(([name, c]) => [name, c.kind]));
   const zones = zoneSpreadPostRender(release, values, kinds);
+  const own = service === "ironic" ? conductorPostRender(ctx.cfg, release, zones.values) : [];
   // image PVCs and Swift devices hold tenant data
   const unit = helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), zones.values, {
     protect: service === "glance" || service === "swift",
-    postRender: zones.patches,
+    postRender: [...zones.patches, ...own],
   });
   return { unit, problems, unplaced };
 }

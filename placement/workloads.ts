@@ -126,6 +126,7 @@ const UNPLACED_KINDS: ReadonlySet<string> = new Set([
   "ConfigMap",
   "CustomResourceDefinition",
   "Namespace",
+  "NetworkAttachmentDefinition",
   "NetworkPolicy",
   "Node",
   "OperatorGroup",
@@ -137,6 +138,7 @@ const UNPLACED_KINDS: ReadonlySet<string> = new Set([
   "Service",
   "ServiceAccount",
   "StorageClass",
+  "Subnet",
   "VolumeSnapshotClass",
 ]);
 

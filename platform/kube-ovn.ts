@@ -10,7 +10,7 @@ import type { Check } from "../config/problems";
 import { HOSTNAME_LABEL, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import { firstHostV4, parseCidr } from "../config/cidr";
-import { networkOf } from "../config/network";
+import { networkOf, type AttachmentNetwork } from "../config/network";
 import { stateChange, type NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
@@ -83,6 +83,75 @@ function kubeOvnRelease(ctx: StackContext): HelmReleaseUnit {
   };
   // The pod network and its CRDs (subnets, IPs): removing it cuts every pod off.
   return helmReleaseUnit("kube-ovn", "openkeel:platform:KubeOvn", "kube-system", KUBE_OVN_CHART, values, { protect: true, postRender: [controllerPatch()] });
+}
+
+/** Where kube-ovn-cni's daemon answers the `kube-ovn` IPAM plugin (pkg/daemon/config_linux.go defaultBindSocket at v1.16.2). */
+export const KUBE_OVN_DAEMON_SOCKET = "/run/openvswitch/kube-ovn-daemon.sock";
+/** The Multus pod annotation (k8snetworkplumbingwg multi-net-spec): the networks a pod attaches to. */
+export const MULTUS_NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks";
+
+/** One secondary network of pods: its NetworkAttachmentDefinition, and the Kube-OVN Subnet that gives it addresses. */
+export interface AttachmentNetworkRef {
+  /** The NetworkAttachmentDefinition's name and namespace (Longhorn's setting reads `<namespace>/<name>`). */
+  name: string;
+  namespace: string;
+  /** The Subnet's name (cluster-scoped). */
+  subnet: string;
+  network: AttachmentNetwork;
+}
+
+/** Kube-OVN's provider of an attachment whose IPAM it is: `<nad>.<namespace>` (pkg/controller/pod.go, providerTypeIPAM). */
+export function attachmentProvider(ref: Pick<AttachmentNetworkRef, "name" | "namespace">): string {
+  return `${ref.name}.${ref.namespace}`;
+}
+
+/**
+ * The NetworkAttachmentDefinition and the Subnet of a secondary network. Kube-OVN is the IPAM of
+ * attachments that are not its own (v1.16.2: cmd/cni loadNetConf takes `server_socket` and
+ * `provider` from `ipam`; the controller allocates from the Subnet whose `spec.provider` is
+ * `<nad>.<namespace>`, cluster-wide, and keeps a StatefulSet pod's address across restarts), so no
+ * second IPAM is installed. The daemon gives an attachment no gateway (only the default route's
+ * interface gets one), so pods keep their default route on the pod network.
+ */
+export function attachmentNetworkObjects(ref: AttachmentNetworkRef): K8sObject[] {
+  const n = ref.network;
+  const cidr = parseCidr(n.cidr);
+  if (!cidr) throw new Error(`attachment network ${ref.namespace}/${ref.name}: cidr ${n.cidr} passed the schema but is not a range`);
+  const provider = attachmentProvider(ref);
+  const config = {
+    cniVersion: "0.3.1",
+    name: ref.name,
+    type: n.type,
+    master: n.interface,
+    // ipvlan l2: the NIC's MAC for every pod; macvlan bridge: pods on one host reach each other
+    mode: n.type === "ipvlan" ? "l2" : "bridge",
+    ipam: { type: "kube-ovn", server_socket: KUBE_OVN_DAEMON_SOCKET, provider },
+  };
+  return [
+    {
+      apiVersion: "k8s.cni.cncf.io/v1",
+      kind: "NetworkAttachmentDefinition",
+      metadata: { name: ref.name, namespace: ref.namespace },
+      spec: { config: JSON.stringify(config) },
+    },
+    {
+      apiVersion: "kubeovn.io/v1",
+      kind: "Subnet",
+      metadata: { name: ref.subnet },
+      spec: {
+        protocol: "IPv4",
+        provider,
+        cidrBlock: n.cidr,
+        gateway: n.gateway ?? firstHostV4(cidr),
+        ...(n.excludeIps ? { excludeIps: n.excludeIps } : {}),
+      },
+    },
+  ];
+}
+
+/** The Multus annotation of a pod that attaches to `ref` as `iface`: the JSON form, which names the interface. */
+export function multusNetworksAnnotation(refs: readonly { ref: AttachmentNetworkRef; iface: string }[]): string {
+  return JSON.stringify(refs.map(({ ref, iface }) => ({ name: ref.name, namespace: ref.namespace, interface: iface })));
 }
 
 const CONTROLLER = "kube-ovn-controller";

@@ -30,6 +30,7 @@ import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
+import { attachmentNetworkObjects, type AttachmentNetworkRef } from "./kube-ovn";
 import { longhornConstraint, longhornFacts } from "./longhorn-feasibility";
 import { LONGHORN_CHART } from "./versions";
 
@@ -184,9 +185,30 @@ function longhornNamespace(): K8sObject {
   return namespace(LONGHORN_NAMESPACE, "privileged");
 }
 
+const STORAGE_NETWORK_UNIT = "longhorn-storage-network";
+
+/**
+ * § 1.3, § 5.3: the storage network's attachment, `longhorn-system/storage-net` as the design
+ * names it. Longhorn attaches its instance-manager and backing-image pods to it as `lhnet1`
+ * (longhorn-manager types.StorageNetworkInterface) and moves replica traffic there.
+ */
+export function longhornStorageNetwork(ctx: Pick<StackContext, "platform">): AttachmentNetworkRef | undefined {
+  const network = ctx.platform.longhorn.storageNetwork;
+  return network ? { name: "storage-net", namespace: LONGHORN_NAMESPACE, subnet: "longhorn-storage-net", network } : undefined;
+}
+
+/** The storage network's NAD and Subnet, before the release whose setting names them. */
+function storageNetworkUnits(ctx: StackContext): ManifestsUnit[] {
+  const ref = longhornStorageNetwork(ctx);
+  // no data: deleting it stops new instance managers, not volumes (test/data-safety.test.ts); Longhorn
+  // treats the NAD as immutable all the same (storage-network.md: a change is a new NAD and a detach window)
+  return ref ? [manifestsUnit(STORAGE_NETWORK_UNIT, "openkeel:platform:LonghornStorageNetwork", attachmentNetworkObjects(ref))] : [];
+}
+
 function longhornRelease(ctx: StackContext): HelmReleaseUnit {
   const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
   const replicas = volumeReplicas(ctx);
+  const storageNetwork = longhornStorageNetwork(ctx);
   const values = {
     defaultSettings: {
       createDefaultDiskLabeledNodes: true,
@@ -196,6 +218,8 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
       taintToleration: formatLonghornTolerations(volumeConsumerTolerations()),
       nodeDrainPolicy: LONGHORN_NODE_DRAIN_POLICY,
       systemManagedComponentsNodeSelector: formatLonghornNodeSelector(SYSTEM_MANAGED_NODE_SELECTOR),
+      // set at install: a change later waits for every volume to be detached (Longhorn 1.12 settings)
+      ...(storageNetwork ? { storageNetwork: `${storageNetwork.namespace}/${storageNetwork.name}` } : {}),
     },
     persistence: {
       // A cluster with a default class of its own keeps it (the lab: kind's `standard`).
@@ -212,7 +236,10 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
     longhornDriver: controlPlane,
     longhornUI: controlPlane,
   };
-  return helmReleaseUnit(LONGHORN_UNIT, "openkeel:platform:Longhorn", LONGHORN_NAMESPACE, LONGHORN_CHART, values, { protect: true });
+  return helmReleaseUnit(LONGHORN_UNIT, "openkeel:platform:Longhorn", LONGHORN_NAMESPACE, LONGHORN_CHART, values, {
+    protect: true,
+    ...(storageNetwork ? { dependsOn: [STORAGE_NETWORK_UNIT] } : {}),
+  });
 }
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
@@ -587,13 +614,14 @@ export const longhorn: PlatformComponent = {
   nodeMetadata: longhornNodeMetadata,
   lifecycle: longhornLifecycle,
   units: (ctx) => ({
-    platform: [longhornRelease(ctx)],
+    platform: [...storageNetworkUnits(ctx), longhornRelease(ctx)],
     "platform-config": [storageClassesUnit(ctx), volumeSnapshotClassesUnit(), ...evictionUnits(ctx)],
   }),
   readers: {
     units: {
       "openkeel:platform:Longhorn": readRelease,
       "openkeel:platform:LonghornNodeEviction": unplaced("eviction requests to Longhorn: no pods"),
+      "openkeel:platform:LonghornStorageNetwork": unplaced("the storage network's attachment and Subnet: no pods"),
     },
     objects: { StorageClass: readStorageClass },
   },

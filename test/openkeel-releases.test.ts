@@ -45,7 +45,7 @@ describe("releases per stack", () => {
     expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual([
       "openkeel-namespace",
       "openkeel-chart",
-      ...(expected[stack].ironic ? ["openkeel-ironic-egress"] : []),
+      ...(expected[stack].ironic ? ["openkeel-ironic-egress", "openkeel-ironic-provisioning-network"] : []),
       // the ingress VIP where MetalLB has a pool (test/metallb.test.ts)
       ...(shippedConfig(stack).platform.metallb ? ["openkeel-ingress-vip"] : []),
     ]);
@@ -414,6 +414,7 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
       "openkeel-namespace",
       "openkeel-chart",
       "openkeel-ironic-egress",
+      "openkeel-ironic-provisioning-network",
       "openkeel-ingress-vip",
     ]);
     expect(phase(plan, "openkeel-infra").units[2].dependsOn).toEqual(["openkeel-namespace"]);

@@ -64,7 +64,11 @@ describe("units per environment", () => {
         ...(metallb ? ["metallb"] : []),
       ].sort(),
     );
-    expect(unitNames(plan, "platform").sort()).toEqual([...BACKENDS.platform, ...(metallb ? ["metallb-placement"] : [])].sort());
+    // Longhorn's storage network where the stack names one (large: test/attachment-networks.test.ts)
+    const storageNetwork = shippedConfig(stack).platform.longhorn.storageNetwork !== undefined;
+    expect(unitNames(plan, "platform").sort()).toEqual(
+      [...BACKENDS.platform, ...(metallb ? ["metallb-placement"] : []), ...(storageNetwork ? ["longhorn-storage-network"] : [])].sort(),
+    );
     // a drained node's NodeMaintenance and a retiring storage node's eviction come and go with them
     const nodes = shippedConfig(stack).nodes;
     const lifecycle = [
@@ -116,6 +120,9 @@ const CRD_SOURCE: Record<string, string> = {
   // the chart installs Longhorn's CRDs (its node objects are patched for an eviction)
   "longhorn.io": "longhorn",
   "metallb.io": "metallb",
+  // the secondary networks: the NAD CRD is Multus', the Subnet CRD comes with the Kube-OVN chart
+  "k8s.cni.cncf.io": "multus",
+  "kubeovn.io": "kube-ovn",
 };
 const BUILT_IN = new Set([
   "v1",

@@ -164,9 +164,10 @@ describe("removing a storage node that holds replicas (sto-9 of prod-large)", ()
 describe("changing the provisioning node's role (prov-1 of prod-medium: provisioning → compute)", () => {
   const p = scenario("prod-medium", (r) => {
     node(r, "prov-1").roles = ["compute"];
-    // a hypervisor now: its chassis needs the provider bridges; no Ironic, so no BMC networks
+    // a hypervisor now: its chassis needs the provider bridges; no Ironic, so no BMC networks and no provisioning network
     node(r, "prov-1").bridgeMappings = "physnet1:br-ex";
     delete r.services.ironic.bmcNetworks;
+    delete r.services.ironic.provisioningNetwork;
   });
 
   it("the removed service is a warning with its reason, and its release is deleted; its namespace is protected: an error", () => {

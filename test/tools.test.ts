@@ -88,7 +88,7 @@ describe("installed tools", () => {
     const r = spawnSync(...tsCommand(path.join(REPO, "scripts/tools.ts")), { cwd: REPO, encoding: "utf8" });
     expect(r.status).toBe(0);
     expect(r.stdout).not.toMatch(/installing/);
-    expect(r.stdout).toMatch(new RegExp(`kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version} in \\.tools/`));
+    expect(r.stdout).toMatch(new RegExp(`kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version}, Kube-OVN CRDs in \\.tools/`));
     const c = spawnSync(...tsCommand(path.join(REPO, "scripts/tools.ts"), ["--check"]), { cwd: REPO, encoding: "utf8" });
     expect(c.status).toBe(0);
     expect(c.stdout).toContain(`kubeconform ${KC.version}: ok`);

@@ -62,7 +62,10 @@ describe("plan checks trip", () => {
   });
 
   it("Ironic enabled without provisioning nodes", () => {
-    const cfg = mutatedConfig("prod-small", (r) => (r.services = { ironic: { enabled: true, bmcNetworks: ["10.20.9.0/24"] } }));
+    const cfg = mutatedConfig(
+      "prod-small",
+      (r) => (r.services = { ironic: { enabled: true, bmcNetworks: ["10.20.9.0/24"], provisioningNetwork: { cidr: "10.21.0.0/24", interface: "bond0.21" } } }),
+    );
     expect(codes(cfg, "error")).toEqual(["service-needs-role"]);
   });
 

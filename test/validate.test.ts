@@ -23,6 +23,7 @@ import {
   upstreamUnreachable,
   type Finding,
 } from "../tools/kubeconform";
+import { kubeOvnSchemasDir } from "../tools/kube-ovn-crds";
 import { UPSTREAM_CRD_LOCATION, UPSTREAM_DESCRIPTION, UPSTREAM_KUBERNETES_LOCATION, upstreamSchemasDir } from "../tools/upstream-schemas";
 import { capture } from "../cli/cli";
 import { pickSchemas, validateCommand } from "../tools/validate-command";
@@ -268,10 +269,13 @@ describe("npm run validate: usage", () => {
     expect(schemaLocations("/s")).toEqual([
       "/s/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json",
       "/s/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json",
+      // Kube-OVN's kubeovn.io, converted from the pinned module's CRD file by `npm run tools`
+      `${kubeOvnSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
     ]);
     // the folder of what the catalogs lack first (a kind it has not is looked up in the next)
     expect(schemaLocations(undefined)).toEqual([
       `${upstreamSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
+      `${kubeOvnSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
       UPSTREAM_KUBERNETES_LOCATION,
       UPSTREAM_CRD_LOCATION,
     ]);

@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as https from "node:https";
 import * as path from "node:path";
 import { KUBERNETES_SCHEMA_VERSION } from "../platform/versions";
+import { kubeOvnSchemasDir } from "./kube-ovn-crds";
 import { UPSTREAM_CRD_LOCATION, UPSTREAM_KUBERNETES_LOCATION, upstreamSchemasDir } from "./upstream-schemas";
 
 /** The environment variable naming an offline schema folder (the layout of ../shared/schemas). */
@@ -35,12 +36,20 @@ export function offlineSchemasDir(env: NodeJS.ProcessEnv = process.env, beside =
  * ensureUpstreamSchemas), then both repositories at their pinned commits. A kind a location lacks
  * is looked up in the next; one no location has is an error.
  */
-export function schemaLocations(schemasDir: string | undefined): string[] {
+export function schemaLocations(schemasDir: string | undefined, kubeOvn = kubeOvnSchemasDir()): string[] {
+  // Kube-OVN's kubeovn.io, which neither source has: converted from the pinned module by `npm run tools`
+  const kubeOvnLocation = `${kubeOvn}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`;
   if (!schemasDir)
-    return [`${upstreamSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`, UPSTREAM_KUBERNETES_LOCATION, UPSTREAM_CRD_LOCATION];
+    return [
+      `${upstreamSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
+      kubeOvnLocation,
+      UPSTREAM_KUBERNETES_LOCATION,
+      UPSTREAM_CRD_LOCATION,
+    ];
   return [
     `${schemasDir}/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`,
     `${schemasDir}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
+    kubeOvnLocation,
   ];
 }
 

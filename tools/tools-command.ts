@@ -1,7 +1,9 @@
 // The body of `scripts/tools.ts` (its header comment is the command's --help).
+import * as path from "node:path";
 import { TOOLS, type ToolName } from "../platform/versions";
 import { args, UserError } from "../cli/cli";
 import { checkTool, ensureTools, ToolError, toolBinary } from "./tools";
+import { ensureKubeOvnCrds, kubeOvnCrdsDir } from "./kube-ovn-crds";
 
 export async function toolsCommand(): Promise<number | void> {
   const opts = args({ check: { type: "boolean", default: false } });
@@ -20,7 +22,9 @@ export async function toolsCommand(): Promise<number | void> {
     for (const t of installed) {
       if (t.how !== "present") console.log(`${t.name} ${t.version}: installed by ${t.how} → .tools/${t.name}`);
     }
-    console.log(`tools: ${installed.map((t) => `${t.name} ${t.version}`).join(", ")} in .tools/ (${Date.now() - started} ms)`);
+    const crds = ensureKubeOvnCrds();
+    if (crds.built) console.log(`Kube-OVN CRDs: fetched by go mod download → ${path.relative(process.cwd(), kubeOvnCrdsDir())}/`);
+    console.log(`tools: ${installed.map((t) => `${t.name} ${t.version}`).join(", ")}, Kube-OVN CRDs in .tools/ (${Date.now() - started} ms)`);
     return 0;
   } catch (e) {
     if (e instanceof ToolError) throw new UserError(e.message, 1);

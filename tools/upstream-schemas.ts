@@ -34,10 +34,11 @@ export function upstreamSchemasDir(): string {
  * commit's branch holds kubevirt.io/kubevirt_v1.json, cdi.kubevirt.io/cdi_v1beta1.json,
  * operators.coreos.com/operatorgroup_v1.json and subscription_v1alpha1.json,
  * snapshot.storage.k8s.io/volumesnapshotclass_v1.json, metallb.io/ipaddresspool_v1beta1.json and
- * l2advertisement_v1beta1.json). A rendered group in neither this list nor
- * MEDIK8S_CRDS fails a test: look it up in the catalog, or build it from its CRD, before adding it.
+ * l2advertisement_v1beta1.json, k8s.cni.cncf.io/networkattachmentdefinition_v1.json). A rendered
+ * group in neither this list, MEDIK8S_CRDS nor Kube-OVN's (tools/kube-ovn-crds.ts) fails a test:
+ * look it up in the catalog, or build it from its CRD, before adding it.
  */
-export const CATALOG_GROUPS = ["cdi.kubevirt.io", "kubevirt.io", "metallb.io", "operators.coreos.com", "snapshot.storage.k8s.io"];
+export const CATALOG_GROUPS = ["cdi.kubevirt.io", "k8s.cni.cncf.io", "kubevirt.io", "metallb.io", "operators.coreos.com", "snapshot.storage.k8s.io"];
 
 /** The groups of the built folder: `<group>_<plural>.yaml`, kubebuilder's CRD file names. */
 export const BUILT_GROUPS = [...new Set(MEDIK8S_CRDS.map((p) => path.posix.basename(p.url).split("_")[0]))];

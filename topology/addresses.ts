@@ -2,7 +2,7 @@
 // item 17): a duplicated address, or one inside the pod, service or join range, or outside the node
 // subnet, gives a cluster that cannot work; and the ranges must not overlap each other.
 import { contains, overlaps, parseAddress, parseCidr, reservedAddresses, type Cidr } from "../config/cidr";
-import { networkOf } from "../config/network";
+import { attachmentNetworksOf, networkOf } from "../config/network";
 import type { Check } from "../config/problems";
 import type { Config } from "../config/schema";
 import type { Topology } from "./topology";
@@ -13,6 +13,18 @@ const RANGES = [
   ["joinCIDR", "Kube-OVN's join range"],
 ] as const;
 
+/** § 1.3, § 1.4: a secondary network needs nodes on the data centre's networks, and Kube-OVN for its addresses. */
+export function attachmentEnvironmentChecks(cfg: Config, topo: Pick<Topology, "environment">): Check[] {
+  if (topo.environment.physicalNetworks) return [];
+  return attachmentNetworksOf(cfg).map((a) => ({
+    level: "error",
+    code: "attachment-network-environment",
+    message: `${a.what} is set, but this environment's nodes are not on the data centre's networks (its cluster networking is its own): there is no ${a.network.interface} to attach pods to, and no Kube-OVN to hand out the addresses`,
+    fix: "remove it; secondary networks are for production stacks",
+    path: a.key,
+  }));
+}
+
 /** The checks of the nodes' addresses; against the cluster's ranges where the nodes sit on the data centre's networks. */
 export function addressChecks(cfg: Config, topo: Pick<Topology, "environment">): Check[] {
   const checks: Check[] = [];
@@ -22,10 +34,13 @@ export function addressChecks(cfg: Config, topo: Pick<Topology, "environment">):
   const ranges = RANGES.map(([key, what]) => ({ key, what, cidr: parseCidr(net[key])! }));
   const nodeSubnet = net.nodeSubnet !== undefined ? parseCidr(net.nodeSubnet) : undefined;
 
+  const attachments = attachmentNetworksOf(cfg);
   if (ranged) {
-    const all: { key: string; what: string; cidr: Cidr }[] = [
-      ...(nodeSubnet ? [{ key: "nodeSubnet", what: "the node subnet", cidr: nodeSubnet }] : []),
-      ...ranges,
+    const all: { path: string; what: string; cidr: Cidr }[] = [
+      ...(nodeSubnet ? [{ path: "openkeel:network.nodeSubnet", what: "the node subnet", cidr: nodeSubnet }] : []),
+      ...ranges.map((r) => ({ ...r, path: `openkeel:network.${r.key}` })),
+      // § 1.3, § 1.4: a secondary network is a network of its own, apart from the cluster's ranges
+      ...attachments.map((a) => ({ path: `${a.key}.cidr`, what: a.what, cidr: parseCidr(a.network.cidr)! })),
     ];
     all.forEach((a, i) => {
       for (const b of all.slice(i + 1)) {
@@ -34,7 +49,7 @@ export function addressChecks(cfg: Config, topo: Pick<Topology, "environment">):
             "network-overlap",
             `${a.what} ${a.cidr.text} and ${b.what} ${b.cidr.text} overlap: packets for one would be routed to the other`,
             `choose ranges that do not overlap (Kube-OVN's defaults: pod 10.16.0.0/16, service 10.96.0.0/12, join 100.64.0.0/16)`,
-            `openkeel:network.${b.key}`,
+            b.path,
           );
         }
       }

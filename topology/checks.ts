@@ -3,7 +3,7 @@
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Config, ServiceName } from "../config/schema";
-import { addressChecks } from "./addresses";
+import { addressChecks, attachmentEnvironmentChecks } from "./addresses";
 import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, SERVICE_REQUIRED_SERVICE, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
 import { bridgeMappingChecks } from "./wiring";
@@ -171,6 +171,25 @@ function ironicChecks(cfg: Config, topo: Topology): Check[] {
       "openkeel:services.ironic.bmcNetworks",
     );
   }
+  // § 1.4, § 2.2 (D7): the conductor serves DHCP, PXE and TFTP on the provisioning VLAN
+  const provisioning = cfg.services.ironic?.provisioningNetwork;
+  if (serviceEnabled(cfg, topo, "ironic")) {
+    if (topo.environment.physicalNetworks && provisioning === undefined) {
+      error(
+        "ironic-provisioning-network",
+        "Ironic runs, but openkeel:services.ironic.provisioningNetwork is not set: its conductors would have no interface on the provisioning VLAN, so no machine could boot from them (PXE, DHCP, TFTP)",
+        "set openkeel:services.ironic.provisioningNetwork to the VLAN's range and the provisioning nodes' NIC on it, e.g. {cidr: 10.50.0.0/24, interface: bond0.50}",
+        "openkeel:services.ironic.provisioningNetwork",
+      );
+    }
+  } else if (provisioning !== undefined) {
+    error(
+      "ironic-provisioning-network",
+      "openkeel:services.ironic.provisioningNetwork is set, but Ironic does not run in this stack, so no pod attaches to it",
+      "remove it, or run Ironic (provisioning nodes, or openkeel:services.ironic.enabled: true)",
+      "openkeel:services.ironic.provisioningNetwork",
+    );
+  }
 
   if (serviceEnabled(cfg, topo, "ironic") && count("provisioning") > 0) {
     const replicas = ironicConductorReplicas(cfg);
@@ -226,6 +245,7 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
     ...bridgeMappingChecks(cfg, topo),
     ...ironicChecks(cfg, topo),
     ...addressChecks(cfg, topo),
+    ...attachmentEnvironmentChecks(cfg, topo),
     ...autoscalingChecks(cfg),
   ];
 }

@@ -108,9 +108,14 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
       if (g.mistake === "kindName" && !g.production) nodes[at].name = `lab-${at}`;
       const services: Record<string, unknown> = Object.fromEntries(Object.entries(g.services).map(([s, on]) => [s, { enabled: on }]));
       if (g.conductors !== undefined) services.ironic = { ...(services.ironic as object), replicas: { conductor: g.conductors } };
-      // production Ironic reaches its BMC networks only (§ 2.2): they are named wherever it runs
+      // production Ironic reaches its BMC networks only (§ 2.2) and serves its provisioning VLAN (D7): named wherever it runs
       const ironic = g.services.ironic ?? nodes.some((n) => (n.roles as Role[]).includes("provisioning"));
-      if (g.production && ironic) services.ironic = { ...(services.ironic as object), bmcNetworks: ["172.16.0.0/16"] };
+      if (g.production && ironic)
+        services.ironic = {
+          ...(services.ironic as object),
+          bmcNetworks: ["172.16.0.0/16"],
+          provisioningNetwork: { cidr: "172.17.0.0/24", interface: "bond0.17" },
+        };
       const platform: Record<string, unknown> = {};
       if (!g.production && g.realBackends) platform.realBackends = true;
       if (g.volumeReplicas !== undefined) platform.longhorn = { volumeReplicas: g.volumeReplicas };

@@ -3,7 +3,9 @@
 // CRDs (crds.ts, from ../shared/schemas) and the namespaces it creates where this repository puts
 // objects — and names itself a stand-in in its own metadata. The mirror (test/e2e/harness/mirror.ts)
 // serves them; nothing here is used outside `npm run e2e`.
-import { stringify } from "yaml";
+import * as fs from "node:fs";
+import { parseAllDocuments, stringify } from "yaml";
+import { KUBE_OVN_KINDS, requireKubeOvnCrds } from "../../../tools/kube-ovn-crds";
 import { crdFor, KINDS, type CrdKind } from "./crds";
 
 export const STAND_IN_LABEL = "e2e.openkeel.io/stand-in";
@@ -108,6 +110,17 @@ spec:
         - {name: kube-ovn-controller, image: "registry.k8s.io/pause:3.10.1", imagePullPolicy: IfNotPresent}
 `;
 
+/**
+ * The CRDs of the kubeovn.io kinds this repository writes (the Subnets of the Multus attachments),
+ * as the pinned chart ships them: its charts/kube-ovn/templates/kube-ovn-crd.yaml, fetched from
+ * the Go module proxy by `npm run tools` (tools/kube-ovn-crds.ts), not copied into this repository.
+ */
+function kubeOvnCrds(): Obj[] {
+  const docs = parseAllDocuments(fs.readFileSync(requireKubeOvnCrds(), "utf8")).map((d) => d.toJS() as Obj | null);
+  const wanted = new Set<string>(KUBE_OVN_KINDS);
+  return docs.filter((d): d is Obj => d?.kind === "CustomResourceDefinition" && wanted.has(String(((d.spec as Obj).names as Obj).kind)));
+}
+
 export const STAND_IN_CHARTS: Record<string, StandInChart> = {
   longhorn: { standsFor: "Longhorn chart (CRDs only)", files: crdChart(KINDS.longhorn, "the Longhorn chart") },
   "cert-manager": {
@@ -127,9 +140,11 @@ export const STAND_IN_CHARTS: Record<string, StandInChart> = {
   },
   "kube-ovn": {
     standsFor:
-      "Kube-OVN chart (its kube-ovn-controller Deployment only, the target of the release's post-render patch; no kubeovn.io schema in ../shared/schemas, and the e2e cluster needs no CNI)",
+      "Kube-OVN chart (the real CRDs of the kinds this repository writes, from the pinned module; its kube-ovn-controller Deployment, the target of the release's post-render patch; the e2e cluster needs no CNI)",
     files: () => ({
-      "templates/stand-in.yaml": marker("Kube-OVN chart", "no kubeovn.io CRD schemas are available offline; this repository writes no kubeovn.io object"),
+      "templates/stand-in.yaml": marker("Kube-OVN chart", "no Kube-OVN runs: no pod gets an address from a Subnet, the API server only accepts the objects"),
+      "templates/crds.yaml": `{{ .Files.Get "files/crds.yaml" }}\n`,
+      "files/crds.yaml": yamlDocs(kubeOvnCrds()),
       "templates/controller-deploy.yaml": KUBE_OVN_CONTROLLER,
       "values.yaml": "{}\n",
     }),
