@@ -15,7 +15,7 @@ import { mergeValues } from "./merge";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementRoles, resolvePlacement } from "../placement/chart-helper";
 import type { PlacementValue, StackPlacement } from "../config/placement";
-import { zoneSpreadPostRender } from "./zone-spread";
+import { antiAffinityPostRender } from "./zone-spread";
 import { conductorPostRender } from "./ironic";
 
 export function releaseName(service: ServiceName): string {
@@ -161,9 +161,9 @@ function serviceUnit(service: ServiceName, ctx: StackContext): ServiceRelease {
     if (origin === undefined) throw new Error(`values contract: ${what}`);
     return { file: ctx.cfg.file, path: origin, message: what, fix: issue.fix };
   });
-  // the charts read no zone anti-affinity: it reaches the pod templates as post-render patches
+  // the charts read no anti-affinity (but the Ironic conductor's): it reaches the pod templates as post-render patches
   const kinds = Object.fromEntries(Object.entries(spec.components).map(([name, c]) => [name, c.kind]));
-  const zones = zoneSpreadPostRender(release, values, kinds);
+  const zones = antiAffinityPostRender(release, values, kinds);
   const own = service === "ironic" ? conductorPostRender(ctx.cfg, release, zones.values) : [];
   // image PVCs and Swift devices hold tenant data
   const unit = helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), zones.values, {

@@ -24,7 +24,7 @@ import { readMariaDB } from "../platform/mariadb-operator";
 import { readRabbitmqCluster } from "../platform/rabbitmq-operator";
 import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
-import { workloadObjectName } from "./zone-spread";
+import { templateRendersHostAntiAffinity, workloadObjectName } from "./zone-spread";
 import { releaseName } from "./services";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
@@ -97,7 +97,7 @@ const readRelease: UnitReader = (u, ctx) => {
       if (Object.keys(own).length > 0) scheduling.nodeSelector = own;
     }
     if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(valueAt(values, spec.addedTolerations))];
-    // the release's post-render patches over the pod template (./zone-spread.ts: zone anti-affinity)
+    // the release's post-render patches over the pod template (./zone-spread.ts: anti-affinity)
     const template = {
       apiVersion: "apps/v1",
       kind: design.kind,
@@ -105,7 +105,8 @@ const readRelease: UnitReader = (u, ctx) => {
       spec: { template: { spec: { affinity: scheduling.affinity } } },
     };
     scheduling.affinity = obj(obj(obj(patchedObject(u.release, template, u.postRender ?? []).spec).template).spec).affinity as Scheduling["affinity"];
-    const anti = [...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(scheduling.affinity)];
+    // the host term its template renders (§ 5.2: the Ironic conductor only), else only what the patches write
+    const anti = [...(templateRendersHostAntiAffinity(u.release, key) ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(scheduling.affinity)];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
     const service = u.type === "openkeel:openkeel:Release" ? SERVICES.find((s) => releaseName(s) === u.name) : undefined;
     out.push({

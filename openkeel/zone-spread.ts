@@ -1,11 +1,13 @@
-// Zone anti-affinity of the OpenKeel service components (§ 6.3: one OVN central member per zone in
-// large) as post-render patches of their release. No OpenKeel chart reads
-// `placement.<component>.zoneAntiAffinity` (§ 5.2 "What is implemented": the helper renders
-// nodeSelector, tolerations and priorityClassName; only the host anti-affinity of the Ironic
-// conductor, and the contract charts' `antiAffinity`, are rendered by a chart), so the key leaves the
-// values and the term reaches the pod template through the release's post-renderer
-// (plan/post-render.ts); the placement reader (./workloads.ts) applies the same patch before it
-// judges the component.
+// Anti-affinity of the OpenKeel service components as post-render patches of their release: the
+// host term (one OVN central member per node, one Swift storage member per storage node) and the
+// zone term (§ 6.3: one OVN central member per zone in large). § 5.2 "What is implemented": the
+// helper renders nodeSelector, tolerations and priorityClassName, "spread and affinity stay in each
+// template", and the only template the table gives an anti-affinity is the Ironic conductor's
+// (required, on the host). So no chart reads `placement.<component>.antiAffinity` or
+// `zoneAntiAffinity`: the terms reach the pod template through the release's post-renderer
+// (plan/post-render.ts), and the placement reader (./workloads.ts) applies the same patch before it
+// judges the component. `antiAffinity` stays in the values, where the policy pack judges it (D2: OVN
+// central) and the patch is derived from it; `zoneAntiAffinity` leaves them.
 import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
 import type { PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
@@ -13,6 +15,16 @@ import type { PostRenderPatch } from "../plan/post-render";
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/**
+ * The components whose template renders the required host anti-affinity itself (§ 5.2: the Ironic
+ * conductor StatefulSet, "with required anti-affinity on the host"), whatever the values say.
+ */
+export const TEMPLATE_HOST_ANTI_AFFINITY: Readonly<Record<string, readonly string[]>> = { "openkeel-ironic": ["conductor"] };
+
+export function templateRendersHostAntiAffinity(release: string, component: string): boolean {
+  return TEMPLATE_HOST_ANTI_AFFINITY[release]?.includes(component) ?? false;
+}
 
 /** The workload object a service chart renders for a component: `<release>-<component in kebab case>`. */
 export function workloadObjectName(release: string, component: string): string {
@@ -25,48 +37,60 @@ export function workloadSelector(release: string, component: string): Record<str
 }
 
 /**
- * The pod anti-affinity of a component with its zone term: the host term the chart renders from
- * `antiAffinity` and the raw terms of `affinity` kept beside it, since a merge patch replaces a list.
+ * The pod anti-affinity of a component: the host term of `antiAffinity` (the one its template renders,
+ * or the one no template renders) and the zone term of `zoneAntiAffinity`, beside the raw terms of
+ * `affinity`, since a merge patch replaces a list.
  */
-function antiAffinityWithZone(p: PlacementValue, selector: Record<string, string>, zoneKey: string): Obj {
+function antiAffinityTerms(p: PlacementValue, selector: Record<string, string>, zoneKey: string): Obj {
   const raw = obj(obj(p.affinity).podAntiAffinity);
   const term = (topologyKey: string) => ({ labelSelector: { matchLabels: selector }, topologyKey });
-  const kind = p.zoneAntiAffinity === "required" ? "requiredDuringSchedulingIgnoredDuringExecution" : "preferredDuringSchedulingIgnoredDuringExecution";
-  // the helper renders `antiAffinity` only when the raw affinity has no podAntiAffinity of its own
+  // a raw podAntiAffinity of the stack replaces the host term, as the helper's precedence has it (§ 5.1)
   const host = Object.keys(raw).length === 0 && p.antiAffinity ? { [p.antiAffinity]: term(HOSTNAME_LABEL) } : {};
   const required = [...list(raw.requiredDuringSchedulingIgnoredDuringExecution), ...(host.required ? [host.required] : [])];
   const preferred = [
     ...list(raw.preferredDuringSchedulingIgnoredDuringExecution),
     ...(host.preferred ? [{ weight: 100, podAffinityTerm: host.preferred }] : []),
   ];
-  if (kind === "requiredDuringSchedulingIgnoredDuringExecution") required.push(term(zoneKey));
-  else preferred.push({ weight: 100, podAffinityTerm: term(zoneKey) });
+  if (p.zoneAntiAffinity === "required") required.push(term(zoneKey));
+  else if (p.zoneAntiAffinity !== undefined) preferred.push({ weight: 100, podAffinityTerm: term(zoneKey) });
   return {
     ...(required.length > 0 ? { requiredDuringSchedulingIgnoredDuringExecution: required } : {}),
     ...(preferred.length > 0 ? { preferredDuringSchedulingIgnoredDuringExecution: preferred } : {}),
   };
 }
 
+function why(release: string, component: string, p: PlacementValue, zoneKey: string): string {
+  const host = p.antiAffinity !== undefined && !templateRendersHostAntiAffinity(release, component);
+  const terms = [
+    ...(host ? [`${p.antiAffinity} anti-affinity on ${HOSTNAME_LABEL}`] : []),
+    ...(p.zoneAntiAffinity ? [`${p.zoneAntiAffinity} anti-affinity on ${zoneKey} (§ 6.3)`] : []),
+  ];
+  const keys = [...(host ? ["antiAffinity"] : []), ...(p.zoneAntiAffinity ? ["zoneAntiAffinity"] : [])];
+  return `${component} with ${terms.join(" and ")}; the chart reads no ${keys.join(" or ")} (§ 5.2)`;
+}
+
 /**
  * The release's values without `placement.<component>.zoneAntiAffinity`, and a patch per component
- * that had one, on its workload (`kinds`: the kind the chart renders each component as).
+ * with an anti-affinity its template does not render, on its workload (`kinds`: the kind the chart
+ * renders each component as).
  */
-export function zoneSpreadPostRender(release: string, values: Obj, kinds: Readonly<Record<string, string>>): { values: Obj; patches: PostRenderPatch[] } {
+export function antiAffinityPostRender(release: string, values: Obj, kinds: Readonly<Record<string, string>>): { values: Obj; patches: PostRenderPatch[] } {
   const placement = obj(values.placement);
   const zoneKey = String(obj(obj(values.global).placementDefaults).zoneKey ?? ZONE_LABEL);
   const patches: PostRenderPatch[] = [];
   const stripped: Obj = {};
   for (const [component, raw] of Object.entries(placement)) {
-    const { zoneAntiAffinity, ...rest } = obj(raw) as PlacementValue;
+    const p = obj(raw) as PlacementValue;
+    const { zoneAntiAffinity, ...rest } = p;
     const kind = kinds[component];
     stripped[component] = raw;
-    if (zoneAntiAffinity === undefined || kind === undefined) continue;
-    stripped[component] = rest;
-    const anti = antiAffinityWithZone(obj(raw) as PlacementValue, workloadSelector(release, component), zoneKey);
+    const hostByPatch = p.antiAffinity !== undefined && !templateRendersHostAntiAffinity(release, component);
+    if ((zoneAntiAffinity === undefined && !hostByPatch) || kind === undefined) continue;
+    stripped[component] = zoneAntiAffinity === undefined ? raw : rest;
     patches.push({
       target: { kind, name: workloadObjectName(release, component) },
-      why: `§ 6.3: ${component} with ${zoneAntiAffinity} anti-affinity on ${zoneKey}; the chart reads no zoneAntiAffinity (§ 5.2)`,
-      patch: { spec: { template: { spec: { affinity: { podAntiAffinity: anti } } } } },
+      why: why(release, component, p, zoneKey),
+      patch: { spec: { template: { spec: { affinity: { podAntiAffinity: antiAffinityTerms(p, workloadSelector(release, component), zoneKey) } } } } },
     });
   }
   return patches.length === 0 ? { values, patches } : { values: { ...values, placement: stripped }, patches };

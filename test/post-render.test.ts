@@ -21,7 +21,7 @@ import { renderPlan } from "../render/rendered";
 import { previewStack } from "../review/preview";
 import { planOf, release } from "./helpers/plans";
 import { runProgram } from "./helpers/pulumi";
-import { zoneSpreadPostRender } from "../openkeel/zone-spread";
+import { antiAffinityPostRender } from "../openkeel/zone-spread";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";
 
 const REPO = path.resolve(__dirname, "..");
@@ -109,8 +109,10 @@ describe("item 1: OVN central's zone anti-affinity in large is a patch of openke
     const terms = (u.postRender![0].patch as { spec: { template: { spec: { affinity: { podAntiAffinity: Record<string, { topologyKey: string }[]> } } } } })
       .spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
     expect(terms.map((t) => t.topologyKey)).toEqual([HOST, ZONE]);
-    // medium has no zones: no patch, nothing changes for the e2e
-    expect(release(planOf("prod-medium"), "openkeel-neutron").postRender).toBeUndefined();
+    // medium has no zones: its patch writes the host term alone
+    const medium = release(planOf("prod-medium"), "openkeel-neutron").postRender ?? [];
+    expect(medium.map((p) => p.target)).toEqual([{ kind: "StatefulSet", name: NAME }]);
+    expect(JSON.stringify(medium[0].patch)).not.toContain(ZONE);
   });
 
   it("the target is the object the contract chart renders: <release>-<kebab key>, selected by instance and name", () => {
@@ -135,7 +137,7 @@ describe("item 1: OVN central's zone anti-affinity in large is a patch of openke
         other: { role: "compute", zoneAntiAffinity: "required" },
       },
     };
-    const { values: out, patches } = zoneSpreadPostRender("openkeel-x", values, { api: "Deployment", worker: "StatefulSet" });
+    const { values: out, patches } = antiAffinityPostRender("openkeel-x", values, { api: "Deployment", worker: "StatefulSet" });
     // a component the chart does not have keeps its key, for the values contract to name it
     expect((out.placement as Record<string, unknown>).other).toEqual(values.placement.other);
     expect(JSON.stringify(out)).not.toMatch(/"(api|worker)":\{[^}]*zoneAntiAffinity/);
@@ -151,15 +153,34 @@ describe("item 1: OVN central's zone anti-affinity in large is a patch of openke
     expect((anti(1).requiredDuringSchedulingIgnoredDuringExecution as { topologyKey: string }[]).map((t) => t.topologyKey)).toEqual(["rack", ZONE]);
   });
 
-  it("the model judges the patched pod template: the zone term counts from the patch, never from a value no chart reads", () => {
+  it("the model judges the patched pod template: host and zone terms count from the patch, never from a value no chart reads", () => {
     const plan = planOf("prod-large");
     expect(component(plan, "openkeel-neutron/ovnCentral").requiredAntiAffinity).toEqual([HOST, ZONE]);
     const bare = withoutPatches(plan, "openkeel-neutron");
-    expect(component(bare, "openkeel-neutron/ovnCentral").requiredAntiAffinity).toEqual([HOST]);
+    // placement.ovnCentral.antiAffinity: required stays in the values (D2 judges it), but § 5.2's helper renders no affinity
+    expect(component(bare, "openkeel-neutron/ovnCentral").requiredAntiAffinity).toBeUndefined();
     // main's values: zoneAntiAffinity in the values, which no chart renders
     const values = (findUnit(bare, "openkeel-neutron") as HelmReleaseUnit).values as { placement: { ovnCentral: Record<string, unknown> } };
     values.placement.ovnCentral.zoneAntiAffinity = "required";
-    expect(component(bare, "openkeel-neutron/ovnCentral").requiredAntiAffinity).toEqual([HOST]);
+    expect(component(bare, "openkeel-neutron/ovnCentral").requiredAntiAffinity).toBeUndefined();
+  });
+
+  it("the host term no template renders is a patch too (OVN central, Swift storage); the Ironic conductor's template renders its own", () => {
+    const plan = planOf("prod-medium");
+    for (const [release, key, kind] of [
+      ["openkeel-neutron", "ovnCentral", "StatefulSet"],
+      ["openkeel-swift", "storage", "StatefulSet"],
+    ] as const) {
+      const unit = findUnit(plan, release) as HelmReleaseUnit;
+      const patch = unit.postRender?.find((p) => p.target.name === `${release}-${key === "ovnCentral" ? "ovn-central" : key}`);
+      expect(patch?.target.kind).toBe(kind);
+      expect(JSON.stringify(patch?.patch)).toContain(`"topologyKey":"${HOST}"`);
+      expect(component(plan, `${release}/${key}`).requiredAntiAffinity).toEqual([HOST]);
+      expect(component(withoutPatches(plan, release), `${release}/${key}`).requiredAntiAffinity).toBeUndefined();
+    }
+    const ironic = findUnit(plan, "openkeel-ironic") as HelmReleaseUnit;
+    expect(ironic.postRender?.some((p) => JSON.stringify(p.patch).includes("podAntiAffinity"))).toBe(false);
+    expect(component(withoutPatches(plan, "openkeel-ironic"), "openkeel-ironic/conductor").requiredAntiAffinity).toEqual([HOST]);
   });
 });
 

@@ -21,7 +21,9 @@
     nodePlacement.<x>.nodeSelector, Neutron ovnCentral.nodeSelector) wins over both;
   - the role's taint toleration is always rendered, whether or not global.nodeRoles.taints is true;
     placement.extraTolerations (and a component's own tolerations) are added;
-  - antiAffinity: required → required pod anti-affinity on kubernetes.io/hostname (preferred → weight 100).
+  - no placement.<x>.antiAffinity (§ 5.2: "spread and affinity stay in each template"): a template
+    that has one passes hostAntiAffinity (the Ironic conductor, § 5.2; RabbitMQ, § 2.1), the others
+    get theirs from the release's post-render patch (openkeel/zone-spread.ts).
 */ -}}
 {{- define "openkeel.placement" -}}
 {{- $nodeRoles := (.root.Values.global | default dict).nodeRoles -}}
@@ -51,12 +53,9 @@
 {{- range $roles }}{{ $terms = append $terms (dict "matchExpressions" (list (dict "key" .label "operator" "Exists"))) }}{{ end -}}
 {{- $_ := set $affinity "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" $terms)) -}}
 {{- end -}}
-{{- if and (or (eq ($p.antiAffinity | default "") "required") .hostAntiAffinity) (not (hasKey $affinity "podAntiAffinity")) }}
+{{- if and .hostAntiAffinity (not (hasKey $affinity "podAntiAffinity")) }}
 {{- $term := dict "labelSelector" (dict "matchLabels" .selector) "topologyKey" "kubernetes.io/hostname" -}}
 {{- $_ := set $affinity "podAntiAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (list $term)) -}}
-{{- else if and (eq ($p.antiAffinity | default "") "preferred") (not (hasKey $affinity "podAntiAffinity")) }}
-{{- $term := dict "weight" 100 "podAffinityTerm" (dict "labelSelector" (dict "matchLabels" .selector) "topologyKey" "kubernetes.io/hostname") -}}
-{{- $_ := set $affinity "podAntiAffinity" (dict "preferredDuringSchedulingIgnoredDuringExecution" (list $term)) -}}
 {{- end -}}
 {{- if $affinity }}{{ $_ := set $out "affinity" $affinity }}{{ end -}}
 {{- /* tolerations: raw ones win, else the roles'; extra and own ones are added */ -}}
