@@ -147,48 +147,55 @@ function serviceChecks(cfg: Config, topo: Topology): Check[] {
   return checks;
 }
 
-/** Ironic: its BMC networks, and a provisioning node per conductor (D7). */
+/** An Ironic network key (`openkeel:services.ironic.<key>`): what it is for, and its example. */
+interface IronicNetworkKey {
+  key: "bmcNetworks" | "provisioningNetwork";
+  check: string;
+  /** why Ironic on machines cannot do without it */
+  missing: string;
+  /** what nothing does with it when Ironic does not run */
+  unused: string;
+  example: string;
+}
+
+const IRONIC_NETWORK_KEYS: readonly IronicNetworkKey[] = [
+  {
+    // § 2.2: the conductor's namespace lets it reach the BMC network only; where the nodes are
+    // machines that network must be named, or the conductors could reach no BMC at all
+    key: "bmcNetworks",
+    check: "ironic-bmc-networks",
+    missing: "its namespace lets the conductors reach the BMC networks only, so they could manage no node",
+    unused: "nothing reads it",
+    example: "to the CIDRs of the BMC networks, e.g. [10.50.0.0/24]",
+  },
+  {
+    // § 1.4, § 2.2 (D7): the conductor serves DHCP, PXE and TFTP on the provisioning VLAN
+    key: "provisioningNetwork",
+    check: "ironic-provisioning-network",
+    missing: "its conductors would have no interface on the provisioning VLAN, so no machine could boot from them (PXE, DHCP, TFTP)",
+    unused: "no pod attaches to it",
+    example: "to the VLAN's range and the provisioning nodes' NIC on it, e.g. {cidr: 10.50.0.0/24, interface: bond0.50}",
+  },
+];
+
+/** Ironic: its BMC and provisioning networks, and a provisioning node per conductor (D7). */
 function ironicChecks(cfg: Config, topo: Topology): Check[] {
   const { checks, error } = collect();
   const count = (role: Role) => topo.nodesByRole[role].length;
-  // § 2.2: the conductor's namespace lets it reach the BMC network only; where the nodes are
-  // machines that network must be named, or the conductors could reach no BMC at all
-  const bmc = cfg.services.ironic?.bmcNetworks;
-  if (serviceEnabled(cfg, topo, "ironic")) {
-    if (topo.environment.physicalNetworks && bmc === undefined) {
+  const runs = serviceEnabled(cfg, topo, "ironic");
+  for (const k of IRONIC_NETWORK_KEYS) {
+    const path = `openkeel:services.ironic.${k.key}`;
+    const set = cfg.services.ironic?.[k.key] !== undefined;
+    if (runs && !set && topo.environment.physicalNetworks) {
+      error(k.check, `Ironic runs, but ${path} is not set: ${k.missing}`, `set ${path} ${k.example}`, path);
+    } else if (!runs && set) {
       error(
-        "ironic-bmc-networks",
-        "Ironic runs, but openkeel:services.ironic.bmcNetworks is not set: its namespace lets the conductors reach the BMC networks only, so they could manage no node",
-        "set openkeel:services.ironic.bmcNetworks to the CIDRs of the BMC networks, e.g. [10.50.0.0/24]",
-        "openkeel:services.ironic.bmcNetworks",
+        k.check,
+        `${path} is set, but Ironic does not run in this stack, so ${k.unused}`,
+        "remove it, or run Ironic (provisioning nodes, or openkeel:services.ironic.enabled: true)",
+        path,
       );
     }
-  } else if (bmc !== undefined) {
-    error(
-      "ironic-bmc-networks",
-      "openkeel:services.ironic.bmcNetworks is set, but Ironic does not run in this stack, so nothing reads it",
-      "remove it, or run Ironic (provisioning nodes, or openkeel:services.ironic.enabled: true)",
-      "openkeel:services.ironic.bmcNetworks",
-    );
-  }
-  // § 1.4, § 2.2 (D7): the conductor serves DHCP, PXE and TFTP on the provisioning VLAN
-  const provisioning = cfg.services.ironic?.provisioningNetwork;
-  if (serviceEnabled(cfg, topo, "ironic")) {
-    if (topo.environment.physicalNetworks && provisioning === undefined) {
-      error(
-        "ironic-provisioning-network",
-        "Ironic runs, but openkeel:services.ironic.provisioningNetwork is not set: its conductors would have no interface on the provisioning VLAN, so no machine could boot from them (PXE, DHCP, TFTP)",
-        "set openkeel:services.ironic.provisioningNetwork to the VLAN's range and the provisioning nodes' NIC on it, e.g. {cidr: 10.50.0.0/24, interface: bond0.50}",
-        "openkeel:services.ironic.provisioningNetwork",
-      );
-    }
-  } else if (provisioning !== undefined) {
-    error(
-      "ironic-provisioning-network",
-      "openkeel:services.ironic.provisioningNetwork is set, but Ironic does not run in this stack, so no pod attaches to it",
-      "remove it, or run Ironic (provisioning nodes, or openkeel:services.ironic.enabled: true)",
-      "openkeel:services.ironic.provisioningNetwork",
-    );
   }
 
   if (serviceEnabled(cfg, topo, "ironic") && count("provisioning") > 0) {
