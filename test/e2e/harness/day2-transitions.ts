@@ -12,11 +12,11 @@ import { COMPUTE_DISABLED_TAINT, isDrained, NODE_STATE_TAINTS, type NodeState } 
 import { checkAfterUp } from "./cluster-checks";
 import { previewShowsExactly, type PreviewChange } from "./day2";
 import type { Kube, KubeObject } from "./kube";
-import { addTaint, drainAsNmo, endMaintenance, LONGHORN_NS, registerLonghornNode, removeTaint } from "./nmo";
+import { addTaint, drainAsNmo, endMaintenance, LONGHORN_NS, podsOn, registerLonghornNode, type Pod, removeTaint } from "./nmo";
 import { mutateStackConfig, stackFile } from "./project";
 import { pulumi } from "./pulumi";
 import { readPlacement, type RenderedStack } from "./rendered";
-import { recordRun, render, type StackRun } from "./stack-run";
+import { recordRun, render, stateResources, type StackRun, type StateResource } from "./stack-run";
 import { labelSelectorQuery, nhcProblems, protectedLost, rolloutProblems, type AgentOnNode, type LabelSelector } from "./transitions-judge";
 import { sleep } from "./proc";
 
@@ -32,15 +32,9 @@ interface DaemonSet extends KubeObject {
   status?: { desiredNumberScheduled?: number; updatedNumberScheduled?: number; numberAvailable?: number; observedGeneration?: number };
 }
 
-interface Pod extends KubeObject {
-  spec: { nodeName?: string };
-  status?: { phase?: string };
-}
-
 const dsId = (d: KubeObject) => `${d.metadata.namespace}/${d.metadata.name}`;
 const ownerOf = (p: KubeObject) =>
   (p.metadata.ownerReferences as { kind: string; name: string; uid: string }[] | undefined)?.find((o) => o.kind === "DaemonSet");
-const podsOn = (kube: Kube, node: string) => kube.list<Pod>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`);
 
 /** A stack edit: the states of some nodes (`active`: the key removed), or nodes removed. */
 function editNodes(r: StackRun, states: Record<string, NodeState | "removed">): void {
@@ -317,11 +311,11 @@ async function retiringStep(r: StackRun, back: readonly string[], hypervisor: st
   return rendered;
 }
 
-/** The stack export's resources: URN and protect. */
-async function exported(r: StackRun, logName: string): Promise<{ urn: string; protect?: boolean }[]> {
+/** The stack export's resources (an export that fails fails the step). */
+async function exported(r: StackRun, logName: string): Promise<StateResource[]> {
   const res = await pulumi(["stack", "export"], r.project, r.p!, r.log(logName));
   if (res.code !== 0) throw new Error(`pulumi stack export exited ${res.code}`);
-  return (JSON.parse(res.stdout) as { deployment?: { resources?: { urn: string; protect?: boolean }[] } }).deployment?.resources ?? [];
+  return stateResources(res);
 }
 
 /** The retiring node's drain and Longhorn eviction (runbook steps 4 and 6). */

@@ -24,7 +24,8 @@ import { drainLeft, drainProblems, instanceManagerPdbVerdict, podsToEvict, type 
 export const LONGHORN_NS = "longhorn-system";
 const STAND_IN = "e2e.openkeel.io/stand-in";
 
-interface Pod extends KubeObject {
+/** A pod, as far as the drain and the agents' checks read it. */
+export interface Pod extends KubeObject {
   spec: { nodeName?: string };
   status?: { phase?: string };
 }
@@ -33,7 +34,8 @@ interface NodeObj extends KubeObject {
   spec?: { unschedulable?: boolean; taints?: { key: string; value?: string; effect: string }[] };
 }
 
-const podsOn = (kube: Kube, node: string) => kube.list<Pod>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`);
+/** The pods bound to a node (every namespace). */
+export const podsOn = (kube: Kube, node: string) => kube.list<Pod>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`);
 const podId = (p: KubeObject) => `${p.metadata.namespace}/${p.metadata.name}`;
 const owner = (p: KubeObject) => (p.metadata.ownerReferences as { kind: string; name: string; controller?: boolean }[] | undefined)?.find((o) => o.controller);
 

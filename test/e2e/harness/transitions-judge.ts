@@ -159,7 +159,7 @@ export function rolloutProblems(node: string, taint: string, agents: readonly Ag
 }
 
 /** The protected resources (URNs) of the state before that the state after lacks. */
-export function protectedLost(before: readonly { urn: string; protect?: boolean }[], after: readonly { urn: string }[]): string[] {
+export function protectedLost(before: readonly { urn?: string; protect?: boolean }[], after: readonly { urn?: string }[]): string[] {
   const still = new Set(after.map((r) => r.urn));
-  return before.filter((r) => r.protect && !still.has(r.urn)).map((r) => r.urn);
+  return before.filter((r) => r.protect && r.urn !== undefined && !still.has(r.urn)).map((r) => r.urn!);
 }
