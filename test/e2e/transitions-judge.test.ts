@@ -1,8 +1,12 @@
 // The judgements of the e2e's day-2 transitions (harness/transitions-judge.ts), each tripped.
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE_STATE_LABEL } from "../../config/lifecycle";
-import { readDocs } from "./harness/rendered";
+import { dayTwoTransitions } from "./harness/day2-transitions";
+import { readDocs, type RenderedStack } from "./harness/rendered";
+import { StackRun, type E2EOptions } from "./harness/stack-run";
 import {
   drainLeft,
   drainProblems,
@@ -15,7 +19,8 @@ import {
   type LabelSelector,
 } from "./harness/transitions-judge";
 
-const RENDERED = path.resolve(__dirname, "../../rendered");
+const REPO = path.resolve(__dirname, "../..");
+const RENDERED = path.join(REPO, "rendered");
 
 describe("a NodeHealthCheck's selector as the API server's labelSelector query", () => {
   it("every operator, values sorted (the rendered control-plane check)", () => {
@@ -160,5 +165,37 @@ describe("protected resources across a removal", () => {
     ];
     expect(protectedLost(before, [{ urn: "urn:a" }, { urn: "urn:c" }])).toEqual([]);
     expect(protectedLost(before, [{ urn: "urn:a" }])).toEqual(["urn:c"]);
+  });
+});
+
+describe("--no-transitions", () => {
+  const options = (transitions: boolean): E2EOptions => ({
+    repoRoot: REPO,
+    stacks: ["prod-medium"],
+    keep: false,
+    clusterScript: "/nonexistent/cluster.sh",
+    schemasDir: "/nonexistent/schemas",
+    outRoot: fs.mkdtempSync(path.join(os.tmpdir(), "e2e-out-")),
+    interrupt: false,
+    policyMutations: false,
+    transitions,
+    log: () => undefined,
+  });
+  const rendered = (nodes: string[]) =>
+    ({ index: { environment: "talos-production", nodes: nodes.map((name) => ({ name, roles: [] })) } }) as unknown as RenderedStack;
+
+  it("skips the transitions, saying why; without it a production stack without a compute node fails the step", async () => {
+    for (const [transitions, expected] of [
+      [false, { ok: true, skipped: true, detail: ["--no-transitions"] }],
+      [true, { ok: false, detail: ["the stack has no compute node or no controlPlane node to put into maintenance"] }],
+    ] as const) {
+      const o = options(transitions);
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-tmp-"));
+      const r = new StackRun("prod-medium", o, tmp);
+      const day2 = rendered(["a", "b"]);
+      expect(await dayTwoTransitions(r, rendered(["a"]), day2)).toBe(day2);
+      expect(r.report.steps).toEqual([{ name: "day 2: node transitions", seconds: 0, ...expected }]);
+      for (const dir of [o.outRoot, tmp]) fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
