@@ -52,6 +52,13 @@ function currentFacts(): ClusterFacts | undefined {
  * clusterIdentifier is the stack: the provider (and with it every resource) is never replaced
  * because the context was renamed or the binding gained a UID; which cluster it reaches is this
  * check's to prove.
+ *
+ * It creates by upsert (`upsertExistingObjects`; pulumi-kubernetes#4278 made a client-side create,
+ * which fails with AlreadyExists, the default): an upgrade adopts objects the releases of an
+ * earlier program created (platform/priority-classes.ts, cert-manager's CRDs). The hazard upsert
+ * opens, a resource renamed without an alias whose create takes the live object over before the
+ * old URN's delete removes it (#2926), is refused before merge by `npm run urns`
+ * (review/urn-graph.ts: an object that moves to another URN without an alias).
  */
 export async function bindCluster(stack: string, binding: ClusterConfig, file: string): Promise<k8s.Provider> {
   const facts = currentFacts();
@@ -73,7 +80,7 @@ export async function bindCluster(stack: string, binding: ClusterConfig, file: s
       );
     }
   }
-  const provider = new k8s.Provider("cluster", { context: binding.context, clusterIdentifier: `openkeel-${stack}` });
+  const provider = new k8s.Provider("cluster", { context: binding.context, clusterIdentifier: `openkeel-${stack}`, upsertExistingObjects: true });
   if (facts && binding.kubeSystemUID !== undefined) {
     const found = await facts.kubeSystemUID(provider);
     if (found !== binding.kubeSystemUID) {

@@ -21,9 +21,20 @@ function certManagerNamespace(): K8sObject {
   return namespace(CERT_MANAGER_NAMESPACE, "restricted");
 }
 
+/**
+ * The CRDs of cert-manager.crds.yaml. A stack deployed by a program before this unit (the last
+ * release, .ci/last-release) has them from the chart (`crds.enabled`, with `crds.keep`, so the
+ * chart's upgrade leaves them: helm.sh/resource-policy keep), and Helm's field manager co-owns
+ * their fields: the unit adopts them by upsert (components/cluster.ts) with force, or the first
+ * CRD change of a later cert-manager bump would be refused as a server-side apply conflict.
+ */
+export const CERT_MANAGER_CRDS_FORCED = ["certificaterequests", "certificates", "clusterissuers", "issuers"]
+  .map((p) => `CustomResourceDefinition ${p}.cert-manager.io`)
+  .concat(["challenges", "orders"].map((p) => `CustomResourceDefinition ${p}.acme.cert-manager.io`));
+
 /** Its CRDs own every Certificate and Issuer: protected. */
 function certManagerCrds(dependsOn: string[]): RemoteManifestUnit {
-  return pinnedManifestUnit("cert-manager-crds", CRDS_TYPE, CERT_MANAGER_CRDS, { protect: true, dependsOn });
+  return pinnedManifestUnit("cert-manager-crds", CRDS_TYPE, CERT_MANAGER_CRDS, { protect: true, dependsOn, forceConflicts: CERT_MANAGER_CRDS_FORCED });
 }
 
 function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {

@@ -15,11 +15,25 @@ export const PRIORITY_CLASSES = {
 
 export const PRIORITY_CLASSES_UNIT = "priority-classes";
 
+/**
+ * A stack deployed by a program before this unit (the last release, .ci/last-release) has these
+ * classes already, created by its openkeel-chart release (`priorityClasses.create`). The unit adopts
+ * them in the upgrade's first `pulumi up`, before that release's upgrade drops them:
+ * - `helm.sh/resource-policy: keep`: Helm's upgrade deletes what the new manifest no longer holds
+ *   unless the *live* object carries it (helm v3.18.6 pkg/kube/client.go Update, the loop over
+ *   original.Difference(target)), so without it the release's upgrade deletes the classes this
+ *   unit has just taken over;
+ * - `pulumi.com/patchForce`: Helm's field manager holds their description, and server-side apply
+ *   refuses a second writer of a different value ("Server-Side Apply field conflict detected", the
+ *   upgrade run of the e2e); the provider creates by upsert (components/cluster.ts).
+ */
+const ADOPTED_FROM_HELM = { "helm.sh/resource-policy": "keep", "pulumi.com/patchForce": "true" };
+
 function priorityClass(name: string, value: number, description: string, preemptNever = false): K8sObject {
   return {
     apiVersion: "scheduling.k8s.io/v1",
     kind: "PriorityClass",
-    metadata: { name },
+    metadata: { name, annotations: { ...ADOPTED_FROM_HELM } },
     // globalDefault false is the API's default, and what the API server returns without the field
     value,
     ...(preemptNever ? { preemptionPolicy: "Never" } : {}),

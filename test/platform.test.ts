@@ -15,6 +15,7 @@ import { imageRef, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/v
 import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
 import { configProblems, mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import { runProgram } from "./helpers/pulumi";
+import { KINDS } from "./e2e/standins/crds";
 import program from "../index";
 import { object, objectsOf, planOf, release, unitNames } from "./helpers/plans";
 
@@ -507,6 +508,22 @@ describe("Pulumi program: objects operators create are patched, never created", 
     expect(Object.keys(patches[0].inputs.spec)).toEqual(["customDsTolerations"]);
     // and the template it works with is a plain object of ours
     expect(run.ofType("kubernetes:self-node-remediation.medik8s.io/v1alpha1:SelfNodeRemediationTemplate")).toHaveLength(1);
+  });
+});
+
+describe("upgrade from the last release: objects its Helm releases held, taken over by units", () => {
+  it("the priority classes keep Helm's hands off (resource-policy keep) and take its fields (patchForce), as the engine gets them", async () => {
+    const run = await runProgram("prod-medium", pulumiConfigOf(shippedRaw("prod-medium")), program);
+    const classes = run.ofType("kubernetes:scheduling.k8s.io/v1:PriorityClass");
+    expect(classes.map((c) => c.inputs.metadata.name).sort()).toEqual(["openkeel-control", "openkeel-infra-critical", "openkeel-vm"]);
+    for (const c of classes) expect(c.inputs.metadata.annotations).toEqual({ "helm.sh/resource-policy": "keep", "pulumi.com/patchForce": "true" });
+  });
+
+  it("cert-manager-crds applies every CRD of cert-manager.crds.yaml with force, and nothing else", () => {
+    const unit = findUnit(planOf("lab"), "cert-manager-crds");
+    expect(unit?.kind === "RemoteManifest" && [...(unit.forceConflicts ?? [])].sort()).toEqual(
+      KINDS.certManager.map((k) => `CustomResourceDefinition ${k.plural}.${k.group}`).sort(),
+    );
   });
 });
 
