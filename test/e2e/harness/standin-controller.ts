@@ -113,15 +113,28 @@ async function available(apiPath: string, kind: string): Promise<void> {
   }
 }
 
-/** The operators' StatefulSets, once per CR (the CRs' scheduling is set at creation: nothing here updates). */
+const standIn = (o: { metadata?: { annotations?: Record<string, string> } } | undefined) => o?.metadata?.annotations?.["e2e.openkeel.io/stand-in"];
+
+/**
+ * The operators' StatefulSets, once per CR (the CRs' scheduling is set at creation: nothing here
+ * updates). A StatefulSet of that name the operator did not build is waited out, not taken for
+ * its own: before an upgrade (`--upgrade-from`), the old contract chart rendered the StatefulSets
+ * itself, and its release's upgrade deletes them; the operator then builds its own.
+ */
 async function operatorStatefulSets(apiPath: string, build: (cr: OperatorCr) => Record<string, unknown>): Promise<void> {
   for (const cr of await kube.list<OperatorCr & KubeObject>(apiPath)) {
     const ns = cr.metadata.namespace ?? "default";
     const id = `StatefulSet ${ns}/${cr.metadata.name}`;
     if (done.has(id)) continue;
-    const r = await kube.create(`/apis/apps/v1/namespaces/${ns}/statefulsets`, build(cr));
-    if (r.status === 201 || r.status === 409) done.add(id);
+    const sts = build(cr) as KubeObject;
+    const r = await kube.create(`/apis/apps/v1/namespaces/${ns}/statefulsets`, sts);
     if (r.status === 201) log("create", id, `as the operator builds it from ${cr.kind} ${cr.metadata.name}`);
+    const live = r.status === 409 ? await kube.get<KubeObject>(`/apis/apps/v1/namespaces/${ns}/statefulsets/${cr.metadata.name}`) : undefined;
+    if (r.status === 201 || (live && standIn(live) === standIn(sts))) done.add(id);
+    else if (live && !done.has(`waits ${id}`)) {
+      done.add(`waits ${id}`);
+      log("wait", id, "a StatefulSet of that name the operator did not build exists (an earlier contract chart's): built once it is gone");
+    }
   }
 }
 
