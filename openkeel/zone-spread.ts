@@ -7,7 +7,8 @@
 // `zoneAntiAffinity`: the terms reach the pod template through the release's post-renderer
 // (plan/post-render.ts), and the placement reader (./workloads.ts) applies the same patch before it
 // judges the component. `antiAffinity` stays in the values, where the policy pack judges it (D2: OVN
-// central) and the patch is derived from it; `zoneAntiAffinity` leaves them.
+// central) and the patch is derived from it, unless the whole placement leaves them (a component
+// § 5.2 does not list, Swift storage: ./unlisted.ts); `zoneAntiAffinity` leaves them.
 import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
 import type { PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
