@@ -43,9 +43,35 @@ interface ComponentBase {
   publicApi?: true;
 }
 
+/**
+ * A component § 5.2 "What is implemented" does not list: its chart reads no placement for it, and
+ * its placement reaches the pod template as a post-render patch (./unlisted.ts). `priority`: the
+ * tier its template would pass the helper (`global.placementDefaults.priorityClasses.<tier>`, §
+ * 2: openkeel-control), `none` for a node agent; `judgedBy`: the decision whose policy rule reads
+ * its placement value, which therefore stays in the values (the pack sees no patch).
+ */
+export interface Unlisted {
+  priority: "control" | "none";
+  judgedBy?: "D3" | "D4" | "D8";
+  /**
+   * An optional component: rendered by `<component>.enabled` (the switch its chart reads), and
+   * without it by the chart's default (the metadata agent on, D4; ovn-bgp-agent off, § 5.1).
+   * @default always rendered
+   */
+  switch?: "on" | "off";
+}
+
+const UNLISTED: Unlisted = { priority: "control" };
+
 /** Placed by the chart helper from `placement.<component>` (§ 5.1, § 5.2). */
 interface HelperPlaced extends ComponentBase {
   placement(ctx: StackContext): PlacementValue;
+  /**
+   * § 5.2's table does not list it (Neutron's worker and agents, Nova's scheduler, Swift, Heat,
+   * Designate, Manila, EC2 API, Zun).
+   * @default listed: the chart helper places it from `placement.<component>`
+   */
+  unlisted?: Unlisted;
   /**
    * A nodeSelector the chart reads besides the helper's, which wins over it when not empty (§ 5.2
    * "What is implemented": Neutron's `ovnCentral.nodeSelector`, Masakari's
@@ -159,6 +185,8 @@ const NODE_AGENT_EXTRA_TOLERATIONS = [RESERVED_TOLERATION, ...NODE_AGENT_TOLERAT
 const api = (replicas = 3): HelperPlaced => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas }, publicApi: true });
 /** A worker, conductor or scheduler on the control plane (2 replicas, maxUnavailable 1, § 2.2). */
 const worker = (replicas = 2): HelperPlaced => ({ kind: "Deployment", placement: on("controlPlane"), replicas: { fixed: replicas } });
+/** A control-plane component § 5.2 does not list (its placement is a post-render patch, ./unlisted.ts). */
+const unlisted = (c: HelperPlaced): HelperPlaced => ({ ...c, unlisted: UNLISTED });
 
 /**
  * The OVN chassis' nodes: those the node-roles phase labels with the chassis label (./node-metadata.ts).
@@ -188,7 +216,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
     components: {
       api: api(),
       conductor: worker(),
-      scheduler: worker(),
+      scheduler: unlisted(worker()),
       // noVNC and the serial console: the user's browser connects to it
       consoleProxy: { ...worker(), publicApi: true },
       computeAgent: {
@@ -223,7 +251,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   neutron: {
     components: {
       api: api(),
-      worker: worker(),
+      worker: unlisted(worker()),
       ovnCentral: {
         kind: "StatefulSet",
         placement: quorumPlacement,
@@ -246,12 +274,14 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         // a VM Masakari evacuates to a reserved host still asks 169.254.169.254 (D4, § 5.6)
         placement: on("compute", { enabled: true, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
         settings: { sharedSecret: secretRefSchema },
+        unlisted: { priority: "none", judgedBy: "D4", switch: "on" },
       },
       bgpAgent: {
         kind: "DaemonSet",
         optional: true,
         // distributed FIPs leave from the hypervisors, so they announce them too (D3), reserved ones included
         placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
+        unlisted: { priority: "none", judgedBy: "D3", switch: "off" },
       },
     },
     settings: {
@@ -278,17 +308,17 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   cinder: { components: { api: api(), workers: worker() } },
   manila: {
     components: {
-      api: api(),
-      scheduler: worker(),
+      api: unlisted(api()),
+      scheduler: unlisted(worker()),
       // our contract for the chart: the class of the shares' RWX volumes, whose share managers
       // (NFS servers) run on storage nodes (§ 2.2, § 2.3: platform/longhorn.ts longhorn-rwx)
-      share: { ...worker(), settings: { storageClassName: z.string().min(1).optional() } },
+      share: { ...worker(), settings: { storageClassName: z.string().min(1).optional() }, unlisted: UNLISTED },
     },
     values: (ctx) => (ctx.storage.sharedClass ? { share: { storageClassName: ctx.storage.sharedClass } } : {}),
   },
   swift: {
     components: {
-      proxy: api(),
+      proxy: unlisted(api()),
       storage: {
         kind: "StatefulSet",
         placement: (ctx) => {
@@ -297,6 +327,7 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         },
         replicas: "perNode",
         settings: { devices: volumeSchema },
+        unlisted: UNLISTED,
       },
     },
     // our contract for the chart: the ring puts each device in the Swift zone its node's zone label names (§ 6.3)
@@ -307,10 +338,10 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       ...(ctx.topo.zones.length > 0 ? { ring: { zoneLabel: ZONE_LABEL } } : {}),
     }),
   },
-  heat: { components: { api: api(), apiCfn: { ...worker(), publicApi: true }, engine: worker() } },
+  heat: { components: { api: unlisted(api()), apiCfn: unlisted({ ...worker(), publicApi: true }), engine: unlisted(worker()) } },
   barbican: { components: { api: api(), worker: worker() } },
   designate: {
-    components: { api: api(), central: worker(), sink: worker(), externalDns: worker(1) },
+    components: { api: unlisted(api()), central: unlisted(worker()), sink: unlisted(worker()), externalDns: unlisted(worker(1)) },
   },
   masakari: {
     components: { api: masakari(api(), "api"), engine: masakari(worker(), "engine") },
@@ -337,8 +368,8 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
   "ovn-octavia-provider": { components: { api: api(2) } },
   zun: {
     components: {
-      api: api(),
-      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }) },
+      api: unlisted(api()),
+      computeAgent: { kind: "DaemonSet", placement: on("containers", { extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }), unlisted: { priority: "none" } },
     },
     settings: {
       config: z.strictObject({
@@ -358,5 +389,5 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
       return { config: { kubernetes: { ...(label ? { nova_compute_label: label } : {}), compute_toleration: roleToleration("containers") } } };
     },
   },
-  "ec2-api": { components: { api: api() } },
+  "ec2-api": { components: { api: unlisted(api()) } },
 };

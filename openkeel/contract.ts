@@ -10,6 +10,7 @@ import { globalSchema } from "./global";
 import { serviceExposureSchema } from "./endpoints";
 import { nodeSelectorSchema } from "../config/k8s";
 import { placementValueSchema, SCHEDULING_FIELDS } from "../config/placement";
+import { leavesValues } from "./unlisted";
 
 export interface ReleaseContract {
   schema: z.ZodType;
@@ -58,19 +59,36 @@ function buildServiceContract(spec: ServiceSpec, profile: LabelProfile): Release
   const names = Object.keys(spec.components);
   const selfPlaced = names.filter((n) => isSelfPlaced(spec.components[n]));
   const placed = names.filter((n) => !selfPlaced.includes(n));
-  const placement = Object.fromEntries(placed.map((n) => [n, placementValueSchema(spec.components[n].optional === true)]));
+  // the placement of a component § 5.2 does not list leaves the values for its patch (./unlisted.ts)
+  const patched = (n: string) => {
+    const c = spec.components[n];
+    return !isSelfPlaced(c) && leavesValues(c.unlisted);
+  };
+  const placement = Object.fromEntries(
+    placed.map((n) => {
+      const schema = placementValueSchema(spec.components[n].optional === true);
+      return [n, patched(n) ? schema.optional() : schema];
+    }),
+  );
   const blocks = Object.fromEntries(
     names.map((n) => {
       const c = spec.components[n];
       const own = {
         ...(isSelfPlaced(c) ? { nodeSelector: nodeSelectorSchema.optional() } : {}),
         ...(c.publicApi ? { service: serviceExposureSchema.optional() } : {}),
+        // what the chart reads of an optional component whose placement it does not read
+        ...(!isSelfPlaced(c) && c.unlisted?.switch ? { enabled: z.boolean().optional() } : {}),
       };
       return [n, z.strictObject({ ...(c.kind === "DaemonSet" ? {} : { replicas: replicasSchema.optional() }), ...own, ...(c.settings ?? {}) }).optional()];
     }),
   );
   return {
-    schema: z.strictObject({ global: globalSchema(profile), placement: z.strictObject(placement), ...blocks, ...(spec.settings ?? {}) }),
+    schema: z.strictObject({
+      global: globalSchema(profile),
+      placement: placed.every(patched) ? z.strictObject(placement).optional() : z.strictObject(placement),
+      ...blocks,
+      ...(spec.settings ?? {}),
+    }),
     components: placed,
     daemonSets: names.filter((n) => spec.components[n].kind === "DaemonSet"),
     selfPlaced,

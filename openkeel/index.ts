@@ -31,7 +31,7 @@ function infrastructure(ctx: StackContext): Unit[] {
   if (provisioning) provisioning.dependsOn = [NAMESPACE_UNIT];
   return [
     namespaceUnit(ironic ? [ironicNamespace()] : []),
-    infrastructureUnit(cfg, values, infrastructurePostRender(ctx)),
+    infrastructureUnit(cfg, values, infrastructurePostRender(ctx, values)),
     ...(egress ? [egress] : []),
     ...(provisioning ? [provisioning] : []),
     ...ingressServiceUnits(ctx),

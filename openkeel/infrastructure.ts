@@ -5,7 +5,9 @@
 // nodeSelector and tolerations; the RabbitmqCluster's node affinity, required host anti-affinity
 // and tolerations): what § 2.1 and § 6.3 require beyond that (Galera's host anti-affinity, both
 // members' zone anti-affinity in large, priority openkeel-infra-critical) are post-render patches
-// of the release (plan/post-render.ts), which the placement reader applies before it judges.
+// of the release (plan/post-render.ts), which the placement reader applies before it judges; so is
+// the ingress's placement (§ 5.2 lists no ingress: ./unlisted.ts), whose `ingress.placement` stays
+// in the values for the policy pack's D8.
 import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
@@ -17,7 +19,8 @@ import type { StackContext } from "../platform/context";
 import { quorumPlacement, replicasFor } from "./context";
 import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
-import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
+import { imageRef, MARIADB_IMAGE, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
+import { unlistedPostRender } from "./unlisted";
 import { OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
@@ -56,7 +59,7 @@ function memberDomains(ctx: StackContext): string[] {
  * the chart's host term with the zone term beside it (a merge patch replaces the list), and the
  * priority through `override.statefulSet` (the CR has no top-level field).
  */
-export function infrastructurePostRender(ctx: StackContext, release = INFRASTRUCTURE_UNIT): PostRenderPatch[] {
+export function infrastructurePostRender(ctx: StackContext, values: Record<string, unknown>, release = INFRASTRUCTURE_UNIT): PostRenderPatch[] {
   const domains = memberDomains(ctx);
   const galera = memberObjectName(release, "mariadb");
   const rabbit = memberObjectName(release, "rabbitmq");
@@ -83,7 +86,8 @@ export function infrastructurePostRender(ctx: StackContext, release = INFRASTRUC
       spec: { ...rabbitAnti, override: { statefulSet: { spec: { template: { spec: { containers: [], priorityClassName: PRIORITY_CLASSES.infra } } } } } },
     },
   });
-  return patches;
+  // D8: § 5.2 lists no ingress for the chart, which reads no ingress.placement (./unlisted.ts)
+  return [...patches, ...unlistedPostRender(OPENKEEL_CHARTS.infrastructure.chart, release, values, { ingress: "DaemonSet" }).patches];
 }
 
 export function infrastructureValues(ctx: StackContext): Record<string, unknown> {

@@ -17,6 +17,8 @@ import { placementRoles, resolvePlacement } from "../placement/chart-helper";
 import type { PlacementValue, StackPlacement } from "../config/placement";
 import { antiAffinityPostRender } from "./zone-spread";
 import { conductorPostRender } from "./ironic";
+import { unlistedPostRender } from "./unlisted";
+import { OPENKEEL_CHARTS } from "../platform/versions";
 
 export function releaseName(service: ServiceName): string {
   return `openkeel-${service}`;
@@ -71,7 +73,21 @@ function serviceValues(service: ServiceName, ctx: StackContext): Record<string, 
   values = mergeValues({ global: globalValue(ctx.topo), placement, ...blocks }, values);
   values = mergeValues(values, spec.values?.(ctx) ?? {});
   for (const [name, n] of Object.entries(stack?.replicas ?? {})) values = mergeValues(values, { [name]: { replicas: n } });
-  return mergeValues(values, stack?.values ?? {});
+  return withUnlistedSwitches(service, mergeValues(values, stack?.values ?? {}));
+}
+
+/**
+ * An optional component § 5.2 does not list: its chart reads no `placement.<component>.enabled`,
+ * only `<component>.enabled`, which follows the final placement's (raw values that set it win).
+ */
+function withUnlistedSwitches(service: ServiceName, values: Record<string, unknown>): Record<string, unknown> {
+  let out = values;
+  for (const [name, c] of Object.entries(SERVICE_CATALOG[service].components)) {
+    const on = valueAt(values, ["placement", name, "enabled"]);
+    if (isSelfPlaced(c) || c.unlisted?.switch === undefined || typeof on !== "boolean") continue;
+    if (valueAt(values, [name, "enabled"]) === undefined) out = mergeValues(out, { [name]: { enabled: on } });
+  }
+  return out;
 }
 
 /** The lab's NodePort of a public API (./endpoints.ts): one the table lacks is a bug here. */
@@ -161,14 +177,16 @@ function serviceUnit(service: ServiceName, ctx: StackContext): ServiceRelease {
     if (origin === undefined) throw new Error(`values contract: ${what}`);
     return { file: ctx.cfg.file, path: origin, message: what, fix: issue.fix };
   });
-  // the charts read no anti-affinity (but the Ironic conductor's): it reaches the pod templates as post-render patches
+  // the charts read no anti-affinity (but the Ironic conductor's), and no placement of a component
+  // § 5.2 does not list: both reach the pod templates as post-render patches
   const kinds = Object.fromEntries(Object.entries(spec.components).map(([name, c]) => [name, c.kind]));
-  const zones = antiAffinityPostRender(release, values, kinds);
+  const unlisted = unlistedPostRender(OPENKEEL_CHARTS[service].chart, release, values, kinds);
+  const zones = antiAffinityPostRender(release, unlisted.values, kinds, values);
   const own = service === "ironic" ? conductorPostRender(ctx.cfg, release, zones.values) : [];
   // image PVCs and Swift devices hold tenant data
   const unit = helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), zones.values, {
     protect: service === "glance" || service === "swift",
-    postRender: [...zones.patches, ...own],
+    postRender: [...unlisted.patches, ...zones.patches, ...own],
   });
   return { unit, problems, unplaced };
 }

@@ -26,6 +26,7 @@ import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
 import { templateRendersHostAntiAffinity, workloadObjectName } from "./zone-spread";
 import { releaseName } from "./services";
+import { isUnlisted, UNLISTED_COMPONENTS, unlistedRendered } from "./unlisted";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -78,6 +79,59 @@ function designFields(design: DesignRow, units: ReadonlySet<string>): Pick<Compo
   };
 }
 
+/** The component a release's reader found: its name, scheduling, anti-affinity, replicas and design row. */
+function releaseComponent(
+  u: HelmReleaseUnit,
+  ctx: Parameters<UnitReader>[1],
+  key: string,
+  design: DesignRow,
+  s: Scheduling,
+  replicas: number | undefined,
+): Component {
+  // the host term its template renders (§ 5.2: the Ironic conductor only), else only what the patches write
+  const anti = [...(templateRendersHostAntiAffinity(u.release, key) ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(s.affinity)];
+  const service = u.type === "openkeel:openkeel:Release" ? SERVICES.find((x) => releaseName(x) === u.name) : undefined;
+  return {
+    name: `${u.name}/${key}`,
+    source: "openkeel",
+    unit: u.name,
+    kind: design.kind,
+    ...(replicas !== undefined ? { replicas } : {}),
+    scheduling: { nodeSelector: s.nodeSelector, affinity: s.affinity, tolerations: s.tolerations },
+    ...(anti.length > 0 ? { requiredAntiAffinity: [...new Set(anti)] } : {}),
+    ...designFields(design, ctx.units),
+    // the stack's key of it (openkeel:services, stacks/README.md), where a check about it points
+    ...(service ? { configPath: `openkeel:services.${service}.placement.${key}` } : {}),
+  };
+}
+
+/** A component's pod template as the chart renders it, after the release's post-render patches. */
+function patchedPodSpec(u: HelmReleaseUnit, kind: string, key: string, spec: Obj): Obj {
+  const template = { apiVersion: "apps/v1", kind, metadata: { name: workloadObjectName(u.release, key) }, spec: { template: { spec } } };
+  return obj(obj(obj(patchedObject(u.release, template, u.postRender ?? []).spec).template).spec);
+}
+
+/**
+ * The components § 5.2 does not list (./unlisted.ts): the chart renders them with no placement
+ * (tolerations: [] only), whatever the values say; only the release's patches place them. One the
+ * chart does not render (an optional one switched off by `<component>.enabled`) places nothing.
+ */
+function unlistedComponentsOf(u: HelmReleaseUnit, ctx: Parameters<UnitReader>[1], values: Obj): Component[] {
+  return Object.entries(UNLISTED_COMPONENTS[u.chart.chart] ?? {}).flatMap(([key, unlisted]) => {
+    const holder = obj(values[key]);
+    if (!unlistedRendered(unlisted, holder)) return [];
+    const design = openkeelDesign(u.chart.chart, key);
+    const spec = patchedPodSpec(u, design.kind, key, { tolerations: [] });
+    const scheduling: Scheduling = {
+      ...(isObj(spec.nodeSelector) ? { nodeSelector: stringMap(spec.nodeSelector) } : {}),
+      ...(isObj(spec.affinity) ? { affinity: spec.affinity as Scheduling["affinity"] } : {}),
+      tolerations: arr<Toleration>(spec.tolerations),
+    };
+    const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, {}, holder);
+    return [releaseComponent(u, ctx, key, design, scheduling, replicas)];
+  });
+}
+
 const readRelease: UnitReader = (u, ctx) => {
   if (u.kind !== "HelmRelease") return [];
   const values = u.values as Obj;
@@ -85,11 +139,11 @@ const readRelease: UnitReader = (u, ctx) => {
   const specs = COMPONENTS_BY_CHART.get(chart) ?? {};
   // No global.nodeRoles (a lab whose nodes carry no role): role names render nothing (§ 5.2).
   const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
-  const out: Component[] = [];
+  const out: Component[] = unlistedComponentsOf(u, ctx, values);
   for (const [key, p, holder] of placementEntries(values)) {
     const spec = specs[key];
-    // the chart does not read it (the values contract refuses it): it places nothing
-    if (!isEnabled(p, holder) || (spec && isSelfPlaced(spec))) continue;
+    // the chart does not read it (the values contract refuses it, or it is unlisted): it places nothing
+    if (!isEnabled(p, holder) || (spec && isSelfPlaced(spec)) || isUnlisted(chart, key)) continue;
     const design = openkeelDesign(chart, key);
     const scheduling = resolvePlacement(p, { roles, defaultRole: "controlPlane" });
     if (spec?.winningNodeSelector) {
@@ -98,29 +152,9 @@ const readRelease: UnitReader = (u, ctx) => {
     }
     if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(valueAt(values, spec.addedTolerations))];
     // the release's post-render patches over the pod template (./zone-spread.ts: anti-affinity)
-    const template = {
-      apiVersion: "apps/v1",
-      kind: design.kind,
-      metadata: { name: workloadObjectName(u.release, key) },
-      spec: { template: { spec: { affinity: scheduling.affinity } } },
-    };
-    scheduling.affinity = obj(obj(obj(patchedObject(u.release, template, u.postRender ?? []).spec).template).spec).affinity as Scheduling["affinity"];
-    // the host term its template renders (§ 5.2: the Ironic conductor only), else only what the patches write
-    const anti = [...(templateRendersHostAntiAffinity(u.release, key) ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(scheduling.affinity)];
+    scheduling.affinity = patchedPodSpec(u, design.kind, key, { affinity: scheduling.affinity }).affinity as Scheduling["affinity"];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
-    const service = u.type === "openkeel:openkeel:Release" ? SERVICES.find((s) => releaseName(s) === u.name) : undefined;
-    out.push({
-      name: `${u.name}/${key}`,
-      source: "openkeel",
-      unit: u.name,
-      kind: design.kind,
-      ...(replicas !== undefined ? { replicas } : {}),
-      scheduling: { nodeSelector: scheduling.nodeSelector, affinity: scheduling.affinity, tolerations: scheduling.tolerations },
-      ...(anti.length > 0 ? { requiredAntiAffinity: [...new Set(anti)] } : {}),
-      ...designFields(design, ctx.units),
-      // the stack's key of it (openkeel:services, stacks/README.md), where a check about it points
-      ...(service ? { configPath: `openkeel:services.${service}.placement.${key}` } : {}),
-    });
+    out.push(releaseComponent(u, ctx, key, design, scheduling, replicas));
   }
   for (const [key, spec] of Object.entries(specs)) {
     if (!isSelfPlaced(spec)) continue;

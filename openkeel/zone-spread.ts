@@ -7,7 +7,8 @@
 // `zoneAntiAffinity`: the terms reach the pod template through the release's post-renderer
 // (plan/post-render.ts), and the placement reader (./workloads.ts) applies the same patch before it
 // judges the component. `antiAffinity` stays in the values, where the policy pack judges it (D2: OVN
-// central) and the patch is derived from it; `zoneAntiAffinity` leaves them.
+// central) and the patch is derived from it, unless the whole placement leaves them (a component
+// § 5.2 does not list, Swift storage: ./unlisted.ts); `zoneAntiAffinity` leaves them.
 import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
 import type { PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
@@ -72,26 +73,31 @@ function why(release: string, component: string, p: PlacementValue, zoneKey: str
 /**
  * The release's values without `placement.<component>.zoneAntiAffinity`, and a patch per component
  * with an anti-affinity its template does not render, on its workload (`kinds`: the kind the chart
- * renders each component as).
+ * renders each component as). `placed`: the values the placements are read from, when `values` no
+ * longer hold those of the components § 5.2 does not list (./unlisted.ts).
  */
-export function antiAffinityPostRender(release: string, values: Obj, kinds: Readonly<Record<string, string>>): { values: Obj; patches: PostRenderPatch[] } {
+export function antiAffinityPostRender(
+  release: string,
+  values: Obj,
+  kinds: Readonly<Record<string, string>>,
+  placed: Obj = values,
+): { values: Obj; patches: PostRenderPatch[] } {
   const placement = obj(values.placement);
   const zoneKey = String(obj(obj(values.global).placementDefaults).zoneKey ?? ZONE_LABEL);
   const patches: PostRenderPatch[] = [];
-  const stripped: Obj = {};
-  for (const [component, raw] of Object.entries(placement)) {
+  const stripped: Obj = { ...placement };
+  for (const [component, raw] of Object.entries(obj(placed.placement))) {
     const p = obj(raw) as PlacementValue;
     const { zoneAntiAffinity, ...rest } = p;
     const kind = kinds[component];
-    stripped[component] = raw;
     const hostByPatch = p.antiAffinity !== undefined && !templateRendersHostAntiAffinity(release, component);
     if ((zoneAntiAffinity === undefined && !hostByPatch) || kind === undefined) continue;
-    stripped[component] = zoneAntiAffinity === undefined ? raw : rest;
+    if (zoneAntiAffinity !== undefined && component in placement) stripped[component] = rest;
     patches.push({
       target: { kind, name: workloadObjectName(release, component) },
       why: why(release, component, p, zoneKey),
       patch: { spec: { template: { spec: { affinity: { podAntiAffinity: antiAffinityTerms(p, workloadSelector(release, component), zoneKey) } } } } },
     });
   }
-  return patches.length === 0 ? { values, patches } : { values: { ...values, placement: stripped }, patches };
+  return patches.length === 0 || !("placement" in values) ? { values, patches } : { values: { ...values, placement: stripped }, patches };
 }

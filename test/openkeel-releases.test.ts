@@ -9,6 +9,7 @@ import { renderPlan } from "../render/rendered";
 import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
 import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
 import { checkValues } from "../openkeel/contract";
+import { isUnlisted } from "../openkeel/unlisted";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
 import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
 import { composePlan } from "../environments/compose";
@@ -29,6 +30,13 @@ const STATE = [
 ];
 
 const values = valuesOf;
+
+/** The pod spec a release's post-render patch gives a component § 5.2 does not list (openkeel/unlisted.ts). */
+function unlistedPatch(plan: ReturnType<typeof planOf>, name: string, target: string): any {
+  const p = (release(plan, name).postRender ?? []).find((x) => x.target.name === target && x.why.startsWith("§ 5.2 does not list"));
+  if (!p) throw new Error(`no § 5.2 patch of ${target} in ${name}`);
+  return (p.patch as any).spec.template.spec;
+}
 const shipped = (stack: string) => planOf(stack);
 
 describe("releases per stack", () => {
@@ -242,7 +250,11 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
     expect(swift.storage.devices).toEqual({ storageClassName: stack === "prod-large" ? "longhorn-capacity" : local });
     // Storage nodes that are also tainted hypervisors (medium, § 6.2) need the compute toleration too.
     const tainted = stack === "prod-medium" ? [{ key: "node-role.openkeel.io/compute", operator: "Exists", effect: "NoSchedule" }] : [];
-    expect(swift.placement.storage).toEqual({ role: "storage", antiAffinity: "required", ...(tainted.length ? { extraTolerations: tainted } : {}) });
+    // § 5.2 lists no Swift component: the chart reads no placement, the release's patch carries it
+    expect(swift.placement).toBeUndefined();
+    const storage = unlistedPatch(plan, "openkeel-swift", "openkeel-swift-storage");
+    expect(storage.nodeSelector).toEqual({ [roleLabelKey("storage", plan.labelProfile)]: "" });
+    expect(storage.tolerations).toEqual([{ key: "node-role.openkeel.io/storage", operator: "Exists", effect: "NoSchedule" }, ...tainted]);
     const storageNodes = plan.nodes.filter((n) => n.roles.includes("storage")).length;
     expect(swift.storage.replicas).toBe(storageNodes);
   });
@@ -265,8 +277,14 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
     const controlPlane = plan.nodes.filter((n) => n.roles.includes("controlPlane")).length;
     for (const r of openkeelReleases(plan).filter((u) => u.name !== "openkeel-chart")) {
       const v = r.values as any;
-      const api = v.placement.api ?? v.placement.proxy;
-      expect(api, r.name).toEqual({ role: "controlPlane" });
+      const key = v.proxy ? "proxy" : "api";
+      if (isUnlisted(r.chart.chart, key)) {
+        // § 5.2 does not list it: its placement is the release's patch, not a value
+        expect(v.placement?.[key], r.name).toBeUndefined();
+        const s = unlistedPatch(plan, r.name, `${r.name}-${key}`);
+        expect(s.nodeSelector, r.name).toEqual({ [roleLabelKey("controlPlane", plan.labelProfile)]: "" });
+        expect(s.priorityClassName, r.name).toBe("openkeel-control");
+      } else expect(v.placement[key], r.name).toEqual({ role: "controlPlane" });
       const replicas = (v.api ?? v.proxy).replicas;
       // large's APIs start at their HPA's floor, 3 (openkeel:autoscaling: test/large-scale.test.ts)
       const design = r.name === "openkeel-skyline" || r.name === "openkeel-ovn-octavia-provider" ? 2 : 3;
@@ -447,8 +465,11 @@ describe("Zun", () => {
   it("prod-small: the compute agent on containers nodes; Zun reads Nova's compute label", () => {
     const plan = shipped("prod-small");
     const zun = values(plan, "openkeel-zun");
-    expect(zun.placement.computeAgent.role).toBe("containers");
-    expect(zun.placement.computeAgent.extraTolerations).toEqual([RESERVED, ...STATE]);
+    // § 5.2 lists no Zun component: the agent's placement is the release's patch
+    expect(zun.placement).toBeUndefined();
+    const agent = unlistedPatch(plan, "openkeel-zun", "openkeel-zun-compute-agent");
+    expect(agent.nodeSelector).toEqual({ [roleLabelKey("containers", plan.labelProfile)]: "" });
+    expect(agent.tolerations).toEqual([{ key: "node-role.openkeel.io/containers", operator: "Exists", effect: "NoSchedule" }, RESERVED, ...STATE]);
     expect(zun.config.kubernetes.nova_compute_label).toBe("node-restriction.kubernetes.io/openkeel-compute");
   });
 

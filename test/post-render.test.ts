@@ -70,7 +70,9 @@ describe("item 1: Galera and RabbitMQ get what § 2.1 and § 6.3 require, after 
     for (const m of ["mariadb", "rabbitmq"]) expect(v.infrastructure[m].placement).toEqual({ role: "controlPlane" });
     expect(v.priorityClasses).toBeUndefined();
     const byKind = Object.fromEntries((u.postRender ?? []).map((p) => [p.target.kind, p]));
-    expect(Object.keys(byKind).sort()).toEqual(["MariaDB", "RabbitmqCluster"]);
+    // and the ingress's placement (§ 5.2 lists no ingress: openkeel/unlisted.ts)
+    expect(Object.keys(byKind).sort()).toEqual(["DaemonSet", "MariaDB", "RabbitmqCluster"]);
+    expect(byKind.DaemonSet.target.name).toBe("openkeel-chart-ingress");
     expect(byKind.MariaDB.target.name).toBe("openkeel-chart-mariadb");
     expect((byKind.MariaDB.patch.spec as Record<string, unknown>).priorityClassName).toBe("openkeel-infra-critical");
     expect(JSON.stringify(byKind.RabbitmqCluster.patch)).toContain('"priorityClassName":"openkeel-infra-critical"');
@@ -105,12 +107,13 @@ describe("item 1: OVN central's zone anti-affinity in large is a patch of openke
   it("large: the values carry the host term's key only; the patch writes the host and the zone term on the StatefulSet", () => {
     const u = release(planOf("prod-large"), "openkeel-neutron");
     expect((u.values as { placement: Record<string, unknown> }).placement.ovnCentral).toEqual({ role: "controlPlane", antiAffinity: "required" });
-    expect(u.postRender?.map((p) => p.target)).toEqual([{ kind: "StatefulSet", name: NAME }]);
-    const terms = (u.postRender![0].patch as { spec: { template: { spec: { affinity: { podAntiAffinity: Record<string, { topologyKey: string }[]> } } } } })
-      .spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    const anti = (u.postRender ?? []).filter((p) => p.target.name === NAME);
+    expect(anti.map((p) => p.target)).toEqual([{ kind: "StatefulSet", name: NAME }]);
+    const terms = (anti[0].patch as { spec: { template: { spec: { affinity: { podAntiAffinity: Record<string, { topologyKey: string }[]> } } } } }).spec
+      .template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
     expect(terms.map((t) => t.topologyKey)).toEqual([HOST, ZONE]);
     // medium has no zones: its patch writes the host term alone
-    const medium = release(planOf("prod-medium"), "openkeel-neutron").postRender ?? [];
+    const medium = (release(planOf("prod-medium"), "openkeel-neutron").postRender ?? []).filter((p) => p.target.name === NAME);
     expect(medium.map((p) => p.target)).toEqual([{ kind: "StatefulSet", name: NAME }]);
     expect(JSON.stringify(medium[0].patch)).not.toContain(ZONE);
   });
@@ -172,7 +175,9 @@ describe("item 1: OVN central's zone anti-affinity in large is a patch of openke
       ["openkeel-swift", "storage", "StatefulSet"],
     ] as const) {
       const unit = findUnit(plan, release) as HelmReleaseUnit;
-      const patch = unit.postRender?.find((p) => p.target.name === `${release}-${key === "ovnCentral" ? "ovn-central" : key}`);
+      const patch = unit.postRender?.find(
+        (p) => p.target.name === `${release}-${key === "ovnCentral" ? "ovn-central" : key}` && JSON.stringify(p.patch).includes("podAntiAffinity"),
+      );
       expect(patch?.target.kind).toBe(kind);
       expect(JSON.stringify(patch?.patch)).toContain(`"topologyKey":"${HOST}"`);
       expect(component(plan, `${release}/${key}`).requiredAntiAffinity).toEqual([HOST]);
@@ -203,6 +208,12 @@ metadata:
   name: openkeel-chart-rabbitmq
 spec:
   replicas: 3
+---
+# Source: openkeel-chart/templates/secrets.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: openkeel-chart-untouched
 ---
 # Source: openkeel-chart/templates/ingress.yaml
 apiVersion: apps/v1
@@ -236,14 +247,16 @@ describe("item 1: Helm runs the post-renderer", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const out = parseAllDocuments(r.stdout).map((d) => d.toJS());
-    expect(out.map((o) => o.kind)).toEqual(["MariaDB", "RabbitmqCluster", "DaemonSet"]);
+    expect(out.map((o) => o.kind)).toEqual(["MariaDB", "RabbitmqCluster", "ConfigMap", "DaemonSet"]);
+    // the ingress: § 5.2 lists none, its placement is the release's patch (openkeel/unlisted.ts)
+    expect(out[3].spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toHaveLength(2);
     expect(out[0].spec.priorityClassName).toBe("openkeel-infra-critical");
     expect(out[0].spec.nodeSelector).toEqual({ "node-restriction.kubernetes.io/openkeel-control-plane": "" });
     expect(out[0].spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution.map((t: { topologyKey: string }) => t.topologyKey)).toEqual([
       HOST,
       ZONE,
     ]);
-    expect(r.stdout).toContain("# Source: openkeel-chart/templates/ingress.yaml");
+    expect(r.stdout).toContain("# Source: openkeel-chart/templates/secrets.yaml\napiVersion: v1\nkind: ConfigMap");
     expect(postRenderManifests(CHART_STREAM, { release: u.release, patches: u.postRender! })).toBe(r.stdout);
   });
 

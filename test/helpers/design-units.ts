@@ -4,6 +4,8 @@
 import { phase, type HelmReleaseUnit, type ManifestsUnit, type Plan, type RemoteManifestUnit } from "../../plan/plan";
 import { ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role } from "../../config/roles";
 import { chassisLabelKey, RESERVED_TAINT_KEY } from "../../config/roles";
+import { openkeelDesign } from "../../openkeel/design";
+import { unlistedComponents, unlistedPostRender } from "../../openkeel/unlisted";
 
 /** § 5.6 NodeHealthChecks in precedence order: the OpenKeel and the Kubernetes control planes first. */
 const NHC_NAMES = ["control-plane", "kubernetes-control-plane", "network", "storage", "compute", "containers", "provisioning"];
@@ -26,12 +28,27 @@ function release(name: string, values: Record<string, unknown>): HelmReleaseUnit
   return { kind: "HelmRelease", name, type: "openkeel:openkeel:Release", release: name, namespace: "openkeel", chart: chart(name), values };
 }
 
+/**
+ * A release with the § 5.1 values (after the test's own change of them), as the program ships it:
+ * the placement of a component § 5.2 does not list is a post-render patch (its chart reads none),
+ * built by the program's one rule (openkeel/unlisted.ts).
+ */
+function shipped(u: HelmReleaseUnit, opts: DesignOpts): HelmReleaseUnit {
+  const values = structuredClone(u.values);
+  opts.values?.(u.name, values);
+  const kinds = Object.fromEntries(unlistedComponents(u.name).map((k) => [k, openkeelDesign(u.name, k).kind]));
+  const out = unlistedPostRender(u.name, u.name, values, kinds);
+  return { ...u, values: out.values, ...(out.patches.length > 0 ? { postRender: out.patches } : {}) };
+}
+
 export interface DesignOpts {
   conductorReplicas?: number;
   ironic?: boolean;
   zun?: boolean;
   /** Replicas of the quorum StatefulSets (3 by default; 1 on a one-node lab). */
   quorum?: number;
+  /** Changes an OpenKeel release's § 5.1 values before the program's patches are derived from them. */
+  values?: (release: string, values: any) => void;
 }
 
 function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
@@ -219,6 +236,6 @@ export function withDesignUnits(plan: Plan, opts: DesignOpts = {}, only?: "platf
   }
   const { platform, openkeel } = designUnits(plan.labelProfile, opts);
   phase(copy, "platform").units.push(...platform);
-  if (only === undefined) phase(copy, "openkeel").units.push(...openkeel);
+  if (only === undefined) phase(copy, "openkeel").units.push(...openkeel.map((u) => shipped(u, opts)));
   return copy;
 }
