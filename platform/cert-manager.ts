@@ -28,7 +28,7 @@ function certManagerNamespace(): K8sObject {
  * their fields: the unit adopts them by upsert (components/cluster.ts) with force, or the first
  * CRD change of a later cert-manager bump would be refused as a server-side apply conflict.
  */
-export const CERT_MANAGER_CRDS_FORCED = ["certificaterequests", "certificates", "clusterissuers", "issuers"]
+const CERT_MANAGER_CRDS_FORCED = ["certificaterequests", "certificates", "clusterissuers", "issuers"]
   .map((p) => `CustomResourceDefinition ${p}.cert-manager.io`)
   .concat(["challenges", "orders"].map((p) => `CustomResourceDefinition ${p}.acme.cert-manager.io`));
 
