@@ -10,6 +10,7 @@ import { namespace } from "../platform/context";
 import { attachmentNetworkObjects, MULTUS_NETWORKS_ANNOTATION, multusNetworksAnnotation, type AttachmentNetworkRef } from "../platform/kube-ovn";
 import { workloadObjectName } from "./zone-spread";
 import { OPENKEEL_NAMESPACE } from "./names";
+import { obj, type Obj } from "../placement/workloads";
 
 export const IRONIC_NAMESPACE = "openkeel-ironic";
 const EGRESS_UNIT = "openkeel-ironic-egress";
@@ -71,9 +72,6 @@ export function ironicProvisioningUnit(cfg: LoadedConfig): ManifestsUnit | undef
   const ref = ironicProvisioningNetwork(cfg);
   return ref ? manifestsUnit(PROVISIONING_NETWORK_UNIT, "openkeel:openkeel:IronicProvisioningNetwork", attachmentNetworkObjects(ref)) : undefined;
 }
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 
 /**
  * The conductor's pod template attaches to the provisioning VLAN as prov0. No OpenKeel chart reads

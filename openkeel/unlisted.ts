@@ -14,9 +14,7 @@ import { workloadObjectName } from "./zone-spread";
 import { SERVICES } from "../config/schema";
 import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type Unlisted } from "./catalog";
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+import { obj, type Obj } from "../placement/workloads";
 
 /** The infrastructure chart's public ingress (D8): § 5.2 lists only the quorum members' CRs for it. */
 export const INGRESS_UNLISTED: Unlisted = { priority: "control", judgedBy: "D8" };

@@ -12,10 +12,7 @@
 import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
 import type { PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+import { arr, obj, type Obj } from "../placement/workloads";
 
 /**
  * The components whose template renders the required host anti-affinity itself (§ 5.2: the Ironic
@@ -47,9 +44,9 @@ function antiAffinityTerms(p: PlacementValue, selector: Record<string, string>, 
   const term = (topologyKey: string) => ({ labelSelector: { matchLabels: selector }, topologyKey });
   // a raw podAntiAffinity of the stack replaces the host term, as the helper's precedence has it (§ 5.1)
   const host = Object.keys(raw).length === 0 && p.antiAffinity ? { [p.antiAffinity]: term(HOSTNAME_LABEL) } : {};
-  const required = [...list(raw.requiredDuringSchedulingIgnoredDuringExecution), ...(host.required ? [host.required] : [])];
+  const required = [...arr(raw.requiredDuringSchedulingIgnoredDuringExecution), ...(host.required ? [host.required] : [])];
   const preferred = [
-    ...list(raw.preferredDuringSchedulingIgnoredDuringExecution),
+    ...arr(raw.preferredDuringSchedulingIgnoredDuringExecution),
     ...(host.preferred ? [{ weight: 100, podAffinityTerm: host.preferred }] : []),
   ];
   if (p.zoneAntiAffinity === "required") required.push(term(zoneKey));
