@@ -1,4 +1,4 @@
-// npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--mirror <dir>] [--no-interrupt] [--no-policy-mutations] [--no-transitions] [--time-preview <tries>] [--upgrade-from <git ref>|last-release]:
+// npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--mirror <dir>] [--no-interrupt] [--no-policy-mutations] [--no-transitions] [--time-preview <tries>] [--upgrade-from <git ref>|last-release] [--port-offset <n>]:
 // the real Pulumi engine against a real Kubernetes control plane, per stack (default lab and
 // prod-medium): up with the policy pack, an API server restart mid-way, an idempotent preview, a
 // day-2 node, destroy; placement proven by the real scheduler (test/e2e/README.md). Binaries from
@@ -13,7 +13,8 @@
 // --upgrade-from <git ref>: each stack is first deployed by the program of that ref (a git worktree
 // of it in the temp folder), then the current program previews (no delete or replace of a protected
 // resource) and applies on the same state and cluster, and the usual steps follow; `last-release`
-// names the repository's last release (a tag v<version>, else .ci/last-release).
+// names the repository's last release (a tag v<version>, else .ci/last-release). --port-offset <n>:
+// cluster.sh's ports moved by n, so that two e2e runs can start their clusters side by side.
 // Exit 0: every step and check passed; 1: something failed; 2: bad usage or a missing binary.
 import { run } from "../cli/cli";
 import { e2eCommand } from "../test/e2e/harness/e2e-command";

@@ -460,12 +460,13 @@ describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
 
 describe("CI's end-to-end step (.ci/e2e)", () => {
   const e2e = fs.readFileSync(path.join(REPO, ".ci/e2e"), "utf8");
-  it("builds the engine, puts it on PATH, and runs npm run e2e for all four stacks: the D1–D8 mutations and the day-2 transitions on prod-medium, the upgrade from the last release for lab and prod-medium", () => {
+  it("builds the engine, puts it on PATH, and runs npm run e2e for all four stacks in two runs side by side: the D1–D8 mutations and the day-2 transitions on prod-medium, the upgrade from the last release for lab and prod-medium", () => {
     expect(e2e).toMatch(/"\$ENGINE_KIT\/build\.sh"/);
     expect(e2e).toMatch(/export PATH="\$ENGINE_OUT\/bin:\$PATH"/);
-    expect(e2e).toMatch(/^e2e --upgrade-from last-release --stack prod-medium \|\| status=1$/m);
-    expect(e2e).toMatch(/^e2e --no-policy-mutations --no-transitions --stack prod-large --stack prod-small \|\| status=1$/m);
-    expect(e2e).toMatch(/^e2e --no-policy-mutations --upgrade-from last-release --stack lab \|\| status=1$/m);
+    expect(e2e).toMatch(/^run_e2e medium\+lab --upgrade-from last-release --stack prod-medium --stack lab &$/m);
+    expect(e2e).toMatch(/^run_e2e large\+small --no-policy-mutations --no-transitions --port-offset 1000 --stack prod-large --stack prod-small &$/m);
+    expect(e2e).toMatch(/^wait "\$upgraded" \|\| status=1$/m);
+    expect(e2e).toMatch(/^wait "\$fresh" \|\| status=1$/m);
     const stacks = [...e2e.matchAll(/--stack ([a-z-]+)/g)].map((m) => m[1]).sort();
     expect(stacks).toEqual([...SHIPPED_STACKS].sort());
     expect(e2e).toMatch(/^exit "\$status"$/m);

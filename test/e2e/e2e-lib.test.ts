@@ -16,6 +16,8 @@ import { readPlacement, readRendered, type RenderedStack } from "./harness/rende
 import type { RenderedUnit } from "../../render/rendered";
 import { tgz } from "./harness/tar";
 import { compareLeaves } from "./harness/placement-check";
+import { clusterPorts } from "./harness/setup";
+import { defaultClusterScript } from "./harness/driver";
 import { structural } from "./standins/crds";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
@@ -327,5 +329,17 @@ describe("stand-in operators: the StatefulSets mariadb-operator and the RabbitMQ
     );
     expect(podSpec(sts)).toMatchObject({ tolerations: [{ key: "t" }], nodeSelector: { a: "" }, priorityClassName: "p" });
     expect((podSpec(sts).topologySpreadConstraints as { whenUnsatisfiable: string }[])[0].whenUnsatisfiable).toBe("ScheduleAnyway");
+  });
+});
+
+describe("e2e: --port-offset", () => {
+  const clusterScript = defaultClusterScript(path.resolve(__dirname, "../.."));
+  // the engine kit beside the repository (absent on a GitHub runner, as the schemas above)
+  it.skipIf(!fs.existsSync(clusterScript))("moves each of cluster.sh's default ports, as its header names them, by the offset; none without one", () => {
+    const header = fs.readFileSync(clusterScript, "utf8").split("set -euo pipefail")[0];
+    const named = Object.fromEntries([...header.matchAll(/\b([A-Z_]+_PORT) (\d+)/g)].map((m) => [m[1], String(Number(m[2]) + 1000)]));
+    expect(Object.keys(named)).toHaveLength(6);
+    expect(clusterPorts(1000)).toEqual(named);
+    expect(clusterPorts(undefined)).toEqual({});
   });
 });

@@ -18,6 +18,7 @@ export async function e2eCommand(): Promise<number | void> {
     "no-transitions": { type: "boolean", default: false },
     "time-preview": { type: "string" },
     "upgrade-from": { type: "string" },
+    "port-offset": { type: "string" },
   });
   const repoRoot = path.resolve(__dirname, "../../..");
   const tries = opts["time-preview"] === undefined ? undefined : Number(opts["time-preview"]);
@@ -25,6 +26,9 @@ export async function e2eCommand(): Promise<number | void> {
     throw new UserError(`--time-preview takes a whole number of tries ≥ 1, not ${opts["time-preview"]}`, EXIT_BAD_CONFIG);
   if (tries !== undefined && opts["upgrade-from"] !== undefined)
     throw new UserError("--upgrade-from and --time-preview do not go together: the preview timing deploys the current program only", EXIT_BAD_CONFIG);
+  const portOffset = opts["port-offset"] === undefined ? undefined : Number(opts["port-offset"]);
+  if (portOffset !== undefined && (!Number.isInteger(portOffset) || portOffset < 1 || portOffset > 40000))
+    throw new UserError(`--port-offset takes a whole number from 1 to 40000, not ${opts["port-offset"]}`, EXIT_BAD_CONFIG);
   const upgradeFrom = opts["upgrade-from"] === undefined ? undefined : resolveUpgradeFrom(repoRoot, opts["upgrade-from"]);
   return runE2E({
     repoRoot,
@@ -40,6 +44,7 @@ export async function e2eCommand(): Promise<number | void> {
     transitions: !opts["no-transitions"],
     previewTiming: tries === undefined ? undefined : { tries },
     upgradeFrom,
+    portOffset,
     log: (line) => process.stdout.write(`${line}\n`),
   });
 }

@@ -42,6 +42,13 @@ async function renderStep(r: StackRun): Promise<RenderedStack> {
   return r.rendered!;
 }
 
+/** cluster.sh's default ports (its header: "Ports (127.0.0.1 only)"), each moved by `offset`; none without one. */
+export function clusterPorts(offset: number | undefined): Record<string, string> {
+  if (offset === undefined) return {};
+  const defaults = { API_PORT: 6443, ETCD_PORT: 2379, ETCD_PEER_PORT: 2380, KCM_PORT: 10257, SCHEDULER_PORT: 10259, KWOK_PORT: 10247 };
+  return Object.fromEntries(Object.entries(defaults).map(([k, v]) => [k, String(v + offset)]));
+}
+
 /** Step 2: `cluster.sh up`, unless --kubeconfig names a cluster. */
 async function clusterStep(r: StackRun): Promise<void> {
   const o = r.o;
@@ -53,7 +60,7 @@ async function clusterStep(r: StackRun): Promise<void> {
         s.summary = `existing cluster from ${r.kubeconfig}`;
       } else {
         r.clusterDir = path.join(r.work, "cluster");
-        const res = await run(o.clusterScript, ["up", r.clusterDir], { log: r.log("cluster") });
+        const res = await run(o.clusterScript, ["up", r.clusterDir], { log: r.log("cluster"), env: { ...process.env, ...clusterPorts(o.portOffset) } });
         if (res.code !== 0) throw new Error(`cluster.sh up exited ${res.code}: ${res.stderr.slice(-1500)}`);
         r.ownCluster = true;
         r.kubeconfig = path.join(r.clusterDir, "kubeconfig");

@@ -51,6 +51,12 @@ export interface E2EOptions {
   previewTiming?: { tries: number; turn?: (stack: string) => Promise<void> };
   /** Deploy each stack first with the program of this commit, then upgrade it to the current one (upgrade.ts). */
   upgradeFrom?: UpgradeFrom;
+  /**
+   * cluster.sh's ports moved by this much (`--port-offset`), for e2e runs side by side on one
+   * machine: cluster.sh replaces a taken default port by the next free one, but two clusters
+   * starting at once both find the same port free.
+   */
+  portOffset?: number;
   log: (line: string) => void;
 }
 
