@@ -5,7 +5,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type Unit } from "../plan/plan";
 import { componentRenameOptions, renameOptions } from "./renames";
-import { postRenderExecutable } from "./post-render";
+import { postRenderExecutable, postRenderRecord } from "./post-render";
 import { resolveSecrets } from "./stack-secrets";
 
 /** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
@@ -143,9 +143,13 @@ export class PlanUnit extends pulumi.ComponentResource {
       ...(unit.protect ? { protect: true, retainOnDelete: true } : {}),
     };
     switch (unit.kind) {
-      case "HelmRelease":
+      case "HelmRelease": {
+        // its patches as the policy pack judges them (./post-render.ts), kept as the release is
+        const record = postRenderRecord(unit);
+        if (record) this.children.push(manifestObject(unit.name, record, secrets, childOpts));
         this.children.push(helmRelease(unit, secrets, { ...childOpts, ...renameOptions(unit.name, false) }));
         break;
+      }
       case "Manifests": {
         const make = (o: K8sObject) => manifestObject(unit.name, o, secrets, childOpts);
         // the first batch now, as any unit (an error in it is thrown here), the rest once it is registered

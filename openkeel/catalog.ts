@@ -47,12 +47,11 @@ interface ComponentBase {
  * A component § 5.2 "What is implemented" does not list: its chart reads no placement for it, and
  * its placement reaches the pod template as a post-render patch (./unlisted.ts). `priority`: the
  * tier its template would pass the helper (`global.placementDefaults.priorityClasses.<tier>`, §
- * 2: openkeel-control), `none` for a node agent; `judgedBy`: the decision whose policy rule reads
- * its placement value, which therefore stays in the values (the pack sees no patch).
+ * 2: openkeel-control), `none` for a node agent. The policy pack judges the patch (the release's
+ * post-render record), never a placement value: none stays in the values.
  */
 export interface Unlisted {
   priority: "control" | "none";
-  judgedBy?: "D3" | "D4" | "D8";
   /**
    * An optional component: rendered by `<component>.enabled` (the switch its chart reads), and
    * without it by the chart's default (the metadata agent on, D4; ovn-bgp-agent off, § 5.1).
@@ -274,14 +273,14 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         // a VM Masakari evacuates to a reserved host still asks 169.254.169.254 (D4, § 5.6)
         placement: on("compute", { enabled: true, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
         settings: { sharedSecret: secretRefSchema },
-        unlisted: { priority: "none", judgedBy: "D4", switch: "on" },
+        unlisted: { priority: "none", switch: "on" },
       },
       bgpAgent: {
         kind: "DaemonSet",
         optional: true,
         // distributed FIPs leave from the hypervisors, so they announce them too (D3), reserved ones included
         placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
-        unlisted: { priority: "none", judgedBy: "D3", switch: "off" },
+        unlisted: { priority: "none", switch: "off" },
       },
     },
     settings: {

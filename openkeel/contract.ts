@@ -10,7 +10,6 @@ import { globalSchema } from "./global";
 import { serviceExposureSchema } from "./endpoints";
 import { nodeSelectorSchema } from "../config/k8s";
 import { placementValueSchema, SCHEDULING_FIELDS } from "../config/placement";
-import { leavesValues } from "./unlisted";
 
 export interface ReleaseContract {
   schema: z.ZodType;
@@ -62,7 +61,7 @@ function buildServiceContract(spec: ServiceSpec, profile: LabelProfile): Release
   // the placement of a component § 5.2 does not list leaves the values for its patch (./unlisted.ts)
   const patched = (n: string) => {
     const c = spec.components[n];
-    return !isSelfPlaced(c) && leavesValues(c.unlisted);
+    return !isSelfPlaced(c) && c.unlisted !== undefined;
   };
   const placement = Object.fromEntries(
     placed.map((n) => {

@@ -4,13 +4,14 @@
 // conductors, the public ingress and the hypervisors. Errors: a step that can never finish, or a
 // quorum or data lost; warnings: the cloud runs degraded. Each fix names the nodes.
 import type { Check } from "../config/problems";
-import { ROLES, type Role } from "../config/roles";
+import { ROLES, roleOfLabelKey, type Role } from "../config/roles";
 import { addFirst, concerned, downList, nodeList, transition, type Inventory, type NodeConstraint } from "../lifecycle/feasibility";
 import { quorumConstraint, quorumMembers } from "../lifecycle/quorums";
 import { findUnit, type Plan } from "../plan/plan";
 import { arr, num, obj, type Obj } from "../placement/workloads";
 import { INFRASTRUCTURE_UNIT } from "./infrastructure";
 import { releaseName } from "./services";
+import { workloadObjectName } from "./zone-spread";
 
 /** The values of a release of the Plan, or undefined when the stack does not install it. */
 function valuesOf(plan: Plan, unit: string): Obj | undefined {
@@ -160,12 +161,18 @@ const IRONIC: NodeConstraint = {
   },
 };
 
-/** The roles of the public ingress (D8), as the infrastructure release places it. */
+/**
+ * The roles of the public ingress (D8), as the infrastructure release places it: its chart reads no
+ * placement for it (§ 5.2), so the role label keys its post-render patch selects (./unlisted.ts).
+ */
 function ingressRoles(plan: Plan): Role[] | undefined {
-  const values = valuesOf(plan, INFRASTRUCTURE_UNIT);
-  if (!values) return undefined;
-  const placement = obj(obj(values.ingress).placement);
-  const roles = [...arr<string>(placement.roles), ...(typeof placement.role === "string" ? [placement.role] : [])];
+  const u = findUnit(plan, INFRASTRUCTURE_UNIT);
+  if (u?.kind !== "HelmRelease") return undefined;
+  const patch = (u.postRender ?? []).find((p) => p.target.kind === "DaemonSet" && p.target.name === workloadObjectName(u.release, "ingress"));
+  const spec = obj(obj(obj(obj(patch?.patch).spec).template).spec);
+  const terms = arr<Obj>(obj(obj(obj(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution).nodeSelectorTerms);
+  const keys = [...Object.keys(obj(spec.nodeSelector)), ...terms.flatMap((t) => arr<Obj>(t.matchExpressions).map((e) => String(e.key)))];
+  const roles = keys.map((k) => roleOfLabelKey(k)?.role);
   return ROLES.filter((r) => roles.includes(r));
 }
 

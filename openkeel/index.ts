@@ -29,9 +29,10 @@ function infrastructure(ctx: StackContext): Unit[] {
   if (egress) egress.dependsOn = [NAMESPACE_UNIT];
   const provisioning = ironic ? ironicProvisioningUnit(cfg) : undefined;
   if (provisioning) provisioning.dependsOn = [NAMESPACE_UNIT];
+  const released = infrastructurePostRender(ctx, values);
   return [
     namespaceUnit(ironic ? [ironicNamespace()] : []),
-    infrastructureUnit(cfg, values, infrastructurePostRender(ctx, values)),
+    infrastructureUnit(cfg, released.values, released.patches),
     ...(egress ? [egress] : []),
     ...(provisioning ? [provisioning] : []),
     ...ingressServiceUnits(ctx),

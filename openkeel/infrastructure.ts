@@ -59,7 +59,11 @@ function memberDomains(ctx: StackContext): string[] {
  * the chart's host term with the zone term beside it (a merge patch replaces the list), and the
  * priority through `override.statefulSet` (the CR has no top-level field).
  */
-export function infrastructurePostRender(ctx: StackContext, values: Record<string, unknown>, release = INFRASTRUCTURE_UNIT): PostRenderPatch[] {
+export function infrastructurePostRender(
+  ctx: StackContext,
+  values: Record<string, unknown>,
+  release = INFRASTRUCTURE_UNIT,
+): { values: Record<string, unknown>; patches: PostRenderPatch[] } {
   const domains = memberDomains(ctx);
   const galera = memberObjectName(release, "mariadb");
   const rabbit = memberObjectName(release, "rabbitmq");
@@ -86,8 +90,9 @@ export function infrastructurePostRender(ctx: StackContext, values: Record<strin
       spec: { ...rabbitAnti, override: { statefulSet: { spec: { template: { spec: { containers: [], priorityClassName: PRIORITY_CLASSES.infra } } } } } },
     },
   });
-  // D8: § 5.2 lists no ingress for the chart, which reads no ingress.placement (./unlisted.ts)
-  return [...patches, ...unlistedPostRender(OPENKEEL_CHARTS.infrastructure.chart, release, values, { ingress: "DaemonSet" }).patches];
+  // D8: § 5.2 lists no ingress for the chart, which reads no ingress.placement (./unlisted.ts): it leaves the values
+  const ingress = unlistedPostRender(OPENKEEL_CHARTS.infrastructure.chart, release, values, { ingress: "DaemonSet" });
+  return { values: ingress.values, patches: [...patches, ...ingress.patches] };
 }
 
 export function infrastructureValues(ctx: StackContext): Record<string, unknown> {

@@ -17,7 +17,7 @@ import { isSelfPlaced, SERVICE_CATALOG, type Unlisted } from "./catalog";
 import { obj, type Obj } from "../placement/workloads";
 
 /** The infrastructure chart's public ingress (D8): § 5.2 lists only the quorum members' CRs for it. */
-export const INGRESS_UNLISTED: Unlisted = { priority: "control", judgedBy: "D8" };
+export const INGRESS_UNLISTED: Unlisted = { priority: "control" };
 
 /** By chart: the components its templates render that § 5.2's table does not list (./catalog.ts `unlisted`). */
 export const UNLISTED_COMPONENTS: Readonly<Record<string, Readonly<Record<string, Unlisted>>>> = {
@@ -36,16 +36,6 @@ export function unlistedComponents(chart: string): string[] {
 
 export function isUnlisted(chart: string, component: string): boolean {
   return UNLISTED_COMPONENTS[chart]?.[component] !== undefined;
-}
-
-/**
- * Whether `placement.<component>` leaves the release's values: it does unless the policy pack
- * judges it (D3 the BGP agent, D4 the metadata agent, D8 the ingress), since the pack sees the
- * release's values only, never its post-render patches (as `antiAffinity` stays for D2,
- * ./zone-spread.ts).
- */
-export function leavesValues(u: Unlisted | undefined): boolean {
-  return u !== undefined && u.judgedBy === undefined;
 }
 
 /**
@@ -93,10 +83,9 @@ export function unlistedRendered(u: Unlisted, block: unknown): boolean {
 }
 
 /**
- * A release's values without the `placement.<component>` its chart does not read (but those the
- * policy pack judges), and the patch of each unlisted component the chart renders, from its
- * `placement.<component>` or `<component>.placement` (the ingress). `kinds`: the kind the chart
- * renders each component as.
+ * A release's values without the `placement.<component>` or `<component>.placement` (the ingress)
+ * its chart does not read, and the patch of each unlisted component the chart renders, from that
+ * placement. `kinds`: the kind the chart renders each component as.
  */
 export function unlistedPostRender(
   chart: string,
@@ -114,9 +103,13 @@ export function unlistedPostRender(
     const patch = unlistedPlacementPatch(chart, release, component, kind, obj(raw) as PlacementValue, obj(values.global));
     if (patch) patches.push(patch);
   }
-  const kept = Object.fromEntries(Object.entries(placement).filter(([component]) => !leavesValues(own[component])));
-  if (Object.keys(kept).length === Object.keys(placement).length) return { values, patches };
+  const kept = Object.fromEntries(Object.entries(placement).filter(([component]) => own[component] === undefined));
   // in their order: a release keeps the layout of its rendered values
-  const out = Object.entries(values).flatMap(([k, v]): [string, unknown][] => (k !== "placement" ? [[k, v]] : Object.keys(kept).length > 0 ? [[k, kept]] : []));
+  const out = Object.entries(values).flatMap(([k, v]): [string, unknown][] => {
+    if (k === "placement") return Object.keys(kept).length > 0 ? [[k, kept]] : [];
+    if (own[k] === undefined || obj(v).placement === undefined) return [[k, v]];
+    const { placement: _unread, ...rest } = obj(v);
+    return Object.keys(rest).length > 0 ? [[k, rest]] : [];
+  });
   return { values: Object.fromEntries(out), patches };
 }

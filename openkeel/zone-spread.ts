@@ -5,10 +5,9 @@
 // template", and the only template the table gives an anti-affinity is the Ironic conductor's
 // (required, on the host). So no chart reads `placement.<component>.antiAffinity` or
 // `zoneAntiAffinity`: the terms reach the pod template through the release's post-renderer
-// (plan/post-render.ts), and the placement reader (./workloads.ts) applies the same patch before it
-// judges the component. `antiAffinity` stays in the values, where the policy pack judges it (D2: OVN
-// central) and the patch is derived from it, unless the whole placement leaves them (a component
-// § 5.2 does not list, Swift storage: ./unlisted.ts); `zoneAntiAffinity` leaves them.
+// (plan/post-render.ts), and the placement reader (./workloads.ts) and the policy pack (D2: OVN
+// central, through the release's post-render record) judge the patched template. Neither key stays
+// in the values: no chart reads them.
 import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
 import type { PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
@@ -68,10 +67,11 @@ function why(release: string, component: string, p: PlacementValue, zoneKey: str
 }
 
 /**
- * The release's values without `placement.<component>.zoneAntiAffinity`, and a patch per component
- * with an anti-affinity its template does not render, on its workload (`kinds`: the kind the chart
- * renders each component as). `placed`: the values the placements are read from, when `values` no
- * longer hold those of the components § 5.2 does not list (./unlisted.ts).
+ * The release's values without `placement.<component>.antiAffinity` and `zoneAntiAffinity`, which
+ * no chart reads, and a patch per component with an anti-affinity its template does not render, on
+ * its workload (`kinds`: the kind the chart renders each component as). `placed`: the values the
+ * placements are read from, when `values` no longer hold those of the components § 5.2 does not
+ * list (./unlisted.ts).
  */
 export function antiAffinityPostRender(
   release: string,
@@ -82,19 +82,24 @@ export function antiAffinityPostRender(
   const placement = obj(values.placement);
   const zoneKey = String(obj(obj(values.global).placementDefaults).zoneKey ?? ZONE_LABEL);
   const patches: PostRenderPatch[] = [];
-  const stripped: Obj = { ...placement };
+  // a component the chart does not have keeps its keys, for the values contract to name it
+  const stripped: Obj = Object.fromEntries(
+    Object.entries(placement).map(([component, raw]) => {
+      if (kinds[component] === undefined) return [component, raw];
+      const { antiAffinity: _host, zoneAntiAffinity: _zone, ...rest } = obj(raw) as PlacementValue;
+      return [component, rest];
+    }),
+  );
   for (const [component, raw] of Object.entries(obj(placed.placement))) {
     const p = obj(raw) as PlacementValue;
-    const { zoneAntiAffinity, ...rest } = p;
     const kind = kinds[component];
     const hostByPatch = p.antiAffinity !== undefined && !templateRendersHostAntiAffinity(release, component);
-    if ((zoneAntiAffinity === undefined && !hostByPatch) || kind === undefined) continue;
-    if (zoneAntiAffinity !== undefined && component in placement) stripped[component] = rest;
+    if ((p.zoneAntiAffinity === undefined && !hostByPatch) || kind === undefined) continue;
     patches.push({
       target: { kind, name: workloadObjectName(release, component) },
       why: why(release, component, p, zoneKey),
       patch: { spec: { template: { spec: { affinity: { podAntiAffinity: antiAffinityTerms(p, workloadSelector(release, component), zoneKey) } } } } },
     });
   }
-  return patches.length === 0 || !("placement" in values) ? { values, patches } : { values: { ...values, placement: stripped }, patches };
+  return !("placement" in values) ? { values, patches } : { values: { ...values, placement: stripped }, patches };
 }

@@ -6,7 +6,7 @@ import type { PlacementValue } from "../config/placement";
 import { resolvePlacement } from "../placement/chart-helper";
 import { PHASES, phase } from "../plan/plan";
 import { renderPlan } from "../render/rendered";
-import { chassisLabelKey, ROLES, roleLabelKey } from "../config/roles";
+import { chassisLabelKey, ROLES, roleLabelKey, type Role } from "../config/roles";
 import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
 import { checkValues } from "../openkeel/contract";
 import { isUnlisted } from "../openkeel/unlisted";
@@ -190,13 +190,21 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
   // § 6.3: in the large topology the quorum members are one per zone too
   // openkeel-chart reads the role only (§ 5.2): the anti-affinity comes from its post-render patches
   const QUORUM = { role: "controlPlane" };
-  // the Neutron contract chart still reads placement.ovnCentral's host anti-affinity (not yet a patch: docs/design-decisions.md);
-  // large's zone term is a post-render patch (no chart reads zoneAntiAffinity)
-  const OVN_QUORUM = { role: "controlPlane", antiAffinity: "required" };
+  /** The pod spec a release's post-render patch (any, not only § 5.2's) gives its workload `target`. */
+  const patchOf = (name: string, target: string): any => {
+    const p = (release(plan, name).postRender ?? []).find((x) => x.target.name === target);
+    return (p?.patch as any)?.spec?.template?.spec;
+  };
 
   it("D2: Neutron writes its own OVN NB; OVN central on the control plane, one member per node", () => {
     expect(neutron.backend).toBe("ovn-nb");
-    expect(neutron.placement.ovnCentral).toEqual(OVN_QUORUM);
+    // no chart reads anti-affinity (§ 5.2): the host term (and large's zone term) is the release's patch
+    expect(neutron.placement.ovnCentral).toEqual(QUORUM);
+    const terms = patchOf("openkeel-neutron", "openkeel-neutron-ovn-central").affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    expect(terms.map((t: { topologyKey: string }) => t.topologyKey)).toEqual([
+      "kubernetes.io/hostname",
+      ...(stack === "prod-large" ? ["topology.kubernetes.io/zone"] : []),
+    ]);
     expect(neutron.ovnCentral.replicas).toBe(lab ? 1 : 3);
     // § 5.2: ovnCentral.nodeSelector wins over the role, so the release writes the role's label there
     expect(neutron.ovnCentral.nodeSelector).toEqual({ [roleLabelKey("controlPlane", plan.labelProfile)]: "" });
@@ -226,11 +234,19 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
 
   it("D3: distributed floating IPs; the BGP agent on network and compute nodes, off by default, on reserved hosts too", () => {
     expect(neutron.gateway).toEqual({ floatingIpMode: "distributed" });
-    expect(neutron.placement.bgpAgent).toEqual({ roles: ["network", "compute"], enabled: false, extraTolerations: [RESERVED, ...STATE] });
+    // off: the chart reads bgpAgent.enabled, and renders no agent to patch (the placement: "openkeel:bgp turns the BGP agent on")
+    expect(neutron.placement.bgpAgent).toBeUndefined();
+    expect(neutron.bgpAgent).toEqual({ enabled: false });
+    expect(patchOf("openkeel-neutron", "openkeel-neutron-bgp-agent")).toBeUndefined();
   });
 
   it("D4: the metadata agent on compute nodes, reserved hosts included, sharing one generated secret with Nova's metadata API", () => {
-    expect(neutron.placement.metadataAgent).toEqual({ role: "compute", enabled: true, extraTolerations: [RESERVED, ...STATE] });
+    // § 5.2 lists no metadata agent: the chart reads metadataAgent.enabled, the release's patch places it
+    expect(neutron.placement.metadataAgent).toBeUndefined();
+    expect(neutron.metadataAgent.enabled).toBe(true);
+    const agent = unlistedPatch(plan, "openkeel-neutron", "openkeel-neutron-metadata-agent");
+    expect(agent.nodeSelector).toEqual({ [roleLabelKey("compute", plan.labelProfile)]: "" });
+    expect(agent.tolerations).toEqual([{ key: "node-role.openkeel.io/compute", operator: "Exists", effect: "NoSchedule" }, RESERVED, ...STATE]);
     expect(neutron.metadataAgent.sharedSecret).toEqual({ secretRef: "metadata-proxy-shared-secret" });
     expect(nova.metadata.sharedSecret).toEqual(neutron.metadataAgent.sharedSecret);
   });
@@ -268,9 +284,13 @@ describe.each(SHIPPED_STACKS)("decisions in the values of %s", (stack) => {
   });
 
   it("D8: the public ingress on control plane and network nodes", () => {
-    expect(chart.ingress.placement).toEqual({ roles: ["controlPlane", "network"], extraTolerations: STATE });
-    const s = resolvePlacement(chart.ingress.placement, { profile: plan.labelProfile });
-    expect(s.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms).toHaveLength(2);
+    // § 5.2 lists no ingress for the chart: its placement is the release's patch, not a value
+    expect(chart.ingress).toBeUndefined();
+    const s = unlistedPatch(plan, "openkeel-chart", "openkeel-chart-ingress");
+    expect(s.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual(
+      ["controlPlane", "network"].map((r) => ({ matchExpressions: [{ key: roleLabelKey(r as Role, plan.labelProfile), operator: "Exists" }] })),
+    );
+    expect(s.tolerations).toEqual(expect.arrayContaining(STATE));
   });
 
   it("every API and worker on the control plane, sized to the nodes that can take it", () => {
@@ -356,7 +376,8 @@ describe("D7: the Ironic conductor", () => {
   ] as const)("%s: on provisioning nodes, one per node (required anti-affinity), %i replica(s)", (stack, replicas) => {
     const plan = shipped(stack);
     const ironic = values(plan, "openkeel-ironic");
-    expect(ironic.placement.conductor).toEqual({ role: "provisioning", antiAffinity: "required" });
+    // one per node is the conductor template's own (§ 5.2): no value asks for it
+    expect(ironic.placement.conductor).toEqual({ role: "provisioning" });
     expect(ironic.conductor.replicas).toBe(replicas);
     expect(ironic.conductor.replicas).toBeLessThanOrEqual(plan.nodes.filter((n) => n.roles.includes("provisioning")).length);
     expect(resolvePlacement(ironic.placement.conductor, { profile: "hardened" }).nodeSelector).toEqual({
@@ -527,19 +548,22 @@ describe("Zun", () => {
 });
 
 describe("stack settings", () => {
-  it("openkeel:bgp turns the BGP agent on", () => {
+  it("openkeel:bgp turns the BGP agent on: on network and compute nodes, reserved hosts too (its release's patch)", () => {
     const plan = planOf(mutatedConfig("prod-large", (r) => (r.bgp = true)));
-    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({
-      roles: ["network", "compute"],
-      enabled: true,
-      extraTolerations: [RESERVED, ...STATE],
-    });
+    expect(values(plan, "openkeel-neutron").bgpAgent).toEqual({ enabled: true });
+    const agent = unlistedPatch(plan, "openkeel-neutron", "openkeel-neutron-bgp-agent");
+    expect(agent.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual(
+      (["network", "compute"] as const).map((r) => ({ matchExpressions: [{ key: roleLabelKey(r, "hardened"), operator: "Exists" }] })),
+    );
+    expect(agent.tolerations).toEqual(expect.arrayContaining([RESERVED, ...STATE]));
   });
 
   it("a stack's placement role replaces the default role(s)", () => {
     // prod-small: every node is compute and network, so the moved agent still covers its nodes
-    const plan = planOf(mutatedConfig("prod-small", (r) => (r.services = { neutron: { placement: { bgpAgent: { role: "network" } } } })));
-    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED, ...STATE] });
+    const plan = planOf(mutatedConfig("prod-small", (r) => ((r.bgp = true), (r.services = { neutron: { placement: { bgpAgent: { role: "network" } } } }))));
+    const agent = unlistedPatch(plan, "openkeel-neutron", "openkeel-neutron-bgp-agent");
+    expect([agent.nodeSelector, agent.affinity]).toEqual([{ [roleLabelKey("network", "hardened")]: "" }, undefined]);
+    expect(agent.tolerations).toEqual(expect.arrayContaining([RESERVED, ...STATE]));
   });
 
   it("a stack's placement of a component placed by its own nodeSelector also sets what the chart reads", () => {
@@ -581,9 +605,13 @@ describe("stack settings", () => {
 
   it("null in raw values removes a default, as in Helm", () => {
     const plan = planOf(
-      mutatedConfig("prod-small", (r) => (r.services = { neutron: { values: { placement: { bgpAgent: { roles: null, role: "network" } } } } })),
+      mutatedConfig(
+        "prod-small",
+        (r) => ((r.bgp = true), (r.services = { neutron: { values: { placement: { bgpAgent: { roles: null, role: "network" } } } } })),
+      ),
     );
-    expect(values(plan, "openkeel-neutron").placement.bgpAgent).toEqual({ role: "network", enabled: false, extraTolerations: [RESERVED, ...STATE] });
+    const agent = unlistedPatch(plan, "openkeel-neutron", "openkeel-neutron-bgp-agent");
+    expect([agent.nodeSelector, agent.affinity]).toEqual([{ [roleLabelKey("network", "hardened")]: "" }, undefined]);
   });
 });
 

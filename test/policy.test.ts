@@ -2,6 +2,7 @@
 // what the program registers for each shipped stack and for mutations of a stack's config or Plan:
 // every policy passes on the shipped stacks and trips on a mutation; the pack's rules as functions
 // agree with it.
+import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config/load";
 import { planStack } from "../environments";
@@ -158,6 +159,26 @@ interface Trip {
   plan?: (plan: Plan) => void;
 }
 
+/** The pod spec of a release's post-render patch of `target` (its workload), to change in place. */
+function podPatch(plan: Plan, name: string, target: string): any {
+  const p = release(plan, name).postRender?.find((x) => x.target.name === target);
+  if (!p) throw new Error(`no post-render patch of ${target} in release ${name}`);
+  return (p.patch as any).spec.template.spec;
+}
+
+function dropPatch(plan: Plan, name: string, target: string): void {
+  const u = release(plan, name);
+  const before = u.postRender?.length ?? 0;
+  u.postRender = u.postRender?.filter((x) => x.target.name !== target);
+  if (u.postRender?.length === before) throw new Error(`no post-render patch of ${target} in release ${name}`);
+}
+
+function withoutToleration(spec: any, key: string): void {
+  const before = spec.tolerations.length;
+  spec.tolerations = spec.tolerations.filter((t: { key?: string }) => t.key !== key);
+  if (spec.tolerations.length === before) throw new Error(`no toleration of ${key} to remove`);
+}
+
 /** The Node patch of one node in the node-roles phase. */
 const nodePatch = (plan: Plan, name: string): K8sObject => (findUnit(plan, "node-roles") as ManifestsUnit).objects.find((o) => o.metadata.name === name)!;
 
@@ -217,16 +238,35 @@ const TRIPS: Trip[] = [
     plan: (plan) => ((release(plan, "longhorn").values as any).defaultSettings.systemManagedComponentsNodeSelector = "node-role.openkeel.io/storage:"),
   },
   {
+    what: "D1: a post-render patch selecting the lab control-plane key",
+    policies: ["d1-hardened-role-labels"],
+    resource: "openkeel-neutron:configmap:openkeel/openkeel-neutron-post-render",
+    plan: (plan) => (podPatch(plan, "openkeel-neutron", "openkeel-neutron-worker").nodeSelector = { "node-role.openkeel.io/control-plane": "" }),
+  },
+  {
     what: "D2: the kube-ovn backend through a raw values override",
     policies: ["d2-parallel-ovn"],
     resource: "openkeel-neutron",
     config: (raw) => (service(raw, "neutron").values = { backend: "kube-ovn" }),
   },
   {
-    what: "D2: OVN central without required anti-affinity",
-    policies: ["d2-parallel-ovn"],
+    what: "D2: OVN central without required anti-affinity (its post-render patch gone: the chart renders none)",
+    policies: ["d2-ovn-central-anti-affinity"],
     resource: "openkeel-neutron",
-    plan: (plan) => delete (release(plan, "openkeel-neutron").values as any).placement.ovnCentral.antiAffinity,
+    plan: (plan) => dropPatch(plan, "openkeel-neutron", "openkeel-neutron-ovn-central"),
+  },
+  {
+    what: "D2: OVN central's anti-affinity only preferred",
+    policies: ["d2-ovn-central-anti-affinity"],
+    resource: "openkeel-neutron",
+    plan: (plan) => {
+      const anti = podPatch(plan, "openkeel-neutron", "openkeel-neutron-ovn-central").affinity.podAntiAffinity;
+      anti.preferredDuringSchedulingIgnoredDuringExecution = anti.requiredDuringSchedulingIgnoredDuringExecution.map((t: unknown) => ({
+        weight: 100,
+        podAffinityTerm: t,
+      }));
+      delete anti.requiredDuringSchedulingIgnoredDuringExecution;
+    },
   },
   {
     what: "D2: OVN central's own nodeSelector, which wins over its role, on compute nodes",
@@ -291,7 +331,12 @@ const TRIPS: Trip[] = [
     resource: "openkeel-neutron",
     // As a stack config (bgp: true, bgpAgent on network) the placement checks refuse it first: the
     // agent DaemonSet misses the compute nodes it must cover.
-    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { role: "network", enabled: true }),
+    config: (raw) => (raw.bgp = true),
+    plan: (plan) => {
+      const spec = podPatch(plan, "openkeel-neutron", "openkeel-neutron-bgp-agent");
+      delete spec.affinity;
+      spec.nodeSelector = { "node-restriction.kubernetes.io/openkeel-network": "" };
+    },
   },
   {
     what: "D3: a hypervisor without its physnet bridge mappings",
@@ -310,13 +355,28 @@ const TRIPS: Trip[] = [
     what: "D3: the BGP agent without the toleration of Masakari reserved hosts",
     policies: ["d3-distributed-floating-ips"],
     resource: "openkeel-neutron",
-    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.bgpAgent = { roles: ["network", "compute"], enabled: true }),
+    config: (raw) => (raw.bgp = true),
+    plan: (plan) => withoutToleration(podPatch(plan, "openkeel-neutron", "openkeel-neutron-bgp-agent"), "openkeel.io/reserved"),
+  },
+  {
+    what: "D3: the BGP agent enabled without its post-render patch (the chart places it nowhere)",
+    policies: ["d3-distributed-floating-ips"],
+    resource: "openkeel-neutron",
+    config: (raw) => (raw.bgp = true),
+    plan: (plan) => dropPatch(plan, "openkeel-neutron", "openkeel-neutron-bgp-agent"),
   },
   {
     what: "D4: the metadata agent without the toleration of Masakari reserved hosts",
     policies: ["d4-metadata-agent"],
     resource: "openkeel-neutron",
-    plan: (plan) => ((release(plan, "openkeel-neutron").values as any).placement.metadataAgent.extraTolerations = []),
+    plan: (plan) => withoutToleration(podPatch(plan, "openkeel-neutron", "openkeel-neutron-metadata-agent"), "openkeel.io/reserved"),
+  },
+  {
+    what: "D4: the metadata agent on the control plane",
+    policies: ["d4-metadata-agent"],
+    resource: "openkeel-neutron",
+    plan: (plan) =>
+      (podPatch(plan, "openkeel-neutron", "openkeel-neutron-metadata-agent").nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plane": "" }),
   },
   {
     what: "D4: the metadata agent disabled",
@@ -407,14 +467,24 @@ const TRIPS: Trip[] = [
     what: "D8: public ingress on network nodes only",
     policies: ["d8-public-ingress"],
     resource: "openkeel-chart",
-    plan: (plan) => ((release(plan, "openkeel-chart").values as any).ingress.placement = { roles: ["network"] }),
+    plan: (plan) => {
+      const spec = podPatch(plan, "openkeel-chart", "openkeel-chart-ingress");
+      delete spec.affinity;
+      spec.nodeSelector = { "node-restriction.kubernetes.io/openkeel-network": "" };
+    },
+  },
+  {
+    what: "D8: public ingress without its post-render patch (the chart places it nowhere)",
+    policies: ["d8-public-ingress"],
+    resource: "openkeel-chart",
+    plan: (plan) => dropPatch(plan, "openkeel-chart", "openkeel-chart-ingress"),
   },
 ];
 
 describe("policy pack, mutations each decision must catch", () => {
   it.each(TRIPS.map((t) => [t.what, t] as const))("%s", async (_what, t) => {
     const stack = t.stack ?? PROD;
-    const run = t.config ? await runMutatedConfig(stack, t.config) : await runMutatedPlan(stack, t.plan!);
+    const run = t.plan ? await runMutatedPlan(stack, t.plan, t.config) : await runMutatedConfig(stack, t.config!);
     const result = await judge(stack, run, prodPack);
     expect(tripped(result), summary(result)).toEqual([...t.policies].sort());
     for (const p of t.policies)
@@ -424,6 +494,21 @@ describe("policy pack, mutations each decision must catch", () => {
   it("every policy of the pack is tripped by some mutation", () => {
     const covered = new Set(TRIPS.flatMap((t) => t.policies));
     expect(prodPack.info.policies.map((p) => p.name).filter((n) => !covered.has(n))).toEqual([]);
+  });
+
+  it("a post-render record that is not what its release's post-renderer applies: every rule that reads it says so", async () => {
+    const forged = JSON.stringify({ release: "openkeel-neutron", patches: [] });
+    const run = await runProgram(PROD, pulumiConfigMap(shippedRaw(PROD)), async () => {
+      pulumi.runtime.registerStackTransformation((args) =>
+        args.type === "kubernetes:core/v1:ConfigMap" && args.name.endsWith("/openkeel-neutron-post-render")
+          ? { props: { ...args.props, data: { "post-render.json": forged } }, opts: args.opts }
+          : undefined,
+      );
+      return program();
+    });
+    const result = await judge(PROD, run, prodPack);
+    expect(tripped(result), summary(result)).toEqual(["d2-ovn-central-anti-affinity", "d4-metadata-agent"]);
+    for (const d of result.mandatory) expect(d.message).toMatch(/post-render record \(.*\) is not what its post-renderer applies/);
   });
 
   it("accepts BGP when the agent spans network and compute", async () => {

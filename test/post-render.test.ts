@@ -14,7 +14,8 @@ import { planStack } from "../environments";
 import { priorityClassChecks } from "../environments/priority";
 import { placementReaders } from "../environments/registry";
 import { applyPostRender, mergePatch, PostRenderError, type PostRenderPatch } from "../plan/post-render";
-import { findUnit, type HelmReleaseUnit, type Plan } from "../plan/plan";
+import { allUnits, findUnit, type HelmReleaseUnit, type Plan } from "../plan/plan";
+import { releasePatches } from "../policy/rules/post-render";
 import { planComponents, type Component } from "../placement/workloads";
 import { PRIORITY_CLASSES_UNIT } from "../platform/priority-classes";
 import { renderPlan } from "../render/rendered";
@@ -104,9 +105,9 @@ describe("item 1: Galera and RabbitMQ get what § 2.1 and § 6.3 require, after 
 describe("item 1: OVN central's zone anti-affinity in large is a patch of openkeel-neutron (no chart reads zoneAntiAffinity)", () => {
   const NAME = "openkeel-neutron-ovn-central";
 
-  it("large: the values carry the host term's key only; the patch writes the host and the zone term on the StatefulSet", () => {
+  it("large: the values carry neither term's key (no chart reads them); the patch writes the host and the zone term on the StatefulSet", () => {
     const u = release(planOf("prod-large"), "openkeel-neutron");
-    expect((u.values as { placement: Record<string, unknown> }).placement.ovnCentral).toEqual({ role: "controlPlane", antiAffinity: "required" });
+    expect((u.values as { placement: Record<string, unknown> }).placement.ovnCentral).toEqual({ role: "controlPlane" });
     const anti = (u.postRender ?? []).filter((p) => p.target.name === NAME);
     expect(anti.map((p) => p.target)).toEqual([{ kind: "StatefulSet", name: NAME }]);
     const terms = (anti[0].patch as { spec: { template: { spec: { affinity: { podAntiAffinity: Record<string, { topologyKey: string }[]> } } } } }).spec
@@ -143,7 +144,7 @@ describe("item 1: OVN central's zone anti-affinity in large is a patch of openke
     const { values: out, patches } = antiAffinityPostRender("openkeel-x", values, { api: "Deployment", worker: "StatefulSet" });
     // a component the chart does not have keeps its key, for the values contract to name it
     expect((out.placement as Record<string, unknown>).other).toEqual(values.placement.other);
-    expect(JSON.stringify(out)).not.toMatch(/"(api|worker)":\{[^}]*zoneAntiAffinity/);
+    expect(JSON.stringify(out)).not.toMatch(/"(api|worker)":\{[^}]*(zoneAntiAffinity|antiAffinity)/);
     const anti = (i: number) =>
       (patches[i].patch as { spec: { template: { spec: { affinity: { podAntiAffinity: Record<string, unknown[]> } } } } }).spec.template.spec.affinity
         .podAntiAffinity;
@@ -273,6 +274,48 @@ describe("item 1: Helm runs the post-renderer", () => {
     expect(r.stderr).toMatch(/post-render of release openkeel-chart: no MariaDB openkeel-chart-mariadb in its manifests \(the patch has no target: § 2\.1/);
     expect(r.stderr).not.toMatch(/at .*\.ts:\d+/);
   });
+});
+
+describe("item 1: the release's post-render record, what the policy pack judges of its patches", () => {
+  it.each(["prod-large", "prod-medium", "lab"])(
+    "%s: every patched release registers its record beside it, and the pack reads it back as the executable's input",
+    async (stack) => {
+      const plan = planOf(stack);
+      const run = await runProgram(stack, {}, async () => {
+        deployPlan(plan);
+      });
+      const view = (r: { type: string; name: string; urn: string; inputs: Record<string, unknown> }) => ({
+        type: r.type,
+        name: r.name,
+        urn: r.urn,
+        props: r.inputs,
+      });
+      const resources = [...run.ofType("kubernetes:helm.sh/v3:Release"), ...run.ofType("kubernetes:core/v1:ConfigMap")].map(view);
+      const patched = allUnits(plan).filter((u): u is HelmReleaseUnit => u.kind === "HelmRelease" && (u.postRender?.length ?? 0) > 0);
+      expect(patched.length).toBeGreaterThan(stack === "lab" ? 2 : 5);
+      for (const u of patched) {
+        const r = resources.find((x) => x.type === "kubernetes:helm.sh/v3:Release" && x.name === u.name)!;
+        const record = resources.find((x) => x.name === `${u.name}:configmap:${u.namespace}/${u.release}-post-render`);
+        expect(record?.props.metadata, u.name).toMatchObject({ namespace: u.namespace, annotations: { "openkeel.io/post-render-of": u.release } });
+        const read = releasePatches(resources, r);
+        expect(read.problem, u.name).toBeUndefined();
+        expect(read.patches, u.name).toEqual(u.postRender!.map((p) => ({ kind: p.target.kind, name: p.target.name, patch: p.patch })));
+      }
+      // a release without patches has no record and needs none
+      const plain = resources.find((x) => x.name === "openkeel-keystone")!;
+      expect(releasePatches(resources, plain)).toEqual({ patches: [] });
+      // one byte of the record changed, or the record gone: the pack says it cannot judge the patches
+      const neutron = resources.find((x) => x.name === "openkeel-neutron");
+      if (neutron) {
+        const others = resources.filter((x) => !x.name.endsWith("/openkeel-neutron-post-render"));
+        const record = resources.find((x) => x.name.endsWith("/openkeel-neutron-post-render"))!;
+        const data = (record.props.data as Record<string, string>)["post-render.json"];
+        const forged = { ...record, props: { ...record.props, data: { "post-render.json": data.replace("compute", "computE") } } };
+        expect(releasePatches([...others, forged], neutron).problem?.message).toMatch(/is not what its post-renderer applies/);
+        expect(releasePatches(others, neutron).problem?.message).toMatch(/has no post-render record/);
+      }
+    },
+  );
 });
 
 describe("item 6: kube-ovn-controller as the chart renders it, kept on the masters by a patch", () => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
 import { openkeelDesign } from "../openkeel/design";
-import { leavesValues, UNLISTED_COMPONENTS, unlistedPlacementPatch, unlistedRendered } from "../openkeel/unlisted";
+import { UNLISTED_COMPONENTS, unlistedPlacementPatch, unlistedRendered } from "../openkeel/unlisted";
 import { workloadObjectName } from "../openkeel/zone-spread";
 import { findUnit, type HelmReleaseUnit, type Plan } from "../plan/plan";
 import type { PostRenderPatch } from "../plan/post-render";
@@ -51,9 +51,8 @@ describe("item 2: what § 5.2 does not list is placed by its release's patch, an
     for (const { u, key } of found) {
       const id = `${u.name}/${key}`;
       const values = u.values as Obj;
-      // the policy pack's (D3, D4, D8) stay, in the form the pack reads; every other leaves
-      const kept = values.placement?.[key] ?? values[key]?.placement;
-      expect(kept === undefined, id).toBe(leavesValues(UNLISTED_COMPONENTS[u.chart.chart][key]));
+      // none stays: the policy pack judges the patch (the release's post-render record) too
+      expect(values.placement?.[key] ?? values[key]?.placement, id).toBeUndefined();
       const patches = (u.postRender ?? []).filter((p) => isUnlistedPatch(p) && p.target.name === workloadObjectName(u.release, key));
       expect(
         patches.map((p) => p.target.kind),

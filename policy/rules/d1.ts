@@ -3,6 +3,7 @@
 // `node-role.openkeel.io/<role>` (NodeRestriction restricts labels, not taints). Labs are exempt.
 import { chassisLabelKey, DEFAULT_ROLE_PREFIX, HARDENED_ROLE_PREFIX, ROLES, roleLabelKey, roleOfLabelKey, roleTaint } from "../../config/roles";
 import { chartOf, type Finding, get, RELEASE_TYPE, resourceRule, type ResourceView, valuesPath, walk } from "./common";
+import { parsedRecord } from "./post-render";
 
 /** A path segment under which role keys are taint keys (tolerations, taints, Longhorn's taintToleration). */
 const TAINT_CONTEXT = /toleration|taint/i;
@@ -20,11 +21,14 @@ function hardenedFor(defaultKey: string): string {
   return roleLabelKey(role, "hardened");
 }
 
-/** Every role label key (default profile) used outside a taint context, and every hardened key used as a taint. */
+/**
+ * Every role label key (default profile) used outside a taint context, and every hardened key used
+ * as a taint; in a post-render record, in the patches it holds.
+ */
 function roleKeyFindings(r: ResourceView): Finding[] {
   const findings: Finding[] = [];
   const where = (path: string[]) => `${r.name} (${r.type}) ${valuesPath(path, "(root)")}`;
-  walk(r.props, (path, value) => {
+  walk(parsedRecord(r), (path, value) => {
     const inTaint = path.some((seg) => TAINT_CONTEXT.test(seg));
     const key = path[path.length - 1];
     if (key !== undefined && !inTaint) {

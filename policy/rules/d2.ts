@@ -1,5 +1,6 @@
 // D2: Neutron writes its own OVN (mode B, backend ovn-nb): OVN central is 3 RAFT members on the
-// control plane with required host anti-affinity; the chassis run on compute and network nodes
+// control plane with required host anti-affinity (which the chart does not render, § 5.2: only
+// the release's post-render patch gives it); the chassis run on compute and network nodes
 // (and containers nodes, for Zun's ports), and nowhere else: the chassis tolerates every taint, so
 // its nodeSelector alone decides; Kube-OVN's BGP speaker is not deployed (tenant IPs are announced
 // by ovn-bgp-agent).
@@ -20,7 +21,8 @@ import {
 } from "./common";
 import { NEUTRON_CHART } from "./charts";
 import { CHASSIS_ROLES, neutronReleases, neutronView, patchedNodes, selectedNodes } from "./neutron";
-import { describePlacement, onlyOn } from "./placement";
+import { describePlacement, effectivePlacement, onlyOn } from "./placement";
+import { patchedPodSpec, releaseId, releasePatches } from "./post-render";
 
 const OVN_CENTRAL_MEMBERS = 3;
 
@@ -36,12 +38,6 @@ function neutronOvnFindings(r: ResourceView): Finding[] {
     findings.push({
       message: `${r.name}: OVN central (placement.ovnCentral) lands on ${describePlacement(central)}`,
       fix: "place it with role: controlPlane and no raw selector that widens it",
-    });
-  }
-  if (!central.requiredHostAntiAffinity) {
-    findings.push({
-      message: `${r.name}: OVN central members may share a node (no required host anti-affinity)`,
-      fix: "set placement.ovnCentral.antiAffinity: required (one RAFT member per node)",
     });
   }
   const replicas = get(n.own, ["ovnCentral", "replicas"]);
@@ -92,8 +88,33 @@ function kubeOvnSpeakerFindings(r: ResourceView): Finding[] {
 export const d2ParallelOvn = resourceRule(
   "D2",
   "d2-parallel-ovn",
-  `Neutron backend ovn-nb; OVN central ${OVN_CENTRAL_MEMBERS} members on the control plane with required host anti-affinity; a chassis nodeSelector; no Kube-OVN BGP speaker`,
+  `Neutron backend ovn-nb; OVN central ${OVN_CENTRAL_MEMBERS} members on the control plane; a chassis nodeSelector; no Kube-OVN BGP speaker`,
   (r) => [...neutronOvnFindings(r), ...kubeOvnSpeakerFindings(r)],
+);
+
+/** One RAFT member per node: the required host anti-affinity of OVN central's StatefulSet, from its release's post-render patch. */
+function ovnCentralAntiAffinityFindings(resources: ResourceView[]): Finding[] {
+  return neutronReleases(resources).flatMap((r): Finding[] => {
+    const { patches, problem } = releasePatches(resources, r);
+    if (problem) return [problem];
+    const name = `${releaseId(r).name}-ovn-central`;
+    const spec = patchedPodSpec(patches, "StatefulSet", name);
+    if (spec && effectivePlacement(spec, valuesOf(r)).requiredHostAntiAffinity) return [];
+    return [
+      {
+        urn: r.urn,
+        message: `${r.name}: OVN central members may share a node: no post-render patch gives StatefulSet ${name} a required host anti-affinity, and the chart renders none (§ 5.2)`,
+        fix: "keep antiAffinity: required in OVN central's placement (openkeel:services.neutron.placement.ovnCentral): the release's post-render patch carries it (one RAFT member per node)",
+      },
+    ];
+  });
+}
+
+export const d2OvnCentralAntiAffinity = stackRule(
+  "D2",
+  "d2-ovn-central-anti-affinity",
+  "OVN central's members on distinct nodes: a required host anti-affinity reaches its StatefulSet (the release's post-render patch)",
+  ovnCentralAntiAffinityFindings,
 );
 
 /** The nodes the chassis runs on, from its selector and the Node patches: every compute and network node, nothing but chassis roles. */

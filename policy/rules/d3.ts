@@ -1,46 +1,57 @@
 // D3: distributed floating IPs: every hypervisor NATs the FIPs of its own VMs, so every compute
 // (and network) node is an OVN chassis with its physnet bridge mappings, and the BGP agent, when
-// the fabric speaks BGP, runs on network and compute nodes, reserved hypervisors included.
+// the fabric speaks BGP, runs on network and compute nodes, reserved hypervisors included (§ 5.2
+// lists no BGP agent: its release's post-render patch places it).
 import { BRIDGE_MAPPINGS_ANNOTATION, RESERVED_TAINT_KEY } from "../../config/roles";
-import { chartOf, describeValue, type Finding, get, resourceRule, type ResourceView, stackRule } from "./common";
-import { NEUTRON_CHART } from "./charts";
+import { describeValue, type Finding, get, type ResourceView, stackRule } from "./common";
 import { neutronReleases, neutronView, patchedNodes, selectedNodes } from "./neutron";
-import { covers, describePlacement } from "./placement";
+import { covers, describePlacement, effectivePlacement } from "./placement";
+import { patchedPodSpec, releaseId, releasePatches } from "./post-render";
 
-function distributedFipFindings(r: ResourceView): Finding[] {
-  if (chartOf(r) !== NEUTRON_CHART) return [];
-  const n = neutronView(r);
+/** The BGP agent's placement: § 5.2 lists no BGP agent, so only its release's post-render patch places it. */
+function bgpAgentFindings(resources: ResourceView[], r: ResourceView): Finding[] {
+  const { patches, problem } = releasePatches(resources, r);
+  if (problem) return [problem];
+  const name = `${releaseId(r).name}-bgp-agent`;
+  const agent = effectivePlacement(patchedPodSpec(patches, "DaemonSet", name) ?? {}, neutronView(r).values);
   const findings: Finding[] = [];
-  const mode = get(n.own, ["gateway", "floatingIpMode"]);
-  if (mode !== "distributed") {
+  if (!covers(agent, ["network", "compute"])) {
     findings.push({
-      message: `${r.name}: gateway.floatingIpMode is ${describeValue(mode)}`,
-      fix: "set gateway.floatingIpMode: distributed (D3: enable_distributed_floating_ip)",
+      urn: r.urn,
+      message: `${r.name}: the BGP agent is enabled on ${describePlacement(agent)} (DaemonSet ${name} as its post-render patch leaves it; the chart places it nowhere, § 5.2)`,
+      fix: "set placement.bgpAgent.roles: [network, compute] (the release's post-render patch carries it): hypervisors announce the FIPs of their VMs",
     });
   }
-  const bgp = n.enabled("bgpAgent");
-  if (bgp === true) {
-    const agent = n.placement("bgpAgent");
-    if (!covers(agent, ["network", "compute"])) {
-      findings.push({
-        message: `${r.name}: the BGP agent is enabled on ${describePlacement(agent)}`,
-        fix: "set placement.bgpAgent.roles: [network, compute]: hypervisors announce the FIPs of their VMs",
-      });
-    }
-    if (!agent.tolerationKeys.includes(RESERVED_TAINT_KEY)) {
-      findings.push({
-        message: `${r.name}: the BGP agent does not tolerate ${RESERVED_TAINT_KEY}: the FIPs of VMs evacuated to a Masakari reserved host (§ 5.6) would not be announced`,
-        fix: `add {key: ${RESERVED_TAINT_KEY}, operator: Exists, effect: NoSchedule} to placement.bgpAgent.extraTolerations`,
-      });
-    }
+  if (!agent.tolerationKeys.includes(RESERVED_TAINT_KEY)) {
+    findings.push({
+      urn: r.urn,
+      message: `${r.name}: the BGP agent does not tolerate ${RESERVED_TAINT_KEY}: the FIPs of VMs evacuated to a Masakari reserved host (§ 5.6) would not be announced`,
+      fix: `add {key: ${RESERVED_TAINT_KEY}, operator: Exists, effect: NoSchedule} to placement.bgpAgent.extraTolerations`,
+    });
   }
   return findings;
 }
 
-export const d3DistributedFloatingIps = resourceRule(
+function distributedFipFindings(resources: ResourceView[]): Finding[] {
+  return neutronReleases(resources).flatMap((r) => {
+    const n = neutronView(r);
+    const findings: Finding[] = [];
+    const mode = get(n.own, ["gateway", "floatingIpMode"]);
+    if (mode !== "distributed") {
+      findings.push({
+        urn: r.urn,
+        message: `${r.name}: gateway.floatingIpMode is ${describeValue(mode)}`,
+        fix: "set gateway.floatingIpMode: distributed (D3: enable_distributed_floating_ip)",
+      });
+    }
+    return n.enabled("bgpAgent") === true ? [...findings, ...bgpAgentFindings(resources, r)] : findings;
+  });
+}
+
+export const d3DistributedFloatingIps = stackRule(
   "D3",
   "d3-distributed-floating-ips",
-  "floating IPs are distributed; the BGP agent, when enabled, runs on network and compute nodes and tolerates Masakari reserved hosts",
+  "floating IPs are distributed; the BGP agent, when enabled, runs on network and compute nodes and tolerates Masakari reserved hosts (its release's post-render patch)",
   distributedFipFindings,
 );
 

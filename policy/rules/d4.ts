@@ -2,10 +2,11 @@
 // hypervisor, and its shared secret (metadata_proxy_shared_secret, shared with Nova's metadata
 // API) is a Pulumi secret generated per stack, never a plaintext value in the program.
 import { RESERVED_TAINT_KEY } from "../../config/roles";
-import { chartOf, type Finding, RANDOM_PASSWORD_TYPE, resourceRule, type ResourceView, stackRule, UNKNOWN, valuesOf, valuesPath, walk } from "./common";
+import { chartOf, type Finding, RANDOM_PASSWORD_TYPE, type ResourceView, stackRule, UNKNOWN, valuesOf, valuesPath, walk } from "./common";
 import { NEUTRON_CHART, NOVA_CHART } from "./charts";
-import { neutronView } from "./neutron";
-import { describePlacement, onlyOn } from "./placement";
+import { neutronReleases, neutronView } from "./neutron";
+import { describePlacement, effectivePlacement, onlyOn } from "./placement";
+import { patchedPodSpec, releaseId, releasePatches } from "./post-render";
 
 const SHARED_SECRET_KEY = /shared[-_]?secret/i;
 
@@ -19,32 +20,44 @@ function sharedSecrets(r: ResourceView): { path: string[]; value: unknown }[] {
   return out;
 }
 
-function metadataAgentFindings(r: ResourceView): Finding[] {
-  if (chartOf(r) !== NEUTRON_CHART) return [];
-  const n = neutronView(r);
+/** Where the metadata agent runs: § 5.2 lists no metadata agent, so only its release's post-render patch places it. */
+function agentPlacementFindings(resources: ResourceView[], r: ResourceView): Finding[] {
+  const { patches, problem } = releasePatches(resources, r);
+  if (problem) return [problem];
+  const name = `${releaseId(r).name}-metadata-agent`;
+  const agent = effectivePlacement(patchedPodSpec(patches, "DaemonSet", name) ?? {}, neutronView(r).values);
   const findings: Finding[] = [];
-  if (n.enabled("metadataAgent") !== true) {
-    findings.push({
-      message: `${r.name}: the metadata agent is not enabled (placement.metadataAgent.enabled is ${JSON.stringify(n.enabled("metadataAgent") ?? null)})`,
-      fix: "set placement.metadataAgent.enabled: true (D4: VMs get http://169.254.169.254)",
-    });
-  }
-  const agent = n.placement("metadataAgent", "compute");
   if (!onlyOn(agent, "compute")) {
     findings.push({
-      message: `${r.name}: the metadata agent lands on ${describePlacement(agent)}`,
-      fix: "place it with role: compute: one agent per hypervisor serves the VMs of that node",
+      urn: r.urn,
+      message: `${r.name}: the metadata agent lands on ${describePlacement(agent)} (DaemonSet ${name} as its post-render patch leaves it; the chart places it nowhere, § 5.2)`,
+      fix: "place it with role: compute (placement.metadataAgent, which the release's post-render patch carries): one agent per hypervisor serves the VMs of that node",
     });
   }
   if (!agent.tolerationKeys.includes(RESERVED_TAINT_KEY)) {
     findings.push({
+      urn: r.urn,
       message: `${r.name}: the metadata agent does not tolerate ${RESERVED_TAINT_KEY}: VMs evacuated to a Masakari reserved host (§ 5.6) would get no metadata`,
       fix: `add {key: ${RESERVED_TAINT_KEY}, operator: Exists, effect: NoSchedule} to placement.metadataAgent.extraTolerations`,
     });
   }
+  return findings;
+}
+
+function metadataAgentFindings(resources: ResourceView[], r: ResourceView): Finding[] {
+  const n = neutronView(r);
+  const findings: Finding[] = [];
+  if (n.enabled("metadataAgent") !== true) {
+    findings.push({
+      urn: r.urn,
+      message: `${r.name}: the metadata agent is not enabled (metadataAgent.enabled is ${JSON.stringify(n.enabled("metadataAgent") ?? null)})`,
+      fix: "set placement.metadataAgent.enabled: true (the release writes metadataAgent.enabled from it; D4: VMs get http://169.254.169.254)",
+    });
+  } else findings.push(...agentPlacementFindings(resources, r));
   const secrets = sharedSecrets(r);
   if (secrets.length === 0) {
     findings.push({
+      urn: r.urn,
       message: `${r.name}: no metadata proxy shared secret in the values`,
       fix: "set metadataAgent.sharedSecret from the stack secret (secretRef)",
     });
@@ -54,6 +67,7 @@ function metadataAgentFindings(r: ResourceView): Finding[] {
     if (s.value === UNKNOWN) continue;
     if (typeof s.value !== "string" || s.value.length < 16) {
       findings.push({
+        urn: r.urn,
         message: `${r.name}: values.${valuesPath(s.path)} is empty or too short for an HMAC key`,
         fix: "set it from the generated stack secret (secretRef('metadata-proxy-shared-secret'))",
       });
@@ -102,11 +116,11 @@ function secretOriginFindings(resources: ResourceView[]): Finding[] {
   return findings;
 }
 
-export const d4MetadataAgent = resourceRule(
+export const d4MetadataAgent = stackRule(
   "D4",
   "d4-metadata-agent",
-  "the metadata agent is enabled on compute nodes, Masakari reserved hosts included, and has its shared secret",
-  metadataAgentFindings,
+  "the metadata agent is enabled on compute nodes (its release's post-render patch), Masakari reserved hosts included, and has its shared secret",
+  (resources) => neutronReleases(resources).flatMap((r) => metadataAgentFindings(resources, r)),
 );
 
 // A plaintext secret is wrong in every environment.

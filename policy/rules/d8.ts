@@ -1,25 +1,30 @@
 // D8: the public ingress data plane runs on the network nodes and on the control plane nodes:
-// a node affinity with two nodeSelectorTerms (OR), both present.
-import { chartOf, chartValues, type Finding, get, isObject, resourceRule, type ResourceView } from "./common";
+// a node affinity with two nodeSelectorTerms (OR), both present. § 5.2 lists no ingress for the
+// infrastructure chart, which reads no placement for it: only its release's post-render patch of
+// the ingress DaemonSet places it.
+import { chartOf, type Finding, type ResourceView, RELEASE_TYPE, stackRule, valuesOf } from "./common";
 import { INFRA_CHART } from "./charts";
 import { covers, describePlacement, effectivePlacement } from "./placement";
+import { patchedPodSpec, releaseId, releasePatches } from "./post-render";
 
-function ingressFindings(r: ResourceView): Finding[] {
-  if (chartOf(r) !== INFRA_CHART) return [];
-  const values = isObject(r.props.values) ? r.props.values : {};
-  const p = effectivePlacement(get(chartValues(r, INFRA_CHART), ["ingress", "placement"]), values);
+function ingressFindings(resources: ResourceView[], r: ResourceView): Finding[] {
+  const { patches, problem } = releasePatches(resources, r);
+  if (problem) return [problem];
+  const name = `${releaseId(r).name}-ingress`;
+  const p = effectivePlacement(patchedPodSpec(patches, "DaemonSet", name) ?? {}, valuesOf(r));
   if (covers(p, ["controlPlane", "network"])) return [];
   return [
     {
-      message: `${r.name}: the public ingress (ingress.placement) lands on ${describePlacement(p)}`,
-      fix: "set ingress.placement.roles: [controlPlane, network] (D8: one nodeSelectorTerm per role, OR)",
+      urn: r.urn,
+      message: `${r.name}: the public ingress (DaemonSet ${name}, as its post-render patch leaves it; the chart places it nowhere, § 5.2) lands on ${describePlacement(p)}`,
+      fix: "place it with roles: [controlPlane, network] (D8: one nodeSelectorTerm per role, OR), which the release's post-render patch carries",
     },
   ];
 }
 
-export const d8PublicIngress = resourceRule(
+export const d8PublicIngress = stackRule(
   "D8",
   "d8-public-ingress",
-  "the public ingress reaches control-plane OR network nodes, both terms present",
-  ingressFindings,
+  "the public ingress reaches control-plane OR network nodes, both terms present (its release's post-render patch)",
+  (resources) => resources.filter((r) => r.type === RELEASE_TYPE && chartOf(r) === INFRA_CHART).flatMap((r) => ingressFindings(resources, r)),
 );

@@ -2,7 +2,7 @@
 // the tests (which must not).
 import { resourcePolicy, stackPolicy, type ResourceRule, type StackRule } from "./common";
 import { d1HardenedRoleLabels } from "./d1";
-import { d2ChassisNodes, d2ParallelOvn } from "./d2";
+import { d2ChassisNodes, d2OvnCentralAntiAffinity, d2ParallelOvn } from "./d2";
 import { d3BridgeMappings, d3DistributedFloatingIps } from "./d3";
 import { d4MetadataAgent, d4MetadataSecret } from "./d4";
 import { d5LocalClass, d5LocalVolumes } from "./d5";
@@ -10,17 +10,18 @@ import { d6DynamicReservation } from "./d6";
 import { d7ConductorCount, d7ConductorPlacement } from "./d7";
 import { d8PublicIngress } from "./d8";
 
-export const RESOURCE_RULES: ResourceRule[] = [
-  d1HardenedRoleLabels,
-  d2ParallelOvn,
+export const RESOURCE_RULES: ResourceRule[] = [d1HardenedRoleLabels, d2ParallelOvn, d5LocalVolumes, d6DynamicReservation, d7ConductorPlacement];
+export const STACK_RULES: StackRule[] = [
+  d2ChassisNodes,
+  d2OvnCentralAntiAffinity,
   d3DistributedFloatingIps,
+  d3BridgeMappings,
   d4MetadataAgent,
-  d5LocalVolumes,
-  d6DynamicReservation,
-  d7ConductorPlacement,
+  d4MetadataSecret,
+  d5LocalClass,
+  d7ConductorCount,
   d8PublicIngress,
 ];
-export const STACK_RULES: StackRule[] = [d2ChassisNodes, d3BridgeMappings, d4MetadataSecret, d5LocalClass, d7ConductorCount];
 
 export function policies() {
   return [...RESOURCE_RULES.map(resourcePolicy), ...STACK_RULES.map(stackPolicy)];

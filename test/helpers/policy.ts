@@ -23,11 +23,13 @@ export async function runMutatedConfig(stack: string, mutate: (raw: any) => void
   return runProgram(stack, pulumiConfigMap(raw), program);
 }
 
-/** The Pulumi layer applying a stack's Plan changed by `mutate`. */
-export async function runMutatedPlan(stack: string, mutate: (plan: Plan) => void): Promise<ProgramRun> {
-  const plan = planStack(shippedConfig(stack)).plan!;
+/** The Pulumi layer applying a stack's Plan changed by `mutate` (the Plan of the stack's config changed by `config`, if given). */
+export async function runMutatedPlan(stack: string, mutate: (plan: Plan) => void, config?: (raw: any) => void): Promise<ProgramRun> {
+  const plan = planStack(config ? mutatedConfig(stack, config) : shippedConfig(stack)).plan!;
   mutate(plan);
-  return runProgram(stack, pulumiConfigMap(shippedRaw(stack)), async () => {
+  const raw = structuredClone(shippedRaw(stack));
+  config?.(raw);
+  return runProgram(stack, pulumiConfigMap(raw), async () => {
     deployPlan(plan);
   });
 }

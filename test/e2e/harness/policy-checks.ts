@@ -19,8 +19,11 @@ interface PolicyMutation {
   decision: string;
   what: string;
   config?: { key: string; mutate: (v: unknown) => unknown };
-  resource?: { type: string; name: string; path: string[]; value?: unknown; delete?: boolean };
+  /** test/e2e/fixtures/e2e-mutation.ts's mutations of registered resources */
+  resources?: { type: string; name: string; path: string[]; value?: unknown; delete?: boolean }[];
 }
+
+const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
@@ -45,12 +48,14 @@ const POLICY_MUTATIONS: PolicyMutation[] = [
   {
     decision: "D1",
     what: "a placement override selecting the lab control-plane key",
-    resource: {
-      type: RELEASE,
-      name: "openkeel-keystone",
-      path: ["values", "placement", "api", "nodeSelector"],
-      value: { "node-role.openkeel.io/control-plane": "" },
-    },
+    resources: [
+      {
+        type: RELEASE,
+        name: "openkeel-keystone",
+        path: ["values", "placement", "api", "nodeSelector"],
+        value: { "node-role.openkeel.io/control-plane": "" },
+      },
+    ],
   },
   { decision: "D2", what: "the kube-ovn backend through a raw values override", config: service("neutron", { backend: "kube-ovn" }) },
   { decision: "D3", what: "centralized floating IPs", config: service("neutron", { gateway: { floatingIpMode: "centralized" } }) },
@@ -58,18 +63,26 @@ const POLICY_MUTATIONS: PolicyMutation[] = [
   {
     decision: "D5",
     what: "Galera on a class the stack does not create",
-    resource: { type: RELEASE, name: "openkeel-chart", path: ["values", "infrastructure", "mariadb", "storage", "storageClassName"], value: "longhorn" },
+    resources: [{ type: RELEASE, name: "openkeel-chart", path: ["values", "infrastructure", "mariadb", "storage", "storageClassName"], value: "longhorn" }],
   },
   { decision: "D6", what: "the dynamic reservation off", config: service("nova", { computeAgent: { dynamicReservation: { enabled: false } } }) },
   {
     decision: "D7",
     what: "the Ironic conductor on the control plane",
-    resource: { type: RELEASE, name: "openkeel-ironic", path: ["values", "placement", "conductor", "role"], value: "controlPlane" },
+    resources: [{ type: RELEASE, name: "openkeel-ironic", path: ["values", "placement", "conductor", "role"], value: "controlPlane" }],
   },
   {
     decision: "D8",
-    what: "public ingress on network nodes only",
-    resource: { type: RELEASE, name: "openkeel-chart", path: ["values", "ingress", "placement"], value: { roles: ["network"] } },
+    what: "the public ingress released without its post-renderer and record, which alone place it (§ 5.2)",
+    resources: [
+      { type: RELEASE, name: "openkeel-chart", path: ["postrender"], delete: true },
+      {
+        type: CONFIG_MAP,
+        name: "openkeel-chart:configmap:openkeel/openkeel-chart-post-render",
+        path: ["metadata", "annotations", "openkeel.io/post-render-of"],
+        value: "",
+      },
+    ],
   },
 ];
 
@@ -174,7 +187,7 @@ interface MutationGroup {
 
 const MUTATION_GROUPS: MutationGroup[] = [
   { name: "config", mutations: POLICY_MUTATIONS.filter((m) => m.config) },
-  { name: "resources", mutations: POLICY_MUTATIONS.filter((m) => m.resource) },
+  { name: "resources", mutations: POLICY_MUTATIONS.filter((m) => m.resources) },
 ];
 
 interface GroupRun {
@@ -204,7 +217,7 @@ function renamedState(exported: string, from: string, stack: string): string {
  */
 async function judgeGroup(r: StackRun, proj: string, base: string, exported: string, g: MutationGroup): Promise<GroupRun> {
   const stack = `${r.stack}-d-${g.name}`;
-  const resources = g.mutations.flatMap((m) => (m.resource ? [m.resource] : []));
+  const resources = g.mutations.flatMap((m) => m.resources ?? []);
   const env = resources.length ? { OPENKEEL_E2E_MUTATION: JSON.stringify(resources) } : {};
   const log = r.log(`policy-${g.name}`);
   const { init, file } = await initStack(r, proj, stack, base, log);
@@ -239,7 +252,7 @@ function reportGroup(r: StackRun, x: GroupRun): void {
       `policy pack in the real engine, ${m.decision} (${m.what}): same mandatory violations as npm run policy`,
       same && tripped && x.real.code !== 0 && x.init.code === 0,
       [
-        `mutation: ${m.config ? `stack config ${m.config.key}` : `resource ${m.resource!.name} ${m.resource!.path.join(".")}`} (stack ${x.stack}, with ${x.g.mutations
+        `mutation: ${m.config ? `stack config ${m.config.key}` : m.resources!.map((o) => `resource ${o.name} ${o.path.join(".")}`).join(", ")} (stack ${x.stack}, with ${x.g.mutations
           .filter((o) => o !== m)
           .map((o) => o.decision)
           .join(", ")})`,
