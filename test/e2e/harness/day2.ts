@@ -43,10 +43,14 @@ function objectId(r: RenderedStack, f: string): ObjectId {
 
 type RenderedUnit = RenderedStack["units"][number];
 
-/** The steps of a unit new in the render: the unit, its release, its objects. */
+/** A release's post-render record (the ConfigMap `<release>-post-render` the program registers beside a patched release). */
+const recordMatch = (u: RenderedUnit & { kind: "HelmRelease" }) => objMatch(u.name, { kind: "ConfigMap", name: `${u.release}-post-render`, ns: u.namespace });
+
+/** The steps of a unit new in the render: the unit, its release and its post-render record, its objects. */
 function newUnitSteps(after: RenderedStack, u: RenderedUnit): ExpectedStep[] {
   const exp: ExpectedStep[] = [{ op: "create", what: `new unit ${u.name} (${u.type})`, match: (type, name) => type === u.type && name === u.name }];
   if (u.kind === "HelmRelease") exp.push({ op: "create", what: `Helm release ${u.name}`, match: (type, name) => type === RELEASE && name === u.name });
+  if (u.kind === "HelmRelease" && u.postRender) exp.push({ op: "create", what: `post-render record of ${u.name}`, match: recordMatch(u) });
   for (const f of u.objects ?? []) {
     const id = objectId(after, f);
     exp.push({ op: "create", what: `${id.kind} ${id.name} of new unit ${u.name}`, match: objMatch(u.name, id) });
@@ -58,14 +62,19 @@ function newUnitSteps(after: RenderedStack, u: RenderedUnit): ExpectedStep[] {
 function changedUnitSteps(before: RenderedStack, after: RenderedStack, old: RenderedUnit, u: RenderedUnit): ExpectedStep[] {
   const exp: ExpectedStep[] = [];
   const read = (r: RenderedStack, f: string) => fs.readFileSync(path.join(r.dir, f), "utf8");
-  if (u.kind === "HelmRelease") {
-    const changed = JSON.stringify(u.chart) !== JSON.stringify(old.chart) || (u.values && old.values && read(after, u.values) !== read(before, old.values));
+  if (u.kind === "HelmRelease" && old.kind === "HelmRelease") {
+    const text = (r: RenderedStack, f: string | undefined) => (f ? read(r, f) : "");
+    const patched = text(after, u.postRender) !== text(before, old.postRender);
+    const changed = JSON.stringify(u.chart) !== JSON.stringify(old.chart) || text(after, u.values) !== text(before, old.values) || patched;
     if (changed)
       exp.push({
         op: "update",
-        what: `Helm release ${u.name}: values or chart changed in the render`,
+        what: `Helm release ${u.name}: values, chart or post-render patches changed in the render`,
         match: (type, name) => type === RELEASE && name === u.name,
       });
+    // the record follows the patches: created, changed or gone with them
+    const op = !patched ? undefined : !old.postRender ? "create" : !u.postRender ? "delete" : "update";
+    if (op) exp.push({ op, what: `post-render record of ${u.name}: its patches changed in the render`, match: recordMatch(u) });
   }
   if (u.kind === "Manifests") {
     const oldFiles = new Set(old.objects ?? []);
