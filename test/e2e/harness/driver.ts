@@ -59,6 +59,7 @@ export function runMirrorDir(repoRoot: string, flag: string | undefined, kubecon
 /** The e2e of one stack: README "The steps, per stack", in order; the preview-timing mode stops after the first up. */
 async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: PulumiEnv, old?: OldProgram): Promise<Report> {
   const r = new StackRun(stack, o, tmp);
+  running.add(r);
   try {
     const { rendered, first } = await setUp(r, sharedHome, old); // 1–6
     const up = await firstUp(r); // 7
@@ -82,8 +83,38 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     }
   } finally {
     await tearDown(r);
+    running.delete(r);
   }
   return r.report;
+}
+
+/** The stacks under way, for a run stopped by a signal. */
+const running = new Set<StackRun>();
+
+/**
+ * Stopped by SIGINT or SIGTERM: the stand-in controller and the clusters of the stacks under way go
+ * too (cluster.sh's processes outlive this one, and the controller would poll a dead API server),
+ * and the temp folder, unless --keep; then the exit code of the signal.
+ */
+function stopOnSignal(o: E2EOptions, tmp: string): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    o.log(`e2e: ${signal}: stopping ${[...running].map((r) => r.stack).join(", ") || "nothing"} under way`);
+    void Promise.all(
+      [...running].map(async (r) => {
+        await stop(r.controller);
+        if (r.ownCluster && !o.keep) await run(o.clusterScript, ["down", r.clusterDir], { log: r.log("cluster") });
+      }),
+    ).finally(() => {
+      if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    });
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
 }
 
 /** One line of the stand-in controller's log (standin-controller.ts). */
@@ -182,6 +213,7 @@ async function runStacks(o: E2EOptions): Promise<Report[]> {
   process.env.KUBECACHEDIR = path.join(tmp, "kube-cache");
   const home = pulumiEnv(tmp, path.join(tmp, "state"), o.kubeconfig ?? "");
   const old = o.upgradeFrom && new OldProgram(o.upgradeFrom, o.repoRoot, tmp);
+  const unwatch = stopOnSignal(o, tmp);
   try {
     const plugins = await installPlugins(home, o.repoRoot, path.join(outRoot, "plugins.log"));
     o.log(`e2e: plugins ${plugins.join("; ")}; temp ${tmp}`);
@@ -189,6 +221,7 @@ async function runStacks(o: E2EOptions): Promise<Report[]> {
     for (const stack of o.stacks) reports.push(await runStack(stack, { ...o, outRoot }, tmp, home, old));
     return reports;
   } finally {
+    unwatch();
     await old?.remove(path.join(outRoot, "upgrade-worktree.log"));
     if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
   }
