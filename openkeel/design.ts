@@ -65,6 +65,20 @@ const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
 
 const OPENKEEL_DEFAULT: DesignRow = { kind: "Deployment", roles: CONTROL_PLANE };
 
+/**
+ * § 5.2 "What is implemented": these charts render their API's Jobs ("API Deployment and its Jobs
+ * (placement.api)"; Nova's and Masakari's "migration Job (api)"), placed as the API is. The
+ * database migration is the one every such chart runs: a component of its own, `<release>/db-sync`,
+ * run once on the control plane.
+ */
+export const API_JOB = "db-sync";
+export const API_JOB_CHARTS: ReadonlySet<string> = new Set(
+  ["keystone", "placement", "glance", "neutron-fwaas", "ovn-octavia-provider", "skyline", "barbican", "cinder", "masakari", "neutron", "neutron-vpnaas", "nova", "ironic"].map(
+    (c) => `openkeel-${c}`,
+  ),
+);
+export const API_JOB_DESIGN: DesignRow = { kind: "Pods", roles: CONTROL_PLANE };
+
 export function openkeelDesign(chart: string, key: string): DesignRow {
   return OPENKEEL_DESIGN[chart]?.[key] ?? OPENKEEL_DEFAULT;
 }

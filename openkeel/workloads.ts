@@ -15,7 +15,7 @@ import { requiredAntiAffinityKeys, untoleratedTaints } from "../placement/schedu
 import { arr, isObj, num, obj, type Component, type DesignRoles, type Obj, type Readers, type UnitReader } from "../placement/workloads";
 import { OPENKEEL_CHARTS } from "../platform/versions";
 import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
-import { openkeelDesign, type DesignRow } from "./design";
+import { API_JOB, API_JOB_CHARTS, API_JOB_DESIGN, openkeelDesign, type DesignRow } from "./design";
 import { MASAKARI_PLACEMENT_CHECKS } from "./masakari";
 import { RUNTIME_CLASS_READERS } from "./zun";
 import { patchedObject } from "../plan/post-render";
@@ -87,6 +87,8 @@ function releaseComponent(
   design: DesignRow,
   s: Scheduling,
   replicas: number | undefined,
+  /** The `placement.<key>` it is placed by (the API's Job: `api`). */
+  placementKey = key,
 ): Component {
   // the host term its template renders (§ 5.2: the Ironic conductor only), else only what the patches write
   const anti = [...(templateRendersHostAntiAffinity(u.release, key) ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(s.affinity)];
@@ -101,7 +103,7 @@ function releaseComponent(
     ...(anti.length > 0 ? { requiredAntiAffinity: [...new Set(anti)] } : {}),
     ...designFields(design, ctx.units),
     // the stack's key of it (openkeel:services, stacks/README.md), where a check about it points
-    ...(service ? { configPath: `openkeel:services.${service}.placement.${key}` } : {}),
+    ...(service ? { configPath: `openkeel:services.${service}.placement.${placementKey}` } : {}),
   };
 }
 
@@ -151,6 +153,8 @@ const readRelease: UnitReader = (u, ctx) => {
       if (Object.keys(own).length > 0) scheduling.nodeSelector = own;
     }
     if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(valueAt(values, spec.addedTolerations))];
+    // the API's Jobs: the chart places them as the API (§ 5.2), the API's patches are the Deployment's alone
+    if (key === "api" && API_JOB_CHARTS.has(chart)) out.push(releaseComponent(u, ctx, API_JOB, API_JOB_DESIGN, { ...scheduling }, 1, key));
     // the release's post-render patches over the pod template (./zone-spread.ts: anti-affinity)
     scheduling.affinity = patchedPodSpec(u, design.kind, key, { affinity: scheduling.affinity }).affinity as Scheduling["affinity"];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
@@ -168,9 +172,12 @@ const readRelease: UnitReader = (u, ctx) => {
       ...designFields(openkeelDesign(chart, key), ctx.units),
     });
   }
-  // in the chart's component order, as the catalog lists them
+  // in the chart's component order, as the catalog lists them (the API's Job after the API)
   const order = Object.keys(specs);
-  const rank = (c: Component) => order.indexOf(c.name.slice(u.name.length + 1));
+  const rank = (c: Component) => {
+    const key = c.name.slice(u.name.length + 1);
+    return key === API_JOB ? order.indexOf("api") + 0.5 : order.indexOf(key);
+  };
   return order.length > 0 ? [...out].sort((a, b) => rank(a) - rank(b)) : out;
 };
 

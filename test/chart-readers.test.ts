@@ -33,7 +33,9 @@ export function podTemplates(chart: string, files: Record<string, string>): PodT
   for (const [file, text] of Object.entries(files)) {
     if (file.endsWith("_openkeel.tpl")) continue;
     for (const m of text.matchAll(/include "openkeel\.workload" \(dict [^\n]*?"key" "([A-Za-z]+)"[^\n]*?"kind" "([A-Za-z]+)"/g)) {
-      out.push({ chart, file, id: m[1], kind: m[2] });
+      // a component of its own (the API's Job) names itself; the others are their placement key
+      const own = /"component" "([a-z-]+)"/.exec(m[0])?.[1];
+      out.push({ chart, file, id: own ?? m[1], kind: m[2] });
     }
     for (const doc of text.split(/^---$/m)) {
       const kind = new RegExp(`^kind: (${WORKLOAD_KINDS})\\s*$`, "m").exec(doc)?.[1];

@@ -111,9 +111,11 @@ describe("placement checks", () => {
     const checks = checksOf("prod-medium", (plan) => {
       valuesOf(plan, "openkeel-nova").placement.api.nodeSelector = { "node-restriction.kubernetes.io/openkeel-control-plan": "" };
     });
-    expect(checks.map((c) => c.code)).toEqual(["placement-no-node"]);
+    // the API and its migration Job, which the chart places as the API (§ 5.2)
+    expect(checks.map((c) => c.code)).toEqual(["placement-no-node", "placement-no-node"]);
     expect(checks[0].level).toBe("error");
     expect(checks[0].message).toMatch(/^openkeel-nova\/api \(Deployment, 3 replica\(s\)\) can run on no node: /);
+    expect(checks[1].message).toMatch(/^openkeel-nova\/db-sync \(Pods, 1 replica\(s\)\) can run on no node: /);
     for (const n of ["cp-1", "cp-2", "cp-3", "cmp-01", "net-1", "prov-1"]) expect(checks[0].message).toContain(n);
     expect(checks[0].message).toContain("no label node-restriction.kubernetes.io/openkeel-control-plan");
   });

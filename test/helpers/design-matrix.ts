@@ -31,6 +31,8 @@ const MATRIX: [RegExp, Expect][] = [
   [/openkeel-(cinder|manila|heat|barbican|designate|masakari)\/\w+$/, CP],
   [/openkeel-nova\/computeAgent$/, ["compute"]],
   [/openkeel-neutron\/chassis$/, ["compute", "network"]],
+  // § 5.2: an API's Jobs ("API Deployment and its Jobs", the migration Job) run where the API does
+  [/openkeel-[a-z-]+\/db-sync$/, CP],
   // § 5.2: the Neutron extensions' APIs on the control plane; the VPNaaS agent follows the chassis
   [/openkeel-neutron-(fwaas|vpnaas)\/api$/, CP],
   [/openkeel-neutron-vpnaas\/agent$/, ["compute", "network"]],

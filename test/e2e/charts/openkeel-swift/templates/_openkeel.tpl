@@ -83,7 +83,9 @@
   values (the component's own block), placementValue (instead of placement.<key>), noPlacement
   (a component the chart places by its own keys only), defaultRoles, priority, ownNodeSelector,
   ownTolerations, tolerateAll, hostAntiAffinity, hostNetwork, securityContext, storageClassName,
-  labels (extra pod labels), standIn (annotation: what this object stands in for).
+  labels (extra pod labels), standIn (annotation: what this object stands in for), component (its
+  app.kubernetes.io/component label, default the key: an API's Job is placed by placement.api and
+  is a component of its own). A Job runs once (restartPolicy Never, no retries); kwok completes it.
   Skipped when placement.<key>.enabled or <block>.enabled is false.
 */ -}}
 {{- define "openkeel.workload" -}}
@@ -94,10 +96,10 @@
 {{- if and (ne (toString $p.enabled) "false") (ne (toString $v.enabled) "false") }}
 {{- $name := printf "%s-%s" $root.Release.Name (.name | default (kebabcase .key)) -}}
 {{- $selector := dict "app.kubernetes.io/instance" $root.Release.Name "app.kubernetes.io/name" $name -}}
-{{- $labels := merge (.labels | default dict) (dict "app.kubernetes.io/component" .key "app.kubernetes.io/part-of" "openkeel" "e2e.openkeel.io/contract-chart" $root.Chart.Name) $selector -}}
+{{- $labels := merge (.labels | default dict) (dict "app.kubernetes.io/component" (.component | default .key) "app.kubernetes.io/part-of" "openkeel" "e2e.openkeel.io/contract-chart" $root.Chart.Name) $selector -}}
 {{- $args := dict "root" $root "placement" $p "defaultRoles" .defaultRoles "selector" $selector "priority" (.priority | default "") "ownNodeSelector" .ownNodeSelector "ownTolerations" .ownTolerations "tolerateAll" .tolerateAll "hostAntiAffinity" .hostAntiAffinity }}
 ---
-apiVersion: apps/v1
+apiVersion: {{ if eq .kind "Job" }}batch/v1{{ else }}apps/v1{{ end }}
 kind: {{ .kind }}
 metadata:
   name: {{ $name }}
@@ -111,6 +113,9 @@ metadata:
     e2e.openkeel.io/storage-class: {{ . | quote }}
     {{- end }}
 spec:
+  {{- if eq .kind "Job" }}
+  backoffLimit: 0
+  {{- else }}
   {{- if ne .kind "DaemonSet" }}
   replicas: {{ $v.replicas | default 1 }}
   {{- end }}
@@ -120,10 +125,14 @@ spec:
   {{- end }}
   selector:
     matchLabels: {{- toYaml $selector | nindent 6 }}
+  {{- end }}
   template:
     metadata:
       labels: {{- toYaml $labels | nindent 8 }}
     spec:
+      {{- if eq .kind "Job" }}
+      restartPolicy: Never
+      {{- end }}
       {{- include "openkeel.placement" $args | nindent 6 }}
       {{- if .hostNetwork }}
       hostNetwork: true
