@@ -73,9 +73,21 @@ const OPENKEEL_DEFAULT: DesignRow = { kind: "Deployment", roles: CONTROL_PLANE }
  */
 export const API_JOB = "db-sync";
 export const API_JOB_CHARTS: ReadonlySet<string> = new Set(
-  ["keystone", "placement", "glance", "neutron-fwaas", "ovn-octavia-provider", "skyline", "barbican", "cinder", "masakari", "neutron", "neutron-vpnaas", "nova", "ironic"].map(
-    (c) => `openkeel-${c}`,
-  ),
+  [
+    "keystone",
+    "placement",
+    "glance",
+    "neutron-fwaas",
+    "ovn-octavia-provider",
+    "skyline",
+    "barbican",
+    "cinder",
+    "masakari",
+    "neutron",
+    "neutron-vpnaas",
+    "nova",
+    "ironic",
+  ].map((c) => `openkeel-${c}`),
 );
 export const API_JOB_DESIGN: DesignRow = { kind: "Pods", roles: CONTROL_PLANE };
 
