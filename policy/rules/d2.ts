@@ -21,8 +21,8 @@ import {
 } from "./common";
 import { NEUTRON_CHART } from "./charts";
 import { CHASSIS_ROLES, neutronReleases, neutronView, patchedNodes, selectedNodes } from "./neutron";
-import { describePlacement, effectivePlacement, onlyOn } from "./placement";
-import { patchedPodSpec, releaseId, releasePatches } from "./post-render";
+import { describePlacement, onlyOn } from "./placement";
+import { patchedPlacement } from "./post-render";
 
 const OVN_CENTRAL_MEMBERS = 3;
 
@@ -95,11 +95,9 @@ export const d2ParallelOvn = resourceRule(
 /** One RAFT member per node: the required host anti-affinity of OVN central's StatefulSet, from its release's post-render patch. */
 function ovnCentralAntiAffinityFindings(resources: ResourceView[]): Finding[] {
   return neutronReleases(resources).flatMap((r): Finding[] => {
-    const { patches, problem } = releasePatches(resources, r);
+    const { name, placement, problem } = patchedPlacement(resources, r, "StatefulSet", "ovn-central");
     if (problem) return [problem];
-    const name = `${releaseId(r).name}-ovn-central`;
-    const spec = patchedPodSpec(patches, "StatefulSet", name);
-    if (spec && effectivePlacement(spec, valuesOf(r)).requiredHostAntiAffinity) return [];
+    if (placement.requiredHostAntiAffinity) return [];
     return [
       {
         urn: r.urn,

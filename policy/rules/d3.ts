@@ -5,15 +5,13 @@
 import { BRIDGE_MAPPINGS_ANNOTATION, RESERVED_TAINT_KEY } from "../../config/roles";
 import { describeValue, type Finding, get, type ResourceView, stackRule } from "./common";
 import { neutronReleases, neutronView, patchedNodes, selectedNodes } from "./neutron";
-import { covers, describePlacement, effectivePlacement } from "./placement";
-import { patchedPodSpec, releaseId, releasePatches } from "./post-render";
+import { covers, describePlacement } from "./placement";
+import { patchedPlacement } from "./post-render";
 
 /** The BGP agent's placement: § 5.2 lists no BGP agent, so only its release's post-render patch places it. */
 function bgpAgentFindings(resources: ResourceView[], r: ResourceView): Finding[] {
-  const { patches, problem } = releasePatches(resources, r);
+  const { name, placement: agent, problem } = patchedPlacement(resources, r, "DaemonSet", "bgp-agent");
   if (problem) return [problem];
-  const name = `${releaseId(r).name}-bgp-agent`;
-  const agent = effectivePlacement(patchedPodSpec(patches, "DaemonSet", name) ?? {}, neutronView(r).values);
   const findings: Finding[] = [];
   if (!covers(agent, ["network", "compute"])) {
     findings.push({

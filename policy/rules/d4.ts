@@ -5,8 +5,8 @@ import { RESERVED_TAINT_KEY } from "../../config/roles";
 import { chartOf, type Finding, RANDOM_PASSWORD_TYPE, type ResourceView, stackRule, UNKNOWN, valuesOf, valuesPath, walk } from "./common";
 import { NEUTRON_CHART, NOVA_CHART } from "./charts";
 import { neutronReleases, neutronView } from "./neutron";
-import { describePlacement, effectivePlacement, onlyOn } from "./placement";
-import { patchedPodSpec, releaseId, releasePatches } from "./post-render";
+import { describePlacement, onlyOn } from "./placement";
+import { patchedPlacement } from "./post-render";
 
 const SHARED_SECRET_KEY = /shared[-_]?secret/i;
 
@@ -22,10 +22,8 @@ function sharedSecrets(r: ResourceView): { path: string[]; value: unknown }[] {
 
 /** Where the metadata agent runs: § 5.2 lists no metadata agent, so only its release's post-render patch places it. */
 function agentPlacementFindings(resources: ResourceView[], r: ResourceView): Finding[] {
-  const { patches, problem } = releasePatches(resources, r);
+  const { name, placement: agent, problem } = patchedPlacement(resources, r, "DaemonSet", "metadata-agent");
   if (problem) return [problem];
-  const name = `${releaseId(r).name}-metadata-agent`;
-  const agent = effectivePlacement(patchedPodSpec(patches, "DaemonSet", name) ?? {}, neutronView(r).values);
   const findings: Finding[] = [];
   if (!onlyOn(agent, "compute")) {
     findings.push({

@@ -2,16 +2,14 @@
 // a node affinity with two nodeSelectorTerms (OR), both present. § 5.2 lists no ingress for the
 // infrastructure chart, which reads no placement for it: only its release's post-render patch of
 // the ingress DaemonSet places it.
-import { chartOf, type Finding, type ResourceView, RELEASE_TYPE, stackRule, valuesOf } from "./common";
+import { chartOf, type Finding, type ResourceView, RELEASE_TYPE, stackRule } from "./common";
 import { INFRA_CHART } from "./charts";
-import { covers, describePlacement, effectivePlacement } from "./placement";
-import { patchedPodSpec, releaseId, releasePatches } from "./post-render";
+import { covers, describePlacement } from "./placement";
+import { patchedPlacement } from "./post-render";
 
 function ingressFindings(resources: ResourceView[], r: ResourceView): Finding[] {
-  const { patches, problem } = releasePatches(resources, r);
+  const { name, placement: p, problem } = patchedPlacement(resources, r, "DaemonSet", "ingress");
   if (problem) return [problem];
-  const name = `${releaseId(r).name}-ingress`;
-  const p = effectivePlacement(patchedPodSpec(patches, "DaemonSet", name) ?? {}, valuesOf(r));
   if (covers(p, ["controlPlane", "network"])) return [];
   return [
     {

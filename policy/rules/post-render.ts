@@ -8,7 +8,8 @@
 // The pack's own reading of what components/post-render.ts writes, on purpose (test/post-render.test.ts
 // holds the two together).
 import { createHash } from "node:crypto";
-import { type Finding, get, isObject, type ResourceView, type Tree } from "./common";
+import { type Finding, get, isObject, type ResourceView, type Tree, valuesOf } from "./common";
+import { effectivePlacement, type EffectivePlacement } from "./placement";
 
 export const CONFIG_MAP_TYPE = "kubernetes:core/v1:ConfigMap";
 const POST_RENDER_OF = "openkeel.io/post-render-of";
@@ -121,4 +122,20 @@ export function patchedPodSpec(patches: readonly Patch[], kind: string, name: st
     ["spec", "template", "spec"],
   );
   return isObject(spec) ? spec : undefined;
+}
+
+/**
+ * Where a release's patches place its workload `<kind> <release>-<suffix>` (a chart that reads no
+ * placement for it places it nowhere: any node, no toleration), its name, or why its patches
+ * cannot be read (`problem`).
+ */
+export function patchedPlacement(
+  resources: ResourceView[],
+  release: ResourceView,
+  kind: string,
+  suffix: string,
+): { name: string; placement: EffectivePlacement; problem?: Finding } {
+  const name = `${releaseId(release).name}-${suffix}`;
+  const { patches, problem } = releasePatches(resources, release);
+  return { name, placement: effectivePlacement(patchedPodSpec(patches, kind, name) ?? {}, valuesOf(release)), ...(problem ? { problem } : {}) };
 }
