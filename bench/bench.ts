@@ -7,7 +7,8 @@ import { listStacks } from "../config/stack-file";
 import { args, EXIT_BAD_CONFIG, UserError } from "../cli/cli";
 import type { ChildRequest, ChildResult } from "./bench-child";
 import { kubeconformArgs, SCHEMAS_ENV, schemasDir } from "../tools/kubeconform";
-import { ensureTools, REPO_ROOT, requireTool } from "../tools/tools";
+import { REPO_ROOT, requireTool } from "../tools/tools";
+import { installValidators } from "../tools/install";
 import { writeWhole } from "../cli/write";
 import { tsCommand } from "../cli/ts-command";
 import {
@@ -596,8 +597,8 @@ function recordCiFigures(o: BenchOptions & { ciFigures: NonNullable<BenchOptions
 export async function benchMain(): Promise<number | void> {
   const o = benchOptions();
   if (o.ciFigures) return recordCiFigures({ ...o, ciFigures: o.ciFigures });
-  // the pinned tools, installed when missing, as npm test's pretest does (a fresh clone has none)
-  await ensureTools({ log: (line) => process.stderr.write(`bench: tools: ${line}\n`) });
+  // what validation needs, installed when missing, as npm test's pretest does (a fresh clone has none)
+  await installValidators({ log: (line) => process.stderr.write(`bench: tools: ${line}\n`) });
   const kubeconform = requireTool("kubeconform");
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-"));
   const loadAtStart = loads();

@@ -10,6 +10,8 @@ import { TOOLS, type ToolName, type ToolPin } from "../platform/versions";
 import { buildInfoVersion, checkTool, ensureTool, goCandidates, ToolError, toolBinary, TOOLS_DIR } from "../tools/tools";
 import { REPO } from "./helpers/stacks";
 import { tsCommand } from "../cli/ts-command";
+import { installValidators } from "../tools/install";
+import { kubeOvnSchemasDir } from "../tools/kube-ovn-crds";
 
 const KC = TOOLS.kubeconform;
 
@@ -94,6 +96,19 @@ describe("installed tools", () => {
     expect(c.stdout).toContain(`kubeconform ${KC.version}: ok`);
     expect(TOOLS_DIR).toBe(path.join(REPO, ".tools"));
     expect(fs.readFileSync(path.join(REPO, ".gitignore"), "utf8")).toMatch(/^\.tools\/$/m);
+  });
+});
+
+describe("installValidators: what npm run tools, the suites' setup and npm run bench install", () => {
+  it("into a tools folder with the tools but without Kube-OVN's CRDs (a fresh clone's bench once failed kubeconform on them): the CRDs too", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "validators-"));
+    temps.push(dir);
+    for (const name of Object.keys(TOOLS) as ToolName[]) fs.copyFileSync(toolBinary(name), path.join(dir, name));
+    const { installed, crdsBuilt } = await installValidators({ toolsDir: dir });
+    expect(installed.map((t) => [t.name, t.how])).toEqual((Object.keys(TOOLS) as ToolName[]).map((n) => [n, "present"]));
+    expect(crdsBuilt).toBe(true);
+    expect(fs.existsSync(path.join(kubeOvnSchemasDir(dir), "crds", "kubeovn.io"))).toBe(true);
+    expect((await installValidators({ toolsDir: dir })).crdsBuilt).toBe(false);
   });
 });
 

@@ -2,8 +2,9 @@
 import * as path from "node:path";
 import { TOOLS, type ToolName } from "../platform/versions";
 import { args, UserError } from "../cli/cli";
-import { checkTool, ensureTools, ToolError, toolBinary } from "./tools";
-import { ensureKubeOvnCrds, kubeOvnCrdsDir } from "./kube-ovn-crds";
+import { checkTool, ToolError, toolBinary } from "./tools";
+import { kubeOvnCrdsDir } from "./kube-ovn-crds";
+import { installValidators } from "./install";
 
 export async function toolsCommand(): Promise<number | void> {
   const opts = args({ check: { type: "boolean", default: false } });
@@ -18,12 +19,11 @@ export async function toolsCommand(): Promise<number | void> {
   }
   try {
     const started = Date.now();
-    const installed = await ensureTools({ log: (l) => console.log(l) });
+    const { installed, crdsBuilt } = await installValidators({ log: (l) => console.log(l) });
     for (const t of installed) {
       if (t.how !== "present") console.log(`${t.name} ${t.version}: installed by ${t.how} → .tools/${t.name}`);
     }
-    const crds = ensureKubeOvnCrds();
-    if (crds.built) console.log(`Kube-OVN CRDs: fetched by go mod download → ${path.relative(process.cwd(), kubeOvnCrdsDir())}/`);
+    if (crdsBuilt) console.log(`Kube-OVN CRDs: fetched by go mod download → ${path.relative(process.cwd(), kubeOvnCrdsDir())}/`);
     console.log(`tools: ${installed.map((t) => `${t.name} ${t.version}`).join(", ")}, Kube-OVN CRDs in .tools/ (${Date.now() - started} ms)`);
     return 0;
   } catch (e) {

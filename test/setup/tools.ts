@@ -3,19 +3,13 @@
 // no offline schema folder is (a GitHub runner has no ../shared), the folder of the schemas the
 // upstream catalogs lack, built once from their pinned URLs (tools/upstream-schemas.ts). A failure
 // is reported, not thrown: the suites that need a tool or a schema then fail with its message.
-import { ensureTools } from "../../tools/tools";
-import { ensureKubeOvnCrds } from "../../tools/kube-ovn-crds";
+import { installValidators } from "../../tools/install";
 import { offlineSchemasDir } from "../../tools/kubeconform";
 import { ensureUpstreamSchemas, UPSTREAM_DESCRIPTION } from "../../tools/upstream-schemas";
 
 export default async function setup(): Promise<void> {
   try {
-    await ensureTools({ log: (line) => console.log(`[tools] ${line}`) });
-  } catch (e) {
-    console.error(`[tools] ${(e as Error).message}`);
-  }
-  try {
-    ensureKubeOvnCrds();
+    await installValidators({ log: (line) => console.log(`[tools] ${line}`) });
   } catch (e) {
     console.error(`[tools] ${(e as Error).message}`);
   }
