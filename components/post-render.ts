@@ -8,7 +8,7 @@
 // pkg/engine/deployment.go: plugins get `projinfo.GetPwdMain()`'s pwd; plugin.go `cmd.Dir = pwd`).
 // So each patched release gets an executable of its own, `.postrender/<release>-<hash>`, written
 // when the program runs: its name is the hash of its patches, the same on every machine (a changed
-// patch shows in the preview as a changed `postrender`, nothing else does), and it calls
+// patch changes the release's `postrender`), and it calls
 // scripts/postrender.ts with the patches file beside it. Deterministic, no network.
 //
 // The same text is the release's post-render record, a ConfigMap beside the release in its
@@ -46,9 +46,9 @@ function executable(release: string, patchesFile: string): string {
 }
 
 /** The annotation that names the release a post-render record belongs to (policy/rules/post-render.ts reads it). */
-export const POST_RENDER_OF_ANNOTATION = "openkeel.io/post-render-of";
+const POST_RENDER_OF_ANNOTATION = "openkeel.io/post-render-of";
 /** The record's data key: the post-renderer's input, as its file holds it. */
-export const POST_RENDER_RECORD_KEY = "post-render.json";
+const POST_RENDER_RECORD_KEY = "post-render.json";
 
 /** The post-renderer's input of a unit as text (the file beside the executable, the record's data); undefined without patches. */
 function inputText(unit: HelmReleaseUnit): string | undefined {

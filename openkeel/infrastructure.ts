@@ -57,7 +57,8 @@ function memberDomains(ctx: StackContext): string[] {
  * host term only, is dropped when any other affinity is set, and is immutable), and
  * `priorityClassName` (immutable too: set at creation, docs/design-decisions.md). RabbitmqCluster:
  * the chart's host term with the zone term beside it (a merge patch replaces the list), and the
- * priority through `override.statefulSet` (the CR has no top-level field).
+ * priority through `override.statefulSet` (the CR has no top-level field). The ingress, which § 5.2
+ * does not list for the chart: its placement leaves the values for a patch (./unlisted.ts).
  */
 export function infrastructurePostRender(
   ctx: StackContext,
