@@ -95,8 +95,8 @@ export function effectivePlacement(placement: unknown, values: Tree, defaultRole
     .filter((k): k is string => k !== undefined);
 
   const rawAnti = get(p.affinity, ["podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"]);
-  const requiredHostAntiAffinity =
-    p.antiAffinity === "required" || (Array.isArray(rawAnti) && rawAnti.some((t) => isObject(t) && t.topologyKey === "kubernetes.io/hostname"));
+  // no chart reads `antiAffinity` (§ 5.2): only a pod spec's own term counts (a release's post-render patch)
+  const requiredHostAntiAffinity = Array.isArray(rawAnti) && rawAnti.some((t) => isObject(t) && t.topologyKey === "kubernetes.io/hostname");
 
   return { terms, otherKeys: [...other].sort(), tolerationKeys, requiredHostAntiAffinity, rolesUndefined };
 }
