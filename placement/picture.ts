@@ -55,9 +55,17 @@ export function replicasText(c: PlacementComponent): string {
   return held ? `${replicas} (${left} of ${c.eligible.length} node(s) left)` : replicas;
 }
 
+/** A component's eligible nodes as a set, built once: the grid asks every component about every node. */
+const eligibleSets = new WeakMap<PlacementComponent, Set<string>>();
+function eligibleSet(c: PlacementComponent): Set<string> {
+  let set = eligibleSets.get(c);
+  if (!set) eligibleSets.set(c, (set = new Set(c.eligible)));
+  return set;
+}
+
 /** A grid cell: may run, held off by the node's state, cannot. */
 function cell(c: PlacementComponent, node: string): string {
-  if (!c.eligible.includes(node)) return NO;
+  if (!eligibleSet(c).has(node)) return NO;
   return c.heldOff?.[node] ? HELD : YES;
 }
 

@@ -174,6 +174,20 @@ function heldOffBy(c: Component, node: ReportNode): string[] {
   ).map((why) => `${why} (${node.state})`);
 }
 
+/**
+ * Per node, what a component that reads these labels sees of it (their values and its taints), as
+ * one string; computed once per set of labels read, since most components read the same few.
+ */
+const kindKeys = new WeakMap<readonly ReportNode[], Map<string, string[]>>();
+function nodeKinds(read: string[], nodes: readonly ReportNode[]): string[] {
+  let byRead = kindKeys.get(nodes);
+  if (!byRead) kindKeys.set(nodes, (byRead = new Map()));
+  const id = JSON.stringify(read);
+  let keys = byRead.get(id);
+  if (!keys) byRead.set(id, (keys = nodes.map((n) => JSON.stringify([read.map((k) => (Object.hasOwn(n.labels, k) ? n.labels[k] : null)), taintKey(n)]))));
+  return keys;
+}
+
 function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlacement {
   const eligible: string[] = [];
   const reasons: Record<string, string[]> = {};
@@ -182,8 +196,9 @@ function placeComponent(c: Component, nodes: ReportNode[]): ComponentPlacement {
   // the same answer: each kind judged once, unless the component picks nodes by name
   const read = labelsRead(c);
   const byKey = read && new Map<string, string[]>();
-  for (const n of nodes) {
-    const key = read && JSON.stringify([read.map((k) => (Object.hasOwn(n.labels, k) ? n.labels[k] : null)), taintKey(n)]);
+  const kinds = read && nodeKinds(read, nodes);
+  for (const [i, n] of nodes.entries()) {
+    const key = kinds?.[i];
     let why = key === undefined ? undefined : byKey!.get(key);
     if (why === undefined) {
       why = nodeEligibility(c, n);
