@@ -166,6 +166,13 @@ function podPatch(plan: Plan, name: string, target: string): any {
   return (p.patch as any).spec.template.spec;
 }
 
+/** A release's patch of `target` moved to the network nodes alone (no node affinity, the network label). */
+function networkOnly(plan: Plan, name: string, target: string): void {
+  const spec = podPatch(plan, name, target);
+  delete spec.affinity;
+  spec.nodeSelector = { "node-restriction.kubernetes.io/openkeel-network": "" };
+}
+
 function dropPatch(plan: Plan, name: string, target: string): void {
   const u = release(plan, name);
   const before = u.postRender?.length ?? 0;
@@ -332,11 +339,7 @@ const TRIPS: Trip[] = [
     // As a stack config (bgp: true, bgpAgent on network) the placement checks refuse it first: the
     // agent DaemonSet misses the compute nodes it must cover.
     config: (raw) => (raw.bgp = true),
-    plan: (plan) => {
-      const spec = podPatch(plan, "openkeel-neutron", "openkeel-neutron-bgp-agent");
-      delete spec.affinity;
-      spec.nodeSelector = { "node-restriction.kubernetes.io/openkeel-network": "" };
-    },
+    plan: (plan) => networkOnly(plan, "openkeel-neutron", "openkeel-neutron-bgp-agent"),
   },
   {
     what: "D3: a hypervisor without its physnet bridge mappings",
@@ -467,11 +470,7 @@ const TRIPS: Trip[] = [
     what: "D8: public ingress on network nodes only",
     policies: ["d8-public-ingress"],
     resource: "openkeel-chart",
-    plan: (plan) => {
-      const spec = podPatch(plan, "openkeel-chart", "openkeel-chart-ingress");
-      delete spec.affinity;
-      spec.nodeSelector = { "node-restriction.kubernetes.io/openkeel-network": "" };
-    },
+    plan: (plan) => networkOnly(plan, "openkeel-chart", "openkeel-chart-ingress"),
   },
   {
     what: "D8: public ingress without its post-render patch (the chart places it nowhere)",
