@@ -69,14 +69,15 @@ class Groups extends Map<string, Group> {
   }
 }
 
-/** The contract charts' workloads and pods, labelled by release and placement key; their StatefulSets. */
+/** The contract charts' workloads (their APIs' Jobs included) and pods, labelled by release and placement key; their StatefulSets. */
 async function contractGroups(kube: Kube, groups: Groups): Promise<Workload[]> {
   const sel = "labelSelector=e2e.openkeel.io%2Fcontract-chart";
-  const [pods, dss, deps, stss] = await Promise.all([
+  const [pods, dss, deps, stss, jobs] = await Promise.all([
     kube.list<Pod>(`/api/v1/pods?${sel}`),
     kube.list<Workload>(`/apis/apps/v1/daemonsets?${sel}`),
     kube.list<Workload>(`/apis/apps/v1/deployments?${sel}`),
     kube.list<Workload>(`/apis/apps/v1/statefulsets?${sel}`),
+    kube.list<Workload>(`/apis/batch/v1/jobs?${sel}`),
   ]);
   // the stand-in operators' StatefulSets name their component (their pods carry the operators' own labels)
   const key = (o: { metadata: Meta }) => {
@@ -86,9 +87,9 @@ async function contractGroups(kube: Kube, groups: Groups): Promise<Workload[]> {
       : `${l["app.kubernetes.io/instance"]}/${l["app.kubernetes.io/component"]}`;
   };
   for (const p of pods) groups.of(key(p)).pods.push(p);
-  for (const w of [...dss, ...deps, ...stss]) {
+  for (const w of [...dss, ...deps, ...stss, ...jobs]) {
     const g = groups.of(key(w));
-    g.kinds.add(w.kind ?? (dss.includes(w) ? "DaemonSet" : deps.includes(w) ? "Deployment" : "StatefulSet"));
+    g.kinds.add(w.kind ?? (dss.includes(w) ? "DaemonSet" : deps.includes(w) ? "Deployment" : stss.includes(w) ? "StatefulSet" : "Job"));
     g.workloads.push(w);
     if (dss.includes(w)) g.daemonSets.push(w);
   }
