@@ -5,13 +5,15 @@ import { describe, expect, it } from "vitest";
 import { findUnit, helmReleaseUnit, manifestsUnit, type ManifestsUnit, type Plan } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
 import { placementData } from "../placement/data";
-import { NO, placementMarkdown, placementSvg, YES } from "../placement/picture";
+import { NO, placementMarkdown, placementSvg, SVG_NODE_COLUMNS, YES } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "../platform/longhorn";
 import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
 import { composePlan } from "../environments/compose";
 import type { LoadedConfig } from "../config/schema";
 import { checkMatrix } from "./helpers/design-matrix";
+import { generatedProductionStack } from "../bench/generate";
+import { loadConfig } from "../config/load";
 import { withDesignUnits, type DesignOpts } from "./helpers/design-units";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 import { parseXml } from "./helpers/xml";
@@ -417,6 +419,41 @@ describe("placement.md and placement.svg", () => {
   it("names with XML specials are escaped", () => {
     const odd = { ...r, stack: `a<b & "c">` };
     expect(() => parseXml(placementSvg(placementData(odd)))).not.toThrow();
+  });
+
+  it(`beyond ${SVG_NODE_COLUMNS} nodes the SVG draws a column per kind of node: every node in one column, each column's cells its nodes' own`, () => {
+    const g = generatedProductionStack(300);
+    const big = planStack(loadConfig(structuredClone(g.raw), { stack: g.stack, file: `stacks/Pulumi.${g.stack}.yaml` }));
+    const data = placementData(big.placement!);
+    const root = parseXml(placementSvg(data));
+    const all = root.descendants();
+    const columns = all.filter((e) => e.name === "text" && e.attrs.class === "node").map((e) => e.text());
+    expect(columns.length).toBeGreaterThan(3);
+    expect(columns.length).toBeLessThan(data.nodes.length / 4);
+    // each column names its first and last node and their count; together, every node once, in order
+    const covered = columns.flatMap((c) => {
+      const m = /^(\S+) … (\S+) \((\d+)\)$/.exec(c);
+      if (!m) return [c];
+      const from = data.nodes.findIndex((n) => n.name === m[1]);
+      expect(data.nodes[from + Number(m[3]) - 1].name).toBe(m[2]);
+      return data.nodes.slice(from, from + Number(m[3])).map((n) => n.name);
+    });
+    expect(covered).toEqual(data.nodes.map((n) => n.name));
+    expect(all.find((e) => e.name === "text" && /node\(s\) in \d+ columns/.test(e.text()))).toBeDefined();
+    // a column's cell is what the component may do on every node of it
+    const rows = all.filter((e) => e.name === "g" && e.attrs.class === "component");
+    for (const [i, row] of rows.entries()) {
+      const c = data.components[i];
+      const cells = row.descendants().filter((e) => e.name === "circle");
+      expect(cells).toHaveLength(columns.length);
+      let at = 0;
+      for (const [k, cell] of cells.entries()) {
+        const n = /\((\d+)\)$/.test(columns[k]) ? Number(/\((\d+)\)$/.exec(columns[k])![1]) : 1;
+        for (const node of data.nodes.slice(at, at + n))
+          expect(cell.attrs.class === "cell yes", `${c.name} on ${node.name}`).toBe(c.eligible.includes(node.name));
+        at += n;
+      }
+    }
   });
 });
 
