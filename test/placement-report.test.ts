@@ -441,6 +441,7 @@ describe("placement.md and placement.svg", () => {
     expect(covered).toEqual(data.nodes.map((n) => n.name));
     expect(all.find((e) => e.name === "text" && /node\(s\) in \d+ columns/.test(e.text()))).toBeDefined();
     // a column's cell is what the component may do on every node of it
+    const sizes = columns.map((c) => Number(/\((\d+)\)$/.exec(c)?.[1] ?? 1));
     const rows = all.filter((e) => e.name === "g" && e.attrs.class === "component");
     for (const [i, row] of rows.entries()) {
       const c = data.components[i];
@@ -448,10 +449,9 @@ describe("placement.md and placement.svg", () => {
       expect(cells).toHaveLength(columns.length);
       let at = 0;
       for (const [k, cell] of cells.entries()) {
-        const n = /\((\d+)\)$/.test(columns[k]) ? Number(/\((\d+)\)$/.exec(columns[k])![1]) : 1;
-        for (const node of data.nodes.slice(at, at + n))
+        for (const node of data.nodes.slice(at, at + sizes[k]))
           expect(cell.attrs.class === "cell yes", `${c.name} on ${node.name}`).toBe(c.eligible.includes(node.name));
-        at += n;
+        at += sizes[k];
       }
     }
   });

@@ -87,12 +87,20 @@ async function contractGroups(kube: Kube, groups: Groups): Promise<Workload[]> {
       : `${l["app.kubernetes.io/instance"]}/${l["app.kubernetes.io/component"]}`;
   };
   for (const p of pods) groups.of(key(p)).pods.push(p);
-  for (const w of [...dss, ...deps, ...stss, ...jobs]) {
-    const g = groups.of(key(w));
-    g.kinds.add(w.kind ?? (dss.includes(w) ? "DaemonSet" : deps.includes(w) ? "Deployment" : stss.includes(w) ? "StatefulSet" : "Job"));
-    g.workloads.push(w);
-    if (dss.includes(w)) g.daemonSets.push(w);
-  }
+  // a list's items may omit their kind: the list's own
+  const byKind: [string, Workload[]][] = [
+    ["DaemonSet", dss],
+    ["Deployment", deps],
+    ["StatefulSet", stss],
+    ["Job", jobs],
+  ];
+  for (const [kind, list] of byKind)
+    for (const w of list) {
+      const g = groups.of(key(w));
+      g.kinds.add(w.kind ?? kind);
+      g.workloads.push(w);
+      if (kind === "DaemonSet") g.daemonSets.push(w);
+    }
   return stss;
 }
 
