@@ -327,7 +327,7 @@ function testSummary(t: Measured): string {
 
 /**
  * `npm test`, whole (its pretest included), once, from the caches a fresh clone has: none (the
- * type check's, eslint's and prettier's, the transpiled TypeScript and V8's code under
+ * type check's state, the transpiled TypeScript, vitest's module cache and V8's code under
  * node_modules/.cache are removed first); then `npm run test:fast` as a developer reruns it.
  * Nothing else of the bench runs beside them.
  */

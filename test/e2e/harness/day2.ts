@@ -118,7 +118,9 @@ function newComputeNode(stackFilePath: string, environment: string): { entry: Re
   let name: string;
   if (environment === "kind-lab") {
     // kind names workers <cluster>-worker, -worker2, …; a kind worker gets the compute role
-    const cluster = (nodes.find((n) => n.kubernetesControlPlane)?.name as string).replace(/-control-plane\d*$/, "");
+    const controlPlane = nodes.find((n) => n.kubernetesControlPlane);
+    if (!controlPlane) throw new Error("the kind stack has no kubernetesControlPlane node to name the new worker after");
+    const cluster = controlPlane.name.replace(/-control-plane\d*$/, "");
     const workers = nodes.filter((n) => /-worker\d*$/.test(n.name)).length;
     name = `${cluster}-worker${workers === 0 ? "" : workers + 1}`;
     return { name, entry: { name, roles: ["compute"] } };
