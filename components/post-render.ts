@@ -80,6 +80,15 @@ export function postRenderRecord(unit: HelmReleaseUnit): K8sObject | undefined {
   };
 }
 
+/** Whether `file` exists with exactly `text`, and executable when `mode` says so. */
+function sameFile(file: string, text: string, mode = 0): boolean {
+  try {
+    return (fs.statSync(file).mode & mode) === mode && fs.readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Writes the post-renderer of a unit under `root` and returns its path relative to `root`, the
  * value of the release's `postrender`; undefined for a unit without patches.
@@ -89,9 +98,14 @@ export function postRenderExecutable(unit: HelmReleaseUnit, root = REPO_ROOT): s
   if (json === undefined) return undefined;
   const name = executableName(unit, json);
   const dir = path.join(root, POST_RENDER_DIR);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, `${name}.json`), json);
-  fs.writeFileSync(path.join(dir, name), executable(unit.release, `${name}.json`), { mode: 0o755 });
+  const exe = path.join(dir, name);
+  const script = executable(unit.release, `${name}.json`);
+  // every program run asks for it again: its name is its input's hash, so files already there are its own
+  if (!sameFile(path.join(dir, `${name}.json`), json) || !sameFile(exe, script, 0o755)) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `${name}.json`), json);
+    fs.writeFileSync(exe, script, { mode: 0o755 });
+  }
   return `${POST_RENDER_DIR}/${name}`;
 }
 

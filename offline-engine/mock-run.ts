@@ -5,7 +5,7 @@
 // wire Struct, and keeps nothing (`npm run policy`: the pack judges while the program runs).
 // PULUMI-FACTS.md § 3.
 import * as pulumi from "@pulumi/pulumi";
-import type { RegisterResourceOutputsRequest, RegisterResourceRequest, RegisterResourceResponse } from "@pulumi/pulumi/proto/resource_pb";
+import { RegisterResourceResponse, type RegisterResourceOutputsRequest, type RegisterResourceRequest } from "@pulumi/pulumi/proto/resource_pb";
 import { Struct, type StructMessage } from "./wire";
 
 /** What the engine knows of a registration besides its properties. */
@@ -192,10 +192,11 @@ function ioGate(): (f: () => void) => void {
 
 type Reply<T> = (err: Error | null, resp?: T) => void;
 
-/** The two calls of the monitor the tap wraps. Under setMocks the monitor is the SDK's MockMonitor, whose declared signatures take `any`; these are the proto messages it is handed. */
-interface TappedMonitor {
+/** The mock monitor's calls that answerRegistrations replaces (the SDK declares them with `any`; these are the proto messages it is handed), and the URN scheme it keeps. */
+interface MockMonitorCalls {
   registerResource(req: RegisterResourceRequest, reply: Reply<RegisterResourceResponse>): unknown;
-  registerResourceOutputs?(req: RegisterResourceOutputsRequest, reply: Reply<unknown>): unknown;
+  registerResourceOutputs(req: RegisterResourceOutputsRequest, reply: Reply<unknown>): unknown;
+  newUrn(parent: string, type: string, name: string): string;
 }
 
 /** A request's aliases as plain data, leaving out what the spec leaves empty. */
@@ -238,39 +239,44 @@ function headerOf(index: number, req: RegisterResourceRequest, resp: RegisterRes
   };
 }
 
-/** Wraps the mock monitor so that `sink` sees every registration (through the I/O gate) and every component's outputs. */
-function tapMonitor(sink: RegistrationSink): void {
-  const mon = pulumi.runtime.getMonitor() as unknown as TappedMonitor;
+/**
+ * Answers the SDK's registrations in place of the mock monitor's own `registerResource`, and shows
+ * `sink` every registration (through the I/O gate) and every component's outputs. The SDK's monitor
+ * decodes each request's properties, hands them to the mocks, encodes what they return and keeps
+ * it for `getResource` invokes: for mocks that echo their inputs, as these do, it answers with the
+ * request's own Struct, and keeps nothing (the programs invoke no `getResource`). That round trip
+ * cost about a fifth of the 5000-node policy run's CPU (11.3 → 8.6 s, median of three) and a
+ * tenth of eight prod-medium runs'.
+ */
+function answerRegistrations(sink: RegistrationSink): void {
+  const mon = pulumi.runtime.getMonitor() as unknown as MockMonitorCalls;
   const byUrn = new Map<string, ResourceHeader>();
   let registrations = 0;
-  const origRegister = mon.registerResource.bind(mon);
   const gate = ioGate();
   mon.registerResource = (req, reply) => {
     const index = registrations++;
-    gate(() =>
-      origRegister(req, (err, resp) => {
-        if (resp) {
-          const header = headerOf(index, req, resp);
-          const inputs: StructMessage = req.getObject() ?? new Struct();
-          sink.registered(header, inputs);
-          if (header.custom) sink.outputs(header, providerOutputs(header.type, inputs));
-          else byUrn.set(header.urn, header);
-        }
-        reply(err, resp);
-      }),
-    );
+    gate(() => {
+      const resp = new RegisterResourceResponse();
+      resp.setUrn(mon.newUrn(req.getParent(), req.getType(), req.getName()));
+      resp.setId(`${req.getName()}-id`);
+      const inputs: StructMessage = req.getObject() ?? new Struct();
+      const header = headerOf(index, req, resp);
+      const outputs = header.custom ? providerOutputs(header.type, inputs) : inputs;
+      resp.setObject(outputs);
+      sink.registered(header, inputs);
+      if (header.custom) sink.outputs(header, outputs);
+      else byUrn.set(header.urn, header);
+      reply(null, resp);
+    });
   };
-  const origOutputs = mon.registerResourceOutputs?.bind(mon);
-  if (origOutputs) {
-    mon.registerResourceOutputs = (req, reply) => {
-      const header = byUrn.get(req.getUrn());
-      if (header) {
-        byUrn.delete(header.urn);
-        sink.outputs(header, req.getOutputs() ?? new Struct());
-      }
-      return origOutputs(req, reply);
-    };
-  }
+  mon.registerResourceOutputs = (req, reply) => {
+    const header = byUrn.get(req.getUrn());
+    if (header) {
+      byUrn.delete(header.urn);
+      sink.outputs(header, req.getOutputs() ?? new Struct());
+    }
+    reply(null, {});
+  };
 }
 
 async function runWithSink(
@@ -281,8 +287,9 @@ async function runWithSink(
 ): Promise<Record<string, unknown> | undefined> {
   await pulumi.runtime.setMocks(
     {
+      // registrations are answered by answerRegistrations, in the same way
       newResource(a) {
-        return { id: `${a.name}-id`, state: a.type === RANDOM_PASSWORD ? { ...a.inputs, result: FAKE_SECRET } : a.inputs };
+        return { id: `${a.name}-id`, state: a.inputs };
       },
       call(a) {
         return a.inputs;
@@ -292,7 +299,7 @@ async function runWithSink(
     stack,
     false,
   );
-  tapMonitor(sink);
+  answerRegistrations(sink);
   pulumi.runtime.setAllConfig(config, []);
   try {
     return await pulumi.runtime.runInPulumiStack(program);
