@@ -1,4 +1,4 @@
-// Child process of review/urn-graph.ts: `tsx review/urn-graph-child.ts <checkout> [<stack>…]` runs the
+// Child process of review/urn-graph.ts: `review/urn-graph-child.ts <checkout> [<stack>…]` runs the
 // checkout's own program (its index.ts, any commit of this repository) on each of its stacks (or
 // the named ones) under this repository's runtime mocks, and prints every registration as JSON on
 // stdout: type, name, parent, protect, aliases, transforms, and what names the object it manages

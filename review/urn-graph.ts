@@ -22,6 +22,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { AliasSpec } from "../offline-engine/mock-run";
 import { REPO_ROOT } from "../tools/tools";
+import { tsCommand } from "../cli/ts-command";
 
 /** One registration as the child reports it (no property values beyond what names an object). */
 export interface Registration {
@@ -257,11 +258,10 @@ interface ChildReport {
  * review/renders.ts's exportCommit links them).
  */
 export function urnGraphsOf(checkout: string, stacks: string[] = []): Promise<UrnGraph[]> {
-  const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
-  const child = path.join(REPO_ROOT, "review", "urn-graph-child.ts");
+  const [node, args] = tsCommand(path.join(REPO_ROOT, "review", "urn-graph-child.ts"), [checkout, ...stacks]);
   if (!fs.existsSync(path.join(checkout, "index.ts"))) return Promise.reject(new Error(`${checkout}: no index.ts, so no Pulumi program to run`));
   return new Promise((resolve, reject) => {
-    const p = spawn(tsx, [child, checkout, ...stacks], { cwd: checkout, env: { ...process.env, OPENKEEL_PROGRESS: "0" } });
+    const p = spawn(node, args, { cwd: checkout, env: { ...process.env, OPENKEEL_PROGRESS: "0" } });
     let stdout = "";
     let stderr = "";
     p.stdout.on("data", (d) => (stdout += d));

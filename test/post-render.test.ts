@@ -240,7 +240,7 @@ describe("item 1: Helm runs the post-renderer", () => {
   it("the executable reads Helm's stream on stdin and writes it patched on stdout, untouched documents as they were", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "pr-"));
     fs.symlinkSync(path.join(REPO, "node_modules"), path.join(root, "node_modules"));
-    fs.symlinkSync(path.join(REPO, "scripts"), path.join(root, "scripts"));
+    for (const dir of ["scripts", "cli"]) fs.symlinkSync(path.join(REPO, dir), path.join(root, dir));
     const u = release(planOf("prod-large"), "openkeel-chart");
     const exe = postRenderExecutable(u, root)!;
     // Helm runs it from the provider's working directory: any directory
@@ -264,7 +264,7 @@ describe("item 1: Helm runs the post-renderer", () => {
   it("a chart that no longer renders a target makes the executable fail (exit 1) with the patch's reason", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "pr-"));
     fs.symlinkSync(path.join(REPO, "node_modules"), path.join(root, "node_modules"));
-    fs.symlinkSync(path.join(REPO, "scripts"), path.join(root, "scripts"));
+    for (const dir of ["scripts", "cli"]) fs.symlinkSync(path.join(REPO, dir), path.join(root, dir));
     const exe = postRenderExecutable(release(planOf("prod-medium"), "openkeel-chart"), root)!;
     const r = spawnSync(path.join(root, exe), [], {
       input: CHART_STREAM.split("---\n# Source: openkeel-chart/templates/ingress.yaml")[0].replace(/kind: MariaDB/, "kind: Other"),
