@@ -48,7 +48,7 @@ export interface AliasSpec {
 export interface Registered<Props = Record<string, unknown>> extends Omit<ResourceHeader, "index"> {
   /** Inputs as serialized on the wire: secrets are `{<sig>: <secret sig>, value}` objects. */
   inputs: Props;
-  /** Outputs: the mock provider's state for custom resources, registerOutputs for components. */
+  /** Outputs: the mock provider's state for custom resources (the `inputs` object itself when it echoes them), registerOutputs for components. */
   outputs: Props;
 }
 
@@ -118,13 +118,16 @@ async function withoutTraces<T>(run: () => Promise<T>, again: (failure: unknown)
 export async function runProgram(stack: string, config: Record<string, string>, program: Program): Promise<ProgramRun> {
   const once = async (): Promise<ProgramRun> => {
     const resources: Registered[] = [];
+    // a custom resource's outputs are most often its inputs' very Struct: decoded once, one object for both
+    let last: { struct: StructMessage; js: Record<string, unknown> } | undefined;
+    const decode = (s: StructMessage) => (last?.struct === s ? last.js : (last = { struct: s, js: s.toJavaScript() }).js);
     const outputs = await runWithSink(stack, config, program, {
       registered(r, inputs) {
         const { index, ...header } = r;
-        resources[index] = { ...header, inputs: inputs.toJavaScript(), outputs: {} };
+        resources[index] = { ...header, inputs: decode(inputs), outputs: {} };
       },
       outputs(r, outputs) {
-        resources[r.index].outputs = outputs.toJavaScript();
+        resources[r.index].outputs = decode(outputs);
       },
     });
     const recorded = resources.filter((r) => r !== undefined);
