@@ -98,13 +98,16 @@ export function postRenderExecutable(unit: HelmReleaseUnit, root = REPO_ROOT): s
   if (json === undefined) return undefined;
   const name = executableName(unit, json);
   const dir = path.join(root, POST_RENDER_DIR);
+  const input = path.join(dir, `${name}.json`);
   const exe = path.join(dir, name);
   const script = executable(unit.release, `${name}.json`);
   // every program run asks for it again: its name is its input's hash, so files already there are its own
-  if (!sameFile(path.join(dir, `${name}.json`), json) || !sameFile(exe, script, 0o755)) {
+  if (!sameFile(input, json) || !sameFile(exe, script, 0o755)) {
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, `${name}.json`), json);
-    fs.writeFileSync(exe, script, { mode: 0o755 });
+    fs.writeFileSync(input, json);
+    fs.writeFileSync(exe, script);
+    // writeFileSync's mode applies to a new file only
+    fs.chmodSync(exe, 0o755);
   }
   return `${POST_RENDER_DIR}/${name}`;
 }

@@ -90,6 +90,11 @@ describe("the program's registrations, streamed", () => {
     }
     expect(recorded.resources.map((_r, i) => outputs[i] ?? {})).toEqual(recorded.resources.map((r) => r.outputs));
     expect(recorded.ofType("random:index/randomPassword:RandomPassword")[0].outputs.result).toMatchObject({ value: expect.any(String) });
+    // a custom resource's echoed outputs are its inputs' own object (decoded once); random adds its result
+    const echoed = recorded.resources.find((r) => r.custom && r.type !== "random:index/randomPassword:RandomPassword")!;
+    expect(echoed.outputs).toBe(echoed.inputs);
+    const password = recorded.ofType("random:index/randomPassword:RandomPassword")[0];
+    expect(password.outputs).not.toBe(password.inputs);
   });
 });
 

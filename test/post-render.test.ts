@@ -261,6 +261,22 @@ describe("item 1: Helm runs the post-renderer", () => {
     expect(postRenderManifests(CHART_STREAM, { release: u.release, patches: u.postRender! })).toBe(r.stdout);
   });
 
+  it("the executable starts as every command does (cli/ts-run.cjs), and is written again when changed or no longer executable", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "pr-"));
+    const u = release(planOf("prod-medium"), "openkeel-chart");
+    const exe = path.join(root, postRenderExecutable(u, root)!);
+    const script = fs.readFileSync(exe, "utf8");
+    expect(script).toContain('exec node -r "$root/cli/ts-run.cjs" "$root/scripts/postrender.ts"');
+    fs.chmodSync(exe, 0o644);
+    postRenderExecutable(u, root);
+    expect(fs.statSync(exe).mode & 0o777).toBe(0o755);
+    fs.writeFileSync(exe, "#!/bin/sh\nexit 0\n");
+    fs.writeFileSync(`${exe}.json`, "{}");
+    postRenderExecutable(u, root);
+    expect(fs.readFileSync(exe, "utf8")).toBe(script);
+    expect(JSON.parse(fs.readFileSync(`${exe}.json`, "utf8")).release).toBe(u.release);
+  });
+
   it("a chart that no longer renders a target makes the executable fail (exit 1) with the patch's reason", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "pr-"));
     fs.symlinkSync(path.join(REPO, "node_modules"), path.join(root, "node_modules"));
