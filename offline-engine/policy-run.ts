@@ -46,6 +46,24 @@ export async function judge(stack: string, run: ProgramRun, session: PackSession
 }
 
 /**
+ * Judge a stack's program while it runs: each registration handed to the pack as it happens, nothing
+ * recorded (`session` configured as it is).
+ */
+export async function judgeProgram(s: PolicyStack, session: PackSession): Promise<PolicyResult> {
+  const judgement = session.judge();
+  // the Pulumi SDK: loaded by now when the caller loaded it while the packs started (policy-command.ts)
+  const { streamProgram } = await import("./mock-run");
+  try {
+    await streamProgram(s.stack, s.config, s.program, judgement);
+  } catch (e) {
+    // the pack is free for the next stack; no verdict on a run that failed
+    await judgement.finish().catch(() => undefined);
+    throw e;
+  }
+  return result(s.stack, judgement.resources, await judgement.finish());
+}
+
+/**
  * The environment key of a stack config: what the pack decides from it (policy/environment.ts).
  * Stacks with the same key get the same verdicts from one pack process.
  */
@@ -93,11 +111,7 @@ export class PackPool {
     const session = await this.packFor(s);
     if (!this.fresh.delete(s.stack)) await session.configureStack(s.stack, s.config);
     await session.configure(packConfig);
-    const judgement = session.judge();
-    // the Pulumi SDK: loaded by now when the caller loaded it while the packs started (policy-command.ts)
-    const { streamProgram } = await import("./mock-run");
-    await streamProgram(s.stack, s.config, s.program, judgement);
-    return result(s.stack, judgement.resources, await judgement.finish());
+    return judgeProgram(s, session);
   }
 
   /** Each pack process' CPU time and peak resident set so far, for the bench (Linux). */

@@ -12,7 +12,7 @@ import { generatedProductionStack } from "../bench/generate";
 import program from "../index";
 import { runProgram } from "../offline-engine/mock-run";
 import { openPack, PackPool, pulumiConfigMap } from "../offline-engine/policy-run";
-import { judge, packFor, runMutatedConfig, runMutatedPlan, runShipped, summary, violations, type PolicyResult } from "./helpers/policy";
+import { judge, judgeMutatedConfig, judgeMutatedPlan, judgeShipped, packFor, runShipped, summary, violations, type PolicyResult } from "./helpers/policy";
 import { ruleFindings, runPlan } from "./helpers/policy-rules";
 import { SHIPPED_STACKS, shippedRaw } from "./helpers/stacks";
 import { object, release } from "./helpers/plans";
@@ -73,7 +73,7 @@ function expectTrip(result: PolicyResult, policy: string, resource: string) {
 
 describe.each(SHIPPED_STACKS)("policy pack, shipped stack %s", (stack) => {
   it("passes every policy", async () => {
-    const result = await judge(stack, await runShipped(stack), packOf(stack));
+    const result = await judgeShipped(stack, packOf(stack));
     expect(result.diagnostics, summary(result)).toEqual([]);
   });
 });
@@ -128,6 +128,30 @@ describe("npm run policy's packs: one per environment, judging while the program
   });
 });
 
+describe("a pack session's verdicts", () => {
+  it("answers an Analyze request it has judged under the same configuration without sending it, and none after a Configure", async () => {
+    const compute = (plan: Plan) => (nodePatch(plan, "cmp-01").metadata.labels!["node-role.openkeel.io/compute"] = "");
+    const first = await judgeMutatedPlan(PROD, compute, prodPack);
+    const before = prodPack.sent;
+    const again = await judgeMutatedPlan(PROD, compute, prodPack);
+    const after = prodPack.sent;
+    expect(again.diagnostics).toEqual(first.diagnostics);
+    expect(violations(again, "d1-hardened-role-labels").map((d) => d.resourceName)).toContain("node-roles:node:cmp-01");
+    expect(after.analyze - before.analyze).toBe(0);
+    expect(after.reused - before.reused).toBe(again.resources);
+    expect(after.analyzeStack - before.analyzeStack).toBe(1);
+    try {
+      await prodPack.configure({ "d1-hardened-role-labels": "advisory" });
+      const advisory = await judgeMutatedPlan(PROD, compute, prodPack);
+      expect(prodPack.sent.analyze - after.analyze).toBe(advisory.resources);
+      expect(violations(advisory, "d1-hardened-role-labels")).toEqual([]);
+      expect(advisory.diagnostics.filter((d) => d.policy === "d1-hardened-role-labels").map((d) => d.level)).toContain("advisory");
+    } finally {
+      await prodPack.configure();
+    }
+  });
+});
+
 describe("policy pack, environment awareness", () => {
   it("exempts the lab from D1 but holds production to it", async () => {
     const lab = await runShipped("lab");
@@ -139,11 +163,11 @@ describe("policy pack, environment awareness", () => {
   });
 
   it("holds the lab to the secret rule", async () => {
-    const result = await judge(
+    const result = await judgeMutatedPlan(
       "lab",
-      await runMutatedPlan("lab", (plan) => {
+      (plan) => {
         (release(plan, "openkeel-neutron").values as any).metadataAgent.sharedSecret = "written-in-plain-text-0123456789";
-      }),
+      },
       labPack,
     );
     expect(tripped(result)).toEqual(["d4-metadata-secret"]);
@@ -483,8 +507,7 @@ const TRIPS: Trip[] = [
 describe("policy pack, mutations each decision must catch", () => {
   it.each(TRIPS.map((t) => [t.what, t] as const))("%s", async (_what, t) => {
     const stack = t.stack ?? PROD;
-    const run = t.plan ? await runMutatedPlan(stack, t.plan, t.config) : await runMutatedConfig(stack, t.config!);
-    const result = await judge(stack, run, prodPack);
+    const result = t.plan ? await judgeMutatedPlan(stack, t.plan, prodPack, t.config) : await judgeMutatedConfig(stack, t.config!, prodPack);
     expect(tripped(result), summary(result)).toEqual([...t.policies].sort());
     for (const p of t.policies)
       expectTrip(result, p, t.resource === "kube-ovn-speaker" ? result.mandatory.find((d) => d.policy === p)!.resourceName! : t.resource);
@@ -511,7 +534,7 @@ describe("policy pack, mutations each decision must catch", () => {
   });
 
   it("accepts BGP when the agent spans network and compute", async () => {
-    const result = await judge(PROD, await runMutatedConfig(PROD, (raw) => (raw.bgp = true)), prodPack);
+    const result = await judgeMutatedConfig(PROD, (raw) => (raw.bgp = true), prodPack);
     expect(result.diagnostics, summary(result)).toEqual([]);
   });
 });

@@ -8,30 +8,38 @@ import type { Plan } from "../../plan/plan";
 import { planStack } from "../../environments";
 import type { Diagnostic, PackSession } from "../../offline-engine/analyzer";
 import { runProgram, type ProgramRun } from "../../offline-engine/mock-run";
-import { judge, openPack, pulumiConfigMap, type PolicyResult } from "../../offline-engine/policy-run";
+import { judge, judgeProgram, openPack, pulumiConfigMap, type PolicyResult } from "../../offline-engine/policy-run";
 import { mutatedConfig, shippedConfig, shippedRaw } from "./stacks";
 
 export async function packFor(stack: string): Promise<PackSession> {
   return openPack(stack, pulumiConfigMap(shippedRaw(stack)));
 }
 
-/** The program of a stack whose config was changed by `mutate` (validated as the loader does). */
-export async function runMutatedConfig(stack: string, mutate: (raw: any) => void): Promise<ProgramRun> {
+/** The stack config changed by `mutate`, as the program reads it (validated as the loader does). */
+function mutatedConfigMap(stack: string, mutate?: (raw: any) => void): Record<string, string> {
   const raw = structuredClone(shippedRaw(stack));
-  mutate(raw);
-  mutatedConfig(stack, mutate); // throws a ConfigError if the mutation is not a valid config
-  return runProgram(stack, pulumiConfigMap(raw), program);
+  if (mutate) {
+    mutate(raw);
+    mutatedConfig(stack, mutate); // throws a ConfigError if the mutation is not a valid config
+  }
+  return pulumiConfigMap(raw);
 }
 
-/** The Pulumi layer applying a stack's Plan changed by `mutate` (the Plan of the stack's config changed by `config`, if given). */
-export async function runMutatedPlan(stack: string, mutate: (plan: Plan) => void, config?: (raw: any) => void): Promise<ProgramRun> {
+/** The program of a stack whose config was changed by `mutate`, judged by `pack` while it runs. */
+export function judgeMutatedConfig(stack: string, mutate: (raw: any) => void, pack: PackSession): Promise<PolicyResult> {
+  return judgeProgram({ stack, config: mutatedConfigMap(stack, mutate), program }, pack);
+}
+
+/** The Pulumi layer applying a stack's Plan changed by `mutate` (the Plan of the stack's config changed by `config`, if given), judged by `pack` while it runs. */
+export function judgeMutatedPlan(stack: string, mutate: (plan: Plan) => void, pack: PackSession, config?: (raw: any) => void): Promise<PolicyResult> {
   const plan = planStack(config ? mutatedConfig(stack, config) : shippedConfig(stack)).plan!;
   mutate(plan);
-  const raw = structuredClone(shippedRaw(stack));
-  config?.(raw);
-  return runProgram(stack, pulumiConfigMap(raw), async () => {
-    deployPlan(plan);
-  });
+  return judgeProgram({ stack, config: mutatedConfigMap(stack, config), program: async () => deployPlan(plan) }, pack);
+}
+
+/** A shipped stack's program, judged by `pack` while it runs. */
+export function judgeShipped(stack: string, pack: PackSession): Promise<PolicyResult> {
+  return judgeProgram({ stack, config: pulumiConfigMap(shippedRaw(stack)), program }, pack);
 }
 
 export async function runShipped(stack: string): Promise<ProgramRun> {
