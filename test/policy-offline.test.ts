@@ -4,6 +4,7 @@
 // appended (against the encoding the proto classes make themselves), and the cache of the pack's
 // transpiled files.
 import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as A from "@pulumi/pulumi/proto/analyzer_pb";
@@ -95,6 +96,23 @@ describe("the program's registrations, streamed", () => {
     expect(echoed.outputs).toBe(echoed.inputs);
     const password = recorded.ofType("random:index/randomPassword:RandomPassword")[0];
     expect(password.outputs).not.toBe(password.inputs);
+  });
+});
+
+describe("a program run offline", () => {
+  it("goes without the runtime's stack traces and promise bookkeeping, which change no registration, and gives both back", async () => {
+    const debuggable = createRequire(__filename)("@pulumi/pulumi/runtime/debuggable");
+    const wrap = debuggable.debuggablePromise;
+    const limit = Error.stackTraceLimit;
+    let inside: unknown;
+    await runProgram("lab", {}, async () => {
+      const p = Promise.resolve(1);
+      inside = { limit: Error.stackTraceLimit, trace: new Error("x").stack, wrapped: debuggable.debuggablePromise(p, "ctx") !== p };
+    });
+    expect(inside).toEqual({ limit: 0, trace: "", wrapped: false });
+    expect(debuggable.debuggablePromise).toBe(wrap);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error("x").stack).toMatch(/policy-offline\.test\.ts/);
   });
 });
 
