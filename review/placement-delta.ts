@@ -35,11 +35,18 @@ export interface PlacementDelta {
 /** One-per-node counts follow from the nodes gained or lost: not worth a line of their own. */
 const perNode = (replicas: string) => /one per node/.test(replicas);
 
+/** The names of `xs` not in `ys`, in the order of `xs` (sets: a component's nodes are thousands in a large stack). */
+function without(xs: readonly string[], ys: readonly string[]): string[] {
+  const drop = new Set(ys);
+  return xs.filter((n) => !drop.has(n));
+}
+
 function componentDeltas(before: RenderedPlacement, after: RenderedPlacement): ComponentDelta[] {
   const rows = (d: RenderedPlacement) =>
     new Map(
       componentRows(d).map((c) => {
-        const held = c.eligible.filter((n) => !remainingNodes(c).includes(n));
+        const remaining = new Set(remainingNodes(c));
+        const held = c.eligible.filter((n) => !remaining.has(n));
         // the nodes held off show as such: the count alone is what a replica change compares
         return [c.name, { replicas: replicasText({ ...c, heldOff: undefined }), nodes: c.eligible, held }];
       }),
@@ -53,10 +60,11 @@ function componentDeltas(before: RenderedPlacement, after: RenderedPlacement): C
     if (!x) out.push({ component: name, op: "added", gained: y!.nodes, lost: [] });
     else if (!y) out.push({ component: name, op: "removed", gained: [], lost: x.nodes });
     else {
-      const gained = y.nodes.filter((n) => !x.nodes.includes(n));
-      const lost = x.nodes.filter((n) => !y.nodes.includes(n));
-      const heldOff = y.held.filter((n) => !x.held.includes(n));
-      const back = x.held.filter((n) => !y.held.includes(n) && y.nodes.includes(n));
+      const gained = without(y.nodes, x.nodes);
+      const lost = without(x.nodes, y.nodes);
+      const heldOff = without(y.held, x.held);
+      const stays = new Set(y.nodes);
+      const back = without(x.held, y.held).filter((n) => stays.has(n));
       const replicasChanged = x.replicas !== y.replicas && !(perNode(x.replicas) && perNode(y.replicas));
       if (gained.length + lost.length + heldOff.length + back.length === 0 && !replicasChanged) continue;
       out.push({
@@ -97,7 +105,7 @@ function nodeDeltas(before: RenderedPlacement, after: RenderedPlacement): NodeRo
 export function placementDelta(before: RenderedPlacement, after: RenderedPlacement): PlacementDelta {
   const b = placementProse(before);
   const a = placementProse(after);
-  const lines = [...b.filter((l) => !a.includes(l)).map((l) => `-${l}`), ...a.filter((l) => !b.includes(l)).map((l) => `+${l}`)];
+  const lines = [...without(b, a).map((l) => `-${l}`), ...without(a, b).map((l) => `+${l}`)];
   return { components: componentDeltas(before, after), nodes: nodeDeltas(before, after), lines };
 }
 
