@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vm from "node:vm";
-import type * as TS from "typescript";
+import { transformSync } from "esbuild";
 import { VERSIONS_FILE, type PinExports } from "../platform/upgrades";
 
 /** A commit the change is compared with, and how it was chosen (for messages). */
@@ -61,24 +61,14 @@ export function versionsAt(repo: string, commit: string): string | undefined {
   return r.status === 0 ? r.stdout : undefined;
 }
 
-let typescript: typeof TS | undefined;
-function compiler(): typeof TS {
-  // loaded only when a commit's pins differ from the working tree's (most renders compare equal files)
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load of a large module, on the one path that needs it
-  typescript ??= require("typescript") as typeof TS;
-  return typescript;
-}
-
 /**
  * The exports of a platform/versions.ts text, evaluated on its own: the file imports types only
- * (its header says so), so no other module of that commit runs. `where` names it in errors.
+ * (its header says so), so no other module of that commit runs. `where` names it in errors. The
+ * text is transpiled by esbuild, as every command's TypeScript is (cli/ts-run.cjs): loading the
+ * TypeScript compiler for it cost the preview about half a second of CPU.
  */
 export function pinsOfSource(text: string, where: string): PinExports {
-  const ts = compiler();
-  const js = ts.transpileModule(text, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-    fileName: VERSIONS_FILE,
-  }).outputText;
+  const js = transformSync(text, { loader: "ts", format: "cjs", target: "es2022", sourcefile: VERSIONS_FILE }).code;
   const module = { exports: {} as Record<string, unknown> };
   const refuse = (id: string) => {
     throw new Error(`${where} imports ${id} at run time; the upgrade check reads it alone (platform/versions.ts may import types only)`);
