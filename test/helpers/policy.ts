@@ -15,18 +15,16 @@ export async function packFor(stack: string): Promise<PackSession> {
   return openPack(stack, pulumiConfigMap(shippedRaw(stack)));
 }
 
-/** The stack config changed by `mutate`, as the program reads it (validated as the loader does). */
+/** The stack config changed by `mutate`, as the program reads it. */
 function mutatedConfigMap(stack: string, mutate?: (raw: any) => void): Record<string, string> {
   const raw = structuredClone(shippedRaw(stack));
-  if (mutate) {
-    mutate(raw);
-    mutatedConfig(stack, mutate); // throws a ConfigError if the mutation is not a valid config
-  }
+  mutate?.(raw);
   return pulumiConfigMap(raw);
 }
 
-/** The program of a stack whose config was changed by `mutate`, judged by `pack` while it runs. */
+/** The program of a stack whose config was changed by `mutate` (validated as the loader does), judged by `pack` while it runs. */
 export function judgeMutatedConfig(stack: string, mutate: (raw: any) => void, pack: PackSession): Promise<PolicyResult> {
+  mutatedConfig(stack, mutate); // throws a ConfigError if the mutation is not a valid config
   return judgeProgram({ stack, config: mutatedConfigMap(stack, mutate), program }, pack);
 }
 
