@@ -5,14 +5,13 @@ import * as pulumi from "@pulumi/pulumi";
 import { deployPlan } from "../components/deploy";
 import { REGISTRATION_BATCH } from "../components/plan-unit";
 import { phase, secretRef, type K8sObject, type Plan } from "../plan/plan";
-import { planStack } from "../environments";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
-import { shippedConfig } from "./helpers/stacks";
+import { shippedPlan } from "./helpers/plans";
 
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 
 function planWithEveryUnitKind(): Plan {
-  const plan = planStack(shippedConfig("prod-small")).plan!;
+  const plan = shippedPlan("prod-small").plan!;
   // Only the shipped node-roles phase: the units below stand for every kind, alone.
   for (const ph of plan.phases) if (ph.name !== "node-roles") ph.units = [];
   phase(plan, "crds-operators").units.push({
@@ -157,7 +156,7 @@ describe("deployPlan", () => {
   });
 
   it("registers a unit larger than REGISTRATION_BATCH in batches, each once the one before is registered, and a later phase still depends on every object", async () => {
-    const plan = planStack(shippedConfig("prod-small")).plan!;
+    const plan = shippedPlan("prod-small").plan!;
     for (const ph of plan.phases) ph.units = [];
     const count = 2 * REGISTRATION_BATCH + 7;
     const objects: K8sObject[] = Array.from({ length: count }, (_, i) => ({

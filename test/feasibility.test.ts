@@ -15,8 +15,8 @@ import { renderPlan, RenderedStack } from "../render/rendered";
 import { previewStack, type StackPreview, type Tree } from "../review/preview";
 import { stackMarkdown } from "../review/preview-markdown";
 import { readTree } from "../cli/write";
-import { objectsOf, planOf, valuesOf } from "./helpers/plans";
-import { mutatedConfig, PROJECT_KEY, shippedConfig, shippedRaw, tempStacks } from "./helpers/lifecycle";
+import { objectsOf, planOf, valuesOf, shippedPlan } from "./helpers/plans";
+import { mutatedConfig, PROJECT_KEY, shippedRaw, tempStacks } from "./helpers/lifecycle";
 
 /** The taints of a disabled hypervisor (§ 4.1) and of a node NMO drains, as the issue names them. */
 const COMPUTE_DISABLED = { key: "openkeel.io/compute-disabled", effect: "NoSchedule" as const };
@@ -181,7 +181,7 @@ describe("dead end 3: risky removals", () => {
 });
 
 describe("dead end 5: disabled hypervisors and draining nodes keep their agents", () => {
-  const placement = planStack(shippedConfig("prod-medium")).placement!;
+  const placement = shippedPlan("prod-medium").placement!;
   const tolerations = (name: string) => placement.placements.find((p) => p.component.name === name)!.component.scheduling.tolerations ?? [];
 
   it.each([

@@ -3,16 +3,16 @@
 // Manila's class run on storage nodes only; the sidecars follow the CSI plugin (1.12.1 has no
 // setting of their own), a deviation docs/design-decisions.md records.
 import { describe, expect, it } from "vitest";
-import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
+import { placementChecks, placementReaders, stackTopology } from "../environments";
 import { LONGHORN_RWX_CLASS } from "../platform/longhorn";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import { findUnit, type ManifestsUnit } from "../plan/plan";
-import { object, planOf, valuesOf } from "./helpers/plans";
+import { object, planOf, valuesOf, shippedPlan } from "./helpers/plans";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
 const labWithBackends = () => mutatedConfig("lab", (r) => (r.platform = { realBackends: true }));
-const reportOf = (stack: string) => planStack(shippedConfig(stack)).placement!;
+const reportOf = (stack: string) => shippedPlan(stack).placement!;
 const row = (stack: string, name: string) => reportOf(stack).placements.find((p) => p.component.name === name);
 
 describe("the CSI sidecars: rows of their own, where the CSI plugin may run", () => {

@@ -11,7 +11,7 @@ import { INGRESS_SERVICE, INGRESS_SERVICE_UNIT } from "../openkeel/ingress";
 import { METALLB_NAMESPACE, METALLB_POOL } from "../platform/metallb";
 import { METALLB_NATIVE } from "../platform/versions";
 import { findUnit, phase, type RemoteManifestUnit } from "../plan/plan";
-import { object, objectsOf, planOf } from "./helpers/plans";
+import { object, objectsOf, planOf, shippedPlan } from "./helpers/plans";
 import { configProblems, mutatedConfig, REPO, shippedConfig } from "./helpers/stacks";
 
 const PROFILE_LABEL = (role: string) => `node-restriction.kubernetes.io/openkeel-${role}`;
@@ -19,7 +19,7 @@ const upstream = (): any[] => {
   const file = path.resolve(REPO, "../shared/mirror/files", METALLB_NATIVE.url.replace(/^https:\/\//, ""));
   return parseAllDocuments(fs.readFileSync(file, "utf8")).map((d) => d.toJS());
 };
-const rowOf = (stack: string, name: string) => planStack(shippedConfig(stack)).placement!.placements.find((p) => p.component.name === name);
+const rowOf = (stack: string, name: string) => shippedPlan(stack).placement!.placements.find((p) => p.component.name === name);
 const checksOf = (cfg: ReturnType<typeof shippedConfig>, code: string) => planStack(cfg).problems.filter((p) => p.code === code);
 
 describe("MetalLB in production (D8)", () => {

@@ -10,7 +10,7 @@ import { medik8s } from "../platform/medik8s";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
-import { planOf } from "./helpers/plans";
+import { planOf, shippedPlan } from "./helpers/plans";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
 function coverageChecks(stack: string, change: (plan: Plan) => void) {
@@ -26,7 +26,7 @@ const nhcs = (plan: Plan) => (findUnit(plan, "medik8s-remediation") as Manifests
 
 describe("NodeHealthCheck coverage", () => {
   it.each(PRODUCTION_STACKS)("%s: every node is selected by exactly one of our checks, a quorum's by one with maxUnhealthy 1", (stack) => {
-    const r = planStack(shippedConfig(stack));
+    const r = shippedPlan(stack);
     const report = r.placement!;
     const drained = new Set(
       shippedConfig(stack)

@@ -18,7 +18,7 @@ import { planComponents } from "../placement/workloads";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "./helpers/pulumi";
 import { mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import program from "../index";
-import { contextOf, object, objectsOf, openkeelReleases, planOf, release, valuesOf } from "./helpers/plans";
+import { contextOf, object, objectsOf, openkeelReleases, planOf, release, valuesOf, shippedPlan } from "./helpers/plans";
 
 const PRODUCTION = PRODUCTION_STACKS;
 /** § 5.6: the toleration of Masakari reserved hosts. */
@@ -317,7 +317,7 @@ describe("quorum per zone in the large topology (§ 6.3)", () => {
   const MEMBERS = ["openkeel-chart/mariadb", "openkeel-chart/rabbitmq", "openkeel-neutron/ovnCentral"];
 
   it("Galera, RabbitMQ and OVN central have required anti-affinity on the zone key, one member in each of the 3 zones", () => {
-    const report = planStack(shippedConfig("prod-large")).placement!;
+    const report = shippedPlan("prod-large").placement!;
     for (const name of MEMBERS) {
       const c = report.placements.find((p) => p.component.name === name)!.component;
       expect(c.requiredAntiAffinity, name).toEqual(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
@@ -326,7 +326,7 @@ describe("quorum per zone in the large topology (§ 6.3)", () => {
   });
 
   it.each(["prod-small", "prod-medium"])("%s (no zones): host anti-affinity only", (stack) => {
-    const report = planStack(shippedConfig(stack)).placement!;
+    const report = shippedPlan(stack).placement!;
     for (const name of MEMBERS)
       expect(report.placements.find((p) => p.component.name === name)!.component.requiredAntiAffinity, name).toEqual(["kubernetes.io/hostname"]);
   });
@@ -404,7 +404,7 @@ describe("the Neutron extensions (§ 5.2: openkeel-neutron-fwaas, openkeel-neutr
   });
 
   it("the placement report puts the VPNaaS agent on exactly the chassis' nodes, tolerating every taint", () => {
-    const report = planStack(shippedConfig("prod-large")).placement!;
+    const report = shippedPlan("prod-large").placement!;
     const of = (name: string) => report.placements.find((p) => p.component.name === name)!;
     expect(of("openkeel-neutron-vpnaas/agent").eligible).toEqual(of("openkeel-neutron/chassis").eligible);
     expect(of("openkeel-neutron-vpnaas/agent").component.scheduling.tolerations).toEqual([{ operator: "Exists" }]);

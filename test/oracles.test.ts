@@ -14,11 +14,11 @@ import { formatLonghornNodeSelector, formatLonghornTolerations, parseLonghornNod
 import { effectivePlacement } from "../policy/rules/placement";
 import { NODE_PATCH_TYPE } from "../policy/rules/common";
 import { patchedNodes, selectedNodes } from "../policy/rules/neutron";
-import { planStack } from "../environments";
 import type { HelmReleaseUnit } from "../plan/plan";
 import * as oracle from "./helpers/longhorn";
 import { fits } from "./helpers/scheduling";
-import { SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
+import { SHIPPED_STACKS } from "./helpers/stacks";
+import { shippedPlan } from "./helpers/plans";
 
 const SEED = 20261130;
 
@@ -53,7 +53,7 @@ describe("the policy pack reads placements as the chart helper renders them", ()
   it("on every component of every shipped stack", () => {
     let compared = 0;
     for (const stack of SHIPPED_STACKS) {
-      const { plan } = planStack(shippedConfig(stack));
+      const { plan } = shippedPlan(stack);
       for (const u of plan!.phases.flatMap((p) => p.units)) {
         if (u.kind !== "HelmRelease" || !u.type.startsWith("openkeel:openkeel:")) continue;
         const values = (u as HelmReleaseUnit).values;
@@ -92,7 +92,7 @@ describe("the policy pack reads placements as the chart helper renders them", ()
 
 describe("the policy pack reads the OVN chassis' nodes as the placement report computes them", () => {
   it.each(SHIPPED_STACKS)("%s: the Node patches chassis.nodeSelector admits are the chassis' eligible nodes", (stack) => {
-    const { plan, placement } = planStack(shippedConfig(stack));
+    const { plan, placement } = shippedPlan(stack);
     const patches = plan!.phases
       .flatMap((p) => p.units)
       .flatMap((u) => (u.kind === "Manifests" ? u.objects : []))

@@ -5,8 +5,8 @@ import { isError } from "../config/problems";
 import { planStack } from "../environments";
 import { RELEASE_TYPE, type ResourceView } from "../policy/rules/common";
 import { d6DynamicReservation } from "../policy/rules/d6";
-import { release } from "./helpers/plans";
-import { mutatedConfig, shippedConfig } from "./helpers/stacks";
+import { release, shippedPlan } from "./helpers/plans";
+import { mutatedConfig } from "./helpers/stacks";
 
 const ENV = { production: true, reason: "test" };
 
@@ -17,7 +17,7 @@ function novaView(values: Record<string, unknown>): ResourceView {
 
 describe("D6's fix", () => {
   it("names the switch the catalog writes: set in a stack's values, the contract accepts it and the rule holds", () => {
-    const shipped = release(planStack(shippedConfig("prod-medium")).plan!, "openkeel-nova").values as Record<string, any>;
+    const shipped = release(shippedPlan("prod-medium").plan!, "openkeel-nova").values as Record<string, any>;
     const { dynamicReservation: _, ...agent } = shipped.computeAgent;
     const [finding] = d6DynamicReservation.check(novaView({ ...shipped, computeAgent: agent }), ENV);
     const key = /^set (\S+): true\b/.exec(finding.fix)?.[1];

@@ -20,7 +20,7 @@ import { planComponents, type Component } from "../placement/workloads";
 import { PRIORITY_CLASSES_UNIT } from "../platform/priority-classes";
 import { renderPlan } from "../render/rendered";
 import { previewStack } from "../review/preview";
-import { planOf, release } from "./helpers/plans";
+import { planOf, release, shippedPlan } from "./helpers/plans";
 import { runProgram } from "./helpers/pulumi";
 import { antiAffinityPostRender } from "../openkeel/zone-spread";
 import { mutatedConfig, shippedConfig } from "./helpers/stacks";
@@ -345,7 +345,7 @@ describe("item 6: kube-ovn-controller as the chart renders it, kept on the maste
     ]);
     const bare = component(withoutPatches(plan, "kube-ovn"), "kube-ovn/kube-ovn-controller");
     expect(bare.scheduling.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
-    const placement = planStack(shippedConfig("prod-medium")).placement!;
+    const placement = shippedPlan("prod-medium").placement!;
     expect(placement.placements.find((x) => x.component.name === "kube-ovn/kube-ovn-controller")?.eligible).toEqual(["cp-1", "cp-2", "cp-3"]);
   });
 

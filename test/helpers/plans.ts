@@ -1,12 +1,12 @@
 // Test helpers: the Plan of a stack and the units and objects in it.
 import { formatProblem, isCheck, isError } from "../../config/problems";
 import type { LoadedConfig } from "../../config/schema";
-import { planStack, stackTopology } from "../../environments";
+import { planStack, stackTopology, type PlanResult } from "../../environments";
 import { installed } from "../../environments/environment";
 import { ENVIRONMENTS } from "../../environments/registry";
 import { stackContext, type StackContext } from "../../platform/context";
 import { allUnits, findUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../../plan/plan";
-import { shippedConfig } from "./stacks";
+import { onceEach, shippedConfig } from "./stacks";
 
 /** The context every builder of a stack's Plan reads, as composePlan builds it. */
 export function contextOf(cfg: LoadedConfig): StackContext {
@@ -14,9 +14,12 @@ export function contextOf(cfg: LoadedConfig): StackContext {
   return stackContext(cfg, stackTopology(cfg), env.storage(cfg), installed(env, cfg));
 }
 
+/** What planning a shipped stack gives (its Plan, placement and problems), as a copy of one planning. */
+export const shippedPlan = onceEach((stack): PlanResult => planStack(shippedConfig(stack)));
+
 /** The Plan of a shipped stack (by name) or of a config; throws with the failed checks. */
 export function planOf(stack: string | LoadedConfig): Plan {
-  const r = planStack(typeof stack === "string" ? shippedConfig(stack) : stack);
+  const r = typeof stack === "string" ? shippedPlan(stack) : planStack(stack);
   if (!r.plan) throw new Error(`no plan: ${r.problems.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
   return r.plan;
 }

@@ -9,7 +9,8 @@ import { planStack } from "../../environments";
 import type { Diagnostic, PackSession } from "../../offline-engine/analyzer";
 import { runProgram, type ProgramRun } from "../../offline-engine/mock-run";
 import { judge, judgeProgram, openPack, pulumiConfigMap, type PolicyResult } from "../../offline-engine/policy-run";
-import { mutatedConfig, shippedConfig, shippedRaw } from "./stacks";
+import { shippedPlan } from "./plans";
+import { mutatedConfig, shippedRaw } from "./stacks";
 
 export async function packFor(stack: string): Promise<PackSession> {
   return openPack(stack, pulumiConfigMap(shippedRaw(stack)));
@@ -30,7 +31,7 @@ export function judgeMutatedConfig(stack: string, mutate: (raw: any) => void, pa
 
 /** The Pulumi layer applying a stack's Plan changed by `mutate` (the Plan of the stack's config changed by `config`, if given), judged by `pack` while it runs. */
 export function judgeMutatedPlan(stack: string, mutate: (plan: Plan) => void, pack: PackSession, config?: (raw: any) => void): Promise<PolicyResult> {
-  const plan = planStack(config ? mutatedConfig(stack, config) : shippedConfig(stack)).plan!;
+  const plan = config ? planStack(mutatedConfig(stack, config)).plan! : shippedPlan(stack).plan!;
   mutate(plan);
   return judgeProgram({ stack, config: mutatedConfigMap(stack, config), program: async () => deployPlan(plan) }, pack);
 }

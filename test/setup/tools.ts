@@ -1,13 +1,21 @@
-// vitest globalSetup: the pinned tools in .tools/ (and Kube-OVN's CRDs), so that `npx vitest run` on a fresh clone works as
+// vitest globalSetup: one temporary folder for the whole run, and the pinned tools in .tools/ (and Kube-OVN's CRDs), so that `npx vitest run` on a fresh clone works as
 // `npm test` does (whose pretest already installed them: then this takes milliseconds), and, where
 // no offline schema folder is (a GitHub runner has no ../shared), the folder of the schemas the
 // upstream catalogs lack, built once from their pinned URLs (tools/upstream-schemas.ts). A failure
 // is reported, not thrown: the suites that need a tool or a schema then fail with its message.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { installValidators } from "../../tools/install";
 import { offlineSchemasDir } from "../../tools/kubeconform";
 import { ensureUpstreamSchemas, UPSTREAM_DESCRIPTION } from "../../tools/upstream-schemas";
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
+  // The workers and what they spawn make their temporary folders in it (TMPDIR, inherited): a
+  // worker is stopped by a signal, so a folder it made is removed here, with the run's.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-tests-"));
+  process.env.TMPDIR = tmp;
+  const teardown = () => fs.rmSync(tmp, { recursive: true, force: true });
   try {
     await installValidators({ log: (line) => console.log(`[tools] ${line}`) });
   } catch (e) {
@@ -16,7 +24,7 @@ export default async function setup(): Promise<void> {
   const offline = offlineSchemasDir();
   if (offline) {
     console.log(`[schemas] offline: ${offline}`);
-    return;
+    return teardown;
   }
   try {
     const { dir, built } = await ensureUpstreamSchemas();
@@ -24,4 +32,5 @@ export default async function setup(): Promise<void> {
   } catch (e) {
     console.error(`[schemas] no offline folder, and the upstream ones cannot be had: ${(e as Error).message}`);
   }
+  return teardown;
 }
