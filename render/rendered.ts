@@ -23,8 +23,11 @@ import { PHASES, type ChartRef, type Plan, type Unit } from "../plan/plan";
 import { GENERATED_HEADER, nodeConfigContent, objectFileName, toYaml } from "./render";
 import { makeReader } from "./yaml";
 
-/** The version of this model index.yaml records; a reader reads it and every earlier one. */
-export const RENDERED_SCHEMA_VERSION = 2;
+/**
+ * The version of this model index.yaml records; a reader reads it and every earlier one. 3:
+ * placement.json groups a component's unreachable nodes by their reasons (reasonGroups).
+ */
+export const RENDERED_SCHEMA_VERSION = 3;
 
 export const INDEX_FILE = "index.yaml";
 export const PLACEMENT_DATA_FILE = "placement.json";
@@ -196,6 +199,35 @@ export function renderedIndex(plan: Plan): RenderedIndex {
   };
 }
 
+/** Nodes that share their reasons, in node order: what placement.json writes for `reasons`. */
+interface ReasonGroup {
+  why: string[];
+  nodes: string[];
+}
+
+/**
+ * A component's reasons grouped by what they say: most nodes a component cannot run on share one
+ * reason (a missing role label), and writing it per node made placement.json grow with components
+ * × nodes (23 MB for 2000 nodes, most of a large preview's reading: npm run bench).
+ */
+function reasonGroups(reasons: Record<string, string[]>): ReasonGroup[] {
+  const groups = new Map<string, ReasonGroup>();
+  for (const [node, why] of Object.entries(reasons)) {
+    const key = JSON.stringify(why);
+    const g = groups.get(key);
+    if (g) g.nodes.push(node);
+    else groups.set(key, { why, nodes: [node] });
+  }
+  return [...groups.values()];
+}
+
+/** Reasons per node again, in the order of the placement's nodes (as placementData keys them). */
+function reasonsOf(groups: ReasonGroup[], nodeOrder: Map<string, number>): Record<string, string[]> {
+  const pairs = groups.flatMap((g) => g.nodes.map((n): [string, string[]] => [n, g.why]));
+  pairs.sort(([a], [b]) => (nodeOrder.get(a) ?? Infinity) - (nodeOrder.get(b) ?? Infinity));
+  return Object.fromEntries(pairs);
+}
+
 /**
  * placement.json: one line per node and per component, so that a change shows as the lines of
  * what changed in a diff of rendered/.
@@ -206,7 +238,7 @@ export function placementJson(d: RenderedPlacement): string {
   const fields = [
     ...Object.entries(head).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`),
     `  "nodes": ${list(nodes)}`,
-    `  "components": ${list(components)}`,
+    `  "components": ${list(components.map((c) => ({ ...c, reasons: reasonGroups(c.reasons) })))}`,
   ];
   return `{\n${fields.join(",\n")}\n}\n`;
 }
@@ -309,7 +341,7 @@ const indexSchema: z.ZodType<RenderedIndex> = z.object({
 });
 
 const taintSchema = z.object({ key: z.string(), value: z.string().optional(), effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]) });
-const placementSchema: z.ZodType<RenderedPlacement> = z.object({
+const placementSchema = z.object({
   stack: z.string(),
   topology: z.string(),
   profile: z.string(),
@@ -334,7 +366,8 @@ const placementSchema: z.ZodType<RenderedPlacement> = z.object({
       replicas: z.number().optional(),
       designRoles: z.union([z.array(roleSchema), z.literal("all"), z.literal("allNodes"), z.literal("kubernetesControlPlane")]),
       eligible: z.array(z.string()),
-      reasons: z.record(z.string(), z.array(z.string())),
+      // grouped (schema 3), or per node (before)
+      reasons: z.union([z.array(z.object({ why: z.array(z.string()), nodes: z.array(z.string()) })), z.record(z.string(), z.array(z.string()))]),
       reaches: z.array(roleSchema),
       heldOff: z.record(z.string(), z.array(z.string())).optional(),
     }),
@@ -411,7 +444,9 @@ export function readPlacement(text: string, where: string): RenderedPlacement {
   } catch (e) {
     throw new RenderedFormatError(`${where}: is not JSON (${(e as Error).message})`);
   }
-  return checked(placementSchema, value, where);
+  const data = checked(placementSchema, value, where);
+  const order = new Map(data.nodes.map((n, i) => [n.name, i]));
+  return { ...data, components: data.components.map((c) => ({ ...c, reasons: Array.isArray(c.reasons) ? reasonsOf(c.reasons, order) : c.reasons })) };
 }
 
 /** The files of one stack's render: a folder's (read when asked for) or an in-memory tree's. */

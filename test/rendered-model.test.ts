@@ -52,6 +52,32 @@ describe("write → read gives the same typed data", () => {
     const lines = files.get(PLACEMENT_DATA_FILE)!.split("\n");
     expect(lines.filter((l) => l.startsWith('    {"name":')).length).toBe(model.placement!.nodes.length + model.placement!.components.length);
   });
+
+  it("placement.json writes a reason once for the nodes that share it, and reads back each node's reasons in node order", () => {
+    const { report, files, model } = rendered();
+    const data = placementData(report);
+    const written = JSON.parse(files.get(PLACEMENT_DATA_FILE)!) as { components: { name: string; reasons: { why: string[]; nodes: string[] }[] }[] };
+    const api = written.components.find((c) => c.name === "openkeel-nova/api")!;
+    const perNode = data.components.find((c) => c.name === "openkeel-nova/api")!.reasons;
+    // six nodes it cannot run on for three reasons: each reason written once, with its nodes
+    expect(Object.keys(perNode)).toHaveLength(6);
+    expect(api.reasons.map((g) => g.nodes.length)).toEqual([3, 2, 1]);
+    expect(Object.fromEntries(api.reasons.flatMap((g) => g.nodes.map((n) => [n, g.why])))).toEqual(perNode);
+    for (const c of model.placement!.components) {
+      const expected = data.components.find((d) => d.name === c.name)!.reasons;
+      expect(Object.entries(c.reasons)).toEqual(Object.entries(expected));
+    }
+  });
+
+  it("a placement.json of schema 2 (reasons per node) reads as the same data", () => {
+    const { report, files } = rendered();
+    const data = placementData(report);
+    const text = files.get(PLACEMENT_DATA_FILE)!;
+    const perNode = JSON.parse(text) as { components: { reasons: unknown }[] };
+    perNode.components.forEach((c, i) => (c.reasons = data.components[i]!.reasons));
+    expect(readPlacement(JSON.stringify(perNode), "rendered/prod-medium/placement.json")).toEqual(asWritten(data));
+    expect(readPlacement(text, "rendered/prod-medium/placement.json")).toEqual(asWritten(data));
+  });
 });
 
 /** A render as the code before the model wrote it: no schemaVersion in index.yaml, no placement.json. */
@@ -101,7 +127,7 @@ describe("a render this code cannot read is refused, naming the file, the key an
 
   it("a newer schema", () => {
     expect(() => readIndex(index.replace(/^schemaVersion: \d+$/m, "schemaVersion: 99"), "base/index.yaml")).toThrow(
-      "base/index.yaml: schemaVersion 99 is newer than this code reads (2). Fix: read it with the code that wrote it, or bring this checkout up to date (git rebase onto it)",
+      `base/index.yaml: schemaVersion 99 is newer than this code reads (${RENDERED_SCHEMA_VERSION}). Fix: read it with the code that wrote it, or bring this checkout up to date (git rebase onto it)`,
     );
   });
 
