@@ -2,7 +2,20 @@
 // Pulumi CLI reads it (keys `<project>:<key>`, bare keys belong to the project).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isAlias, isCollection, isPair, isScalar, LineCounter, parseDocument, visit, type Alias, type Document } from "yaml";
+import {
+  isAlias,
+  isCollection,
+  isPair,
+  isScalar,
+  LineCounter,
+  parseDocument,
+  visit,
+  type Alias,
+  type Document,
+  type Scalar,
+  type YAMLMap,
+  type YAMLSeq,
+} from "yaml";
 import { configValue, loadConfig } from "./load";
 import { PROJECT, type LoadedConfig } from "./schema";
 import { ConfigError, type Problem } from "./problems";
@@ -40,15 +53,18 @@ export function listStacks(stacksDir = STACKS_DIR): string[] {
 const MAX_ALIAS_EXPANSION = 10;
 const ALIAS_ALLOWANCE = 10_000;
 
+/** What an alias can stand for. */
+type Anchored = Scalar | YAMLMap | YAMLSeq;
+
 /**
  * What every alias of a document stands for, found in one pass in document order: an alias names
  * the latest anchor of its name before it (YAML 1.2 § 3.2.2.2). `Alias.resolve` would search the
  * document from its start for each alias, which made an inventory of 2000 `labels: *hypervisor`
  * nodes take minutes (issue 25). An alias without an anchor before it maps to undefined.
  */
-function aliasTargets(doc: Document): Map<Alias, unknown> {
-  const anchors = new Map<string, unknown>();
-  const targets = new Map<Alias, unknown>();
+function aliasTargets(doc: Document): Map<Alias, Anchored | undefined> {
+  const anchors = new Map<string, Anchored>();
+  const targets = new Map<Alias, Anchored | undefined>();
   visit(doc, (_, node) => {
     if (isAlias(node)) targets.set(node, anchors.get(node.source));
     else if ((isCollection(node) || isScalar(node)) && node.anchor) anchors.set(node.anchor, node);
@@ -60,7 +76,7 @@ function aliasTargets(doc: Document): Map<Alias, unknown> {
  * How many values (scalars, maps, lists, keys) a document holds: as written, or with every alias
  * replaced by what it stands for. An alias inside its own anchor expands without end (Infinity).
  */
-function expandedSize(doc: Document, targets: Map<Alias, unknown> | undefined): number {
+function expandedSize(doc: Document, targets: Map<Alias, Anchored | undefined> | undefined): number {
   const sizes = new Map<unknown, number>();
   const open = new Set<unknown>();
   const size = (node: unknown): number => {
@@ -78,6 +94,21 @@ function expandedSize(doc: Document, targets: Map<Alias, unknown> | undefined): 
     return n;
   };
   return size(doc.contents);
+}
+
+/**
+ * The document's values, as `doc.toJS()` gives them, each alias resolved through `targets`: yaml's
+ * own `Alias.resolve` walks the document's anchors and aliases from the start up to the alias, for
+ * each alias, which is quadratic again (a quarter of a second of reading a 2000-node inventory
+ * whose compute nodes share `labels: *hypervisor`, 1.4 s at 5000: npm run bench). An anchor is
+ * turned into a value before its aliases (document order); where it was not, yaml resolves.
+ */
+function valuesOf(doc: Document, targets: Map<Alias, Anchored | undefined>): unknown {
+  for (const [alias, target] of targets) {
+    const resolve = alias.resolve.bind(alias);
+    alias.resolve = (d, ctx) => (target && ctx?.anchors.has(target) ? target : resolve(d, ctx));
+  }
+  return doc.toJS({ maxAliasCount: -1 });
 }
 
 /** Parse stack file text into the raw `openkeel:` config map (keys without the prefix). */
@@ -124,7 +155,7 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
   }
   let root: unknown;
   try {
-    root = doc.toJS({ maxAliasCount: -1 });
+    root = valuesOf(doc, targets);
   } catch (e) {
     // what the document holds, not this program, fails to become values
     throw new ConfigError([

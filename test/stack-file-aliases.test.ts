@@ -2,6 +2,7 @@
 // (`labels: *hypervisor`), so a large inventory written that way loads; what is refused is a
 // document whose aliases expand it far beyond what it writes (billion laughs), or without end.
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { rawFromStackYaml } from "../config/stack-file";
 import { loadConfig } from "../config/load";
 import { problemsOf } from "./helpers/stacks";
@@ -73,5 +74,22 @@ describe("YAML anchors in stack files", () => {
     const [p] = problemsOf(() => rawFromStackYaml("config:\n  openkeel:b: *y\n  openkeel:c: &y 2\n", FILE));
     expect(p.path).toBe("line 2, column 15");
     expect(p.message).toMatch(/alias \*y has no anchor &y before it/);
+  });
+
+  it("gives the values yaml itself gives: aliases of scalars, lists and maps, nested, redefined, as keys", () => {
+    const text = [
+      "config:",
+      "  openkeel:a: &s one",
+      "  openkeel:b: &l [*s, two, &m {k: *s}]",
+      "  openkeel:c: {x: *l, y: *m, *s : key}",
+      "  openkeel:d: &s again",
+      "  openkeel:e: [*s, *l, &l [three], *l]",
+      "  openkeel:f: *m",
+      "",
+    ].join("\n");
+    const raw = rawFromStackYaml(text, FILE);
+    const own = parse(text) as { config: Record<string, unknown> };
+    expect(raw).toEqual(Object.fromEntries(Object.entries(own.config).map(([k, v]) => [k.slice("openkeel:".length), v])));
+    expect(raw.e).toEqual(["again", ["one", "two", { k: "one" }], ["three"], ["three"]]);
   });
 });
