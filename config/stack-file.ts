@@ -99,9 +99,9 @@ function expandedSize(doc: Document, targets: Map<Alias, Anchored | undefined> |
 /**
  * The document's values, as `doc.toJS()` gives them, each alias resolved through `targets`: yaml's
  * own `Alias.resolve` walks the document's anchors and aliases from the start up to the alias, for
- * each alias, which is quadratic again (a quarter of a second of reading a 2000-node inventory
- * whose compute nodes share `labels: *hypervisor`, 1.4 s at 5000: npm run bench). An anchor is
- * turned into a value before its aliases (document order); where it was not, yaml resolves.
+ * each alias, which is quadratic again (about a quarter of a second of reading a 2000-node
+ * inventory whose compute nodes share `labels: *hypervisor`, by hand). An anchor is turned into a
+ * value before its aliases (document order); where it was not, yaml resolves.
  */
 function valuesOf(doc: Document, targets: Map<Alias, Anchored | undefined>): unknown {
   for (const [alias, target] of targets) {
