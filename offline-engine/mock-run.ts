@@ -99,9 +99,10 @@ const debuggable = createRequire(__filename)("@pulumi/pulumi/runtime/debuggable"
  * - its promise bookkeeping (`debuggablePromise`): each promise given three properties, two more
  *   promises and a place in a set, for the report of promises still pending when the process exits.
  *   About a third of a prod-medium run's CPU (216 → 150 ms, median of six rounds of eight runs).
- * A run that fails is run again with both, so an error still comes with its stack.
+ * A run that fails is run again with both (`again`), so an error still comes with its stack. The
+ * suites that answer the registrations with mocks of their own run the program through it too.
  */
-async function withoutTraces<T>(run: () => Promise<T>, again: (failure: unknown) => Promise<T>): Promise<T> {
+export async function withoutTraces<T>(run: () => Promise<T>, again: (failure: unknown) => Promise<T>): Promise<T> {
   const limit = Error.stackTraceLimit;
   const prepare = Error.prepareStackTrace;
   const wrap = debuggable.debuggablePromise;

@@ -15,6 +15,7 @@ import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
 import { planStack } from "../environments";
 import { renderPlan } from "../render/rendered";
 import { capture } from "../cli/cli";
+import { withoutTraces } from "../offline-engine/mock-run";
 import { tsCommand } from "../cli/ts-command";
 import { clusterCommand } from "../pipeline/cluster-command";
 import { previewStack } from "../review/preview";
@@ -54,37 +55,42 @@ interface Registration {
  * kube-system answered with `uid`): the error it stops with, or none, and every registration.
  */
 async function run(stack: string, raw: Record<string, unknown>, file: string, uid = UID): Promise<{ error?: Error; registered: Registration[] }> {
-  const registered: Registration[] = [];
-  const saved = process.env.KUBECONFIG;
-  process.env.KUBECONFIG = file;
-  setClusterFactsUnderMocks(liveClusterFacts);
-  await pulumi.runtime.setMocks(
-    {
-      newResource(a) {
-        registered.push({ type: a.type, name: a.name, ...(a.provider ? { provider: a.provider } : {}), ...(a.id ? { id: a.id } : {}) });
-        if (a.type === "kubernetes:core/v1:Namespace" && a.id === "kube-system")
-          return { id: "kube-system", state: { metadata: { name: "kube-system", uid } } };
-        return { id: `${a.name}-id`, state: { ...a.inputs } };
+  let registered: Registration[] = [];
+  const attempt = async () => {
+    registered = [];
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = file;
+    setClusterFactsUnderMocks(liveClusterFacts);
+    await pulumi.runtime.setMocks(
+      {
+        newResource(a) {
+          registered.push({ type: a.type, name: a.name, ...(a.provider ? { provider: a.provider } : {}), ...(a.id ? { id: a.id } : {}) });
+          if (a.type === "kubernetes:core/v1:Namespace" && a.id === "kube-system")
+            return { id: "kube-system", state: { metadata: { name: "kube-system", uid } } };
+          return { id: `${a.name}-id`, state: { ...a.inputs } };
+        },
+        call: (a) => a.inputs,
       },
-      call: (a) => a.inputs,
-    },
-    "openkeel",
-    stack,
-    false,
-  );
-  pulumi.runtime.setAllConfig(pulumiConfigOf(raw), []);
-  let error: Error | undefined;
+      "openkeel",
+      stack,
+      false,
+    );
+    pulumi.runtime.setAllConfig(pulumiConfigOf(raw), []);
+    try {
+      // called as the language host does, outside a Stack resource: a failure is this promise's
+      await program();
+    } finally {
+      await pulumi.runtime.disconnect();
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  };
   try {
-    // called as the language host does, outside a Stack resource: a failure is this promise's
-    await program();
+    await withoutTraces(attempt, attempt);
+    return { registered };
   } catch (e) {
-    error = e as Error;
-  } finally {
-    await pulumi.runtime.disconnect();
-    if (saved === undefined) delete process.env.KUBECONFIG;
-    else process.env.KUBECONFIG = saved;
+    return { error: e as Error, registered };
   }
-  return { error, registered };
 }
 
 const medium = shippedRaw("prod-medium") as any;
@@ -170,25 +176,29 @@ describe("a stack bound to another cluster stops the program before any unit reg
   });
 
   it("its provider names the context and a stable cluster identifier, not the kubeconfig's current context", async () => {
-    const inputs: Record<string, unknown>[] = [];
-    await pulumi.runtime.setMocks(
-      {
-        newResource(a) {
-          if (a.type === "pulumi:providers:kubernetes") inputs.push(a.inputs);
-          return { id: `${a.name}-id`, state: a.inputs };
+    let inputs: Record<string, unknown>[] = [];
+    const attempt = async () => {
+      inputs = [];
+      await pulumi.runtime.setMocks(
+        {
+          newResource(a) {
+            if (a.type === "pulumi:providers:kubernetes") inputs.push(a.inputs);
+            return { id: `${a.name}-id`, state: a.inputs };
+          },
+          call: (a) => a.inputs,
         },
-        call: (a) => a.inputs,
-      },
-      "openkeel",
-      "prod-medium",
-      false,
-    );
-    pulumi.runtime.setAllConfig(pulumiConfigOf(medium), []);
-    try {
-      await pulumi.runtime.runInPulumiStack(program);
-    } finally {
-      await pulumi.runtime.disconnect();
-    }
+        "openkeel",
+        "prod-medium",
+        false,
+      );
+      pulumi.runtime.setAllConfig(pulumiConfigOf(medium), []);
+      try {
+        await pulumi.runtime.runInPulumiStack(program);
+      } finally {
+        await pulumi.runtime.disconnect();
+      }
+    };
+    await withoutTraces(attempt, attempt);
     // no facts under the mocks: the offline run checks nothing, but the provider is the stack's
     // and it creates by upsert: an upgrade adopts what the releases of an earlier program created
     // (provider inputs reach the engine as strings)

@@ -10,7 +10,13 @@ import { installValidators } from "../../tools/install";
 import { offlineSchemasDir } from "../../tools/kubeconform";
 import { ensureUpstreamSchemas, UPSTREAM_DESCRIPTION } from "../../tools/upstream-schemas";
 
+/** Set once the run's setup is done: each project of vitest.config.mts runs the global setup again, in this process. */
+const DONE = Symbol.for("openkeel.tests.setup");
+
 export default async function setup(): Promise<() => void> {
+  const run = globalThis as { [DONE]?: true };
+  if (run[DONE]) return () => {};
+  run[DONE] = true;
   // The workers and what they spawn make their temporary folders in it (TMPDIR, inherited): a
   // worker is stopped by a signal, so a folder it made is removed here, with the run's.
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-tests-"));
