@@ -26,7 +26,7 @@ import {
   type Target,
 } from "./bench-targets";
 import { defaultClusterScript, defaultMirrorDir, timeEnginePreviews } from "../test/e2e/harness/driver";
-import { load1, measure, type Measured } from "./measure";
+import { load1, measure, memoryFolder, type Measured } from "./measure";
 import {
   editLoop,
   generatedStackFile,
@@ -381,15 +381,6 @@ async function anchoredInventory(o: BenchOptions, work: string, size: number): P
     if (outRoot !== work) fs.rmSync(outRoot, { recursive: true, force: true });
   }
   return { nodes: size, aliasedMs: round(times[0]), writtenOutMs: round(times[1]), load, outputs: outRoot === work ? "disk" : "memory" };
-}
-
-/** A fresh folder in /dev/shm (Linux's memory-backed folder), or undefined where there is none. */
-function memoryFolder(name: string): string | undefined {
-  try {
-    return fs.mkdtempSync(path.join("/dev/shm", `openkeel-bench-${name}-`));
-  } catch {
-    return undefined;
-  }
 }
 
 /** The measurements of what an operator waits for (bench/operator.ts). */

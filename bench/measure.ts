@@ -21,6 +21,18 @@ export interface Measured {
   code: number | null;
 }
 
+/**
+ * A fresh folder in `root` (Linux's memory-backed /dev/shm by default), or undefined where it
+ * cannot be made: a figure whose files are written there does not follow a disk's latency.
+ */
+export function memoryFolder(name: string, root = "/dev/shm"): string | undefined {
+  try {
+    return fs.mkdtempSync(`${root}/openkeel-bench-${name}-`);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The 1-minute load average, rounded: printed with every figure (the machine is shared). */
 export const load1 = () => Math.round(os.loadavg()[0] * 100) / 100;
 

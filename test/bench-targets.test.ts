@@ -1,7 +1,11 @@
 // The bench's verdicts and its engine comparison, as pure functions: the goals each kind of target
 // holds to, the fastest try, the speedup, why the engine is not measured, and how a timed
 // `pulumi preview --policy-pack policy` is judged. No time is measured here.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
+import { memoryFolder } from "../bench/measure";
 import {
   compareEngine,
   ENGINE_STACKS,
@@ -203,5 +207,22 @@ describe("the CI figures (issue 23)", () => {
     expect(f.sequentialMinutes).toBeNull();
     expect(verdict(ciTarget(f))).toBe("not measured");
     expect(ciLines(f)).toContain("*** engine build NOT MEASURED: no log ***");
+  });
+});
+
+describe("where the anchored inventory's renders write", () => {
+  it("a fresh folder in memory (/dev/shm) where one can be made, else none: the bench then writes to disk", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-shm-"));
+    try {
+      const a = memoryFolder("work", root)!;
+      const b = memoryFolder("work", root)!;
+      expect(path.dirname(a)).toBe(root);
+      expect(path.basename(a)).toMatch(/^openkeel-bench-work-/);
+      expect(a).not.toBe(b);
+      expect(fs.readdirSync(a)).toEqual([]);
+      expect(memoryFolder("work", path.join(root, "absent"))).toBeUndefined();
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -15,7 +15,7 @@ import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
 import { planStack } from "../environments";
 import { renderPlan } from "../render/rendered";
 import { capture } from "../cli/cli";
-import { withoutTraces } from "../offline-engine/mock-run";
+import { runProgram, withoutTraces } from "../offline-engine/mock-run";
 import { tsCommand } from "../cli/ts-command";
 import { clusterCommand } from "../pipeline/cluster-command";
 import { previewStack } from "../review/preview";
@@ -176,29 +176,8 @@ describe("a stack bound to another cluster stops the program before any unit reg
   });
 
   it("its provider names the context and a stable cluster identifier, not the kubeconfig's current context", async () => {
-    let inputs: Record<string, unknown>[] = [];
-    const attempt = async () => {
-      inputs = [];
-      await pulumi.runtime.setMocks(
-        {
-          newResource(a) {
-            if (a.type === "pulumi:providers:kubernetes") inputs.push(a.inputs);
-            return { id: `${a.name}-id`, state: a.inputs };
-          },
-          call: (a) => a.inputs,
-        },
-        "openkeel",
-        "prod-medium",
-        false,
-      );
-      pulumi.runtime.setAllConfig(pulumiConfigOf(medium), []);
-      try {
-        await pulumi.runtime.runInPulumiStack(program);
-      } finally {
-        await pulumi.runtime.disconnect();
-      }
-    };
-    await withoutTraces(attempt, attempt);
+    const run = await runProgram("prod-medium", pulumiConfigOf(medium), program);
+    const inputs = run.ofType("pulumi:providers:kubernetes").map((r) => r.inputs);
     // no facts under the mocks: the offline run checks nothing, but the provider is the stack's
     // and it creates by upsert: an upgrade adopts what the releases of an earlier program created
     // (provider inputs reach the engine as strings)
