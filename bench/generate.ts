@@ -41,13 +41,15 @@ export function generatedProductionStack(size: number): GeneratedStack {
       });
     }
   };
-  add("cp", controlPlane, ["controlPlane"], { kubernetesControlPlane: true });
-  add("prov", provisioning, ["provisioning"]);
+  add("cp", controlPlane, ["controlPlane"], { kubernetesControlPlane: true, hostNetwork: "node" });
+  add("prov", provisioning, ["provisioning"], { hostNetwork: "provisioning" });
   // D3: every gateway and hypervisor has the external VLANs, through its physnet bridge mappings
-  const wiring = { labels: { "network.openkeel.io/external-nic": "bond1" }, bridgeMappings: "physnet1:br-ex" };
+  const wiring = { labels: { "network.openkeel.io/external-nic": "bond1" }, bridgeMappings: "physnet1:br-ex", hostNetwork: "wired" };
   add("net", network, ["network"], wiring);
-  add("sto", storage, ["storage"]);
+  add("sto", storage, ["storage"], { hostNetwork: "node" });
   add("cmp", compute, ["compute"], wiring);
+  const bond = (name: string, first: number) => ({ name, members: [`enp${first}s0f0`, `enp${first}s0f1`], mode: "802.3ad" });
+  const address = { link: "bond0", method: "dhcp" };
   return {
     stack: `generated-${size}`,
     raw: {
@@ -55,6 +57,12 @@ export function generatedProductionStack(size: number): GeneratedStack {
       topology: "large",
       taints: ["compute", "network", "storage", "provisioning"],
       nodes,
+      // the links every interface the cluster names lives on (the host contract: placement/host.ts)
+      hostNetworks: {
+        node: { bonds: [bond("bond0", 1)], nodeAddress: address },
+        wired: { bonds: [bond("bond0", 1), bond("bond1", 2)], nodeAddress: address },
+        provisioning: { bonds: [bond("bond0", 1)], vlans: [{ parent: "bond0", id: 17 }], nodeAddress: address },
+      },
       network: { nodeSubnet: NODE_SUBNET },
       // Ironic runs on the provisioning nodes; its namespace reaches the BMC networks only (§ 2.2),
       // its conductors serve the provisioning VLAN (D7)

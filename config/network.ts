@@ -62,8 +62,8 @@ function hostAddressFault(text: string, cidr: string): string | undefined {
 
 /**
  * A secondary network of pods (§ 1.3 Longhorn's storage network, § 1.4 Ironic's provisioning
- * VLAN): one host interface of the same name on every node whose pods attach, an ipvlan (l2) or
- * macvlan (bridge) child of it in each pod through a Multus NetworkAttachmentDefinition, and the
+ * VLAN): one host interface of the same name on every node whose pods attach, a macvlan (bridge)
+ * or ipvlan (l2) child of it in each pod through a Multus NetworkAttachmentDefinition, and the
  * addresses from Kube-OVN's IPAM (a Subnet whose provider is the attachment), unique across nodes.
  */
 export const attachmentNetworkSchema = z
@@ -72,8 +72,13 @@ export const attachmentNetworkSchema = z
     cidr: ipv4Cidr,
     /** The host NIC (or VLAN interface) on that network, e.g. `bond0.50`: Multus' `master`. */
     interface: interfaceNameSchema,
-    /** ipvlan shares the NIC's MAC (port security, the host's own address); macvlan gives each pod its own. */
-    type: z.enum(["ipvlan", "macvlan"]).default("ipvlan"),
+    /**
+     * macvlan gives each pod a MAC of its own on the host's interface; ipvlan shares the NIC's MAC
+     * (for switch ports that allow one MAC). The plugin must be on every node whose pods attach: the
+     * host contract refuses one that is not (placement/host.ts). Kube-OVN installs macvlan on every
+     * node, and Talos ships no ipvlan (siderolabs/talos#10549), so macvlan is the default.
+     */
+    type: z.enum(["ipvlan", "macvlan"]).default("macvlan"),
     /** The router of the network, never handed to a pod (Kube-OVN's Subnet gateway); default: its first address. */
     gateway: z.string().optional(),
     /** Addresses Kube-OVN must not hand out (hosts, switches on the network): `a.b.c.d` or `a.b.c.d..a.b.c.e`. */

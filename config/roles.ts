@@ -69,6 +69,8 @@ export const RESERVED_TOLERATION: Toleration = { key: RESERVED_TAINT_KEY, operat
  * node-roles phase from the inventory's `bridgeMappings`.
  */
 export const BRIDGE_MAPPINGS_ANNOTATION = "network.openkeel.io/bridge-mappings";
+/** § 3.2: the host NIC the OVN chassis adds to its physnet bridge (br-ex), set by the administrator. */
+export const EXTERNAL_NIC_LABEL = "network.openkeel.io/external-nic";
 
 /** The taint Masakari puts on a reserved host (§ 5.6: `openkeel.io/reserved=true:NoSchedule`). */
 export const RESERVED_TAINT: Taint = { key: RESERVED_TAINT_KEY, value: "true", effect: "NoSchedule" };

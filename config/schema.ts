@@ -10,6 +10,7 @@ import { talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 import { cidrFault } from "./cidr";
 import { attachmentNetworkSchema, networkConfigSchema } from "./network";
+import { hostNetworkSchema } from "./host-network";
 import { clusterSchema } from "./cluster";
 import { NODE_STATES } from "./lifecycle";
 import { DNS_SUBDOMAIN, isLabelKey } from "./k8s";
@@ -113,6 +114,8 @@ const nodeSchema = z.strictObject({
   bridgeMappings: bridgeMappingsSchema.optional(),
   /** Where the node is in its life (config/lifecycle.ts, docs/node-lifecycle.md). */
   state: z.enum(NODE_STATES).default("active"),
+  /** The entry of openkeel:hostNetworks that declares its host's links. */
+  hostNetwork: z.string().optional(),
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
@@ -211,8 +214,27 @@ const chartsSchema = z.strictObject({
     .default({}),
 });
 
-/** Rules across a node's keys: each role once, and no label this repository writes from other keys. */
-function nodeRules(node: NodeConfig, i: number, ctx: z.RefinementCtx): void {
+const HOST_NETWORK_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const HOST_NETWORK_NAME_MESSAGE = "is not a host network name (lower-case letters, digits and '-'). Fix: name it after the kind of machine, e.g. hypervisor";
+
+/** The node's host network is one the stack declares. */
+function hostNetworkRule(node: NodeConfig, i: number, ctx: z.RefinementCtx, declared: Record<string, unknown> | undefined): void {
+  if (node.hostNetwork === undefined || (declared !== undefined && Object.hasOwn(declared, node.hostNetwork))) return;
+  const names = Object.keys(declared ?? {});
+  const near = closest(node.hostNetwork, names);
+  ctx.addIssue({
+    code: "custom",
+    path: ["nodes", i, "hostNetwork"],
+    message:
+      names.length === 0
+        ? `names host network '${node.hostNetwork}', and the stack declares none. Fix: declare it under openkeel:hostNetworks (its bonds, VLANs and nodeAddress; stacks/README.md)`
+        : `names host network '${node.hostNetwork}', which openkeel:hostNetworks does not declare. Fix: ${near ? `did you mean '${near}'? ` : ""}name one of ${names.join(", ")}, or declare it`,
+  });
+}
+
+/** Rules across a node's keys: each role once, no label this repository writes from other keys, a declared host network. */
+function nodeRules(node: NodeConfig, i: number, ctx: z.RefinementCtx, hostNetworks?: Record<string, unknown>): void {
+  hostNetworkRule(node, i, ctx, hostNetworks);
   const seen = new Set<string>();
   node.roles.forEach((role, j) => {
     if (seen.has(role)) {
@@ -298,8 +320,10 @@ export const configSchema = z
     network: networkConfigSchema.optional(),
     /** The cluster the stack deploys to: kube context and identity (config/cluster.ts). */
     cluster: clusterSchema.optional(),
+    /** The hosts' links, per kind of machine, named by the nodes (config/host-network.ts). */
+    hostNetworks: z.record(z.string().regex(HOST_NETWORK_NAME, { message: HOST_NETWORK_NAME_MESSAGE }), hostNetworkSchema).optional(),
   })
-  .superRefine((cfg, ctx) => cfg.nodes.forEach((node, i) => nodeRules(node, i, ctx)));
+  .superRefine((cfg, ctx) => cfg.nodes.forEach((node, i) => nodeRules(node, i, ctx, cfg.hostNetworks)));
 
 /** A stack config as the schema gives it; its environment's config rules apply on top (environments/). */
 export type Config = z.infer<typeof configSchema>;

@@ -8,7 +8,8 @@ import { addOpenKeel, openkeelNodeMetadata } from "../openkeel";
 import { nodeRolesUnit } from "../plan/node-roles";
 import { withMirror } from "../plan/mirror";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
-import { addPlatform, nodeMetadataOf } from "../platform/component";
+import { addPlatform, hostContractOf, nodeMetadataOf } from "../platform/component";
+import { openkeelHostContract } from "../openkeel/host";
 import { stackContext } from "../platform/context";
 import type { Topology } from "../topology/topology";
 import { installed } from "./environment";
@@ -47,6 +48,10 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   addPlatform(plan, ctx, components, env.podNetwork);
   const problems = addOpenKeel(plan, ctx);
   plan.nodeConfig = env.nodeConfig(cfg, topology);
+  // what the workloads need of their nodes' hosts, and what the node agents install there
+  const platformHost = hostContractOf(ctx, components);
+  const openkeelHost = openkeelHostContract(ctx);
+  plan.host = { needs: [...platformHost.needs, ...openkeelHost.needs], installs: [...platformHost.installs, ...openkeelHost.installs] };
   const out = withMirror(plan, cfg.mirror);
   // what the feasibility model reads of this Plan, recorded in index.yaml for the removal guard
   out.feasibility = feasibilityFacts(out, stackConstraints(cfg));

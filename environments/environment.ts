@@ -5,7 +5,8 @@
 import type { ClusterConfig } from "../config/cluster";
 import type { Check, ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
-import type { NodeLevelConfig } from "../plan/plan";
+import type { NodeLevelConfig, Plan } from "../plan/plan";
+import type { HostProvision } from "../plan/host";
 import type { PlatformComponent } from "../platform/component";
 import type { StackStorage } from "../platform/context";
 import type { EnvironmentTraits } from "../topology/environment";
@@ -36,6 +37,8 @@ export interface Environment {
   cluster(cfg: LoadedConfig): ClusterConfig;
   /** Node-level configuration (Talos patches and schematics, the kind cluster) from the same inventory. */
   nodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConfig;
+  /** What the host of each node has before any pod runs: its OS, and what is rendered for it (the host contract, placement/host.ts). */
+  hostProvisions(plan: Plan, topo: Topology): Map<string, HostProvision[]>;
 }
 
 /** The platform components a stack installs, in install order. */

@@ -76,6 +76,7 @@ export function planStack(cfg: LoadedConfig): PlanResult {
     planComponents(plan, placementReaders(cfg.environment)),
     placementChecks(cfg.environment),
     stackStateTaints(cfg),
+    ENVIRONMENTS[cfg.environment].hostProvisions(plan, topology),
   );
   // what only this repository's code can trip is its bug, never the stack file's
   if (placement.bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${placement.bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);

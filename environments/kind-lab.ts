@@ -1,7 +1,7 @@
 // The kind lab on a laptop (§ 6, lab): default label keys, roles optional, no Ironic. kind keeps
 // its own CNI (Multus is added on top); KubeVirt (emulation), CDI, Longhorn and the snapshot stack
 // only with openkeel:platform.realBackends, like the lab's install-backends step.
-import { kindChecks, kindClusterBinding, kindNodeConfig } from "../nodes/kind";
+import { kindChecks, kindClusterBinding, kindHostProvisions, kindNodeConfig } from "../nodes/kind";
 import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
 import { kubevirt } from "../platform/kubevirt";
@@ -47,6 +47,21 @@ function labConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
       message: "sets the ranges of a production cluster; kind chooses the lab's own (its networking defaults). Fix: remove openkeel:network from the lab stack",
     });
   }
+  if (cfg.hostNetworks !== undefined) {
+    issues.push({
+      path: ["hostNetworks"],
+      message:
+        "declares the links of physical hosts; a kind node is a container with the one interface Docker gives it (eth0). Fix: remove openkeel:hostNetworks from the lab stack",
+    });
+  }
+  cfg.nodes.forEach((node, i) => {
+    if (node.hostNetwork !== undefined) {
+      issues.push({
+        path: ["nodes", i, "hostNetwork"],
+        message: "names a host network, and a kind node is a container with Docker's eth0. Fix: remove hostNetwork from the lab's nodes",
+      });
+    }
+  });
   if (cfg.topology !== "lab") {
     issues.push({
       path: ["topology"],
@@ -89,4 +104,5 @@ export const kindLab: Environment = {
   }),
   cluster: kindClusterBinding,
   nodeConfig: kindNodeConfig,
+  hostProvisions: kindHostProvisions,
 };

@@ -1,6 +1,7 @@
 // Talos Linux production clusters (§ 6 small, medium, large): hardened label keys (D1), Kube-OVN
 // as the CNI, every platform component.
 import { talosNodeConfig } from "../nodes/talos";
+import { talosHostProvisions } from "../nodes/talos-host";
 import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
 import { kubeOvn } from "../platform/kube-ovn";
@@ -15,6 +16,7 @@ import { rabbitmqOperator } from "../platform/rabbitmq-operator";
 import { rabbitmqTopologyOperator } from "../platform/rabbitmq-topology-operator";
 import { snapshots } from "../platform/snapshots";
 import { talosBlockIssues } from "../config/talos";
+import { staticAddressIssues } from "../config/host-network";
 import type { ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { Environment } from "./environment";
@@ -22,7 +24,7 @@ import { LONGHORN_CAPACITY_CLASS, LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } fro
 
 /** What a production stack must say that a lab need not: D1's keys, its cluster, its nodes' addresses, its Talos machines. */
 function productionConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
-  const issues: ConfigIssue[] = [...talosBlockIssues(cfg)];
+  const issues: ConfigIssue[] = [...talosBlockIssues(cfg), ...staticAddressIssues(cfg)];
   if (cfg.labelProfile === "default") {
     issues.push({
       path: ["labelProfile"],
@@ -114,4 +116,5 @@ export const talosProduction: Environment = {
     return cfg.cluster;
   },
   nodeConfig: talosNodeConfig,
+  hostProvisions: (plan, topo) => talosHostProvisions(plan, topo.environment.hardwareVirtualization),
 };

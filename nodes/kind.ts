@@ -9,11 +9,12 @@ import type { ClusterConfig } from "../config/cluster";
 import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { toYaml } from "../render/render";
 import { nodeSelfLabels } from "./node-labels";
-import type { NodeLevelConfig } from "../plan/plan";
+import { allUnits, type NodeLevelConfig, type Plan } from "../plan/plan";
+import type { HostProvision } from "../plan/host";
 import { K8S_CONTROL_PLANE_LABEL, type Taint } from "../config/roles";
 import type { Check } from "../config/problems";
 import { nodeTaints, type Topology } from "../topology/topology";
-import { imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
+import { HOST_FACTS, imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 // the public APIs' NodePorts (openkeel/endpoints.ts), published on the laptop's loopback only
 import { LAB_API_NODE_PORTS, LAB_NODE_PORTS } from "../openkeel/endpoints";
 
@@ -152,6 +153,17 @@ export function kindClusterConfig(cfg: LoadedConfig, topo: Topology): Record<str
   return { kind: "Cluster", apiVersion: KIND_API_VERSION, name: cluster, nodes };
 }
 
+/** The node image has no open-iscsi, which Longhorn's v1 engine runs on the host: the lab installs it into each node. */
+const OPEN_ISCSI = ["iscsiadm", "iscsid"];
+const installsLonghorn = (plan: Pick<Plan, "phases">) => allUnits(plan).some((u) => u.type === "openkeel:platform:Longhorn");
+
+/** With the real backends, open-iscsi in each kind node before `pulumi up` (Longhorn's host tools). */
+function nodePreparation(cfg: LoadedConfig, cluster: string | undefined): string {
+  if (cfg.platform.realBackends !== true || cluster === undefined) return "";
+  const names = kindNodeNames(cluster, cfg.nodes).join(" ");
+  return `Before pulumi up, open-iscsi in each node (Longhorn's v1 engine runs iscsiadm there; the node image has none):\n  for n in ${names}; do docker exec $n sh -c 'apt-get update && apt-get install -y open-iscsi && systemctl enable --now iscsid'; done\n`;
+}
+
 export function kindNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConfig {
   const cluster = kindClusterName(cfg.nodes);
   return {
@@ -161,6 +173,7 @@ export function kindNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConf
         comment:
           `kind cluster of stack ${cfg.stack} (kind ${KIND_VERSION}; node image pinned in platform/versions.ts):\n` +
           `  kind create cluster --config rendered/${cfg.stack}/${KIND_CONFIG_PATH}\n` +
+          nodePreparation(cfg, cluster) +
           `  pulumi up -s ${cfg.stack}\n` +
           `NodePorts ${LAB_NODE_PORTS.first}-${LAB_NODE_PORTS.last} are published on ${LAB_LISTEN_ADDRESS} (kubectl context kind-${cluster}):\n` +
           `  openstack --os-auth-url https://${LAB_LISTEN_ADDRESS}:${LAB_API_NODE_PORTS.keystone?.api}/v3 … (every API's port: docs/openkeel-values.md).`,
@@ -168,4 +181,27 @@ export function kindNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConf
       },
     ],
   };
+}
+
+/**
+ * What the host of each kind node has, for the host contract (placement/host.ts): the node image's
+ * CNI plugins (platform/versions.ts HOST_FACTS), the one interface Docker gives the container, the
+ * container's own filesystem for any host path, and the laptop's kernel, which every kind node
+ * shares (a module the lab needs is loaded there: docs/operating.md, the lab's quick start). No
+ * /dev/kvm (the lab's KubeVirt emulates), no Talos extension, no host tool beyond the image's.
+ */
+export function kindHostProvisions(plan: Plan): Map<string, HostProvision[]> {
+  const image = HOST_FACTS.kindNode;
+  const host: HostProvision[] = [
+    ...image.provides.map((c) => ({ ...c, by: image.by })),
+    { kind: "interface", name: "eth0", by: "kind (the node container's interface on Docker's kind network)" },
+    { kind: "mount", name: "*", by: "the kind node container's filesystem" },
+    { kind: "kernelModule", name: "*", by: "the laptop's kernel, which kind nodes share" },
+    // a privileged container sees the laptop's /dev (kind's docker provider runs nodes --privileged)
+    ...["/dev/net/tun", "/dev/vhost-net"].map((name) => ({ kind: "device" as const, name, by: "the laptop's /dev (kind nodes are privileged containers)" })),
+    ...(installsLonghorn(plan)
+      ? OPEN_ISCSI.map((name) => ({ kind: "hostTool" as const, name, by: `open-iscsi, from the node preparation step of ${KIND_CONFIG_PATH}` }))
+      : []),
+  ];
+  return new Map(plan.nodes.map((n) => [n.name, [...host]]));
 }

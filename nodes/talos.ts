@@ -8,6 +8,7 @@
 import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { installerImage, schematicId, type Schematic } from "./image-factory";
 import { nodeSelfLabels } from "./node-labels";
+import { hostNetworkDocuments } from "./talos-network";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
 import { TALOS_MACHINES_FILE, type TalosMachine } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
@@ -221,10 +222,11 @@ function hostSubnet(ip: string): string {
 
 /**
  * The patch of one node: its hostname (the Node name the node-roles phase patches), the inventory
- * IP as the kubelet's node IP (Kube-OVN's MASTER_NODES uses it), and the labels it may assert
- * itself (zone, own-prefix labels; never a role label of the hardened profile).
+ * IP as the kubelet's node IP (Kube-OVN's MASTER_NODES uses it), the labels it may assert itself
+ * (zone, own-prefix labels; never a role label of the hardened profile), and its host network's
+ * links with its own address (./talos-network.ts).
  */
-function nodePatch(node: NodeConfig, profile: LabelProfile): Record<string, unknown>[] {
+function nodePatch(node: NodeConfig, profile: LabelProfile, cfg: Pick<LoadedConfig, "hostNetworks" | "network">): Record<string, unknown>[] {
   const kubelet: Record<string, unknown> = {};
   if (node.internalIP !== undefined) kubelet.nodeIP = { validSubnets: [hostSubnet(node.internalIP)] };
   // A dotted name is an FQDN to Talos: without this the Node would be named after its first label.
@@ -236,6 +238,8 @@ function nodePatch(node: NodeConfig, profile: LabelProfile): Record<string, unkn
   const docs: Record<string, unknown>[] = [];
   if (Object.keys(machine).length > 0) docs.push({ machine });
   docs.push({ apiVersion: "v1alpha1", kind: "HostnameConfig", auto: "off", hostname: node.name });
+  const network = node.hostNetwork === undefined ? undefined : cfg.hostNetworks?.[node.hostNetwork];
+  if (network) docs.push(...hostNetworkDocuments(node, network, cfg.network?.nodeSubnet));
   return docs;
 }
 
@@ -271,8 +275,8 @@ export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelCon
     for (const node of group.nodes) {
       files.push({
         path: `${dir}/nodes/${node.name}.yaml`,
-        comment: `Talos machine-config patch of node ${node.name}: hostname, node IP, self-asserted labels. Apply after patches/${group.name}.yaml.`,
-        documents: nodePatch(node, topo.profile),
+        comment: `Talos machine-config patch of node ${node.name}: hostname, node IP, self-asserted labels${node.hostNetwork ? `, host network ${node.hostNetwork}` : ""}. Apply after patches/${group.name}.yaml.`,
+        documents: nodePatch(node, topo.profile, cfg),
       });
       machines[node.name] = {
         machineType: group.machineType,

@@ -6,6 +6,7 @@ import type { NodeState } from "../config/lifecycle";
 import type { Role, Taint } from "../config/roles";
 import type { PlacementReport } from "./report";
 import type { DesignRoles } from "./workloads";
+import { HOST_CAPABILITY_KINDS, type HostCapabilityKind } from "../plan/host";
 
 export interface PlacementNode {
   name: string;
@@ -42,6 +43,14 @@ export interface PlacementComponent {
    * hypervisor), and why; absent when none (and in renders before schema 2).
    */
   heldOff?: Record<string, string[]>;
+  /** What it needs of the host of every node it may run on, in words (the host contract); absent when nothing. */
+  hostNeeds?: string[];
+}
+
+/** Nodes whose hosts have the same capabilities (names by kind; `*`: any name), in node order. */
+export interface HostGroup {
+  nodes: string[];
+  has: Partial<Record<HostCapabilityKind, string[]>>;
 }
 
 export interface PlacementData {
@@ -53,6 +62,26 @@ export interface PlacementData {
   /** Grouped by role set, then zone, then name: the column order of the grid. */
   nodes: PlacementNode[];
   components: PlacementComponent[];
+  /** What each node's host has (the host contract's providers), nodes that agree grouped; absent in renders before schema 4. */
+  hosts?: HostGroup[];
+}
+
+/** The hosts' capabilities by kind, names sorted; nodes with the same grouped, in node order. */
+function hostGroups(r: PlacementReport): HostGroup[] {
+  const groups = new Map<string, HostGroup>();
+  for (const n of r.nodes) {
+    const have = r.hosts.get(n.name) ?? [];
+    const has: HostGroup["has"] = {};
+    for (const kind of HOST_CAPABILITY_KINDS) {
+      const names = [...new Set(have.filter((p) => p.kind === kind).map((p) => (p.master ? `${p.name} (in ${p.master})` : p.name)))].sort();
+      if (names.length > 0) has[kind] = names;
+    }
+    const key = JSON.stringify(has);
+    const g = groups.get(key);
+    if (g) g.nodes.push(n.name);
+    else groups.set(key, { nodes: [n.name], has });
+  }
+  return [...groups.values()];
 }
 
 /** The report's data, without its checks (a report with failed checks renders nothing). */
@@ -82,6 +111,8 @@ export function placementData(r: PlacementReport): PlacementData {
       reasons: p.reasons,
       reaches: [...p.reaches],
       ...(Object.keys(p.heldOff).length > 0 ? { heldOff: p.heldOff } : {}),
+      ...(r.hostNeeds.get(p.component.name)?.length ? { hostNeeds: r.hostNeeds.get(p.component.name) } : {}),
     })),
+    ...(r.hosts.size > 0 ? { hosts: hostGroups(r) } : {}),
   };
 }

@@ -2,6 +2,7 @@
 // role, like the design's § 2) and placement.svg (the same grid as a picture). Pure functions of
 // what placement.json holds (./data.ts), byte-deterministic: no dates, stable order, fixed geometry.
 import { describeDesignRoles, roleGroup } from "./report";
+import type { HostCapabilityKind } from "../plan/host";
 import type { PlacementComponent, PlacementData, PlacementNode } from "./data";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleTaint, type Role } from "../config/roles";
 
@@ -121,6 +122,39 @@ function componentTable(d: PlacementData, rows: PlacementComponent[]): string[] 
   return lines;
 }
 
+const HOST_COLUMNS: [HostCapabilityKind, string][] = [
+  ["cniPlugin", "CNI plugins"],
+  ["interface", "interfaces"],
+  ["hostTool", "host tools"],
+  ["runtimeHandler", "runtime handlers"],
+  ["kernelModule", "kernel modules"],
+  ["device", "devices"],
+  ["mount", "mounts"],
+];
+
+/**
+ * The host contract: what each node's host has (its OS, what is rendered for it, what the agents
+ * that run there install), and what each component needs of the hosts of the nodes it may run on.
+ */
+function hostsMarkdown(d: PlacementData): string[] {
+  if (!d.hosts) return [];
+  const cell = (names: string[] | undefined) => (names ?? []).map((n) => (n === "*" ? "any" : n)).join(", ") || "—";
+  const lines = [
+    "## Hosts",
+    "",
+    "What the host of each node has before any pod of the component runs (the host contract: docs/placement.md#hosts); every need below holds on every node its component may run on.",
+    "",
+    `| nodes | ${HOST_COLUMNS.map(([, title]) => title).join(" | ")} |`,
+    `|---|${HOST_COLUMNS.map(() => "---").join("|")}|`,
+    ...d.hosts.map((g) => `| ${g.nodes.join(", ")} | ${HOST_COLUMNS.map(([kind]) => cell(g.has[kind])).join(" | ")} |`),
+    "",
+  ];
+  const needs = d.components.filter((c) => c.hostNeeds?.length);
+  if (needs.length > 0)
+    lines.push("| component | needs of its nodes' hosts |", "|---|---|", ...needs.map((c) => `| ${c.name} | ${c.hostNeeds!.join("; ")} |`), "");
+  return lines;
+}
+
 export function placementMarkdown(d: PlacementData): string {
   const [heading, p1, p2, p3, p4, p5, p6, profile, nodesHeading] = placementProse(d);
   const lines: string[] = [
@@ -145,7 +179,7 @@ export function placementMarkdown(d: PlacementData): string {
     const col = nodeColumns(n);
     lines.push(`| ${col["role group"]} | ${n.name} | ${col.state} | ${col.zone} | ${col.taints} |`);
   }
-  lines.push("");
+  lines.push("", ...hostsMarkdown(d));
   if (d.components.length === 0) {
     lines.push("## Components", "", NO_COMPONENT, "");
     return lines.join("\n");

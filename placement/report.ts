@@ -10,6 +10,8 @@ import { antiAffinityCapacity, ineligibility, matchesLabelSelector, untoleratedT
 import type { Check } from "../config/problems";
 import type { Component, DesignRoles } from "./workloads";
 import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/topology";
+import type { HostProvision } from "../plan/host";
+import { describeNeeds, hostContractChecks, nodeProvisions } from "./host";
 
 export interface ReportNode extends SchedNode {
   roles: Role[];
@@ -46,6 +48,13 @@ export interface PlacementReport {
   taintedRoles: Role[];
   nodes: ReportNode[];
   placements: ComponentPlacement[];
+  /**
+   * What each node's host has (its OS, what is rendered for it, what the agents that run there
+   * install), by node: the host contract's providers (./host.ts). Empty where no environment says.
+   */
+  hosts: Map<string, HostProvision[]>;
+  /** What each component needs of its nodes' hosts, in words (placement.md), by component name. */
+  hostNeeds: Map<string, string[]>;
   /** Errors of the placement checks (empty when the placement holds). */
   checks: Check[];
   /** Findings of the checks only this repository's code can trip (origin `code`): bugs, never the stack's. */
@@ -392,10 +401,16 @@ export function placementReport(
   components: Component[],
   registered: readonly PlacementCheck[],
   stateTaints: StateTaints = () => [],
+  hostProvisions: ReadonlyMap<string, readonly HostProvision[]> = new Map(),
 ): PlacementReport {
   const nodes = reportNodes(plan, topo, stateTaints);
   const placements = components.map((c) => placeComponent(c, nodes));
   const facts: PlacementFacts = { plan, nodes, placements };
+  const contract = plan.host ?? { needs: [], installs: [] };
+  const hosts = nodeProvisions(plan, hostProvisions, contract.installs, placements);
+  const index = new Map(topo.nodes.map((n, i) => [n.name, i]));
+  const hostChecks =
+    hostProvisions.size === 0 ? [] : hostContractChecks({ plan, nodes, placements, contract, provisions: hosts, nodeIndex: (n) => index.get(n) ?? -1 });
   return {
     stack: plan.stack,
     topology: plan.topology,
@@ -403,7 +418,9 @@ export function placementReport(
     taintedRoles: [...plan.taintedRoles],
     nodes,
     placements,
-    checks: [...placementChecks(placements, nodes), ...registered.filter((r) => r.origin !== "code").flatMap((r) => r.check(facts))],
+    hosts,
+    hostNeeds: describeNeeds(plan, contract),
+    checks: [...placementChecks(placements, nodes), ...registered.filter((r) => r.origin !== "code").flatMap((r) => r.check(facts)), ...hostChecks],
     bugs: registered.filter((r) => r.origin === "code").flatMap((r) => r.check(facts)),
   };
 }

@@ -7,6 +7,7 @@ import type { Check } from "../config/problems";
 import type { ClusterConfig } from "../config/cluster";
 import type { LifecycleFacts, NodeState } from "../config/lifecycle";
 import type { PostRenderPatch } from "./post-render";
+import type { HostContract } from "./host";
 
 export const PHASES = ["node-roles", "crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const;
 export type PhaseName = (typeof PHASES)[number];
@@ -208,6 +209,12 @@ export interface Plan {
    * @default none recorded
    */
   feasibility?: Record<string, LifecycleFacts>;
+  /**
+   * What its components need of the hosts of their nodes, and what its node agents install there
+   * (plan/host.ts): the placement report judges it against what each node's host has.
+   * @default nothing needed, nothing installed
+   */
+  host?: HostContract;
 }
 
 export function emptyPhases(): Phase[] {

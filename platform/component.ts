@@ -10,6 +10,7 @@ import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
 import type { PlacementCheck } from "../placement/report";
+import type { HostContract } from "../plan/host";
 import { upstreamWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import { pinnedManifestUnit, type NodeRemediator, type StackContext } from "./context";
@@ -101,6 +102,12 @@ export interface PlatformComponent extends NodeRemediator {
    * @default none
    */
   checks?(cfg: Config, topo: Topology): Check[];
+  /**
+   * What its workloads need of the host of every node they may run on, and what its node agents
+   * install there (plan/host.ts; the host contract, placement/host.ts).
+   * @default nothing
+   */
+  host?(ctx: StackContext): Partial<HostContract>;
 }
 
 export const PLATFORM_NAMESPACES_UNIT = "platform-namespaces";
@@ -175,6 +182,12 @@ export function manifestOperator(
 /** The node metadata every component of the list contributes, in its order. */
 export function nodeMetadataOf(ctx: StackContext, components: readonly PlatformComponent[]): NodeMetadataContributor[] {
   return components.flatMap((c) => (c.nodeMetadata ? [c.nodeMetadata(ctx)] : []));
+}
+
+/** The host contract of the components of the list (each component's needs and installs, in its order). */
+export function hostContractOf(ctx: StackContext, components: readonly PlatformComponent[]): HostContract {
+  const parts = components.map((c) => c.host?.(ctx) ?? {});
+  return { needs: parts.flatMap((p) => p.needs ?? []), installs: parts.flatMap((p) => p.installs ?? []) };
 }
 
 /** The node-lifecycle contributions of the components of the list, in its order. */

@@ -21,7 +21,8 @@ import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
 import type { StackContext } from "./context";
 import { ovsStacksChecks } from "./ovs-stacks";
-import { KUBE_OVN_CHART } from "./versions";
+import { HOST_FACTS, KUBE_OVN_CHART } from "./versions";
+import type { HostContract } from "../plan/host";
 
 export const KUBE_OVN_MASTER_LABEL_KEY = "kube-ovn/role";
 const KUBE_OVN_MASTER_LABEL_VALUE = "master";
@@ -284,6 +285,26 @@ const kubeOvnLifecycle: NodeLifecycle = {
   },
 };
 
+const CNI_AGENT = "kube-ovn/kube-ovn-cni+ovs-ovn+pinger";
+
+/**
+ * ovs-ovn's datapath is the kernel's openvswitch module and its tunnels geneve (Talos builds both
+ * in: DISABLE_MODULES_MANAGEMENT above); kube-ovn-cni's install step copies its CNI plugins into
+ * /opt/cni/bin of every node it runs on (HOST_FACTS.kubeOvnCni).
+ */
+function kubeOvnHost(): Partial<HostContract> {
+  const module = (name: string, why: string) => ({
+    kind: "kernelModule" as const,
+    anyOf: [name],
+    why,
+    fix: `load the ${name} module on every node (Talos builds it in)`,
+  });
+  return {
+    needs: [{ component: CNI_AGENT, needs: [module("openvswitch", "ovs-ovn's kernel datapath"), module("geneve", "the pod network's tunnels between nodes")] }],
+    installs: [{ component: CNI_AGENT, provides: HOST_FACTS.kubeOvnCni.provides, by: HOST_FACTS.kubeOvnCni.by }],
+  };
+}
+
 export const kubeOvn: PlatformComponent = {
   name: "Kube-OVN",
   pins: [KUBE_OVN_CHART],
@@ -294,4 +315,5 @@ export const kubeOvn: PlatformComponent = {
   readers: { units: { "openkeel:platform:KubeOvn": readRelease } },
   // its ovs-ovn runs on every node, the OpenKeel chassis' nodes too (§ 7 Q1: ./ovs-stacks.ts)
   checks: (cfg, topo) => [...checks(cfg, topo), ...ovsStacksChecks(cfg, topo)],
+  host: kubeOvnHost,
 };

@@ -21,7 +21,8 @@ import {
   type ObjectReader,
   type UpstreamWorkload,
 } from "../placement/workloads";
-import { manifestOperator } from "./component";
+import { manifestOperator, type PlatformComponent } from "./component";
+import type { HostContract } from "../plan/host";
 import { controlPlaneScheduling, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
 
@@ -34,6 +35,8 @@ function virtHandlerPlacement(ctx: StackContext) {
     resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS] }, { profile: ctx.profile }),
   );
 }
+
+const KUBEVIRT_CR_UNIT = "kubevirt";
 
 function kubevirtUnit(ctx: StackContext): ManifestsUnit {
   const objects: K8sObject[] = [
@@ -59,7 +62,7 @@ function kubevirtUnit(ctx: StackContext): ManifestsUnit {
     },
   ];
   // Deleting the CR uninstalls KubeVirt.
-  return manifestsUnit("kubevirt", "openkeel:platform:KubeVirt", objects, { protect: true });
+  return manifestsUnit(KUBEVIRT_CR_UNIT, "openkeel:platform:KubeVirt", objects, { protect: true });
 }
 
 const KUBEVIRT_OS: Record<string, string> = { "kubernetes.io/os": "linux" };
@@ -142,9 +145,40 @@ const readKubeVirt: ObjectReader = (u, o) => {
   ];
 };
 
-export const kubevirt = manifestOperator(
-  "KubeVirt",
-  KUBEVIRT_OPERATOR,
-  { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator", workloads: [VIRT_OPERATOR] },
-  { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
-);
+/**
+ * virt-handler's device plugins serve every VM pod of its node /dev/net/tun, /dev/vhost-net and,
+ * unless the stack emulates, /dev/kvm (kubevirt@v1.9.0 pkg/virt-handler/device-manager/
+ * device_controller.go:111-123); a missing device is advertised Unhealthy (generic_device.go:284-303),
+ * and a VM pod that requests it stays Pending (pkg/virt-controller/services/renderresources.go:466-480).
+ */
+function kubevirtHost(ctx: StackContext): Partial<HostContract> {
+  const emulates = !ctx.topo.environment.hardwareVirtualization;
+  const device = (name: string, why: string) => ({
+    kind: "device" as const,
+    anyOf: [name],
+    why,
+    fix: `give the compute role only to nodes whose host has ${name}`,
+  });
+  return {
+    needs: [
+      {
+        component: `${KUBEVIRT_CR_UNIT}/kubevirt/virt-handler`,
+        needs: [
+          ...(emulates ? [] : [device("/dev/kvm", "each VM pod requests devices.kubevirt.io/kvm: the VM runs on KVM")]),
+          device("/dev/net/tun", "each VM pod with a network interface requests devices.kubevirt.io/tun"),
+          ...(emulates ? [] : [device("/dev/vhost-net", "each virtio NIC requests devices.kubevirt.io/vhost-net")]),
+        ],
+      },
+    ],
+  };
+}
+
+export const kubevirt: PlatformComponent = {
+  ...manifestOperator(
+    "KubeVirt",
+    KUBEVIRT_OPERATOR,
+    { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator", workloads: [VIRT_OPERATOR] },
+    { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
+  ),
+  host: kubevirtHost,
+};

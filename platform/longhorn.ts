@@ -33,6 +33,7 @@ import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerat
 import { attachmentNetworkObjects, type AttachmentNetworkRef } from "./kube-ovn";
 import { longhornConstraint, longhornFacts } from "./longhorn-feasibility";
 import { LONGHORN_CHART } from "./versions";
+import type { ComponentNeed, HostContract } from "../plan/host";
 
 export const LONGHORN_NAMESPACE = "longhorn-system";
 export const LONGHORN_DRIVER = "driver.longhorn.io";
@@ -606,6 +607,50 @@ const longhornLifecycle: NodeLifecycle = {
   steps: longhornSteps,
 };
 
+/**
+ * The host of every node that runs Longhorn's instance managers: iscsiadm for the v1 data engine's
+ * iSCSI frontend (Longhorn runs it in the host's namespaces), and the storage network's attachment
+ * where the stack has one; the nodes that get a default disk: the disk mounted at the data path.
+ */
+function longhornHost(ctx: StackContext): Partial<HostContract> {
+  const network = longhornStorageNetwork(ctx);
+  const instanceManagers: ComponentNeed[] = [
+    ...["iscsiadm", "iscsid"].map((tool) => ({
+      kind: "hostTool" as const,
+      anyOf: [tool],
+      // longhorn-manager@v1.12.1 vendor/github.com/longhorn/go-iscsi-helper/iscsi/initiator.go:30-40: iscsiadm in iscsid's namespaces
+      why: "the v1 data engine attaches each volume as an iSCSI target, through iscsiadm run in the namespaces of the host's iscsid",
+      fix: "give these nodes open-iscsi (on Talos: the siderolabs/iscsi-tools extension in their schematic)",
+    })),
+    ...(network
+      ? [
+          {
+            attachment: { namespace: network.namespace, name: network.name },
+            configPath: "openkeel:platform.longhorn.storageNetwork",
+            why: "§ 1.3: Longhorn attaches its instance managers to the storage network as lhnet1",
+          },
+        ]
+      : []),
+  ];
+  const dataPath = ctx.topo.environment.nodeOs === "talos" ? TALOS_DATA_PATH : DEFAULT_DATA_PATH;
+  return {
+    needs: [
+      { component: `${LONGHORN_UNIT}/longhorn-csi-plugin+instance-managers`, needs: instanceManagers },
+      {
+        component: `${LONGHORN_UNIT}/longhorn-default-disks`,
+        needs: [
+          {
+            kind: "mount",
+            anyOf: [dataPath],
+            why: `Longhorn's default disk is its defaultDataPath, ${dataPath}`,
+            fix: "give these nodes the Longhorn disk (on Talos: openkeel:talos.longhornDisk, mounted as the longhorn user volume)",
+          },
+        ],
+      },
+    ],
+  };
+}
+
 export const longhorn: PlatformComponent = {
   name: "Longhorn",
   pins: [LONGHORN_CHART],
@@ -626,4 +671,5 @@ export const longhorn: PlatformComponent = {
     objects: { StorageClass: readStorageClass },
   },
   checks,
+  host: longhornHost,
 };

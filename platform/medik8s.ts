@@ -23,6 +23,7 @@ import type { Affinity } from "../placement/chart-helper";
 import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
 import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
+import type { HostContract } from "../plan/host";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
 import {
   controlPlaneScheduling,
@@ -452,6 +453,30 @@ const medik8sLifecycle: NodeLifecycle = {
   steps: medik8sSteps,
 };
 
+/**
+ * § 5.6: SNR fences a node through its watchdog. Without /dev/watchdog it tries softdog, then a
+ * reboot through /bin/bash (self-node-remediation@v0.13.0 internal/watchdog/linux.go:47-96,
+ * internal/reboot/rebooter.go:38-82): Talos has neither (no CONFIG_SOFT_WATCHDOG, no shell), so a
+ * node it may remediate needs a hardware watchdog.
+ */
+function medik8sHost(): Partial<HostContract> {
+  return {
+    needs: [
+      {
+        component: `medik8s-remediation/${SNR_CONFIG_NAME}/self-node-remediation-agent`,
+        needs: [
+          {
+            kind: "device",
+            anyOf: ["/dev/watchdog"],
+            why: "§ 5.6: the agent fences its node through the watchdog; the software fallbacks need softdog or a shell",
+            fix: "load the nodes' hardware watchdog driver (openkeel:talos.watchdogModule)",
+          },
+        ],
+      },
+    ],
+  };
+}
+
 export const medik8s: PlatformComponent = {
   name: "Medik8s (NHC, SNR, NMO) on OLM",
   pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO, KUBECTL_IMAGE],
@@ -460,6 +485,7 @@ export const medik8s: PlatformComponent = {
   namespaces: () => [medik8sNamespace()],
   lifecycle: medik8sLifecycle,
   segmentRemediation,
+  host: medik8sHost,
   units: (ctx, { namespaces, podNetwork }) => {
     const olm = olmUnit(after(podNetwork));
     return {

@@ -205,6 +205,31 @@ export const metallb: PlatformComponent = {
   pins: [METALLB_NATIVE],
   upstream: [SHIPPED],
   settings: "metallb",
+  // the speakers of the ingress nodes announce the VIP from the stack's interfaces only (the L2Advertisement's)
+  host: (ctx) => {
+    const interfaces = ctx.cfg.platform.metallb?.interfaces ?? [];
+    if (interfaces.length === 0) return {};
+    return {
+      needs: [
+        {
+          component: `${PLACEMENT_UNIT}/speaker`,
+          needs: [
+            {
+              kind: "interface",
+              anyOf: interfaces,
+              // metallb@v0.16.1 speaker/layer2_controller.go:83-146: the owner is elected without
+              // looking at interfaces, and does not announce when it has none of them;
+              // internal/layer2/announcer.go:89-101: no ARP on an interface that has a master
+              why: "D8: the node elected to announce the ingress VIP answers ARP on one of the L2Advertisement's interfaces that has no master (no bond, no OVS bridge), and if it has none, nobody announces the VIP",
+              fix: "announce from an interface every ingress node has and nothing enslaves (a VLAN of the node's bond, e.g. bond0.100, declared in openkeel:hostNetworks), and list it in openkeel:platform.metallb.interfaces",
+              configPath: "openkeel:platform.metallb.interfaces",
+              free: true,
+            },
+          ],
+        },
+      ],
+    };
+  },
   units: (ctx, { podNetwork }) => {
     const settings = ctx.cfg.platform.metallb;
     if (!settings) return {};

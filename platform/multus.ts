@@ -9,7 +9,7 @@
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { after, type PlatformComponent } from "./component";
 import type { StackContext } from "./context";
-import { imageRef, MULTUS_IMAGE } from "./versions";
+import { HOST_FACTS, imageRef, MULTUS_IMAGE } from "./versions";
 
 const NS = "kube-system";
 const TALOS_NETNS_PATH = "/var/run/netns/";
@@ -210,4 +210,6 @@ export const multus: PlatformComponent = {
   pins: [MULTUS_IMAGE],
   units: (ctx, { podNetwork }) => ({ "crds-operators": [multusUnit(ctx, after(podNetwork))] }),
   readers: {},
+  // the init container's install_multus copies the thick plugin's shim into /opt/cni/bin
+  host: () => ({ installs: [{ component: "multus/kube-multus-ds", provides: HOST_FACTS.multus.provides, by: HOST_FACTS.multus.by }] }),
 };

@@ -17,6 +17,7 @@ import { NODE_STATES, type LifecycleFacts, type NodeState } from "../config/life
 import { formatPath } from "../config/problems";
 import { LABEL_PROFILES, ROLES, type LabelProfile, type Role } from "../config/roles";
 import { placementData, type PlacementData } from "../placement/data";
+import { HOST_CAPABILITY_KINDS } from "../plan/host";
 import { placementMarkdown, placementSvg } from "../placement/picture";
 import type { PlacementReport } from "../placement/report";
 import { PHASES, type ChartRef, type Plan, type Unit } from "../plan/plan";
@@ -25,9 +26,10 @@ import { makeReader } from "./yaml";
 
 /**
  * The version of this model index.yaml records; a reader reads it and every earlier one. 3:
- * placement.json groups a component's unreachable nodes by their reasons (reasonGroups).
+ * placement.json groups a component's unreachable nodes by their reasons (reasonGroups). 4: it
+ * holds the host contract: what each node's host has (`hosts`), what each component needs of it.
  */
-export const RENDERED_SCHEMA_VERSION = 3;
+export const RENDERED_SCHEMA_VERSION = 4;
 
 export const INDEX_FILE = "index.yaml";
 export const PLACEMENT_DATA_FILE = "placement.json";
@@ -233,12 +235,13 @@ function reasonsOf(groups: ReasonGroup[], nodeOrder: Map<string, number>): Recor
  * what changed in a diff of rendered/.
  */
 export function placementJson(d: RenderedPlacement): string {
-  const { nodes, components, ...head } = d;
+  const { nodes, components, hosts, ...head } = d;
   const list = (items: unknown[]) => (items.length === 0 ? "[]" : `[\n${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}\n  ]`);
   const fields = [
     ...Object.entries(head).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`),
     `  "nodes": ${list(nodes)}`,
     `  "components": ${list(components.map((c) => ({ ...c, reasons: reasonGroups(c.reasons) })))}`,
+    ...(hosts ? [`  "hosts": ${list(hosts)}`] : []),
   ];
   return `{\n${fields.join(",\n")}\n}\n`;
 }
@@ -370,8 +373,11 @@ const placementSchema = z.object({
       reasons: z.union([z.array(z.object({ why: z.array(z.string()), nodes: z.array(z.string()) })), z.record(z.string(), z.array(z.string()))]),
       reaches: z.array(roleSchema),
       heldOff: z.record(z.string(), z.array(z.string())).optional(),
+      hostNeeds: z.array(z.string()).optional(),
     }),
   ),
+  // schema 4
+  hosts: z.array(z.object({ nodes: z.array(z.string()), has: z.partialRecord(z.enum(HOST_CAPABILITY_KINDS), z.array(z.string())) })).optional(),
 });
 
 const machinesSchema = z.object({

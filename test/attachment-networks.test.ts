@@ -87,16 +87,16 @@ describe("the stack keys, refused with their path and fix", () => {
 });
 
 describe("the objects", () => {
-  it("large: the storage network's NAD (ipvlan l2 on the stack's NIC, Kube-OVN's IPAM) and Subnet, before Longhorn, which names it", () => {
+  it("large: the storage network's NAD (macvlan bridge on the stack's NIC, by default: Talos has no ipvlan; Kube-OVN's IPAM) and Subnet, before Longhorn, which names it", () => {
     const plan = planOf("prod-large");
     const nad = object(plan, "NetworkAttachmentDefinition", "storage-net", "longhorn-storage-network");
     expect(nad.metadata.namespace).toBe("longhorn-system");
     expect(JSON.parse(nad.spec.config)).toEqual({
       cniVersion: "0.3.1",
       name: "storage-net",
-      type: "ipvlan",
+      type: "macvlan",
       master: "bond0.41",
-      mode: "l2",
+      mode: "bridge",
       ipam: { type: "kube-ovn", server_socket: "/run/openvswitch/kube-ovn-daemon.sock", provider: "storage-net.longhorn-system" },
     });
     expect(object(plan, "Subnet", "longhorn-storage-net").spec).toEqual({

@@ -312,9 +312,11 @@ describe("Talos node configuration per topology", () => {
   it("a dotted node name registers with its FQDN, an IPv6 node IP is a /128", () => {
     const files = filesOf(
       mutatedConfig("prod-medium", (r) => {
-        // an IPv6 node in an IPv4 node subnet would be refused (openkeel:network)
+        // an IPv6 node in an IPv4 node subnet would be refused (openkeel:network), and a static
+        // node address takes its prefix from that subnet
         delete r.network;
-        r.nodes.push({ name: "prov-2.dc1.example", internalIP: "fd00::12", roles: ["provisioning"] });
+        for (const n of Object.values<{ nodeAddress: unknown }>(r.hostNetworks)) n.nodeAddress = { link: "bond0", method: "dhcp" };
+        r.nodes.push({ name: "prov-2.dc1.example", internalIP: "fd00::12", roles: ["provisioning"], hostNetwork: "provisioning" });
       }),
     );
     const doc = v1alpha1(file(files, "talos/nodes/prov-2.dc1.example.yaml"));

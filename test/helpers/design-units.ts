@@ -223,6 +223,8 @@ function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {
  */
 export function withDesignUnits(plan: Plan, opts: DesignOpts = {}, only?: "platform"): Plan {
   const copy: Plan = structuredClone(plan);
+  // the environment's host contract is its components' (plan/host.ts), which the design's units replace
+  delete copy.host;
   // The design's units replace whatever the environment built after the node-roles phase, so that
   // tests of the checks do not depend on the platform and OpenKeel modules.
   for (const ph of copy.phases) if (ph.name !== "node-roles" && (only === undefined || (ph.name !== "openkeel" && ph.name !== "openkeel-infra"))) ph.units = [];

@@ -19,6 +19,7 @@ interface InventoryNode {
   zone?: string;
   labels?: Record<string, string>;
   bridgeMappings?: unknown;
+  hostNetwork?: string;
   kubernetesControlPlane?: boolean;
 }
 
@@ -140,6 +141,8 @@ function newComputeNode(stackFilePath: string, environment: string): { entry: Re
   if (sibling.labels && Object.keys(sibling.labels).length) entry.labels = { ...sibling.labels };
   // the same provider networks as its sibling: a chassis with distributed floating IPs (D3) needs them
   if (sibling.bridgeMappings !== undefined) entry.bridgeMappings = sibling.bridgeMappings;
+  // the same kind of machine: the links its sibling's host network declares (the host contract)
+  if (sibling.hostNetwork !== undefined) entry.hostNetwork = sibling.hostNetwork;
   return { name, entry };
 }
 

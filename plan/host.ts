@@ -1,0 +1,87 @@
+// The host contract as data (placement/host.ts judges it): what the components of a Plan need of
+// the host of every node they may run on, what node agents install on the hosts they run on, and
+// what a node's host has. Kept in the Plan beside its units: the components that state their needs
+// are the ones that build the units (platform/, openkeel/).
+
+export const HOST_CAPABILITY_KINDS = ["cniPlugin", "interface", "hostTool", "runtimeHandler", "kernelModule", "device", "mount"] as const;
+export type HostCapabilityKind = (typeof HOST_CAPABILITY_KINDS)[number];
+
+export interface HostCapability {
+  kind: HostCapabilityKind;
+  name: string;
+}
+
+/** Something a component needs of its node's host. */
+export interface HostNeed {
+  kind: HostCapabilityKind;
+  /** Any one of these names will do (MetalLB announces from whichever of its interfaces a node has). */
+  anyOf: readonly string[];
+  /** Why it needs it, with the upstream code that says so. */
+  why: string;
+  /** How to give it to the nodes that lack it. */
+  fix: string;
+  /**
+   * The stack key that chose it: where the error points.
+   * @default the component's placement key, else the roles of the first node that lacks it
+   */
+  configPath?: string;
+  /**
+   * An interface it may use only while nothing enslaves it (no bond, no OVS bridge is its master):
+   * MetalLB answers ARP only on such interfaces.
+   * @default any interface of that name
+   */
+  free?: true;
+  /**
+   * It enslaves the interface to this master (the OVN chassis adds its external NIC to br-ex): on
+   * that node, nothing else may need the interface free.
+   * @default it uses the interface and leaves it free
+   */
+  takes?: string;
+}
+
+/** A need whose name each node says itself: the value of one of its labels (the OVN chassis' external NIC). */
+export interface NodeLabelNeed extends Omit<HostNeed, "anyOf" | "configPath" | "free"> {
+  nodeLabel: string;
+}
+
+/** The pods of a component attach to a NetworkAttachmentDefinition: its plugin, its IPAM plugin and its master interface. */
+export interface AttachmentNeed {
+  attachment: { namespace: string; name: string };
+  /** The stack key of the attachment network (`…storageNetwork`): its `type` and `interface` chose the plugin and the master. */
+  configPath: string;
+  why: string;
+}
+
+export type ComponentNeed = HostNeed | NodeLabelNeed | AttachmentNeed;
+
+/** What one component needs, by its placement name (`<unit>/<component>`). */
+export interface ComponentHostNeeds {
+  component: string;
+  needs: readonly ComponentNeed[];
+}
+
+/** What a node agent installs on the host of every node it runs on (the CNI plugins its init step copies). */
+export interface HostInstall {
+  component: string;
+  provides: readonly HostCapability[];
+  /** Who, at which version, and where upstream says so. */
+  by: string;
+}
+
+/** A capability a node's host has, and who gives it; `name: "*"` gives every name of its kind. */
+export interface HostProvision extends HostCapability {
+  by: string;
+  /**
+   * The interface's master (a bond member's bond): it is there, but not free.
+   * @default none
+   */
+  master?: string;
+}
+
+/** What the components of a Plan need of the hosts, and install on them. */
+export interface HostContract {
+  needs: ComponentHostNeeds[];
+  installs: HostInstall[];
+}
+
+export const EMPTY_HOST_CONTRACT: HostContract = { needs: [], installs: [] };
