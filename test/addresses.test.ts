@@ -12,6 +12,11 @@ const errors = (stack: string, mutate: (raw: any) => void) =>
     .problems.filter((c) => c.level === "error")
     .map((c) => `${c.path}: [${c.code}] ${c.message}`);
 
+/** The stack's nodes take their addresses by DHCP: a static one needs the node subnet these tests take away. */
+function dhcpAddresses(raw: { hostNetworks?: Record<string, { nodeAddress: unknown }> }): void {
+  for (const n of Object.values(raw.hostNetworks ?? {})) n.nodeAddress = { link: "bond0", method: "dhcp" };
+}
+
 describe("address arithmetic", () => {
   it("parses IPv4 and IPv6, ranges with their prefix, and refuses host bits", () => {
     expect(parseAddress("10.20.0.11")).toEqual({ family: 4, value: 0x0a14000bn });
@@ -77,7 +82,12 @@ describe("the networks of a production stack", () => {
   });
 
   it("without a node subnet: a warning, and the other checks still hold", () => {
-    const r = planStack(mutatedConfig("prod-small", (raw) => delete raw.network));
+    const r = planStack(
+      mutatedConfig("prod-small", (raw) => {
+        delete raw.network;
+        dhcpAddresses(raw);
+      }),
+    );
     expect(r.plan).toBeDefined();
     expect(r.problems.map((c) => `${c.level} ${c.code}`)).toContain("warning node-subnet-missing");
   });
@@ -105,7 +115,12 @@ describe("the address checks, tripped", () => {
   });
 
   it("an address in the pod, service or join range, outside the node subnet, or the subnet's own network address", () => {
-    expect(errors("prod-small", (r) => (r.network = { podCIDR: "10.20.0.0/16" }))).toEqual(
+    expect(
+      errors("prod-small", (r) => {
+        r.network = { podCIDR: "10.20.0.0/16" };
+        dhcpAddresses(r);
+      }),
+    ).toEqual(
       [0, 1, 2].map(
         (i) =>
           `openkeel:nodes[${i}].internalIP: [node-address] node 'node-${i + 1}': 10.20.0.1${i + 1} is inside the pod range 10.20.0.0/16, which the cluster routes to pods: the node would be unreachable`,

@@ -371,7 +371,8 @@ describe("removing the last member of a quorum", () => {
 
   it("retiring one of three is refused until the replacement is there", () => {
     expect(errorsOf("prod-medium", withState("cp-3", "retiring")).map((e) => e.code)).toEqual(["retiring-quorum-member", "retiring-quorum-member"]);
-    const withFourth = (r: any) => r.nodes.push({ name: "cp-4", kubernetesControlPlane: true, internalIP: "10.30.0.14", roles: ["controlPlane"] });
+    const withFourth = (r: any) =>
+      r.nodes.push({ name: "cp-4", kubernetesControlPlane: true, internalIP: "10.30.0.14", roles: ["controlPlane"], hostNetwork: "control" });
     expect(errorsOf("prod-medium", (r) => (withFourth(r), withState("cp-3", "retiring")(r)))).toEqual([]);
   });
 });
@@ -385,7 +386,7 @@ describe("index.yaml records every node's state", () => {
 });
 
 describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of prod-large)", () => {
-  const sto10 = { name: "sto-10", internalIP: "10.40.4.20", zone: "zone-a", roles: ["storage"] };
+  const sto10 = { name: "sto-10", internalIP: "10.40.4.20", zone: "zone-a", roles: ["storage"], hostNetwork: "storage" };
   const joined = (raw: any) => raw.nodes.push(structuredClone(sto10));
 
   it("join, maintenance, back, retire, remove: each render passes the guard, each preview says what to do", async () => {

@@ -42,6 +42,16 @@ const TALOS = {
   longhornDisk: { diskSelector: "!system_disk", minSize: "100GB" },
 };
 
+/** Every generated production node's links: what the external NIC and the provisioning VLAN name (the host contract). */
+const HOST_NETWORK = {
+  bonds: [
+    { name: "bond0", members: ["enp1s0f0", "enp1s0f1"], mode: "802.3ad" },
+    { name: "bond1", members: ["enp2s0f0", "enp2s0f1"], mode: "802.3ad" },
+  ],
+  vlans: [{ parent: "bond0", id: 17 }],
+  nodeAddress: { link: "bond0", method: "dhcp" },
+};
+
 export interface GeneratedRaw {
   raw: Record<string, unknown>;
   nodes: number;
@@ -80,14 +90,19 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
       for (let i = 0; i < size; i++) {
         // a kind lab has one control-plane node (kind taints more of them with the upstream taint)
         const inBase = i < (g.production ? g.baseControlPlane : Math.min(1, g.baseControlPlane));
-        const roles = inBase ? (["controlPlane"] as Role[]) : g.shapes[i % g.shapes.length];
+        // a kind node has no Kata runtime and no /dev/kvm (the host contract refuses Zun's containers there)
+        const shape = g.production ? g.shapes[i % g.shapes.length] : g.shapes[i % g.shapes.length].filter((r) => r !== "containers");
+        const roles = inBase ? (["controlPlane"] as Role[]) : shape;
         const node: Record<string, unknown> = {
           name: `node-${i + 1}`,
           roles: [...roles],
           ...(inBase || (size === 1 && !g.production) ? { kubernetesControlPlane: true } : {}),
           ...(g.zones > 0 ? { zone: ZONES[i % g.zones] } : {}),
-          ...(g.production ? { internalIP: ip(i + 10) } : {}),
-          ...(g.externalNic && (roles.includes("network") || roles.includes("compute")) ? { labels: { "network.openkeel.io/external-nic": "bond1" } } : {}),
+          ...(g.production ? { internalIP: ip(i + 10), hostNetwork: "node" } : {}),
+          // the external NIC of its host network (a kind node has Docker's eth0 only, which a chassis must not take)
+          ...(g.production && g.externalNic && (roles.includes("network") || roles.includes("compute"))
+            ? { labels: { "network.openkeel.io/external-nic": "bond1" } }
+            : {}),
           // D3: production hypervisors and gateways carry their physnet bridge mappings
           ...(g.production && (roles.includes("network") || roles.includes("compute")) ? { bridgeMappings: "physnet1:br-ex" } : {}),
         };
@@ -128,6 +143,7 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
         ...(Object.keys(services).length ? { services } : {}),
         ...(Object.keys(platform).length ? { platform } : {}),
         ...(g.production && g.mistake !== "noTalos" ? { talos: TALOS } : {}),
+        ...(g.production ? { hostNetworks: { node: HOST_NETWORK } } : {}),
         ...(g.production ? { cluster: { context: "admin@generated", apiServer: "https://10.0.0.1:6443" } } : {}),
       };
       return { raw, nodes: size };
