@@ -18,6 +18,7 @@ const SLOW = [
   "test/bad-stacks.test.ts",
   "test/drift.test.ts",
   "test/validate.test.ts",
+  "test/talos-machinery.test.ts",
   "test/tools.test.ts",
   "test/render.test.ts",
   "test/workflow.test.ts",

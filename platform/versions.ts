@@ -444,7 +444,11 @@ export const RABBITMQ_UPGRADE: UpgradeRule = {
 
 // ---- Node operating systems and images (rendered/<stack>/talos/, rendered/lab/kind/) ----
 
-/** Talos Linux release the machine-config patches and schematics target (its JSON schema validates them). */
+/**
+ * Talos Linux release the machine-config patches and schematics target (its JSON schema validates
+ * them). tools/talos-validate/go.mod requires github.com/siderolabs/talos/pkg/machinery at this
+ * version, whose validation judges every rendered node (a test keeps the two equal).
+ */
 export const TALOS_VERSION = "v1.13.9";
 export const TALOS_UPGRADE: UpgradeRule = {
   component: "Talos Linux",
@@ -691,6 +695,34 @@ export const ACTIONLINT_UPGRADE = buildTool("actionlint", "TOOLS.actionlint");
 
 export type ToolName = keyof typeof TOOLS;
 
+/**
+ * The CNI reference plugins the attachment check runs (tools/cni-plugins.ts, test/cni-plugins.test.ts):
+ * each rendered NetworkAttachmentDefinition's plugin, against its config, in network namespaces.
+ * `go install <module>/<package>@<version>` into .tools/cni/; the module proxy serves it, no release
+ * archive is fetched. The version is the one Kube-OVN puts on every node: at KUBE_OVN_CHART's tag,
+ * kubeovn/kube-ovn dist/images/Dockerfile.base sets `ARG CNI_PLUGINS_VERSION=v1.9.1`, and
+ * dist/images/go-deps/download-go-deps.sh extracts `./loopback ./portmap ./macvlan` of that
+ * release into the image, which dist/images/install-cni.sh copies to /opt/cni/bin (a test reads it).
+ */
+export const CNI_PLUGINS = {
+  module: "github.com/containernetworking/plugins",
+  version: "v1.9.1",
+  /** Binary name → package in the module: the attachment types the stack keys allow, and the IPAM the check gives them. */
+  plugins: { macvlan: "plugins/main/macvlan", ipvlan: "plugins/main/ipvlan", "host-local": "plugins/ipam/host-local" },
+} as const;
+export const CNI_PLUGINS_UPGRADE: UpgradeRule = {
+  component: "CNI plugins of the attachment check",
+  pins: ["CNI_PLUGINS"],
+  step: "any",
+  downgrade: true,
+  deployed: false,
+  crds: "none",
+  first: [
+    "the CNI_PLUGINS_VERSION of kubeovn/kube-ovn dist/images/Dockerfile.base at KUBE_OVN_CHART's tag: the plugins the nodes run (test/cni-plugins.test.ts compares them)",
+  ],
+  source: "a test tool, never deployed; it follows Kube-OVN's CNI_PLUGINS_VERSION (kubeovn/kube-ovn@v1.16.2 dist/images/Dockerfile.base line 191)",
+};
+
 // ---- Schemas where no offline schema folder is (npm run validate, npm test on GitHub) ----
 // The offline folder (../shared/schemas) mirrors these; without it, kubeconform reads the two
 // catalogs at the commits below, and what they lack is built from upstream files at release tags
@@ -763,4 +795,5 @@ export const UPGRADE_RULES: readonly UpgradeRule[] = [
   KUBERNETES_SCHEMA_UPGRADE,
   KUBECONFORM_UPGRADE,
   ACTIONLINT_UPGRADE,
+  CNI_PLUGINS_UPGRADE,
 ];

@@ -258,8 +258,8 @@ describe("renovate.json", () => {
 
   it("every package rule names packages the managers find (a typo matches nothing)", () => {
     const names = new Set(extractions.flatMap((e) => [e.depName, e.packageName]));
-    // the built-in npm and github-actions managers find these
-    for (const n of ["@pulumi/pulumi", "@pulumi/kubernetes", "@pulumi/random", "node", "go"]) names.add(n);
+    // the built-in npm, github-actions and gomod (tools/talos-validate/go.mod) managers find these
+    for (const n of ["@pulumi/pulumi", "@pulumi/kubernetes", "@pulumi/random", "node", "go", "github.com/siderolabs/talos/pkg/machinery"]) names.add(n);
     for (const r of config.packageRules.filter((p) => !p.matchManagers)) {
       for (const n of r.matchPackageNames ?? []) expect(names.has(n), `${r.description}: ${n}`).toBe(true);
     }

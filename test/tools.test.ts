@@ -6,12 +6,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { TOOLS, type ToolName, type ToolPin } from "../platform/versions";
+import { CNI_PLUGINS, TOOLS, type ToolName, type ToolPin } from "../platform/versions";
 import { buildInfoVersion, checkTool, ensureTool, goCandidates, ToolError, toolBinary, TOOLS_DIR } from "../tools/tools";
 import { REPO } from "./helpers/stacks";
 import { tsCommand } from "../cli/ts-command";
 import { installValidators } from "../tools/install";
 import { kubeOvnSchemasDir } from "../tools/kube-ovn-crds";
+import { ensureTalosValidate, TALOS_VALIDATE } from "../tools/talos-validate";
+import { cniDir, ensureCniPlugins } from "../tools/cni-plugins";
 
 const KC = TOOLS.kubeconform;
 
@@ -90,10 +92,16 @@ describe("installed tools", () => {
     const r = spawnSync(...tsCommand(path.join(REPO, "scripts/tools.ts")), { cwd: REPO, encoding: "utf8" });
     expect(r.status).toBe(0);
     expect(r.stdout).not.toMatch(/installing/);
-    expect(r.stdout).toMatch(new RegExp(`kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version}, Kube-OVN CRDs in \\.tools/`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version}, Kube-OVN CRDs in \\.tools/, talos-validate \\(machinery v[\\d.]+\\), CNI plugins ${CNI_PLUGINS.version} `,
+      ),
+    );
     const c = spawnSync(...tsCommand(path.join(REPO, "scripts/tools.ts"), ["--check"]), { cwd: REPO, encoding: "utf8" });
     expect(c.status).toBe(0);
     expect(c.stdout).toContain(`kubeconform ${KC.version}: ok`);
+    expect(c.stdout).toMatch(/^talos-validate \(machinery v[\d.]+\): ok$/m);
+    expect(c.stdout).toContain(`CNI plugins ${CNI_PLUGINS.version}: ok`);
     expect(TOOLS_DIR).toBe(path.join(REPO, ".tools"));
     expect(fs.readFileSync(path.join(REPO, ".gitignore"), "utf8")).toMatch(/^\.tools\/$/m);
   });
@@ -103,12 +111,23 @@ describe("installValidators: what npm run tools, the suites' setup and npm run b
   it("into a tools folder with the tools but without Kube-OVN's CRDs (a fresh clone's bench once failed kubeconform on them): the CRDs too", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "validators-"));
     temps.push(dir);
-    for (const name of Object.keys(TOOLS) as ToolName[]) fs.copyFileSync(toolBinary(name), path.join(dir, name));
-    const { installed, crdsBuilt } = await installValidators({ toolsDir: dir });
+    for (const name of [...(Object.keys(TOOLS) as ToolName[]), TALOS_VALIDATE]) fs.copyFileSync(toolBinary(name), path.join(dir, name));
+    fs.cpSync(cniDir(), cniDir(dir), { recursive: true });
+    const { installed, crdsBuilt, talosValidate, cni } = await installValidators({ toolsDir: dir, go: null });
     expect(installed.map((t) => [t.name, t.how])).toEqual((Object.keys(TOOLS) as ToolName[]).map((n) => [n, "present"]));
     expect(crdsBuilt).toBe(true);
     expect(fs.existsSync(path.join(kubeOvnSchemasDir(dir), "crds", "kubeovn.io"))).toBe(true);
-    expect((await installValidators({ toolsDir: dir })).crdsBuilt).toBe(false);
+    expect([talosValidate.built, cni.built]).toEqual([false, []]);
+    expect((await installValidators({ toolsDir: dir, go: null })).crdsBuilt).toBe(false);
+  });
+
+  it("without Go, a missing talos-validate or CNI plugin is an error that says to install Go", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "validators-"));
+    temps.push(dir);
+    expect(() => ensureTalosValidate({ toolsDir: dir, go: null })).toThrow(/talos-validate .* needs Go to be built; .*Fix: install Go 1\.26 or newer/);
+    expect(() => ensureCniPlugins({ toolsDir: dir, go: null })).toThrow(
+      new RegExp(`the CNI plugins macvlan, ipvlan, host-local ${CNI_PLUGINS.version} need Go to be built; .*Fix: install Go 1\\.26 or newer`),
+    );
   });
 });
 

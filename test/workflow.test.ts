@@ -144,6 +144,11 @@ describe(".github/workflows/pull-request.yml", () => {
       expect(runs, cmd).toContain(cmd);
     }
     expect(wf.jobs.checks.permissions).toEqual({ contents: "read", "pull-requests": "write" });
+    // the runner is no root: the CNI check's namespaces need unprivileged user namespaces, before npm test
+    const all = steps("checks");
+    const userns = all.findIndex((s) => /sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0/.test(s.run ?? ""));
+    expect(userns).toBeGreaterThanOrEqual(0);
+    expect(userns).toBeLessThan(testStep(wf));
     expect(wf.permissions).toEqual({ contents: "read" });
   });
 

@@ -1,10 +1,24 @@
 // Everything validation needs in .tools/, installed when missing: the pinned tools (kubeconform,
-// actionlint) and Kube-OVN's CRDs. One function for `npm run tools` (npm test's pretest), the
-// suites' globalSetup and `npm run bench`, so that none of them validates with less than the others.
+// actionlint), Kube-OVN's CRDs, Talos' own validator of the node configs (talos-validate) and the
+// CNI plugins the attachment check runs. One function for `npm run tools` (npm test's pretest),
+// the suites' globalSetup and `npm run bench`, so that none of them validates with less than the
+// others.
+import { ensureCniPlugins, type CniInstall } from "./cni-plugins";
 import { ensureKubeOvnCrds } from "./kube-ovn-crds";
+import { ensureTalosValidate, type TalosValidateInstall } from "./talos-validate";
 import { ensureTools, type Installed, type InstallOptions } from "./tools";
 
-export async function installValidators(opts: InstallOptions = {}): Promise<{ installed: Installed[]; crdsBuilt: boolean }> {
+export interface Validators {
+  installed: Installed[];
+  crdsBuilt: boolean;
+  talosValidate: TalosValidateInstall;
+  cni: CniInstall;
+}
+
+export async function installValidators(opts: InstallOptions = {}): Promise<Validators> {
   const installed = await ensureTools(opts);
-  return { installed, crdsBuilt: ensureKubeOvnCrds(opts.toolsDir).built };
+  const crdsBuilt = ensureKubeOvnCrds(opts.toolsDir).built;
+  const talosValidate = ensureTalosValidate({ toolsDir: opts.toolsDir, go: opts.go, log: opts.log });
+  const cni = ensureCniPlugins({ toolsDir: opts.toolsDir, go: opts.go, log: opts.log });
+  return { installed, crdsBuilt, talosValidate, cni };
 }

@@ -39,7 +39,7 @@ export function kubeOvnCrdPath(toolsDir = TOOLS_DIR): string {
 /** Where `go mod download -json` put the module: its Dir and go.sum hash. */
 export type ModuleDownload = (module: string, version: string) => { dir: string; sum: string };
 
-function goModDownload(module: string, version: string): { dir: string; sum: string } {
+export function goModDownload(module: string, version: string): { dir: string; sum: string } {
   const failures: string[] = [];
   for (const go of goCandidates()) {
     // outside any module: the download must not touch a go.mod of the working directory

@@ -1,10 +1,12 @@
 // The body of `scripts/tools.ts` (its header comment is the command's --help).
 import * as path from "node:path";
-import { TOOLS, type ToolName } from "../platform/versions";
+import { CNI_PLUGINS, TALOS_VERSION, TOOLS, type ToolName } from "../platform/versions";
 import { args, UserError } from "../cli/cli";
 import { checkTool, ToolError, toolBinary } from "./tools";
 import { kubeOvnCrdsDir } from "./kube-ovn-crds";
 import { installValidators } from "./install";
+import { CNI_PLUGIN_NAMES, staleCniPlugins } from "./cni-plugins";
+import { expectedVersionLine, requireTalosValidate, TALOS_VALIDATE } from "./talos-validate";
 
 export async function toolsCommand(): Promise<number | void> {
   const opts = args({ check: { type: "boolean", default: false } });
@@ -15,16 +17,31 @@ export async function toolsCommand(): Promise<number | void> {
       if (s.state !== "ok") bad++;
       console.log(`${name} ${TOOLS[name].version}: ${s.state === "ok" ? "ok" : s.state === "missing" ? "not installed" : `found ${s.found}`}`);
     }
+    try {
+      requireTalosValidate();
+      console.log(`${TALOS_VALIDATE} (machinery ${TALOS_VERSION}): ok`);
+    } catch {
+      bad++;
+      console.log(`${TALOS_VALIDATE} (machinery ${TALOS_VERSION}): not built from these sources (${expectedVersionLine()})`);
+    }
+    const stale = staleCniPlugins();
+    if (stale.length) bad++;
+    console.log(`CNI plugins ${CNI_PLUGINS.version}: ${stale.length ? `not installed: ${stale.join(", ")}` : "ok"}`);
     return bad ? 1 : 0;
   }
   try {
     const started = Date.now();
-    const { installed, crdsBuilt } = await installValidators({ log: (l) => console.log(l) });
+    const { installed, crdsBuilt, talosValidate, cni } = await installValidators({ log: (l) => console.log(l) });
     for (const t of installed) {
       if (t.how !== "present") console.log(`${t.name} ${t.version}: installed by ${t.how} → .tools/${t.name}`);
     }
     if (crdsBuilt) console.log(`Kube-OVN CRDs: fetched by go mod download → ${path.relative(process.cwd(), kubeOvnCrdsDir())}/`);
-    console.log(`tools: ${installed.map((t) => `${t.name} ${t.version}`).join(", ")}, Kube-OVN CRDs in .tools/ (${Date.now() - started} ms)`);
+    if (talosValidate.built) console.log(`${TALOS_VALIDATE}: built by go build in ${talosValidate.ms} ms → .tools/${TALOS_VALIDATE}`);
+    if (cni.built.length) console.log(`CNI plugins: ${cni.built.join(", ")} installed by go install in ${cni.ms} ms → .tools/cni/`);
+    console.log(
+      `tools: ${installed.map((t) => `${t.name} ${t.version}`).join(", ")}, Kube-OVN CRDs in .tools/, ` +
+        `${TALOS_VALIDATE} (machinery ${TALOS_VERSION}), CNI plugins ${CNI_PLUGINS.version} (${CNI_PLUGIN_NAMES.join(", ")}) (${Date.now() - started} ms)`,
+    );
     return 0;
   } catch (e) {
     if (e instanceof ToolError) throw new UserError(e.message, 1);

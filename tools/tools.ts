@@ -36,7 +36,7 @@ export function goCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
   return [...new Set(out)];
 }
 
-function findGo(candidates = goCandidates()): string | undefined {
+export function findGo(candidates = goCandidates()): string | undefined {
   for (const c of candidates) {
     const r = spawnSync(c, ["version"], { encoding: "utf8" });
     if (r.status === 0 && /^go version go\d/.test(r.stdout)) return c;
