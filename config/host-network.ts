@@ -34,6 +34,15 @@ const bondSchema = z.strictObject({
   /** How 802.3ad and balance-xor spread flows over the members. */
   xmitHashPolicy: z.enum(XMIT_HASH_POLICIES).optional(),
   mtu: mtuSchema.optional(),
+  /**
+   * Link monitoring, in milliseconds: how often a member's carrier is checked, and how long a
+   * member waits after it comes up or goes down. Without them the kernel monitors nothing (miimon
+   * 0) and Talos warns for 802.3ad (siderolabs/talos@v1.13.9 pkg/machinery/config/types/network/
+   * bond.go:372-389); updelay and downdelay are multiples of miimon (the kernel rounds them down).
+   */
+  miimon: z.number().int().min(1).max(10000).default(100),
+  updelay: z.number().int().min(0).max(100000).default(200),
+  downdelay: z.number().int().min(0).max(100000).default(200),
 });
 
 const vlanSchema = z.strictObject({

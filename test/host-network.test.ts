@@ -94,6 +94,10 @@ describe("a node's Talos documents of its host network", () => {
         links: ["enp1s0f0", "enp1s0f1"],
         bondMode: "802.3ad",
         xmitHashPolicy: "layer3+4",
+        // the defaults: link monitoring, which Talos asks of an 802.3ad bond
+        miimon: 100,
+        updelay: 200,
+        downdelay: 200,
         mtu: 9000,
         addresses: [{ address: "10.40.5.11/16" }],
         routes: [{ gateway: "10.40.0.1" }],
