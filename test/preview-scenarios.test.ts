@@ -71,7 +71,8 @@ describe("removing a gateway (net-2 of prod-medium), retired first", () => {
 });
 
 describe("changing a node's role (cmp-03 of prod-medium: compute, storage → network)", () => {
-  const p = scenario("prod-medium", (r) => (node(r, "cmp-03").roles = ["network"]));
+  // a gateway's host network too: its public VLAN, where MetalLB announces the ingress VIP
+  const p = scenario("prod-medium", (r) => Object.assign(node(r, "cmp-03"), { roles: ["network"], hostNetwork: "gateway" }));
 
   it("the steps outside Kubernetes, in order: evict its Longhorn replicas, drain, new config, new image, taints; uncordon after", () => {
     expect(p.nodes.map((n) => [n.node, n.change, n.roles])).toEqual([["cmp-03", "changed", { before: ["compute", "storage"], after: ["network"] }]]);
