@@ -7,6 +7,7 @@ import type { StackContext } from "../platform/context";
 import { ironicProvisioningNetwork } from "./ironic";
 import { releaseName } from "./services";
 import { KATA_RUNTIME_CLASS_UNIT } from "./zun";
+import { TALOS_CAPACITY_PATH } from "../platform/longhorn";
 
 function ironicNeeds(ctx: StackContext): ComponentHostNeeds[] {
   const ref = ironicProvisioningNetwork(ctx.cfg);
@@ -82,6 +83,27 @@ function kataNeeds(ctx: StackContext): ComponentHostNeeds[] {
   ];
 }
 
+/**
+ * § 6.3: Swift's devices on the capacity class are strict-local Longhorn volumes on the disk tagged
+ * `capacity` of the pod's own node: the capacity user volume, which Talos mounts at its path.
+ */
+function swiftNeeds(ctx: StackContext): ComponentHostNeeds[] {
+  if (!ctx.serviceOn("swift") || ctx.storage.capacityClass === undefined) return [];
+  return [
+    {
+      component: `${releaseName("swift")}/storage`,
+      needs: [
+        {
+          kind: "mount",
+          anyOf: [TALOS_CAPACITY_PATH],
+          why: `§ 6.3: its devices are ${ctx.storage.capacityClass} volumes, strict-local on the capacity disk of the pod's node`,
+          fix: "give the capacity disk to every node Swift's storage pods may run on (openkeel:talos.capacityDisk: the storage nodes)",
+        },
+      ],
+    },
+  ];
+}
+
 export function openkeelHostContract(ctx: StackContext): HostContract {
-  return { needs: [...ironicNeeds(ctx), ...chassisNeeds(ctx), ...kataNeeds(ctx)], installs: [] };
+  return { needs: [...ironicNeeds(ctx), ...chassisNeeds(ctx), ...kataNeeds(ctx), ...swiftNeeds(ctx)], installs: [] };
 }

@@ -170,6 +170,14 @@ describe("host contract: what trips it", () => {
     expect(host[1].message).toContain("openkeel-lab-control-plane (has /dev/net/tun, /dev/vhost-net (from the laptop's /dev");
   });
 
+  it("Swift's storage pods widened to nodes without the capacity disk their devices live on", () => {
+    const cfg = mutatedConfig("prod-large", (r) => (r.services = { ...r.services, swift: { placement: { storage: { roles: ["storage", "controlPlane"] } } } }));
+    const mount = hostErrors(cfg).filter((c) => c.code === "host-mount");
+    expect(mount).toEqual([expect.objectContaining({ path: "openkeel:services.swift.placement.storage" })]);
+    expect(mount[0].message).toContain("openkeel-swift/storage (StatefulSet) needs the mount '/var/mnt/longhorn-capacity'");
+    expect(mount[0].message).toMatch(/ok-cp-1, .* \(each has \/var\/mnt\/longhorn \(from talos\/patches\/worker-control-plane\.yaml\)\)/);
+  });
+
   it("a watchdog module that gives no /dev/watchdog would leave Self Node Remediation without its fence", () => {
     const plan = structuredClone(shippedPlan("prod-small").plan!);
     for (const f of plan.nodeConfig!.files.filter((x) => x.path.startsWith("talos/patches/")))
