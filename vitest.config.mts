@@ -17,6 +17,7 @@ const SLOW = [
   "test/cli.test.ts",
   "test/bad-stacks.test.ts",
   "test/drift.test.ts",
+  "test/render-interrupt.test.ts",
   "test/validate.test.ts",
   "test/tools.test.ts",
   "test/render.test.ts",

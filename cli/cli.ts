@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, formatProblem, isCheck, isError, type Check, type Problem } from "../config/problems";
-import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, EXIT_INTERNAL_ERROR, UserError } from "./errors";
+import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, EXIT_INTERNAL_ERROR, Interrupted, STOP_SIGNALS, UserError } from "./errors";
 import { loadConfig } from "../config/load";
 import { listStacks, readStackRaw, STACKS_DIR } from "../config/stack-file";
 import { planStack, type PlanResult } from "../environments";
@@ -178,7 +178,7 @@ async function execute(main: () => Promise<number | void> | number | void, io: I
       io.out(e.text);
       return 0;
     }
-    if (e instanceof UserError) {
+    if (e instanceof UserError || e instanceof Interrupted) {
       io.err(`${e.message}\n`);
       return e.exitCode;
     }
@@ -188,6 +188,21 @@ async function execute(main: () => Promise<number | void> | number | void, io: I
     }
     io.err(`internal error (a bug in this repository, please report it):\n${(e as Error)?.stack ?? String(e)}\n`);
     return EXIT_INTERNAL_ERROR;
+  }
+}
+
+/**
+ * Run `work` with SIGINT and SIGTERM turned into an abort of its signal (reason: Interrupted), so
+ * that it stops at its next await and cleans up; outside `work`, a signal ends the process at once.
+ */
+export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const stop = new AbortController();
+  const listeners = STOP_SIGNALS.map((s) => [s, () => stop.abort(new Interrupted(s))] as const);
+  for (const [s, l] of listeners) process.on(s, l);
+  try {
+    return await work(stop.signal);
+  } finally {
+    for (const [s, l] of listeners) process.off(s, l);
   }
 }
 

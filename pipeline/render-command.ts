@@ -1,16 +1,20 @@
 // `npm run render` as a function of its arguments: the CLI (scripts/render.ts), the tests and the
 // benchmark run the same code, the last two in-process with the output captured.
 // Nothing is written unless every named stack loads, passes its plan checks and keeps every unit
-// that owns data (review/protected.ts).
+// that owns data (review/protected.ts). Each stack is written whole or not at all (cli/write.ts):
+// SIGINT or SIGTERM stops the writing at the next file, leaving the stacks not yet written as they
+// were; what an earlier render killed outright left is cleared first.
 import { spawnSync } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { INDEX_FILE, readIndex, RenderedFormatError, renderedIndex, renderPlan, type RenderedFile, type RenderedIndex } from "../render/rendered";
 import { allUnits } from "../plan/plan";
-import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "../cli/cli";
+import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, interruptible, planStacks, UserError, type Io } from "../cli/cli";
+import { Interrupted } from "../cli/errors";
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "../review/protected";
 import { nodeRemovalChecks } from "../lifecycle/guards";
-import { removeStaleStacks, writeStackDir } from "../cli/write";
+import { clearLeftovers, removeStaleStacks, writeStackDir } from "../cli/write";
 import { workTreeOf } from "../review/committed-pins";
 import { stackUpgrades, upgradeErrors, upgradeLine, type StackUpgrades } from "../review/upgrade-check";
 import { stackUse } from "../platform/upgrades";
@@ -89,7 +93,41 @@ function parseIndex(previous: PreviousIndex, file: string): RenderedIndex {
   }
 }
 
-export function renderCommand(argv: string[], io: Io): number {
+/**
+ * Tests only: a pause of this many milliseconds at each turn of the writing, while a stack's
+ * temporary folder exists, so that a test can stop the render there (test/render-interrupt.test.ts).
+ */
+const PAUSE_ENV = "OPENKEEL_RENDER_TEST_PAUSE_MS";
+
+function testPause(): ((signal?: AbortSignal) => Promise<void>) | undefined {
+  const ms = Number(process.env[PAUSE_ENV] ?? 0);
+  return ms > 0 ? (signal) => sleep(ms, undefined, { signal }).catch(() => undefined) : undefined;
+}
+
+/** Write every rendered stack, each whole; a signal stops it between two files, and the message says which stacks were written. */
+async function writeAll(out: string, rendered: { name: string; files: RenderedFile[] }[], written: (i: number) => void): Promise<void> {
+  const done: string[] = [];
+  const afterTurn = testPause();
+  try {
+    await interruptible(async (signal) => {
+      for (const [i, { name, files }] of rendered.entries()) {
+        await writeStackDir(out, name, files, { signal, afterTurn });
+        done.push(name);
+        written(i);
+      }
+    });
+  } catch (e) {
+    if (!(e instanceof Interrupted)) throw e;
+    const left = rendered.map((r) => r.name).filter((n) => !done.includes(n));
+    throw new Interrupted(
+      e.signal,
+      `render stopped by ${e.signal}: ${done.length ? `${done.map((n) => `${out}/${n}/`).join(", ")} written; ` : ""}` +
+        `${left.map((n) => `${out}/${n}/`).join(", ")} as before (no stack half-written, no temporary folder left)`,
+    );
+  }
+}
+
+export async function renderCommand(argv: string[], io: Io): Promise<number> {
   const opts = args(RENDER_OPTIONS, argv, RENDER_SCRIPT);
   const out = opts.out!;
   const allowed = new Set(opts["allow-removal"] ?? []);
@@ -144,17 +182,23 @@ export function renderCommand(argv: string[], io: Io): number {
   refused.push(...upgradeErrors(upgrades));
   if (refused.length > 0) throw new UserError(refused.join("\n"), EXIT_CHECKS_FAILED);
 
-  for (const [i, { s, files }] of rendered.entries()) {
-    writeStackDir(out, s.plan.stack, files);
-    const units = allUnits(s.plan);
-    io.out(
-      `${s.plan.stack}: ${s.plan.environment}/${s.plan.topology}, ${s.plan.nodes.length} nodes, ` +
-        `${units.length} units, ${files.length} files → ${out}/${s.plan.stack}/\n`,
-    );
-    for (const w of s.plan.warnings) io.out(`  ${formatCheck(s.config.file, w)}\n`);
-    const u = upgrades[i];
-    if (u?.upgrades.length) io.out(`  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n`);
-  }
+  const cleared = clearLeftovers(out);
+  if (cleared) io.out(`${cleared}\n`);
+  await writeAll(
+    out,
+    rendered.map(({ s, files }) => ({ name: s.plan.stack, files })),
+    (i) => {
+      const { s, files } = rendered[i];
+      const units = allUnits(s.plan);
+      io.out(
+        `${s.plan.stack}: ${s.plan.environment}/${s.plan.topology}, ${s.plan.nodes.length} nodes, ` +
+          `${units.length} units, ${files.length} files → ${out}/${s.plan.stack}/\n`,
+      );
+      for (const w of s.plan.warnings) io.out(`  ${formatCheck(s.config.file, w)}\n`);
+      const u = upgrades[i];
+      if (u?.upgrades.length) io.out(`  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n`);
+    },
+  );
   for (const w of removalWarnings) io.out(`  ${w}\n`);
   for (const note of notes) io.out(`${note}\n`);
   if (!opts.stack?.length) {
