@@ -25,7 +25,7 @@ class HelpRequested extends Error {
 }
 
 const EXIT_CODES =
-  "Exit codes: 0 success; 1 a check failed; 2 bad usage or bad stack config (one line per problem: file: key path: what. Fix: how); 3 internal error (a bug in this repository, with its stack trace).";
+  "Exit codes: 0 success; 1 a check failed; 2 bad usage, bad stack config or a malformed pin of platform/versions.ts (one line per problem: file: key path: what. Fix: how); 3 internal error (a bug in this repository, with its stack trace).";
 
 /**
  * A script's usage is its header comment (the first paragraph of `// ` lines: the command line,
@@ -127,7 +127,8 @@ export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR,
     checkErrors.push(...errors.filter(isCheck).map((c) => formatCheck(config.file, c)));
     if (errors.length === 0 && result.plan) out.push({ config, raw, result, plan: result.plan });
   }
-  if (configProblems.length > 0) throw new UserError(configProblems.join("\n"), EXIT_BAD_CONFIG);
+  // a problem of platform/versions.ts comes with every stack: said once
+  if (configProblems.length > 0) throw new UserError([...new Set(configProblems)].join("\n"), EXIT_BAD_CONFIG);
   if (checkErrors.length > 0) throw new UserError(checkErrors.join("\n"), EXIT_CHECKS_FAILED);
   return out;
 }

@@ -4,6 +4,7 @@
 import { constants } from "node:os";
 
 export const EXIT_CHECKS_FAILED = 1;
+/** Bad input: the command line, a stack file, or a pin of platform/versions.ts written wrong. */
 export const EXIT_BAD_CONFIG = 2;
 
 /** A user-facing failure with a prepared message and exit code. */

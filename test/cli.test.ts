@@ -107,7 +107,9 @@ describe("--help", () => {
     const text = usageText({ flag: { type: "boolean" } }, "/nowhere/else.ts");
     expect(text).toMatch(/^else: an offline script of this repository\./);
     expect(text).toMatch(/^ {2}--flag$/m);
-    expect(text).toMatch(/^Exit codes: 0 success; 1 a check failed; 2 bad usage or bad stack config .*; 3 internal error/m);
+    expect(text).toMatch(
+      /^Exit codes: 0 success; 1 a check failed; 2 bad usage, bad stack config or a malformed pin of platform\/versions\.ts .*; 3 internal error/m,
+    );
   });
 
   it("an unknown option is a usage error (exit 2) that names the options and points to --help", async () => {
