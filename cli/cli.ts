@@ -79,6 +79,14 @@ export function args<T extends Options>(options: T, argv = process.argv.slice(2)
   }
 }
 
+/**
+ * `--help`/`-h` of a script that hands its other arguments to another program (npm test → vitest
+ * run): its usage, and nothing else parsed.
+ */
+export function helpOnly(argv = process.argv.slice(2), script = process.argv[1]): void {
+  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(usageText({}, script));
+}
+
 /** A plan check of a stack file, printed like every other problem. */
 export function formatCheck(file: string, c: Check): string {
   return formatProblem({ ...c, file });
