@@ -18,6 +18,7 @@ const SLOW = [
   "test/bad-stacks.test.ts",
   "test/drift.test.ts",
   "test/render-interrupt.test.ts",
+  "test/warnings.test.ts",
   "test/validate.test.ts",
   "test/tools.test.ts",
   "test/render.test.ts",

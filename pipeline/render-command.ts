@@ -12,6 +12,7 @@ import { INDEX_FILE, readIndex, RenderedFormatError, renderedIndex, renderPlan, 
 import { allUnits } from "../plan/plan";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, interruptible, planStacks, UserError, type Io } from "../cli/cli";
 import { Interrupted } from "../cli/errors";
+import { planWarnings, warningLines, type StackWarning } from "../cli/warnings";
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "../review/protected";
 import { nodeRemovalChecks } from "../lifecycle/guards";
 import { clearLeftovers, removeStaleStacks, writeStackDir } from "../cli/write";
@@ -127,6 +128,12 @@ async function writeAll(out: string, rendered: { name: string; files: RenderedFi
   }
 }
 
+/** What the render says of a stack it wrote: its shape, where, and the upgrades it carries. */
+function writtenLines(plan: Plan, files: number, out: string, u: StackUpgrades | undefined): string {
+  const head = `${plan.stack}: ${plan.environment}/${plan.topology}, ${plan.nodes.length} nodes, ${allUnits(plan).length} units, ${files} files → ${out}/${plan.stack}/\n`;
+  return u?.upgrades.length ? `${head}  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n` : head;
+}
+
 export async function renderCommand(argv: string[], io: Io): Promise<number> {
   const opts = args(RENDER_OPTIONS, argv, RENDER_SCRIPT);
   const out = opts.out!;
@@ -136,7 +143,7 @@ export async function renderCommand(argv: string[], io: Io): Promise<number> {
 
   // Data-owning units the previous render (normally the committed one) had and this one drops.
   const refused: string[] = [];
-  const removalWarnings: string[] = [];
+  const removalWarnings: StackWarning[] = [];
   const notes: string[] = [];
   const root = workTreeOf(out);
   for (const { s } of rendered) {
@@ -152,7 +159,10 @@ export async function renderCommand(argv: string[], io: Io): Promise<number> {
     const before = committed.text === previous.text ? index : parseIndex(committed, file);
     // judged with what the committed render runs (its facts), else with this render's
     const removal = nodeRemovalChecks(before.nodes, s.plan.nodes, committed.where, stackConstraints(s.config), before.feasibility ?? s.plan.feasibility);
-    for (const c of removal) (isError(c) ? refused : removalWarnings).push(formatCheck(s.config.file, c));
+    for (const c of removal) {
+      if (isError(c)) refused.push(formatCheck(s.config.file, c));
+      else removalWarnings.push({ stack: s.plan.stack, file: s.config.file, warning: c });
+    }
     for (const loss of protectedLosses(index, s.plan)) {
       const what = `${describeLoss(loss)} (${previous.where} has it)`;
       if (allowed.has(loss.unit)) {
@@ -187,19 +197,11 @@ export async function renderCommand(argv: string[], io: Io): Promise<number> {
   await writeAll(
     out,
     rendered.map(({ s, files }) => ({ name: s.plan.stack, files })),
-    (i) => {
-      const { s, files } = rendered[i];
-      const units = allUnits(s.plan);
-      io.out(
-        `${s.plan.stack}: ${s.plan.environment}/${s.plan.topology}, ${s.plan.nodes.length} nodes, ` +
-          `${units.length} units, ${files.length} files → ${out}/${s.plan.stack}/\n`,
-      );
-      for (const w of s.plan.warnings) io.out(`  ${formatCheck(s.config.file, w)}\n`);
-      const u = upgrades[i];
-      if (u?.upgrades.length) io.out(`  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n`);
-    },
+    (i) => io.out(writtenLines(rendered[i].s.plan, rendered[i].files.length, out, upgrades[i])),
   );
-  for (const w of removalWarnings) io.out(`  ${w}\n`);
+  // each warning once for the run, however many stacks have it (cli/warnings.ts)
+  const warnings = [...planWarnings(stacks), ...removalWarnings];
+  for (const line of warningLines(warnings)) io.out(`${line}\n`);
   for (const note of notes) io.out(`${note}\n`);
   if (!opts.stack?.length) {
     for (const gone of removeStaleStacks(
@@ -209,7 +211,6 @@ export async function renderCommand(argv: string[], io: Io): Promise<number> {
       io.out(`${gone}: no stack file any more, removed ${out}/${gone}/\n`);
     }
   }
-  const warnings = rendered.reduce((n, r) => n + r.s.plan.warnings.length, removalWarnings.length);
-  io.out(`rendered ${rendered.length} stack(s), ${warnings} warning(s)\n`);
+  io.out(`rendered ${rendered.length} stack(s), ${warnings.length} warning(s)\n`);
   return 0;
 }
