@@ -287,6 +287,8 @@ export interface ReportInput {
   policyJson?: string;
   /** Pins that reach no stack (build tools, schema locations) and moved: `kubeconform v0.7.0 → v0.7.1`. */
   tools?: string[];
+  /** `--stack`: the only stacks rendered (the others were not looked at). */
+  only?: string[];
 }
 
 function summaryTable(r: ReportInput): string[] {
@@ -310,7 +312,7 @@ function header(r: ReportInput): string[] {
     REPORT_MARKER,
     "## Render preview",
     "",
-    `Base: ${r.base} → this change (every stack rendered offline from both).`,
+    `Base: ${r.base} → this change (${r.only?.length ? `${r.only.map((s) => `\`${s}\``).join(", ")} only, --stack: rendered` : "every stack rendered"} offline from both).`,
     "",
     ...(errors ? [`❌ **${errors} error(s)**: \`pulumi up\` would refuse or fail on this change (see each stack's Errors).`, ""] : []),
   ];

@@ -696,4 +696,33 @@ describe("npm run preview between two commits", () => {
     expect(base.stderr).toMatch(/the base HEAD \([0-9a-f]{12}\) does not render \(exit 2\)/);
     expect(fs.readFileSync(path.join(out, "report.md"), "utf8")).toMatch(/The base HEAD \([0-9a-f]{12}\) does not render \(exit 2\): nothing was compared/);
   });
+
+  it("--stack renders only the stacks named, on both sides: a stack file beside them that cannot be read is never read", async () => {
+    // on both sides: committed, and in the working tree
+    fs.writeFileSync(path.join(repo, "stacks/Pulumi.trap.yaml"), "config: [this is not a stack file\n");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "a stack file no render can read");
+    const out = path.join(repo, ".preview-one");
+    const whole = await preview(repo, ["--base", "HEAD", "--out", out]);
+    expect(whole.code).toBe(2);
+    expect(whole.stderr).toMatch(/the working tree does not render \(exit 2\):\n.*Pulumi\.trap\.yaml/);
+
+    const one = await preview(repo, ["--base", "HEAD", "--out", out, "--stack", "prod-medium"]);
+    expect(one.stderr).toBe("");
+    expect(one.code).toBe(0);
+    expect(one.stdout).toBe(
+      `prod-medium: no changes\npreview of 1 stack(s) against HEAD (${git(repo, "rev-parse", "HEAD").slice(0, 12)}) → ${out}/report.md\n`,
+    );
+    expect(fs.readFileSync(path.join(out, "report.md"), "utf8")).toContain("(`prod-medium` only, --stack: rendered offline from both)");
+
+    // a stack the change adds is on one side only: the base renders nothing
+    fs.copyFileSync(path.join(repo, "stacks/Pulumi.lab.yaml"), path.join(repo, "stacks/Pulumi.lab-two.yaml"));
+    const added = await preview(repo, ["--base", "HEAD", "--out", out, "--stack", "lab-two"]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^lab-two: added, create \d+, /m);
+    // a name on neither side: a usage error before anything renders
+    const none = await preview(repo, ["--base", "HEAD", "--out", out, "--stack", "nowhere"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe("--stack nowhere: no stack file on either side (stacks/Pulumi.<name>.yaml).\n");
+  });
 });
