@@ -201,8 +201,10 @@ describe("npm run plan", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^prod-large: talos-production\/large, 32 nodes, hardened labels, tainted: compute, network, storage, provisioning$/m);
-    expect(r.stdout).toMatch(/^ {2}plan checks: passed, \d+ warning\(s\)$/m);
+    // its warnings follow the stacks, each once for the run (test/warnings.test.ts)
+    expect(r.stdout).toMatch(/^ {2}plan checks: passed, 1 warning\(s\) \(below\)$/m);
     expect(r.stdout).toMatch(/^ {2}placement: /m);
+    expect(r.stdout).toMatch(/^stacks\/Pulumi\.prod-large\.yaml: openkeel:nodes: warning \[ovs-two-stacks\]: 12 node\(s\) /m);
   });
 
   it("failing plan checks: exit 1 and the check on stderr", async () => {
