@@ -17,6 +17,8 @@ const SLOW = [
   "test/cli.test.ts",
   "test/bad-stacks.test.ts",
   "test/drift.test.ts",
+  "test/render-interrupt.test.ts",
+  "test/warnings.test.ts",
   "test/validate.test.ts",
   "test/talos-machinery.test.ts",
   "test/tools.test.ts",

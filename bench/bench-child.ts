@@ -173,14 +173,14 @@ function placementPhase(req: ChildRequest): ChildResult {
 }
 
 /** The stack rendered and written, as `npm run render` does for one stack. */
-function renderPhase(req: ChildRequest): ChildResult {
+async function renderPhase(req: ChildRequest): Promise<ChildResult> {
   const ms: Record<string, number> = {};
   const { result, plan } = planned(req, ms);
   let t = now();
   const files = renderPlan(plan, result.placement);
   ms.renderFiles = now() - t;
   t = now();
-  writeStackDir(req.out, plan.stack, files);
+  await writeStackDir(req.out, plan.stack, files);
   ms.write = now() - t;
   ms.total = ms.config + ms.plan + ms.renderFiles + ms.write;
   return {

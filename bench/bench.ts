@@ -326,7 +326,7 @@ function testSummary(t: Measured): string {
 }
 
 /**
- * `npm test`, whole (its pretest included), once, from the caches a fresh clone has: none (the
+ * `npm test`, whole (its tools, type check and lint included), once, from the caches a fresh clone has: none (the
  * type check's state, the transpiled TypeScript, vitest's module cache and V8's code under
  * node_modules/.cache are removed first); then `npm run test:fast` as a developer reruns it.
  * Nothing else of the bench runs beside them.
@@ -609,7 +609,7 @@ function recordCiFigures(o: BenchOptions & { ciFigures: NonNullable<BenchOptions
 export async function benchMain(): Promise<number | void> {
   const o = benchOptions();
   if (o.ciFigures) return recordCiFigures({ ...o, ciFigures: o.ciFigures });
-  // what validation needs, installed when missing, as npm test's pretest does (a fresh clone has none)
+  // what validation needs, installed when missing, as npm test does first (a fresh clone has none)
   await installValidators({ log: (line) => process.stderr.write(`bench: tools: ${line}\n`) });
   const kubeconform = requireTool("kubeconform");
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-bench-"));

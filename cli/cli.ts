@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, formatProblem, isCheck, isError, type Check, type Problem } from "../config/problems";
-import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, EXIT_INTERNAL_ERROR, UserError } from "./errors";
+import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, EXIT_INTERNAL_ERROR, Interrupted, STOP_SIGNALS, UserError } from "./errors";
 import { loadConfig } from "../config/load";
 import { listStacks, readStackRaw, STACKS_DIR } from "../config/stack-file";
 import { planStack, type PlanResult } from "../environments";
@@ -25,7 +25,7 @@ class HelpRequested extends Error {
 }
 
 const EXIT_CODES =
-  "Exit codes: 0 success; 1 a check failed; 2 bad usage or bad stack config (one line per problem: file: key path: what. Fix: how); 3 internal error (a bug in this repository, with its stack trace).";
+  "Exit codes: 0 success; 1 a check failed; 2 bad usage, bad stack config or a malformed pin of platform/versions.ts (one line per problem: file: key path: what. Fix: how); 3 internal error (a bug in this repository, with its stack trace).";
 
 /**
  * A script's usage is its header comment (the first paragraph of `// ` lines: the command line,
@@ -79,6 +79,14 @@ export function args<T extends Options>(options: T, argv = process.argv.slice(2)
   }
 }
 
+/**
+ * `--help`/`-h` of a script that hands its other arguments to another program (npm test → vitest
+ * run): its usage, and nothing else parsed.
+ */
+export function helpOnly(argv = process.argv.slice(2), script = process.argv[1]): void {
+  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(usageText({}, script));
+}
+
 /** A plan check of a stack file, printed like every other problem. */
 export function formatCheck(file: string, c: Check): string {
   return formatProblem({ ...c, file });
@@ -127,7 +135,8 @@ export function planStacks(stacks: string[] | undefined, stacksDir = STACKS_DIR,
     checkErrors.push(...errors.filter(isCheck).map((c) => formatCheck(config.file, c)));
     if (errors.length === 0 && result.plan) out.push({ config, raw, result, plan: result.plan });
   }
-  if (configProblems.length > 0) throw new UserError(configProblems.join("\n"), EXIT_BAD_CONFIG);
+  // a problem of platform/versions.ts comes with every stack: said once
+  if (configProblems.length > 0) throw new UserError([...new Set(configProblems)].join("\n"), EXIT_BAD_CONFIG);
   if (checkErrors.length > 0) throw new UserError(checkErrors.join("\n"), EXIT_CHECKS_FAILED);
   return out;
 }
@@ -178,7 +187,7 @@ async function execute(main: () => Promise<number | void> | number | void, io: I
       io.out(e.text);
       return 0;
     }
-    if (e instanceof UserError) {
+    if (e instanceof UserError || e instanceof Interrupted) {
       io.err(`${e.message}\n`);
       return e.exitCode;
     }
@@ -188,6 +197,21 @@ async function execute(main: () => Promise<number | void> | number | void, io: I
     }
     io.err(`internal error (a bug in this repository, please report it):\n${(e as Error)?.stack ?? String(e)}\n`);
     return EXIT_INTERNAL_ERROR;
+  }
+}
+
+/**
+ * Run `work` with SIGINT and SIGTERM turned into an abort of its signal (reason: Interrupted), so
+ * that it stops at its next await and cleans up; outside `work`, a signal ends the process at once.
+ */
+export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const stop = new AbortController();
+  const listeners = STOP_SIGNALS.map((s) => [s, () => stop.abort(new Interrupted(s))] as const);
+  for (const [s, l] of listeners) process.on(s, l);
+  try {
+    return await work(stop.signal);
+  } finally {
+    for (const [s, l] of listeners) process.off(s, l);
   }
 }
 

@@ -20,12 +20,13 @@ const vm = require("node:vm");
 const FORMAT = 1;
 
 /**
- * Install the cache for this process under `dir`, for the JavaScript files `wanted` picks. The
+ * Install the cache for this process under `dir`, for the JavaScript files `wanted` picks;
+ * `saveOnSignal`: also when SIGTERM or SIGINT ends the process (a pack). The
  * store is one file, `<dir>/<hash of the main script's name, Node and V8 versions>.bin`: the length of
  * its index (4 bytes), the index (JSON, per file: its source hash and where its code lies after
  * the index), then the code of every module; written whole, then renamed into place.
  */
-function installCodeCache(dir, wanted) {
+function installCodeCache(dir, wanted, { saveOnSignal = false } = {}) {
   if (!vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER || process.env.OPENKEEL_CODE_CACHE === "0") return;
   // the kind of process: its script, named from its folder on (`scripts/render.ts` of any checkout)
   const main = path.join(path.basename(path.dirname(process.argv[1] ?? "")), path.basename(process.argv[1] ?? ""));
@@ -91,7 +92,10 @@ function installCodeCache(dir, wanted) {
     }
   };
   process.once("exit", save);
-  // a pack ends by SIGTERM (offline-engine/analyzer.ts): saved first, then ended by the signal as before
+  // a pack ends by SIGTERM (offline-engine/analyzer.ts): saved first, then ended by the signal as
+  // before. Not for the offline commands: a listener defers a signal until the event loop turns,
+  // so Ctrl-C would wait for a command's synchronous work (a whole render) to end.
+  if (!saveOnSignal) return;
   for (const signal of ["SIGTERM", "SIGINT"])
     process.once(signal, () => {
       save();

@@ -64,13 +64,14 @@ export function formatPath(path: readonly PathSegment[], empty = ""): string {
   return out;
 }
 
-/** `file: path: [level [code]: ]message. Fix: fix`, leaving out what is not known. */
+/** A problem's key path as printed. */
+export const problemPath = (p: Problem): string => (typeof p.path === "string" ? p.path : formatPath(p.path ?? []));
+
+/** `file: path: [level [code]: ]message[. Why: reason]. Fix: fix`, leaving out what is not known. */
 export function formatProblem(p: Problem): string {
-  const file = p.file;
-  const path = typeof p.path === "string" ? p.path : formatPath(p.path ?? []);
-  const where = [file, path].filter((x) => x !== undefined && x !== "").join(": ");
+  const where = [p.file, problemPath(p)].filter((x) => x !== undefined && x !== "").join(": ");
   const check = p.code !== undefined ? `${p.level ?? "error"} [${p.code}]: ` : "";
-  return `${where ? `${where}: ` : ""}${check}${p.message}. Fix: ${p.fix}`;
+  return `${where ? `${where}: ` : ""}${check}${p.message}.${p.reason ? ` Why: ${p.reason}.` : ""} Fix: ${p.fix}`;
 }
 
 /**

@@ -7,6 +7,8 @@ import { placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import type { Plan } from "../plan/plan";
 import { lifecyclesOf, platformChecks } from "../platform/component";
+import { pinProblems } from "../platform/upgrades";
+import * as VERSIONS from "../platform/versions";
 import { lifecycleChecks, stateFeasibilityChecks } from "../lifecycle/checks";
 import { planChecks } from "../topology/checks";
 import type { Topology } from "../topology/topology";
@@ -49,9 +51,16 @@ function stackChecks(cfg: LoadedConfig, topology: Topology): Check[] {
   ];
 }
 
+/** platform/versions.ts's malformed pins, judged once: the same for every stack. */
+let malformedPins: Problem[] | undefined;
+
 export function planStack(cfg: LoadedConfig): PlanResult {
   const env = ENVIRONMENTS[cfg.environment];
   const topology = stackTopology(cfg);
+  // a pin written wrong is the mistake of whoever edits platform/versions.ts (the problems name that
+  // file), and would otherwise surface as a broken Plan's invariant, with a trace
+  malformedPins ??= pinProblems(VERSIONS);
+  if (malformedPins.length > 0) return { topology, problems: malformedPins };
   // what the environment asks of the config beyond the schema: the stack's mistake, like a schema issue
   const invalid = configIssueProblems(cfg, env.configIssues(cfg));
   if (invalid.length > 0) return { topology, problems: invalid };

@@ -16,8 +16,9 @@ const { cachedCompile } = require("./pack-transpile-cache.cjs");
 const { installCodeCache } = require("../cli/code-cache.cjs");
 
 const CACHE = path.resolve(__dirname, "../node_modules/.cache/openkeel-policy-pack");
-// V8's code for the SDK, ts-node and the pack's transpiled files, kept across pack starts
-installCodeCache(path.join(CACHE, "v8"), () => true);
+// V8's code for the SDK, ts-node and the pack's transpiled files, kept across pack starts (a pack
+// is ended by SIGTERM: saved then too)
+installCodeCache(path.join(CACHE, "v8"), () => true, { saveOnSignal: true });
 const TYPESCRIPT = require.resolve("typescript");
 const TYPESCRIPT_VERSION = require("typescript/package.json").version;
 

@@ -7,6 +7,8 @@ import * as path from "node:path";
 import { writeWhole } from "../cli/write";
 import { PolicyConfigError, type Diagnostic, type PolicyPackConfigFile } from "./analyzer";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, planStacks, UserError, type Io } from "../cli/cli";
+import { planWarnings, warningLines, type StackWarning } from "../cli/warnings";
+import { isError } from "../config/problems";
 import { formatDiagnostic, PackPool, pulumiConfigMap, reportedMessage, type PolicyResult, type PolicyStack } from "./policy-run";
 
 const POLICY_OPTIONS = {
@@ -42,6 +44,8 @@ export interface PolicyReportJson {
 /** A stack ready to be judged: planned, its checks passed. */
 export interface PlannedStack extends PolicyStack {
   environment: string;
+  /** Its plan-check warnings, which the command prints once for the run (its program would log them per stack). */
+  warnings: StackWarning[];
 }
 
 function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefined {
@@ -68,13 +72,16 @@ function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefi
  */
 export function plannedStacks(names: string[] | undefined, stacksDir: string): PlannedStack[] {
   return planStacks(names, stacksDir).map((s) => {
+    const warnings = planWarnings([s]);
     // what the program needs of the planning, no more (the placement report is large at scale),
     // and all its closure keeps (not `s`, which holds the report)
-    const planned = { problems: s.result.problems, plan: s.plan };
+    // no errors (planStacks refused them); the warnings go to the command, which prints each once
+    const planned = { problems: s.result.problems.filter(isError), plan: s.plan };
     const { file, stack } = s.config;
     return {
       stack,
       environment: s.config.environment,
+      warnings,
       config: pulumiConfigMap(s.raw),
       program: async () => (await import("../components/deploy")).deployStack(stack, planned, file),
     };
@@ -154,6 +161,8 @@ export async function policyCommand(argv: string[], io: Io, progress: (line: str
     if (e instanceof PolicyConfigError) throw new UserError(`${opts["policy-pack-config"]}: ${e.message}`, EXIT_BAD_CONFIG);
     throw e;
   }
+  // on stderr, where the programs logged them, so that --json's stdout stays JSON
+  for (const line of warningLines(stacks.flatMap((s) => s.warnings))) io.err(`${line}\n`);
   const json = `${JSON.stringify(report, null, 2)}\n`;
   if (opts.out) writeWhole(opts.out, json);
   if (opts.json) io.out(json);

@@ -3,7 +3,8 @@
 import * as path from "node:path";
 import { placementSummary } from "../placement/summary";
 import { renderPlan } from "../render/rendered";
-import { args, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "../cli/cli";
+import { args, EXIT_CHECKS_FAILED, planStacks, UserError, type Io } from "../cli/cli";
+import { planWarnings, warningLines } from "../cli/warnings";
 import { upgradeErrors, upgradeLine } from "../review/upgrade-check";
 import { renderedUpgrades } from "./render-command";
 
@@ -30,10 +31,11 @@ export function planCommand(argv: string[], io: Io): void {
   for (const [i, s] of stacks.entries()) {
     const p = s.plan;
     io.out(`${p.stack}: ${p.environment}/${p.topology}, ${p.nodes.length} nodes, ${p.labelProfile} labels, tainted: ${p.taintedRoles.join(", ") || "none"}\n`);
-    io.out(`  plan checks: passed, ${p.warnings.length} warning(s)\n`);
-    for (const w of p.warnings) io.out(`    ${formatCheck(s.config.file, w)}\n`);
+    io.out(`  plan checks: passed, ${p.warnings.length} warning(s)${p.warnings.length ? " (below)" : ""}\n`);
     for (const line of placementSummary(s.result.placement!)) io.out(`  ${line}\n`);
     const u = upgrades[i];
     io.out(`  upgrades: ${u.where ? `${u.upgrades.map(upgradeLine).join("; ") || "none"} (against ${u.where})` : `not checked: ${u.note}`}\n`);
   }
+  // each warning once for the run, however many stacks have it (cli/warnings.ts)
+  for (const line of warningLines(planWarnings(stacks))) io.out(`${line}\n`);
 }

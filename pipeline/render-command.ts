@@ -1,16 +1,21 @@
 // `npm run render` as a function of its arguments: the CLI (scripts/render.ts), the tests and the
 // benchmark run the same code, the last two in-process with the output captured.
 // Nothing is written unless every named stack loads, passes its plan checks and keeps every unit
-// that owns data (review/protected.ts).
+// that owns data (review/protected.ts). Each stack is written whole or not at all (cli/write.ts):
+// SIGINT or SIGTERM stops the writing at the next file, leaving the stacks not yet written as they
+// were; what an earlier render killed outright left is cleared first.
 import { spawnSync } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { INDEX_FILE, readIndex, RenderedFormatError, renderedIndex, renderPlan, type RenderedFile, type RenderedIndex } from "../render/rendered";
 import { allUnits } from "../plan/plan";
-import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, planStacks, UserError, type Io } from "../cli/cli";
+import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, formatCheck, interruptible, planStacks, UserError, type Io } from "../cli/cli";
+import { Interrupted } from "../cli/errors";
+import { planWarnings, warningLines, type StackWarning } from "../cli/warnings";
 import { describeLoss, PROTECTED_REMOVAL_CODE, protectedLosses } from "../review/protected";
 import { nodeRemovalChecks } from "../lifecycle/guards";
-import { removeStaleStacks, writeStackDir } from "../cli/write";
+import { clearLeftovers, removeStaleStacks, writeStackDir } from "../cli/write";
 import { workTreeOf } from "../review/committed-pins";
 import { stackUpgrades, upgradeErrors, upgradeLine, type StackUpgrades } from "../review/upgrade-check";
 import { stackUse } from "../platform/upgrades";
@@ -89,7 +94,47 @@ function parseIndex(previous: PreviousIndex, file: string): RenderedIndex {
   }
 }
 
-export function renderCommand(argv: string[], io: Io): number {
+/**
+ * Tests only: a pause of this many milliseconds at each turn of the writing, while a stack's
+ * temporary folder exists, so that a test can stop the render there (test/render-interrupt.test.ts).
+ */
+const PAUSE_ENV = "OPENKEEL_RENDER_TEST_PAUSE_MS";
+
+function testPause(): ((signal?: AbortSignal) => Promise<void>) | undefined {
+  const ms = Number(process.env[PAUSE_ENV] ?? 0);
+  return ms > 0 ? (signal) => sleep(ms, undefined, { signal }).catch(() => undefined) : undefined;
+}
+
+/** Write every rendered stack, each whole; a signal stops it between two files, and the message says which stacks were written. */
+async function writeAll(out: string, rendered: { name: string; files: RenderedFile[] }[], written: (i: number) => void): Promise<void> {
+  const done: string[] = [];
+  const afterTurn = testPause();
+  try {
+    await interruptible(async (signal) => {
+      for (const [i, { name, files }] of rendered.entries()) {
+        await writeStackDir(out, name, files, { signal, afterTurn });
+        done.push(name);
+        written(i);
+      }
+    });
+  } catch (e) {
+    if (!(e instanceof Interrupted)) throw e;
+    const left = rendered.map((r) => r.name).filter((n) => !done.includes(n));
+    throw new Interrupted(
+      e.signal,
+      `render stopped by ${e.signal}: ${done.length ? `${done.map((n) => `${out}/${n}/`).join(", ")} written; ` : ""}` +
+        `${left.map((n) => `${out}/${n}/`).join(", ")} as before (no stack half-written, no temporary folder left)`,
+    );
+  }
+}
+
+/** What the render says of a stack it wrote: its shape, where, and the upgrades it carries. */
+function writtenLines(plan: Plan, files: number, out: string, u: StackUpgrades | undefined): string {
+  const head = `${plan.stack}: ${plan.environment}/${plan.topology}, ${plan.nodes.length} nodes, ${allUnits(plan).length} units, ${files} files → ${out}/${plan.stack}/\n`;
+  return u?.upgrades.length ? `${head}  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n` : head;
+}
+
+export async function renderCommand(argv: string[], io: Io): Promise<number> {
   const opts = args(RENDER_OPTIONS, argv, RENDER_SCRIPT);
   const out = opts.out!;
   const allowed = new Set(opts["allow-removal"] ?? []);
@@ -98,7 +143,7 @@ export function renderCommand(argv: string[], io: Io): number {
 
   // Data-owning units the previous render (normally the committed one) had and this one drops.
   const refused: string[] = [];
-  const removalWarnings: string[] = [];
+  const removalWarnings: StackWarning[] = [];
   const notes: string[] = [];
   const root = workTreeOf(out);
   for (const { s } of rendered) {
@@ -114,7 +159,10 @@ export function renderCommand(argv: string[], io: Io): number {
     const before = committed.text === previous.text ? index : parseIndex(committed, file);
     // judged with what the committed render runs (its facts), else with this render's
     const removal = nodeRemovalChecks(before.nodes, s.plan.nodes, committed.where, stackConstraints(s.config), before.feasibility ?? s.plan.feasibility);
-    for (const c of removal) (isError(c) ? refused : removalWarnings).push(formatCheck(s.config.file, c));
+    for (const c of removal) {
+      if (isError(c)) refused.push(formatCheck(s.config.file, c));
+      else removalWarnings.push({ stack: s.plan.stack, file: s.config.file, warning: c });
+    }
     for (const loss of protectedLosses(index, s.plan)) {
       const what = `${describeLoss(loss)} (${previous.where} has it)`;
       if (allowed.has(loss.unit)) {
@@ -144,18 +192,16 @@ export function renderCommand(argv: string[], io: Io): number {
   refused.push(...upgradeErrors(upgrades));
   if (refused.length > 0) throw new UserError(refused.join("\n"), EXIT_CHECKS_FAILED);
 
-  for (const [i, { s, files }] of rendered.entries()) {
-    writeStackDir(out, s.plan.stack, files);
-    const units = allUnits(s.plan);
-    io.out(
-      `${s.plan.stack}: ${s.plan.environment}/${s.plan.topology}, ${s.plan.nodes.length} nodes, ` +
-        `${units.length} units, ${files.length} files → ${out}/${s.plan.stack}/\n`,
-    );
-    for (const w of s.plan.warnings) io.out(`  ${formatCheck(s.config.file, w)}\n`);
-    const u = upgrades[i];
-    if (u?.upgrades.length) io.out(`  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n`);
-  }
-  for (const w of removalWarnings) io.out(`  ${w}\n`);
+  const cleared = clearLeftovers(out);
+  if (cleared) io.out(`${cleared}\n`);
+  await writeAll(
+    out,
+    rendered.map(({ s, files }) => ({ name: s.plan.stack, files })),
+    (i) => io.out(writtenLines(rendered[i].s.plan, rendered[i].files.length, out, upgrades[i])),
+  );
+  // each warning once for the run, however many stacks have it (cli/warnings.ts)
+  const warnings = [...planWarnings(stacks), ...removalWarnings];
+  for (const line of warningLines(warnings)) io.out(`${line}\n`);
   for (const note of notes) io.out(`${note}\n`);
   if (!opts.stack?.length) {
     for (const gone of removeStaleStacks(
@@ -165,7 +211,6 @@ export function renderCommand(argv: string[], io: Io): number {
       io.out(`${gone}: no stack file any more, removed ${out}/${gone}/\n`);
     }
   }
-  const warnings = rendered.reduce((n, r) => n + r.s.plan.warnings.length, removalWarnings.length);
-  io.out(`rendered ${rendered.length} stack(s), ${warnings} warning(s)\n`);
+  io.out(`rendered ${rendered.length} stack(s), ${warnings.length} warning(s)\n`);
   return 0;
 }

@@ -30,9 +30,10 @@ export function ovsStacksChecks(cfg: Config, topo: Topology): Check[] {
     {
       level: "warning",
       code: OVS_TWO_STACKS,
-      message:
-        `${nodes.length} node(s) run both Kube-OVN's ovs-ovn and the OpenKeel OVN chassis (${roles.join(", ")} roles): ${listed}. ` +
-        "How two OVS/OVN stacks share a node is the design's open question (§ 3.1, § 7 Q1), and upstream supports neither a second ovn-controller on Kube-OVN's ovs-vswitchd nor keeping ovs-ovn off these nodes: this repository configures no second integration bridge, so the tenant datapath on them is unvalidated",
+      // the nodes are this stack's; the reason and the fix are the same for every stack (printed once)
+      message: `${nodes.length} node(s) run both Kube-OVN's ovs-ovn and the OpenKeel OVN chassis (${roles.join(", ")} roles): ${listed}`,
+      reason:
+        "how two OVS/OVN stacks share a node is the design's open question (§ 3.1, § 7 Q1), and upstream supports neither a second ovn-controller on Kube-OVN's ovs-vswitchd nor keeping ovs-ovn off these nodes: this repository configures no second integration bridge, so the tenant datapath on them is unvalidated",
       fix: "decide § 7 Q1 (a non-OVN primary CNI on these nodes, the design's recommendation; or a validated shared ovs-vswitchd with a second integration bridge) and test the tenant datapath of these nodes before production traffic (docs/design-decisions.md)",
       path: "openkeel:nodes",
     },

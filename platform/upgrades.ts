@@ -4,7 +4,8 @@
 // (one version each) and judges a step between two sets of pins: the committed state's (the base
 // branch in a PR, the last deployed commit otherwise: review/committed-pins.ts) and the change's.
 // Pure: pins in, steps and problems out.
-import type { Check } from "../config/problems";
+import type { Check, Problem } from "../config/problems";
+import { PINNED_VERSION } from "../config/schema";
 import type { RenderedFiles, RenderedIndex } from "../render/rendered";
 
 /**
@@ -154,6 +155,53 @@ interface Version {
 export function parseVersion(v: string): Version | undefined {
   const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$/.exec(v);
   return m ? { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0) } : undefined;
+}
+
+const COMMIT = /^[0-9a-f]{40}$/;
+
+/** What is wrong with one pin as written, or undefined: a version (x.y.z), a commit (40 hex digits), or neither (a host, a repository). */
+function pinShapeProblem(leaf: PinLeaf): { key: string; message: string; fix: string } | undefined {
+  const structured = typeof leaf.value === "object";
+  const key = structured ? `${leaf.path}.${"tag" in (leaf.value as object) ? "tag" : "version"}` : leaf.path;
+  const shown = JSON.stringify(leaf.version);
+  if (!structured && leaf.path.endsWith("_COMMIT")) {
+    if (COMMIT.test(leaf.version)) return undefined;
+    return { key, message: `${shown} is not a full commit hash (40 lowercase hex digits)`, fix: "pin the whole hash of the commit (git rev-parse <ref>)" };
+  }
+  if (!structured && !/_VERSION$/.test(leaf.path)) return undefined;
+  if (PINNED_VERSION.test(leaf.version)) {
+    const url = (leaf.value as { url?: unknown }).url;
+    if (typeof url !== "string" || url.includes(leaf.version)) return undefined;
+    return {
+      key: `${leaf.path}.url`,
+      message: `${JSON.stringify(url)} does not carry the version ${leaf.version} it pins`,
+      fix: `write the URL with the version it pins (\${...} of the version's constant)`,
+    };
+  }
+  const seriesOnly = /^v?\d+\.\d+$/.test(leaf.version);
+  return {
+    key,
+    message: `${shown} is not an exact release version (x.y.z, with an optional leading v and -suffix, as 1.12.1, v1.16.2, 4.1.8-management)`,
+    fix: seriesOnly
+      ? `pin one release of that series, its full version as upstream tags it (${leaf.version}.<patch>)`
+      : "pin the full version of one release, as upstream tags it (never a range, a series or a floating tag such as latest)",
+  };
+}
+
+/**
+ * The pins of platform/versions.ts that are not written as pins (a version `"1.13"`, a short
+ * commit): the mistake of whoever edits that file, named by the pin's key. Every stack installs
+ * them, so every command refuses them before planning (exit 2), instead of failing deep inside with
+ * a trace. A string pin is judged by its name: `*_VERSION` a version, `*_COMMIT` a commit, any
+ * other (a host, a repository) as it is; a chart, manifest, image or OLM pin by its version or tag.
+ */
+export function pinProblems(exports: PinExports): Problem[] {
+  return [...allLeaves(exports).values()]
+    .flatMap((leaf) => {
+      const p = pinShapeProblem(leaf);
+      return p ? [{ file: VERSIONS_FILE, path: p.key, message: p.message, fix: p.fix }] : [];
+    })
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 const series = (v: Version) => `${v.major}.${v.minor}`;

@@ -1,6 +1,8 @@
 // Every version this repository deploys, in one place (Renovate-friendly: renovate.json finds each
-// pin here). Exact versions only: no `latest`, no ranges, no floating tags. The Plan invariants
-// reject an unpinned chart or URL. Beside each pin, its upgrade rule (platform/upgrades.ts): the
+// pin here). Exact versions only: no `latest`, no ranges, no floating tags. Every command that plans
+// a stack refuses a pin written otherwise first, naming it (pinProblems in platform/upgrades.ts:
+// a chart, manifest, image or OLM pin's version or tag, a `*_VERSION` string is x.y.z, a `*_COMMIT`
+// string a whole commit hash, a manifest's URL carries its version). Beside each pin, its upgrade rule (platform/upgrades.ts): the
 // steps upstream supports, what comes first, what an operator does by hand, and the source that
 // says so; `npm run plan`, the render and the preview refuse a step the rule does not allow.
 // This file is read at other commits too (the committed state's pins): it imports types only.

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { z } from "zod";
 import { NODE_STATES, type LifecycleFacts, type NodeState } from "../config/lifecycle";
-import { formatPath } from "../config/problems";
+import { formatPath, problemPath } from "../config/problems";
 import { LABEL_PROFILES, ROLES, type LabelProfile, type Role } from "../config/roles";
 import { placementData, type PlacementData } from "../placement/data";
 import { HOST_CAPABILITY_KINDS } from "../plan/host";
@@ -105,9 +105,14 @@ export interface RenderedNode {
 }
 
 /** A plan-check warning of the render. */
+/** A plan-check warning of the stack. `path` and `reason` are absent in renders made before them (issue 38). */
 export interface RenderedWarning {
   code: string;
+  /** The key path of the stack file it is about (`openkeel:nodes[3].state`): with the code, what it means (the preview pairs a base's and a head's by them). */
+  path?: string;
   message: string;
+  /** Why it matters, the same for every stack that has it. */
+  reason?: string;
   remediation?: string;
 }
 
@@ -194,7 +199,13 @@ export function renderedIndex(plan: Plan): RenderedIndex {
     taintedRoles: plan.taintedRoles,
     cluster: plan.cluster,
     nodes: plan.nodes,
-    warnings: plan.warnings.map((w) => ({ code: w.code, message: w.message, remediation: w.fix })),
+    warnings: plan.warnings.map((w) => ({
+      code: w.code,
+      ...(problemPath(w) ? { path: problemPath(w) } : {}),
+      message: w.message,
+      ...(w.reason ? { reason: w.reason } : {}),
+      remediation: w.fix,
+    })),
     ...(plan.nodeConfig ? { nodeConfig: plan.nodeConfig.files.map((f) => f.path).sort() } : {}),
     ...(plan.feasibility ? { feasibility: plan.feasibility } : {}),
     phases: plan.phases.map((ph) => ({ name: ph.name, units: ph.units.map((u) => unitIndex(u, `objects/${phaseDir(ph.name)}`)) })),
@@ -337,7 +348,9 @@ const indexSchema: z.ZodType<RenderedIndex> = z.object({
       state: z.enum(NODE_STATES).optional(),
     }),
   ),
-  warnings: z.array(z.object({ code: z.string(), message: z.string(), remediation: z.string().optional() })),
+  warnings: z.array(
+    z.object({ code: z.string(), path: z.string().optional(), message: z.string(), reason: z.string().optional(), remediation: z.string().optional() }),
+  ),
   nodeConfig: z.array(z.string()).optional(),
   feasibility: z.record(z.string(), z.record(z.string(), z.union([z.number(), z.string(), z.array(z.string())]))).optional(),
   phases: z.array(z.object({ name: z.string(), units: z.array(unitSchema) })),

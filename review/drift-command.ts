@@ -8,7 +8,7 @@ import { args, EXIT_CHECKS_FAILED, UserError, type Io } from "../cli/cli";
 import { renderFailureExit } from "../cli/errors";
 import { renderCheckout } from "./renders";
 import { REPO_ROOT } from "../tools/tools";
-import { readTree } from "../cli/write";
+import { clearLeftovers, isWritingFolder, leftovers, readTree } from "../cli/write";
 import { formatPath } from "../config/problems";
 import { diff, WHOLE_DOCUMENT } from "../render/diff";
 import { yamlDocuments } from "../render/rendered";
@@ -44,7 +44,12 @@ export async function driftCommand(argv: string[], io: Io): Promise<number> {
     const r = await renderCheckout(REPO_ROOT, tmp, ["--stacks-dir", path.resolve(opts["stacks-dir"]!)], relay ? (l) => relay(`fresh render: ${l}`) : undefined);
     if (r.code !== 0) throw new UserError(`the render failed (exit ${r.code}):\n${r.stderr.trim()}`, renderFailureExit(r.code));
     const fresh = readTree(tmp);
-    const committed = readTree(committedDir);
+    // what an interrupted render left beside the stacks' folders is no stale render: cleared (one
+    // line), or, while its render still runs, left out of the comparison
+    const cleared = clearLeftovers(committedDir, opts.rendered);
+    if (cleared) io.out(`${cleared}\n`);
+    for (const l of leftovers(committedDir)) io.out(`${opts.rendered}/${l.name}/: a render under way (process ${l.pid}) writes it; not compared\n`);
+    const committed = new Map([...readTree(committedDir)].filter(([f]) => !isWritingFolder(f.split("/")[0])));
     const files = [...new Set([...fresh.keys(), ...committed.keys()])].sort();
     const lines: string[] = [];
     for (const f of files) {

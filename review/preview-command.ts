@@ -8,7 +8,8 @@ import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError, type Io } from ".
 import { EXIT_INTERNAL_ERROR, renderFailureExit } from "../cli/errors";
 import { hasErrors, previewAll, type PolicyReport, type StackPreview } from "./preview";
 import { commentMarkdown, failedMarkdown, REPORT_MARKER, reportMarkdown, stackMarkdown, totals } from "./preview-markdown";
-import { exportCommit, renderCheckout, resolveCommit } from "./renders";
+import { exportCommit, renderCheckout, resolveCommit, type RenderRun } from "./renders";
+import { listStacks, STACKS_DIR } from "../config/stack-file";
 import { REPO_ROOT } from "../tools/tools";
 import { readTree } from "../cli/write";
 import { pinsOfSource } from "./committed-pins";
@@ -92,6 +93,49 @@ function checkoutPins(baseCheckout: string, headCheckout: string): UpgradePins |
   return { base, head, rules };
 }
 
+/** A side with none of the named stacks: nothing to render. */
+const NOTHING: RenderRun = { code: 0, stdout: "", stderr: "" };
+
+/**
+ * What each side renders: every stack, or, with --stack, the named ones that side has a file for
+ * (a stack the change adds or removes is on one side only); undefined: nothing. A name on neither
+ * side is a usage error before anything renders.
+ *
+ * Restricting the renders loses no check. Everything the preview shows is per stack: each side's
+ * render runs one stack's plan checks, placement checks, protected-unit and node-removal guards on
+ * that stack file and its own previous render (review/protected.ts, lifecycle/guards.ts), and the
+ * preview compares a stack's two renders (review/preview.ts). The pin upgrade check reads the two
+ * checkouts' platform/versions.ts, no stack (review/preview-upgrades.ts). The one step of a render
+ * that reads every stack — removing the folders of stacks without a file (cli/write.ts
+ * removeStaleStacks) — runs only without --stack, and only in the preview's own output folders.
+ */
+function renderedStacks(named: string[] | undefined, base: string, head: string): { base?: string[]; head?: string[] } {
+  if (!named?.length) return { base: [], head: [] };
+  const has = (checkout: string) => {
+    const dir = path.join(checkout, STACKS_DIR);
+    const known = fs.existsSync(dir) ? listStacks(dir) : [];
+    return named.filter((s) => known.includes(s));
+  };
+  const [b, h] = [has(base), has(head)];
+  const unknown = named.filter((s) => !b.includes(s) && !h.includes(s));
+  if (unknown.length) throw new UserError(`--stack ${unknown.join(", ")}: no stack file on either side (stacks/Pulumi.<name>.yaml).`, EXIT_BAD_CONFIG);
+  return { ...(b.length ? { base: b } : {}), ...(h.length ? { head: h } : {}) };
+}
+
+const stackArgs = (stacks: string[]) => stacks.flatMap((s) => ["--stack", s]);
+
+/** Both sides rendered at once into `<tmp>/base-out` and `<tmp>/head-out`, each with its own code (review/renders.ts). */
+function renderBoth(baseCheckout: string, repo: string, tmp: string, named: string[] | undefined, progress: Io["progress"]): Promise<RenderRun[]> {
+  const relay = (side: string) => (progress ? (line: string) => progress(`${side}: ${line}`) : undefined);
+  const only = renderedStacks(named, baseCheckout, repo);
+  // the preview judges the pins of the two checkouts itself (the upgrade section), so the change's
+  // render does not compare them with its own committed state
+  return Promise.all([
+    only.base ? renderCheckout(baseCheckout, path.join(tmp, "base-out"), stackArgs(only.base), relay("base")) : NOTHING,
+    only.head ? renderCheckout(repo, path.join(tmp, "head-out"), ["--skip-upgrade-check", ...stackArgs(only.head)], relay("this change")) : NOTHING,
+  ]);
+}
+
 /**
  * `repo`: the repository whose working tree is the change and whose history holds the base (the
  * tests' own clones; the CLI's is this one). `io.progress`, when given, hears both renders' lines.
@@ -119,13 +163,7 @@ export async function previewCommand(argv: string[], io: Io, repo = REPO_ROOT): 
     const baseCheckout = path.join(tmp, "base");
     exportCommit(repo, commit, baseCheckout);
     const progress = io.progress;
-    const relay = (side: string) => (progress ? (line: string) => progress(`${side}: ${line}`) : undefined);
-    // the preview judges the pins of the two checkouts itself (the upgrade section), so the change's
-    // render does not compare them with its own committed state
-    const [baseRun, headRun] = await Promise.all([
-      renderCheckout(baseCheckout, path.join(tmp, "base-out"), [], relay("base")),
-      renderCheckout(repo, path.join(tmp, "head-out"), ["--skip-upgrade-check"], relay("this change")),
-    ]);
+    const [baseRun, headRun] = await renderBoth(baseCheckout, repo, tmp, opts.stack, progress);
     // a bad stack (2) or failed checks (1) are the change's; anything else is a bug (3), its trace in
     // stderr. The base's bad stacks are not this change's input (1); its crash is still a crash (3).
     const failure =
@@ -158,11 +196,16 @@ export async function previewCommand(argv: string[], io: Io, repo = REPO_ROOT): 
       policy: policy.report,
       ...(pins ? { pins } : {}),
     });
-    const unknown = (opts.stack ?? []).filter((s) => !stacks.some((p) => p.stack === s));
-    if (unknown.length) throw new UserError(`--stack ${unknown.join(", ")}: rendered by neither side.`, EXIT_BAD_CONFIG);
 
     const tools = pins ? repositoryUpgrades(pins).map(upgradeLine) : [];
-    const input = { base, stacks, tools, policyText: policy.text, ...(policy.report ? { policyJson: JSON.stringify(policy.report, null, 2) } : {}) };
+    const input = {
+      base,
+      stacks,
+      tools,
+      policyText: policy.text,
+      ...(policy.report ? { policyJson: JSON.stringify(policy.report, null, 2) } : {}),
+      ...(opts.stack?.length ? { only: opts.stack } : {}),
+    };
     const report = reportMarkdown(input);
     write({
       ...Object.fromEntries(stacks.map((s) => [`${s.stack}.md`, `${REPORT_MARKER}\n${stackMarkdown(s, "##")}`])),

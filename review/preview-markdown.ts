@@ -10,6 +10,8 @@ import { toYaml } from "../render/render";
 import { componentLine } from "./placement-delta";
 import type { StackPreview } from "./preview";
 import type { UpgradeView } from "./preview-upgrades";
+import type { WarningChange } from "./preview-warnings";
+import type { RenderedWarning } from "../render/rendered";
 
 export const REPORT_MARKER = "<!-- openkeel-preview -->";
 
@@ -56,9 +58,9 @@ function counts(p: StackPreview): Record<"create" | "update" | "replace" | "dele
   return c;
 }
 
-/** A stack's actions by kind, its errors and its warnings (findings and new warnings): the summary's numbers. */
+/** A stack's actions by kind, its errors and its warnings (findings, new and changed plan-check warnings): the summary's numbers. */
 export function totals(p: StackPreview): ReturnType<typeof counts> & { errors: number; warnings: number } {
-  return { ...counts(p), errors: errorsOf(p).length, warnings: warningsOf(p).length + p.warnings.added.length };
+  return { ...counts(p), errors: errorsOf(p).length, warnings: warningsOf(p).length + p.warnings.added.length + p.warnings.changed.length };
 }
 
 const errorsOf = (p: StackPreview) => p.findings.filter((f) => f.level === "error");
@@ -74,6 +76,18 @@ function countLine(p: StackPreview): string {
   if (p.settings.length) parts.push(`${p.settings.length} stack field(s)`);
   if (p.other.length) parts.push(`${p.other.length} other file(s)`);
   return parts.join(", ");
+}
+
+/** A plan-check warning's text after its code: the message, why, and the fix. */
+const warningText = (w: RenderedWarning) => `${w.message}.${w.reason ? ` Why: ${w.reason}.` : ""}${w.remediation ? ` Fix: ${w.remediation}.` : ""}`;
+
+/** A warning of the same code and subject on both sides, another text: what changed, old → new. */
+function changedWarningLine({ before, after }: WarningChange): string {
+  const label = { message: "", reason: "why: ", remediation: "fix: " } as const;
+  const parts = (["message", "reason", "remediation"] as const)
+    .filter((k) => before[k] !== after[k])
+    .map((k) => `${label[k]}${before[k] ?? "(none)"} → ${after[k] ?? "(none)"}`);
+  return `- changed plan-check warning **${after.code}**${after.path ? ` (\`${after.path}\`)` : ""}: ${parts.join("; ")}`;
 }
 
 function findingLine(f: Check): string {
@@ -122,16 +136,16 @@ function upgradeLines(p: StackPreview, h: string): string[] {
   return out;
 }
 
-/** Errors, warnings (findings and new plan-check warnings), upgrades, stack settings and actions: what a reviewer weighs first. */
+/** Errors, warnings (findings, new and changed plan-check warnings), upgrades, stack settings and actions: what a reviewer weighs first. */
 function verdictLines(p: StackPreview, h: string): string[] {
   const out: string[] = [];
   const errors = errorsOf(p);
   if (errors.length) out.push("**❌ Errors: `pulumi up` would refuse or fail on these**", "", ...errors.map(findingLine), "");
   const warnings = warningsOf(p);
-  if (warnings.length + p.warnings.added.length) {
+  if (warnings.length + p.warnings.added.length + p.warnings.changed.length) {
     out.push("**⚠️ Warnings**", "", ...warnings.map(findingLine));
-    for (const w of p.warnings.added) out.push(`- new plan-check warning **${w.code}**: ${w.message}.${w.remediation ? ` Fix: ${w.remediation}.` : ""}`);
-    out.push("");
+    for (const w of p.warnings.added) out.push(`- new plan-check warning **${w.code}**: ${warningText(w)}`);
+    out.push(...p.warnings.changed.map(changedWarningLine), "");
   }
   out.push(...upgradeLines(p, h));
   if (p.settings.length) out.push(`${h}# Stack (index.yaml)`, "", changesBlock(p.settings), "");
@@ -273,6 +287,8 @@ export interface ReportInput {
   policyJson?: string;
   /** Pins that reach no stack (build tools, schema locations) and moved: `kubeconform v0.7.0 → v0.7.1`. */
   tools?: string[];
+  /** `--stack`: the only stacks rendered (the others were not looked at). */
+  only?: string[];
 }
 
 function summaryTable(r: ReportInput): string[] {
@@ -296,7 +312,7 @@ function header(r: ReportInput): string[] {
     REPORT_MARKER,
     "## Render preview",
     "",
-    `Base: ${r.base} → this change (every stack rendered offline from both).`,
+    `Base: ${r.base} → this change (${r.only?.length ? `${r.only.map((s) => `\`${s}\``).join(", ")} only, --stack: rendered` : "every stack rendered"} offline from both).`,
     "",
     ...(errors ? [`❌ **${errors} error(s)**: \`pulumi up\` would refuse or fail on this change (see each stack's Errors).`, ""] : []),
   ];

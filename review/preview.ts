@@ -6,7 +6,7 @@
 // outside Kubernetes, in order (lifecycle/steps.ts, with what the components contribute); the
 // placement delta (review/placement-delta.ts, from both sides' placement.json); a service that goes
 // away or a quorum whose member count changes as warnings with their reason; Helm values, units
-// and chart pins field by field; new and resolved plan-check warnings; other rendered files, leaving
+// and chart pins field by field; plan-check warnings new, resolved or changed (review/preview-warnings.ts); other rendered files, leaving
 // out those whose only change is a comment; and policy results when given. Pure: trees in, a model
 // out, in a stable order with no timestamps, so the PR comment only changes when the render does
 // (Markdown: review/preview-markdown.ts).
@@ -39,6 +39,7 @@ import { SERVICE_REQUIRED_ROLE } from "../topology/services";
 import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
 import { inPlace, OPERATOR_IMMUTABLE } from "./replace-rules";
 import { stackUpgradeViews, type UpgradePins, type UpgradeView } from "./preview-upgrades";
+import { warningChanges, type WarningChanges } from "./preview-warnings";
 
 export type Tree = Map<string, string>;
 
@@ -157,7 +158,8 @@ export interface StackPreview {
   placement?: PlacementDelta;
   /** Why there is no placement delta although placement.md changed: a side has no placement data. */
   placementNote?: string;
-  warnings: { added: RenderedWarning[]; resolved: RenderedWarning[] };
+  /** Plan-check warnings new, resolved, or changed (the same code and subject, another text: review/preview-warnings.ts). */
+  warnings: WarningChanges;
   other: FileChange[];
   /** Undefined: no policy results were given for this stack. */
   policy?: StackPolicy;
@@ -325,10 +327,6 @@ function fileChange(file: string, b: RenderedStack, h: RenderedStack): FileChang
     return lines.every((l) => isComment(file, l.slice(1))) ? undefined : { file, op, lines };
   }
   return { file, op };
-}
-
-function warningKey(w: RenderedWarning): string {
-  return `${w.code}\u0000${w.message}`;
 }
 
 function objectName(r: ObjectRef): string {
@@ -694,13 +692,6 @@ function unitChanges(bi: Index, hi: Index): UnitChange[] {
   return units;
 }
 
-function warningChanges(bi: Index, hi: Index): StackPreview["warnings"] {
-  const bw = new Set(bi.warnings.map(warningKey));
-  const hw = new Set(hi.warnings.map(warningKey));
-  const sortW = (ws: RenderedWarning[]) => ws.sort((p, q) => cmp(p.code, q.code) || cmp(p.message, q.message));
-  return { added: sortW(hi.warnings.filter((w) => !bw.has(warningKey(w)))), resolved: sortW(bi.warnings.filter((w) => !hw.has(warningKey(w)))) };
-}
-
 /**
  * The placement delta from both sides' placement data. A render of schema 0 (before the model)
  * has none: then the files are compared as files, and the note says why there is no delta.
@@ -783,6 +774,7 @@ function compare(
       units.length +
       warnings.added.length +
       warnings.resolved.length +
+      warnings.changed.length +
       other.length +
       (placement ? 1 : 0) >
     0;

@@ -2,13 +2,15 @@
 //               [--ci-figures [--engine-build-log .e2e/engine-build.log | --engine-out <build.sh's OUT>] [--e2e-dir .e2e]]:
 // what the offline pipeline costs, per shipped stack and per generated inventory (bench/generate.ts):
 // render, placement, validate and policy times and peak memory, the whole pipeline over the four
-// stacks, kubeconform alone on the same files (the floor for validation), `npm run policy` and
-// `npm test` as a developer runs them, and every target of issue 16 measured in this run, each
-// printed against its target. Prints the tables and writes the JSON. When the real engine is on PATH
-// (pulumi, its Node language host, the kubernetes and random providers, kubectl) and the e2e's
-// cluster script exists, it also times `pulumi preview --policy-pack policy` of a deployed lab and
-// prod-medium (`npm run e2e -- --time-preview`, minutes per stack) against `npm run policy -- --stack
-// <s>`: the offline path must be ≥ 5× faster; otherwise it says loudly why it did not.
+// stacks, kubeconform alone on the same files (the floor for validation; issue 16's ratios against it
+// are printed, no longer checked), `npm run policy` and `npm test` as a developer runs them, what an
+// operator waits for (a 2000-node preview, the edit loop, the pull-request workflow offline), and
+// every target of issue 25 measured in this run, each printed against its goal (README, "Speed").
+// Prints the tables and writes the JSON. When the real engine is on PATH (pulumi, its Node language
+// host, the kubernetes and random providers, kubectl) and the e2e's cluster script exists, it also
+// times `pulumi preview --policy-pack policy` of a deployed lab and prod-medium (`npm run e2e --
+// --time-preview`, minutes per stack) against `npm run policy -- --stack <s>`: the offline path's
+// goal is ≥ 10× faster; otherwise it says loudly why it did not measure it.
 // --ci-figures (issue 23) measures nothing: it records what a CI run cost (the engine build's
 // summary from build.sh's log, or from the file times of its OUT for a build whose log is gone, each stack's .e2e/<stack>/steps.json, the bench's npm test ×2)
 // against the CI limit of 90 minutes in results.json's `ci`, keeping everything else; a full run

@@ -6,7 +6,8 @@
 // .preview/<stack>.md, report.md (every stack), comment.md (report.md, or its summary when too long
 // for a PR comment) and report.json (the same as data). --policy adds policy results: the JSON of
 // `npm run policy -- --json`, or any other file as text. A side that does not render still writes
-// the report, marked failed, so a PR comment never shows an earlier preview.
+// the report, marked failed, so a PR comment never shows an earlier preview. --stack renders only the
+// named stacks, on both sides; no other stack file is read.
 // Exit 0: report written; 1: report written with errors (what `pulumi up` would refuse), or a side
 // does not render because its checks fail; 2: bad usage, unknown ref, or the working tree's stack
 // config is invalid.

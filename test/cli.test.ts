@@ -38,6 +38,68 @@ function runScript(script: string, argv: string[], env: NodeJS.ProcessEnv = {}):
   });
 }
 
+const npmRun = (name: string, ...argv: string[]) => processRun("npm", ["run", "-s", name, "--", ...argv]);
+/** A package.json script's command line with arguments, run as npm runs it. */
+const scriptLine = (command: string, ...argv: string[]) => processRun("sh", ["-c", `${command} "$@"`, "sh", ...argv]);
+
+function processRun(command: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { cwd: REPO, env: { ...process.env, OPENKEEL_PROGRESS: "" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `each` over `items`, at most `width` at a time (each is a process start); the results in order. */
+async function bounded<T, R>(items: T[], width: number, each: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await each(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return out;
+}
+
+/** A script's --help: its header first (`npm run <name>` or `npm test`), its options, the help option, its exit codes; exit 0. */
+function expectUsage(what: string, r: { code: number | null; stdout: string; stderr: string }, script = what): void {
+  const header = fs
+    .readFileSync(path.join(REPO, "scripts", script), "utf8")
+    .split("\n")[0]
+    .replace(/^\/\/ /, "");
+  expect(header, what).toMatch(/^npm (run [\w:]+|test)\b/);
+  expect({ code: r.code, stderr: r.stderr }, what).toEqual({ code: 0, stderr: "" });
+  expect(r.stdout.startsWith(header), what).toBe(true);
+  expect(r.stdout, what).toMatch(/^Options:$/m);
+  expect(r.stdout, what).toMatch(/^ {2}-h, --help +print this text and exit$/m);
+  expect(r.stdout, what).toMatch(/\bExit\b/);
+}
+
+/**
+ * What a script could write: the working tree as git sees it, and every file (its size and time)
+ * under the outputs git does not list: rendered/, the tools, the type check's state, the preview,
+ * the e2e's and the post-renderer's folders, the bench's results.
+ */
+function writtenState(): Record<string, string> {
+  const state: Record<string, string> = { git: spawnSync("git", ["status", "--porcelain"], { cwd: REPO, encoding: "utf8" }).stdout };
+  const walk = (rel: string) => {
+    const p = path.join(REPO, rel);
+    if (!fs.existsSync(p)) return;
+    const st = fs.statSync(p);
+    if (st.isDirectory()) for (const e of fs.readdirSync(p)) walk(path.join(rel, e));
+    else state[rel] = `${st.size} ${st.mtimeMs}`;
+  };
+  for (const d of ["rendered", ".tools", "node_modules/.cache/tsc", ".preview", ".e2e", ".postrender", "bench/results.json"]) walk(d);
+  return state;
+}
+
 /**
  * The scripts that are a command function and a one-line CLI around it: their --help runs
  * in-process, exactly what the CLI prints and exits with (capture). That each CLI hands its
@@ -57,32 +119,41 @@ const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number | void
 };
 
 describe("--help", () => {
-  it("every script prints its usage from its header comment, its options and exit codes, and exits 0 without running", async () => {
+  it("every script prints its usage from its header comment, its options and exit codes, and exits 0 without running (in-process where it is a command)", async () => {
     expect(SCRIPTS.length).toBeGreaterThanOrEqual(10);
     for (const script of Object.keys(COMMANDS)) {
       expect(SCRIPTS, script).toContain(script);
       // the CLI is the command and nothing else
       expect(fs.readFileSync(path.join(REPO, "scripts", script), "utf8"), script).toMatch(/^run\(\(\) => \w+Command\(process\.argv\.slice\(2\), /m);
     }
-    // the others in parallel as processes: each costs a process start and its imports
-    const runs = await Promise.all(SCRIPTS.map((s) => (COMMANDS[s] ? capture(COMMANDS[s], ["--help"]) : runScript(s, ["--help"]))));
-    SCRIPTS.forEach((script, i) => {
-      const r = runs[i];
-      const header = fs
-        .readFileSync(path.join(REPO, "scripts", script), "utf8")
-        .split("\n")[0]
-        .replace(/^\/\/ /, "");
-      expect(header, script).toMatch(/^npm run [\w:]+/);
-      expect(r.stderr, script).toBe("");
-      expect(r.code, script).toBe(0);
-      expect(r.stdout.startsWith(header), script).toBe(true);
-      expect(r.stdout, script).toMatch(/^Options:$/m);
-      expect(r.stdout, script).toMatch(/^ {2}-h, --help +print this text and exit$/m);
-      expect(r.stdout, script).toMatch(/\bExit\b/);
-    });
+    const runs = await Promise.all(Object.values(COMMANDS).map((c) => capture(c, ["--help"])));
+    Object.keys(COMMANDS).forEach((script, i) => expectUsage(script, runs[i]));
     // issue 21: render's --help lists every exit code, the internal error's included
-    const render = runs[SCRIPTS.indexOf("render.ts")].stdout;
+    const render = runs[Object.keys(COMMANDS).indexOf("render.ts")].stdout;
     for (const code of ["0", "1", "2", "3"]) expect(render).toMatch(new RegExp(`\\b${code}: `));
+  });
+
+  it("every script of package.json is an entry point of scripts/, and every one answers --help as npm runs it: its usage, exit 0, nothing run or written", async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    const entries = Object.entries(pkg.scripts).map(([name, command]) => {
+      const m = /^node -r \.\/cli\/ts-run\.cjs scripts\/([\w-]+\.ts)$/.exec(command);
+      expect(m, `${name}: ${command}`).not.toBeNull();
+      return { name, script: m![1] };
+    });
+    expect(entries.map((e) => e.script).sort()).toEqual(SCRIPTS);
+    // a pre- or post-script would run, without the arguments, before or after the one asked for
+    expect(entries.filter((e) => /^(pre|post)/.test(e.name) && pkg.scripts[e.name.replace(/^(pre|post)/, "")])).toEqual([]);
+    const runs = entries
+      .map((e) => ({ ...e, flag: "--help", npm: false }))
+      // the wrappers of other programs answer -h too (the commands' -h runs in-process below)
+      .concat(["lint", "format", "typecheck", "test", "test:fast"].map((name) => ({ ...entries.find((e) => e.name === name)!, flag: "-h", npm: false })))
+      // npm itself (its start is a third of a second of CPU) for npm test, which once ran a pretest first
+      .concat(["test", "test:fast"].map((name) => ({ ...entries.find((e) => e.name === name)!, flag: "--help", npm: true })));
+    const before = writtenState();
+    // the others as npm runs them: `sh -c '<command> <args>'` in the repository, at most 4 at a time
+    const results = await bounded(runs, 4, (r) => (r.npm ? npmRun(r.name, r.flag) : scriptLine(pkg.scripts[r.name], r.flag)));
+    runs.forEach((r, i) => expectUsage(`${r.npm ? "npm " : ""}${r.name} ${r.flag}`, results[i], r.script));
+    expect(writtenState()).toEqual(before);
   });
 
   it("-h is --help, also among other options; the text lists each option with its default and repeatability", async () => {
@@ -107,7 +178,9 @@ describe("--help", () => {
     const text = usageText({ flag: { type: "boolean" } }, "/nowhere/else.ts");
     expect(text).toMatch(/^else: an offline script of this repository\./);
     expect(text).toMatch(/^ {2}--flag$/m);
-    expect(text).toMatch(/^Exit codes: 0 success; 1 a check failed; 2 bad usage or bad stack config .*; 3 internal error/m);
+    expect(text).toMatch(
+      /^Exit codes: 0 success; 1 a check failed; 2 bad usage, bad stack config or a malformed pin of platform\/versions\.ts .*; 3 internal error/m,
+    );
   });
 
   it("an unknown option is a usage error (exit 2) that names the options and points to --help", async () => {
@@ -128,8 +201,10 @@ describe("npm run plan", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^prod-large: talos-production\/large, 32 nodes, hardened labels, tainted: compute, network, storage, provisioning$/m);
-    expect(r.stdout).toMatch(/^ {2}plan checks: passed, \d+ warning\(s\)$/m);
+    // its warnings follow the stacks, each once for the run (test/warnings.test.ts)
+    expect(r.stdout).toMatch(/^ {2}plan checks: passed, 1 warning\(s\) \(below\)$/m);
     expect(r.stdout).toMatch(/^ {2}placement: /m);
+    expect(r.stdout).toMatch(/^stacks\/Pulumi\.prod-large\.yaml: openkeel:nodes: warning \[ovs-two-stacks\]: 12 node\(s\) /m);
   });
 
   it("failing plan checks: exit 1 and the check on stderr", async () => {

@@ -22,7 +22,9 @@ describe("two OVS stacks on the chassis nodes (§ 7 Q1)", () => {
     expect(w.level).toBe("warning");
     expect(w.message).toContain(`${nodes.length} node(s) run both Kube-OVN's ovs-ovn and the OpenKeel OVN chassis`);
     for (const n of nodes) expect(w.message).toContain(n);
-    expect(w.message).toMatch(/§ 7 Q1/);
+    // the open question is the reason, the same for every stack (printed once for a run: cli/warnings.ts)
+    expect(w.message).not.toMatch(/§ 7 Q1/);
+    expect(w.reason).toMatch(/§ 7 Q1/);
     expect(w.fix).toMatch(/non-OVN primary CNI/);
   });
 

@@ -224,7 +224,11 @@ describe("previewStack", () => {
       op: "change",
       changes: [{ path: ["chart", "version"], op: "change", before: "1.0.0", after: "1.1.0" }],
     });
-    expect(p.warnings).toEqual({ added: [{ code: "single-conductor", message: "one Ironic conductor", remediation: "label a second node" }], resolved: [] });
+    expect(p.warnings).toEqual({
+      added: [{ code: "single-conductor", message: "one Ironic conductor", remediation: "label a second node" }],
+      resolved: [],
+      changed: [],
+    });
     expect(p.settings).toEqual([]);
     expect(p.findings).toEqual([]);
     // placement.json and placement.md are summarised, not listed; kind/cluster.yaml field by field
@@ -490,6 +494,7 @@ describe("npm run preview between two commits", () => {
     values: string[];
     warnings: string[];
     resolved: string[];
+    changed: string[];
     other: string[];
     commentOnly: string[];
     stackFields: boolean;
@@ -510,7 +515,9 @@ describe("npm run preview between two commits", () => {
     const before = files(STACKS_DIR);
     const after = files(path.join(repo, "stacks"));
     const differs = (p: string) => before.has(p) && before.get(p) !== after.get(p);
-    const warnings = (dir: string) => planStack(readStack("prod-medium", dir)).plan!.warnings.map((w) => `${w.code}: ${w.message}`);
+    // a warning is its code and the key path it is about; its text may change (review/preview-warnings.ts)
+    const warnings = (dir: string) => new Map(planStack(readStack("prod-medium", dir)).plan!.warnings.map((w) => [`${w.code} ${String(w.path)}`, w.message]));
+    const [baseWarnings, headWarnings] = [warnings(STACKS_DIR), warnings(path.join(repo, "stacks"))];
     const out = tmp("openkeel-preview-head-");
     expect((await capture(renderCommand, ["--out", out, "--stack", "prod-medium", "--stacks-dir", path.join(repo, "stacks")])).code).toBe(0);
     const headTree = readTree(path.join(out, "prod-medium"));
@@ -532,9 +539,10 @@ describe("npm run preview between two commits", () => {
       added: [...after.keys()].filter((p) => !before.has(p) && p.startsWith("objects/")),
       changedObjects: [...after.keys()].filter((p) => p.startsWith("objects/") && differs(p)),
       values: [...after.keys()].filter((p) => p.startsWith("values/") && (differs(p) || !before.has(p))).map((p) => p.slice(7, -5)),
-      warnings: warnings(path.join(repo, "stacks")).filter((w) => !warnings(STACKS_DIR).includes(w)),
-      // ovs-two-stacks names the nodes it is about: with one more node its message changes
-      resolved: warnings(STACKS_DIR).filter((w) => !warnings(path.join(repo, "stacks")).includes(w)),
+      warnings: [...headWarnings.keys()].filter((k) => !baseWarnings.has(k)),
+      resolved: [...baseWarnings.keys()].filter((k) => !headWarnings.has(k)),
+      // ovs-two-stacks names the nodes it is about: with one more node its message changes, the warning stays
+      changed: [...headWarnings].filter(([k, m]) => baseWarnings.has(k) && baseWarnings.get(k) !== m).map(([k, m]) => `${k}: ${baseWarnings.get(k)} → ${m}`),
       other: [...new Set([...baseTree.keys(), ...headTree.keys()])].filter((p) => outside(p) && differsInContent(p)).sort(),
       commentOnly: [...baseTree.keys()].filter((p) => outside(p) && headTree.has(p) && baseTree.get(p) !== headTree.get(p) && !differsInContent(p)),
       stackFields: !isDeepStrictEqual(stackFields(baseTree), stackFields(headTree)),
@@ -549,7 +557,7 @@ describe("npm run preview between two commits", () => {
     );
     expect(first.stdout).toMatch(
       new RegExp(
-        `^prod-medium: create 1, update \\d+, replace 0, delete 0, steps on 1 node\\(s\\), 0 error\\(s\\), ${expected.warnings.length} warning\\(s\\)$`,
+        `^prod-medium: create 1, update \\d+, replace 0, delete 0, steps on 1 node\\(s\\), 0 error\\(s\\), ${expected.warnings.length + expected.changed.length} warning\\(s\\)$`,
         "m",
       ),
     );
@@ -573,8 +581,10 @@ describe("npm run preview between two commits", () => {
     for (const v of pm.values) expect(v.op === "add" || v.changes.length > 0).toBe(true);
     expect(pm.units).toEqual([]);
     expect(pm.settings.length > 0).toBe(expected.stackFields);
-    expect(pm.warnings.added.map((w) => `${w.code}: ${w.message}`)).toEqual(expected.warnings);
-    expect(pm.warnings.resolved.map((w) => `${w.code}: ${w.message}`)).toEqual(expected.resolved);
+    expect(pm.warnings.added.map((w) => `${w.code} ${w.path}`)).toEqual(expected.warnings);
+    expect(pm.warnings.resolved.map((w) => `${w.code} ${w.path}`)).toEqual(expected.resolved);
+    expect(pm.warnings.changed.map((c) => `${c.after.code} ${c.after.path}: ${c.before.message} → ${c.after.message}`)).toEqual(expected.changed);
+    expect(expected.changed).toEqual([expect.stringMatching(/^ovs-two-stacks openkeel:nodes: 5 node\(s\) .* → 6 node\(s\) .*cmp-04/)]);
     expect(pm.other.map((f) => f.file)).toEqual(expected.other);
     expect(pm.policy).toBeUndefined();
     for (const s of report.stacks.filter((s) => s.stack !== "prod-medium")) expect(s.status, s.stack).toBe("unchanged");
@@ -612,8 +622,10 @@ describe("npm run preview between two commits", () => {
     expect(expected.commentOnly).toEqual(expect.arrayContaining(["talos/patches/worker-compute+storage.yaml", "talos/schematics/worker-compute+storage.yaml"]));
     for (const f of expected.commentOnly) expect(md).not.toContain(`\`${f}\``);
     // the issue measured 209 lines for this change, 143 of them the rewritten placement table
-    // (plus the changed ovs-two-stacks warning, shown added and resolved)
-    expect(md.split("\n").length).toBeLessThan(90 + 2 * (expected.warnings.length + expected.resolved.length));
+    // (plus the changed ovs-two-stacks warning: one line, old → new)
+    expect(md.split("\n").length).toBeLessThan(90 + 2 * (expected.warnings.length + expected.resolved.length) + expected.changed.length);
+    expect(md).toMatch(/^- changed plan-check warning \*\*ovs-two-stacks\*\* \(`openkeel:nodes`\): 5 node\(s\) .* → 6 node\(s\) .*cmp-04$/m);
+    expect(md).not.toContain("Plan-check warnings resolved");
   });
 
   it("the combined report summarises every stack and carries the policy results", () => {
@@ -621,7 +633,7 @@ describe("npm run preview between two commits", () => {
     const pm = report.stacks.find((s) => s.stack === "prod-medium")!;
     const updates = pm.actions.filter((a) => a.action === "update").length;
     expect(updates).toBe(pm.objects.changed.length + pm.values.length);
-    expect(md).toContain(`| prod-medium | 1 | ${updates} | 0 | 0 | 0 | ${expected.warnings.length} | not run |`);
+    expect(md).toContain(`| prod-medium | 1 | ${updates} | 0 | 0 | 0 | ${expected.warnings.length + expected.changed.length} | not run |`);
     expect(md).toContain("| lab (no changes) | 0 | 0 | 0 | 0 | 0 | 0 | not run |");
     expect(md).toContain("| prod-large (no changes) | 0 | 0 | 0 | 0 | 0 | 0 | ⚠️ 1 violation(s) |");
     expect(md).toContain("| advisory | p | r | m |");
@@ -683,5 +695,34 @@ describe("npm run preview between two commits", () => {
     expect(base.code).toBe(1);
     expect(base.stderr).toMatch(/the base HEAD \([0-9a-f]{12}\) does not render \(exit 2\)/);
     expect(fs.readFileSync(path.join(out, "report.md"), "utf8")).toMatch(/The base HEAD \([0-9a-f]{12}\) does not render \(exit 2\): nothing was compared/);
+  });
+
+  it("--stack renders only the stacks named, on both sides: a stack file beside them that cannot be read is never read", async () => {
+    // on both sides: committed, and in the working tree
+    fs.writeFileSync(path.join(repo, "stacks/Pulumi.trap.yaml"), "config: [this is not a stack file\n");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "a stack file no render can read");
+    const out = path.join(repo, ".preview-one");
+    const whole = await preview(repo, ["--base", "HEAD", "--out", out]);
+    expect(whole.code).toBe(2);
+    expect(whole.stderr).toMatch(/the working tree does not render \(exit 2\):\n.*Pulumi\.trap\.yaml/);
+
+    const one = await preview(repo, ["--base", "HEAD", "--out", out, "--stack", "prod-medium"]);
+    expect(one.stderr).toBe("");
+    expect(one.code).toBe(0);
+    expect(one.stdout).toBe(
+      `prod-medium: no changes\npreview of 1 stack(s) against HEAD (${git(repo, "rev-parse", "HEAD").slice(0, 12)}) → ${out}/report.md\n`,
+    );
+    expect(fs.readFileSync(path.join(out, "report.md"), "utf8")).toContain("(`prod-medium` only, --stack: rendered offline from both)");
+
+    // a stack the change adds is on one side only: the base renders nothing
+    fs.copyFileSync(path.join(repo, "stacks/Pulumi.lab.yaml"), path.join(repo, "stacks/Pulumi.lab-two.yaml"));
+    const added = await preview(repo, ["--base", "HEAD", "--out", out, "--stack", "lab-two"]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^lab-two: added, create \d+, /m);
+    // a name on neither side: a usage error before anything renders
+    const none = await preview(repo, ["--base", "HEAD", "--out", out, "--stack", "nowhere"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe("--stack nowhere: no stack file on either side (stacks/Pulumi.<name>.yaml).\n");
   });
 });

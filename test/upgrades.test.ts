@@ -2,19 +2,31 @@
 // upgrade rule beside it; a step the rule does not support is refused with the fix, by `npm run plan`
 // and `npm run render` against the committed state (the deployed/<stack> branch, else HEAD, or
 // --base) and by the preview between two commits; a supported bump previews as an upgrade.
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { capture } from "../cli/cli";
 import { planCommand } from "../pipeline/plan-command";
 import { renderCommand } from "../pipeline/render-command";
-import { allLeaves, componentUpgrades, isUpgradeRule, parseVersion, releaseNotes, ruleLeaves, type PinExports, type UpgradeRule } from "../platform/upgrades";
+import {
+  allLeaves,
+  componentUpgrades,
+  isUpgradeRule,
+  parseVersion,
+  pinProblems,
+  releaseNotes,
+  ruleLeaves,
+  type PinExports,
+  type UpgradeRule,
+} from "../platform/upgrades";
 import * as VERSIONS from "../platform/versions";
 import { committedState, pinsOfSource } from "../review/committed-pins";
 import { hasErrors, previewStack, type StackPreview } from "../review/preview";
 import { previewCommand } from "../review/preview-command";
 import { stackMarkdown } from "../review/preview-markdown";
 import { readTree } from "../cli/write";
+import { tsCommand } from "../cli/ts-command";
 import { cloneWorkingTree, git, replaceOnce, tempFolders } from "./helpers/repos";
 import { REPO } from "./helpers/stacks";
 
@@ -154,6 +166,55 @@ describe("a step between two pins", () => {
     expect(() => pinsOfSource(`import { x } from "./other";\nexport const A = x;\n`, "platform/versions.ts at abc")).toThrow(
       "platform/versions.ts at abc imports ./other at run time; the upgrade check reads it alone",
     );
+  });
+});
+
+describe("a malformed pin (issue 38): the editor's mistake, named by file and key, with the fix; never a trace", () => {
+  const series = (key: string) =>
+    `platform/versions.ts: ${key}: "1.13" is not an exact release version (x.y.z, with an optional leading v and -suffix, as 1.12.1, v1.16.2, 4.1.8-management). Fix: pin one release of that series, its full version as upstream tags it (1.13.<patch>)`;
+
+  it("every pin of this checkout is written as a pin", () => {
+    expect(pinProblems(HEAD)).toEqual([]);
+  });
+
+  it("a version string, a chart's version, an image's tag, a manifest's URL and a commit, each judged by its shape", () => {
+    const bad: PinExports = {
+      ...HEAD,
+      KIND_VERSION: "v0.32",
+      LONGHORN_CHART: { ...VERSIONS.LONGHORN_CHART, version: "~1.12" },
+      KUBECTL_IMAGE: { ...VERSIONS.KUBECTL_IMAGE, tag: "latest" },
+      OLM_CRDS: { ...VERSIONS.OLM_CRDS, version: "v0.39.0" },
+      CRDS_CATALOG_COMMIT: "3b33851",
+    };
+    expect(pinProblems(bad).map((p) => `${String(p.path)}: ${p.message}. Fix: ${p.fix}`)).toEqual([
+      'CRDS_CATALOG_COMMIT: "3b33851" is not a full commit hash (40 lowercase hex digits). Fix: pin the whole hash of the commit (git rev-parse <ref>)',
+      'KIND_VERSION: "v0.32" is not an exact release version (x.y.z, with an optional leading v and -suffix, as 1.12.1, v1.16.2, 4.1.8-management). Fix: pin one release of that series, its full version as upstream tags it (v0.32.<patch>)',
+      'KUBECTL_IMAGE.tag: "latest" is not an exact release version (x.y.z, with an optional leading v and -suffix, as 1.12.1, v1.16.2, 4.1.8-management). Fix: pin the full version of one release, as upstream tags it (never a range, a series or a floating tag such as latest)',
+      'LONGHORN_CHART.version: "~1.12" is not an exact release version (x.y.z, with an optional leading v and -suffix, as 1.12.1, v1.16.2, 4.1.8-management). Fix: pin the full version of one release, as upstream tags it (never a range, a series or a floating tag such as latest)',
+      `OLM_CRDS.url: "${VERSIONS.OLM_CRDS.url}" does not carry the version v0.39.0 it pins. Fix: write the URL with the version it pins (\${...} of the version's constant)`,
+    ]);
+    // a host or a repository is no version
+    expect(pinProblems({ ...HEAD, TALOS_IMAGE_FACTORY: "factory.example.org" })).toEqual([]);
+  });
+
+  it('TALOS_VERSION = "1.13" and Longhorn\'s chart at "1.13": plan and render exit 2 with one line per pin, said once for every stack, nothing written', async () => {
+    const repo = cloneWorkingTree(tmp("openkeel-pin-"));
+    replaceOnce(repo, "platform/versions.ts", 'export const TALOS_VERSION = "v1.13.9";', 'export const TALOS_VERSION = "1.13";');
+    replaceOnce(repo, "platform/versions.ts", LONGHORN, 'chart: "longhorn", version: "1.13"');
+    const out = path.join(repo, "out");
+    const cli = (script: string, argv: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(...tsCommand(path.join(repo, "scripts", script), argv), { cwd: repo, env: { ...process.env, OPENKEEL_PROGRESS: "0" } });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += d));
+        child.stderr.on("data", (d) => (stderr += d));
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      });
+    const [plan, render] = await Promise.all([cli("plan.ts", ["--stack", "prod-medium"]), cli("render.ts", ["--out", out])]);
+    const expected = `${[series("LONGHORN_CHART.version"), series("TALOS_CONFIG_SCHEMA.version"), series("TALOS_VERSION")].join("\n")}\n`;
+    for (const r of [plan, render]) expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: "", stderr: expected });
+    expect(fs.existsSync(out)).toBe(false);
   });
 });
 

@@ -11,7 +11,8 @@ import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PRODUCTION_STACKS, REPO, SHIPPED_STACKS } from "./helpers/stacks";
-import { tsCommand } from "../cli/ts-command";
+import { TS_RUN, tsCommand } from "../cli/ts-command";
+import { testSteps } from "../tools/dev-scripts";
 
 const WORKFLOWS = path.join(REPO, ".github/workflows");
 const temps: string[] = [];
@@ -356,16 +357,22 @@ describe("CI entry and npm test", () => {
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
     expect(readme).toMatch(/^npm test\s/m);
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
-    // the type check covers the policy pack, which the offline policy run only transpiles
-    // (incremental: a rerun checks what changed only; its state lives in node_modules/.cache)
-    expect(pkg.scripts.pretest).toBe("node -r ./cli/ts-run.cjs scripts/tools.ts && npm run -s typecheck && npm run -s lint");
+    expect(pkg.scripts.test).toBe("node -r ./cli/ts-run.cjs scripts/test.ts");
+    // npm test's steps, in order, each with this Node: the tools; the type check, which covers the
+    // policy pack the offline policy run only transpiles (incremental: a rerun checks what changed
+    // only; its state lives in node_modules/.cache); the linter and the formatter over all code
+    // (.oxlintrc.json, .oxfmtrc.json); then the suites, with the arguments given
+    const rel = (a: string) => (path.isAbsolute(a) && a.startsWith(REPO) ? path.relative(REPO, a) : a);
+    const steps = testSteps(["test/x.test.ts"]).map(([command, argv]) => [command === process.execPath ? "node" : command, ...argv.map(rel)].join(" "));
+    expect(steps).toEqual([
+      `node -r ${rel(TS_RUN)} scripts/tools.ts`,
+      "node node_modules/typescript-native/bin/tsc --noEmit -p . --moduleResolution bundler --incremental --tsBuildInfoFile node_modules/.cache/tsc/tsbuildinfo",
+      "node node_modules/oxlint/bin/oxlint --report-unused-disable-directives-severity=error .",
+      "node node_modules/oxfmt/bin/oxfmt --check .",
+      "node node_modules/vitest/vitest.mjs run test/x.test.ts",
+    ]);
     // TypeScript 7 checks; TypeScript 5 stays the compiler Pulumi's runtime and ts-node load (tsconfig.json)
-    expect(pkg.scripts.typecheck).toMatch(
-      /^node node_modules\/typescript-native\/bin\/tsc --noEmit -p \. .*--incremental --tsBuildInfoFile node_modules\/\.cache\/tsc\/tsbuildinfo$/,
-    );
     expect(pkg.devDependencies["typescript-native"]).toMatch(/^npm:typescript@7\./);
-    // the linter and the formatter over all code (.oxlintrc.json, .oxfmtrc.json)
-    expect(pkg.scripts.lint).toBe("oxlint --report-unused-disable-directives-severity=error . && oxfmt --check .");
   });
 
   it("the linter refuses `any` and functions longer than a screen outside the suites, and stale disable comments", () => {

@@ -1,6 +1,6 @@
 // Everything validation needs in .tools/, installed when missing: the pinned tools (kubeconform,
 // actionlint), Kube-OVN's CRDs, Talos' own validator of the node configs (talos-validate) and the
-// CNI plugins the attachment check runs. One function for `npm run tools` (npm test's pretest),
+// CNI plugins the attachment check runs. One function for `npm run tools` (npm test's first step),
 // the suites' globalSetup and `npm run bench`, so that none of them validates with less than the
 // others.
 import { ensureCniPlugins, type CniInstall } from "./cni-plugins";

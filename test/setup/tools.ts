@@ -1,5 +1,5 @@
 // vitest globalSetup: one temporary folder for the whole run, and the pinned tools in .tools/ (and Kube-OVN's CRDs), so that `npx vitest run` on a fresh clone works as
-// `npm test` does (whose pretest already installed them: then this takes milliseconds), and, where
+// `npm test` does (which already installed them first: then this takes milliseconds), and, where
 // no offline schema folder is (a GitHub runner has no ../shared), the folder of the schemas the
 // upstream catalogs lack, built once from their pinned URLs (tools/upstream-schemas.ts). A failure
 // is reported, not thrown: the suites that need a tool or a schema then fail with its message.

@@ -1,0 +1,8 @@
+// npm run test:fast [-- <vitest run arguments>]: the suites that take no seconds each, alone
+// (OPENKEEL_TESTS=fast: vitest.config.mts leaves out the slow ones), without npm test's tools, type
+// check and lint. Arguments other than --help go to vitest run.
+// Exit 0: every suite passed; otherwise vitest's exit code.
+import { run } from "../cli/cli";
+import { testFastCommand } from "../tools/dev-scripts";
+
+run(() => testFastCommand(process.argv.slice(2)));
