@@ -3,7 +3,7 @@
 // upstream manifest, each child with `{ parent: this }`.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type Unit } from "../plan/plan";
+import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type PatchedFields, type Unit } from "../plan/plan";
 import { componentRenameOptions, renameOptions } from "./renames";
 import { postRenderExecutable, postRenderRecord } from "./post-render";
 import { resolveSecrets } from "./stack-secrets";
@@ -113,6 +113,37 @@ export function forceConflicts(ids: readonly string[]): pulumi.ResourceTransform
   };
 }
 
+/** `o` without the value at `path` (dotted), copied along the path only; `o` itself when nothing is there. */
+function without(o: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+  const [head, ...rest] = path;
+  if (!(head in o)) return o;
+  if (rest.length === 0) {
+    const { [head]: _gone, ...kept } = o;
+    return kept;
+  }
+  const inner = o[head];
+  if (inner === null || typeof inner !== "object" || Array.isArray(inner)) return o;
+  return { ...o, [head]: without(inner as Record<string, unknown>, rest) };
+}
+
+/**
+ * The objects of a remote manifest named in `patched` are applied without the fields a patch unit
+ * of this repository sets (RemoteManifestUnit.patchedFields). Server-side apply refuses a field
+ * that another manager owns with a different value: once the forced patch has taken such a field
+ * (the MetalLB speaker's tolerations, an atomic list), the manifest's next apply with the shipped
+ * value would fail with a conflict (409) and stop `pulumi up`. Left out, the manifest's manager
+ * never sets the field again, and the patch keeps it across every re-apply of a newer manifest.
+ */
+export function leaveToPatches(patched: readonly PatchedFields[]): pulumi.ResourceTransform {
+  return (args) => {
+    if (!args.custom) return undefined;
+    const entry = patched.find((p) => p.object === objectId(args.props));
+    if (!entry) return undefined;
+    const props = entry.fields.reduce((o, f) => without(o, f.split(".")), args.props as Record<string, unknown>);
+    return { props, opts: args.opts };
+  };
+}
+
 /**
  * Objects of one unit whose registrations are under way at once, at most. The SDK serializes a
  * resource's inputs as a tree of pending promises that lives until the monitor has answered, and all
@@ -163,7 +194,11 @@ export class PlanUnit extends pulumi.ComponentResource {
         // so that a later file's objects may be of kinds an earlier file's CRDs define.
         // A unit renamed or merged since an earlier program keeps what that program applied (./renames.ts).
         const renamed = renameOptions(unit.name, true);
-        const transforms = [...(renamed.transforms ?? []), ...(unit.forceConflicts ? [forceConflicts(unit.forceConflicts)] : [])];
+        const transforms = [
+          ...(renamed.transforms ?? []),
+          ...(unit.forceConflicts ? [forceConflicts(unit.forceConflicts)] : []),
+          ...(unit.patchedFields ? [leaveToPatches(unit.patchedFields)] : []),
+        ];
         const opts = { ...childOpts, ...renamed, ...(transforms.length ? { transforms } : {}) };
         this.children.push(
           unit.urls.length === 1

@@ -107,6 +107,19 @@ export interface RemoteManifestUnit extends UnitBase {
    * @default none: every field conflict is an error
    */
   forceConflicts?: string[];
+  /**
+   * Fields of objects of these manifests that a patch unit of this repository sets (APPLY_AS_PATCH_ANNOTATION):
+   * the manifest is applied without them, so that its field manager never claims them again.
+   * @default none: every object as the manifest ships it
+   */
+  patchedFields?: PatchedFields[];
+}
+
+/** The fields of one object of a remote manifest that a patch unit sets, as dotted paths under the object. */
+export interface PatchedFields {
+  /** `<Kind> [<namespace>/]<name>`, as RemoteManifestUnit.forceConflicts names objects. */
+  object: string;
+  fields: string[];
 }
 
 export type Unit = HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit;
@@ -117,9 +130,10 @@ export interface UnitOptions {
   dependsOn?: string[];
 }
 
-/** A remote manifest's options besides those: the objects it applies with force on conflicts. */
+/** A remote manifest's options besides those: the objects it applies with force on conflicts, the fields it leaves to patches. */
 export interface RemoteManifestOptions extends UnitOptions {
   forceConflicts?: string[];
+  patchedFields?: PatchedFields[];
 }
 
 function base(name: string, type: string, opts: UnitOptions): UnitBase {
@@ -152,6 +166,7 @@ export function remoteManifestUnit(name: string, type: string, urls: string[], v
     urls,
     version,
     ...(opts.forceConflicts?.length ? { forceConflicts: [...opts.forceConflicts] } : {}),
+    ...(opts.patchedFields?.length ? { patchedFields: opts.patchedFields.map((p) => ({ object: p.object, fields: [...p.fields] })) } : {}),
   };
 }
 
