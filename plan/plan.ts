@@ -140,17 +140,22 @@ function base(name: string, type: string, opts: UnitOptions): UnitBase {
   return { name, type, ...(opts.protect ? { protect: true } : {}), ...(opts.dependsOn?.length ? { dependsOn: opts.dependsOn } : {}) };
 }
 
-/** A Helm release of `chart` into `namespace`, released under the unit's name. */
+/**
+ * A Helm release of `chart` into `namespace`, released under the unit's name, or under `release`: a
+ * unit renamed after a stack was deployed keeps its release's name (the provider replaces a release
+ * whose name changes, and Helm refuses to install the new one beside the objects the old one owns),
+ * besides its alias in components/renames.ts (docs/operating.md, "Renames keep what a stack has").
+ */
 export function helmReleaseUnit(
   name: string,
   type: string,
   namespace: string,
   chart: ChartRef,
   values: Record<string, unknown>,
-  opts: UnitOptions & { postRender?: PostRenderPatch[] } = {},
+  opts: UnitOptions & { postRender?: PostRenderPatch[]; release?: string } = {},
 ): HelmReleaseUnit {
   const postRender = opts.postRender?.length ? { postRender: opts.postRender } : {};
-  return { kind: "HelmRelease", ...base(name, type, opts), release: name, namespace, chart: { ...chart }, values, ...postRender };
+  return { kind: "HelmRelease", ...base(name, type, opts), release: opts.release ?? name, namespace, chart: { ...chart }, values, ...postRender };
 }
 
 /** Objects this repository writes. */
