@@ -7,6 +7,7 @@ import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type P
 import { componentRenameOptions, renameOptions } from "./renames";
 import { postRenderExecutable, postRenderRecord } from "./post-render";
 import { resolveSecrets } from "./stack-secrets";
+import { isPriorityClass, PRIORITY_CLASS_IMMUTABLE } from "../platform/priority-classes";
 
 /** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
 const NODE_PATCH_FIELD_MANAGER = "openkeel-node-roles";
@@ -94,7 +95,18 @@ function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secre
   }
   // For every grouped API the generic resource's token `kubernetes:<group>/<version>:<Kind>` is the
   // provider's own, so policies and diffs see StorageClasses, CRs… as what they are.
-  return new k8s.apiextensions.CustomResource(name, body as k8s.apiextensions.CustomResourceArgs, opts);
+  return new k8s.apiextensions.CustomResource(name, body as k8s.apiextensions.CustomResourceArgs, { ...opts, ...replaceOptions(o) });
+}
+
+/**
+ * A PriorityClass whose value or preemption policy changes is replaced, the old one deleted first:
+ * the API refuses to update those fields, the provider would try (platform/priority-classes.ts),
+ * and the new class has the same name. The engine replaces only the class: the units that use it
+ * name it by a literal, not an output of it, so no dependent is replaced with it (pulumi/pulumi
+ * pkg/resource/deploy/step_generator.go, calculateDependentReplacements: property dependencies only).
+ */
+function replaceOptions(o: K8sObject): pulumi.CustomResourceOptions {
+  return isPriorityClass(o) ? { replaceOnChanges: [...PRIORITY_CLASS_IMMUTABLE], deleteBeforeReplace: true } : {};
 }
 
 /** The id of an object as RemoteManifestUnit.forceConflicts names it: `<Kind> [<namespace>/]<name>`. */

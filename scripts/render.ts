@@ -2,8 +2,10 @@
 // every stack (or the named ones) → rendered/<stack>/, nothing written unless every stack renders.
 // --allow-removal <unit> lets a protected unit (one that owns data) go (docs/operating.md). A pin
 // that moved since the stack's committed state (--base, else its deployed/<stack> branch, else HEAD)
-// further than its upgrade rule allows (platform/versions.ts) stops the render with the fix
-// (--skip-upgrade-check: the caller compares the pins itself, as npm run preview does).
+// further than its upgrade rule allows (platform/versions.ts) stops the render with the fix; a
+// PriorityClass whose value or preemptionPolicy changed against that commit's render is a warning
+// (pulumi up deletes and re-creates it). --skip-upgrade-check: the caller compares both itself, as
+// npm run preview does.
 // Exit 0: rendered; 1: a plan check failed, a protected unit would go, or an upgrade step is
 // unsupported; 2: bad stack config or usage; 3: an internal error (a bug in this repository,
 // with its stack trace).
