@@ -3,10 +3,11 @@
 // upstream manifest, each child with `{ parent: this }`.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type Unit } from "../plan/plan";
+import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type PatchedFields, type Unit } from "../plan/plan";
 import { componentRenameOptions, renameOptions } from "./renames";
 import { postRenderExecutable, postRenderRecord } from "./post-render";
 import { resolveSecrets } from "./stack-secrets";
+import { isPriorityClass, PRIORITY_CLASS_IMMUTABLE } from "../platform/priority-classes";
 
 /** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
 const NODE_PATCH_FIELD_MANAGER = "openkeel-node-roles";
@@ -94,7 +95,18 @@ function manifestObject(unitName: string, o: K8sObject, secrets: UnitArgs["secre
   }
   // For every grouped API the generic resource's token `kubernetes:<group>/<version>:<Kind>` is the
   // provider's own, so policies and diffs see StorageClasses, CRs… as what they are.
-  return new k8s.apiextensions.CustomResource(name, body as k8s.apiextensions.CustomResourceArgs, opts);
+  return new k8s.apiextensions.CustomResource(name, body as k8s.apiextensions.CustomResourceArgs, { ...opts, ...replaceOptions(o) });
+}
+
+/**
+ * A PriorityClass whose value or preemption policy changes is replaced, the old one deleted first:
+ * the API refuses to update those fields, the provider would try (platform/priority-classes.ts),
+ * and the new class has the same name. The engine replaces only the class: the units that use it
+ * name it by a literal, not an output of it, so no dependent is replaced with it (pulumi/pulumi
+ * pkg/resource/deploy/step_generator.go, calculateDependentReplacements: property dependencies only).
+ */
+function replaceOptions(o: K8sObject): pulumi.CustomResourceOptions {
+  return isPriorityClass(o) ? { replaceOnChanges: [...PRIORITY_CLASS_IMMUTABLE], deleteBeforeReplace: true } : {};
 }
 
 /** The id of an object as RemoteManifestUnit.forceConflicts names it: `<Kind> [<namespace>/]<name>`. */
@@ -110,6 +122,37 @@ export function forceConflicts(ids: readonly string[]): pulumi.ResourceTransform
     const props = args.props as { metadata?: { annotations?: Record<string, string> } };
     const metadata = { ...props.metadata, annotations: { ...props.metadata?.annotations, "pulumi.com/patchForce": "true" } };
     return { props: { ...args.props, metadata }, opts: args.opts };
+  };
+}
+
+/** `o` without the value at `path` (dotted), copied along the path only; `o` itself when nothing is there. */
+function without(o: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+  const [head, ...rest] = path;
+  if (!(head in o)) return o;
+  if (rest.length === 0) {
+    const { [head]: _gone, ...kept } = o;
+    return kept;
+  }
+  const inner = o[head];
+  if (inner === null || typeof inner !== "object" || Array.isArray(inner)) return o;
+  return { ...o, [head]: without(inner as Record<string, unknown>, rest) };
+}
+
+/**
+ * The objects of a remote manifest named in `patched` are applied without the fields a patch unit
+ * of this repository sets (RemoteManifestUnit.patchedFields). Server-side apply refuses a field
+ * that another manager owns with a different value: once the forced patch has taken such a field
+ * (the MetalLB speaker's tolerations, an atomic list), the manifest's next apply with the shipped
+ * value would fail with a conflict (409) and stop `pulumi up`. Left out, the manifest's manager
+ * never sets the field again, and the patch keeps it across every re-apply of a newer manifest.
+ */
+export function leaveToPatches(patched: readonly PatchedFields[]): pulumi.ResourceTransform {
+  return (args) => {
+    if (!args.custom) return undefined;
+    const entry = patched.find((p) => p.object === objectId(args.props));
+    if (!entry) return undefined;
+    const props = entry.fields.reduce((o, f) => without(o, f.split(".")), args.props as Record<string, unknown>);
+    return { props, opts: args.opts };
   };
 }
 
@@ -163,7 +206,11 @@ export class PlanUnit extends pulumi.ComponentResource {
         // so that a later file's objects may be of kinds an earlier file's CRDs define.
         // A unit renamed or merged since an earlier program keeps what that program applied (./renames.ts).
         const renamed = renameOptions(unit.name, true);
-        const transforms = [...(renamed.transforms ?? []), ...(unit.forceConflicts ? [forceConflicts(unit.forceConflicts)] : [])];
+        const transforms = [
+          ...(renamed.transforms ?? []),
+          ...(unit.forceConflicts ? [forceConflicts(unit.forceConflicts)] : []),
+          ...(unit.patchedFields ? [leaveToPatches(unit.patchedFields)] : []),
+        ];
         const opts = { ...childOpts, ...renamed, ...(transforms.length ? { transforms } : {}) };
         this.children.push(
           unit.urls.length === 1

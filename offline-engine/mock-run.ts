@@ -30,6 +30,10 @@ export interface ResourceHeader {
   aliases?: AliasSpec[];
   /** How many resource transforms it registered (they run in the engine, on it and its children). Absent when none. */
   transforms?: number;
+  /** The input properties whose change makes the engine replace it (`replaceOnChanges`). Absent when none. */
+  replaceOnChanges?: string[];
+  /** Replaced by deleting it first (`deleteBeforeReplace`). Absent when not. */
+  deleteBeforeReplace?: true;
 }
 
 /** One alias of a registration: a URN, or a spec whose empty fields are the resource's own. */
@@ -250,6 +254,8 @@ function headerOf(index: number, req: RegisterResourceRequest, resp: RegisterRes
     custom: req.getCustom(),
     ...(aliases.length ? { aliases } : {}),
     ...(req.getTransformsList().length ? { transforms: req.getTransformsList().length } : {}),
+    ...(req.getReplaceonchangesList().length ? { replaceOnChanges: req.getReplaceonchangesList() } : {}),
+    ...(req.getDeletebeforereplace() ? { deleteBeforeReplace: true as const } : {}),
   };
 }
 

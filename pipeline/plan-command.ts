@@ -7,11 +7,14 @@ import { args, EXIT_CHECKS_FAILED, planStacks, UserError, type Io } from "../cli
 import { planWarnings, warningLines } from "../cli/warnings";
 import { upgradeErrors, upgradeLine } from "../review/upgrade-check";
 import { renderedUpgrades } from "./render-command";
+import { formatProblem } from "../config/problems";
+import { workTreeOf } from "../review/committed-pins";
+import { classReplacements } from "../review/class-replacements";
 
 const PLAN_OPTIONS = {
   stack: { type: "string", multiple: true },
   "stacks-dir": { type: "string", default: "stacks" },
-  /** The committed state the upgrade check compares the pins with (default: deployed/<stack>, else HEAD). */
+  /** The committed state the upgrade check compares the pins and the priority classes with (default: deployed/<stack>, else HEAD). */
   base: { type: "string" },
 } as const;
 
@@ -28,6 +31,11 @@ export function planCommand(argv: string[], io: Io): void {
   );
   const refused = upgradeErrors(upgrades);
   if (refused.length > 0) throw new UserError(refused.join("\n"), EXIT_CHECKS_FAILED);
+  const classes = classReplacements(
+    workTreeOf(opts["stacks-dir"]!),
+    stacks.map((s) => s.plan),
+    opts.base,
+  );
   for (const [i, s] of stacks.entries()) {
     const p = s.plan;
     io.out(`${p.stack}: ${p.environment}/${p.topology}, ${p.nodes.length} nodes, ${p.labelProfile} labels, tainted: ${p.taintedRoles.join(", ") || "none"}\n`);
@@ -35,6 +43,7 @@ export function planCommand(argv: string[], io: Io): void {
     for (const line of placementSummary(s.result.placement!)) io.out(`  ${line}\n`);
     const u = upgrades[i];
     io.out(`  upgrades: ${u.where ? `${u.upgrades.map(upgradeLine).join("; ") || "none"} (against ${u.where})` : `not checked: ${u.note}`}\n`);
+    for (const c of classes[i].checks) io.out(`    against ${classes[i].where}: ${formatProblem(c)}\n`);
   }
   // each warning once for the run, however many stacks have it (cli/warnings.ts)
   for (const line of warningLines(planWarnings(stacks))) io.out(`${line}\n`);

@@ -20,7 +20,8 @@ import { workTreeOf } from "../review/committed-pins";
 import { stackUpgrades, upgradeErrors, upgradeLine, type StackUpgrades } from "../review/upgrade-check";
 import { stackUse } from "../platform/upgrades";
 import type { Plan } from "../plan/plan";
-import { isError } from "../config/problems";
+import { formatProblem, isError } from "../config/problems";
+import { classReplacements, type StackClassReplacements } from "../review/class-replacements";
 import { stackConstraints } from "../environments";
 
 const RENDER_OPTIONS = {
@@ -31,7 +32,7 @@ const RENDER_OPTIONS = {
   "allow-removal": { type: "string", multiple: true },
   /** The committed state the upgrade check compares the pins with (default: deployed/<stack>, else HEAD). */
   base: { type: "string" },
-  /** The caller compares the pins itself (npm run preview, between its two checkouts). */
+  /** The caller compares the pins and the priority classes itself (npm run preview, between its two checkouts). */
   "skip-upgrade-check": { type: "boolean", default: false },
 } as const;
 
@@ -50,6 +51,43 @@ const git = (cwd: string, argv: string[]) => spawnSync("git", ["-C", cwd, ...arg
 export function renderedUpgrades(stacksDir: string, rendered: { plan: Plan; files: RenderedFile[] }[], base?: string): StackUpgrades[] {
   const stacks = rendered.map(({ plan, files }) => ({ stack: plan.stack, use: stackUse(renderedIndex(plan), new Map(files.map((f) => [f.path, f.content]))) }));
   return stackUpgrades(workTreeOf(stacksDir), stacks, base);
+}
+
+/**
+ * What the stacks' committed state (the last deployed commit, or --base) says of this render: pins
+ * moved further than upstream supports, and the PriorityClasses `pulumi up` replaces (read from
+ * that commit's render of the stack).
+ */
+function againstCommittedState(
+  stacksDir: string,
+  out: string,
+  rendered: { plan: Plan; files: RenderedFile[] }[],
+  base: string | undefined,
+): { upgrades: StackUpgrades[]; classes: StackClassReplacements[] } {
+  const upgrades = renderedUpgrades(stacksDir, rendered, base);
+  const classes = classReplacements(
+    workTreeOf(stacksDir),
+    rendered.map((r) => r.plan),
+    base,
+    committedRenderDir(stacksDir, out),
+  );
+  return { upgrades, classes };
+}
+
+/**
+ * Where the stacks' repository commits the renders: the output folder, when it lies in that work
+ * tree, else its `rendered/` (a render written elsewhere is compared with the committed one).
+ */
+export function committedRenderDir(stacksDir: string, out: string): string {
+  const root = workTreeOf(stacksDir);
+  if (root === undefined) return "rendered";
+  let dir = path.resolve(out);
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  const rel = path
+    .relative(root, path.join(fs.realpathSync(dir), path.relative(dir, path.resolve(out))))
+    .split(path.sep)
+    .join("/");
+  return rel === "" || rel.startsWith("..") || path.isAbsolute(rel) ? "rendered" : rel;
 }
 
 /**
@@ -134,6 +172,11 @@ function writtenLines(plan: Plan, files: number, out: string, u: StackUpgrades |
   return u?.upgrades.length ? `${head}  upgrades against ${u.where}: ${u.upgrades.map(upgradeLine).join("; ")}\n` : head;
 }
 
+/** A stack's PriorityClass replacements against its committed render: warnings, under its line. */
+function classLines(c: StackClassReplacements | undefined): string {
+  return (c?.checks ?? []).map((check) => `  against ${c!.where}: ${formatProblem(check)}\n`).join("");
+}
+
 export async function renderCommand(argv: string[], io: Io): Promise<number> {
   const opts = args(RENDER_OPTIONS, argv, RENDER_SCRIPT);
   const out = opts.out!;
@@ -181,11 +224,11 @@ export async function renderCommand(argv: string[], io: Io): Promise<number> {
       );
     }
   }
-  // Pins moved further than upstream supports since the stack's committed state (the last deployed commit, or --base).
-  const upgrades = opts["skip-upgrade-check"]
-    ? []
-    : renderedUpgrades(
+  const { upgrades, classes } = opts["skip-upgrade-check"]
+    ? { upgrades: [], classes: [] }
+    : againstCommittedState(
         opts["stacks-dir"]!,
+        out,
         rendered.map(({ s, files }) => ({ plan: s.plan, files })),
         opts.base,
       );
@@ -197,7 +240,7 @@ export async function renderCommand(argv: string[], io: Io): Promise<number> {
   await writeAll(
     out,
     rendered.map(({ s, files }) => ({ name: s.plan.stack, files })),
-    (i) => io.out(writtenLines(rendered[i].s.plan, rendered[i].files.length, out, upgrades[i])),
+    (i) => io.out(writtenLines(rendered[i].s.plan, rendered[i].files.length, out, upgrades[i]) + classLines(classes[i])),
   );
   // each warning once for the run, however many stacks have it (cli/warnings.ts)
   const warnings = [...planWarnings(stacks), ...removalWarnings];
@@ -211,6 +254,7 @@ export async function renderCommand(argv: string[], io: Io): Promise<number> {
       io.out(`${gone}: no stack file any more, removed ${out}/${gone}/\n`);
     }
   }
-  io.out(`rendered ${rendered.length} stack(s), ${warnings.length} warning(s)\n`);
+  const classWarnings = classes.reduce((n, c) => n + (c?.checks.length ?? 0), 0);
+  io.out(`rendered ${rendered.length} stack(s), ${warnings.length + classWarnings} warning(s)\n`);
   return 0;
 }

@@ -108,6 +108,19 @@ export interface RemoteManifestUnit extends UnitBase {
    * @default none: every field conflict is an error
    */
   forceConflicts?: string[];
+  /**
+   * Fields of objects of these manifests that a patch unit of this repository sets (APPLY_AS_PATCH_ANNOTATION):
+   * the manifest is applied without them, so that its field manager never claims them again.
+   * @default none: every object as the manifest ships it
+   */
+  patchedFields?: PatchedFields[];
+}
+
+/** The fields of one object of a remote manifest that a patch unit sets, as dotted paths under the object. */
+export interface PatchedFields {
+  /** `<Kind> [<namespace>/]<name>`, as RemoteManifestUnit.forceConflicts names objects. */
+  object: string;
+  fields: string[];
 }
 
 export type Unit = HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit;
@@ -118,26 +131,32 @@ export interface UnitOptions {
   dependsOn?: string[];
 }
 
-/** A remote manifest's options besides those: the objects it applies with force on conflicts. */
+/** A remote manifest's options besides those: the objects it applies with force on conflicts, the fields it leaves to patches. */
 export interface RemoteManifestOptions extends UnitOptions {
   forceConflicts?: string[];
+  patchedFields?: PatchedFields[];
 }
 
 function base(name: string, type: string, opts: UnitOptions): UnitBase {
   return { name, type, ...(opts.protect ? { protect: true } : {}), ...(opts.dependsOn?.length ? { dependsOn: opts.dependsOn } : {}) };
 }
 
-/** A Helm release of `chart` into `namespace`, released under the unit's name. */
+/**
+ * A Helm release of `chart` into `namespace`, released under the unit's name, or under `release`: a
+ * unit renamed after a stack was deployed keeps its release's name (the provider replaces a release
+ * whose name changes, and Helm refuses to install the new one beside the objects the old one owns),
+ * besides its alias in components/renames.ts (docs/operating.md, "Renames keep what a stack has").
+ */
 export function helmReleaseUnit(
   name: string,
   type: string,
   namespace: string,
   chart: ChartRef,
   values: Record<string, unknown>,
-  opts: UnitOptions & { postRender?: PostRenderPatch[] } = {},
+  opts: UnitOptions & { postRender?: PostRenderPatch[]; release?: string } = {},
 ): HelmReleaseUnit {
   const postRender = opts.postRender?.length ? { postRender: opts.postRender } : {};
-  return { kind: "HelmRelease", ...base(name, type, opts), release: name, namespace, chart: { ...chart }, values, ...postRender };
+  return { kind: "HelmRelease", ...base(name, type, opts), release: opts.release ?? name, namespace, chart: { ...chart }, values, ...postRender };
 }
 
 /** Objects this repository writes. */
@@ -153,6 +172,7 @@ export function remoteManifestUnit(name: string, type: string, urls: string[], v
     urls,
     version,
     ...(opts.forceConflicts?.length ? { forceConflicts: [...opts.forceConflicts] } : {}),
+    ...(opts.patchedFields?.length ? { patchedFields: opts.patchedFields.map((p) => ({ object: p.object, fields: [...p.fields] })) } : {}),
   };
 }
 

@@ -9,8 +9,19 @@
 // so this repository patches them (APPLY_AS_PATCH_ANNOTATION, server-side apply, forced: the
 // manifest's field manager owns the tolerations): the speaker on the ingress nodes (controlPlane or
 // network, the ingress's own placement), the controller on the control plane, both with the
-// priority class of node agents and cluster services. A new pin re-applies the manifest, which
-// takes the fields back: the patch unit is after it in the same `pulumi up`, and re-applied with it.
+// priority class of node agents and cluster services.
+//
+// A new pin re-applies the manifest. With the shipped tolerations in it, that apply was refused: the
+// forced patch owns the speaker's tolerations (an atomic list) with another value, so server-side
+// apply answers 409 and `pulumi up` stops (issue 37). The manifest is therefore applied without the
+// fields the patches set (`patchedFields`, components/plan-unit.ts leaveToPatches), and the patch
+// keeps them across every bump. Not forcing the manifest instead: a forced re-apply would take the
+// tolerations back, the DaemonSet controller would remove the speakers from the tainted network
+// nodes, and the patch would not put them back: its inputs did not change, and the provider diffs a
+// resource's inputs against its own last state, never the live object (pulumi-kubernetes
+// provider/pkg/provider/provider.go, Diff), so the VIP would stay unannounced until a refresh. Nor
+// the patch under the manifest's field manager: server-side apply takes a manager's apply as the
+// whole of what it manages, so the patch's few fields would remove everything else the manifest set.
 //
 // L2, not BGP, also with `openkeel:bgp`: ovn-bgp-agent's FRR holds TCP 179 on the network nodes
 // (§ 3.1), where MetalLB's FRR mode would run a second one (docs/design-decisions.md).
@@ -20,7 +31,7 @@ import { networkOf } from "../config/network";
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { INGRESS_ROLES, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type Toleration } from "../config/roles";
 import type { Config } from "../config/schema";
-import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
+import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type PatchedFields } from "../plan/plan";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
 import { CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
@@ -89,6 +100,17 @@ function patched(kind: "DaemonSet" | "Deployment", name: string, podSpec: Record
       template: { spec: { containers: [{ name }], ...podSpec } },
     },
   };
+}
+
+/** What the placement patches set, per object: the pod-spec fields beside the containers they name only to merge by name. */
+function patchedFields(patches: readonly K8sObject[]): PatchedFields[] {
+  return patches.map((o) => ({
+    object: `${o.kind} ${METALLB_NAMESPACE}/${o.metadata.name}`,
+    fields: Object.keys(obj(obj(obj(o.spec).template).spec))
+      .filter((k) => k !== "containers")
+      .sort()
+      .map((k) => `spec.template.spec.${k}`),
+  }));
 }
 
 function placementUnit(ctx: StackContext): ManifestsUnit {
@@ -233,10 +255,17 @@ export const metallb: PlatformComponent = {
   units: (ctx, { podNetwork }) => {
     const settings = ctx.cfg.platform.metallb;
     if (!settings) return {};
+    const placement = placementUnit(ctx);
     return {
       // It holds the CRDs: deleting them deletes the pool, and the VIP with it.
-      "crds-operators": [pinnedManifestUnit("metallb", "openkeel:platform:MetalLB", METALLB_NATIVE, { protect: true, dependsOn: after(podNetwork) })],
-      platform: [placementUnit(ctx)],
+      "crds-operators": [
+        pinnedManifestUnit("metallb", "openkeel:platform:MetalLB", METALLB_NATIVE, {
+          protect: true,
+          dependsOn: after(podNetwork),
+          patchedFields: patchedFields(placement.objects),
+        }),
+      ],
+      platform: [placement],
       "platform-config": [poolUnit(ctx, settings)],
     };
   },

@@ -4,6 +4,7 @@
 // has openkeel-chart render them (§ 5.1 `priorityClasses.create`), but § 5.2 "What is implemented"
 // lists no such template, and the operators installed before openkeel-infra need them already
 // (docs/design-decisions.md).
+import type { Check } from "../config/problems";
 import { manifestsUnit, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
 
 /** § 2's classes by their role in `global.placementDefaults.priorityClasses`. */
@@ -140,6 +141,83 @@ export function missingPriorityClasses(plan: Plan): ClassUse[] {
     }
   }
   return missing;
+}
+
+/**
+ * The fields of a PriorityClass the API server refuses to update (kubernetes/kubernetes
+ * pkg/apis/scheduling/validation/validation.go, ValidatePriorityClassUpdate: "value is immutable",
+ * ValidateImmutableField of preemptionPolicy). The Pulumi Kubernetes provider would update them in
+ * place (its `forceNew` table, provider/pkg/provider/diff.go, lists no scheduling.k8s.io kind), and
+ * `pulumi up` would fail; so the program replaces a class whose one of them changes, deleting it
+ * first (its name stays: components/plan-unit.ts).
+ */
+export const PRIORITY_CLASS_IMMUTABLE = ["value", "preemptionPolicy"] as const;
+
+export const isPriorityClass = (o: { apiVersion: string; kind: string }): boolean => o.apiVersion === "scheduling.k8s.io/v1" && o.kind === "PriorityClass";
+
+/** One immutable field of a class that differs between what the cluster has and what the program applies. */
+export interface ClassFieldChange {
+  field: (typeof PRIORITY_CLASS_IMMUTABLE)[number];
+  before: unknown;
+  after: unknown;
+}
+
+/**
+ * The immutable fields that differ between two versions of a class, as written: the engine compares
+ * what the program applies, so a preemptionPolicy written out where it was left to the API's
+ * default (PreemptLowerPriority) replaces the class too.
+ */
+export function immutableChanges(before: Record<string, unknown>, after: Record<string, unknown>): ClassFieldChange[] {
+  return PRIORITY_CLASS_IMMUTABLE.filter((f) => before[f] !== after[f]).map((field) => ({ field, before: before[field], after: after[field] }));
+}
+
+const PRIORITY_CLASS_REPLACE_CODE = "priority-class-replace";
+
+/**
+ * What replacing a class means, worded once for the preview and for `npm run plan` / `npm run
+ * render`: the Priority admission plugin resolves a pod's priority (and preemption policy) from its
+ * class when the pod is created, and the API refuses to change a pod's priority afterwards
+ * (kubernetes/kubernetes plugin/pkg/admission/priority/admission.go, admitPod: only on Create), so
+ * running pods keep the old value until they are created again; and while the class is deleted,
+ * the same plugin refuses every new pod that names it ("no PriorityClass with name … was found").
+ * `users`: the units whose pods name the class, when known.
+ */
+export function classReplacement(name: string, changes: readonly ClassFieldChange[], users: readonly string[] = []): Check {
+  const what = changes.map((c) => `${c.field} ${JSON.stringify(c.before) ?? "unset"} → ${JSON.stringify(c.after) ?? "unset"}`).join(", ");
+  const fields = changes.map((c) => c.field).join(" and ");
+  const list = `kubectl get pods -A -o jsonpath='{range .items[?(@.spec.priorityClassName=="${name}")]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}'`;
+  return {
+    level: "warning",
+    code: PRIORITY_CLASS_REPLACE_CODE,
+    message: `PriorityClass ${name}: ${what}, which the API server does not update in place, so pulumi up deletes the class and creates it again; running pods keep the priority they were admitted with until they are re-created, and a pod created in between is refused until its controller retries`,
+    reason: "the Priority admission plugin resolves a pod's priority from its class when the pod is created, and a pod's priority never changes afterwards",
+    fix: `after pulumi up, re-create the pods that run with ${name} (${list}${users.length ? `; the units that set it: ${users.join(", ")}` : ""}): kubectl rollout restart of their Deployments, StatefulSets and DaemonSets, a live migration of VMs; or keep ${fields} as it is`,
+  };
+}
+
+/**
+ * The units whose pods a class is set on (priorityClassName, priorityClass: values, objects,
+ * post-render patches), sorted. Not the class map every OpenKeel release is given
+ * (`global.placementDefaults.priorityClasses`): which of its pods take which class is the chart's.
+ */
+export function classUsers(plan: Plan, name: string): string[] {
+  const units = plan.phases.flatMap((ph) => ph.units);
+  const sets = (u: Unit) => unitClasses(u).some((c) => c.name === name && !c.path.includes("priorityClasses"));
+  return [...new Set(units.filter(sets).map((u) => u.name))].sort();
+}
+
+/**
+ * The classes of this Plan whose value or preemption policy differs from the cluster's (`deployed`:
+ * the PriorityClass objects of the stack's committed render): each replaced by `pulumi up`.
+ */
+export function priorityClassReplacements(plan: Plan, deployed: readonly K8sObject[]): Check[] {
+  const out: Check[] = [];
+  for (const o of plan.phases.flatMap((ph) => ph.units).flatMap((u) => (u.kind === "Manifests" ? u.objects : []))) {
+    const was = isPriorityClass(o) ? deployed.find((d) => isPriorityClass(d) && d.metadata.name === o.metadata.name) : undefined;
+    const changes = was ? immutableChanges(was, o) : [];
+    if (changes.length) out.push(classReplacement(o.metadata.name, changes, classUsers(plan, o.metadata.name)));
+  }
+  return out;
 }
 
 /** What the check's fix names: the classes that always exist by the time a unit's pods are created. */

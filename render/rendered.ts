@@ -90,6 +90,8 @@ export interface RenderedRemoteManifest extends RenderedUnitBase, Omit<NoFieldsO
   version: string;
   /** Its objects applied with force on field conflicts (RemoteManifestUnit.forceConflicts). */
   forceConflicts?: string[];
+  /** Fields of its objects left to a patch unit (RemoteManifestUnit.patchedFields). */
+  patchedFields?: { object: string; fields: string[] }[];
 }
 
 export type RenderedUnit = RenderedHelmRelease | RenderedManifests | RenderedRemoteManifest;
@@ -184,7 +186,14 @@ function unitIndex(unit: Unit, dir: string): RenderedUnit {
     case "Manifests":
       return { kind: unit.kind, ...base, objects: unit.objects.map((o) => `${dir}/${unit.name}/${objectFileName(o)}`).sort() };
     case "RemoteManifest":
-      return { kind: unit.kind, ...base, urls: unit.urls, version: unit.version, ...(unit.forceConflicts ? { forceConflicts: unit.forceConflicts } : {}) };
+      return {
+        kind: unit.kind,
+        ...base,
+        urls: unit.urls,
+        version: unit.version,
+        ...(unit.forceConflicts ? { forceConflicts: unit.forceConflicts } : {}),
+        ...(unit.patchedFields ? { patchedFields: unit.patchedFields } : {}),
+      };
   }
 }
 
@@ -327,7 +336,14 @@ const unitSchema = z.discriminatedUnion("kind", [
     postRender: z.string().optional(),
   }),
   z.object({ kind: z.literal("Manifests"), ...unitBase, objects: z.array(z.string()) }),
-  z.object({ kind: z.literal("RemoteManifest"), ...unitBase, urls: z.array(z.string()), version: z.string(), forceConflicts: z.array(z.string()).optional() }),
+  z.object({
+    kind: z.literal("RemoteManifest"),
+    ...unitBase,
+    urls: z.array(z.string()),
+    version: z.string(),
+    forceConflicts: z.array(z.string()).optional(),
+    patchedFields: z.array(z.object({ object: z.string(), fields: z.array(z.string()) })).optional(),
+  }),
 ]);
 
 const roleSchema = z.enum(ROLES);

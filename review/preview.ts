@@ -23,6 +23,7 @@ import { openkeelLifecycle } from "../openkeel/node-lifecycle";
 import { releaseName } from "../openkeel/services";
 import { APPLY_AS_PATCH_ANNOTATION } from "../plan/plan";
 import { lifecyclesOf } from "../platform/component";
+import { classReplacement, immutableChanges, isPriorityClass } from "../platform/priority-classes";
 import { diff, WHOLE_DOCUMENT, type Change } from "../render/diff";
 import {
   INDEX_FILE,
@@ -76,6 +77,10 @@ interface ObjectChange {
   replaces: string[];
   /** Changed fields the API server refuses to update (and the provider does not replace). */
   refused: string[];
+  /** The replacement deletes the object first (nothing of its name exists in between). */
+  deleteFirst?: true;
+  /** What the replacement means beyond the object itself (a PriorityClass: the pods that use it). */
+  finding?: Check;
 }
 
 interface ValuesChange {
@@ -347,8 +352,12 @@ function objectActions(objects: StackPreview["objects"], goneUnits: ReadonlySet<
       resource: objectName(r),
       ...(r.unit ? { unit: r.unit } : {}),
       protected: protectedBefore,
-      detail: c.action === "replace" ? `${c.replaces.join(", ")} cannot change in place` : shortList(c.changes.map((x) => formatPath(x.path, WHOLE_DOCUMENT))),
+      detail:
+        c.action === "replace"
+          ? `${c.replaces.join(", ")} cannot change in place${c.deleteFirst ? ": deleted, then created again" : ""}`
+          : shortList(c.changes.map((x) => formatPath(x.path, WHOLE_DOCUMENT))),
     });
+    if (c.finding) out.findings.push(c.finding);
     if (c.action === "replace" && protectedBefore) {
       out.findings.push({
         level: "error",
@@ -638,8 +647,20 @@ function objectChanges(bo: Map<string, ParsedObject>, ho: Map<string, ParsedObje
       // the same document on both sides (a file unchanged, parsed once) has no change
       const changes = diff(x.body, y.body);
       if (changes.length === 0) continue;
-      const { replaces, refused } = inPlace(y.ref.apiVersion, y.ref.kind, changes, y.ref.patch);
-      objects.changed.push({ ref: y.ref, changes, action: replaces.length ? "replace" : "update", replaces, refused });
+      const { replaces, refused, deleteFirst } = inPlace(y.ref.apiVersion, y.ref.kind, changes, y.ref.patch);
+      const replaced =
+        replaces.length > 0 && isPriorityClass(y.ref)
+          ? classReplacement(y.ref.name, immutableChanges(isMap(x.body) ? x.body : {}, isMap(y.body) ? y.body : {}))
+          : undefined;
+      objects.changed.push({
+        ref: y.ref,
+        changes,
+        action: replaces.length ? "replace" : "update",
+        replaces,
+        refused,
+        ...(deleteFirst ? { deleteFirst } : {}),
+        ...(replaced ? { finding: replaced } : {}),
+      });
     }
   }
   return objects;

@@ -13,11 +13,15 @@
 //   fields beyond replicas, ordinals, template, updateStrategy, revisionHistoryLimit,
 //   persistentVolumeClaimRetentionPolicy and minReadySeconds are forbidden by the API
 //   (apps/validation ValidateStatefulSetUpdate) and all of them are in the provider's list, as is
-//   the selector of a Deployment or DaemonSet and a Job's template.
+//   the selector of a Deployment or DaemonSet and a Job's template;
+// - what this program replaces itself, deleting the object first: a PriorityClass's `value` and
+//   `preemptionPolicy`, which the API refuses to update and the provider would update in place
+//   (`replaceOnChanges` with `deleteBeforeReplace`, components/plan-unit.ts; platform/priority-classes.ts).
 // Patches (Node role labels, objects an operator owns) never replace anything: they only amend.
 import { isDeepStrictEqual } from "node:util";
 import { formatPath, type PathSegment } from "../config/problems";
 import { WHOLE_DOCUMENT, type Change } from "../render/diff";
+import { PRIORITY_CLASS_IMMUTABLE } from "../platform/priority-classes";
 
 /** `<apiVersion>/<kind>` → field paths; `*` stands for any list item. */
 type Rules = Record<string, readonly string[]>;
@@ -102,6 +106,10 @@ const API_REFUSES: Rules = {
   "storage.k8s.io/v1/StorageClass": ["reclaimPolicy", "volumeBindingMode"],
 };
 
+const PROGRAM_REPLACES_DELETING_FIRST: Rules = {
+  "scheduling.k8s.io/v1/PriorityClass": PRIORITY_CLASS_IMMUTABLE,
+};
+
 function valueAt(v: unknown, path: readonly PathSegment[]): unknown {
   let cur = v;
   for (const seg of path) {
@@ -144,16 +152,20 @@ function fieldsIn(rules: Rules, apiVersion: string, kind: string, changes: Chang
 }
 
 export interface InPlace {
-  /** Changed fields the provider replaces the object for (formatted paths): `pulumi up` deletes it and creates it again. */
+  /** Changed fields the object is replaced for (formatted paths): `pulumi up` deletes it and creates it again. */
   replaces: string[];
   /** Changed fields the API server refuses to update and the provider does not replace: `pulumi up` fails. */
   refused: string[];
+  /** The replacement deletes the object before it creates the new one (the same name: nothing of that name exists in between). */
+  deleteFirst: boolean;
 }
 
 /** What the changes of an object mean for `pulumi up`; `patch`: applied as a patch (never replaced). */
 export function inPlace(apiVersion: string, kind: string, changes: Change[], patch: boolean): InPlace {
-  if (patch) return { replaces: [], refused: [] };
-  return { replaces: fieldsIn(PULUMI_REPLACES, apiVersion, kind, changes), refused: fieldsIn(API_REFUSES, apiVersion, kind, changes) };
+  if (patch) return { replaces: [], refused: [], deleteFirst: false };
+  const deleting = fieldsIn(PROGRAM_REPLACES_DELETING_FIRST, apiVersion, kind, changes);
+  const replaces = [...new Set([...fieldsIn(PULUMI_REPLACES, apiVersion, kind, changes), ...deleting])];
+  return { replaces, refused: fieldsIn(API_REFUSES, apiVersion, kind, changes), deleteFirst: deleting.length > 0 };
 }
 
 /**

@@ -9,20 +9,29 @@ import { PROJECT } from "../config/schema";
 import { listStacks, rawFromStackYaml, stackFilePath } from "../config/stack-file";
 import { runProgram, type Program, type Registered } from "../offline-engine/mock-run";
 import { pulumiConfigMap } from "../offline-engine/policy-run";
-import type { Registration } from "./urn-graph";
+import { HELM_RELEASE, type Registration } from "./urn-graph";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
-/** What names the object a registration manages: Kubernetes metadata, a Helm release's name, a remote manifest's files. */
+/** A Helm release's chart without its version: its repository and name, or its OCI reference. */
+function chartOf(inputs: Record<string, unknown>): string | undefined {
+  const chart = str(inputs.chart);
+  const repo = isRecord(inputs.repositoryOpts) ? str(inputs.repositoryOpts.repo) : undefined;
+  return chart && repo ? `${repo.replace(/\/$/, "")}/${chart}` : chart;
+}
+
+/** What names the object a registration manages: Kubernetes metadata, a Helm release's name and chart, a remote manifest's files. */
 function namesOf(r: Registered): Registration["names"] {
   const inputs = r.inputs;
   const meta = isRecord(inputs.metadata) ? inputs.metadata : {};
+  const release = r.type === HELM_RELEASE;
   const files =
     typeof inputs.file === "string" ? [inputs.file] : Array.isArray(inputs.files) ? inputs.files.filter((f): f is string => typeof f === "string") : undefined;
-  const name = str(meta.name) ?? (r.type === "kubernetes:helm.sh/v3:Release" ? str(inputs.name) : undefined);
-  const namespace = str(meta.namespace) ?? (r.type === "kubernetes:helm.sh/v3:Release" ? str(inputs.namespace) : undefined);
-  const out = { ...(name ? { name } : {}), ...(namespace ? { namespace } : {}), ...(files ? { files } : {}) };
+  const name = str(meta.name) ?? (release ? str(inputs.name) : undefined);
+  const namespace = str(meta.namespace) ?? (release ? str(inputs.namespace) : undefined);
+  const chart = release ? chartOf(inputs) : undefined;
+  const out = { ...(name ? { name } : {}), ...(namespace ? { namespace } : {}), ...(files ? { files } : {}), ...(chart ? { chart } : {}) };
   return Object.keys(out).length ? out : undefined;
 }
 

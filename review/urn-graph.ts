@@ -3,8 +3,10 @@
 // program takes over (by URN or alias), and which it would delete or replace. A protected resource
 // deleted or replaced without an alias, or an object that moves to another URN without one (the new
 // URN's create takes the live object over by server-side apply, then the old URN's delete removes
-// it), is an error. Each checkout runs its own program under the runtime mocks, in a child process
-// (review/urn-graph-child.ts: this repository's mock runner, the checkout's index.ts and stacks).
+// it), is an error; so is a Helm release that a renamed unit reinstalls (below: Helm knows a
+// release by its name, not its URN). Each checkout runs its own program under the runtime mocks, in
+// a child process (review/urn-graph-child.ts: this repository's mock runner, the checkout's
+// index.ts and stacks).
 //
 // URNs as the engine makes them: `urn:pulumi:<stack>::<project>::<parent's qualified type>$<type>::<name>`,
 // the root stack's type left out (the mocks' own URNs keep only the parent's type). Aliases as the
@@ -35,8 +37,8 @@ export interface Registration {
   custom: boolean;
   aliases?: AliasSpec[];
   transforms?: number;
-  /** What names the object it manages: Kubernetes metadata, a Helm release, the files of a remote manifest. */
-  names?: { name?: string; namespace?: string; files?: string[] };
+  /** What names the object it manages: Kubernetes metadata, a Helm release (and its chart), the files of a remote manifest. */
+  names?: { name?: string; namespace?: string; files?: string[]; chart?: string };
 }
 
 export interface UrnNode {
@@ -53,6 +55,8 @@ export interface UrnNode {
   identity?: string;
   /** A modelled child of a remote manifest (one per file). */
   synthetic?: true;
+  /** A Helm release's name, namespace and chart (repository and name, no version): Helm's own identity of it. */
+  release?: { name: string; namespace: string; chart?: string };
 }
 
 export interface UrnGraph {
@@ -62,6 +66,7 @@ export interface UrnGraph {
 }
 
 const STACK_TYPE = "pulumi:pulumi:Stack";
+export const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
 const REMOTE_MANIFESTS = new Set(["kubernetes:yaml/v2:ConfigFile", "kubernetes:yaml/v2:ConfigGroup"]);
 /** The type token of a modelled child: the objects of one file of a remote manifest. */
 export const FILE_OBJECTS_TYPE = "kubernetes:yaml/v2:FileObjects";
@@ -82,7 +87,7 @@ export function fileIdentity(url: string): string {
 function identityOf(r: Registration): string | undefined {
   if (!r.custom || r.type.startsWith("pulumi:providers:")) return undefined;
   const where = `${r.names?.namespace ? `${r.names.namespace}/` : ""}${r.names?.name ?? ""}`;
-  if (r.type === "kubernetes:helm.sh/v3:Release") return `helm release ${where}`;
+  if (r.type === HELM_RELEASE) return `helm release ${where}`;
   const k8s = /^kubernetes:([^:]+)\/[^/:]+:(\w+)$/.exec(r.type);
   if (k8s && r.names?.name) return `${k8s[1]}/${k8s[2]} ${where}`;
   return `${r.type} ${r.name}`;
@@ -106,6 +111,9 @@ export function urnGraph(stack: string, project: string, registrations: Registra
       aliases: (r.aliases ?? []).map((a) => (a.parentUrn && real.has(a.parentUrn) ? { ...a, parentUrn: real.get(a.parentUrn)!.urn } : a)),
       transforms: (r.transforms ?? 0) > 0,
       ...(identity ? { identity } : {}),
+      ...(r.type === HELM_RELEASE && r.names?.name
+        ? { release: { name: r.names.name, namespace: r.names.namespace ?? "default", ...(r.names.chart ? { chart: r.names.chart } : {}) } }
+        : {}),
     };
     real.set(r.urn, node);
     nodes.push(node);
@@ -181,6 +189,70 @@ function candidates(g: UrnGraph, n: UrnNode, byUrn: Map<string, UrnNode>, matche
 
 const FIX_ALIAS = "give the renamed resource its former URN as an alias (components/renames.ts: the unit, and what it was)";
 
+/**
+ * Helm names a release by its name and namespace, and refuses to install one that would hold an
+ * object another release owns (its meta.helm.sh/release-name annotation); objects a chart names
+ * after the release are made twice instead. The provider replaces a release whose name or namespace
+ * changes, installing the new one before it uninstalls the old (pulumi-kubernetes
+ * provider/pkg/provider/helm_release.go, Diff: forceNewFields .name and .namespace,
+ * DeleteBeforeReplace false), and a release at a new URN without an alias is a new release. So a
+ * renamed unit keeps both its Pulumi state (the alias) and its release's name.
+ */
+const helmName = (r: NonNullable<UrnNode["release"]>) => `${r.namespace}/${r.name}`;
+
+/** What installing `now` beside `was`, then uninstalling `was`, does: the same words wherever it happens. */
+const secondRelease = (was: NonNullable<UrnNode["release"]>, now: NonNullable<UrnNode["release"]>) =>
+  `installs helm release ${helmName(now)} as a second release of that chart (Helm refuses it where both would hold the same object, and what the chart names after the release runs twice) and then uninstalls ${helmName(was)} with what it owns`;
+
+/** The fix of a release that changed URN or name: an alias of its unit, and the release's name kept. */
+function fixRelease(before: UrnGraph, old: UrnNode): string {
+  const unit = before.nodes.find((n) => n.urn === old.parent);
+  const former = unit ? `component: { type: "${unit.type}", name: "${unit.name}" }` : "its former URN";
+  return `alias its unit in components/renames.ts (UNIT_RENAMES: the new unit's name and ${former}), and keep the Helm release's name ${old.release!.name} (helmReleaseUnit's \`release\` option, plan/plan.ts): an alias alone keeps the state, and the provider then replaces a release whose name changes`;
+}
+
+/**
+ * A release of the old state that no resource takes over, and the new release that follows it (the
+ * same Helm name, or the same chart: a renamed unit's; a stack installs each chart once); undefined
+ * when none does.
+ */
+function releaseMoved(
+  before: UrnGraph,
+  old: UrnNode,
+  after: UrnGraph,
+  olds: ReadonlyMap<string, UrnNode>,
+  matched: ReadonlyMap<string, string>,
+): UrnFinding | undefined {
+  const was = old.release!;
+  const fresh = after.nodes.filter((n) => n.release && !olds.has(n.urn) && !matched.has(n.urn));
+  const same = fresh.find((n) => helmName(n.release!) === helmName(was));
+  const successor = same ?? fresh.find((n) => was.chart !== undefined && n.release!.chart === was.chart);
+  if (!successor) return undefined;
+  const message = same
+    ? `helm release ${helmName(was)} moves from ${old.urn} to ${successor.urn} without an alias: pulumi up installs it again at the new URN, which Helm refuses (a release of that name is deployed), and the old URN's delete would uninstall it`
+    : `helm release ${helmName(was)} (chart ${was.chart}) at ${old.urn} is taken over by no resource, and ${successor.urn} installs helm release ${helmName(successor.release!)} of the same chart without an alias: pulumi up ${secondRelease(was, successor.release!)}`;
+  return { level: "error", what: "moved", old: old.urn, new: successor.urn, protect: old.protect, message, fix: fixRelease(before, old) };
+}
+
+/**
+ * A release taken over whose Helm name changes in its namespace: a second release of the same chart
+ * beside the first, which nothing deliberate asks for (a move to another namespace is a replacement
+ * like any other: compareUrnGraphs' "replaced").
+ */
+function releaseRenamed(c: string, old: UrnNode, n: UrnNode): UrnFinding | undefined {
+  const [was, now] = [old.release, n.release];
+  if (!was || !now || was.namespace !== now.namespace || was.name === now.name) return undefined;
+  return {
+    level: "error",
+    what: "replaced",
+    old: c,
+    new: n.urn,
+    protect: old.protect,
+    message: `${c} manages helm release ${helmName(was)}, and ${n.urn}, which takes it over, manages helm release ${helmName(now)}: the provider replaces a release whose name changes, so pulumi up ${secondRelease(was, now)}${old.protect ? "; for a protected resource it refuses" : ""}`,
+    fix: `keep the Helm release's name ${was.name} (helmReleaseUnit's \`release\` option, plan/plan.ts); the alias in components/renames.ts stays`,
+  };
+}
+
 /** What deploying `after`'s program on a stack that `before`'s program deployed does to the old resources. */
 export function compareUrnGraphs(before: UrnGraph, after: UrnGraph): UrnComparison {
   const olds = new Map(before.nodes.map((n) => [n.urn, n]));
@@ -207,7 +279,9 @@ export function compareUrnGraphs(before: UrnGraph, after: UrnGraph): UrnComparis
     claimedBy.set(c, n.urn);
     if (c !== n.urn) matched.set(n.urn, c);
     const old = olds.get(c)!;
-    if (old.identity && n.identity && old.identity !== n.identity) {
+    const renamed = releaseRenamed(c, old, n);
+    if (renamed) findings.push(renamed);
+    else if (old.identity && n.identity && old.identity !== n.identity) {
       findings.push({
         level: old.protect ? "error" : "warning",
         what: "replaced",
@@ -221,6 +295,11 @@ export function compareUrnGraphs(before: UrnGraph, after: UrnGraph): UrnComparis
   }
   for (const old of before.nodes) {
     if (claimedBy.has(old.urn)) continue;
+    const release = old.release ? releaseMoved(before, old, after, olds, matched) : undefined;
+    if (release) {
+      findings.push(release);
+      continue;
+    }
     const successor = old.identity ? after.nodes.find((n) => n.identity === old.identity && !olds.has(n.urn) && !matched.has(n.urn)) : undefined;
     if (successor) {
       findings.push({

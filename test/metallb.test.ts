@@ -1,24 +1,62 @@
 // MetalLB, the public ingress VIP of production (D8; issue 22 item 10): the pinned native manifest,
 // its speaker and controller patched onto the ingress nodes and the control plane, the pool and
 // its L2 advertisement from the stack, and the ingress Service of type LoadBalancer. The lab keeps
-// its NodePorts; the patches are held to the pinned manifest in ../shared/mirror.
+// its NodePorts; the patches are held to the pinned manifest in ../shared/mirror. A re-apply of the
+// manifest, at its pin or the next one, meets no field the patches own (issue 37: the 409).
 import fs from "node:fs";
 import path from "node:path";
 import { parseAllDocuments } from "yaml";
+import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
+import { leaveToPatches } from "../components/plan-unit";
 import { planStack } from "../environments";
+import program from "../index";
 import { INGRESS_SERVICE, INGRESS_SERVICE_UNIT } from "../openkeel/ingress";
 import { METALLB_NAMESPACE, METALLB_POOL } from "../platform/metallb";
 import { METALLB_NATIVE } from "../platform/versions";
 import { findUnit, phase, type RemoteManifestUnit } from "../plan/plan";
 import { object, objectsOf, planOf, shippedPlan } from "./helpers/plans";
-import { configProblems, mutatedConfig, REPO, shippedConfig } from "./helpers/stacks";
+import { runProgram } from "./helpers/pulumi";
+import { configProblems, mutatedConfig, pulumiConfigOf, REPO, shippedConfig, shippedRaw } from "./helpers/stacks";
 
 const PROFILE_LABEL = (role: string) => `node-restriction.kubernetes.io/openkeel-${role}`;
-const upstream = (): any[] => {
-  const file = path.resolve(REPO, "../shared/mirror/files", METALLB_NATIVE.url.replace(/^https:\/\//, ""));
-  return parseAllDocuments(fs.readFileSync(file, "utf8")).map((d) => d.toJS());
+const mirrored = (url: string) => path.resolve(REPO, "../shared/mirror/files", url.replace(/^https:\/\//, ""));
+const readManifest = (file: string): any[] => parseAllDocuments(fs.readFileSync(file, "utf8")).map((d) => d.toJS());
+const upstream = (): any[] => readManifest(mirrored(METALLB_NATIVE.url));
+/** Every release of the native manifest the mirror holds: the pin and its predecessor (a bump re-applies the newer one). */
+const mirroredReleases = (): { version: string; docs: any[] }[] => {
+  const releases = path.resolve(mirrored(METALLB_NATIVE.url), `../../../../`);
+  return fs
+    .readdirSync(releases)
+    .sort()
+    .map((version) => ({ version, docs: readManifest(path.join(releases, version, "config/manifests/metallb-native.yaml")) }));
 };
+
+/**
+ * The fields an apply sets, as server-side apply tracks them: a map's keys one by one, a list of
+ * named items (containers) item by item (its merge key), any other list (tolerations: atomic in
+ * the API) as one value.
+ */
+function appliedFields(v: unknown, at = "", out = new Map<string, string>()): Map<string, string> {
+  if (Array.isArray(v) && v.length > 0 && v.every((i) => i !== null && typeof i === "object" && typeof i.name === "string")) {
+    for (const i of v) appliedFields(i, `${at}[name=${i.name}]`, out);
+  } else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    for (const [k, x] of Object.entries(v)) appliedFields(x, at ? `${at}.${k}` : k, out);
+  } else out.set(at, JSON.stringify(v));
+  return out;
+}
+
+/** Fields two appliers both set with different values: what server-side apply refuses the second of (409) without force. */
+function conflicts(applied: unknown, patch: unknown): string[] {
+  const mine = appliedFields(applied);
+  return [...appliedFields(patch)].filter(([f, v]) => !f.startsWith("metadata.annotations") && mine.has(f) && mine.get(f) !== v).map(([f]) => f);
+}
+
+/** An object of a remote manifest through the transform the metallb unit's children get. */
+function asApplied(transform: pulumi.ResourceTransform, o: Record<string, unknown>): Record<string, unknown> {
+  const args = { type: `kubernetes:apps/v1:${String(o.kind)}`, name: "x", custom: true, props: o, opts: {} } as unknown as pulumi.ResourceTransformArgs;
+  return ((transform(args) as pulumi.ResourceTransformResult | undefined)?.props ?? o) as Record<string, unknown>;
+}
 const rowOf = (stack: string, name: string) => shippedPlan(stack).placement!.placements.find((p) => p.component.name === name);
 const checksOf = (cfg: ReturnType<typeof shippedConfig>, code: string) => planStack(cfg).problems.filter((p) => p.code === code);
 
@@ -78,6 +116,61 @@ describe("MetalLB in production (D8)", () => {
     // why the pool waits for the controller: its webhooks fail closed
     const hooks = docs.find((d) => d?.kind === "ValidatingWebhookConfiguration").webhooks;
     expect(hooks.find((h: any) => h.name === "ipaddresspoolvalidationwebhook.metallb.io").failurePolicy).toBe("Fail");
+  });
+
+  it("a re-apply of the manifest, at its pin or the predecessor's, sets no field the placement patches hold with another value (no 409)", () => {
+    const plan = planOf("prod-medium");
+    const unit = findUnit(plan, "metallb") as RemoteManifestUnit;
+    const transform = leaveToPatches(unit.patchedFields ?? []);
+    const patches = objectsOf(plan, "metallb-placement");
+    const releases = mirroredReleases();
+    expect(releases.map((r) => r.version)).toContain(METALLB_NATIVE.version);
+    for (const { version, docs } of releases) {
+      for (const patch of patches) {
+        const shipped = docs.find((d) => d?.kind === patch.kind && d.metadata.name === patch.metadata.name && d.metadata.namespace === METALLB_NAMESPACE);
+        expect(conflicts(asApplied(transform, shipped), patch), `${version} ${patch.kind} ${patch.metadata.name}`).toEqual([]);
+      }
+      // what the check would find without the fields left out: the speaker's tolerations, which the forced patch owns
+      const speaker = docs.find((d) => d?.kind === "DaemonSet" && d.metadata.name === "speaker");
+      expect(conflicts(speaker, object(plan, "DaemonSet", "speaker")), version).toEqual(["spec.template.spec.tolerations"]);
+    }
+  });
+
+  it("the fields left out are the patches' pod-spec fields, of the two patched objects alone, the rest of each object kept", () => {
+    const plan = planOf("prod-medium");
+    const transform = leaveToPatches((findUnit(plan, "metallb") as RemoteManifestUnit).patchedFields ?? []);
+    const docs = upstream();
+    const speaker = docs.find((d) => d?.kind === "DaemonSet" && d.metadata.name === "speaker");
+    const applied = asApplied(transform, speaker) as any;
+    expect(Object.keys(applied.spec.template.spec).sort()).toEqual(
+      Object.keys(speaker.spec.template.spec)
+        .filter((k) => k !== "tolerations")
+        .sort(),
+    );
+    expect(applied.spec.template.spec.containers).toEqual(speaker.spec.template.spec.containers);
+    expect(speaker.spec.template.spec.tolerations, "the shipped object is not changed").toHaveLength(2);
+    const controller = asApplied(
+      transform,
+      docs.find((d) => d?.kind === "Deployment" && d.metadata.name === "controller"),
+    ) as any;
+    expect(controller.spec.template.spec.nodeSelector).toBeUndefined();
+    const others = docs.filter((d) => d && !["DaemonSet", "Deployment"].includes(d.kind));
+    for (const o of others) expect(asApplied(transform, o), `${o.kind} ${o.metadata.name}`).toBe(o);
+    const component = {
+      type: "openkeel:platform:MetalLB",
+      name: "metallb",
+      custom: false,
+      props: speaker,
+      opts: {},
+    } as unknown as pulumi.ResourceTransformArgs;
+    expect(transform(component)).toBeUndefined();
+  });
+
+  it("the program gives the metallb manifest that transform (under the mocks)", async () => {
+    const run = await runProgram("prod-medium", pulumiConfigOf(shippedRaw("prod-medium")), program);
+    const manifest = run.ofType("kubernetes:yaml/v2:ConfigFile").find((r) => r.name === "metallb")!;
+    expect(manifest.inputs.file).toBe(METALLB_NATIVE.url);
+    expect(manifest.transforms).toBe(1);
   });
 
   it("the ingress Service of type LoadBalancer selects the infrastructure chart's ingress pods", () => {

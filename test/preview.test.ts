@@ -340,6 +340,50 @@ describe("actions: what pulumi up does with each object", () => {
     ]);
   });
 
+  it("a PriorityClass whose value or preemptionPolicy changes is replaced, deleted first, with a warning: its pods keep their old priority (issue 37)", () => {
+    const PC = "objects/02/priority-classes/priorityclass-openkeel-vm.yaml";
+    const pc = (extra: Record<string, unknown>) => ({
+      apiVersion: "scheduling.k8s.io/v1",
+      kind: "PriorityClass",
+      metadata: { name: "openkeel-vm" },
+      description: "d",
+      ...extra,
+    });
+    const classes = (body: unknown) => tree({ "index.yaml": idx(unit("priority-classes", [PC])), [PC]: body });
+    const p = previewStack("s", classes(pc({ value: 500000, preemptionPolicy: "Never" })), classes(pc({ value: 400000 })));
+    expect(p.actions).toEqual([
+      {
+        action: "replace",
+        resource: "PriorityClass openkeel-vm",
+        unit: "priority-classes",
+        protected: false,
+        detail: "preemptionPolicy, value cannot change in place: deleted, then created again",
+      },
+    ]);
+    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([
+      [
+        "warning",
+        "priority-class-replace",
+        'PriorityClass openkeel-vm: value 500000 → 400000, preemptionPolicy "Never" → unset, which the API server does not update in place, so pulumi up deletes the class and creates it again; running pods keep the priority they were admitted with until they are re-created, and a pod created in between is refused until its controller retries',
+      ],
+    ]);
+    expect(hasErrors([p])).toBe(false);
+    const md = stackMarkdown(p);
+    expect(md).toContain(
+      "| **replace** | PriorityClass openkeel-vm | priority-classes | preemptionPolicy, value cannot change in place: deleted, then created again |",
+    );
+    expect(md).toContain("Why: the Priority admission plugin resolves a pod's priority from its class when the pod is created");
+    // its description alone is an update, with nothing to say
+    const described = previewStack("s", classes(pc({ value: 500000 })), classes(pc({ value: 500000, description: "e" })));
+    expect(described.actions.map((a) => a.action)).toEqual(["update"]);
+    expect(described.findings).toEqual([]);
+    expect(inPlace("scheduling.k8s.io/v1", "PriorityClass", diff({ value: 1 }, { value: 2 }), false)).toEqual({
+      replaces: ["value"],
+      refused: [],
+      deleteFirst: true,
+    });
+  });
+
   it("a workload whose selector changes is replaced; its image is an update", () => {
     expect(pair(false, ds({ app: "a" }), ds({ app: "b" }), DS).actions[0]).toMatchObject({
       action: "replace",
@@ -376,10 +420,15 @@ describe("actions: what pulumi up does with each object", () => {
 describe("replace rules", () => {
   const change = (path: (string | number)[], before?: unknown, after?: unknown) => ({ path, op: "change" as const, before, after });
   it("follow the provider's list and the API's immutable fields", () => {
-    expect(inPlace("storage.k8s.io/v1", "StorageClass", [change(["provisioner"], "a", "b")], false)).toEqual({ replaces: ["provisioner"], refused: [] });
+    expect(inPlace("storage.k8s.io/v1", "StorageClass", [change(["provisioner"], "a", "b")], false)).toEqual({
+      replaces: ["provisioner"],
+      refused: [],
+      deleteFirst: false,
+    });
     expect(inPlace("storage.k8s.io/v1", "StorageClass", [change(["volumeBindingMode"], "Immediate", "WaitForFirstConsumer")], false)).toEqual({
       replaces: [],
       refused: ["volumeBindingMode"],
+      deleteFirst: false,
     });
     expect(inPlace("apps/v1", "StatefulSet", [change(["spec", "volumeClaimTemplates", 0, "spec", "resources"], 1, 2)], false).replaces).toEqual([
       "spec.volumeClaimTemplates[0].spec.resources",
@@ -396,7 +445,11 @@ describe("replace rules", () => {
     expect(inPlace("apps/v1", "Deployment", [change(["spec"], { selector: { a: 1 } }, { selector: { a: 2 } })], false).replaces).toEqual(["spec"]);
     // kinds the provider does not list, and patches: in place
     expect(inPlace("policy/v1", "PodDisruptionBudget", [change(["spec", "minAvailable"], 1, 2)], false).replaces).toEqual([]);
-    expect(inPlace("storage.k8s.io/v1", "StorageClass", [change(["parameters", "x"], "1", "2")], true)).toEqual({ replaces: [], refused: [] });
+    expect(inPlace("storage.k8s.io/v1", "StorageClass", [change(["parameters", "x"], "1", "2")], true)).toEqual({
+      replaces: [],
+      refused: [],
+      deleteFirst: false,
+    });
   });
 });
 

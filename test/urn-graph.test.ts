@@ -10,7 +10,7 @@ import { capture } from "../cli/cli";
 import { exportCommit } from "../review/renders";
 import { compareUrnGraphs, urnGraph, urnGraphsOf, type Registration, type UrnGraph } from "../review/urn-graph";
 import { lastRelease, urnsCommand } from "../review/urns-command";
-import { cloneWorkingTree, tempFolders } from "./helpers/repos";
+import { cloneWorkingTree, replaceOnce, tempFolders } from "./helpers/repos";
 import { REPO } from "./helpers/stacks";
 
 /** The last commit with the units olm-crds and olm (the parent of 64876b9, which merged them). */
@@ -83,6 +83,64 @@ describe("the URN graph as the engine resolves aliases (hand-made registrations)
     ]);
   });
 
+  describe("a Helm release (issue 37: Helm refuses a second release beside the objects the first owns)", () => {
+    const CHART = "https://charts.example.invalid/c";
+    const rel = (parent: string, name: string, releaseName: string, extra: Partial<Registration> = {}) =>
+      release(parent, name, false, { names: { name: releaseName, namespace: "ns", chart: CHART }, ...extra });
+    const deployed = graph(component("openkeel:platform:Old", "old"), rel("old", "old", "old"));
+    const aliased = { ...component("openkeel:platform:New", "new"), aliases: [{ name: "old", type: "openkeel:platform:Old", parentUrn: stackUrn }] };
+
+    it("renamed with its unit and no alias, unprotected: an error naming both releases, the chart, and the fix (an alias, the release's name kept)", () => {
+      const c = compareUrnGraphs(deployed, graph(component("openkeel:platform:New", "new"), rel("new", "new", "new")));
+      expect(c.findings).toEqual([
+        expect.objectContaining({
+          level: "error",
+          what: "moved",
+          old: "urn:pulumi:s::openkeel::openkeel:platform:Old$kubernetes:helm.sh/v3:Release::old",
+          new: "urn:pulumi:s::openkeel::openkeel:platform:New$kubernetes:helm.sh/v3:Release::new",
+          protect: false,
+        }),
+      ]);
+      const [f] = c.findings;
+      expect(f.message).toBe(
+        `helm release ns/old (chart ${CHART}) at urn:pulumi:s::openkeel::openkeel:platform:Old$kubernetes:helm.sh/v3:Release::old is taken over by no resource, and urn:pulumi:s::openkeel::openkeel:platform:New$kubernetes:helm.sh/v3:Release::new installs helm release ns/new of the same chart without an alias: pulumi up installs helm release ns/new as a second release of that chart (Helm refuses it where both would hold the same object, and what the chart names after the release runs twice) and then uninstalls ns/old with what it owns`,
+      );
+      expect(f.fix).toBe(
+        'alias its unit in components/renames.ts (UNIT_RENAMES: the new unit\'s name and component: { type: "openkeel:platform:Old", name: "old" }), and keep the Helm release\'s name old (helmReleaseUnit\'s `release` option, plan/plan.ts): an alias alone keeps the state, and the provider then replaces a release whose name changes',
+      );
+    });
+
+    it("the same release name at a new URN without an alias: an error, Helm refusing the second install", () => {
+      const [f] = compareUrnGraphs(deployed, graph(component("openkeel:platform:New", "new"), rel("new", "new", "old"))).findings;
+      expect(f).toMatchObject({ level: "error", what: "moved" });
+      expect(f.message).toContain("helm release ns/old moves from");
+      expect(f.message).toContain("which Helm refuses (a release of that name is deployed)");
+    });
+
+    it("aliased, but the release renamed: an error even unprotected (the provider replaces it); aliased with the name kept: nothing", () => {
+      const [f, ...rest] = compareUrnGraphs(deployed, graph(aliased, rel("new", "new", "new"))).findings;
+      expect(rest).toEqual([]);
+      expect(f).toMatchObject({ level: "error", what: "replaced", protect: false });
+      expect(f.message).toContain(
+        "the provider replaces a release whose name changes, so pulumi up installs helm release ns/new as a second release of that chart",
+      );
+      expect(f.fix).toBe("keep the Helm release's name old (helmReleaseUnit's `release` option, plan/plan.ts); the alias in components/renames.ts stays");
+      expect(compareUrnGraphs(deployed, graph(aliased, rel("new", "new", "old"))).findings).toEqual([]);
+    });
+
+    it("a release moved to another namespace on purpose stays a replacement like any other: a warning, unprotected", () => {
+      const moved = rel("old", "old", "old", { names: { name: "old", namespace: "other", chart: CHART } });
+      expect(compareUrnGraphs(deployed, graph(component("openkeel:platform:Old", "old"), moved)).findings.map((f) => [f.level, f.what])).toEqual([
+        ["warning", "replaced"],
+      ]);
+    });
+
+    it("a release of another chart is no successor: an unprotected release gone is no finding", () => {
+      const other = rel("new", "new", "new", { names: { name: "new", namespace: "ns", chart: "https://charts.example.invalid/other" } });
+      expect(compareUrnGraphs(deployed, graph(component("openkeel:platform:New", "new"), other)).findings).toEqual([]);
+    });
+  });
+
   it("a protected resource gone, or taken over while managing another object, is an error; an unprotected one gone is no finding", () => {
     expect(compareUrnGraphs(before, graph()).findings.map((f) => [f.what, f.old])).toEqual([
       ["deleted", "urn:pulumi:s::openkeel::openkeel:platform:Old$kubernetes:helm.sh/v3:Release::old"],
@@ -94,8 +152,29 @@ describe("the URN graph as the engine resolves aliases (hand-made registrations)
   });
 });
 
-/** Each program's graphs, made once: this checkout's, the last release's, and those around the olm merge. */
-const graphs = {} as { now: UrnGraph[]; release: UrnGraph[]; beforeMerge: UrnGraph; withoutAlias: UrnGraph };
+/**
+ * This program with cert-manager's unit renamed to cert-manager-release (its Helm release with it),
+ * as a change would do it without more; with `kept`, also aliased in components/renames.ts and its
+ * release's name kept.
+ */
+function renamedCertManager(kept: boolean): string {
+  const repo = cloneWorkingTree(tmp("openkeel-urns-renamed-"));
+  const file = "platform/cert-manager.ts";
+  replaceOnce(repo, file, 'helmReleaseUnit("cert-manager", ', 'helmReleaseUnit("cert-manager-release", ');
+  if (kept) {
+    replaceOnce(repo, file, "values, { dependsOn });", 'values, { dependsOn, release: "cert-manager" });');
+    replaceOnce(
+      repo,
+      "components/renames.ts",
+      "export const UNIT_RENAMES: readonly UnitRename[] = [",
+      'export const UNIT_RENAMES: readonly UnitRename[] = [\n  { unit: "cert-manager-release", why: "a test", component: { type: "openkeel:platform:CertManager", name: "cert-manager" } },',
+    );
+  }
+  return repo;
+}
+
+/** Each program's graphs, made once: this checkout's, the last release's, those around the olm merge, and a renamed release's. */
+const graphs = {} as { now: UrnGraph[]; release: UrnGraph[]; beforeMerge: UrnGraph; withoutAlias: UrnGraph; renamed: UrnGraph; renamedKept: UrnGraph };
 beforeAll(async () => {
   // the same program with the rename history emptied: what this change would be without the alias
   const mutated = cloneWorkingTree(tmp("openkeel-urns-mutated-"));
@@ -104,13 +183,15 @@ beforeAll(async () => {
   const start = text.indexOf("export const UNIT_RENAMES: readonly UnitRename[] = [");
   const end = text.indexOf("];\n", start);
   fs.writeFileSync(renames, `${text.slice(0, start)}export const UNIT_RENAMES: readonly UnitRename[] = [${text.slice(end)}`);
-  const [now, release, [beforeMerge], [withoutAlias]] = await Promise.all([
+  const [now, release, [beforeMerge], [withoutAlias], [renamed], [renamedKept]] = await Promise.all([
     urnGraphsOf(REPO),
     urnGraphsOf(checkoutOf(lastRelease(REPO).commit)),
     urnGraphsOf(checkoutOf(BEFORE_OLM_MERGE), ["prod-medium"]),
     urnGraphsOf(mutated, ["prod-medium"]),
+    urnGraphsOf(renamedCertManager(false), ["lab"]),
+    urnGraphsOf(renamedCertManager(true), ["lab"]),
   ]);
-  Object.assign(graphs, { now, release, beforeMerge, withoutAlias });
+  Object.assign(graphs, { now, release, beforeMerge, withoutAlias, renamed, renamedKept });
 }, 300_000);
 
 describe("from the last release", () => {
@@ -184,5 +265,36 @@ describe("a stack deployed before issue 12 merged olm-crds into olm", () => {
       ["moved", "olm:objects of github.com/operator-framework/operator-lifecycle-manager/releases/download/<version>/olm.yaml", false],
     ]);
     expect(errors[2].message).toContain("and then deletes the old one, and with it the object");
+  });
+});
+
+describe("a Helm release whose unit is renamed (issue 37)", () => {
+  const lab = () => graphs.now.find((g) => g.stack === "lab")!;
+
+  it("without an alias: refused, naming the release, its chart and the fix; cert-manager is no protected unit, so nothing else said so", () => {
+    const c = compareUrnGraphs(lab(), graphs.renamed);
+    expect(c.findings.map((f) => [f.level, f.what, f.old.split("::").slice(2).join("::"), f.new?.split("::").slice(2).join("::")])).toEqual([
+      [
+        "error",
+        "moved",
+        "openkeel:platform:CertManager$kubernetes:helm.sh/v3:Release::cert-manager",
+        "openkeel:platform:CertManager$kubernetes:helm.sh/v3:Release::cert-manager-release",
+      ],
+    ]);
+    expect(c.findings[0].message).toContain("helm release cert-manager/cert-manager (chart https://charts.jetstack.io/cert-manager) at ");
+    expect(c.findings[0].message).toContain("installs helm release cert-manager/cert-manager-release of the same chart without an alias");
+    expect(c.findings[0].fix).toContain(
+      'components/renames.ts (UNIT_RENAMES: the new unit\'s name and component: { type: "openkeel:platform:CertManager", name: "cert-manager" })',
+    );
+    expect(c.findings[0].fix).toContain("keep the Helm release's name cert-manager");
+  });
+
+  it("aliased in components/renames.ts with the release's name kept: taken over, no finding", () => {
+    const c = compareUrnGraphs(lab(), graphs.renamedKept);
+    expect(c.findings).toEqual([]);
+    expect(c.aliased.map((a) => a.new.split("::").slice(2).join("::"))).toEqual([
+      "openkeel:platform:CertManager::cert-manager-release",
+      "openkeel:platform:CertManager$kubernetes:helm.sh/v3:Release::cert-manager-release",
+    ]);
   });
 });
