@@ -24,6 +24,17 @@ interface ReportNode {
   labels: Readonly<Record<string, string>>;
 }
 
+/** The check code of an unmet need of each kind. */
+const NEED_CODES: Record<HostCapabilityKind, string> = {
+  cniPlugin: "host-cni-plugin",
+  interface: "host-interface",
+  hostTool: "host-tool",
+  runtimeHandler: "host-runtime-handler",
+  kernelModule: "host-kernel-module",
+  device: "host-device",
+  mount: "host-mount",
+};
+
 /** How the capabilities of a kind read in messages. */
 const KIND_WORDS: Record<HostCapabilityKind, string> = {
   cniPlugin: "CNI plugin",
@@ -149,7 +160,7 @@ function needCheck(facts: HostContractFacts, p: ComponentPlacement, need: HostNe
   const nodes = [...byHas].map(([has, ns]) => `${ns.join(", ")} (${ns.length > 1 ? "each has" : "has"} ${has})`).join("; ");
   return {
     level: "error",
-    code: `host-${need.kind === "cniPlugin" ? "cni-plugin" : need.kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    code: NEED_CODES[need.kind],
     message: `${p.component.name} (${p.component.kind}) needs the ${KIND_WORDS[need.kind]} ${describeNames(need.anyOf)} on every node it may run on (${need.why}), and ${lacking.length === 1 ? "this node lacks" : "these nodes lack"} it: ${nodes}`,
     fix: need.fix,
     path: need.configPath ?? p.component.configPath ?? `openkeel:nodes[${facts.nodeIndex(lacking[0])}].roles`,

@@ -148,8 +148,8 @@ describe("host contract: what trips it", () => {
     );
     const host = report.checks.filter((c) => c.code.startsWith("host-"));
     expect(host.map((c) => [c.code, c.path])).toEqual([
-      ["host-host-tool", "openkeel:nodes[0].roles"],
-      ["host-host-tool", "openkeel:nodes[0].roles"],
+      ["host-tool", "openkeel:nodes[0].roles"],
+      ["host-tool", "openkeel:nodes[0].roles"],
     ]);
     expect(host[0].message).toContain("needs the host tool 'iscsiadm'");
     expect(host[0].message).toContain(
