@@ -10,6 +10,7 @@ import { withMirror } from "../plan/mirror";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
 import { addPlatform, hostContractOf, nodeMetadataOf } from "../platform/component";
 import { openkeelHostContract } from "../openkeel/host";
+import { mergeHostContracts } from "../plan/host";
 import { stackContext } from "../platform/context";
 import type { Topology } from "../topology/topology";
 import { installed } from "./environment";
@@ -49,9 +50,7 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   const problems = addOpenKeel(plan, ctx);
   plan.nodeConfig = env.nodeConfig(cfg, topology);
   // what the workloads need of their nodes' hosts, and what the node agents install there
-  const platformHost = hostContractOf(ctx, components);
-  const openkeelHost = openkeelHostContract(ctx);
-  plan.host = { needs: [...platformHost.needs, ...openkeelHost.needs], installs: [...platformHost.installs, ...openkeelHost.installs] };
+  plan.host = mergeHostContracts([hostContractOf(ctx, components), openkeelHostContract(ctx), env.host?.(cfg) ?? {}]);
   const out = withMirror(plan, cfg.mirror);
   // what the feasibility model reads of this Plan, recorded in index.yaml for the removal guard
   out.feasibility = feasibilityFacts(out, stackConstraints(cfg));

@@ -6,7 +6,7 @@ import type { ClusterConfig } from "../config/cluster";
 import type { Check, ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { NodeLevelConfig, Plan } from "../plan/plan";
-import type { HostProvision } from "../plan/host";
+import type { HostContract, HostProvision } from "../plan/host";
 import type { PlatformComponent } from "../platform/component";
 import type { StackStorage } from "../platform/context";
 import type { EnvironmentTraits } from "../topology/environment";
@@ -39,6 +39,11 @@ export interface Environment {
   nodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConfig;
   /** What the host of each node has before any pod runs: its OS, and what is rendered for it (the host contract, placement/host.ts). */
   hostProvisions(plan: Plan, topo: Topology): Map<string, HostProvision[]>;
+  /**
+   * What its own parts need of the hosts (kind's own pod network, for every pod).
+   * @default nothing: its platform components say what they need
+   */
+  host?(cfg: LoadedConfig): Partial<HostContract>;
 }
 
 /** The platform components a stack installs, in install order. */

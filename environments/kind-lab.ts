@@ -1,7 +1,7 @@
 // The kind lab on a laptop (§ 6, lab): default label keys, roles optional, no Ironic. kind keeps
 // its own CNI (Multus is added on top); KubeVirt (emulation), CDI, Longhorn and the snapshot stack
 // only with openkeel:platform.realBackends, like the lab's install-backends step.
-import { kindChecks, kindClusterBinding, kindHostProvisions, kindNodeConfig } from "../nodes/kind";
+import { KINDNET_POD_NEEDS, kindChecks, kindClusterBinding, kindHostProvisions, kindNodeConfig } from "../nodes/kind";
 import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
 import { kubevirt } from "../platform/kubevirt";
@@ -105,4 +105,5 @@ export const kindLab: Environment = {
   cluster: kindClusterBinding,
   nodeConfig: kindNodeConfig,
   hostProvisions: kindHostProvisions,
+  host: () => ({ podNeeds: KINDNET_POD_NEEDS }),
 };

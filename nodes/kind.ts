@@ -10,7 +10,7 @@ import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { toYaml } from "../render/render";
 import { nodeSelfLabels } from "./node-labels";
 import { allUnits, type NodeLevelConfig, type Plan } from "../plan/plan";
-import type { HostProvision } from "../plan/host";
+import type { HostNeed, HostProvision } from "../plan/host";
 import { K8S_CONTROL_PLANE_LABEL, type Taint } from "../config/roles";
 import type { Check } from "../config/problems";
 import { nodeTaints, type Topology } from "../topology/topology";
@@ -152,6 +152,17 @@ export function kindClusterConfig(cfg: LoadedConfig, topo: Topology): Record<str
   });
   return { kind: "Cluster", apiVersion: KIND_API_VERSION, name: cluster, nodes };
 }
+
+/**
+ * kind's own pod network, kindnet, writes 10-kindnet.conflist (ptp, host-local, portmap:
+ * kubernetes-sigs/kind@v0.32.0 images/kindnetd/cmd/kindnetd/cni.go:81-114), which every pod runs.
+ */
+export const KINDNET_POD_NEEDS: HostNeed[] = ["ptp", "host-local", "portmap"].map((plugin) => ({
+  kind: "cniPlugin",
+  anyOf: [plugin],
+  why: "kind's pod network: kindnet's CNI configuration runs it for every pod",
+  fix: "use kind's node image of the pin (KIND_NODE_IMAGE), which has it",
+}));
 
 /** The node image has no open-iscsi, which Longhorn's v1 engine runs on the host: the lab installs it into each node. */
 const OPEN_ISCSI = ["iscsiadm", "iscsid"];

@@ -64,6 +64,8 @@ export interface PlacementData {
   components: PlacementComponent[];
   /** What each node's host has (the host contract's providers), nodes that agree grouped; absent in renders before schema 4. */
   hosts?: HostGroup[];
+  /** What every pod on the pod network needs of its node's host, in words (schema 4). */
+  podNeeds?: string[];
 }
 
 /** The hosts' capabilities by kind, names sorted; nodes with the same grouped, in node order. */
@@ -114,5 +116,6 @@ export function placementData(r: PlacementReport): PlacementData {
       ...(r.hostNeeds.get(p.component.name)?.length ? { hostNeeds: r.hostNeeds.get(p.component.name) } : {}),
     })),
     ...(r.hosts.size > 0 ? { hosts: hostGroups(r) } : {}),
+    ...(r.podNeeds.length > 0 ? { podNeeds: [...r.podNeeds] } : {}),
   };
 }

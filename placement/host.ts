@@ -14,7 +14,7 @@ import type { AttachmentNeed, ComponentNeed, HostCapabilityKind, HostContract, H
 
 /** What the contract reads of a component's placement (./report.ts ComponentPlacement). */
 interface ComponentPlacement {
-  component: { name: string; kind: string; configPath?: string };
+  component: { name: string; kind: string; configPath?: string; scheduling: { hostNetwork?: boolean }; nodeSelection?: unknown };
   eligible: readonly string[];
 }
 
@@ -208,9 +208,28 @@ function enslavedCheck(facts: HostContractFacts, p: ComponentPlacement, need: Ho
   };
 }
 
+/** Whether a component places pods of its own on the pod network (not on the host's, not a node selection). */
+const podNetworkPods = (c: ComponentPlacement["component"]) => c.nodeSelection === undefined && c.scheduling.hostNetwork !== true;
+
+/**
+ * The pod network's needs, once for every node where a pod on it may run: one error per need,
+ * naming the nodes that lack it and how many components may run pods there.
+ */
+function podNeedChecks(facts: HostContractFacts): Check[] {
+  const podNodes = new Map<string, number>();
+  for (const p of facts.placements) if (podNetworkPods(p.component)) for (const n of p.eligible) podNodes.set(n, (podNodes.get(n) ?? 0) + 1);
+  return (facts.contract.podNeeds ?? []).flatMap((need) => {
+    const lacking = [...podNodes.keys()].filter((n) => !provides(facts.provisions.get(n) ?? [], need.kind, need.anyOf));
+    if (lacking.length === 0) return [];
+    const pods = Math.max(...lacking.map((n) => podNodes.get(n)!));
+    const every = { component: { name: "every pod on the pod network", kind: `up to ${pods} component(s) per node`, scheduling: {} }, eligible: lacking };
+    return [needCheck(facts, every, need, lacking)];
+  });
+}
+
 /** The host contract's errors: each need of each component on each node it may run on. */
 export function hostContractChecks(facts: HostContractFacts): Check[] {
-  const checks: Check[] = [];
+  const checks: Check[] = [...podNeedChecks(facts)];
   const byName = new Map(facts.nodes.map((n) => [n.name, n]));
   const taken = takenInterfaces(facts, byName);
   for (const { component, needs } of facts.contract.needs) {
@@ -253,6 +272,11 @@ function describeNeed(need: HostNeed | NodeLabelNeed): string {
   const what = "nodeLabel" in need ? `named by the node's ${need.nodeLabel} label` : describeNames(need.anyOf);
   const free = "free" in need && need.free ? ", free of any master" : "";
   return `${KIND_WORDS[need.kind]} ${what}${free}`;
+}
+
+/** What every pod on the pod network needs, in words. */
+export function describePodNeeds(contract: HostContract): string[] {
+  return (contract.podNeeds ?? []).map(describeNeed);
 }
 
 /** Each component's needs in words, attachments expanded (the components of units the Plan holds). */

@@ -150,8 +150,11 @@ function hostsMarkdown(d: PlacementData): string[] {
     "",
   ];
   const needs = d.components.filter((c) => c.hostNeeds?.length);
-  if (needs.length > 0)
-    lines.push("| component | needs of its nodes' hosts |", "|---|---|", ...needs.map((c) => `| ${c.name} | ${c.hostNeeds!.join("; ")} |`), "");
+  const rows = [
+    ...(d.podNeeds?.length ? [`| every pod on the pod network | ${d.podNeeds.join("; ")} |`] : []),
+    ...needs.map((c) => `| ${c.name} | ${c.hostNeeds!.join("; ")} |`),
+  ];
+  if (rows.length > 0) lines.push("| component | needs of its nodes' hosts |", "|---|---|", ...rows, "");
   return lines;
 }
 

@@ -11,7 +11,7 @@ import type { Check } from "../config/problems";
 import type { Component, DesignRoles } from "./workloads";
 import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/topology";
 import type { HostProvision } from "../plan/host";
-import { describeNeeds, hostContractChecks, nodeProvisions } from "./host";
+import { describeNeeds, describePodNeeds, hostContractChecks, nodeProvisions } from "./host";
 
 export interface ReportNode extends SchedNode {
   roles: Role[];
@@ -55,6 +55,8 @@ export interface PlacementReport {
   hosts: Map<string, HostProvision[]>;
   /** What each component needs of its nodes' hosts, in words (placement.md), by component name. */
   hostNeeds: Map<string, string[]>;
+  /** What every pod on the pod network needs of its node's host, in words. */
+  podNeeds: string[];
   /** Errors of the placement checks (empty when the placement holds). */
   checks: Check[];
   /** Findings of the checks only this repository's code can trip (origin `code`): bugs, never the stack's. */
@@ -420,6 +422,7 @@ export function placementReport(
     placements,
     hosts,
     hostNeeds: describeNeeds(plan, contract),
+    podNeeds: describePodNeeds(contract),
     checks: [...placementChecks(placements, nodes), ...registered.filter((r) => r.origin !== "code").flatMap((r) => r.check(facts)), ...hostChecks],
     bugs: registered.filter((r) => r.origin === "code").flatMap((r) => r.check(facts)),
   };

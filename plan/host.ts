@@ -82,6 +82,16 @@ export interface HostProvision extends HostCapability {
 export interface HostContract {
   needs: ComponentHostNeeds[];
   installs: HostInstall[];
+  /**
+   * What every pod that is not on the host network needs of its node: the plugins of the pod
+   * network's CNI configuration, which the kubelet's runtime calls for each pod sandbox.
+   * @default none
+   */
+  podNeeds?: HostNeed[];
 }
 
-export const EMPTY_HOST_CONTRACT: HostContract = { needs: [], installs: [] };
+/** Contracts of several contributors as one: their needs, installs and pod needs, in their order. */
+export function mergeHostContracts(parts: readonly Partial<HostContract>[]): HostContract {
+  const podNeeds = parts.flatMap((p) => p.podNeeds ?? []);
+  return { needs: parts.flatMap((p) => p.needs ?? []), installs: parts.flatMap((p) => p.installs ?? []), ...(podNeeds.length > 0 ? { podNeeds } : {}) };
+}

@@ -10,7 +10,7 @@ import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
 import type { PlacementCheck } from "../placement/report";
-import type { HostContract } from "../plan/host";
+import { mergeHostContracts, type HostContract } from "../plan/host";
 import { upstreamWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import { pinnedManifestUnit, type NodeRemediator, type StackContext } from "./context";
@@ -186,8 +186,7 @@ export function nodeMetadataOf(ctx: StackContext, components: readonly PlatformC
 
 /** The host contract of the components of the list (each component's needs and installs, in its order). */
 export function hostContractOf(ctx: StackContext, components: readonly PlatformComponent[]): HostContract {
-  const parts = components.map((c) => c.host?.(ctx) ?? {});
-  return { needs: parts.flatMap((p) => p.needs ?? []), installs: parts.flatMap((p) => p.installs ?? []) };
+  return mergeHostContracts(components.map((c) => c.host?.(ctx) ?? {}));
 }
 
 /** The node-lifecycle contributions of the components of the list, in its order. */

@@ -299,9 +299,17 @@ function kubeOvnHost(): Partial<HostContract> {
     why,
     fix: `load the ${name} module on every node (Talos builds it in)`,
   });
+  // every pod sandbox runs the plugins of its conflist (kubeovn/kube-ovn@v1.16.2 dist/images/01-kube-ovn.conflist: kube-ovn, portmap)
+  const podNeed = (plugin: string) => ({
+    kind: "cniPlugin" as const,
+    anyOf: [plugin],
+    why: "the pod network: Kube-OVN's CNI configuration (01-kube-ovn.conflist) runs it for every pod",
+    fix: "run kube-ovn-cni on every node that takes pods (it tolerates every taint: a node selector or a node outside its DaemonSet is the cause)",
+  });
   return {
     needs: [{ component: CNI_AGENT, needs: [module("openvswitch", "ovs-ovn's kernel datapath"), module("geneve", "the pod network's tunnels between nodes")] }],
     installs: [{ component: CNI_AGENT, provides: HOST_FACTS.kubeOvnCni.provides, by: HOST_FACTS.kubeOvnCni.by }],
+    podNeeds: [podNeed("kube-ovn"), podNeed("portmap")],
   };
 }
 

@@ -210,6 +210,18 @@ export const multus: PlatformComponent = {
   pins: [MULTUS_IMAGE],
   units: (ctx, { podNetwork }) => ({ "crds-operators": [multusUnit(ctx, after(podNetwork))] }),
   readers: {},
-  // the init container's install_multus copies the thick plugin's shim into /opt/cni/bin
-  host: () => ({ installs: [{ component: "multus/kube-multus-ds", provides: HOST_FACTS.multus.provides, by: HOST_FACTS.multus.by }] }),
+  // the init container's install_multus copies the thick plugin's shim into /opt/cni/bin; the
+  // daemon writes the primary CNI configuration, of type multus-shim (multus-cni@v4.3.0
+  // pkg/server/config/generator.go:34), which every pod sandbox then runs first
+  host: () => ({
+    installs: [{ component: "multus/kube-multus-ds", provides: HOST_FACTS.multus.provides, by: HOST_FACTS.multus.by }],
+    podNeeds: [
+      {
+        kind: "cniPlugin",
+        anyOf: ["multus-shim"],
+        why: "Multus' primary CNI configuration (type multus-shim) runs it for every pod, before the pod network's",
+        fix: "run Multus' DaemonSet on every node that takes pods (it tolerates every taint)",
+      },
+    ],
+  }),
 };

@@ -407,6 +407,7 @@ const placementSchema = z.object({
   ),
   // schema 4
   hosts: z.array(z.object({ nodes: z.array(z.string()), has: z.partialRecord(z.enum(HOST_CAPABILITY_KINDS), z.array(z.string())) })).optional(),
+  podNeeds: z.array(z.string()).optional(),
 });
 
 const machinesSchema = z.object({

@@ -158,6 +158,27 @@ describe("host contract: what trips it", () => {
     expect(host[0].fix).toContain("siderolabs/iscsi-tools");
   });
 
+  it("the pod network's plugins on every node a pod on it may run on: Multus' shim, missing, is named once with its nodes", () => {
+    const cfg = shippedConfig("prod-medium");
+    const plan = structuredClone(shippedPlan("prod-medium").plan!);
+    plan.host!.installs = plan.host!.installs.filter((i) => !i.component.startsWith("multus/"));
+    const report = placementReport(
+      plan,
+      stackTopology(cfg),
+      planComponents(plan, placementReaders(cfg.environment)),
+      placementChecks(cfg.environment),
+      stackStateTaints(cfg),
+      talosHostProvisions(plan, true),
+    );
+    const host = report.checks.filter((c) => c.code.startsWith("host-"));
+    expect(host.map((c) => c.code)).toEqual(["host-cni-plugin"]);
+    expect(host[0].message).toMatch(
+      /^every pod on the pod network \(up to \d+ component\(s\) per node\) needs the CNI plugin 'multus-shim' .* these nodes lack it: cp-1, cp-2, cp-3, cmp-01/,
+    );
+    expect(host[0].fix).toContain("Multus' DaemonSet");
+    expect(report.podNeeds).toEqual(["CNI plugin 'kube-ovn'", "CNI plugin 'portmap'", "CNI plugin 'multus-shim'"]);
+  });
+
   it("a kind lab that gives a node the containers role: no Kata runtime and no /dev/kvm in a kind node", () => {
     const cfg = mutatedConfig("lab", (r) => r.nodes[0].roles.push("containers"));
     const host = hostErrors(cfg);
