@@ -202,14 +202,17 @@ const readRelease: UnitReader = (u) => {
   const hooks: PodScheduling = { nodeSelector: { ...LINUX }, tolerations: [NO_SCHEDULE], hostNetwork: true };
   const controller = patchedObject(u.release, controllerDeployment(masters), u.kind === "HelmRelease" ? (u.postRender ?? []) : []);
   const replicas = masters !== undefined ? { replicas: masters } : {};
+  // the templates name these classes themselves (central-deploy, controller-deploy, monitor-deploy: system-cluster-critical; the DaemonSets: system-node-critical); the hook Jobs none
+  const cluster = { priorityClass: "system-cluster-critical" };
   return [
-    platformComponent(u, "ovn-central", "Deployment", central, CONTROL_PLANE, { ...replicas, requiredAntiAffinity: [HOSTNAME_LABEL] }),
+    platformComponent(u, "ovn-central", "Deployment", central, CONTROL_PLANE, { ...replicas, ...cluster, requiredAntiAffinity: [HOSTNAME_LABEL] }),
     platformComponent(u, CONTROLLER, "Deployment", podScheduling(obj(obj(obj(controller.spec).template).spec)), CONTROL_PLANE, {
       ...replicas,
+      ...cluster,
       requiredAntiAffinity: [HOSTNAME_LABEL],
     }),
-    platformComponent(u, "kube-ovn-monitor", "Deployment", monitor, CONTROL_PLANE, { replicas: 1, requiredAntiAffinity: [HOSTNAME_LABEL] }),
-    platformComponent(u, "kube-ovn-cni+ovs-ovn+pinger", "DaemonSet", ds, "allNodes"),
+    platformComponent(u, "kube-ovn-monitor", "Deployment", monitor, CONTROL_PLANE, { replicas: 1, ...cluster, requiredAntiAffinity: [HOSTNAME_LABEL] }),
+    platformComponent(u, "kube-ovn-cni+ovs-ovn+pinger", "DaemonSet", ds, "allNodes", { priorityClass: "system-node-critical" }),
     // Helm hooks: never post-rendered (Helm hands the post-renderer the manifests only)
     platformComponent(u, "post-delete-hook+upgrade-hooks", "Pods", hooks, "allNodes"),
   ];

@@ -5,7 +5,7 @@
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, type Toleration } from "../config/roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
-import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, type UnitReader } from "../placement/workloads";
+import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, priorityOf, type UnitReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
 import { NODE_FEATURE_DISCOVERY_CHART } from "./versions";
@@ -44,12 +44,17 @@ function nfdRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
 const readRelease: UnitReader = (u) => {
   if (u.kind !== "HelmRelease") return [];
   const v = u.values;
+  // templates/{master,nfd-gc,worker}.yaml at 0.18.3: the top-level priorityClassName (the worker's own too); the prune Job none
+  const priority = priorityOf(v.priorityClassName ?? obj(v.worker).priorityClassName);
   return [
     // one replica each unless the values say otherwise (the chart's replicaCount)
     ...(["master", "gc"] as const).map((c) =>
-      platformComponent(u, `nfd-${c}`, "Deployment", podScheduling(obj(v[c])), CONTROL_PLANE, { replicas: num(obj(v[c]).replicaCount) ?? 1 }),
+      platformComponent(u, `nfd-${c}`, "Deployment", podScheduling(obj(v[c])), CONTROL_PLANE, {
+        replicas: num(obj(v[c]).replicaCount) ?? 1,
+        ...priorityOf(v.priorityClassName),
+      }),
     ),
-    platformComponent(u, "nfd-worker", "DaemonSet", podScheduling(obj(v.worker)), "allNodes"),
+    platformComponent(u, "nfd-worker", "DaemonSet", podScheduling(obj(v.worker)), "allNodes", priority),
     // the post-delete hook Job (templates/post-delete-job.yaml) reuses master's nodeSelector, affinity and tolerations
     platformComponent(u, "nfd-prune", "Pods", podScheduling(obj(v.master)), CONTROL_PLANE),
   ];

@@ -613,7 +613,8 @@ describe("npm run preview between two commits", () => {
     for (const f of expected.commentOnly) expect(md).not.toContain(`\`${f}\``);
     // the issue measured 209 lines for this change, 143 of them the rewritten placement table
     // (plus the changed ovs-two-stacks warning, shown added and resolved)
-    expect(md.split("\n").length).toBeLessThan(90 + 2 * (expected.warnings.length + expected.resolved.length));
+    // (plus one for Longhorn's hook Jobs, two components since their priority classes differ)
+    expect(md.split("\n").length).toBeLessThan(91 + 2 * (expected.warnings.length + expected.resolved.length));
   });
 
   it("the combined report summarises every stack and carries the policy results", () => {
