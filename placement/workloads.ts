@@ -114,6 +114,33 @@ export interface UpstreamWorkload {
   designRoles: DesignRoles;
 }
 
+/**
+ * What a platform chart renders at its pin, against the components its release's reader models:
+ * the reader reads values, so which model component stands for which workload of the chart's
+ * output is written here, beside it (test/chart-placement.test.ts renders the chart and holds each
+ * workload to its component: node set, priority class, replicas).
+ */
+export interface ChartWorkloads {
+  /**
+   * `<Kind> <name>` of every workload `helm template` renders (hooks included) → the id of the
+   * component (`<unit>/<id>`) that stands for it; several may share one (`kube-ovn-cni+ovs-ovn+pinger`).
+   */
+  rendered: Readonly<Record<string, string>>;
+  /**
+   * Components of the release no rendered workload stands for, and why (what an operator creates at
+   * run time, a kind that selects nodes rather than pods).
+   * @default none
+   */
+  notRendered?: Readonly<Record<string, string>>;
+  /**
+   * Templates that render only against a live cluster (their first line tests a Helm `lookup`):
+   * rendered a second time with that line made true, as an upgrade renders them, so that their
+   * workloads are held to the model too.
+   * @default none
+   */
+  liveOnly?: { files: readonly string[]; gate: string; why: string };
+}
+
 /** A pinned upstream manifest's workloads as components of its unit, `<unit>/<workload name>`. */
 export function upstreamWorkloads(workloads: readonly UpstreamWorkload[]): UnitReader {
   return (u) =>

@@ -7,7 +7,18 @@
 // yet in the preview of a new cluster: with the chart's CRDs, that preview failed (found by npm run
 // e2e with the real manifests; pulumi/pulumi-kubernetes#3176).
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type RemoteManifestUnit } from "../plan/plan";
-import { chartOperatorComponents, CONTROL_PLANE, num, obj, platformComponent, podScheduling, priorityOf, unplaced, type Obj } from "../placement/workloads";
+import {
+  chartOperatorComponents,
+  CONTROL_PLANE,
+  num,
+  obj,
+  platformComponent,
+  podScheduling,
+  priorityOf,
+  unplaced,
+  type ChartWorkloads,
+  type Obj,
+} from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, type StackContext } from "./context";
 import { CERT_MANAGER_CHART, CERT_MANAGER_CRDS } from "./versions";
@@ -51,9 +62,20 @@ function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmRelease
   return helmReleaseUnit("cert-manager", "openkeel:platform:CertManager", CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, { dependsOn });
 }
 
+/** The workloads of the chart at CERT_MANAGER_CHART (release `cert-manager`: the chart names them after it). */
+const CERT_MANAGER_CHART_WORKLOADS: ChartWorkloads = {
+  rendered: {
+    "Deployment cert-manager": "cert-manager",
+    "Deployment cert-manager-webhook": "webhook",
+    "Deployment cert-manager-cainjector": "cainjector",
+    "Job cert-manager-startupapicheck": "startupapicheck",
+  },
+};
+
 export const certManager: PlatformComponent = {
   name: "cert-manager",
   pins: [CERT_MANAGER_CRDS, CERT_MANAGER_CHART],
+  charts: { [CERT_MANAGER_CHART.chart]: CERT_MANAGER_CHART_WORKLOADS },
   namespaces: () => [certManagerNamespace()],
   units: (ctx, { namespaces, priorityClasses, podNetwork }) => {
     const crds = certManagerCrds([]);

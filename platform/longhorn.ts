@@ -22,6 +22,7 @@ import {
   platformComponent,
   podScheduling,
   priorityOf,
+  type ChartWorkloads,
   type Component,
   type Obj,
   type ObjectReader,
@@ -669,9 +670,31 @@ function longhornHost(ctx: StackContext): Partial<HostContract> {
   };
 }
 
+/** The workloads of the chart at LONGHORN_CHART (templates/*.yaml), by the component of readRelease that stands for each. */
+const LONGHORN_CHART_WORKLOADS: ChartWorkloads = {
+  rendered: {
+    "DaemonSet longhorn-manager": "longhorn-manager",
+    "Deployment longhorn-driver-deployer": "longhorn-driver-deployer",
+    "Deployment longhorn-ui": "longhorn-ui",
+    "Job longhorn-pre-upgrade": "longhorn-pre-upgrade",
+    "Job longhorn-post-upgrade": "longhorn-post-upgrade+uninstall",
+    "Job longhorn-uninstall": "longhorn-post-upgrade+uninstall",
+  },
+  notRendered: {
+    "longhorn-csi-plugin+instance-managers":
+      "longhorn-manager creates them at run time with the system-managed settings (the CSI plugin DaemonSet through longhorn-driver-deployer, an instance manager per node)",
+    "csi-attacher": "a Deployment longhorn-driver-deployer creates (app/driver.go deployCSIDriver)",
+    "csi-provisioner": "a Deployment longhorn-driver-deployer creates (app/driver.go deployCSIDriver)",
+    "csi-resizer": "a Deployment longhorn-driver-deployer creates (app/driver.go deployCSIDriver)",
+    "csi-snapshotter": "a Deployment longhorn-driver-deployer creates (app/driver.go deployCSIDriver)",
+    "longhorn-default-disks": "Longhorn's disks on the nodes it selects, no pods",
+  },
+};
+
 export const longhorn: PlatformComponent = {
   name: "Longhorn",
   pins: [LONGHORN_CHART],
+  charts: { [LONGHORN_CHART.chart]: LONGHORN_CHART_WORKLOADS },
   settings: "longhorn",
   namespaces: () => [longhornNamespace()],
   nodeMetadata: longhornNodeMetadata,

@@ -14,6 +14,7 @@ import {
   podScheduling,
   priorityOf,
   unplaced,
+  type ChartWorkloads,
   type Component,
   type Obj,
   type ObjectReader,
@@ -78,9 +79,22 @@ function operatorFacts(own: Obj): Partial<Component> {
   return { replicas: ha.enabled === true ? (num(ha.replicas) ?? 3) : 1, ...priorityOf(own.priorityClassName) };
 }
 
+/** The workloads of the two charts at their pins (release `mariadb-operator`: the chart names them after it); the CRDs chart has none. */
+const MARIADB_OPERATOR_CHARTS: Record<string, ChartWorkloads> = {
+  [MARIADB_OPERATOR_CRDS_CHART.chart]: { rendered: {} },
+  [MARIADB_OPERATOR_CHART.chart]: {
+    rendered: {
+      "Deployment mariadb-operator": "mariadb-operator",
+      "Deployment mariadb-operator-webhook": "webhook",
+      "Deployment mariadb-operator-cert-controller": "certController",
+    },
+  },
+};
+
 export const mariadbOperator: PlatformComponent = {
   name: "MariaDB operator",
   pins: [MARIADB_OPERATOR_CRDS_CHART, MARIADB_OPERATOR_CHART],
+  charts: MARIADB_OPERATOR_CHARTS,
   namespaces: () => [mariadbOperatorNamespace()],
   units: (ctx, { namespaces, priorityClasses, podNetwork }) => {
     const crds = mariadbOperatorCrdsRelease(after(namespaces));
