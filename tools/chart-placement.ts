@@ -11,7 +11,7 @@
 // Hooks: Helm hands its post-renderer the manifests only. helm.sh/helm/v3@v3.20.2
 // pkg/action/action.go renderResources: SortManifests splits the hooks off (lines 169–172) and
 // `pr.Run(b)` runs on the manifests' buffer alone (lines 229–234); install.go line 317 and
-// upgrade.go line 276 call it with the release's post-renderer; cmd/helm/template.go lines 106–118
+// upgrade.go line 276 call it with the release's post-renderer; cmd/helm/template.go lines 108–111
 // print the manifest and then `rel.Hooks`. So a hook is judged as the chart renders it.
 //
 // The charts come from the mirror folder beside the clone (OPENKEEL_MIRROR, else ../shared/mirror:
