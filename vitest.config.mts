@@ -9,6 +9,7 @@ import { defineConfig } from "vitest/config";
  */
 const SLOW = [
   "test/urn-graph.test.ts",
+  "test/chart-placement.test.ts",
   "test/policy.test.ts",
   "test/preview.test.ts",
   "test/upgrades.test.ts",

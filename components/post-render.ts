@@ -50,15 +50,18 @@ const POST_RENDER_OF_ANNOTATION = "openkeel.io/post-render-of";
 /** The record's data key: the post-renderer's input, as its file holds it. */
 const POST_RENDER_RECORD_KEY = "post-render.json";
 
+/** What a post-renderer is made from: the release and its patches (a Plan unit, or a render's). */
+type PostRendered = Pick<HelmReleaseUnit, "release" | "postRender">;
+
 /** The post-renderer's input of a unit as text (the file beside the executable, the record's data); undefined without patches. */
-function inputText(unit: HelmReleaseUnit): string | undefined {
+function inputText(unit: PostRendered): string | undefined {
   if (!unit.postRender?.length) return undefined;
   const input: PostRenderInput = { release: unit.release, patches: unit.postRender };
   return `${JSON.stringify(input, null, 2)}\n`;
 }
 
 /** `<release>-<the first 16 hex digits of the input's SHA-256>`: the executable's name. */
-const executableName = (unit: HelmReleaseUnit, json: string) => `${unit.release}-${createHash("sha256").update(json).digest("hex").slice(0, 16)}`;
+const executableName = (unit: PostRendered, json: string) => `${unit.release}-${createHash("sha256").update(json).digest("hex").slice(0, 16)}`;
 
 /**
  * The release's post-render record: a ConfigMap `<release>-post-render` in its namespace whose
@@ -93,7 +96,7 @@ function sameFile(file: string, text: string, mode = 0): boolean {
  * Writes the post-renderer of a unit under `root` and returns its path relative to `root`, the
  * value of the release's `postrender`; undefined for a unit without patches.
  */
-export function postRenderExecutable(unit: HelmReleaseUnit, root = REPO_ROOT): string | undefined {
+export function postRenderExecutable(unit: PostRendered, root = REPO_ROOT): string | undefined {
   const json = inputText(unit);
   if (json === undefined) return undefined;
   const name = executableName(unit, json);

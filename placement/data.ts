@@ -30,6 +30,8 @@ export interface PlacementComponent {
   /** Deployment, StatefulSet, DaemonSet, Pods, or a kind that selects nodes (NodeHealthCheck, LonghornDisks). */
   kind: string;
   replicas?: number;
+  /** The PriorityClass its pods name, where its reader says (absent in renders before schema 5). */
+  priorityClass?: string;
   /** The design's § 2 row. */
   designRoles: DesignRoles;
   /** The nodes it may run on, in node order. */
@@ -108,6 +110,7 @@ export function placementData(r: PlacementReport): PlacementData {
       unit: p.component.unit,
       kind: p.component.kind,
       ...(p.component.replicas !== undefined ? { replicas: p.component.replicas } : {}),
+      ...(p.component.priorityClass !== undefined ? { priorityClass: p.component.priorityClass } : {}),
       designRoles: p.component.designRoles,
       eligible: [...p.eligible],
       reasons: p.reasons,

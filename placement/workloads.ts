@@ -33,6 +33,12 @@ export interface Component {
   unit: string;
   kind: ComponentKind;
   replicas?: number;
+  /**
+   * The PriorityClass its pods name (`priorityClassName`). The readers of the platform charts state
+   * it for every component the chart renders, absent meaning none (test/chart-placement.test.ts
+   * holds them to the chart); elsewhere absent may also mean its reader does not say.
+   */
+  priorityClass?: string;
   /** Pod scheduling; for a component with `nodeSelection`, that applies instead. */
   scheduling: PodScheduling;
   /** Node label selector of a component that selects nodes rather than schedules pods (remediation, disks). */
@@ -106,6 +112,33 @@ export interface UpstreamWorkload {
   scheduling: PodScheduling;
   /** Where the design wants it (§ 2, and docs/design-decisions.md where it deviates): ours, not upstream's. */
   designRoles: DesignRoles;
+}
+
+/**
+ * What a platform chart renders at its pin, against the components its release's reader models:
+ * the reader reads values, so which model component stands for which workload of the chart's
+ * output is written here, beside it (test/chart-placement.test.ts renders the chart and holds each
+ * workload to its component: node set, priority class, replicas).
+ */
+export interface ChartWorkloads {
+  /**
+   * `<Kind> <name>` of every workload `helm template` renders (hooks included) → the id of the
+   * component (`<unit>/<id>`) that stands for it; several may share one (`kube-ovn-cni+ovs-ovn+pinger`).
+   */
+  rendered: Readonly<Record<string, string>>;
+  /**
+   * Components of the release no rendered workload stands for, and why (what an operator creates at
+   * run time, a kind that selects nodes rather than pods).
+   * @default none
+   */
+  notRendered?: Readonly<Record<string, string>>;
+  /**
+   * Templates that render only against a live cluster (their first line tests a Helm `lookup`):
+   * rendered a second time with that line made true, as an upgrade renders them, so that their
+   * workloads are held to the model too.
+   * @default none
+   */
+  liveOnly?: { files: readonly string[]; gate: string; why: string };
 }
 
 /** A pinned upstream manifest's workloads as components of its unit, `<unit>/<workload name>`. */
@@ -189,31 +222,58 @@ export function platformComponent(
   return { name: `${u.name}/${id}`, source: "platform", unit: u.name, kind, scheduling, designRoles, ...more };
 }
 
-/** Charts with top-level nodeSelector/tolerations/affinity for the operator (and sub-components). */
-export function chartOperatorComponents(u: HelmReleaseUnit, subs: string[]): Component[] {
+/**
+ * Charts with top-level nodeSelector/tolerations/affinity for the operator (and sub-components);
+ * `more`: what the chart makes of a component's own values (the top level's for the operator) beside
+ * them, its replicas and priority class.
+ */
+export function chartOperatorComponents(u: HelmReleaseUnit, subs: string[], more: (own: Obj) => Partial<Component> = () => ({})): Component[] {
   const v = u.values as Obj;
   const globalSel = strMap(obj(v.global).nodeSelector) ?? {};
   const top = podScheduling({ ...v, nodeSelector: { ...globalSel, ...(strMap(v.nodeSelector) ?? {}) } });
-  const out = [platformComponent(u, u.chart.chart, "Deployment", top, CONTROL_PLANE)];
+  const out = [platformComponent(u, u.chart.chart, "Deployment", top, CONTROL_PLANE, more(v))];
   for (const s of subs) {
     const sv = obj(v[s]);
     if (sv.enabled === false) continue;
     out.push(
-      platformComponent(u, s, "Deployment", podScheduling({ ...sv, nodeSelector: { ...globalSel, ...(strMap(sv.nodeSelector) ?? {}) } }), CONTROL_PLANE),
+      platformComponent(
+        u,
+        s,
+        "Deployment",
+        podScheduling({ ...sv, nodeSelector: { ...globalSel, ...(strMap(sv.nodeSelector) ?? {}) } }),
+        CONTROL_PLANE,
+        more(sv),
+      ),
     );
   }
   return out;
 }
 
-/** Deployment, StatefulSet and DaemonSet objects a unit writes: their pod template's scheduling. */
-const workload: ObjectReader = (u, o) => {
+/** A string value, or undefined (an absent or empty key: Helm's `with` renders nothing for it). */
+export const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
+/** `{priorityClass}` when a class is named, else nothing: spread into a component. */
+export const priorityOf = (name: unknown): Pick<Component, "priorityClass"> => (str(name) ? { priorityClass: str(name) } : {});
+
+/** The pod template of a workload object (a Job's, a bare Pod's own spec). */
+export function podTemplateSpec(o: K8sObject): Obj {
   const spec = obj(o.spec);
-  const tpl = obj(obj(spec.template).spec);
+  return o.kind === "Pod" ? spec : obj(obj(spec.template).spec);
+}
+
+/**
+ * A Deployment, StatefulSet or DaemonSet a unit writes, or the pods of a Job or a bare Pod (kind
+ * `Pods`): its pod template's scheduling, replicas and priority class.
+ */
+export const workload: ObjectReader = (u, o) => {
+  const spec = obj(o.spec);
+  const tpl = podTemplateSpec(o);
   const daemonSet = o.kind === "DaemonSet";
+  const pods = o.kind === "Job" || o.kind === "Pod";
   const anti = requiredAntiAffinityKeys(tpl.affinity as Affinity);
   return [
-    platformComponent(u, o.metadata.name, o.kind as ComponentKind, podScheduling(tpl), daemonSet ? "allNodes" : CONTROL_PLANE, {
-      ...(daemonSet ? {} : { replicas: num(spec.replicas) ?? 1 }),
+    platformComponent(u, o.metadata.name, pods ? "Pods" : (o.kind as ComponentKind), podScheduling(tpl), daemonSet ? "allNodes" : CONTROL_PLANE, {
+      ...(daemonSet || pods ? {} : { replicas: num(spec.replicas) ?? 1 }),
+      ...priorityOf(tpl.priorityClassName),
       ...(anti.length > 0 ? { requiredAntiAffinity: anti } : {}),
     }),
   ];

@@ -7,7 +7,18 @@
 // yet in the preview of a new cluster: with the chart's CRDs, that preview failed (found by npm run
 // e2e with the real manifests; pulumi/pulumi-kubernetes#3176).
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type RemoteManifestUnit } from "../plan/plan";
-import { chartOperatorComponents, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type Obj } from "../placement/workloads";
+import {
+  chartOperatorComponents,
+  CONTROL_PLANE,
+  num,
+  obj,
+  platformComponent,
+  podScheduling,
+  priorityOf,
+  unplaced,
+  type ChartWorkloads,
+  type Obj,
+} from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, type StackContext } from "./context";
 import { CERT_MANAGER_CHART, CERT_MANAGER_CRDS } from "./versions";
@@ -51,9 +62,20 @@ function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmRelease
   return helmReleaseUnit("cert-manager", "openkeel:platform:CertManager", CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, { dependsOn });
 }
 
+/** The workloads of the chart at CERT_MANAGER_CHART (release `cert-manager`: the chart names them after it). */
+const CERT_MANAGER_CHART_WORKLOADS: ChartWorkloads = {
+  rendered: {
+    "Deployment cert-manager": "cert-manager",
+    "Deployment cert-manager-webhook": "webhook",
+    "Deployment cert-manager-cainjector": "cainjector",
+    "Job cert-manager-startupapicheck": "startupapicheck",
+  },
+};
+
 export const certManager: PlatformComponent = {
   name: "cert-manager",
   pins: [CERT_MANAGER_CRDS, CERT_MANAGER_CHART],
+  charts: { [CERT_MANAGER_CHART.chart]: CERT_MANAGER_CHART_WORKLOADS },
   namespaces: () => [certManagerNamespace()],
   units: (ctx, { namespaces, priorityClasses, podNetwork }) => {
     const crds = certManagerCrds([]);
@@ -62,14 +84,16 @@ export const certManager: PlatformComponent = {
   readers: {
     units: {
       [CRDS_TYPE]: unplaced("CRDs only: no pods"),
-      "openkeel:platform:CertManager": (u) =>
-        u.kind === "HelmRelease"
-          ? [
-              ...chartOperatorComponents(u, ["webhook", "cainjector"]),
-              // the post-install hook Job (templates/startupapicheck-job.yaml), placed by startupapicheck.*
-              platformComponent(u, "startupapicheck", "Pods", podScheduling(obj((u.values as Obj).startupapicheck)), CONTROL_PLANE),
-            ]
-          : [],
+      "openkeel:platform:CertManager": (u) => {
+        if (u.kind !== "HelmRelease") return [];
+        // every template names global.priorityClassName; each Deployment has its `replicaCount` (1 by default)
+        const priority = priorityOf(obj((u.values as Obj).global).priorityClassName);
+        return [
+          ...chartOperatorComponents(u, ["webhook", "cainjector"], (own) => ({ replicas: num(own.replicaCount) ?? 1, ...priority })),
+          // the post-install hook Job (templates/startupapicheck-job.yaml), placed by startupapicheck.*
+          platformComponent(u, "startupapicheck", "Pods", podScheduling(obj((u.values as Obj).startupapicheck)), CONTROL_PLANE, priority),
+        ];
+      },
     },
   },
 };

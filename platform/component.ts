@@ -11,7 +11,7 @@ import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
 import type { PlacementCheck } from "../placement/report";
 import { mergeHostContracts, type HostContract } from "../plan/host";
-import { upstreamWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
+import { upstreamWorkloads, type ChartWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import { pinnedManifestUnit, type NodeRemediator, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
@@ -88,6 +88,13 @@ export interface PlatformComponent extends NodeRemediator {
    * @default none: it applies no upstream manifest with workloads
    */
   upstream?: readonly UpstreamManifest[];
+  /**
+   * Per chart of `pins` (by chart name): which component of its reader stands for each workload the
+   * chart renders at the pin. test/chart-placement.test.ts renders the chart (`helm template`) with
+   * every stack's values and holds the model to it; a workload missing here fails it, named.
+   * @default none: it installs no Helm chart
+   */
+  charts?: Readonly<Record<string, ChartWorkloads>>;
   /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
   units(ctx: StackContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */

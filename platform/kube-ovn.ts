@@ -16,7 +16,7 @@ import type { NodeMetadataContributor } from "../plan/node-roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { patchedObject, type PostRenderPatch } from "../plan/post-render";
 import type { PodScheduling } from "../placement/scheduling";
-import { CONTROL_PLANE, obj, platformComponent, podScheduling, type Obj, type UnitReader } from "../placement/workloads";
+import { CONTROL_PLANE, obj, platformComponent, podScheduling, type ChartWorkloads, type Obj, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
 import type { StackContext } from "./context";
@@ -202,14 +202,17 @@ const readRelease: UnitReader = (u) => {
   const hooks: PodScheduling = { nodeSelector: { ...LINUX }, tolerations: [NO_SCHEDULE], hostNetwork: true };
   const controller = patchedObject(u.release, controllerDeployment(masters), u.kind === "HelmRelease" ? (u.postRender ?? []) : []);
   const replicas = masters !== undefined ? { replicas: masters } : {};
+  // the templates name these classes themselves (central-deploy, controller-deploy, monitor-deploy: system-cluster-critical; the DaemonSets: system-node-critical); the hook Jobs none
+  const cluster = { priorityClass: "system-cluster-critical" };
   return [
-    platformComponent(u, "ovn-central", "Deployment", central, CONTROL_PLANE, { ...replicas, requiredAntiAffinity: [HOSTNAME_LABEL] }),
+    platformComponent(u, "ovn-central", "Deployment", central, CONTROL_PLANE, { ...replicas, ...cluster, requiredAntiAffinity: [HOSTNAME_LABEL] }),
     platformComponent(u, CONTROLLER, "Deployment", podScheduling(obj(obj(obj(controller.spec).template).spec)), CONTROL_PLANE, {
       ...replicas,
+      ...cluster,
       requiredAntiAffinity: [HOSTNAME_LABEL],
     }),
-    platformComponent(u, "kube-ovn-monitor", "Deployment", monitor, CONTROL_PLANE, { replicas: 1, requiredAntiAffinity: [HOSTNAME_LABEL] }),
-    platformComponent(u, "kube-ovn-cni+ovs-ovn+pinger", "DaemonSet", ds, "allNodes"),
+    platformComponent(u, "kube-ovn-monitor", "Deployment", monitor, CONTROL_PLANE, { replicas: 1, ...cluster, requiredAntiAffinity: [HOSTNAME_LABEL] }),
+    platformComponent(u, "kube-ovn-cni+ovs-ovn+pinger", "DaemonSet", ds, "allNodes", { priorityClass: "system-node-critical" }),
     // Helm hooks: never post-rendered (Helm hands the post-renderer the manifests only)
     platformComponent(u, "post-delete-hook+upgrade-hooks", "Pods", hooks, "allNodes"),
   ];
@@ -313,9 +316,34 @@ function kubeOvnHost(): Partial<HostContract> {
   };
 }
 
+/**
+ * The workloads of the chart at KUBE_OVN_CHART (templates/*.yaml), by the component of readRelease
+ * that stands for each. The upgrade hooks render only on an upgrade: their templates test a `lookup`
+ * of the live ovs-ovn DaemonSet, which finds nothing without a cluster.
+ */
+const KUBE_OVN_CHART_WORKLOADS: ChartWorkloads = {
+  rendered: {
+    "Deployment ovn-central": "ovn-central",
+    [`Deployment ${CONTROLLER}`]: CONTROLLER,
+    "Deployment kube-ovn-monitor": "kube-ovn-monitor",
+    "DaemonSet kube-ovn-cni": "kube-ovn-cni+ovs-ovn+pinger",
+    "DaemonSet ovs-ovn": "kube-ovn-cni+ovs-ovn+pinger",
+    "DaemonSet kube-ovn-pinger": "kube-ovn-cni+ovs-ovn+pinger",
+    "Job kube-ovn-post-delete-hook": "post-delete-hook+upgrade-hooks",
+    "Job kube-ovn-pre-upgrade-hook": "post-delete-hook+upgrade-hooks",
+    "Job kube-ovn-post-upgrade-hook": "post-delete-hook+upgrade-hooks",
+  },
+  liveOnly: {
+    files: ["templates/pre-upgrade-ovs-ovn.yaml", "templates/upgrade-ovs-ovn.yaml"],
+    gate: '{{- if include "kubeovn.ovn.versionCompatibility" . -}}',
+    why: "kubeovn.ovn.versionCompatibility (templates/_helpers.tpl) looks the live ovs-ovn DaemonSet up and is empty unless its chart version differs: an upgrade",
+  },
+};
+
 export const kubeOvn: PlatformComponent = {
   name: "Kube-OVN",
   pins: [KUBE_OVN_CHART],
+  charts: { [KUBE_OVN_CHART.chart]: KUBE_OVN_CHART_WORKLOADS },
   settings: "kubeOvn",
   nodeMetadata: masterLabels,
   lifecycle: kubeOvnLifecycle,

@@ -21,6 +21,8 @@ import {
   obj,
   platformComponent,
   podScheduling,
+  priorityOf,
+  type ChartWorkloads,
   type Component,
   type Obj,
   type ObjectReader,
@@ -460,26 +462,43 @@ const readStorageClass: ObjectReader = (u, o) => {
   return [platformComponent(u, `${o.metadata.name}/share-manager`, "Pods", scheduling, ["storage"], { confinedTo: "storage" })];
 };
 
+/**
+ * The chart's priority class (values.yaml at 1.12.1: `defaultSettings.priorityClass`, which
+ * `longhornManager`, `longhornDriver` and `longhornUI.priorityClass` repeat by a YAML alias); the
+ * release creates it (templates/priorityclass.yaml).
+ */
+const LONGHORN_PRIORITY_CLASS = "longhorn-critical";
+
 const readRelease: UnitReader = (u) => {
   if (u.kind !== "HelmRelease") return [];
   const v = u.values as Obj;
   const settings = obj(v.defaultSettings);
   const user = (component: string): PodScheduling =>
     podScheduling({ nodeSelector: longhornPick(v, component, "nodeSelector"), tolerations: longhornPick(v, component, "tolerations") });
+  // templates/{daemonset-sa,deployment-driver,deployment-ui}.yaml: `<component>.priorityClass`, when not empty
+  const priority = (component: string) => priorityOf(obj(v[component]).priorityClass ?? LONGHORN_PRIORITY_CLASS);
   const manager = user("longhornManager");
   const systemManaged: PodScheduling = {
     nodeSelector: parseLonghornNodeSelector(settings.systemManagedComponentsNodeSelector),
     tolerations: parseLonghornTolerations(settings.taintToleration),
   };
+  const managed = priorityOf(settings.priorityClass ?? LONGHORN_PRIORITY_CLASS);
   const diskLabelled = settings.createDefaultDiskLabeledNodes === true || settings.createDefaultDiskLabeledNodes === "true";
   return [
-    platformComponent(u, "longhorn-manager", "DaemonSet", manager, VOLUME_CONSUMER_ROLES),
-    platformComponent(u, "longhorn-csi-plugin+instance-managers", "DaemonSet", systemManaged, VOLUME_CONSUMER_ROLES),
-    ...csiSidecars(u, v, systemManaged),
-    platformComponent(u, "longhorn-driver-deployer", "Deployment", user("longhornDriver"), CONTROL_PLANE),
-    platformComponent(u, "longhorn-ui", "Deployment", user("longhornUI"), CONTROL_PLANE, { replicas: num(obj(v.longhornUI).replicas) ?? 2 }),
-    // Helm hooks (templates/{preupgrade,postupgrade,uninstall}-job.yaml): the manager's nodeSelector and tolerations
-    platformComponent(u, "longhorn-pre-upgrade+post-upgrade+uninstall", "Pods", manager, CONTROL_PLANE),
+    platformComponent(u, "longhorn-manager", "DaemonSet", manager, VOLUME_CONSUMER_ROLES, priority("longhornManager")),
+    // created by longhorn-manager with the priority-class setting (the chart's default-setting.yaml writes it)
+    platformComponent(u, "longhorn-csi-plugin+instance-managers", "DaemonSet", systemManaged, VOLUME_CONSUMER_ROLES, managed),
+    ...csiSidecars(u, v, systemManaged).map((c) => ({ ...c, ...managed })),
+    // templates/deployment-driver.yaml: `replicas: 1`, fixed
+    platformComponent(u, "longhorn-driver-deployer", "Deployment", user("longhornDriver"), CONTROL_PLANE, { replicas: 1, ...priority("longhornDriver") }),
+    platformComponent(u, "longhorn-ui", "Deployment", user("longhornUI"), CONTROL_PLANE, {
+      replicas: num(obj(v.longhornUI).replicas) ?? 2,
+      ...priority("longhornUI"),
+    }),
+    // Helm hooks (templates/{preupgrade,postupgrade,uninstall}-job.yaml): the manager's nodeSelector
+    // and tolerations; the manager's priority class, but for the pre-upgrade Job, which names none
+    platformComponent(u, "longhorn-pre-upgrade", "Pods", manager, CONTROL_PLANE),
+    platformComponent(u, "longhorn-post-upgrade+uninstall", "Pods", manager, CONTROL_PLANE, priority("longhornManager")),
     // Disks: a node gets a default disk when longhorn-manager runs there and, with
     // createDefaultDiskLabeledNodes, it carries node.longhorn.io/create-default-disk=true|config.
     // Storage nodes hold the replicas (§ 2.3); control-plane nodes the strict-local volumes of D5.
@@ -651,9 +670,31 @@ function longhornHost(ctx: StackContext): Partial<HostContract> {
   };
 }
 
+/** The workloads of the chart at LONGHORN_CHART (templates/*.yaml), by the component of readRelease that stands for each. */
+const LONGHORN_CHART_WORKLOADS: ChartWorkloads = {
+  rendered: {
+    "DaemonSet longhorn-manager": "longhorn-manager",
+    "Deployment longhorn-driver-deployer": "longhorn-driver-deployer",
+    "Deployment longhorn-ui": "longhorn-ui",
+    "Job longhorn-pre-upgrade": "longhorn-pre-upgrade",
+    "Job longhorn-post-upgrade": "longhorn-post-upgrade+uninstall",
+    "Job longhorn-uninstall": "longhorn-post-upgrade+uninstall",
+  },
+  notRendered: {
+    "longhorn-csi-plugin+instance-managers":
+      "longhorn-manager creates them at run time with the system-managed settings (the CSI plugin DaemonSet through longhorn-driver-deployer, an instance manager per node)",
+    "csi-attacher": "a Deployment longhorn-driver-deployer creates (app/driver.go deployCSIDriver)",
+    "csi-provisioner": "a Deployment longhorn-driver-deployer creates (app/driver.go deployCSIDriver)",
+    "csi-resizer": "a Deployment longhorn-driver-deployer creates (app/driver.go deployCSIDriver)",
+    "csi-snapshotter": "a Deployment longhorn-driver-deployer creates (app/driver.go deployCSIDriver)",
+    "longhorn-default-disks": "Longhorn's disks on the nodes it selects, no pods",
+  },
+};
+
 export const longhorn: PlatformComponent = {
   name: "Longhorn",
   pins: [LONGHORN_CHART],
+  charts: { [LONGHORN_CHART.chart]: LONGHORN_CHART_WORKLOADS },
   settings: "longhorn",
   namespaces: () => [longhornNamespace()],
   nodeMetadata: longhornNodeMetadata,

@@ -5,7 +5,20 @@ import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/p
 import { HOSTNAME_LABEL } from "../config/roles";
 import type { Affinity } from "../placement/chart-helper";
 import { requiredAntiAffinityKeys } from "../placement/scheduling";
-import { chartOperatorComponents, CONTROL_PLANE, num, obj, platformComponent, podScheduling, unplaced, type ObjectReader } from "../placement/workloads";
+import {
+  chartOperatorComponents,
+  CONTROL_PLANE,
+  num,
+  obj,
+  platformComponent,
+  podScheduling,
+  priorityOf,
+  unplaced,
+  type ChartWorkloads,
+  type Component,
+  type Obj,
+  type ObjectReader,
+} from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
@@ -56,9 +69,32 @@ export const readMariaDB: ObjectReader = (u, o) => {
   ];
 };
 
+/**
+ * What the chart makes of each Deployment's own values (templates/{operator,webhook,cert-controller}/
+ * deployment.yaml at 26.6.0): `ha.replicas` (3 by default) when `ha.enabled`, else no replicas
+ * field (one pod); its own `priorityClassName`.
+ */
+function operatorFacts(own: Obj): Partial<Component> {
+  const ha = obj(own.ha);
+  return { replicas: ha.enabled === true ? (num(ha.replicas) ?? 3) : 1, ...priorityOf(own.priorityClassName) };
+}
+
+/** The workloads of the two charts at their pins (release `mariadb-operator`: the chart names them after it); the CRDs chart has none. */
+const MARIADB_OPERATOR_CHARTS: Record<string, ChartWorkloads> = {
+  [MARIADB_OPERATOR_CRDS_CHART.chart]: { rendered: {} },
+  [MARIADB_OPERATOR_CHART.chart]: {
+    rendered: {
+      "Deployment mariadb-operator": "mariadb-operator",
+      "Deployment mariadb-operator-webhook": "webhook",
+      "Deployment mariadb-operator-cert-controller": "certController",
+    },
+  },
+};
+
 export const mariadbOperator: PlatformComponent = {
   name: "MariaDB operator",
   pins: [MARIADB_OPERATOR_CRDS_CHART, MARIADB_OPERATOR_CHART],
+  charts: MARIADB_OPERATOR_CHARTS,
   namespaces: () => [mariadbOperatorNamespace()],
   units: (ctx, { namespaces, priorityClasses, podNetwork }) => {
     const crds = mariadbOperatorCrdsRelease(after(namespaces));
@@ -67,7 +103,7 @@ export const mariadbOperator: PlatformComponent = {
   readers: {
     units: {
       "openkeel:platform:MariadbOperatorCrds": unplaced("CRDs only"),
-      "openkeel:platform:MariadbOperator": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "certController"]) : []),
+      "openkeel:platform:MariadbOperator": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "certController"], operatorFacts) : []),
     },
     objects: { MariaDB: readMariaDB },
   },

@@ -5,7 +5,7 @@
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, type Toleration } from "../config/roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
-import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, type UnitReader } from "../placement/workloads";
+import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, priorityOf, type ChartWorkloads, type UnitReader } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
 import { NODE_FEATURE_DISCOVERY_CHART } from "./versions";
@@ -44,20 +44,36 @@ function nfdRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
 const readRelease: UnitReader = (u) => {
   if (u.kind !== "HelmRelease") return [];
   const v = u.values;
+  // templates/{master,nfd-gc,worker}.yaml at 0.18.3: the top-level priorityClassName (the worker's own too); the prune Job none
+  const priority = priorityOf(v.priorityClassName ?? obj(v.worker).priorityClassName);
   return [
     // one replica each unless the values say otherwise (the chart's replicaCount)
     ...(["master", "gc"] as const).map((c) =>
-      platformComponent(u, `nfd-${c}`, "Deployment", podScheduling(obj(v[c])), CONTROL_PLANE, { replicas: num(obj(v[c]).replicaCount) ?? 1 }),
+      platformComponent(u, `nfd-${c}`, "Deployment", podScheduling(obj(v[c])), CONTROL_PLANE, {
+        replicas: num(obj(v[c]).replicaCount) ?? 1,
+        ...priorityOf(v.priorityClassName),
+      }),
     ),
-    platformComponent(u, "nfd-worker", "DaemonSet", podScheduling(obj(v.worker)), "allNodes"),
+    platformComponent(u, "nfd-worker", "DaemonSet", podScheduling(obj(v.worker)), "allNodes", priority),
     // the post-delete hook Job (templates/post-delete-job.yaml) reuses master's nodeSelector, affinity and tolerations
     platformComponent(u, "nfd-prune", "Pods", podScheduling(obj(v.master)), CONTROL_PLANE),
   ];
 };
 
+/** The workloads of the chart at NODE_FEATURE_DISCOVERY_CHART (release `node-feature-discovery`: the chart names them after it). */
+const NFD_CHART_WORKLOADS: ChartWorkloads = {
+  rendered: {
+    "Deployment node-feature-discovery-master": "nfd-master",
+    "Deployment node-feature-discovery-gc": "nfd-gc",
+    "DaemonSet node-feature-discovery-worker": "nfd-worker",
+    "Job node-feature-discovery-prune": "nfd-prune",
+  },
+};
+
 export const nodeFeatureDiscovery: PlatformComponent = {
   name: "Node Feature Discovery",
   pins: [NODE_FEATURE_DISCOVERY_CHART],
+  charts: { [NODE_FEATURE_DISCOVERY_CHART.chart]: NFD_CHART_WORKLOADS },
   namespaces: () => [nfdNamespace()],
   units: (ctx, { namespaces, priorityClasses, podNetwork }) => ({ "crds-operators": [nfdRelease(ctx, after(priorityClasses, namespaces, podNetwork))] }),
   readers: { units: { "openkeel:platform:NodeFeatureDiscovery": readRelease } },

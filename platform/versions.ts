@@ -725,6 +725,31 @@ export const CNI_PLUGINS_UPGRADE: UpgradeRule = {
   source: "a test tool, never deployed; it follows Kube-OVN's CNI_PLUGINS_VERSION (kubeovn/kube-ovn@v1.16.2 dist/images/Dockerfile.base line 191)",
 };
 
+/**
+ * Helm, for the test that renders every platform chart at its pin (`helm template`, the release's
+ * post-renderer run by Helm itself) and holds the placement model to it (tools/chart-placement.ts,
+ * test/chart-placement.test.ts). `go install <command>@<version>` into .tools/helm (the module proxy,
+ * checked against sum.golang.org; no replace directive in its go.mod, so no wrapper module). The
+ * version is the Helm the deploying code runs: `helm.v3.Release` is the Kubernetes provider's
+ * (@pulumi/kubernetes), built on helm.sh/helm/v3, and the newest provider/go.mod of
+ * pulumi/pulumi-kubernetes this repository could read (master of 2026-07-01, after v4.32.0) requires
+ * helm.sh/helm/v3 v3.20.2 (since #4277, 2026-04-10); the go.mod of v4.34.2 itself could not be read
+ * (neither in the snapshot of its repository nor on the module proxy).
+ */
+export const HELM = { module: "helm.sh/helm/v3", command: "helm.sh/helm/v3/cmd/helm", version: "v3.20.2" } as const;
+export const HELM_UPGRADE: UpgradeRule = {
+  component: "Helm of the chart placement test",
+  pins: ["HELM"],
+  step: "any",
+  downgrade: true,
+  deployed: false,
+  crds: "none",
+  first: [
+    "the helm.sh/helm/v3 version that provider/go.mod of pulumi/pulumi-kubernetes requires at the @pulumi/kubernetes version of package.json: the Helm that installs the releases (stay on its major)",
+  ],
+  source: "a test tool, never deployed; it follows the Kubernetes provider's Helm (pulumi/pulumi-kubernetes provider/go.mod: helm.sh/helm/v3 v3.20.2)",
+};
+
 // ---- Schemas where no offline schema folder is (npm run validate, npm test on GitHub) ----
 // The offline folder (../shared/schemas) mirrors these; without it, kubeconform reads the two
 // catalogs at the commits below, and what they lack is built from upstream files at release tags
@@ -798,4 +823,5 @@ export const UPGRADE_RULES: readonly UpgradeRule[] = [
   KUBECONFORM_UPGRADE,
   ACTIONLINT_UPGRADE,
   CNI_PLUGINS_UPGRADE,
+  HELM_UPGRADE,
 ];

@@ -27,9 +27,10 @@ import { makeReader } from "./yaml";
 /**
  * The version of this model index.yaml records; a reader reads it and every earlier one. 3:
  * placement.json groups a component's unreachable nodes by their reasons (reasonGroups). 4: it
- * holds the host contract: what each node's host has (`hosts`), what each component needs of it.
+ * holds the host contract: what each node's host has (`hosts`), what each component needs of it. 5:
+ * a component's priority class (`priorityClass`), where its reader says.
  */
-export const RENDERED_SCHEMA_VERSION = 4;
+export const RENDERED_SCHEMA_VERSION = 5;
 
 export const INDEX_FILE = "index.yaml";
 export const PLACEMENT_DATA_FILE = "placement.json";
@@ -396,6 +397,8 @@ const placementSchema = z.object({
       unit: z.string(),
       kind: z.string(),
       replicas: z.number().optional(),
+      // schema 5
+      priorityClass: z.string().optional(),
       designRoles: z.union([z.array(roleSchema), z.literal("all"), z.literal("allNodes"), z.literal("kubernetesControlPlane")]),
       eligible: z.array(z.string()),
       // grouped (schema 3), or per node (before)

@@ -1,6 +1,6 @@
-// Issue 22, item 7: every workload a chart renders is a component. helm is not installed here and
-// the e2e renders the contract charts through the engine's provider only, so this test reads the
-// charts' templates: the contract charts (test/e2e/charts) render every pod template through the
+// Issue 22, item 7: every workload a chart renders is a component. The e2e renders the contract
+// charts through the engine's provider only, so this test reads the charts' templates (the real
+// platform charts are rendered by Helm in test/chart-placement.test.ts): the contract charts (test/e2e/charts) render every pod template through the
 // shared helper `openkeel.workload` with a literal "key" and "kind" (the e2e mirror refuses a chart
 // whose helper copy differs), and a literal `kind: <workload>` document anywhere else; the stand-in
 // charts (test/e2e/standins) are generated text. A pod template that no placement reader claims

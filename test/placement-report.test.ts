@@ -81,7 +81,8 @@ describe("the design's § 2 matrix, per topology", () => {
         "longhorn/csi-snapshotter",
         "longhorn/longhorn-manager",
         // its hook Jobs take the manager's tolerations (issue 22, item 7)
-        "longhorn/longhorn-pre-upgrade+post-upgrade+uninstall",
+        "longhorn/longhorn-pre-upgrade",
+        "longhorn/longhorn-post-upgrade+uninstall",
         "multus/kube-multus-ds",
         "openkeel-ironic/conductor",
       ].sort(),

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CNI_PLUGINS, TOOLS, type ToolName, type ToolPin } from "../platform/versions";
+import { CNI_PLUGINS, HELM, TOOLS, type ToolName, type ToolPin } from "../platform/versions";
 import { buildInfoVersion, checkTool, ensureTool, goCandidates, ToolError, toolBinary, TOOLS_DIR } from "../tools/tools";
 import { REPO } from "./helpers/stacks";
 import { tsCommand } from "../cli/ts-command";
@@ -14,6 +14,7 @@ import { installValidators } from "../tools/install";
 import { kubeOvnSchemasDir } from "../tools/kube-ovn-crds";
 import { ensureTalosValidate, TALOS_VALIDATE } from "../tools/talos-validate";
 import { cniDir, ensureCniPlugins } from "../tools/cni-plugins";
+import { ensureHelm, HELM_BINARY, requireHelm } from "../tools/helm";
 
 const KC = TOOLS.kubeconform;
 
@@ -94,7 +95,7 @@ describe("installed tools", () => {
     expect(r.stdout).not.toMatch(/installing/);
     expect(r.stdout).toMatch(
       new RegExp(
-        `kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version}, Kube-OVN CRDs in \\.tools/, talos-validate \\(machinery v[\\d.]+\\), CNI plugins ${CNI_PLUGINS.version} `,
+        `kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version}, Kube-OVN CRDs in \\.tools/, talos-validate \\(machinery v[\\d.]+\\), CNI plugins ${CNI_PLUGINS.version} \\(.*\\), helm ${HELM.version} `,
       ),
     );
     const c = spawnSync(...tsCommand(path.join(REPO, "scripts/tools.ts"), ["--check"]), { cwd: REPO, encoding: "utf8" });
@@ -102,6 +103,7 @@ describe("installed tools", () => {
     expect(c.stdout).toContain(`kubeconform ${KC.version}: ok`);
     expect(c.stdout).toMatch(/^talos-validate \(machinery v[\d.]+\): ok$/m);
     expect(c.stdout).toContain(`CNI plugins ${CNI_PLUGINS.version}: ok`);
+    expect(c.stdout).toContain(`helm ${HELM.version}: ok`);
     expect(TOOLS_DIR).toBe(path.join(REPO, ".tools"));
     expect(fs.readFileSync(path.join(REPO, ".gitignore"), "utf8")).toMatch(/^\.tools\/$/m);
   });
@@ -111,13 +113,13 @@ describe("installValidators: what npm run tools, the suites' setup and npm run b
   it("into a tools folder with the tools but without Kube-OVN's CRDs (a fresh clone's bench once failed kubeconform on them): the CRDs too", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "validators-"));
     temps.push(dir);
-    for (const name of [...(Object.keys(TOOLS) as ToolName[]), TALOS_VALIDATE]) fs.copyFileSync(toolBinary(name), path.join(dir, name));
+    for (const name of [...(Object.keys(TOOLS) as ToolName[]), TALOS_VALIDATE, HELM_BINARY]) fs.copyFileSync(toolBinary(name), path.join(dir, name));
     fs.cpSync(cniDir(), cniDir(dir), { recursive: true });
-    const { installed, crdsBuilt, talosValidate, cni } = await installValidators({ toolsDir: dir, go: null });
+    const { installed, crdsBuilt, talosValidate, cni, helm } = await installValidators({ toolsDir: dir, go: null });
     expect(installed.map((t) => [t.name, t.how])).toEqual((Object.keys(TOOLS) as ToolName[]).map((n) => [n, "present"]));
     expect(crdsBuilt).toBe(true);
     expect(fs.existsSync(path.join(kubeOvnSchemasDir(dir), "crds", "kubeovn.io"))).toBe(true);
-    expect([talosValidate.built, cni.built]).toEqual([false, []]);
+    expect([talosValidate.built, cni.built, helm.built]).toEqual([false, [], false]);
     expect((await installValidators({ toolsDir: dir, go: null })).crdsBuilt).toBe(false);
   });
 
@@ -128,6 +130,26 @@ describe("installValidators: what npm run tools, the suites' setup and npm run b
     expect(() => ensureCniPlugins({ toolsDir: dir, go: null })).toThrow(
       new RegExp(`the CNI plugins macvlan, ipvlan, host-local ${CNI_PLUGINS.version} need Go to be built; .*Fix: install Go 1\\.26 or newer`),
     );
+    expect(() => ensureHelm({ toolsDir: dir, go: null })).toThrow(
+      new RegExp(`helm ${HELM.version} .* needs Go to be built; .*Fix: install Go 1\\.26 or newer`),
+    );
+  });
+
+  it("helm: `go install <command>@<pin>` outside any module, left alone once its build info records the pin; another version is refused", () => {
+    const dir = tmp();
+    const log = path.join(dir, "go.log");
+    // a stand-in `go` that "builds" a binary whose build info records the version asked for
+    const go = path.join(dir, "go");
+    const script = ["#!/bin/sh", `echo "$@" >> '${log}'`, 'for a; do target="$a"; done; ver="${target#*@}"'];
+    script.push(`printf '#!/bin/sh\\necho %s\\n\\nmod\\t${HELM.module}\\t%s\\th1:fake=\\n' "$ver" "$ver" > "$GOBIN/helm"`, 'chmod +x "$GOBIN/helm"', "");
+    fs.writeFileSync(go, script.join("\n"));
+    fs.chmodSync(go, 0o755);
+    fakeBinary(path.join(dir, HELM_BINARY), "v3.19.0", { module: HELM.module, version: "v3.19.0" });
+    expect(() => requireHelm(dir)).toThrow(`${path.join(dir, HELM_BINARY)}: helm is v3.19.0, the pin is ${HELM.version}. Fix: run \`npm run tools\`.`);
+    expect(ensureHelm({ toolsDir: dir, go })).toMatchObject({ binary: path.join(dir, HELM_BINARY), built: true });
+    expect(fs.readFileSync(log, "utf8").trim()).toBe(`install -trimpath ${HELM.command}@${HELM.version}`);
+    expect(requireHelm(dir)).toBe(path.join(dir, HELM_BINARY));
+    expect(ensureHelm({ toolsDir: dir, go: null })).toEqual({ binary: path.join(dir, HELM_BINARY), built: false });
   });
 });
 

@@ -1,9 +1,11 @@
 // Everything validation needs in .tools/, installed when missing: the pinned tools (kubeconform,
-// actionlint), Kube-OVN's CRDs, Talos' own validator of the node configs (talos-validate) and the
-// CNI plugins the attachment check runs. One function for `npm run tools` (npm test's first step),
+// actionlint), Kube-OVN's CRDs, Talos' own validator of the node configs (talos-validate), the
+// CNI plugins the attachment check runs and Helm, which renders the platform charts for the chart
+// placement test. One function for `npm run tools` (npm test's first step),
 // the suites' globalSetup and `npm run bench`, so that none of them validates with less than the
 // others.
 import { ensureCniPlugins, type CniInstall } from "./cni-plugins";
+import { ensureHelm, type HelmInstall } from "./helm";
 import { ensureKubeOvnCrds } from "./kube-ovn-crds";
 import { ensureTalosValidate, type TalosValidateInstall } from "./talos-validate";
 import { ensureTools, type Installed, type InstallOptions } from "./tools";
@@ -13,6 +15,7 @@ export interface Validators {
   crdsBuilt: boolean;
   talosValidate: TalosValidateInstall;
   cni: CniInstall;
+  helm: HelmInstall;
 }
 
 export async function installValidators(opts: InstallOptions = {}): Promise<Validators> {
@@ -20,5 +23,6 @@ export async function installValidators(opts: InstallOptions = {}): Promise<Vali
   const crdsBuilt = ensureKubeOvnCrds(opts.toolsDir).built;
   const talosValidate = ensureTalosValidate({ toolsDir: opts.toolsDir, go: opts.go, log: opts.log });
   const cni = ensureCniPlugins({ toolsDir: opts.toolsDir, go: opts.go, log: opts.log });
-  return { installed, crdsBuilt, talosValidate, cni };
+  const helm = ensureHelm({ toolsDir: opts.toolsDir, go: opts.go, log: opts.log });
+  return { installed, crdsBuilt, talosValidate, cni, helm };
 }

@@ -1,12 +1,13 @@
 // The body of `scripts/tools.ts` (its header comment is the command's --help).
 import * as path from "node:path";
-import { CNI_PLUGINS, TALOS_VERSION, TOOLS, type ToolName } from "../platform/versions";
+import { CNI_PLUGINS, HELM, TALOS_VERSION, TOOLS, type ToolName } from "../platform/versions";
 import { args, UserError } from "../cli/cli";
 import { checkTool, ToolError, toolBinary } from "./tools";
 import { kubeOvnCrdsDir } from "./kube-ovn-crds";
 import { installValidators } from "./install";
 import { CNI_PLUGIN_NAMES, staleCniPlugins } from "./cni-plugins";
 import { expectedVersionLine, requireTalosValidate, TALOS_VALIDATE } from "./talos-validate";
+import { requireHelm } from "./helm";
 
 export async function toolsCommand(): Promise<number | void> {
   const opts = args({ check: { type: "boolean", default: false } });
@@ -27,20 +28,28 @@ export async function toolsCommand(): Promise<number | void> {
     const stale = staleCniPlugins();
     if (stale.length) bad++;
     console.log(`CNI plugins ${CNI_PLUGINS.version}: ${stale.length ? `not installed: ${stale.join(", ")}` : "ok"}`);
+    try {
+      requireHelm();
+      console.log(`helm ${HELM.version}: ok`);
+    } catch {
+      bad++;
+      console.log(`helm ${HELM.version}: not installed at the pin`);
+    }
     return bad ? 1 : 0;
   }
   try {
     const started = Date.now();
-    const { installed, crdsBuilt, talosValidate, cni } = await installValidators({ log: (l) => console.log(l) });
+    const { installed, crdsBuilt, talosValidate, cni, helm } = await installValidators({ log: (l) => console.log(l) });
     for (const t of installed) {
       if (t.how !== "present") console.log(`${t.name} ${t.version}: installed by ${t.how} → .tools/${t.name}`);
     }
     if (crdsBuilt) console.log(`Kube-OVN CRDs: fetched by go mod download → ${path.relative(process.cwd(), kubeOvnCrdsDir())}/`);
     if (talosValidate.built) console.log(`${TALOS_VALIDATE}: built by go build in ${talosValidate.ms} ms → .tools/${TALOS_VALIDATE}`);
     if (cni.built.length) console.log(`CNI plugins: ${cni.built.join(", ")} installed by go install in ${cni.ms} ms → .tools/cni/`);
+    if (helm.built) console.log(`helm ${HELM.version}: installed by go install in ${helm.ms} ms → .tools/helm`);
     console.log(
       `tools: ${installed.map((t) => `${t.name} ${t.version}`).join(", ")}, Kube-OVN CRDs in .tools/, ` +
-        `${TALOS_VALIDATE} (machinery ${TALOS_VERSION}), CNI plugins ${CNI_PLUGINS.version} (${CNI_PLUGIN_NAMES.join(", ")}) (${Date.now() - started} ms)`,
+        `${TALOS_VALIDATE} (machinery ${TALOS_VERSION}), CNI plugins ${CNI_PLUGINS.version} (${CNI_PLUGIN_NAMES.join(", ")}), helm ${HELM.version} (${Date.now() - started} ms)`,
     );
     return 0;
   } catch (e) {

@@ -65,7 +65,7 @@ const MATRIX: [RegExp, Expect][] = [
   [/install-plan-approver\/job$/, CP],
   // Longhorn's hook Jobs take the manager's tolerations and no selector (issue 22, item 7)
   [
-    /longhorn-(manager|csi-plugin\+instance-managers|pre-upgrade\+post-upgrade\+uninstall)$/,
+    /longhorn-(manager|csi-plugin\+instance-managers|pre-upgrade|post-upgrade\+uninstall)$/,
     ["controlPlane", "compute", "storage", "containers", "provisioning"],
   ],
   [/longhorn-(driver-deployer|ui)$/, CP],
