@@ -15,7 +15,7 @@ import { SERVICES } from "../config/schema";
 import { HOSTNAME_LABEL, ZONE_LABEL, type Role } from "../config/roles";
 import { mergePatch, type PostRenderPatch } from "../plan/post-render";
 import { allUnits, type HelmReleaseUnit, type K8sObject, type Plan } from "../plan/plan";
-import { matchesLabelSelector, type LabelSelector } from "../placement/scheduling";
+import { disruptionsAllowed, matchesLabelSelector, type LabelSelector } from "../placement/scheduling";
 import { arr, isObj, obj, type Obj, type PodTemplate } from "../placement/workloads";
 import { galeraDisruptionsAllowed, galeraPod } from "../platform/mariadb-operator";
 import { rabbitmqPod } from "../platform/rabbitmq-operator";
@@ -29,7 +29,7 @@ import { chartObjects, type ChartObject } from "./workloads";
 interface PodGuarantee {
   /** The design row, as messages name it. */
   row: string;
-  /** Where the patch that carries it is built: what a fix restores. */
+  /** What carries it (the post-render patch and where it is built): what a fix restores. */
   source: string;
   /** Required pod anti-affinity on the host over its own pods: one member per node. */
   hostApart?: true;
@@ -41,6 +41,8 @@ interface PodGuarantee {
   priority?: "infra" | "control";
   /** At most this many pods evicted at once by a drain, all healthy (its PodDisruptionBudget). */
   maxUnavailable?: number;
+  /** What writes that budget, where it is not what writes the rest. */
+  budgetSource?: string;
   /** The roles it must select, one nodeSelectorTerm or selector each, with their taints tolerated (a component § 5.2 does not list). */
   roles?: readonly Role[];
 }
@@ -52,17 +54,33 @@ const POD_GUARANTEES: Readonly<Record<string, Readonly<Record<string, PodGuarant
   "openkeel-chart": {
     mariadb: {
       row: "§ 2.1 Galera",
-      source: "openkeel/infrastructure.ts infrastructurePostRender",
+      source: "the post-render patch that carries it (openkeel/infrastructure.ts infrastructurePostRender)",
       ...QUORUM,
       zoneSpread: true,
       priority: "infra",
       maxUnavailable: 1,
     },
-    rabbitmq: { row: "§ 2.1 RabbitMQ", source: "openkeel/infrastructure.ts infrastructurePostRender", ...QUORUM, priority: "infra" },
+    rabbitmq: {
+      row: "§ 2.1 RabbitMQ",
+      source: "the post-render patch that carries it (openkeel/infrastructure.ts infrastructurePostRender)",
+      ...QUORUM,
+      priority: "infra",
+      maxUnavailable: 1,
+      budgetSource: "the PodDisruptionBudget the Plan writes for it (openkeel/infrastructure.ts rabbitmqBudgetUnit)",
+    },
   },
-  "openkeel-neutron": { ovnCentral: { row: "§ 2.2 OVN central (D2)", source: "openkeel/zone-spread.ts antiAffinityPostRender", ...QUORUM } },
-  "openkeel-swift": { storage: { row: "§ 2.2 Swift storage", source: "openkeel/zone-spread.ts antiAffinityPostRender", hostApart: true, zoneSpread: true } },
-  "openkeel-ironic": { conductor: { row: "§ 2.2 Ironic conductor (D7)", source: "its chart's template (§ 5.2)", hostApart: true } },
+  "openkeel-neutron": {
+    ovnCentral: { row: "§ 2.2 OVN central (D2)", source: "the post-render patch that carries it (openkeel/zone-spread.ts antiAffinityPostRender)", ...QUORUM },
+  },
+  "openkeel-swift": {
+    storage: {
+      row: "§ 2.2 Swift storage",
+      source: "the post-render patch that carries it (openkeel/zone-spread.ts antiAffinityPostRender)",
+      hostApart: true,
+      zoneSpread: true,
+    },
+  },
+  "openkeel-ironic": { conductor: { row: "§ 2.2 Ironic conductor (D7)", source: "the host term its chart's template renders (§ 5.2)", hostApart: true } },
 };
 
 /** What a component § 5.2 does not list owes its patch: its design row's roles (D3, D4, D8 among them) and its tier. */
@@ -72,7 +90,7 @@ function unlistedGuarantee(chart: string, key: string): PodGuarantee | undefined
   const roles = openkeelDesign(chart, key).roles;
   return {
     row: `${key}'s role placement (§ 2, § 5.2 lists no ${key})`,
-    source: "openkeel/unlisted.ts unlistedPostRender",
+    source: "the post-render patch that carries it (openkeel/unlisted.ts unlistedPostRender)",
     ...(Array.isArray(roles) ? { roles } : {}),
     ...(unlisted.priority === "none" ? {} : { priority: unlisted.priority }),
   };
@@ -166,12 +184,27 @@ function priorityFindings(j: Judged, tier: "infra" | "control"): string[] {
   return got === want ? [] : [`runs at priority ${got === undefined ? "none" : show(got)}, not ${show(want)} (the ${tier} tier)`];
 }
 
-function budgetFindings(j: Judged, maxUnavailable: number): string[] {
-  if (j.patched.kind !== "MariaDB") return [];
+/** The PodDisruptionBudgets the Plan writes in a namespace whose selector matches pods with `labels`. */
+function budgetsOver(plan: Plan, namespace: string, labels: Record<string, string>): K8sObject[] {
+  return allUnits(plan).flatMap((u) =>
+    u.kind !== "Manifests"
+      ? []
+      : u.objects.filter((o) => o.kind === "PodDisruptionBudget" && o.metadata.namespace === namespace && selects(obj(o.spec).selector, labels)),
+  );
+}
+
+/** Galera: the budget mariadb-operator makes from its CR; RabbitMQ, whose operator makes none: the one the Plan writes over its pods. */
+function budgetFindings(j: Judged, plan: Plan, maxUnavailable: number): string[] {
   const replicas = Number(obj(j.patched.spec).replicas ?? 1);
-  const allowed = galeraDisruptionsAllowed(j.patched);
   const want = Math.min(maxUnavailable, replicas);
-  return allowed === want ? [] : [`the operator's PodDisruptionBudget lets a drain evict ${allowed} of its ${replicas} members at once, not ${want}`];
+  if (j.patched.kind === "MariaDB") {
+    const allowed = galeraDisruptionsAllowed(j.patched);
+    return allowed === want ? [] : [`the operator's PodDisruptionBudget lets a drain evict ${allowed} of its ${replicas} members at once, not ${want}`];
+  }
+  const budgets = budgetsOver(plan, j.unit.namespace, j.pods.labels);
+  if (budgets.length === 0) return [`has no PodDisruptionBudget over its pods (labels ${show(j.pods.labels)}): a drain may evict every member at once`];
+  const allowed = Math.min(...budgets.map((b) => disruptionsAllowed(obj(b.spec), replicas)));
+  return allowed === want ? [] : [`its PodDisruptionBudget lets a drain evict ${allowed} of its ${replicas} members at once, not ${want}`];
 }
 
 /** What of a component's guarantees its patched object lacks, each with where the patch that carries it is built. */
@@ -185,7 +218,7 @@ function guaranteeFindings(j: Judged, plan: Plan, row?: PodGuarantee, unlisted?:
     ...(row ? tag(row, row.zoneSpread && zoned ? zoneSpreadFindings(j, zoneKey) : []) : []),
     ...(unlisted?.roles ? tag(unlisted, roleFindings(j, unlisted.roles)) : []),
     ...[row, unlisted].flatMap((g) => (g?.priority ? tag(g, priorityFindings(j, g.priority)) : [])),
-    ...(row?.maxUnavailable !== undefined ? tag(row, budgetFindings(j, row.maxUnavailable)) : []),
+    ...(row?.maxUnavailable !== undefined ? tag({ ...row, source: row.budgetSource ?? row.source }, budgetFindings(j, plan, row.maxUnavailable)) : []),
   ];
 }
 
@@ -243,7 +276,7 @@ function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Fin
           level: "error",
           code: "post-render-guarantee",
           message: `${describeObject(j)} ${what} (${g.row}; judged on the object after its release's post-render patches${podsNote(c)})`,
-          fix: path ? `remove the override at ${path} that drops it, or write it back there` : `restore the post-render patch that carries it (${g.source})`,
+          fix: path ? `remove the override at ${path} that drops it, or write it back there` : `restore ${g.source}`,
         },
       });
     }

@@ -160,6 +160,26 @@ export function namespaceUnit(more: K8sObject[] = []): ManifestsUnit {
   return manifestsUnit(NAMESPACE_UNIT, "openkeel:openkeel:Namespace", objects, { protect: true });
 }
 
+export const RABBITMQ_BUDGET_UNIT = "openkeel-rabbitmq-budget";
+
+/**
+ * § 2.1: RabbitMQ's members drained one at a time (PDB maxUnavailable: 1). The cluster operator
+ * v2.22.3 creates no PodDisruptionBudget (its code has none; its
+ * docs/examples/production-ready/pod-disruption-budget.yaml applies one beside the cluster), so the
+ * Plan writes it, over the label the operator's StatefulSet selects its pods by
+ * (internal/metadata/label.go LabelSelector: app.kubernetes.io/name=<cluster>).
+ */
+export function rabbitmqBudgetUnit(release = INFRASTRUCTURE_UNIT): ManifestsUnit {
+  const cluster = memberObjectName(release, "rabbitmq");
+  const budget: K8sObject = {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: cluster, namespace: OPENKEEL_NAMESPACE },
+    spec: { maxUnavailable: 1, selector: { matchLabels: { "app.kubernetes.io/name": cluster } } },
+  };
+  return manifestsUnit(RABBITMQ_BUDGET_UNIT, "openkeel:openkeel:DisruptionBudget", [budget], { dependsOn: [NAMESPACE_UNIT] });
+}
+
 export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>, postRender: PostRenderPatch[] = []): HelmReleaseUnit {
   // Galera and RabbitMQ hold every service's data
   return helmReleaseUnit(INFRASTRUCTURE_UNIT, "openkeel:openkeel:Infrastructure", OPENKEEL_NAMESPACE, chartRef(cfg, "infrastructure"), values, {

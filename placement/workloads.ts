@@ -139,6 +139,7 @@ const UNPLACED_KINDS: ReadonlySet<string> = new Set([
   "NetworkPolicy",
   "Node",
   "OperatorGroup",
+  "PodDisruptionBudget",
   "PriorityClass",
   "Role",
   "RoleBinding",

@@ -4,7 +4,7 @@
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { HOSTNAME_LABEL } from "../config/roles";
 import type { Affinity } from "../placement/chart-helper";
-import { requiredAntiAffinityKeys } from "../placement/scheduling";
+import { disruptionsAllowed, requiredAntiAffinityKeys } from "../placement/scheduling";
 import {
   chartOperatorComponents,
   CONTROL_PLANE,
@@ -93,18 +93,14 @@ export function galeraPod(cr: K8sObject): PodTemplate {
  * How many Galera pods the operator's PodDisruptionBudget lets a drain evict while all are
  * healthy: the CR's `spec.podDisruptionBudget`; without one, an HA MariaDB (Galera or replication
  * on) gets `minAvailable: 50%` and any other none (internal/controller/mariadb_controller.go
- * reconcilePodDisruptionBudget and reconcileHighAvailabilityPDB, 26.6.0, lines 490-635). A
- * percentage is scaled and rounded up, as the disruption controller does for both fields.
+ * reconcilePodDisruptionBudget and reconcileHighAvailabilityPDB, 26.6.0, lines 490-635).
  */
 export function galeraDisruptionsAllowed(cr: K8sObject): number {
   const spec = obj(cr.spec);
   const replicas = num(spec.replicas) ?? 1;
   const ha = obj(spec.galera).enabled === true || obj(spec.replication).enabled === true;
   const pdb = spec.podDisruptionBudget === undefined ? (ha ? { minAvailable: "50%" } : undefined) : obj(spec.podDisruptionBudget);
-  if (pdb === undefined) return replicas;
-  const scaled = (v: unknown) => (typeof v === "string" && v.endsWith("%") ? Math.ceil((Number(v.slice(0, -1)) * replicas) / 100) : Number(v));
-  const allowed = pdb.maxUnavailable !== undefined ? scaled(pdb.maxUnavailable) : replicas - scaled(pdb.minAvailable);
-  return Math.max(0, Math.min(replicas, allowed));
+  return pdb === undefined ? replicas : disruptionsAllowed(pdb, replicas);
 }
 
 /** A MariaDB CR: the Galera StatefulSet's pods as the operator builds them (galeraPod). */

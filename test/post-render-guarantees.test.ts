@@ -6,7 +6,7 @@
 // scheduler). The Plan is changed where composePlan hands it over, as a bug in a builder would.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { planStack } from "../environments";
-import { findUnit, type HelmReleaseUnit, type K8sObject, type Plan } from "../plan/plan";
+import { findUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../plan/plan";
 import type { PostRenderPatch } from "../plan/post-render";
 import { galeraDisruptionsAllowed, galeraPod } from "../platform/mariadb-operator";
 import { rabbitmqPod } from "../platform/rabbitmq-operator";
@@ -42,6 +42,8 @@ function refusal(stack: string, tamper: (plan: Plan) => void): string {
 }
 
 const releaseOf = (plan: Plan, name: string) => findUnit(plan, name) as HelmReleaseUnit;
+/** RabbitMQ's PodDisruptionBudget, which the Plan writes (its operator makes none). */
+const budget = (plan: Plan): K8sObject => (findUnit(plan, "openkeel-rabbitmq-budget") as ManifestsUnit).objects[0];
 
 /** The patches of `release` whose target matches. */
 function patchesOf(plan: Plan, release: string, kind: string, name: string): PostRenderPatch[] {
@@ -173,6 +175,28 @@ const CASES: Case[] = [
       /\[post-render-selector\] openkeel-chart\/rabbitmq .* matches none of its pods \(labels \{"app\.kubernetes\.io\/name":"openkeel-chart-rabbitmq","app\.kubernetes\.io\/component":"rabbitmq","app\.kubernetes\.io\/part-of":"rabbitmq"\}\)/,
       /openkeel-chart\/rabbitmq .* its required anti-affinity on kubernetes\.io\/hostname selects .* it keeps nothing apart/,
     ],
+  },
+  {
+    what: "RabbitMQ: its PodDisruptionBudget gone (the operator makes none)",
+    stack: "prod-medium",
+    tamper: (plan) => {
+      for (const ph of plan.phases) ph.units = ph.units.filter((u) => u.name !== "openkeel-rabbitmq-budget");
+    },
+    says: [
+      /openkeel-chart\/rabbitmq .* has no PodDisruptionBudget over its pods .*a drain may evict every member at once .*Fix: restore the PodDisruptionBudget the Plan writes for it/,
+    ],
+  },
+  {
+    what: "RabbitMQ: its PodDisruptionBudget selecting app.kubernetes.io/instance, which the operator does not set",
+    stack: "prod-small",
+    tamper: (plan) => ((budget(plan).spec as any).selector = { matchLabels: { "app.kubernetes.io/instance": "openkeel-chart-rabbitmq" } }),
+    says: [/openkeel-chart\/rabbitmq .* has no PodDisruptionBudget over its pods/],
+  },
+  {
+    what: "RabbitMQ: its PodDisruptionBudget letting a drain take two members",
+    stack: "prod-large",
+    tamper: (plan) => ((budget(plan).spec as any).maxUnavailable = 2),
+    says: [/openkeel-chart\/rabbitmq .* its PodDisruptionBudget lets a drain evict 2 of its 3 members at once, not 1/],
   },
   {
     what: "OVN central: its patch dropped",
