@@ -35,7 +35,7 @@ interface PodGuarantee {
   hostApart?: true;
   /** The same on the zone where the topology keeps members one per zone (§ 6.3). */
   zoneApart?: true;
-  /** Spread over the zones, where the stack's nodes carry zones: zone anti-affinity or a zone spread constraint over its own pods. */
+  /** Spread over the zones, where the stack's nodes carry several: zone anti-affinity or a zone spread constraint over its own pods. */
   zoneSpread?: true;
   /** Its priority tier (`global.placementDefaults.priorityClasses.<tier>`). */
   priority?: "infra" | "control";
@@ -210,7 +210,7 @@ function budgetFindings(j: Judged, plan: Plan, maxUnavailable: number): string[]
 /** What of a component's guarantees its patched object lacks, each with where the patch that carries it is built. */
 function guaranteeFindings(j: Judged, plan: Plan, row?: PodGuarantee, unlisted?: PodGuarantee): { what: string; g: PodGuarantee }[] {
   const zoneKey = String(obj(obj(obj(j.unit.values).global).placementDefaults).zoneKey ?? ZONE_LABEL);
-  const zoned = plan.nodes.some((n) => n.zone !== undefined);
+  const zoned = new Set(plan.nodes.flatMap((n) => (n.zone !== undefined ? [n.zone] : []))).size > 1;
   const tag = (g: PodGuarantee, found: string[]) => found.map((what) => ({ what, g }));
   return [
     ...(row ? tag(row, row.hostApart ? apartFindings(j, HOSTNAME_LABEL) : []) : []),

@@ -26,6 +26,7 @@ import { placementValueSchema, type PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
+import { galeraPodLabels } from "../platform/mariadb-operator";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -75,11 +76,21 @@ export function infrastructurePostRender(
   }));
   const rabbitTerms = domains.map((topologyKey) => ({ labelSelector: { matchLabels: { "app.kubernetes.io/name": rabbit } }, topologyKey }));
   const anti = (terms: unknown[]) => (terms.length > 0 ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: terms } } } : {});
+  // § 2.1 "spread on zone": the zone term where the topology requires one member per zone, else a
+  // soft spread where the nodes carry several zones (the RabbitMQ operator spreads its pods itself)
+  const spread =
+    !domains.includes(ZONE_LABEL) && ctx.topo.zones.length > 1
+      ? {
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: ZONE_LABEL, whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: galeraPodLabels(galera) } },
+          ],
+        }
+      : {};
   const patches: PostRenderPatch[] = [
     {
       target: { kind: "MariaDB", name: galera },
-      why: "§ 2.1: one Galera member per host (and per zone in large, § 6.3) at openkeel-infra-critical; the chart renders the CR's nodeSelector and tolerations only (§ 5.2)",
-      patch: { spec: { priorityClassName: PRIORITY_CLASSES.infra, ...anti(galeraTerms) } },
+      why: `§ 2.1: one Galera member per host (and per zone in large, § 6.3${spread.topologySpreadConstraints ? "; spread over the zones" : ""}) at openkeel-infra-critical; the chart renders the CR's nodeSelector and tolerations only (§ 5.2)`,
+      patch: { spec: { priorityClassName: PRIORITY_CLASSES.infra, ...anti(galeraTerms), ...spread } },
     },
   ];
   // the chart renders the host term itself (§ 5.2); the zone term needs both written out

@@ -386,6 +386,37 @@ describe("planStack refuses a guarantee-carrying patch that is dropped, misses i
   });
 });
 
+describe("spread on zone (§ 2.1, § 2.2) where the nodes carry several zones but the topology keeps no member per zone", () => {
+  it("prod-medium with three zones: Galera's patch and Swift storage's spread over them, softly, over their own pods", () => {
+    const cfg = mutatedConfig("prod-medium", (raw) => {
+      raw.nodes.forEach((n: any, i: number) => (n.zone = `zone-${"abc"[i % 3]}`));
+    });
+    const r = planStack(cfg);
+    expect(r.problems.filter((p) => p.level !== "warning")).toEqual([]);
+    const spreads = (name: string) =>
+      (releaseOf(r.plan!, name).postRender ?? []).flatMap((p) => {
+        const spec = (p.patch as any).spec;
+        return spec.topologySpreadConstraints ?? spec.template?.spec?.topologySpreadConstraints ?? [];
+      });
+    expect(spreads("openkeel-chart")).toEqual([
+      {
+        maxSkew: 1,
+        topologyKey: "topology.kubernetes.io/zone",
+        whenUnsatisfiable: "ScheduleAnyway",
+        labelSelector: { matchLabels: { "app.kubernetes.io/name": "mariadb", "app.kubernetes.io/instance": "openkeel-chart-mariadb" } },
+      },
+    ]);
+    expect(spreads("openkeel-swift")).toEqual([
+      {
+        maxSkew: 1,
+        topologyKey: "topology.kubernetes.io/zone",
+        whenUnsatisfiable: "ScheduleAnyway",
+        labelSelector: { matchLabels: { "app.kubernetes.io/instance": "openkeel-swift", "app.kubernetes.io/name": "openkeel-swift-storage" } },
+      },
+    ]);
+  });
+});
+
 describe("the operators' pods, as their code at the pins builds them", () => {
   const mariadb = (spec: Record<string, unknown>): K8sObject => ({ apiVersion: "k8s.mariadb.com/v1alpha1", kind: "MariaDB", metadata: { name: "db" }, spec });
 
