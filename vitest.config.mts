@@ -27,7 +27,7 @@ const SLOW = [
   "test/workflow.test.ts",
 ];
 /** vi.mock replaces a module for its own file: that file gets a fresh module graph. */
-const ISOLATED = ["test/placement-cli.test.ts"];
+const ISOLATED = ["test/placement-cli.test.ts", "test/post-render-guarantees.test.ts"];
 
 const FAST_ONLY = process.env.OPENKEEL_TESTS === "fast";
 

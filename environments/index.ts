@@ -17,6 +17,7 @@ import { installed } from "./environment";
 import { ENVIRONMENTS, placementChecks, placementReaders, stackConstraints, stackStateTaints, stackTopology } from "./registry";
 import { storageClassChecks } from "./storage";
 import { priorityClassChecks } from "./priority";
+import { postRenderGuarantees } from "../openkeel/guarantees";
 
 export { environmentConstraints, placementChecks, placementReaders, stackConstraints, stackTopology } from "./registry";
 
@@ -78,6 +79,12 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   plan.warnings = [...plan.warnings, ...feasibility];
   const storage = [...storageClassChecks(plan, cfg, ENVIRONMENTS[cfg.environment].storage(cfg)), ...priorityClassChecks(plan, cfg)];
   if (storage.length > 0) return { topology, problems: [...checks, ...feasibility, ...storage] };
+  // the design's guarantees on the objects as the cluster receives them, after the post-render patches
+  const guarantees = postRenderGuarantees(plan, cfg);
+  if (guarantees.bugs.length > 0) {
+    throw new Error(`post-render of stack ${cfg.stack}: ${guarantees.bugs.map((c) => `[${c.code}] ${c.message}. Fix: ${c.fix}`).join("; ")}`);
+  }
+  if (guarantees.checks.length > 0) return { topology, problems: [...checks, ...feasibility, ...guarantees.checks] };
   // A component that cannot run, or runs where the design forbids it, fails like a plan check.
   const placement = placementReport(
     plan,

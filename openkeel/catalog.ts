@@ -10,7 +10,8 @@ import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, RESERVED_TOLERATION, ROLES
 import type { StackContext } from "../platform/context";
 import { quorumPlacement, type ReplicaRule } from "./context";
 import { labelKey, nodeSelectorSchema, tolerationSchema } from "../config/k8s";
-import { METADATA_PROXY_SECRET } from "./names";
+import { METADATA_PROXY_SECRET, releaseName } from "./names";
+import { workloadSelector } from "./zone-spread";
 import { IRONIC_NAMESPACE } from "./ironic";
 import { masakariValues, SEGMENT_HEALTH_CHECKS, segmentHealthChecksSchema } from "./masakari";
 import type { PlacementValue } from "../config/placement";
@@ -203,6 +204,15 @@ const masakari = (base: HelperPlaced, key: string): HelperPlaced => ({
   addedTolerations: ["nodePlacement", key, "tolerations"],
 });
 
+/**
+ * § 2.2: Swift storage spreads over the zones (Swift zones are its failure domains), softly: a
+ * zone short of storage nodes still takes its members (the baseline's ScheduleAnyway, § 2).
+ */
+function swiftZoneSpread(): NonNullable<PlacementValue["topologySpreadConstraints"]>[number] {
+  const labelSelector = { matchLabels: workloadSelector(releaseName("swift"), "storage") };
+  return { maxSkew: 1, topologyKey: ZONE_LABEL, whenUnsatisfiable: "ScheduleAnyway" as const, labelSelector };
+}
+
 /** The compute label of the stack's profile, when the releases get role labels (§ 5.2). */
 function computeLabel(ctx: StackContext): string | undefined {
   return ctx.rolesPassed ? roleLabelKey("compute", ctx.topo.profile) : undefined;
@@ -322,7 +332,12 @@ export const SERVICE_CATALOG: Record<ServiceName, ServiceSpec> = {
         kind: "StatefulSet",
         placement: (ctx) => {
           const extra = sharedNodeTolerations("storage", ctx);
-          return { role: "storage", antiAffinity: "required", ...(extra.length > 0 ? { extraTolerations: extra } : {}) };
+          return {
+            role: "storage",
+            antiAffinity: "required",
+            ...(extra.length > 0 ? { extraTolerations: extra } : {}),
+            ...(ctx.topo.zones.length > 1 ? { topologySpreadConstraints: [swiftZoneSpread()] } : {}),
+          };
         },
         replicas: "perNode",
         settings: { devices: volumeSchema },

@@ -39,5 +39,10 @@ export function replicasFor(rule: ReplicaRule, p: PlacementValue, ctx: StackCont
  * quorum), enforced: a member that finds no free zone stays Pending rather than stacking.
  */
 export function quorumPlacement(ctx: StackContext): PlacementValue {
-  return { role: "controlPlane", antiAffinity: "required", ...(ctx.cfg.topology === "large" ? { zoneAntiAffinity: "required" } : {}) };
+  return { role: "controlPlane", antiAffinity: "required", ...(membersApartByZone(ctx.cfg.topology) ? { zoneAntiAffinity: "required" } : {}) };
+}
+
+/** Whether a topology keeps its quorum members one per zone too (§ 6.3: the large topology's three zones). */
+export function membersApartByZone(topology: string): boolean {
+  return topology === "large";
 }

@@ -7,7 +7,15 @@ import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { StackContext } from "../platform/context";
 import { autoscalingUnits } from "./autoscaling";
 import { checkValues } from "./contract";
-import { infrastructureContract, infrastructurePostRender, infrastructureUnit, infrastructureValues, NAMESPACE_UNIT, namespaceUnit } from "./infrastructure";
+import {
+  infrastructureContract,
+  infrastructurePostRender,
+  infrastructureUnit,
+  infrastructureValues,
+  NAMESPACE_UNIT,
+  namespaceUnit,
+  rabbitmqBudgetUnit,
+} from "./infrastructure";
 import { ingressServiceUnits } from "./ingress";
 import { ironicEgressUnit, ironicNamespace, ironicProvisioningUnit } from "./ironic";
 import { releaseName, serviceUnits } from "./services";
@@ -33,6 +41,7 @@ function infrastructure(ctx: StackContext): Unit[] {
   return [
     namespaceUnit(ironic ? [ironicNamespace()] : []),
     infrastructureUnit(cfg, released.values, released.patches),
+    rabbitmqBudgetUnit(),
     ...(egress ? [egress] : []),
     ...(provisioning ? [provisioning] : []),
     ...ingressServiceUnits(ctx),

@@ -26,6 +26,7 @@ import { placementValueSchema, type PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
+import { galeraPodLabels } from "../platform/mariadb-operator";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -75,11 +76,21 @@ export function infrastructurePostRender(
   }));
   const rabbitTerms = domains.map((topologyKey) => ({ labelSelector: { matchLabels: { "app.kubernetes.io/name": rabbit } }, topologyKey }));
   const anti = (terms: unknown[]) => (terms.length > 0 ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: terms } } } : {});
+  // § 2.1 "spread on zone": the zone term where the topology requires one member per zone, else a
+  // soft spread where the nodes carry several zones (the RabbitMQ operator spreads its pods itself)
+  const spread =
+    !domains.includes(ZONE_LABEL) && ctx.topo.zones.length > 1
+      ? {
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: ZONE_LABEL, whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: galeraPodLabels(galera) } },
+          ],
+        }
+      : {};
   const patches: PostRenderPatch[] = [
     {
       target: { kind: "MariaDB", name: galera },
-      why: "§ 2.1: one Galera member per host (and per zone in large, § 6.3) at openkeel-infra-critical; the chart renders the CR's nodeSelector and tolerations only (§ 5.2)",
-      patch: { spec: { priorityClassName: PRIORITY_CLASSES.infra, ...anti(galeraTerms) } },
+      why: `§ 2.1: one Galera member per host (and per zone in large, § 6.3${spread.topologySpreadConstraints ? "; spread over the zones" : ""}) at openkeel-infra-critical; the chart renders the CR's nodeSelector and tolerations only (§ 5.2)`,
+      patch: { spec: { priorityClassName: PRIORITY_CLASSES.infra, ...anti(galeraTerms), ...spread } },
     },
   ];
   // the chart renders the host term itself (§ 5.2); the zone term needs both written out
@@ -158,6 +169,26 @@ export function namespaceUnit(more: K8sObject[] = []): ManifestsUnit {
   const objects: K8sObject[] = [namespace(OPENKEEL_NAMESPACE, "privileged"), ...more];
   // deleting a namespace would delete every OpenKeel volume claim in it
   return manifestsUnit(NAMESPACE_UNIT, "openkeel:openkeel:Namespace", objects, { protect: true });
+}
+
+export const RABBITMQ_BUDGET_UNIT = "openkeel-rabbitmq-budget";
+
+/**
+ * § 2.1: RabbitMQ's members drained one at a time (PDB maxUnavailable: 1). The cluster operator
+ * v2.22.3 creates no PodDisruptionBudget (its code has none; its
+ * docs/examples/production-ready/pod-disruption-budget.yaml applies one beside the cluster), so the
+ * Plan writes it, over the label the operator's StatefulSet selects its pods by
+ * (internal/metadata/label.go LabelSelector: app.kubernetes.io/name=<cluster>).
+ */
+export function rabbitmqBudgetUnit(release = INFRASTRUCTURE_UNIT): ManifestsUnit {
+  const cluster = memberObjectName(release, "rabbitmq");
+  const budget: K8sObject = {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: cluster, namespace: OPENKEEL_NAMESPACE },
+    spec: { maxUnavailable: 1, selector: { matchLabels: { "app.kubernetes.io/name": cluster } } },
+  };
+  return manifestsUnit(RABBITMQ_BUDGET_UNIT, "openkeel:openkeel:DisruptionBudget", [budget], { dependsOn: [NAMESPACE_UNIT] });
 }
 
 export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>, postRender: PostRenderPatch[] = []): HelmReleaseUnit {

@@ -20,9 +20,9 @@ import { conductorPostRender } from "./ironic";
 import { unlistedPostRender } from "./unlisted";
 import { OPENKEEL_CHARTS } from "../platform/versions";
 
-export function releaseName(service: ServiceName): string {
-  return `openkeel-${service}`;
-}
+import { releaseName } from "./names";
+
+export { releaseName };
 
 /**
  * The stack's `placement.<component>` over the catalog default: a role or roles given by the stack
@@ -103,7 +103,7 @@ function atPath(path: readonly string[], value: unknown): Record<string, unknown
 }
 
 /** The stack key a values path comes from, or undefined when this repository emitted it. */
-function stackOrigin(service: ServiceName, stack: ServiceConfig | undefined, path: readonly (string | number)[]): string | undefined {
+export function stackOrigin(service: ServiceName, stack: ServiceConfig | undefined, path: readonly (string | number)[]): string | undefined {
   if (!stack) return undefined;
   const key = (...rest: (string | number)[]) => formatPath([`openkeel:services`, service, ...rest]);
   // the longest prefix the stack's raw values set: they are merged last, so they own that subtree

@@ -24,7 +24,7 @@ import { readMariaDB } from "../platform/mariadb-operator";
 import { readRabbitmqCluster } from "../platform/rabbitmq-operator";
 import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
-import { templateRendersHostAntiAffinity, workloadObjectName } from "./zone-spread";
+import { templateRendersHostAntiAffinity, workloadObjectName, workloadPodLabels, workloadSelector } from "./zone-spread";
 import { releaseName } from "./services";
 import { isUnlisted, UNLISTED_COMPONENTS, unlistedRendered } from "./unlisted";
 
@@ -134,6 +134,19 @@ function unlistedComponentsOf(u: HelmReleaseUnit, ctx: Parameters<UnitReader>[1]
   });
 }
 
+/** What the chart helper renders for a component from its placement, with the chart's own selector and tolerations (§ 5.2). */
+function chartScheduling(values: Obj, spec: ComponentSpec | undefined, p: PlacementValue, roles: RoleDefinitions): Scheduling {
+  const scheduling = resolvePlacement(p, { roles, defaultRole: "controlPlane" });
+  if (spec && !isSelfPlaced(spec) && spec.winningNodeSelector) {
+    const own = stringMap(valueAt(values, spec.winningNodeSelector));
+    if (Object.keys(own).length > 0) scheduling.nodeSelector = own;
+  }
+  if (spec && !isSelfPlaced(spec) && spec.addedTolerations) {
+    scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(valueAt(values, spec.addedTolerations))];
+  }
+  return scheduling;
+}
+
 const readRelease: UnitReader = (u, ctx) => {
   if (u.kind !== "HelmRelease") return [];
   const values = u.values as Obj;
@@ -147,12 +160,7 @@ const readRelease: UnitReader = (u, ctx) => {
     // the chart does not read it (the values contract refuses it, or it is unlisted): it places nothing
     if (!isEnabled(p, holder) || (spec && isSelfPlaced(spec)) || isUnlisted(chart, key)) continue;
     const design = openkeelDesign(chart, key);
-    const scheduling = resolvePlacement(p, { roles, defaultRole: "controlPlane" });
-    if (spec?.winningNodeSelector) {
-      const own = stringMap(valueAt(values, spec.winningNodeSelector));
-      if (Object.keys(own).length > 0) scheduling.nodeSelector = own;
-    }
-    if (spec?.addedTolerations) scheduling.tolerations = [...scheduling.tolerations, ...arr<Toleration>(valueAt(values, spec.addedTolerations))];
+    const scheduling = chartScheduling(values, spec, p, roles);
     // the API's Jobs: the chart places them as the API (§ 5.2), the API's patches are the Deployment's alone
     if (key === "api" && API_JOB_CHARTS.has(chart)) out.push(releaseComponent(u, ctx, API_JOB, API_JOB_DESIGN, { ...scheduling }, 1, key));
     // the release's post-render patches over the pod template (./zone-spread.ts: anti-affinity)
@@ -196,11 +204,13 @@ function selectorAffinity(sel: Record<string, string> | undefined) {
 function memberCr(release: string, member: (typeof QUORUM_MEMBERS)[number], replicas: number | undefined, s: Scheduling): K8sObject {
   const name = memberObjectName(release, member);
   if (member === "mariadb") {
+    // Galera on with more than one member (the contract chart's templates/infrastructure.yaml)
+    const galera = (replicas ?? 1) > 1 ? { galera: { enabled: true } } : {};
     return {
       apiVersion: "k8s.mariadb.com/v1alpha1",
       kind: "MariaDB",
       metadata: { name },
-      spec: { replicas, nodeSelector: s.nodeSelector, tolerations: s.tolerations },
+      spec: { replicas, ...galera, nodeSelector: s.nodeSelector, tolerations: s.tolerations },
     };
   }
   const host = { labelSelector: { matchLabels: { "app.kubernetes.io/name": name } }, topologyKey: HOSTNAME_LABEL };
@@ -218,6 +228,17 @@ function memberCr(release: string, member: (typeof QUORUM_MEMBERS)[number], repl
   };
 }
 
+/** The CRs openkeel-chart renders for its quorum members, before the release's post-render patches. */
+function memberCrs(u: HelmReleaseUnit): Record<(typeof QUORUM_MEMBERS)[number], K8sObject> {
+  const values = u.values as Obj;
+  const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
+  const cr = (member: (typeof QUORUM_MEMBERS)[number]) => {
+    const m = obj(obj(values.infrastructure)[member]);
+    return memberCr(u.release, member, num(m.replicas), resolvePlacement(obj(m.placement) as PlacementValue, { roles, defaultRole: "controlPlane" }));
+  };
+  return { mariadb: cr("mariadb"), rabbitmq: cr("rabbitmq") };
+}
+
 /**
  * openkeel-chart: Galera and RabbitMQ as their operators build them from the CRs the chart renders
  * after the release's post-render patches (plan/post-render.ts); the ingress through the helper.
@@ -225,11 +246,9 @@ function memberCr(release: string, member: (typeof QUORUM_MEMBERS)[number], repl
 const readInfrastructure: UnitReader = (u, ctx) => {
   if (u.kind !== "HelmRelease") return [];
   const values = u.values as Obj;
-  const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
+  const crs = memberCrs(u);
   const members = QUORUM_MEMBERS.map((member): Component => {
-    const m = obj(obj(values.infrastructure)[member]);
-    const s = resolvePlacement(obj(m.placement) as PlacementValue, { roles, defaultRole: "controlPlane" });
-    const cr = patchedObject(u.release, memberCr(u.release, member, num(m.replicas), s), u.postRender ?? []);
+    const cr = patchedObject(u.release, crs[member], u.postRender ?? []);
     const [c] = (member === "mariadb" ? readMariaDB : readRabbitmqCluster)(u, cr);
     return { ...c, name: `${u.name}/${member}`, source: "openkeel", ...designFields(openkeelDesign(u.chart.chart, member), ctx.units) };
   });
@@ -237,6 +256,60 @@ const readInfrastructure: UnitReader = (u, ctx) => {
   const ingress = readRelease({ ...(u as HelmReleaseUnit), values: rest }, ctx);
   return [...members, ...ingress];
 };
+
+/** An object an OpenKeel chart renders for one of its components: a workload, or an operator's CR. */
+export interface ChartObject {
+  /** Its placement key (`ovnCentral`; `mariadb` for the Galera CR). */
+  component: string;
+  object: K8sObject;
+}
+
+/** A workload object as the chart renders it (`<release>-<component>`), its pods labelled as the chart labels them. */
+function chartWorkload(release: string, key: string, kind: string, podSpec: Obj): ChartObject {
+  const template = { metadata: { labels: workloadPodLabels(release, key) }, spec: podSpec };
+  return { component: key, object: { apiVersion: "apps/v1", kind, metadata: { name: workloadObjectName(release, key) }, spec: { template } } };
+}
+
+/** The pod spec fields a Scheduling renders. */
+function podFields(s: Scheduling): Obj {
+  return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined));
+}
+
+/** A helper-placed component's pod spec: the helper's fields, and the host term its template renders itself (§ 5.2: the Ironic conductor). */
+function placedPodSpec(u: HelmReleaseUnit, key: string, s: Scheduling): Obj {
+  if (!templateRendersHostAntiAffinity(u.release, key) || s.affinity?.podAntiAffinity) return podFields(s);
+  const term = { labelSelector: { matchLabels: workloadSelector(u.release, key) }, topologyKey: HOSTNAME_LABEL };
+  return podFields({ ...s, affinity: { ...s.affinity, podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } } });
+}
+
+/**
+ * The objects an OpenKeel release's chart renders for its components, before the release's
+ * post-render patches, as this module's readers model them: each component's workload
+ * (`<release>-<component>`, the kind of its design row, its pods' labels, the scheduling its
+ * template renders: the helper's for a listed component, nothing for one § 5.2 does not list, the
+ * own selector and every toleration for a self-placed one), and openkeel-chart's MariaDB and
+ * RabbitmqCluster CRs. What a post-render patch must reach (./guarantees.ts).
+ */
+export function chartObjects(u: HelmReleaseUnit): ChartObject[] {
+  const values = u.values as Obj;
+  const chart = u.chart.chart;
+  const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
+  const out: ChartObject[] =
+    u.type === "openkeel:openkeel:Infrastructure" ? Object.entries(memberCrs(u)).map(([component, object]) => ({ component, object })) : [];
+  for (const [key, unlisted] of Object.entries(UNLISTED_COMPONENTS[chart] ?? {})) {
+    const kind = COMPONENTS_BY_CHART.get(chart)?.[key]?.kind ?? openkeelDesign(chart, key).kind;
+    if (unlistedRendered(unlisted, values[key])) out.push(chartWorkload(u.release, key, kind, { tolerations: [] }));
+  }
+  for (const [key, spec] of Object.entries(COMPONENTS_BY_CHART.get(chart) ?? {})) {
+    const holder = obj(values[key]);
+    const p = obj(obj(values.placement)[key]) as PlacementValue;
+    if (isSelfPlaced(spec))
+      out.push(chartWorkload(u.release, key, spec.kind, { nodeSelector: stringMap(holder.nodeSelector), tolerations: [TOLERATE_EVERYTHING] }));
+    else if (!isUnlisted(chart, key) && isEnabled(p, holder))
+      out.push(chartWorkload(u.release, key, spec.kind, placedPodSpec(u, key, chartScheduling(values, spec, p, roles))));
+  }
+  return out;
+}
 
 /**
  * § 5.6: a node agent that must also run on Masakari reserved hosts (the design rows' reservedHosts)

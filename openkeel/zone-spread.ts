@@ -34,6 +34,15 @@ export function workloadSelector(release: string, component: string): Record<str
 }
 
 /**
+ * Every label the chart puts on a component's pods: its selector's, the component's own key and
+ * part-of openkeel (the contract charts' `openkeel.workload`, test/e2e/charts/_shared/_openkeel.tpl:
+ * the labels the OpenKeel charts render, whose real templates are not public).
+ */
+export function workloadPodLabels(release: string, component: string): Record<string, string> {
+  return { ...workloadSelector(release, component), "app.kubernetes.io/component": component, "app.kubernetes.io/part-of": "openkeel" };
+}
+
+/**
  * The pod anti-affinity of a component: the host term of `antiAffinity` (the one its template renders,
  * or the one no template renders) and the zone term of `zoneAntiAffinity`, beside the raw terms of
  * `affinity`, since a merge patch replaces a list.

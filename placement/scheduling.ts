@@ -189,3 +189,14 @@ export function requiredAntiAffinityKeys(affinity: Affinity | undefined): string
     ?.requiredDuringSchedulingIgnoredDuringExecution;
   return [...new Set((terms ?? []).map((t) => t.topologyKey).filter((k): k is string => typeof k === "string"))];
 }
+
+/**
+ * The pods a PodDisruptionBudget lets a drain evict at once while all `replicas` are healthy:
+ * maxUnavailable, or the replicas above minAvailable; a percentage is scaled and rounded up, as
+ * the disruption controller does for both (pkg/controller/disruption: GetScaledValueFromIntOrPercent, roundUp).
+ */
+export function disruptionsAllowed(budget: { maxUnavailable?: unknown; minAvailable?: unknown }, replicas: number): number {
+  const scaled = (v: unknown) => (typeof v === "string" && v.endsWith("%") ? Math.ceil((Number(v.slice(0, -1)) * replicas) / 100) : Number(v));
+  const allowed = budget.maxUnavailable !== undefined ? scaled(budget.maxUnavailable) : replicas - scaled(budget.minAvailable);
+  return Math.max(0, Math.min(replicas, allowed));
+}

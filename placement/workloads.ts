@@ -71,6 +71,15 @@ export interface Component {
   facts?: Readonly<Record<string, string | number | boolean>>;
 }
 
+/**
+ * The pods a workload's controller makes, as the scheduler and every label selector see them: their
+ * labels and their pod spec (a chart's template, or what an operator builds from its CR).
+ */
+export interface PodTemplate {
+  labels: Record<string, string>;
+  spec: Record<string, unknown>;
+}
+
 /** A design row of the control plane (§ 2): most operators, APIs and workers. */
 export const CONTROL_PLANE: Role[] = ["controlPlane"];
 /** Tenant workloads (VMs, Zun containers and what serves them) stay off provisioning nodes (§ 1.4). */
@@ -163,6 +172,7 @@ const UNPLACED_KINDS: ReadonlySet<string> = new Set([
   "NetworkPolicy",
   "Node",
   "OperatorGroup",
+  "PodDisruptionBudget",
   "PriorityClass",
   "Role",
   "RoleBinding",

@@ -4,7 +4,7 @@
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { HOSTNAME_LABEL } from "../config/roles";
 import type { Affinity } from "../placement/chart-helper";
-import { requiredAntiAffinityKeys } from "../placement/scheduling";
+import { disruptionsAllowed, requiredAntiAffinityKeys } from "../placement/scheduling";
 import {
   chartOperatorComponents,
   CONTROL_PLANE,
@@ -18,6 +18,7 @@ import {
   type Component,
   type Obj,
   type ObjectReader,
+  type PodTemplate,
 } from "../placement/workloads";
 import { after, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
@@ -50,21 +51,69 @@ function mariadbOperatorRelease(ctx: StackContext, dependsOn: string[]): HelmRel
 }
 
 /**
- * A MariaDB CR: the operator's StatefulSet takes its nodeSelector, tolerations and affinity (§ 5.2).
- * `affinity.antiAffinityEnabled` becomes the required host anti-affinity only when the rest of
- * `affinity` is empty (api/v1alpha1 AffinityConfig.SetDefaults: `reflect.ValueOf(a.Affinity).IsZero()`):
- * beside a nodeAffinity or another term it is silently nothing.
+ * The labels mariadb-operator 26.6.0 gives the Galera pods of a MariaDB CR, and selects them by
+ * (its StatefulSet's selector, its PodDisruptionBudget's): pkg/builder/labels/labels.go
+ * WithMariaDBSelectorLabels (app.kubernetes.io/name=mariadb, app.kubernetes.io/instance=<CR>), set
+ * on the pod template by pkg/builder/pod_builder.go mariadbPodTemplate (lines 215-220).
  */
+export function galeraPodLabels(cr: string): Record<string, string> {
+  return { "app.kubernetes.io/name": "mariadb", "app.kubernetes.io/instance": cr };
+}
+
+/**
+ * The Galera pod the operator builds from a MariaDB CR (pkg/builder/pod_builder.go
+ * mariadbPodTemplate, 26.6.0, lines 240-258): nodeSelector, tolerations, priorityClassName,
+ * topologySpreadConstraints and affinity as the CR has them. `affinity.antiAffinityEnabled` becomes
+ * the required host term on the instance label when the CR writes no podAntiAffinity of its own
+ * (api/v1alpha1/base_types.go AffinityConfig.SetDefaults, lines 418-437, called from the pod
+ * template's defaults, mariadb_types.go line 594); it is immutable (`webhook:"inmutable"`).
+ */
+export function galeraPod(cr: K8sObject): PodTemplate {
+  const spec = obj(cr.spec);
+  const { antiAffinityEnabled, ...affinity } = obj(spec.affinity);
+  const byFlag =
+    antiAffinityEnabled === true && affinity.podAntiAffinity === undefined
+      ? {
+          podAntiAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              {
+                labelSelector: { matchExpressions: [{ key: "app.kubernetes.io/instance", operator: "In", values: [cr.metadata.name] }] },
+                topologyKey: HOSTNAME_LABEL,
+              },
+            ],
+          },
+        }
+      : {};
+  const pod: Obj = { ...affinity, ...byFlag };
+  const fields = ["nodeSelector", "tolerations", "priorityClassName", "topologySpreadConstraints"].filter((k) => spec[k] !== undefined);
+  return {
+    labels: galeraPodLabels(cr.metadata.name),
+    spec: { ...Object.fromEntries(fields.map((k) => [k, spec[k]])), ...(Object.keys(pod).length > 0 ? { affinity: pod } : {}) },
+  };
+}
+
+/**
+ * How many Galera pods the operator's PodDisruptionBudget lets a drain evict while all are
+ * healthy: the CR's `spec.podDisruptionBudget`; without one, an HA MariaDB (Galera or replication
+ * on) gets `minAvailable: 50%` and any other none (internal/controller/mariadb_controller.go
+ * reconcilePodDisruptionBudget and reconcileHighAvailabilityPDB, 26.6.0, lines 490-635).
+ */
+export function galeraDisruptionsAllowed(cr: K8sObject): number {
+  const spec = obj(cr.spec);
+  const replicas = num(spec.replicas) ?? 1;
+  const ha = obj(spec.galera).enabled === true || obj(spec.replication).enabled === true;
+  const pdb = spec.podDisruptionBudget === undefined ? (ha ? { minAvailable: "50%" } : undefined) : obj(spec.podDisruptionBudget);
+  return pdb === undefined ? replicas : disruptionsAllowed(pdb, replicas);
+}
+
+/** A MariaDB CR: the Galera StatefulSet's pods as the operator builds them (galeraPod). */
 export const readMariaDB: ObjectReader = (u, o) => {
-  const spec = obj(o.spec);
-  const aff = obj(spec.affinity);
-  const { antiAffinityEnabled, ...affinity } = aff;
-  const hostByFlag = antiAffinityEnabled === true && Object.keys(affinity).length === 0;
+  const pod = galeraPod(o);
   return [
-    platformComponent(u, `${o.metadata.name}/galera`, "StatefulSet", podScheduling({ ...spec, affinity }), CONTROL_PLANE, {
-      replicas: num(spec.replicas) ?? 1,
+    platformComponent(u, `${o.metadata.name}/galera`, "StatefulSet", podScheduling(pod.spec), CONTROL_PLANE, {
+      replicas: num(obj(o.spec).replicas) ?? 1,
       confinedTo: "controlPlane",
-      requiredAntiAffinity: [...new Set([...(hostByFlag ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(affinity as Affinity)])],
+      requiredAntiAffinity: requiredAntiAffinityKeys(pod.spec.affinity as Affinity | undefined),
     }),
   ];
 };

@@ -3,10 +3,21 @@
 // Certificates: it waits for cert-manager). Upstream ships no chart and the manifest takes no
 // values, so the operator is not pinned to the control plane: it lands on an untainted node, which
 // is a controlPlane node in the medium and large topologies (every other role is tainted there).
-import type { RemoteManifestUnit } from "../plan/plan";
+import type { K8sObject, RemoteManifestUnit } from "../plan/plan";
+import { ZONE_LABEL } from "../config/roles";
 import type { Affinity } from "../placement/chart-helper";
 import { requiredAntiAffinityKeys } from "../placement/scheduling";
-import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
+import {
+  CONTROL_PLANE,
+  num,
+  obj,
+  platformComponent,
+  podScheduling,
+  type Obj,
+  type ObjectReader,
+  type PodTemplate,
+  type UpstreamWorkload,
+} from "../placement/workloads";
 import { certManager } from "./cert-manager";
 import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import { pinnedManifestUnit } from "./context";
@@ -31,16 +42,70 @@ function rabbitmqOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
   });
 }
 
-/** A RabbitmqCluster: affinity and tolerations at the top, the node selector through override.statefulSet (§ 2.1). */
+/**
+ * The labels the RabbitMQ cluster operator v2.22.3 gives the pods of a RabbitmqCluster:
+ * internal/metadata/label.go Label (app.kubernetes.io/name=<cluster>, component=rabbitmq,
+ * part-of=rabbitmq), on the pod template of internal/resource/statefulset.go (line 652); its
+ * StatefulSet selects them by app.kubernetes.io/name alone (LabelSelector, line 69).
+ */
+export function rabbitmqPodLabels(cluster: string): Record<string, string> {
+  return { "app.kubernetes.io/name": cluster, "app.kubernetes.io/component": "rabbitmq", "app.kubernetes.io/part-of": "rabbitmq" };
+}
+
+/** The annotation that turns the operator's default zone spread off (api/v1beta1 DisableDefaultTopologySpreadAnnotation). */
+const NO_DEFAULT_SPREAD = "rabbitmq.com/disable-default-topology-spread-constraints";
+
+const isMap = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A strategic merge of a pod spec override, as far as scheduling goes: maps merge key by key, a
+ * list replaces (affinity terms, tolerations: no patch strategy), topologySpreadConstraints merge
+ * by topologyKey (their patchMergeKey); containers are not modelled.
+ */
+function strategicMerge(base: Obj, patch: Obj): Obj {
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === "containers") continue;
+    if (k === "topologySpreadConstraints" && Array.isArray(v) && Array.isArray(base[k])) {
+      const byKey = new Map((base[k] as Obj[]).map((c) => [c.topologyKey, c]));
+      for (const c of v as Obj[]) byKey.set(c.topologyKey, { ...obj(byKey.get(c.topologyKey)), ...c });
+      out[k] = [...byKey.values()];
+    } else out[k] = isMap(v) && isMap(base[k]) ? strategicMerge(base[k], v) : v;
+  }
+  return out;
+}
+
+/**
+ * The RabbitMQ pod the cluster operator v2.22.3 builds from a RabbitmqCluster
+ * (internal/resource/statefulset.go): spec.affinity and spec.tolerations as they are, the default
+ * zone spread on its pods (ScheduleAnyway, defaultTopologySpreadConstraints, lines 1245-1265)
+ * unless the cluster's annotation turns it off, then `override.statefulSet.spec.template` over it
+ * (applyStsOverride: the labels merged, the pod spec by a strategic merge patch, patchPodSpec).
+ */
+export function rabbitmqPod(cr: K8sObject): PodTemplate {
+  const spec = obj(cr.spec);
+  const name = cr.metadata.name;
+  const noDefaultSpread = cr.metadata.annotations?.[NO_DEFAULT_SPREAD]?.trim() === "true";
+  const base: Obj = {
+    ...(spec.affinity !== undefined ? { affinity: spec.affinity } : {}),
+    ...(spec.tolerations !== undefined ? { tolerations: spec.tolerations } : {}),
+    topologySpreadConstraints: noDefaultSpread
+      ? []
+      : [{ maxSkew: 1, topologyKey: ZONE_LABEL, whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { "app.kubernetes.io/name": name } } }],
+  };
+  const template = obj(obj(obj(obj(spec.override).statefulSet).spec).template);
+  const labels = Object.fromEntries(Object.entries(obj(obj(template.metadata).labels)).map(([k, v]) => [k, String(v)]));
+  return { labels: { ...rabbitmqPodLabels(name), ...labels }, spec: strategicMerge(base, obj(template.spec)) };
+}
+
+/** A RabbitmqCluster: its StatefulSet's pods as the operator builds them (rabbitmqPod). */
 export const readRabbitmqCluster: ObjectReader = (u, o) => {
-  const spec = obj(o.spec);
-  const tpl = obj(obj(obj(obj(obj(spec.override).statefulSet).spec).template).spec);
-  const affinity = spec.affinity as Affinity | undefined;
+  const pod = rabbitmqPod(o);
   return [
-    platformComponent(u, `${o.metadata.name}/rabbitmq`, "StatefulSet", podScheduling({ ...spec, nodeSelector: tpl.nodeSelector }), CONTROL_PLANE, {
-      replicas: num(spec.replicas) ?? 1,
+    platformComponent(u, `${o.metadata.name}/rabbitmq`, "StatefulSet", podScheduling(pod.spec), CONTROL_PLANE, {
+      replicas: num(obj(o.spec).replicas) ?? 1,
       confinedTo: "controlPlane",
-      requiredAntiAffinity: requiredAntiAffinityKeys(affinity),
+      requiredAntiAffinity: requiredAntiAffinityKeys(pod.spec.affinity as Affinity | undefined),
     }),
   ];
 };

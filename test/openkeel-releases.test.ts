@@ -53,6 +53,8 @@ describe("releases per stack", () => {
     expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual([
       "openkeel-namespace",
       "openkeel-chart",
+      // RabbitMQ's PodDisruptionBudget: its operator makes none (§ 2.1)
+      "openkeel-rabbitmq-budget",
       ...(expected[stack].ironic ? ["openkeel-ironic-egress", "openkeel-ironic-provisioning-network"] : []),
       // the ingress VIP where MetalLB has a pool (test/metallb.test.ts)
       ...(shippedConfig(stack).platform.metallb ? ["openkeel-ingress-vip"] : []),
@@ -452,11 +454,12 @@ describe("Ironic in its own namespace, egress limited to the BMC networks (§ 1.
     expect(phase(plan, "openkeel-infra").units.map((u) => u.name)).toEqual([
       "openkeel-namespace",
       "openkeel-chart",
+      "openkeel-rabbitmq-budget",
       "openkeel-ironic-egress",
       "openkeel-ironic-provisioning-network",
       "openkeel-ingress-vip",
     ]);
-    expect(phase(plan, "openkeel-infra").units[2].dependsOn).toEqual(["openkeel-namespace"]);
+    expect(phase(plan, "openkeel-infra").units.find((u) => u.name === "openkeel-ironic-egress")!.dependsOn).toEqual(["openkeel-namespace"]);
   });
 
   it("the BMC networks come from the stack", () => {

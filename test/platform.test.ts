@@ -136,6 +136,7 @@ const BUILT_IN = new Set([
   "networking.k8s.io/v1",
   "autoscaling/v2",
   "scheduling.k8s.io/v1",
+  "policy/v1",
 ]);
 
 function position(plan: Plan, unit: string): { phase: number; index: number; unit: Unit } {

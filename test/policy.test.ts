@@ -179,6 +179,8 @@ interface Trip {
   stack?: string;
   policies: string[];
   resource: string;
+  /** What one of its findings must say. */
+  says?: RegExp;
   config?: (raw: any) => void;
   plan?: (plan: Plan) => void;
 }
@@ -202,6 +204,38 @@ function dropPatch(plan: Plan, name: string, target: string): void {
   const before = u.postRender?.length ?? 0;
   u.postRender = u.postRender?.filter((x) => x.target.name !== target);
   if (u.postRender?.length === before) throw new Error(`no post-render patch of ${target} in release ${name}`);
+}
+
+/** A release's patches of `target` aimed at `to` instead: they reach no object the chart renders. */
+function retargetPatch(plan: Plan, name: string, target: string, to: string): void {
+  const found = release(plan, name).postRender?.filter((x) => x.target.name === target) ?? [];
+  if (found.length === 0) throw new Error(`no post-render patch of ${target} in release ${name}`);
+  for (const p of found) p.target.name = to;
+}
+
+/** Every required anti-affinity term of a release's patches of `target` selecting `selector` instead. */
+function reselect(plan: Plan, name: string, target: string, selector: unknown): void {
+  const terms = (release(plan, name).postRender ?? []).filter((x) => x.target.name === target).flatMap((x) => requiredTerms(x.patch));
+  if (terms.length === 0) throw new Error(`no required term in the post-render patches of ${target} in release ${name}`);
+  for (const t of terms) t.labelSelector = structuredClone(selector);
+}
+
+function requiredTerms(tree: any): any[] {
+  if (Array.isArray(tree)) return tree.flatMap(requiredTerms);
+  if (typeof tree !== "object" || tree === null) return [];
+  return Object.entries(tree).flatMap(([k, v]) => (k === "requiredDuringSchedulingIgnoredDuringExecution" && Array.isArray(v) ? v : requiredTerms(v)));
+}
+
+/** A spread constraint over pods no workload has, added to a release's patch of `target`. */
+function spreadOverNothing(plan: Plan, name: string, target: string): void {
+  podPatch(plan, name, target).topologySpreadConstraints = [
+    {
+      maxSkew: 1,
+      topologyKey: "kubernetes.io/hostname",
+      whenUnsatisfiable: "ScheduleAnyway",
+      labelSelector: { matchLabels: { "app.kubernetes.io/name": "nothing" } },
+    },
+  ];
 }
 
 function withoutToleration(spec: any, key: string): void {
@@ -285,6 +319,22 @@ const TRIPS: Trip[] = [
     policies: ["d2-ovn-central-anti-affinity"],
     resource: "openkeel-neutron",
     plan: (plan) => dropPatch(plan, "openkeel-neutron", "openkeel-neutron-ovn-central"),
+  },
+  {
+    what: "D2: OVN central's patch aimed at another name (it reaches no object)",
+    policies: ["d2-ovn-central-anti-affinity"],
+    resource: "openkeel-neutron",
+    plan: (plan) => retargetPatch(plan, "openkeel-neutron", "openkeel-neutron-ovn-central", "openkeel-neutron-ovncentral"),
+    says: /no post-render patch reaches StatefulSet openkeel-neutron-ovn-central \(the release's patches target: .*StatefulSet openkeel-neutron-ovncentral/,
+  },
+  {
+    what: "D2: OVN central's anti-affinity over another workload's pods",
+    policies: ["d2-ovn-central-anti-affinity"],
+    resource: "openkeel-neutron",
+    plan: (plan) =>
+      reselect(plan, "openkeel-neutron", "openkeel-neutron-ovn-central", {
+        matchLabels: { "app.kubernetes.io/instance": "openkeel-neutron", "app.kubernetes.io/name": "openkeel-neutron-api" },
+      }),
   },
   {
     what: "D2: OVN central's anti-affinity only preferred",
@@ -491,6 +541,91 @@ const TRIPS: Trip[] = [
     },
   },
   {
+    what: "D5: Galera without its post-render patch (the chart renders no anti-affinity for it)",
+    policies: ["d5-members-apart"],
+    resource: "openkeel-chart",
+    plan: (plan) => dropPatch(plan, "openkeel-chart", "openkeel-chart-mariadb"),
+  },
+  {
+    what: "D5: Galera's patch aimed at another name (it reaches no object)",
+    policies: ["d5-members-apart"],
+    resource: "openkeel-chart",
+    plan: (plan) => retargetPatch(plan, "openkeel-chart", "openkeel-chart-mariadb", "openkeel-chart-galera"),
+    says: /Galera members may share a node.*no post-render patch reaches MariaDB openkeel-chart-mariadb \(the release's patches target: MariaDB openkeel-chart-galera/,
+  },
+  {
+    what: "D5: Galera's anti-affinity over app.kubernetes.io/name=<CR>, a label mariadb-operator does not set so",
+    policies: ["d5-members-apart"],
+    resource: "openkeel-chart",
+    plan: (plan) => reselect(plan, "openkeel-chart", "openkeel-chart-mariadb", { matchLabels: { "app.kubernetes.io/name": "openkeel-chart-mariadb" } }),
+    says: /writes spec\.affinity\.podAntiAffinity\.requiredDuringSchedulingIgnoredDuringExecution\.0\.labelSelector .* which matches none of its pods \(labels \{"app\.kubernetes\.io\/name":"mariadb","app\.kubernetes\.io\/instance":"openkeel-chart-mariadb"\}\)/,
+  },
+  {
+    what: "D5: RabbitMQ's patch replacing the chart's host term with terms over app.kubernetes.io/instance, a label its operator does not set",
+    stack: LARGE,
+    policies: ["d5-members-apart"],
+    resource: "openkeel-chart",
+    plan: (plan) => reselect(plan, "openkeel-chart", "openkeel-chart-rabbitmq", { matchLabels: { "app.kubernetes.io/instance": "openkeel-chart-rabbitmq" } }),
+  },
+  {
+    what: "D5: RabbitMQ's patch writing an anti-affinity list without the host term (a merge patch replaces the chart's)",
+    policies: ["d5-members-apart"],
+    resource: "openkeel-chart",
+    plan: (plan) => {
+      const p = release(plan, "openkeel-chart").postRender!.find((x) => x.target.name === "openkeel-chart-rabbitmq")!;
+      const term = { labelSelector: { matchLabels: { "app.kubernetes.io/name": "openkeel-chart-rabbitmq" } }, topologyKey: "topology.kubernetes.io/zone" };
+      (p.patch as any).spec.affinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } };
+    },
+  },
+  {
+    what: "D5: Swift storage without its anti-affinity patch",
+    policies: ["d5-members-apart"],
+    resource: "openkeel-swift",
+    plan: (plan) => {
+      const u = release(plan, "openkeel-swift");
+      u.postRender = u.postRender!.filter((x) => !JSON.stringify(x.patch).includes("podAntiAffinity"));
+    },
+  },
+  {
+    what: "D5: Swift storage's patches aimed at another name (they reach no object)",
+    policies: ["d5-members-apart"],
+    resource: "openkeel-swift",
+    plan: (plan) => retargetPatch(plan, "openkeel-swift", "openkeel-swift-storage", "openkeel-swift-storage-0"),
+  },
+  {
+    what: "D5: Swift storage's anti-affinity over pods the chart does not label so",
+    policies: ["d5-members-apart"],
+    resource: "openkeel-swift",
+    plan: (plan) => reselect(plan, "openkeel-swift", "openkeel-swift-storage", { matchLabels: { "app.kubernetes.io/name": "swift-storage" } }),
+  },
+  {
+    what: "D4: the metadata agent's patch aimed at another name (it reaches no object)",
+    policies: ["d4-metadata-agent"],
+    resource: "openkeel-neutron",
+    plan: (plan) => retargetPatch(plan, "openkeel-neutron", "openkeel-neutron-metadata-agent", "openkeel-neutron-metadata"),
+    says: /the release's patches targeting .*DaemonSet openkeel-neutron-metadata[,)]/,
+  },
+  {
+    what: "D4: the metadata agent's patch spreading over pods it does not have",
+    policies: ["d4-metadata-agent"],
+    resource: "openkeel-neutron",
+    plan: (plan) => spreadOverNothing(plan, "openkeel-neutron", "openkeel-neutron-metadata-agent"),
+  },
+  {
+    what: "D8: public ingress's patch aimed at a Deployment (it reaches no object)",
+    policies: ["d8-public-ingress"],
+    resource: "openkeel-chart",
+    plan: (plan) => {
+      for (const p of release(plan, "openkeel-chart").postRender!) if (p.target.name === "openkeel-chart-ingress") p.target.kind = "Deployment";
+    },
+  },
+  {
+    what: "D8: public ingress's patch spreading over pods it does not have",
+    policies: ["d8-public-ingress"],
+    resource: "openkeel-chart",
+    plan: (plan) => spreadOverNothing(plan, "openkeel-chart", "openkeel-chart-ingress"),
+  },
+  {
     what: "D8: public ingress on network nodes only",
     policies: ["d8-public-ingress"],
     resource: "openkeel-chart",
@@ -511,6 +646,7 @@ describe("policy pack, mutations each decision must catch", () => {
     expect(tripped(result), summary(result)).toEqual([...t.policies].sort());
     for (const p of t.policies)
       expectTrip(result, p, t.resource === "kube-ovn-speaker" ? result.mandatory.find((d) => d.policy === p)!.resourceName! : t.resource);
+    if (t.says) expect(result.mandatory.map((d) => d.message).join("\n")).toMatch(t.says);
   });
 
   it("every policy of the pack is tripped by some mutation", () => {

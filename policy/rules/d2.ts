@@ -22,7 +22,9 @@ import {
 import { NEUTRON_CHART } from "./charts";
 import { CHASSIS_ROLES, neutronReleases, neutronView, patchedNodes, selectedNodes } from "./neutron";
 import { describePlacement, onlyOn } from "./placement";
-import { patchedPlacement } from "./post-render";
+import { apartOn, chartPodLabels, patchedPlacement, releaseId } from "./post-render";
+
+const HOSTNAME_KEY = "kubernetes.io/hostname";
 
 const OVN_CENTRAL_MEMBERS = 3;
 
@@ -92,17 +94,24 @@ export const d2ParallelOvn = resourceRule(
   (r) => [...neutronOvnFindings(r), ...kubeOvnSpeakerFindings(r)],
 );
 
-/** One RAFT member per node: the required host anti-affinity of OVN central's StatefulSet, from its release's post-render patch. */
+/**
+ * One RAFT member per node: the required host anti-affinity of OVN central's StatefulSet, from its
+ * release's post-render patch, over the pods the chart labels (a term over other pods keeps nothing apart).
+ */
 function ovnCentralAntiAffinityFindings(resources: ResourceView[]): Finding[] {
   return neutronReleases(resources).flatMap((r): Finding[] => {
-    const { name, placement, problem } = patchedPlacement(resources, r, "StatefulSet", "ovn-central");
+    const { name, podSpec, targets, misses, problem } = patchedPlacement(resources, r, "StatefulSet", "ovn-central");
     if (problem) return [problem];
-    if (placement.requiredHostAntiAffinity) return [];
+    if (apartOn(podSpec, HOSTNAME_KEY, chartPodLabels(releaseId(r).name, name))) return misses;
+    const why = podSpec
+      ? `its post-render patch gives StatefulSet ${name} no required host anti-affinity over its own pods`
+      : `no post-render patch reaches StatefulSet ${name} (the release's patches target: ${targets})`;
     return [
+      ...misses,
       {
         urn: r.urn,
-        message: `${r.name}: OVN central members may share a node: no post-render patch gives StatefulSet ${name} a required host anti-affinity, and the chart renders none (§ 5.2)`,
-        fix: "keep antiAffinity: required in OVN central's placement (openkeel:services.neutron.placement.ovnCentral): the release's post-render patch carries it (one RAFT member per node)",
+        message: `${r.name}: OVN central members may share a node: ${why}, and the chart renders none (§ 5.2)`,
+        fix: "keep antiAffinity: required in OVN central's placement (openkeel:services.neutron.placement.ovnCentral): the release's post-render patch of StatefulSet <release>-ovn-central carries it (one RAFT member per node), over the pods the chart labels app.kubernetes.io/instance=<release>, app.kubernetes.io/name=<release>-ovn-central",
       },
     ];
   });
@@ -111,7 +120,7 @@ function ovnCentralAntiAffinityFindings(resources: ResourceView[]): Finding[] {
 export const d2OvnCentralAntiAffinity = stackRule(
   "D2",
   "d2-ovn-central-anti-affinity",
-  "OVN central's members on distinct nodes: a required host anti-affinity reaches its StatefulSet (the release's post-render patch)",
+  "OVN central's members on distinct nodes: a required host anti-affinity over its own pods reaches its StatefulSet (the release's post-render patch)",
   ovnCentralAntiAffinityFindings,
 );
 

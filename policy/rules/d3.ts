@@ -10,13 +10,13 @@ import { patchedPlacement } from "./post-render";
 
 /** The BGP agent's placement: § 5.2 lists no BGP agent, so only its release's post-render patch places it. */
 function bgpAgentFindings(resources: ResourceView[], r: ResourceView): Finding[] {
-  const { name, placement: agent, problem } = patchedPlacement(resources, r, "DaemonSet", "bgp-agent");
+  const { name, placement: agent, targets, misses, problem } = patchedPlacement(resources, r, "DaemonSet", "bgp-agent");
   if (problem) return [problem];
-  const findings: Finding[] = [];
+  const findings: Finding[] = [...misses];
   if (!covers(agent, ["network", "compute"])) {
     findings.push({
       urn: r.urn,
-      message: `${r.name}: the BGP agent is enabled on ${describePlacement(agent)} (DaemonSet ${name} as its post-render patch leaves it; the chart places it nowhere, § 5.2)`,
+      message: `${r.name}: the BGP agent is enabled on ${describePlacement(agent)} (DaemonSet ${name} as its post-render patch leaves it, the release's patches targeting ${targets}; the chart places it nowhere, § 5.2)`,
       fix: "set placement.bgpAgent.roles: [network, compute] (the release's post-render patch carries it): hypervisors announce the FIPs of their VMs",
     });
   }

@@ -22,13 +22,13 @@ function sharedSecrets(r: ResourceView): { path: string[]; value: unknown }[] {
 
 /** Where the metadata agent runs: § 5.2 lists no metadata agent, so only its release's post-render patch places it. */
 function agentPlacementFindings(resources: ResourceView[], r: ResourceView): Finding[] {
-  const { name, placement: agent, problem } = patchedPlacement(resources, r, "DaemonSet", "metadata-agent");
+  const { name, placement: agent, targets, misses, problem } = patchedPlacement(resources, r, "DaemonSet", "metadata-agent");
   if (problem) return [problem];
-  const findings: Finding[] = [];
+  const findings: Finding[] = [...misses];
   if (!onlyOn(agent, "compute")) {
     findings.push({
       urn: r.urn,
-      message: `${r.name}: the metadata agent lands on ${describePlacement(agent)} (DaemonSet ${name} as its post-render patch leaves it; the chart places it nowhere, § 5.2)`,
+      message: `${r.name}: the metadata agent lands on ${describePlacement(agent)} (DaemonSet ${name} as its post-render patch leaves it, the release's patches targeting ${targets}; the chart places it nowhere, § 5.2)`,
       fix: "place it with role: compute (placement.metadataAgent, which the release's post-render patch carries): one agent per hypervisor serves the VMs of that node",
     });
   }

@@ -8,13 +8,14 @@ import { covers, describePlacement } from "./placement";
 import { patchedPlacement } from "./post-render";
 
 function ingressFindings(resources: ResourceView[], r: ResourceView): Finding[] {
-  const { name, placement: p, problem } = patchedPlacement(resources, r, "DaemonSet", "ingress");
+  const { name, placement: p, targets, misses, problem } = patchedPlacement(resources, r, "DaemonSet", "ingress");
   if (problem) return [problem];
-  if (covers(p, ["controlPlane", "network"])) return [];
+  if (covers(p, ["controlPlane", "network"])) return misses;
   return [
+    ...misses,
     {
       urn: r.urn,
-      message: `${r.name}: the public ingress (DaemonSet ${name}, as its post-render patch leaves it; the chart places it nowhere, § 5.2) lands on ${describePlacement(p)}`,
+      message: `${r.name}: the public ingress (DaemonSet ${name}, as its post-render patch leaves it, the release's patches targeting ${targets}; the chart places it nowhere, § 5.2) lands on ${describePlacement(p)}`,
       fix: "place it with roles: [controlPlane, network] (D8: one nodeSelectorTerm per role, OR), which the release's post-render patch carries",
     },
   ];

@@ -5,7 +5,7 @@ import { d1HardenedRoleLabels } from "./d1";
 import { d2ChassisNodes, d2OvnCentralAntiAffinity, d2ParallelOvn } from "./d2";
 import { d3BridgeMappings, d3DistributedFloatingIps } from "./d3";
 import { d4MetadataAgent, d4MetadataSecret } from "./d4";
-import { d5LocalClass, d5LocalVolumes } from "./d5";
+import { d5LocalClass, d5LocalVolumes, d5MembersApart } from "./d5";
 import { d6DynamicReservation } from "./d6";
 import { d7ConductorCount, d7ConductorPlacement } from "./d7";
 import { d8PublicIngress } from "./d8";
@@ -19,6 +19,7 @@ export const STACK_RULES: StackRule[] = [
   d4MetadataAgent,
   d4MetadataSecret,
   d5LocalClass,
+  d5MembersApart,
   d7ConductorCount,
   d8PublicIngress,
 ];

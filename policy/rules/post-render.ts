@@ -111,31 +111,105 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /**
+ * What a release's patches, in order, make of `<kind> <name>` over `rendered` (what the chart
+ * renders there that the pack knows of; nothing by default); undefined: no patch reaches it.
+ */
+export function patchedObject(patches: readonly Patch[], kind: string, name: string, rendered: Tree = {}): Tree | undefined {
+  const mine = patches.filter((p) => p.kind === kind && p.name === name);
+  if (mine.length === 0) return undefined;
+  const out = mine.reduce<unknown>((o, p) => mergePatch(o, p.patch), rendered);
+  return isObject(out) ? out : undefined;
+}
+
+/**
  * What a release's patches, in order, make of the pod template of `<kind> <name>` over what the
  * chart renders there for a component it places by no value (nothing); undefined: no patch reaches it.
  */
 export function patchedPodSpec(patches: readonly Patch[], kind: string, name: string): Tree | undefined {
-  const mine = patches.filter((p) => p.kind === kind && p.name === name);
-  if (mine.length === 0) return undefined;
-  const spec = get(
-    mine.reduce<unknown>((o, p) => mergePatch(o, p.patch), {}),
-    ["spec", "template", "spec"],
-  );
+  const spec = get(patchedObject(patches, kind, name), ["spec", "template", "spec"]);
   return isObject(spec) ? spec : undefined;
 }
 
 /**
+ * The labels an OpenKeel chart puts on a workload's pods, `<release>-<suffix>`: what its pods are
+ * selected by (the contract charts' openkeel.workload, test/e2e/charts/_shared/_openkeel.tpl).
+ */
+export function chartPodLabels(release: string, name: string): Record<string, string> {
+  return { "app.kubernetes.io/instance": release, "app.kubernetes.io/name": name };
+}
+
+/** A label selector (matchLabels, matchExpressions In/NotIn/Exists/DoesNotExist) over pod labels; a missing one selects no pod. */
+export function selectsPods(selector: unknown, labels: Record<string, string>): boolean {
+  if (!isObject(selector)) return false;
+  const matchLabels = isObject(selector.matchLabels) ? selector.matchLabels : {};
+  const exprs = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
+  return (
+    Object.entries(matchLabels).every(([k, v]) => labels[k] === v) &&
+    exprs.every((e) => {
+      const key = String(get(e, ["key"]));
+      const values = get(e, ["values"]);
+      const inValues = Array.isArray(values) && key in labels && values.includes(labels[key]);
+      const op = get(e, ["operator"]);
+      return op === "In" ? inValues : op === "NotIn" ? !inValues : op === "Exists" ? key in labels : op === "DoesNotExist" ? !(key in labels) : false;
+    })
+  );
+}
+
+/** Every `labelSelector` under a tree (pod affinity terms, spread constraints), with its path. */
+function labelSelectors(tree: unknown, path: string[] = []): { path: string; selector: unknown }[] {
+  if (Array.isArray(tree)) return tree.flatMap((v, i) => labelSelectors(v, [...path, String(i)]));
+  if (!isObject(tree)) return [];
+  return Object.entries(tree).flatMap(([k, v]) => (k === "labelSelector" ? [{ path: [...path, k].join("."), selector: v }] : labelSelectors(v, [...path, k])));
+}
+
+/**
+ * A label selector a release's patches of `<kind> <name>` write that matches none of the pods the
+ * object makes (`podLabels`): an anti-affinity or spread over nothing keeps nothing apart.
+ */
+export function selectorMisses(release: ResourceView, patches: readonly Patch[], kind: string, name: string, podLabels: Record<string, string>): Finding[] {
+  return patches
+    .filter((p) => p.kind === kind && p.name === name)
+    .flatMap((p) => labelSelectors(p.patch))
+    .filter((s) => !selectsPods(s.selector, podLabels))
+    .map((s) => ({
+      urn: release.urn,
+      message: `${release.name}: the post-render patch of ${kind} ${name} writes ${s.path} ${JSON.stringify(s.selector)}, which matches none of its pods (labels ${JSON.stringify(podLabels)}): it keeps nothing apart`,
+      fix: `select the pods by the labels they carry: ${JSON.stringify(podLabels)}`,
+    }));
+}
+
+/** Whether a pod spec's required anti-affinity keeps its own pods (`labels`) apart on `topologyKey`. */
+export function apartOn(podSpec: unknown, topologyKey: string, labels: Record<string, string>): boolean {
+  const terms = get(podSpec, ["affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"]);
+  return Array.isArray(terms) && terms.some((t) => get(t, ["topologyKey"]) === topologyKey && selectsPods(get(t, ["labelSelector"]), labels));
+}
+
+/** What a missing patch leaves to say: the targets the release's patches do have. */
+export function targetsOf(patches: readonly Patch[]): string {
+  return patches.length > 0 ? patches.map((p) => `${p.kind} ${p.name}`).join(", ") : "none";
+}
+
+/**
  * Where a release's patches place its workload `<kind> <release>-<suffix>` (a chart that reads no
- * placement for it places it nowhere: any node, no toleration), its name, or why its patches
- * cannot be read (`problem`).
+ * placement for it places it nowhere: any node, no toleration), its name and pod spec after the
+ * patches (undefined: no patch reaches it), what the patches target, the label selectors they write
+ * that match none of its pods (`misses`), or why its patches cannot be read (`problem`).
  */
 export function patchedPlacement(
   resources: ResourceView[],
   release: ResourceView,
   kind: string,
   suffix: string,
-): { name: string; placement: EffectivePlacement; problem?: Finding } {
+): { name: string; placement: EffectivePlacement; podSpec?: Tree; targets: string; misses: Finding[]; problem?: Finding } {
   const name = `${releaseId(release).name}-${suffix}`;
   const { patches, problem } = releasePatches(resources, release);
-  return { name, placement: effectivePlacement(patchedPodSpec(patches, kind, name) ?? {}, valuesOf(release)), ...(problem ? { problem } : {}) };
+  const podSpec = patchedPodSpec(patches, kind, name);
+  return {
+    name,
+    placement: effectivePlacement(podSpec ?? {}, valuesOf(release)),
+    ...(podSpec ? { podSpec } : {}),
+    targets: targetsOf(patches),
+    misses: selectorMisses(release, patches, kind, name, chartPodLabels(releaseId(release).name, name)),
+    ...(problem ? { problem } : {}),
+  };
 }

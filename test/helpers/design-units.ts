@@ -6,6 +6,7 @@ import { ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role } from "..
 import { chassisLabelKey, RESERVED_TAINT_KEY } from "../../config/roles";
 import { openkeelDesign } from "../../openkeel/design";
 import { unlistedComponents, unlistedPostRender } from "../../openkeel/unlisted";
+import { antiAffinityPostRender } from "../../openkeel/zone-spread";
 
 /** § 5.6 NodeHealthChecks in precedence order: the OpenKeel and the Kubernetes control planes first. */
 const NHC_NAMES = ["control-plane", "kubernetes-control-plane", "network", "storage", "compute", "containers", "provisioning"];
@@ -30,15 +31,19 @@ function release(name: string, values: Record<string, unknown>): HelmReleaseUnit
 
 /**
  * A release with the § 5.1 values (after the test's own change of them), as the program ships it:
- * the placement of a component § 5.2 does not list is a post-render patch (its chart reads none),
- * built by the program's one rule (openkeel/unlisted.ts).
+ * the placement of a component § 5.2 does not list, and every anti-affinity but the Ironic
+ * conductor's, are post-render patches (its chart reads neither), built by the program's rules
+ * (openkeel/unlisted.ts, openkeel/zone-spread.ts).
  */
 function shipped(u: HelmReleaseUnit, opts: DesignOpts): HelmReleaseUnit {
   const values = structuredClone(u.values);
   opts.values?.(u.name, values);
-  const kinds = Object.fromEntries(unlistedComponents(u.name).map((k) => [k, openkeelDesign(u.name, k).kind]));
+  const keys = [...new Set([...unlistedComponents(u.name), ...Object.keys((values.placement ?? {}) as object)])];
+  const kinds = Object.fromEntries(keys.map((k) => [k, openkeelDesign(u.name, k).kind]));
   const out = unlistedPostRender(u.name, u.name, values, kinds);
-  return { ...u, values: out.values, ...(out.patches.length > 0 ? { postRender: out.patches } : {}) };
+  const zones = antiAffinityPostRender(u.name, out.values, kinds, values);
+  const patches = [...out.patches, ...zones.patches];
+  return { ...u, values: zones.values, ...(patches.length > 0 ? { postRender: patches } : {}) };
 }
 
 export interface DesignOpts {
