@@ -12,9 +12,13 @@ import { capture } from "../cli/cli";
 import { planCommand } from "../pipeline/plan-command";
 import { renderCommand } from "../pipeline/render-command";
 import { previewCommand } from "../review/preview-command";
+import { protectedUrns, removalsCommand } from "../review/removals-command";
+import { drainSequenceChecks } from "../lifecycle/guards";
+import { stackConstraints } from "../environments";
+import { planOf } from "./helpers/plans";
 import { PROJECT_KEY } from "./helpers/lifecycle";
 import { cloneWorkingTree, GIT_ENV, git, tempFolders } from "./helpers/repos";
-import { REPO, shippedRaw } from "./helpers/stacks";
+import { REPO, shippedConfig, shippedRaw } from "./helpers/stacks";
 
 const tmp = tempFolders();
 const deployYml = parse(fs.readFileSync(path.join(REPO, ".github/workflows/deploy.yml"), "utf8"));
@@ -334,5 +338,107 @@ describe("openkeel:allowRemoval, honoured by the deploy", () => {
     fs.rmSync(calls);
     expect(r.runStep(unprotect, { STACK: "s", PULUMI_STACK: "acme/s", RUNNER_TEMP: bin, PATH: `${bin}:${process.env.PATH}` }).code).toBe(0);
     expect(fs.existsSync(calls)).toBe(false);
+  });
+});
+
+describe("docs/operating.md lists every check and the entry points that run it", () => {
+  /** Every check code the code can give: its literals (`code: "…"`, `error("…", …)`, `*_CODE = "…"`) and the host contract's, by need. */
+  function codesInCode(): Set<string> {
+    const dirs = ["config", "topology", "plan", "placement", "render", "lifecycle", "platform", "openkeel", "nodes", "environments", "review"];
+    const kebab = "([a-z][a-z0-9]*(?:-[a-z0-9]+)+)";
+    const patterns = [
+      new RegExp(`\\b(?:code|check):\\s*"${kebab}"`, "g"),
+      new RegExp(`\\b(?:error|warning|warn)\\(\\s*"${kebab}"`, "g"),
+      new RegExp(`\\bblame\\([^"]*?"${kebab}"`, "g"),
+      new RegExp(`\\b[A-Z_]*(?:_CODE|TWO_STACKS)\\s*=\\s*"${kebab}"`, "g"),
+    ];
+    const codes = new Set<string>();
+    for (const dir of dirs) {
+      for (const f of fs.readdirSync(path.join(REPO, dir), { recursive: true }) as string[]) {
+        if (!f.endsWith(".ts")) continue;
+        const text = fs.readFileSync(path.join(REPO, dir, f), "utf8");
+        for (const re of patterns) for (const m of text.matchAll(re)) codes.add(m[1]);
+      }
+    }
+    for (const kind of ["cniPlugin", "interface", "hostTool", "runtimeHandler", "kernelModule", "device", "mount"])
+      codes.add(`host-${kind === "cniPlugin" ? "cni-plugin" : kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    return codes;
+  }
+
+  it("every code is in the table, and every row says plan, render, preview and the deploy gate run it", () => {
+    const doc = fs.readFileSync(path.join(REPO, "docs/operating.md"), "utf8");
+    const section = doc.slice(doc.indexOf("## One verdict: every check and where it runs"), doc.indexOf("## What `rendered/<stack>/` holds"));
+    const rows = section.split("\n").filter((l) => l.startsWith("| `") || l.startsWith("| ("));
+    expect(section).toContain("| check | level | what it holds | owner | plan | render | preview | deploy gate |");
+    for (const row of rows) expect(row.trimEnd().endsWith("| ✓ | ✓ | ✓ | ✓ |"), row).toBe(true);
+    const listed = new Set(rows.flatMap((r) => [...r.split("|")[1].matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1])));
+    const codes = codesInCode();
+    expect(codes.size).toBeGreaterThan(60);
+    expect([...codes].filter((c) => !listed.has(c)).sort()).toEqual([]);
+    expect([...listed].filter((c) => !codes.has(c)).sort()).toEqual([]);
+  });
+});
+
+describe("drain-sequence: a drain while another node comes back with the same deploy", () => {
+  const nodes = (states: Record<string, string>) =>
+    planOf("prod-medium").nodes.map((n) => ({ ...n, state: (states[n.name] ?? "active") as "active" | "maintenance" | "retiring" }));
+  const constraints = stackConstraints(shippedConfig("prod-medium"));
+  const facts = planOf("prod-medium").feasibility;
+  const judge = (before: Record<string, string>, after: Record<string, string>) =>
+    drainSequenceChecks(nodes(before), nodes(after), "deployed/s (1a2b3c4d5e6f)", constraints, facts);
+
+  it("a second quorum member drained while the first comes back: refused, naming both and the order", () => {
+    const found = judge({ "cp-1": "maintenance" }, { "cp-2": "maintenance" });
+    expect(found.map((c) => c.code)).toEqual(["drain-sequence", "drain-sequence"]);
+    expect(found[0].message).toMatch(
+      /^'cp-2' would start draining while 'cp-1' \(maintenance in deployed\/s \(1a2b3c4d5e6f\)\) is still down: it comes back only with this deploy\. nodes 'cp-1', 'cp-2' hold the OpenKeel control plane/,
+    );
+    expect(found[0].fix).toBe("bring 'cp-1' back first, in its own change, merged and deployed (and its work finished); then drain 'cp-2'");
+  });
+
+  it("nodes that hold nothing in common, a drain kept from before, or a node that only comes back: no finding", () => {
+    expect(judge({ "cmp-01": "maintenance" }, { "cp-2": "maintenance" })).toEqual([]);
+    expect(judge({ "cp-1": "maintenance" }, { "cp-1": "maintenance" })).toEqual([]);
+    expect(judge({ "cp-1": "maintenance" }, {})).toEqual([]);
+    expect(judge({}, { "cp-2": "maintenance" })).toEqual([]);
+  });
+});
+
+describe("npm run removals", () => {
+  const urn = (type: string, name: string) => `urn:pulumi:s::openkeel::${type}::${name}`;
+  const glance = urn("openkeel:openkeel:Release", "openkeel-glance");
+  const classes = urn("openkeel:platform:StorageClasses", "storage-classes");
+  const resources = [
+    { urn: glance, custom: false },
+    { urn: urn("openkeel:openkeel:Release$kubernetes:helm.sh/v3:Release", "openkeel-glance"), custom: true, parent: glance, protect: true },
+    { urn: classes, custom: false },
+    { urn: urn("openkeel:platform:StorageClasses$kubernetes:storage.k8s.io/v1:StorageClass", "longhorn-vm"), custom: true, parent: classes, protect: true },
+    // a child of a child (a ConfigFile's objects), and an unprotected one
+    { urn: urn("x$kubernetes:yaml/v2:ConfigFile", "crds"), custom: true, parent: classes, protect: true },
+    { urn: urn("x$kubernetes:yaml/v2:ConfigFile$y", "crd-a"), custom: true, parent: urn("x$kubernetes:yaml/v2:ConfigFile", "crds"), protect: true },
+    { urn: urn("x", "plain"), custom: true, parent: classes },
+  ];
+
+  it("lists the protected resources under the units named, at any depth, and nothing of the others", () => {
+    expect(protectedUrns(resources, ["storage-classes"])).toEqual([resources[3].urn, resources[4].urn, resources[5].urn]);
+    expect(protectedUrns(resources, ["openkeel-glance"])).toEqual([resources[1].urn]);
+    expect(protectedUrns(resources, [])).toEqual([]);
+  });
+
+  it("reads the stack's marker and a state export; refuses what is no export, with the fix", async () => {
+    const dir = tmp("openkeel-removals-");
+    const raw = medium();
+    raw.allowRemoval = ["openkeel-glance"];
+    fs.writeFileSync(path.join(dir, "Pulumi.s.yaml"), yaml(raw));
+    const units = await capture(removalsCommand, ["--stack", "s", "--stacks-dir", dir]);
+    expect(units).toEqual({ code: 0, stdout: "openkeel-glance\n", stderr: "" });
+    const state = path.join(dir, "state.json");
+    fs.writeFileSync(state, JSON.stringify({ version: 3, deployment: { resources } }));
+    expect((await capture(removalsCommand, ["--stack", "s", "--stacks-dir", dir, "--state", state])).stdout).toBe(`${resources[1].urn}\n`);
+    fs.writeFileSync(state, JSON.stringify({ resources }));
+    const bad = await capture(removalsCommand, ["--stack", "s", "--stacks-dir", dir, "--state", state]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/: not a Pulumi state export .*\. Fix: pass the file `pulumi stack export --file <file>` wrote\n$/);
+    expect((await capture(removalsCommand, ["--stacks-dir", dir])).stderr).toBe("--stack <name> is required.\n");
   });
 });
