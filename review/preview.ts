@@ -693,7 +693,14 @@ function nodeFindings(bi: Index, hi: Index, judged: Judged): Check[] {
   return [...removal, ...sequence].map((c) => ({ level: c.level, code: c.code, message: c.message, fix: c.fix, ...(c.path ? { path: c.path } : {}) }));
 }
 
-/** `1/4`: the share of Swift's partition replicas that move when its members go from `m` to `n` (the ring assigns them by device weight, one device set per member). */
+/**
+ * `1/4`: the share of Swift's partition replicas that move when its members go from `m` to `n`,
+ * one device set of equal weight per member. The ring builder gives each device partitions in
+ * proportion to its weight, gathers for a rebalance the partitions of removed devices and those of
+ * devices holding more than they want, and keeps an object's replicas in distinct zones where it
+ * can (openstack/swift doc/source/admin/objectstorage-ringbuilder.rst, "Build the ring", steps 1, 2
+ * and 4, at 4cb76a41ce05): adding members moves their share, removing members moves theirs.
+ */
 function movedShare(m: number, n: number): string {
   return n > m ? `${n - m}/${n}` : `${m - n}/${m}`;
 }
@@ -722,7 +729,8 @@ function swiftFindings(bi: Index, hi: Index, where: string): Check[] {
         level: "warning",
         code: "swift-ring",
         message: `Swift's storage members: ${before} → ${after}: ${moves}`,
-        reason: "each member holds its devices' share of the rings; Swift re-replicates what moves, which loads the storage network until it is done",
+        reason:
+          "each member holds its devices' share of the rings; Swift re-replicates what moves, which loads the storage network until it is done (a rebalance moves one replica of a partition at most per min_part_hours)",
         fix: "expected when the member count is meant to change: change it by one member at a time, and let replication finish before the next",
         path: "openkeel:services.swift.replicas.storage",
       });
