@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { ConfigError, formatPath, valueAt, type ConfigIssue, type Problem } from "./problems";
 import { configSchema, PROJECT, type ConfigSource, type LoadedConfig } from "./schema";
 import { closest } from "./suggest";
+import { NOT_A_STATE } from "./lifecycle";
 
 /** What zod keeps of a schema: its kind and the parts that lead further down. */
 interface SchemaDef {
@@ -74,6 +75,9 @@ function keyPathOf(path: readonly PropertyKey[]): { keyPath: (string | number)[]
   return { keyPath, text: path.length === 0 ? "" : formatPath(keyPath) };
 }
 
+/** `nodes[i].state`: a node's state. */
+const isNodeState = (path: readonly PropertyKey[]) => path.length === 3 && path[0] === "nodes" && path[2] === "state";
+
 /** A custom issue's problem: its message is `what. Fix: how`. */
 function customProblem(message: string, path: string, file: string): Problem {
   const [what, fix] = message.split(". Fix: ");
@@ -110,12 +114,14 @@ function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string): Pro
     case "invalid_value": {
       const values = issue.values.map((v) => String(v));
       const near = typeof got === "string" ? closest(got, values) : undefined;
+      // a node state an operator reaches for that the design answers otherwise (config/lifecycle.ts)
+      const instead = isNodeState(issue.path) && typeof got === "string" ? NOT_A_STATE[got] : undefined;
       return [
         {
           file,
           path,
           message: `is ${describe(got)}, not one of ${values.join(", ")}`,
-          fix: near ? `use one of the listed values: did you mean '${near}'?` : "use one of the listed values",
+          fix: instead ?? (near ? `use one of the listed values: did you mean '${near}'?` : "use one of the listed values"),
         },
       ];
     }

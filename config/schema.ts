@@ -322,6 +322,11 @@ export const configSchema = z
     cluster: clusterSchema.optional(),
     /** The hosts' links, per kind of machine, named by the nodes (config/host-network.ts). */
     hostNetworks: z.record(z.string().regex(HOST_NETWORK_NAME, { message: HOST_NETWORK_NAME_MESSAGE }), hostNetworkSchema).optional(),
+    /**
+     * Protected units (they own data) whose removal this stack allows: the one reviewed way to let
+     * one go with deploy-on-merge (docs/operating.md, "Removing a unit that owns data").
+     */
+    allowRemoval: z.array(z.string().min(1)).default([]),
   })
   .superRefine((cfg, ctx) => cfg.nodes.forEach((node, i) => nodeRules(node, i, ctx, cfg.hostNetworks)));
 

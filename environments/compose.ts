@@ -44,6 +44,7 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
     cluster: env.cluster(cfg),
     phases: emptyPhases(),
     warnings,
+    ...(cfg.allowRemoval.length ? { allowRemoval: [...cfg.allowRemoval].sort() } : {}),
   };
   phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]));
   addPlatform(plan, ctx, components, env.podNetwork);
@@ -53,7 +54,7 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
   plan.host = mergeHostContracts([hostContractOf(ctx, components), openkeelHostContract(ctx), env.host?.(cfg) ?? {}]);
   const out = withMirror(plan, cfg.mirror);
   // what the feasibility model reads of this Plan, recorded in index.yaml for the removal guard
-  out.feasibility = feasibilityFacts(out, stackConstraints(cfg));
+  out.feasibility = feasibilityFacts(out, cfg, stackConstraints(cfg));
   assertPlanInvariants(out);
   return { plan: out, problems };
 }

@@ -18,6 +18,7 @@ import { isDrained, type LifecycleFacts, type NodeState } from "../config/lifecy
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Plan } from "../plan/plan";
+import type { Config } from "../config/schema";
 
 /** A node as the model judges it. */
 export interface JudgedNode {
@@ -98,18 +99,19 @@ export interface NodeConstraint {
   key: string;
   /**
    * What it needs of the Plan besides the nodes; undefined: the component is not in it (nothing to judge).
+   * `cfg`: the stack's config, for what only it says (a count the stack set, not the topology).
    * @default none: it judges the nodes alone (a quorum)
    */
-  facts?(plan: Plan): LifecycleFacts | undefined;
+  facts?(plan: Plan, cfg: Config): LifecycleFacts | undefined;
   /** Its findings; `facts`: what `facts` read (of the committed render, for a removal). */
   judge(inventory: Inventory, facts: LifecycleFacts | undefined): Check[];
 }
 
 /** The facts of a Plan, by constraint key: what index.yaml records (`feasibility`). */
-export function feasibilityFacts(plan: Plan, constraints: readonly NodeConstraint[]): Record<string, LifecycleFacts> {
+export function feasibilityFacts(plan: Plan, cfg: Config, constraints: readonly NodeConstraint[]): Record<string, LifecycleFacts> {
   const out: Record<string, LifecycleFacts> = {};
   for (const c of constraints) {
-    const facts = c.facts?.(plan);
+    const facts = c.facts?.(plan, cfg);
     if (facts !== undefined) out[c.key] = facts;
   }
   return out;

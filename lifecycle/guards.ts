@@ -7,10 +7,10 @@
 // Retiring is what makes a removal safe on every topology: NMO has drained the node, Longhorn has
 // evicted its replicas, Nova's service was disabled before (its steps: docs/node-lifecycle.md);
 // an active node would leave with its pods, its VMs and its data.
-import type { LifecycleFacts, NodeState } from "../config/lifecycle";
-import type { Check } from "../config/problems";
+import { isDrained, type LifecycleFacts, type NodeState } from "../config/lifecycle";
+import { isError, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
-import { feasibilityChecks, removalInventory, type NodeConstraint } from "./feasibility";
+import { feasibilityChecks, removalInventory, statesInventory, type JudgedNode, type NodeConstraint } from "./feasibility";
 import { ETCD_QUORUM } from "./quorums";
 
 const NODE_REMOVAL_CODE = "node-removal";
@@ -45,13 +45,20 @@ function heldBy(n: RecordedNode): string {
   return held.length ? held.join(", ") : "its pods";
 }
 
-function notRetiring(n: RecordedNode, where: string): Check {
+/**
+ * `retired`: where its retirement was merged but not deployed (`commit 1a2b3c4d5e6f (subject)`):
+ * the fix is then to deploy that first, not to write it again.
+ */
+function notRetiring(n: RecordedNode, where: string, retired?: string): Check {
   const mechanisms = n.roles.includes("storage") ? "Longhorn evicts its replicas, NMO drains it" : "NMO drains it, and the preview lists what to disable first";
+  const done = `${n.roles.includes("storage") ? "both are" : "that is"} done`;
   return {
     level: "error",
     code: NODE_REMOVAL_CODE,
-    message: `node '${n.name}' holds ${heldBy(n)} and would be removed while it is ${n.state ?? "active"} in ${where}`,
-    fix: `keep it, set state: retiring on it first, render, merge and pulumi up (${mechanisms}); remove it once ${n.roles.includes("storage") ? "both are" : "that is"} done (docs/node-lifecycle.md)`,
+    message: `node '${n.name}' holds ${heldBy(n)} and would be removed while it is ${n.state ?? "active"} in ${where}${retired ? `: its retirement is merged (${retired}) but not deployed` : ""}`,
+    fix: retired
+      ? `deploy ${retired} first, on its own (the deploy workflow's "Run workflow" with that commit), and let the retirement finish (${mechanisms}: docs/node-lifecycle.md); then deploy the removal`
+      : `keep it, set state: retiring on it first, render, merge and pulumi up (${mechanisms}); remove it once ${done} (docs/node-lifecycle.md)`,
     path: "openkeel:nodes",
   };
 }
@@ -67,8 +74,53 @@ export function nodeRemovalChecks(
   where: string,
   constraints: readonly NodeConstraint[] = [ETCD_QUORUM],
   facts?: Readonly<Record<string, LifecycleFacts>>,
+  retiredAt?: (node: string) => string | undefined,
 ): Check[] {
   const kept = new Set(next.map((n) => n.name));
-  const refused = previous.filter((n) => !kept.has(n.name) && n.state !== "retiring").map((n) => notRetiring(n, where));
+  const refused = previous.filter((n) => !kept.has(n.name) && n.state !== "retiring").map((n) => notRetiring(n, where, retiredAt?.(n.name)));
   return [...refused, ...feasibilityChecks(removalInventory(previous, next, where), constraints, facts)];
 }
+
+/**
+ * A node drained by this change while another, drained in the reference, comes back with the same
+ * deploy (issue 38): at apply time the first is still down — NMO uncordons it, its members start
+ * again and re-sync — while the second drains. Judged by the feasibility model with the returning
+ * nodes still in their reference state: an error it finds that the next inventory alone does not
+ * (a second quorum member, a second storage node) needs the return deployed first.
+ */
+export function drainSequenceChecks(
+  previous: readonly RecordedNode[],
+  next: readonly RecordedNode[],
+  where: string,
+  constraints: readonly NodeConstraint[],
+  facts?: Readonly<Record<string, LifecycleFacts>>,
+): Check[] {
+  const before = new Map(previous.map((n) => [n.name, n.state ?? "active"]));
+  const returning = next.filter((n) => isDrained(before.get(n.name)) && !isDrained(n.state));
+  const draining = next.filter((n) => isDrained(n.state) && !isDrained(before.get(n.name)));
+  if (returning.length === 0 || draining.length === 0) return [];
+  const judged = (n: RecordedNode): JudgedNode => ({
+    name: n.name,
+    roles: n.roles,
+    ...(n.kubernetesControlPlane ? { kubernetesControlPlane: true } : {}),
+    state: returning.includes(n) ? before.get(n.name)! : (n.state ?? "active"),
+  });
+  const alone = new Set(
+    feasibilityChecks(statesInventory(next.map((n) => ({ ...judged(n), state: n.state ?? "active" }))), constraints, facts)
+      .filter(isError)
+      .map((c) => c.code),
+  );
+  const back = returning.map((n) => `'${n.name}' (${before.get(n.name)} in ${where})`).join(", ");
+  const names = (nodes: readonly RecordedNode[]) => nodes.map((n) => `'${n.name}'`).join(", ");
+  return feasibilityChecks(statesInventory(next.map(judged)), constraints, facts)
+    .filter((c) => isError(c) && !alone.has(c.code))
+    .map((c) => ({
+      level: "error",
+      code: DRAIN_SEQUENCE_CODE,
+      message: `${names(draining)} would start draining while ${back} is still down: it comes back only with this deploy. ${c.message}`,
+      fix: `bring ${names(returning)} back first, in its own change, merged and deployed (and its work finished); then drain ${names(draining)}`,
+      path: c.path,
+    }));
+}
+
+const DRAIN_SEQUENCE_CODE = "drain-sequence";

@@ -3,13 +3,15 @@
 // central), the Swift storage members, the gateway chassis of Neutron's routers, the Ironic
 // conductors, the public ingress and the hypervisors. Errors: a step that can never finish, or a
 // quorum or data lost; warnings: the cloud runs degraded. Each fix names the nodes.
-import type { Check } from "../config/problems";
+import { valueAt, type Check } from "../config/problems";
+import type { Config } from "../config/schema";
 import { ROLES, roleOfLabelKey, type Role } from "../config/roles";
 import { addFirst, concerned, downList, nodeList, transition, type Inventory, type NodeConstraint } from "../lifecycle/feasibility";
 import { quorumConstraint, quorumMembers } from "../lifecycle/quorums";
 import { findUnit, type Plan } from "../plan/plan";
 import { arr, num, obj, type Obj } from "../placement/workloads";
 import { INFRASTRUCTURE_UNIT } from "./infrastructure";
+import { SWIFT_REPLICAS } from "./replicas";
 import { releaseName } from "./services";
 import { workloadObjectName } from "./zone-spread";
 
@@ -29,34 +31,28 @@ const CONTROL_PLANE_QUORUM = quorumConstraint({
   replacement: "the controlPlane role",
 });
 
-/** Swift keeps 3 replicas of each object, one per storage member (§ 6.1): fewer members cannot hold them apart. */
-const SWIFT_REPLICAS = 3;
-
-/** A retirement or removal that leaves fewer storage members than replicas; a removal that scales the protected release down. */
+/**
+ * A retirement or removal that leaves fewer storage nodes than Swift storage members: each member
+ * needs a node of its own (required host anti-affinity), and the member of a leaving node cannot
+ * start on a node that holds one (D5: its devices are strict-local, it re-syncs from a new PVC on a
+ * free node). The rule of docs/node-lifecycle.md, `swift-members`: nodes staying < members.
+ */
 function swiftLeavingChecks(inv: Inventory, members: number): Check[] {
   const leaving = inv.leaving("storage");
   if (!concerned(inv, leaving)) return [];
   const left = inv.staying("storage").length;
+  if (left >= members) return [];
   const release = releaseName("swift");
-  if (left < Math.min(members, SWIFT_REPLICAS)) {
-    return [
-      {
-        level: "error",
-        code: "swift-members",
-        message: `${inv.judging === "removal" ? "removing" : "retiring"} ${nodeList(leaving)} leaves ${left} storage node(s) for the ${members} Swift storage members of ${release} (one per storage node, its devices strict-local, D5): the member of ${nodeList(leaving)} cannot start elsewhere, and ${SWIFT_REPLICAS} replicas of each object (§ 6.1) no longer fit on separate members`,
-        fix: addFirst("a storage node", leaving),
-        path: inv.path(leaving),
-      },
-    ];
-  }
-  if (inv.judging !== "removal" || left >= members) return [];
   return [
     {
-      level: "warning",
+      level: "error",
       code: "swift-members",
-      message: `removing ${nodeList(inv.removed("storage"))} scales the Swift storage of ${release} (protected) from ${members} to ${left} members: the StatefulSet removes its highest ordinals, wherever they run, and a member that has to move starts on the node left free from a new, empty PVC and re-syncs (§ 2.1)`,
-      fix: "expected when a storage node leaves: remove one storage node at a time, and let the rings re-balance before the next",
-      path: inv.path([]),
+      message: `${inv.judging === "removal" ? "removing" : "retiring"} ${nodeList(leaving)} leaves ${left} storage node(s) for the ${members} Swift storage members of ${release} (one per storage node, required anti-affinity; its devices strict-local, D5): the member of ${nodeList(leaving)} has no node to start on${left < SWIFT_REPLICAS ? `, and the ${SWIFT_REPLICAS} replicas of each object (§ 6.1) no longer fit on separate members` : ""}`,
+      fix:
+        left >= SWIFT_REPLICAS
+          ? `${addFirst("a storage node", leaving)}; or lower openkeel:services.swift.replicas.storage to ${left} first (its own change, deployed: the StatefulSet removes its highest ordinal, and the rings move that member's replicas)`
+          : addFirst("a storage node", leaving),
+      path: inv.path(leaving),
     },
   ];
 }
@@ -76,11 +72,18 @@ function swiftDownChecks(inv: Inventory, members: number): Check[] {
   ];
 }
 
+/** Where the stack sets Swift's member count: its replicas override, or its raw values. */
+export function swiftMembersSet(cfg: Config): boolean {
+  const swift = cfg.services.swift;
+  return swift?.replicas.storage !== undefined || valueAt(swift?.values, ["storage", "replicas"]) !== undefined;
+}
+
 const SWIFT: NodeConstraint = {
   key: "swift",
-  facts: (plan) => {
+  facts: (plan, cfg) => {
     const members = num(obj(valuesOf(plan, releaseName("swift"))?.storage).replicas);
-    return members === undefined ? undefined : { members };
+    // `set`: the stack gives the count; without, it follows the storage nodes (the preview refuses that it moves so)
+    return members === undefined ? undefined : { members, ...(swiftMembersSet(cfg) ? { set: "stack" } : {}) };
   },
   judge(inv, facts) {
     const members = facts?.members;

@@ -18,6 +18,7 @@ import type { PlacementValue, StackPlacement } from "../config/placement";
 import { antiAffinityPostRender } from "./zone-spread";
 import { conductorPostRender } from "./ironic";
 import { unlistedPostRender } from "./unlisted";
+import { finalReplicas, replicaIssue } from "./replicas";
 import { OPENKEEL_CHARTS } from "../platform/versions";
 
 import { releaseName } from "./names";
@@ -164,18 +165,40 @@ interface ServiceRelease {
   unplaced: Unplaced[];
 }
 
+/**
+ * Replica counts the stack set that break the cloud (./replicas.ts): judged on the final values of
+ * every component with a count, where it runs (an optional component off has none).
+ */
+function replicaIssues(service: ServiceName, values: Record<string, unknown>, ctx: StackContext): ContractIssue[] {
+  const issues: ContractIssue[] = [];
+  for (const [component, spec] of Object.entries(SERVICE_CATALOG[service].components)) {
+    const p = valueAt(values, ["placement", component]) as PlacementValue | undefined;
+    const replicas = finalReplicas(values, component);
+    if (isSelfPlaced(spec) || !spec.replicas || spec.replicas === "ironicConductors" || !p || p.enabled === false) continue;
+    if (replicas === undefined || stackOrigin(service, ctx.cfg.services[service], [component, "replicas"]) === undefined) continue;
+    const needed = replicasFor(spec.replicas, p, ctx);
+    const issue = replicaIssue({ service, release: releaseName(service), component, spec, replicas, needed }, ctx.cfg.autoscaling);
+    if (issue) issues.push(issue);
+  }
+  return issues;
+}
+
 function serviceUnit(service: ServiceName, ctx: StackContext): ServiceRelease {
   const spec = SERVICE_CATALOG[service];
   const values = serviceValues(service, ctx);
   const release = releaseName(service);
   const unplaced: Unplaced[] = [];
-  const issues = [...checkValues(serviceContract(spec, ctx.topo.profile), values), ...schedulingIssues(service, values, ctx, unplaced)];
+  const issues = [
+    ...checkValues(serviceContract(spec, ctx.topo.profile), values),
+    ...schedulingIssues(service, values, ctx, unplaced),
+    ...replicaIssues(service, values, ctx),
+  ];
   const problems = issues.map((issue) => {
     const origin = stackOrigin(service, ctx.cfg.services[service], issue.path);
     const what = `release ${release} (service ${service}), values key ${formatPath(issue.path, "(top level)")}: ${issue.message}`;
     // Nothing the stack set explains it: the catalog emitted it, a bug in this repository.
     if (origin === undefined) throw new Error(`values contract: ${what}`);
-    return { file: ctx.cfg.file, path: origin, message: what, fix: issue.fix };
+    return { file: ctx.cfg.file, path: origin, message: what, fix: issue.fix, ...(issue.code ? { code: issue.code, level: issue.level ?? "error" } : {}) };
   });
   // the charts read no anti-affinity (but the Ironic conductor's), and no placement of a component
   // § 5.2 does not list: both reach the pod templates as post-render patches

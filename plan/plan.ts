@@ -235,6 +235,12 @@ export interface Plan {
    * @default nothing needed, nothing installed
    */
   host?: HostContract;
+  /**
+   * Protected units whose removal the stack allows (`openkeel:allowRemoval`): reviewed in the pull
+   * request that adds them, shown by the preview, honoured by the deploy (docs/operating.md).
+   * @default none
+   */
+  allowRemoval?: string[];
 }
 
 export function emptyPhases(): Phase[] {

@@ -138,6 +138,8 @@ export interface RenderedIndex {
    * constraint: what the removal guard judges a removal with. Absent before schema 2.
    */
   feasibility?: Record<string, LifecycleFacts>;
+  /** The protected units whose removal the stack allows (`openkeel:allowRemoval`); absent: none. */
+  allowRemoval?: string[];
   phases: { name: string; units: RenderedUnit[] }[];
 }
 
@@ -218,6 +220,7 @@ export function renderedIndex(plan: Plan): RenderedIndex {
     })),
     ...(plan.nodeConfig ? { nodeConfig: plan.nodeConfig.files.map((f) => f.path).sort() } : {}),
     ...(plan.feasibility ? { feasibility: plan.feasibility } : {}),
+    ...(plan.allowRemoval?.length ? { allowRemoval: plan.allowRemoval } : {}),
     phases: plan.phases.map((ph) => ({ name: ph.name, units: ph.units.map((u) => unitIndex(u, `objects/${phaseDir(ph.name)}`)) })),
   };
 }
@@ -370,6 +373,7 @@ const indexSchema: z.ZodType<RenderedIndex> = z.object({
   ),
   nodeConfig: z.array(z.string()).optional(),
   feasibility: z.record(z.string(), z.record(z.string(), z.union([z.number(), z.string(), z.array(z.string())]))).optional(),
+  allowRemoval: z.array(z.string()).optional(),
   phases: z.array(z.object({ name: z.string(), units: z.array(unitSchema) })),
 });
 

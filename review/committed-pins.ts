@@ -1,10 +1,11 @@
-// The committed state's pins, for the upgrade check (platform/upgrades.ts): which commit a change is
-// compared with, and the exports of platform/versions.ts at that commit, read through git as the
-// removal guard reads the committed render. The committed state is, in order:
-// - the ref given (`--base`: the PR workflow passes the base branch);
+// The committed state a change is judged against (review/reference.ts: every check of a transition,
+// the upgrade check among them, platform/upgrades.ts), and the exports of platform/versions.ts at
+// that commit, read through git. The committed state is, in order:
+// - the ref given (`--base` of npm run plan and npm run render: a reference named by hand);
 // - the last deployed commit of the stack: the branch `deployed/<stack>` that deploy.yml moves after
 //   each successful `pulumi up` (a local `deployed/<stack>`, else `origin/deployed/<stack>`);
-// - else HEAD, the committed state of this checkout (a stack never deployed, a clone without the refs).
+// - else, where the stack was never deployed, the commit the change builds on: the preview's base,
+//   or HEAD, the committed state of this checkout (a clone without the refs, too).
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -17,6 +18,16 @@ export interface CommittedState {
   commit: string;
   /** `--base origin/main (1a2b3c4d5e6f)`, `deployed/prod-medium (…)`, `HEAD (…): no deployed/lab ref`. */
   where: string;
+  /** The commit as a finding names it: `deployed/prod-medium (1a2b3c4d5e6f)`, `HEAD (…)`, `the base origin/main (…)`. */
+  name: string;
+  /** It is what is deployed (`deployed/<stack>`), not a fallback. */
+  deployed: boolean;
+}
+
+/** Where a stack never deployed is judged instead of HEAD: the preview's base (its ref as given, and its commit). */
+export interface Fallback {
+  ref: string;
+  commit: string;
 }
 
 const git = (repo: string, argv: string[]) => spawnSync("git", ["-C", repo, ...argv], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
@@ -37,22 +48,36 @@ const commitOf = (repo: string, ref: string) => {
 /** The branch deploy.yml moves to the commit it deployed a stack from. */
 export const deployedRef = (stack: string) => `deployed/${stack}`;
 
+/** The last deployed commit of a stack in `repo` (`deployed/<stack>`, else `origin/deployed/<stack>`), if any. */
+export function deployedState(repo: string, stack: string): CommittedState | undefined {
+  for (const ref of [deployedRef(stack), `origin/${deployedRef(stack)}`]) {
+    const c = commitOf(repo, `refs/heads/${ref}`) ?? commitOf(repo, `refs/remotes/${ref}`);
+    if (c) return { commit: c, where: `${ref}, the last deployed commit (${c.slice(0, 12)})`, name: `${ref} (${c.slice(0, 12)})`, deployed: true };
+  }
+  return undefined;
+}
+
 /**
  * The committed state of a stack in `repo`: `base` when given (an unknown ref is the caller's
- * mistake: undefined), else its last deployed commit, else HEAD; undefined without any commit.
+ * mistake: undefined), else its last deployed commit, else `fallback` (the preview's base), else
+ * HEAD; undefined without any commit.
  */
-export function committedState(repo: string, stack: string, base?: string): CommittedState | undefined {
+export function committedState(repo: string, stack: string, base?: string, fallback?: Fallback): CommittedState | undefined {
   const short = (c: string) => c.slice(0, 12);
   if (base !== undefined) {
     const c = commitOf(repo, base);
-    return c ? { commit: c, where: `--base ${base} (${short(c)})` } : undefined;
+    return c ? { commit: c, where: `--base ${base} (${short(c)})`, name: `${base} (${short(c)})`, deployed: false } : undefined;
   }
-  for (const ref of [deployedRef(stack), `origin/${deployedRef(stack)}`]) {
-    const c = commitOf(repo, `refs/heads/${ref}`) ?? commitOf(repo, `refs/remotes/${ref}`);
-    if (c) return { commit: c, where: `${ref}, the last deployed commit (${short(c)})` };
+  const deployed = deployedState(repo, stack);
+  if (deployed) return deployed;
+  if (fallback) {
+    const name = `the base ${fallback.ref} (${short(fallback.commit)})`;
+    return { commit: fallback.commit, where: `${name}: no ${deployedRef(stack)} ref, so what the change builds on`, name, deployed: false };
   }
   const head = commitOf(repo, "HEAD");
-  return head ? { commit: head, where: `HEAD (${short(head)}): no ${deployedRef(stack)} ref, so the committed state` } : undefined;
+  return head
+    ? { commit: head, where: `HEAD (${short(head)}): no ${deployedRef(stack)} ref, so the committed state`, name: `HEAD (${short(head)})`, deployed: false }
+    : undefined;
 }
 
 /** platform/versions.ts at a commit, or undefined when the commit has none. */

@@ -41,7 +41,9 @@ export async function driftCommand(argv: string[], io: Io): Promise<number> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-drift-"));
   try {
     const relay = io.progress;
-    const r = await renderCheckout(REPO_ROOT, tmp, ["--stacks-dir", path.resolve(opts["stacks-dir"]!)], relay ? (l) => relay(`fresh render: ${l}`) : undefined);
+    // files only: whether the change may be deployed is the verdict's (npm run plan, render, preview)
+    const argv = ["--stacks-dir", path.resolve(opts["stacks-dir"]!), "--skip-transition-checks"];
+    const r = await renderCheckout(REPO_ROOT, tmp, argv, relay ? (l) => relay(`fresh render: ${l}`) : undefined);
     if (r.code !== 0) throw new UserError(`the render failed (exit ${r.code}):\n${r.stderr.trim()}`, renderFailureExit(r.code));
     const fresh = readTree(tmp);
     // what an interrupted render left beside the stacks' folders is no stale render: cleared (one

@@ -6,13 +6,15 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError, type Io } from "../cli/cli";
 import { EXIT_INTERNAL_ERROR, renderFailureExit } from "../cli/errors";
-import { hasErrors, previewAll, type PolicyReport, type StackPreview } from "./preview";
+import { hasErrors, previewAll, type Judged, type PolicyReport, type StackPreview, type StackReference } from "./preview";
 import { commentMarkdown, failedMarkdown, REPORT_MARKER, reportMarkdown, stackMarkdown, totals } from "./preview-markdown";
 import { exportCommit, renderCheckout, resolveCommit, type RenderRun } from "./renders";
 import { listStacks, STACKS_DIR } from "../config/stack-file";
 import { REPO_ROOT } from "../tools/tools";
 import { readTree } from "../cli/write";
-import { pinsOfSource } from "./committed-pins";
+import { committedState, pinsOfSource, versionsAt } from "./committed-pins";
+import { renderedFolderIn, stackReference } from "./reference";
+import { deployOrderFindings, retiredAtFinder } from "./verdict";
 import { repositoryUpgrades, type UpgradePins } from "./preview-upgrades";
 import { upgradeLine } from "./upgrade-check";
 import { isUpgradeRule, VERSIONS_FILE } from "../platform/upgrades";
@@ -93,6 +95,49 @@ function checkoutPins(baseCheckout: string, headCheckout: string): UpgradePins |
   return { base, head, rules };
 }
 
+/** The files of one stack of a `rendered/`-shaped tree, relative to its folder. */
+function stackFiles(tree: ReadonlyMap<string, string>, stack: string): Map<string, string> {
+  const prefix = `${stack}/`;
+  return new Map([...tree].filter(([f]) => f.startsWith(prefix)).map(([f, text]) => [f.slice(prefix.length), text]));
+}
+
+/**
+ * What each stack of the change is judged against (review/reference.ts), as npm run plan, npm run
+ * render and the deploy gate judge it: what is deployed (`deployed/<stack>` in `repo`: its committed
+ * render and pins), else the base the change builds on.
+ */
+function stackReferences(
+  repo: string,
+  base: { ref: string; commit: string },
+  head: ReadonlyMap<string, string>,
+  pins: UpgradePins | undefined,
+): Map<string, StackReference> {
+  const renderedDir = renderedFolderIn(repo, path.join(repo, STACKS_DIR));
+  const stacks = new Set([...head.keys()].map((f) => f.slice(0, f.indexOf("/"))).filter((s) => s && !s.startsWith(".")));
+  const out = new Map<string, StackReference>();
+  for (const stack of stacks) {
+    const state = committedState(repo, stack, undefined, base)!;
+    const judged: Judged = { where: state.name };
+    const retiredAt = renderedDir === undefined ? undefined : retiredAtFinder(repo, state, renderedDir, stack);
+    if (retiredAt) judged.retiredAt = retiredAt;
+    const findings = deployOrderFindings(repo, state, stack);
+    if (!state.deployed) {
+      out.set(stack, { where: state.where, judged, findings });
+      continue;
+    }
+    const reference = stackReference({ repo, stack, state, renderedDir, head: stackFiles(head, stack) });
+    const text = pins ? versionsAt(repo, state.commit) : undefined;
+    const deployedPins = pins && text !== undefined ? { ...pins, base: pinsOfSource(text, `platform/versions.ts at ${state.commit.slice(0, 12)}`) } : undefined;
+    out.set(stack, {
+      where: state.where,
+      judged,
+      findings,
+      deployed: { ...(reference.render ? { render: reference.render } : {}), ...(deployedPins ? { pins: deployedPins } : {}) },
+    });
+  }
+  return out;
+}
+
 /** A side with none of the named stacks: nothing to render. */
 const NOTHING: RenderRun = { code: 0, stdout: "", stderr: "" };
 
@@ -102,10 +147,10 @@ const NOTHING: RenderRun = { code: 0, stdout: "", stderr: "" };
  * side is a usage error before anything renders.
  *
  * Restricting the renders loses no check. Everything the preview shows is per stack: each side's
- * render runs one stack's plan checks, placement checks, protected-unit and node-removal guards on
- * that stack file and its own previous render (review/protected.ts, lifecycle/guards.ts), and the
- * preview compares a stack's two renders (review/preview.ts). The pin upgrade check reads the two
- * checkouts' platform/versions.ts, no stack (review/preview-upgrades.ts). The one step of a render
+ * render runs one stack's plan checks and placement checks on that stack file, the preview compares
+ * a stack's two renders (review/preview.ts) and judges its transition against the stack's reference
+ * (review/reference.ts, review/verdict.ts). The pin upgrade check reads platform/versions.ts of the
+ * checkouts and of the reference, no stack (review/preview-upgrades.ts). The one step of a render
  * that reads every stack — removing the folders of stacks without a file (cli/write.ts
  * removeStaleStacks) — runs only without --stack, and only in the preview's own output folders.
  */
@@ -128,11 +173,11 @@ const stackArgs = (stacks: string[]) => stacks.flatMap((s) => ["--stack", s]);
 function renderBoth(baseCheckout: string, repo: string, tmp: string, named: string[] | undefined, progress: Io["progress"]): Promise<RenderRun[]> {
   const relay = (side: string) => (progress ? (line: string) => progress(`${side}: ${line}`) : undefined);
   const only = renderedStacks(named, baseCheckout, repo);
-  // the preview judges the pins of the two checkouts itself (the upgrade section), so the change's
-  // render does not compare them with its own committed state
+  // the preview judges the change itself, against each stack's reference (what is deployed, else the
+  // base), so the change's render does not judge it against its own committed state
   return Promise.all([
     only.base ? renderCheckout(baseCheckout, path.join(tmp, "base-out"), stackArgs(only.base), relay("base")) : NOTHING,
-    only.head ? renderCheckout(repo, path.join(tmp, "head-out"), ["--skip-upgrade-check", ...stackArgs(only.head)], relay("this change")) : NOTHING,
+    only.head ? renderCheckout(repo, path.join(tmp, "head-out"), ["--skip-transition-checks", ...stackArgs(only.head)], relay("this change")) : NOTHING,
   ]);
 }
 
@@ -191,10 +236,12 @@ export async function previewCommand(argv: string[], io: Io, repo = REPO_ROOT): 
 
     progress?.("comparing the two renders");
     const pins = checkoutPins(baseCheckout, repo);
-    const stacks = previewAll(readTree(path.join(tmp, "base-out")), readTree(path.join(tmp, "head-out")), {
+    const headTree = readTree(path.join(tmp, "head-out"));
+    const stacks = previewAll(readTree(path.join(tmp, "base-out")), headTree, {
       stacks: opts.stack,
       policy: policy.report,
       ...(pins ? { pins } : {}),
+      references: stackReferences(repo, { ref: opts.base, commit }, headTree, pins),
     });
 
     const tools = pins ? repositoryUpgrades(pins).map(upgradeLine) : [];
@@ -213,7 +260,7 @@ export async function previewCommand(argv: string[], io: Io, repo = REPO_ROOT): 
       "comment.md": commentMarkdown(input, report),
       "report.json": `${JSON.stringify({ base: opts.base, commit, stacks }, null, 2)}\n`,
     });
-    for (const s of stacks) io.out(`${summaryLine(s)}\n`);
+    for (const s of stacks) io.out(`${summaryLine(s)}\n${s.findings.length ? `  judged against ${s.judged}\n` : ""}`);
     io.out(`preview of ${stacks.length} stack(s) against ${opts.base} (${commit.slice(0, 12)}) → ${outDir}/report.md\n`);
     if (hasErrors(stacks)) {
       io.err("the change has errors: `pulumi up` would refuse or fail on it (see Errors in the report)\n");

@@ -140,6 +140,8 @@ function upgradeLines(p: StackPreview, h: string): string[] {
 function verdictLines(p: StackPreview, h: string): string[] {
   const out: string[] = [];
   const errors = errorsOf(p);
+  // what the findings were judged against: what is deployed, else the base (review/reference.ts)
+  if (p.findings.length) out.push(`Judged against ${p.judged}.`, "");
   if (errors.length) out.push("**❌ Errors: `pulumi up` would refuse or fail on these**", "", ...errors.map(findingLine), "");
   const warnings = warningsOf(p);
   if (warnings.length + p.warnings.added.length + p.warnings.changed.length) {

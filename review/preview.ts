@@ -15,9 +15,10 @@ import { formatPath, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { ServiceName } from "../config/schema";
 import { ENVIRONMENTS, environmentConstraints } from "../environments/registry";
-import { nodeRemovalChecks } from "../lifecycle/guards";
+import { drainSequenceChecks, nodeRemovalChecks } from "../lifecycle/guards";
 import { nodeSteps, type NodeSteps } from "../lifecycle/steps";
 import { SERVICE_CATALOG } from "../openkeel/catalog";
+import { SWIFT_REPLICAS } from "../openkeel/replicas";
 import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../openkeel/infrastructure";
 import { openkeelLifecycle } from "../openkeel/node-lifecycle";
 import { releaseName } from "../openkeel/services";
@@ -149,6 +150,8 @@ export interface StackPreview {
   status: "added" | "removed" | "changed" | "unchanged";
   /** `<environment>/<topology>` of the head (or the base, for a removed stack). */
   title: string;
+  /** What the findings were judged against: the base, or what is deployed (review/reference.ts). */
+  judged: string;
   settings: Change[];
   /** Components whose pins moved, as upgrades (review/preview-upgrades.ts); empty without both sides' pins. */
   upgrades: UpgradeView[];
@@ -195,11 +198,13 @@ interface Index {
   units: Map<string, IndexUnit>;
   /** object file → its unit */
   unitOf: Map<string, string>;
-  nodes: { name: string; roles: Role[]; state?: NodeState; kubernetesControlPlane?: boolean }[];
+  nodes: { name: string; roles: Role[]; zone?: string; state?: NodeState; kubernetesControlPlane?: boolean }[];
   warnings: RenderedWarning[];
   environment: string;
   /** What the feasibility model read of the Plan (absent in a render before schema 2). */
   feasibility?: RenderedIndex["feasibility"];
+  /** openkeel:allowRemoval of the stack. */
+  allowRemoval: string[];
 }
 
 /**
@@ -236,6 +241,7 @@ function indexOf(render: RenderedStack): Index {
     warnings,
     environment: render.index.environment,
     ...(feasibility ? { feasibility } : {}),
+    allowRemoval: render.index.allowRemoval ?? [],
   };
 }
 
@@ -246,10 +252,11 @@ interface ParsedObject {
 
 const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function objectsOf(render: RenderedStack, index: Index): Map<string, ParsedObject> {
+/** The objects of the files `only` names (the object files that differ between the two sides: the others hold the same objects). */
+function objectsOf(render: RenderedStack, index: Index, only: ReadonlySet<string>): Map<string, ParsedObject> {
   const out = new Map<string, ParsedObject>();
-  for (const file of render.files.keys()) {
-    if (!file.startsWith("objects/")) continue;
+  for (const file of only) {
+    if (render.files.get(file) === undefined) continue;
     render.documents(file).forEach((body, i) => {
       if (body === null || body === undefined) return;
       const doc = isMap(body) ? body : {};
@@ -339,10 +346,18 @@ function objectName(r: ObjectRef): string {
 }
 
 const FIX_PROTECTED_REPLACE = 'leave the field as it is, or replace the object deliberately (docs/operating.md, "Replacing an object that owns data")';
-const FIX_PROTECTED_DELETE = 'keep it in the stack, or let it go deliberately (docs/operating.md, "Removing a unit that owns data")';
+const FIX_PROTECTED_DELETE =
+  'keep it in the stack, or, if its data may go, add the unit to openkeel:allowRemoval in this change (docs/operating.md, "Removing a unit that owns data")';
+
+/** What the actions of a change find: the actions, what `pulumi up` refuses, and the data-owning units it loses (openkeel:allowRemoval may allow those). */
+interface Acting {
+  actions: Action[];
+  findings: Check[];
+  losses: { unit: string; finding: Check }[];
+}
 
 /** Objects of Manifests units: the action `pulumi up` takes on each, and what it would refuse. */
-function objectActions(objects: StackPreview["objects"], goneUnits: ReadonlySet<string>, bi: Index, out: { actions: Action[]; findings: Check[] }): void {
+function objectActions(objects: StackPreview["objects"], goneUnits: ReadonlySet<string>, bi: Index, out: Acting): void {
   for (const o of objects.added) out.actions.push({ action: "create", resource: objectName(o), ...(o.unit ? { unit: o.unit } : {}), protected: o.protected });
   for (const c of objects.changed) {
     const r = c.ref;
@@ -380,20 +395,23 @@ function objectActions(objects: StackPreview["objects"], goneUnits: ReadonlySet<
   for (const o of objects.removed) {
     out.actions.push({ action: "delete", resource: objectName(o), ...(o.unit ? { unit: o.unit } : {}), protected: o.protected });
     // a unit gone as a whole is one finding, not one per object
-    if (o.protected && !o.patch && !(o.unit && goneUnits.has(o.unit))) {
-      out.findings.push({
-        level: "error",
-        code: "protected-delete",
-        message: `${objectName(o)} of unit ${o.unit} would be deleted, and the unit is protected, so \`pulumi up\` refuses`,
-        reason: "the unit owns data (protect + retainOnDelete)",
-        fix: FIX_PROTECTED_DELETE,
+    if (o.protected && !o.patch && o.unit && !goneUnits.has(o.unit)) {
+      out.losses.push({
+        unit: o.unit,
+        finding: {
+          level: "error",
+          code: "protected-delete",
+          message: `${objectName(o)} of unit ${o.unit} would be deleted, and the unit is protected, so \`pulumi up\` refuses`,
+          reason: "the unit owns data (protect + retainOnDelete)",
+          fix: FIX_PROTECTED_DELETE,
+        },
       });
     }
   }
 }
 
 /** A release or remote manifest whose unit changes: updated, or replaced when its name or namespace changes. */
-function changedUnitAction(u: UnitChange, unit: IndexUnit, v: ValuesChange | undefined, bi: Index, out: { actions: Action[]; findings: Check[] }): void {
+function changedUnitAction(u: UnitChange, unit: IndexUnit, v: ValuesChange | undefined, bi: Index, out: Acting): void {
   const resource = `${unit.kind === "HelmRelease" ? "HelmRelease" : "Manifest"} ${u.name}`;
   // the provider replaces a Helm release whose name or namespace changes (pulumi-kubernetes
   // provider/pkg/provider/helm_release.go, Diff: forceNewFields .name and .namespace)
@@ -414,22 +432,35 @@ function changedUnitAction(u: UnitChange, unit: IndexUnit, v: ValuesChange | und
       fix: FIX_PROTECTED_REPLACE,
     });
   }
+  if (protectedBefore && !unit.protect) {
+    out.losses.push({
+      unit: u.name,
+      finding: {
+        level: "error",
+        code: "protected-unprotect",
+        message: `unit ${u.name} owns data and would lose its protection (protect + retainOnDelete): \`pulumi up\` unprotects it, and any later change may then delete it`,
+        reason: "the protection is what makes pulumi up refuse to delete the data",
+        fix: FIX_PROTECTED_DELETE,
+      },
+    });
+  }
 }
 
 /** Releases and remote manifests (objects of Manifests units are objectActions'). */
-function unitActions(units: UnitChange[], values: ValuesChange[], bi: Index, hi: Index, out: { actions: Action[]; findings: Check[] }): void {
+function unitActions(units: UnitChange[], values: ValuesChange[], bi: Index, hi: Index, out: Acting): void {
   const valuesOf = new Map(values.map((v) => [v.unit, v]));
   for (const u of units) {
     const unit = (u.op === "remove" ? bi : hi).units.get(u.name)!;
     if (unit.kind === "Manifests") {
-      if (u.op === "remove" && unit.protect) out.findings.push(protectedUnitGone(u.name, `${unit.objects.length} object(s)`));
+      if (u.op === "remove" && unit.protect) out.losses.push({ unit: u.name, finding: protectedUnitGone(u.name, `${unit.objects.length} object(s)`) });
       continue;
     }
     const resource = `${unit.kind === "HelmRelease" ? "HelmRelease" : "Manifest"} ${u.name}`;
     if (u.op === "add") out.actions.push({ action: "create", resource, unit: u.name, protected: unit.protect });
     else if (u.op === "remove") {
       out.actions.push({ action: "delete", resource, unit: u.name, protected: unit.protect });
-      if (unit.protect) out.findings.push(protectedUnitGone(u.name, unit.kind === "HelmRelease" ? `release ${unit.release}` : "its manifest"));
+      if (unit.protect)
+        out.losses.push({ unit: u.name, finding: protectedUnitGone(u.name, unit.kind === "HelmRelease" ? `release ${unit.release}` : "its manifest") });
     } else changedUnitAction(u, unit, valuesOf.get(u.name), bi, out);
   }
   // releases whose values change and nothing else
@@ -446,14 +477,8 @@ function unitActions(units: UnitChange[], values: ValuesChange[], bi: Index, hi:
 }
 
 /** Objects, releases and manifests: the action `pulumi up` takes on each, and what it would refuse. */
-function actionsOf(
-  objects: StackPreview["objects"],
-  units: UnitChange[],
-  values: ValuesChange[],
-  bi: Index,
-  hi: Index,
-): { actions: Action[]; findings: Check[] } {
-  const out = { actions: [] as Action[], findings: [] as Check[] };
+function actionsOf(objects: StackPreview["objects"], units: UnitChange[], values: ValuesChange[], bi: Index, hi: Index): Acting {
+  const out: Acting = { actions: [], findings: [], losses: [] };
   objectActions(objects, new Set(units.filter((u) => u.op === "remove").map((u) => u.name)), bi, out);
   unitActions(units, values, bi, hi, out);
   const order = { delete: 0, replace: 1, update: 2, create: 3 };
@@ -516,6 +541,41 @@ function protectedUnitGone(unit: string, what: string): Check {
     reason: "the unit owns data (protect + retainOnDelete)",
     fix: FIX_PROTECTED_DELETE,
   };
+}
+
+/**
+ * The data-owning units the change loses: each an error, but for a unit the stack's
+ * openkeel:allowRemoval lists (reviewed in the pull request that adds it), which is said, with what
+ * the deploy does; an entry that lets nothing go is said too, so that it does not stay to let a
+ * later removal through unreviewed.
+ */
+function removalFindings(losses: Acting["losses"], hi: Index, where: string): Check[] {
+  const allowed = new Set(hi.allowRemoval);
+  const out: Check[] = losses.map(({ unit, finding }) =>
+    allowed.has(unit)
+      ? {
+          level: "warning",
+          code: "removal-allowed",
+          message: `${finding.message}: allowed, openkeel:allowRemoval lists ${unit}`,
+          reason:
+            "the deploy unprotects its resources in the stack's state first, and pulumi up then forgets them and leaves them in the cluster (retainOnDelete)",
+          fix: `after the deploy, delete what should go with kubectl, deliberately, then remove ${unit} from openkeel:allowRemoval`,
+          path: "openkeel:allowRemoval",
+        }
+      : finding,
+  );
+  for (const unit of hi.allowRemoval) {
+    if (losses.some((l) => l.unit === unit)) continue;
+    out.push({
+      level: "warning",
+      code: "allow-removal-unused",
+      message: `openkeel:allowRemoval lists ${unit}, which loses nothing against ${where}`,
+      reason: "an entry left in place would let a later removal of the unit through without its own review",
+      fix: `remove ${unit} from openkeel:allowRemoval (once its removal is deployed, nothing needs it)`,
+      path: "openkeel:allowRemoval",
+    });
+  }
+  return out;
 }
 
 // ---- warnings: a service that goes, a quorum whose member count changes ----
@@ -622,18 +682,82 @@ function bindingFindings(base: RenderedStack, head: RenderedStack): Check[] {
   ];
 }
 
+/** What a transition is judged against (review/reference.ts), as its findings name it. */
+export interface Judged {
+  /** `deployed/prod-medium, the last deployed commit (1a2b3c4d5e6f)`, `the base`. */
+  where: string;
+  /** Where the retirement of a node not retiring in the reference was merged, if it was: `commit 1a2b3c4d5e6f (subject)`. */
+  retiredAt?(node: string): string | undefined;
+}
+
 /**
- * A node leaving without having been retiring in the base, or a removal that breaks what the
- * feasibility model holds (lifecycle/guards.ts), judged with the facts of the base's render.
+ * A node leaving without having been retiring in the reference, a removal that breaks what the
+ * feasibility model holds, a drain that starts while another node comes back (lifecycle/guards.ts),
+ * judged with the facts of the reference's render.
  */
-function nodeFindings(bi: Index, hi: Index): Check[] {
+function nodeFindings(bi: Index, hi: Index, judged: Judged): Check[] {
   const constraints = environmentConstraints(bi.environment || hi.environment);
-  return nodeRemovalChecks(bi.nodes, hi.nodes, "the base", constraints, bi.feasibility ?? hi.feasibility).map((c) => ({
-    level: c.level,
-    code: c.code,
-    message: c.message,
-    fix: c.fix,
-  }));
+  const removal = nodeRemovalChecks(bi.nodes, hi.nodes, judged.where, constraints, bi.feasibility ?? hi.feasibility, judged.retiredAt);
+  const sequence = drainSequenceChecks(bi.nodes, hi.nodes, judged.where, constraints, hi.feasibility ?? bi.feasibility);
+  return [...removal, ...sequence].map((c) => ({ level: c.level, code: c.code, message: c.message, fix: c.fix, ...(c.path ? { path: c.path } : {}) }));
+}
+
+/**
+ * `1/4`: the share of Swift's partition replicas that move when its members go from `m` to `n`,
+ * one device set of equal weight per member. The ring builder gives each device partitions in
+ * proportion to its weight, gathers for a rebalance the partitions of removed devices and those of
+ * devices holding more than they want, and keeps an object's replicas in distinct zones where it
+ * can (openstack/swift doc/source/admin/objectstorage-ringbuilder.rst, "Build the ring", steps 1, 2
+ * and 4, at 4cb76a41ce05): adding members moves their share, removing members moves theirs.
+ */
+function movedShare(m: number, n: number): string {
+  return n > m ? `${n - m}/${n}` : `${m - n}/${m}`;
+}
+
+/**
+ * Swift's rings (§ 6.1, § 6.3): the members' count and their zones (the zone label of their nodes)
+ * say where each object's replicas are. A change of either moves data; a count that changes only
+ * because the storage nodes did (the stack does not set it) is refused: nobody chose that move.
+ */
+function swiftFindings(bi: Index, hi: Index, where: string): Check[] {
+  const [b, h] = [bi.feasibility?.swift, hi.feasibility?.swift];
+  const out: Check[] = [];
+  const [before, after] = [b?.members, h?.members];
+  if (typeof before === "number" && typeof after === "number" && before !== after) {
+    const moves = `the rings move about ${movedShare(before, after)} of the objects' replicas, ${after > before ? "onto the new members" : "from the members that go to the others"} (the StatefulSet ${after > before ? "adds" : "removes"} its highest ordinals)`;
+    if (h?.set !== "stack") {
+      out.push({
+        level: "error",
+        code: "swift-members-implicit",
+        message: `Swift's storage members would go from ${before} (${where}) to ${after} because the storage nodes did: openkeel:services.swift.replicas.storage is not set, so the count follows them, and ${moves}`,
+        fix: `set openkeel:services.swift.replicas.storage: ${before} to keep the members (a new storage node then holds none), or ${after} to move the data deliberately`,
+        path: "openkeel:services.swift.replicas.storage",
+      });
+    } else {
+      out.push({
+        level: "warning",
+        code: "swift-ring",
+        message: `Swift's storage members: ${before} → ${after}: ${moves}`,
+        reason:
+          "each member holds its devices' share of the rings; Swift re-replicates what moves, which loads the storage network until it is done (a rebalance moves one replica of a partition at most per min_part_hours)",
+        fix: "expected when the member count is meant to change: change it by one member at a time, and let replication finish before the next",
+        path: "openkeel:services.swift.replicas.storage",
+      });
+    }
+  }
+  if (typeof after !== "number") return out;
+  const zoneOf = new Map(bi.nodes.filter((n) => n.roles.includes("storage")).map((n) => [n.name, n.zone]));
+  for (const n of hi.nodes.filter((x) => x.roles.includes("storage") && zoneOf.has(x.name) && zoneOf.get(x.name) !== x.zone)) {
+    out.push({
+      level: "warning",
+      code: "swift-ring",
+      message: `storage node '${n.name}' moves from zone ${zoneOf.get(n.name) ?? "(none)"} to ${n.zone ?? "(none)"}: a Swift member on it takes its devices into another Swift zone, and the rings move their replicas so that each object's ${SWIFT_REPLICAS} stay in distinct zones`,
+      reason: "Swift zones are the nodes' zones (§ 6.3): a member's zone is where its replicas count",
+      fix: "expected when the node really moved; otherwise restore its zone",
+      path: "openkeel:nodes",
+    });
+  }
+  return out;
 }
 
 function objectChanges(bo: Map<string, ParsedObject>, ho: Map<string, ParsedObject>): StackPreview["objects"] {
@@ -749,12 +873,62 @@ function otherFiles(b: RenderedStack, h: RenderedStack, placement: PlacementDelt
   return other;
 }
 
-/** Compare one stack's two renders (either may be absent). */
+/** Compare one stack's two renders (either may be absent), judged against the base. */
 export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport, pins?: UpgradePins): StackPreview {
   // the two sides share their parses: a file unchanged by the change is parsed once
   const parsed = new Map<string, unknown[]>();
   const read = (tree: Tree | undefined, where: string) => tree && new RenderedStack(tree, `${where}/${stack}`, parsed);
-  return compare(stack, read(base, "the base"), read(head, "this change"), policy, pins);
+  return compare(stack, read(base, "the base"), read(head, "this change"), policy, pins, { where: "the base" });
+}
+
+/** What both the preview and the verdict read of two renders: the changes of objects, values and units, and the actions on them. */
+interface Changes {
+  b: RenderedStack;
+  h: RenderedStack;
+  bi: Index;
+  hi: Index;
+  objects: StackPreview["objects"];
+  values: ValuesChange[];
+  units: UnitChange[];
+  acting: Acting;
+}
+
+function changesOf(base: RenderedStack | undefined, head: RenderedStack | undefined): Changes {
+  const b = base ?? new RenderedStack(new Map<string, string>(), "(none)");
+  const h = head ?? new RenderedStack(new Map<string, string>(), "(none)");
+  const bi = indexOf(b);
+  const hi = indexOf(h);
+  // an object file with the same text on both sides holds the same objects: only the others are read
+  const differ = new Set(allFiles(b, h).filter((f) => f.startsWith("objects/") && b.files.get(f) !== h.files.get(f)));
+  const objects = objectChanges(objectsOf(b, bi, differ), objectsOf(h, hi, differ));
+  const values = valuesChanges(b, h, bi, hi);
+  const units = unitChanges(bi, hi);
+  return { b, h, bi, hi, objects, values, units, acting: actionsOf(objects, units, values, bi, hi) };
+}
+
+/**
+ * What the change finds against `c.b`, the render it is judged against: what `pulumi up` would
+ * refuse or fail on (errors), and what a reviewer weighs (warnings). `both`: the stack is on both
+ * sides (a stack added or removed has no transition of its nodes, binding or upgrades).
+ */
+function findingsOf(c: Changes, both: boolean, pins: UpgradePins | undefined, judged: Judged): Check[] {
+  const { b, h, bi, hi } = c;
+  return [
+    ...(both && pins ? stackUpgradeViews(pins, h).findings : []),
+    ...c.acting.findings,
+    ...removalFindings(c.acting.losses, hi, judged.where),
+    ...serviceFindings(c.units, bi, hi),
+    ...quorumFindings(c.values),
+    ...(both ? [...postRenderFindings(b, h, bi), ...nodeFindings(bi, hi, judged), ...swiftFindings(bi, hi, judged.where), ...bindingFindings(b, h)] : []),
+  ];
+}
+
+/**
+ * The verdict's transition checks of one stack (review/verdict.ts): the preview's findings of going
+ * from `reference` (what the stack is judged against) to `head`; none without a reference.
+ */
+export function transitionFindings(reference: RenderedStack | undefined, head: RenderedStack, judged: Judged): Check[] {
+  return reference ? findingsOf(changesOf(reference, head), true, undefined, judged) : [];
 }
 
 function compare(
@@ -763,33 +937,21 @@ function compare(
   head: RenderedStack | undefined,
   policy: PolicyReport | undefined,
   pins: UpgradePins | undefined,
+  judged: Judged,
 ): StackPreview {
-  const b = base ?? new RenderedStack(new Map<string, string>(), "(none)");
-  const h = head ?? new RenderedStack(new Map<string, string>(), "(none)");
   const both = base !== undefined && head !== undefined;
-  const bi = indexOf(b);
-  const hi = indexOf(h);
-  const objects = objectChanges(objectsOf(b, bi), objectsOf(h, hi));
-  const values = valuesChanges(b, h, bi, hi);
-  const units = unitChanges(bi, hi);
+  const c = changesOf(base, head);
+  const { b, h, bi, hi, objects, values, units } = c;
   const warnings = warningChanges(bi, hi);
   const { delta: placement, note: placementNote } = both ? placementOf(b, h) : {};
   const nodes = both ? nodeSteps(b, h, LIFECYCLES) : [];
   const other = otherFiles(b, h, placement, nodes);
-  const { actions, findings: refused } = actionsOf(objects, units, values, bi, hi);
-  const upgrades = both && pins ? stackUpgradeViews(pins, h) : { views: [], findings: [] };
-  const findings = [
-    ...upgrades.findings,
-    ...refused,
-    ...serviceFindings(units, bi, hi),
-    ...quorumFindings(values),
-    ...(both ? postRenderFindings(b, h, bi) : []),
-    ...(both ? [...nodeFindings(bi, hi), ...bindingFindings(b, h)] : []),
-  ];
+  const actions = c.acting.actions;
+  const upgrades = both && pins ? stackUpgradeViews(pins, h).views : [];
   const settings = both ? diff(bi.settings, hi.settings) : [];
   const changed =
     settings.length +
-      upgrades.views.length +
+      upgrades.length +
       actions.length +
       values.length +
       units.length +
@@ -803,10 +965,11 @@ function compare(
     stack,
     status: !base ? "added" : !head ? "removed" : changed ? "changed" : "unchanged",
     title: (head ? hi.title : bi.title) || stack,
+    judged: judged.where,
     settings,
-    upgrades: upgrades.views,
+    upgrades,
     actions,
-    findings,
+    findings: findingsOf(c, both, pins, judged),
     objects,
     values,
     units,
@@ -828,14 +991,42 @@ function policyOf(stack: string, policy: PolicyReport | undefined): { policy?: S
   return { policy: { violations, passed: s.passed ?? !violations.some((v) => v.level === "mandatory") } };
 }
 
-/** Every stack present in either render (optionally only some), sorted by name. */
-export function previewAll(base: Tree, head: Tree, opts: { stacks?: string[]; policy?: PolicyReport; pins?: UpgradePins } = {}): StackPreview[] {
+/** What a stack is judged against (review/reference.ts), and what only the reference can say. */
+export interface StackReference {
+  /** As the report says it: `deployed/prod-medium, the last deployed commit (…)`. */
+  where: string;
+  judged: Judged;
+  /** What is deployed: its render (undefined: none) and pins. Absent: the stack was never deployed, and the base is the reference. */
+  deployed?: { render?: RenderedStack; pins?: UpgradePins };
+  /** The deploy order's findings (review/verdict.ts). */
+  findings: Check[];
+}
+
+/**
+ * Every stack present in either render (optionally only some), sorted by name. The changes shown
+ * are the base's to the head's; the findings are judged against each stack's reference
+ * (`references`: what is deployed, else the base).
+ */
+export function previewAll(
+  base: Tree,
+  head: Tree,
+  opts: { stacks?: string[]; policy?: PolicyReport; pins?: UpgradePins; references?: ReadonlyMap<string, StackReference> } = {},
+): StackPreview[] {
   // the two sides share their parses: a file unchanged by the change is parsed once
   const parsed = new Map<string, unknown[]>();
   const bs = renderedStacks(base, "the base", parsed);
   const hs = renderedStacks(head, "this change", parsed);
   const names = [...new Set([...bs.keys(), ...hs.keys()])].filter((s) => !opts.stacks?.length || opts.stacks.includes(s)).sort(cmp);
-  return names.map((s) => compare(s, bs.get(s), hs.get(s), opts.policy, opts.pins));
+  return names.map((s) => {
+    const ref = opts.references?.get(s);
+    const shown = compare(s, bs.get(s), hs.get(s), opts.policy, opts.pins, ref && !ref.deployed ? ref.judged : { where: "the base" });
+    const h = hs.get(s);
+    if (!ref || !h) return shown;
+    const against = ref.deployed
+      ? findingsOf(changesOf(ref.deployed.render, h), ref.deployed.render !== undefined, ref.deployed.pins, ref.judged)
+      : shown.findings;
+    return { ...shown, judged: ref.where, findings: [...ref.findings, ...against] };
+  });
 }
 
 /** Errors anywhere: `pulumi up` would refuse or fail on this change. */

@@ -8,7 +8,7 @@ import { EXIT_BAD_CONFIG, UserError } from "../cli/cli";
 import { formatProblem, type Check } from "../config/problems";
 import { componentUpgrades, ruleApplies, type ComponentUpgrade, type PinExports, type StackUse } from "../platform/upgrades";
 import * as VERSIONS from "../platform/versions";
-import { committedState, pinsOfSource, versionsAt } from "./committed-pins";
+import { committedState, pinsOfSource, versionsAt, type CommittedState, type Fallback } from "./committed-pins";
 
 /** This program's pins, and the text they were loaded from (a commit whose text is the same has the same pins). */
 const HEAD_PINS: PinExports = { ...VERSIONS };
@@ -37,35 +37,60 @@ export function upgradeErrors(checks: StackUpgrades[]): string[] {
   );
 }
 
+/** Where each stack is judged: its committed state in the stacks folder's repository, or why there is none. */
+export interface StackState {
+  stack: string;
+  state?: CommittedState;
+  /** Why there is no committed state (no git work tree, no commit). */
+  note?: string;
+}
+
 /**
- * For each stack, the components it installs whose pins moved since its committed state in `repo`
- * (the work tree of the stacks folder; undefined: none, so nothing to compare with). `base` names
- * the committed state for every stack (the PR workflow's base branch); an unknown ref is a usage error.
+ * The committed state of each stack in `repo` (the work tree of the stacks folder; undefined: none,
+ * so nothing to compare with). `base` names it for every stack (an unknown ref is a usage error);
+ * `fallback` is where a stack never deployed is judged instead of HEAD (the preview's base).
  */
-export function stackUpgrades(repo: string | undefined, stacks: { stack: string; use: StackUse }[], base?: string): StackUpgrades[] {
-  /** Per commit: its pins when they differ from this program's (undefined: the same file), or missing. */
-  const basePins = new Map<string, { pins?: PinExports; missing: boolean }>();
-  return stacks.map(({ stack, use }) => {
+export function stackStates(repo: string | undefined, stacks: readonly string[], base?: string, fallback?: Fallback): StackState[] {
+  return stacks.map((stack) => {
     if (repo === undefined) {
       if (base !== undefined) throw new UserError(`--base ${base}: the stacks folder is in no git work tree to find it in`, EXIT_BAD_CONFIG);
-      return { stack, upgrades: [], note: "the stacks folder is in no git work tree: no committed pins to compare with" };
+      return { stack, note: "the stacks folder is in no git work tree: no committed state to compare with" };
     }
-    const state = committedState(repo, stack, base);
+    const state = committedState(repo, stack, base, fallback);
     if (!state) {
       if (base !== undefined)
         throw new UserError(`--base ${base}: no such commit in ${repo}. Fix: fetch it first (git fetch origin main) or name another ref`, EXIT_BAD_CONFIG);
-      return { stack, upgrades: [], note: `${repo} has no commit: no committed pins to compare with` };
+      return { stack, note: `${repo} has no commit: no committed state to compare with` };
     }
-    let at = basePins.get(state.commit);
-    if (!at) {
-      const text = versionsAt(repo, state.commit);
-      const differs = text !== undefined && text !== HEAD_TEXT;
-      at = { missing: text === undefined, ...(differs ? { pins: pinsOfSource(text, `platform/versions.ts at ${state.commit.slice(0, 12)}`) } : {}) };
-      basePins.set(state.commit, at);
-    }
-    if (at.missing) return { stack, where: state.where, upgrades: [], note: `${state.where} has no platform/versions.ts: no pins to compare with` };
-    const pins = at.pins;
-    const upgrades = pins ? componentUpgrades(pins, HEAD_PINS, VERSIONS.UPGRADE_RULES).filter((u) => ruleApplies(u.rule, HEAD_PINS, use)) : [];
-    return { stack, where: state.where, upgrades };
+    return { stack, state };
   });
+}
+
+/** Per commit: its pins when they differ from this program's (undefined: the same file), or missing. */
+type PinsAt = Map<string, { pins?: PinExports; missing: boolean }>;
+
+/** The components a stack installs (`use`) whose pins moved since its committed state (`at`), in `repo`. */
+function upgradesAt(repo: string, at: StackState, use: StackUse, cache: PinsAt): StackUpgrades {
+  const { stack, state } = at;
+  if (!state) return { stack, upgrades: [], note: at.note };
+  let pinsAt = cache.get(state.commit);
+  if (!pinsAt) {
+    const text = versionsAt(repo, state.commit);
+    const differs = text !== undefined && text !== HEAD_TEXT;
+    pinsAt = { missing: text === undefined, ...(differs ? { pins: pinsOfSource(text, `platform/versions.ts at ${state.commit.slice(0, 12)}`) } : {}) };
+    cache.set(state.commit, pinsAt);
+  }
+  if (pinsAt.missing) return { stack, where: state.where, upgrades: [], note: `${state.where} has no platform/versions.ts: no pins to compare with` };
+  const pins = pinsAt.pins;
+  const upgrades = pins ? componentUpgrades(pins, HEAD_PINS, VERSIONS.UPGRADE_RULES).filter((u) => ruleApplies(u.rule, HEAD_PINS, use)) : [];
+  return { stack, where: state.where, upgrades };
+}
+
+/**
+ * For each stack, the components it installs whose pins moved since its committed state (`states`,
+ * in the same order, from stackStates) in `repo`.
+ */
+export function stackUpgrades(repo: string | undefined, stacks: { stack: string; use: StackUse }[], states: readonly StackState[]): StackUpgrades[] {
+  const cache: PinsAt = new Map();
+  return stacks.map(({ stack, use }, i) => (repo === undefined ? { stack, upgrades: [], note: states[i].note } : upgradesAt(repo, states[i], use, cache)));
 }

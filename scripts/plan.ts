@@ -1,9 +1,10 @@
-// npm run plan [-- --stack <name>]… [--base <git-ref>]: the plan checks (okadm plan rules and the
-// placement checks), the upgrade check (every pin that moved since the committed state — --base, else
-// the stack's deployed/<stack> branch, else HEAD — against its upgrade rule in platform/versions.ts),
-// a warning per PriorityClass whose value or preemptionPolicy changed against that commit's render
-// (pulumi up deletes and re-creates it) and a short placement summary per stack. Exit 1 when a check
-// fails, 2 on bad config; writes nothing.
+// npm run plan [-- --stack <name>]… [--stacks-dir <dir>] [--base <git-ref>]: the verdict of npm run
+// render without writing anything — the plan checks (okadm plan rules, placement checks), then each
+// stack's transition against what is deployed (deployed/<stack>, else HEAD; --base names another
+// commit): data-owning units lost, node removals and drains out of order, Swift's rings, the upgrade
+// rules of platform/versions.ts (review/verdict.ts) — and a short placement summary per stack. The
+// deploy workflow runs it as its last gate before pulumi up. Exit 1 when a check fails, 2 on bad
+// config or usage; writes nothing.
 //
 // The command itself is pipeline/plan-command.ts, which the tests call in-process.
 import { processIo, run } from "../cli/cli";

@@ -161,8 +161,8 @@ describe("--help", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ {2}--stack <value> +repeatable$/m);
     expect(r.stdout).toMatch(/^ {2}--out <value> +default: rendered$/m);
-    expect(r.stdout).toMatch(/^ {2}--allow-removal <value> +repeatable$/m);
-    expect(r.stdout).toContain("Exit 0: rendered; 1: a plan check failed");
+    expect(r.stdout).toMatch(/^ {2}--skip-transition-checks$/m);
+    expect(r.stdout).toContain("Exit 0: rendered; 1: a check failed");
   });
 
   it("in-process, a command's --help is its CLI's header, and nothing is rendered", async () => {

@@ -1,5 +1,6 @@
 // Units that own data are protected (Pulumi `protect` + `retainOnDelete`), and a stack change that
-// would drop one (or an object of one) stops `npm run render` unless `--allow-removal <unit>` says so.
+// would drop one (or an object of one) stops `npm run render` unless the stack's openkeel:allowRemoval
+// lists it (the reviewed marker; `--allow-removal` on the command line is refused, pointing at it).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,11 +8,12 @@ import { allUnits, type Plan, type Unit } from "../plan/plan";
 import { planStack } from "../environments";
 import { capture } from "../cli/cli";
 import { generatedProductionStack } from "../bench/generate";
-import { protectedLosses } from "../review/protected";
-import { readIndex, readRenderedDir } from "../render/rendered";
+import { stringify } from "yaml";
+import { readIndex, readRenderedDir, RenderedStack, renderPlan } from "../render/rendered";
+import { transitionFindings } from "../review/preview";
 import { renderCommand } from "../pipeline/render-command";
 import { readTree } from "../cli/write";
-import { planOf } from "./helpers/plans";
+import { planOf, shippedPlan } from "./helpers/plans";
 import { shippedRun } from "./helpers/pulumi";
 import { mutatedConfig, REPO, SHIPPED_STACKS, tempStacks } from "./helpers/stacks";
 import { loadConfig } from "../config/load";
@@ -86,6 +88,7 @@ describe.each(SHIPPED_STACKS)("stack %s under the Pulumi mocks", (stack) => {
 describe("the render refuses to drop a unit that owns data", () => {
   const medium = fs.readFileSync(path.join(REPO, "stacks/Pulumi.prod-medium.yaml"), "utf8");
   const withGlanceOff = medium.replace("  openkeel:services:\n", "  openkeel:services:\n    glance:\n      enabled: false\n");
+  const marked = (text: string, ...units: string[]) => text.replace("config:\n", `config:\n  openkeel:allowRemoval: [${units.join(", ")}]\n`);
 
   async function renderedOnce(text: string) {
     const dir = tempStacks({ s: text });
@@ -95,7 +98,7 @@ describe("the render refuses to drop a unit that owns data", () => {
     return { dir, out, file: path.join(dir, "Pulumi.s.yaml") };
   }
 
-  it("turning a protected service off: exit 1 naming the unit and the flag, nothing written", async () => {
+  it("turning a protected service off: exit 1 naming the unit, what it was judged against and the fix, nothing written", async () => {
     expect(withGlanceOff).not.toBe(medium);
     const { dir, out, file } = await renderedOnce(medium);
     const before = readTree(out);
@@ -103,23 +106,44 @@ describe("the render refuses to drop a unit that owns data", () => {
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `${file}: error [protected-removal]: unit openkeel-glance owns data (protected) and would be removed (${path.join(out, "s", "index.yaml")} has it). ` +
-        `Fix: keep it in the stack, or, if its data may go, render with --allow-removal openkeel-glance and follow docs/operating.md "Removing a unit that owns data"\n`,
+      `s, against the render in ${path.join(out, "s")} (the stacks folder is in no git work tree: no committed state to compare with): ` +
+        `${file}: error [protected-delete]: unit openkeel-glance (release openkeel-glance) would be deleted, and it is protected, so \`pulumi up\` refuses. ` +
+        `Why: the unit owns data (protect + retainOnDelete). ` +
+        `Fix: keep it in the stack, or, if its data may go, add the unit to openkeel:allowRemoval in this change (docs/operating.md, "Removing a unit that owns data")\n` +
+        // a refusal shows the whole verdict: the warnings too
+        `s, against the render in ${path.join(out, "s")} (the stacks folder is in no git work tree: no committed state to compare with): ` +
+        `${file}: warning [service-removed]: service glance goes away: \`pulumi up\` uninstalls release openkeel-glance. ` +
+        "Why: the stack no longer enables it (openkeel:services); its API leaves the cloud. Fix: if the cloud still needs it, enable it again (openkeel:services.glance)\n",
     );
     expect(readTree(out)).toEqual(before);
   });
 
-  it("--allow-removal <unit> lets it through, says so, and writes", async () => {
+  it("--allow-removal is refused, pointing at openkeel:allowRemoval; the stack's marker lets the unit go, says so, and writes", async () => {
     const { dir, out, file } = await renderedOnce(medium);
     fs.writeFileSync(file, withGlanceOff);
-    const other = await capture(renderCommand, ["--stacks-dir", dir, "--out", out, "--allow-removal", "openkeel-swift"]);
+    const flag = await capture(renderCommand, ["--stacks-dir", dir, "--out", out, "--allow-removal", "openkeel-glance"]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(
+      /^--allow-removal openkeel-glance: an allowance on the command line leaves no trace in the pull request.* Fix: add openkeel:allowRemoval: \[openkeel-glance\] to the stack file/,
+    );
+    // a marker for another unit allows nothing here, and says it is unused
+    fs.writeFileSync(file, marked(withGlanceOff, "openkeel-swift"));
+    const other = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(other.code).toBe(1);
-    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out, "--allow-removal", "openkeel-glance"]);
+    expect(other.stderr).toContain("error [protected-delete]: unit openkeel-glance");
+    fs.writeFileSync(file, marked(withGlanceOff, "openkeel-glance"));
+    const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/s: unit openkeel-glance owns data \(protected\) and would be removed .*allowed by --allow-removal openkeel-glance/);
+    expect(r.stdout).toMatch(
+      /openkeel:allowRemoval: warning \[removal-allowed\]: unit openkeel-glance \(release openkeel-glance\) would be deleted.*: allowed, openkeel:allowRemoval lists openkeel-glance \(against the render in /,
+    );
     expect(fs.existsSync(path.join(out, "s", "values", "openkeel-glance.yaml"))).toBe(false);
-    // and the next render compares with the new output: nothing left to allow
-    expect((await capture(renderCommand, ["--stacks-dir", dir, "--out", out])).code).toBe(0);
+    // the index records the marker, which the preview shows as a setting of the stack
+    expect(readRenderedDir(path.join(out, "s")).index.allowRemoval).toEqual(["openkeel-glance"]);
+    // the next render is judged against the new one: nothing left to allow, and the marker is said to be unused
+    const again = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("warning [allow-removal-unused]: openkeel:allowRemoval lists openkeel-glance, which loses nothing against the render in");
   });
 
   it("turning the lab's real backends off names Longhorn, the StorageClasses and every other data unit", async () => {
@@ -128,33 +152,50 @@ describe("the render refuses to drop a unit that owns data", () => {
     fs.writeFileSync(file, lab);
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(1);
-    const units = [...r.stderr.matchAll(/unit (\S+) owns data \(protected\) and would be removed/g)].map((m) => m[1]).sort();
+    const units = [...r.stderr.matchAll(/error \[protected-delete\]: unit (\S+) \(.*?\) would be deleted/g)].map((m) => m[1]).sort();
     expect(units).toEqual(
       ["cdi", "cdi-operator", "kubevirt", "kubevirt-operator", "longhorn", "storage-classes", ...units.filter((u) => u.startsWith("snapshot-crd-"))].sort(),
     );
     expect(units.filter((u) => u.startsWith("snapshot-crd-")).length).toBeGreaterThan(0);
     // the namespace of Longhorn goes too: an object of a unit that stays
-    expect(r.stderr).toMatch(/object namespace-longhorn-system\.yaml of unit platform-namespaces, which owns data \(protected\), would be removed/);
+    expect(r.stderr).toMatch(/error \[protected-delete\]: Namespace longhorn-system of unit platform-namespaces would be deleted/);
   });
 
   it("a StorageClass dropped from the storage-classes unit, or a unit no longer protected, is a loss", () => {
-    const plan = planOf("prod-medium");
-    const index = readIndex(fs.readFileSync(path.join(REPO, "rendered/prod-medium/index.yaml"), "utf8"), "rendered/prod-medium/index.yaml");
-    expect(protectedLosses(index, plan)).toEqual([]);
+    const committed = readTree(path.join(REPO, "rendered/prod-medium"));
+    const head = new RenderedStack(committed, "this change");
+    expect(transitionFindings(new RenderedStack(committed, "the base"), head, { where: "the base" })).toEqual([]);
+    // the base had one more class in the unit, and had openkeel-swift protected where the change has it not
+    const index = readIndex(committed.get("index.yaml")!, "index.yaml");
     const classes = index.phases.flatMap((p) => p.units).find((u) => u.name === "storage-classes")!;
-    classes.objects!.push("objects/04-platform-config/storage-classes/storageclass-old-fast.yaml");
-    const unprotected = structuredClone(plan);
-    delete allUnits(unprotected).find((u) => u.name === "openkeel-swift")!.protect;
-    expect(protectedLosses(index, unprotected)).toEqual([
-      { unit: "storage-classes", loss: "object", object: "storageclass-old-fast.yaml" },
-      { unit: "openkeel-swift", loss: "unprotected" },
+    const old = "objects/04-platform-config/storage-classes/storageclass-old-fast.yaml";
+    classes.objects!.push(old);
+    const base = new Map(committed);
+    base.set("index.yaml", stringify(index));
+    base.set(old, "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: old-fast\nprovisioner: driver.longhorn.io\n");
+    const unprotected = readIndex(committed.get("index.yaml")!, "index.yaml");
+    delete unprotected.phases.flatMap((p) => p.units).find((u) => u.name === "openkeel-swift")!.protect;
+    const after = new Map(committed);
+    after.set("index.yaml", stringify(unprotected));
+    const found = transitionFindings(new RenderedStack(base, "the base"), new RenderedStack(after, "this change"), { where: "the base" });
+    expect(found.map((f) => [f.level, f.code])).toEqual([
+      ["error", "protected-delete"],
+      ["error", "protected-unprotect"],
     ]);
+    expect(found[0].message).toBe("StorageClass old-fast of unit storage-classes would be deleted, and the unit is protected, so `pulumi up` refuses");
+    expect(found[1].message).toMatch(/^unit openkeel-swift owns data and would lose its protection/);
   });
 
   it("the committed render of every stack keeps every protected unit of its plan", () => {
     for (const stack of SHIPPED_STACKS) {
-      const index = readRenderedDir(path.join(REPO, "rendered", stack)).index;
-      expect(protectedLosses(index, planOf(stack)), stack).toEqual([]);
+      const committed = readTree(path.join(REPO, "rendered", stack));
+      const plan = planOf(stack);
+      const fresh = new Map(renderPlan(plan, shippedPlan(stack).placement).map((f) => [f.path, f.content]));
+      const found = transitionFindings(new RenderedStack(committed, "rendered"), new RenderedStack(fresh, "fresh"), { where: "rendered" });
+      expect(
+        found.filter((f) => f.code.startsWith("protected-")),
+        stack,
+      ).toEqual([]);
     }
   });
 });

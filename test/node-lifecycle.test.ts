@@ -38,6 +38,15 @@ const node = (raw: any, name: string) => {
 };
 const withState = (name: string, state: string) => (raw: any) => (node(raw, name).state = state);
 const without = (name: string) => (raw: any) => (raw.nodes = raw.nodes.filter((n: any) => n.name !== name));
+/**
+ * prod-large with a tenth storage node, sto-10, added and deployed first: its 9 storage nodes hold
+ * its 9 Swift members (one each), so a member leaving one needs a node free of one (swift-members).
+ */
+const withSto10 = (raw: any) => raw.nodes.push({ name: "sto-10", internalIP: "10.40.4.20", zone: "zone-a", roles: ["storage"], hostNetwork: "storage" });
+const all =
+  (...edits: ((raw: any) => void)[]) =>
+  (raw: any) =>
+    edits.forEach((e) => e(raw));
 const steps = (p: StackPreview, name: string) => p.nodes.find((n) => n.node === name)?.steps.map((s) => `${s.when} ${s.what}: ${s.command}`) ?? [];
 const actions = (p: StackPreview) => p.actions.map((a) => `${a.action} ${a.resource}${a.unit ? ` [${a.unit}]` : ""}`);
 const errorsOf = (stack: string, edit: (raw: any) => void) =>
@@ -150,10 +159,17 @@ describe("the lab has no Node Maintenance Operator", () => {
   });
 });
 
-describe("retiring a storage node (sto-9 of prod-large)", () => {
-  const retiring = mutatedConfig("prod-large", withState("sto-9", "retiring"));
+describe("retiring a storage node (sto-9 of prod-large, sto-10 added first)", () => {
+  const base = mutatedConfig("prod-large", withSto10);
+  const retiring = mutatedConfig("prod-large", all(withSto10, withState("sto-9", "retiring")));
   const plan = planOf(retiring);
-  const p = previewStack("prod-large", render(shippedConfig("prod-large")), render(retiring));
+  const p = previewStack("prod-large", render(base), render(retiring));
+
+  it("without a node free of a Swift member it is refused: the member of sto-9 has nowhere to go", () => {
+    const errors = errorsOf("prod-large", withState("sto-9", "retiring"));
+    expect(errors.map((e) => e.code)).toEqual(["swift-members"]);
+    expect(errors[0].message).toMatch(/^retiring 'sto-9' leaves 8 storage node\(s\) for the 9 Swift storage members of openkeel-swift/);
+  });
 
   it("asks Longhorn to evict its replicas: a forced server-side-apply patch of its nodes.longhorn.io object", () => {
     expect(objectsOf(plan, "longhorn-node-eviction")).toEqual([
@@ -186,7 +202,7 @@ describe("retiring a storage node (sto-9 of prod-large)", () => {
   });
 
   it("called off: Longhorn scheduling must be switched back on by hand", () => {
-    const back = previewStack("prod-large", render(retiring), render(shippedConfig("prod-large")));
+    const back = previewStack("prod-large", render(retiring), render(base));
     expect(steps(back, "sto-9")).toEqual([
       `after Longhorn scheduling: kubectl -n longhorn-system patch nodes.longhorn.io sto-9 --type merge -p '{"spec":{"allowScheduling":true}}'`,
     ]);
@@ -235,39 +251,38 @@ function edited(stack: string, ...edits: ((raw: any) => void)[]): Record<string,
 }
 
 describe("removing a storage node", () => {
-  it("without retiring it first: the render refuses, naming the node, what it holds and the way through; nothing written", async () => {
-    const { dir, out, file } = await renderedOnce(edited("prod-large"));
+  it("without retiring it first: the render refuses, naming the node, what it holds, what it judged against and the way through; nothing written", async () => {
+    const { dir, out, file } = await renderedOnce(edited("prod-large", withSto10));
     const before = readTree(out);
-    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large", without("sto-9"))) }));
+    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large", withSto10, without("sto-9"))) }));
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code).toBe(1);
+    const reference = `the render in ${path.join(out, "s")}`;
     expect(r.stderr).toBe(
-      `${file}: openkeel:nodes: error [node-removal]: node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in ${path.join(out, "s", "index.yaml")}. ` +
+      `s, against ${reference} (the stacks folder is in no git work tree: no committed state to compare with): ` +
+        `${file}: openkeel:nodes: error [node-removal]: node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in ${reference}. ` +
         "Fix: keep it, set state: retiring on it first, render, merge and pulumi up (Longhorn evicts its replicas, NMO drains it); remove it once both are done (docs/node-lifecycle.md)\n",
     );
     expect(readTree(out)).toEqual(before);
   });
 
   it("and the preview of such a change is an error too", () => {
-    const p = previewStack("prod-large", render(shippedConfig("prod-large")), render(mutatedConfig("prod-large", without("sto-9"))));
-    expect(p.findings.map((f) => [f.level, f.code])).toEqual([
-      ["error", "node-removal"],
-      ["warning", "swift-members"],
-    ]);
+    const p = previewStack("prod-large", render(mutatedConfig("prod-large", withSto10)), render(mutatedConfig("prod-large", all(withSto10, without("sto-9")))));
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["error", "node-removal"]]);
     expect(hasErrors([p])).toBe(true);
   });
 
   it("after retiring it: the render passes, and the preview lists only what is left (reset, delete, forget in Longhorn)", async () => {
-    const { dir, out, file } = await renderedOnce(edited("prod-large", withState("sto-9", "retiring")));
+    const { dir, out, file } = await renderedOnce(edited("prod-large", withSto10, withState("sto-9", "retiring")));
     const retired = readTree(out);
-    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large", without("sto-9"))) }));
+    fs.writeFileSync(file, stringify({ config: PROJECT_KEY(edited("prod-large", withSto10, without("sto-9"))) }));
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     const prefix = (t: Map<string, string>) => new Map([...t].filter(([f]) => f.startsWith("s/")).map(([f, c]) => [f.slice(2), c]));
     const p = previewStack("prod-large", prefix(retired), prefix(readTree(out)));
-    // the Swift release follows the storage nodes: said, not refused
-    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["warning", "swift-members"]]);
-    expect(r.stdout).toContain("warning [swift-members]: removing 'sto-9' scales the Swift storage of openkeel-swift (protected) from 9 to 8 members");
+    // the stack sets Swift's 9 members: they stay, on the 9 storage nodes left; no data moves
+    expect(p.findings).toEqual([]);
+    expect(r.stdout).not.toContain("swift-");
     expect(steps(p, "sto-9")).toEqual([
       "after reset: talosctl reset --graceful --nodes 10.40.4.19",
       "after delete: kubectl delete node sto-9",
@@ -277,8 +292,6 @@ describe("removing a storage node", () => {
       "delete Node longhorn-system/sto-9 (patch) [longhorn-node-eviction]",
       "delete Node sto-9 (patch) [node-roles]",
       "delete NodeMaintenance sto-9 [node-maintenance]",
-      // Swift's rings follow the storage nodes
-      "update HelmRelease openkeel-swift [openkeel-swift]",
     ]);
   });
 
@@ -292,18 +305,18 @@ describe("removing a storage node", () => {
     fs.mkdirSync(stacks);
     const write = (raw: Record<string, unknown>) => fs.writeFileSync(path.join(stacks, "Pulumi.s.yaml"), stringify({ config: PROJECT_KEY(raw) }));
     const argv = ["--stacks-dir", stacks, "--out", path.join(repo, "rendered")];
-    write(edited("prod-large"));
+    write(edited("prod-large", withSto10));
     expect((await capture(renderCommand, argv)).code).toBe(0);
     git("init", "-q");
     git("add", "-A");
     git("commit", "-qm", "render");
-    write(edited("prod-large", withState("sto-9", "retiring")));
+    write(edited("prod-large", withSto10, withState("sto-9", "retiring")));
     expect((await capture(renderCommand, argv)).code).toBe(0);
-    write(edited("prod-large", without("sto-9")));
+    write(edited("prod-large", withSto10, without("sto-9")));
     const r = await capture(renderCommand, argv);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      "node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in git HEAD:rendered/s/index.yaml",
+    expect(r.stderr).toMatch(
+      /node 'sto-9' holds Longhorn replicas and Swift devices \(storage\) and would be removed while it is active in HEAD \([0-9a-f]{12}\)\./,
     );
   });
 });
@@ -341,7 +354,7 @@ describe("removing the last member of a quorum", () => {
     expect(lines.map((l) => l.match(/error \[([a-z-]+)\]/)?.[1])).toEqual(["node-removal", "quorum-removal"]);
     expect(lines[0]).toContain("node 'k8s-cp-3' holds an etcd member (Kubernetes control plane) and would be removed while it is active");
     expect(lines[1]).toContain(
-      `removing 'k8s-cp-3' leaves 2 node(s) for the 3 member(s) of the Kubernetes control plane (etcd) that ${path.join(out, "s", "index.yaml")} has. Fix: add the replacement (kubernetesControlPlane: true) and deploy it before removing a member`,
+      `removing 'k8s-cp-3' leaves 2 node(s) for the 3 member(s) of the Kubernetes control plane (etcd) that the render in ${path.join(out, "s")} has. Fix: add the replacement (kubernetesControlPlane: true) and deploy it before removing a member`,
     );
   });
 
@@ -421,7 +434,8 @@ describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of p
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((x, y) => x - y)).toEqual(at);
     const removed = (await step(edited("prod-large")))!;
-    expect(removed.findings.map((f) => [f.level, f.code])).toEqual([["warning", "swift-members"]]);
+    // the stack sets Swift's 9 members: sto-10 held none, and its removal moves no data
+    expect(removed.findings).toEqual([]);
     expect(steps(removed, "sto-10")).toEqual([
       "after reset: talosctl reset --graceful --nodes 10.40.4.20",
       "after delete: kubectl delete node sto-10",
@@ -431,8 +445,8 @@ describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of p
 });
 
 describe("between two drained states", () => {
-  const maintenance = render(mutatedConfig("prod-large", withState("sto-9", "maintenance")));
-  const retiring = render(mutatedConfig("prod-large", withState("sto-9", "retiring")));
+  const maintenance = render(mutatedConfig("prod-large", all(withSto10, withState("sto-9", "maintenance"))));
+  const retiring = render(mutatedConfig("prod-large", all(withSto10, withState("sto-9", "retiring"))));
 
   it("maintenance → retiring: the eviction and the members, no second drain", () => {
     const p = previewStack("prod-large", maintenance, retiring);
@@ -453,8 +467,8 @@ describe("between two drained states", () => {
 
 describe("the steps are contributed by the components that own them (lifecycle/contributor.ts)", () => {
   const tree = (cfg: LoadedConfig) => new RenderedStack(render(cfg), cfg.stack);
-  const before = tree(shippedConfig("prod-large"));
-  const after = tree(mutatedConfig("prod-large", withState("sto-9", "retiring")));
+  const before = tree(mutatedConfig("prod-large", withSto10));
+  const after = tree(mutatedConfig("prod-large", all(withSto10, withState("sto-9", "retiring"))));
   const whats = (lifecycles: NodeLifecycle[]) =>
     nodeSteps(before, after, lifecycles)
       .find((n) => n.node === "sto-9")
@@ -470,8 +484,9 @@ describe("the steps are contributed by the components that own them (lifecycle/c
   });
 
   it("each claims its own requests: Longhorn the eviction patch, Medik8s the NodeMaintenance", () => {
-    const [eviction] = objectsOf(planOf(mutatedConfig("prod-large", withState("sto-9", "retiring"))), "longhorn-node-eviction");
-    const [request] = objectsOf(planOf(mutatedConfig("prod-large", withState("sto-9", "retiring"))), "node-maintenance");
+    const retiring = mutatedConfig("prod-large", all(withSto10, withState("sto-9", "retiring")));
+    const [eviction] = objectsOf(planOf(retiring), "longhorn-node-eviction");
+    const [request] = objectsOf(planOf(retiring), "node-maintenance");
     expect([longhorn.lifecycle!.requestFor!(eviction), medik8s.lifecycle!.requestFor!(eviction)]).toEqual(["sto-9", undefined]);
     expect([longhorn.lifecycle!.requestFor!(request), medik8s.lifecycle!.requestFor!(request)]).toEqual([undefined, "sto-9"]);
   });

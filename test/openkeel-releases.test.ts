@@ -596,14 +596,15 @@ describe("stack settings", () => {
             placement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "zone-a" } } },
             values: { api: { replicas: 5 }, placement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "zone-b" } } } },
           },
-          glance: { replicas: { api: 2 } },
+          // within the bounds of the HPA that owns it (openkeel:autoscaling.apis: 3 to 6)
+          glance: { replicas: { api: 4 } },
         };
       }),
     );
     const keystone = values(plan, "openkeel-keystone");
     expect(keystone.api.replicas).toBe(5);
     expect(keystone.placement.api.nodeSelector).toEqual({ "topology.kubernetes.io/zone": "zone-b" });
-    expect(values(plan, "openkeel-glance").api.replicas).toBe(2);
+    expect(values(plan, "openkeel-glance").api.replicas).toBe(4);
   });
 
   it("null in raw values removes a default, as in Helm", () => {

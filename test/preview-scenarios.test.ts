@@ -72,7 +72,11 @@ describe("removing a gateway (net-2 of prod-medium), retired first", () => {
 
 describe("changing a node's role (cmp-03 of prod-medium: compute, storage → network)", () => {
   // a gateway's host network too: its public VLAN, where MetalLB announces the ingress VIP
-  const p = scenario("prod-medium", (r) => Object.assign(node(r, "cmp-03"), { roles: ["network"], hostNetwork: "gateway" }));
+  // two storage nodes left for the stack's Swift members: the change lowers them too, as it must
+  const p = scenario("prod-medium", (r) => {
+    Object.assign(node(r, "cmp-03"), { roles: ["network"], hostNetwork: "gateway" });
+    r.services.swift.replicas.storage = 2;
+  });
 
   it("the steps outside Kubernetes, in order: evict its Longhorn replicas, drain, new config, new image, taints; uncordon after", () => {
     expect(p.nodes.map((n) => [n.node, n.change, n.roles])).toEqual([["cmp-03", "changed", { before: ["compute", "storage"], after: ["network"] }]]);
@@ -107,7 +111,10 @@ describe("changing a node's role (cmp-03 of prod-medium: compute, storage → ne
 });
 
 describe("dropping a storage role (cmp-03 of prod-medium: compute, storage → compute)", () => {
-  const p = scenario("prod-medium", (r) => (node(r, "cmp-03").roles = ["compute"]));
+  const p = scenario("prod-medium", (r) => {
+    node(r, "cmp-03").roles = ["compute"];
+    r.services.swift.replicas.storage = 2;
+  });
 
   it("StorageClass longhorn-vm is replaced, not changed (parameters.numberOfReplicas), and it is protected: an error", () => {
     expect(p.actions.find((a) => a.resource === "StorageClass longhorn-vm")).toEqual({
@@ -124,7 +131,14 @@ describe("dropping a storage role (cmp-03 of prod-medium: compute, storage → c
     ];
     // Manila's class is replicated like longhorn-vm: it is replaced with it
     expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual(expect.arrayContaining([replaced("longhorn-vm"), replaced("longhorn-rwx")]));
-    expect(p.findings).toHaveLength(2);
+    // and Swift's members go 3 → 2: the rings move a third of the replicas, said with its reason
+    expect(p.findings.filter((f) => f.level === "warning").map((f) => [f.code, f.message])).toEqual([
+      [
+        "swift-ring",
+        "Swift's storage members: 3 → 2: the rings move about 1/3 of the objects' replicas, from the members that go to the others (the StatefulSet removes its highest ordinals)",
+      ],
+    ]);
+    expect(p.findings).toHaveLength(3);
     const md = stackMarkdown(p);
     expect(md).toContain("**❌ Errors: `pulumi up` would refuse or fail on these**");
     expect(md).toContain("| **replace** | StorageClass longhorn-vm | storage-classes 🔒 | parameters.numberOfReplicas cannot change in place |");
@@ -135,18 +149,20 @@ describe("dropping a storage role (cmp-03 of prod-medium: compute, storage → c
   });
 });
 
-describe("removing a storage node that holds replicas (sto-9 of prod-large)", () => {
-  const p = scenario("prod-large", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "sto-9")));
+describe("removing a storage node that holds replicas (sto-9 of prod-large, a tenth storage node added before)", () => {
+  const withSto10 = (r: any) => r.nodes.push({ name: "sto-10", internalIP: "10.40.4.20", zone: "zone-a", roles: ["storage"], hostNetwork: "storage" });
+  const p = previewStack(
+    "prod-large",
+    render(mutatedConfig("prod-large", withSto10)),
+    render(mutatedConfig("prod-large", (r) => (withSto10(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "sto-9"))))),
+  );
 
   it("an error: it was not retiring in the base (docs/node-lifecycle.md)", () => {
-    expect(p.findings.map((f) => [f.level, f.code])).toEqual([
-      ["error", "node-removal"],
-      ["warning", "swift-members"],
-    ]);
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["error", "node-removal"]]);
     expect(p.findings[0].message).toBe("node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in the base");
   });
 
-  it("Longhorn eviction comes first, then drain; reset and delete after; Swift's storage shrinks by one", () => {
+  it("Longhorn eviction comes first, then drain; reset and delete after; Swift keeps the members the stack sets", () => {
     expect(steps(p, "sto-9")).toEqual([
       `before Longhorn eviction: kubectl -n longhorn-system patch nodes.longhorn.io sto-9 --type merge -p '{"spec":{"allowScheduling":false,"evictionRequested":true}}'`,
       "before drain: kubectl drain sto-9 --ignore-daemonsets --delete-emptydir-data",
@@ -154,11 +170,8 @@ describe("removing a storage node that holds replicas (sto-9 of prod-large)", ()
       "after delete: kubectl delete node sto-9",
       "after forget it in Longhorn: kubectl -n longhorn-system delete nodes.longhorn.io sto-9",
     ]);
-    expect(p.actions).toEqual([
-      { action: "delete", resource: "Node sto-9 (patch)", unit: "node-roles", protected: false },
-      { action: "update", resource: "HelmRelease openkeel-swift", unit: "openkeel-swift", protected: true, detail: "values storage.replicas" },
-    ]);
-    expect(component(p, "openkeel-swift/storage")).toMatchObject({ lost: ["sto-9"], replicas: { before: "9", after: "8" } });
+    expect(p.actions).toEqual([{ action: "delete", resource: "Node sto-9 (patch)", unit: "node-roles", protected: false }]);
+    expect(component(p, "openkeel-swift/storage")).toEqual({ component: "openkeel-swift/storage", op: "changed", gained: [], lost: ["sto-9"] });
   });
 });
 
@@ -183,7 +196,7 @@ describe("changing the provisioning node's role (prov-1 of prod-medium: provisio
         level: "error",
         code: "protected-delete",
         message: "Namespace openkeel-ironic of unit openkeel-namespace would be deleted, and the unit is protected, so `pulumi up` refuses",
-        fix: 'keep it in the stack, or let it go deliberately (docs/operating.md, "Removing a unit that owns data")',
+        fix: 'keep it in the stack, or, if its data may go, add the unit to openkeel:allowRemoval in this change (docs/operating.md, "Removing a unit that owns data")',
         reason: "the unit owns data (protect + retainOnDelete)",
       },
       {
@@ -205,22 +218,27 @@ describe("changing the provisioning node's role (prov-1 of prod-medium: provisio
 });
 
 describe("lowering OVN central's members (prod-medium: ovnCentral.replicas 3 → 1)", () => {
-  const p = scenario("prod-medium", (r) => (r.services.neutron = { replicas: { ovnCentral: 1 } }));
-
-  it("its replica count drops 3 → 1: a warning with the reason", () => {
-    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([
-      ["warning", "quorum-members", "OVN central: 3 → 1 members (ovnCentral.replicas of openkeel-neutron)"],
-    ]);
-    expect(p.findings[0].reason).toMatch(/^it survives 1 failed member\(s\) before and 0 after; .*RAFT/);
-    expect(p.findings[0].fix).toMatch(
-      /^if OVN central is not meant to have 1 member\(s\), restore what sets the count: a replicas override in openkeel:services/,
+  it("is refused with what it breaks: the quorum the topology gives is 3, and one member stops it at its first loss", () => {
+    const r = planStack(mutatedConfig("prod-medium", (raw) => (raw.services.neutron = { replicas: { ovnCentral: 1 } })));
+    expect(r.plan).toBeUndefined();
+    const found = r.problems.filter((c) => c.level === "error");
+    expect(found.map((c) => [c.code, c.path])).toEqual([["replicas-quorum", "openkeel:services.neutron.replicas.ovnCentral"]]);
+    expect(found[0].message).toMatch(
+      /1 member\(s\) of openkeel-neutron ovnCentral, a quorum the topology gives 3 .*: with 1, the loss of one member stops it$/,
     );
-    expect(component(p, "openkeel-neutron/ovnCentral")).toMatchObject({
-      component: "openkeel-neutron/ovnCentral",
-      op: "changed",
-      replicas: { before: "3", after: "1" },
-    });
-    expect(p.nodes).toEqual([]);
+  });
+
+  it("a member count that does change is a warning with the reason (the rendered values, 3 → 5)", () => {
+    const base = render(shippedConfig("prod-medium"));
+    const head = new Map(base);
+    const file = "values/openkeel-neutron.yaml";
+    head.set(file, base.get(file)!.replace(/^(ovnCentral:\n(?: {2}.*\n)*? {2}replicas:) 3$/m, "$1 5"));
+    expect(head.get(file)).not.toBe(base.get(file));
+    const p = previewStack("prod-medium", base, head);
+    expect(p.findings.map((f) => [f.level, f.code, f.message])).toEqual([
+      ["warning", "quorum-members", "OVN central: 3 → 5 members (ovnCentral.replicas of openkeel-neutron)"],
+    ]);
+    expect(p.findings[0].reason).toMatch(/^it survives 1 failed member\(s\) before and 2 after; .*RAFT/);
   });
 
   it("moving it to the network role instead is refused outright (D2: OVN central on the control plane)", () => {
@@ -244,14 +262,17 @@ describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)
   };
   const p = scenario("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name])));
 
-  it("every node: its zone label (a patch update) and a new machine config; Swift's ring learns the zones; nothing replaced, no warning", () => {
+  it("every node: its zone label (a patch update) and a new machine config; Swift's ring learns the zones; nothing replaced", () => {
     const nodes = p.actions.filter((a) => a.resource.startsWith("Node "));
     expect(nodes.every((a) => a.action === "update")).toBe(true);
     expect(nodes).toHaveLength(9);
     // Swift zones = Kubernetes zones (§ 6.3): the release is told the zone label once nodes have zones
     expect(p.actions.filter((a) => !a.resource.startsWith("Node ")).map((a) => [a.action, a.unit])).toEqual([["update", "openkeel-swift"]]);
     expect(p.actions.find((a) => a.resource === "Node cmp-01 (patch)")?.detail).toBe('metadata.labels["topology.kubernetes.io/zone"]');
-    expect(p.findings).toEqual([]);
+    // the ring's consequence, per storage node: its Swift member's replicas move to keep each object's apart
+    expect(p.findings.map((f) => [f.level, f.code, f.message.split(":")[0]])).toEqual(
+      ["cmp-01", "cmp-02", "cmp-03"].map((n) => ["warning", "swift-ring", `storage node '${n}' moves from zone (none) to ${zones[n]}`]),
+    );
     expect(p.nodes.map((n) => n.steps.map((s) => s.what).join())).toEqual(new Array(9).fill("apply-config"));
     expect(p.nodes.find((n) => n.node === "cmp-01")!.steps[0].why).toBe('its machine config changes: machine.nodeLabels["topology.kubernetes.io/zone"]');
     expect(p.placement?.nodes.find((n) => n.node === "cp-2")).toEqual({ node: "cp-2", op: "changed", fields: ["zone: — → zone-b"] });

@@ -86,9 +86,10 @@ function committedRepo(value: number): { repo: string; stacks: string } {
   return { repo, stacks: path.join(repo, "stacks") };
 }
 
-describe("npm run plan and npm run render against the committed render", () => {
+describe("npm run plan and npm run render against the committed render (the verdict's transition checks)", () => {
+  // the verdict's warning (review/verdict.ts), which says what it was judged against
   const WARNING =
-    /^ {2}against HEAD \([0-9a-f]{12}\): no deployed\/prod-medium ref, so the committed state: warning \[priority-class-replace\]: PriorityClass openkeel-vm: value 400000 → 500000, .* Fix: after pulumi up, re-create the pods that run with openkeel-vm /m;
+    /warning \[priority-class-replace\]: PriorityClass openkeel-vm: value 400000 → 500000, .*\(against HEAD \([0-9a-f]{12}\): no deployed\/prod-medium ref, so the committed state\)\..* Fix: after pulumi up, re-create the pods that run with openkeel-vm /m;
 
   it("a class whose value changed since the committed state: a warning with the fix; the render is written", async () => {
     const { repo, stacks } = committedRepo(400_000);
@@ -99,7 +100,7 @@ describe("npm run plan and npm run render against the committed render", () => {
     expect(fs.readFileSync(path.join(repo, VM_CLASS), "utf8")).toContain("value: 500000");
     const plan = await capture(planCommand, ["--stacks-dir", stacks]);
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toMatch(/^ {4}against HEAD \([0-9a-f]{12}\): .*warning \[priority-class-replace\]: PriorityClass openkeel-vm: value 400000 → 500000/m);
+    expect(plan.stdout).toMatch(WARNING);
   });
 
   it("compared with the last deployed commit when there is one, as the upgrade check is; the preview's renders skip it", async () => {
@@ -114,8 +115,8 @@ describe("npm run plan and npm run render against the committed render", () => {
     expect(render.stdout).not.toContain("priority-class-replace");
     git(repo, "branch", "-f", "deployed/prod-medium", "HEAD");
     const again = await capture(renderCommand, ["--stacks-dir", stacks, "--out", out]);
-    expect(again.stdout).toMatch(/against deployed\/prod-medium, the last deployed commit \([0-9a-f]{12}\): warning \[priority-class-replace\]/);
-    const skipped = await capture(renderCommand, ["--stacks-dir", stacks, "--out", out, "--skip-upgrade-check"]);
+    expect(again.stdout).toMatch(/warning \[priority-class-replace\]: .*\(against deployed\/prod-medium, the last deployed commit \([0-9a-f]{12}\)\)/);
+    const skipped = await capture(renderCommand, ["--stacks-dir", stacks, "--out", out, "--skip-transition-checks"]);
     expect(skipped.stdout).not.toContain("priority-class-replace");
   });
 });

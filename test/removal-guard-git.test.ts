@@ -1,6 +1,6 @@
-// The removal guard without a render on disk (issue 14, item 20): when the output folder lacks the
-// stack's render (rendered/ deleted, a fresh clone that never rendered), the guard compares with
-// the committed render (git HEAD) of that folder; when neither exists, the render says so.
+// What the render judges a change against, in git (issue 38): what is deployed (deployed/<stack>),
+// else the committed render (git HEAD), whatever the output folder holds; outside git, the render on
+// disk; with neither, the render says it judged nothing.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -16,6 +16,7 @@ const withGlanceOff = medium.replace("  openkeel:services:\n", "  openkeel:servi
 function git(cwd: string, ...argv: string[]) {
   const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...argv], { cwd, encoding: "utf8" });
   expect(r.status, r.stderr).toBe(0);
+  return r.stdout.trim();
 }
 
 /** A git repository holding stacks/Pulumi.s.yaml and its committed render in rendered/s/. */
@@ -31,48 +32,59 @@ async function committedRepo() {
   return repo;
 }
 
-describe("the removal guard without rendered/ on disk", () => {
-  it("compares with the committed render: turning Glance off is refused, naming git HEAD", async () => {
+describe("what the render judges against, in git", () => {
+  it("the committed render, without rendered/ on disk: turning Glance off is refused, naming git HEAD", async () => {
     const repo = await committedRepo();
+    const head = git(repo, "rev-parse", "HEAD").slice(0, 12);
     fs.rmSync(path.join(repo, "rendered"), { recursive: true });
     fs.writeFileSync(path.join(repo, "stacks", "Pulumi.s.yaml"), withGlanceOff);
     const r = await capture(renderCommand, ["--stacks-dir", path.join(repo, "stacks"), "--out", path.join(repo, "rendered")]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      "error [protected-removal]: unit openkeel-glance owns data (protected) and would be removed (git HEAD:rendered/s/index.yaml has it)",
-    );
+    expect(r.stderr).toContain(`s, against HEAD (${head}): no deployed/s ref, so the committed state: `);
+    expect(r.stderr).toContain("error [protected-delete]: unit openkeel-glance (release openkeel-glance) would be deleted");
     expect(fs.existsSync(path.join(repo, "rendered"))).toBe(false);
-    // the flag lets it through as it does against a render on disk
-    const allowed = await capture(renderCommand, [
-      "--stacks-dir",
-      path.join(repo, "stacks"),
-      "--out",
-      path.join(repo, "rendered"),
-      "--allow-removal",
-      "openkeel-glance",
-    ]);
-    expect(allowed.code, allowed.stderr).toBe(0);
-    expect(allowed.stdout).toMatch(/allowed by --allow-removal openkeel-glance/);
   });
 
-  it("the committed render is only the fallback: a render on disk wins", async () => {
+  it("a render on disk does not change the verdict: the committed render is the reference, not the output folder", async () => {
     const repo = await committedRepo();
-    fs.writeFileSync(path.join(repo, "stacks", "Pulumi.s.yaml"), withGlanceOff);
+    const file = path.join(repo, "stacks", "Pulumi.s.yaml");
     const argv = ["--stacks-dir", path.join(repo, "stacks"), "--out", path.join(repo, "rendered")];
-    expect((await capture(renderCommand, [...argv, "--allow-removal", "openkeel-glance"])).code).toBe(0);
-    // rendered/ now lacks Glance (HEAD still has it): the guard reads the folder and passes
+    fs.writeFileSync(file, withGlanceOff.replace("config:\n", "config:\n  openkeel:allowRemoval: [openkeel-glance]\n"));
+    expect((await capture(renderCommand, argv)).code).toBe(0);
+    // rendered/ now lacks Glance, HEAD still has it: without the marker, the render is refused again
+    fs.writeFileSync(file, withGlanceOff);
     const again = await capture(renderCommand, argv);
-    expect(again.code, again.stderr).toBe(0);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("error [protected-delete]: unit openkeel-glance");
   });
 
-  it("says so when neither a render on disk nor a committed one exists", async () => {
+  it("what is deployed wins over HEAD: deployed/<stack>, else origin/deployed/<stack>", async () => {
+    const repo = await committedRepo();
+    const deployed = git(repo, "rev-parse", "HEAD");
+    git(repo, "update-ref", "refs/remotes/origin/deployed/s", deployed);
+    // HEAD drops Glance (allowed, committed); deployed/s still runs it
+    const file = path.join(repo, "stacks", "Pulumi.s.yaml");
+    const argv = ["--stacks-dir", path.join(repo, "stacks"), "--out", path.join(repo, "rendered")];
+    fs.writeFileSync(file, withGlanceOff.replace("config:\n", "config:\n  openkeel:allowRemoval: [openkeel-glance]\n"));
+    expect((await capture(renderCommand, argv)).code).toBe(0);
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "glance off");
+    // the marker removed too early: HEAD has no Glance, but what is deployed does
+    fs.writeFileSync(file, withGlanceOff);
+    const r = await capture(renderCommand, argv);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`s, against origin/deployed/s, the last deployed commit (${deployed.slice(0, 12)}): `);
+    expect(r.stderr).toContain("error [protected-delete]: unit openkeel-glance");
+  });
+
+  it("says so when neither a committed render nor a render on disk exists", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-guard-"));
     fs.writeFileSync(path.join(dir, "Pulumi.s.yaml"), medium);
     const out = path.join(dir, "out");
     const r = await capture(renderCommand, ["--stacks-dir", dir, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(
-      `s: no previous render to guard the units that own data against (${path.join(out, "s", "index.yaml")} is absent, and git HEAD holds none)`,
+      `  transition not judged: the stacks folder is in no git work tree: no committed state to compare with, and no previous render in ${path.join(out, "s")} either: nothing to judge the change against\n`,
     );
   });
 });

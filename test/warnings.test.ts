@@ -117,6 +117,7 @@ describe("the preview matches warnings by code and subject", () => {
       stack: "s",
       status: "changed",
       title: "t",
+      judged: "the base",
       settings: [],
       upgrades: [],
       actions: [],

@@ -242,13 +242,23 @@ describe(".github/workflows/pull-request.yml", () => {
 });
 
 describe(".github/workflows/deploy.yml", () => {
-  const up = (job: string) => steps(job, deploy).find((s) => s.uses?.startsWith("pulumi/actions@"))!;
+  const up = (job: string) => steps(job, deploy).find((s) => s.uses?.startsWith("pulumi/actions@") && s.with?.command === "up")!;
 
-  it("runs on a merge to main, one deployment at a time, never cancelled half-way", () => {
+  it("runs on a merge to main, one deployment at a time, never cancelled half-way; by hand, a commit of main it is given", () => {
     expect(deploy.on.push).toEqual({ branches: ["main"] });
     expect(Object.keys(deploy.on).sort()).toEqual(["push", "workflow_dispatch"]);
+    expect(deploy.on.workflow_dispatch.inputs.commit).toMatchObject({ type: "string", required: false, default: "" });
+    expect(deploy.env.DEPLOY_COMMIT).toBe("${{ inputs.commit || github.sha }}");
     expect(deploy.concurrency).toEqual({ group: "deploy", "cancel-in-progress": false });
     expect(deploy.permissions).toEqual({ contents: "read" });
+    // every job checks out that commit with the history the gate searches, and only a commit of main goes further
+    for (const job of ["verify", "lab", "production"]) {
+      const checkout = steps(job, deploy).find((s) => s.uses?.startsWith("actions/checkout@"))!;
+      expect(checkout.with, job).toMatchObject({ ref: "${{ env.DEPLOY_COMMIT }}", "fetch-depth": 0 });
+    }
+    const onMain = steps("verify", deploy).findIndex((s) => s.name === "The commit is on main");
+    expect(onMain).toBe(1);
+    expect(steps("verify", deploy)[onMain].run).toContain('git merge-base --is-ancestor "$DEPLOY_COMMIT" origin/main');
   });
 
   it("first checks what was merged, then pulumi up the lab in its environment, then each production stack in its own, one at a time", () => {
@@ -297,7 +307,7 @@ describe(".github/workflows/deploy.yml", () => {
     expect(steps("production", deploy).find((s) => s.run?.startsWith("npm run cluster"))!.env).toEqual({ STACK: "${{ matrix.stack }}" });
   });
 
-  it("checks the upgrade steps against deployed/<stack> before pulumi up, and moves deployed/<stack> to the commit after it", () => {
+  it("judges the commit against deployed/<stack> (the gate: npm run plan), lets go what openkeel:allowRemoval lists, pulumi up, and moves deployed/<stack> forward, never forced", () => {
     for (const [job, stack] of [
       ["lab", "lab"],
       ["production", "${{ matrix.stack }}"],
@@ -312,8 +322,19 @@ describe(".github/workflows/deploy.yml", () => {
       expect(all[check].run).toMatch(/"\$status" -eq 2/);
       expect(mark, job).toBe(all.length - 1);
       expect(mark, job).toBeGreaterThan(all.indexOf(up(job)));
+      expect(all[mark].run, job).not.toContain("--force");
       for (const i of [check, mark]) expect(all[i].env, job).toEqual({ STACK: stack, GITHUB_TOKEN: "${{ secrets.GITHUB_TOKEN }}" });
       expect(deploy.jobs[job].permissions, job).toEqual({ contents: "write" });
+      // the history of deployed/<stack>, not one commit: the gate looks for what to deploy first
+      expect(all[check].run, job).not.toContain("--depth");
+      // between the gate and pulumi up: the Pulumi CLI alone, then the removals the stack allows
+      const cli = all.findIndex((s) => s.uses?.startsWith("pulumi/actions@") && s.with?.command === undefined);
+      const unprotect = all.findIndex((s) => s.name === "Unprotect what openkeel:allowRemoval lets go");
+      expect([check < cli, cli < unprotect, unprotect < all.indexOf(up(job))], job).toEqual([true, true, true]);
+      expect(all[cli].with, job).toEqual({ "pulumi-version": "${{ env.PULUMI_VERSION }}" });
+      expect(all[unprotect].run, job).toContain('npm run --silent removals -- --stack "$STACK" --state "$RUNNER_TEMP/state.json"');
+      expect(all[unprotect].run, job).toContain('pulumi state unprotect --stack "$PULUMI_STACK" --yes "$urn"');
+      expect(all[unprotect].env!.PULUMI_STACK, job).toBe(up(job).with!["stack-name"]);
     }
   });
 });
