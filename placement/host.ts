@@ -25,7 +25,7 @@ interface ReportNode {
 }
 
 /** The check code of an unmet need of each kind. */
-const NEED_CODES: Record<HostCapabilityKind, string> = {
+export const NEED_CODES: Record<HostCapabilityKind, string> = {
   cniPlugin: "host-cni-plugin",
   interface: "host-interface",
   hostTool: "host-tool",

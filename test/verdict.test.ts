@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse, stringify } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
+import { NEED_CODES } from "../placement/host";
 import { capture } from "../cli/cli";
 import { planCommand } from "../pipeline/plan-command";
 import { renderCommand } from "../pipeline/render-command";
@@ -360,8 +361,8 @@ describe("docs/operating.md lists every check and the entry points that run it",
         for (const re of patterns) for (const m of text.matchAll(re)) codes.add(m[1]);
       }
     }
-    for (const kind of ["cniPlugin", "interface", "hostTool", "runtimeHandler", "kernelModule", "device", "mount"])
-      codes.add(`host-${kind === "cniPlugin" ? "cni-plugin" : kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    // the host contract's codes, one per kind of need, are a table of placement/host.ts
+    for (const code of Object.values(NEED_CODES)) codes.add(code);
     return codes;
   }
 
