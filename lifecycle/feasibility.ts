@@ -18,6 +18,8 @@ import { isDrained, type LifecycleFacts, type NodeState } from "../config/lifecy
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Plan } from "../plan/plan";
+import type { LossFinding } from "../placement/failure-table";
+import type { Loss } from "./failure-domains";
 
 /** A node as the model judges it. */
 export interface JudgedNode {
@@ -25,6 +27,8 @@ export interface JudgedNode {
   roles: readonly Role[];
   kubernetesControlPlane?: boolean;
   state: NodeState;
+  /** Its zone (topology.kubernetes.io/zone), when the inventory gives one: what the loss of a zone takes (./failure-domains.ts). */
+  zone?: string;
   /** It leaves the inventory with this change (a removal judged against the committed render). */
   removed?: boolean;
 }
@@ -101,8 +105,17 @@ export interface NodeConstraint {
    * @default none: it judges the nodes alone (a quorum)
    */
   facts?(plan: Plan): LifecycleFacts | undefined;
-  /** Its findings; `facts`: what `facts` read (of the committed render, for a removal). */
-  judge(inventory: Inventory, facts: LifecycleFacts | undefined): Check[];
+  /**
+   * Its findings; `facts`: what `facts` read (of the committed render, for a removal).
+   * @default none: it only says what a loss costs (`loss`)
+   */
+  judge?(inventory: Inventory, facts: LifecycleFacts | undefined): Check[];
+  /**
+   * What losing nodes at once (a node, a zone, the drained ones; ./failure-domains.ts) costs of
+   * what it owns: each finding fatal, degraded, or what still holds.
+   * @default nothing it owns is lost with a node
+   */
+  loss?(loss: Loss, facts: LifecycleFacts | undefined): LossFinding[];
 }
 
 /** The facts of a Plan, by constraint key: what index.yaml records (`feasibility`). */
@@ -158,7 +171,7 @@ export function feasibilityChecks(
   constraints: readonly NodeConstraint[],
   facts: Readonly<Record<string, LifecycleFacts>> | undefined,
 ): Check[] {
-  return constraints.flatMap((c) => c.judge(inventory, facts?.[c.key]));
+  return constraints.flatMap((c) => c.judge?.(inventory, facts?.[c.key]) ?? []);
 }
 
 /** A stack's inventory with its states, for the plan check. */
@@ -171,7 +184,7 @@ export function statesInventory(nodes: readonly (JudgedNode & { name: string })[
  * those it keeps, the others removed. Nodes only this change has are left out: not deployed yet.
  */
 export function removalInventory(
-  committed: readonly { name: string; roles: readonly Role[]; kubernetesControlPlane?: boolean; state?: NodeState }[],
+  committed: readonly { name: string; roles: readonly Role[]; zone?: string; kubernetesControlPlane?: boolean; state?: NodeState }[],
   next: readonly { name: string; state?: NodeState }[],
   where: string,
 ): Inventory {
@@ -183,6 +196,7 @@ export function removalInventory(
         name: n.name,
         roles: n.roles,
         ...(n.kubernetesControlPlane ? { kubernetesControlPlane: true } : {}),
+        ...(n.zone !== undefined ? { zone: n.zone } : {}),
         state: now?.state ?? n.state ?? "active",
         ...(now ? {} : { removed: true }),
       };

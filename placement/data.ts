@@ -7,6 +7,7 @@ import type { Role, Taint } from "../config/roles";
 import type { PlacementReport } from "./report";
 import type { DesignRoles } from "./workloads";
 import { HOST_CAPABILITY_KINDS, type HostCapabilityKind } from "../plan/host";
+import type { FailureDomainTable } from "./failure-table";
 
 export interface PlacementNode {
   name: string;
@@ -64,6 +65,8 @@ export interface PlacementData {
   components: PlacementComponent[];
   /** What each node's host has (the host contract's providers), nodes that agree grouped; absent in renders before schema 4. */
   hosts?: HostGroup[];
+  /** What losing a node, a zone or the drained nodes costs (./failure-table.ts); absent in renders before schema 5. */
+  failureDomains?: FailureDomainTable;
 }
 
 /** The hosts' capabilities by kind, names sorted; nodes with the same grouped, in node order. */
@@ -114,5 +117,6 @@ export function placementData(r: PlacementReport): PlacementData {
       ...(r.hostNeeds.get(p.component.name)?.length ? { hostNeeds: r.hostNeeds.get(p.component.name) } : {}),
     })),
     ...(r.hosts.size > 0 ? { hosts: hostGroups(r) } : {}),
+    ...(r.failureDomains ? { failureDomains: r.failureDomains } : {}),
   };
 }

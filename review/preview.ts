@@ -37,6 +37,7 @@ import {
   type RenderedWarning,
 } from "../render/rendered";
 import { SERVICE_REQUIRED_ROLE } from "../topology/services";
+import { failureDomainFindings } from "./failure-delta";
 import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
 import { inPlace, OPERATOR_IMMUTABLE } from "./replace-rules";
 import { stackUpgradeViews, type UpgradePins, type UpgradeView } from "./preview-upgrades";
@@ -785,6 +786,7 @@ function compare(
     ...quorumFindings(values),
     ...(both ? postRenderFindings(b, h, bi) : []),
     ...(both ? [...nodeFindings(bi, hi), ...bindingFindings(b, h)] : []),
+    ...(both ? failureDomainFindings(b.placement?.failureDomains, h.placement?.failureDomains) : []),
   ];
   const settings = both ? diff(bi.settings, hi.settings) : [];
   const changed =
