@@ -34,14 +34,18 @@ const CONTROL_PLANE_QUORUM = quorumConstraint({
   replacement: "the controlPlane role",
 });
 
-/** Galera, RabbitMQ and OpenKeel's OVN central: where their member count is, and the workload a zone term of theirs patches. */
-const QUORUMS = [
+/**
+ * Galera, RabbitMQ and OpenKeel's OVN central: where their member count is, the workload a zone term
+ * of theirs patches, and the labels of their pods (the operators' and the chart's).
+ */
+export const QUORUMS = [
   {
     id: "galera",
     what: "Galera",
     unit: INFRASTRUCTURE_UNIT,
     path: ["infrastructure", "mariadb", "replicas"],
     target: { kind: "MariaDB", name: memberObjectName(INFRASTRUCTURE_UNIT, "mariadb") },
+    pods: `app.kubernetes.io/instance=${memberObjectName(INFRASTRUCTURE_UNIT, "mariadb")}`,
     costs: "every API loses its database",
   },
   {
@@ -50,6 +54,7 @@ const QUORUMS = [
     unit: INFRASTRUCTURE_UNIT,
     path: ["infrastructure", "rabbitmq", "replicas"],
     target: { kind: "RabbitmqCluster", name: memberObjectName(INFRASTRUCTURE_UNIT, "rabbitmq") },
+    pods: `app.kubernetes.io/name=${memberObjectName(INFRASTRUCTURE_UNIT, "rabbitmq")}`,
     costs: "the services' RPC (quorum queues) stops",
   },
   {
@@ -58,12 +63,13 @@ const QUORUMS = [
     unit: releaseName("neutron"),
     path: ["ovnCentral", "replicas"],
     target: { kind: "StatefulSet", name: workloadObjectName(releaseName("neutron"), "ovnCentral") },
+    pods: `app.kubernetes.io/name=${workloadObjectName(releaseName("neutron"), "ovnCentral")}`,
     costs: "Neutron can change no network, port or router",
   },
 ] as const;
 
 /** The quorum fact that lists those whose members are one per zone. */
-const ZONE_SPREAD = "zoneSpread";
+export const ZONE_SPREAD = "zoneSpread";
 
 /** Whether a release's post-render patches give a workload a required pod anti-affinity term on the zone. */
 function requiredZoneTerm(plan: Plan, unit: string, target: { kind: string; name: string }): boolean {
@@ -89,7 +95,7 @@ function valueAt(plan: Plan, unit: string, path: readonly string[]): unknown {
  * and zone spread as the releases render them (the required zone anti-affinity of § 6.3 in large,
  * openkeel/zone-spread.ts and ./infrastructure.ts). Members sit on controlPlane nodes, one per node.
  */
-const CONTROL_PLANE_QUORUMS: NodeConstraint = {
+export const CONTROL_PLANE_QUORUMS: NodeConstraint = {
   key: "openkeel-quorums",
   facts: (plan) => {
     const facts: Record<string, number | string[]> = {};

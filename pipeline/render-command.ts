@@ -23,6 +23,7 @@ import type { Plan } from "../plan/plan";
 import { formatProblem, isError } from "../config/problems";
 import { classReplacements, type StackClassReplacements } from "../review/class-replacements";
 import { stackConstraints } from "../environments";
+import { quorumMoveChecks } from "../openkeel/quorum-moves";
 
 const RENDER_OPTIONS = {
   stack: { type: "string", multiple: true },
@@ -201,7 +202,11 @@ export async function renderCommand(argv: string[], io: Io): Promise<number> {
     // the same text (the render on disk is the committed one, or there is only one) is parsed once
     const before = committed.text === previous.text ? index : parseIndex(committed, file);
     // judged with what the committed render runs (its facts), else with this render's
-    const removal = nodeRemovalChecks(before.nodes, s.plan.nodes, committed.where, stackConstraints(s.config), before.feasibility ?? s.plan.feasibility);
+    const removal = [
+      ...nodeRemovalChecks(before.nodes, s.plan.nodes, committed.where, stackConstraints(s.config), before.feasibility ?? s.plan.feasibility),
+      // a running quorum's spread changed under members its strict-local volumes pin (issue 39)
+      ...quorumMoveChecks(before, s.plan, committed.where),
+    ];
     for (const c of removal) {
       if (isError(c)) refused.push(formatCheck(s.config.file, c));
       else removalWarnings.push({ stack: s.plan.stack, file: s.config.file, warning: c });

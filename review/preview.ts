@@ -20,6 +20,7 @@ import { nodeSteps, type NodeSteps } from "../lifecycle/steps";
 import { SERVICE_CATALOG } from "../openkeel/catalog";
 import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../openkeel/infrastructure";
 import { openkeelLifecycle } from "../openkeel/node-lifecycle";
+import { quorumMoveChecks } from "../openkeel/quorum-moves";
 import { releaseName } from "../openkeel/services";
 import { APPLY_AS_PATCH_ANNOTATION } from "../plan/plan";
 import { lifecyclesOf } from "../platform/component";
@@ -196,7 +197,7 @@ interface Index {
   units: Map<string, IndexUnit>;
   /** object file → its unit */
   unitOf: Map<string, string>;
-  nodes: { name: string; roles: Role[]; state?: NodeState; kubernetesControlPlane?: boolean }[];
+  nodes: { name: string; roles: Role[]; zone?: string; state?: NodeState; kubernetesControlPlane?: boolean }[];
   warnings: RenderedWarning[];
   environment: string;
   /** What the feasibility model read of the Plan (absent in a render before schema 2). */
@@ -629,12 +630,15 @@ function bindingFindings(base: RenderedStack, head: RenderedStack): Check[] {
  */
 function nodeFindings(bi: Index, hi: Index): Check[] {
   const constraints = environmentConstraints(bi.environment || hi.environment);
-  return nodeRemovalChecks(bi.nodes, hi.nodes, "the base", constraints, bi.feasibility ?? hi.feasibility).map((c) => ({
-    level: c.level,
-    code: c.code,
-    message: c.message,
-    fix: c.fix,
-  }));
+  return [...nodeRemovalChecks(bi.nodes, hi.nodes, "the base", constraints, bi.feasibility ?? hi.feasibility), ...quorumMoveChecks(bi, hi, "the base")].map(
+    (c) => ({
+      level: c.level,
+      code: c.code,
+      message: c.message,
+      ...(c.reason ? { reason: c.reason } : {}),
+      fix: c.fix,
+    }),
+  );
 }
 
 function objectChanges(bo: Map<string, ParsedObject>, ho: Map<string, ParsedObject>): StackPreview["objects"] {
