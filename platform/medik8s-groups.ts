@@ -181,6 +181,14 @@ function checkLoss(c: NhcCheck, lost: readonly string[], total: number, max: num
   };
 }
 
+/** The checks of an inventory, once per inventory: every loss of a table asks with the same nodes. */
+const checksCache = new WeakMap<readonly NhcNode[], NhcCheck[]>();
+function checksOf(nodes: readonly NhcNode[]): NhcCheck[] {
+  let checks = checksCache.get(nodes);
+  if (!checks) checksCache.set(nodes, (checks = nhcChecks(nodes)));
+  return checks;
+}
+
 /**
  * NHC in the failure domains (lifecycle/failure-domains.ts): per check, whether it fences the lost
  * nodes it selects; across checks, NHC fences one Kubernetes control-plane node at a time
@@ -194,13 +202,14 @@ export const NHC_CONSTRAINT: NodeConstraint = {
     const cooldown = typeof facts[COOLDOWN_FACT] === "string" ? facts[COOLDOWN_FACT] : "none";
     const findings: LossFinding[] = [];
     const fencedControlPlane: string[] = [];
-    for (const c of nhcChecks(loss.nodes)) {
+    for (const c of checksOf(loss.nodes)) {
       const max = facts[c.name];
       if (typeof max !== "number" && typeof max !== "string") continue;
       const selected = c.nodes.filter((n) => !loss.drained.has(n));
       const lost = selected.filter((n) => loss.lost.has(n));
       if (lost.length === 0) continue;
-      const lostNodes = loss.nodes.filter((n) => lost.includes(n.name));
+      const lostSet = new Set(lost);
+      const lostNodes = loss.nodes.filter((n) => lostSet.has(n.name));
       const finding = checkLoss(
         c,
         lost,

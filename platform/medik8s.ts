@@ -240,7 +240,7 @@ function unhealthyConditions(ctx: StackContext): SegmentRemediation["unhealthyCo
 /**
  * After a storm (more of a check's nodes unhealthy than maxUnhealthy allows), NHC v0.12.0 creates no
  * remediation for stormCooldownDuration once the threshold holds again
- * (internal/controller/nodehealthcheck_controller.go 347–357 and 936–1060: evaluateStormRecovery,
+ * (internal/controller/nodehealthcheck_controller.go 349–359 and 936–1060: evaluateStormRecovery,
  * its StormActive and StormCooldownActive conditions; without the field no cooldown, 938–940): the
  * nodes of a storm report healthy one by one, and the last ones would be fenced while they still
  * come back. As long as a node must be unhealthy before it is remediated at all.

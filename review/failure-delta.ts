@@ -62,7 +62,7 @@ export function failureDomainFindings(base: FailureDomainTable | undefined, head
       level: "warning",
       code: "failure-domain",
       message: `after this change, ${lossText(row, head.drained)} ${fatal ? "is fatal" : "runs degraded"}: ${worse.map(describe).join("; ")}`,
-      reason: `in the base, ${before ? `${lossText(before, base.drained)} ${VERDICT[rowLevel(before)]}` : "no node is drained"} (the failure-domain table of placement.md, docs/node-lifecycle.md)`,
+      reason: `in the base, ${before ? `${lossText(before.kind === "zone" ? before : { ...before, nodes: row.nodes }, base.drained)} ${VERDICT[rowLevel(before)]}` : "no node is drained"} (the failure-domain table of placement.md, docs/node-lifecycle.md)`,
       fix: [...new Set(worse.flatMap((f) => (f.fix ? [f.fix] : [])))].join("; ") || "see placement.md, Failure domains",
     });
   }

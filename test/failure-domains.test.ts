@@ -184,11 +184,15 @@ describe("NodeHealthCheck's math (§ 5.6, NHC v0.12.0)", () => {
     expect(fencing("prod-small", ["node-1", "node-2"])).toEqual({ "NHC openkeel-control-plane": "degraded" });
   });
 
-  it("prod-medium: two hypervisors at once are a human's; a hypervisor and a gateway are each fenced by their own check", () => {
+  it("prod-medium: two hypervisors at once are a human's; a hypervisor, a gateway and a control-plane node are each fenced by their own check", () => {
     // compute+storage nodes: the storage check's (its group comes first)
     expect(fencing("prod-medium", ["cmp-01"])).toEqual({ "NHC openkeel-storage": "holds" });
     expect(fencing("prod-medium", ["cmp-01", "cmp-02"])).toEqual({ "NHC openkeel-storage": "degraded" });
-    expect(fencing("prod-medium", ["cmp-01", "net-1"])).toEqual({ "NHC openkeel-storage": "holds", "NHC openkeel-network": "holds" });
+    expect(fencing("prod-medium", ["cmp-01", "net-1", "cp-1"])).toEqual({
+      "NHC openkeel-control-plane": "holds",
+      "NHC openkeel-storage": "holds",
+      "NHC openkeel-network": "holds",
+    });
     expect(fencing("prod-medium", ["cp-1", "cp-2"])).toEqual({ "NHC openkeel-control-plane": "degraded" });
   });
 
