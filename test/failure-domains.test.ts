@@ -278,6 +278,21 @@ describe("Longhorn's zones", () => {
   });
 });
 
+describe("renders before the table (schema 4)", () => {
+  it("read without it; the preview against such a base says nothing of failure domains", () => {
+    const head = render(mutatedConfig("prod-medium", (raw) => (raw.nodes[0].state = "maintenance")));
+    const base = render(mutatedConfig("prod-medium", () => {}));
+    const json = JSON.parse(base.get("placement.json")!);
+    delete json.failureDomains;
+    base.set("placement.json", JSON.stringify(json));
+    base.set("index.yaml", base.get("index.yaml")!.replace(/^schemaVersion: 5$/m, "schemaVersion: 4"));
+    expect(readPlacement(base.get("placement.json")!, "base").failureDomains).toBeUndefined();
+    expect(previewStack("prod-medium", base, head).findings.filter((f) => f.code === "failure-domain")).toEqual([]);
+    // the same change against a schema-5 base says what the drain costs
+    expect(previewStack("prod-medium", render(mutatedConfig("prod-medium", () => {})), head).findings.some((f) => f.code === "failure-domain")).toBe(true);
+  });
+});
+
 describe("the constraints say it, not the table", () => {
   it("every finding of every shipped row names its owner and, unless it holds, a fix", () => {
     for (const stack of SHIPPED_STACKS) {
