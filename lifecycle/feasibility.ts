@@ -19,7 +19,6 @@ import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Plan } from "../plan/plan";
 import type { LossFinding } from "../placement/failure-table";
-import type { Loss } from "./failure-domains";
 
 /** A node as the model judges it. */
 export interface JudgedNode {
@@ -91,6 +90,61 @@ export class Inventory {
     return this.judging === "removal" || !first ? "openkeel:nodes" : this.statePaths.get(first.name)!;
   }
 }
+
+/** One loss (./failure-domains.ts): the nodes out (failed, or drained by the inventory), as the constraints ask for them. */
+export class Loss {
+  private readonly zones: ReadonlyMap<string, string>;
+
+  constructor(
+    readonly nodes: readonly JudgedNode[],
+    /** Out in this loss: failed, or drained (`drained`). */
+    readonly lost: ReadonlySet<string>,
+    /** Out because the inventory drains them (maintenance, retiring): no NodeHealthCheck selects them. */
+    readonly drained: ReadonlySet<string> = new Set(),
+  ) {
+    this.zones = new Map(nodes.map((n) => [n.name, n.zone ?? ""]));
+  }
+
+  private of(role: Role | undefined, keep: (n: JudgedNode) => boolean): JudgedNode[] {
+    return this.nodes.filter((n) => (role === undefined || n.roles.includes(role)) && keep(n));
+  }
+
+  all(role?: Role): JudgedNode[] {
+    return this.of(role, () => true);
+  }
+
+  out(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => this.lost.has(n.name));
+  }
+
+  up(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => !this.lost.has(n.name));
+  }
+
+  /** A node's zone; "" for none (Kubernetes' and Longhorn's view: nodes without the label share one). */
+  zoneOf(n: Pick<JudgedNode, "name">): string {
+    return this.zones.get(n.name) ?? "";
+  }
+
+  /** How many distinct zones these nodes span. */
+  zoneCount(nodes: readonly JudgedNode[]): number {
+    return new Set(nodes.map((n) => this.zoneOf(n))).size;
+  }
+}
+
+/**
+ * At worst, how many of `members` instances sit on the lost nodes among `holders`, one per holder
+ * (required host anti-affinity) and, with `perZone`, at most one per zone: every holder holds one
+ * when there are no more holders than members; else any lost holder may, up to the zone cap.
+ */
+export function worstLost(loss: Loss, holders: readonly JudgedNode[], members: number, perZone: boolean): number {
+  const out = holders.filter((n) => loss.lost.has(n.name));
+  if (holders.length <= members) return Math.min(members, out.length + (members - holders.length));
+  return Math.min(members, perZone ? loss.zoneCount(out) : out.length);
+}
+
+/** `1 of 3` */
+export const ofTotal = (part: number, total: number) => `${part} of ${total}`;
 
 /**
  * A constraint of the model, contributed by the component that owns it (its NodeLifecycle's

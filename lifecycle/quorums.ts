@@ -7,8 +7,7 @@
 import { isDrained } from "../config/lifecycle";
 import type { Check } from "../config/problems";
 import type { LossFinding } from "../placement/failure-table";
-import type { JudgedNode, NodeConstraint } from "./feasibility";
-import { worstLost, type Loss } from "./failure-domains";
+import { worstLost, type JudgedNode, type Loss, type NodeConstraint } from "./feasibility";
 
 /** What the quorums need to know of a node: the inventory's, or index.yaml's record of it. */
 export interface QuorumNode {

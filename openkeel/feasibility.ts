@@ -8,8 +8,18 @@
 // the hypervisors' VMs and the Ironic conductors.
 import type { Check } from "../config/problems";
 import { ROLES, roleOfLabelKey, ZONE_LABEL, type Role } from "../config/roles";
-import { addFirst, concerned, downList, nodeList, transition, type Inventory, type NodeConstraint } from "../lifecycle/feasibility";
-import { ofTotal, worstLost, type Loss } from "../lifecycle/failure-domains";
+import {
+  addFirst,
+  concerned,
+  downList,
+  nodeList,
+  ofTotal,
+  transition,
+  worstLost,
+  type Inventory,
+  type Loss,
+  type NodeConstraint,
+} from "../lifecycle/feasibility";
 import { quorumConstraint, quorumLoss, quorumMembers } from "../lifecycle/quorums";
 import type { LossFinding } from "../placement/failure-table";
 import { findUnit, type Plan } from "../plan/plan";

@@ -23,8 +23,20 @@
 //   may all sit on them is gone until they are back.
 import type { LifecycleFacts } from "../config/lifecycle";
 import type { Check } from "../config/problems";
-import { addFirst, concerned, downList, joined, nodeList, transition, type Inventory, type JudgedNode, type NodeConstraint } from "../lifecycle/feasibility";
-import { ofTotal, worstLost, type Loss } from "../lifecycle/failure-domains";
+import {
+  addFirst,
+  concerned,
+  downList,
+  joined,
+  nodeList,
+  ofTotal,
+  transition,
+  worstLost,
+  type Inventory,
+  type JudgedNode,
+  type Loss,
+  type NodeConstraint,
+} from "../lifecycle/feasibility";
 import type { LossFinding } from "../placement/failure-table";
 import { findUnit, type Plan } from "../plan/plan";
 import { arr, obj, type Obj } from "../placement/workloads";

@@ -7,8 +7,7 @@
 import type { Check } from "../config/problems";
 import { DRAINED_STATES, NODE_STATE_LABEL } from "../config/lifecycle";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type LabelProfile } from "../config/roles";
-import type { NodeConstraint } from "../lifecycle/feasibility";
-import { ofTotal } from "../lifecycle/failure-domains";
+import { ofTotal, type NodeConstraint } from "../lifecycle/feasibility";
 import type { LossFinding } from "../placement/failure-table";
 import type { LabelSelector } from "../placement/scheduling";
 import { findUnit, type Plan } from "../plan/plan";

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { capture } from "../cli/cli";
 import type { LoadedConfig } from "../config/schema";
 import { planStack, stackConstraints } from "../environments";
-import { Loss } from "../lifecycle/failure-domains";
+import { Loss } from "../lifecycle/feasibility";
 import { renderCommand } from "../pipeline/render-command";
 import { failureSummary, rowLevel, type FailureDomainTable, type LossFinding } from "../placement/failure-table";
 import { placementSummary } from "../placement/summary";
