@@ -105,7 +105,7 @@ function valueAt(plan: Plan, unit: string, path: readonly string[]): unknown {
  * and zone spread as the releases render them (the required zone anti-affinity of § 6.3 in large,
  * openkeel/zone-spread.ts and ./infrastructure.ts). Members sit on controlPlane nodes, one per node.
  */
-export const CONTROL_PLANE_QUORUMS: NodeConstraint = {
+const CONTROL_PLANE_QUORUMS: NodeConstraint = {
   key: "openkeel-quorums",
   facts: (plan) => {
     const facts: Record<string, number | string[]> = {};
