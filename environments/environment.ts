@@ -2,6 +2,7 @@
 // schema, the traits it hands the layers below, the checks of the settings only it reads, the
 // platform components it installs (in install order), its pod network, and the node-level
 // configuration it renders. environments/registry.ts lists them.
+import type { LossKind } from "../placement/failure-table";
 import type { ClusterConfig } from "../config/cluster";
 import type { Check, ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
@@ -19,6 +20,11 @@ export interface Environment {
   configIssues(cfg: LoadedConfig): ConfigIssue[];
   /** Plan checks of the settings this environment reads, or refuses. */
   checks(cfg: LoadedConfig, topo: Topology): Check[];
+  /**
+   * The losses its stacks must survive (lifecycle/failure-domains.ts): a fatal one is a plan check error.
+   * @default none: the table is drawn, nothing refused
+   */
+  mustSurvive?(cfg: LoadedConfig): LossKind[];
   /** Every platform component it may install, in install order. */
   platform: readonly PlatformComponent[];
   /**

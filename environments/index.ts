@@ -10,6 +10,7 @@ import { lifecyclesOf, platformChecks } from "../platform/component";
 import { pinProblems } from "../platform/upgrades";
 import * as VERSIONS from "../platform/versions";
 import { lifecycleChecks, stateFeasibilityChecks } from "../lifecycle/checks";
+import { failureDomainChecks, failureDomainTable } from "../lifecycle/failure-domains";
 import { planChecks } from "../topology/checks";
 import type { Topology } from "../topology/topology";
 import { composePlan } from "./compose";
@@ -97,5 +98,9 @@ export function planStack(cfg: LoadedConfig): PlanResult {
   // what only this repository's code can trip is its bug, never the stack file's
   if (placement.bugs.length > 0) throw new Error(`placement of stack ${cfg.stack}: ${placement.bugs.map((c) => `[${c.code}] ${c.message}`).join("; ")}`);
   if (placement.checks.length > 0) return { topology, problems: [...checks, ...feasibility, ...placement.checks], placement };
+  // what losing a node or a zone costs: drawn in placement.md, refused where the stack must survive it
+  placement.failureDomains = failureDomainTable(plan.nodes, stackConstraints(cfg), plan.feasibility ?? {}, env.mustSurvive?.(cfg) ?? []);
+  const losses = failureDomainChecks(placement.failureDomains, (name) => cfg.nodes.findIndex((n) => n.name === name));
+  if (losses.length > 0) return { topology, problems: [...checks, ...feasibility, ...losses], placement };
   return { topology, problems: [...checks, ...feasibility], plan, placement };
 }

@@ -73,6 +73,8 @@ export const talosProduction: Environment = {
     hardwareVirtualization: true,
   },
   configIssues: productionConfigIssues,
+  // a production cloud survives any one node (§ 6.1); large promises a zone too (§ 6.3)
+  mustSurvive: (cfg) => (cfg.topology === "large" ? ["node", "zone"] : ["node"]),
   checks: (cfg) =>
     cfg.platform.realBackends === undefined
       ? []

@@ -16,6 +16,7 @@ import type { NodeConstraint } from "./feasibility";
 export const STEP_SLOTS = [
   // a change of state (docs/node-lifecycle.md, runbooks)
   "stop-work", // before: nothing new lands on it
+  "clear-drain", // before: what would hold its drain for ever (a VM that cannot live-migrate) is dealt with
   // the drain first: it finishes once the strict-local members are evicted (Longhorn's drain
   // policy); their replicas go with their PVCs, and only then can the eviction finish (issue 21)
   "await-drain", // after: the drain pulumi up asked for is done, or the drain by hand

@@ -19,6 +19,7 @@ import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Plan } from "../plan/plan";
 import type { Config } from "../config/schema";
+import type { LossFinding } from "../placement/failure-table";
 
 /** A node as the model judges it. */
 export interface JudgedNode {
@@ -26,6 +27,8 @@ export interface JudgedNode {
   roles: readonly Role[];
   kubernetesControlPlane?: boolean;
   state: NodeState;
+  /** Its zone (topology.kubernetes.io/zone), when the inventory gives one: what the loss of a zone takes (./failure-domains.ts). */
+  zone?: string;
   /** It leaves the inventory with this change (a removal judged against the committed render). */
   removed?: boolean;
 }
@@ -89,6 +92,61 @@ export class Inventory {
   }
 }
 
+/** One loss (./failure-domains.ts): the nodes out (failed, or drained by the inventory), as the constraints ask for them. */
+export class Loss {
+  private readonly zones: ReadonlyMap<string, string>;
+
+  constructor(
+    readonly nodes: readonly JudgedNode[],
+    /** Out in this loss: failed, or drained (`drained`). */
+    readonly lost: ReadonlySet<string>,
+    /** Out because the inventory drains them (maintenance, retiring): no NodeHealthCheck selects them. */
+    readonly drained: ReadonlySet<string> = new Set(),
+  ) {
+    this.zones = new Map(nodes.map((n) => [n.name, n.zone ?? ""]));
+  }
+
+  private of(role: Role | undefined, keep: (n: JudgedNode) => boolean): JudgedNode[] {
+    return this.nodes.filter((n) => (role === undefined || n.roles.includes(role)) && keep(n));
+  }
+
+  all(role?: Role): JudgedNode[] {
+    return this.of(role, () => true);
+  }
+
+  out(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => this.lost.has(n.name));
+  }
+
+  up(role?: Role): JudgedNode[] {
+    return this.of(role, (n) => !this.lost.has(n.name));
+  }
+
+  /** A node's zone; "" for none (Kubernetes' and Longhorn's view: nodes without the label share one). */
+  zoneOf(n: Pick<JudgedNode, "name">): string {
+    return this.zones.get(n.name) ?? "";
+  }
+
+  /** How many distinct zones these nodes span. */
+  zoneCount(nodes: readonly JudgedNode[]): number {
+    return new Set(nodes.map((n) => this.zoneOf(n))).size;
+  }
+}
+
+/**
+ * At worst, how many of `members` instances sit on the lost nodes among `holders`, one per holder
+ * (required host anti-affinity) and, with `perZone`, at most one per zone: every holder holds one
+ * when there are no more holders than members; else any lost holder may, up to the zone cap.
+ */
+export function worstLost(loss: Loss, holders: readonly JudgedNode[], members: number, perZone: boolean): number {
+  const out = holders.filter((n) => loss.lost.has(n.name));
+  if (holders.length <= members) return Math.min(members, out.length + (members - holders.length));
+  return Math.min(members, perZone ? loss.zoneCount(out) : out.length);
+}
+
+/** `1 of 3` */
+export const ofTotal = (part: number, total: number) => `${part} of ${total}`;
+
 /**
  * A constraint of the model, contributed by the component that owns it (its NodeLifecycle's
  * `constraints`, ./contributor.ts), with the facts it reads of a Plan: what the render holds,
@@ -103,8 +161,17 @@ export interface NodeConstraint {
    * @default none: it judges the nodes alone (a quorum)
    */
   facts?(plan: Plan, cfg: Config): LifecycleFacts | undefined;
-  /** Its findings; `facts`: what `facts` read (of the committed render, for a removal). */
-  judge(inventory: Inventory, facts: LifecycleFacts | undefined): Check[];
+  /**
+   * Its findings; `facts`: what `facts` read (of the committed render, for a removal).
+   * @default none: it only says what a loss costs (`loss`)
+   */
+  judge?(inventory: Inventory, facts: LifecycleFacts | undefined): Check[];
+  /**
+   * What losing nodes at once (a node, a zone, the drained ones; ./failure-domains.ts) costs of
+   * what it owns: each finding fatal, degraded, or what still holds.
+   * @default nothing it owns is lost with a node
+   */
+  loss?(loss: Loss, facts: LifecycleFacts | undefined): LossFinding[];
 }
 
 /** The facts of a Plan, by constraint key: what index.yaml records (`feasibility`). */
@@ -160,7 +227,7 @@ export function feasibilityChecks(
   constraints: readonly NodeConstraint[],
   facts: Readonly<Record<string, LifecycleFacts>> | undefined,
 ): Check[] {
-  return constraints.flatMap((c) => c.judge(inventory, facts?.[c.key]));
+  return constraints.flatMap((c) => c.judge?.(inventory, facts?.[c.key]) ?? []);
 }
 
 /** A stack's inventory with its states, for the plan check. */
@@ -173,7 +240,7 @@ export function statesInventory(nodes: readonly (JudgedNode & { name: string })[
  * those it keeps, the others removed. Nodes only this change has are left out: not deployed yet.
  */
 export function removalInventory(
-  committed: readonly { name: string; roles: readonly Role[]; kubernetesControlPlane?: boolean; state?: NodeState }[],
+  committed: readonly { name: string; roles: readonly Role[]; zone?: string; kubernetesControlPlane?: boolean; state?: NodeState }[],
   next: readonly { name: string; state?: NodeState }[],
   where: string,
 ): Inventory {
@@ -185,6 +252,7 @@ export function removalInventory(
         name: n.name,
         roles: n.roles,
         ...(n.kubernetesControlPlane ? { kubernetesControlPlane: true } : {}),
+        ...(n.zone !== undefined ? { zone: n.zone } : {}),
         state: now?.state ?? n.state ?? "active",
         ...(now ? {} : { removed: true }),
       };

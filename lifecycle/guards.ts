@@ -19,6 +19,7 @@ const NODE_REMOVAL_CODE = "node-removal";
 interface RecordedNode {
   name: string;
   roles: readonly Role[];
+  zone?: string;
   kubernetesControlPlane?: boolean;
   /** Absent in renders made before node states existed: active. */
   state?: NodeState;

@@ -6,7 +6,8 @@
 // the OpenKeel control plane's from its owner (openkeel/feasibility.ts).
 import { isDrained } from "../config/lifecycle";
 import type { Check } from "../config/problems";
-import type { JudgedNode, NodeConstraint } from "./feasibility";
+import type { LossFinding } from "../placement/failure-table";
+import { worstLost, type JudgedNode, type Loss, type NodeConstraint } from "./feasibility";
 
 /** What the quorums need to know of a node: the inventory's, or index.yaml's record of it. */
 export interface QuorumNode {
@@ -104,12 +105,56 @@ export function quorumConstraint(q: QuorumSpec): NodeConstraint {
   };
 }
 
-/** etcd: every Kubernetes control-plane node is a member, up to 3 kept. The model's own constraint. */
-export const ETCD_QUORUM = quorumConstraint({
-  key: "etcd",
-  name: "the Kubernetes control plane",
-  holds: "etcd",
-  holder: (n) => n.kubernetesControlPlane === true,
-  members: (nodes) => Math.min(3, nodes),
-  replacement: "kubernetesControlPlane: true",
-});
+/** A quorum as a loss judges it (./failure-domains.ts). */
+export interface QuorumLoss {
+  /** Galera, etcd, … */
+  what: string;
+  /** The nodes that may hold a member. */
+  holders: readonly JudgedNode[];
+  members: number;
+  /** At most one member per zone (a required zone anti-affinity). */
+  perZone: boolean;
+  /** What its lost majority costs. */
+  costs: string;
+  /** What makes the loss survivable. */
+  fix: string;
+}
+
+/** Members lost at worst against the majority: none of the quorum's nodes lost is no finding (untouched). */
+export function quorumLoss(loss: Loss, q: QuorumLoss): LossFinding[] {
+  if (q.members === 0 || !q.holders.some((n) => loss.lost.has(n.name))) return [];
+  const lost = worstLost(loss, q.holders, q.members, q.perZone);
+  const left = q.members - lost;
+  const majority = Math.floor(q.members / 2) + 1;
+  const at = q.holders.length > q.members ? `at worst (${q.members} members on ${q.holders.length} nodes${q.perZone ? ", one per zone" : ""}) ` : "";
+  const finding = (level: LossFinding["level"], message: string): LossFinding[] => [
+    { what: q.what, level, message, ...(level === "holds" ? {} : { fix: q.fix }) },
+  ];
+  if (left < majority) return finding("fatal", `${at}${lost} of its ${q.members} member(s) lost, ${left} left: no majority (${majority}), ${q.costs}`);
+  if (left === majority)
+    return finding("degraded", `${at}${lost} of its ${q.members} members lost: the ${left} left are a bare majority, one more failure loses it`);
+  return finding("holds", `${at}${lost} of its ${q.members} members lost, ${left} left: a majority with ${left - majority} failure(s) to spare`);
+}
+
+/** etcd: every Kubernetes control-plane node is a member (Talos), up to 3 kept by the feasibility rules. The model's own constraint. */
+export const ETCD_QUORUM: NodeConstraint = {
+  ...quorumConstraint({
+    key: "etcd",
+    name: "the Kubernetes control plane",
+    holds: "etcd",
+    holder: (n) => n.kubernetesControlPlane === true,
+    members: (nodes) => Math.min(3, nodes),
+    replacement: "kubernetesControlPlane: true",
+  }),
+  loss: (loss) => {
+    const holders = loss.all().filter((n) => n.kubernetesControlPlane === true);
+    return quorumLoss(loss, {
+      what: "etcd",
+      holders,
+      members: holders.length,
+      perZone: false,
+      costs: "the Kubernetes API stops: nothing is scheduled, healed or changed",
+      fix: "make 3 nodes kubernetesControlPlane (3 etcd members survive one loss), one per zone where the stack has zones",
+    });
+  },
+};

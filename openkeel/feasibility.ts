@@ -2,15 +2,30 @@
 // the Plan renders for its release: the quorum of the OpenKeel control plane (Galera, RabbitMQ, OVN
 // central), the Swift storage members, the gateway chassis of Neutron's routers, the Ironic
 // conductors, the public ingress and the hypervisors. Errors: a step that can never finish, or a
-// quorum or data lost; warnings: the cloud runs degraded. Each fix names the nodes.
+// quorum or data lost; warnings: the cloud runs degraded. Each fix names the nodes. Each also says
+// what a loss of nodes costs it (`loss`, lifecycle/failure-domains.ts): the quorums member by member
+// (their counts and zone spread read from the releases), Swift's replicas, the gateways, the ingress,
+// the hypervisors' VMs and the Ironic conductors.
 import { valueAt, type Check } from "../config/problems";
 import type { Config } from "../config/schema";
-import { ROLES, roleOfLabelKey, type Role } from "../config/roles";
-import { addFirst, concerned, downList, nodeList, transition, type Inventory, type NodeConstraint } from "../lifecycle/feasibility";
-import { quorumConstraint, quorumMembers } from "../lifecycle/quorums";
+import { ROLES, roleOfLabelKey, ZONE_LABEL, type Role } from "../config/roles";
+import {
+  addFirst,
+  concerned,
+  downList,
+  nodeList,
+  ofTotal,
+  transition,
+  worstLost,
+  type Inventory,
+  type Loss,
+  type NodeConstraint,
+} from "../lifecycle/feasibility";
+import { quorumConstraint, quorumLoss, quorumMembers } from "../lifecycle/quorums";
+import type { LossFinding } from "../placement/failure-table";
 import { findUnit, type Plan } from "../plan/plan";
 import { arr, num, obj, type Obj } from "../placement/workloads";
-import { INFRASTRUCTURE_UNIT } from "./infrastructure";
+import { INFRASTRUCTURE_UNIT, memberObjectName } from "./infrastructure";
 import { SWIFT_REPLICAS } from "./replicas";
 import { releaseName } from "./services";
 import { workloadObjectName } from "./zone-spread";
@@ -30,6 +45,98 @@ const CONTROL_PLANE_QUORUM = quorumConstraint({
   members: quorumMembers,
   replacement: "the controlPlane role",
 });
+
+/**
+ * Galera, RabbitMQ and OpenKeel's OVN central: where their member count is, the workload a zone term
+ * of theirs patches, and the labels of their pods (the operators' and the chart's).
+ */
+export const QUORUMS = [
+  {
+    id: "galera",
+    what: "Galera",
+    unit: INFRASTRUCTURE_UNIT,
+    path: ["infrastructure", "mariadb", "replicas"],
+    target: { kind: "MariaDB", name: memberObjectName(INFRASTRUCTURE_UNIT, "mariadb") },
+    pods: `app.kubernetes.io/instance=${memberObjectName(INFRASTRUCTURE_UNIT, "mariadb")}`,
+    costs: "every API loses its database",
+  },
+  {
+    id: "rabbitmq",
+    what: "RabbitMQ",
+    unit: INFRASTRUCTURE_UNIT,
+    path: ["infrastructure", "rabbitmq", "replicas"],
+    target: { kind: "RabbitmqCluster", name: memberObjectName(INFRASTRUCTURE_UNIT, "rabbitmq") },
+    pods: `app.kubernetes.io/name=${memberObjectName(INFRASTRUCTURE_UNIT, "rabbitmq")}`,
+    costs: "the services' RPC (quorum queues) stops",
+  },
+  {
+    id: "ovnCentral",
+    what: "OVN central",
+    unit: releaseName("neutron"),
+    path: ["ovnCentral", "replicas"],
+    target: { kind: "StatefulSet", name: workloadObjectName(releaseName("neutron"), "ovnCentral") },
+    pods: `app.kubernetes.io/name=${workloadObjectName(releaseName("neutron"), "ovnCentral")}`,
+    costs: "Neutron can change no network, port or router",
+  },
+] as const;
+
+/** The quorum fact that lists those whose members are one per zone. */
+export const ZONE_SPREAD = "zoneSpread";
+
+/** Whether a release's post-render patches give a workload a required pod anti-affinity term on the zone. */
+function requiredZoneTerm(plan: Plan, unit: string, target: { kind: string; name: string }): boolean {
+  const u = findUnit(plan, unit);
+  const patch = u?.kind === "HelmRelease" ? (u.postRender ?? []).find((p) => p.target.kind === target.kind && p.target.name === target.name) : undefined;
+  const found = (v: unknown): boolean => {
+    if (Array.isArray(v)) return v.some(found);
+    if (v === null || typeof v !== "object") return false;
+    const o = v as Obj;
+    const terms = arr<Obj>(obj(o.podAntiAffinity).requiredDuringSchedulingIgnoredDuringExecution);
+    return terms.some((t) => t.topologyKey === ZONE_LABEL) || Object.values(o).some(found);
+  };
+  return found(patch?.patch);
+}
+
+/** The value at a path of a release's values. */
+function releaseValue(plan: Plan, unit: string, path: readonly string[]): unknown {
+  return path.reduce<unknown>((v, k) => obj(v)[k], valuesOf(plan, unit));
+}
+
+/**
+ * What losing nodes costs the OpenKeel control plane's quorums, each on its own: its member count
+ * and zone spread as the releases render them (the required zone anti-affinity of § 6.3 in large,
+ * openkeel/zone-spread.ts and ./infrastructure.ts). Members sit on controlPlane nodes, one per node.
+ */
+const CONTROL_PLANE_QUORUMS: NodeConstraint = {
+  key: "openkeel-quorums",
+  facts: (plan) => {
+    const facts: Record<string, number | string[]> = {};
+    const spread: string[] = [];
+    for (const q of QUORUMS) {
+      const members = num(releaseValue(plan, q.unit, q.path));
+      if (members === undefined) continue;
+      facts[q.id] = members;
+      if (requiredZoneTerm(plan, q.unit, q.target)) spread.push(q.id);
+    }
+    return Object.keys(facts).length === 0 ? undefined : { ...facts, [ZONE_SPREAD]: spread };
+  },
+  loss(loss, facts) {
+    const holders = loss.all("controlPlane");
+    const spread = arr<string>(facts?.[ZONE_SPREAD]);
+    return QUORUMS.flatMap((q) => {
+      const members = facts?.[q.id];
+      if (typeof members !== "number") return [];
+      return quorumLoss(loss, {
+        what: q.what,
+        holders,
+        members,
+        perZone: spread.includes(q.id),
+        costs: q.costs,
+        fix: `give ${q.what} 3 controlPlane nodes to its 3 members (one loss kept), and for a zone's loss a controlPlane node in each of 3 zones with one member per zone (the large topology, § 6.3)`,
+      });
+    });
+  },
+};
 
 /**
  * A retirement or removal that leaves fewer storage nodes than Swift storage members: each member
@@ -78,18 +185,54 @@ export function swiftMembersSet(cfg: Config): boolean {
   return swift?.replicas.storage !== undefined || valueAt(swift?.values, ["storage", "replicas"]) !== undefined;
 }
 
+/**
+ * Swift's members hold its ring's replicas apart: in distinct zones where the ring has them (Swift
+ * zones = Kubernetes zones, § 6.3: ring.zoneLabel), else on distinct members ("as unique as
+ * possible"). At worst an object has a replica on each lost member, up to one per zone.
+ */
+function swiftLoss(loss: Loss, members: number, zoned: boolean): LossFinding[] {
+  const holders = loss.all("storage");
+  if (!holders.some((n) => loss.lost.has(n.name))) return [];
+  const replicas = Math.min(SWIFT_REPLICAS, members);
+  const lost = worstLost(loss, holders, replicas, zoned && loss.zoneCount(holders) >= replicas);
+  const at = `at worst ${ofTotal(lost, replicas)} replicas of an object on the lost nodes${zoned ? " (one per zone)" : ""}`;
+  if (lost >= replicas) {
+    return [
+      {
+        what: "Swift",
+        level: "fatal",
+        message: `${at}: objects whose replicas all sit there are unavailable until the nodes are back`,
+        fix: `more storage nodes than the ${replicas} replicas, and for a zone's loss 3 zones with storage nodes (Swift zones = Kubernetes zones, § 6.3)`,
+      },
+    ];
+  }
+  return [
+    {
+      what: "Swift",
+      level: "degraded",
+      message: `${at}: reads come from the others, writes go to handoff members, and the replicators catch up once they are back`,
+      fix: "bring the storage nodes back; a member lost for good re-syncs from a new, empty PVC (retire it, § 2.1)",
+    },
+  ];
+}
+
 const SWIFT: NodeConstraint = {
   key: "swift",
   facts: (plan, cfg) => {
-    const members = num(obj(valuesOf(plan, releaseName("swift"))?.storage).replicas);
+    const values = valuesOf(plan, releaseName("swift"));
+    const members = num(obj(values?.storage).replicas);
+    const zoneLabel = obj(values?.ring).zoneLabel;
     // `set`: the stack gives the count; without, it follows the storage nodes (the preview refuses that it moves so)
-    return members === undefined ? undefined : { members, ...(swiftMembersSet(cfg) ? { set: "stack" } : {}) };
+    return members === undefined
+      ? undefined
+      : { members, ...(swiftMembersSet(cfg) ? { set: "stack" } : {}), ...(typeof zoneLabel === "string" ? { ringZones: zoneLabel } : {}) };
   },
   judge(inv, facts) {
     const members = facts?.members;
     if (typeof members !== "number") return [];
     return [...swiftDownChecks(inv, members), ...swiftLeavingChecks(inv, members)];
   },
+  loss: (loss, facts) => (typeof facts?.members === "number" ? swiftLoss(loss, facts.members, typeof facts.ringZones === "string") : []),
 };
 
 /** § 3.2: an HA chassis group needs two gateway chassis, one active and one standby. */
@@ -98,6 +241,7 @@ const HA_GATEWAYS = 2;
 const GATEWAYS: NodeConstraint = {
   key: "gateway-chassis",
   facts: (plan) => (valuesOf(plan, releaseName("neutron")) ? { haChassisGroup: HA_GATEWAYS } : undefined),
+  loss: (loss, facts) => (facts ? gatewayLoss(loss) : []),
   judge(inv, facts) {
     const down = inv.down("network");
     if (!facts || !concerned(inv, down)) return [];
@@ -127,11 +271,55 @@ const GATEWAYS: NodeConstraint = {
   },
 };
 
+/** Gateway chassis left: none cuts every router off, one runs them without a standby (§ 3.2). */
+function gatewayLoss(loss: Loss): LossFinding[] {
+  const all = loss.all("network");
+  const up = loss.up("network");
+  if (up.length === all.length) return [];
+  const left = `${ofTotal(up.length, all.length)} gateway chassis left`;
+  if (up.length === 0) {
+    return [
+      {
+        what: "gateway chassis",
+        level: "fatal",
+        message: `${left}: every router's gateway and the SNAT of VMs without a floating IP (§ 3.3) are cut off`,
+        fix: "network nodes in more than one failure domain: 3 are recommended (§ 6.2), one per zone in large (§ 6.3)",
+      },
+    ];
+  }
+  if (up.length < HA_GATEWAYS) {
+    return [
+      {
+        what: "gateway chassis",
+        level: "degraded",
+        message: `${left}: the routers' HA chassis groups run without a standby (§ 3.2)`,
+        fix: "a third network node (3 are recommended, § 6.2)",
+      },
+    ];
+  }
+  return [{ what: "gateway chassis", level: "holds", message: `${left}: the HA chassis groups fail over to them (§ 3.2)` }];
+}
+
 const IRONIC: NodeConstraint = {
   key: "ironic",
   facts: (plan) => {
     const conductors = num(obj(valuesOf(plan, releaseName("ironic"))?.conductor).replicas);
     return conductors === undefined ? undefined : { conductors };
+  },
+  loss(loss, facts) {
+    const all = loss.all("provisioning");
+    const up = loss.up("provisioning");
+    if (typeof facts?.conductors !== "number" || up.length === all.length) return [];
+    const left = `${ofTotal(up.length, all.length)} provisioning node(s) left for ${facts.conductors} conductor(s)`;
+    if (up.length > 0) return [{ what: "Ironic", level: "holds", message: `${left}: the conductors left take over the bare-metal nodes (Ironic's hash ring)` }];
+    return [
+      {
+        what: "Ironic",
+        level: "degraded",
+        message: `${left}: bare-metal deployments and power actions wait until one is back; running bare-metal servers are untouched`,
+        fix: "a second provisioning node (one pair per provisioning network, § 6.3)",
+      },
+    ];
   },
   judge(inv, facts) {
     const conductors = facts?.conductors;
@@ -185,6 +373,23 @@ const INGRESS: NodeConstraint = {
     const roles = ingressRoles(plan);
     return roles && roles.length > 0 ? { roles } : undefined;
   },
+  loss(loss, facts) {
+    const roles = arr<Role>(facts?.roles);
+    const ingress = (n: { roles: readonly Role[] }) => n.roles.some((r) => roles.includes(r));
+    const all = loss.all().filter(ingress);
+    const up = loss.up().filter(ingress);
+    if (roles.length === 0 || up.length === all.length) return [];
+    const left = `${ofTotal(up.length, all.length)} ${roles.join(" or ")} node(s) left for the public ingress and its VIP (D8)`;
+    if (up.length > 0) return [{ what: "ingress", level: "holds", message: `${left}: the VIP moves to one of them` }];
+    return [
+      {
+        what: "ingress",
+        level: "fatal",
+        message: `${left}: every public API of the cloud is unreachable`,
+        fix: `${roles.join(" or ")} nodes in more than one failure domain (one per zone in large, § 6.3)`,
+      },
+    ];
+  },
   judge(inv, facts) {
     const roles = arr<Role>(facts?.roles);
     const ingress = (n: { roles: readonly Role[] }) => n.roles.some((r) => roles.includes(r));
@@ -207,6 +412,30 @@ const INGRESS: NodeConstraint = {
 const HYPERVISORS: NodeConstraint = {
   key: "hypervisors",
   facts: (plan) => (valuesOf(plan, releaseName("nova")) ? { evictionStrategy: "LiveMigrate" } : undefined),
+  loss(loss, facts) {
+    const all = loss.all("compute");
+    const out = loss.out("compute");
+    if (!facts || out.length === 0) return [];
+    if (out.length === all.length) {
+      return [
+        {
+          what: "hypervisors",
+          level: "fatal",
+          message: `${ofTotal(0, all.length)} hypervisors left: every VM is down, and none can start anywhere`,
+          fix: "compute nodes in more than one failure domain (per zone in large, § 6.3)",
+        },
+      ];
+    }
+    const free = Math.ceil((100 * out.length) / all.length);
+    return [
+      {
+        what: "hypervisors",
+        level: "degraded",
+        message: `${ofTotal(all.length - out.length, all.length)} hypervisors left: the VMs of the lost ones are down until Masakari evacuates them (after fencing, § 5.6) to the others, which need ${free}% of their capacity free to take them (equal hosts and load assumed: the inventory has no VM sizing)`,
+        fix: `keep ${free}% of the compute capacity free (Placement's allocation ratios or reserved hosts, § 5.6), or add compute nodes`,
+      },
+    ];
+  },
   judge(inv, facts) {
     const down = inv.down("compute");
     if (!facts || !concerned(inv, down)) return [];
@@ -244,4 +473,4 @@ const HYPERVISORS: NodeConstraint = {
 };
 
 /** OpenKeel's constraints, in the order their findings read. */
-export const OPENKEEL_CONSTRAINTS: readonly NodeConstraint[] = [CONTROL_PLANE_QUORUM, SWIFT, GATEWAYS, IRONIC, INGRESS, HYPERVISORS];
+export const OPENKEEL_CONSTRAINTS: readonly NodeConstraint[] = [CONTROL_PLANE_QUORUM, CONTROL_PLANE_QUORUMS, SWIFT, GATEWAYS, IRONIC, INGRESS, HYPERVISORS];

@@ -7,6 +7,7 @@ import type { Role, Taint } from "../config/roles";
 import type { PlacementReport } from "./report";
 import type { DesignRoles } from "./workloads";
 import { HOST_CAPABILITY_KINDS, type HostCapabilityKind } from "../plan/host";
+import type { FailureDomainTable } from "./failure-table";
 
 export interface PlacementNode {
   name: string;
@@ -68,6 +69,8 @@ export interface PlacementData {
   hosts?: HostGroup[];
   /** What every pod on the pod network needs of its node's host, in words (schema 4). */
   podNeeds?: string[];
+  /** What losing a node, a zone or the drained nodes costs (./failure-table.ts); absent in renders before schema 6. */
+  failureDomains?: FailureDomainTable;
 }
 
 /** The hosts' capabilities by kind, names sorted; nodes with the same grouped, in node order. */
@@ -120,5 +123,6 @@ export function placementData(r: PlacementReport): PlacementData {
     })),
     ...(r.hosts.size > 0 ? { hosts: hostGroups(r) } : {}),
     ...(r.podNeeds.length > 0 ? { podNeeds: [...r.podNeeds] } : {}),
+    ...(r.failureDomains ? { failureDomains: r.failureDomains } : {}),
   };
 }

@@ -12,6 +12,7 @@ import type { Component, DesignRoles } from "./workloads";
 import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/topology";
 import type { HostProvision } from "../plan/host";
 import { describeNeeds, describePodNeeds, hostContractChecks, nodeProvisions } from "./host";
+import type { FailureDomainTable } from "./failure-table";
 
 export interface ReportNode extends SchedNode {
   roles: Role[];
@@ -61,6 +62,8 @@ export interface PlacementReport {
   checks: Check[];
   /** Findings of the checks only this repository's code can trip (origin `code`): bugs, never the stack's. */
   bugs: Check[];
+  /** What losing nodes or zones costs (lifecycle/failure-domains.ts), set once the placement holds. */
+  failureDomains?: FailureDomainTable;
 }
 
 /** Labels the kubelet sets on every node that role selectors of upstream charts use. */

@@ -1,5 +1,6 @@
 // The terminal summary of a placement report (`npm run plan`): one line per component with the
 // nodes it can run on, whole role groups abbreviated.
+import { failureSummary } from "./failure-table";
 import { nodeGroups } from "./picture";
 import type { PlacementReport } from "./report";
 
@@ -26,5 +27,7 @@ export function placementSummary(r: PlacementReport): string[] {
     const count = c.kind === "DaemonSet" ? "" : c.replicas !== undefined ? ` ×${c.replicas}` : "";
     lines.push(`  ${c.name.padEnd(width)}  ${`${c.kind}${count}`.padEnd(16)} ${p.eligible.length}/${r.nodes.length}: ${compactNodes(p.eligible, r)}`);
   }
-  return lines;
+  // the largest loss the stack survives, right under the verdict: what an operator weighs a change by
+  const failure = failureSummary(r.failureDomains);
+  return failure ? [lines[0], failure, ...lines.slice(1)] : lines;
 }

@@ -12,8 +12,10 @@ import type { Config, NodeConfig } from "../config/schema";
 import { firstHostV4, parseCidr } from "../config/cidr";
 import { networkOf, type AttachmentNetwork } from "../config/network";
 import { stateChange, type NodeLifecycle } from "../lifecycle/contributor";
+import type { NodeConstraint } from "../lifecycle/feasibility";
+import { quorumLoss } from "../lifecycle/quorums";
 import type { NodeMetadataContributor } from "../plan/node-roles";
-import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
+import { findUnit, helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type Plan } from "../plan/plan";
 import { patchedObject, type PostRenderPatch } from "../plan/post-render";
 import type { PodScheduling } from "../placement/scheduling";
 import { CONTROL_PLANE, obj, platformComponent, podScheduling, type ChartWorkloads, type Obj, type UnitReader } from "../placement/workloads";
@@ -272,7 +274,39 @@ function checks(cfg: Config, _topo: Topology): Check[] {
  * but its NB and SB members stay in the RAFT clusters until kicked (Kube-OVN docs, ops/kubectl-ko,
  * "DB Nodes Offline").
  */
+/** The master nodes of a Plan: the Node patches that carry the master label. */
+function plannedMasters(plan: Plan): string[] {
+  const u = findUnit(plan, "node-roles");
+  const nodes = u?.kind === "Manifests" ? u.objects.filter((o) => o.kind === "Node") : [];
+  return nodes.filter((o) => o.metadata.labels?.[KUBE_OVN_MASTER_LABEL_KEY] === KUBE_OVN_MASTER_LABEL_VALUE).map((o) => o.metadata.name);
+}
+
+/**
+ * Kube-OVN's own ovn-central: one RAFT member per master node (MASTER_NODES). Without a majority the
+ * pod network's control plane stops: existing flows keep forwarding, no new pod gets a port.
+ */
+const KUBE_OVN_CENTRAL: NodeConstraint = {
+  key: "kube-ovn-central",
+  facts: (plan) => {
+    const masters = plannedMasters(plan);
+    return masters.length > 0 ? { masters } : undefined;
+  },
+  loss: (loss, facts) => {
+    const masters = new Set(Array.isArray(facts?.masters) ? (facts.masters as readonly string[]) : []);
+    const holders = loss.all().filter((n) => masters.has(n.name));
+    return quorumLoss(loss, {
+      what: "Kube-OVN central",
+      holders,
+      members: holders.length,
+      perZone: false,
+      costs: "no new pod gets a network port (running pods keep their flows)",
+      fix: "3 Kube-OVN masters (openkeel:platform.kubeOvn.masterNodes, or 3 controlPlane nodes: the default picks one per zone first)",
+    });
+  },
+};
+
 const kubeOvnLifecycle: NodeLifecycle = {
+  constraints: [KUBE_OVN_CENTRAL],
   steps: (t) => {
     const master = (labels: Readonly<Record<string, string>> | undefined) => labels?.[KUBE_OVN_MASTER_LABEL_KEY] === KUBE_OVN_MASTER_LABEL_VALUE;
     if (stateChange(t)?.to !== "retiring" || !master(t.before?.labels) || master(t.after?.labels)) return [];

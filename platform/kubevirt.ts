@@ -5,7 +5,8 @@
 // places only what virt-operator creates): on the Kubernetes control plane, which it requires —
 // in the large topology the Kubernetes-only nodes, not the OpenKeel control plane
 // (docs/design-decisions.md).
-import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
+import { isDrained, NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
+import { stateChange, type NodeLifecycle, type SlottedStep } from "../lifecycle/contributor";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION } from "../config/roles";
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
@@ -173,6 +174,50 @@ function kubevirtHost(ctx: StackContext): Partial<HostContract> {
   };
 }
 
+/**
+ * The VMs whose eviction KubeVirt will deny on a node: with evictionStrategy LiveMigrate (ours, the
+ * cluster-wide default above), the eviction admitter denies the eviction of a virt-launcher pod
+ * whose VMI is not live-migratable — its LiveMigratable condition not True
+ * (kubevirt/kubevirt v1.9.0 pkg/virt-api/webhooks/validating-webhook/admitters/pod-eviction-admitter.go
+ * 127–170; VirtualMachineInstance.IsMigratable, staging/src/kubevirt.io/api/core/v1/types.go 537–544:
+ * a host-model CPU with no compatible target, a local disk, a host or SR-IOV device, a non-shared
+ * PVC). The Node Maintenance Operator retries the drain every ~35 s for ever
+ * (medik8s/node-maintenance-operator v0.20.1 controllers/nodemaintenance_controller.go 52, 60,
+ * 232–300: 30 s per attempt, then a requeue after 5 s), so the state never finishes.
+ */
+export function unmigratableVmis(node: string): string {
+  const condition = (field: string) => `{.status.conditions[?(@.type=="LiveMigratable")].${field}}`;
+  return `kubectl get vmi -A -o jsonpath='{range .items[?(@.status.nodeName=="${node}")]}{.metadata.namespace}/{.metadata.name} ${condition("status")} ${condition("reason")}{"\\n"}{end}' | grep -v ' True '`;
+}
+
+/** A hypervisor entering maintenance or retiring: its VMs that cannot live-migrate are found and moved before the drain. */
+function kubevirtSteps(node: string): SlottedStep[] {
+  return [
+    {
+      slot: "clear-drain",
+      when: "before",
+      what: "find the VMs that cannot live-migrate",
+      command: unmigratableVmis(node),
+      why: "KubeVirt denies the eviction of a VMI whose LiveMigratable condition is not True (evictionStrategy: LiveMigrate), and the drain retries it for ever; each line is one (namespace os-<project>, its reason)",
+    },
+    {
+      slot: "clear-drain",
+      when: "before",
+      what: "move or stop them through Nova",
+      command: `openstack server list --all-projects --host ${node} --long; for each VM listed above: openstack server migrate --wait <server> && openstack server resize confirm <server> (cold migration), or openstack server stop <server> until the node is back`,
+      why: "Nova owns the VMs: a cold migration restarts one on another host (§ 5.5: what cannot live-migrate is Nova's to move), a stopped one leaves no pod to evict; done before pulumi up, the drain finishes",
+    },
+  ];
+}
+
+const kubevirtLifecycle: NodeLifecycle = {
+  steps: (t) => {
+    const s = stateChange(t);
+    if (!s || !t.after?.roles.includes("compute") || !isDrained(s.to) || isDrained(s.from)) return [];
+    return kubevirtSteps(t.node);
+  },
+};
+
 export const kubevirt: PlatformComponent = {
   ...manifestOperator(
     "KubeVirt",
@@ -181,4 +226,5 @@ export const kubevirt: PlatformComponent = {
     { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
   ),
   host: kubevirtHost,
+  lifecycle: kubevirtLifecycle,
 };

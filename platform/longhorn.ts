@@ -208,6 +208,21 @@ function storageNetworkUnits(ctx: StackContext): ManifestsUnit[] {
   return ref ? [manifestsUnit(STORAGE_NETWORK_UNIT, "openkeel:platform:LonghornStorageNetwork", attachmentNetworkObjects(ref))] : [];
 }
 
+/**
+ * Whether each replica of a volume must sit in its own zone: where the storage nodes span at least
+ * as many zones as a volume has replicas (large, § 6.3). Longhorn's replica-zone-soft-anti-affinity
+ * (longhorn-manager v1.12.1 types/setting.go 1021–1030, default true) lets a replica share a zone
+ * with another once no unused zone has a schedulable disk (scheduler/replica_scheduler.go 486–520),
+ * and a replica rebuilt there stays there: after an outage a volume may hold two, or all, replicas
+ * in one zone, and that zone's loss takes the volume. With the setting false a zone holds at most
+ * one replica of a volume; while a zone is down its volumes run on the replicas of the others,
+ * degraded, until it is back. Without zones Longhorn counts every node in one zone: it stays soft.
+ */
+function zoneSpreadReplicas(ctx: StackContext, replicas: number): boolean {
+  const zones = new Set(longhornReplicaNodes(ctx).flatMap((n) => (n.zone !== undefined ? [n.zone] : [])));
+  return replicas > 1 && zones.size >= replicas;
+}
+
 function longhornRelease(ctx: StackContext): HelmReleaseUnit {
   const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
   const replicas = volumeReplicas(ctx);
@@ -220,6 +235,8 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
       // changing it on a live cluster restarts the system-managed pods once every volume is detached (docs/platform.md)
       taintToleration: formatLonghornTolerations(volumeConsumerTolerations()),
       nodeDrainPolicy: LONGHORN_NODE_DRAIN_POLICY,
+      // a zone's loss takes at most one replica of a volume (the failure domains, issue 39)
+      ...(zoneSpreadReplicas(ctx, replicas) ? { replicaZoneSoftAntiAffinity: false } : {}),
       systemManagedComponentsNodeSelector: formatLonghornNodeSelector(SYSTEM_MANAGED_NODE_SELECTOR),
       // set at install: a change later waits for every volume to be detached (Longhorn 1.12 settings)
       ...(storageNetwork ? { storageNetwork: `${storageNetwork.namespace}/${storageNetwork.name}` } : {}),

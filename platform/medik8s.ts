@@ -15,16 +15,16 @@
 // node rebooting for its maintenance would count as unhealthy against maxUnhealthy and hold back
 // the remediation of another node of its group.
 import { MEDIK8S_DEFAULTS, type PlatformConfig } from "../config/platform";
-import { DRAIN_TAINT, DRAINED_STATES, isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
-import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type LabelProfile, type Toleration } from "../config/roles";
+import { DRAIN_TAINT, isDrained } from "../config/lifecycle";
+import { K8S_CONTROL_PLANE_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
 import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
-import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
 import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import type { HostContract } from "../plan/host";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
+import { isQuorumGroup, NHC_CONSTRAINT, nhcChecks, nhcGroupChecks, nhcSelector, type NhcCheck, type NhcGroup } from "./medik8s-groups";
 import {
   controlPlaneScheduling,
   namespace,
@@ -216,49 +216,9 @@ function approverUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
   return manifestsUnit(APPROVER, "openkeel:platform:Medik8sInstallPlanApprover", objects, { dependsOn });
 }
 
-/**
- * What our NodeHealthChecks select, highest precedence first: a node is in the first group whose
- * label it carries. The Kubernetes-only control plane (etcd, large topology) has no OpenKeel role
- * and is its own group. A node with several roles is watched by the check of its first one: a
- * hyperconverged node (small topology) by the control plane's, whose maxUnhealthy is 1.
- */
-export const NHC_GROUPS = ["controlPlane", "kubernetesControlPlane", "network", "storage", "compute", "containers", "provisioning"] as const;
-export type NhcGroup = (typeof NHC_GROUPS)[number];
-
-/** Groups that hold a quorum (Galera, RabbitMQ, OVN central; etcd): never more than one node fenced at a time. */
-const QUORUM_GROUPS: ReadonlySet<NhcGroup> = new Set(["controlPlane", "kubernetesControlPlane"]);
-
-function groupLabel(group: NhcGroup, profile: LabelProfile): string {
-  return group === "kubernetesControlPlane" ? K8S_CONTROL_PLANE_LABEL : roleLabelKey(group, profile);
-}
-
-function groupSlug(group: NhcGroup): string {
-  return group.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
-
-/**
- * Selector of the NodeHealthCheck of one group: nodes with its label, none of the labels of the
- * groups before it (so no node is in two checks), no segment host (Masakari's), and no node that
- * is drained for maintenance or retiring (its state label; NotIn also matches nodes without it).
- */
-export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable<LabelSelector["matchExpressions"]> {
-  const earlier = NHC_GROUPS.slice(0, NHC_GROUPS.indexOf(group));
-  return [
-    { key: groupLabel(group, profile), operator: "Exists" },
-    ...earlier.map((g) => ({ key: groupLabel(g, profile), operator: "DoesNotExist" as const })),
-    { key: HA_SEGMENT_LABEL, operator: "DoesNotExist" },
-    { key: NODE_STATE_LABEL, operator: "NotIn", values: [...DRAINED_STATES] },
-  ];
-}
-
 function maxUnhealthyOf(ctx: StackContext, group: NhcGroup): number | string {
-  if (QUORUM_GROUPS.has(group)) return 1;
+  if (isQuorumGroup(group)) return 1;
   return medik8sSettings(ctx.platform).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">];
-}
-
-/** Whether a node of the inventory carries a group's label. */
-function inGroup(node: StackContext["topo"]["nodes"][number], group: NhcGroup): boolean {
-  return group === "kubernetesControlPlane" ? node.kubernetesControlPlane : node.roles.includes(group);
 }
 
 /** The SNR template every NodeHealthCheck remediates with: ours, and Masakari's per segment. */
@@ -277,14 +237,31 @@ function unhealthyConditions(ctx: StackContext): SegmentRemediation["unhealthyCo
   ];
 }
 
-function nodeHealthCheck(ctx: StackContext, group: NhcGroup): K8sObject {
+/**
+ * After a storm (more of a check's nodes unhealthy than maxUnhealthy allows), NHC v0.12.0 creates no
+ * remediation for stormCooldownDuration once the threshold holds again
+ * (internal/controller/nodehealthcheck_controller.go 349–359 and 936–1060: evaluateStormRecovery,
+ * its StormActive and StormCooldownActive conditions; without the field no cooldown, 938–940): the
+ * nodes of a storm report healthy one by one, and the last ones would be fenced while they still
+ * come back. As long as a node must be unhealthy before it is remediated at all.
+ */
+function stormCooldownDuration(ctx: StackContext): string {
+  return medik8sSettings(ctx.platform).unhealthyDuration;
+}
+
+function nodeHealthCheck(ctx: StackContext, check: NhcCheck): K8sObject {
+  const zone =
+    check.zone === undefined
+      ? []
+      : [check.zone === null ? { key: ZONE_LABEL, operator: "DoesNotExist" } : { key: ZONE_LABEL, operator: "In", values: [check.zone] }];
   return {
     apiVersion: "remediation.medik8s.io/v1alpha1",
     kind: "NodeHealthCheck",
-    metadata: { name: `openkeel-${groupSlug(group)}` },
+    metadata: { name: check.name },
     spec: {
-      selector: { matchExpressions: nhcSelector(group, ctx.profile) },
-      maxUnhealthy: maxUnhealthyOf(ctx, group),
+      selector: { matchExpressions: [...nhcSelector(check.group, ctx.profile), ...zone] },
+      maxUnhealthy: maxUnhealthyOf(ctx, check.group),
+      stormCooldownDuration: stormCooldownDuration(ctx),
       unhealthyConditions: unhealthyConditions(ctx),
       remediationTemplate: { ...REMEDIATION_TEMPLATE },
     },
@@ -301,11 +278,9 @@ function segmentRemediation(ctx: StackContext): SegmentRemediation {
   return { remediationTemplate: { ...REMEDIATION_TEMPLATE }, maxUnhealthy: maxUnhealthyOf(ctx, "compute"), unhealthyConditions: unhealthyConditions(ctx) };
 }
 
-/** The checks of the groups some node of the inventory is first in (a check that selects nothing is left out). */
+/** The checks of the groups (and zones) some node of the inventory is in. */
 function nodeHealthChecks(ctx: StackContext): K8sObject[] {
-  const first = (node: StackContext["topo"]["nodes"][number]) => NHC_GROUPS.find((g) => inGroup(node, g));
-  const used = new Set(ctx.topo.nodes.map(first));
-  return NHC_GROUPS.filter((g) => used.has(g)).map((g) => nodeHealthCheck(ctx, g));
+  return nhcChecks(ctx.topo.nodes).map((c) => nodeHealthCheck(ctx, c));
 }
 
 /**
@@ -446,6 +421,7 @@ const medik8sLifecycle: NodeLifecycle = {
   drains: true,
   // NMO taints the node it drains (controllers/taint.go, MaintenanceTaints)
   stateTaints: (n) => (isDrained(n.state) ? [DRAIN_TAINT] : []),
+  constraints: [NHC_CONSTRAINT],
   requestFor: (o) => {
     const name = obj(o.spec).nodeName;
     return o.apiVersion === NODE_MAINTENANCE.apiVersion && o.kind === NODE_MAINTENANCE.kind && typeof name === "string" ? name : undefined;
@@ -486,6 +462,10 @@ export const medik8s: PlatformComponent = {
   lifecycle: medik8sLifecycle,
   segmentRemediation,
   host: medik8sHost,
+  checks: (cfg) =>
+    nhcGroupChecks(cfg.nodes, (group) =>
+      isQuorumGroup(group) ? 1 : (cfg.platform.medik8s ?? MEDIK8S_DEFAULTS).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">],
+    ),
   units: (ctx, { namespaces, podNetwork }) => {
     const olm = olmUnit(after(podNetwork));
     return {

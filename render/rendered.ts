@@ -18,6 +18,7 @@ import { formatPath, problemPath } from "../config/problems";
 import { LABEL_PROFILES, ROLES, type LabelProfile, type Role } from "../config/roles";
 import { placementData, type PlacementData } from "../placement/data";
 import { HOST_CAPABILITY_KINDS } from "../plan/host";
+import { LOSS_KINDS, type FailureDomainTable } from "../placement/failure-table";
 import { placementMarkdown, placementSvg } from "../placement/picture";
 import type { PlacementReport } from "../placement/report";
 import { PHASES, type ChartRef, type Plan, type Unit } from "../plan/plan";
@@ -28,9 +29,10 @@ import { makeReader } from "./yaml";
  * The version of this model index.yaml records; a reader reads it and every earlier one. 3:
  * placement.json groups a component's unreachable nodes by their reasons (reasonGroups). 4: it
  * holds the host contract: what each node's host has (`hosts`), what each component needs of it. 5:
- * a component's priority class (`priorityClass`), where its reader says.
+ * a component's priority class (`priorityClass`), where its reader says. 6: the failure-domain
+ * table (`failureDomains`: what losing a node, a zone or the drained nodes costs).
  */
-export const RENDERED_SCHEMA_VERSION = 5;
+export const RENDERED_SCHEMA_VERSION = 6;
 
 export const INDEX_FILE = "index.yaml";
 export const PLACEMENT_DATA_FILE = "placement.json";
@@ -254,18 +256,29 @@ function reasonsOf(groups: ReasonGroup[], nodeOrder: Map<string, number>): Recor
   return Object.fromEntries(pairs);
 }
 
+/** The failure-domain table in placement.json: one line per row. */
+function failureJson(t: FailureDomainTable): string {
+  const { rows, ...head } = t;
+  const fields = [
+    ...Object.entries(head).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`),
+    `    "rows": ${rows.length === 0 ? "[]" : `[\n${rows.map((r) => `      ${JSON.stringify(r)}`).join(",\n")}\n    ]`}`,
+  ];
+  return `{\n${fields.join(",\n")}\n  }`;
+}
+
 /**
  * placement.json: one line per node and per component, so that a change shows as the lines of
  * what changed in a diff of rendered/.
  */
 export function placementJson(d: RenderedPlacement): string {
-  const { nodes, components, hosts, ...head } = d;
+  const { nodes, components, hosts, failureDomains, ...head } = d;
   const list = (items: unknown[]) => (items.length === 0 ? "[]" : `[\n${items.map((x) => `    ${JSON.stringify(x)}`).join(",\n")}\n  ]`);
   const fields = [
     ...Object.entries(head).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`),
     `  "nodes": ${list(nodes)}`,
     `  "components": ${list(components.map((c) => ({ ...c, reasons: reasonGroups(c.reasons) })))}`,
     ...(hosts ? [`  "hosts": ${list(hosts)}`] : []),
+    ...(failureDomains ? [`  "failureDomains": ${failureJson(failureDomains)}`] : []),
   ];
   return `{\n${fields.join(",\n")}\n}\n`;
 }
@@ -415,6 +428,22 @@ const placementSchema = z.object({
   // schema 4
   hosts: z.array(z.object({ nodes: z.array(z.string()), has: z.partialRecord(z.enum(HOST_CAPABILITY_KINDS), z.array(z.string())) })).optional(),
   podNeeds: z.array(z.string()).optional(),
+  // schema 6
+  failureDomains: z
+    .object({
+      zones: z.array(z.string()),
+      drained: z.array(z.string()),
+      required: z.array(z.enum(LOSS_KINDS)),
+      rows: z.array(
+        z.object({
+          kind: z.enum(LOSS_KINDS),
+          zone: z.string().optional(),
+          nodes: z.array(z.string()),
+          findings: z.array(z.object({ what: z.string(), level: z.enum(["fatal", "degraded", "holds"]), message: z.string(), fix: z.string().optional() })),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 const machinesSchema = z.object({

@@ -21,6 +21,7 @@ import { SERVICE_CATALOG } from "../openkeel/catalog";
 import { SWIFT_REPLICAS } from "../openkeel/replicas";
 import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../openkeel/infrastructure";
 import { openkeelLifecycle } from "../openkeel/node-lifecycle";
+import { quorumMoveChecks } from "../openkeel/quorum-moves";
 import { releaseName } from "../openkeel/services";
 import { APPLY_AS_PATCH_ANNOTATION } from "../plan/plan";
 import { lifecyclesOf } from "../platform/component";
@@ -38,6 +39,7 @@ import {
   type RenderedWarning,
 } from "../render/rendered";
 import { SERVICE_REQUIRED_ROLE } from "../topology/services";
+import { failureDomainFindings } from "./failure-delta";
 import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
 import { inPlace, OPERATOR_IMMUTABLE } from "./replace-rules";
 import { stackUpgradeViews, type UpgradePins, type UpgradeView } from "./preview-upgrades";
@@ -699,7 +701,16 @@ function nodeFindings(bi: Index, hi: Index, judged: Judged): Check[] {
   const constraints = environmentConstraints(bi.environment || hi.environment);
   const removal = nodeRemovalChecks(bi.nodes, hi.nodes, judged.where, constraints, bi.feasibility ?? hi.feasibility, judged.retiredAt);
   const sequence = drainSequenceChecks(bi.nodes, hi.nodes, judged.where, constraints, hi.feasibility ?? bi.feasibility);
-  return [...removal, ...sequence].map((c) => ({ level: c.level, code: c.code, message: c.message, fix: c.fix, ...(c.path ? { path: c.path } : {}) }));
+  // a running quorum's zone spread changed under members its strict-local volumes pin (issue 39)
+  const moves = quorumMoveChecks(bi, hi, judged.where);
+  return [...removal, ...sequence, ...moves].map((c) => ({
+    level: c.level,
+    code: c.code,
+    message: c.message,
+    ...(c.reason ? { reason: c.reason } : {}),
+    fix: c.fix,
+    ...(c.path ? { path: c.path } : {}),
+  }));
 }
 
 /**
@@ -920,6 +931,8 @@ function findingsOf(c: Changes, both: boolean, pins: UpgradePins | undefined, ju
     ...serviceFindings(c.units, bi, hi),
     ...quorumFindings(c.values),
     ...(both ? [...postRenderFindings(b, h, bi), ...nodeFindings(bi, hi, judged), ...swiftFindings(bi, hi, judged.where), ...bindingFindings(b, h)] : []),
+    // a loss of nodes this change makes worse (lifecycle/failure-domains.ts, ./failure-delta.ts)
+    ...(both ? failureDomainFindings(b.placement?.failureDomains, h.placement?.failureDomains) : []),
   ];
 }
 

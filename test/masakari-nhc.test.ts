@@ -46,8 +46,8 @@ describe("Masakari is told how its segments' hosts are remediated", () => {
     const told = valuesOf(plan, "openkeel-masakari").segmentHealthChecks;
     expect(told.maxUnhealthy).toBe("34%");
     expect(told.unhealthyConditions.map((c: { duration: string }) => c.duration)).toEqual(["5m", "5m"]);
-    // the same as our own compute nodes' check
-    const ours = (findUnit(plan, "medik8s-remediation") as ManifestsUnit).objects.find((o) => o.metadata.name === "openkeel-compute") as any;
+    // the same as our own compute nodes' checks (one per zone in large)
+    const ours = (findUnit(plan, "medik8s-remediation") as ManifestsUnit).objects.find((o) => o.metadata.name === "openkeel-compute-zone-a") as any;
     expect(ours.spec.maxUnhealthy).toBe("34%");
     expect(ours.spec.remediationTemplate).toEqual(told.remediationTemplate);
   });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TAINT_KEY, roleLabelKey, ROLES, type Role } from "../config/roles";
 import { planStack } from "../environments";
-import { NHC_GROUPS, nhcSelector, type NhcGroup } from "../platform/medik8s";
+import { NHC_GROUPS, nhcSelector, type NhcGroup } from "../platform/medik8s-groups";
 import { KUBE_OVN_MASTER_LABEL_KEY } from "../platform/kube-ovn";
 import { VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
@@ -176,7 +176,10 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
       ).toHaveLength(1);
       // the first group of the node's, in NHC_GROUPS order: a hyperconverged node is the control plane's
       const group = NHC_GROUPS.find((g) => (g === "kubernetesControlPlane" ? v.node.kubernetesControlPlane : v.node.roles.includes(g)))!;
-      expect(matching[0].metadata.name, v.node.name).toBe(`openkeel-${group.replace(/[A-Z]/g, (x) => `-${x.toLowerCase()}`)}`);
+      // in a zoned stack, a group that holds no quorum has one check per zone (issue 39)
+      const quorum = group === "controlPlane" || group === "kubernetesControlPlane";
+      const zone = v.node.zone !== undefined && !quorum ? `-${v.node.zone}` : "";
+      expect(matching[0].metadata.name, v.node.name).toBe(`openkeel-${group.replace(/[A-Z]/g, (x) => `-${x.toLowerCase()}`)}${zone}`);
       if (v.node.roles.includes("controlPlane") || v.node.kubernetesControlPlane) expect(matching[0].spec.maxUnhealthy, v.node.name).toBe(1);
       const inSegment = { ...v.labels, [HA_SEGMENT_LABEL]: "segment-uuid" };
       expect(nhcs.filter((n) => matchesExpressions(inSegment, n.spec.selector.matchExpressions))).toEqual([]);

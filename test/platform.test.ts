@@ -490,10 +490,12 @@ describe("openkeel:platform settings", () => {
       mutatedConfig("prod-large", (r) => (r.platform = { medik8s: { unhealthyDuration: "2m", maxUnhealthy: { network: "34%", storage: 2 } } })),
     );
     const nhc = (name: string) => object(plan, "NodeHealthCheck", name).spec;
-    expect(nhc("openkeel-network").maxUnhealthy).toBe("34%");
-    expect(nhc("openkeel-storage").maxUnhealthy).toBe(2);
+    // one check per zone in large, each with the role's maxUnhealthy (issue 39)
+    expect(nhc("openkeel-network-zone-a").maxUnhealthy).toBe("34%");
+    expect(nhc("openkeel-storage-zone-b").maxUnhealthy).toBe(2);
     expect(nhc("openkeel-control-plane").maxUnhealthy).toBe(1);
-    expect(nhc("openkeel-storage").unhealthyConditions.map((c: any) => c.duration)).toEqual(["2m", "2m"]);
+    expect(nhc("openkeel-storage-zone-c").unhealthyConditions.map((c: any) => c.duration)).toEqual(["2m", "2m"]);
+    expect(nhc("openkeel-storage-zone-c").stormCooldownDuration).toBe("2m");
   });
 });
 

@@ -34,18 +34,26 @@ const node = (raw: any, name: string) => {
 const steps = (p: StackPreview, name: string) => p.nodes.find((n) => n.node === name)?.steps.map((s) => `${s.when} ${s.what}: ${s.command}`) ?? [];
 const component = (p: StackPreview, name: string) => p.placement?.components.find((c) => c.component === name);
 
-describe("removing a gateway (net-2 of prod-medium), retired first", () => {
-  // issue 21: only a node that was retiring in the base may leave, on every topology
-  const retiring = render(mutatedConfig("prod-medium", (r) => (node(r, "net-2").state = "retiring")));
-  const p = previewStack("prod-medium", retiring, render(mutatedConfig("prod-medium", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2")))));
+describe("removing a gateway (net-2 of prod-medium with a third, net-3), retired first", () => {
+  // issue 21: only a node that was retiring in the base may leave, on every topology; issue 39: one
+  // network node left would make its loss fatal, so the stack has a third (§ 6.2: 3 recommended)
+  const withNet3 = (r: any) => r.nodes.splice(8, 0, { ...structuredClone(node(r, "net-2")), name: "net-3", internalIP: "10.30.2.13" });
+  const retiring = render(mutatedConfig("prod-medium", (r) => (withNet3(r), (node(r, "net-2").state = "retiring"))));
+  const p = previewStack(
+    "prod-medium",
+    retiring,
+    render(mutatedConfig("prod-medium", (r) => (withNet3(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2"))))),
+  );
 
-  it("deletes its role-label patch and its drain request; reset and delete the Node after; one gateway left is a warning", () => {
+  it("deletes its role-label patch and its drain request; reset and delete the Node after; a gateway's loss now leaves no standby", () => {
     expect(p.actions).toEqual([
       { action: "delete", resource: "Node net-2 (patch)", unit: "node-roles", protected: false },
       { action: "delete", resource: "NodeMaintenance net-2", unit: "node-maintenance", protected: false },
     ]);
-    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["warning", "gateway-chassis"]]);
-    expect(p.findings[0].message).toMatch(/^'net-2' \(removed\) would leave one gateway chassis \('net-1'\): HA chassis groups need two \(§ 3\.2\)/);
+    expect(p.findings.map((f) => [f.level, f.code])).toEqual([["warning", "failure-domain"]]);
+    expect(p.findings[0].message).toMatch(
+      /^after this change, losing any one of net-1, net-3 runs degraded: gateway chassis: 1 of 2 gateway chassis left: the routers' HA chassis groups run without a standby \(§ 3\.2\)/,
+    );
     expect(p.nodes.map((n) => [n.node, n.change])).toEqual([["net-2", "removed"]]);
     // drained while it was retiring; no Longhorn step (no disk there)
     expect(steps(p, "net-2")).toEqual(["after reset: talosctl reset --graceful --nodes 10.30.2.12", "after delete: kubectl delete node net-2"]);
@@ -61,12 +69,22 @@ describe("removing a gateway (net-2 of prod-medium), retired first", () => {
   });
 
   it("removed while active, it is refused", () => {
-    const active = scenario("prod-medium", (r) => (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2")));
+    const active = previewStack(
+      "prod-medium",
+      render(mutatedConfig("prod-medium", withNet3)),
+      render(mutatedConfig("prod-medium", (r) => (withNet3(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2"))))),
+    );
     expect(active.findings.map((f) => [f.level, f.code])).toEqual([
       ["error", "node-removal"],
-      ["warning", "gateway-chassis"],
+      ["warning", "failure-domain"],
     ]);
     expect(active.findings[0].message).toBe("node 'net-2' holds a gateway chassis (network) and would be removed while it is active in the base");
+  });
+
+  it("the one network node left would be fatal to lose: prod-medium without net-2 does not plan", () => {
+    const r = planStack(mutatedConfig("prod-medium", (raw) => (raw.nodes = raw.nodes.filter((n: any) => n.name !== "net-2"))));
+    expect(r.plan).toBeUndefined();
+    expect(r.problems.filter((c) => c.level === "error").map((c) => c.code)).toEqual(["node-loss-fatal"]);
   });
 });
 
@@ -207,6 +225,12 @@ describe("changing the provisioning node's role (prov-1 of prod-medium: provisio
           "no node has the provisioning role any more (prov-1 lost it), and ironic runs only where one has it (topology/services.ts); its API leaves the cloud",
         fix: "if the cloud still needs it, give a node the provisioning role",
       },
+      // a hypervisor now: its loss takes VMs down (issue 39)
+      expect.objectContaining({
+        level: "warning",
+        code: "failure-domain",
+        message: expect.stringMatching(/^after this change, losing prov-1 runs degraded: hypervisors: 3 of 4 hypervisors left/),
+      }),
     ]);
     expect(stackMarkdown(p)).toContain("**⚠️ Warnings**\n\n- **service-removed**: service ironic goes away");
     expect(component(p, "openkeel-ironic/conductor")).toEqual({ component: "openkeel-ironic/conductor", op: "removed", gained: [], lost: ["prov-1"] });
@@ -262,12 +286,26 @@ describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)
   };
   const p = scenario("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name])));
 
-  it("every node: its zone label (a patch update) and a new machine config; Swift's ring learns the zones; nothing replaced", () => {
+  it("every node: its zone label (a patch update) and a new machine config; Swift's ring, Longhorn and the NodeHealthChecks follow the zones; nothing replaced, no warning", () => {
     const nodes = p.actions.filter((a) => a.resource.startsWith("Node "));
     expect(nodes.every((a) => a.action === "update")).toBe(true);
     expect(nodes).toHaveLength(9);
-    // Swift zones = Kubernetes zones (§ 6.3): the release is told the zone label once nodes have zones
-    expect(p.actions.filter((a) => !a.resource.startsWith("Node ")).map((a) => [a.action, a.unit])).toEqual([["update", "openkeel-swift"]]);
+    // Swift zones = Kubernetes zones (§ 6.3): the release is told the zone label once nodes have zones;
+    // Longhorn keeps a volume's replicas in 3 zones, and the checks that hold no quorum go per zone (issue 39)
+    expect(p.actions.filter((a) => !a.resource.startsWith("Node ")).map((a) => `${a.action} ${a.resource}`)).toEqual([
+      "delete NodeHealthCheck openkeel-network",
+      "delete NodeHealthCheck openkeel-provisioning",
+      "delete NodeHealthCheck openkeel-storage",
+      "update HelmRelease longhorn",
+      "update HelmRelease openkeel-swift",
+      "create NodeHealthCheck openkeel-network-zone-a",
+      "create NodeHealthCheck openkeel-network-zone-b",
+      "create NodeHealthCheck openkeel-provisioning-zone-a",
+      "create NodeHealthCheck openkeel-storage-zone-a",
+      "create NodeHealthCheck openkeel-storage-zone-b",
+      "create NodeHealthCheck openkeel-storage-zone-c",
+    ]);
+    expect(p.actions.find((a) => a.resource === "HelmRelease longhorn")?.detail).toBe("values defaultSettings.replicaZoneSoftAntiAffinity");
     expect(p.actions.find((a) => a.resource === "Node cmp-01 (patch)")?.detail).toBe('metadata.labels["topology.kubernetes.io/zone"]');
     // the ring's consequence, per storage node: its Swift member's replicas move to keep each object's apart
     expect(p.findings.map((f) => [f.level, f.code, f.message.split(":")[0]])).toEqual(
@@ -279,17 +317,26 @@ describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)
   });
 });
 
-describe("making a node a Kubernetes control-plane machine (ok-cp-6 of prod-large)", () => {
-  const p = scenario("prod-large", (r) => (node(r, "ok-cp-6").kubernetesControlPlane = true));
+describe("making nodes Kubernetes control-plane machines (ok-cp-1 and ok-cp-6 of prod-large)", () => {
+  // two, not one: a fourth etcd member would put two of four in one zone, whose loss is fatal (issue 39)
+  const p = scenario("prod-large", (r) => ["ok-cp-1", "ok-cp-6"].forEach((n) => (node(r, n).kubernetesControlPlane = true)));
 
-  it("its Talos machine type changes: reset and install again, nothing else on it", () => {
+  it("their Talos machine type changes: reset and install again, nothing else on them", () => {
+    const reinstall = (ip: string) => [
+      `before reinstall: talosctl reset --graceful --nodes ${ip}, then install it as a controlplane with its new configuration (talos/machines.yaml)`,
+    ];
     expect(p.nodes.map((n) => [n.node, n.steps.map((s) => `${s.when} ${s.what}: ${s.command}`)])).toEqual([
-      [
-        "ok-cp-6",
-        ["before reinstall: talosctl reset --graceful --nodes 10.40.1.16, then install it as a controlplane with its new configuration (talos/machines.yaml)"],
-      ],
+      ["ok-cp-1", reinstall("10.40.1.11")],
+      ["ok-cp-6", reinstall("10.40.1.16")],
     ]);
     expect(p.nodes[0].steps[0].why).toBe("its Talos machine type changes (worker → controlplane), which Talos does not convert in place");
+  });
+
+  it("one alone is refused: two of four etcd members in zone-c", () => {
+    const r = planStack(mutatedConfig("prod-large", (raw) => (node(raw, "ok-cp-6").kubernetesControlPlane = true)));
+    expect(r.problems.filter((c) => c.level === "error").map((c) => [c.code, c.message.replace(/, the Kubernetes.*/, "")])).toEqual([
+      ["zone-loss-fatal", "losing zone zone-c would be fatal: etcd: 2 of its 4 member(s) lost, 2 left: no majority (3)"],
+    ]);
   });
 });
 

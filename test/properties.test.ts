@@ -97,7 +97,8 @@ describe("generated stacks", () => {
     // the generator is not vacuous: every outcome occurs, and renders are common
     expect(tally.config).toBeGreaterThan(0);
     expect(tally.checks).toBeGreaterThan(0);
-    expect(tally.rendered).toBeGreaterThan(runs(250) * 0.12);
+    // (since issue 39 a production stack whose one gateway, hypervisor or quorum node is fatal to lose stops at a plan check)
+    expect(tally.rendered).toBeGreaterThan(runs(250) * 0.1);
   });
 
   it("40 to 2000 nodes (20 of them: a render of 2000 nodes costs seconds)", async () => {
