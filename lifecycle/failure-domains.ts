@@ -107,6 +107,9 @@ const REQUIRED_REASON: Partial<Record<LossKind, string>> = {
   zone: "the large topology survives the loss of a zone (§ 6.3: one member per zone)",
 };
 
+const NODE_LOSS_CODE = "node-loss-fatal";
+const ZONE_LOSS_CODE = "zone-loss-fatal";
+
 /**
  * The plan check: a fatal loss the stack must survive is an error, per row, with what it costs and
  * each owner's fix. `nodeIndex`: a node's index in openkeel:nodes, for the key path.
@@ -119,7 +122,7 @@ export function failureDomainChecks(table: FailureDomainTable, nodeIndex: (name:
       const i = nodeIndex(r.nodes[0]);
       return {
         level: "error",
-        code: r.kind === "zone" ? "zone-loss-fatal" : "node-loss-fatal",
+        code: r.kind === "zone" ? ZONE_LOSS_CODE : NODE_LOSS_CODE,
         message: `${lossText(r, table.drained)} would be fatal: ${fatal.map((f) => `${f.what}: ${f.message}`).join("; ")}`,
         reason: REQUIRED_REASON[r.kind],
         fix: [...new Set(fatal.flatMap((f) => (f.fix ? [f.fix] : [])))].join("; ") || "add nodes of the roles the findings name",

@@ -169,15 +169,17 @@ describe("dead end 3: risky removals", () => {
     expect(removal.stderr).toContain("error [node-loss-fatal]: losing net-1 would be fatal: gateway chassis: 0 of 1 gateway chassis left");
   });
 
+  // prod-medium's storage nodes hold its 3 Swift members (the stack's count): one fewer node takes one member fewer
+  const twoSwiftMembers = (raw: any) => (raw.services.swift = { ...raw.services.swift, replicas: { storage: 2 } });
   it.each([
-    ["prod-large", "cmp-a-01"],
-    ["prod-large", "net-1"],
-    ["prod-large", "net-3"],
-    ["prod-medium", "cmp-03"],
-  ])("%s: removing an active node (%s) is refused, as on every topology", async (stack, name) => {
+    ["prod-large", "cmp-a-01", []],
+    ["prod-large", "net-1", []],
+    ["prod-large", "net-3", []],
+    ["prod-medium", "cmp-03", [twoSwiftMembers]],
+  ])("%s: removing an active node (%s) is refused, as on every topology", async (stack, name, more) => {
     const r = await renderedOnce(edited(stack));
     const before = readTree(r.out);
-    const removal = await r.next(edited(stack, without(name)));
+    const removal = await r.next(edited(stack, without(name), ...more));
     expect(removal.code).toBe(1);
     expect(removal.stderr).toContain(`error [node-removal]: node '${name}' holds`);
     expect(removal.stderr).toContain("would be removed while it is active");

@@ -155,8 +155,13 @@ describe("dropping a storage role (cmp-03 of prod-medium: compute, storage → c
         "swift-ring",
         "Swift's storage members: 3 → 2: the rings move about 1/3 of the objects' replicas, from the members that go to the others (the StatefulSet removes its highest ordinals)",
       ],
+      // and with two storage nodes (two replicas now), a storage node's loss leaves a volume its last replica (issue 39)
+      [
+        "failure-domain",
+        "after this change, losing any one of cmp-01, cmp-02 runs degraded: Longhorn longhorn, longhorn-rwx and longhorn-vm: at worst 1 of 2 replicas of a volume on the lost nodes: a volume with replicas there runs on its last one, one failure from losing its data",
+      ],
     ]);
-    expect(p.findings).toHaveLength(3);
+    expect(p.findings).toHaveLength(4);
     const md = stackMarkdown(p);
     expect(md).toContain("**❌ Errors: `pulumi up` would refuse or fail on these**");
     expect(md).toContain("| **replace** | StorageClass longhorn-vm | storage-classes 🔒 | parameters.numberOfReplicas cannot change in place |");

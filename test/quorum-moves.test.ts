@@ -50,7 +50,7 @@ describe("a controlPlane node moved to another zone (prod-large)", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("error [quorum-zone-move]: this change moves 'ok-cp-2' to another zone, while ");
     expect(refused.stderr).toContain(
-      "out/s/index.yaml may run two of the 3 members of Galera, RabbitMQ and OVN central on 'ok-cp-2' and 'ok-cp-3', which would then share zone zone-b",
+      "out/s may run two of the 3 members of Galera, RabbitMQ and OVN central on 'ok-cp-2' and 'ok-cp-3', which would then share zone zone-b",
     );
     expect(refused.stderr).toContain(
       "Fix: stage it, each step its own change, merged and deployed: 1. set state: cordoned on 'ok-cp-3', 'ok-cp-4' and 'ok-cp-6'; 2. move the members",
