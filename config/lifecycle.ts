@@ -8,8 +8,68 @@
 
 import type { Role, Taint, Toleration } from "./roles";
 
-export const NODE_STATES = ["active", "cordoned", "maintenance", "retiring"] as const;
-export type NodeState = (typeof NODE_STATES)[number];
+/**
+ * What a node state does, trait by trait: every rule of the repository reads these, never a state's
+ * name (test/architecture.test.ts holds that), so a new state is its line here and its docs.
+ */
+export interface StateTraits {
+  /** No new pods land there: the node-roles phase cordons it (spec.unschedulable) and labels it with its state. */
+  cordons: boolean;
+  /** Its pods are evicted: a NodeMaintenance in production (the Node Maintenance Operator drains it). */
+  drains: boolean;
+  /** Its data moves away: Longhorn evicts the replicas of its disks. */
+  evictsData: boolean;
+  /** It gives up its quorum memberships for good: no default quorum member (Kube-OVN master) any more, counted as leaving its quorums. */
+  leavesQuorums: boolean;
+  /** Our NodeHealthChecks no longer watch it (the state label takes it out of their selectors). */
+  leavesHealthChecks: boolean;
+  /** It is about to leave the inventory: the state a node must be deployed in before its entry is removed. */
+  leavesInventory: boolean;
+  /** How a finding says a node is in it: `in maintenance`, `retiring`. */
+  words: string;
+  /** How a fix says to put nodes into it: `retire`, `put … into maintenance` (`$` stands for the nodes). */
+  verb: string;
+}
+
+const NONE = { cordons: false, drains: false, evictsData: false, leavesQuorums: false, leavesHealthChecks: false, leavesInventory: false };
+
+/** The states, each a set of traits. */
+export const STATE_TRAITS = {
+  active: { ...NONE, words: "active", verb: "bring $ back to active" },
+  cordoned: { ...NONE, cordons: true, words: "cordoned", verb: "cordon $" },
+  maintenance: { ...NONE, cordons: true, drains: true, leavesHealthChecks: true, words: "in maintenance", verb: "put $ into maintenance" },
+  retiring: {
+    cordons: true,
+    drains: true,
+    evictsData: true,
+    leavesQuorums: true,
+    leavesHealthChecks: true,
+    leavesInventory: true,
+    words: "retiring",
+    verb: "retire $",
+  },
+} as const satisfies Record<string, StateTraits>;
+
+export type NodeState = keyof typeof STATE_TRAITS;
+export const NODE_STATES = Object.keys(STATE_TRAITS) as [NodeState, ...NodeState[]];
+/** A node's state where none is written. */
+export const DEFAULT_STATE: NodeState = "active";
+/** The state a node leaves the inventory from, and the one it is drained in and comes back from: what fixes tell operators to set. */
+export const LEAVING_STATE: NodeState = NODE_STATES.find((s) => STATE_TRAITS[s].leavesInventory)!;
+export const MAINTENANCE_STATE: NodeState = NODE_STATES.find((s) => STATE_TRAITS[s].drains && !STATE_TRAITS[s].leavesInventory)!;
+
+type Trait = { [K in keyof StateTraits]: StateTraits[K] extends boolean ? K : never }[keyof StateTraits];
+
+/** Whether a state (a node's, or the value of its NODE_STATE_LABEL; undefined: the default) has a trait. */
+export function hasTrait(state: string | undefined, trait: Trait): boolean {
+  const traits = (STATE_TRAITS as Readonly<Record<string, StateTraits>>)[state ?? DEFAULT_STATE];
+  return traits?.[trait] === true;
+}
+
+/** How a finding says a node is in its state (`in maintenance`). */
+export function stateWords(state: string | undefined): string {
+  return (STATE_TRAITS as Readonly<Record<string, StateTraits>>)[state ?? DEFAULT_STATE]?.words ?? String(state);
+}
 
 /**
  * What an operator may write for `state:` that is no state, and what to do instead. `disabled`: to
@@ -31,12 +91,12 @@ export const NOT_A_STATE: Readonly<Record<string, string>> = {
  */
 export const NODE_STATE_LABEL = "openkeel.io/node-state";
 
-/** States in which the node is drained: a NodeMaintenance request in production, out of our health checks. */
-export const DRAINED_STATES: readonly NodeState[] = ["maintenance", "retiring"];
+/** States our NodeHealthChecks leave alone: their selectors exclude these values of NODE_STATE_LABEL. */
+export const UNWATCHED_STATES: readonly NodeState[] = NODE_STATES.filter((s) => STATE_TRAITS[s].leavesHealthChecks);
 
-/** `state`: a node's, or the value of its NODE_STATE_LABEL (undefined: active). */
+/** `state`: a node's, or the value of its NODE_STATE_LABEL (undefined: the default). */
 export function isDrained(state: string | undefined): boolean {
-  return (DRAINED_STATES as readonly (string | undefined)[]).includes(state);
+  return hasTrait(state, "drains");
 }
 
 /**

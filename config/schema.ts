@@ -12,7 +12,7 @@ import { cidrFault } from "./cidr";
 import { attachmentNetworkSchema, networkConfigSchema } from "./network";
 import { hostNetworkSchema } from "./host-network";
 import { clusterSchema } from "./cluster";
-import { NODE_STATES } from "./lifecycle";
+import { DEFAULT_STATE, NODE_STATES } from "./lifecycle";
 import { DNS_SUBDOMAIN, isLabelKey } from "./k8s";
 import { stackPlacementSchema } from "./placement";
 import { closest } from "./suggest";
@@ -113,7 +113,7 @@ const nodeSchema = z.strictObject({
   /** The physnet bridge mappings of the node's OVN chassis (§ 3.2, D3): a Node annotation. */
   bridgeMappings: bridgeMappingsSchema.optional(),
   /** Where the node is in its life (config/lifecycle.ts, docs/node-lifecycle.md). */
-  state: z.enum(NODE_STATES).default("active"),
+  state: z.enum(NODE_STATES).default(DEFAULT_STATE),
   /** The entry of openkeel:hostNetworks that declares its host's links. */
   hostNetwork: z.string().optional(),
 });

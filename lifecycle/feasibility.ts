@@ -14,7 +14,17 @@
 //   change keeps with their new states, the removed ones marked, and the facts it recorded in
 //   index.yaml (`feasibility`), which are what the cluster runs. Nodes this change adds are not
 //   counted: they are not deployed yet ("add a storage node first").
-import { isDrained, type LifecycleFacts, type NodeState } from "../config/lifecycle";
+import {
+  DEFAULT_STATE,
+  hasTrait,
+  isDrained,
+  LEAVING_STATE,
+  MAINTENANCE_STATE,
+  stateWords,
+  STATE_TRAITS,
+  type LifecycleFacts,
+  type NodeState,
+} from "../config/lifecycle";
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Plan } from "../plan/plan";
@@ -58,7 +68,7 @@ export class Inventory {
 
   /** Up and taking new pods: active. */
   schedulable(role?: Role): JudgedNode[] {
-    return this.of(role, (n) => !n.removed && n.state === "active");
+    return this.of(role, (n) => !n.removed && !hasTrait(n.state, "cordons"));
   }
 
   /** Running what runs there now: active or cordoned (a cordon moves nothing). */
@@ -73,12 +83,12 @@ export class Inventory {
 
   /** Leaving the cluster: retiring, or removed. */
   leaving(role?: Role): JudgedNode[] {
-    return this.of(role, (n) => n.removed === true || n.state === "retiring");
+    return this.of(role, (n) => n.removed === true || hasTrait(n.state, "leavesInventory"));
   }
 
   /** Still in the cluster once every node leaving has left. */
   staying(role?: Role): JudgedNode[] {
-    return this.of(role, (n) => !n.removed && n.state !== "retiring");
+    return this.of(role, (n) => !n.removed && !hasTrait(n.state, "leavesInventory"));
   }
 
   removed(role?: Role): JudgedNode[] {
@@ -196,8 +206,7 @@ export function nodeList(nodes: readonly Pick<JudgedNode, "name">[]): string {
 
 /** How a node is out of service: `retiring`, `in maintenance`, `removed`. */
 export function howDown(n: JudgedNode): string {
-  if (n.removed) return "removed";
-  return n.state === "maintenance" ? "in maintenance" : n.state;
+  return n.removed ? "removed" : stateWords(n.state);
 }
 
 /** `'cmp-01' (in maintenance) and 'cmp-02' (retiring)` */
@@ -208,9 +217,10 @@ export function downList(nodes: readonly JudgedNode[]): string {
 /** What the change does to these nodes, as a fix says it: `retire 'cmp-02'`, `put 'cmp-01' into maintenance`. */
 export function transition(nodes: readonly JudgedNode[]): string {
   const list = nodeList(nodes);
-  if (nodes.some((n) => n.removed)) return `retire and remove ${list}`;
-  if (nodes.some((n) => n.state === "retiring")) return `retire ${list}`;
-  return `put ${list} into maintenance`;
+  const removed = nodes.some((n) => n.removed);
+  const state = removed || nodes.some((n) => hasTrait(n.state, "leavesInventory")) ? LEAVING_STATE : MAINTENANCE_STATE;
+  const verb = STATE_TRAITS[state].verb;
+  return removed ? `${verb.replace(" $", "")} and remove ${list}` : verb.replace("$", list);
 }
 
 /**
@@ -253,7 +263,7 @@ export function removalInventory(
         roles: n.roles,
         ...(n.kubernetesControlPlane ? { kubernetesControlPlane: true } : {}),
         ...(n.zone !== undefined ? { zone: n.zone } : {}),
-        state: now?.state ?? n.state ?? "active",
+        state: now?.state ?? n.state ?? DEFAULT_STATE,
         ...(now ? {} : { removed: true }),
       };
     }),

@@ -7,7 +7,7 @@
 // Retiring is what makes a removal safe on every topology: NMO has drained the node, Longhorn has
 // evicted its replicas, Nova's service was disabled before (its steps: docs/node-lifecycle.md);
 // an active node would leave with its pods, its VMs and its data.
-import { isDrained, type LifecycleFacts, type NodeState } from "../config/lifecycle";
+import { DEFAULT_STATE, hasTrait, isDrained, stateWords, type LifecycleFacts, type NodeState } from "../config/lifecycle";
 import { isError, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import { feasibilityChecks, removalInventory, statesInventory, type JudgedNode, type NodeConstraint } from "./feasibility";
@@ -56,7 +56,7 @@ function notRetiring(n: RecordedNode, where: string, retired?: string): Check {
   return {
     level: "error",
     code: NODE_REMOVAL_CODE,
-    message: `node '${n.name}' holds ${heldBy(n)} and would be removed while it is ${n.state ?? "active"} in ${where}${retired ? `: its retirement is merged (${retired}) but not deployed` : ""}`,
+    message: `node '${n.name}' holds ${heldBy(n)} and would be removed while it is ${stateWords(n.state)} in ${where}${retired ? `: its retirement is merged (${retired}) but not deployed` : ""}`,
     fix: retired
       ? `deploy ${retired} first, on its own (the deploy workflow's "Run workflow" with that commit), and let the retirement finish (${mechanisms}: docs/node-lifecycle.md); then deploy the removal`
       : `keep it, set state: retiring on it first, render, merge and pulumi up (${mechanisms}); remove it once ${done} (docs/node-lifecycle.md)`,
@@ -78,7 +78,7 @@ export function nodeRemovalChecks(
   retiredAt?: (node: string) => string | undefined,
 ): Check[] {
   const kept = new Set(next.map((n) => n.name));
-  const refused = previous.filter((n) => !kept.has(n.name) && n.state !== "retiring").map((n) => notRetiring(n, where, retiredAt?.(n.name)));
+  const refused = previous.filter((n) => !kept.has(n.name) && !hasTrait(n.state, "leavesInventory")).map((n) => notRetiring(n, where, retiredAt?.(n.name)));
   return [...refused, ...feasibilityChecks(removalInventory(previous, next, where), constraints, facts)];
 }
 
@@ -96,7 +96,7 @@ export function drainSequenceChecks(
   constraints: readonly NodeConstraint[],
   facts?: Readonly<Record<string, LifecycleFacts>>,
 ): Check[] {
-  const before = new Map(previous.map((n) => [n.name, n.state ?? "active"]));
+  const before = new Map(previous.map((n) => [n.name, n.state ?? DEFAULT_STATE]));
   const returning = next.filter((n) => isDrained(before.get(n.name)) && !isDrained(n.state));
   const draining = next.filter((n) => isDrained(n.state) && !isDrained(before.get(n.name)));
   if (returning.length === 0 || draining.length === 0) return [];
@@ -104,10 +104,10 @@ export function drainSequenceChecks(
     name: n.name,
     roles: n.roles,
     ...(n.kubernetesControlPlane ? { kubernetesControlPlane: true } : {}),
-    state: returning.includes(n) ? before.get(n.name)! : (n.state ?? "active"),
+    state: returning.includes(n) ? before.get(n.name)! : (n.state ?? DEFAULT_STATE),
   });
   const alone = new Set(
-    feasibilityChecks(statesInventory(next.map((n) => ({ ...judged(n), state: n.state ?? "active" }))), constraints, facts)
+    feasibilityChecks(statesInventory(next.map((n) => ({ ...judged(n), state: n.state ?? DEFAULT_STATE }))), constraints, facts)
       .filter(isError)
       .map((c) => c.code),
   );

@@ -4,7 +4,7 @@
 // member). As constraints of the feasibility model (./feasibility.ts), the same rules judge the
 // node states (quorum-drain, retiring-quorum-member) and removals (quorum-removal): etcd's here,
 // the OpenKeel control plane's from its owner (openkeel/feasibility.ts).
-import { isDrained } from "../config/lifecycle";
+import { hasTrait, isDrained } from "../config/lifecycle";
 import type { Check } from "../config/problems";
 import type { LossFinding } from "../placement/failure-table";
 import { worstLost, type JudgedNode, type Loss, type NodeConstraint } from "./feasibility";
@@ -89,7 +89,7 @@ export function quorumConstraint(q: QuorumSpec): NodeConstraint {
           path: inv.path([drained[1]]),
         });
       }
-      const retiring = nodes.filter((n) => n.state === "retiring");
+      const retiring = nodes.filter((n) => hasTrait(n.state, "leavesQuorums"));
       const staying = nodes.length - retiring.length;
       if (retiring.length > 0 && staying < members) {
         checks.push({

@@ -23,7 +23,7 @@
 // - nothing drains a node in a drained state unless a component asks for it: without one (the
 //   lab), the drain is a step by hand.
 import { isDeepStrictEqual } from "node:util";
-import { isDrained } from "../config/lifecycle";
+import { DEFAULT_STATE, hasTrait, isDrained } from "../config/lifecycle";
 import { formatPath } from "../config/problems";
 import type { K8sObject } from "../plan/plan";
 import { diff, WHOLE_DOCUMENT } from "../render/diff";
@@ -95,7 +95,7 @@ function viewsOf(render: RenderedStack, lifecycles: readonly NodeLifecycle[]): M
   for (const n of render.index.nodes) {
     const view: NodeView = {
       roles: n.roles,
-      state: n.state ?? "active",
+      state: n.state ?? DEFAULT_STATE,
       kubernetesControlPlane: n.kubernetesControlPlane === true,
       labels: labels.get(n.name) ?? {},
       requests: [],
@@ -219,7 +219,7 @@ function stepsOfAdded(name: string, h: NodeView): SlottedStep[] {
 function stepsOfRemoved(name: string, b: NodeView): SlottedStep[] {
   const steps: SlottedStep[] = [];
   // a retiring node was drained while it was retiring
-  if (b.state !== "retiring") steps.push(drain(name, "it leaves the inventory: its pods must run elsewhere first"));
+  if (!hasTrait(b.state, "leavesInventory")) steps.push(drain(name, "it leaves the inventory: its pods must run elsewhere first"));
   if (b.machine) {
     const etcd = b.machine.machineType === "controlplane" ? ", after leaving etcd" : "";
     steps.push({ slot: "wipe", when: "after", what: "reset", command: `talosctl reset --graceful --nodes ${b.address ?? name}`, why: `wipes it${etcd}` });

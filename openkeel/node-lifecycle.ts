@@ -3,7 +3,7 @@
 // segment host also goes on maintenance, § 5.5), enabled when it is back, and deleted when the
 // node leaves — Nova refuses while the resource provider has allocations, so only once every VM
 // has left it.
-import { COMPUTE_DISABLED_TAINT, isDrained } from "../config/lifecycle";
+import { COMPUTE_DISABLED_TAINT, hasTrait, isDrained } from "../config/lifecycle";
 import { stateChange, type NodeLifecycle, type SlottedStep } from "../lifecycle/contributor";
 import { OPENKEEL_CONSTRAINTS } from "./feasibility";
 
@@ -41,7 +41,7 @@ export const openkeelLifecycle: NodeLifecycle = {
     const s = stateChange(t);
     if (!s || !h?.roles.includes("compute")) return [];
     if (isDrained(s.to) && !isDrained(s.from)) return [disableNova(node, s.to)];
-    if (isDrained(s.from) && s.to === "active") {
+    if (isDrained(s.from) && !hasTrait(s.to, "cordons")) {
       return [
         {
           slot: "resume-work",

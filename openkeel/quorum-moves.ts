@@ -12,7 +12,7 @@
 // them off it (below), nor does a retiring one (the retire runbook moves them): the committed
 // inventory is how the operator says it was done. That holds only while the other controlPlane nodes
 // can take every member.
-import type { LifecycleFacts, NodeState } from "../config/lifecycle";
+import { hasTrait, isDrained, type LifecycleFacts, type NodeState } from "../config/lifecycle";
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import { joined } from "../lifecycle/feasibility";
@@ -36,16 +36,16 @@ export interface RecordedInventory {
 const QUORUM_KEY = "openkeel-quorums";
 
 /**
- * States in which the committed inventory says a node holds no member: cordoned (the staged procedure
- * below: emptied by hand, no new member lands there) and retiring (the retire runbook moves them).
- * Not maintenance: a member waits there, Pending, for the node to come back.
+ * Whether the committed inventory says a node holds no member: cordoned without a drain (the staged
+ * procedure below: emptied by hand, no new member lands there), or leaving its quorums (the retire
+ * runbook moves them). Not a drain that comes back: a member waits there, Pending, for the node.
  */
-const EMPTIED: ReadonlySet<string> = new Set(["cordoned", "retiring"]);
+const emptied = (state: string | undefined) => hasTrait(state, "leavesQuorums") || (hasTrait(state, "cordons") && !isDrained(state));
 
 /** The committed controlPlane nodes that may hold a member: all, unless the emptied ones can be spared. */
 function mayHold(nodes: readonly RecordedNode[], members: number): RecordedNode[] {
   const holders = nodes.filter((n) => n.roles.includes("controlPlane"));
-  const open = holders.filter((n) => !EMPTIED.has(n.state ?? "active"));
+  const open = holders.filter((n) => !emptied(n.state));
   return open.length >= members ? open : holders;
 }
 

@@ -2,7 +2,7 @@
 // (topology/), each component's scheduling as rendered (the readers of ./workloads.ts), Kubernetes'
 // matching rules (./scheduling.ts), and the checks that fail the render when a component cannot
 // run, or runs where the design (§ 2) forbids it.
-import { NODE_STATE_TAINTS, UNSCHEDULABLE_TAINT, type NodeState } from "../config/lifecycle";
+import { hasTrait, NODE_STATE_TAINTS, UNSCHEDULABLE_TAINT, type NodeState } from "../config/lifecycle";
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role, type Taint } from "../config/roles";
@@ -97,7 +97,7 @@ function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "tai
     labels: sortKeys({ ...KUBELET_NODE_LABELS, ...(patched.get(n.name) ?? {}), ...schedulingNodeLabels(n, topo.profile) }),
     taints: nodeTaints(n, topo).filter((t) => !(kindUntainted && t.key === K8S_CONTROL_PLANE_LABEL)),
     state: n.state,
-    stateTaints: n.state === "active" ? [] : [UNSCHEDULABLE_TAINT, ...stateTaints(n)],
+    stateTaints: hasTrait(n.state, "cordons") ? [UNSCHEDULABLE_TAINT, ...stateTaints(n)] : [],
   }));
   return sortNodes(nodes);
 }

@@ -9,7 +9,7 @@
 import type { NodeConfig } from "../config/schema";
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "./plan";
 import type { LabelProfile } from "../config/roles";
-import { NODE_STATE_LABEL } from "../config/lifecycle";
+import { hasTrait, NODE_STATE_LABEL } from "../config/lifecycle";
 import { appliedNodeLabels } from "../topology/topology";
 
 /** Labels and annotations a platform component needs on some nodes (e.g. Longhorn's disks and tags). */
@@ -30,10 +30,10 @@ function nodePatch(node: NodeConfig, profile: LabelProfile, contributors: NodeMe
   // The inventory's own labels win over contributed ones: the operator wrote them.
   Object.assign(labels, appliedNodeLabels(node, profile));
   // what our NodeHealthChecks leave out (platform/medik8s.ts); no label while active
-  if (node.state !== "active") labels[NODE_STATE_LABEL] = node.state;
+  if (hasTrait(node.state, "cordons")) labels[NODE_STATE_LABEL] = node.state;
   const metadata: K8sObject["metadata"] = { name: node.name, labels };
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
-  return { apiVersion: "v1", kind: "Node", metadata, ...(node.state !== "active" ? { spec: { unschedulable: true } } : {}) };
+  return { apiVersion: "v1", kind: "Node", metadata, ...(hasTrait(node.state, "cordons") ? { spec: { unschedulable: true } } : {}) };
 }
 
 export function nodeRolesUnit(nodes: NodeConfig[], profile: LabelProfile, contributors: NodeMetadataContributor[] = []): ManifestsUnit {

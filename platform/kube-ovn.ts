@@ -12,6 +12,7 @@ import type { Config, NodeConfig } from "../config/schema";
 import { firstHostV4, parseCidr } from "../config/cidr";
 import { networkOf, type AttachmentNetwork } from "../config/network";
 import { stateChange, type NodeLifecycle } from "../lifecycle/contributor";
+import { hasTrait } from "../config/lifecycle";
 import type { NodeConstraint } from "../lifecycle/feasibility";
 import { quorumLoss } from "../lifecycle/quorums";
 import type { NodeMetadataContributor } from "../plan/node-roles";
@@ -41,7 +42,7 @@ function kubeOvnMasterNodes(ctx: StackContext): NodeConfig[] {
   if (names) return names.map((n) => ctx.cfg.nodes.find((node) => node.name === n)).filter((n): n is NodeConfig => n !== undefined);
   const byZone = new Map<string, NodeConfig[]>();
   // a retiring node leaves the RAFT cluster before it leaves the inventory
-  for (const node of ctx.topo.nodesByRole.controlPlane.filter((n) => n.state !== "retiring")) {
+  for (const node of ctx.topo.nodesByRole.controlPlane.filter((n) => !hasTrait(n.state, "leavesQuorums"))) {
     const zone = node.zone ?? "";
     byZone.set(zone, [...(byZone.get(zone) ?? []), node]);
   }
@@ -236,7 +237,7 @@ function checks(cfg: Config, _topo: Topology): Check[] {
           path: `openkeel:platform.kubeOvn.masterNodes[${i}]`,
         });
       }
-      if (node?.state === "retiring") {
+      if (node && hasTrait(node.state, "leavesQuorums")) {
         checks.push({
           level: "error",
           code: "kube-ovn-master-nodes",
@@ -309,7 +310,7 @@ const kubeOvnLifecycle: NodeLifecycle = {
   constraints: [KUBE_OVN_CENTRAL],
   steps: (t) => {
     const master = (labels: Readonly<Record<string, string>> | undefined) => labels?.[KUBE_OVN_MASTER_LABEL_KEY] === KUBE_OVN_MASTER_LABEL_VALUE;
-    if (stateChange(t)?.to !== "retiring" || !master(t.before?.labels) || master(t.after?.labels)) return [];
+    if (!hasTrait(stateChange(t)?.to, "leavesQuorums") || !master(t.before?.labels) || master(t.after?.labels)) return [];
     return [
       {
         slot: "leave-clusters",

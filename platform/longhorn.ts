@@ -5,7 +5,7 @@
 // `longhorn-vm` holds VM root disks and Cinder volumes with the topology's replica count,
 // migratable where KubeVirt can live-migrate; `longhorn-snapshot` takes CSI snapshots.
 import type { Check } from "../config/problems";
-import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
+import { hasTrait, NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { RESERVED_TOLERATION, roleLabelKey, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
 import { CAPACITY_VOLUME_NAME, LONGHORN_VOLUME_NAME } from "../config/talos";
@@ -384,7 +384,7 @@ const LONGHORN_NODE = { apiVersion: "longhorn.io/v1beta2", kind: "Node" } as con
  * D5 are not moved by eviction: their members re-sync elsewhere (docs/node-lifecycle.md).
  */
 function evictionUnits(ctx: StackContext): ManifestsUnit[] {
-  const retiring = ctx.topo.nodesByRole.storage.filter((n) => n.state === "retiring");
+  const retiring = ctx.topo.nodesByRole.storage.filter((n) => hasTrait(n.state, "evictsData"));
   if (retiring.length === 0) return [];
   const objects: K8sObject[] = retiring.map((n) => ({
     ...LONGHORN_NODE,
@@ -588,7 +588,7 @@ function retirementSteps(t: NodeTransition, b: NodeView, h: NodeView): SlottedSt
     ...(h.roles.includes("controlPlane") ? ["Galera, RabbitMQ and OVN central"] : []),
     ...(h.roles.includes("storage") ? ["Swift storage"] : []),
   ];
-  if (stateChange(t)?.to === "retiring" && hasDisk(b) && members.length > 0) {
+  if (hasTrait(stateChange(t)?.to, "evictsData") && hasDisk(b) && members.length > 0) {
     steps.push({
       slot: "move-members",
       when: "after",
@@ -625,7 +625,7 @@ function longhornSteps(t: NodeTransition): SlottedStep[] {
   if (!b || !hasDisk(b)) return [];
   return [
     // a retiring node was evicted while it was retiring
-    ...(b.state !== "retiring" ? [evict(node, "it holds a Longhorn disk, and the replicas on it would be lost with it")] : []),
+    ...(!hasTrait(b.state, "evictsData") ? [evict(node, "it holds a Longhorn disk, and the replicas on it would be lost with it")] : []),
     {
       slot: "forget",
       when: "after",

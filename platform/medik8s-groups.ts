@@ -5,7 +5,7 @@
 // fenced hypervisor's HA VMs are then Masakari's to evacuate) and which it leaves to a human on
 // purpose (storm protection). The loss of nodes (lifecycle/failure-domains.ts) asks it per loss.
 import type { Check } from "../config/problems";
-import { DRAINED_STATES, NODE_STATE_LABEL } from "../config/lifecycle";
+import { NODE_STATE_LABEL, UNWATCHED_STATES } from "../config/lifecycle";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type LabelProfile } from "../config/roles";
 import { ofTotal, type NodeConstraint } from "../lifecycle/feasibility";
 import type { LossFinding } from "../placement/failure-table";
@@ -46,7 +46,7 @@ export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable
     { key: groupLabel(group, profile), operator: "Exists" },
     ...earlier.map((g) => ({ key: groupLabel(g, profile), operator: "DoesNotExist" as const })),
     { key: HA_SEGMENT_LABEL, operator: "DoesNotExist" },
-    { key: NODE_STATE_LABEL, operator: "NotIn", values: [...DRAINED_STATES] },
+    { key: NODE_STATE_LABEL, operator: "NotIn", values: [...UNWATCHED_STATES] },
   ];
 }
 

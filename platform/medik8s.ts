@@ -15,7 +15,7 @@
 // node rebooting for its maintenance would count as unhealthy against maxUnhealthy and hold back
 // the remediation of another node of its group.
 import { MEDIK8S_DEFAULTS, type PlatformConfig } from "../config/platform";
-import { DRAIN_TAINT, isDrained } from "../config/lifecycle";
+import { DRAIN_TAINT, hasTrait, isDrained } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
 import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
@@ -403,7 +403,7 @@ function medik8sSteps(t: NodeTransition): SlottedStep[] {
       },
     ];
   }
-  if (asked(b.requests) && !asked(h.requests) && h.state === "cordoned") {
+  if (asked(b.requests) && !asked(h.requests) && hasTrait(h.state, "cordons") && !isDrained(h.state)) {
     return [
       {
         slot: "re-cordon",

@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { EXIT_BAD_CONFIG, formatCheck, UserError } from "../cli/cli";
 import type { StackWarning } from "../cli/warnings";
 import { isError, type Check } from "../config/problems";
+import { hasTrait } from "../config/lifecycle";
 import { INDEX_FILE, readIndex, RenderedFormatError, RenderedStack, renderedIndex, type RenderedFile } from "../render/rendered";
 import type { Plan } from "../plan/plan";
 import { stackUse } from "../platform/upgrades";
@@ -67,7 +68,7 @@ export function retiredAtFinder(
         const show = git(repo, ["show", `${c.commit}:${file}`]);
         c.nodes = new Map(show.status === 0 ? readIndex(show.stdout, `${c.commit}:${file}`).nodes.map((n) => [n.name, n.state]) : []);
       }
-      if (c.nodes.get(node) === "retiring") return `commit ${c.commit.slice(0, 12)} (${c.subject})`;
+      if (hasTrait(c.nodes.get(node), "leavesInventory")) return `commit ${c.commit.slice(0, 12)} (${c.subject})`;
     }
     return undefined;
   };

@@ -117,6 +117,27 @@ function modelFilesNamed(sources: Map<string, string>): string[] {
     .map(([file, text]) => `${file}: ${MODEL_FILES.exec(text)![0]}`);
 }
 
+/** Where the node states are defined: the one file that may compare a state's name. */
+const STATES_DEFINITION = "config/lifecycle.ts";
+
+/**
+ * Every place outside the states' definition that compares or defaults a node state by its name
+ * (`=== "retiring"`, `?? "active"`, `.default("active")`, a set of names): rules read the states'
+ * traits instead (config/lifecycle.ts), so a new state is its definition and its docs.
+ */
+function stateNamesCompared(texts: ReadonlyMap<string, string>, states: readonly string[]): string[] {
+  const name = `"(?:${states.join("|")})"`;
+  const compared = new RegExp(`(?:[!=]==?|\\?\\?)\\s*${name}|${name}\\s*[!=]==?|\\.default\\(\\s*${name}|(?:Set|includes)\\(\\s*\\[?[^\\]\\n]*${name}`);
+  const out: string[] = [];
+  for (const [file, text] of texts) {
+    if (file === STATES_DEFINITION || file.startsWith("test/")) continue;
+    text.split("\n").forEach((line, i) => {
+      if (compared.test(line)) out.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  return out;
+}
+
 describe("architecture", () => {
   it("every source folder is a known layer, and the graph is read", () => {
     for (const f of new Set(FILES.map(folder))) expect([...LAYERS, ...TOP, "policy"]).toContain(f);
@@ -142,6 +163,24 @@ describe("architecture", () => {
     // and the check trips
     expect(modelFilesNamed(new Map([["review/x.ts", 'const index = parse(tree.get("index.yaml"));']]))).toEqual(['review/x.ts: "index.yaml"']);
     expect(modelFilesNamed(new Map([[RENDERED_MODEL, 'const f = "placement.json";']]))).toEqual([]);
+  });
+
+  it("no node state is compared by its name outside its definition: every rule reads the states' traits", async () => {
+    const { NODE_STATES } = await import("../config/lifecycle");
+    const texts = new Map(FILES.map((f) => [f, fs.readFileSync(path.join(REPO, f), "utf8")]));
+    expect(stateNamesCompared(texts, NODE_STATES)).toEqual([]);
+    // and the check trips, on each form
+    const bad = new Map([
+      ["platform/x.ts", 'if (n.state === "retiring") return;\nconst s = n.state ?? "active";\nconst e = new Set(["cordoned", "retiring"]);'],
+      ["config/schema.ts", 'state: z.enum(NODE_STATES).default("active"),'],
+      ["openkeel/y.ts", 'const message = `${removal ? "removing" : "retiring"} the node`;'],
+    ]);
+    expect(stateNamesCompared(bad, NODE_STATES).map((l) => l.replace(/: .*/, ""))).toEqual([
+      "platform/x.ts:1",
+      "platform/x.ts:2",
+      "platform/x.ts:3",
+      "config/schema.ts:1",
+    ]);
   });
 
   it("the checks trip on an upward import, an import out of the pack, and a cycle", () => {
