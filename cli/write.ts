@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { RenderedFile } from "../render/rendered";
+import { byCodePoint } from "../config/plain";
 
 /** How many files are written between two turns of the event loop (a signal is heard at a turn). */
 const FILES_PER_TURN = 32;
@@ -147,7 +148,7 @@ export function readTree(dir: string): Map<string, string> {
     }
   };
   if (fs.existsSync(dir)) walk("");
-  return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return new Map([...out.entries()].sort(([a], [b]) => byCodePoint(a, b)));
 }
 
 /** Write a file whole or not at all. */

@@ -5,7 +5,7 @@ import { KINDNET_POD_NEEDS, kindChecks, kindClusterBinding, kindHostProvisions, 
 import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
 import { kubevirt } from "../platform/kubevirt";
-import { longhorn } from "../platform/longhorn";
+import { longhorn, LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
 import { mariadbOperator } from "../platform/mariadb-operator";
 import { multus } from "../platform/multus";
 import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
@@ -16,7 +16,6 @@ import type { ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { ProvidedStorageClass } from "../platform/context";
 import type { Environment } from "./environment";
-import { LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
 
 const REAL_BACKENDS = [longhorn, snapshots, kubevirt, cdi];
 

@@ -1,14 +1,12 @@
 // The plan check of priority classes: every priorityClassName the Plan writes exists when its pods
 // are created (platform/priority-classes.ts finds the ones that do not). A name the stack file wrote
 // (a release's raw values) is the stack's mistake; one this repository wrote is its bug.
-import type { Check } from "../config/problems";
-import { formatPath } from "../config/problems";
-import { SERVICES, type LoadedConfig } from "../config/schema";
-import { valueAt } from "../config/problems";
-import { releaseName } from "../openkeel/services";
+import { type Check, formatPath, valueAt } from "../config/problems";
+import { type LoadedConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { KNOWN_PRIORITY_CLASSES, missingPriorityClasses } from "../platform/priority-classes";
 import { stackKey } from "./storage";
+import { serviceOfRelease } from "../openkeel/names";
 
 export function priorityClassChecks(plan: Plan, cfg: LoadedConfig): Check[] {
   return missingPriorityClasses(plan).map((use) => {
@@ -22,7 +20,7 @@ export function priorityClassChecks(plan: Plan, cfg: LoadedConfig): Check[] {
 
 /** The stack key of a class named in a service's placement override (`placement.<component>.priorityClassName`). */
 function placementKey(cfg: LoadedConfig, unit: string, path: (string | number)[]): string | undefined {
-  const service = SERVICES.find((s) => releaseName(s) === unit);
+  const service = serviceOfRelease(unit);
   if (!service || path[0] !== "placement" || valueAt(cfg.services[service]?.placement, path.slice(1)) === undefined) return undefined;
   return formatPath(["openkeel:services", service, ...path]);
 }

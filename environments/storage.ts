@@ -4,12 +4,12 @@
 // name a class that keeps one replica on the pod's node. A class the stack file wrote is the
 // stack's mistake (a check naming the key); one this repository wrote is a bug (a plain Error).
 import { formatPath, valueAt, type Check } from "../config/problems";
-import { SERVICES, type LoadedConfig } from "../config/schema";
-import { releaseName } from "../openkeel/services";
+import { type LoadedConfig } from "../config/schema";
 import { STRICT_LOCAL_VOLUMES } from "../openkeel/storage";
 import { LONGHORN_DRIVER, STRICT_LOCAL_PARAMETERS } from "../platform/longhorn";
 import { allUnits, type K8sObject, type Plan } from "../plan/plan";
 import type { StackStorage } from "../platform/context";
+import { serviceOfRelease } from "../openkeel/names";
 
 const CLASS_KEY = /^storageClass(Name)?$/;
 
@@ -47,7 +47,7 @@ function createdClasses(plan: Plan): Map<string, K8sObject> {
 
 /** The stack key that set a release's value (its raw values override), or undefined when this repository wrote it. */
 export function stackKey(cfg: LoadedConfig, unit: string, path: (string | number)[]): string | undefined {
-  const service = SERVICES.find((s) => releaseName(s) === unit);
+  const service = serviceOfRelease(unit);
   const values = service ? cfg.services[service]?.values : undefined;
   if (!service || valueAt(values, path) === undefined) return undefined;
   return formatPath([`openkeel:services`, service, "values", ...path]);

@@ -6,7 +6,7 @@ import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
 import { kubeOvn } from "../platform/kube-ovn";
 import { kubevirt } from "../platform/kubevirt";
-import { longhorn } from "../platform/longhorn";
+import { longhorn, LONGHORN_CAPACITY_CLASS, LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
 import { mariadbOperator } from "../platform/mariadb-operator";
 import { medik8s } from "../platform/medik8s";
 import { metallb } from "../platform/metallb";
@@ -20,7 +20,6 @@ import { staticAddressIssues } from "../config/host-network";
 import type { ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { Environment } from "./environment";
-import { LONGHORN_CAPACITY_CLASS, LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
 
 /** What a production stack must say that a lab need not: D1's keys, its cluster, its nodes' addresses, its Talos machines. */
 function productionConfigIssues(cfg: LoadedConfig): ConfigIssue[] {

@@ -29,6 +29,7 @@ import type { K8sObject } from "../plan/plan";
 import { diff, WHOLE_DOCUMENT } from "../render/diff";
 import type { RenderedStack } from "../render/rendered";
 import { STEP_SLOTS, stateChange, type NodeLifecycle, type NodeStep, type NodeTransition, type NodeView, type SlottedStep } from "./contributor";
+import { isPlainObject } from "../config/plain";
 
 export interface NodeSteps {
   node: string;
@@ -39,17 +40,21 @@ export interface NodeSteps {
   steps: NodeStep[];
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** A document of objects/ that is a Kubernetes object (the render writes nothing else there). */
 function isObject(doc: unknown): doc is K8sObject {
-  return isMap(doc) && typeof doc.apiVersion === "string" && typeof doc.kind === "string" && isMap(doc.metadata) && typeof doc.metadata.name === "string";
+  return (
+    isPlainObject(doc) &&
+    typeof doc.apiVersion === "string" &&
+    typeof doc.kind === "string" &&
+    isPlainObject(doc.metadata) &&
+    typeof doc.metadata.name === "string"
+  );
 }
 
 /** The value at a path of plain data, or undefined (a patch need not set it). */
 function at(doc: unknown, ...path: string[]): unknown {
   let cur = doc;
-  for (const k of path) cur = isMap(cur) ? cur[k] : undefined;
+  for (const k of path) cur = isPlainObject(cur) ? cur[k] : undefined;
   return cur;
 }
 

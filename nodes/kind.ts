@@ -17,6 +17,7 @@ import { nodeTaints, type Topology } from "../topology/topology";
 import { HOST_FACTS, imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 // the public APIs' NodePorts (openkeel/endpoints.ts), published on the laptop's loopback only
 import { LAB_API_NODE_PORTS, LAB_NODE_PORTS } from "../openkeel/endpoints";
+import { LONGHORN_TYPE } from "../platform/longhorn";
 
 export const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";
 export const KIND_CONFIG_PATH = "kind/cluster.yaml";
@@ -166,7 +167,7 @@ export const KINDNET_POD_NEEDS: HostNeed[] = ["ptp", "host-local", "portmap"].ma
 
 /** The node image has no open-iscsi, which Longhorn's v1 engine runs on the host: the lab installs it into each node. */
 const OPEN_ISCSI = ["iscsiadm", "iscsid"];
-const installsLonghorn = (plan: Pick<Plan, "phases">) => allUnits(plan).some((u) => u.type === "openkeel:platform:Longhorn");
+const installsLonghorn = (plan: Pick<Plan, "phases">) => allUnits(plan).some((u) => u.type === LONGHORN_TYPE);
 
 /** With the real backends, open-iscsi in each kind node before `pulumi up` (Longhorn's host tools). */
 function nodePreparation(cfg: LoadedConfig, cluster: string | undefined): string {

@@ -10,6 +10,7 @@
 import type { NodeConfig } from "../config/schema";
 import type { LabelProfile } from "../config/roles";
 import { appliedNodeLabels } from "../topology/topology";
+import { byCodePoint } from "../config/plain";
 
 /** Keys of the kubernetes.io namespaces a kubelet may set on its own Node (NodeRestriction). */
 const KUBELET_LABELS = new Set([
@@ -64,7 +65,7 @@ export function selfAssertedLabels(labels: Record<string, string>, where: string
     .filter((k) => !kubeletMaySetLabel(k))
     .sort();
   if (refused.length > 0) throw new ForbiddenSelfLabelError(where, refused);
-  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => byCodePoint(a, b)));
 }
 
 /**

@@ -8,9 +8,9 @@
 import type { HelmReleaseUnit, K8sObject, ManifestsUnit } from "../plan/plan";
 import { manifestsUnit } from "../plan/plan";
 import type { StackContext } from "../platform/context";
-import { SERVICES, type ServiceName } from "../config/schema";
+import { type ServiceName } from "../config/schema";
 import { isAutoscaled, SERVICE_CATALOG } from "./catalog";
-import { releaseName } from "./services";
+import { serviceOfRelease } from "./names";
 
 export const AUTOSCALING_UNIT = "openkeel-autoscaling";
 
@@ -46,7 +46,7 @@ function hpa(release: HelmReleaseUnit, component: string, ctx: StackContext): K8
 export function autoscalingUnits(ctx: StackContext, releases: readonly HelmReleaseUnit[]): ManifestsUnit[] {
   if (!ctx.cfg.autoscaling) return [];
   const targets = releases.flatMap((unit) => {
-    const service = SERVICES.find((s) => releaseName(s) === unit.name);
+    const service = serviceOfRelease(unit.name);
     return service ? autoscaledComponents(service).map((c) => ({ unit, c })) : [];
   });
   if (targets.length === 0) return [];

@@ -11,7 +11,6 @@
 // Pure: the Plan and the stack's config in, checks out.
 import type { Check } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
-import { SERVICES } from "../config/schema";
 import { HOSTNAME_LABEL, ZONE_LABEL, type Role } from "../config/roles";
 import { mergePatch, type PostRenderPatch } from "../plan/post-render";
 import { allUnits, type HelmReleaseUnit, type K8sObject, type Plan } from "../plan/plan";
@@ -21,9 +20,10 @@ import { galeraDisruptionsAllowed, galeraPod } from "../platform/mariadb-operato
 import { rabbitmqPod } from "../platform/rabbitmq-operator";
 import { membersApartByZone } from "./context";
 import { openkeelDesign } from "./design";
-import { releaseName, stackOrigin } from "./services";
+import { stackOrigin } from "./services";
 import { UNLISTED_COMPONENTS } from "./unlisted";
 import { chartObjects, type ChartObject } from "./workloads";
+import { INFRASTRUCTURE_TYPE, RELEASE_TYPE, serviceOfRelease } from "./names";
 
 /** What § 2 and the decisions require of a component's pods beyond its nodes. */
 interface PodGuarantee {
@@ -230,7 +230,7 @@ interface Finding {
 
 /** One release: its chart's objects, its patches applied where they reach, each patch's selectors and each component's guarantees judged. */
 function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Finding[] {
-  const service = u.type === "openkeel:openkeel:Release" ? SERVICES.find((s) => releaseName(s) === u.name) : undefined;
+  const service = u.type === RELEASE_TYPE ? serviceOfRelease(u.name) : undefined;
   const stackPath = (key: string) => (service ? stackOrigin(service, cfg.services[service], ["placement", key]) : undefined);
   const objects = chartObjects(u);
   const patches = u.postRender ?? [];
@@ -298,9 +298,7 @@ const podsNote = (c: ChartObject) =>
  * override), which planStack throws rather than blame the stack.
  */
 export function postRenderGuarantees(plan: Plan, cfg: LoadedConfig): { checks: Check[]; bugs: Check[] } {
-  const units = allUnits(plan).filter(
-    (u): u is HelmReleaseUnit => u.kind === "HelmRelease" && (u.type === "openkeel:openkeel:Release" || u.type === "openkeel:openkeel:Infrastructure"),
-  );
+  const units = allUnits(plan).filter((u): u is HelmReleaseUnit => u.kind === "HelmRelease" && (u.type === RELEASE_TYPE || u.type === INFRASTRUCTURE_TYPE));
   const findings = units.flatMap((u) => releaseFindings(u, cfg, plan));
   return {
     checks: findings.filter((f) => f.stackPath !== undefined).map((f) => ({ ...f.check, file: cfg.file, path: f.stackPath! })),

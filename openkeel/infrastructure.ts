@@ -21,7 +21,7 @@ import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
 import { imageRef, MARIADB_IMAGE, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
 import { unlistedPostRender } from "./unlisted";
-import { OPENKEEL_NAMESPACE } from "./names";
+import { INFRASTRUCTURE_TYPE, OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
@@ -193,7 +193,7 @@ export function rabbitmqBudgetUnit(release = INFRASTRUCTURE_UNIT): ManifestsUnit
 
 export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>, postRender: PostRenderPatch[] = []): HelmReleaseUnit {
   // Galera and RabbitMQ hold every service's data
-  return helmReleaseUnit(INFRASTRUCTURE_UNIT, "openkeel:openkeel:Infrastructure", OPENKEEL_NAMESPACE, chartRef(cfg, "infrastructure"), values, {
+  return helmReleaseUnit(INFRASTRUCTURE_UNIT, INFRASTRUCTURE_TYPE, OPENKEEL_NAMESPACE, chartRef(cfg, "infrastructure"), values, {
     protect: true,
     dependsOn: [NAMESPACE_UNIT],
     postRender,

@@ -1,9 +1,11 @@
 // Helm's merge of user values over chart values, for the stack's raw `values` (merged last, § 5.1):
 // maps merge key by key, anything else replaces, and null removes a key.
 import { isSecretRef } from "../plan/plan";
+import { isPlainObject } from "../config/plain";
 
+/** A map the merge descends into: a secret's reference is a leaf. */
 function isMap(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v) && !isSecretRef(v);
+  return isPlainObject(v) && !isSecretRef(v);
 }
 
 export function mergeValues(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {

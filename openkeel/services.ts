@@ -12,7 +12,7 @@ import { eligibleNodes, replicasFor } from "./context";
 import { checkValues, serviceContract, type ContractIssue } from "./contract";
 import { globalValue } from "./global";
 import { mergeValues } from "./merge";
-import { OPENKEEL_NAMESPACE } from "./names";
+import { OPENKEEL_NAMESPACE, RELEASE_TYPE, releaseName } from "./names";
 import { placementRoles, resolvePlacement } from "../placement/chart-helper";
 import type { PlacementValue, StackPlacement } from "../config/placement";
 import { antiAffinityPostRender } from "./zone-spread";
@@ -20,8 +20,6 @@ import { conductorPostRender } from "./ironic";
 import { unlistedPostRender } from "./unlisted";
 import { finalReplicas, replicaIssue } from "./replicas";
 import { OPENKEEL_CHARTS } from "../platform/versions";
-
-import { releaseName } from "./names";
 
 export { releaseName };
 
@@ -207,7 +205,7 @@ function serviceUnit(service: ServiceName, ctx: StackContext): ServiceRelease {
   const zones = antiAffinityPostRender(release, unlisted.values, kinds, values);
   const own = service === "ironic" ? conductorPostRender(ctx.cfg, release, zones.values) : [];
   // image PVCs and Swift devices hold tenant data
-  const unit = helmReleaseUnit(release, "openkeel:openkeel:Release", spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), zones.values, {
+  const unit = helmReleaseUnit(release, RELEASE_TYPE, spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), zones.values, {
     protect: service === "glance" || service === "swift",
     postRender: [...unlisted.patches, ...zones.patches, ...own],
   });

@@ -25,8 +25,8 @@ import { readRabbitmqCluster } from "../platform/rabbitmq-operator";
 import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
 import { templateRendersHostAntiAffinity, workloadObjectName, workloadPodLabels, workloadSelector } from "./zone-spread";
-import { releaseName } from "./services";
 import { isUnlisted, UNLISTED_COMPONENTS, unlistedRendered } from "./unlisted";
+import { INFRASTRUCTURE_TYPE, RELEASE_TYPE, serviceOfRelease } from "./names";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -92,7 +92,7 @@ function releaseComponent(
 ): Component {
   // the host term its template renders (§ 5.2: the Ironic conductor only), else only what the patches write
   const anti = [...(templateRendersHostAntiAffinity(u.release, key) ? [HOSTNAME_LABEL] : []), ...requiredAntiAffinityKeys(s.affinity)];
-  const service = u.type === "openkeel:openkeel:Release" ? SERVICES.find((x) => releaseName(x) === u.name) : undefined;
+  const service = u.type === RELEASE_TYPE ? serviceOfRelease(u.name) : undefined;
   return {
     name: `${u.name}/${key}`,
     source: "openkeel",
@@ -294,8 +294,7 @@ export function chartObjects(u: HelmReleaseUnit): ChartObject[] {
   const values = u.values as Obj;
   const chart = u.chart.chart;
   const roles = obj(obj(obj(values.global).nodeRoles).roles) as RoleDefinitions;
-  const out: ChartObject[] =
-    u.type === "openkeel:openkeel:Infrastructure" ? Object.entries(memberCrs(u)).map(([component, object]) => ({ component, object })) : [];
+  const out: ChartObject[] = u.type === INFRASTRUCTURE_TYPE ? Object.entries(memberCrs(u)).map(([component, object]) => ({ component, object })) : [];
   for (const [key, unlisted] of Object.entries(UNLISTED_COMPONENTS[chart] ?? {})) {
     const kind = COMPONENTS_BY_CHART.get(chart)?.[key]?.kind ?? openkeelDesign(chart, key).kind;
     if (unlistedRendered(unlisted, values[key])) out.push(chartWorkload(u.release, key, kind, { tolerations: [] }));
@@ -333,7 +332,7 @@ const reservedHostCheck: PlacementCheck = {
 export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck, ...MASAKARI_PLACEMENT_CHECKS];
 
 export const OPENKEEL_READERS: Readers = {
-  units: { "openkeel:openkeel:Release": readRelease, "openkeel:openkeel:Infrastructure": readInfrastructure },
+  units: { [RELEASE_TYPE]: readRelease, [INFRASTRUCTURE_TYPE]: readInfrastructure },
   // an HPA places nothing: it scales a Deployment the release's reader already placed (./autoscaling.ts)
   objects: { ...RUNTIME_CLASS_READERS, HorizontalPodAutoscaler: () => [] },
 };

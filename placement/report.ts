@@ -13,6 +13,7 @@ import { nodeTaints, schedulingNodeLabels, type Topology } from "../topology/top
 import type { HostProvision } from "../plan/host";
 import { describeNeeds, describePodNeeds, hostContractChecks, nodeProvisions } from "./host";
 import type { FailureDomainTable } from "./failure-table";
+import { byCodePoint } from "../config/plain";
 
 export interface ReportNode extends SchedNode {
   roles: Role[];
@@ -103,7 +104,7 @@ function reportNodes(plan: Plan, topo: Pick<Topology, "nodes" | "profile" | "tai
 }
 
 function sortKeys(r: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(r).sort(([a], [b]) => byCodePoint(a, b)));
 }
 
 /** The role group of a node: its roles in ROLES order, or none (Kubernetes control plane only). */

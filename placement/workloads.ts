@@ -6,6 +6,7 @@ import { type LabelProfile, type Role, type Toleration } from "../config/roles";
 import { allUnits, type HelmReleaseUnit, type K8sObject, type Plan, type Unit } from "../plan/plan";
 import type { Affinity } from "./chart-helper";
 import { requiredAntiAffinityKeys, type LabelSelector, type PodScheduling } from "./scheduling";
+import { isPlainObject } from "../config/plain";
 
 type ComponentSource = "platform" | "openkeel";
 /** The kinds of what the scheduler places: pods of a workload (`Pods`: a Job's, a bare Pod). */
@@ -204,7 +205,7 @@ export function mergeReaders(...all: (Readers | undefined)[]): Readers {
 // Helpers for readers
 
 export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObj = isPlainObject;
 export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 export const arr = <T = unknown>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 const strMap = (v: unknown): Record<string, string> | undefined =>

@@ -52,8 +52,8 @@ export function isSecretRef(value: unknown): value is SecretRef {
   );
 }
 
-/** Where a chart comes from: a Helm repository (https://…) or an OCI registry (oci://…). */
-export interface ChartRef {
+/** A Helm chart at its version: a Helm repository (https://…) or an OCI registry (oci://…), chart and version (platform/versions.ts pins them). */
+export interface ChartPin {
   repository: string;
   chart: string;
   version: string;
@@ -75,7 +75,7 @@ export interface HelmReleaseUnit extends UnitBase {
   /** Helm release name. */
   release: string;
   namespace: string;
-  chart: ChartRef;
+  chart: ChartPin;
   values: Record<string, unknown>;
   skipCrds?: boolean;
   /**
@@ -151,7 +151,7 @@ export function helmReleaseUnit(
   name: string,
   type: string,
   namespace: string,
-  chart: ChartRef,
+  chart: ChartPin,
   values: Record<string, unknown>,
   opts: UnitOptions & { postRender?: PostRenderPatch[]; release?: string } = {},
 ): HelmReleaseUnit {

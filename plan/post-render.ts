@@ -10,6 +10,7 @@
 // post-renderer the release's manifests only, not its hooks (helm.sh/helm/v3@v3.18.6
 // pkg/action/action.go renderResources: `pr.Run(b)` runs on the sorted manifests, the hooks are
 // returned apart), so a hook is never a target.
+import { isPlainObject } from "../config/plain";
 export interface PostRenderTarget {
   kind: string;
   name: string;
@@ -32,12 +33,10 @@ export class PostRenderError extends Error {
   }
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** RFC 7386 § 2: MergePatch(target, patch). Pure: neither argument is changed. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isMap(patch)) return structuredClone(patch);
-  const out: Record<string, unknown> = isMap(target) ? structuredClone(target) : {};
+  if (!isPlainObject(patch)) return structuredClone(patch);
+  const out: Record<string, unknown> = isPlainObject(target) ? structuredClone(target) : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
     else out[key] = mergePatch(out[key], value);

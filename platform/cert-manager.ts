@@ -24,6 +24,8 @@ import { controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndToler
 import { CERT_MANAGER_CHART, CERT_MANAGER_CRDS } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
 
+const CERT_MANAGER_TYPE = "openkeel:platform:CertManager";
+
 const CERT_MANAGER_NAMESPACE = "cert-manager";
 const CRDS_TYPE = "openkeel:platform:CertManagerCrds";
 
@@ -59,7 +61,7 @@ function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmRelease
     cainjector: { ...placement },
     startupapicheck: { ...placement },
   };
-  return helmReleaseUnit("cert-manager", "openkeel:platform:CertManager", CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, { dependsOn });
+  return helmReleaseUnit("cert-manager", CERT_MANAGER_TYPE, CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, { dependsOn });
 }
 
 /** The workloads of the chart at CERT_MANAGER_CHART (release `cert-manager`: the chart names them after it). */
@@ -84,7 +86,7 @@ export const certManager: PlatformComponent = {
   readers: {
     units: {
       [CRDS_TYPE]: unplaced("CRDs only: no pods"),
-      "openkeel:platform:CertManager": (u) => {
+      [CERT_MANAGER_TYPE]: (u) => {
         if (u.kind !== "HelmRelease") return [];
         // every template names global.priorityClassName; each Deployment has its `replicaCount` (1 by default)
         const priority = priorityOf(obj((u.values as Obj).global).priorityClassName);

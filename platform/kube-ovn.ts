@@ -27,6 +27,8 @@ import { ovsStacksChecks } from "./ovs-stacks";
 import { HOST_FACTS, KUBE_OVN_CHART } from "./versions";
 import type { HostContract } from "../plan/host";
 
+const KUBE_OVN_TYPE = "openkeel:platform:KubeOvn";
+
 export const KUBE_OVN_MASTER_LABEL_KEY = "kube-ovn/role";
 const KUBE_OVN_MASTER_LABEL_VALUE = "master";
 /** RAFT members by default (§ 3.1: "the OpenKeel control plane nodes (3, RAFT)"). */
@@ -86,7 +88,7 @@ function kubeOvnRelease(ctx: StackContext): HelmReleaseUnit {
     ipv4: kubeOvnRanges(ctx),
   };
   // The pod network and its CRDs (subnets, IPs): removing it cuts every pod off.
-  return helmReleaseUnit("kube-ovn", "openkeel:platform:KubeOvn", "kube-system", KUBE_OVN_CHART, values, { protect: true, postRender: [controllerPatch()] });
+  return helmReleaseUnit("kube-ovn", KUBE_OVN_TYPE, "kube-system", KUBE_OVN_CHART, values, { protect: true, postRender: [controllerPatch()] });
 }
 
 /** Where kube-ovn-cni's daemon answers the `kube-ovn` IPAM plugin (pkg/daemon/config_linux.go defaultBindSocket at v1.16.2). */
@@ -383,7 +385,7 @@ export const kubeOvn: PlatformComponent = {
   nodeMetadata: masterLabels,
   lifecycle: kubeOvnLifecycle,
   units: (ctx) => ({ "crds-operators": [kubeOvnRelease(ctx)] }),
-  readers: { units: { "openkeel:platform:KubeOvn": readRelease } },
+  readers: { units: { [KUBE_OVN_TYPE]: readRelease } },
   // its ovs-ovn runs on every node, the OpenKeel chassis' nodes too (§ 7 Q1: ./ovs-stacks.ts)
   checks: (cfg, topo) => [...checks(cfg, topo), ...ovsStacksChecks(cfg, topo)],
   host: kubeOvnHost,

@@ -37,9 +37,14 @@ import { longhornConstraint, longhornFacts } from "./longhorn-feasibility";
 import { LONGHORN_CHART } from "./versions";
 import type { ComponentNeed, HostContract } from "../plan/host";
 
+const LONGHORN_NODE_EVICTION_TYPE = "openkeel:platform:LonghornNodeEviction";
+const LONGHORN_STORAGE_NETWORK_TYPE = "openkeel:platform:LonghornStorageNetwork";
+
 export const LONGHORN_NAMESPACE = "longhorn-system";
 export const LONGHORN_DRIVER = "driver.longhorn.io";
 const LONGHORN_UNIT = "longhorn";
+/** The type token of Longhorn's release (what else says a stack installs Longhorn). */
+export const LONGHORN_TYPE = "openkeel:platform:Longhorn";
 const STORAGE_CLASSES_UNIT = "storage-classes";
 /** D5: one replica, kept on the node of the pod that uses it (the parameters that make a class strict-local). */
 export const STRICT_LOCAL_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
@@ -205,7 +210,7 @@ function storageNetworkUnits(ctx: StackContext): ManifestsUnit[] {
   const ref = longhornStorageNetwork(ctx);
   // no data: deleting it stops new instance managers, not volumes (test/data-safety.test.ts); Longhorn
   // treats the NAD as immutable all the same (storage-network.md: a change is a new NAD and a detach window)
-  return ref ? [manifestsUnit(STORAGE_NETWORK_UNIT, "openkeel:platform:LonghornStorageNetwork", attachmentNetworkObjects(ref))] : [];
+  return ref ? [manifestsUnit(STORAGE_NETWORK_UNIT, LONGHORN_STORAGE_NETWORK_TYPE, attachmentNetworkObjects(ref))] : [];
 }
 
 /**
@@ -256,7 +261,7 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
     longhornDriver: controlPlane,
     longhornUI: controlPlane,
   };
-  return helmReleaseUnit(LONGHORN_UNIT, "openkeel:platform:Longhorn", LONGHORN_NAMESPACE, LONGHORN_CHART, values, {
+  return helmReleaseUnit(LONGHORN_UNIT, LONGHORN_TYPE, LONGHORN_NAMESPACE, LONGHORN_CHART, values, {
     protect: true,
     ...(storageNetwork ? { dependsOn: [STORAGE_NETWORK_UNIT] } : {}),
   });
@@ -395,7 +400,7 @@ function evictionUnits(ctx: StackContext): ManifestsUnit[] {
     },
     spec: { allowScheduling: false, evictionRequested: true },
   }));
-  return [manifestsUnit("longhorn-node-eviction", "openkeel:platform:LonghornNodeEviction", objects)];
+  return [manifestsUnit("longhorn-node-eviction", LONGHORN_NODE_EVICTION_TYPE, objects)];
 }
 
 /**
@@ -722,9 +727,9 @@ export const longhorn: PlatformComponent = {
   }),
   readers: {
     units: {
-      "openkeel:platform:Longhorn": readRelease,
-      "openkeel:platform:LonghornNodeEviction": unplaced("eviction requests to Longhorn: no pods"),
-      "openkeel:platform:LonghornStorageNetwork": unplaced("the storage network's attachment and Subnet: no pods"),
+      [LONGHORN_TYPE]: readRelease,
+      [LONGHORN_NODE_EVICTION_TYPE]: unplaced("eviction requests to Longhorn: no pods"),
+      [LONGHORN_STORAGE_NETWORK_TYPE]: unplaced("the storage network's attachment and Subnet: no pods"),
     },
     objects: { StorageClass: readStorageClass },
   },

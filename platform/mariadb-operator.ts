@@ -25,6 +25,9 @@ import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackCo
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
 
+const MARIADB_OPERATOR_TYPE = "openkeel:platform:MariadbOperator";
+const MARIADB_OPERATOR_CRDS_TYPE = "openkeel:platform:MariadbOperatorCrds";
+
 const MARIADB_OPERATOR_NAMESPACE = "mariadb-operator";
 
 function mariadbOperatorNamespace(): K8sObject {
@@ -35,7 +38,7 @@ function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
   // The CRDs own every MariaDB (Galera) object.
   return helmReleaseUnit(
     "mariadb-operator-crds",
-    "openkeel:platform:MariadbOperatorCrds",
+    MARIADB_OPERATOR_CRDS_TYPE,
     MARIADB_OPERATOR_NAMESPACE,
     MARIADB_OPERATOR_CRDS_CHART,
     {},
@@ -47,7 +50,7 @@ function mariadbOperatorRelease(ctx: StackContext, dependsOn: string[]): HelmRel
   // § 2: operators' controllers; the chart has a key per Deployment (templates/{operator,webhook,cert-controller}/deployment.yaml)
   const placement = { ...selectorAndTolerations(controlPlaneScheduling(ctx)), priorityClassName: PRIORITY_CLASSES.control };
   const values = { ...placement, webhook: { ...placement }, certController: { ...placement } };
-  return helmReleaseUnit("mariadb-operator", "openkeel:platform:MariadbOperator", MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CHART, values, { dependsOn });
+  return helmReleaseUnit("mariadb-operator", MARIADB_OPERATOR_TYPE, MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CHART, values, { dependsOn });
 }
 
 /**
@@ -151,8 +154,8 @@ export const mariadbOperator: PlatformComponent = {
   },
   readers: {
     units: {
-      "openkeel:platform:MariadbOperatorCrds": unplaced("CRDs only"),
-      "openkeel:platform:MariadbOperator": (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "certController"], operatorFacts) : []),
+      [MARIADB_OPERATOR_CRDS_TYPE]: unplaced("CRDs only"),
+      [MARIADB_OPERATOR_TYPE]: (u) => (u.kind === "HelmRelease" ? chartOperatorComponents(u, ["webhook", "certController"], operatorFacts) : []),
     },
     objects: { MariaDB: readMariaDB },
   },

@@ -37,6 +37,9 @@ import {
 } from "./context";
 import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
+const NODE_MAINTENANCE_TYPE = "openkeel:platform:NodeMaintenance";
+const OLM_TYPE = "openkeel:platform:Olm";
+
 const MEDIK8S_NAMESPACE = "medik8s";
 /** The catalog olm.yaml installs: OperatorHub.io's community operators, where Medik8s publishes. */
 const OLM_CATALOG = { name: "operatorhubio-catalog", namespace: "olm" };
@@ -61,7 +64,7 @@ function medik8sNamespace(): K8sObject {
  * ClusterServiceVersions live in these CRDs: protected.
  */
 function olmUnit(dependsOn: string[]): RemoteManifestUnit {
-  return pinnedManifestUnit("olm", "openkeel:platform:Olm", [OLM_CRDS, OLM], { protect: true, dependsOn });
+  return pinnedManifestUnit("olm", OLM_TYPE, [OLM_CRDS, OLM], { protect: true, dependsOn });
 }
 
 /** An OLM operator as olm.yaml (v0.38.0) ships it: one replica on any Linux node it can tolerate (none of the role taints). */
@@ -329,7 +332,7 @@ function nodeMaintenanceUnits(ctx: StackContext): ManifestsUnit[] {
     metadata: { name: n.name },
     spec: { nodeName: n.name, reason: `${n.state} in openkeel:nodes of stack ${ctx.cfg.stack}` },
   }));
-  return [manifestsUnit("node-maintenance", "openkeel:platform:NodeMaintenance", objects)];
+  return [manifestsUnit("node-maintenance", NODE_MAINTENANCE_TYPE, objects)];
 }
 
 /**
@@ -475,8 +478,8 @@ export const medik8s: PlatformComponent = {
   },
   readers: {
     units: {
-      "openkeel:platform:Olm": upstreamReader(OLM_UPSTREAM),
-      "openkeel:platform:NodeMaintenance": unplaced("requests to the Node Maintenance Operator: no pods"),
+      [OLM_TYPE]: upstreamReader(OLM_UPSTREAM),
+      [NODE_MAINTENANCE_TYPE]: unplaced("requests to the Node Maintenance Operator: no pods"),
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },

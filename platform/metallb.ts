@@ -39,6 +39,9 @@ import { after, type PlatformComponent, type UpstreamManifest } from "./componen
 import { controlPlaneScheduling, pinnedManifestUnit, type StackContext } from "./context";
 import { METALLB_NATIVE } from "./versions";
 
+const METALLB_TYPE = "openkeel:platform:MetalLB";
+const METALLB_POOL_TYPE = "openkeel:platform:MetalLBPool";
+
 export const METALLB_NAMESPACE = "metallb-system";
 /** The pool of the public ingress VIP; it serves Services of OpenKeel's namespace only. */
 export const METALLB_POOL = "openkeel-public";
@@ -155,7 +158,7 @@ function poolUnit(ctx: StackContext, settings: MetalLbSettings): ManifestsUnit {
       spec: { ipAddressPools: [METALLB_POOL], nodeSelectors: selectors, interfaces: [...settings.interfaces] },
     },
   ];
-  return manifestsUnit("metallb-pool", "openkeel:platform:MetalLBPool", objects);
+  return manifestsUnit("metallb-pool", METALLB_POOL_TYPE, objects);
 }
 
 type MetalLbSettings = NonNullable<Config["platform"]["metallb"]>;
@@ -259,7 +262,7 @@ export const metallb: PlatformComponent = {
     return {
       // It holds the CRDs: deleting them deletes the pool, and the VIP with it.
       "crds-operators": [
-        pinnedManifestUnit("metallb", "openkeel:platform:MetalLB", METALLB_NATIVE, {
+        pinnedManifestUnit("metallb", METALLB_TYPE, METALLB_NATIVE, {
           protect: true,
           dependsOn: after(podNetwork),
           patchedFields: patchedFields(placement.objects),
@@ -271,9 +274,9 @@ export const metallb: PlatformComponent = {
   },
   readers: {
     units: {
-      "openkeel:platform:MetalLB": unplaced("upstream manifest: its controller and speaker are placed by the metallb-placement patches"),
+      [METALLB_TYPE]: unplaced("upstream manifest: its controller and speaker are placed by the metallb-placement patches"),
       [PLACEMENT_TYPE]: readPlacement,
-      "openkeel:platform:MetalLBPool": unplaced("a pool and its advertisement: no pods"),
+      [METALLB_POOL_TYPE]: unplaced("a pool and its advertisement: no pods"),
     },
   },
   checks,

@@ -11,6 +11,8 @@ import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerat
 import { NODE_FEATURE_DISCOVERY_CHART } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
 
+const NODE_FEATURE_DISCOVERY_TYPE = "openkeel:platform:NodeFeatureDiscovery";
+
 const NAMESPACE = "node-feature-discovery";
 
 /** Every node: each role's taint, Masakari's reserved hosts, the Kubernetes-only control plane. */
@@ -38,7 +40,7 @@ function nfdRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
     gc: controlPlane,
     worker: { tolerations: workerTolerations() },
   };
-  return helmReleaseUnit("node-feature-discovery", "openkeel:platform:NodeFeatureDiscovery", NAMESPACE, NODE_FEATURE_DISCOVERY_CHART, values, { dependsOn });
+  return helmReleaseUnit("node-feature-discovery", NODE_FEATURE_DISCOVERY_TYPE, NAMESPACE, NODE_FEATURE_DISCOVERY_CHART, values, { dependsOn });
 }
 
 const readRelease: UnitReader = (u) => {
@@ -76,5 +78,5 @@ export const nodeFeatureDiscovery: PlatformComponent = {
   charts: { [NODE_FEATURE_DISCOVERY_CHART.chart]: NFD_CHART_WORKLOADS },
   namespaces: () => [nfdNamespace()],
   units: (ctx, { namespaces, priorityClasses, podNetwork }) => ({ "crds-operators": [nfdRelease(ctx, after(priorityClasses, namespaces, podNetwork))] }),
-  readers: { units: { "openkeel:platform:NodeFeatureDiscovery": readRelease } },
+  readers: { units: { [NODE_FEATURE_DISCOVERY_TYPE]: readRelease } },
 };

@@ -22,6 +22,9 @@ import { certManager } from "./cert-manager";
 import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import { pinnedManifestUnit } from "./context";
 import { RABBITMQ_CLUSTER_OPERATOR } from "./versions";
+import { isPlainObject } from "../config/plain";
+
+const RABBITMQ_CLUSTER_OPERATOR_TYPE = "openkeel:platform:RabbitmqClusterOperator";
 
 /** The namespace both RabbitMQ operators' manifests create and run in. */
 export const RABBITMQ_SYSTEM_NAMESPACE = "rabbitmq-system";
@@ -35,7 +38,7 @@ export const RABBITMQ_SYSTEM_FORCED = [`Namespace ${RABBITMQ_SYSTEM_NAMESPACE}`]
 
 function rabbitmqOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
   // It holds the RabbitmqCluster CRD.
-  return pinnedManifestUnit("rabbitmq-cluster-operator", "openkeel:platform:RabbitmqClusterOperator", RABBITMQ_CLUSTER_OPERATOR, {
+  return pinnedManifestUnit("rabbitmq-cluster-operator", RABBITMQ_CLUSTER_OPERATOR_TYPE, RABBITMQ_CLUSTER_OPERATOR, {
     protect: true,
     dependsOn,
     forceConflicts: RABBITMQ_SYSTEM_FORCED,
@@ -55,8 +58,6 @@ export function rabbitmqPodLabels(cluster: string): Record<string, string> {
 /** The annotation that turns the operator's default zone spread off (api/v1beta1 DisableDefaultTopologySpreadAnnotation). */
 const NO_DEFAULT_SPREAD = "rabbitmq.com/disable-default-topology-spread-constraints";
 
-const isMap = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * A strategic merge of a pod spec override, as far as scheduling goes: maps merge key by key, a
  * list replaces (affinity terms, tolerations: no patch strategy), topologySpreadConstraints merge
@@ -70,7 +71,7 @@ function strategicMerge(base: Obj, patch: Obj): Obj {
       const byKey = new Map((base[k] as Obj[]).map((c) => [c.topologyKey, c]));
       for (const c of v as Obj[]) byKey.set(c.topologyKey, { ...obj(byKey.get(c.topologyKey)), ...c });
       out[k] = [...byKey.values()];
-    } else out[k] = isMap(v) && isMap(base[k]) ? strategicMerge(base[k], v) : v;
+    } else out[k] = isPlainObject(v) && isPlainObject(base[k]) ? strategicMerge(base[k], v) : v;
   }
   return out;
 }
@@ -133,7 +134,7 @@ export const rabbitmqOperator: PlatformComponent = {
   upstream: [UPSTREAM],
   units: (_ctx, { podNetwork, unitsOf }) => ({ "crds-operators": [rabbitmqOperatorUnit(after(podNetwork, ...unitsOf(certManager)))] }),
   readers: {
-    units: { "openkeel:platform:RabbitmqClusterOperator": upstreamReader(UPSTREAM) },
+    units: { [RABBITMQ_CLUSTER_OPERATOR_TYPE]: upstreamReader(UPSTREAM) },
     objects: { RabbitmqCluster: readRabbitmqCluster },
   },
 };

@@ -8,6 +8,8 @@ import type { PlatformComponent } from "./component";
 import { controlPlaneScheduling, pinnedManifestUnit, type StackContext } from "./context";
 import { imageRef, SNAPSHOT_CONTROLLER_IMAGE, SNAPSHOT_CRDS } from "./versions";
 
+const SNAPSHOT_CRD_TYPE = "openkeel:platform:SnapshotCrd";
+
 const NAMESPACE = "kube-system";
 const NAME = "snapshot-controller";
 
@@ -16,7 +18,7 @@ function snapshotCrdUnits(): RemoteManifestUnit[] {
   return SNAPSHOT_CRDS.map((pin) => {
     const plural = pin.url.slice(pin.url.lastIndexOf("_") + 1).replace(/\.yaml$/, "");
     // CRDs own every VolumeSnapshot: deleting one deletes them all.
-    return pinnedManifestUnit(`snapshot-crd-${plural}`, "openkeel:platform:SnapshotCrd", pin, { protect: true });
+    return pinnedManifestUnit(`snapshot-crd-${plural}`, SNAPSHOT_CRD_TYPE, pin, { protect: true });
   });
 }
 
@@ -112,5 +114,5 @@ export const snapshots: PlatformComponent = {
   name: "CSI snapshots",
   pins: [...SNAPSHOT_CRDS, SNAPSHOT_CONTROLLER_IMAGE],
   units: (ctx) => ({ "crds-operators": snapshotCrdUnits(), platform: [snapshotControllerUnit(ctx)] }),
-  readers: { units: { "openkeel:platform:SnapshotCrd": unplaced("CRDs only") } },
+  readers: { units: { [SNAPSHOT_CRD_TYPE]: unplaced("CRDs only") } },
 };

@@ -7,6 +7,7 @@
 import type { Check, Problem } from "../config/problems";
 import { PINNED_VERSION } from "../config/schema";
 import type { RenderedFiles, RenderedIndex } from "../render/rendered";
+import { isPlainObject } from "../config/plain";
 
 /**
  * How far one change may move a pin (upstream's supported upgrade path):
@@ -107,12 +108,10 @@ export interface PinLeaf {
 /** The exports of platform/versions.ts as plain data (a commit's, or this checkout's). */
 export type PinExports = Readonly<Record<string, unknown>>;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** One pin's version: a string is its own, a chart/manifest/OLM pin has `version`, an image `tag`. */
 function leafOf(path: string, v: unknown): PinLeaf | undefined {
   if (typeof v === "string") return { path, version: v, value: v };
-  if (!isRecord(v)) return undefined;
+  if (!isPlainObject(v)) return undefined;
   if (typeof v.version === "string") return { path, version: v.version, ...(typeof v.url === "string" ? { detail: v.url } : {}), value: v };
   if (typeof v.tag === "string") return { path, version: v.tag, ...(typeof v.digest === "string" ? { detail: v.digest } : {}), value: v };
   return undefined;
@@ -126,12 +125,12 @@ export function pinLeaves(name: string, value: unknown): PinLeaf[] {
   const own = leafOf(name, value);
   if (own) return [own];
   if (Array.isArray(value)) return value.flatMap((v, i) => leafOf(`${name}[${i}]`, v) ?? []);
-  if (isRecord(value) && !isUpgradeRule(value)) return Object.entries(value).flatMap(([k, v]) => leafOf(`${name}.${k}`, v) ?? []);
+  if (isPlainObject(value) && !isUpgradeRule(value)) return Object.entries(value).flatMap(([k, v]) => leafOf(`${name}.${k}`, v) ?? []);
   return [];
 }
 
 export function isUpgradeRule(v: unknown): v is UpgradeRule {
-  return isRecord(v) && typeof v.component === "string" && typeof v.step === "string" && Array.isArray(v.pins);
+  return isPlainObject(v) && typeof v.component === "string" && typeof v.step === "string" && Array.isArray(v.pins);
 }
 
 /** Every pin leaf of a set of exports, by path. */
@@ -408,7 +407,7 @@ export function stackUse(index: RenderedIndex, files: RenderedFiles): StackUse {
 /** The text a render of a pin holds: an image's reference, a CSV's name, a plain string; none for a chart or a URL (the index has those). */
 function marker(v: unknown): string | undefined {
   if (typeof v === "string") return v;
-  if (!isRecord(v)) return undefined;
+  if (!isPlainObject(v)) return undefined;
   if (typeof v.startingCSV === "string") return v.startingCSV;
   if (typeof v.repository === "string" && typeof v.tag === "string") return `${v.repository}:${v.tag}`;
   return undefined;
@@ -417,8 +416,8 @@ function marker(v: unknown): string | undefined {
 /** Whether one unit of a render carries a pin. */
 function carries(u: StackUse["units"][number], v: unknown): boolean {
   // an OpenKeel chart pin has no repository of its own (OPENKEEL_CHART_REPOSITORY, or the stack's)
-  if (isRecord(v) && typeof v.chart === "string") return u.chart?.chart === v.chart && (v.repository === undefined || u.chart.repository === v.repository);
-  if (isRecord(v) && typeof v.url === "string") return u.urls?.includes(v.url) ?? false;
+  if (isPlainObject(v) && typeof v.chart === "string") return u.chart?.chart === v.chart && (v.repository === undefined || u.chart.repository === v.repository);
+  if (isPlainObject(v) && typeof v.url === "string") return u.urls?.includes(v.url) ?? false;
   const m = marker(v);
   return m !== undefined && u.texts.some((t) => t.includes(m));
 }

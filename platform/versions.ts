@@ -9,12 +9,9 @@
 import type { UpgradeRule } from "./upgrades";
 import type { HostCapability } from "../plan/host";
 
-/** A Helm chart: a Helm repository (https://…) or an OCI registry (oci://…), chart and version. */
-export interface ChartPin {
-  repository: string;
-  chart: string;
-  version: string;
-}
+/** A Helm chart: a Helm repository (https://…) or an OCI registry (oci://…), chart and version (the Plan's type). */
+export type { ChartPin } from "../plan/plan";
+import type { ChartPin } from "../plan/plan";
 
 // ---- Platform components (Longhorn, KubeVirt, CDI, Kube-OVN, Multus, Medik8s, …) ----
 

@@ -6,6 +6,7 @@
 // one item reports one added item rather than every later index as changed.
 import { isDeepStrictEqual } from "node:util";
 import type { PathSegment } from "../config/problems";
+import { isPlainObject } from "../config/plain";
 
 type Segment = PathSegment;
 
@@ -16,14 +17,10 @@ export interface Change {
   after?: unknown;
 }
 
-function isMap(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
 function namesOf(list: unknown[]): string[] | undefined {
   const names: string[] = [];
   for (const item of list) {
-    if (!isMap(item) || (typeof item.name !== "string" && typeof item.name !== "number")) return undefined;
+    if (!isPlainObject(item) || (typeof item.name !== "string" && typeof item.name !== "number")) return undefined;
     names.push(String(item.name));
   }
   return new Set(names).size === names.length ? names : undefined;
@@ -104,7 +101,7 @@ function diffList(a: unknown[], b: unknown[], at: Segment[], out: Change[]): voi
 
 function walk(a: unknown, b: unknown, at: Segment[], out: Change[]): void {
   if (isDeepStrictEqual(a, b)) return;
-  if (isMap(a) && isMap(b)) {
+  if (isPlainObject(a) && isPlainObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const k of keys) {
       if (!(k in a)) out.push({ path: [...at, k], op: "add", after: b[k] });

@@ -21,7 +21,7 @@ import { HOST_CAPABILITY_KINDS } from "../plan/host";
 import { LOSS_KINDS, type FailureDomainTable } from "../placement/failure-table";
 import { placementMarkdown, placementSvg } from "../placement/picture";
 import type { PlacementReport } from "../placement/report";
-import { PHASES, type ChartRef, type Plan, type Unit } from "../plan/plan";
+import { PHASES, type ChartPin, type Plan, type Unit } from "../plan/plan";
 import { GENERATED_HEADER, nodeConfigContent, objectFileName, toYaml } from "./render";
 import { makeReader } from "./yaml";
 
@@ -74,7 +74,7 @@ export interface RenderedHelmRelease extends RenderedUnitBase, Omit<NoFieldsOf, 
   kind: "HelmRelease";
   release: string;
   namespace: string;
-  chart: ChartRef;
+  chart: ChartPin;
   /** Its values file, `values/<unit>.yaml`. */
   values: string;
   /** Its post-render patches, `postrender/<unit>.yaml` (plan/post-render.ts), when it has any. */

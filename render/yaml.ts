@@ -7,6 +7,7 @@
 // long keys) returns undefined and the caller uses the library for the whole document.
 // test/yaml-emit.test.ts checks the equivalence on every rendered file and on arbitrary values.
 import { parse, stringify, type ToStringOptions, type CreateNodeOptions, type DocumentOptions, type SchemaOptions } from "yaml";
+import { byCodePoint } from "../config/plain";
 
 export type YamlOptions = DocumentOptions & SchemaOptions & CreateNodeOptions & ToStringOptions;
 
@@ -104,7 +105,7 @@ export function makeEmitter(options: YamlOptions): (value: unknown) => string | 
     if (!isMap(v)) throw BAIL;
     const entries = Object.keys(v)
       .filter((k) => v[k] !== undefined)
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      .sort(byCodePoint);
     for (const k of entries) {
       const ks = key(k, indent === "");
       if (ks === BAIL) throw BAIL;

@@ -19,6 +19,7 @@ import { repositoryUpgrades, type UpgradePins } from "./preview-upgrades";
 import { upgradeLine } from "./upgrade-check";
 import { isUpgradeRule, VERSIONS_FILE } from "../platform/upgrades";
 import { UPGRADE_RULES } from "../platform/versions";
+import { isPlainObject } from "../config/plain";
 
 const PREVIEW_OPTIONS = {
   base: { type: "string" },
@@ -32,16 +33,15 @@ const PREVIEW_SCRIPT = path.resolve(__dirname, "../scripts/preview.ts");
 
 const POLICY_SHAPE = `{"stacks": {"<stack>": {"violations": [{"policy", "resource", "message"}], "passed": true|false}}} or {"error": "<why the policy run failed>"}`;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 function isPolicyReport(data: unknown): data is PolicyReport {
-  if (!isRecord(data)) return false;
+  if (!isPlainObject(data)) return false;
   if (typeof data.error === "string") return true;
   const str = (v: unknown) => typeof v === "string";
   const opt = (v: unknown, ok: (x: unknown) => boolean) => v === undefined || ok(v);
-  const violation = (v: unknown) => isRecord(v) && str(v.policy) && str(v.message) && opt(v.resource, str) && opt(v.level, str);
-  const stack = (s: unknown) => isRecord(s) && Array.isArray(s.violations) && opt(s.passed, (p) => typeof p === "boolean") && s.violations.every(violation);
-  return isRecord(data.stacks) && Object.values(data.stacks).every(stack);
+  const violation = (v: unknown) => isPlainObject(v) && str(v.policy) && str(v.message) && opt(v.resource, str) && opt(v.level, str);
+  const stack = (s: unknown) =>
+    isPlainObject(s) && Array.isArray(s.violations) && opt(s.passed, (p) => typeof p === "boolean") && s.violations.every(violation);
+  return isPlainObject(data.stacks) && Object.values(data.stacks).every(stack);
 }
 
 function readPolicy(file: string): { report?: PolicyReport; text?: string } {

@@ -4,6 +4,7 @@
 // one and a resolved one. A node's index in the path is read as its name, so that a node added
 // before it does not make it another warning.
 import type { RenderedWarning } from "../render/rendered";
+import { byCodePoint } from "../config/plain";
 
 export interface WarningChange {
   before: RenderedWarning;
@@ -23,7 +24,7 @@ interface Side {
   nodes: readonly { name: string }[];
 }
 
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const cmp = byCodePoint;
 
 /** `code` and the path, `openkeel:nodes[3]` read as `openkeel:nodes[name=cmp-01]`. */
 function subject(w: RenderedWarning, nodes: Side["nodes"]): string {

@@ -44,6 +44,8 @@ import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-d
 import { inPlace, OPERATOR_IMMUTABLE } from "./replace-rules";
 import { stackUpgradeViews, type UpgradePins, type UpgradeView } from "./preview-upgrades";
 import { warningChanges, type WarningChanges } from "./preview-warnings";
+import { byCodePoint, isPlainObject } from "../config/plain";
+import { RELEASE_TYPE } from "../openkeel/names";
 
 export type Tree = Map<string, string>;
 
@@ -175,7 +177,7 @@ export interface StackPreview {
   policy?: StackPolicy;
 }
 
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const cmp = byCodePoint;
 
 function apiGroup(apiVersion: string): string {
   const slash = apiVersion.indexOf("/");
@@ -252,8 +254,6 @@ interface ParsedObject {
   body: unknown;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** The objects of the files `only` names (the object files that differ between the two sides: the others hold the same objects). */
 function objectsOf(render: RenderedStack, index: Index, only: ReadonlySet<string>): Map<string, ParsedObject> {
   const out = new Map<string, ParsedObject>();
@@ -261,9 +261,9 @@ function objectsOf(render: RenderedStack, index: Index, only: ReadonlySet<string
     if (render.files.get(file) === undefined) continue;
     render.documents(file).forEach((body, i) => {
       if (body === null || body === undefined) return;
-      const doc = isMap(body) ? body : {};
-      const meta = isMap(doc.metadata) ? doc.metadata : {};
-      const annotations = isMap(meta.annotations) ? meta.annotations : {};
+      const doc = isPlainObject(body) ? body : {};
+      const meta = isPlainObject(doc.metadata) ? doc.metadata : {};
+      const annotations = isPlainObject(meta.annotations) ? meta.annotations : {};
       const apiVersion = String(doc.apiVersion ?? "");
       const kind = String(doc.kind ?? "");
       const unit = index.unitOf.get(file);
@@ -640,7 +640,7 @@ function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Check[] {
   const out: Check[] = [];
   for (const u of units) {
     const unit = bi.units.get(u.name);
-    if (u.op !== "remove" || unit?.type !== "openkeel:openkeel:Release") continue;
+    if (u.op !== "remove" || unit?.type !== RELEASE_TYPE) continue;
     const service = u.name.replace(/^openkeel-/, "") as ServiceName;
     const role = SERVICE_REQUIRED_ROLE[service] as Role | undefined;
     const had = (idx: Index) => idx.nodes.filter((n) => role !== undefined && n.roles.includes(role)).map((n) => n.name);
@@ -785,7 +785,7 @@ function objectChanges(bo: Map<string, ParsedObject>, ho: Map<string, ParsedObje
       const { replaces, refused, deleteFirst } = inPlace(y.ref.apiVersion, y.ref.kind, changes, y.ref.patch);
       const replaced =
         replaces.length > 0 && isPriorityClass(y.ref)
-          ? classReplacement(y.ref.name, immutableChanges(isMap(x.body) ? x.body : {}, isMap(y.body) ? y.body : {}))
+          ? classReplacement(y.ref.name, immutableChanges(isPlainObject(x.body) ? x.body : {}, isPlainObject(y.body) ? y.body : {}))
           : undefined;
       objects.changed.push({
         ref: y.ref,

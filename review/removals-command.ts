@@ -12,6 +12,7 @@ import { args, EXIT_BAD_CONFIG, UserError, type Io } from "../cli/cli";
 import { ConfigError } from "../config/problems";
 import { loadConfig } from "../config/load";
 import { readStackRaw } from "../config/stack-file";
+import { isPlainObject } from "../config/plain";
 
 const REMOVALS_OPTIONS = {
   stack: { type: "string" },
@@ -31,14 +32,12 @@ interface StateResource {
   protect?: boolean;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** The resources of an export (`{"version": 3, "deployment": {"resources": [...]}}`), or undefined when it is not one. */
 function resourcesOf(data: unknown): StateResource[] | undefined {
-  if (!isRecord(data) || !isRecord(data.deployment)) return undefined;
+  if (!isPlainObject(data) || !isPlainObject(data.deployment)) return undefined;
   // a stack that holds nothing yet has no resources
   const resources = data.deployment.resources ?? [];
-  if (!Array.isArray(resources) || !resources.every((r) => isRecord(r) && typeof r.urn === "string")) return undefined;
+  if (!Array.isArray(resources) || !resources.every((r) => isPlainObject(r) && typeof r.urn === "string")) return undefined;
   return resources as StateResource[];
 }
 

@@ -10,21 +10,21 @@ import { listStacks, rawFromStackYaml, stackFilePath } from "../config/stack-fil
 import { runProgram, type Program, type Registered } from "../offline-engine/mock-run";
 import { pulumiConfigMap } from "../offline-engine/policy-run";
 import { HELM_RELEASE, type Registration } from "./urn-graph";
+import { isPlainObject } from "../config/plain";
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
 /** A Helm release's chart without its version: its repository and name, or its OCI reference. */
 function chartOf(inputs: Record<string, unknown>): string | undefined {
   const chart = str(inputs.chart);
-  const repo = isRecord(inputs.repositoryOpts) ? str(inputs.repositoryOpts.repo) : undefined;
+  const repo = isPlainObject(inputs.repositoryOpts) ? str(inputs.repositoryOpts.repo) : undefined;
   return chart && repo ? `${repo.replace(/\/$/, "")}/${chart}` : chart;
 }
 
 /** What names the object a registration manages: Kubernetes metadata, a Helm release's name and chart, a remote manifest's files. */
 function namesOf(r: Registered): Registration["names"] {
   const inputs = r.inputs;
-  const meta = isRecord(inputs.metadata) ? inputs.metadata : {};
+  const meta = isPlainObject(inputs.metadata) ? inputs.metadata : {};
   const release = r.type === HELM_RELEASE;
   const files =
     typeof inputs.file === "string" ? [inputs.file] : Array.isArray(inputs.files) ? inputs.files.filter((f): f is string => typeof f === "string") : undefined;

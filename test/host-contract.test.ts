@@ -6,8 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Check } from "../config/problems";
 import { planStack, placementChecks, placementReaders, stackTopology } from "../environments";
-import { stackStateTaints } from "../environments/registry";
-import { ENVIRONMENTS } from "../environments/registry";
+import { ENVIRONMENTS, stackStateTaints } from "../environments/registry";
 import { talosHostProvisions } from "../nodes/talos-host";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";

@@ -18,6 +18,7 @@ import { findUnit, phase, type RemoteManifestUnit } from "../plan/plan";
 import { object, objectsOf, planOf, shippedPlan } from "./helpers/plans";
 import { runProgram } from "./helpers/pulumi";
 import { configProblems, mutatedConfig, pulumiConfigOf, REPO, shippedConfig, shippedRaw } from "./helpers/stacks";
+import { isPlainObject } from "../config/plain";
 
 const PROFILE_LABEL = (role: string) => `node-restriction.kubernetes.io/openkeel-${role}`;
 const mirrored = (url: string) => path.resolve(REPO, "../shared/mirror/files", url.replace(/^https:\/\//, ""));
@@ -40,7 +41,7 @@ const mirroredReleases = (): { version: string; docs: any[] }[] => {
 function appliedFields(v: unknown, at = "", out = new Map<string, string>()): Map<string, string> {
   if (Array.isArray(v) && v.length > 0 && v.every((i) => i !== null && typeof i === "object" && typeof i.name === "string")) {
     for (const i of v) appliedFields(i, `${at}[name=${i.name}]`, out);
-  } else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+  } else if (isPlainObject(v)) {
     for (const [k, x] of Object.entries(v)) appliedFields(x, at ? `${at}.${k}` : k, out);
   } else out.set(at, JSON.stringify(v));
   return out;

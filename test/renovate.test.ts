@@ -11,6 +11,7 @@ import { parse } from "yaml";
 import { ruleLeaves, type PinLeaf } from "../platform/upgrades";
 import * as versions from "../platform/versions";
 import { REPO } from "./helpers/stacks";
+import { isPlainObject } from "../config/plain";
 
 interface CustomManager {
   customType: string;
@@ -113,8 +114,6 @@ function extract(config: RenovateConfig, read: (file: string) => string = (f) =>
   return out;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 const VERSIONS_TS = fs.readFileSync(path.join(REPO, "platform/versions.ts"), "utf8");
 
 /** The source of an export's declaration (up to the next export). */
@@ -130,8 +129,8 @@ function isPin(leaf: PinLeaf, e: Extraction): boolean {
   const v = leaf.value;
   // a pin whose version is a constant's (`version: KUBEVIRT_VERSION`, `tag: EXTERNAL_SNAPSHOTTER_VERSION`): that constant's match
   const constant = /^(?:export )?const (\w+) = /.exec(e.text)?.[1];
-  if (constant && isRecord(v)) return e.currentValue === leaf.version && new RegExp(`\\b${constant}\\b`).test(declaration(leaf.path.split(/[.[]/)[0]));
-  if (!isRecord(v)) {
+  if (constant && isPlainObject(v)) return e.currentValue === leaf.version && new RegExp(`\\b${constant}\\b`).test(declaration(leaf.path.split(/[.[]/)[0]));
+  if (!isPlainObject(v)) {
     // a constant: a commit is a digest, a version its value; the match names the constant
     const name = leaf.path.split(/[.[]/)[0];
     return e.text.includes(name) && (e.currentValue === v || e.currentDigest === v);

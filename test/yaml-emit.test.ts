@@ -1,7 +1,7 @@
 // The fast YAML path writes exactly what the yaml library writes (or declines): on every file a
 // render of the shipped stacks and of a generated inventory holds, and on arbitrary values.
 import fc from "fast-check";
-import { stringify } from "yaml";
+import { parse, parseAllDocuments, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/load";
 import { YAML_OPTIONS } from "../render/render";
@@ -12,7 +12,6 @@ import { PROPERTY_SEED, runs } from "./helpers/topologies";
 import { SHIPPED_STACKS } from "./helpers/stacks";
 import { shippedPlan } from "./helpers/plans";
 import { renderPlan, yamlDocuments } from "../render/rendered";
-import { parse, parseAllDocuments } from "yaml";
 import { isDeepStrictEqual } from "node:util";
 
 const library = (v: unknown) => stringify(v, YAML_OPTIONS);

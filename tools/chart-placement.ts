@@ -31,7 +31,7 @@ import type { PlacementComponent, PlacementData, PlacementNode } from "../placem
 import { ineligibility } from "../placement/scheduling";
 import { workload, type ChartWorkloads, type Component } from "../placement/workloads";
 import type { PostRenderPatch } from "../plan/post-render";
-import { manifestsUnit, type ChartRef, type K8sObject } from "../plan/plan";
+import { manifestsUnit, type ChartPin, type K8sObject } from "../plan/plan";
 import { KIND_NODE_IMAGE } from "../platform/versions";
 import { readRenderedDir, type RenderedHelmRelease, type RenderedStack } from "../render/rendered";
 import { helmPull, helmTemplate } from "./helm";
@@ -66,7 +66,7 @@ interface IndexEntry {
  * Where the chart of a pin is read: the mirror folder's archive (its Helm repository's index.yaml
  * names it and its digest), when there is a mirror folder; else the cache a pull fills.
  */
-export function chartSource(ref: ChartRef, mirrorDir: string | undefined, cacheRoot = CHART_CACHE): ChartSource {
+export function chartSource(ref: ChartPin, mirrorDir: string | undefined, cacheRoot = CHART_CACHE): ChartSource {
   if (!mirrorDir || !fs.existsSync(mirrorDir)) return { from: "repository", cacheDir: path.join(cacheRoot, `${ref.chart}-${ref.version}`) };
   const repository = ref.repository.replace(/\/+$/, "");
   const indexFile = mirrored(mirrorDir, `${repository}/index.yaml`);
@@ -81,7 +81,7 @@ export function chartSource(ref: ChartRef, mirrorDir: string | undefined, cacheR
 }
 
 /** The archive of a pin's chart: the mirror's, its digest checked; or the cached pull, pulled when missing. */
-export function chartArchive(ref: ChartRef, mirrorDir: string | undefined, pull = helmPull, cacheRoot = CHART_CACHE): string {
+export function chartArchive(ref: ChartPin, mirrorDir: string | undefined, pull = helmPull, cacheRoot = CHART_CACHE): string {
   const source = chartSource(ref, mirrorDir, cacheRoot);
   if (source.from === "mirror") {
     const sha = createHash("sha256").update(fs.readFileSync(source.archive)).digest("hex");

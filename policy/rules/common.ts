@@ -98,6 +98,7 @@ export function stackPolicy(rule: StackRule): StackValidationPolicy {
 
 export type Tree = Record<string, unknown>;
 
+/** config/plain.ts isPlainObject, copied on purpose: the pack imports only config's roles and problems. */
 export function isObject(v: unknown): v is Tree {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }

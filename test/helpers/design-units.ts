@@ -2,8 +2,7 @@
 // § 5.3 platform values, § 5.6 Medik8s), built here from the design text so that the placement
 // report can be tested before (and independently of) the platform and OpenKeel modules.
 import { phase, type HelmReleaseUnit, type ManifestsUnit, type Plan, type RemoteManifestUnit } from "../../plan/plan";
-import { ROLES, roleLabelKey, roleTaint, type LabelProfile, type Role } from "../../config/roles";
-import { chassisLabelKey, RESERVED_TAINT_KEY } from "../../config/roles";
+import { chassisLabelKey, type LabelProfile, RESERVED_TAINT_KEY, type Role, roleLabelKey, ROLES, roleTaint } from "../../config/roles";
 import { openkeelDesign } from "../../openkeel/design";
 import { unlistedComponents, unlistedPostRender } from "../../openkeel/unlisted";
 import { antiAffinityPostRender } from "../../openkeel/zone-spread";

@@ -5,12 +5,11 @@ import { stackTopology } from "../../environments";
 //
 // A test oracle, independent of placement/scheduling.ts on purpose (written from the scheduler's
 // rules, not from that code); test/oracles.test.ts proves the two agree where both apply.
-import type { NodeConfig } from "../../config/schema";
+import type { LoadedConfig, NodeConfig } from "../../config/schema";
 import type { Affinity, NodeSelectorRequirement } from "../../placement/chart-helper";
 import { findUnit, type ManifestsUnit, type Plan } from "../../plan/plan";
 import type { Taint, Toleration } from "../../config/roles";
 import { nodeTaints, schedulingNodeLabels } from "../../topology/topology";
-import type { LoadedConfig } from "../../config/schema";
 
 export interface NodeView {
   node: NodeConfig;

@@ -9,6 +9,7 @@ import { defaultMirrorDir } from "../e2e/harness/driver";
 import { mirroredPath } from "../e2e/harness/mirror";
 import type { UpstreamWorkload } from "../../placement/workloads";
 import { REPO } from "./stacks";
+import { isPlainObject } from "../../config/plain";
 
 const CACHE = path.join(REPO, "node_modules", ".cache", "openkeel-upstream-manifests");
 
@@ -34,7 +35,7 @@ export async function pinnedManifest(url: string): Promise<string> {
 }
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {});
 
 /** Every Deployment, DaemonSet and StatefulSet of a manifest: what places its pods, as the file says it. */
 export function shippedWorkloads(text: string): ShippedWorkload[] {
