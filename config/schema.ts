@@ -185,7 +185,6 @@ const servicesShape = {
 const OPENKEEL_CHART_KEYS = ["infrastructure", ...SERVICES] as const;
 export type OpenKeelChartKey = (typeof OPENKEEL_CHART_KEYS)[number];
 
-/** Where the OpenKeel charts come from; unset keys fall back to platform/versions.ts. */
 /** An internal mirror of every artifact (air-gapped clouds): a base URL without query or trailing slash. */
 const mirrorSchema = z.strictObject({
   // credentials in it are refused by the loader, like in any URL of the config (config/load.ts)
@@ -195,6 +194,7 @@ const mirrorSchema = z.strictObject({
   }),
 });
 
+/** Where the OpenKeel charts come from; unset keys fall back to platform/versions.ts. */
 const chartsSchema = z.strictObject({
   repository: z
     .string()

@@ -17,10 +17,6 @@ export interface DesignRow {
 }
 
 /**
- * OpenKeel components by chart and placement key (§ 2.1, § 2.2, § 5.1). A key not listed is a
- * Deployment on the chart's default role, the control plane (§ 5.2).
- */
-/**
  * The OVN chassis (§ 1.2, § 3.1 mode B): on compute and network nodes, and on containers nodes for
  * Zun's ports (§ 2.2); it tolerates every taint, so nothing but its selector keeps it elsewhere.
  */
@@ -32,6 +28,10 @@ const CHASSIS: DesignRow = {
   reservedHosts: true,
 };
 
+/**
+ * OpenKeel components by chart and placement key (§ 2.1, § 2.2, § 5.1). A key not listed is a
+ * Deployment on the chart's default role, the control plane (§ 5.2).
+ */
 const OPENKEEL_DESIGN: Record<string, Record<string, DesignRow>> = {
   "openkeel-chart": {
     mariadb: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },

@@ -155,7 +155,7 @@ export function addPlatform(plan: Plan, ctx: StackContext, components: readonly 
     earlier.set(c, units);
     return units;
   });
-  // before every component: the first of them to use a class waits for it (plan/priority-classes.ts checks)
+  // before every component: the first of them to use a class waits for it (environments/priority.ts checks)
   phase(plan, "crds-operators").units.push(priorityClasses);
   if (namespaces.objects.length > 0) phase(plan, "crds-operators").units.push(namespaces);
   for (const name of PLATFORM_PHASES) phase(plan, name).units.push(...built.flatMap((units) => units[name] ?? []));
