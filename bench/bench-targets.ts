@@ -7,11 +7,11 @@ export interface Target {
   value: number | null;
   unit: "×" | "ms" | "MiB" | "min";
   /** Holds when value ≤ max, value < below, or value ≥ min (exactly one of them is set). */
-  max?: number;
-  below?: number;
-  min?: number;
+  max?: number | undefined;
+  below?: number | undefined;
+  min?: number | undefined;
   /** The 1-minute load average when the figure was taken (the machine is shared). */
-  load?: number;
+  load?: number | undefined;
 }
 
 export function holds(t: Target): boolean {

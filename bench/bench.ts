@@ -49,7 +49,7 @@ async function phase(req: ChildRequest): Promise<ChildResult & { wallMs: number;
 }
 
 /** The fastest of `n` runs (times), with the highest peak memory seen. */
-async function best<T extends { ms?: Record<string, number>; wallMs: number; maxRssKiB?: number; peakKiB?: number }>(
+async function best<T extends { ms?: Record<string, number> | undefined; wallMs: number; maxRssKiB?: number | undefined; peakKiB?: number | undefined }>(
   n: number,
   f: () => Promise<T>,
   key: (t: T) => number,
@@ -155,7 +155,7 @@ interface BenchOptions {
   skipTests: boolean;
   skipEngine: boolean;
   /** Only the CI figures (issue 23): from these logs, into results.json's `ci`. */
-  ciFigures?: { engineBuildLog: string; e2eDir: string; engineOut?: string };
+  ciFigures?: { engineBuildLog: string; e2eDir: string; engineOut?: string | undefined } | undefined;
 }
 
 function benchOptions(): BenchOptions {
@@ -313,7 +313,7 @@ async function measurePipeline(o: BenchOptions, kubeconform: string, kubeconform
   return { stacks, pipeline, alone, policyCli };
 }
 
-type NpmTest = { wallMs: number; cpuMs?: number; code: number | null; load: number; summary: string; fastWallMs: number; fastLoad: number };
+type NpmTest = { wallMs: number; cpuMs?: number | undefined; code: number | null; load: number; summary: string; fastWallMs: number; fastLoad: number };
 
 /** What a test run prints as its totals (vitest's Test Files and Tests lines). */
 function testSummary(t: Measured): string {

@@ -9,11 +9,11 @@ import { REPO_ROOT } from "../tools/tools";
 export interface Measured {
   wallMs: number;
   /** CPU time of the process and every process under it (Linux: the children times of this one). */
-  cpuMs?: number;
+  cpuMs?: number | undefined;
   /** The largest VmHWM of the process and the processes it started (when polled). */
-  peakKiB?: number;
+  peakKiB?: number | undefined;
   /** Time to the first complete line on stdout. */
-  firstLineMs?: number;
+  firstLineMs?: number | undefined;
   /** The 1-minute load average when the process started. */
   load: number;
   stdout: string;
@@ -124,7 +124,7 @@ export async function measureOk(what: string, cmd: string, argv: string[], opts:
 }
 
 /** The fastest of `n` runs by `key`, with the highest peak memory seen. */
-export async function fastestOf<T extends { peakKiB?: number }>(n: number, f: () => Promise<T>, key: (t: T) => number): Promise<T> {
+export async function fastestOf<T extends { peakKiB?: number | undefined }>(n: number, f: () => Promise<T>, key: (t: T) => number): Promise<T> {
   let out: T | undefined;
   let peak = 0;
   for (let i = 0; i < n; i++) {

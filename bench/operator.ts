@@ -18,7 +18,7 @@ import { fastestOf, load1, measureOk, type Measured } from "./measure";
 export function generatedStackFile(size: number, aliased: boolean, extraCompute = 0): { stack: string; text: string } {
   const g = generatedProductionStack(size + extraCompute);
   // a deep copy shares nothing, so the written-out file has no alias at all
-  const raw = structuredClone(g.raw) as { nodes: { roles: string[]; labels?: Record<string, string> }[] };
+  const raw = structuredClone(g.raw) as { nodes: { roles: string[]; labels?: Record<string, string> | undefined }[] };
   if (aliased) {
     const compute = raw.nodes.filter((n) => n.roles.includes("compute"));
     for (const n of compute) n.labels = compute[0].labels;
@@ -58,7 +58,7 @@ function git(repo: string, ...argv: string[]): void {
 export interface PreviewFigure {
   nodes: number;
   wallMs: number;
-  cpuMs?: number;
+  cpuMs?: number | undefined;
   /** The largest process of the preview's tree: the preview itself or one of its two renders. */
   peakMiB: number | null;
   load: number;

@@ -166,7 +166,7 @@ export interface Io {
   out(text: string): void;
   err(text: string): void;
   /** Progress of a long run (absent: none wanted). */
-  progress?(line: string): void;
+  progress?: ((line: string) => void) | undefined;
 }
 
 export const processIo: Io = {

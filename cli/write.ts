@@ -27,7 +27,7 @@ export async function writeStackDir(
   outDir: string,
   stack: string,
   files: RenderedFile[],
-  o: { signal?: AbortSignal; afterTurn?: (signal?: AbortSignal) => Promise<void> } = {},
+  o: { signal?: AbortSignal | undefined; afterTurn?: ((signal?: AbortSignal) => Promise<void>) | undefined } = {},
 ): Promise<void> {
   fs.mkdirSync(outDir, { recursive: true });
   const final = path.join(outDir, stack);

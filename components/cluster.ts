@@ -19,7 +19,7 @@ import { kubeconfigFiles, serverOfContext } from "../config/kubeconfig";
 /** What the program learns of the cluster it is about to change. */
 export interface ClusterFacts {
   /** The server the kubeconfig gives a context (undefined when no file names the context), and which files were read. */
-  contextServer(context: string): { server?: string; where: string };
+  contextServer(context: string): { server?: string | undefined; where: string };
   /** The live cluster's kube-system Namespace UID, read through the stack's provider. */
   kubeSystemUID(provider: k8s.Provider): Promise<string | undefined>;
 }

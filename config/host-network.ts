@@ -85,7 +85,7 @@ export type HostNetwork = z.infer<typeof hostNetworkSchema>;
 type Issue = { path: (string | number)[]; message: string };
 
 /** The interfaces a host network creates or names, each with where it is declared. */
-function declaredLinks(n: HostNetwork): { name: string; path: (string | number)[]; mtu?: number }[] {
+function declaredLinks(n: HostNetwork): { name: string; path: (string | number)[]; mtu?: number | undefined }[] {
   return [
     ...n.links.map((l, i) => ({ name: l.name, path: ["links", i, "name"], mtu: l.mtu })),
     ...n.bonds.map((b, i) => ({ name: b.name, path: ["bonds", i, "name"], mtu: b.mtu })),
@@ -168,9 +168,9 @@ export function hostNetworkIssues(n: HostNetwork): Issue[] {
 
 /** The parts of the stack config the production rules read (structural: no import cycle). */
 interface StackShape {
-  hostNetworks?: Record<string, HostNetwork>;
-  network?: { nodeSubnet?: string };
-  nodes: readonly { hostNetwork?: string }[];
+  hostNetworks?: Record<string, HostNetwork> | undefined;
+  network?: { nodeSubnet?: string | undefined } | undefined;
+  nodes: readonly { hostNetwork?: string | undefined }[];
 }
 
 /**

@@ -36,7 +36,7 @@ export const networkConfigSchema = z.strictObject({
 export type NetworkConfig = z.infer<typeof networkConfigSchema>;
 
 /** The stack's ranges, with Kube-OVN's defaults when it sets none. */
-export function networkOf(cfg: { network?: NetworkConfig }): NetworkConfig {
+export function networkOf(cfg: { network?: NetworkConfig | undefined }): NetworkConfig {
   return cfg.network ?? { ...KUBE_OVN_DEFAULTS };
 }
 
@@ -104,8 +104,8 @@ export type AttachmentNetwork = z.infer<typeof attachmentNetworkSchema>;
 
 /** The secondary networks a stack sets, with the key each is set at (the address checks, topology/addresses.ts). */
 export function attachmentNetworksOf(cfg: {
-  platform: { longhorn: { storageNetwork?: AttachmentNetwork } };
-  services: { ironic?: { provisioningNetwork?: AttachmentNetwork } };
+  platform: { longhorn: { storageNetwork?: AttachmentNetwork | undefined } };
+  services: { ironic?: { provisioningNetwork?: AttachmentNetwork | undefined } | undefined };
 }): { key: string; what: string; network: AttachmentNetwork }[] {
   const storage = cfg.platform.longhorn.storageNetwork;
   const provisioning = cfg.services.ironic?.provisioningNetwork;

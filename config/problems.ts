@@ -9,9 +9,9 @@ export type PathSegment = string | number | { name: string };
 
 export interface Problem {
   /** The file the problem is in (a stack file, usually); absent when the printer knows it. */
-  file?: string;
+  file?: string | undefined;
   /** Where in that file: `openkeel:nodes[2].roles[0]`, or the segments of such a path. */
-  path?: string | readonly PathSegment[];
+  path?: string | readonly PathSegment[] | undefined;
   /** A plan check's stable identifier, e.g. `control-plane-count`; printed with the level. */
   code?: string;
   /** `error` (the default) stops the run; a `warning` is printed and the run goes on. */
@@ -19,7 +19,7 @@ export interface Problem {
   message: string;
   fix: string;
   /** Why it matters, where the message alone does not say (the preview's findings). */
-  reason?: string;
+  reason?: string | undefined;
 }
 
 /**

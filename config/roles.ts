@@ -35,16 +35,17 @@ export function roleLabelKey(role: Role, profile: LabelProfile): string {
 
 export interface Taint {
   key: string;
-  value?: string;
+  value?: string | undefined;
   effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
+/** As the API reads it: an absent field and an undefined one are the same. */
 export interface Toleration {
-  key?: string;
-  operator?: "Exists" | "Equal";
-  value?: string;
-  effect?: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
-  tolerationSeconds?: number;
+  key?: string | undefined;
+  operator?: "Exists" | "Equal" | undefined;
+  value?: string | undefined;
+  effect?: "NoSchedule" | "PreferNoSchedule" | "NoExecute" | undefined;
+  tolerationSeconds?: number | undefined;
 }
 
 /**

@@ -155,7 +155,7 @@ export type TalosConfig = z.infer<typeof talosConfigSchema>;
 
 /** The parts of the stack config the block's rules read (kept structural: no import cycle). */
 interface StackShape {
-  talos?: TalosConfig;
+  talos?: TalosConfig | undefined;
   nodes: { roles: readonly string[] }[];
 }
 

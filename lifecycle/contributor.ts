@@ -70,8 +70,8 @@ export interface NodeView {
 /** One node from one render to the next: absent before when it joins, after when it leaves. */
 export interface NodeTransition {
   node: string;
-  before?: NodeView;
-  after?: NodeView;
+  before?: NodeView | undefined;
+  after?: NodeView | undefined;
 }
 
 export interface NodeLifecycle {

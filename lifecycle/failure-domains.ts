@@ -21,7 +21,7 @@ import { Loss, type JudgedNode, type NodeConstraint } from "./feasibility";
 
 interface Scenario {
   kind: LossKind;
-  zone?: string;
+  zone?: string | undefined;
   /** The row's nodes: a class (any one of them), a zone's, or the drained ones. */
   nodes: string[];
   loss: Loss;

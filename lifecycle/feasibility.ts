@@ -35,12 +35,12 @@ import type { LossFinding } from "../placement/failure-table";
 export interface JudgedNode {
   name: string;
   roles: readonly Role[];
-  kubernetesControlPlane?: boolean;
+  kubernetesControlPlane?: boolean | undefined;
   state: NodeState;
   /** Its zone (topology.kubernetes.io/zone), when the inventory gives one: what the loss of a zone takes (./failure-domains.ts). */
-  zone?: string;
+  zone?: string | undefined;
   /** It leaves the inventory with this change (a removal judged against the committed render). */
-  removed?: boolean;
+  removed?: boolean | undefined;
 }
 
 /** What is judged: a stack's states (a plan check) or a removal against the committed render. */
@@ -250,8 +250,14 @@ export function statesInventory(nodes: readonly (JudgedNode & { name: string })[
  * those it keeps, the others removed. Nodes only this change has are left out: not deployed yet.
  */
 export function removalInventory(
-  committed: readonly { name: string; roles: readonly Role[]; zone?: string; kubernetesControlPlane?: boolean; state?: NodeState }[],
-  next: readonly { name: string; state?: NodeState }[],
+  committed: readonly {
+    name: string;
+    roles: readonly Role[];
+    zone?: string | undefined;
+    kubernetesControlPlane?: boolean | undefined;
+    state?: NodeState | undefined;
+  }[],
+  next: readonly { name: string; state?: NodeState | undefined }[],
   where: string,
 ): Inventory {
   const kept = new Map(next.map((n) => [n.name, n]));

@@ -19,10 +19,10 @@ const NODE_REMOVAL_CODE = "node-removal";
 interface RecordedNode {
   name: string;
   roles: readonly Role[];
-  zone?: string;
-  kubernetesControlPlane?: boolean;
+  zone?: string | undefined;
+  kubernetesControlPlane?: boolean | undefined;
   /** Absent in renders made before node states existed: active. */
-  state?: NodeState;
+  state?: NodeState | undefined;
 }
 
 /** What each role puts on a node that its removal would take away. */
@@ -71,7 +71,7 @@ function notRetiring(n: RecordedNode, where: string, retired?: string): Check {
  */
 export function nodeRemovalChecks(
   previous: readonly RecordedNode[],
-  next: readonly { name: string; state?: NodeState }[],
+  next: readonly { name: string; state?: NodeState | undefined }[],
   where: string,
   constraints: readonly NodeConstraint[] = [ETCD_QUORUM],
   facts?: Readonly<Record<string, LifecycleFacts>>,

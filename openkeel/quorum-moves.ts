@@ -23,14 +23,14 @@ import { OPENKEEL_NAMESPACE } from "./names";
 interface RecordedNode {
   name: string;
   roles: readonly Role[];
-  zone?: string;
-  state?: NodeState;
+  zone?: string | undefined;
+  state?: NodeState | undefined;
 }
 
 /** An inventory and what the feasibility model read of its Plan (`feasibility` of index.yaml). */
 export interface RecordedInventory {
   nodes: readonly RecordedNode[];
-  feasibility?: Readonly<Record<string, LifecycleFacts>>;
+  feasibility?: Readonly<Record<string, LifecycleFacts>> | undefined;
 }
 
 const QUORUM_KEY = "openkeel-quorums";

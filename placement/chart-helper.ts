@@ -9,28 +9,30 @@ import { roleDefinitions, type LabelProfile, type Role, type RoleDefinition, typ
 export interface NodeSelectorRequirement {
   key: string;
   operator: "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt";
-  values?: string[];
+  values?: string[] | undefined;
 }
 export interface NodeSelectorTerm {
-  matchExpressions?: NodeSelectorRequirement[];
-  matchFields?: NodeSelectorRequirement[];
+  matchExpressions?: NodeSelectorRequirement[] | undefined;
+  matchFields?: NodeSelectorRequirement[] | undefined;
 }
 export interface Affinity {
-  nodeAffinity?: {
-    requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] };
-    preferredDuringSchedulingIgnoredDuringExecution?: unknown[];
-  };
-  podAffinity?: Record<string, unknown>;
-  podAntiAffinity?: Record<string, unknown>;
+  nodeAffinity?:
+    | {
+        requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] } | undefined;
+        preferredDuringSchedulingIgnoredDuringExecution?: unknown[] | undefined;
+      }
+    | undefined;
+  podAffinity?: Record<string, unknown> | undefined;
+  podAntiAffinity?: Record<string, unknown> | undefined;
 }
 
-/** Pod scheduling fields as Kubernetes reads them. */
+/** Pod scheduling fields as Kubernetes reads them (an absent field and an undefined one are the same). */
 export interface Scheduling {
-  nodeSelector?: Record<string, string>;
-  affinity?: Affinity;
+  nodeSelector?: Record<string, string> | undefined;
+  affinity?: Affinity | undefined;
   tolerations: Toleration[];
-  topologySpreadConstraints?: Record<string, unknown>[];
-  priorityClassName?: string;
+  topologySpreadConstraints?: Record<string, unknown>[] | undefined;
+  priorityClassName?: string | undefined;
 }
 
 /** Role definitions as a release's values may pass them: any of them may be missing or partial. */

@@ -12,7 +12,7 @@ import type { FailureDomainTable } from "./failure-table";
 export interface PlacementNode {
   name: string;
   roles: Role[];
-  zone?: string;
+  zone?: string | undefined;
   kubernetesControlPlane: boolean;
   /** Its state in the inventory (config/lifecycle.ts). */
   state: NodeState;
@@ -30,9 +30,9 @@ export interface PlacementComponent {
   unit: string;
   /** Deployment, StatefulSet, DaemonSet, Pods, or a kind that selects nodes (NodeHealthCheck, LonghornDisks). */
   kind: string;
-  replicas?: number;
+  replicas?: number | undefined;
   /** The PriorityClass its pods name, where its reader says (absent in renders before schema 5). */
-  priorityClass?: string;
+  priorityClass?: string | undefined;
   /** The design's § 2 row. */
   designRoles: DesignRoles;
   /** The nodes it may run on, in node order. */
@@ -45,9 +45,9 @@ export interface PlacementComponent {
    * Nodes of `eligible` whose state keeps its new pods off them now (cordoned, drained, a disabled
    * hypervisor), and why; absent when none (and in renders before schema 2).
    */
-  heldOff?: Record<string, string[]>;
+  heldOff?: Record<string, string[]> | undefined;
   /** What it needs of the host of every node it may run on, in words (the host contract); absent when nothing. */
-  hostNeeds?: string[];
+  hostNeeds?: string[] | undefined;
 }
 
 /** Nodes whose hosts have the same capabilities (names by kind; `*`: any name), in node order. */
@@ -66,11 +66,11 @@ export interface PlacementData {
   nodes: PlacementNode[];
   components: PlacementComponent[];
   /** What each node's host has (the host contract's providers), nodes that agree grouped; absent in renders before schema 4. */
-  hosts?: HostGroup[];
+  hosts?: HostGroup[] | undefined;
   /** What every pod on the pod network needs of its node's host, in words (schema 4). */
-  podNeeds?: string[];
+  podNeeds?: string[] | undefined;
   /** What losing a node, a zone or the drained nodes costs (./failure-table.ts); absent in renders before schema 6. */
-  failureDomains?: FailureDomainTable;
+  failureDomains?: FailureDomainTable | undefined;
 }
 
 /** The hosts' capabilities by kind, names sorted; nodes with the same grouped, in node order. */

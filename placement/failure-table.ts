@@ -12,7 +12,7 @@ export interface LossFinding {
   what: string;
   level: LossLevel;
   message: string;
-  fix?: string;
+  fix?: string | undefined;
 }
 
 /**
@@ -28,7 +28,7 @@ export const LOSS_KINDS: readonly LossKind[] = ["node", "zone", "drained", "drai
 export interface FailureDomainRow {
   kind: LossKind;
   /** A zone row's zone. */
-  zone?: string;
+  zone?: string | undefined;
   nodes: string[];
   /** In the order of the components that own them; every `what` at most once. */
   findings: LossFinding[];

@@ -14,7 +14,7 @@ import type { AttachmentNeed, ComponentNeed, HostCapabilityKind, HostContract, H
 
 /** What the contract reads of a component's placement (./report.ts ComponentPlacement). */
 interface ComponentPlacement {
-  component: { name: string; kind: string; configPath?: string; scheduling: { hostNetwork?: boolean }; nodeSelection?: unknown };
+  component: { name: string; kind: string; configPath?: string | undefined; scheduling: { hostNetwork?: boolean | undefined }; nodeSelection?: unknown };
   eligible: readonly string[];
 }
 

@@ -17,7 +17,7 @@ import { byCodePoint } from "../config/plain";
 
 export interface ReportNode extends SchedNode {
   roles: Role[];
-  zone?: string;
+  zone?: string | undefined;
   kubernetesControlPlane: boolean;
   state: NodeState;
   /**

@@ -143,8 +143,8 @@ export function daemonSetTolerations(hostNetwork = false): Toleration[] {
 
 export interface PodScheduling extends Pick<Scheduling, "nodeSelector" | "affinity" | "tolerations"> {
   /** DaemonSet pods get the controller's automatic tolerations. */
-  daemonSet?: boolean;
-  hostNetwork?: boolean;
+  daemonSet?: boolean | undefined;
+  hostNetwork?: boolean | undefined;
 }
 
 /** Why a node is not eligible, empty when it is. */

@@ -263,7 +263,10 @@ export function chartOperatorComponents(u: HelmReleaseUnit, subs: string[], more
 /** A string value, or undefined (an absent or empty key: Helm's `with` renders nothing for it). */
 export const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined);
 /** `{priorityClass}` when a class is named, else nothing: spread into a component. */
-export const priorityOf = (name: unknown): Pick<Component, "priorityClass"> => (str(name) ? { priorityClass: str(name) } : {});
+export const priorityOf = (name: unknown): Pick<Component, "priorityClass"> => {
+  const priorityClass = str(name);
+  return priorityClass ? { priorityClass } : {};
+};
 
 /** The pod template of a workload object (a Job's, a bare Pod's own spec). */
 export function podTemplateSpec(o: K8sObject): Obj {

@@ -184,9 +184,9 @@ export interface Phase {
 interface NodeSummary {
   name: string;
   roles: Role[];
-  zone?: string;
+  zone?: string | undefined;
   /** Runs etcd and kube-apiserver: a member of the Kubernetes quorum. */
-  kubernetesControlPlane?: true;
+  kubernetesControlPlane?: true | undefined;
   /** Recorded in index.yaml: the removal guard reads the committed state (lifecycle/guards.ts). */
   state: NodeState;
 }

@@ -27,7 +27,7 @@ interface Wiring {
   /** The unit that creates § 2's openkeel-* PriorityClasses: a unit whose pods use one waits for it. */
   priorityClasses: Unit;
   /** The pod network (the CNI's unit), in environments that install one: pods need it first. */
-  podNetwork?: Unit;
+  podNetwork?: Unit | undefined;
   /**
    * The units of a component listed before this one, to wait for (`after(...unitsOf(c))`). A
    * component that is not listed before it is a mistake of the environment's list: it throws.

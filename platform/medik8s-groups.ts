@@ -54,8 +54,8 @@ export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable
 export interface NhcNode {
   name: string;
   roles: readonly string[];
-  kubernetesControlPlane?: boolean;
-  zone?: string;
+  kubernetesControlPlane?: boolean | undefined;
+  zone?: string | undefined;
 }
 
 /** Whether a node of the inventory carries a group's label. */

@@ -212,8 +212,8 @@ export interface PinMove {
   from: string;
   to: string;
   /** The detail changed with it (a new digest under the same tag is a move too). */
-  detailFrom?: string;
-  detailTo?: string;
+  detailFrom?: string | undefined;
+  detailTo?: string | undefined;
 }
 
 /** A component whose pins moved: what the preview shows and the checks judge. */

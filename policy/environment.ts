@@ -12,7 +12,7 @@ const PROJECT = "openkeel";
 
 export interface PolicyEnvironment {
   /** `openkeel:environment` of the stack, when the engine passed it. */
-  environment?: string;
+  environment?: string | undefined;
   /** Held to every decision: anything but an explicit kind-lab stack. */
   production: boolean;
   /** Why the pack decided so, for messages. */

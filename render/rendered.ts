@@ -55,8 +55,8 @@ interface RenderedUnitBase {
   /** Its ComponentResource's type token, `openkeel:<area>:<Name>`. */
   type: string;
   /** Owns data: protected and retained on delete. */
-  protect?: boolean;
-  dependsOn?: string[];
+  protect?: boolean | undefined;
+  dependsOn?: string[] | undefined;
 }
 
 /** The fields of the other kinds are absent: readers may ask any unit for them. */
@@ -78,7 +78,7 @@ export interface RenderedHelmRelease extends RenderedUnitBase, Omit<NoFieldsOf, 
   /** Its values file, `values/<unit>.yaml`. */
   values: string;
   /** Its post-render patches, `postrender/<unit>.yaml` (plan/post-render.ts), when it has any. */
-  postRender?: string;
+  postRender?: string | undefined;
 }
 
 export interface RenderedManifests extends RenderedUnitBase, Omit<NoFieldsOf, "objects"> {
@@ -92,9 +92,9 @@ export interface RenderedRemoteManifest extends RenderedUnitBase, Omit<NoFieldsO
   urls: string[];
   version: string;
   /** Its objects applied with force on field conflicts (RemoteManifestUnit.forceConflicts). */
-  forceConflicts?: string[];
+  forceConflicts?: string[] | undefined;
   /** Fields of its objects left to a patch unit (RemoteManifestUnit.patchedFields). */
-  patchedFields?: { object: string; fields: string[] }[];
+  patchedFields?: { object: string; fields: string[] }[] | undefined;
 }
 
 export type RenderedUnit = RenderedHelmRelease | RenderedManifests | RenderedRemoteManifest;
@@ -103,10 +103,10 @@ export type RenderedUnit = RenderedHelmRelease | RenderedManifests | RenderedRem
 export interface RenderedNode {
   name: string;
   roles: Role[];
-  zone?: string;
-  kubernetesControlPlane?: boolean;
+  zone?: string | undefined;
+  kubernetesControlPlane?: boolean | undefined;
   /** Absent in renders made before node states existed: active. */
-  state?: NodeState;
+  state?: NodeState | undefined;
 }
 
 /** A plan-check warning of the render. */
@@ -114,34 +114,34 @@ export interface RenderedNode {
 export interface RenderedWarning {
   code: string;
   /** The key path of the stack file it is about (`openkeel:nodes[3].state`): with the code, what it means (the preview pairs a base's and a head's by them). */
-  path?: string;
+  path?: string | undefined;
   message: string;
   /** Why it matters, the same for every stack that has it. */
-  reason?: string;
-  remediation?: string;
+  reason?: string | undefined;
+  remediation?: string | undefined;
 }
 
 export interface RenderedIndex {
   /** Absent in renders made before this model (read as version 0: no placement.json). */
-  schemaVersion?: number;
+  schemaVersion?: number | undefined;
   stack: string;
   environment: string;
   topology: string;
   labelProfile: LabelProfile;
   taintedRoles: Role[];
   /** The cluster binding (`openkeel:cluster`); absent in renders made before it existed. */
-  cluster?: { context?: string; apiServer?: string; kubeSystemUID?: string };
+  cluster?: { context?: string | undefined; apiServer?: string | undefined; kubeSystemUID?: string | undefined } | undefined;
   nodes: RenderedNode[];
   warnings: RenderedWarning[];
   /** The node-configuration files (Talos, kind), when the environment renders any. */
-  nodeConfig?: string[];
+  nodeConfig?: string[] | undefined;
   /**
    * What the feasibility model's constraints read of the Plan (lifecycle/feasibility.ts), by
    * constraint: what the removal guard judges a removal with. Absent before schema 2.
    */
-  feasibility?: Record<string, LifecycleFacts>;
+  feasibility?: Record<string, LifecycleFacts> | undefined;
   /** The protected units whose removal the stack allows (`openkeel:allowRemoval`); absent: none. */
-  allowRemoval?: string[];
+  allowRemoval?: string[] | undefined;
   phases: { name: string; units: RenderedUnit[] }[];
 }
 

@@ -20,8 +20,8 @@ function baseRowOf(base: FailureDomainTable, kind: FailureDomainRow["kind"], nod
 }
 
 /** Head rows split by the base row each of their nodes is compared with: the nodes that compare alike stay together. */
-function pairs(base: FailureDomainTable, head: FailureDomainTable): { row: FailureDomainRow; before?: FailureDomainRow }[] {
-  const out: { row: FailureDomainRow; before?: FailureDomainRow }[] = [];
+function pairs(base: FailureDomainTable, head: FailureDomainTable): { row: FailureDomainRow; before?: FailureDomainRow | undefined }[] {
+  const out: { row: FailureDomainRow; before?: FailureDomainRow | undefined }[] = [];
   for (const row of head.rows) {
     if (row.kind === "zone") {
       const before = base.rows.find((r) => r.kind === "zone" && r.zone === row.zone);

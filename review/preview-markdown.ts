@@ -284,13 +284,13 @@ export interface ReportInput {
   base: string;
   stacks: StackPreview[];
   /** Policy output as text (any non-JSON --policy file), shown once for all stacks. */
-  policyText?: string;
+  policyText?: string | undefined;
   /** The JSON policy report as given, kept in the report for whatever reads the comment. */
-  policyJson?: string;
+  policyJson?: string | undefined;
   /** Pins that reach no stack (build tools, schema locations) and moved: `kubeconform v0.7.0 → v0.7.1`. */
-  tools?: string[];
+  tools?: string[] | undefined;
   /** `--stack`: the only stacks rendered (the others were not looked at). */
-  only?: string[];
+  only?: string[] | undefined;
 }
 
 function summaryTable(r: ReportInput): string[] {

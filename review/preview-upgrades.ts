@@ -49,7 +49,7 @@ const CRDS: Record<CrdSource, string> = {
 };
 
 /** How one workload of the placement data restarts, or undefined for what does not roll (a Job's pods, a node selection). */
-function rollLine(c: { name: string; kind: string; replicas?: number; eligible: string[] }): string | undefined {
+function rollLine(c: { name: string; kind: string; replicas?: number | undefined; eligible: string[] }): string | undefined {
   const on = c.eligible.join(", ");
   if (c.kind === "DaemonSet") return `DaemonSet \`${c.name}\`: node by node on ${c.eligible.length} node(s): ${on}`;
   if (c.kind === "StatefulSet") return `StatefulSet \`${c.name}\`: member by member, ${c.replicas ?? "each of its"} member(s) on ${on}`;

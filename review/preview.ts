@@ -188,8 +188,8 @@ interface IndexUnit {
   phase: string;
   kind: string;
   type: string;
-  release?: string;
-  namespace?: string;
+  release?: string | undefined;
+  namespace?: string | undefined;
   protect: boolean;
   objects: string[];
   /** What the unit section of the preview compares: everything but the object list and values file. */
@@ -202,7 +202,7 @@ interface Index {
   units: Map<string, IndexUnit>;
   /** object file → its unit */
   unitOf: Map<string, string>;
-  nodes: { name: string; roles: Role[]; zone?: string; state?: NodeState; kubernetesControlPlane?: boolean }[];
+  nodes: { name: string; roles: Role[]; zone?: string | undefined; state?: NodeState | undefined; kubernetesControlPlane?: boolean | undefined }[];
   warnings: RenderedWarning[];
   environment: string;
   /** What the feasibility model read of the Plan (absent in a render before schema 2). */
@@ -1023,7 +1023,12 @@ export interface StackReference {
 export function previewAll(
   base: Tree,
   head: Tree,
-  opts: { stacks?: string[]; policy?: PolicyReport; pins?: UpgradePins; references?: ReadonlyMap<string, StackReference> } = {},
+  opts: {
+    stacks?: string[] | undefined;
+    policy?: PolicyReport | undefined;
+    pins?: UpgradePins | undefined;
+    references?: ReadonlyMap<string, StackReference> | undefined;
+  } = {},
 ): StackPreview[] {
   // the two sides share their parses: a file unchanged by the change is parsed once
   const parsed = new Map<string, unknown[]>();

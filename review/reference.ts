@@ -118,16 +118,16 @@ export function renderedFolderIn(repo: string, stacksDir: string): string | unde
  * `renderedDir`), or, outside git (`state` undefined), the render on disk in `onDisk` when given.
  */
 export function stackReference(o: {
-  repo?: string;
+  repo?: string | undefined;
   stack: string;
-  state?: CommittedState;
+  state?: CommittedState | undefined;
   /** Why there is no committed state. */
-  note?: string;
-  renderedDir?: string;
+  note?: string | undefined;
+  renderedDir?: string | undefined;
   /** `<out>/<stack>`: the previous render, the reference outside git. */
-  onDisk?: string;
+  onDisk?: string | undefined;
   head: ReadonlyMap<string, string>;
-  parsed?: Map<string, unknown[]>;
+  parsed?: Map<string, unknown[]> | undefined;
 }): Reference {
   const { repo, state, stack } = o;
   if (repo !== undefined && state) {

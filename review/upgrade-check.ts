@@ -17,9 +17,9 @@ const HEAD_TEXT = fs.readFileSync(path.resolve(__dirname, "../platform/versions.
 export interface StackUpgrades {
   stack: string;
   /** What the pins were compared with; undefined when there was nothing to compare with (`note` says why). */
-  where?: string;
+  where?: string | undefined;
   upgrades: ComponentUpgrade[];
-  note?: string;
+  note?: string | undefined;
 }
 
 /** `Longhorn 1.12.1 → 1.12.2`, `MariaDB (Galera) 11.4.13: another digest`. */

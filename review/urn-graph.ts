@@ -35,10 +35,10 @@ export interface Registration {
   parent: string;
   protect: boolean;
   custom: boolean;
-  aliases?: AliasSpec[];
-  transforms?: number;
+  aliases?: AliasSpec[] | undefined;
+  transforms?: number | undefined;
   /** What names the object it manages: Kubernetes metadata, a Helm release (and its chart), the files of a remote manifest. */
-  names?: { name?: string; namespace?: string; files?: string[]; chart?: string };
+  names?: { name?: string; namespace?: string; files?: string[]; chart?: string } | undefined;
 }
 
 export interface UrnNode {

@@ -90,7 +90,7 @@ export interface StackVerdict {
 export function verdicts(
   stacksDir: string,
   rendered: readonly { plan: Plan; files: RenderedFile[] }[],
-  o: { base?: string; out?: string } = {},
+  o: { base?: string | undefined; out?: string | undefined } = {},
 ): StackVerdict[] {
   const repo = workTreeOf(stacksDir);
   const states = stackStates(
@@ -145,7 +145,7 @@ export function verdictErrors(vs: readonly StackVerdict[], files: ReadonlyMap<st
 export function judged(
   stacksDir: string,
   rendered: readonly { plan: Plan; files: RenderedFile[] }[],
-  o: { base?: string; out?: string; skip?: boolean },
+  o: { base?: string | undefined; out?: string | undefined; skip?: boolean | undefined },
 ): StackVerdict[] {
   if (o.skip) return [];
   try {

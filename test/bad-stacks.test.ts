@@ -20,10 +20,10 @@ interface BadStack {
   name: string;
   text: string;
   exit: number;
-  path?: string;
-  message?: string;
+  path?: string | undefined;
+  message?: string | undefined;
   /** Must not appear in the output (a secret the stack file holds). */
-  absent?: string;
+  absent?: string | undefined;
 }
 
 function header(text: string, key: string): string | undefined {

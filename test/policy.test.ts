@@ -201,9 +201,9 @@ function networkOnly(plan: Plan, name: string, target: string): void {
 
 function dropPatch(plan: Plan, name: string, target: string): void {
   const u = release(plan, name);
-  const before = u.postRender?.length ?? 0;
-  u.postRender = u.postRender?.filter((x) => x.target.name !== target);
-  if (u.postRender?.length === before) throw new Error(`no post-render patch of ${target} in release ${name}`);
+  const patches = u.postRender ?? [];
+  u.postRender = patches.filter((x) => x.target.name !== target);
+  if (u.postRender.length === patches.length) throw new Error(`no post-render patch of ${target} in release ${name}`);
 }
 
 /** A release's patches of `target` aimed at `to` instead: they reach no object the chart renders. */

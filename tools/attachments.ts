@@ -10,9 +10,9 @@ export interface Attachment {
   /** The object's file in the render. */
   file: string;
   /** spec.config, parsed. */
-  config: Record<string, unknown> & { type: string; master?: string; ipam?: Record<string, unknown> };
+  config: Record<string, unknown> & { type: string; master?: string | undefined; ipam?: Record<string, unknown> | undefined };
   /** The Subnet whose spec.provider is the config's ipam.provider (Kube-OVN's IPAM). */
-  subnet?: { name: string; cidrBlock: string; gateway?: string; excludeIps: string[] };
+  subnet?: { name: string; cidrBlock: string; gateway?: string | undefined; excludeIps: string[] } | undefined;
 }
 
 /** A Talos link document that names an interface: its kind, and what the check needs of it. */

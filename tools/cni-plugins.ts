@@ -30,7 +30,9 @@ export interface CniInstall {
 }
 
 /** .tools/cni/ with every plugin at the pin: the stale ones installed, in one `go install`. */
-export function ensureCniPlugins(opts: { toolsDir?: string; go?: string | null; log?: (line: string) => void } = {}): CniInstall {
+export function ensureCniPlugins(
+  opts: { toolsDir?: string | undefined; go?: string | null | undefined; log?: ((line: string) => void) | undefined } = {},
+): CniInstall {
   const dir = cniDir(opts.toolsDir);
   const stale = staleCniPlugins(dir);
   if (stale.length === 0) return { dir, built: [] };

@@ -166,7 +166,7 @@ export function runPlugin(
 }
 
 /** The attachment's config with Kube-OVN's IPAM replaced by host-local handing out `address` (its state in a temporary folder). */
-export function withHostLocalIpam(config: object, subnet: { cidrBlock: string; gateway?: string }, address: string, dataDir: string): object {
+export function withHostLocalIpam(config: object, subnet: { cidrBlock: string; gateway?: string | undefined }, address: string, dataDir: string): object {
   const range = { subnet: subnet.cidrBlock, rangeStart: address, rangeEnd: address, ...(subnet.gateway ? { gateway: subnet.gateway } : {}) };
   return { ...config, ipam: { type: "host-local", dataDir, ranges: [[range]] } };
 }

@@ -21,7 +21,9 @@ export interface HelmInstall {
 const atPin = (binary: string) => fs.existsSync(binary) && buildInfoVersion(binary, HELM.module) === HELM.version;
 
 /** .tools/helm at the pin: installed with `go install` when missing or at another version. */
-export function ensureHelm(opts: { toolsDir?: string; go?: string | null; log?: (line: string) => void } = {}): HelmInstall {
+export function ensureHelm(
+  opts: { toolsDir?: string | undefined; go?: string | null | undefined; log?: ((line: string) => void) | undefined } = {},
+): HelmInstall {
   const toolsDir = opts.toolsDir ?? TOOLS_DIR;
   const binary = toolBinary(HELM_BINARY, toolsDir);
   if (atPin(binary)) return { binary, built: false };

@@ -58,11 +58,11 @@ export interface TalosValidateInstall {
 }
 
 export interface BuildOptions {
-  toolsDir?: string;
-  src?: string;
+  toolsDir?: string | undefined;
+  src?: string | undefined;
   /** The go command; null: as if Go were absent. */
-  go?: string | null;
-  log?: (line: string) => void;
+  go?: string | null | undefined;
+  log?: ((line: string) => void) | undefined;
 }
 
 /** .tools/talos-validate from the wrapper module, unless the binary there reports these sources. */

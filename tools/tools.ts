@@ -83,7 +83,7 @@ export interface InstallOptions {
   download?: (url: string) => Promise<Buffer>;
   /** `<process.platform>-<process.arch>`, the key of the release archives. */
   platform?: string;
-  log?: (line: string) => void;
+  log?: ((line: string) => void) | undefined;
 }
 
 export interface Installed {

@@ -24,7 +24,7 @@ export interface ResourceView {
 /** What a rule finds: a problem (what is wrong, naming the value path; how to fix it). */
 export interface Finding extends Problem {
   /** Stack rules: the resource the finding is about. */
-  urn?: string;
+  urn?: string | undefined;
 }
 
 export type Decision = "D1" | "D2" | "D3" | "D4" | "D5" | "D6" | "D7" | "D8";

@@ -46,13 +46,13 @@ function shipped(u: HelmReleaseUnit, opts: DesignOpts): HelmReleaseUnit {
 }
 
 export interface DesignOpts {
-  conductorReplicas?: number;
-  ironic?: boolean;
-  zun?: boolean;
+  conductorReplicas?: number | undefined;
+  ironic?: boolean | undefined;
+  zun?: boolean | undefined;
   /** Replicas of the quorum StatefulSets (3 by default; 1 on a one-node lab). */
-  quorum?: number;
+  quorum?: number | undefined;
   /** Changes an OpenKeel release's § 5.1 values before the program's patches are derived from them. */
-  values?: (release: string, values: any) => void;
+  values?: ((release: string, values: any) => void) | undefined;
 }
 
 function designUnits(profile: LabelProfile, opts: DesignOpts = {}) {

@@ -18,9 +18,9 @@ export interface NodeView {
 }
 
 export interface PodScheduling {
-  nodeSelector?: Record<string, string>;
-  affinity?: Affinity;
-  tolerations?: Toleration[];
+  nodeSelector?: Record<string, string> | undefined;
+  affinity?: Affinity | undefined;
+  tolerations?: Toleration[] | undefined;
 }
 
 function tolerates(tolerations: Toleration[], taint: Taint): boolean {
