@@ -19,7 +19,7 @@ import { placementReport } from "../placement/report";
 import { placementData } from "../placement/data";
 import { placementMarkdown, placementSvg } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
-import { placementChecks, placementReaders, planStack } from "../environments";
+import { resolveEnvironment, planStack } from "../environments";
 import { capture } from "../cli/cli";
 import { generatedProductionStack } from "./generate";
 import { runKubeconformPerTarget } from "../tools/kubeconform";
@@ -160,7 +160,12 @@ function placementPhase(req: ChildRequest): ChildResult {
   const ms: Record<string, number> = {};
   const { cfg, result, plan } = planned(req, ms);
   let t = now();
-  const report = placementReport(plan, result.topology, planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));
+  const report = placementReport(
+    plan,
+    result.topology,
+    planComponents(plan, resolveEnvironment(cfg.environment).readers),
+    resolveEnvironment(cfg.environment).placementChecks,
+  );
   ms.report = now() - t;
   if (report.checks.length > 0) throw new Error(`placement checks failed: ${report.checks.map((c) => c.code).join(", ")}`);
   t = now();

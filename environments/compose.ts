@@ -1,21 +1,15 @@
-// The Plan of a stack whose checks passed: the node-roles phase, the environment's platform
-// components, the OpenKeel releases, the node-level configuration, and the problems of the stack's
+// The Plan of a stack whose checks passed: the node-roles phase, its components' units (the
+// platform's, then OpenKeel's), the node-level configuration, and the problems of the stack's
 // values (the values contract's). No placement report yet (tests compose Plans to trip the
 // placement checks on them).
 import type { Check, Problem } from "../config/problems";
-import type { LoadedConfig } from "../config/schema";
-import { addOpenKeel, openkeelNodeMetadata } from "../openkeel";
 import { nodeRolesUnit } from "../plan/node-roles";
 import { withMirror } from "../plan/mirror";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
-import { addPlatform, hostContractOf, nodeMetadataOf } from "../platform/component";
-import { openkeelHostContract } from "../openkeel/host";
+import { addComponents, hostContractOf, nodeMetadataOf } from "../platform/component";
 import { mergeHostContracts } from "../plan/host";
-import { stackContext } from "../platform/context";
-import type { Topology } from "../topology/topology";
-import { installed } from "./environment";
-import { ENVIRONMENTS, stackConstraints } from "./registry";
 import { feasibilityFacts } from "../lifecycle/feasibility";
+import type { ResolvedStack } from "./resolve";
 
 export interface ComposedPlan {
   plan: Plan;
@@ -23,11 +17,8 @@ export interface ComposedPlan {
   problems: Problem[];
 }
 
-export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Check[]): ComposedPlan {
-  const env = ENVIRONMENTS[cfg.environment];
-  const components = installed(env, cfg);
-  // one context for every builder of the Plan, the platform components' and the OpenKeel releases'
-  const ctx = stackContext(cfg, topology, env.storage(cfg), components);
+export function composePlan(stack: ResolvedStack, warnings: Check[]): ComposedPlan {
+  const { cfg, env, topology, components, ctx } = stack;
   const plan: Plan = {
     stack: cfg.stack,
     environment: cfg.environment,
@@ -46,15 +37,14 @@ export function composePlan(cfg: LoadedConfig, topology: Topology, warnings: Che
     warnings,
     ...(cfg.allowRemoval.length ? { allowRemoval: [...cfg.allowRemoval].sort() } : {}),
   };
-  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, [...nodeMetadataOf(ctx, components), openkeelNodeMetadata(cfg, topology)]));
-  addPlatform(plan, ctx, components, env.podNetwork);
-  const problems = addOpenKeel(plan, ctx);
+  phase(plan, "node-roles").units.push(nodeRolesUnit(cfg.nodes, topology.profile, nodeMetadataOf(ctx, components)));
+  const problems = addComponents(plan, ctx, components, env.podNetwork);
   plan.nodeConfig = env.nodeConfig(cfg, topology);
   // what the workloads need of their nodes' hosts, and what the node agents install there
-  plan.host = mergeHostContracts([hostContractOf(ctx, components), openkeelHostContract(ctx), env.host?.(cfg) ?? {}]);
+  plan.host = mergeHostContracts([hostContractOf(ctx, components), env.host?.(cfg) ?? {}]);
   const out = withMirror(plan, cfg.mirror);
   // what the feasibility model reads of this Plan, recorded in index.yaml for the removal guard
-  out.feasibility = feasibilityFacts(out, cfg, stackConstraints(cfg));
+  out.feasibility = feasibilityFacts(out, cfg, stack.constraints);
   assertPlanInvariants(out);
   return { plan: out, problems };
 }

@@ -1,8 +1,8 @@
-// The OpenKeel phases of the Plan: openkeel-infra (namespace + openkeel-chart) after the platform,
+// The units of the OpenKeel phases: openkeel-infra (namespace + openkeel-chart) after the platform,
 // then openkeel (one release per service). Values that break the values contract are the stack's
 // problems, one per key, naming the stack file, the service and the values key path.
 import type { LoadedConfig } from "../config/schema";
-import { isSecretRef, phase, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
+import { isSecretRef, type HelmReleaseUnit, type Unit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
 import type { StackContext } from "../platform/context";
 import { autoscalingUnits } from "./autoscaling";
@@ -20,8 +20,6 @@ import { ingressServiceUnits } from "./ingress";
 import { ironicEgressUnit, ironicNamespace, ironicProvisioningUnit } from "./ironic";
 import { releaseName, serviceUnits } from "./services";
 import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
-
-export { openkeelNodeMetadata } from "./node-metadata";
 
 function infrastructure(ctx: StackContext): Unit[] {
   const { cfg } = ctx;
@@ -49,11 +47,8 @@ function infrastructure(ctx: StackContext): Unit[] {
 }
 
 /** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */
-function metadataSecretProblems(cfg: LoadedConfig, plan: Plan): Problem[] {
-  const valuesOf = (service: "nova" | "neutron") => {
-    const u = phase(plan, "openkeel").units.find((x) => x.name === releaseName(service));
-    return u?.kind === "HelmRelease" ? u.values : undefined;
-  };
+function metadataSecretProblems(cfg: LoadedConfig, releases: readonly HelmReleaseUnit[]): Problem[] {
+  const valuesOf = (service: "nova" | "neutron") => releases.find((x) => x.name === releaseName(service))?.values;
   const nova = valueAt(valuesOf("nova"), ["metadata", "sharedSecret"]);
   const neutron = valueAt(valuesOf("neutron"), ["metadataAgent", "sharedSecret"]);
   // a literal or missing secret is the contract's to report
@@ -81,10 +76,12 @@ function withKataRuntimeClass(units: HelmReleaseUnit[], ctx: StackContext): Unit
   return [kataRuntimeClassUnit(ctx), ...units];
 }
 
-/** The OpenKeel phases of the Plan; what the stack's values break of the contract comes back as problems. */
-export function addOpenKeel(plan: Plan, ctx: StackContext): Problem[] {
-  phase(plan, "openkeel-infra").units.push(...infrastructure(ctx));
+/** The units of the OpenKeel phases; what the stack's values break of the contract comes back as problems. */
+export function openkeelUnits(ctx: StackContext): { units: Record<"openkeel-infra" | "openkeel", Unit[]>; problems: Problem[] } {
+  const infra = infrastructure(ctx);
   const services = serviceUnits(ctx);
-  phase(plan, "openkeel").units.push(...withKataRuntimeClass(services.units, ctx), ...autoscalingUnits(ctx, services.units));
-  return [...services.problems, ...metadataSecretProblems(ctx.cfg, plan)];
+  return {
+    units: { "openkeel-infra": infra, openkeel: [...withKataRuntimeClass(services.units, ctx), ...autoscalingUnits(ctx, services.units)] },
+    problems: [...services.problems, ...metadataSecretProblems(ctx.cfg, services.units)],
+  };
 }

@@ -1,14 +1,15 @@
-// The descriptor of a platform component, and how an environment's list of them becomes the
-// platform phases of its Plan. A component says everything about itself in its own module: its
-// units per phase, the namespaces it runs in, the labels it needs on nodes, its part in a node's
-// life, how the placement report reads its workloads, its plan checks and its pins. An environment
-// lists the components it installs, in install order (environments/), and nothing else.
-import type { Check } from "../config/problems";
+// The descriptor of a component, and how a stack's list of them becomes the component phases of its
+// Plan. A component says everything about itself in its own module: its units per phase, the
+// namespaces it runs in, the labels it needs on nodes, its part in a node's life, how the placement
+// report reads its workloads, its plan checks and its pins. An environment lists the platform
+// components it installs, in install order (environments/), and nothing else; OpenKeel itself is
+// one more entry of the same shape, installed last (openkeel/component.ts).
+import type { Check, Problem } from "../config/problems";
 import type { Config } from "../config/schema";
 import { platformConfigSchema, type PlatformConfig } from "../config/platform";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
-import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
+import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type PhaseName, type Plan, type Unit } from "../plan/plan";
 import type { PlacementCheck } from "../placement/report";
 import { mergeHostContracts, type HostContract } from "../plan/host";
 import { upstreamWorkloads, type ChartWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
@@ -17,8 +18,9 @@ import { pinnedManifestUnit, type NodeRemediator, type StackContext } from "./co
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 import { priorityClassesUnit } from "./priority-classes";
 
-const PLATFORM_PHASES = ["crds-operators", "platform", "platform-config"] as const;
-type PlatformPhase = (typeof PLATFORM_PHASES)[number];
+/** The phases components fill, in order: the platform's, then OpenKeel's (the node-roles phase is the inventory's). */
+const COMPONENT_PHASES = ["crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const satisfies readonly PhaseName[];
+type ComponentPhase = (typeof COMPONENT_PHASES)[number];
 
 /** What a component's units wait for besides each other, handed over by the environment. */
 interface Wiring {
@@ -33,6 +35,11 @@ interface Wiring {
    * component that is not listed before it is a mistake of the environment's list: it throws.
    */
   unitsOf(component: PlatformComponent): Unit[];
+  /**
+   * Where a component reports what the stack's values break while it builds its units (OpenKeel's
+   * values contract): the stack's mistakes, each naming its key; no Plan is applied while there are any.
+   */
+  problems: Problem[];
 }
 
 type ComponentSettings = Exclude<keyof PlatformConfig, "realBackends">;
@@ -96,7 +103,7 @@ export interface PlatformComponent extends NodeRemediator {
    */
   charts?: Readonly<Record<string, ChartWorkloads>>;
   /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
-  units(ctx: StackContext, wiring: Wiring): Partial<Record<PlatformPhase, Unit[]>>;
+  units(ctx: StackContext, wiring: Wiring): Partial<Record<ComponentPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
   readers: Readers;
   /**
@@ -134,22 +141,24 @@ function namespacesUnit(namespaces: K8sObject[]): ManifestsUnit {
 }
 
 /**
- * The platform phases of a Plan: the namespaces first, then every component's units phase by
- * phase in the environment's order. The pod network's units are built first so that the others can
- * wait for them, and take their place in that order like every other component's.
+ * The component phases of a Plan: the namespaces first, then every component's units phase by
+ * phase in the stack's order (its environment's platform, then OpenKeel). The pod network's units
+ * are built first so that the others can wait for them, and take their place in that order like
+ * every other component's. What the stack's values break comes back, the stack's to fix.
  */
-export function addPlatform(plan: Plan, ctx: StackContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): void {
+export function addComponents(plan: Plan, ctx: StackContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): Problem[] {
   const namespaces = namespacesUnit(components.flatMap((c) => c.namespaces?.(ctx) ?? []));
   const priorityClasses = priorityClassesUnit();
-  const earlier = new Map<PlatformComponent, Partial<Record<PlatformPhase, Unit[]>>>();
+  const earlier = new Map<PlatformComponent, Partial<Record<ComponentPhase, Unit[]>>>();
   const unitsOf = (c: PlatformComponent) => {
     const units = earlier.get(c);
     if (!units) throw new Error(`platform: a component waits for ${c.name}, which its environment does not list before it`);
-    return PLATFORM_PHASES.flatMap((name) => units[name] ?? []);
+    return COMPONENT_PHASES.flatMap((name) => units[name] ?? []);
   };
+  const problems: Problem[] = [];
   // the pod network comes first: it waits for no other component
-  const network = podNetwork?.units(ctx, { namespaces, priorityClasses, unitsOf });
-  const wiring: Wiring = { namespaces, priorityClasses, podNetwork: network?.["crds-operators"]?.[0], unitsOf };
+  const network = podNetwork?.units(ctx, { namespaces, priorityClasses, unitsOf, problems });
+  const wiring: Wiring = { namespaces, priorityClasses, podNetwork: network?.["crds-operators"]?.[0], unitsOf, problems };
   const built = components.map((c) => {
     const units = c === podNetwork && network ? network : c.units(ctx, wiring);
     earlier.set(c, units);
@@ -158,7 +167,8 @@ export function addPlatform(plan: Plan, ctx: StackContext, components: readonly 
   // before every component: the first of them to use a class waits for it (environments/priority.ts checks)
   phase(plan, "crds-operators").units.push(priorityClasses);
   if (namespaces.objects.length > 0) phase(plan, "crds-operators").units.push(namespaces);
-  for (const name of PLATFORM_PHASES) phase(plan, name).units.push(...built.flatMap((units) => units[name] ?? []));
+  for (const name of COMPONENT_PHASES) phase(plan, name).units.push(...built.flatMap((units) => units[name] ?? []));
+  return problems;
 }
 
 /**

@@ -14,17 +14,15 @@ import type { NodeState } from "../config/lifecycle";
 import { formatPath, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { ServiceName } from "../config/schema";
-import { ENVIRONMENTS, environmentConstraints } from "../environments/registry";
+import { resolveEnvironment } from "../environments";
 import { drainSequenceChecks, nodeRemovalChecks } from "../lifecycle/guards";
 import { nodeSteps, type NodeSteps } from "../lifecycle/steps";
 import { SERVICE_CATALOG } from "../openkeel/catalog";
 import { SWIFT_REPLICAS } from "../openkeel/replicas";
 import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../openkeel/infrastructure";
-import { openkeelLifecycle } from "../openkeel/node-lifecycle";
 import { quorumMoveChecks } from "../openkeel/quorum-moves";
 import { releaseName } from "../openkeel/services";
 import { APPLY_AS_PATCH_ANNOTATION } from "../plan/plan";
-import { lifecyclesOf } from "../platform/component";
 import { classReplacement, immutableChanges, isPriorityClass } from "../platform/priority-classes";
 import { diff, WHOLE_DOCUMENT, type Change } from "../render/diff";
 import {
@@ -53,7 +51,7 @@ export type Tree = Map<string, string>;
  * What the components of every environment contribute to a node's life: each decides from the
  * renders whether its steps apply (an eviction only where one was requested), so all are asked.
  */
-const LIFECYCLES = [...lifecyclesOf([...new Set(Object.values(ENVIRONMENTS).flatMap((e) => e.platform))]), openkeelLifecycle];
+const LIFECYCLES = resolveEnvironment().lifecycles;
 
 interface ObjectRef {
   apiVersion: string;
@@ -698,7 +696,7 @@ export interface Judged {
  * judged with the facts of the reference's render.
  */
 function nodeFindings(bi: Index, hi: Index, judged: Judged): Check[] {
-  const constraints = environmentConstraints(bi.environment || hi.environment);
+  const constraints = resolveEnvironment(bi.environment || hi.environment).constraints;
   const removal = nodeRemovalChecks(bi.nodes, hi.nodes, judged.where, constraints, bi.feasibility ?? hi.feasibility, judged.retiredAt);
   const sequence = drainSequenceChecks(bi.nodes, hi.nodes, judged.where, constraints, hi.feasibility ?? bi.feasibility);
   // a running quorum's zone spread changed under members its strict-local volumes pin (issue 39)

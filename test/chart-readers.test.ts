@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { placementReaders } from "../environments/registry";
+import { resolveEnvironment } from "../environments";
 import type { Plan } from "../plan/plan";
 import { allUnits } from "../plan/plan";
 import { planComponents } from "../placement/workloads";
@@ -56,7 +56,7 @@ function claimedByChart(plans: Plan[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const plan of plans) {
     const units = new Map(allUnits(plan).map((u) => [u.name, u]));
-    for (const c of planComponents(plan, placementReaders(plan.environment))) {
+    for (const c of planComponents(plan, resolveEnvironment(plan.environment).readers)) {
       const u = units.get(c.unit);
       const chart = u?.kind === "HelmRelease" ? u.chart.chart : c.unit;
       const set = out.get(chart) ?? new Set<string>();

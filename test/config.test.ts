@@ -2,7 +2,7 @@
 // problem naming the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
 import { loadConfig, rawFromPulumiConfig } from "../config/load";
-import { stackTopology } from "../environments";
+import { resolveStack } from "../environments";
 import { formatProblem } from "../config/problems";
 import { closest, editDistance } from "../config/suggest";
 import * as fs from "node:fs";
@@ -38,8 +38,8 @@ describe("shipped stacks", () => {
   });
 
   it("take the label profile from the environment (D1)", () => {
-    expect(stackTopology(shippedConfig("lab")).profile).toBe("default");
-    for (const s of PRODUCTION_STACKS) expect(stackTopology(shippedConfig(s)).profile).toBe("hardened");
+    expect(resolveStack(shippedConfig("lab")).topology.profile).toBe("default");
+    for (const s of PRODUCTION_STACKS) expect(resolveStack(shippedConfig(s)).topology.profile).toBe("hardened");
   });
 
   it("read a stack file as Pulumi rewrote it (top-level scalars as strings) like the original", () => {

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { capture } from "../cli/cli";
 import type { LoadedConfig } from "../config/schema";
-import { planStack, stackConstraints } from "../environments";
+import { planStack, resolveStack } from "../environments";
 import { Loss } from "../lifecycle/feasibility";
 import { renderCommand } from "../pipeline/render-command";
 import { failureSummary, rowLevel, type FailureDomainTable, type LossFinding } from "../placement/failure-table";
@@ -304,7 +304,7 @@ describe("the constraints say it, not the table", () => {
         }
       }
     }
-    expect(stackConstraints(mutatedConfig("prod-large", () => {})).filter((c) => c.loss).length).toBeGreaterThan(8);
+    expect(resolveStack(mutatedConfig("prod-large", () => {})).constraints.filter((c) => c.loss).length).toBeGreaterThan(8);
     expect(failureSummary(undefined)).toBeUndefined();
   });
 });

@@ -5,8 +5,8 @@
 // file where one can trip it, and the error names the component, the nodes, what they have and the fix.
 import { describe, expect, it } from "vitest";
 import type { Check } from "../config/problems";
-import { planStack, placementChecks, placementReaders, stackTopology } from "../environments";
-import { ENVIRONMENTS, stackStateTaints } from "../environments/registry";
+import { planStack, resolveEnvironment, resolveStack } from "../environments";
+import { ENVIRONMENTS } from "../environments/registry";
 import { talosHostProvisions } from "../nodes/talos-host";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
@@ -136,13 +136,13 @@ describe("host contract: what trips it", () => {
     const plan = structuredClone(shippedPlan("prod-medium").plan!);
     const schematic = plan.nodeConfig!.files.find((f) => f.path === "talos/schematics/controlplane-control-plane.yaml")!;
     (schematic.documents[0] as any).customization.systemExtensions.officialExtensions = ["siderolabs/util-linux-tools"];
-    const topo = stackTopology(cfg);
+    const topo = resolveStack(cfg).topology;
     const report = placementReport(
       plan,
       topo,
-      planComponents(plan, placementReaders(cfg.environment)),
-      placementChecks(cfg.environment),
-      stackStateTaints(cfg),
+      planComponents(plan, resolveEnvironment(cfg.environment).readers),
+      resolveEnvironment(cfg.environment).placementChecks,
+      resolveStack(cfg).stateTaints,
       talosHostProvisions(plan, true),
     );
     const host = report.checks.filter((c) => c.code.startsWith("host-"));
@@ -163,10 +163,10 @@ describe("host contract: what trips it", () => {
     plan.host!.installs = plan.host!.installs.filter((i) => !i.component.startsWith("multus/"));
     const report = placementReport(
       plan,
-      stackTopology(cfg),
-      planComponents(plan, placementReaders(cfg.environment)),
-      placementChecks(cfg.environment),
-      stackStateTaints(cfg),
+      resolveStack(cfg).topology,
+      planComponents(plan, resolveEnvironment(cfg.environment).readers),
+      resolveEnvironment(cfg.environment).placementChecks,
+      resolveStack(cfg).stateTaints,
       talosHostProvisions(plan, true),
     );
     const host = report.checks.filter((c) => c.code.startsWith("host-"));

@@ -9,7 +9,7 @@ import type { LoadedConfig } from "../config/schema";
 import { KIND_API_VERSION, KIND_CONFIG_PATH, kindClusterConfig, kindNodeConfig, kindNodeNames } from "../nodes/kind";
 import { LAB_NODE_PORTS } from "../openkeel/endpoints";
 import { roleLabelKey } from "../config/roles";
-import { planStack, stackTopology } from "../environments";
+import { planStack, resolveStack } from "../environments";
 import { KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 import { mutatedConfig, REPO, shippedConfig } from "./helpers/stacks";
 
@@ -19,7 +19,7 @@ function kindConfig(cfg: LoadedConfig): any {
   const { plan, problems } = planStack(cfg);
   const errors = problems.filter((c) => isError(c) && !c.code?.startsWith("placement-"));
   expect(errors, JSON.stringify(errors)).toEqual([]);
-  const files = plan ? plan.nodeConfig!.files : kindNodeConfig(cfg, stackTopology(cfg)).files;
+  const files = plan ? plan.nodeConfig!.files : kindNodeConfig(cfg, resolveStack(cfg).topology).files;
   expect(files.map((f) => f.path)).toEqual([KIND_CONFIG_PATH]);
   return files[0].documents[0];
 }
@@ -141,7 +141,7 @@ describe("kind cluster config of other labs", () => {
 
   it("the builder itself refuses an inventory kind cannot name (the check runs first)", () => {
     const cfg = mutatedConfig("lab", (r) => (r.nodes[0].name = "lab-1"));
-    expect(() => kindClusterConfig(cfg, stackTopology(cfg))).toThrow(/no kind cluster name/);
+    expect(() => kindClusterConfig(cfg, resolveStack(cfg).topology)).toThrow(/no kind cluster name/);
   });
 
   it("a lab without a Kubernetes control-plane node stops the plan", () => {

@@ -3,7 +3,7 @@
 // Manila's class run on storage nodes only; the sidecars follow the CSI plugin (1.12.1 has no
 // setting of their own), a deviation docs/design-decisions.md records.
 import { describe, expect, it } from "vitest";
-import { placementChecks, placementReaders, stackTopology } from "../environments";
+import { resolveEnvironment, resolveStack } from "../environments";
 import { LONGHORN_RWX_CLASS } from "../platform/longhorn";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
@@ -67,7 +67,12 @@ describe("RWX share managers (Manila): on storage nodes, through their class", (
     const plan = structuredClone(planOf(cfg));
     const sc = (findUnit(plan, "storage-classes") as ManifestsUnit).objects.find((o) => o.metadata.name === LONGHORN_RWX_CLASS)!;
     (sc.parameters as Record<string, string>).shareManagerNodeSelector = "node-restriction.kubernetes.io/openkeel-compute:";
-    const report = placementReport(plan, stackTopology(cfg), planComponents(plan, placementReaders()), placementChecks(plan.environment));
+    const report = placementReport(
+      plan,
+      resolveStack(cfg).topology,
+      planComponents(plan, resolveEnvironment().readers),
+      resolveEnvironment(plan.environment).placementChecks,
+    );
     const [e] = report.checks.filter((c) => c.code === "placement-forbidden");
     expect(e.message).toMatch(/^storage-classes\/longhorn-rwx\/share-manager \(Pods\) may run on cmp-a-01, .*which lack the storage role/);
   });

@@ -4,7 +4,7 @@
 // nodes' maxUnhealthy, the same conditions. The placement checks hold segments apart from our
 // checks (origin code) and a segment that may hold quorum nodes to one fence at a time.
 import { describe, expect, it } from "vitest";
-import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
+import { resolveEnvironment, planStack, resolveStack } from "../environments";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
 import { findUnit, type ManifestsUnit, type Plan } from "../plan/plan";
@@ -26,7 +26,12 @@ const withMasakariValues = (stack: string, values: Record<string, unknown>) =>
 function bugsOf(stack: string, change: (plan: Plan) => void) {
   const plan = structuredClone(planOf(stack));
   change(plan);
-  return placementReport(plan, stackTopology(shippedConfig(stack)), planComponents(plan, placementReaders()), placementChecks(plan.environment)).bugs;
+  return placementReport(
+    plan,
+    resolveStack(shippedConfig(stack)).topology,
+    planComponents(plan, resolveEnvironment().readers),
+    resolveEnvironment(plan.environment).placementChecks,
+  ).bugs;
 }
 
 describe("Masakari is told how its segments' hosts are remediated", () => {

@@ -5,7 +5,7 @@
 import { isDrained } from "../config/lifecycle";
 import { describe, expect, it, vi } from "vitest";
 import { HA_SEGMENT_LABEL } from "../config/roles";
-import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
+import { resolveEnvironment, planStack, resolveStack } from "../environments";
 import { medik8s } from "../platform/medik8s";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
@@ -16,7 +16,12 @@ import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stack
 function coverageChecks(stack: string, change: (plan: Plan) => void) {
   const plan = structuredClone(planOf(stack));
   change(plan);
-  const report = placementReport(plan, stackTopology(shippedConfig(stack)), planComponents(plan, placementReaders()), placementChecks(plan.environment));
+  const report = placementReport(
+    plan,
+    resolveStack(shippedConfig(stack)).topology,
+    planComponents(plan, resolveEnvironment().readers),
+    resolveEnvironment(plan.environment).placementChecks,
+  );
   // only this repository's code can trip the check: its findings are bugs, not the stack's checks
   expect(report.checks.filter((c) => c.code === "placement-nhc-coverage")).toEqual([]);
   return report.bugs;

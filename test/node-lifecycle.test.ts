@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
-import { planStack, stackConstraints } from "../environments";
+import { planStack, resolveStack } from "../environments";
 import { RenderedStack, renderPlan } from "../render/rendered";
 import { capture } from "../cli/cli";
 import { lifecycleChecks } from "../lifecycle/checks";
@@ -381,7 +381,7 @@ describe("removing the last member of a quorum", () => {
   it("even a retiring member may not leave its quorum short (prod-medium's cp-3; etcd as well)", () => {
     const medium = planOf(shippedConfig("prod-medium")).nodes;
     const previous = medium.map((n) => (n.name === "cp-3" ? { ...n, state: "retiring" as const } : n));
-    const constraints = stackConstraints(shippedConfig("prod-medium"));
+    const constraints = resolveStack(shippedConfig("prod-medium")).constraints;
     const checks = nodeRemovalChecks(
       previous,
       medium.filter((n) => n.name !== "cp-3"),

@@ -11,7 +11,7 @@ import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMA
 import { checkValues } from "../openkeel/contract";
 import { isUnlisted } from "../openkeel/unlisted";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
-import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
+import { resolveEnvironment, planStack, resolveStack } from "../environments";
 import { composePlan } from "../environments/compose";
 import { placementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
@@ -528,9 +528,14 @@ describe("Zun", () => {
     const ok = planStack(mutatedConfig("prod-medium", (r) => r.nodes.push(kata))).placement!;
     expect(ok.placements.find((p) => p.component.name === "openkeel-zun-runtime-class/kata")!.eligible).toEqual(["kata-1"]);
     const cfg = mutatedConfig("prod-medium", (r) => r.nodes.push(kata));
-    const plan = composePlan(cfg, stackTopology(cfg), []).plan;
+    const plan = composePlan(resolveStack(cfg), []).plan;
     delete (object(plan, "RuntimeClass", "kata") as any).scheduling.nodeSelector;
-    const checks = placementReport(plan, stackTopology(cfg), planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment)).checks;
+    const checks = placementReport(
+      plan,
+      resolveStack(cfg).topology,
+      planComponents(plan, resolveEnvironment(cfg.environment).readers),
+      resolveEnvironment(cfg.environment).placementChecks,
+    ).checks;
     expect(checks.map((c) => c.code)).toEqual(["placement-forbidden"]);
     expect(checks[0].message).toMatch(/^openkeel-zun-runtime-class\/kata \(Pods\) may run on cp-1, cp-2, cp-3, .*which lack the containers role/);
   });

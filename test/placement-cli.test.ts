@@ -14,10 +14,10 @@ vi.mock("../environments/compose", async (importOriginal) => {
   const actual = await importOriginal<typeof import("../environments/compose")>();
   return {
     composePlan: (...a: Parameters<typeof actual.composePlan>) => {
-      if (a[0].environment !== "talos-production") return actual.composePlan(...a);
+      if (a[0].cfg.environment !== "talos-production") return actual.composePlan(...a);
       const composed = actual.composePlan(...a);
       const plan = withDesignUnits(composed.plan, { ironic: true, conductorReplicas: 1 });
-      if (a[0].stack.startsWith("typo")) {
+      if (a[0].cfg.stack.startsWith("typo")) {
         const nova = findUnit(plan, "openkeel-nova") as HelmReleaseUnit;
         (nova.values.placement as any).computeAgent.nodeSelector = { "node-restriction.kubernetes.io/openkeel-compte": "" };
       }

@@ -12,7 +12,7 @@ import type { LoadedConfig } from "../config/schema";
 import { phase } from "../plan/plan";
 import { placementReport, type PlacementReport } from "../placement/report";
 import { planComponents } from "../placement/workloads";
-import { placementChecks, placementReaders, planStack } from "../environments";
+import { resolveEnvironment, planStack } from "../environments";
 import { checkMatrix } from "./helpers/design-matrix";
 import { withDesignUnits } from "./helpers/design-units";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "./helpers/stacks";
@@ -23,7 +23,10 @@ function shippedReport(stack: string): { cfg: LoadedConfig; report: PlacementRep
   expect(r.problems.filter((c) => c.level === "error")).toEqual([]);
   let plan = r.plan!;
   if (phase(plan, "platform").units.length === 0) plan = withDesignUnits(plan, {}, "platform");
-  return { cfg, report: placementReport(plan, r.topology, planComponents(plan, placementReaders()), placementChecks(plan.environment)) };
+  return {
+    cfg,
+    report: placementReport(plan, r.topology, planComponents(plan, resolveEnvironment().readers), resolveEnvironment(plan.environment).placementChecks),
+  };
 }
 
 describe.each(SHIPPED_STACKS)("§ 2 matrix on the shipped stack %s", (stack) => {

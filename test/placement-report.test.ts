@@ -8,7 +8,7 @@ import { placementData } from "../placement/data";
 import { NO, placementMarkdown, placementSvg, SVG_NODE_COLUMNS, YES } from "../placement/picture";
 import { planComponents } from "../placement/workloads";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "../platform/longhorn";
-import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
+import { resolveEnvironment, planStack, resolveStack } from "../environments";
 import { composePlan } from "../environments/compose";
 import type { LoadedConfig } from "../config/schema";
 import { checkMatrix } from "./helpers/design-matrix";
@@ -22,8 +22,9 @@ import { planOf, valuesOf } from "./helpers/plans";
 /** A stack's plan with the design's units (§ 4.4, § 5.1, § 5.3), as the topology allows. */
 function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
   // The environment's Plan without the placement checks (they may be what a test trips).
-  const topology = stackTopology(cfg);
-  const base = composePlan(cfg, topology, []).plan;
+  const resolved = resolveStack(cfg);
+  const topology = resolved.topology;
+  const base = composePlan(resolved, []).plan;
   const prov = cfg.nodes.filter((n) => n.roles.includes("provisioning")).length;
   const containers = cfg.nodes.some((n) => n.roles.includes("containers"));
   const cp = cfg.nodes.filter((n) => n.roles.includes("controlPlane")).length;
@@ -38,7 +39,7 @@ function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
 }
 
 function report(plan: Plan, topology: ReturnType<typeof planStack>["topology"]): PlacementReport {
-  return placementReport(plan, topology, planComponents(plan, placementReaders()), placementChecks(plan.environment));
+  return placementReport(plan, topology, planComponents(plan, resolveEnvironment().readers), resolveEnvironment(plan.environment).placementChecks);
 }
 
 const STACKS = SHIPPED_STACKS;
@@ -227,7 +228,7 @@ describe("placement checks", () => {
   it("the chassis ignores placement.chassis: a role there moves nothing", () => {
     const plan = designPlan(shippedConfig("prod-large")).plan;
     valuesOf(plan, "openkeel-neutron").placement.chassis = { role: "storage" };
-    const chassis = report(plan, stackTopology(shippedConfig("prod-large"))).placements.find((p) => p.component.name === "openkeel-neutron/chassis")!;
+    const chassis = report(plan, resolveStack(shippedConfig("prod-large")).topology).placements.find((p) => p.component.name === "openkeel-neutron/chassis")!;
     expect(chassis.component.scheduling.tolerations).toEqual([{ operator: "Exists" }]);
     expect(new Set(chassis.eligible)).toEqual(new Set(plan.nodes.filter((n) => n.roles.includes("compute") || n.roles.includes("network")).map((n) => n.name)));
   });
@@ -238,8 +239,8 @@ describe("placement checks", () => {
         values: { nodePlacement: { api: { nodeSelector: { "topology.kubernetes.io/zone": "z" }, tolerations: [{ key: "gpu", operator: "Exists" }] } } },
       };
     });
-    const plan = composePlan(cfg, stackTopology(cfg), []).plan;
-    const api = planComponents(plan, placementReaders(cfg.environment)).find((c) => c.name === "openkeel-masakari/api")!;
+    const plan = composePlan(resolveStack(cfg), []).plan;
+    const api = planComponents(plan, resolveEnvironment(cfg.environment).readers).find((c) => c.name === "openkeel-masakari/api")!;
     // raw values merge over the release's own nodePlacement.api.nodeSelector, as Helm merges maps
     expect(api.scheduling.nodeSelector).toEqual({ "node-restriction.kubernetes.io/openkeel-control-plane": "", "topology.kubernetes.io/zone": "z" });
     expect(api.scheduling.tolerations).toEqual([
@@ -462,7 +463,7 @@ describe("placement readers", () => {
   it("every unit of every shipped stack is claimed by a reader", () => {
     for (const stack of SHIPPED_STACKS) {
       const plan = planOf(stack);
-      expect(() => planComponents(plan, placementReaders(plan.environment)), stack).not.toThrow();
+      expect(() => planComponents(plan, resolveEnvironment(plan.environment).readers), stack).not.toThrow();
     }
   });
 
@@ -478,9 +479,11 @@ describe("placement readers", () => {
         {},
       ),
     );
-    expect(() => planComponents(plan, placementReaders("talos-production"))).toThrow(/no reader claims unit sriov \(openkeel:platform:SriovNetworkOperator\)/);
+    expect(() => planComponents(plan, resolveEnvironment("talos-production").readers)).toThrow(
+      /no reader claims unit sriov \(openkeel:platform:SriovNetworkOperator\)/,
+    );
     platform.units.pop();
     platform.units.push(manifestsUnit("gadget", "openkeel:platform:Gadget", [{ apiVersion: "example.io/v1", kind: "Gadget", metadata: { name: "g" } }]));
-    expect(() => planComponents(plan, placementReaders("talos-production"))).toThrow(/no reader claims Gadget g of unit gadget/);
+    expect(() => planComponents(plan, resolveEnvironment("talos-production").readers)).toThrow(/no reader claims Gadget g of unit gadget/);
   });
 });

@@ -10,9 +10,8 @@ import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { deployPlan } from "../components/deploy";
 import { postRenderExecutable, postRenderManifests } from "../components/post-render";
-import { planStack } from "../environments";
+import { planStack, resolveEnvironment } from "../environments";
 import { priorityClassChecks } from "../environments/priority";
-import { placementReaders } from "../environments/registry";
 import { applyPostRender, mergePatch, PostRenderError, type PostRenderPatch } from "../plan/post-render";
 import { allUnits, findUnit, type HelmReleaseUnit, type Plan } from "../plan/plan";
 import { releasePatches } from "../policy/rules/post-render";
@@ -30,7 +29,7 @@ const HOST = "kubernetes.io/hostname";
 const ZONE = "topology.kubernetes.io/zone";
 
 function component(plan: Plan, name: string): Component {
-  const c = planComponents(plan, placementReaders(plan.environment)).find((x) => x.name === name);
+  const c = planComponents(plan, resolveEnvironment(plan.environment).readers).find((x) => x.name === name);
   if (!c) throw new Error(`no component ${name}`);
   return c;
 }

@@ -2,7 +2,7 @@
 // permissions of seed 004), pinned, after cert-manager (its webhook certificate) and the cluster
 // operator (its RabbitmqCluster CRD), in production and in the lab.
 import { describe, expect, it } from "vitest";
-import { addPlatform, type PlatformComponent } from "../platform/component";
+import { addComponents, type PlatformComponent } from "../platform/component";
 import { rabbitmqTopologyOperator } from "../platform/rabbitmq-topology-operator";
 import { RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR } from "../platform/versions";
 import { emptyPhases, findUnit, phase, type Plan } from "../plan/plan";
@@ -33,7 +33,7 @@ describe("the messaging topology operator", () => {
       warnings: [],
     };
     const ctx = contextOf(cfg);
-    expect(() => addPlatform(plan, ctx, [rabbitmqTopologyOperator] as PlatformComponent[])).toThrow(
+    expect(() => addComponents(plan, ctx, [rabbitmqTopologyOperator] as PlatformComponent[])).toThrow(
       /waits for cert-manager, which its environment does not list before it/,
     );
   });

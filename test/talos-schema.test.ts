@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../config/schema";
 import type { NodeConfigFile } from "../plan/plan";
-import { planStack, stackTopology } from "../environments";
+import { planStack, resolveStack } from "../environments";
 import { talosNodeConfig } from "../nodes/talos";
 import { DEFAULT_SCHEMAS_DIR, SCHEMAS_ENV, schemasDir, talosSchemaPath, talosValidator } from "../tools/talos-schema";
 import { offlineSchemasDir } from "../tools/kubeconform";
@@ -18,7 +18,7 @@ const validator = talosValidator();
 /** The Talos documents of a stack: patches and node patches (schematics and the index are not Talos config). */
 function talosDocuments(cfg: LoadedConfig): { path: string; doc: Record<string, unknown> }[] {
   // Node-level config does not depend on where pods land (placement checks may refuse a test stack).
-  const files: NodeConfigFile[] = (planStack(cfg).plan?.nodeConfig ?? talosNodeConfig(cfg, stackTopology(cfg))).files;
+  const files: NodeConfigFile[] = (planStack(cfg).plan?.nodeConfig ?? talosNodeConfig(cfg, resolveStack(cfg).topology)).files;
   return files
     .filter((f) => f.path.startsWith("talos/patches/") || f.path.startsWith("talos/nodes/"))
     .flatMap((f) => f.documents.map((doc) => ({ path: f.path, doc })));

@@ -18,7 +18,7 @@ import {
   machineType,
   talosGroups,
 } from "../nodes/talos";
-import { planStack, stackTopology } from "../environments";
+import { planStack, resolveStack } from "../environments";
 import { TALOS_VERSION } from "../platform/versions";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "./helpers/stacks";
 
@@ -30,7 +30,7 @@ function filesOf(cfg: LoadedConfig): NodeConfigFile[] {
   const { plan, problems } = planStack(cfg);
   const errors = problems.filter((c) => isError(c) && !c.code?.startsWith("placement-"));
   expect(errors, JSON.stringify(errors)).toEqual([]);
-  return plan ? plan.nodeConfig!.files : talosNodeConfig(cfg, stackTopology(cfg)).files;
+  return plan ? plan.nodeConfig!.files : talosNodeConfig(cfg, resolveStack(cfg).topology).files;
 }
 
 function file(files: NodeConfigFile[], path: string): NodeConfigFile {
@@ -64,7 +64,7 @@ function schematicOf(files: NodeConfigFile[], group: string): any {
 
 describe.each(PRODUCTION)("Talos node configuration of %s", (stack) => {
   const cfg = shippedConfig(stack);
-  const topo = stackTopology(cfg);
+  const topo = resolveStack(cfg).topology;
   const files = filesOf(cfg);
   const byNode = machines(files);
 
@@ -272,10 +272,10 @@ describe("Talos node configuration per topology", () => {
 
   it("an untainted network node may run pods with volumes, so it gets the Longhorn extensions", () => {
     const cfg = mutatedConfig("prod-medium", (r) => (r.taints = ["compute", "provisioning"]));
-    const ext = groupSchematic({ roles: ["network"] }, stackTopology(cfg), cfg.talos!).customization.systemExtensions;
+    const ext = groupSchematic({ roles: ["network"] }, resolveStack(cfg).topology, cfg.talos!).customization.systemExtensions;
     expect(ext?.officialExtensions).toEqual([...LONGHORN_EXTENSIONS].sort());
     const tainted = shippedConfig("prod-medium");
-    expect(groupSchematic({ roles: ["network"] }, stackTopology(tainted), tainted.talos!).customization).toEqual({});
+    expect(groupSchematic({ roles: ["network"] }, resolveStack(tainted).topology, tainted.talos!).customization).toEqual({});
   });
 
   it("a containers node added to medium gets Kata and the Longhorn extensions", () => {
@@ -327,7 +327,7 @@ describe("Talos node configuration per topology", () => {
 
 describe("Talos builder invariants (the config schema makes these unreachable from a stack file)", () => {
   const cfg = shippedConfig("prod-medium");
-  const topo = stackTopology(cfg);
+  const topo = resolveStack(cfg).topology;
   const group = (name: string) => talosGroups(cfg.nodes).find((g) => g.name === name)!;
 
   it("refuses compute or storage machines without their openkeel:talos block", () => {

@@ -6,11 +6,11 @@ import { K8S_CONTROL_PLANE_LABEL } from "../config/roles";
 import { planChecks } from "../topology/checks";
 import { serviceEnabled } from "../topology/services";
 import { nodeTaints, schedulingNodeLabels } from "../topology/topology";
-import { planStack, stackTopology } from "../environments";
+import { planStack, resolveStack } from "../environments";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "./helpers/stacks";
 
 function checksOf(cfg: LoadedConfig) {
-  return planChecks(cfg, stackTopology(cfg));
+  return planChecks(cfg, resolveStack(cfg).topology);
 }
 const codes = (cfg: LoadedConfig, level: "error" | "warning") =>
   checksOf(cfg)
@@ -115,7 +115,7 @@ describe("services", () => {
   it("Ironic is on where provisioning nodes exist, off elsewhere", () => {
     const on = (stack: string) => {
       const cfg = shippedConfig(stack);
-      return serviceEnabled(cfg, stackTopology(cfg), "ironic");
+      return serviceEnabled(cfg, resolveStack(cfg).topology, "ironic");
     };
     expect([on("lab"), on("prod-small"), on("prod-medium"), on("prod-large")]).toEqual([false, false, true, true]);
   });
@@ -135,7 +135,7 @@ describe("node labels and taints", () => {
 
   it("taints only the stack's tainted roles; keys stay node-role.openkeel.io in every profile", () => {
     const cfg = shippedConfig("prod-medium");
-    const topo = stackTopology(cfg);
+    const topo = resolveStack(cfg).topology;
     const taints = (name: string) =>
       nodeTaints(
         cfg.nodes.find((n) => n.name === name)!,
@@ -148,14 +148,14 @@ describe("node labels and taints", () => {
 
   it("taints: true taints every role; the small topology has none", () => {
     const cfg = mutatedConfig("prod-small", (r) => (r.taints = true));
-    expect(nodeTaints(cfg.nodes[0], stackTopology(cfg))).toHaveLength(5);
+    expect(nodeTaints(cfg.nodes[0], resolveStack(cfg).topology)).toHaveLength(5);
     const small = shippedConfig("prod-small");
-    expect(nodeTaints(small.nodes[0], stackTopology(small))).toEqual([]);
+    expect(nodeTaints(small.nodes[0], resolveStack(small).topology)).toEqual([]);
   });
 
   it("a Kubernetes control-plane node without OpenKeel roles keeps the upstream taint", () => {
     const cfg = shippedConfig("prod-large");
-    const topo = stackTopology(cfg);
+    const topo = resolveStack(cfg).topology;
     expect(
       nodeTaints(
         cfg.nodes.find((n) => n.name === "k8s-cp-1")!,

@@ -5,7 +5,7 @@
 // (openkeel/unlisted.ts); the placement model judges them from the patched template alone, and
 // without the patch as the chart renders them: unplaced.
 import { describe, expect, it } from "vitest";
-import { placementChecks, placementReaders, planStack, stackTopology } from "../environments";
+import { resolveEnvironment, planStack, resolveStack } from "../environments";
 import { openkeelDesign } from "../openkeel/design";
 import { UNLISTED_COMPONENTS, unlistedPlacementPatch, unlistedRendered } from "../openkeel/unlisted";
 import { workloadObjectName } from "../openkeel/zone-spread";
@@ -29,7 +29,7 @@ function withoutUnlistedPatches(plan: Plan): Plan {
 }
 
 function components(plan: Plan): Map<string, Component> {
-  return new Map(planComponents(plan, placementReaders(plan.environment)).map((c) => [c.name, c]));
+  return new Map(planComponents(plan, resolveEnvironment(plan.environment).readers).map((c) => [c.name, c]));
 }
 
 /** Every unlisted component a release of the plan renders, with its release. */
@@ -74,7 +74,12 @@ describe("item 2: what § 5.2 does not list is placed by its release's patch, an
     const verdicts = (stack: string, bare: boolean) => {
       const cfg = shippedConfig(stack);
       const plan = bare ? withoutUnlistedPatches(planOf(cfg)) : planOf(cfg);
-      const r = placementReport(plan, stackTopology(cfg), planComponents(plan, placementReaders(cfg.environment)), placementChecks(cfg.environment));
+      const r = placementReport(
+        plan,
+        resolveStack(cfg).topology,
+        planComponents(plan, resolveEnvironment(cfg.environment).readers),
+        resolveEnvironment(cfg.environment).placementChecks,
+      );
       return [...new Set(r.checks.filter((c) => c.level === "error").map((c) => `${c.code} ${c.message.split(" ")[0]}`))].sort();
     };
     for (const stack of ["prod-medium", "prod-large"]) expect(verdicts(stack, false), stack).toEqual([]);
@@ -90,7 +95,7 @@ describe("item 2: what § 5.2 does not list is placed by its release's patch, an
     // control plane (the shipped production stacks taint every other node: there it changes no verdict)
     const cfg = mutatedConfig("prod-medium", (r) => (r.taints = ["provisioning"]));
     const eligible = (plan: Plan) =>
-      placementReport(plan, stackTopology(cfg), planComponents(plan, placementReaders(cfg.environment)), []).placements.find(
+      placementReport(plan, resolveStack(cfg).topology, planComponents(plan, resolveEnvironment(cfg.environment).readers), []).placements.find(
         (p) => p.component.name === "openkeel-nova/scheduler",
       )!.eligible;
     const controlPlane = planOf(cfg)

@@ -15,7 +15,7 @@ import { renderCommand } from "../pipeline/render-command";
 import { previewCommand } from "../review/preview-command";
 import { protectedUrns, removalsCommand } from "../review/removals-command";
 import { drainSequenceChecks } from "../lifecycle/guards";
-import { stackConstraints } from "../environments";
+import { resolveStack } from "../environments";
 import { planOf } from "./helpers/plans";
 import { PROJECT_KEY } from "./helpers/lifecycle";
 import { cloneWorkingTree, GIT_ENV, git, tempFolders } from "./helpers/repos";
@@ -384,7 +384,7 @@ describe("docs/operating.md lists every check and the entry points that run it",
 describe("drain-sequence: a drain while another node comes back with the same deploy", () => {
   const nodes = (states: Record<string, string>) =>
     planOf("prod-medium").nodes.map((n) => ({ ...n, state: (states[n.name] ?? "active") as "active" | "maintenance" | "retiring" }));
-  const constraints = stackConstraints(shippedConfig("prod-medium"));
+  const constraints = resolveStack(shippedConfig("prod-medium")).constraints;
   const facts = planOf("prod-medium").feasibility;
   const judge = (before: Record<string, string>, after: Record<string, string>) =>
     drainSequenceChecks(nodes(before), nodes(after), "deployed/s (1a2b3c4d5e6f)", constraints, facts);

@@ -1,17 +1,14 @@
 // Test helpers: the Plan of a stack and the units and objects in it.
 import { formatProblem, isCheck, isError } from "../../config/problems";
 import type { LoadedConfig } from "../../config/schema";
-import { planStack, stackTopology, type PlanResult } from "../../environments";
-import { installed } from "../../environments/environment";
-import { ENVIRONMENTS } from "../../environments/registry";
-import { stackContext, type StackContext } from "../../platform/context";
+import { planStack, resolveStack, type PlanResult } from "../../environments";
+import type { StackContext } from "../../platform/context";
 import { allUnits, findUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, type Plan } from "../../plan/plan";
 import { onceEach, shippedConfig } from "./stacks";
 
-/** The context every builder of a stack's Plan reads, as composePlan builds it. */
+/** The context every builder of a stack's Plan reads (the stack's resolution). */
 export function contextOf(cfg: LoadedConfig): StackContext {
-  const env = ENVIRONMENTS[cfg.environment];
-  return stackContext(cfg, stackTopology(cfg), env.storage(cfg), installed(env, cfg));
+  return resolveStack(cfg).ctx;
 }
 
 /** What planning a shipped stack gives (its Plan, placement and problems), as a copy of one planning. */

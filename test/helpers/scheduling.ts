@@ -1,4 +1,4 @@
-import { stackTopology } from "../../environments";
+import { resolveStack } from "../../environments";
 // The scheduler's node filter, small: does a pod with these scheduling fields fit a node with
 // these labels and taints? Node selector (exact values), required node affinity (terms ORed,
 // expressions ANDed) and NoSchedule/NoExecute taints, as kube-scheduler filters them.
@@ -62,7 +62,7 @@ export function fits(view: Pick<NodeView, "labels" | "taints">, pod: PodScheduli
 
 /** Every node as the scheduler sees it once the node-roles phase ran (contributed labels included). */
 export function nodeViews(cfg: LoadedConfig, plan: Plan): NodeView[] {
-  const topo = stackTopology(cfg);
+  const topo = resolveStack(cfg).topology;
   const patches = (findUnit(plan, "node-roles") as ManifestsUnit).objects;
   return cfg.nodes.map((node) => {
     const patch = patches.find((o) => o.metadata.name === node.name);

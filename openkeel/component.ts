@@ -1,0 +1,27 @@
+// OpenKeel itself as one component of a stack, of the same shape as the platform components: the
+// last one installed (environments/registry.ts appends it to every environment's platform), with
+// its units in the OpenKeel phases, the labels its chassis need, what its workloads need of the
+// hosts, its part in a node's life, and how the placement report reads its releases.
+import type { PlatformComponent } from "../platform/component";
+import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
+import { openkeelHostContract } from "./host";
+import { openkeelUnits } from "./index";
+import { openkeelNodeMetadata } from "./node-metadata";
+import { openkeelLifecycle } from "./node-lifecycle";
+import { OPENKEEL_PLACEMENT_CHECKS, OPENKEEL_READERS } from "./workloads";
+
+export const OPENKEEL: PlatformComponent = {
+  name: "OpenKeel",
+  // the charts as platform/versions.ts pins them (a stack's openkeel:charts overrides the repository and versions)
+  pins: Object.values(OPENKEEL_CHARTS).map((pin) => ({ repository: OPENKEEL_CHART_REPOSITORY, ...pin })),
+  nodeMetadata: (ctx) => openkeelNodeMetadata(ctx.cfg, ctx.topo),
+  lifecycle: openkeelLifecycle,
+  units(ctx, wiring) {
+    const { units, problems } = openkeelUnits(ctx);
+    wiring.problems.push(...problems);
+    return units;
+  },
+  readers: OPENKEEL_READERS,
+  placementChecks: OPENKEEL_PLACEMENT_CHECKS,
+  host: openkeelHostContract,
+};
