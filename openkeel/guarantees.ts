@@ -20,10 +20,11 @@ import { galeraDisruptionsAllowed, galeraPod } from "../platform/mariadb-operato
 import { rabbitmqPod } from "../platform/rabbitmq-operator";
 import { membersApartByZone } from "./context";
 import { openkeelDesign } from "./design";
-import { stackOrigin } from "./services";
+import { stackOrigin } from "./releases";
 import { UNLISTED_COMPONENTS } from "./unlisted";
 import { chartObjects, type ChartObject } from "./workloads";
-import { INFRASTRUCTURE_TYPE, RELEASE_TYPE, serviceOfRelease } from "./names";
+import { INFRASTRUCTURE_TYPE, RELEASE_TYPE } from "./names";
+import { serviceOfRelease } from "./registry";
 
 /** What § 2 and the decisions require of a component's pods beyond its nodes. */
 interface PodGuarantee {

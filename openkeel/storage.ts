@@ -2,7 +2,7 @@
 // RabbitMQ's quorum queues, OVN central's RAFT and Swift's rings. Each asks for the environment's
 // strict-local class (ReleaseStorage), and the plan checks (environments/storage.ts) hold each to
 // one replica on its pod's node in production.
-import { releaseName } from "./services";
+import { releaseName } from "./names";
 
 export interface StrictLocalVolume {
   /** As the design names it. */

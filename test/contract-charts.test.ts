@@ -124,7 +124,7 @@ describe("item 2: the components § 5.2 does not list render with no placement, 
   it.each(charts)("%s: an unlisted component passes no placement, no default role and no priority to the helper", (chart) => {
     const unlisted = workloads(chart).filter((w) => /"noPlacement" true/.test(w.args) && !selfPlaced(w.args));
     for (const w of unlisted) expect(w.args, `${chart} ${w.key}`).not.toMatch(/"defaultRoles"|"priority"|"placementValue"|"ownNodeSelector"|"ownTolerations"/);
-    // the program's list (the catalog's `unlisted`, and the ingress) is what the chart renders unplaced
+    // the program's list (the descriptors' `unlisted`, and the ingress) is what the chart renders unplaced
     expect(unlisted.map((w) => w.key).sort(), chart).toEqual(unlistedComponents(chart).sort());
   });
 
