@@ -42,6 +42,56 @@ export interface DesignRow {
   reservedHosts?: true;
 }
 
+/**
+ * What § 2 and the decisions require of a component's pods beyond its nodes, where no chart
+ * renders it (or, for the Ironic conductor, its template does): held on the objects the cluster
+ * receives, after the post-render patches (./guarantees.ts).
+ */
+export interface PodGuarantee {
+  /** The design row, as messages name it. */
+  row: string;
+  /** What carries it (the post-render patch and where it is built): what a fix restores. */
+  source: string;
+  /**
+   * Required pod anti-affinity on the host over its own pods: one member per node.
+   * @default false
+   */
+  hostApart?: true;
+  /**
+   * The same on the zone where the topology keeps members one per zone (§ 6.3).
+   * @default false
+   */
+  zoneApart?: true;
+  /**
+   * Spread over the zones, where the stack's nodes carry several: zone anti-affinity or a zone spread constraint over its own pods.
+   * @default false
+   */
+  zoneSpread?: true;
+  /**
+   * Its priority tier (`global.placementDefaults.priorityClasses.<tier>`).
+   * @default none held
+   */
+  priority?: "infra" | "control";
+  /**
+   * At most this many pods evicted at once by a drain, all healthy (its PodDisruptionBudget).
+   * @default none held
+   */
+  maxUnavailable?: number;
+  /**
+   * What writes that budget, where it is not what writes the rest.
+   * @default `source`
+   */
+  budgetSource?: string;
+  /**
+   * The roles it must select, one nodeSelectorTerm or selector each, with their taints tolerated (a component § 5.2 does not list).
+   * @default none held
+   */
+  roles?: readonly Role[];
+}
+
+/** A quorum member's guarantee: one per node, and one per zone where the topology keeps them so (§ 2.1, § 6.3). */
+export const QUORUM_APART = { hostApart: true, zoneApart: true } as const;
+
 /** A Deployment on the chart's default role, the control plane (§ 5.2): the design row of a component that says none. */
 export const CONTROL_PLANE_DEPLOYMENT: DesignRow = { kind: "Deployment", roles: CONTROL_PLANE };
 
@@ -85,6 +135,17 @@ interface ComponentBase {
    * @default none: not a quorum
    */
   quorum?: { what: string; costs: string };
+  /**
+   * What § 2 requires of its pods that no chart renders, held after the post-render patches (./guarantees.ts).
+   * @default none beyond its design row (and, § 5.2 not listing it, its roles and tier)
+   */
+  guarantee?: PodGuarantee;
+  /**
+   * A volume of its own that replicates its own data (D5: OVN central's RAFT, Swift's devices): its
+   * `storageClassName` in the release's values must be the environment's strict-local class (./storage.ts).
+   * @default none
+   */
+  strictLocalVolume?: { what: string; path: readonly string[] };
 }
 
 /**

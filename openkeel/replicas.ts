@@ -12,9 +12,7 @@ import type { AutoscalingConfig } from "../config/schema";
 import { valueAt } from "../config/problems";
 import { isAutoscaled, type ComponentSpec } from "./components";
 import type { ContractIssue } from "./contract";
-
-/** Swift keeps 3 replicas of each object, one per storage member (§ 6.1): fewer members cannot hold them apart. */
-export const SWIFT_REPLICAS = 3;
+import { SWIFT_REPLICAS } from "./services/swift";
 
 /** A component's replica count, against what the design and the topology give it. */
 export interface ReplicaCount {

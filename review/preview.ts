@@ -17,7 +17,7 @@ import { ENVIRONMENTS, environmentConstraints } from "../environments/registry";
 import { drainSequenceChecks, nodeRemovalChecks } from "../lifecycle/guards";
 import { nodeSteps, type NodeSteps } from "../lifecycle/steps";
 import { OPENKEEL_SERVICES } from "../openkeel/services";
-import { SWIFT_REPLICAS } from "../openkeel/replicas";
+import { SWIFT_REPLICAS } from "../openkeel/services/swift";
 import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../openkeel/infrastructure";
 import { openkeelLifecycle } from "../openkeel/node-lifecycle";
 import { quorumMoveChecks } from "../openkeel/quorum-moves";

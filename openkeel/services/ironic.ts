@@ -192,6 +192,7 @@ export const ironic = openkeelService({
       replicas: "ironicConductors",
       templateHostAntiAffinity: true,
       design: { kind: "StatefulSet", roles: ["provisioning"], confinedTo: "provisioning" },
+      guarantee: { row: "§ 2.2 Ironic conductor (D7)", source: "the host term its chart's template renders (§ 5.2)", hostApart: true },
     },
   },
   requiredRole: "provisioning",

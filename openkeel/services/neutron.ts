@@ -11,7 +11,7 @@ import type { ComponentHostNeeds } from "../../plan/host";
 import { secretRef } from "../../plan/plan";
 import type { LossFinding } from "../../placement/failure-table";
 import { CONTROL_PLANE } from "../../placement/workloads";
-import { api, CHASSIS, chassisSelector, NODE_AGENT_EXTRA_TOLERATIONS, on, secretRefSchema, unlisted, volumeSchema, worker } from "../components";
+import { api, CHASSIS, chassisSelector, NODE_AGENT_EXTRA_TOLERATIONS, on, QUORUM_APART, secretRefSchema, unlisted, volumeSchema, worker } from "../components";
 import { quorumPlacement } from "../context";
 import { METADATA_PROXY_SECRET, releaseName } from "../names";
 import { openkeelService, releaseValues } from "../service";
@@ -127,6 +127,12 @@ export const neutron = openkeelService({
       // D2: the RAFT members on the control plane, whatever selector the chart is given
       design: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
       quorum: { what: "OVN central", costs: "Neutron can change no network, port or router" },
+      guarantee: {
+        row: "§ 2.2 OVN central (D2)",
+        source: "the post-render patch that carries it (openkeel/zone-spread.ts antiAffinityPostRender)",
+        ...QUORUM_APART,
+      },
+      strictLocalVolume: { what: "OVN central", path: ["ovnCentral", "storage", "storageClassName"] },
     },
     // compute and network nodes, and containers nodes when Zun runs (their containers get Neutron
     // ports, § 1.2, § 2.2): the chassis label says which (../node-metadata.ts)

@@ -17,10 +17,12 @@ import type { StackContext } from "../../platform/context";
 import { TALOS_CAPACITY_PATH } from "../../platform/longhorn";
 import { api, sharedNodeTolerations, unlisted, UNLISTED, volumeSchema } from "../components";
 import { releaseName, workloadSelector } from "../names";
-import { SWIFT_REPLICAS } from "../replicas";
 import { openkeelService, releaseValues } from "../service";
 
 const SWIFT = "swift";
+
+/** Swift keeps 3 replicas of each object, one per storage member (§ 6.1): fewer members cannot hold them apart. */
+export const SWIFT_REPLICAS = 3;
 
 /**
  * § 2.2: Swift storage spreads over the zones (Swift zones are its failure domains), softly: a
@@ -169,6 +171,13 @@ export const swift = openkeelService({
       settings: { devices: volumeSchema },
       unlisted: UNLISTED,
       design: { kind: "StatefulSet", roles: ["storage"] },
+      guarantee: {
+        row: "§ 2.2 Swift storage",
+        source: "the post-render patch that carries it (openkeel/zone-spread.ts antiAffinityPostRender)",
+        hostApart: true,
+        zoneSpread: true,
+      },
+      strictLocalVolume: { what: "Swift storage", path: ["storage", "devices", "storageClassName"] },
     },
   },
   // Swift storage pods hold the object devices: without storage nodes there is nowhere to put them
