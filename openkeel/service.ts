@@ -3,10 +3,11 @@
 // statement is its descriptor: its chart, its components with their placement, replicas, values and
 // design rows, its public APIs' NodePorts in the lab, what it needs to run, its own stack keys, the
 // units it brings besides its release, its post-render patches, what it needs of the hosts, its
-// constraints in the feasibility model and its placement checks. The registry (./services/index.ts)
+// constraints in the feasibility model, its placement checks and its part in a node's life. The registry (./services/index.ts)
 // lists the services in install order; the shared machinery of ./ reads the descriptors.
 import type { z } from "zod";
 import type { ServiceDeclaration } from "../config/services";
+import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeConstraint } from "../lifecycle/feasibility";
 import type { ComponentHostNeeds } from "../plan/host";
 import { findUnit, type Plan, type Unit } from "../plan/plan";
@@ -101,7 +102,16 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    * @default none
    */
   placementChecks?: readonly PlacementCheck[];
+  /**
+   * Its part in a node's life (lifecycle/): the taints a node's state makes it carry because of the
+   * service, and its steps of a transition (Nova's service disabled before a hypervisor's drain).
+   * @default none
+   */
+  lifecycle?: ServiceLifecycle;
 }
+
+/** A service's part in a node's life; its constraints are `constraints`. */
+export type ServiceLifecycle = Pick<NodeLifecycle, "stateTaints" | "steps">;
 
 /** A service's descriptor, its name kept as written: the registry's names are the type ServiceName (./registry.ts). */
 export function openkeelService<const N extends string>(service: OpenKeelService<N>): OpenKeelService<N> {

@@ -2,14 +2,17 @@
 // console proxy on the control plane; its compute agent on every hypervisor (D6: it subtracts the
 // live requests of non-VM pods from the inventories), Masakari's reserved hosts included; an Ironic
 // agent where Ironic runs. Its agents register in Placement, so its release waits for Placement's.
+// A hypervisor's drain waits for its VMs' live migration, and Nova's service on it is disabled first.
 import { z } from "zod";
 import { labelKey } from "../../config/k8s";
+import { COMPUTE_DISABLED_TAINT, hasTrait, isDrained } from "../../config/lifecycle";
+import { stateChange, type SlottedStep } from "../../lifecycle/contributor";
 import { addFirst, concerned, downList, nodeList, ofTotal, transition, type NodeConstraint } from "../../lifecycle/feasibility";
 import { secretRef } from "../../plan/plan";
 import { TENANT_WORKLOAD } from "../../placement/workloads";
 import { api, computeLabel, NODE_AGENT_EXTRA_TOLERATIONS, on, secretRefSchema, unlisted, worker } from "../components";
 import { METADATA_PROXY_SECRET, releaseName } from "../names";
-import { openkeelService, releaseValues } from "../service";
+import { openkeelService, releaseValues, type ServiceLifecycle } from "../service";
 
 const NOVA = "nova";
 
@@ -94,6 +97,60 @@ const HYPERVISORS: NodeConstraint = {
   },
 };
 
+/** Before a hypervisor is drained: no new VM lands on it, and its compute agent taints it (§ 4.1). */
+function disableNova(node: string, reason: string): SlottedStep {
+  return {
+    slot: "stop-work",
+    when: "before",
+    what: "disable Nova",
+    command: `openstack compute service set --disable --disable-reason ${reason} ${node} nova-compute`,
+    why: "no new VM lands on it; a Masakari segment host also goes on maintenance (openstack segment host update --on_maintenance True, § 5.5)",
+  };
+}
+
+/**
+ * What a node's life asks of Nova (docs/node-lifecycle.md): its compute service on a compute node
+ * is disabled before it is drained (no new VM lands on it; a Masakari segment host also goes on
+ * maintenance, § 5.5), enabled when it is back, and deleted when the node leaves — Nova refuses
+ * while the resource provider has allocations, so only once every VM has left it.
+ */
+const LIFECYCLE: ServiceLifecycle = {
+  // the runbooks disable a drained hypervisor's service first, and the compute agent taints it (§ 4.1)
+  stateTaints: (n) => (isDrained(n.state) && n.roles.includes("compute") ? [COMPUTE_DISABLED_TAINT] : []),
+  steps: (t): SlottedStep[] => {
+    const { node, before: b, after: h } = t;
+    if (b && !h) {
+      if (!b.roles.includes("compute")) return [];
+      return [
+        // a retiring node was disabled when it entered the state; any other is disabled before its drain
+        ...(isDrained(b.state) ? [] : [disableNova(node, "removal")]),
+        {
+          slot: "retire-services",
+          when: "before",
+          what: "delete the Nova service",
+          command: `openstack compute service delete <id of nova-compute on ${node}>`,
+          why: "Nova refuses while the resource provider has allocations: every VM has left it first (§ 5.5)",
+        },
+      ];
+    }
+    const s = stateChange(t);
+    if (!s || !h?.roles.includes("compute")) return [];
+    if (isDrained(s.to) && !isDrained(s.from)) return [disableNova(node, s.to)];
+    if (isDrained(s.from) && !hasTrait(s.to, "cordons")) {
+      return [
+        {
+          slot: "resume-work",
+          when: "after",
+          what: "enable Nova",
+          command: `openstack compute service set --enable ${node} nova-compute`,
+          why: "it takes VMs again (and clear on_maintenance of a segment host)",
+        },
+      ];
+    }
+    return [];
+  },
+};
+
 export const nova = openkeelService({
   name: NOVA,
   chart: "openkeel-nova",
@@ -135,4 +192,5 @@ export const nova = openkeelService({
     };
   },
   constraints: [HYPERVISORS],
+  lifecycle: LIFECYCLE,
 });
