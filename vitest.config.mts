@@ -1,3 +1,5 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
@@ -26,8 +28,19 @@ const SLOW = [
   "test/render.test.ts",
   "test/workflow.test.ts",
 ];
-/** vi.mock replaces a module for its own file: that file gets a fresh module graph. */
-const ISOLATED = ["test/placement-cli.test.ts", "test/post-render-guarantees.test.ts"];
+/**
+ * vi.mock replaces a module for its own file: every file that mocks one gets a fresh module graph
+ * (in the shared graph its mock would leak into the files after it). Found by reading the files,
+ * so a new one cannot be forgotten.
+ */
+const ISOLATED = testFiles("test").filter((f) => fs.readFileSync(f, "utf8").includes("vi.mock("));
+
+function testFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? testFiles(path.join(dir, e.name)) : e.name.endsWith(".test.ts") ? [path.join(dir, e.name)] : []))
+    .sort();
+}
 
 const FAST_ONLY = process.env.OPENKEEL_TESTS === "fast";
 

@@ -22,6 +22,7 @@ import { planComponents } from "../placement/workloads";
 import { resolveEnvironment, planStack } from "../environments";
 import { capture } from "../cli/cli";
 import { generatedProductionStack } from "./generate";
+import { OPENKEEL_SERVICES } from "../openkeel/services";
 import { runKubeconformPerTarget } from "../tools/kubeconform";
 import { renderCommand } from "../pipeline/render-command";
 import { writeStackDir } from "../cli/write";
@@ -55,9 +56,9 @@ export interface ChildResult {
 function config(req: ChildRequest): LoadedConfig {
   if (req.size !== undefined) {
     const g = generatedProductionStack(req.size);
-    return loadConfig(g.raw, { stack: g.stack, file: `generated:${g.stack}` });
+    return loadConfig(g.raw, { stack: g.stack, file: `generated:${g.stack}` }, OPENKEEL_SERVICES);
   }
-  return readStack(req.stack!, req.stacksDir ?? "stacks");
+  return readStack(req.stack!, req.stacksDir ?? "stacks", OPENKEEL_SERVICES);
 }
 
 /** The stacks folder `npm run policy` reads the input from: a generated inventory is written as a stack file. */

@@ -6,7 +6,8 @@
 // whose issues become problems worded the same way (configIssueProblems).
 import type { z } from "zod";
 import { ConfigError, formatPath, valueAt, type ConfigIssue, type Problem } from "./problems";
-import { configSchema, PROJECT, type ConfigSource, type LoadedConfig } from "./schema";
+import { configSchemaOf, PROJECT, type ConfigSource, type LoadedConfig } from "./schema";
+import { serviceCatalog, type ServiceDeclaration } from "./services";
 import { closest } from "./suggest";
 import { NOT_A_STATE } from "./lifecycle";
 
@@ -65,8 +66,8 @@ const WRITE: Record<string, string> = {
   record: "a map of key: value",
 };
 
-function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string): Problem[] {
-  return issueProblems(issue, raw, file).map((p) => ({ ...p, message: nodePrefix(raw, issue.path) + p.message }));
+function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string, schema: z.ZodType): Problem[] {
+  return issueProblems(issue, raw, file, schema).map((p) => ({ ...p, message: nodePrefix(raw, issue.path) + p.message }));
 }
 
 /** `openkeel:nodes[2].roles[0]` for the path [nodes, 2, roles, 0] of the config. */
@@ -84,22 +85,24 @@ function customProblem(message: string, path: string, file: string): Problem {
   return { file, path, message: what, fix: fix ?? "correct the value" };
 }
 
-function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string): Problem[] {
+/** `openkeel:services`: its keys are the services' names, which the fix lists (the registry's, openkeel/services/). */
+const isServices = (path: readonly PropertyKey[]) => path.length === 1 && path[0] === "services";
+
+function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string, schema: z.ZodType): Problem[] {
   const { keyPath, text: path } = keyPathOf(issue.path);
   const got = valueAt(raw, issue.path);
   switch (issue.code) {
     case "unrecognized_keys":
       return issue.keys.map((key) => {
         const isTop = issue.path.length === 0;
-        const valid = (keysAt(configSchema._zod.def as unknown as SchemaDef, issue.path) ?? []).filter((k) => !issue.keys.includes(k));
+        const valid = (keysAt(schema._zod.def as unknown as SchemaDef, issue.path) ?? []).filter((k) => !issue.keys.includes(k));
         const near = closest(key, valid);
+        const where = isServices(issue.path) ? `the OpenKeel services are ${valid.join(", ")}` : "stacks/README.md lists every key";
         return {
           file,
           path: isTop ? `${PROJECT}:${key}` : formatPath([...keyPath, key]),
           message: "unknown key",
-          fix: near
-            ? `did you mean '${isTop ? `${PROJECT}:${near}` : near}'? stacks/README.md lists every key`
-            : "remove it or correct its spelling; stacks/README.md lists every key",
+          fix: near ? `did you mean '${isTop ? `${PROJECT}:${near}` : near}'? ${where}` : `remove it or correct its spelling; ${where}`,
         };
       });
     case "invalid_type":
@@ -168,19 +171,25 @@ function credentialProblem(path: (string | number)[], file: string): Problem {
 const startsWith = (path: readonly PropertyKey[], prefix: readonly PropertyKey[]) => prefix.every((seg, i) => String(path[i]) === String(seg));
 
 /**
- * Validate a raw config map (keys without the `openkeel:` prefix). Throws ConfigError with one
- * problem per issue.
+ * Validate a raw config map (keys without the `openkeel:` prefix) against the OpenKeel services
+ * given (the registry's, openkeel/services/). Throws ConfigError with one problem per issue.
  */
-export function loadConfig(raw: Record<string, unknown>, source: ConfigSource): LoadedConfig {
+export function loadConfig(raw: Record<string, unknown>, source: ConfigSource, services: readonly ServiceDeclaration[]): LoadedConfig {
   const secrets = credentialPaths(raw);
-  const result = configSchema.safeParse(raw);
+  const schema = configSchemaOf(services);
+  const result = schema.safeParse(raw);
   if (secrets.length > 0 || !result.success) {
     // a schema issue at a credential's key would echo it (a map or list above it is only named)
     const issues = result.success ? [] : result.error.issues.filter((i) => !secrets.some((s) => startsWith(i.path, s)));
-    const problems = [...secrets.map((p) => credentialProblem(p, source.file)), ...issues.flatMap((i) => issueToProblem(i, raw, source.file))];
+    const problems = [...secrets.map((p) => credentialProblem(p, source.file)), ...issues.flatMap((i) => issueToProblem(i, raw, source.file, schema))];
     throw new ConfigError(problems);
   }
-  return { ...result.data, stack: source.stack, file: source.file };
+  return {
+    ...(result.data as Omit<LoadedConfig, "serviceCatalog" | "stack" | "file">),
+    serviceCatalog: serviceCatalog(services),
+    stack: source.stack,
+    file: source.file,
+  };
 }
 
 /** An environment's config issues as problems, worded like the schema's (file, key path, the node by name, Fix). */

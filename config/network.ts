@@ -4,7 +4,7 @@
 // charts/kube-ovn/values.yaml, `ipv4.*`: read at v1.15.8, the keys the v1 chart of v1.16 keeps);
 // the address checks are in topology/addresses.ts.
 import { z } from "zod";
-import { contains, parseAddress, parseCidr, reservedAddresses } from "./cidr";
+import { cidrFault, contains, parseAddress, parseCidr, reservedAddresses } from "./cidr";
 
 /** Kube-OVN's `ipv4.POD_CIDR`, `ipv4.SVC_CIDR` and `ipv4.JOIN_CIDR` defaults. */
 export const KUBE_OVN_DEFAULTS = { podCIDR: "10.16.0.0/16", serviceCIDR: "10.96.0.0/12", joinCIDR: "100.64.0.0/16" } as const;
@@ -60,6 +60,19 @@ function hostAddressFault(text: string, cidr: string): string | undefined {
   return undefined;
 }
 
+/** A network in CIDR notation, `10.50.0.0/24` or `fd00:50::/64`, without host bits. */
+export const networkCidrSchema = z.string().superRefine((value, ctx) => {
+  const fault = cidrFault(value);
+  if (fault === "notation") {
+    ctx.addIssue({ code: "custom", message: "is not a network in CIDR notation. Fix: write the network's address and prefix length, e.g. 10.50.0.0/24" });
+  } else if (fault === "host-bits") {
+    ctx.addIssue({
+      code: "custom",
+      message: "has host bits set past its prefix length, so it names an address, not a network. Fix: write the network address of that prefix",
+    });
+  }
+});
+
 /**
  * A secondary network of pods (§ 1.3 Longhorn's storage network, § 1.4 Ironic's provisioning
  * VLAN): one host interface of the same name on every node whose pods attach, a macvlan (bridge)
@@ -102,15 +115,21 @@ export const attachmentNetworkSchema = z
 
 export type AttachmentNetwork = z.infer<typeof attachmentNetworkSchema>;
 
-/** The secondary networks a stack sets, with the key each is set at (the address checks, topology/addresses.ts). */
+/**
+ * The secondary networks a stack sets, with the key each is set at (the address checks,
+ * topology/addresses.ts). Ironic's is one of its own keys (openkeel/services/ironic.ts declares it
+ * with this schema, and the loader has read it so): read back here as what it is.
+ */
 export function attachmentNetworksOf(cfg: {
   platform: { longhorn: { storageNetwork?: AttachmentNetwork | undefined } };
-  services: { ironic?: { provisioningNetwork?: AttachmentNetwork | undefined } | undefined };
+  services: Readonly<Record<string, { readonly [key: string]: unknown } | undefined>>;
 }): { key: string; what: string; network: AttachmentNetwork }[] {
   const storage = cfg.platform.longhorn.storageNetwork;
   const provisioning = cfg.services.ironic?.provisioningNetwork;
   return [
     ...(storage ? [{ key: "openkeel:platform.longhorn.storageNetwork", what: "Longhorn's storage network", network: storage }] : []),
-    ...(provisioning ? [{ key: "openkeel:services.ironic.provisioningNetwork", what: "Ironic's provisioning network", network: provisioning }] : []),
+    ...(provisioning !== undefined
+      ? [{ key: "openkeel:services.ironic.provisioningNetwork", what: "Ironic's provisioning network", network: attachmentNetworkSchema.parse(provisioning) }]
+      : []),
   ];
 }

@@ -27,7 +27,7 @@ const roleFields = {
 };
 
 /**
- * The design's anti-affinity, set by the catalog (one quorum member per node, § 2.1). On the zone
+ * The design's anti-affinity, set by the services' descriptors (one quorum member per node, § 2.1). On the zone
  * key (`global.placementDefaults.zoneKey`) beside the host one: one member per zone (§ 6.3, the
  * large topology's quorum members), our contract for the chart (docs/openkeel-values.md).
  */

@@ -1,6 +1,8 @@
 // The stack configuration: one zod schema, two sources (Pulumi config in index.ts, the stack YAML
 // file in the offline scripts). Unknown keys are errors everywhere: a misspelt key that is silently
-// ignored is exactly the quiet misconfiguration this repository exists to prevent.
+// ignored is exactly the quiet misconfiguration this repository exists to prevent. The OpenKeel
+// services are not known here: the schema is built for the services the loader is given (the
+// registry's, openkeel/services/; ./services.ts), their blocks and their charts' versions.
 import { z } from "zod";
 // zod compiles a fast path (new Function) for each schema on its first parse: a cost that only pays
 // off over many parses of one schema, while a render parses each contract a few times (npm run bench).
@@ -8,14 +10,13 @@ z.config({ jitless: true });
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL } from "./roles";
 import { talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
-import { cidrFault } from "./cidr";
-import { attachmentNetworkSchema, networkConfigSchema } from "./network";
+import { networkConfigSchema } from "./network";
 import { hostNetworkSchema } from "./host-network";
 import { clusterSchema } from "./cluster";
 import { DEFAULT_STATE, NODE_STATES } from "./lifecycle";
 import { DNS_SUBDOMAIN, isLabelKey } from "./k8s";
-import { stackPlacementSchema } from "./placement";
 import { closest } from "./suggest";
+import { servicesSchema, type ServiceConfig, type ServiceDeclaration, type ServiceNeeds } from "./services";
 
 export const PROJECT = "openkeel";
 /** The environments' names: environments/registry.ts says what each one is, and nothing below it tells them apart. */
@@ -119,71 +120,8 @@ const nodeSchema = z.strictObject({
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
-export const SERVICES = [
-  "keystone",
-  "placement",
-  "nova",
-  "neutron",
-  "neutron-fwaas",
-  "neutron-vpnaas",
-  "glance",
-  "cinder",
-  "manila",
-  "swift",
-  "heat",
-  "barbican",
-  "designate",
-  "masakari",
-  "ironic",
-  "skyline",
-  "ovn-octavia-provider",
-  "zun",
-  "ec2-api",
-] as const;
-export type ServiceName = (typeof SERVICES)[number];
-
-const serviceSchema = z.strictObject({
-  enabled: z.boolean().optional(),
-  /** Replica counts per component, e.g. ironic `{conductor: 1}`. */
-  replicas: z.record(z.string(), z.number().int().min(0)).default({}),
-  /** Per-component placement overrides; raw fields win over roles (§ 5.1 precedence). */
-  placement: z.record(z.string(), stackPlacementSchema).default({}),
-  /** Raw chart values merged last. */
-  values: z.record(z.string(), z.unknown()).default({}),
-});
-export type ServiceConfig = z.infer<typeof serviceSchema>;
-
-/** A network in CIDR notation, `10.50.0.0/24` or `fd00:50::/64`, without host bits. */
-const cidrSchema = z.string().superRefine((value, ctx) => {
-  const fault = cidrFault(value);
-  if (fault === "notation") {
-    ctx.addIssue({ code: "custom", message: "is not a network in CIDR notation. Fix: write the network's address and prefix length, e.g. 10.50.0.0/24" });
-  } else if (fault === "host-bits") {
-    ctx.addIssue({
-      code: "custom",
-      message: "has host bits set past its prefix length, so it names an address, not a network. Fix: write the network address of that prefix",
-    });
-  }
-});
-
-/**
- * Ironic's own settings: the BMC networks its conductors may reach (§ 2.2: "own namespace, egress
- * only to the BMC network"), for the NetworkPolicy of its namespace (openkeel/ironic.ts).
- */
-const ironicServiceSchema = serviceSchema.extend({
-  bmcNetworks: z.array(cidrSchema).min(1).optional(),
-  /** § 1.4, § 2.2 (D7): the provisioning VLAN the conductors attach to (PXE, DHCP, TFTP of the machines). */
-  provisioningNetwork: attachmentNetworkSchema.optional(),
-});
-
-const servicesShape = {
-  ...(Object.fromEntries(SERVICES.map((s) => [s, serviceSchema.optional()])) as { [K in ServiceName]: z.ZodOptional<typeof serviceSchema> }),
-  ironic: ironicServiceSchema.optional(),
-};
-
-/** What `openkeel:charts.versions` pins: the infrastructure chart (openkeel-chart) and each service's chart. */
-const OPENKEEL_CHART_KEYS = ["infrastructure", ...SERVICES] as const;
-export type OpenKeelChartKey = (typeof OPENKEEL_CHART_KEYS)[number];
+/** What `openkeel:charts.versions` pins: the infrastructure chart (openkeel-chart) and each service's chart, by its name. */
+const INFRASTRUCTURE_CHART_KEY = "infrastructure";
 
 /** An internal mirror of every artifact (air-gapped clouds): a base URL without query or trailing slash. */
 const mirrorSchema = z.strictObject({
@@ -195,24 +133,21 @@ const mirrorSchema = z.strictObject({
 });
 
 /** Where the OpenKeel charts come from; unset keys fall back to platform/versions.ts. */
-const chartsSchema = z.strictObject({
-  repository: z
-    .string()
-    .regex(/^(oci|https):\/\/[^\s/]+(\/[^\s/]+)*$/, {
-      message:
-        "is not a chart source. Fix: write an OCI registry path such as oci://registry.example.org/openkeel/charts or a Helm repository URL https://…, without a trailing slash",
-    })
-    .optional(),
-  /** Version of every OpenKeel chart that `versions` does not name. */
-  version: pinnedVersion.optional(),
-  versions: z
-    .strictObject(
-      Object.fromEntries(OPENKEEL_CHART_KEYS.map((k) => [k, pinnedVersion.optional()])) as {
-        [K in OpenKeelChartKey]: z.ZodOptional<typeof pinnedVersion>;
-      },
-    )
-    .default({}),
-});
+function chartsSchema(services: readonly ServiceDeclaration[]) {
+  const keys = [INFRASTRUCTURE_CHART_KEY, ...services.map((s) => s.name)];
+  return z.strictObject({
+    repository: z
+      .string()
+      .regex(/^(oci|https):\/\/[^\s/]+(\/[^\s/]+)*$/, {
+        message:
+          "is not a chart source. Fix: write an OCI registry path such as oci://registry.example.org/openkeel/charts or a Helm repository URL https://…, without a trailing slash",
+      })
+      .optional(),
+    /** Version of every OpenKeel chart that `versions` does not name. */
+    version: pinnedVersion.optional(),
+    versions: z.strictObject(Object.fromEntries(keys.map((k) => [k, pinnedVersion.optional()]))).default({}),
+  });
+}
 
 const HOST_NETWORK_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const HOST_NETWORK_NAME_MESSAGE = "is not a host network name (lower-case letters, digits and '-'). Fix: name it after the kind of machine, e.g. hypervisor";
@@ -298,40 +233,63 @@ const autoscalingSchema = z.strictObject({
 });
 export type AutoscalingConfig = z.infer<typeof autoscalingSchema>;
 
-export const configSchema = z
-  .strictObject({
-    environment: z.enum(ENVIRONMENT_NAMES),
-    topology: z.enum(TOPOLOGIES),
-    labelProfile: z.enum(LABEL_PROFILES).optional(),
-    /** true: every role taints its nodes; a list: only those roles do; false: no taints (§ 1.4). */
-    taints: z.union([z.boolean(), z.array(z.enum(ROLES))], { error: (issue) => taintsProblem(issue.input) }).default(false),
-    nodes: z.array(nodeSchema).min(1),
-    services: z.strictObject(servicesShape).default({}),
-    /** The fabric speaks BGP: Neutron's ovn-bgp-agent announces FIPs and provider networks (§ 3.1, D3). */
-    bgp: z.boolean().default(false),
-    /** HorizontalPodAutoscalers of the public APIs, with these bounds (§ 6.3, the large topology). */
-    autoscaling: autoscalingSchema.optional(),
-    charts: chartsSchema.default({ versions: {} }),
-    /** Fetch every chart and upstream manifest from this mirror instead of the internet (plan/mirror.ts). */
-    mirror: mirrorSchema.optional(),
-    talos: talosConfigSchema.optional(),
-    platform: platformConfigSchema,
-    /** The node subnet and the cluster's pod, service and join ranges, where the stack owns them (its environment's rules). */
-    network: networkConfigSchema.optional(),
-    /** The cluster the stack deploys to: kube context and identity (config/cluster.ts). */
-    cluster: clusterSchema.optional(),
-    /** The hosts' links, per kind of machine, named by the nodes (config/host-network.ts). */
-    hostNetworks: z.record(z.string().regex(HOST_NETWORK_NAME, { message: HOST_NETWORK_NAME_MESSAGE }), hostNetworkSchema).optional(),
-    /**
-     * Protected units (they own data) whose removal this stack allows: the one reviewed way to let
-     * one go with deploy-on-merge (docs/operating.md, "Removing a unit that owns data").
-     */
-    allowRemoval: z.array(z.string().min(1)).default([]),
-  })
-  .superRefine((cfg, ctx) => cfg.nodes.forEach((node, i) => nodeRules(node, i, ctx, cfg.hostNetworks)));
+/**
+ * The schema of a stack read against the OpenKeel services given (the registry's, in install
+ * order: openkeel/services/): their blocks of `openkeel:services`, their charts'
+ * `openkeel:charts.versions`. Built once per list.
+ */
+export function configSchemaOf(services: readonly ServiceDeclaration[]) {
+  let schema = schemas.get(services);
+  if (!schema) schemas.set(services, (schema = buildConfigSchema(services)));
+  return schema;
+}
 
-/** A stack config as the schema gives it; its environment's config rules apply on top (environments/). */
-export type Config = z.infer<typeof configSchema>;
+const schemas = new WeakMap<readonly ServiceDeclaration[], ReturnType<typeof buildConfigSchema>>();
+
+function buildConfigSchema(services: readonly ServiceDeclaration[]) {
+  return z
+    .strictObject({
+      environment: z.enum(ENVIRONMENT_NAMES),
+      topology: z.enum(TOPOLOGIES),
+      labelProfile: z.enum(LABEL_PROFILES).optional(),
+      /** true: every role taints its nodes; a list: only those roles do; false: no taints (§ 1.4). */
+      taints: z.union([z.boolean(), z.array(z.enum(ROLES))], { error: (issue) => taintsProblem(issue.input) }).default(false),
+      nodes: z.array(nodeSchema).min(1),
+      services: servicesSchema(services),
+      /** The fabric speaks BGP: Neutron's ovn-bgp-agent announces FIPs and provider networks (§ 3.1, D3). */
+      bgp: z.boolean().default(false),
+      /** HorizontalPodAutoscalers of the public APIs, with these bounds (§ 6.3, the large topology). */
+      autoscaling: autoscalingSchema.optional(),
+      charts: chartsSchema(services).default({ versions: {} }),
+      /** Fetch every chart and upstream manifest from this mirror instead of the internet (plan/mirror.ts). */
+      mirror: mirrorSchema.optional(),
+      talos: talosConfigSchema.optional(),
+      platform: platformConfigSchema,
+      /** The node subnet and the cluster's pod, service and join ranges, where the stack owns them (its environment's rules). */
+      network: networkConfigSchema.optional(),
+      /** The cluster the stack deploys to: kube context and identity (config/cluster.ts). */
+      cluster: clusterSchema.optional(),
+      /** The hosts' links, per kind of machine, named by the nodes (config/host-network.ts). */
+      hostNetworks: z.record(z.string().regex(HOST_NETWORK_NAME, { message: HOST_NETWORK_NAME_MESSAGE }), hostNetworkSchema).optional(),
+      /**
+       * Protected units (they own data) whose removal this stack allows: the one reviewed way to let
+       * one go with deploy-on-merge (docs/operating.md, "Removing a unit that owns data").
+       */
+      allowRemoval: z.array(z.string().min(1)).default([]),
+    })
+    .superRefine((cfg, ctx) => cfg.nodes.forEach((node, i) => nodeRules(node, i, ctx, cfg.hostNetworks)));
+}
+
+/**
+ * A stack config as the schema gives it, and the services it was read against; its environment's
+ * config rules apply on top (environments/).
+ */
+export type Config = Omit<z.infer<ReturnType<typeof buildConfigSchema>>, "services" | "charts"> & {
+  services: Partial<Record<string, ServiceConfig>>;
+  charts: { repository?: string | undefined; version?: string | undefined; versions: Partial<Record<string, string>> };
+  /** The OpenKeel services of the registry, in install order, with what each needs to run (config/services.ts). */
+  serviceCatalog: readonly ServiceNeeds[];
+};
 
 /** Where a raw config came from, for error messages. */
 export interface ConfigSource {

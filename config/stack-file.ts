@@ -18,6 +18,7 @@ import {
 } from "yaml";
 import { configValue, loadConfig } from "./load";
 import { PROJECT, type LoadedConfig } from "./schema";
+import type { ServiceDeclaration } from "./services";
 import { ConfigError, type Problem } from "./problems";
 
 export const STACKS_DIR = "stacks";
@@ -190,10 +191,10 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
   return raw;
 }
 
-/** Read and validate one stack. Throws ConfigError for every user mistake. */
-export function readStack(stack: string, stacksDir = STACKS_DIR): LoadedConfig {
+/** Read and validate one stack against the OpenKeel services given (the registry's). Throws ConfigError for every user mistake. */
+export function readStack(stack: string, stacksDir: string, services: readonly ServiceDeclaration[]): LoadedConfig {
   const { raw, file } = readStackRaw(stack, stacksDir);
-  return loadConfig(raw, { stack, file });
+  return loadConfig(raw, { stack, file }, services);
 }
 
 /** One stack's file and its `openkeel:` keys as read, not yet validated. Throws ConfigError for a missing file or bad YAML. */

@@ -6,7 +6,7 @@ import { type LoadedConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { KNOWN_PRIORITY_CLASSES, missingPriorityClasses } from "../platform/priority-classes";
 import { stackKey } from "./storage";
-import { serviceOfRelease } from "../openkeel/names";
+import { serviceOfRelease } from "../openkeel/registry";
 
 export function priorityClassChecks(plan: Plan, cfg: LoadedConfig): Check[] {
   return missingPriorityClasses(plan).map((use) => {

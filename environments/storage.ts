@@ -9,7 +9,7 @@ import { STRICT_LOCAL_VOLUMES } from "../openkeel/storage";
 import { LONGHORN_DRIVER, STRICT_LOCAL_PARAMETERS } from "../platform/longhorn";
 import { allUnits, type K8sObject, type Plan } from "../plan/plan";
 import type { StackStorage } from "../platform/context";
-import { serviceOfRelease } from "../openkeel/names";
+import { serviceOfRelease } from "../openkeel/registry";
 
 const CLASS_KEY = /^storageClass(Name)?$/;
 

@@ -15,8 +15,9 @@ import { K8S_CONTROL_PLANE_LABEL, type Taint } from "../config/roles";
 import type { Check } from "../config/problems";
 import { nodeTaints, type Topology } from "../topology/topology";
 import { HOST_FACTS, imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
-// the public APIs' NodePorts (openkeel/endpoints.ts), published on the laptop's loopback only
-import { LAB_API_NODE_PORTS, LAB_NODE_PORTS } from "../openkeel/endpoints";
+// the public APIs' NodePorts (their services' descriptors, openkeel/services/), published on the laptop's loopback only
+import { LAB_NODE_PORTS } from "../openkeel/endpoints";
+import { labIdentityPort } from "../openkeel/registry";
 import { LONGHORN_TYPE } from "../platform/longhorn";
 
 export const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";
@@ -188,7 +189,7 @@ export function kindNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConf
           nodePreparation(cfg, cluster) +
           `  pulumi up -s ${cfg.stack}\n` +
           `NodePorts ${LAB_NODE_PORTS.first}-${LAB_NODE_PORTS.last} are published on ${LAB_LISTEN_ADDRESS} (kubectl context kind-${cluster}):\n` +
-          `  openstack --os-auth-url https://${LAB_LISTEN_ADDRESS}:${LAB_API_NODE_PORTS.keystone?.api}/v3 … (every API's port: docs/openkeel-values.md).`,
+          `  openstack --os-auth-url https://${LAB_LISTEN_ADDRESS}:${labIdentityPort()}/v3 … (every API's port: docs/openkeel-values.md).`,
         documents: [kindClusterConfig(cfg, topo)],
       },
     ],

@@ -8,9 +8,9 @@
 import type { HelmReleaseUnit, K8sObject, ManifestsUnit } from "../plan/plan";
 import { manifestsUnit } from "../plan/plan";
 import type { StackContext } from "../platform/context";
-import { type ServiceName } from "../config/schema";
-import { isAutoscaled, SERVICE_CATALOG } from "./catalog";
-import { serviceOfRelease } from "./names";
+import { isAutoscaled } from "./components";
+import { releaseService, serviceNamed, type ServiceName } from "./registry";
+import type { OpenKeelService } from "./service";
 
 export const AUTOSCALING_UNIT = "openkeel-autoscaling";
 
@@ -20,8 +20,9 @@ export function workloadName(release: string, component: string): string {
 }
 
 /** The autoscaled components of a service: its public APIs (Deployments). */
-export function autoscaledComponents(service: ServiceName): string[] {
-  return Object.entries(SERVICE_CATALOG[service].components)
+export function autoscaledComponents(service: ServiceName | OpenKeelService): string[] {
+  const spec = typeof service === "string" ? serviceNamed(service) : service;
+  return Object.entries(spec.components)
     .filter(([, c]) => isAutoscaled(c))
     .map(([name]) => name);
 }
@@ -46,7 +47,7 @@ function hpa(release: HelmReleaseUnit, component: string, ctx: StackContext): K8
 export function autoscalingUnits(ctx: StackContext, releases: readonly HelmReleaseUnit[]): ManifestsUnit[] {
   if (!ctx.cfg.autoscaling) return [];
   const targets = releases.flatMap((unit) => {
-    const service = serviceOfRelease(unit.name);
+    const service = releaseService(unit.name);
     return service ? autoscaledComponents(service).map((c) => ({ unit, c })) : [];
   });
   if (targets.length === 0) return [];

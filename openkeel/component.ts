@@ -6,14 +6,20 @@ import type { PlatformComponent } from "../platform/component";
 import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
 import { openkeelHostContract } from "./host";
 import { openkeelUnits } from "./index";
+import { INFRASTRUCTURE_CHART } from "./names";
 import { openkeelNodeMetadata } from "./node-metadata";
 import { openkeelLifecycle } from "./node-lifecycle";
+import { OPENKEEL_SERVICES } from "./services";
 import { OPENKEEL_PLACEMENT_CHECKS, OPENKEEL_READERS } from "./workloads";
 
 export const OPENKEEL: PlatformComponent = {
   name: "OpenKeel",
-  // the charts as platform/versions.ts pins them (a stack's openkeel:charts overrides the repository and versions)
-  pins: Object.values(OPENKEEL_CHARTS).map((pin) => ({ repository: OPENKEEL_CHART_REPOSITORY, ...pin })),
+  // the charts of the infrastructure and of every service, at the release line platform/versions.ts pins (a stack's openkeel:charts overrides the repository and versions)
+  pins: [INFRASTRUCTURE_CHART, ...OPENKEEL_SERVICES.map((s) => s.chart)].map((chart) => ({
+    repository: OPENKEEL_CHART_REPOSITORY,
+    chart,
+    version: OPENKEEL_CHARTS.version,
+  })),
   nodeMetadata: (ctx) => openkeelNodeMetadata(ctx.cfg, ctx.topo),
   lifecycle: openkeelLifecycle,
   units(ctx, wiring) {

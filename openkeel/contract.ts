@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { valueAt, type Problem } from "../config/problems";
 import type { LabelProfile } from "../config/roles";
-import { isSelfPlaced, type ServiceSpec } from "./catalog";
+import { isSelfPlaced } from "./components";
+import type { OpenKeelService } from "./service";
 import { globalSchema } from "./global";
 import { serviceExposureSchema } from "./endpoints";
 import { nodeSelectorSchema } from "../config/k8s";
@@ -30,8 +31,11 @@ export type ContractIssue = Problem & { path: (string | number)[] };
 
 const replicasSchema = z.number().int().min(0);
 
+/** What a release's contract is built from: its service's components and top-level settings. */
+type ServiceSpec = Pick<OpenKeelService, "components" | "settings">;
+
 /**
- * Contracts depend only on the catalog entry and the label profile, and a zod schema compiles its
+ * Contracts depend only on the service's descriptor and the label profile, and a zod schema compiles its
  * fast path on first use: building each once keeps the plan of a stack, or of a thousand generated
  * stacks, from paying schema construction and compilation per release (npm run bench).
  */

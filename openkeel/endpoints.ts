@@ -1,43 +1,17 @@
 // The lab's public endpoints (seed 004: the `openstack` CLI on the laptop reaches every OpenKeel API
 // through NodePorts 30500–30998 published on 127.0.0.1, kind extraPortMappings in nodes/kind.ts).
-// One table gives each public API a fixed NodePort; the lab's releases ask for it through
-// `<component>.service` (our contract for the chart, docs/openkeel-values.md). Production reaches the
-// APIs through the public ingress (D8) and writes no Service type.
+// Each public API has a fixed NodePort, in its service's descriptor (./services/: `publicApi`; all of
+// them: ./registry.ts labApiNodePorts); the
+// lab's releases ask for it through `<component>.service` (our contract for the chart,
+// docs/openkeel-values.md). Production reaches the APIs through the public ingress (D8) and writes
+// no Service type.
 import { z } from "zod";
-import type { ServiceName } from "../config/schema";
 
 /** The NodePorts the kind config publishes on the laptop's loopback (seed 004). */
 export const LAB_NODE_PORTS = { first: 30500, last: 30998 } as const;
 
 /** Kubernetes' default NodePort range (kube-apiserver --service-node-port-range). */
 const NODE_PORT_RANGE = { first: 30000, last: 32767 } as const;
-
-/**
- * Every public API's NodePort in the lab: https://127.0.0.1:<port>. One block of ten per service,
- * in the order of `openkeel:services`, so that a new API finds its number without renumbering.
- */
-export const LAB_API_NODE_PORTS: Partial<Record<ServiceName, Record<string, number>>> = {
-  keystone: { api: 30500 },
-  placement: { api: 30510 },
-  // noVNC and the serial console are opened by the user's browser and client too
-  nova: { api: 30520, consoleProxy: 30521 },
-  neutron: { api: 30530 },
-  "neutron-fwaas": { api: 30540 },
-  "neutron-vpnaas": { api: 30550 },
-  glance: { api: 30560 },
-  cinder: { api: 30570 },
-  manila: { api: 30580 },
-  swift: { proxy: 30590 },
-  heat: { api: 30600, apiCfn: 30601 },
-  barbican: { api: 30610 },
-  designate: { api: 30620 },
-  masakari: { api: 30630 },
-  ironic: { api: 30640 },
-  skyline: { api: 30650 },
-  "ovn-octavia-provider": { api: 30660 },
-  zun: { api: 30670 },
-  "ec2-api": { api: 30680 },
-};
 
 /** `<component>.service`: how the chart exposes a public API (our contract for the chart). */
 export const serviceExposureSchema = z.strictObject({
@@ -88,11 +62,4 @@ export function nodePortProblems(uses: NodePortUse[], lab: boolean): NodePortPro
     }
   }
   return problems;
-}
-
-/** The table as uses, for the check above: a collision or a port outside the range in it is a bug here. */
-export function labTableUses(): NodePortUse[] {
-  return Object.entries(LAB_API_NODE_PORTS).flatMap(([service, ports]) =>
-    Object.entries(ports ?? {}).map(([component, port]) => ({ release: `openkeel-${service}`, path: [component, "service", "nodePort"], port })),
-  );
 }

@@ -20,68 +20,41 @@ import { galeraDisruptionsAllowed, galeraPod } from "../platform/mariadb-operato
 import { rabbitmqPod } from "../platform/rabbitmq-operator";
 import { membersApartByZone } from "./context";
 import { openkeelDesign } from "./design";
-import { stackOrigin } from "./services";
+import { stackOrigin } from "./releases";
 import { UNLISTED_COMPONENTS } from "./unlisted";
 import { chartObjects, type ChartObject } from "./workloads";
-import { INFRASTRUCTURE_TYPE, RELEASE_TYPE, serviceOfRelease } from "./names";
+import { INFRASTRUCTURE_CHART, INFRASTRUCTURE_TYPE, RELEASE_TYPE } from "./names";
+import { chartService, serviceOfRelease } from "./registry";
+import { QUORUM_APART, type PodGuarantee } from "./components";
 
-/** What § 2 and the decisions require of a component's pods beyond its nodes. */
-interface PodGuarantee {
-  /** The design row, as messages name it. */
-  row: string;
-  /** What carries it (the post-render patch and where it is built): what a fix restores. */
-  source: string;
-  /** Required pod anti-affinity on the host over its own pods: one member per node. */
-  hostApart?: true;
-  /** The same on the zone where the topology keeps members one per zone (§ 6.3). */
-  zoneApart?: true;
-  /** Spread over the zones, where the stack's nodes carry several: zone anti-affinity or a zone spread constraint over its own pods. */
-  zoneSpread?: true;
-  /** Its priority tier (`global.placementDefaults.priorityClasses.<tier>`). */
-  priority?: "infra" | "control";
-  /** At most this many pods evicted at once by a drain, all healthy (its PodDisruptionBudget). */
-  maxUnavailable?: number;
-  /** What writes that budget, where it is not what writes the rest. */
-  budgetSource?: string;
-  /** The roles it must select, one nodeSelectorTerm or selector each, with their taints tolerated (a component § 5.2 does not list). */
-  roles?: readonly Role[];
-}
-
-const QUORUM = { hostApart: true, zoneApart: true } as const;
-
-/** The § 2 rows whose anti-affinity, spread, priority or budget no chart renders (or, for the Ironic conductor, its template does). */
-const POD_GUARANTEES: Readonly<Record<string, Readonly<Record<string, PodGuarantee>>>> = {
-  "openkeel-chart": {
-    mariadb: {
-      row: "§ 2.1 Galera",
-      source: "the post-render patch that carries it (openkeel/infrastructure.ts infrastructurePostRender)",
-      ...QUORUM,
-      zoneSpread: true,
-      priority: "infra",
-      maxUnavailable: 1,
-    },
-    rabbitmq: {
-      row: "§ 2.1 RabbitMQ",
-      source: "the post-render patch that carries it (openkeel/infrastructure.ts infrastructurePostRender)",
-      ...QUORUM,
-      priority: "infra",
-      maxUnavailable: 1,
-      budgetSource: "the PodDisruptionBudget the Plan writes for it (openkeel/infrastructure.ts rabbitmqBudgetUnit)",
-    },
+/**
+ * The infrastructure chart's § 2 rows whose anti-affinity, spread, priority or budget it does not
+ * render; a service component's are its descriptor's (`guarantee`: OVN central, Swift storage, the
+ * Ironic conductor).
+ */
+const INFRASTRUCTURE_GUARANTEES: Readonly<Record<string, PodGuarantee>> = {
+  mariadb: {
+    row: "§ 2.1 Galera",
+    source: "the post-render patch that carries it (openkeel/infrastructure.ts infrastructurePostRender)",
+    ...QUORUM_APART,
+    zoneSpread: true,
+    priority: "infra",
+    maxUnavailable: 1,
   },
-  "openkeel-neutron": {
-    ovnCentral: { row: "§ 2.2 OVN central (D2)", source: "the post-render patch that carries it (openkeel/zone-spread.ts antiAffinityPostRender)", ...QUORUM },
+  rabbitmq: {
+    row: "§ 2.1 RabbitMQ",
+    source: "the post-render patch that carries it (openkeel/infrastructure.ts infrastructurePostRender)",
+    ...QUORUM_APART,
+    priority: "infra",
+    maxUnavailable: 1,
+    budgetSource: "the PodDisruptionBudget the Plan writes for it (openkeel/infrastructure.ts rabbitmqBudgetUnit)",
   },
-  "openkeel-swift": {
-    storage: {
-      row: "§ 2.2 Swift storage",
-      source: "the post-render patch that carries it (openkeel/zone-spread.ts antiAffinityPostRender)",
-      hostApart: true,
-      zoneSpread: true,
-    },
-  },
-  "openkeel-ironic": { conductor: { row: "§ 2.2 Ironic conductor (D7)", source: "the host term its chart's template renders (§ 5.2)", hostApart: true } },
 };
+
+/** The guarantee of a component, by chart and placement key. */
+function podGuarantee(chart: string, key: string): PodGuarantee | undefined {
+  return chart === INFRASTRUCTURE_CHART ? INFRASTRUCTURE_GUARANTEES[key] : chartService(chart)?.components[key]?.guarantee;
+}
 
 /** What a component § 5.2 does not list owes its patch: its design row's roles (D3, D4, D8 among them) and its tier. */
 function unlistedGuarantee(chart: string, key: string): PodGuarantee | undefined {
@@ -269,7 +242,7 @@ function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Fin
     }
     // the stack's own placement of a component replaces its design roles and tier, never its row
     const unlisted = path === undefined ? unlistedGuarantee(u.chart.chart, c.component) : undefined;
-    for (const { what, g } of guaranteeFindings(j, plan, POD_GUARANTEES[u.chart.chart]?.[c.component], unlisted)) {
+    for (const { what, g } of guaranteeFindings(j, plan, podGuarantee(u.chart.chart, c.component), unlisted)) {
       findings.push({
         ...at,
         check: {

@@ -4,7 +4,7 @@
 import type { LoadedConfig } from "../config/schema";
 import { isSecretRef, type HelmReleaseUnit, type Unit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
-import type { StackContext } from "../platform/context";
+import { namespace, type StackContext } from "../platform/context";
 import { autoscalingUnits } from "./autoscaling";
 import { checkValues } from "./contract";
 import {
@@ -17,9 +17,21 @@ import {
   rabbitmqBudgetUnit,
 } from "./infrastructure";
 import { ingressServiceUnits } from "./ingress";
-import { ironicEgressUnit, ironicNamespace, ironicProvisioningUnit } from "./ironic";
-import { releaseName, serviceUnits } from "./services";
-import { kataRuntimeClassUnit, KATA_RUNTIME_CLASS_UNIT } from "./zun";
+import { releaseName } from "./names";
+import { serviceUnits } from "./releases";
+import { OPENKEEL_SERVICES } from "./services";
+
+/** The namespaces of the services that run in one of their own (Ironic's), with their pod-security level. */
+function ownNamespaces(ctx: StackContext) {
+  return OPENKEEL_SERVICES.flatMap((s) => (s.namespace && ctx.serviceOn(s.name) ? [namespace(s.namespace.name, s.namespace.podSecurity)] : []));
+}
+
+/** The units of the openkeel-infra phase the services bring (Ironic's egress policy and provisioning network), after the namespaces. */
+function serviceInfrastructureUnits(ctx: StackContext): Unit[] {
+  const units = OPENKEEL_SERVICES.flatMap((s) => (s.infrastructureUnits && ctx.serviceOn(s.name) ? s.infrastructureUnits(ctx) : []));
+  for (const u of units) u.dependsOn = [NAMESPACE_UNIT];
+  return units;
+}
 
 function infrastructure(ctx: StackContext): Unit[] {
   const { cfg } = ctx;
@@ -29,19 +41,12 @@ function infrastructure(ctx: StackContext): Unit[] {
   if (issues.length > 0) {
     throw new Error(`values contract, release openkeel-chart: ${issues.map((i) => `${formatPath(i.path, "(top level)")}: ${i.message}`).join("; ")}`);
   }
-  // Ironic's own namespace, and its egress policy before any of its pods (§ 2.2)
-  const ironic = ctx.serviceOn("ironic");
-  const egress = ironic ? ironicEgressUnit(cfg) : undefined;
-  if (egress) egress.dependsOn = [NAMESPACE_UNIT];
-  const provisioning = ironic ? ironicProvisioningUnit(cfg) : undefined;
-  if (provisioning) provisioning.dependsOn = [NAMESPACE_UNIT];
   const released = infrastructurePostRender(ctx, values);
   return [
-    namespaceUnit(ironic ? [ironicNamespace()] : []),
+    namespaceUnit(ownNamespaces(ctx)),
     infrastructureUnit(cfg, released.values, released.patches),
     rabbitmqBudgetUnit(),
-    ...(egress ? [egress] : []),
-    ...(provisioning ? [provisioning] : []),
+    ...serviceInfrastructureUnits(ctx),
     ...ingressServiceUnits(ctx),
   ];
 }
@@ -56,8 +61,8 @@ function metadataSecretProblems(cfg: LoadedConfig, releases: readonly HelmReleas
   const overridden =
     valueAt(cfg.services.nova?.values, ["metadata", "sharedSecret"]) !== undefined ||
     valueAt(cfg.services.neutron?.values, ["metadataAgent", "sharedSecret"]) !== undefined;
-  // the catalog gives both the one generated secret: a difference no override explains is a bug
-  if (!overridden) throw new Error(`D4: the catalog gives Nova (${nova.secretRef}) and Neutron (${neutron.secretRef}) different metadata secrets`);
+  // their descriptors give both the one generated secret: a difference no override explains is a bug
+  if (!overridden) throw new Error(`D4: the descriptors give Nova (${nova.secretRef}) and Neutron (${neutron.secretRef}) different metadata secrets`);
   return [
     {
       file: cfg.file,
@@ -68,20 +73,12 @@ function metadataSecretProblems(cfg: LoadedConfig, releases: readonly HelmReleas
   ];
 }
 
-/** Zun's containers run with the kata RuntimeClass, which must exist before Zun starts them. */
-function withKataRuntimeClass(units: HelmReleaseUnit[], ctx: StackContext): Unit[] {
-  const zun = units.find((u) => u.name === releaseName("zun"));
-  if (!zun) return units;
-  zun.dependsOn = [...(zun.dependsOn ?? []), KATA_RUNTIME_CLASS_UNIT];
-  return [kataRuntimeClassUnit(ctx), ...units];
-}
-
 /** The units of the OpenKeel phases; what the stack's values break of the contract comes back as problems. */
 export function openkeelUnits(ctx: StackContext): { units: Record<"openkeel-infra" | "openkeel", Unit[]>; problems: Problem[] } {
   const infra = infrastructure(ctx);
   const services = serviceUnits(ctx);
   return {
-    units: { "openkeel-infra": infra, openkeel: [...withKataRuntimeClass(services.units, ctx), ...autoscalingUnits(ctx, services.units)] },
-    problems: [...services.problems, ...metadataSecretProblems(ctx.cfg, services.units)],
+    units: { "openkeel-infra": infra, openkeel: [...services.units, ...autoscalingUnits(ctx, services.releases)] },
+    problems: [...services.problems, ...metadataSecretProblems(ctx.cfg, services.releases)],
   };
 }

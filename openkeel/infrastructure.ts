@@ -13,15 +13,15 @@ import type { LoadedConfig } from "../config/schema";
 import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { namespace } from "../platform/context";
 import { HOSTNAME_LABEL, INGRESS_ROLES, ZONE_LABEL, type LabelProfile } from "../config/roles";
-import { volumeSchema } from "./catalog";
+import { volumeSchema } from "./components";
 import { chartRef } from "./charts";
 import type { StackContext } from "../platform/context";
 import { quorumPlacement, replicasFor } from "./context";
 import { memoizedByProfile, type ReleaseContract } from "./contract";
 import { globalSchema, globalValue } from "./global";
-import { imageRef, MARIADB_IMAGE, OPENKEEL_CHARTS, RABBITMQ_IMAGE } from "../platform/versions";
+import { imageRef, MARIADB_IMAGE, RABBITMQ_IMAGE } from "../platform/versions";
 import { unlistedPostRender } from "./unlisted";
-import { INFRASTRUCTURE_TYPE, OPENKEEL_NAMESPACE } from "./names";
+import { INFRASTRUCTURE_CHART, INFRASTRUCTURE_TYPE, OPENKEEL_NAMESPACE } from "./names";
 import { placementValueSchema, type PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
@@ -103,7 +103,7 @@ export function infrastructurePostRender(
     },
   });
   // D8: § 5.2 lists no ingress for the chart, which reads no ingress.placement (./unlisted.ts): it leaves the values
-  const ingress = unlistedPostRender(OPENKEEL_CHARTS.infrastructure.chart, release, values, { ingress: "DaemonSet" });
+  const ingress = unlistedPostRender(INFRASTRUCTURE_CHART, release, values, { ingress: "DaemonSet" });
   return { values: ingress.values, patches: [...patches, ...ingress.patches] };
 }
 
@@ -193,7 +193,7 @@ export function rabbitmqBudgetUnit(release = INFRASTRUCTURE_UNIT): ManifestsUnit
 
 export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>, postRender: PostRenderPatch[] = []): HelmReleaseUnit {
   // Galera and RabbitMQ hold every service's data
-  return helmReleaseUnit(INFRASTRUCTURE_UNIT, INFRASTRUCTURE_TYPE, OPENKEEL_NAMESPACE, chartRef(cfg, "infrastructure"), values, {
+  return helmReleaseUnit(INFRASTRUCTURE_UNIT, INFRASTRUCTURE_TYPE, OPENKEEL_NAMESPACE, chartRef(cfg, "infrastructure", INFRASTRUCTURE_CHART), values, {
     protect: true,
     dependsOn: [NAMESPACE_UNIT],
     postRender,

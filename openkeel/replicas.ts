@@ -8,17 +8,15 @@
 // fought over: the HPA scales it back at its next sync, Helm sets it again at every upgrade.
 // Judged on the release's final values; only what the stack set is its mistake (a count the
 // topology caps, a 1-node lab's, is the topology's: placement and the plan checks speak of it).
-import type { AutoscalingConfig, ServiceName } from "../config/schema";
+import type { AutoscalingConfig } from "../config/schema";
 import { valueAt } from "../config/problems";
-import { isAutoscaled, type ComponentSpec } from "./catalog";
+import { isAutoscaled, type ComponentSpec } from "./components";
 import type { ContractIssue } from "./contract";
-
-/** Swift keeps 3 replicas of each object, one per storage member (§ 6.1): fewer members cannot hold them apart. */
-export const SWIFT_REPLICAS = 3;
+import { SWIFT_REPLICAS } from "./services/swift";
 
 /** A component's replica count, against what the design and the topology give it. */
 export interface ReplicaCount {
-  service: ServiceName;
+  service: string;
   /** Its release: `openkeel-<service>`. */
   release: string;
   component: string;

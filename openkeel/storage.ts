@@ -1,8 +1,10 @@
 // The volumes of the OpenKeel releases that replicate their own data (D5, § 2.1, § 2.2): Galera,
-// RabbitMQ's quorum queues, OVN central's RAFT and Swift's rings. Each asks for the environment's
-// strict-local class (ReleaseStorage), and the plan checks (environments/storage.ts) hold each to
-// one replica on its pod's node in production.
-import { releaseName } from "./services";
+// RabbitMQ's quorum queues, and every service component whose descriptor says so (OVN central's
+// RAFT, Swift's rings). Each asks for the environment's strict-local class (ReleaseStorage), and
+// the plan checks (environments/storage.ts) hold each to one replica on its pod's node in production.
+import { INFRASTRUCTURE_UNIT } from "./infrastructure";
+import { releaseName } from "./names";
+import { OPENKEEL_SERVICES } from "./services";
 
 export interface StrictLocalVolume {
   /** As the design names it. */
@@ -13,8 +15,11 @@ export interface StrictLocalVolume {
 }
 
 export const STRICT_LOCAL_VOLUMES: readonly StrictLocalVolume[] = [
-  { what: "Galera", release: "openkeel-chart", path: ["infrastructure", "mariadb", "storage", "storageClassName"] },
-  { what: "RabbitMQ", release: "openkeel-chart", path: ["infrastructure", "rabbitmq", "storage", "storageClassName"] },
-  { what: "OVN central", release: releaseName("neutron"), path: ["ovnCentral", "storage", "storageClassName"] },
-  { what: "Swift storage", release: releaseName("swift"), path: ["storage", "devices", "storageClassName"] },
+  { what: "Galera", release: INFRASTRUCTURE_UNIT, path: ["infrastructure", "mariadb", "storage", "storageClassName"] },
+  { what: "RabbitMQ", release: INFRASTRUCTURE_UNIT, path: ["infrastructure", "rabbitmq", "storage", "storageClassName"] },
+  ...OPENKEEL_SERVICES.flatMap((s) =>
+    Object.values(s.components).flatMap((c) =>
+      c.strictLocalVolume ? [{ what: c.strictLocalVolume.what, release: releaseName(s.name), path: [...c.strictLocalVolume.path] }] : [],
+    ),
+  ),
 ];

@@ -5,27 +5,26 @@
 // nodeSelector, no tolerations and no priorityClassName: what a chart that reads no key renders.
 // The role placement the design gives them (§ 2.2, § 5.1, D4, D8) reaches their pod templates as
 // a post-render patch of their release instead (plan/post-render.ts), derived here, once, from the
-// same placement value the catalog builds; the placement reader (./workloads.ts) models them from
+// same placement value the service's descriptor builds; the placement reader (./workloads.ts) models them from
 // the patched template alone. docs/design-decisions.md names what each would be without its patch.
 import type { PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { placementRoles, resolvePlacement, type RoleDefinitions } from "../placement/chart-helper";
-import { workloadObjectName } from "./zone-spread";
-import { SERVICES } from "../config/schema";
-import { OPENKEEL_CHARTS } from "../platform/versions";
-import { isSelfPlaced, SERVICE_CATALOG, type Unlisted } from "./catalog";
+import { isSelfPlaced, type Unlisted } from "./components";
 import { obj, type Obj } from "../placement/workloads";
+import { INFRASTRUCTURE_CHART, workloadObjectName } from "./names";
+import { OPENKEEL_SERVICES } from "./services";
 
 /** The infrastructure chart's public ingress (D8): § 5.2 lists only the quorum members' CRs for it. */
 export const INGRESS_UNLISTED: Unlisted = { priority: "control" };
 
-/** By chart: the components its templates render that § 5.2's table does not list (./catalog.ts `unlisted`). */
+/** By chart: the components its templates render that § 5.2's table does not list (their descriptors' `unlisted`). */
 export const UNLISTED_COMPONENTS: Readonly<Record<string, Readonly<Record<string, Unlisted>>>> = {
-  [OPENKEEL_CHARTS.infrastructure.chart]: { ingress: INGRESS_UNLISTED },
+  [INFRASTRUCTURE_CHART]: { ingress: INGRESS_UNLISTED },
   ...Object.fromEntries(
-    SERVICES.flatMap((service) => {
-      const own = Object.entries(SERVICE_CATALOG[service].components).flatMap(([k, c]) => (!isSelfPlaced(c) && c.unlisted ? [[k, c.unlisted] as const] : []));
-      return own.length > 0 ? [[OPENKEEL_CHARTS[service].chart, Object.fromEntries(own)]] : [];
+    OPENKEEL_SERVICES.flatMap((service) => {
+      const own = Object.entries(service.components).flatMap(([k, c]) => (!isSelfPlaced(c) && c.unlisted ? [[k, c.unlisted] as const] : []));
+      return own.length > 0 ? [[service.chart, Object.fromEntries(own)]] : [];
     }),
   ),
 };

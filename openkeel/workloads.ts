@@ -1,32 +1,30 @@
 // The placement reader of the OpenKeel releases: every component a release's values place, with the
 // scheduling the chart renders for it (§ 5.2), and its design row (./design.ts). Most components are
 // placed by the chart helper (placement/chart-helper.ts) from `placement.<component>` and the role
-// definitions the values pass in `global.nodeRoles`; the catalog (./catalog.ts) says where a chart
+// definitions the values pass in `global.nodeRoles`; the service's descriptor (./services/) says where a chart
 // reads more (§ 5.2 "What is implemented"): a nodeSelector of its own that wins over the helper's,
 // tolerations it adds, or a component it places by `<component>.nodeSelector` alone while tolerating
 // every taint (the OVN chassis).
 import { valueAt } from "../config/problems";
-import { SERVICES } from "../config/schema";
 import { HOSTNAME_LABEL, RESERVED_TAINT, type Toleration } from "../config/roles";
 import { SCHEDULING_FIELDS, type PlacementValue } from "../config/placement";
 import { resolvePlacement, type RoleDefinitions } from "../placement/chart-helper";
 import { describeComponent, type PlacementCheck } from "../placement/report";
 import { requiredAntiAffinityKeys, untoleratedTaints } from "../placement/scheduling";
 import { arr, isObj, num, obj, type Component, type DesignRoles, type Obj, type Readers, type UnitReader } from "../placement/workloads";
-import { OPENKEEL_CHARTS } from "../platform/versions";
-import { isSelfPlaced, SERVICE_CATALOG, type ComponentSpec } from "./catalog";
-import { API_JOB, API_JOB_CHARTS, API_JOB_DESIGN, openkeelDesign, type DesignRow } from "./design";
-import { MASAKARI_PLACEMENT_CHECKS } from "./masakari";
-import { RUNTIME_CLASS_READERS } from "./zun";
+import { isSelfPlaced, type ComponentSpec, type DesignRow } from "./components";
+import { API_JOB, API_JOB_DESIGN, openkeelDesign, rendersApiJob } from "./design";
+import { OPENKEEL_SERVICES } from "./services";
 import { patchedObject } from "../plan/post-render";
 import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
 import { readMariaDB } from "../platform/mariadb-operator";
 import { readRabbitmqCluster } from "../platform/rabbitmq-operator";
 import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
-import { templateRendersHostAntiAffinity, workloadObjectName, workloadPodLabels, workloadSelector } from "./zone-spread";
+import { templateRendersHostAntiAffinity } from "./zone-spread";
 import { isUnlisted, UNLISTED_COMPONENTS, unlistedRendered } from "./unlisted";
-import { INFRASTRUCTURE_TYPE, RELEASE_TYPE, serviceOfRelease } from "./names";
+import { INFRASTRUCTURE_TYPE, RELEASE_TYPE, workloadObjectName, workloadPodLabels, workloadSelector } from "./names";
+import { serviceOfRelease } from "./registry";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
 /** One component's placement value, as opposed to a map of them (`placement.<component>`). */
@@ -35,8 +33,8 @@ const isPlacementValue = (v: unknown): v is PlacementValue => isObj(v) && Object
 /** What every taint is tolerated with: an empty key and Exists (the chassis, § 5.2). */
 const TOLERATE_EVERYTHING: Toleration = { operator: "Exists" };
 
-/** The catalog's components of a service chart, by chart name (a stack pins versions, never names). */
-const COMPONENTS_BY_CHART = new Map<string, Record<string, ComponentSpec>>(SERVICES.map((s) => [OPENKEEL_CHARTS[s].chart, SERVICE_CATALOG[s].components]));
+/** The components of a service chart, by chart name (a stack pins versions, never names): its descriptor's. */
+const COMPONENTS_BY_CHART = new Map<string, Readonly<Record<string, ComponentSpec>>>(OPENKEEL_SERVICES.map((s) => [s.chart, s.components]));
 
 /** `placement.<component>` maps and `<component>.placement` values of one release (§ 5.1). */
 function placementEntries(values: Obj): [string, PlacementValue, Obj][] {
@@ -162,7 +160,7 @@ const readRelease: UnitReader = (u, ctx) => {
     const design = openkeelDesign(chart, key);
     const scheduling = chartScheduling(values, spec, p, roles);
     // the API's Jobs: the chart places them as the API (§ 5.2), the API's patches are the Deployment's alone
-    if (key === "api" && API_JOB_CHARTS.has(chart)) out.push(releaseComponent(u, ctx, API_JOB, API_JOB_DESIGN, { ...scheduling }, 1, key));
+    if (key === "api" && rendersApiJob(chart)) out.push(releaseComponent(u, ctx, API_JOB, API_JOB_DESIGN, { ...scheduling }, 1, key));
     // the release's post-render patches over the pod template (./zone-spread.ts: anti-affinity)
     scheduling.affinity = patchedPodSpec(u, design.kind, key, { affinity: scheduling.affinity }).affinity as Scheduling["affinity"];
     const replicas = design.kind === "DaemonSet" ? undefined : replicasOf(values, key, p, holder);
@@ -180,7 +178,7 @@ const readRelease: UnitReader = (u, ctx) => {
       ...designFields(openkeelDesign(chart, key), ctx.units),
     });
   }
-  // in the chart's component order, as the catalog lists them (the API's Job after the API)
+  // in the chart's component order, as the descriptor lists them (the API's Job after the API)
   const order = Object.keys(specs);
   const rank = (c: Component) => {
     const key = c.name.slice(u.name.length + 1);
@@ -328,11 +326,12 @@ const reservedHostCheck: PlacementCheck = {
       })),
 };
 
-/** The placement checks of the OpenKeel releases, registered with the report (environments/registry.ts). */
-export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck, ...MASAKARI_PLACEMENT_CHECKS];
+/** The placement checks of the OpenKeel releases, registered with the report (environments/registry.ts): every service's own after the shared ones. */
+export const OPENKEEL_PLACEMENT_CHECKS: readonly PlacementCheck[] = [reservedHostCheck, ...OPENKEEL_SERVICES.flatMap((s) => s.placementChecks ?? [])];
 
 export const OPENKEEL_READERS: Readers = {
   units: { [RELEASE_TYPE]: readRelease, [INFRASTRUCTURE_TYPE]: readInfrastructure },
-  // an HPA places nothing: it scales a Deployment the release's reader already placed (./autoscaling.ts)
-  objects: { ...RUNTIME_CLASS_READERS, HorizontalPodAutoscaler: () => [] },
+  // the objects of the services' own units (Zun's RuntimeClass); an HPA places nothing: it scales a
+  // Deployment the release's reader already placed (./autoscaling.ts)
+  objects: { ...Object.assign({}, ...OPENKEEL_SERVICES.map((s) => s.readers ?? {})), HorizontalPodAutoscaler: () => [] },
 };

@@ -12,34 +12,18 @@ import { HOSTNAME_LABEL, ZONE_LABEL } from "../config/roles";
 import type { PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { arr, obj, type Obj } from "../placement/workloads";
+import { isSelfPlaced } from "./components";
+import { workloadObjectName, workloadSelector } from "./names";
+import { releaseService } from "./registry";
 
 /**
- * The components whose template renders the required host anti-affinity itself (§ 5.2: the Ironic
- * conductor StatefulSet, "with required anti-affinity on the host"), whatever the values say.
+ * Whether a component's template renders the required host anti-affinity itself, whatever the
+ * values say (§ 5.2: the Ironic conductor StatefulSet, "with required anti-affinity on the host"):
+ * its descriptor says so (`templateHostAntiAffinity`).
  */
-export const TEMPLATE_HOST_ANTI_AFFINITY: Readonly<Record<string, readonly string[]>> = { "openkeel-ironic": ["conductor"] };
-
 export function templateRendersHostAntiAffinity(release: string, component: string): boolean {
-  return TEMPLATE_HOST_ANTI_AFFINITY[release]?.includes(component) ?? false;
-}
-
-/** The workload object a service chart renders for a component: `<release>-<component in kebab case>`. */
-export function workloadObjectName(release: string, component: string): string {
-  return `${release}-${component.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase()}`;
-}
-
-/** The pod labels the chart selects a component's pods by (app.kubernetes.io/instance and name). */
-export function workloadSelector(release: string, component: string): Record<string, string> {
-  return { "app.kubernetes.io/instance": release, "app.kubernetes.io/name": workloadObjectName(release, component) };
-}
-
-/**
- * Every label the chart puts on a component's pods: its selector's, the component's own key and
- * part-of openkeel (the contract charts' `openkeel.workload`, test/e2e/charts/_shared/_openkeel.tpl:
- * the labels the OpenKeel charts render, whose real templates are not public).
- */
-export function workloadPodLabels(release: string, component: string): Record<string, string> {
-  return { ...workloadSelector(release, component), "app.kubernetes.io/component": component, "app.kubernetes.io/part-of": "openkeel" };
+  const spec = releaseService(release)?.components[component];
+  return spec !== undefined && !isSelfPlaced(spec) && spec.templateHostAntiAffinity === true;
 }
 
 /**

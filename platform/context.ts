@@ -4,7 +4,7 @@
 // environment offers, and which services run. Plus the few shapes the platform components share
 // (namespaces with pod-security labels, control-plane placement, waiting for an object to be ready,
 // pinned upstream manifests).
-import type { LoadedConfig, ServiceName } from "../config/schema";
+import type { LoadedConfig } from "../config/schema";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
 import { remoteManifestUnit, type K8sObject, type RemoteManifestOptions, type RemoteManifestUnit } from "../plan/plan";
 import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
@@ -82,7 +82,8 @@ export interface StackContext {
   storage: StackStorage;
   /** global.nodeRoles is passed, so role placements select labelled nodes. */
   rolesPassed: boolean;
-  serviceOn(service: ServiceName): boolean;
+  /** Whether the stack runs an OpenKeel service (topology/services.ts); a name no service has is a bug of the caller. */
+  serviceOn(service: string): boolean;
   /**
    * How Masakari's segment hosts are remediated, when the stack installs a node remediator (Medik8s).
    * @default none: nothing remediates nodes (the lab), and Masakari is told nothing about it

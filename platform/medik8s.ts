@@ -275,7 +275,7 @@ function nodeHealthCheck(ctx: StackContext, check: NhcCheck): K8sObject {
  * What Masakari puts in the NodeHealthCheck of each failover segment (§ 5.6): the same template and
  * conditions as ours, and the compute nodes' maxUnhealthy (segment hosts are compute nodes). A
  * segment may hold quorum nodes (every node of the small topology): Masakari's placement check
- * (openkeel/masakari.ts) then holds that maxUnhealthy to 1.
+ * (openkeel/services/masakari.ts) then holds that maxUnhealthy to 1.
  */
 function segmentRemediation(ctx: StackContext): SegmentRemediation {
   return { remediationTemplate: { ...REMEDIATION_TEMPLATE }, maxUnhealthy: maxUnhealthyOf(ctx, "compute"), unhealthyConditions: unhealthyConditions(ctx) };

@@ -415,8 +415,9 @@ function marker(v: unknown): string | undefined {
 
 /** Whether one unit of a render carries a pin. */
 function carries(u: StackUse["units"][number], v: unknown): boolean {
-  // an OpenKeel chart pin has no repository of its own (OPENKEEL_CHART_REPOSITORY, or the stack's)
-  if (isPlainObject(v) && typeof v.chart === "string") return u.chart?.chart === v.chart && (v.repository === undefined || u.chart.repository === v.repository);
+  if (isPlainObject(v) && typeof v.chart === "string") return u.chart?.chart === v.chart && u.chart.repository === v.repository;
+  // a release line of charts (the OpenKeel charts): every chart of its name, from whichever repository the stack names
+  if (isPlainObject(v) && typeof v.prefix === "string") return u.chart?.chart.startsWith(v.prefix) ?? false;
   if (isPlainObject(v) && typeof v.url === "string") return u.urls?.includes(v.url) ?? false;
   const m = marker(v);
   return m !== undefined && u.texts.some((t) => t.includes(m));

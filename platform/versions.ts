@@ -349,36 +349,21 @@ export const MEDIK8S_NMO_UPGRADE = medik8sUpgrade("Medik8s Node Maintenance Oper
 
 // ---- OpenKeel charts ----
 // The OpenKeel project publishes one chart per service plus the infrastructure chart
-// (openkeel-chart). UNVERIFIED: no public index of these charts was found; the registry below is
-// the project's own domain (the one of its label keys, openkeel.io) and the version the first
-// line of charts carrying the § 5.2 placement helper. Stacks override both with `openkeel:charts`
-// (stacks/README.md).
-import type { OpenKeelChartKey } from "../config/schema";
-
+// (openkeel-chart), as one release line: every chart at one version, which this pin holds (each
+// service's module names its chart: openkeel/services/). UNVERIFIED: no public index of these
+// charts was found; the registry below is the project's own domain (the one of its label keys,
+// openkeel.io) and the version the first line of charts carrying the § 5.2 placement helper. Stacks
+// override both with `openkeel:charts`, a version for every chart or one per chart (stacks/README.md).
 export const OPENKEEL_CHART_REPOSITORY = "oci://registry.openkeel.io/charts";
 
-export const OPENKEEL_CHARTS = {
-  infrastructure: { chart: "openkeel-chart", version: "1.0.0" },
-  keystone: { chart: "openkeel-keystone", version: "1.0.0" },
-  placement: { chart: "openkeel-placement", version: "1.0.0" },
-  nova: { chart: "openkeel-nova", version: "1.0.0" },
-  neutron: { chart: "openkeel-neutron", version: "1.0.0" },
-  "neutron-fwaas": { chart: "openkeel-neutron-fwaas", version: "1.0.0" },
-  "neutron-vpnaas": { chart: "openkeel-neutron-vpnaas", version: "1.0.0" },
-  glance: { chart: "openkeel-glance", version: "1.0.0" },
-  cinder: { chart: "openkeel-cinder", version: "1.0.0" },
-  manila: { chart: "openkeel-manila", version: "1.0.0" },
-  swift: { chart: "openkeel-swift", version: "1.0.0" },
-  heat: { chart: "openkeel-heat", version: "1.0.0" },
-  barbican: { chart: "openkeel-barbican", version: "1.0.0" },
-  designate: { chart: "openkeel-designate", version: "1.0.0" },
-  masakari: { chart: "openkeel-masakari", version: "1.0.0" },
-  ironic: { chart: "openkeel-ironic", version: "1.0.0" },
-  skyline: { chart: "openkeel-skyline", version: "1.0.0" },
-  "ovn-octavia-provider": { chart: "openkeel-ovn-octavia-provider", version: "1.0.0" },
-  zun: { chart: "openkeel-zun", version: "1.0.0" },
-  "ec2-api": { chart: "openkeel-ec2-api", version: "1.0.0" },
-} as const satisfies Record<OpenKeelChartKey, Omit<ChartPin, "repository">>;
+/** Charts published together as one release line: every chart whose name starts with `prefix`, at one version. */
+export interface ChartLinePin {
+  prefix: string;
+  version: string;
+}
+
+/** The OpenKeel charts' release line. */
+export const OPENKEEL_CHARTS = { prefix: "openkeel-", version: "1.0.0" } as const satisfies ChartLinePin;
 
 export const OPENKEEL_CHARTS_UPGRADE: UpgradeRule = {
   component: "OpenKeel charts",

@@ -13,15 +13,14 @@
 import type { NodeState } from "../config/lifecycle";
 import { formatPath, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
-import type { ServiceName } from "../config/schema";
 import { resolveEnvironment } from "../environments";
 import { drainSequenceChecks, nodeRemovalChecks } from "../lifecycle/guards";
 import { nodeSteps, type NodeSteps } from "../lifecycle/steps";
-import { SERVICE_CATALOG } from "../openkeel/catalog";
-import { SWIFT_REPLICAS } from "../openkeel/replicas";
+import { OPENKEEL_SERVICES } from "../openkeel/services";
+import { SWIFT_REPLICAS } from "../openkeel/services/swift";
 import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../openkeel/infrastructure";
 import { quorumMoveChecks } from "../openkeel/quorum-moves";
-import { releaseName } from "../openkeel/services";
+import { releaseService } from "../openkeel/registry";
 import { APPLY_AS_PATCH_ANNOTATION } from "../plan/plan";
 import { classReplacement, immutableChanges, isPriorityClass } from "../platform/priority-classes";
 import { diff, WHOLE_DOCUMENT, type Change } from "../render/diff";
@@ -36,14 +35,13 @@ import {
   type RenderedIndex,
   type RenderedWarning,
 } from "../render/rendered";
-import { SERVICE_REQUIRED_ROLE } from "../topology/services";
 import { failureDomainFindings } from "./failure-delta";
 import { isEmptyDelta, placementDelta, type PlacementDelta } from "./placement-delta";
 import { inPlace, OPERATOR_IMMUTABLE } from "./replace-rules";
 import { stackUpgradeViews, type UpgradePins, type UpgradeView } from "./preview-upgrades";
 import { warningChanges, type WarningChanges } from "./preview-warnings";
 import { byCodePoint, isPlainObject } from "../config/plain";
-import { RELEASE_TYPE } from "../openkeel/names";
+import { RELEASE_TYPE, releaseName } from "../openkeel/names";
 
 export type Tree = Map<string, string>;
 
@@ -602,8 +600,8 @@ const QUORUM_NOTES: Record<string, { name: string; note: string }> = {
 
 function quorumValues(): QuorumValue[] {
   const out: QuorumValue[] = QUORUM_MEMBERS.map((m) => ({ unit: INFRASTRUCTURE_UNIT, path: ["infrastructure", m, "replicas"], ...QUORUM_NOTES[m] }));
-  for (const [service, spec] of Object.entries(SERVICE_CATALOG) as [ServiceName, (typeof SERVICE_CATALOG)[ServiceName]][]) {
-    for (const [component, c] of Object.entries(spec.components)) {
+  for (const { name: service, components } of OPENKEEL_SERVICES) {
+    for (const [component, c] of Object.entries(components)) {
       if (c.replicas !== "quorum") continue;
       const known = QUORUM_NOTES[component] ?? { name: `${service} ${component}`, note: "its members replicate their state and need a majority up" };
       out.push({ unit: releaseName(service), path: [component, "replicas"], ...known });
@@ -639,8 +637,8 @@ function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Check[] {
   for (const u of units) {
     const unit = bi.units.get(u.name);
     if (u.op !== "remove" || unit?.type !== RELEASE_TYPE) continue;
-    const service = u.name.replace(/^openkeel-/, "") as ServiceName;
-    const role = SERVICE_REQUIRED_ROLE[service] as Role | undefined;
+    const service = u.name.replace(/^openkeel-/, "");
+    const role = releaseService(u.name)?.requiredRole;
     const had = (idx: Index) => idx.nodes.filter((n) => role !== undefined && n.roles.includes(role)).map((n) => n.name);
     let why = "the stack no longer enables it (openkeel:services)";
     let fix = `if the cloud still needs it, enable it again (openkeel:services.${service})`;

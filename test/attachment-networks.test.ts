@@ -133,7 +133,7 @@ describe("the objects", () => {
   it("Ironic: the provisioning NAD and Subnet in its namespace, and the conductor's Multus annotation as a post-render patch", () => {
     for (const stack of ["prod-medium", "prod-large"]) {
       const plan = planOf(stack);
-      const cidr = shippedConfig(stack).services.ironic!.provisioningNetwork!.cidr;
+      const cidr = (shippedConfig(stack).services.ironic!.provisioningNetwork as { cidr: string }).cidr;
       const [nad, subnet] = objectsOf(plan, "openkeel-ironic-provisioning-network");
       expect(nad.metadata).toEqual({ name: "provisioning-net", namespace: "openkeel-ironic" });
       expect(JSON.parse((nad as any).spec.config).ipam.provider).toBe("provisioning-net.openkeel-ironic");

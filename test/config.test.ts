@@ -20,6 +20,7 @@ import {
   STACKS_DIR,
   tempStacks,
 } from "./helpers/stacks";
+import { OPENKEEL_SERVICES } from "../openkeel/services";
 
 const FILE = "stacks/Pulumi.prod-medium.yaml";
 
@@ -30,10 +31,14 @@ describe("shipped stacks", () => {
 
   it.each(SHIPPED_STACKS)("%s: the Pulumi config source and the stack file give the same Config", (stack) => {
     const fromFile = shippedConfig(stack);
-    const fromPulumi = loadConfig(rawFromPulumiConfig(pulumiConfigOf(shippedRaw(stack))), {
-      stack,
-      file: fromFile.file,
-    });
+    const fromPulumi = loadConfig(
+      rawFromPulumiConfig(pulumiConfigOf(shippedRaw(stack))),
+      {
+        stack,
+        file: fromFile.file,
+      },
+      OPENKEEL_SERVICES,
+    );
     expect(fromPulumi).toEqual(fromFile);
   });
 
@@ -48,7 +53,7 @@ describe("shipped stacks", () => {
     const rewritten = original.replace(/^(\s+openkeel:(taints|bgp)): (true|false)$/gm, '$1: "$3"');
     expect(rewritten).not.toBe(original);
     const dir = tempStacks({ lab: rewritten });
-    expect(readStack("lab", dir)).toEqual({ ...shippedConfig("lab"), file: stackFilePath("lab", dir) });
+    expect(readStack("lab", dir, OPENKEEL_SERVICES)).toEqual({ ...shippedConfig("lab"), file: stackFilePath("lab", dir) });
   });
 
   it("ignore other namespaces' keys (provider config)", () => {
@@ -160,7 +165,7 @@ describe("bad config", () => {
   });
 
   it("names the known stacks when a stack has no file", () => {
-    const problems = problemsOf(() => readStack("prod-tiny", STACKS_DIR));
+    const problems = problemsOf(() => readStack("prod-tiny", STACKS_DIR, OPENKEEL_SERVICES));
     expect(problems[0].message).toMatch(/no stack file/);
     expect(problems[0].fix).toMatch(/lab, prod-large, prod-medium, prod-small/);
   });
@@ -209,6 +214,10 @@ describe("problems an operator can act on", () => {
       `${FILE}: openkeel:nodes[3].roles[1]: node 'cmp-01': is string "strorage", not one of controlPlane, compute, network, storage, containers, provisioning. Fix: use one of the listed values: did you mean 'storage'?`,
     ]);
     expect(lines((r) => (r.services.nuetron = {}))[0]).toMatch(/openkeel:services\.nuetron: unknown key\. Fix: did you mean 'neutron'\?/);
+    // a service's name: the fix names every service of the registry
+    expect(lines((r) => (r.services.octavia = {}))).toEqual([
+      `${FILE}: openkeel:services.octavia: unknown key. Fix: remove it or correct its spelling; the OpenKeel services are ${OPENKEEL_SERVICES.map((s) => s.name).join(", ")}`,
+    ]);
     expect(lines((r) => (r.talos.compute.reservedSystemCpus = "0-3"))[0]).toMatch(
       /openkeel:talos\.compute\.reservedSystemCpus: unknown key\. Fix: did you mean 'reservedSystemCPUs'\?/,
     );

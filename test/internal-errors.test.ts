@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../config/problems";
 import { planStack } from "../environments";
-import { SERVICE_CATALOG } from "../openkeel/catalog";
+import { neutron } from "../openkeel/services/neutron";
 import { multus } from "../platform/multus";
 import { secretRef } from "../plan/plan";
 import { capture } from "../cli/cli";
@@ -25,8 +25,7 @@ describe("a developer mistake is not the stack's", () => {
     expect(r.stderr).not.toMatch(/stacks\/Pulumi\.lab\.yaml: /);
   });
 
-  it("D4: metadata secrets that differ without any override are the catalog's bug, not a problem of the stack", () => {
-    const neutron = SERVICE_CATALOG.neutron;
+  it("D4: metadata secrets that differ without any override are the descriptors' bug, not a problem of the stack", () => {
     const values = neutron.values!;
     vi.spyOn(neutron, "values").mockImplementation((ctx) => ({ ...values(ctx), metadataAgent: { sharedSecret: secretRef("another-secret") } }));
     let thrown: unknown;
@@ -38,7 +37,7 @@ describe("a developer mistake is not the stack's", () => {
     expect(thrown).toBeInstanceOf(Error);
     expect(thrown).not.toBeInstanceOf(ConfigError);
     expect((thrown as Error).message).toMatch(
-      /D4: the catalog gives Nova \(metadata-proxy-shared-secret\) and Neutron \(another-secret\) different metadata secrets/,
+      /D4: the descriptors give Nova \(metadata-proxy-shared-secret\) and Neutron \(another-secret\) different metadata secrets/,
     );
   });
 

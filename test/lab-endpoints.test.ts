@@ -1,30 +1,36 @@
 // The lab's public endpoints (seed 004: every OpenKeel API on a NodePort of 30500–30998, published
-// on 127.0.0.1 by the kind config): one table, every public API in it, no port twice, every port
-// published, and the lab's releases ask for exactly those ports.
+// on 127.0.0.1 by the kind config): each public API's port in its service's descriptor, one block
+// of ten per service, no port twice, every port published, and the lab's releases ask for exactly
+// those ports.
 import { describe, expect, it } from "vitest";
-import { SERVICES } from "../config/schema";
-import { SERVICE_CATALOG } from "../openkeel/catalog";
-import { LAB_API_NODE_PORTS, LAB_NODE_PORTS, labTableUses, nodePortProblems } from "../openkeel/endpoints";
+import { api, worker, type ComponentSpec } from "../openkeel/components";
+import { LAB_NODE_PORTS, nodePortProblems } from "../openkeel/endpoints";
+import { labApiNodePorts, labIdentityPort, releaseService } from "../openkeel/registry";
+import { OPENKEEL_SERVICES } from "../openkeel/services";
 import { openkeelReleases, planOf, valueProblems } from "./helpers/plans";
 import { mutatedConfig, PRODUCTION_STACKS } from "./helpers/stacks";
 
-describe("the table of the lab's NodePorts", () => {
-  it("has exactly the public APIs of the catalog", () => {
-    const publicApis = SERVICES.flatMap((s) =>
-      Object.entries(SERVICE_CATALOG[s].components)
-        .filter(([, c]) => c.publicApi)
-        .map(([name]) => `${s}/${name}`),
+describe("the lab's NodePorts of the descriptors", () => {
+  it("a public API has one: a component that is public without a port does not compile", () => {
+    // @ts-expect-error a public API names its NodePort in the lab
+    const portless: ComponentSpec = { ...worker(), publicApi: {} };
+    // @ts-expect-error an API is public: its builder takes its port
+    const apiWithout: ComponentSpec = api();
+    expect([portless, apiWithout].map((c) => c.kind)).toEqual(["Deployment", "Deployment"]);
+    expect(labIdentityPort()).toBe(30500);
+  });
+
+  it("one block of ten per service, in install order (a new API finds its number without renumbering)", () => {
+    const apis = OPENKEEL_SERVICES.flatMap((s, i) =>
+      Object.entries(s.components).flatMap(([name, c]) => (c.publicApi ? [{ api: `${s.name}/${name}`, block: i, port: c.publicApi.labNodePort }] : [])),
     );
-    const table = Object.entries(LAB_API_NODE_PORTS).flatMap(([s, ports]) => Object.keys(ports ?? {}).map((c) => `${s}/${c}`));
-    expect(table.sort()).toEqual(publicApis.sort());
-    expect(publicApis).toContain("keystone/api");
-    expect(publicApis).toContain("nova/consoleProxy");
-    expect(publicApis).toContain("swift/proxy");
+    expect(apis.filter((a) => Math.floor((a.port - LAB_NODE_PORTS.first) / 10) !== a.block)).toEqual([]);
+    expect(apis.map((a) => a.api)).toEqual(expect.arrayContaining(["keystone/api", "nova/consoleProxy", "swift/proxy", "heat/apiCfn"]));
   });
 
   it("uses no port twice and only published ones", () => {
-    const uses = labTableUses();
-    expect(uses.length).toBeGreaterThan(SERVICES.length);
+    const uses = labApiNodePorts();
+    expect(uses.length).toBeGreaterThan(OPENKEEL_SERVICES.length);
     expect(nodePortProblems(uses, true)).toEqual([]);
     for (const u of uses) {
       expect(u.port).toBeGreaterThanOrEqual(LAB_NODE_PORTS.first);
@@ -34,7 +40,7 @@ describe("the table of the lab's NodePorts", () => {
 
   it("the check finds a port used twice and one the kind config does not publish", () => {
     const uses = [
-      ...labTableUses(),
+      ...labApiNodePorts(),
       { release: "openkeel-x", path: ["api", "service", "nodePort"], port: 30500 },
       { release: "openkeel-y", path: ["api", "service", "nodePort"], port: 31000 },
     ];
@@ -53,9 +59,8 @@ describe("the lab's releases", () => {
     const plan = planOf("lab");
     let seen = 0;
     for (const u of openkeelReleases(plan)) {
-      const service = u.name.replace(/^openkeel-/, "");
       for (const [component, block] of Object.entries(u.values)) {
-        const port = LAB_API_NODE_PORTS[service as keyof typeof LAB_API_NODE_PORTS]?.[component];
+        const port = releaseService(u.name)?.components[component]?.publicApi?.labNodePort;
         const exposure = (block as any)?.service;
         if (port === undefined) expect(exposure, `${u.name} ${component}`).toBeUndefined();
         else {

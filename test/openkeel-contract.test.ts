@@ -8,8 +8,9 @@ import { capture } from "../cli/cli";
 import { renderCommand } from "../pipeline/render-command";
 import * as pulumi from "@pulumi/pulumi";
 import program from "../index";
-import { SERVICES } from "../config/schema";
-import { SERVICE_CATALOG } from "../openkeel/catalog";
+import { releaseService } from "../openkeel/registry";
+import { masakari } from "../openkeel/services/masakari";
+import { neutron } from "../openkeel/services/neutron";
 import { checkValues, serviceContract } from "../openkeel/contract";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
 import { phase, type HelmReleaseUnit } from "../plan/plan";
@@ -31,8 +32,7 @@ describe("what this repository emits", () => {
     const cfg = shippedConfig(stack);
     const plan = planStack(cfg).plan!;
     for (const u of phase(plan, "openkeel").units.filter((x): x is HelmReleaseUnit => x.kind === "HelmRelease")) {
-      const name = u.name.replace(/^openkeel-/, "") as (typeof SERVICES)[number];
-      expect(checkValues(serviceContract(SERVICE_CATALOG[name], plan.labelProfile), u.values), u.name).toEqual([]);
+      expect(checkValues(serviceContract(releaseService(u.name)!, plan.labelProfile), u.values), u.name).toEqual([]);
     }
     expect(checkValues(infrastructureContract(plan.labelProfile), infrastructureValues(contextOf(cfg)))).toEqual([]);
   });
@@ -83,8 +83,6 @@ describe("raw overrides that do not fit", () => {
   });
 
   it("accepts what the charts read besides the helper (§ 5.2): chassis.nodeSelector, ovnCentral.nodeSelector, Masakari's nodePlacement", () => {
-    const neutron = SERVICE_CATALOG.neutron;
-    const masakari = SERVICE_CATALOG.masakari;
     const cfg = shippedConfig("prod-medium");
     const plan = planStack(cfg).plan!;
     const values = (name: string) => structuredClone((phase(plan, "openkeel").units.find((u) => u.name === name) as HelmReleaseUnit).values) as any;

@@ -1,7 +1,6 @@
 // The OpenKeel phases of every shipped stack: which releases exist, in which order, and the values
 // that carry each decision of the node placement design (D1–D8) per topology.
 import { describe, expect, it } from "vitest";
-import { SERVICES, type ServiceName } from "../config/schema";
 import type { PlacementValue } from "../config/placement";
 import { resolvePlacement } from "../placement/chart-helper";
 import { PHASES, phase } from "../plan/plan";
@@ -11,6 +10,7 @@ import { MARIADB_IMAGE, OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS, RABBITMQ_IMA
 import { checkValues } from "../openkeel/contract";
 import { isUnlisted } from "../openkeel/unlisted";
 import { infrastructureContract, infrastructureValues } from "../openkeel/infrastructure";
+import { OPENKEEL_SERVICES } from "../openkeel/services";
 import { resolveEnvironment, planStack, resolveStack } from "../environments";
 import { composePlan } from "../environments/compose";
 import { placementReport } from "../placement/report";
@@ -62,7 +62,7 @@ describe("releases per stack", () => {
     const names = phase(plan, "openkeel")
       .units.filter((u) => u.kind === "HelmRelease")
       .map((u) => u.name);
-    const want = SERVICES.filter((s) => (s === "ironic" ? expected[stack].ironic : s === "zun" ? expected[stack].zun : true));
+    const want = OPENKEEL_SERVICES.map((s) => s.name).filter((s) => (s === "ironic" ? expected[stack].ironic : s === "zun" ? expected[stack].zun : true));
     expect(names).toEqual(want.map((s) => `openkeel-${s}`));
     for (const u of openkeelReleases(plan)) {
       // § 1.4, § 2.2: Ironic in a namespace of its own
@@ -630,12 +630,12 @@ describe("chart sources", () => {
     expect(release(plan, "openkeel-chart").chart).toEqual({
       repository: OPENKEEL_CHART_REPOSITORY,
       chart: "openkeel-chart",
-      version: OPENKEEL_CHARTS.infrastructure.version,
+      version: OPENKEEL_CHARTS.version,
     });
-    const keys = Object.keys(OPENKEEL_CHARTS).sort();
-    expect(keys).toEqual(["infrastructure", ...SERVICES].sort());
-    for (const s of SERVICES.filter((x) => x !== "zun")) {
-      expect(release(plan, `openkeel-${s}`).chart.chart).toBe(OPENKEEL_CHARTS[s as ServiceName].chart);
+    // one release line: every service's chart (its descriptor's) at the one pin
+    for (const s of OPENKEEL_SERVICES.filter((x) => x.name !== "zun")) {
+      expect(release(plan, `openkeel-${s.name}`).chart).toEqual({ repository: OPENKEEL_CHART_REPOSITORY, chart: s.chart, version: OPENKEEL_CHARTS.version });
+      expect(s.chart.startsWith(OPENKEEL_CHARTS.prefix), s.chart).toBe(true);
     }
   });
 

@@ -13,6 +13,7 @@ import { renderPlan } from "../render/rendered";
 import { hasErrors, previewStack, type StackPreview, type Tree } from "../review/preview";
 import { stackMarkdown } from "../review/preview-markdown";
 import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks } from "./helpers/stacks";
+import { OPENKEEL_SERVICES } from "../openkeel/services";
 
 function render(cfg: LoadedConfig): Tree {
   const r = planStack(cfg);
@@ -352,7 +353,7 @@ describe("a comment-only change", () => {
     expect(edited).not.toBe(text);
     const dir = tempStacks({ "prod-medium": edited });
     try {
-      const p = previewStack("prod-medium", render(shippedConfig("prod-medium")), render(readStack("prod-medium", dir)));
+      const p = previewStack("prod-medium", render(shippedConfig("prod-medium")), render(readStack("prod-medium", dir, OPENKEEL_SERVICES)));
       expect(p.status).toBe("unchanged");
       expect(stackMarkdown(p)).toBe("### prod-medium — talos-production/medium\n\nNo changes.\n");
     } finally {

@@ -56,7 +56,7 @@ interface Extraction {
 
 /** Pins no manager updates, each with why (a test below keeps this list true). */
 const NOT_MANAGED: Record<string, string> = {
-  "OPENKEEL_CHARTS.*": "the project's own charts: no public registry is known (UNVERIFIED in platform/versions.ts), nothing to look up",
+  OPENKEEL_CHARTS: "the project's own charts (one release line): no public registry is known (UNVERIFIED in platform/versions.ts), nothing to look up",
   OPENKEEL_CHART_REPOSITORY: "their registry (the same reason)",
   KUBERNETES_SCHEMA_VERSION: "the Kubernetes version the offline schema mirror holds (v1.32.2 strict): it moves with the mirror, by hand",
   TALOS_IMAGE_FACTORY: "a host name, no release",

@@ -87,11 +87,10 @@ describe("the runbooks of docs/operating.md", () => {
 
   it("prod-medium: the interfaces it names are the ones the render gives those nodes", () => {
     const cfg = shippedConfig("prod-medium");
+    const provisioning = cfg.services.ironic!.provisioningNetwork as { interface: string };
     expect(MEDIUM).toContain(`\`${cfg.platform.metallb!.interfaces[0]}\` of the controlPlane and network nodes`);
-    expect(MEDIUM).toContain(`\`${cfg.services.ironic!.provisioningNetwork!.interface}\` of prov-1`);
-    expect(fs.readFileSync(path.join(REPO, "rendered/prod-medium/talos/nodes/prov-1.yaml"), "utf8")).toContain(
-      `name: ${cfg.services.ironic!.provisioningNetwork!.interface}`,
-    );
+    expect(MEDIUM).toContain(`\`${provisioning.interface}\` of prov-1`);
+    expect(fs.readFileSync(path.join(REPO, "rendered/prod-medium/talos/nodes/prov-1.yaml"), "utf8")).toContain(`name: ${provisioning.interface}`);
     expect(fs.readFileSync(path.join(REPO, "rendered/prod-medium/talos/nodes/net-1.yaml"), "utf8")).toContain(`name: ${cfg.platform.metallb!.interfaces[0]}`);
     expect(fs.existsSync(path.join(REPO, "policy/PulumiPolicy.yaml"))).toBe(true);
   });

@@ -2,7 +2,7 @@
 // Both lists are read, never written here: a new schema key, or a README row that outlives its key,
 // fails this test by name.
 //
-// The schema's keys: config/schema.ts `configSchema`, walked through zod's definitions (optional,
+// The schema's keys: config/schema.ts `configSchemaOf` the registry's services, walked through zod's definitions (optional,
 // default, prefault and pipe unwrapped; every option of a union). A key path is written as a stack
 // file nests it, without `openkeel:`: `[]` after a list whose entries have keys (`nodes[].name`),
 // `<service>` for the services of a map keyed by every service (`openkeel:services`,
@@ -33,7 +33,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { configSchema, SERVICES } from "../config/schema";
+import { configSchemaOf } from "../config/schema";
+import { OPENKEEL_SERVICES } from "../openkeel/services";
+
+const SERVICES: readonly string[] = OPENKEEL_SERVICES.map((s) => s.name);
+const configSchema = configSchemaOf(OPENKEEL_SERVICES);
 
 const README_PATH = path.resolve(__dirname, "../stacks/README.md");
 const README = fs.readFileSync(README_PATH, "utf8");
@@ -83,7 +87,7 @@ const join = (prefix: string, part: string) => (prefix === "" ? part : `${prefix
  * (`services.ironic.bmcNetworks`).
  */
 function objectKeys(shape: Record<string, Schema>, prefix: string): string[] {
-  const services: readonly string[] = SERVICES.every((s) => s in shape) ? SERVICES : [];
+  const services = SERVICES.every((s) => s in shape) ? SERVICES : [];
   const own = Object.entries(shape)
     .filter(([key]) => !services.includes(key))
     .flatMap(([key, value]) => [join(prefix, key), ...schemaKeys(value, join(prefix, key))]);

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { resolveEnvironment, planStack, resolveStack } from "../environments";
 import { openkeelDesign } from "../openkeel/design";
 import { UNLISTED_COMPONENTS, unlistedPlacementPatch, unlistedRendered } from "../openkeel/unlisted";
-import { workloadObjectName } from "../openkeel/zone-spread";
+import { workloadObjectName } from "../openkeel/names";
 import { findUnit, type HelmReleaseUnit, type Plan } from "../plan/plan";
 import type { PostRenderPatch } from "../plan/post-render";
 import { placementReport } from "../placement/report";

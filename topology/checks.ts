@@ -2,9 +2,9 @@
 // installed. Errors stop the render, `npm run plan` and `pulumi preview` (exit 1); warnings are printed.
 import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
-import type { Config, ServiceName } from "../config/schema";
+import type { Config } from "../config/schema";
 import { addressChecks, attachmentEnvironmentChecks } from "./addresses";
-import { ironicConductorReplicas, SERVICE_REQUIRED_ROLE, SERVICE_REQUIRED_SERVICE, serviceEnabled } from "./services";
+import { ironicConductorReplicas, serviceEnabled } from "./services";
 import type { Topology } from "./topology";
 import { bridgeMappingChecks } from "./wiring";
 
@@ -119,12 +119,12 @@ function zoneChecks(cfg: Config, topo: Topology): Check[] {
   return checks;
 }
 
-/** A service turned on needs the role it runs on and the service it extends. */
+/** A service turned on needs the role it runs on and the service it extends (what its module declares: cfg.serviceCatalog). */
 function serviceChecks(cfg: Config, topo: Topology): Check[] {
   const { checks, error } = collect();
   const count = (role: Role) => topo.nodesByRole[role].length;
-  for (const [service, role] of Object.entries(SERVICE_REQUIRED_ROLE) as [ServiceName, Role][]) {
-    if (cfg.services[service]?.enabled === true && count(role) === 0) {
+  for (const { name: service, requiredRole: role } of cfg.serviceCatalog) {
+    if (role && cfg.services[service]?.enabled === true && count(role) === 0) {
       error(
         "service-needs-role",
         `${service} is enabled but no node has the ${role} role`,
@@ -134,8 +134,8 @@ function serviceChecks(cfg: Config, topo: Topology): Check[] {
     }
   }
 
-  for (const [service, base] of Object.entries(SERVICE_REQUIRED_SERVICE) as [ServiceName, ServiceName][]) {
-    if (cfg.services[service]?.enabled === true && !serviceEnabled(cfg, topo, base)) {
+  for (const { name: service, extends: base } of cfg.serviceCatalog) {
+    if (base && cfg.services[service]?.enabled === true && !serviceEnabled(cfg, topo, base)) {
       error(
         "service-needs-service",
         `${service} is enabled but ${base}, which it extends, is off`,

@@ -1,23 +1,19 @@
 // Which OpenKeel services a stack runs: each service's `enabled` flag, else on when the topology has
-// the role it cannot run without (§ 1.2); and the Ironic conductor count (D7).
-import type { Config, ServiceName } from "../config/schema";
+// the role it cannot run without (§ 1.2) and the service it extends runs. What each service needs is
+// its module's to say (openkeel/services/); the loaded config carries it here (config/services.ts).
+// And the Ironic conductor count (D7).
+import type { Config } from "../config/schema";
+import type { ServiceNeeds } from "../config/services";
 import type { Role } from "../config/roles";
 import type { Topology } from "./topology";
 
-/** Roles a service cannot run without: enabling it on a stack without them is an error. */
-export const SERVICE_REQUIRED_ROLE: Partial<Record<ServiceName, Role>> = {
-  ironic: "provisioning",
-  zun: "containers",
-  // Swift storage pods hold the object devices: without storage nodes there is nowhere to put them
-  swift: "storage",
-};
-
-/** Services that extend another one: on by default with it, and nothing without it. */
-export const SERVICE_REQUIRED_SERVICE: Partial<Record<ServiceName, ServiceName>> = {
-  // Neutron extensions (§ 5.2: openkeel-neutron-fwaas, openkeel-neutron-vpnaas)
-  "neutron-fwaas": "neutron",
-  "neutron-vpnaas": "neutron",
-};
+/** What a service of the stack's registry needs; a name no service has is a bug of the caller. */
+export function serviceNeeds(cfg: Pick<Config, "serviceCatalog">, service: string): ServiceNeeds {
+  const needs = cfg.serviceCatalog.find((s) => s.name === service);
+  if (!needs)
+    throw new Error(`services: no OpenKeel service is named ${service} (openkeel/services/ lists ${cfg.serviceCatalog.map((s) => s.name).join(", ")})`);
+  return needs;
+}
 
 const DEFAULT_IRONIC_CONDUCTORS = 2;
 
@@ -25,12 +21,11 @@ const DEFAULT_IRONIC_CONDUCTORS = 2;
  * Whether a service is on: its `enabled` flag, else on when the topology has the role it needs and
  * the service it extends is on.
  */
-export function serviceEnabled(cfg: Config, topo: Topology, service: ServiceName): boolean {
+export function serviceEnabled(cfg: Config, topo: Topology, service: string): boolean {
+  const { requiredRole, extends: extended } = serviceNeeds(cfg, service);
   const explicit = cfg.services[service]?.enabled;
   if (explicit !== undefined) return explicit;
-  const required = SERVICE_REQUIRED_ROLE[service];
-  const extended = SERVICE_REQUIRED_SERVICE[service];
-  return (required === undefined || topo.nodesByRole[required].length > 0) && (extended === undefined || serviceEnabled(cfg, topo, extended));
+  return (requiredRole === undefined || topo.nodesByRole[requiredRole].length > 0) && (extended === undefined || serviceEnabled(cfg, topo, extended));
 }
 
 export function ironicConductorReplicas(cfg: Config): number {

@@ -3,7 +3,7 @@
 import { chartOf, chartValues, type Finding, resourceRule, type ResourceView, valuesPath, walk } from "./common";
 import { NOVA_CHART } from "./charts";
 
-/** The switch the catalog writes (openkeel/catalog.ts, computeAgent.dynamicReservation): what the fix names. */
+/** The switch Nova's release writes (openkeel/services/nova.ts: computeAgent.dynamicReservation): what the fix names. */
 const DYNAMIC_RESERVATION_SWITCH = "computeAgent.dynamicReservation.enabled";
 
 /** Every switch of the compute agent's reservation: `…reserv…{dynamic|enabled}: bool` or `…reserv…mode: dynamic`. */

@@ -8,6 +8,7 @@ import { ConfigError, isCheck, isError, type Problem } from "../../config/proble
 import { planStack } from "../../environments";
 import { PROJECT, type LoadedConfig } from "../../config/schema";
 import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
+import { OPENKEEL_SERVICES } from "../../openkeel/services";
 
 export const REPO = path.resolve(__dirname, "../..");
 export const STACKS_DIR = path.join(REPO, "stacks");
@@ -33,7 +34,7 @@ export const shippedRaw = onceEach((stack): Record<string, unknown> => {
   return rawFromStackYaml(fs.readFileSync(file, "utf8"), file);
 });
 
-export const shippedConfig = onceEach((stack): LoadedConfig => readStack(stack, STACKS_DIR));
+export const shippedConfig = onceEach((stack): LoadedConfig => readStack(stack, STACKS_DIR, OPENKEEL_SERVICES));
 
 /** The shipped stacks of an environment. */
 function stacksOf(environment: "kind-lab" | "talos-production"): string[] {
@@ -45,7 +46,7 @@ export const PRODUCTION_STACKS = stacksOf("talos-production");
 export function mutatedConfig(stack: string, mutate: (raw: any) => void): LoadedConfig {
   const raw = structuredClone(shippedRaw(stack));
   mutate(raw);
-  return loadConfig(raw, { stack, file: `stacks/Pulumi.${stack}.yaml` });
+  return loadConfig(raw, { stack, file: `stacks/Pulumi.${stack}.yaml` }, OPENKEEL_SERVICES);
 }
 
 /** The config map the Pulumi CLI hands a program: `openkeel:<key>` → string (objects as JSON). */

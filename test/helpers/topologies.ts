@@ -3,7 +3,7 @@
 // deliberate mistakes mixed in. Mostly plausible, so that most of them plan and render and the
 // properties say something about renders, not only about error messages.
 import fc from "fast-check";
-import { SERVICES } from "../../config/schema";
+import { OPENKEEL_SERVICES } from "../../openkeel/services";
 import { kindNodeNames } from "../../nodes/kind";
 import { ROLES, type Role } from "../../config/roles";
 
@@ -75,7 +75,7 @@ export function stackArbitrary(min: number, max: number): fc.Arbitrary<Generated
         { weight: 2, arbitrary: fc.subarray([...ROLES]) },
       ),
       bgp: fc.boolean(),
-      services: fc.dictionary(fc.constantFrom(...SERVICES), fc.boolean(), { maxKeys: 4 }),
+      services: fc.dictionary(fc.constantFrom(...OPENKEEL_SERVICES.map((s) => s.name)), fc.boolean(), { maxKeys: 4 }),
       conductors: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
       volumeReplicas: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) }),
       realBackends: fc.boolean(),

@@ -1,25 +1,32 @@
-// Masakari's NodeHealthChecks (§ 5.6): Masakari creates one NodeHealthCheck per failover segment,
-// selecting the segment's hosts (openkeel.io/ha-segment=<uuid>, always compute nodes). § 5.2 lists
-// no key for what those checks remediate with: `segmentHealthChecks` is our contract for the
-// openkeel-masakari chart (docs/openkeel-values.md), written where the stack installs a node
-// remediator (Medik8s: platform/medik8s.ts says what it is). This module holds its schema and the
-// placement checks that hold it to this repository's own NodeHealthChecks.
+// Masakari: instance high availability (§ 5.6). Its API and engine on the control plane, each also
+// placed by a nodeSelector of its own that wins over the role (§ 5.2 `nodePlacement.<x>`). Masakari
+// creates one NodeHealthCheck per failover segment, selecting the segment's hosts
+// (openkeel.io/ha-segment=<uuid>, always compute nodes). § 5.2 lists no key for what those checks
+// remediate with: `segmentHealthChecks` is our contract for the openkeel-masakari chart
+// (docs/openkeel-values.md), written where the stack installs a node remediator (Medik8s:
+// platform/medik8s.ts says what it is). This module holds its schema and the placement checks that
+// hold it to this repository's own NodeHealthChecks.
 import { z } from "zod";
-import { GO_DURATION, maxUnhealthySchema } from "../config/platform";
-import type { Check } from "../config/problems";
-import { HA_SEGMENT_LABEL } from "../config/roles";
-import { findUnit, type Plan } from "../plan/plan";
-import type { PlacementCheck, ReportNode } from "../placement/report";
-import { matchesLabelSelector } from "../placement/scheduling";
-import { isObj, obj } from "../placement/workloads";
-import type { SegmentRemediation } from "../platform/context";
-import { NHC_KIND } from "../platform/medik8s-placement";
+import { GO_DURATION, maxUnhealthySchema } from "../../config/platform";
+import type { Check } from "../../config/problems";
+import { HA_SEGMENT_LABEL } from "../../config/roles";
+import { nodeSelectorSchema, tolerationSchema } from "../../config/k8s";
+import { findUnit, type Plan } from "../../plan/plan";
+import type { PlacementCheck, ReportNode } from "../../placement/report";
+import { matchesLabelSelector } from "../../placement/scheduling";
+import { isObj, obj } from "../../placement/workloads";
+import type { SegmentRemediation } from "../../platform/context";
+import { NHC_KIND } from "../../platform/medik8s-placement";
+import { api, worker, type HelperPlaced } from "../components";
+import { releaseName } from "../names";
+import { openkeelService } from "../service";
 
 /** The values key of the chart: what Masakari puts in every segment's NodeHealthCheck. */
-export const SEGMENT_HEALTH_CHECKS = "segmentHealthChecks";
-const MASAKARI_RELEASE = "openkeel-masakari";
+const SEGMENT_HEALTH_CHECKS = "segmentHealthChecks";
+const MASAKARI = "masakari";
+const MASAKARI_RELEASE = releaseName(MASAKARI);
 
-export const segmentHealthChecksSchema = z.strictObject({
+const segmentHealthChecksSchema = z.strictObject({
   remediationTemplate: z.strictObject({ apiVersion: z.string().min(1), kind: z.string().min(1), namespace: z.string().min(1), name: z.string().min(1) }),
   maxUnhealthy: maxUnhealthySchema,
   unhealthyConditions: z
@@ -34,7 +41,7 @@ export const segmentHealthChecksSchema = z.strictObject({
 });
 
 /** The release's values: what the stack's remediator says a segment host is remediated with. */
-export function masakariValues(remediation: SegmentRemediation | undefined): Record<string, unknown> {
+function masakariValues(remediation: SegmentRemediation | undefined): Record<string, unknown> {
   return remediation ? { [SEGMENT_HEALTH_CHECKS]: remediation } : {};
 }
 
@@ -124,5 +131,24 @@ const segmentRemediationCheck: PlacementCheck = {
   },
 };
 
-/** Masakari's placement checks, registered with the report beside the other OpenKeel ones. */
-export const MASAKARI_PLACEMENT_CHECKS: readonly PlacementCheck[] = [segmentOverlap, segmentRemediationCheck];
+/** Masakari's `nodePlacement.<x>` (§ 5.2 "What is implemented"): a nodeSelector that wins over the role, tolerations added to it. */
+const masakariNodePlacement = z.strictObject({ nodeSelector: nodeSelectorSchema.optional(), tolerations: z.array(tolerationSchema).optional() });
+const placedAlsoBy = (base: HelperPlaced, key: string): HelperPlaced => ({
+  ...base,
+  winningNodeSelector: ["nodePlacement", key, "nodeSelector"],
+  addedTolerations: ["nodePlacement", key, "tolerations"],
+});
+
+export const masakari = openkeelService({
+  name: MASAKARI,
+  chart: "openkeel-masakari",
+  components: { api: placedAlsoBy(api(30630), "api"), engine: placedAlsoBy(worker(), "engine") },
+  apiJob: true,
+  settings: {
+    nodePlacement: z.strictObject({ api: masakariNodePlacement.optional(), engine: masakariNodePlacement.optional() }).optional(),
+    // our contract for the chart (§ 5.6): what Masakari puts in each segment's NodeHealthCheck
+    [SEGMENT_HEALTH_CHECKS]: segmentHealthChecksSchema.optional(),
+  },
+  values: (ctx) => masakariValues(ctx.remediation),
+  placementChecks: [segmentOverlap, segmentRemediationCheck],
+});

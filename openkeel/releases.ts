@@ -1,11 +1,12 @@
-// Phase openkeel: one Helm release per enabled service. Values, lowest precedence first (§ 5.1):
-// the catalog's defaults and the topology's replicas, the stack's placement and replicas, then the
-// stack's raw `values`, merged last. The final values must pass the values contract.
-import { SERVICES, type ServiceConfig, type ServiceName } from "../config/schema";
-import { type HelmReleaseUnit, helmReleaseUnit } from "../plan/plan";
+// Phase openkeel: one Helm release per enabled service, in the registry's order (./services/).
+// Values, lowest precedence first (§ 5.1): the descriptor's defaults and the topology's replicas,
+// the stack's placement and replicas, then the stack's raw `values`, merged last. The final values
+// must pass the values contract.
+import type { ServiceConfig } from "../config/services";
+import { type HelmReleaseUnit, helmReleaseUnit, type Unit } from "../plan/plan";
 import { formatPath, valueAt, type Problem } from "../config/problems";
-import { isAutoscaled, isSelfPlaced, SERVICE_CATALOG } from "./catalog";
-import { LAB_API_NODE_PORTS, nodePortProblems, type NodePortUse } from "./endpoints";
+import { isAutoscaled, isSelfPlaced } from "./components";
+import { nodePortProblems, type NodePortUse } from "./endpoints";
 import { chartRef } from "./charts";
 import type { StackContext } from "../platform/context";
 import { eligibleNodes, replicasFor } from "./context";
@@ -16,15 +17,13 @@ import { OPENKEEL_NAMESPACE, RELEASE_TYPE, releaseName } from "./names";
 import { placementRoles, resolvePlacement } from "../placement/chart-helper";
 import type { PlacementValue, StackPlacement } from "../config/placement";
 import { antiAffinityPostRender } from "./zone-spread";
-import { conductorPostRender } from "./ironic";
 import { unlistedPostRender } from "./unlisted";
 import { finalReplicas, replicaIssue } from "./replicas";
-import { OPENKEEL_CHARTS } from "../platform/versions";
-
-export { releaseName };
+import { OPENKEEL_SERVICES } from "./services";
+import type { OpenKeelService } from "./service";
 
 /**
- * The stack's `placement.<component>` over the catalog default: a role or roles given by the stack
+ * The stack's `placement.<component>` over the descriptor's default: a role or roles given by the stack
  * replaces the default role(s); every other field it sets is added (raw fields win in the chart).
  */
 function withStackPlacement(base: PlacementValue, over: StackPlacement | undefined): PlacementValue {
@@ -38,9 +37,8 @@ function withStackPlacement(base: PlacementValue, over: StackPlacement | undefin
   return out as PlacementValue;
 }
 
-function serviceValues(service: ServiceName, ctx: StackContext): Record<string, unknown> {
-  const spec = SERVICE_CATALOG[service];
-  const stack = ctx.cfg.services[service];
+function serviceValues(spec: OpenKeelService, ctx: StackContext): Record<string, unknown> {
+  const stack = ctx.cfg.services[spec.name];
   const placement: Record<string, unknown> = {};
   const blocks: Record<string, unknown> = {};
   let values: Record<string, unknown> = {};
@@ -57,7 +55,7 @@ function serviceValues(service: ServiceName, ctx: StackContext): Record<string, 
     const floor = isAutoscaled(c) ? ctx.cfg.autoscaling?.apis.minReplicas : undefined;
     if (c.replicas) blocks[name] = { replicas: floor ?? replicasFor(c.replicas, p, ctx) };
     if (c.publicApi && ctx.topo.environment.publicApis === "nodePorts")
-      blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: labNodePort(service, name) } };
+      blocks[name] = { ...(blocks[name] as object), service: { type: "NodePort", nodePort: c.publicApi.labNodePort } };
     // the chart's own nodeSelector wins over the helper's: it says what the placement renders
     const rendered =
       c.winningNodeSelector && ctx.rolesPassed ? resolvePlacement(p, { profile: ctx.topo.profile, defaultRole: "controlPlane" }).nodeSelector : undefined;
@@ -72,28 +70,21 @@ function serviceValues(service: ServiceName, ctx: StackContext): Record<string, 
   values = mergeValues({ global: globalValue(ctx.topo), placement, ...blocks }, values);
   values = mergeValues(values, spec.values?.(ctx) ?? {});
   for (const [name, n] of Object.entries(stack?.replicas ?? {})) values = mergeValues(values, { [name]: { replicas: n } });
-  return withUnlistedSwitches(service, mergeValues(values, stack?.values ?? {}));
+  return withUnlistedSwitches(spec, mergeValues(values, stack?.values ?? {}));
 }
 
 /**
  * An optional component § 5.2 does not list: its chart reads no `placement.<component>.enabled`,
  * only `<component>.enabled`, which follows the final placement's (raw values that set it win).
  */
-function withUnlistedSwitches(service: ServiceName, values: Record<string, unknown>): Record<string, unknown> {
+function withUnlistedSwitches(spec: OpenKeelService, values: Record<string, unknown>): Record<string, unknown> {
   let out = values;
-  for (const [name, c] of Object.entries(SERVICE_CATALOG[service].components)) {
+  for (const [name, c] of Object.entries(spec.components)) {
     const on = valueAt(values, ["placement", name, "enabled"]);
     if (isSelfPlaced(c) || c.unlisted?.switch === undefined || typeof on !== "boolean") continue;
     if (valueAt(values, [name, "enabled"]) === undefined) out = mergeValues(out, { [name]: { enabled: on } });
   }
   return out;
-}
-
-/** The lab's NodePort of a public API (./endpoints.ts): one the table lacks is a bug here. */
-function labNodePort(service: ServiceName, component: string): number {
-  const port = LAB_API_NODE_PORTS[service]?.[component];
-  if (port === undefined) throw new Error(`lab endpoints: no NodePort for ${releaseName(service)} ${component} in LAB_API_NODE_PORTS`);
-  return port;
 }
 
 /** `{a: {b: value}}` for the path [a, b]. */
@@ -102,7 +93,7 @@ function atPath(path: readonly string[], value: unknown): Record<string, unknown
 }
 
 /** The stack key a values path comes from, or undefined when this repository emitted it. */
-export function stackOrigin(service: ServiceName, stack: ServiceConfig | undefined, path: readonly (string | number)[]): string | undefined {
+export function stackOrigin(service: string, stack: ServiceConfig | undefined, path: readonly (string | number)[]): string | undefined {
   if (!stack) return undefined;
   const key = (...rest: (string | number)[]) => formatPath([`openkeel:services`, service, ...rest]);
   // the longest prefix the stack's raw values set: they are merged last, so they own that subtree
@@ -132,10 +123,11 @@ interface Unplaced {
  * Replicas the topology cannot hold: required host anti-affinity with more replicas than nodes of
  * the role leaves the extra pods Pending forever, and a role no node has leaves them all Pending.
  */
-function schedulingIssues(service: ServiceName, values: Record<string, unknown>, ctx: StackContext, unplaced: Unplaced[]): ContractIssue[] {
+function schedulingIssues(spec: OpenKeelService, values: Record<string, unknown>, ctx: StackContext, unplaced: Unplaced[]): ContractIssue[] {
   if (!ctx.rolesPassed) return [];
+  const service = spec.name;
   const issues: ContractIssue[] = [];
-  for (const [name, c] of Object.entries(SERVICE_CATALOG[service].components)) {
+  for (const [name, c] of Object.entries(spec.components)) {
     const p = valueAt(values, ["placement", name]) as PlacementValue | undefined;
     const replicas = valueAt(values, [name, "replicas"]);
     if (!p || p.enabled === false || p.nodeSelector || p.affinity || c.kind === "DaemonSet" || typeof replicas !== "number") continue;
@@ -167,46 +159,46 @@ interface ServiceRelease {
  * Replica counts the stack set that break the cloud (./replicas.ts): judged on the final values of
  * every component with a count, where it runs (an optional component off has none).
  */
-function replicaIssues(service: ServiceName, values: Record<string, unknown>, ctx: StackContext): ContractIssue[] {
+function replicaIssues(service: OpenKeelService, values: Record<string, unknown>, ctx: StackContext): ContractIssue[] {
   const issues: ContractIssue[] = [];
-  for (const [component, spec] of Object.entries(SERVICE_CATALOG[service].components)) {
+  for (const [component, spec] of Object.entries(service.components)) {
     const p = valueAt(values, ["placement", component]) as PlacementValue | undefined;
     const replicas = finalReplicas(values, component);
     if (isSelfPlaced(spec) || !spec.replicas || spec.replicas === "ironicConductors" || !p || p.enabled === false) continue;
-    if (replicas === undefined || stackOrigin(service, ctx.cfg.services[service], [component, "replicas"]) === undefined) continue;
+    if (replicas === undefined || stackOrigin(service.name, ctx.cfg.services[service.name], [component, "replicas"]) === undefined) continue;
     const needed = replicasFor(spec.replicas, p, ctx);
-    const issue = replicaIssue({ service, release: releaseName(service), component, spec, replicas, needed }, ctx.cfg.autoscaling);
+    const issue = replicaIssue({ service: service.name, release: releaseName(service.name), component, spec, replicas, needed }, ctx.cfg.autoscaling);
     if (issue) issues.push(issue);
   }
   return issues;
 }
 
-function serviceUnit(service: ServiceName, ctx: StackContext): ServiceRelease {
-  const spec = SERVICE_CATALOG[service];
-  const values = serviceValues(service, ctx);
+function serviceUnit(spec: OpenKeelService, ctx: StackContext): ServiceRelease {
+  const service = spec.name;
+  const values = serviceValues(spec, ctx);
   const release = releaseName(service);
   const unplaced: Unplaced[] = [];
   const issues = [
     ...checkValues(serviceContract(spec, ctx.topo.profile), values),
-    ...schedulingIssues(service, values, ctx, unplaced),
-    ...replicaIssues(service, values, ctx),
+    ...schedulingIssues(spec, values, ctx, unplaced),
+    ...replicaIssues(spec, values, ctx),
   ];
   const problems = issues.map((issue) => {
     const origin = stackOrigin(service, ctx.cfg.services[service], issue.path);
     const what = `release ${release} (service ${service}), values key ${formatPath(issue.path, "(top level)")}: ${issue.message}`;
-    // Nothing the stack set explains it: the catalog emitted it, a bug in this repository.
+    // Nothing the stack set explains it: the descriptor emitted it, a bug in this repository.
     if (origin === undefined) throw new Error(`values contract: ${what}`);
     return { file: ctx.cfg.file, path: origin, message: what, fix: issue.fix, ...(issue.code ? { code: issue.code, level: issue.level ?? "error" } : {}) };
   });
   // the charts read no anti-affinity (but the Ironic conductor's), and no placement of a component
   // § 5.2 does not list: both reach the pod templates as post-render patches
   const kinds = Object.fromEntries(Object.entries(spec.components).map(([name, c]) => [name, c.kind]));
-  const unlisted = unlistedPostRender(OPENKEEL_CHARTS[service].chart, release, values, kinds);
+  const unlisted = unlistedPostRender(spec.chart, release, values, kinds);
   const zones = antiAffinityPostRender(release, unlisted.values, kinds, values);
-  const own = service === "ironic" ? conductorPostRender(ctx.cfg, release, zones.values) : [];
-  // image PVCs and Swift devices hold tenant data
-  const unit = helmReleaseUnit(release, RELEASE_TYPE, spec.namespace ?? OPENKEEL_NAMESPACE, chartRef(ctx.cfg, service), zones.values, {
-    protect: service === "glance" || service === "swift",
+  const own = spec.postRender?.(ctx, release, zones.values) ?? [];
+  const namespace = spec.namespace?.name ?? OPENKEEL_NAMESPACE;
+  const unit = helmReleaseUnit(release, RELEASE_TYPE, namespace, chartRef(ctx.cfg, service, spec.chart), zones.values, {
+    protect: spec.protect === true,
     postRender: [...unlisted.patches, ...zones.patches, ...own],
   });
   return { unit, problems, unplaced };
@@ -232,16 +224,13 @@ function unplacedProblems(file: string, unplaced: Unplaced[]): Problem[] {
   });
 }
 
-/** Identity first: every service registers its endpoints in Keystone; Nova's agents register in Placement. */
-const NEEDS: Partial<Record<ServiceName, ServiceName[]>> = { nova: ["placement"], "neutron-fwaas": ["neutron"], "neutron-vpnaas": ["neutron"] };
-
 /**
  * The NodePorts the releases ask for (`<component>.service.nodePort`), checked across releases: two
  * Services cannot share one, and in the lab only the published ones reach the laptop. The stack's
  * raw values are blamed; a problem they do not explain is the table's, a bug here.
  */
-function nodePortIssues(ctx: StackContext, units: { service: ServiceName; unit: HelmReleaseUnit }[]): Problem[] {
-  const uses: (NodePortUse & { service: ServiceName })[] = [];
+function nodePortIssues(ctx: StackContext, units: { service: string; unit: HelmReleaseUnit }[]): Problem[] {
+  const uses: (NodePortUse & { service: string })[] = [];
   for (const { service, unit } of units) {
     for (const [component, block] of Object.entries(unit.values)) {
       const port = valueAt(block, ["service", "nodePort"]);
@@ -255,13 +244,27 @@ function nodePortIssues(ctx: StackContext, units: { service: ServiceName; unit: 
   });
 }
 
-/** The releases of the services a stack runs, and the problems of their values (the stack's to fix). */
-export function serviceUnits(ctx: StackContext): { units: HelmReleaseUnit[]; problems: Problem[] } {
-  const on = SERVICES.filter((s) => ctx.serviceOn(s));
-  const releases = on.map((service) => {
-    const release = serviceUnit(service, ctx);
-    const needs = [...(service === "keystone" ? [] : ["keystone" as const]), ...(NEEDS[service] ?? [])].filter((s) => on.includes(s));
-    if (needs.length > 0) release.unit.dependsOn = needs.map(releaseName);
+/**
+ * What a release waits for: the identity service's release (every service registers its endpoints
+ * there), the service it extends, the releases it names (Nova's agents register in Placement), and
+ * the units it brings (Zun's RuntimeClass): those of them the stack installs.
+ */
+function dependsOn(spec: OpenKeelService, on: readonly OpenKeelService[], units: readonly Unit[]): string[] {
+  const services = [...on.filter((s) => s.identity && s !== spec), ...on.filter((s) => s.name === spec.extends || spec.waitsFor?.includes(s.name))];
+  return [...services.map((s) => releaseName(s.name)), ...units.map((u) => u.name)];
+}
+
+/**
+ * The units of the openkeel phase: the units the releases wait for (Zun's RuntimeClass), then the
+ * releases of the services a stack runs; and the problems of their values (the stack's to fix).
+ */
+export function serviceUnits(ctx: StackContext): { units: Unit[]; releases: HelmReleaseUnit[]; problems: Problem[] } {
+  const on: OpenKeelService[] = OPENKEEL_SERVICES.filter((s) => ctx.serviceOn(s.name));
+  const own = on.map((spec) => spec.releaseUnits?.(ctx) ?? []);
+  const releases = on.map((spec, i) => {
+    const release = serviceUnit(spec, ctx);
+    const needs = dependsOn(spec, on, own[i]);
+    if (needs.length > 0) release.unit.dependsOn = needs;
     return release;
   });
   const units = releases.map((r) => r.unit);
@@ -273,8 +276,8 @@ export function serviceUnits(ctx: StackContext): { units: HelmReleaseUnit[]; pro
     ),
     ...nodePortIssues(
       ctx,
-      on.map((service, i) => ({ service, unit: units[i] })),
+      on.map((spec, i) => ({ service: spec.name, unit: units[i] })),
     ),
   ];
-  return { units, problems };
+  return { units: [...own.flat(), ...units], releases: units, problems };
 }

@@ -1,0 +1,125 @@
+// The descriptor of an OpenKeel service, mirroring the platform components' (platform/component.ts):
+// a service says everything about itself in its own module (./services/<service>.ts), whose last
+// statement is its descriptor: its chart, its components with their placement, replicas, values and
+// design rows, its public APIs' NodePorts in the lab, what it needs to run, its own stack keys, the
+// units it brings besides its release, its post-render patches, what it needs of the hosts, its
+// constraints in the feasibility model, its placement checks and its part in a node's life. The registry (./services/index.ts)
+// lists the services in install order; the shared machinery of ./ reads the descriptors.
+import type { z } from "zod";
+import type { ServiceDeclaration } from "../config/services";
+import type { NodeLifecycle } from "../lifecycle/contributor";
+import type { NodeConstraint } from "../lifecycle/feasibility";
+import type { ComponentHostNeeds } from "../plan/host";
+import { findUnit, type Plan, type Unit } from "../plan/plan";
+import type { PostRenderPatch } from "../plan/post-render";
+import type { PlacementCheck } from "../placement/report";
+import type { Obj, ObjectReader } from "../placement/workloads";
+import type { PodSecurityLevel, StackContext } from "../platform/context";
+import type { OPENKEEL_CHARTS } from "../platform/versions";
+import type { ComponentSpec } from "./components";
+
+/** A chart of the OpenKeel charts' release line, which its pin names by their prefix (platform/versions.ts). */
+type OpenKeelChart = `${typeof OPENKEEL_CHARTS.prefix}${string}`;
+
+export interface OpenKeelService<N extends string = string> extends ServiceDeclaration {
+  /** `openkeel:services.<name>`, `openkeel:charts.versions.<name>`; its release is `openkeel-<name>`. */
+  name: N;
+  /** Its chart, at the OpenKeel charts' one version (platform/versions.ts), unless the stack pins another (`openkeel:charts`). */
+  chart: OpenKeelChart;
+  /** Its workloads by the chart's component key (`placement.<key>`, `<key>.replicas`), in the chart's order. */
+  components: Readonly<Record<string, ComponentSpec>>;
+  /**
+   * Every other release waits for it: the identity service, where every service registers its endpoints (Keystone).
+   * @default false
+   */
+  identity?: true;
+  /**
+   * Releases it waits for besides the identity service and the service it extends (Nova's agents register in Placement).
+   * @default none
+   */
+  waitsFor?: readonly string[];
+  /**
+   * Its own namespace, created with the OpenKeel namespace (openkeel-namespace) with its pod-security level.
+   * @default the OpenKeel namespace (`openkeel`)
+   */
+  namespace?: { name: string; podSecurity: PodSecurityLevel };
+  /**
+   * Its release holds tenant data (images, objects): protected, never deleted by a change.
+   * @default false
+   */
+  protect?: true;
+  /**
+   * § 5.2 "What is implemented": its chart renders the API's Jobs ("API Deployment and its Jobs
+   * (placement.api)"), placed as the API is: the database migration, `<release>/db-sync`, run once
+   * on the control plane.
+   * @default false: its chart renders no Job of its API
+   */
+  apiJob?: true;
+  /**
+   * Top-level keys of its values besides `global`, `placement` and the component blocks.
+   * @default none
+   */
+  settings?: Record<string, z.ZodType>;
+  /**
+   * Values beyond placement and replicas.
+   * @default none: `global`, `placement` and the component blocks only
+   */
+  values?(ctx: StackContext): Record<string, unknown>;
+  /**
+   * What the design requires of an object its chart renders but reads no value for: post-render
+   * patches of its release, from its final values, after those of ./unlisted.ts and ./zone-spread.ts.
+   * @default none
+   */
+  postRender?(ctx: StackContext, release: string, values: Obj): PostRenderPatch[];
+  /**
+   * Its units of the openkeel-infra phase, after the infrastructure release, each waiting for the
+   * namespaces (Ironic's egress policy and provisioning network).
+   * @default none
+   */
+  infrastructureUnits?(ctx: StackContext): Unit[];
+  /**
+   * Units its release waits for, in the openkeel phase before the releases (Zun's kata RuntimeClass).
+   * @default none
+   */
+  releaseUnits?(ctx: StackContext): Unit[];
+  /**
+   * How the placement report reads the objects of its own units, by kind.
+   * @default none: its units hold no object that places a pod
+   */
+  readers?: Readonly<Record<string, ObjectReader>>;
+  /**
+   * What its workloads need of the hosts of their nodes, while it runs (the host contract, plan/host.ts).
+   * @default nothing
+   */
+  host?(ctx: StackContext): ComponentHostNeeds[];
+  /**
+   * Its constraints in the feasibility model (lifecycle/feasibility.ts), read from what the Plan renders for its release.
+   * @default none
+   */
+  constraints?: readonly NodeConstraint[];
+  /**
+   * Its own placement checks, which the report runs beside the generic ones.
+   * @default none
+   */
+  placementChecks?: readonly PlacementCheck[];
+  /**
+   * Its part in a node's life (lifecycle/): the taints a node's state makes it carry because of the
+   * service, and its steps of a transition (Nova's service disabled before a hypervisor's drain).
+   * @default none
+   */
+  lifecycle?: ServiceLifecycle;
+}
+
+/** A service's part in a node's life; its constraints are `constraints`. */
+export type ServiceLifecycle = Pick<NodeLifecycle, "stateTaints" | "steps">;
+
+/** A service's descriptor, its name kept as written: the registry's names are the type ServiceName (./registry.ts). */
+export function openkeelService<const N extends string>(service: OpenKeelService<N>): OpenKeelService<N> {
+  return service;
+}
+
+/** The values of a release of the Plan, or undefined when the stack does not install it. */
+export function releaseValues(plan: Plan, unit: string): Obj | undefined {
+  const u = findUnit(plan, unit);
+  return u?.kind === "HelmRelease" ? (u.values as Obj) : undefined;
+}

@@ -1,0 +1,179 @@
+// Neutron: networking, OVN in mode B (§ 3.1, D2). Its API and worker on the control plane; OVN
+// central's RAFT members there, one per node (and per zone in large), on strict-local volumes (D5);
+// the OVN chassis on every compute and network node (and containers node while Zun runs), placed by
+// its own nodeSelector; the metadata agent on every hypervisor (D4), and ovn-bgp-agent where the
+// fabric speaks BGP (D3).
+import { z } from "zod";
+import { BRIDGE_MAPPINGS_ANNOTATION, EXTERNAL_NIC_LABEL } from "../../config/roles";
+import { labelKey, nodeSelectorSchema } from "../../config/k8s";
+import { addFirst, concerned, downList, nodeList, ofTotal, type Loss, type NodeConstraint } from "../../lifecycle/feasibility";
+import type { ComponentHostNeeds } from "../../plan/host";
+import { secretRef } from "../../plan/plan";
+import type { LossFinding } from "../../placement/failure-table";
+import { CONTROL_PLANE } from "../../placement/workloads";
+import { api, CHASSIS, chassisSelector, NODE_AGENT_EXTRA_TOLERATIONS, on, QUORUM_APART, secretRefSchema, unlisted, volumeSchema, worker } from "../components";
+import { quorumPlacement } from "../context";
+import { METADATA_PROXY_SECRET, releaseName } from "../names";
+import { openkeelService, releaseValues } from "../service";
+
+const NEUTRON = "neutron";
+
+/** § 3.2: an HA chassis group needs two gateway chassis, one active and one standby. */
+const HA_GATEWAYS = 2;
+
+const GATEWAYS: NodeConstraint = {
+  key: "gateway-chassis",
+  facts: (plan) => (releaseValues(plan, releaseName(NEUTRON)) ? { haChassisGroup: HA_GATEWAYS } : undefined),
+  loss: (loss, facts) => (facts ? gatewayLoss(loss) : []),
+  judge(inv, facts) {
+    const down = inv.down("network");
+    if (!facts || !concerned(inv, down)) return [];
+    const up = inv.up("network");
+    if (up.length >= HA_GATEWAYS) return [];
+    const gone = `${downList(down)} would leave ${up.length === 0 ? "no gateway chassis" : `one gateway chassis (${nodeList(up)})`}`;
+    if (up.length === 0) {
+      return [
+        {
+          level: "error",
+          code: "gateway-chassis",
+          message: `${gone}: the routers' gateways and the SNAT of VMs without a floating IP (§ 3.3) have nowhere to run`,
+          fix: addFirst("a network node", down),
+          path: inv.path(down),
+        },
+      ];
+    }
+    return [
+      {
+        level: "warning",
+        code: "gateway-chassis",
+        message: `${gone}: HA chassis groups need two (§ 3.2), so the routers' gateways run without a standby and the next failure of ${nodeList(up)} cuts them off`,
+        fix: `add a network node first (3 are recommended, § 6.2), or take ${nodeList(down)} out only briefly`,
+        path: inv.path(down),
+      },
+    ];
+  },
+};
+
+/** Gateway chassis left: none cuts every router off, one runs them without a standby (§ 3.2). */
+function gatewayLoss(loss: Loss): LossFinding[] {
+  const all = loss.all("network");
+  const up = loss.up("network");
+  if (up.length === all.length) return [];
+  const left = `${ofTotal(up.length, all.length)} gateway chassis left`;
+  if (up.length === 0) {
+    return [
+      {
+        what: "gateway chassis",
+        level: "fatal",
+        message: `${left}: every router's gateway and the SNAT of VMs without a floating IP (§ 3.3) are cut off`,
+        fix: "network nodes in more than one failure domain: 3 are recommended (§ 6.2), one per zone in large (§ 6.3)",
+      },
+    ];
+  }
+  if (up.length < HA_GATEWAYS) {
+    return [
+      {
+        what: "gateway chassis",
+        level: "degraded",
+        message: `${left}: the routers' HA chassis groups run without a standby (§ 3.2)`,
+        fix: "a third network node (3 are recommended, § 6.2)",
+      },
+    ];
+  }
+  return [{ what: "gateway chassis", level: "holds", message: `${left}: the HA chassis groups fail over to them (§ 3.2)` }];
+}
+
+/**
+ * § 3.1 mode B (D2): the OpenKeel chassis' ovs-vswitchd uses the kernel's openvswitch datapath, and
+ * § 3.2: its init step adds the node's external NIC (the network.openkeel.io/external-nic label) to
+ * the physnet bridge, so that NIC must exist on the host.
+ */
+function chassisNeeds(): ComponentHostNeeds[] {
+  return [
+    {
+      component: `${releaseName(NEUTRON)}/chassis`,
+      needs: [
+        {
+          kind: "kernelModule",
+          anyOf: ["openvswitch"],
+          why: "§ 3.1: ovs-vswitchd's kernel datapath (the openvswitch module)",
+          fix: "load the openvswitch module on these nodes (Talos builds it in)",
+        },
+        {
+          nodeLabel: EXTERNAL_NIC_LABEL,
+          kind: "interface",
+          takes: "the OVN chassis' physnet bridge",
+          why: "§ 3.2: the chassis adds the node's external NIC to its physnet bridge (br-ex)",
+          fix: "declare that NIC in the node's host network (openkeel:hostNetworks), or correct the label to a NIC the node has",
+        },
+      ],
+    },
+  ];
+}
+
+export const neutron = openkeelService({
+  name: NEUTRON,
+  chart: "openkeel-neutron",
+  components: {
+    api: api(30530),
+    worker: unlisted(worker()),
+    ovnCentral: {
+      kind: "StatefulSet",
+      placement: quorumPlacement,
+      replicas: "quorum",
+      // its own nodeSelector wins over the role (§ 5.2); an older chart's default was the lab key
+      winningNodeSelector: ["ovnCentral", "nodeSelector"],
+      settings: { storage: volumeSchema, nodeSelector: nodeSelectorSchema.optional() },
+      // D2: the RAFT members on the control plane, whatever selector the chart is given
+      design: { kind: "StatefulSet", roles: CONTROL_PLANE, confinedTo: "controlPlane" },
+      quorum: { what: "OVN central", costs: "Neutron can change no network, port or router" },
+      guarantee: {
+        row: "§ 2.2 OVN central (D2)",
+        source: "the post-render patch that carries it (openkeel/zone-spread.ts antiAffinityPostRender)",
+        ...QUORUM_APART,
+      },
+      strictLocalVolume: { what: "OVN central", path: ["ovnCentral", "storage", "storageClassName"] },
+    },
+    // compute and network nodes, and containers nodes when Zun runs (their containers get Neutron
+    // ports, § 1.2, § 2.2): the chassis label says which (../node-metadata.ts)
+    chassis: {
+      kind: "DaemonSet",
+      nodeSelector: chassisSelector,
+      // our contract for the chart: the Node annotation its physnet bridge mappings are read from
+      settings: { bridgeMappingsAnnotation: labelKey },
+      design: CHASSIS,
+    },
+    metadataAgent: {
+      kind: "DaemonSet",
+      optional: true,
+      // a VM Masakari evacuates to a reserved host still asks 169.254.169.254 (D4, § 5.6)
+      placement: on("compute", { enabled: true, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
+      settings: { sharedSecret: secretRefSchema },
+      unlisted: { priority: "none", switch: "on" },
+      design: { kind: "DaemonSet", roles: ["compute"], reservedHosts: true },
+    },
+    bgpAgent: {
+      kind: "DaemonSet",
+      optional: true,
+      // distributed FIPs leave from the hypervisors, so they announce them too (D3), reserved ones included
+      placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
+      unlisted: { priority: "none", switch: "off" },
+      design: { kind: "DaemonSet", roles: ["network", "compute"], reservedHosts: true },
+    },
+  },
+  apiJob: true,
+  settings: {
+    backend: z.enum(["ovn-nb", "kube-ovn"]),
+    gateway: z.strictObject({ floatingIpMode: z.enum(["centralized", "distributed"]) }),
+  },
+  values: (ctx) => ({
+    backend: "ovn-nb",
+    gateway: { floatingIpMode: "distributed" },
+    // § 3.2: the chassis reads its wiring from its own Node; the mappings cannot be a label (`:`)
+    chassis: { bridgeMappingsAnnotation: BRIDGE_MAPPINGS_ANNOTATION },
+    ovnCentral: { storage: { storageClassName: ctx.storage.strictLocalClass } },
+    metadataAgent: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
+  }),
+  host: chassisNeeds,
+  constraints: [GATEWAYS],
+});

@@ -1,0 +1,195 @@
+// Swift: object storage. Its proxy on the control plane, its storage members one per storage node
+// (§ 2.2, required anti-affinity), spread over the zones, their devices strict-local (D5), on the
+// HDD capacity tier where the storage nodes have one (§ 6.3). § 5.2 lists neither: both are placed
+// by post-render patches. Its release holds the objects: protected.
+import { z } from "zod";
+import { valueAt } from "../../config/problems";
+import type { Check } from "../../config/problems";
+import type { Config } from "../../config/schema";
+import { labelKey } from "../../config/k8s";
+import { ZONE_LABEL } from "../../config/roles";
+import type { PlacementValue } from "../../config/placement";
+import { addFirst, concerned, downList, nodeList, ofTotal, worstLost, type Inventory, type Loss, type NodeConstraint } from "../../lifecycle/feasibility";
+import type { ComponentHostNeeds } from "../../plan/host";
+import type { LossFinding } from "../../placement/failure-table";
+import { num, obj } from "../../placement/workloads";
+import type { StackContext } from "../../platform/context";
+import { TALOS_CAPACITY_PATH } from "../../platform/longhorn";
+import { api, sharedNodeTolerations, unlisted, UNLISTED, volumeSchema } from "../components";
+import { releaseName, workloadSelector } from "../names";
+import { openkeelService, releaseValues } from "../service";
+
+const SWIFT = "swift";
+
+/** Swift keeps 3 replicas of each object, one per storage member (§ 6.1): fewer members cannot hold them apart. */
+export const SWIFT_REPLICAS = 3;
+
+/**
+ * § 2.2: Swift storage spreads over the zones (Swift zones are its failure domains), softly: a
+ * zone short of storage nodes still takes its members (the baseline's ScheduleAnyway, § 2).
+ */
+function swiftZoneSpread(): NonNullable<PlacementValue["topologySpreadConstraints"]>[number] {
+  const labelSelector = { matchLabels: workloadSelector(releaseName(SWIFT), "storage") };
+  return { maxSkew: 1, topologyKey: ZONE_LABEL, whenUnsatisfiable: "ScheduleAnyway" as const, labelSelector };
+}
+
+/**
+ * A retirement or removal that leaves fewer storage nodes than Swift storage members: each member
+ * needs a node of its own (required host anti-affinity), and the member of a leaving node cannot
+ * start on a node that holds one (D5: its devices are strict-local, it re-syncs from a new PVC on a
+ * free node). The rule of docs/node-lifecycle.md, `swift-members`: nodes staying < members.
+ */
+function swiftLeavingChecks(inv: Inventory, members: number): Check[] {
+  const leaving = inv.leaving("storage");
+  if (!concerned(inv, leaving)) return [];
+  const left = inv.staying("storage").length;
+  if (left >= members) return [];
+  const release = releaseName(SWIFT);
+  return [
+    {
+      level: "error",
+      code: "swift-members",
+      message: `${inv.judging === "removal" ? "removing" : "retiring"} ${nodeList(leaving)} leaves ${left} storage node(s) for the ${members} Swift storage members of ${release} (one per storage node, required anti-affinity; its devices strict-local, D5): the member of ${nodeList(leaving)} has no node to start on${left < SWIFT_REPLICAS ? `, and the ${SWIFT_REPLICAS} replicas of each object (§ 6.1) no longer fit on separate members` : ""}`,
+      fix:
+        left >= SWIFT_REPLICAS
+          ? `${addFirst("a storage node", leaving)}; or lower openkeel:services.swift.replicas.storage to ${left} first (its own change, deployed: the StatefulSet removes its highest ordinal, and the rings move that member's replicas)`
+          : addFirst("a storage node", leaving),
+      path: inv.path(leaving),
+    },
+  ];
+}
+
+/** Two storage members down at once: the StatefulSet's PodDisruptionBudget holds the second drain. */
+function swiftDownChecks(inv: Inventory, members: number): Check[] {
+  const down = inv.down("storage").filter((n) => !n.removed);
+  if (inv.judging !== "states" || down.length < 2) return [];
+  return [
+    {
+      level: "error",
+      code: "swift-members",
+      message: `${downList(down)} would be drained at once: each runs one of the ${members} Swift storage members, whose strict-local devices cannot follow them (D5), and the storage StatefulSet's PodDisruptionBudget (maxUnavailable: 1, § 2.2) holds the second drain while the first member is down`,
+      fix: "put one storage node at a time into maintenance or retiring; set the others back to active (or cordoned)",
+      path: inv.path(down.slice(1)),
+    },
+  ];
+}
+
+/** Where the stack sets Swift's member count: its replicas override, or its raw values. */
+function swiftMembersSet(cfg: Config): boolean {
+  const swift = cfg.services.swift;
+  return swift?.replicas.storage !== undefined || valueAt(swift?.values, ["storage", "replicas"]) !== undefined;
+}
+
+/**
+ * Swift's members hold its ring's replicas apart: in distinct zones where the ring has them (Swift
+ * zones = Kubernetes zones, § 6.3: ring.zoneLabel), else on distinct members ("as unique as
+ * possible"). At worst an object has a replica on each lost member, up to one per zone.
+ */
+function swiftLoss(loss: Loss, members: number, zoned: boolean): LossFinding[] {
+  const holders = loss.all("storage");
+  if (!holders.some((n) => loss.lost.has(n.name))) return [];
+  const replicas = Math.min(SWIFT_REPLICAS, members);
+  const lost = worstLost(loss, holders, replicas, zoned && loss.zoneCount(holders) >= replicas);
+  const at = `at worst ${ofTotal(lost, replicas)} replicas of an object on the lost nodes${zoned ? " (one per zone)" : ""}`;
+  if (lost >= replicas) {
+    return [
+      {
+        what: "Swift",
+        level: "fatal",
+        message: `${at}: objects whose replicas all sit there are unavailable until the nodes are back`,
+        fix: `more storage nodes than the ${replicas} replicas, and for a zone's loss 3 zones with storage nodes (Swift zones = Kubernetes zones, § 6.3)`,
+      },
+    ];
+  }
+  return [
+    {
+      what: "Swift",
+      level: "degraded",
+      message: `${at}: reads come from the others, writes go to handoff members, and the replicators catch up once they are back`,
+      fix: "bring the storage nodes back; a member lost for good re-syncs from a new, empty PVC (retire it, § 2.1)",
+    },
+  ];
+}
+
+const SWIFT_MEMBERS: NodeConstraint = {
+  key: "swift",
+  facts: (plan, cfg) => {
+    const values = releaseValues(plan, releaseName(SWIFT));
+    const members = num(obj(values?.storage).replicas);
+    const zoneLabel = obj(values?.ring).zoneLabel;
+    // `set`: the stack gives the count; without, it follows the storage nodes (the preview refuses that it moves so)
+    return members === undefined
+      ? undefined
+      : { members, ...(swiftMembersSet(cfg) ? { set: "stack" } : {}), ...(typeof zoneLabel === "string" ? { ringZones: zoneLabel } : {}) };
+  },
+  judge(inv, facts) {
+    const members = facts?.members;
+    if (typeof members !== "number") return [];
+    return [...swiftDownChecks(inv, members), ...swiftLeavingChecks(inv, members)];
+  },
+  loss: (loss, facts) => (typeof facts?.members === "number" ? swiftLoss(loss, facts.members, typeof facts.ringZones === "string") : []),
+};
+
+/**
+ * § 6.3: Swift's devices on the capacity class are strict-local Longhorn volumes on the disk tagged
+ * `capacity` of the pod's own node: the capacity user volume, which Talos mounts at its path.
+ */
+function swiftNeeds(ctx: StackContext): ComponentHostNeeds[] {
+  if (ctx.storage.capacityClass === undefined) return [];
+  return [
+    {
+      component: `${releaseName(SWIFT)}/storage`,
+      needs: [
+        {
+          kind: "mount",
+          anyOf: [TALOS_CAPACITY_PATH],
+          why: `§ 6.3: its devices are ${ctx.storage.capacityClass} volumes, strict-local on the capacity disk of the pod's node`,
+          fix: "give the capacity disk to every node Swift's storage pods may run on (openkeel:talos.capacityDisk: the storage nodes)",
+        },
+      ],
+    },
+  ];
+}
+
+export const swift = openkeelService({
+  name: SWIFT,
+  chart: "openkeel-swift",
+  components: {
+    proxy: unlisted(api(30590)),
+    storage: {
+      kind: "StatefulSet",
+      placement: (ctx) => {
+        const extra = sharedNodeTolerations("storage", ctx);
+        return {
+          role: "storage",
+          antiAffinity: "required",
+          ...(extra.length > 0 ? { extraTolerations: extra } : {}),
+          ...(ctx.topo.zones.length > 1 ? { topologySpreadConstraints: [swiftZoneSpread()] } : {}),
+        };
+      },
+      replicas: "perNode",
+      settings: { devices: volumeSchema },
+      unlisted: UNLISTED,
+      design: { kind: "StatefulSet", roles: ["storage"] },
+      guarantee: {
+        row: "§ 2.2 Swift storage",
+        source: "the post-render patch that carries it (openkeel/zone-spread.ts antiAffinityPostRender)",
+        hostApart: true,
+        zoneSpread: true,
+      },
+      strictLocalVolume: { what: "Swift storage", path: ["storage", "devices", "storageClassName"] },
+    },
+  },
+  // Swift storage pods hold the object devices: without storage nodes there is nowhere to put them
+  requiredRole: "storage",
+  protect: true,
+  // our contract for the chart: the ring puts each device in the Swift zone its node's zone label names (§ 6.3)
+  settings: { ring: z.strictObject({ zoneLabel: labelKey }).optional() },
+  values: (ctx) => ({
+    // the HDD capacity tier where the storage nodes have one (§ 6.3), else D5's strict-local class
+    storage: { devices: { storageClassName: ctx.storage.capacityClass ?? ctx.storage.strictLocalClass } },
+    ...(ctx.topo.zones.length > 0 ? { ring: { zoneLabel: ZONE_LABEL } } : {}),
+  }),
+  host: swiftNeeds,
+  constraints: [SWIFT_MEMBERS],
+});
