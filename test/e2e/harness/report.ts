@@ -23,6 +23,8 @@ export class Report {
   readonly checks: CheckResult[] = [];
   /** The real upstream manifests the mirror served, and what the e2e changed in them. */
   readonly upstream: string[] = [];
+  /** Every chart the mirror served: real (upstream, with its version) or a contract chart (OpenKeel) or stand-in. */
+  readonly charts: string[] = [];
   readonly standIns: string[] = [];
   /** Every webhook the admission stand-in answered for, with the requests it saw. */
   readonly admission: string[] = [];
@@ -76,6 +78,7 @@ export class Report {
       out.push(`### ${c.name}${c.ok ? "" : " — FAILED"}`, "", ...c.detail.map((d) => (d.includes("\n") ? "```\n" + d + "\n```" : `- ${d}`)), "");
     }
     const list = (items: string[]) => (items.length ? items.map((s) => `- ${s}`) : ["- none"]);
+    out.push("## Helm charts installed", "", ...list(this.charts), "");
     out.push("## Upstream manifests applied (the real files, from the mirror folder)", "", ...list(this.upstream), "");
     out.push("## Stand-ins (e2e only, never used outside `npm run e2e`)", "", ...list(this.standIns), "");
     out.push("## Webhooks the admission stand-in answered for", "", ...list(this.admission), "");

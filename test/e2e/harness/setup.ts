@@ -5,6 +5,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { AdmissionStandIn } from "./admission";
 import { Kube } from "./kube";
+import { LiveWebhooks } from "./live-webhooks";
+import { PodLog } from "./pod-log";
 import { Mirror } from "./mirror";
 import { nodeObject, nodeSpecs, type NodeSpec } from "./nodes";
 import { background, run, sleep } from "./proc";
@@ -81,6 +83,14 @@ async function admissionStep(r: StackRun): Promise<void> {
       r.admission = new AdmissionStandIn();
       const at = await r.admission.start(path.join(r.work, "admission"), r.log("admission"));
       s.summary = `${at.url}: answers every webhook of the served manifests (admits, converts apiVersion)`;
+      r.podLog = new PodLog(r.kube!);
+      r.podLog.start();
+      // on an existing cluster the charts' own webhooks answer (their pods run): nothing to point
+      if (r.ownCluster) {
+        r.liveWebhooks = new LiveWebhooks(r.kube!, r.admission, r.log("live-webhooks"));
+        r.liveWebhooks.start();
+        s.summary += "; and every webhook a Helm release installs, pointed at it once it exists";
+      }
     },
     { fatal: true },
   );
@@ -103,16 +113,21 @@ async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program:
         });
       if (r.mirror.problems.length) throw new Error(r.mirror.problems.join("; "));
       const upstream = r.mirror.artifacts.filter((a) => a.source === "upstream manifest");
-      s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts, ${upstream.length} real manifests from ${r.o.mirrorDir ?? "no mirror folder"}`;
+      const charts = r.mirror.artifacts.filter((a) => a.source === "upstream chart");
+      s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts, ${charts.length} real charts and ${upstream.length} real manifests from ${r.o.mirrorDir ?? "no mirror folder"}`;
       for (const a of upstream) rep.upstream.push(`\`${a.id}\`: ${a.standsFor}`);
+      for (const a of r.mirror.artifacts.filter((x) => x.source.endsWith("chart")))
+        rep.charts.push(`${a.source === "upstream chart" ? "**real**" : `**${a.source}**`} \`${a.id}\`: ${a.standsFor}`);
       if (r.admission?.webhooks.length)
         rep.standIns.push(
           `admission stand-in (test/e2e/harness/admission.ts, ${r.admission.endpoint.url}): the mirror points the clientConfig of every webhook of the served manifests at it (e2e only; the API server cannot reach a Service here); it admits every request unchanged, and converts by apiVersion; what it answered is listed below`,
         );
       for (const a of r.mirror.artifacts)
-        if (a.source !== "contract chart" && a.source !== "upstream manifest") rep.standIns.push(`${a.source} \`${a.id}\`: ${a.standsFor}`);
+        if (a.source === "stand-in chart" || a.source === "stand-in manifest") rep.standIns.push(`${a.source} \`${a.id}\`: ${a.standsFor}`);
       const contract = r.mirror.artifacts.filter((a) => a.source === "contract chart").map((a) => a.id);
-      rep.standIns.push(`contract charts (test/e2e/charts, the § 5.1–5.2 interface with tiny workloads) for ${contract.join(", ")}`);
+      rep.standIns.push(
+        `contract charts (test/e2e/charts, the § 5.1–5.2 interface with tiny workloads; the OpenKeel charts have no public index or archive, so nothing real can be installed) for ${contract.join(", ")}`,
+      );
       rep.standIns.push("their MariaDB/RabbitMQ StatefulSets stand in for the operators' output (annotated e2e.openkeel.io/stand-in)");
     },
     { fatal: true },

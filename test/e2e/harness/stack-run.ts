@@ -6,7 +6,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { AdmissionStandIn } from "./admission";
 import type { Kube } from "./kube";
+import type { LiveWebhooks } from "./live-webhooks";
 import type { Mirror } from "./mirror";
+import type { PodLog } from "./pod-log";
 import type { NodeSpec } from "./nodes";
 import { run, type RunResult } from "./proc";
 import { summaryLine, type PulumiEnv } from "./pulumi";
@@ -78,6 +80,10 @@ export class StackRun {
   kube?: Kube;
   mirror?: Mirror;
   admission?: AdmissionStandIn;
+  /** the Helm releases' webhooks, pointed at the admission stand-in once they exist (own cluster only) */
+  liveWebhooks?: LiveWebhooks;
+  /** every pod the scheduler bound, kept after it is gone (Helm hooks) */
+  podLog?: PodLog;
   controller?: ChildProcess;
   ownCluster = false;
   clusterDir = "";
