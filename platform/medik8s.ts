@@ -335,8 +335,37 @@ function medik8sRemediationObjects(ctx: StackContext): K8sObject[] {
   ];
 }
 
-function medik8sRemediationUnit(ctx: StackContext): ManifestsUnit {
-  return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx));
+function medik8sRemediationUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
+  return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx), { dependsOn });
+}
+
+const INSTALLED_UNIT = "medik8s-installed";
+
+/**
+ * The operators' webhooks answer: each pinned ClusterServiceVersion has reached phase Succeeded.
+ * The Subscriptions wait only for status.installedCSV, which OLM sets once the InstallPlan has
+ * created the CSV, before it installs the CSV's deployments and webhooks (InstallReady: Install;
+ * Installing: "waiting for install components to report healthy"). OLM sets Succeeded only when the
+ * install strategy's deployments are available and the CSV's webhooks installed
+ * (operator-framework/operator-lifecycle-manager@v0.38.0 pkg/controller/operators/olm/operator.go
+ * 2318-2341, 2348-2374, updateInstallStatus 2615-2629). Every object of medik8s-remediation and
+ * node-maintenance passes a webhook with failurePolicy Fail (self-node-remediation v0.13.0 CSV
+ * webhookdefinitions: vselfnoderemediationconfig.kb.io, CREATE UPDATE DELETE of the config, and
+ * the template's two), and the config patch could otherwise reach the API server while the
+ * operator's pods are not ready, and be refused. A patch of each CSV (one annotation of ours; OLM
+ * creates the object) carries the wait.
+ */
+function medik8sInstalledUnit(dependsOn: string[]): ManifestsUnit {
+  const objects: K8sObject[] = MEDIK8S_PINS.map((pin) => ({
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "ClusterServiceVersion",
+    metadata: {
+      name: pin.startingCSV,
+      namespace: MEDIK8S_NAMESPACE,
+      annotations: { [APPLY_AS_PATCH_ANNOTATION]: "patch", ...waitFor("jsonpath={.status.phase}=Succeeded", 900) },
+    },
+  }));
+  return manifestsUnit(INSTALLED_UNIT, "openkeel:platform:Medik8sInstalled", objects, { dependsOn });
 }
 
 const NODE_MAINTENANCE = { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kind: "NodeMaintenance" } as const;
@@ -346,7 +375,7 @@ const NODE_MAINTENANCE = { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kin
  * spec.reason: api/v1beta1/nodemaintenance_types.go@v0.20.1) per node in maintenance or retiring,
  * named as the node (NMO's webhook allows one request per node). No unit while no node is drained.
  */
-function nodeMaintenanceUnits(ctx: StackContext): ManifestsUnit[] {
+function nodeMaintenanceUnits(ctx: StackContext, dependsOn: string[]): ManifestsUnit[] {
   const drained = ctx.topo.nodes.filter((n) => isDrained(n.state));
   if (drained.length === 0) return [];
   const objects: K8sObject[] = drained.map((n) => ({
@@ -354,7 +383,7 @@ function nodeMaintenanceUnits(ctx: StackContext): ManifestsUnit[] {
     metadata: { name: n.name },
     spec: { nodeName: n.name, reason: `${n.state} in openkeel:nodes of stack ${ctx.cfg.stack}` },
   }));
-  return [manifestsUnit("node-maintenance", "openkeel:platform:NodeMaintenance", objects)];
+  return [manifestsUnit("node-maintenance", "openkeel:platform:NodeMaintenance", objects, { dependsOn })];
 }
 
 /**
@@ -490,13 +519,15 @@ export const medik8s: PlatformComponent = {
     const olm = olmUnit(after(podNetwork));
     return {
       "crds-operators": [olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
-      "platform-config": [medik8sRemediationUnit(ctx), ...nodeMaintenanceUnits(ctx)],
+      // in platform-config, beside what needs it: the platform phase does not wait for the operators' pods
+      "platform-config": [medik8sInstalledUnit([]), medik8sRemediationUnit(ctx, [INSTALLED_UNIT]), ...nodeMaintenanceUnits(ctx, [INSTALLED_UNIT])],
     };
   },
   readers: {
     units: {
       "openkeel:platform:Olm": upstreamReader(OLM_UPSTREAM),
       "openkeel:platform:NodeMaintenance": unplaced("requests to the Node Maintenance Operator: no pods"),
+      "openkeel:platform:Medik8sInstalled": unplaced("waits for OLM to report each operator installed: no pods"),
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },

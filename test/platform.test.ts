@@ -5,13 +5,13 @@ import { isDrained } from "../config/lifecycle";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatProblem } from "../config/problems";
-import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
+import { allUnits, APPLY_AS_PATCH_ANNOTATION, findUnit, PHASES, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
 import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../config/roles";
 import { planStack } from "../environments";
 import { PLATFORM_NAMESPACES_UNIT } from "../platform/component";
 import { PRIORITY_CLASSES_UNIT } from "../platform/priority-classes";
 import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_LOCAL_CLASS, LONGHORN_NAMESPACE, LONGHORN_VM_CLASS } from "../platform/longhorn";
-import { imageRef, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
+import { imageRef, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
 import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
 import { configProblems, mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import { runProgram } from "./helpers/pulumi";
@@ -188,6 +188,25 @@ describe("order: CRDs and operators before the objects that need them", () => {
     // the CRs that need those CRDs are two phases later
     expect(position(plan, "medik8s-remediation").phase - position(plan, "medik8s-operators").phase).toBeGreaterThanOrEqual(1);
   });
+
+  it.each(PRODUCTION)(
+    "%s: the SNR config, the template, the NodeHealthChecks and NodeMaintenances wait until OLM reports each operator Succeeded (its webhooks answer)",
+    (stack) => {
+      const plan = planOf(stack);
+      const waits = objectsOf(plan, "medik8s-installed");
+      expect(waits.map((o) => [o.kind, o.metadata.namespace, o.metadata.name, o.metadata.annotations?.["pulumi.com/waitFor"]])).toEqual(
+        [MEDIK8S_SNR, MEDIK8S_NHC, MEDIK8S_NMO].map((p) => ["ClusterServiceVersion", "medik8s", p.startingCSV, "jsonpath={.status.phase}=Succeeded"]),
+      );
+      // a patch of the CSV OLM creates, never an object of ours
+      for (const o of waits) expect(o.metadata.annotations?.[APPLY_AS_PATCH_ANNOTATION]).toBe("patch");
+      expect(dependsTransitively(plan, "medik8s-remediation", "medik8s-installed")).toBe(true);
+      // the CSVs exist once the Subscriptions report them installed: the wait comes after that unit
+      expect(position(plan, "medik8s-installed").phase).toBeGreaterThan(position(plan, "medik8s-operators").phase);
+      const drained = { ...shippedConfig(stack) };
+      drained.nodes = drained.nodes.map((n, i) => (i === 0 ? { ...n, state: "maintenance" as const } : n));
+      expect(dependsTransitively(planOf(drained), "node-maintenance", "medik8s-installed")).toBe(true);
+    },
+  );
 
   it.each(PRODUCTION)("%s: nothing that runs pods starts before the CNI", (stack) => {
     const plan = planOf(stack);

@@ -281,6 +281,24 @@ describe("e2e: the admission stand-in", () => {
       "ValidatingWebhookConfiguration v / w (m; upstream service n/s:443): 1 request(s): CREATE g/v1 K ns/n (dry run)",
       "REFUSED a request on /elsewhere: refused: no webhook of the served manifests at /elsewhere",
     ]);
+    // a Service-backed webhook answers only while its Service has a ready endpoint: before, the call fails
+    let ready = false;
+    a.reachable = async (svc) => ready && svc.namespace === "n" && svc.name === "s";
+    a.webhooks.push({
+      kind: "ValidatingWebhookConfiguration",
+      configuration: "v2",
+      webhook: "w2",
+      upstream: "service n/s:443",
+      manifest: "m",
+      service: { namespace: "n", name: "s" },
+    });
+    expect((await post(webhookPath("ValidatingWebhookConfiguration", "v2", "w2"), review)).status).toBe(500);
+    ready = true;
+    expect((await post(webhookPath("ValidatingWebhookConfiguration", "v2", "w2"), review)).status).toBe(200);
+    expect(a.answered.slice(-2).map((x) => [x.status, x.what])).toEqual([
+      [500, "UNREACHABLE (no ready endpoint of service n/s: the call fails): CREATE g/v1 K ns/n (dry run)"],
+      [200, "CREATE g/v1 K ns/n (dry run)"],
+    ]);
     await a.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -75,6 +75,18 @@ async function clusterStep(r: StackRun): Promise<void> {
   );
 }
 
+/** Whether a Service has a ready endpoint (its EndpointSlices, which the endpoint slice controller keeps from the Ready pods it selects). */
+function serviceReady(kube: Kube): (service: { namespace: string; name: string }) => Promise<boolean> {
+  interface Slice {
+    endpoints?: { conditions?: { ready?: boolean } }[];
+  }
+  return async ({ namespace, name }) => {
+    const selector = encodeURIComponent(`kubernetes.io/service-name=${name}`);
+    const slices = await kube.list<Slice>(`/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices?labelSelector=${selector}`);
+    return slices.some((sl) => (sl.endpoints ?? []).some((e) => e.conditions?.ready === true));
+  };
+}
+
 /** Step 3, first: the admission stand-in, which the mirror points the served manifests' webhooks at. */
 async function admissionStep(r: StackRun): Promise<void> {
   await r.step(
@@ -87,6 +99,7 @@ async function admissionStep(r: StackRun): Promise<void> {
       r.podLog.start();
       // on an existing cluster the charts' own webhooks answer (their pods run): nothing to point
       if (r.ownCluster) {
+        r.admission.reachable = serviceReady(r.kube!);
         r.liveWebhooks = new LiveWebhooks(r.kube!, r.admission, r.log("live-webhooks"));
         r.liveWebhooks.start();
         s.summary += "; and every webhook a Helm release installs, pointed at it once it exists";

@@ -1,6 +1,7 @@
 // The first `pulumi up --policy-pack policy` of a stack, with kube-apiserver restarted mid-way, and
 // its reruns until one converges (README step 7); the idempotent preview after it (step 9); and the
 // preview-timing mode's timed previews (`--time-preview`).
+import { webhookPath } from "./admission";
 import { protectedStillThere } from "./cluster-checks";
 import { freshStackPolicyCheck } from "./policy-checks";
 import { run, sleep, type RunResult } from "./proc";
@@ -141,8 +142,35 @@ export async function judgeFirstUp(r: StackRun, rendered: RenderedStack, up: Fir
     ]);
   }
   if (r.o.interrupt && !r.ownCluster) rep.notes.push("no kube-apiserver restart: the cluster is not the e2e's own (--kubeconfig)");
+  if (!r.o.upgradeFrom) snrWebhookCheck(r, rendered);
+  else r.report.notes.push("the SNR webhook wait is not judged: the first install is the old program's (--upgrade-from)");
   const upWarnings = apiWarnings(upLog(r, up));
   rep.check("every object accepted by the real API server (no unknown fields pruned, no PodSecurity warnings)", upWarnings.length === 0, upWarnings);
+}
+
+/** The SNR CSV's webhooks (../standins/olm.ts), by name. */
+const SNR_WEBHOOKS = ["vselfnoderemediationconfig.kb.io", "vselfnoderemediationtemplate.kb.io", "mselfnoderemediationtemplate.kb.io"];
+
+/**
+ * Issue 39 item 6, on a clean cluster: the SNR configuration patch (and the template) reach the SNR
+ * operator's webhooks only once they answer. The stand-in OLM creates the webhooks when the
+ * Subscription is installed and the operator's Deployment 15 s later; until its pods are Ready a
+ * call finds no endpoint and, failurePolicy Fail, the request is refused (admission.ts reachable).
+ */
+export function snrWebhookCheck(r: StackRun, rendered: RenderedStack): void {
+  if (!r.admission?.reachable || !rendered.units.some((u) => u.name === "medik8s-remediation")) return;
+  const paths = new Map(
+    r.admission.webhooks.filter((w) => SNR_WEBHOOKS.includes(w.webhook)).map((w) => [webhookPath(w.kind, w.configuration, w.webhook), w.webhook]),
+  );
+  const calls = r.admission.answered.filter((a) => paths.has(a.path));
+  const unreachable = calls.filter((a) => a.status === 500);
+  const configCalls = calls.filter((a) => paths.get(a.path) === "vselfnoderemediationconfig.kb.io" && a.status === 200);
+  const ok = paths.size > 0 && unreachable.length === 0 && configCalls.length > 0;
+  r.report.check("medik8s: the SNR configuration and template reach the operator's webhooks only once they answer (the first install waits for the CSV)", ok, [
+    `${paths.size} SNR webhook(s) pointed at the admission stand-in; ${calls.length} call(s), ${unreachable.length} before the operator's pods were ready`,
+    ...calls.map((a) => `${a.at} ${paths.get(a.path)}: ${a.status === 200 ? "answered" : "NO ENDPOINT"}: ${a.what}`),
+    ...(configCalls.length === 0 ? ["no call of the config's webhook was answered: the configuration never reached the API server through it"] : []),
+  ]);
 }
 
 /** README step 9: the command an operator runs before every change, the pack included: nothing to change, nothing refused. */
