@@ -28,7 +28,9 @@ import type { Report } from "./report";
 import { setUp } from "./setup";
 import { Fatal, StackRun, type E2EOptions } from "./stack-run";
 import { OldProgram, upgradeSteps } from "./upgrade";
-import { firstUp, idempotentPreviewStep, judgeFirstUp, timePreviews, upLog } from "./up";
+import { CONTRACT_CHARTS_DIR } from "./mirror";
+import { PredecessorProgram } from "./predecessor";
+import { firstUp, idempotentPreviewStep, judgeFirstUp, recordTimings, timePreviews, upLog } from "./up";
 
 export type { E2EOptions } from "./stack-run";
 
@@ -57,19 +59,23 @@ export function runMirrorDir(repoRoot: string, flag: string | undefined, kubecon
 }
 
 /** The e2e of one stack: README "The steps, per stack", in order; the preview-timing mode stops after the first up. */
-async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: PulumiEnv, old?: OldProgram): Promise<Report> {
+async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: PulumiEnv, upgradeFrom?: OldProgram): Promise<Report> {
   const r = new StackRun(stack, o, tmp);
   running.add(r);
+  // the pin-upgrade mode: the current program at the predecessors, per stack (predecessor.ts)
+  const old =
+    upgradeFrom ?? (o.fromPredecessors ? new PredecessorProgram(path.join(r.work, "predecessor-program"), CONTRACT_CHARTS_DIR, o.repoRoot) : undefined);
   try {
     const { rendered, first } = await setUp(r, sharedHome, old); // 1–6
     const up = await firstUp(r); // 7
     if (o.previewTiming) {
+      recordTimings(r, "first pulumi up", up.logs, rendered);
       if (!up.last.ok) throw new Fatal(up.last.name);
       await timePreviews(r, o.previewTiming.tries, o.previewTiming.turn);
       return r.report;
     }
     await judgeFirstUp(r, first, up);
-    const upText = old ? await upgradeSteps(r, up.last.ok) : upLog(r, up); // 7b: --upgrade-from
+    const upText = old ? await upgradeSteps(r, up.last.ok, rendered) : upLog(r, up); // 7b: --upgrade-from, --from-predecessors
     await r.checkStep("checks after pulumi up", () => checkAfterUp(r, rendered, "after pulumi up")); // 8
     await idempotentPreviewStep(r); // 9
     await shippedPolicyStep(r, upText); // 10
@@ -185,6 +191,7 @@ async function tearDown(r: StackRun): Promise<void> {
   }
   rep.finished = Date.now();
   rep.write(path.join(r.dir, "report.md"));
+  if (Object.keys(r.timings).length) fs.writeFileSync(path.join(r.dir, "timings.json"), JSON.stringify({ stack: r.stack, ...r.timings }, null, 2));
   // machine-readable step times (for `npm run bench` and CI)
   fs.writeFileSync(
     path.join(r.dir, "steps.json"),

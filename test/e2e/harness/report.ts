@@ -32,6 +32,8 @@ export class Report {
   readonly waits: string[] = [];
   readonly controller: string[] = [];
   readonly notes: string[] = [];
+  /** Each phase's, unit's and Helm release's time in the first pulumi up and in an upgrade (timings.ts). */
+  readonly timings: string[] = [];
   /** The timed `pulumi preview --policy-pack policy` runs of the preview-timing mode, in seconds. */
   readonly previewSeconds: number[] = [];
   started = Date.now();
@@ -79,6 +81,7 @@ export class Report {
     }
     const list = (items: string[]) => (items.length ? items.map((s) => `- ${s}`) : ["- none"]);
     out.push("## Helm charts installed", "", ...list(this.charts), "");
+    out.push("## What the deploy waited on (engine event log)", "", ...list(this.timings), "");
     out.push("## Upstream manifests applied (the real files, from the mirror folder)", "", ...list(this.upstream), "");
     out.push("## Stand-ins (e2e only, never used outside `npm run e2e`)", "", ...list(this.standIns), "");
     out.push("## Webhooks the admission stand-in answered for", "", ...list(this.admission), "");

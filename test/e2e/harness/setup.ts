@@ -14,7 +14,8 @@ import { copyProject, setStackConfig, stackFile } from "./project";
 import { pulumi, type PulumiEnv } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import { render, type StackRun } from "./stack-run";
-import { oldRenderStep, type OldProgram } from "./upgrade";
+import { PredecessorProgram } from "./predecessor";
+import { oldRenderStep, predecessorRenderStep, type OldProgram } from "./upgrade";
 import { STAND_IN_LABEL } from "../standins/artifacts";
 
 /** Create the Nodes (as they would register themselves) and wait until kwok reports them Ready. */
@@ -110,7 +111,7 @@ async function admissionStep(r: StackRun): Promise<void> {
 }
 
 /** Step 3: the mirror of every chart and remote manifest the render asks for. */
-async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program: OldProgram; rendered: RenderedStack }): Promise<void> {
+async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program: OldProgram | PredecessorProgram; rendered: RenderedStack }): Promise<void> {
   const rep = r.report;
   await r.step(
     "mirror (127.0.0.1)",
@@ -121,7 +122,7 @@ async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program:
       // an upgrade run deploys two programs: the mirror serves what either render asks for
       if (old)
         r.mirror.addReleasedStack(old.rendered, {
-          chartsDir: path.join(old.program.dir, "test", "e2e", "charts"),
+          chartsDir: old.program.chartsDir,
           standInManifests: !old.program.servedRealManifests,
         });
       if (r.mirror.problems.length) throw new Error(r.mirror.problems.join("; "));
@@ -265,9 +266,13 @@ async function stackInitStep(r: StackRun, sharedHome: PulumiEnv, program: string
  * README steps 1–6: the render of the stack, and the render the first up deploys (with --upgrade-from,
  * the old program's, whose project step 6 then initialises the stack in).
  */
-export async function setUp(r: StackRun, sharedHome: PulumiEnv, old?: OldProgram): Promise<{ rendered: RenderedStack; first: RenderedStack }> {
+export async function setUp(
+  r: StackRun,
+  sharedHome: PulumiEnv,
+  old?: OldProgram | PredecessorProgram,
+): Promise<{ rendered: RenderedStack; first: RenderedStack }> {
   const rendered = await renderStep(r);
-  const first = old ? await oldRenderStep(r, old) : rendered;
+  const first = !old ? rendered : old instanceof PredecessorProgram ? await predecessorRenderStep(r, rendered, old) : await oldRenderStep(r, old);
   await clusterStep(r);
   await admissionStep(r);
   await mirrorStep(r, rendered, old && { program: old, rendered: first });

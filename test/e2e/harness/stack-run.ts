@@ -53,6 +53,8 @@ export interface E2EOptions {
   previewTiming?: { tries: number; turn?: (stack: string) => Promise<void> };
   /** Deploy each stack first with the program of this commit, then upgrade it to the current one (upgrade.ts). */
   upgradeFrom?: UpgradeFrom;
+  /** Deploy each stack first with every pin at its predecessor (predecessor.ts), then apply today's pins in one pulumi up. */
+  fromPredecessors?: boolean;
   /**
    * cluster.sh's ports moved by this much (`--port-offset`), for e2e runs side by side on one
    * machine: cluster.sh replaces a taken default port by the next free one, but two clusters
@@ -93,6 +95,8 @@ export class StackRun {
   /** the first preview failed: judge a new stack's preview in the policy step instead */
   freshPreviewPending = false;
   nodes: NodeSpec[] = [];
+  /** timings.json: the first up's and an upgrade's (up.ts recordTimings) */
+  readonly timings: Record<string, unknown> = {};
 
   constructor(
     readonly stack: string,

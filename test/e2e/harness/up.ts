@@ -1,7 +1,10 @@
 // The first `pulumi up --policy-pack policy` of a stack, with kube-apiserver restarted mid-way, and
 // its reruns until one converges (README step 7); the idempotent preview after it (step 9); and the
 // preview-timing mode's timed previews (`--time-preview`).
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { webhookPath } from "./admission";
+import { deployTimings, resourceSteps, timingLines } from "./timings";
 import { protectedStillThere } from "./cluster-checks";
 import { freshStackPolicyCheck } from "./policy-checks";
 import { run, sleep, type RunResult } from "./proc";
@@ -64,7 +67,7 @@ async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName
 function upStep(r: StackRun, state: RestartState, title: string, args: string[], logName: string): Promise<StepResult> {
   return r.step(title + (state.pending ? " (kube-apiserver restarted mid-way)" : ""), async (s) => {
     const before = state.interrupted;
-    const res = await upWithRestart(r, s, args, logName, state);
+    const res = await upWithRestart(r, s, [...args, "--event-log", eventLog(r, logName)], logName, state);
     const thisRunInterrupted = !before && state.interrupted;
     s.log = res.log;
     s.summary = `exit ${res.code}; ${summaryLine(res.stdout)}`;
@@ -122,6 +125,29 @@ export async function firstUp(r: StackRun): Promise<FirstUp> {
   return { last, restart, interruptedAt, logs };
 }
 
+/** The engine's event log of a pulumi command (its log's name). */
+export function eventLog(r: StackRun, logName: string): string {
+  return path.join(r.logs, `${logName}.events.jsonl`);
+}
+
+/**
+ * The timings of a deploy (timings.ts) into the report and timings.json: `label` the up, `logs` its
+ * runs in order; the first whose update started is the one timed (a failed preview stage starts none).
+ */
+export function recordTimings(r: StackRun, label: "first pulumi up" | "pin upgrade" | "upgrade", logs: string[], rendered: RenderedStack): void {
+  for (const name of logs) {
+    const file = eventLog(r, name);
+    if (!fs.existsSync(file)) continue;
+    const steps = resourceSteps(fs.readFileSync(file, "utf8"));
+    if (steps.length === 0) continue;
+    const t = deployTimings(steps, rendered.index);
+    r.timings[label] = { log: name, ...t };
+    r.report.timings.push(...timingLines(`${label} (${name})`, t));
+    return;
+  }
+  r.report.timings.push(`${label}: no event log with an update (${logs.join(", ")})`);
+}
+
 /** The text of every `pulumi up` run's log. */
 export function upLog(r: StackRun, up: FirstUp): string {
   return up.logs.map((n) => r.logText(n)).join("\n");
@@ -130,6 +156,7 @@ export function upLog(r: StackRun, up: FirstUp): string {
 /** What the first up proves: the interrupted run converged with nothing protected deleted; the API server accepted every object. */
 export async function judgeFirstUp(r: StackRun, rendered: RenderedStack, up: FirstUp): Promise<void> {
   const rep = r.report;
+  recordTimings(r, "first pulumi up", up.logs, rendered);
   if (r.o.interrupt && r.ownCluster) {
     const still = await protectedStillThere(r, rendered, "after-interrupt");
     const ok = up.restart.interrupted && up.last.ok && up.interruptedAt >= 0 && up.interruptedAt < rep.steps.length - 1 && still.ok;
