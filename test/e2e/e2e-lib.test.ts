@@ -11,6 +11,7 @@ import { parse, parseAllDocuments, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { chartComponent } from "./harness/placement-check";
 import { liveSource, serviceBacked } from "./harness/live-webhooks";
+import { admitLauncherEviction, type LauncherPod, type Vmi } from "./harness/kubevirt-eviction";
 import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "./harness/admission";
 import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "./harness/mirror";
 import { K8S_CONTROL_PLANE, nodeSpecs } from "./harness/nodes";
@@ -465,5 +466,60 @@ describe("e2e: --port-offset", () => {
     expect(Object.keys(named)).toHaveLength(6);
     expect(clusterPorts(1000)).toEqual(named);
     expect(clusterPorts(undefined)).toEqual({});
+  });
+});
+
+describe("KubeVirt's pod eviction admitter (stand-in, kubevirt v1.9.0 pod-eviction-admitter.go)", () => {
+  const pod = (over: Partial<LauncherPod> = {}): LauncherPod => ({
+    metadata: { name: "virt-launcher-vm-abcde", namespace: "t", labels: { "kubevirt.io": "virt-launcher" }, annotations: { "kubevirt.io/domain": "vm" } },
+    spec: { nodeName: "cmp-01" },
+    status: { phase: "Running" },
+    ...over,
+  });
+  const vmi = (migratable: boolean, status: Vmi["status"] = {}, spec: Vmi["spec"] = {}): Vmi => ({
+    metadata: { name: "vm", namespace: "t" },
+    spec,
+    status: { nodeName: "cmp-01", conditions: [{ type: "LiveMigratable", status: migratable ? "True" : "False" }], ...status },
+  });
+
+  it("denies a non-migratable VMI's launcher under LiveMigrate, the cluster's or its own", () => {
+    const denied = { allowed: false, message: "VMI vm is configured with an eviction strategy but is not live-migratable" };
+    expect(admitLauncherEviction(pod(), vmi(false), "LiveMigrate")).toEqual(denied);
+    expect(admitLauncherEviction(pod(), vmi(false, {}, { evictionStrategy: "LiveMigrate" }), undefined)).toEqual(denied);
+    // its own strategy wins over the cluster's
+    expect(admitLauncherEviction(pod(), vmi(false, {}, { evictionStrategy: "None" }), "LiveMigrate")).toEqual({ allowed: true });
+    expect(admitLauncherEviction(pod(), vmi(false), "LiveMigrateIfPossible")).toEqual({ allowed: true });
+    expect(admitLauncherEviction(pod(), vmi(false), undefined)).toEqual({ allowed: true });
+  });
+
+  it("a migratable VMI: marked for evacuation and the eviction denied (the migration moves it); in progress, or a target pod: denied", () => {
+    expect(admitLauncherEviction(pod(), vmi(true), "LiveMigrate")).toEqual({
+      allowed: false,
+      message: 'Eviction triggered evacuation of VMI "t/vm"',
+      mark: "cmp-01",
+    });
+    expect(admitLauncherEviction(pod(), vmi(true, { evacuationNodeName: "cmp-01" }), "LiveMigrate")).toEqual({
+      allowed: false,
+      message: 'Evacuation in progress: Eviction triggered evacuation of VMI "t/vm"',
+    });
+    expect(admitLauncherEviction(pod({ spec: { nodeName: "cmp-02" } }), vmi(true), "LiveMigrate")).toEqual({
+      allowed: false,
+      message: "Eviction request for target Pod",
+    });
+    expect(admitLauncherEviction(pod(), vmi(false), "External")).toMatchObject({ allowed: false, mark: "cmp-01" });
+  });
+
+  it("lets through what is not a running launcher of a VMI; a missing VMI is denied", () => {
+    expect(admitLauncherEviction(pod({ metadata: { name: "p", labels: {} } }), undefined, "LiveMigrate")).toEqual({ allowed: true });
+    expect(admitLauncherEviction(pod({ status: { phase: "Succeeded" } }), vmi(false), "LiveMigrate")).toEqual({ allowed: true });
+    expect(
+      admitLauncherEviction(pod({ metadata: { name: "virt-launcher-x", labels: { "kubevirt.io": "virt-launcher" } } }), vmi(false), "LiveMigrate"),
+    ).toEqual({
+      allowed: true,
+    });
+    expect(admitLauncherEviction(pod(), undefined, "LiveMigrate")).toEqual({
+      allowed: false,
+      message: 'kubevirt failed getting the vmi: virtualmachineinstances.kubevirt.io "vm" not found',
+    });
   });
 });

@@ -172,6 +172,8 @@ export class AdmissionStandIn {
   readonly answered: AnsweredRequest[] = [];
   /** Every webhook the mirror pointed here. */
   readonly webhooks: StandInWebhook[] = [];
+  /** Webhooks that decide (kubevirt-eviction.ts), by path: the others admit unchanged. */
+  readonly handlers = new Map<string, (review: Json) => Promise<{ body: Json; what: string }>>();
   /** Whether a Service has a ready endpoint (set on the e2e's own cluster); unset, every webhook answers. */
   reachable?: (service: { namespace: string; name: string }) => Promise<boolean>;
   private server?: https.Server;
@@ -198,7 +200,8 @@ export class AdmissionStandIn {
       const review = JSON.parse(text) as Json;
       const hook = this.webhooks.find((w) => webhookPath(w.kind, w.configuration, w.webhook) === p);
       if (!hook) throw new Error(`no webhook of the served manifests at ${p}`);
-      ({ body, what } = review.kind === "ConversionReview" ? convert(review) : admit(review));
+      const decide = this.handlers.get(p);
+      ({ body, what } = decide ? await decide(review) : review.kind === "ConversionReview" ? convert(review) : admit(review));
       if (hook.service && this.reachable && !(await this.reachable(hook.service).catch(() => false))) {
         status = 500;
         body = { error: `no ready endpoint behind service ${hook.service.namespace}/${hook.service.name}` };

@@ -169,6 +169,7 @@ export async function checkAfterUp(r: StackRun, rendered: RenderedStack, label: 
   r.report.check(`placement proven by the real scheduler (${label})`, result.findings.length === 0, [
     ...result.findings.map((f) => `${f.component}: ${f.problem}`),
     ...result.checked.map((c) => `checked ${c}`),
+    ...result.unexercised.map((c) => `not exercised: ${c}`),
   ]);
   const missing = result.storage.filter((s) => !s.exists);
   r.report.check(

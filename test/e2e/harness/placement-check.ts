@@ -47,6 +47,8 @@ interface PlacementFinding {
 
 export interface PlacementResult {
   checked: string[];
+  /** rows of upstream charts' units that nothing of their release made here */
+  unexercised: string[];
   findings: PlacementFinding[];
   storage: { object: string; storageClass: string; exists: boolean }[];
 }
@@ -333,10 +335,10 @@ export async function checkPlacement(
       });
     }
   }
-  for (const c of unmade)
-    checked.push(
-      `${c} (${components.get(c)?.kind}): not made by its chart's release (what its operator creates at run time, or a hook of an event that has not happened): not exercised here`,
-    );
+  const unexercised = unmade.map(
+    (c) =>
+      `${c} (${components.get(c)?.kind}): not made by its chart's release here (what its operator creates at run time, or a hook of an event that has not happened)`,
+  );
   // OpenKeel workloads of the report that the contract charts did not create ("Pods" rows are no
   // workload: the pods a RuntimeClass or a hook Job admits, which nothing runs in the e2e)
   for (const c of placement.components) {
@@ -352,7 +354,7 @@ export async function checkPlacement(
       const sc = st.metadata.annotations!["e2e.openkeel.io/storage-class"];
       return { object: `StatefulSet ${st.metadata.namespace}/${st.metadata.name}`, storageClass: sc, exists: classes.has(sc) };
     });
-  return { checked, findings, storage };
+  return { checked, unexercised, findings, storage };
 }
 
 /**

@@ -12,7 +12,7 @@ import { lastRelease } from "../../../review/urns-command";
 import { run } from "./proc";
 import { copyProject, readStackConfig, setStackConfig, stackFile } from "./project";
 import { protectedStillThere } from "./cluster-checks";
-import { eventLog, recordTimings } from "./up";
+import { EVENT_LOG_ENV, eventLog, recordTimings } from "./up";
 import { artifactDiff, type PredecessorProgram } from "./predecessor";
 import { previewSteps, pulumi, summaryLine, type StepRecord } from "./pulumi";
 import type { RenderedStack } from "./rendered";
@@ -208,6 +208,7 @@ async function upgradeUpStep(r: StackRun, current: RenderedStack): Promise<strin
   await r.step("upgrade: pulumi up --yes --policy-pack policy of the current program", async (s) => {
     const res = await pulumi(["up", "--yes", "--policy-pack", "policy", "--event-log", eventLog(r, "upgrade-up")], r.project, r.p!, r.log("upgrade-up"), {
       timeoutMs: 20 * 60_000,
+      env: EVENT_LOG_ENV,
     });
     text = res.stdout + res.stderr;
     recordRun(s, res);

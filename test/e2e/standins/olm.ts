@@ -21,11 +21,14 @@ export const SNR_PACKAGE = "self-node-remediation";
 export const SNR_DEPLOYMENT = "self-node-remediation-controller-manager";
 const SNR_POD_LABELS = { "control-plane": "controller-manager", "self-node-remediation-operator": "" };
 /**
- * From the CSV's Deployment to its webhook answering: the manager's readinessProbe
- * (initialDelaySeconds 5, periodSeconds 10) passes 15 s after the container starts at the
- * earliest, image pull aside; the stand-in creates the Deployment that much after the webhooks.
+ * From OLM's install of the webhooks to the operator's pods answering: on a new cluster the node
+ * pulls the operator's image first, then the manager's readinessProbe (initialDelaySeconds 5,
+ * periodSeconds 10) passes 15 s after the container starts at the earliest. The stand-in holds
+ * the Deployment back 60 s: longer than what is left of the crds-operators phase once the
+ * Subscriptions report installed here, so that a configuration that did not wait would meet the
+ * webhook unready.
  */
-export const SNR_STARTUP_SECONDS = 15;
+export const SNR_STARTUP_SECONDS = 60;
 
 /** A ClusterServiceVersion as the InstallPlan creates it (the fields the OLM v0.38.0 CRD requires). */
 export function csvObject(namespace: string, csv: string, pkg: string): Obj {
