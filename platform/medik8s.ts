@@ -25,6 +25,7 @@ import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, ty
 import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import type { HostContract } from "../plan/host";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
+import { certManager } from "./cert-manager";
 import {
   controlPlaneScheduling,
   namespace,
@@ -58,7 +59,11 @@ function medik8sNamespace(): K8sObject {
  * OLM: crds.yaml then olm.yaml, applied as one group. olm.yaml holds objects (OperatorGroups, the
  * CatalogSource) of kinds crds.yaml defines: applied as two units, a preview on a fresh cluster
  * cannot resolve those kinds (found by the real engine, npm run e2e). Subscriptions and
- * ClusterServiceVersions live in these CRDs: protected.
+ * ClusterServiceVersions live in these CRDs: protected. It waits for cert-manager: olm.yaml before
+ * v0.38.0 holds a cert-manager Certificate and Issuer whose Secret olm-cert its two operators mount
+ * (v0.37.0, the predecessor of the pin: the mirror's file, lines 191-253), and the provider must
+ * know those kinds when it builds the group, a preview of a new cluster included (F6 of
+ * test/e2e/FINDINGS.md); a pin bump from such a release (Renovate's path) deploys it first.
  */
 function olmUnit(dependsOn: string[]): RemoteManifestUnit {
   return pinnedManifestUnit("olm", "openkeel:platform:Olm", [OLM_CRDS, OLM], { protect: true, dependsOn });
@@ -515,8 +520,8 @@ export const medik8s: PlatformComponent = {
   lifecycle: medik8sLifecycle,
   segmentRemediation,
   host: medik8sHost,
-  units: (ctx, { namespaces, podNetwork }) => {
-    const olm = olmUnit(after(podNetwork));
+  units: (ctx, { namespaces, podNetwork, unitsOf }) => {
+    const olm = olmUnit(after(podNetwork, ...unitsOf(certManager)));
     return {
       "crds-operators": [olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
       // in platform-config, beside what needs it: the platform phase does not wait for the operators' pods

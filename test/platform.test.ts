@@ -1,6 +1,8 @@
 // The platform phases: which units each stack gets, their order (CRDs and operators before the
 // CRs that need them), the lab's realBackends toggle, the storage classes of D5, Longhorn's string
 // settings read the way Longhorn reads them, the platform settings and their checks.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { isDrained } from "../config/lifecycle";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -20,6 +22,7 @@ import program from "../index";
 import { object, objectsOf, planOf, release, unitNames } from "./helpers/plans";
 
 const PRODUCTION = PRODUCTION_STACKS;
+const MIRROR = process.env.OPENKEEL_MIRROR ?? path.resolve(__dirname, "../../shared/mirror");
 
 const labWithBackends = () => mutatedConfig("lab", (r) => (r.platform = { realBackends: true }));
 
@@ -205,6 +208,34 @@ describe("order: CRDs and operators before the objects that need them", () => {
       const drained = { ...shippedConfig(stack) };
       drained.nodes = drained.nodes.map((n, i) => (i === 0 ? { ...n, state: "maintenance" as const } : n));
       expect(dependsTransitively(planOf(drained), "node-maintenance", "medik8s-installed")).toBe(true);
+    },
+  );
+
+  it.skipIf(!fs.existsSync(MIRROR)).each(PRODUCTION)(
+    "%s: a pinned manifest that holds cert-manager objects, at its pin or at the predecessor a pin bump leaves (the mirror's), waits for cert-manager",
+    (stack) => {
+      const plan = planOf(stack);
+      const holders: string[] = [];
+      for (const u of allUnits(plan)) {
+        if (u.kind !== "RemoteManifest") continue;
+        // every version the mirror folder holds of the unit's files: the version folder beside the pin's
+        const files = u.urls.flatMap((url) => {
+          const { host, pathname } = new URL(url);
+          const parts = pathname.split("/").filter(Boolean);
+          const at = parts.indexOf(u.version);
+          const parent = path.join(MIRROR, "files", host, ...parts.slice(0, at));
+          return at < 0 || !fs.existsSync(parent) ? [] : fs.readdirSync(parent).map((v) => path.join(parent, v, ...parts.slice(at + 1)));
+        });
+        const certManagerObjects = files.filter((f) => fs.existsSync(f) && /^apiVersion: cert-manager\.io\//m.test(fs.readFileSync(f, "utf8")));
+        if (certManagerObjects.length === 0 || u.name === "cert-manager-crds") continue;
+        holders.push(u.name);
+        expect(
+          dependsTransitively(plan, u.name, "cert-manager"),
+          `${u.name} (${certManagerObjects.map((f) => path.relative(MIRROR, f)).join(", ")}) waits for cert-manager`,
+        ).toBe(true);
+      }
+      // the RabbitMQ operators' manifests at their pins, OLM's olm.yaml at v0.37.0
+      expect(holders).toEqual(expect.arrayContaining(["rabbitmq-cluster-operator", "rabbitmq-messaging-topology-operator", "olm"]));
     },
   );
 
