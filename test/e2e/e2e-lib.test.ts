@@ -394,6 +394,9 @@ describe("e2e: reading the engine and the render", () => {
     expect(of("kube-ovn", "kube-ovn", "ovs-ovn")).toEqual({ component: "kube-ovn/kube-ovn-cni+ovs-ovn+pinger" });
     expect(of("kube-ovn", "kube-ovn", "kube-ovn-controller")).toEqual({ component: "kube-ovn/kube-ovn-controller" });
     expect(of("kube-ovn", "kube-ovn", "kube-ovn-post-delete-hook")).toEqual({ component: "kube-ovn/post-delete-hook+upgrade-hooks" });
+    // the chart's upgrade hooks (v1.16.2 templates/pre-upgrade-ovs-ovn.yaml …), which ran in the pin upgrade from v1.15.24
+    expect(of("kube-ovn", "kube-ovn", "kube-ovn-pre-upgrade-hook")).toEqual({ component: "kube-ovn/post-delete-hook+upgrade-hooks" });
+    expect(of("kube-ovn", "kube-ovn", "kube-ovn-post-upgrade-hook")).toEqual({ component: "kube-ovn/post-delete-hook+upgrade-hooks" });
     expect(of("cert-manager", "cert-manager", "cert-manager")).toEqual({ component: "cert-manager/cert-manager" });
     expect(of("cert-manager", "cert-manager", "cert-manager-webhook")).toEqual({ component: "cert-manager/webhook" });
     expect(of("cert-manager", "cert-manager", "cert-manager-startupapicheck")).toEqual({ component: "cert-manager/startupapicheck" });

@@ -179,18 +179,21 @@ const kebab = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCas
  * The row of placement.json an upstream chart's workload or hook Job is: a row `<unit>/<id>` joins
  * the ids of the objects it stands for with `+` (`kube-ovn-cni+ovs-ovn+pinger`), each the object's
  * name, its name past the release's prefix, or a values key of the chart in camelCase
- * (`certController` for `mariadb-operator-cert-controller`). A name matches an id when it is the
- * id, or the release's name, a dash and the id, or ends with a dash and the id's last words
- * (`node-feature-discovery-master` and `nfd-master`); the closest match wins, and two rows matching
- * alike is a finding, as is none.
+ * (`certController` for `mariadb-operator-cert-controller`); a plural id stands for each object
+ * named in its singular (`upgrade-hooks`: `kube-ovn-pre-upgrade-hook`, `kube-ovn-post-upgrade-hook`).
+ * A name matches an id when it is the id, or the release's name, a dash and the id, or ends with a
+ * dash and the id's last words (`node-feature-discovery-master` and `nfd-master`); the closest match
+ * wins, and two rows matching alike is a finding, as is none.
  */
 export function chartComponent(unit: string, release: string, name: string, components: readonly string[]): { component: string } | { problem: string } {
+  const past = name.startsWith(`${release}-`) ? name.slice(release.length + 1) : name;
   const rank = (id: string): number => {
     const k = kebab(id);
     if (name === k) return 3;
     if (name === `${release}-${k}`) return 2;
-    const past = name.startsWith(`${release}-`) ? name.slice(release.length + 1) : name;
-    return past.length > 0 && (k.endsWith(`-${past}`) || past.endsWith(`-${k}`)) ? 1 : 0;
+    if (past.length > 0 && (k.endsWith(`-${past}`) || past.endsWith(`-${k}`))) return 1;
+    // a plural id: each object named in its singular
+    return k.endsWith("s") && past.endsWith(`-${k.slice(0, -1)}`) ? 1 : 0;
   };
   const scored = components
     .filter((c) => c.startsWith(`${unit}/`))
