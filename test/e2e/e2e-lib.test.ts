@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { chartComponent } from "./harness/placement-check";
-import { liveSource, serviceBacked } from "./harness/live-webhooks";
+import { helmBusy, liveSource, serviceBacked } from "./harness/live-webhooks";
 import { admitLauncherEviction, type LauncherPod, type Vmi } from "./harness/kubevirt-eviction";
 import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "./harness/admission";
 import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "./harness/mirror";
@@ -213,6 +213,9 @@ describe("e2e: the admission stand-in", () => {
     expect(liveSource({ metadata: { name: "x", managedFields: [{ manager: "longhorn-manager" }] } })).toBe(
       "live object of longhorn-manager (pointed in the cluster)",
     );
+    // Helm's release statuses (helm v3 pkg/release/status.go) that precede its writes: the upstream clientConfig goes back first
+    expect(["pending-install", "pending-upgrade", "pending-rollback", "uninstalling"].every(helmBusy)).toBe(true);
+    expect(["deployed", "superseded", "failed", "uninstalled", undefined].some(helmBusy)).toBe(false);
   });
 
   it("refuses what it cannot stand in for: an aggregated API behind a Service", () => {

@@ -168,8 +168,10 @@ async function tearDown(r: StackRun): Promise<void> {
   if (r.liveWebhooks) {
     await r.liveWebhooks.stop();
     rep.standIns.push(
-      `the Helm releases' webhooks (test/e2e/harness/live-webhooks.ts): every webhook configuration the real charts install is backed by a Service, whose CA bundle the chart's own controller injects at run time (cert-manager's cainjector, mariadb-operator's cert-controller); nothing behind a Service answers here, so each is pointed at the admission stand-in in the cluster once it exists (again after a Helm upgrade puts the Service back): ${r.liveWebhooks.pointed.length ? r.liveWebhooks.pointed.join("; ") : "none existed"}`,
+      `the Helm releases' webhooks (test/e2e/harness/live-webhooks.ts): every webhook configuration the real charts install is backed by a Service, whose CA bundle the chart's own controller injects at run time (cert-manager's cainjector, mariadb-operator's cert-controller); nothing behind a Service answers here, so each is pointed at the admission stand-in in the cluster once it exists; while Helm writes its release, it has its upstream clientConfig back (Helm's three-way merge would keep the url beside the Service it writes): ${r.liveWebhooks.pointed.length ? r.liveWebhooks.pointed.join("; ") : "none existed"}`,
     );
+    if (r.liveWebhooks.restored.length)
+      rep.notes.push(`the live webhooks given their upstream clientConfig back while Helm wrote their release: ${r.liveWebhooks.restored.join("; ")}`);
     if (r.liveWebhooks.errors.size) rep.notes.push(`pointing the live webhooks: ${[...r.liveWebhooks.errors].join("; ")}`);
   }
   if (r.podLog?.errors.size) rep.notes.push(`the pod log's watch ended with errors (it listed again each time): ${[...r.podLog.errors].join("; ")}`);
