@@ -80,7 +80,7 @@ describe("units per environment", () => {
       ...(nodes.some((n) => n.state === "retiring" && n.roles.includes("storage")) ? ["longhorn-node-eviction"] : []),
     ];
     expect(unitNames(plan, "platform-config").sort()).toEqual(
-      [...BACKENDS["platform-config"], "medik8s-remediation", ...lifecycle, ...(metallb ? ["metallb-pool"] : [])].sort(),
+      [...BACKENDS["platform-config"], "medik8s-installed", "medik8s-remediation", ...lifecycle, ...(metallb ? ["metallb-pool"] : [])].sort(),
     );
   });
 
