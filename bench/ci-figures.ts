@@ -62,7 +62,7 @@ export interface UpWaits {
   up: string;
   seconds: number;
   chainSeconds: number;
-  /** chainSeconds ÷ seconds */
+  /** the chain's span (its first unit's start to its last unit's end) ÷ seconds */
   share: number;
   chain: string[];
 }
@@ -72,8 +72,8 @@ export function upWaits(timings: Record<string, unknown>): UpWaits[] {
   return Object.entries(timings)
     .filter(([k, v]) => k !== "stack" && typeof v === "object" && v !== null && "chain" in v)
     .map(([up, v]) => {
-      const t = v as { seconds: number; chain: { units: string[]; seconds: number; share: number } };
-      return { up, seconds: t.seconds, chainSeconds: t.chain.seconds, share: t.chain.share, chain: t.chain.units };
+      const t = v as { seconds: number; chain: { units: string[]; seconds: number; span?: number; share: number } };
+      return { up, seconds: t.seconds, chainSeconds: t.chain.span ?? t.chain.seconds, share: t.chain.share, chain: t.chain.units };
     });
 }
 

@@ -74,7 +74,8 @@ describe("deploy timings from the engine's event log", () => {
     expect(t.releases).toEqual([{ name: "b", start: 10, end: 30, seconds: 20, op: "create" }]);
     expect(t.seconds).toBe(35);
     // b (20) → c (2) → d (12): every unit of phase two waits for the whole of phase one
-    expect(t.chain).toEqual({ units: ["b", "c", "d"], seconds: 34, share: 34 / 35 });
+    // b starts at 10, d ends at 45: the chain spans 35 of the update's 35 s
+    expect(t.chain).toEqual({ units: ["b", "c", "d"], seconds: 34, span: 35, share: 1 });
   });
 
   it("a unit with no time of its own adds nothing; its dependants still wait for the phase before", () => {

@@ -274,7 +274,7 @@ const BLOCKED_RECONCILES = 2;
  * eviction admitter denies their eviction under LiveMigrate.
  */
 export const NON_MIGRATABLE_QUERY = (node: string) =>
-  `kubectl get vmi -A -o jsonpath='{range .items[?(@.status.nodeName=="${node}")]}{.metadata.namespace}/{.metadata.name} {.status.conditions[?(@.type=="LiveMigratable")].status} {.status.conditions[?(@.type=="LiveMigratable")].reason}{"\n"}{end}'`;
+  `kubectl get vmi -A -o jsonpath='{range .items[?(@.status.nodeName=="${node}")]}{.metadata.namespace}/{.metadata.name} {.status.conditions[?(@.type=="LiveMigratable")].status} {.status.conditions[?(@.type=="LiveMigratable")].reason}{"\\n"}{end}'`;
 
 /**
  * 11c, before the hypervisor's drain (issue 39 item 4): a VM that cannot live-migrate (a non-shared

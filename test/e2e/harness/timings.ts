@@ -68,8 +68,12 @@ export interface DeployTimings {
   phases: Span[];
   units: (Span & { phase: string; changed: number })[];
   releases: (Span & { op: string })[];
-  /** the longest chain of dependencies between units, and its share of `seconds` */
-  chain: { units: string[]; seconds: number; share: number };
+  /**
+   * The longest chain of dependencies between units: its units' own times added up (`seconds`),
+   * its span from its first unit's start to its last unit's end, and that span's share of the
+   * update (whole-second timestamps: each unit's time may be off by a second, the span by one).
+   */
+  chain: { units: string[]; seconds: number; span: number; share: number };
 }
 
 const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
@@ -108,11 +112,15 @@ export function deployTimings(steps: ResourceStep[], index: Pick<RenderedIndex, 
     .map((s) => ({ ...span(nameOf(s.urn), s.start, s.end ?? s.start), op: s.failed ? `${s.op} (failed)` : s.op }));
   const all = steps.filter((s) => !s.type.startsWith("pulumi:"));
   const seconds = all.length ? Math.max(...all.map((s) => s.end ?? s.start)) - Math.min(...all.map((s) => s.start)) : 0;
-  return { seconds, phases, units, releases, chain: longestChain(index, new Map(units.map((u) => [u.name, u.seconds])), seconds) };
+  const chain = longestChain(index, new Map(units.map((u) => [u.name, u.seconds])), seconds);
+  const first = units.find((u) => u.name === chain.units[0]);
+  const last = units.find((u) => u.name === chain.units.at(-1));
+  const chainSpan = first && last ? last.end - first.start : 0;
+  return { seconds, phases, units, releases, chain: { ...chain, span: chainSpan, share: seconds > 0 ? chainSpan / seconds : 0 } };
 }
 
-/** The chain of dependent units whose times add up to the most (components/deploy.ts's order). */
-export function longestChain(index: Pick<RenderedIndex, "phases">, seconds: ReadonlyMap<string, number>, total: number): DeployTimings["chain"] {
+/** The chain of dependent units whose times add up to the most (components/deploy.ts's order); its share: of their sum. */
+export function longestChain(index: Pick<RenderedIndex, "phases">, seconds: ReadonlyMap<string, number>, total: number): Omit<DeployTimings["chain"], "span"> {
   const best = new Map<string, { seconds: number; units: string[] }>();
   let previous: string[] = [];
   for (const p of index.phases) {
@@ -131,7 +139,7 @@ export function longestChain(index: Pick<RenderedIndex, "phases">, seconds: Read
 export function timingLines(label: string, t: DeployTimings): string[] {
   const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
   return [
-    `${label}: the update took ${t.seconds} s (engine timestamps, whole seconds); the longest chain of dependencies ${t.chain.seconds} s (${pct(t.chain.share)} of it): ${t.chain.units.join(" → ")}`,
+    `${label}: the update took ${t.seconds} s (engine timestamps, whole seconds); the longest chain of dependencies spans ${t.chain.span} s of it (${pct(t.chain.share)}), its units' own times ${t.chain.seconds} s: ${t.chain.units.join(" → ")}`,
     `${label}, phases: ${t.phases.map((p) => `${p.name} ${p.seconds} s`).join(", ")}`,
     `${label}, Helm releases: ${t.releases.map((r) => `${r.name} ${r.seconds} s (${r.op})`).join(", ") || "none"}`,
     `${label}, units (longest first): ${[...t.units]
