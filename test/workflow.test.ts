@@ -497,7 +497,7 @@ describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
 describe("CI's end-to-end step (.ci/e2e)", () => {
   const e2e = fs.readFileSync(path.join(REPO, ".ci/e2e"), "utf8");
   /** .ci/e2e with a stand-in engine kit (its build only prints) and a stand-in npm that records each call; CI started `ago` seconds before. */
-  function ciE2e(ago: number) {
+  function ciE2e(ago: number, extra: Record<string, string> = {}) {
     const kit = fs.mkdtempSync(path.join(os.tmpdir(), "engine-kit-"));
     temps.push(kit);
     fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho built\n", { mode: 0o755 });
@@ -518,6 +518,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
       OUT: path.join(kit, "out"),
       OPENKEEL_CI_LOGS: path.join(kit, "logs"),
       OPENKEEL_CI_STARTED: String(Math.floor(Date.now() / 1000) - ago),
+      ...extra,
     };
     const r = spawnSync("bash", [".ci/e2e"], { cwd: REPO, encoding: "utf8", env });
     return { code: r.status, stdout: r.stdout, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n").sort() : [] };
@@ -539,6 +540,19 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     expect(r.stdout).not.toMatch(/SKIPPED/);
     const stacks = [...new Set(PARTS.flatMap((p) => [...p.matchAll(/--stack ([a-z-]+)/g)].map((m) => m[1])))].sort();
     expect(stacks).toEqual([...SHIPPED_STACKS].sort());
+  });
+
+  it("under a lock (OPENKEEL_E2E_LOCK) a part checks what is left once it holds the lock: the wait counts", () => {
+    const lock = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ci-lock-")), "lock");
+    temps.push(path.dirname(lock));
+    // another run holds the lock for 4 s; 12 min 2 s are left (2 min kept for the teardown): prod-small (12 min) fits before the wait, not after it
+    spawnSync("bash", ["-c", `flock "${lock}" sleep 4 >/dev/null 2>&1 & sleep 0.3`]);
+    const r = ciE2e(90 * 60 - 120 - (12 * 60 + 2), { OPENKEEL_E2E_LOCK: lock });
+    expect(r.code).toBe(0);
+    expect(r.calls).toEqual(PARTS.filter((p) => /stack lab/.test(p)));
+    const skipped = r.stdout.split("\n").filter((l) => l.includes("E2E PART SKIPPED"));
+    expect(skipped).toHaveLength(3);
+    expect(skipped.find((l) => l.includes("small |"))).toMatch(/it takes about 12 min, 11 min are left/);
   });
 
   it("after a cold engine build runs the parts that fit in what is left of the 90 minutes, one loud line for each it skips, and passes", () => {
