@@ -37,7 +37,20 @@ import {
   type PrCheckFigure,
   type PreviewFigure,
 } from "./operator";
-import { ciFigures, ciLines, ciTarget, engineBuildFromFileTimes, engineBuildFromLog, stackE2E, CI_STACKS, type CiFigures, type StackE2E } from "./ci-figures";
+import {
+  ciFigures,
+  ciLines,
+  ciTarget,
+  engineBuildFromFileTimes,
+  engineBuildFromLog,
+  stackE2E,
+  upWaits,
+  waitLine,
+  CI_STACKS,
+  type CiFigures,
+  type StackE2E,
+  type UpWaits,
+} from "./ci-figures";
 import { which } from "../test/e2e/harness/proc";
 
 const CHILD = path.join(REPO_ROOT, "bench", "bench-child.ts");
@@ -134,6 +147,9 @@ async function enginePreviewTimes(skip: boolean, schemas: string, tries: number,
     log: (line) => process.stderr.write(`bench: engine: ${line}\n`),
   });
   if ("cannotRun" in timed) return { measured: false, why: timed.cannotRun };
+  // what the deploy before the previews waited on: its share on the longest chain of dependencies
+  for (const t of timed)
+    for (const w of stackWaits(path.join(REPO_ROOT, ".e2e", "preview-timing"), t.stack)) process.stderr.write(`bench: engine: ${waitLine(t.stack, w)}\n`);
   const stacks: EngineStackResult[] = [];
   for (const t of timed) {
     const report = path.relative(REPO_ROOT, t.report);
@@ -583,11 +599,18 @@ function collectCiFigures(c: NonNullable<BenchOptions["ciFigures"]>, npmTestSeco
   return ciFigures(build ? { ...build, source: c.engineBuildLog } : { measured: false, why }, npmTestSeconds, e2e);
 }
 
-/** Each stack's e2e of CI_STACKS that has a steps.json in `dir`. */
+/** Each stack's e2e of CI_STACKS that has a steps.json in `dir`, with its timed ups (timings.json) where it has them. */
 function stacksE2E(dir: string): StackE2E[] {
-  return CI_STACKS.map((s) => path.join(dir, s, "steps.json"))
-    .filter((f) => fs.existsSync(f))
-    .map((f) => stackE2E(JSON.parse(fs.readFileSync(f, "utf8"))));
+  return CI_STACKS.filter((s) => fs.existsSync(path.join(dir, s, "steps.json"))).map((s) => ({
+    ...stackE2E(JSON.parse(fs.readFileSync(path.join(dir, s, "steps.json"), "utf8"))),
+    waits: stackWaits(dir, s),
+  }));
+}
+
+/** A stack's timed ups from its timings.json in `dir` (none without one). */
+function stackWaits(dir: string, stack: string): UpWaits[] {
+  const f = path.join(dir, stack, "timings.json");
+  return fs.existsSync(f) ? upWaits(JSON.parse(fs.readFileSync(f, "utf8"))) : [];
 }
 
 /** `--ci-figures`: results.json's `ci` (and its target) replaced, everything else kept. */

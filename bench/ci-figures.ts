@@ -52,6 +52,34 @@ export interface StackE2E {
   policyMutations: boolean;
   /** The three slowest steps, `name: seconds`. */
   slowest: string[];
+  /** What each timed pulumi up waited on (its timings.json, test/e2e/harness/timings.ts). */
+  waits?: UpWaits[];
+}
+
+/** One timed pulumi up: the update's time and the longest chain of dependencies in it. */
+export interface UpWaits {
+  /** `first pulumi up`, `pin upgrade`, `upgrade` */
+  up: string;
+  seconds: number;
+  chainSeconds: number;
+  /** the chain's span (its first unit's start to its last unit's end) ÷ seconds */
+  share: number;
+  chain: string[];
+}
+
+/** The timed ups of a stack's timings.json (written by npm run e2e beside steps.json). */
+export function upWaits(timings: Record<string, unknown>): UpWaits[] {
+  return Object.entries(timings)
+    .filter(([k, v]) => k !== "stack" && typeof v === "object" && v !== null && "chain" in v)
+    .map(([up, v]) => {
+      const t = v as { seconds: number; chain: { units: string[]; seconds: number; span?: number; share: number } };
+      return { up, seconds: t.seconds, chainSeconds: t.chain.span ?? t.chain.seconds, share: t.chain.share, chain: t.chain.units };
+    });
+}
+
+/** The bench's line of one timed up: the share of it spent waiting on the longest chain of dependencies. */
+export function waitLine(stack: string, w: UpWaits): string {
+  return `${stack} ${w.up}: ${(w.share * 100).toFixed(0)} % of the update (${w.chainSeconds} of ${w.seconds} s) waits on the longest chain of dependencies: ${w.chain.join(" → ")}`;
 }
 
 interface StepsJson {
@@ -118,6 +146,7 @@ export function ciLines(f: CiFigures): string[] {
       (x) =>
         `e2e ${x.stack}: ${x.seconds} s, ${x.ok ? "PASS" : "FAIL"}${x.policyMutations ? ", with the D1–D8 mutated stacks" : ", --no-policy-mutations"}; slowest: ${x.slowest.join("; ")}`,
     ),
+    ...f.e2e.flatMap((x) => (x.waits ?? []).map((w) => `e2e ${waitLine(x.stack, w)}`)),
     ...(f.missing.length ? [`*** e2e NOT MEASURED for ${f.missing.join(", ")} ***`] : []),
     `sequential sum: ${f.sequentialMinutes === null ? "not measured" : `${f.sequentialMinutes} min`} (limit ${CI_LIMIT_MINUTES} min)`,
   ];

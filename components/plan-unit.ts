@@ -156,6 +156,22 @@ export function leaveToPatches(patched: readonly PatchedFields[]): pulumi.Resour
   };
 }
 
+/** The kinds of a pinned manifest that own data: a CRD every object of its kind, a Namespace every object in it. */
+const DATA_OWNING_TYPES = ["kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "kubernetes:core/v1:Namespace"];
+
+/**
+ * In a protected pinned manifest, only the objects that own data are protected: its CRDs and its
+ * Namespaces. Every object stays retained on delete (the unit's childOpts), so nothing of it ever
+ * leaves the cluster through Pulumi. A newer release that drops other objects (OLM v0.38.0 drops
+ * v0.37.0's cert-manager Certificate and Issuer) then applies in one `pulumi up`: the dropped
+ * objects leave the state and stay in the cluster, as `kubectl apply` of the new release (the
+ * upgrade upstream documents) leaves them. Protected as a whole, the unit made that `pulumi up`
+ * refuse ("cannot be deleted because it is protected"; found by npm run e2e --from-predecessors).
+ */
+export function protectDataOnly(): pulumi.ResourceTransform {
+  return (args) => (args.custom ? { props: args.props, opts: { ...args.opts, protect: DATA_OWNING_TYPES.includes(args.type) } } : undefined);
+}
+
 /**
  * Objects of one unit whose registrations are under way at once, at most. The SDK serializes a
  * resource's inputs as a tree of pending promises that lives until the monitor has answered, and all
@@ -210,6 +226,7 @@ export class PlanUnit extends pulumi.ComponentResource {
           ...(renamed.transforms ?? []),
           ...(unit.forceConflicts ? [forceConflicts(unit.forceConflicts)] : []),
           ...(unit.patchedFields ? [leaveToPatches(unit.patchedFields)] : []),
+          ...(unit.protect ? [protectDataOnly()] : []),
         ];
         const opts = { ...childOpts, ...renamed, ...(transforms.length ? { transforms } : {}) };
         this.children.push(

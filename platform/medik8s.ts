@@ -25,6 +25,7 @@ import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } 
 import type { HostContract } from "../plan/host";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
 import { isQuorumGroup, NHC_CONSTRAINT, nhcChecks, nhcGroupChecks, nhcSelector, type NhcCheck, type NhcGroup } from "./medik8s-groups";
+import { certManager } from "./cert-manager";
 import {
   controlPlaneScheduling,
   namespace,
@@ -39,6 +40,7 @@ import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OL
 
 const NODE_MAINTENANCE_TYPE = "openkeel:platform:NodeMaintenance";
 const OLM_TYPE = "openkeel:platform:Olm";
+const INSTALLED_TYPE = "openkeel:platform:Medik8sInstalled";
 
 const MEDIK8S_NAMESPACE = "medik8s";
 /** The catalog olm.yaml installs: OperatorHub.io's community operators, where Medik8s publishes. */
@@ -61,7 +63,11 @@ function medik8sNamespace(): K8sObject {
  * OLM: crds.yaml then olm.yaml, applied as one group. olm.yaml holds objects (OperatorGroups, the
  * CatalogSource) of kinds crds.yaml defines: applied as two units, a preview on a fresh cluster
  * cannot resolve those kinds (found by the real engine, npm run e2e). Subscriptions and
- * ClusterServiceVersions live in these CRDs: protected.
+ * ClusterServiceVersions live in these CRDs: protected. It waits for cert-manager: olm.yaml before
+ * v0.38.0 holds a cert-manager Certificate and Issuer whose Secret olm-cert its two operators mount
+ * (v0.37.0, the predecessor of the pin: the mirror's file, lines 191-253), and the provider must
+ * know those kinds when it builds the group, a preview of a new cluster included (F6 of
+ * test/e2e/FINDINGS.md); a pin bump from such a release (Renovate's path) deploys it first.
  */
 function olmUnit(dependsOn: string[]): RemoteManifestUnit {
   return pinnedManifestUnit("olm", OLM_TYPE, [OLM_CRDS, OLM], { protect: true, dependsOn });
@@ -313,8 +319,37 @@ function medik8sRemediationObjects(ctx: StackContext): K8sObject[] {
   ];
 }
 
-function medik8sRemediationUnit(ctx: StackContext): ManifestsUnit {
-  return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx));
+function medik8sRemediationUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
+  return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx), { dependsOn });
+}
+
+const INSTALLED_UNIT = "medik8s-installed";
+
+/**
+ * The operators' webhooks answer: each pinned ClusterServiceVersion has reached phase Succeeded.
+ * The Subscriptions wait only for status.installedCSV, which OLM sets once the InstallPlan has
+ * created the CSV, before it installs the CSV's deployments and webhooks (InstallReady: Install;
+ * Installing: "waiting for install components to report healthy"). OLM sets Succeeded only when the
+ * install strategy's deployments are available and the CSV's webhooks installed
+ * (operator-framework/operator-lifecycle-manager@v0.38.0 pkg/controller/operators/olm/operator.go
+ * 2318-2341, 2348-2374, updateInstallStatus 2615-2629). Every object of medik8s-remediation and
+ * node-maintenance passes a webhook with failurePolicy Fail (self-node-remediation v0.13.0 CSV
+ * webhookdefinitions: vselfnoderemediationconfig.kb.io, CREATE UPDATE DELETE of the config, and
+ * the template's two), and the config patch could otherwise reach the API server while the
+ * operator's pods are not ready, and be refused. A patch of each CSV (one annotation of ours; OLM
+ * creates the object) carries the wait.
+ */
+function medik8sInstalledUnit(dependsOn: string[]): ManifestsUnit {
+  const objects: K8sObject[] = MEDIK8S_PINS.map((pin) => ({
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "ClusterServiceVersion",
+    metadata: {
+      name: pin.startingCSV,
+      namespace: MEDIK8S_NAMESPACE,
+      annotations: { [APPLY_AS_PATCH_ANNOTATION]: "patch", ...waitFor("jsonpath={.status.phase}=Succeeded", 900) },
+    },
+  }));
+  return manifestsUnit(INSTALLED_UNIT, INSTALLED_TYPE, objects, { dependsOn });
 }
 
 const NODE_MAINTENANCE = { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kind: "NodeMaintenance" } as const;
@@ -324,7 +359,7 @@ const NODE_MAINTENANCE = { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kin
  * spec.reason: api/v1beta1/nodemaintenance_types.go@v0.20.1) per node in maintenance or retiring,
  * named as the node (NMO's webhook allows one request per node). No unit while no node is drained.
  */
-function nodeMaintenanceUnits(ctx: StackContext): ManifestsUnit[] {
+function nodeMaintenanceUnits(ctx: StackContext, dependsOn: string[]): ManifestsUnit[] {
   const drained = ctx.topo.nodes.filter((n) => isDrained(n.state));
   if (drained.length === 0) return [];
   const objects: K8sObject[] = drained.map((n) => ({
@@ -332,7 +367,7 @@ function nodeMaintenanceUnits(ctx: StackContext): ManifestsUnit[] {
     metadata: { name: n.name },
     spec: { nodeName: n.name, reason: `${n.state} in openkeel:nodes of stack ${ctx.cfg.stack}` },
   }));
-  return [manifestsUnit("node-maintenance", NODE_MAINTENANCE_TYPE, objects)];
+  return [manifestsUnit("node-maintenance", NODE_MAINTENANCE_TYPE, objects, { dependsOn })];
 }
 
 /**
@@ -469,17 +504,19 @@ export const medik8s: PlatformComponent = {
     nhcGroupChecks(cfg.nodes, (group) =>
       isQuorumGroup(group) ? 1 : (cfg.platform.medik8s ?? MEDIK8S_DEFAULTS).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">],
     ),
-  units: (ctx, { namespaces, podNetwork }) => {
-    const olm = olmUnit(after(podNetwork));
+  units: (ctx, { namespaces, podNetwork, unitsOf }) => {
+    const olm = olmUnit(after(podNetwork, ...unitsOf(certManager)));
     return {
       "crds-operators": [olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
-      "platform-config": [medik8sRemediationUnit(ctx), ...nodeMaintenanceUnits(ctx)],
+      // in platform-config, beside what needs it: the platform phase does not wait for the operators' pods
+      "platform-config": [medik8sInstalledUnit([]), medik8sRemediationUnit(ctx, [INSTALLED_UNIT]), ...nodeMaintenanceUnits(ctx, [INSTALLED_UNIT])],
     };
   },
   readers: {
     units: {
       [OLM_TYPE]: upstreamReader(OLM_UPSTREAM),
       [NODE_MAINTENANCE_TYPE]: unplaced("requests to the Node Maintenance Operator: no pods"),
+      [INSTALLED_TYPE]: unplaced("waits for OLM to report each operator installed: no pods"),
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },

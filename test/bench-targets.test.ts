@@ -19,7 +19,18 @@ import {
   verdict,
   type Target,
 } from "../bench/bench-targets";
-import { CI_LIMIT_MINUTES, CI_STACKS, ciFigures, ciLines, ciTarget, engineBuildFromFileTimes, engineBuildFromLog, stackE2E } from "../bench/ci-figures";
+import {
+  CI_LIMIT_MINUTES,
+  CI_STACKS,
+  ciFigures,
+  ciLines,
+  ciTarget,
+  engineBuildFromFileTimes,
+  engineBuildFromLog,
+  stackE2E,
+  upWaits,
+  waitLine,
+} from "../bench/ci-figures";
 import { previewProblem, resourceCounts } from "./e2e/harness/pulumi";
 
 const target = (value: number | null, bound: Partial<Target>): Target => ({ what: "t", value, unit: "×", ...bound });
@@ -207,6 +218,23 @@ describe("the CI figures (issue 23)", () => {
     expect(f.sequentialMinutes).toBeNull();
     expect(verdict(ciTarget(f))).toBe("not measured");
     expect(ciLines(f)).toContain("*** engine build NOT MEASURED: no log ***");
+  });
+});
+
+describe("the deploy's waits (issue 37 item 7)", () => {
+  it("prints each timed up's share on the longest chain of dependencies, from the e2e's timings.json", () => {
+    const timings = {
+      stack: "prod-medium",
+      "first pulumi up": { log: "up", seconds: 200, chain: { units: ["kube-ovn", "cert-manager", "openkeel-chart"], seconds: 150, share: 0.75 } },
+      "pin upgrade": { log: "upgrade-up", seconds: 100, chain: { units: ["longhorn"], seconds: 40, share: 0.4 } },
+    };
+    const waits = upWaits(timings);
+    expect(waits.map((w) => waitLine("prod-medium", w))).toEqual([
+      "prod-medium first pulumi up: 75 % of the update (150 of 200 s) waits on the longest chain of dependencies: kube-ovn → cert-manager → openkeel-chart",
+      "prod-medium pin upgrade: 40 % of the update (40 of 100 s) waits on the longest chain of dependencies: longhorn",
+    ]);
+    const f = ciFigures({ measured: false, why: "no log" }, null, [{ ...stackE2E({ stack: "prod-medium", ok: true, seconds: 10, steps: [] }), waits }]);
+    expect(ciLines(f)).toContain(`e2e ${waitLine("prod-medium", waits[0])}`);
   });
 });
 

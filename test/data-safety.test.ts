@@ -18,6 +18,8 @@ import { shippedRun } from "./helpers/pulumi";
 import { mutatedConfig, REPO, SHIPPED_STACKS, tempStacks } from "./helpers/stacks";
 import { loadConfig } from "../config/load";
 import { OPENKEEL_SERVICES } from "../openkeel/services";
+import type * as pulumi from "@pulumi/pulumi";
+import { protectDataOnly } from "../components/plan-unit";
 
 /** Kinds whose objects hold data or whose deletion deletes data (a Namespace takes its volumes, a CRD its objects). */
 const DATA_KINDS = new Set(["Namespace", "StorageClass", "CustomResourceDefinition", "KubeVirt", "CDI"]);
@@ -65,6 +67,28 @@ describe("what owns data is protected", () => {
       expect(wrong).toEqual([]);
     },
   );
+});
+
+describe("a protected pinned manifest", () => {
+  it("protects the objects that own data (its CRDs, its Namespaces), keeps every object it applies retained on delete, so a newer release may drop the others", () => {
+    const t = protectDataOnly();
+    const run = (type: string, custom = true) =>
+      t({ type, name: "olm:olm/x", custom, props: {}, opts: { protect: true, retainOnDelete: true } } as pulumi.ResourceTransformArgs);
+    expect((run("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition") as pulumi.ResourceTransformResult).opts).toEqual({
+      protect: true,
+      retainOnDelete: true,
+    });
+    expect((run("kubernetes:core/v1:Namespace") as pulumi.ResourceTransformResult).opts).toEqual({ protect: true, retainOnDelete: true });
+    // what OLM v0.38.0 no longer ships (v0.37.0's), and an operator: not protected, still retained
+    for (const type of [
+      "kubernetes:cert-manager.io/v1:Certificate",
+      "kubernetes:apps/v1:Deployment",
+      "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration",
+    ])
+      expect((run(type) as pulumi.ResourceTransformResult).opts, type).toEqual({ protect: false, retainOnDelete: true });
+    // the group itself (a component) keeps the unit's options
+    expect(run("kubernetes:yaml/v2:ConfigGroup", false)).toBeUndefined();
+  });
 });
 
 describe.each(SHIPPED_STACKS)("stack %s under the Pulumi mocks", (stack) => {

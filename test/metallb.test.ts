@@ -171,7 +171,8 @@ describe("MetalLB in production (D8)", () => {
     const run = await runProgram("prod-medium", pulumiConfigOf(shippedRaw("prod-medium")), program);
     const manifest = run.ofType("kubernetes:yaml/v2:ConfigFile").find((r) => r.name === "metallb")!;
     expect(manifest.inputs.file).toBe(METALLB_NATIVE.url);
-    expect(manifest.transforms).toBe(1);
+    // leaveToPatches, and protectDataOnly (the unit owns CRDs: components/plan-unit.ts)
+    expect(manifest.transforms).toBe(2);
   });
 
   it("the ingress Service of type LoadBalancer selects the infrastructure chart's ingress pods", () => {

@@ -91,7 +91,7 @@ describe("NodeHealthCheck coverage", () => {
     const units = medik8s.units;
     const spy = vi.spyOn(medik8s, "units").mockImplementation((ctx, w) => {
       const built = units(ctx, w);
-      const remediation = built["platform-config"]![0] as ManifestsUnit;
+      const remediation = built["platform-config"]!.find((u) => u.name === "medik8s-remediation") as ManifestsUnit;
       remediation.objects = remediation.objects.filter((o) => o.metadata.name !== "openkeel-network");
       return built;
     });

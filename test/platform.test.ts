@@ -1,17 +1,19 @@
 // The platform phases: which units each stack gets, their order (CRDs and operators before the
 // CRs that need them), the lab's realBackends toggle, the storage classes of D5, Longhorn's string
 // settings read the way Longhorn reads them, the platform settings and their checks.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { isDrained } from "../config/lifecycle";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatProblem } from "../config/problems";
-import { allUnits, findUnit, PHASES, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
+import { allUnits, APPLY_AS_PATCH_ANNOTATION, findUnit, PHASES, type HelmReleaseUnit, type Plan, type Unit } from "../plan/plan";
 import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../config/roles";
 import { planStack } from "../environments";
 import { PLATFORM_NAMESPACES_UNIT } from "../platform/component";
 import { PRIORITY_CLASSES_UNIT } from "../platform/priority-classes";
 import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_LOCAL_CLASS, LONGHORN_NAMESPACE, LONGHORN_VM_CLASS } from "../platform/longhorn";
-import { imageRef, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
+import { imageRef, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../platform/versions";
 import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "./helpers/longhorn";
 import { configProblems, mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "./helpers/stacks";
 import { runProgram } from "./helpers/pulumi";
@@ -20,6 +22,7 @@ import program from "../index";
 import { object, objectsOf, planOf, release, unitNames } from "./helpers/plans";
 
 const PRODUCTION = PRODUCTION_STACKS;
+const MIRROR = process.env.OPENKEEL_MIRROR ?? path.resolve(__dirname, "../../shared/mirror");
 
 const labWithBackends = () => mutatedConfig("lab", (r) => (r.platform = { realBackends: true }));
 
@@ -77,7 +80,7 @@ describe("units per environment", () => {
       ...(nodes.some((n) => n.state === "retiring" && n.roles.includes("storage")) ? ["longhorn-node-eviction"] : []),
     ];
     expect(unitNames(plan, "platform-config").sort()).toEqual(
-      [...BACKENDS["platform-config"], "medik8s-remediation", ...lifecycle, ...(metallb ? ["metallb-pool"] : [])].sort(),
+      [...BACKENDS["platform-config"], "medik8s-installed", "medik8s-remediation", ...lifecycle, ...(metallb ? ["metallb-pool"] : [])].sort(),
     );
   });
 
@@ -189,6 +192,53 @@ describe("order: CRDs and operators before the objects that need them", () => {
     // the CRs that need those CRDs are two phases later
     expect(position(plan, "medik8s-remediation").phase - position(plan, "medik8s-operators").phase).toBeGreaterThanOrEqual(1);
   });
+
+  it.each(PRODUCTION)(
+    "%s: the SNR config, the template, the NodeHealthChecks and NodeMaintenances wait until OLM reports each operator Succeeded (its webhooks answer)",
+    (stack) => {
+      const plan = planOf(stack);
+      const waits = objectsOf(plan, "medik8s-installed");
+      expect(waits.map((o) => [o.kind, o.metadata.namespace, o.metadata.name, o.metadata.annotations?.["pulumi.com/waitFor"]])).toEqual(
+        [MEDIK8S_SNR, MEDIK8S_NHC, MEDIK8S_NMO].map((p) => ["ClusterServiceVersion", "medik8s", p.startingCSV, "jsonpath={.status.phase}=Succeeded"]),
+      );
+      // a patch of the CSV OLM creates, never an object of ours
+      for (const o of waits) expect(o.metadata.annotations?.[APPLY_AS_PATCH_ANNOTATION]).toBe("patch");
+      expect(dependsTransitively(plan, "medik8s-remediation", "medik8s-installed")).toBe(true);
+      // the CSVs exist once the Subscriptions report them installed: the wait comes after that unit
+      expect(position(plan, "medik8s-installed").phase).toBeGreaterThan(position(plan, "medik8s-operators").phase);
+      const drained = { ...shippedConfig(stack) };
+      drained.nodes = drained.nodes.map((n, i) => (i === 0 ? { ...n, state: "maintenance" as const } : n));
+      expect(dependsTransitively(planOf(drained), "node-maintenance", "medik8s-installed")).toBe(true);
+    },
+  );
+
+  it.skipIf(!fs.existsSync(MIRROR)).each(PRODUCTION)(
+    "%s: a pinned manifest that holds cert-manager objects, at its pin or at the predecessor a pin bump leaves (the mirror's), waits for cert-manager",
+    (stack) => {
+      const plan = planOf(stack);
+      const holders: string[] = [];
+      for (const u of allUnits(plan)) {
+        if (u.kind !== "RemoteManifest") continue;
+        // every version the mirror folder holds of the unit's files: the version folder beside the pin's
+        const files = u.urls.flatMap((url) => {
+          const { host, pathname } = new URL(url);
+          const parts = pathname.split("/").filter(Boolean);
+          const at = parts.indexOf(u.version);
+          const parent = path.join(MIRROR, "files", host, ...parts.slice(0, at));
+          return at < 0 || !fs.existsSync(parent) ? [] : fs.readdirSync(parent).map((v) => path.join(parent, v, ...parts.slice(at + 1)));
+        });
+        const certManagerObjects = files.filter((f) => fs.existsSync(f) && /^apiVersion: cert-manager\.io\//m.test(fs.readFileSync(f, "utf8")));
+        if (certManagerObjects.length === 0 || u.name === "cert-manager-crds") continue;
+        holders.push(u.name);
+        expect(
+          dependsTransitively(plan, u.name, "cert-manager"),
+          `${u.name} (${certManagerObjects.map((f) => path.relative(MIRROR, f)).join(", ")}) waits for cert-manager`,
+        ).toBe(true);
+      }
+      // the RabbitMQ operators' manifests at their pins, OLM's olm.yaml at v0.37.0
+      expect(holders).toEqual(expect.arrayContaining(["rabbitmq-cluster-operator", "rabbitmq-messaging-topology-operator", "olm"]));
+    },
+  );
 
   it.each(PRODUCTION)("%s: nothing that runs pods starts before the CNI", (stack) => {
     const plan = planOf(stack);

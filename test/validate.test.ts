@@ -196,6 +196,30 @@ describe("npm run validate: objects that must fail", () => {
     expect(r.stderr).not.toContain("node-b.yaml");
   });
 
+  it("a patch of an object another writes (openkeel.io/apply-as: patch) may lack what the schema requires; a field of the wrong type still fails it", async () => {
+    const csv = (annotations: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+      apiVersion: "operators.coreos.com/v1alpha1",
+      kind: "ClusterServiceVersion",
+      metadata: { name: "self-node-remediation.v0.13.0", namespace: "medik8s", annotations },
+      ...extra,
+    });
+    const patch = { "openkeel.io/apply-as": "patch", "pulumi.com/waitFor": "jsonpath={.status.phase}=Succeeded" };
+    const dir = renderedFixture("s", {
+      "objects/04-platform-config/w/csv-patch.yaml": csv(patch),
+      "objects/04-platform-config/w/csv-whole.yaml": csv({}),
+      "objects/04-platform-config/w/csv-typo.yaml": csv(patch, { spec: { displayName: 3 } }),
+    });
+    const r = await validate(["--rendered", dir, ...SOURCE]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^s: 3 objects: 1 valid, 2 invalid, 0 errors$/m);
+    // the same object as a whole object misses its spec; a patch with an unknown field fails on it
+    expect(r.stderr).toContain(
+      `${dir}/s/objects/04-platform-config/w/csv-whole.yaml: ClusterServiceVersion self-node-remediation.v0.13.0 (operators.coreos.com/v1alpha1): invalid: at /: missing property 'spec'`,
+    );
+    expect(r.stderr).toMatch(/csv-typo\.yaml: .* at \/spec\/displayName: got number, want string/);
+    expect(r.stderr).not.toContain("csv-patch.yaml");
+  });
+
   it("CRDs are checked against their schemas; a kind without a schema is an error, never skipped", async () => {
     const dir = renderedFixture("s", {
       "objects/02-crds-operators/snap/volumesnapshotclass-longhorn.yaml": {

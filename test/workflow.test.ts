@@ -517,16 +517,79 @@ describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
 
 describe("CI's end-to-end step (.ci/e2e)", () => {
   const e2e = fs.readFileSync(path.join(REPO, ".ci/e2e"), "utf8");
-  it("builds the engine, puts it on PATH, and runs npm run e2e for all four stacks in two runs side by side: the D1–D8 mutations and the day-2 transitions on prod-medium, the upgrade from the last release for lab and prod-medium", () => {
+  /** .ci/e2e with a stand-in engine kit (its build only prints) and a stand-in npm that records each call; CI started `ago` seconds before. */
+  function ciE2e(ago: number, extra: Record<string, string> = {}) {
+    const kit = fs.mkdtempSync(path.join(os.tmpdir(), "engine-kit-"));
+    temps.push(kit);
+    fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho built\n", { mode: 0o755 });
+    fs.mkdirSync(path.join(kit, "out", "bin"), { recursive: true });
+    fs.writeFileSync(path.join(kit, "out", "bin", "pulumi"), "#!/bin/sh\n", { mode: 0o755 });
+    const bin = path.join(kit, "stub-bin");
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, "npm"), '#!/bin/sh\necho "npm $*" >> "$CALLS"\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, "go"), "#!/bin/sh\n", { mode: 0o755 });
+    const calls = path.join(kit, "calls");
+    // not the lock a CI run that runs this suite may name for its own e2e (the stand-in npm would wait for it)
+    const { OPENKEEL_E2E_LOCK: _lock, ...outer } = process.env;
+    const env = {
+      ...outer,
+      PATH: `${bin}:${process.env.PATH}`,
+      CALLS: calls,
+      OPENKEEL_ENGINE_KIT: kit,
+      OUT: path.join(kit, "out"),
+      OPENKEEL_CI_LOGS: path.join(kit, "logs"),
+      OPENKEEL_CI_STARTED: String(Math.floor(Date.now() / 1000) - ago),
+      ...extra,
+    };
+    const r = spawnSync("bash", [".ci/e2e"], { cwd: REPO, encoding: "utf8", env });
+    return { code: r.status, stdout: r.stdout, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n").sort() : [] };
+  }
+
+  const PARTS = [
+    "npm run e2e -- --from-predecessors --no-policy-mutations --no-transitions --port-offset 1000 --stack prod-large",
+    "npm run e2e -- --no-policy-mutations --no-transitions --port-offset 1000 --stack prod-small",
+    "npm run e2e -- --upgrade-from last-release --stack lab",
+    "npm run e2e -- --upgrade-from last-release --stack prod-medium",
+  ].sort();
+
+  it("with the whole budget left (a warm engine) runs every part: all four stacks, the pin upgrade of prod-large, the last release's upgrade of prod-medium (D1–D8, transitions) and lab", () => {
     expect(e2e).toMatch(/"\$ENGINE_KIT\/build\.sh"/);
     expect(e2e).toMatch(/export PATH="\$ENGINE_OUT\/bin:\$PATH"/);
-    expect(e2e).toMatch(/^run_e2e medium\+lab --upgrade-from last-release --stack prod-medium --stack lab &$/m);
-    expect(e2e).toMatch(/^run_e2e large\+small --no-policy-mutations --no-transitions --port-offset 1000 --stack prod-large --stack prod-small &$/m);
-    expect(e2e).toMatch(/^wait "\$upgraded" \|\| status=1$/m);
-    expect(e2e).toMatch(/^wait "\$fresh" \|\| status=1$/m);
-    const stacks = [...e2e.matchAll(/--stack ([a-z-]+)/g)].map((m) => m[1]).sort();
+    const r = ciE2e(0);
+    expect(r.code).toBe(0);
+    expect(r.calls).toEqual(PARTS);
+    expect(r.stdout).not.toMatch(/SKIPPED/);
+    const stacks = [...new Set(PARTS.flatMap((p) => [...p.matchAll(/--stack ([a-z-]+)/g)].map((m) => m[1])))].sort();
     expect(stacks).toEqual([...SHIPPED_STACKS].sort());
-    expect(e2e).toMatch(/^exit "\$status"$/m);
+  });
+
+  it("under a lock (OPENKEEL_E2E_LOCK) a part checks what is left once it holds the lock: the wait counts", () => {
+    const lock = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ci-lock-")), "lock");
+    temps.push(path.dirname(lock));
+    // another run holds the lock for 4 s; 12 min 2 s are left (2 min kept for the teardown): prod-small (12 min) fits before the wait, not after it
+    spawnSync("bash", ["-c", `flock "${lock}" sleep 4 >/dev/null 2>&1 & sleep 0.3`]);
+    const r = ciE2e(90 * 60 - 120 - (12 * 60 + 2), { OPENKEEL_E2E_LOCK: lock });
+    expect(r.code).toBe(0);
+    expect(r.calls).toEqual(PARTS.filter((p) => /stack lab/.test(p)));
+    const skipped = r.stdout.split("\n").filter((l) => l.includes("E2E PART SKIPPED"));
+    expect(skipped).toHaveLength(3);
+    expect(skipped.find((l) => l.includes("small |"))).toMatch(/it takes about 12 min, 11 min are left/);
+  });
+
+  it("after a cold engine build runs the parts that fit in what is left of the 90 minutes, one loud line for each it skips, and passes", () => {
+    // 75 minutes gone: 13 left (2 kept for the teardown): prod-small (12) and lab (10) fit, each in its lane
+    const r = ciE2e(75 * 60);
+    expect(r.code).toBe(0);
+    expect(r.calls).toEqual(PARTS.filter((p) => /prod-small|stack lab/.test(p)));
+    const skipped = r.stdout.split("\n").filter((l) => l.includes("E2E PART SKIPPED"));
+    expect(skipped).toHaveLength(2);
+    expect(skipped.find((l) => l.includes("pin-upgrade"))).toMatch(/it takes about 17 min, 1[23] min are left of CI's 90 min/);
+    expect(skipped.find((l) => l.includes("medium"))).toMatch(/npm run e2e -- --upgrade-from last-release --stack prod-medium/);
+    // nothing left: every part skipped, still a pass
+    const none = ciE2e(90 * 60);
+    expect(none.code).toBe(0);
+    expect(none.calls).toEqual([]);
+    expect(none.stdout.split("\n").filter((l) => l.includes("E2E PART SKIPPED"))).toHaveLength(4);
   });
 
   it("build: only the engine, then exit (what .ci/run starts beside the tests)", () => {

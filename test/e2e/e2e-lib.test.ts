@@ -6,10 +6,14 @@ import * as https from "node:https";
 import * as os from "node:os";
 import * as path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { parseAllDocuments } from "yaml";
+import { createHash } from "node:crypto";
+import { parse, parseAllDocuments, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
+import { chartComponent } from "./harness/placement-check";
+import { helmBusy, liveSource, serviceBacked } from "./harness/live-webhooks";
+import { admitLauncherEviction, type LauncherPod, type Vmi } from "./harness/kubevirt-eviction";
 import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "./harness/admission";
-import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath } from "./harness/mirror";
+import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "./harness/mirror";
 import { K8S_CONTROL_PLANE, nodeSpecs } from "./harness/nodes";
 import { policyViolations, summaryLine } from "./harness/pulumi";
 import { readPlacement, readRendered, type RenderedStack } from "./harness/rendered";
@@ -60,12 +64,77 @@ describe("e2e: chart packaging and mirror", () => {
     for (const c of charts) expect(fs.readFileSync(path.join(CONTRACT_CHARTS_DIR, c, "templates", "_openkeel.tpl"), "utf8"), c).toBe(shared);
   });
 
-  it.skipIf(!fs.existsSync(SCHEMAS))("serves every chart and manifest the shipped stacks ask for, at their versions", () => {
-    const m = new Mirror(SCHEMAS, MIRROR, new AdmissionStandIn());
-    for (const s of ["lab", "prod-small", "prod-medium", "prod-large"]) m.addStack(readRendered(RENDERED, s));
-    expect(m.problems).toEqual([]);
-    expect(m.artifacts.map((a) => a.id)).toContain("openkeel-nova-1.0.0");
-    expect(m.artifacts.map((a) => a.id)).toContain("longhorn-1.12.1");
+  it.skipIf(!fs.existsSync(SCHEMAS) || !fs.existsSync(MIRROR))(
+    "serves every chart and manifest the shipped stacks ask for, at their versions: upstream charts real",
+    async () => {
+      const m = new Mirror(SCHEMAS, MIRROR, new AdmissionStandIn());
+      for (const s of ["lab", "prod-small", "prod-medium", "prod-large"]) m.addStack(readRendered(RENDERED, s));
+      expect(m.problems).toEqual([]);
+      expect(m.artifacts.find((a) => a.id === "openkeel-nova-1.0.0")?.source).toBe("contract chart");
+      // every platform chart is the mirror folder's archive: no stand-in chart is left
+      const real = m.artifacts.filter((a) => a.source === "upstream chart").map((a) => a.id);
+      expect(real.sort()).toEqual([
+        "cert-manager-v1.21.1",
+        "kube-ovn-v1.16.2",
+        "longhorn-1.12.1",
+        "mariadb-operator-26.6.0",
+        "mariadb-operator-crds-26.6.0",
+        "node-feature-discovery-0.18.3",
+      ]);
+      expect(m.artifacts.filter((a) => a.source === "stand-in chart")).toEqual([]);
+      // served byte for byte, listed by the flat index with upstream's metadata and the archive's digest
+      await m.start();
+      try {
+        const index = parse(await (await fetch(`${m.url}/charts/index.yaml`)).text()) as { entries: Record<string, Record<string, unknown>[]> };
+        const [nfd] = index.entries["node-feature-discovery"];
+        expect(nfd.urls).toEqual([`${m.url}/charts/node-feature-discovery-0.18.3.tgz`]);
+        const file = mirroredPath(
+          MIRROR,
+          "https://github.com/kubernetes-sigs/node-feature-discovery/releases/download/v0.18.3/node-feature-discovery-chart-0.18.3.tgz",
+        );
+        const body = Buffer.from(await (await fetch(String((nfd.urls as string[])[0]))).arrayBuffer());
+        expect(body.equals(fs.readFileSync(file))).toBe(true);
+        expect(nfd.digest).toBe(createHash("sha256").update(body).digest("hex"));
+        expect(nfd.appVersion).toBe("v0.18.3");
+      } finally {
+        await m.close();
+      }
+    },
+  );
+
+  it("an upstream chart: the archive its repository's index lists, checked against its digest; each missing piece named", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-charts-"));
+    const repo = "https://charts.example.io/stable/";
+    const archive = tgz([["c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.2.3\n"]]);
+    const url = "https://github.com/x/c/releases/download/c-1.2.3/c-1.2.3.tgz";
+    const index = mirroredPath(dir, "https://charts.example.io/stable/index.yaml");
+    const write = (digest: string) => {
+      fs.mkdirSync(path.dirname(index), { recursive: true });
+      fs.writeFileSync(index, stringify({ apiVersion: "v1", entries: { c: [{ name: "c", version: "1.2.3", digest, urls: [url] }] } }));
+    };
+    expect(upstreamChart(dir, repo, "c", "1.2.3")).toBe(`${index} does not exist (the mirror folder has no copy of the Helm repository ${repo})`);
+    write(createHash("sha256").update(archive).digest("hex"));
+    expect(upstreamChart(dir, repo, "c", "9.9.9")).toBe(`${index} lists no c 9.9.9 (it has 1.2.3)`);
+    expect(upstreamChart(dir, repo, "c", "1.2.3")).toMatch(/c-1\.2\.3\.tgz does not exist \(.* lists c 1\.2\.3 at https:\/\/github\.com/);
+    fs.mkdirSync(path.dirname(mirroredPath(dir, url)), { recursive: true });
+    fs.writeFileSync(mirroredPath(dir, url), archive);
+    const got = upstreamChart(dir, repo, "c", "1.2.3");
+    expect(typeof got !== "string" && got.body.equals(archive)).toBe(true);
+    write("0".repeat(64));
+    expect(upstreamChart(dir, repo, "c", "1.2.3")).toMatch(/sha256 [0-9a-f]{64}, .* says 0{64} for c 1\.2\.3$/);
+    // the mirror refuses to stand in silently for a chart its folder lacks
+    const unit: RenderedUnit = {
+      kind: "HelmRelease",
+      name: "c",
+      type: "t",
+      release: "c",
+      namespace: "n",
+      chart: { chart: "c", version: "2.0.0", repository: repo },
+    } as RenderedUnit;
+    const m = new Mirror(SCHEMAS, dir);
+    m.addStack({ dir, index: {} as never, units: [unit], model: {} as never });
+    expect(m.problems).toEqual([`no real chart c 2.0.0 of ${repo}: ${index} lists no c 2.0.0 (it has 1.2.3)`]);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it.skipIf(!fs.existsSync(SCHEMAS))("serves the real release manifests of the mirror folder, and a stand-in only for a file it lacks", () => {
@@ -130,6 +199,23 @@ describe("e2e: the admission stand-in", () => {
       failurePolicy: "Fail",
     });
     expect(objects.slice(2)).toEqual(manifest().slice(2));
+  });
+
+  it("points a live object's service-backed webhooks only, and names the Helm release that made it", () => {
+    const [v, crd, plain] = manifest();
+    expect(serviceBacked(v)).toBe(true);
+    expect(serviceBacked(crd)).toBe(true);
+    expect(serviceBacked(plain)).toBe(false);
+    rewriteForAdmission([v], at, "m");
+    expect(serviceBacked(v)).toBe(false);
+    const annotations = { "meta.helm.sh/release-name": "cert-manager", "meta.helm.sh/release-namespace": "cert-manager" };
+    expect(liveSource({ metadata: { name: "x", annotations } })).toBe("Helm release cert-manager/cert-manager (pointed in the cluster)");
+    expect(liveSource({ metadata: { name: "x", managedFields: [{ manager: "longhorn-manager" }] } })).toBe(
+      "live object of longhorn-manager (pointed in the cluster)",
+    );
+    // Helm's release statuses (helm v3 pkg/release/status.go) that precede its writes: the upstream clientConfig goes back first
+    expect(["pending-install", "pending-upgrade", "pending-rollback", "uninstalling"].every(helmBusy)).toBe(true);
+    expect(["deployed", "superseded", "failed", "uninstalled", undefined].some(helmBusy)).toBe(false);
   });
 
   it("refuses what it cannot stand in for: an aggregated API behind a Service", () => {
@@ -198,6 +284,24 @@ describe("e2e: the admission stand-in", () => {
     expect(a.summary()).toEqual([
       "ValidatingWebhookConfiguration v / w (m; upstream service n/s:443): 1 request(s): CREATE g/v1 K ns/n (dry run)",
       "REFUSED a request on /elsewhere: refused: no webhook of the served manifests at /elsewhere",
+    ]);
+    // a Service-backed webhook answers only while its Service has a ready endpoint: before, the call fails
+    let ready = false;
+    a.reachable = async (svc) => ready && svc.namespace === "n" && svc.name === "s";
+    a.webhooks.push({
+      kind: "ValidatingWebhookConfiguration",
+      configuration: "v2",
+      webhook: "w2",
+      upstream: "service n/s:443",
+      manifest: "m",
+      service: { namespace: "n", name: "s" },
+    });
+    expect((await post(webhookPath("ValidatingWebhookConfiguration", "v2", "w2"), review)).status).toBe(500);
+    ready = true;
+    expect((await post(webhookPath("ValidatingWebhookConfiguration", "v2", "w2"), review)).status).toBe(200);
+    expect(a.answered.slice(-2).map((x) => [x.status, x.what])).toEqual([
+      [500, "UNREACHABLE (no ready endpoint of service n/s: the call fails): CREATE g/v1 K ns/n (dry run)"],
+      [200, "CREATE g/v1 K ns/n (dry run)"],
     ]);
     await a.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -286,6 +390,33 @@ describe("e2e: reading the engine and the render", () => {
     expect(chassis.eligible).toEqual(["cmp-01", "cmp-02", "cmp-03", "net-1", "net-2"]);
   });
 
+  it("names the placement row of each workload and hook Job of the real charts, and says when none or two fit", () => {
+    const rows = readPlacement(readRendered(RENDERED, "prod-medium")).components.map((c) => c.name);
+    const of = (unit: string, release: string, name: string) => chartComponent(unit, release, name, rows);
+    expect(of("kube-ovn", "kube-ovn", "kube-ovn-pinger")).toEqual({ component: "kube-ovn/kube-ovn-cni+ovs-ovn+pinger" });
+    expect(of("kube-ovn", "kube-ovn", "ovs-ovn")).toEqual({ component: "kube-ovn/kube-ovn-cni+ovs-ovn+pinger" });
+    expect(of("kube-ovn", "kube-ovn", "kube-ovn-controller")).toEqual({ component: "kube-ovn/kube-ovn-controller" });
+    expect(of("kube-ovn", "kube-ovn", "kube-ovn-post-delete-hook")).toEqual({ component: "kube-ovn/post-delete-hook+upgrade-hooks" });
+    // the chart's upgrade hooks (v1.16.2 templates/pre-upgrade-ovs-ovn.yaml …), which ran in the pin upgrade from v1.15.24
+    expect(of("kube-ovn", "kube-ovn", "kube-ovn-pre-upgrade-hook")).toEqual({ component: "kube-ovn/post-delete-hook+upgrade-hooks" });
+    expect(of("kube-ovn", "kube-ovn", "kube-ovn-post-upgrade-hook")).toEqual({ component: "kube-ovn/post-delete-hook+upgrade-hooks" });
+    expect(of("cert-manager", "cert-manager", "cert-manager")).toEqual({ component: "cert-manager/cert-manager" });
+    expect(of("cert-manager", "cert-manager", "cert-manager-webhook")).toEqual({ component: "cert-manager/webhook" });
+    expect(of("cert-manager", "cert-manager", "cert-manager-startupapicheck")).toEqual({ component: "cert-manager/startupapicheck" });
+    expect(of("mariadb-operator", "mariadb-operator", "mariadb-operator-cert-controller")).toEqual({ component: "mariadb-operator/certController" });
+    expect(of("node-feature-discovery", "node-feature-discovery", "node-feature-discovery-master")).toEqual({ component: "node-feature-discovery/nfd-master" });
+    expect(of("node-feature-discovery", "node-feature-discovery", "node-feature-discovery-prune")).toEqual({ component: "node-feature-discovery/nfd-prune" });
+    expect(of("longhorn", "longhorn", "longhorn-manager")).toEqual({ component: "longhorn/longhorn-manager" });
+    expect(of("longhorn", "longhorn", "longhorn-post-upgrade")).toEqual({ component: "longhorn/longhorn-post-upgrade+uninstall" });
+    // a workload the model does not know, and one two rows fit alike
+    expect(of("longhorn", "longhorn", "longhorn-recovery-backend")).toEqual({
+      problem: "placement.json has no row of unit longhorn for longhorn-recovery-backend",
+    });
+    expect(chartComponent("u", "u", "u-agent", ["u/agent", "u/x+agent"])).toEqual({
+      problem: "u-agent matches rows u/agent and u/x+agent of placement.json alike",
+    });
+  });
+
   it("finds fields the API server pruned or changed", () => {
     expect(compareLeaves({ spec: { a: 1, b: { c: "x" }, q: "1" } }, { spec: { a: 1, b: {}, q: 1, extra: true } })).toEqual([
       "spec.b.c: missing in the cluster (pruned?)",
@@ -341,5 +472,60 @@ describe("e2e: --port-offset", () => {
     expect(Object.keys(named)).toHaveLength(6);
     expect(clusterPorts(1000)).toEqual(named);
     expect(clusterPorts(undefined)).toEqual({});
+  });
+});
+
+describe("KubeVirt's pod eviction admitter (stand-in, kubevirt v1.9.0 pod-eviction-admitter.go)", () => {
+  const pod = (over: Partial<LauncherPod> = {}): LauncherPod => ({
+    metadata: { name: "virt-launcher-vm-abcde", namespace: "t", labels: { "kubevirt.io": "virt-launcher" }, annotations: { "kubevirt.io/domain": "vm" } },
+    spec: { nodeName: "cmp-01" },
+    status: { phase: "Running" },
+    ...over,
+  });
+  const vmi = (migratable: boolean, status: Vmi["status"] = {}, spec: Vmi["spec"] = {}): Vmi => ({
+    metadata: { name: "vm", namespace: "t" },
+    spec,
+    status: { nodeName: "cmp-01", conditions: [{ type: "LiveMigratable", status: migratable ? "True" : "False" }], ...status },
+  });
+
+  it("denies a non-migratable VMI's launcher under LiveMigrate, the cluster's or its own", () => {
+    const denied = { allowed: false, message: "VMI vm is configured with an eviction strategy but is not live-migratable" };
+    expect(admitLauncherEviction(pod(), vmi(false), "LiveMigrate")).toEqual(denied);
+    expect(admitLauncherEviction(pod(), vmi(false, {}, { evictionStrategy: "LiveMigrate" }), undefined)).toEqual(denied);
+    // its own strategy wins over the cluster's
+    expect(admitLauncherEviction(pod(), vmi(false, {}, { evictionStrategy: "None" }), "LiveMigrate")).toEqual({ allowed: true });
+    expect(admitLauncherEviction(pod(), vmi(false), "LiveMigrateIfPossible")).toEqual({ allowed: true });
+    expect(admitLauncherEviction(pod(), vmi(false), undefined)).toEqual({ allowed: true });
+  });
+
+  it("a migratable VMI: marked for evacuation and the eviction denied (the migration moves it); in progress, or a target pod: denied", () => {
+    expect(admitLauncherEviction(pod(), vmi(true), "LiveMigrate")).toEqual({
+      allowed: false,
+      message: 'Eviction triggered evacuation of VMI "t/vm"',
+      mark: "cmp-01",
+    });
+    expect(admitLauncherEviction(pod(), vmi(true, { evacuationNodeName: "cmp-01" }), "LiveMigrate")).toEqual({
+      allowed: false,
+      message: 'Evacuation in progress: Eviction triggered evacuation of VMI "t/vm"',
+    });
+    expect(admitLauncherEviction(pod({ spec: { nodeName: "cmp-02" } }), vmi(true), "LiveMigrate")).toEqual({
+      allowed: false,
+      message: "Eviction request for target Pod",
+    });
+    expect(admitLauncherEviction(pod(), vmi(false), "External")).toMatchObject({ allowed: false, mark: "cmp-01" });
+  });
+
+  it("lets through what is not a running launcher of a VMI; a missing VMI is denied", () => {
+    expect(admitLauncherEviction(pod({ metadata: { name: "p", labels: {} } }), undefined, "LiveMigrate")).toEqual({ allowed: true });
+    expect(admitLauncherEviction(pod({ status: { phase: "Succeeded" } }), vmi(false), "LiveMigrate")).toEqual({ allowed: true });
+    expect(
+      admitLauncherEviction(pod({ metadata: { name: "virt-launcher-x", labels: { "kubevirt.io": "virt-launcher" } } }), vmi(false), "LiveMigrate"),
+    ).toEqual({
+      allowed: true,
+    });
+    expect(admitLauncherEviction(pod(), undefined, "LiveMigrate")).toEqual({
+      allowed: false,
+      message: 'kubevirt failed getting the vmi: virtualmachineinstances.kubevirt.io "vm" not found',
+    });
   });
 });

@@ -6,6 +6,11 @@
 // CA bundle generated here) instead of deleting the configuration: the API server still calls every
 // webhook on every request it matches, dry runs included, and the report lists what each one saw.
 // It admits everything unchanged (no defaulting patch) and converts by rewriting apiVersion only.
+// On the e2e's own cluster it answers a webhook only while the Service upstream pointed it at has a
+// ready endpoint (`reachable`): what the API server would reach there is the webhook's pod, once
+// the scheduler placed it and kwok reported it Ready. Before that the call fails (HTTP 500 here, a
+// refused connection there), and a `failurePolicy: Fail` webhook refuses the request, as a cluster
+// whose webhook pod is not ready yet does.
 import * as fs from "node:fs";
 import type { ServerResponse } from "node:http";
 import * as https from "node:https";
@@ -23,6 +28,8 @@ export interface StandInWebhook {
   upstream: string;
   /** The manifest it came from (`<host>/<path>`). */
   manifest: string;
+  /** The Service upstream pointed it at, if any. */
+  service?: { namespace: string; name: string };
 }
 
 /** One request the stand-in answered. */
@@ -32,6 +39,8 @@ export interface AnsweredRequest {
   /** e.g. `CREATE rabbitmq.com/v1beta1 RabbitmqCluster openkeel/openkeel-chart-rabbitmq (dry run)`, or a conversion. */
   what: string;
   status: number;
+  /** when it was answered */
+  at?: string;
 }
 
 /** Where the stand-in is: the base URL the mirror writes into the configurations, and their caBundle. */
@@ -66,7 +75,9 @@ export function rewriteForAdmission(objects: Json[], at: AdmissionEndpoint, mani
   const rewritten: StandInWebhook[] = [];
   const problems: string[] = [];
   const point = (kind: string, configuration: string, webhook: string, holder: Json) => {
-    rewritten.push({ kind, configuration, webhook, upstream: describeClientConfig(holder.clientConfig), manifest });
+    const svc = isObj(holder.clientConfig) && isObj(holder.clientConfig.service) ? holder.clientConfig.service : undefined;
+    const service = svc ? { namespace: String(svc.namespace), name: String(svc.name) } : undefined;
+    rewritten.push({ kind, configuration, webhook, upstream: describeClientConfig(holder.clientConfig), manifest, ...(service ? { service } : {}) });
     holder.clientConfig = { url: `${at.url}${webhookPath(kind, configuration, webhook)}`, caBundle: at.caBundle };
   };
   for (const o of objects) {
@@ -161,6 +172,10 @@ export class AdmissionStandIn {
   readonly answered: AnsweredRequest[] = [];
   /** Every webhook the mirror pointed here. */
   readonly webhooks: StandInWebhook[] = [];
+  /** Webhooks that decide (kubevirt-eviction.ts), by path: the others admit unchanged. */
+  readonly handlers = new Map<string, (review: Json) => Promise<{ body: Json; what: string }>>();
+  /** Whether a Service has a ready endpoint (set on the e2e's own cluster); unset, every webhook answers. */
+  reachable?: (service: { namespace: string; name: string }) => Promise<boolean>;
   private server?: https.Server;
   endpoint: AdmissionEndpoint = { url: "", caBundle: "" };
 
@@ -170,27 +185,34 @@ export class AdmissionStandIn {
     this.server = https.createServer({ cert, key }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => this.answer((req.url ?? "/").split("?")[0], Buffer.concat(chunks).toString("utf8"), res));
+      req.on("end", () => void this.answer((req.url ?? "/").split("?")[0], Buffer.concat(chunks).toString("utf8"), res));
     });
     await new Promise<void>((ok) => this.server!.listen(0, "127.0.0.1", ok));
     this.endpoint = { url: `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`, caBundle: Buffer.from(ca).toString("base64") };
     return this.endpoint;
   }
 
-  private answer(p: string, text: string, res: ServerResponse): void {
+  private async answer(p: string, text: string, res: ServerResponse): Promise<void> {
     let status = 200;
     let body: Json;
     let what: string;
     try {
       const review = JSON.parse(text) as Json;
-      if (!this.webhooks.some((w) => webhookPath(w.kind, w.configuration, w.webhook) === p)) throw new Error(`no webhook of the served manifests at ${p}`);
-      ({ body, what } = review.kind === "ConversionReview" ? convert(review) : admit(review));
+      const hook = this.webhooks.find((w) => webhookPath(w.kind, w.configuration, w.webhook) === p);
+      if (!hook) throw new Error(`no webhook of the served manifests at ${p}`);
+      const decide = this.handlers.get(p);
+      ({ body, what } = decide ? await decide(review) : review.kind === "ConversionReview" ? convert(review) : admit(review));
+      if (hook.service && this.reachable && !(await this.reachable(hook.service).catch(() => false))) {
+        status = 500;
+        body = { error: `no ready endpoint behind service ${hook.service.namespace}/${hook.service.name}` };
+        what = `UNREACHABLE (no ready endpoint of service ${hook.service.namespace}/${hook.service.name}: the call fails): ${what}`;
+      }
     } catch (e) {
       status = 400;
       body = { error: (e as Error).message };
       what = `refused: ${(e as Error).message}`;
     }
-    this.answered.push({ path: p, what, status });
+    this.answered.push({ path: p, what, status, at: new Date().toISOString() });
     const out = JSON.stringify(body);
     res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
     res.end(out);

@@ -3,8 +3,7 @@
 // the storage classes; and that the objects of protected units are still there (steps 7 and 12).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { gunzipSync } from "node:zlib";
-import { parseAllDocuments } from "yaml";
+import { releaseObjects, releaseRecords } from "./helm-records";
 import type { KubeObject } from "./kube";
 import { checkPlacement, compareLeaves } from "./placement-check";
 import { run, sleep, type RunResult } from "./proc";
@@ -89,26 +88,6 @@ function kubectlGet(r: StackRun, o: KubeObject, output: "json" | "name", log: st
   return run("kubectl", [...args, "-o", output, "--kubeconfig", r.kubeconfig], { log });
 }
 
-/** A Helm release record (a Secret of type helm.sh/release.v1). */
-interface HelmReleaseSecret extends KubeObject {
-  data: { release: string };
-}
-
-/** The Helm release records of a release (`status`: of that status only), newest first. */
-async function releaseRecords(r: StackRun, namespace: string, release: string, status?: string): Promise<HelmReleaseSecret[]> {
-  const selector = `owner=helm,name=${release}${status ? `,status=${status}` : ""}`;
-  const secrets = await r.kube!.list<HelmReleaseSecret>(`/api/v1/namespaces/${namespace}/secrets?labelSelector=${encodeURIComponent(selector)}`);
-  return secrets.sort((a, b) => Number(b.metadata.labels?.version) - Number(a.metadata.labels?.version));
-}
-
-/** The objects a deployed Helm release wrote, from its record (base64 of a gzip of base64 JSON). */
-function releaseObjects(record: HelmReleaseSecret): KubeObject[] {
-  const rel = JSON.parse(gunzipSync(Buffer.from(Buffer.from(record.data.release, "base64").toString("utf8"), "base64")).toString("utf8")) as {
-    manifest: string;
-  };
-  return parseAllDocuments(rel.manifest).map((d) => d.toJS() as KubeObject);
-}
-
 const objectKey = (o: KubeObject) =>
   `${String(o.apiVersion).split("/").length > 1 ? String(o.apiVersion).split("/")[0] : ""}/${o.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
 
@@ -129,7 +108,7 @@ async function writtenAndLive(
   // the contract charts' objects, from their Helm release records
   const contract = rendered.units.filter((u) => u.kind === "HelmRelease" && u.chart?.chart.startsWith("openkeel-"));
   for (const u of contract) {
-    const [record] = await releaseRecords(r, u.namespace!, u.release!, "deployed");
+    const [record] = await releaseRecords(r.kube!, u.namespace!, u.release!, "deployed");
     if (!record) continue;
     for (const o of releaseObjects(record)) {
       if (!o?.kind) continue;
@@ -181,14 +160,16 @@ export async function checkAfterUp(r: StackRun, rendered: RenderedStack, label: 
   await checkPersisted(r, rendered);
   // placement by the real scheduler; give the scheduler and kwok a moment to settle
   const served = (url: string) => r.mirror?.servedUpstream(url);
-  let result = await checkPlacement(r.kube!, rendered, readPlacement(rendered), served);
+  const hookPods = (namespace: string, job: string) => r.podLog?.ofJob(namespace, job) ?? [];
+  let result = await checkPlacement(r.kube!, rendered, readPlacement(rendered), served, hookPods);
   for (let i = 0; i < 10 && result.findings.some((f) => / is Pending: /.test(f.problem) && !/Unschedulable/.test(f.problem)); i++) {
     await sleep(1000);
-    result = await checkPlacement(r.kube!, rendered, readPlacement(rendered), served);
+    result = await checkPlacement(r.kube!, rendered, readPlacement(rendered), served, hookPods);
   }
   r.report.check(`placement proven by the real scheduler (${label})`, result.findings.length === 0, [
     ...result.findings.map((f) => `${f.component}: ${f.problem}`),
     ...result.checked.map((c) => `checked ${c}`),
+    ...result.unexercised.map((c) => `not exercised: ${c}`),
   ]);
   const missing = result.storage.filter((s) => !s.exists);
   r.report.check(
@@ -237,7 +218,7 @@ export async function protectedStillThere(r: StackRun, rendered: RenderedStack, 
     }
   }
   for (const rel of releases) {
-    if ((await releaseRecords(r, rel.namespace, rel.name)).length === 0) {
+    if ((await releaseRecords(r.kube!, rel.namespace, rel.name)).length === 0) {
       ok = false;
       detail.push(`GONE Helm release ${rel.namespace}/${rel.name}`);
     }

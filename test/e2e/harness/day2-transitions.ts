@@ -12,7 +12,8 @@ import { COMPUTE_DISABLED_TAINT, isDrained, NODE_STATE_TAINTS, type NodeState } 
 import { checkAfterUp } from "./cluster-checks";
 import { previewShowsExactly, type PreviewChange } from "./day2";
 import type { Kube, KubeObject } from "./kube";
-import { addTaint, drainAsNmo, endMaintenance, LONGHORN_NS, podsOn, registerLonghornNode, type Pod, removeTaint } from "./nmo";
+import { addTaint, drainAsNmo, endMaintenance, LONGHORN_NS, nmoReconcile, podsOn, registerLonghornNode, type Pod, removeTaint } from "./nmo";
+import { placeNonMigratableVmi, registerEvictionAdmitter } from "./kubevirt-eviction";
 import { mutateStackConfig, stackFile } from "./project";
 import { pulumi } from "./pulumi";
 import { readPlacement, type RenderedStack } from "./rendered";
@@ -257,11 +258,90 @@ function noteStandIns(r: StackRun): void {
     "Longhorn instance-manager PodDisruptionBudget (nmo.ts): a stand-in instance-manager pod on each drained node and its PDB (minAvailable 1), deleted only as longhorn-manager's canDeleteInstanceManagerPDB allows under the rendered nodeDrainPolicy (allow-if-replica-is-stopped): cordoned, no volume attached, no running replica without a protected copy elsewhere",
     "longhorn-manager's node registration (nmo.ts): nodes.longhorn.io/<node> of the retiring node, which the program's eviction patch needs",
     "the compute agent (day2-transitions.ts): the openkeel.io/compute-disabled taint set on disable and lifted on enable, as § 4.1's agent does",
+    "KubeVirt's pod eviction admitter (kubevirt-eviction.ts): virt-api-validator's virt-launcher-eviction-interceptor.kubevirt.io (failurePolicy Fail, pods/eviction) answered by the admission stand-in with kubevirt v1.9.0 pod-eviction-admitter.go's decision; the VMI CRD from ../shared/schemas; one VMI (LiveMigratable False, a non-shared PVC) and its virt-launcher pod on the hypervisor, owned by the VMI",
+    "NMO's reconcile of a drain that cannot finish (nmo.ts nmoReconcile): the drain helper's 30 s of evictions, each refused one again after 5 s, then status.lastError and pendingPods, and the request again after 5 s (node-maintenance-operator v0.20.1)",
   );
 }
 
+/** The tenant namespace of the non-migratable VM (stand-in). */
+const VM_NAMESPACE = "e2e-tenant-vms";
+/** NMO reconciles to watch the blocked drain through: each the drain helper's 30 s, then a requeue after 5 s. */
+const BLOCKED_RECONCILES = 2;
+
+/**
+ * The runbook's query of the VMIs on a node that cannot live-migrate (issue 39 item 4): their
+ * LiveMigratable condition is not True (kubevirt v1.9.0 VirtualMachineInstance.IsMigratable), the
+ * eviction admitter denies their eviction under LiveMigrate.
+ */
+export const NON_MIGRATABLE_QUERY = (node: string) =>
+  `kubectl get vmi -A -o jsonpath='{range .items[?(@.status.nodeName=="${node}")]}{.metadata.namespace}/{.metadata.name} {.status.conditions[?(@.type=="LiveMigratable")].status} {.status.conditions[?(@.type=="LiveMigratable")].reason}{"\\n"}{end}'`;
+
+/**
+ * 11c, before the hypervisor's drain (issue 39 item 4): a VM that cannot live-migrate (a non-shared
+ * PVC) runs on it; KubeVirt's eviction admitter (kubevirt-eviction.ts) denies its launcher's
+ * eviction under the cluster's LiveMigrate, and NMO's reconciles (nmo.ts nmoReconcile) retry
+ * without end, writing the timeout into status.lastError. Then the runbook's step: find the node's
+ * non-migratable VMIs and stop each (virtctl stop <vm>; a VMI without a VM: kubectl delete vmi),
+ * after which its launcher pod goes (the garbage collector, by its ownerReference) and the drain
+ * below can finish.
+ */
+async function blockedDrainStep(r: StackRun, node: string): Promise<void> {
+  await r.checkStep(`day 2: maintenance: a VM that cannot live-migrate blocks the drain of ${node}; the runbook's step releases it`, async () => {
+    const kube = r.kube!;
+    await registerEvictionAdmitter(kube, r.admission!, r.o.schemasDir);
+    const { vmi, pod } = await placeNonMigratableVmi(kube, VM_NAMESPACE, node);
+    const cycles = [];
+    for (let i = 0; i < BLOCKED_RECONCILES; i++) cycles.push(await nmoReconcile(kube, node));
+    const launcher = `${VM_NAMESPACE}/${pod}`;
+    const denials = cycles.flatMap((c) => c.attempts).filter((a) => a.pod === launcher);
+    const nm = await kube.get<KubeObject & { status?: { phase?: string; lastError?: string; pendingPods?: string[] } }>(
+      `/apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances/${node}`,
+    );
+    const blocked =
+      cycles.every((c) => !c.drained) &&
+      denials.length > 0 &&
+      denials.every((d) => d.status === 429 && d.message.includes(`VMI ${vmi} is configured with an eviction strategy but is not live-migratable`)) &&
+      /^error when evicting pods\/"[^"]+" -n "[^"]+": global timeout reached: 30s$/.test(nm?.status?.lastError ?? "") &&
+      (nm?.status?.pendingPods ?? []).includes(pod);
+    r.report.check(
+      `a non-migratable VMI on ${node} blocks its drain: every eviction of its launcher denied, NMO retrying, the timeout in NodeMaintenance status`,
+      blocked,
+      [
+        `VMI ${VM_NAMESPACE}/${vmi} on ${node}, LiveMigratable False (DisksNotLiveMigratable); launcher ${launcher}`,
+        `${BLOCKED_RECONCILES} NMO reconciles, ${denials.length} eviction(s) of the launcher, every one: ${[...new Set(denials.map((d) => `${d.status} ${d.message}`))].join(" | ")}`,
+        `NodeMaintenance ${node}: phase ${nm?.status?.phase}, lastError ${JSON.stringify(nm?.status?.lastError)}, pendingPods ${JSON.stringify(nm?.status?.pendingPods)}`,
+      ],
+    );
+    // the runbook: the node's VMIs that cannot live-migrate, each stopped
+    const vmis = await kube.list<KubeObject & { status?: { nodeName?: string; conditions?: { type: string; status: string; reason?: string }[] } }>(
+      "/apis/kubevirt.io/v1/virtualmachineinstances",
+    );
+    const stuck = vmis.filter(
+      (v) => v.status?.nodeName === node && !(v.status.conditions ?? []).some((c) => c.type === "LiveMigratable" && c.status === "True"),
+    );
+    for (const v of stuck) await kube.request("DELETE", `/apis/kubevirt.io/v1/namespaces/${v.metadata.namespace}/virtualmachineinstances/${v.metadata.name}`);
+    let gone = false;
+    for (let i = 0; i < 30 && !gone; i++) {
+      await sleep(1000);
+      gone = !(await kube.get(`/api/v1/namespaces/${VM_NAMESPACE}/pods/${pod}`));
+    }
+    const released = await nmoReconcile(kube, node);
+    const freed = released.drained || !released.pendingPods.includes(pod);
+    r.report.check(
+      `the runbook's step releases the drain of ${node}: its non-migratable VMIs found and stopped, their launchers gone, NMO's next reconcile no longer waits for them`,
+      gone && freed && stuck.length === 1,
+      [
+        `the runbook's query: ${NON_MIGRATABLE_QUERY(node)}`,
+        `found: ${stuck.map((v) => `${v.metadata.namespace}/${v.metadata.name} (${v.status?.conditions?.find((c) => c.type === "LiveMigratable")?.reason})`).join(", ") || "none"}; each stopped (virtctl stop <vm>; here kubectl delete vmi: no VM object owns it)`,
+        `launcher ${launcher}: ${gone ? "deleted by the garbage collector (its ownerReference to the VMI)" : "STILL THERE after 30 s"}`,
+        `NMO's next reconcile: ${released.drained ? "drained, status.phase Succeeded" : `pods still pending (${released.pendingPods.join(", ")}), none of them a launcher: the drain below finishes them`}`,
+      ],
+    );
+  });
+}
+
 /** 11c: maintenance of a control-plane node and a compute+storage node (a hypervisor disabled first). */
-async function maintenanceSteps(r: StackRun, nodes: readonly string[]): Promise<RenderedStack | undefined> {
+async function maintenanceSteps(r: StackRun, nodes: readonly string[], hypervisor: string): Promise<RenderedStack | undefined> {
   let rendered: RenderedStack | undefined;
   const s = await r.step(`day 2: maintenance of ${nodes.join(", ")}: state maintenance, render, pulumi up`, async (st) => {
     editNodes(r, Object.fromEntries(nodes.map((n) => [n, "maintenance"])));
@@ -271,6 +351,7 @@ async function maintenanceSteps(r: StackRun, nodes: readonly string[]): Promise<
   });
   if (!s.ok || !rendered) return undefined;
   await nhcStep(r, rendered, "during maintenance");
+  await blockedDrainStep(r, hypervisor);
   await drainSteps(r, rendered, nodes, "maintenance");
   return rendered;
 }
@@ -435,7 +516,7 @@ export async function dayTwoTransitions(r: StackRun, day1: RenderedStack, day2: 
   await nhcStep(r, day2, "after day 2");
   await disabledHypervisorStep(r, day2, hypervisor);
   const inMaintenance = [...new Set([controlPlane, hypervisor])];
-  const maintenance = await maintenanceSteps(r, inMaintenance);
+  const maintenance = await maintenanceSteps(r, inMaintenance, hypervisor);
   if (!maintenance) return day2;
   const retiring = await retiringStep(r, inMaintenance, hypervisor, retiree);
   if (!retiring) return maintenance;

@@ -28,7 +28,9 @@ import type { Report } from "./report";
 import { setUp } from "./setup";
 import { Fatal, StackRun, type E2EOptions } from "./stack-run";
 import { OldProgram, upgradeSteps } from "./upgrade";
-import { firstUp, idempotentPreviewStep, judgeFirstUp, timePreviews, upLog } from "./up";
+import { CONTRACT_CHARTS_DIR } from "./mirror";
+import { PredecessorProgram } from "./predecessor";
+import { firstUp, idempotentPreviewStep, judgeFirstUp, recordTimings, timePreviews, upLog } from "./up";
 
 export type { E2EOptions } from "./stack-run";
 
@@ -57,19 +59,23 @@ export function runMirrorDir(repoRoot: string, flag: string | undefined, kubecon
 }
 
 /** The e2e of one stack: README "The steps, per stack", in order; the preview-timing mode stops after the first up. */
-async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: PulumiEnv, old?: OldProgram): Promise<Report> {
+async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: PulumiEnv, upgradeFrom?: OldProgram): Promise<Report> {
   const r = new StackRun(stack, o, tmp);
   running.add(r);
+  // the pin-upgrade mode: the current program at the predecessors, per stack (predecessor.ts)
+  const old =
+    upgradeFrom ?? (o.fromPredecessors ? new PredecessorProgram(path.join(r.work, "predecessor-program"), CONTRACT_CHARTS_DIR, o.repoRoot) : undefined);
   try {
     const { rendered, first } = await setUp(r, sharedHome, old); // 1–6
     const up = await firstUp(r); // 7
     if (o.previewTiming) {
+      recordTimings(r, "first pulumi up", up.logs, rendered);
       if (!up.last.ok) throw new Fatal(up.last.name);
       await timePreviews(r, o.previewTiming.tries, o.previewTiming.turn);
       return r.report;
     }
     await judgeFirstUp(r, first, up);
-    const upText = old ? await upgradeSteps(r, up.last.ok) : upLog(r, up); // 7b: --upgrade-from
+    const upText = old ? await upgradeSteps(r, up.last.ok, rendered) : upLog(r, up); // 7b: --upgrade-from, --from-predecessors
     await r.checkStep("checks after pulumi up", () => checkAfterUp(r, rendered, "after pulumi up")); // 8
     await idempotentPreviewStep(r); // 9
     await shippedPolicyStep(r, upText); // 10
@@ -158,6 +164,17 @@ async function tearDown(r: StackRun): Promise<void> {
       .map((a) => `${a.time} ${a.action}: ${a.object}${a.detail ? ` — ${a.detail.replace(/\s+/g, " ").trim()}` : ""}`),
   );
   reportWaits(r, actions);
+  await r.podLog?.stop();
+  if (r.liveWebhooks) {
+    await r.liveWebhooks.stop();
+    rep.standIns.push(
+      `the Helm releases' webhooks (test/e2e/harness/live-webhooks.ts): every webhook configuration the real charts install is backed by a Service, whose CA bundle the chart's own controller injects at run time (cert-manager's cainjector, mariadb-operator's cert-controller); nothing behind a Service answers here, so each is pointed at the admission stand-in in the cluster once it exists; while Helm writes its release, it has its upstream clientConfig back (Helm's three-way merge would keep the url beside the Service it writes): ${r.liveWebhooks.pointed.length ? r.liveWebhooks.pointed.join("; ") : "none existed"}`,
+    );
+    if (r.liveWebhooks.restored.length)
+      rep.notes.push(`the live webhooks given their upstream clientConfig back while Helm wrote their release: ${r.liveWebhooks.restored.join("; ")}`);
+    if (r.liveWebhooks.errors.size) rep.notes.push(`pointing the live webhooks: ${[...r.liveWebhooks.errors].join("; ")}`);
+  }
+  if (r.podLog?.errors.size) rep.notes.push(`the pod log's watch ended with errors (it listed again each time): ${[...r.podLog.errors].join("; ")}`);
   if (r.admission) {
     rep.admission.push(...r.admission.summary());
     await r.admission.close();
@@ -176,6 +193,7 @@ async function tearDown(r: StackRun): Promise<void> {
   }
   rep.finished = Date.now();
   rep.write(path.join(r.dir, "report.md"));
+  if (Object.keys(r.timings).length) fs.writeFileSync(path.join(r.dir, "timings.json"), JSON.stringify({ stack: r.stack, ...r.timings }, null, 2));
   // machine-readable step times (for `npm run bench` and CI)
   fs.writeFileSync(
     path.join(r.dir, "steps.json"),

@@ -18,6 +18,7 @@ export async function e2eCommand(): Promise<number | void> {
     "no-transitions": { type: "boolean", default: false },
     "time-preview": { type: "string" },
     "upgrade-from": { type: "string" },
+    "from-predecessors": { type: "boolean", default: false },
     "port-offset": { type: "string" },
   });
   const repoRoot = path.resolve(__dirname, "../../..");
@@ -26,6 +27,11 @@ export async function e2eCommand(): Promise<number | void> {
     throw new UserError(`--time-preview takes a whole number of tries ≥ 1, not ${opts["time-preview"]}`, EXIT_BAD_CONFIG);
   if (tries !== undefined && opts["upgrade-from"] !== undefined)
     throw new UserError("--upgrade-from and --time-preview do not go together: the preview timing deploys the current program only", EXIT_BAD_CONFIG);
+  if (opts["from-predecessors"] && (opts["upgrade-from"] !== undefined || tries !== undefined))
+    throw new UserError(
+      "--from-predecessors deploys the current program at the predecessor pins, then today's: it goes with neither --upgrade-from nor --time-preview",
+      EXIT_BAD_CONFIG,
+    );
   const portOffset = opts["port-offset"] === undefined ? undefined : Number(opts["port-offset"]);
   if (portOffset !== undefined && (!Number.isInteger(portOffset) || portOffset < 1 || portOffset > 40000))
     throw new UserError(`--port-offset takes a whole number from 1 to 40000, not ${opts["port-offset"]}`, EXIT_BAD_CONFIG);
@@ -44,6 +50,7 @@ export async function e2eCommand(): Promise<number | void> {
     transitions: !opts["no-transitions"],
     previewTiming: tries === undefined ? undefined : { tries },
     upgradeFrom,
+    fromPredecessors: opts["from-predecessors"],
     portOffset,
     log: (line) => process.stdout.write(`${line}\n`),
   });

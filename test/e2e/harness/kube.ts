@@ -158,6 +158,52 @@ export class Kube {
     return r;
   }
 
+  /**
+   * A watch (`apiPath` with `watch=1`): `onEvent` for each event until the server ends the stream
+   * (its timeout, a restart) or `signal` aborts; resolves then, rejects on a connection error.
+   */
+  watch(apiPath: string, onEvent: (type: string, obj: KubeObject) => void, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        {
+          method: "GET",
+          host: this.server.hostname,
+          port: this.server.port || 443,
+          path: `${this.server.pathname.replace(/\/$/, "")}${apiPath}`,
+          // its own connection: a watch holds it for minutes
+          agent: new https.Agent({ ...this.agent.options, keepAlive: false }),
+          signal,
+          headers: { accept: "application/json", ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) },
+        },
+        (res) => {
+          if ((res.statusCode ?? 0) >= 300) {
+            res.resume();
+            reject(new Error(`watch ${apiPath}: ${res.statusCode}`));
+            return;
+          }
+          let buffered = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            buffered += chunk;
+            let nl: number;
+            while ((nl = buffered.indexOf("\n")) >= 0) {
+              const line = buffered.slice(0, nl).trim();
+              buffered = buffered.slice(nl + 1);
+              if (line) {
+                const e = JSON.parse(line) as { type: string; object: KubeObject };
+                onEvent(e.type, e.object);
+              }
+            }
+          });
+          res.on("end", () => resolve());
+          res.on("error", (e) => (signal.aborted ? resolve() : reject(e)));
+        },
+      );
+      req.on("error", (e) => (signal.aborted ? resolve() : reject(e)));
+      req.end();
+    });
+  }
+
   async ready(): Promise<boolean> {
     try {
       return (await this.request("GET", "/readyz", undefined, undefined, 3000)).status === 200;

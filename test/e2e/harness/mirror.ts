@@ -1,19 +1,24 @@
 // The e2e artifact mirror: an HTTP server on 127.0.0.1 with the layout of `openkeel:mirror`
 // (stacks/README.md): `/charts/index.yaml` + `/charts/<name>-<version>.tgz` (a flat Helm
 // repository holding every chart a rendered stack asks for, at the version it asks for) and
-// `/files/<host>/<path>` (every remote manifest). Charts are the contract charts of
-// test/e2e/charts/ (OpenKeel) or the stand-ins of test/e2e/standins/ (upstream platform charts:
-// Helm charts cannot be had offline). Files are the real release manifests of a mirror folder laid
-// out as `files/<host>/<path>` of their URLs (../shared/mirror, or --mirror / OPENKEEL_MIRROR),
-// served as they are but for one e2e-only rewrite: every webhook's clientConfig points at the
-// admission stand-in (./admission.ts). Only a manifest the folder lacks gets a stand-in of
+// `/files/<host>/<path>` (every remote manifest). The mirror folder (../shared/mirror, or --mirror /
+// OPENKEEL_MIRROR) holds each pinned file at `files/<host>/<path>` of its URL, and each chart
+// repository as `files/<repository host>/<path>/index.yaml` with its archives. Upstream charts are
+// the real archives of that folder, byte for byte: the flat repository's entry for one is the
+// upstream index's own entry, its digest checked against the archive and its URL the flat
+// repository's (an air-gapped mirror proxying several repositories under one path does the same).
+// OpenKeel charts are the contract charts of test/e2e/charts/: nothing real can exist for them (no
+// public index or archive). Files are served as they are but for one e2e-only rewrite: every
+// webhook's clientConfig points at the admission stand-in (./admission.ts); a Helm release's
+// webhooks are pointed there once they exist (admission.ts LiveWebhooks). Only without a mirror
+// folder (--kubeconfig, unless --mirror) do charts and manifests get the stand-ins of
 // test/e2e/standins/. Every request is recorded for the report.
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import { STAND_IN_CHARTS, STAND_IN_FILES, standInFileYaml } from "../standins/artifacts";
 import { rewriteForAdmission, type AdmissionStandIn } from "./admission";
 import { tgz } from "./tar";
@@ -24,7 +29,7 @@ export const CONTRACT_CHARTS_DIR = path.resolve(__dirname, "../charts");
 export interface MirroredArtifact {
   /** chart `<name>-<version>` or file `<host>/<path>` */
   id: string;
-  source: "contract chart" | "stand-in chart" | "stand-in manifest" | "upstream manifest";
+  source: "contract chart" | "stand-in chart" | "stand-in manifest" | "upstream manifest" | "upstream chart";
   /** What a stand-in stands for; for an upstream manifest, where it comes from and what the e2e changed. */
   standsFor: string;
 }
@@ -39,6 +44,38 @@ interface ChartEntry {
   name: string;
   version: string;
   body: Buffer;
+  /** An upstream chart's entry in its repository's index.yaml (its metadata served as upstream wrote it). */
+  upstream?: Record<string, unknown>;
+}
+
+/** A chart of the mirror folder's copy of its Helm repository: the archive, and the index entry that lists it. */
+export interface UpstreamChart {
+  body: Buffer;
+  entry: Record<string, unknown>;
+  /** the archive's file in the mirror folder */
+  file: string;
+  index: string;
+}
+
+/**
+ * The real archive of chart `name` at `version` from the mirror folder's copy of `repository`
+ * (`files/<host>/<path>/index.yaml`, the entry's first URL mapped into the folder the same way),
+ * its sha256 the entry's digest; a string says why there is none.
+ */
+export function upstreamChart(mirrorDir: string, repository: string, name: string, version: string): UpstreamChart | string {
+  const index = mirroredPath(mirrorDir, `${repository.replace(/\/+$/, "")}/index.yaml`);
+  if (!fs.existsSync(index)) return `${index} does not exist (the mirror folder has no copy of the Helm repository ${repository})`;
+  const entries = ((parse(fs.readFileSync(index, "utf8")) as { entries?: Record<string, Record<string, unknown>[]> }).entries ?? {})[name] ?? [];
+  const entry = entries.find((e) => String(e.version) === version);
+  if (!entry) return `${index} lists no ${name} ${version} (it has ${entries.map((e) => String(e.version)).join(", ") || "no version of it"})`;
+  const url = (entry.urls as string[] | undefined)?.[0];
+  if (!url || !/^https?:\/\//.test(url)) return `${index}: ${name} ${version} has no absolute URL (${url ?? "none"})`;
+  const file = mirroredPath(mirrorDir, url);
+  if (!fs.existsSync(file)) return `${file} does not exist (${index} lists ${name} ${version} at ${url})`;
+  const body = fs.readFileSync(file);
+  const digest = createHash("sha256").update(body).digest("hex");
+  if (entry.digest !== undefined && entry.digest !== digest) return `${file}: sha256 ${digest}, ${index} says ${String(entry.digest)} for ${name} ${version}`;
+  return { body, entry, file, index };
 }
 
 function listFiles(dir: string, rel = ""): string[] {
@@ -103,7 +140,7 @@ export class Mirror {
   /** Add every chart and remote manifest a rendered stack asks for. */
   addStack(r: RenderedStack): void {
     for (const u of r.units) {
-      if (u.kind === "HelmRelease" && u.chart) this.addChart(u.chart.chart, u.chart.version);
+      if (u.kind === "HelmRelease" && u.chart) this.addChart(u.chart.chart, u.chart.version, u.chart.repository);
       if (u.kind === "RemoteManifest") for (const url of u.urls ?? []) this.addFile(url);
     }
   }
@@ -116,7 +153,7 @@ export class Mirror {
    */
   addReleasedStack(r: RenderedStack, o: { chartsDir: string; standInManifests: boolean }): void {
     for (const u of r.units) {
-      if (u.kind === "HelmRelease" && u.chart) this.addReleasedChart(u.chart.chart, u.chart.version, o.chartsDir);
+      if (u.kind === "HelmRelease" && u.chart) this.addReleasedChart(u.chart.chart, u.chart.version, u.chart.repository, o.chartsDir);
       for (const url of u.kind === "RemoteManifest" ? (u.urls ?? []) : []) {
         if (o.standInManifests) this.addReleasedFile(url);
         else this.addFile(url);
@@ -124,9 +161,9 @@ export class Mirror {
     }
   }
 
-  private addReleasedChart(name: string, version: string, chartsDir: string): void {
+  private addReleasedChart(name: string, version: string, repository: string, chartsDir: string): void {
     const id = `${name}-${version}`;
-    if (!fs.existsSync(path.join(chartsDir, name, "Chart.yaml"))) return this.addChart(name, version);
+    if (!fs.existsSync(path.join(chartsDir, name, "Chart.yaml"))) return this.addChart(name, version, repository);
     if (this.releasedCharts.has(id)) return;
     this.releasedCharts.set(id, { name, version, body: contractChart(name, version, chartsDir) });
     this.artifacts.push({
@@ -157,15 +194,36 @@ export class Mirror {
     this.releasedCharts.clear();
   }
 
-  private addChart(name: string, version: string): void {
+  /**
+   * A chart the render asks for: an OpenKeel chart's contract chart; an upstream chart's real archive
+   * from the mirror folder (a folder without it is a problem, never a silent stand-in); without a
+   * mirror folder, the upstream chart's stand-in.
+   */
+  private addChart(name: string, version: string, repository: string): void {
     const id = `${name}-${version}`;
     if (this.charts.has(id)) return;
     if (fs.existsSync(path.join(CONTRACT_CHARTS_DIR, name, "Chart.yaml"))) {
       this.charts.set(id, { name, version, body: contractChart(name, version) });
-      this.artifacts.push({ id, source: "contract chart", standsFor: `${name} (test/e2e/charts/${name})` });
+      this.artifacts.push({
+        id,
+        source: "contract chart",
+        standsFor: `${name} (test/e2e/charts/${name}): the OpenKeel charts have no public index or archive, so nothing real can be installed`,
+      });
+    } else if (this.mirrorDir !== undefined) {
+      const real = upstreamChart(this.mirrorDir, repository, name, version);
+      if (typeof real === "string") {
+        this.problems.push(`no real chart ${name} ${version} of ${repository}: ${real}`);
+        return;
+      }
+      this.charts.set(id, { name, version, body: real.body, upstream: real.entry });
+      this.artifacts.push({
+        id,
+        source: "upstream chart",
+        standsFor: `${name} ${version} of ${repository}: ${real.file} (sha256 ${String(real.entry.digest ?? "not in the index")}, as ${real.index} lists it), served unchanged`,
+      });
     } else if (STAND_IN_CHARTS[name]) {
       this.charts.set(id, { name, version, body: standInChart(name, version, this.schemasDir) });
-      this.artifacts.push({ id, source: "stand-in chart", standsFor: STAND_IN_CHARTS[name].standsFor });
+      this.artifacts.push({ id, source: "stand-in chart", standsFor: `${STAND_IN_CHARTS[name].standsFor} — no mirror folder (--mirror)` });
     } else {
       this.problems.push(`no contract chart or stand-in for chart ${name} ${version}`);
     }
@@ -226,11 +284,7 @@ export class Mirror {
     const served = new Map([...this.charts, ...this.releasedCharts]);
     for (const c of [...served.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       (entries[c.name] ??= []).push({
-        apiVersion: "v2",
-        name: c.name,
-        version: c.version,
-        type: "application",
-        created: "2026-01-01T00:00:00Z",
+        ...(c.upstream ?? { apiVersion: "v2", name: c.name, version: c.version, type: "application", created: "2026-01-01T00:00:00Z" }),
         digest: createHash("sha256").update(c.body).digest("hex"),
         urls: [`${this.url}/charts/${c.name}-${c.version}.tgz`],
       });

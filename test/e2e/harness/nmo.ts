@@ -196,6 +196,60 @@ export async function drainAsNmo(kube: Kube, node: string, drainPolicy: string |
   return { node, ok: problems.length === 0, seconds, detail: [...detail, ...problems], refusedBy: [...refusedBy] };
 }
 
+/** NMO v0.20.1's drain timing: the drain helper's timeout per reconcile, and the requeue after it fails (controllers/nodemaintenance_controller.go 52, 60). */
+export const NMO_DRAINER_TIMEOUT_S = 30;
+export const NMO_REQUEUE_S = 5;
+/** k8s.io/kubectl pkg/drain evictPods: a refused eviction (429) is tried again after 5 s. */
+const DRAIN_HELPER_RETRY_S = 5;
+
+export interface NmoCycle {
+  /** every eviction the drain helper tried in this reconcile */
+  attempts: { at: string; pod: string; status: number; message: string }[];
+  /** status.lastError as NMO writes it after the drain helper's timeout (none when the drain finished) */
+  lastError?: string;
+  pendingPods: string[];
+  drained: boolean;
+}
+
+/**
+ * One reconcile of NMO v0.20.1 (Reconcile 232-269): cordon and taint, then the drain helper with
+ * its 30 s timeout (createDrainer 274-310: Force, IgnoreAllDaemonSets, DeleteEmptyDirData): every
+ * pod but DaemonSet and mirror pods evicted, a refused one (429) again after 5 s (k8s.io/kubectl
+ * pkg/drain/drain.go evictPods; NMO requires kubectl v0.34.3, the text is the same in v0.33.3
+ * 292-321 and v0.36.3); at the timeout the error `error when evicting pods/"<pod>" -n "<ns>": global
+ * timeout reached: 30s`, which onReconcileErrorWithRequeue (467-496) writes into status.lastError
+ * with the pods still there in pendingPods, and the request comes back after 5 s. On success,
+ * status.phase Succeeded.
+ */
+export async function nmoReconcile(kube: Kube, node: string): Promise<NmoCycle> {
+  const t0 = Date.now();
+  await cordonAndTaint(kube, node, []);
+  const attempts: NmoCycle["attempts"] = [];
+  let pending: DrainPod[] = [];
+  while (true) {
+    pending = podsToEvict((await podsOn(kube, node)).map(drainPod));
+    if (pending.length === 0) {
+      await succeeded(kube, node);
+      return { attempts, pendingPods: [], drained: true };
+    }
+    if ((Date.now() - t0) / 1000 >= NMO_DRAINER_TIMEOUT_S) break;
+    for (const p of pending.filter((x) => !x.terminating)) {
+      const r = await evict(kube, p.id);
+      attempts.push({ at: new Date().toISOString(), pod: p.id, status: r.status, message: r.message });
+    }
+    await sleep(DRAIN_HELPER_RETRY_S * 1000);
+  }
+  const [ns, name] = pending[0].id.split("/");
+  const lastError = `error when evicting pods/"${name}" -n "${ns}": global timeout reached: ${NMO_DRAINER_TIMEOUT_S}s`;
+  const pendingPods = pending.map((p) => p.id.split("/")[1]);
+  const at = `/apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances/${node}`;
+  const patch = { status: { phase: "Running", lastError, pendingPods, lastUpdate: new Date().toISOString() } };
+  const res = await kube.request("PATCH", `${at}/status`, patch, "application/merge-patch+json");
+  if (res.status === 404) await kube.mergePatch(at, patch);
+  await sleep(NMO_REQUEUE_S * 1000);
+  return { attempts, lastError, pendingPods, drained: false };
+}
+
 /** The instance-manager PDB stand-in's turn: delete the PDB when Longhorn's rule allows it. Returns whether it is gone. */
 async function reconcilePdb(
   kube: Kube,

@@ -2,8 +2,11 @@
 // rendered/<stack>/placement.json (the data placement.md shows). For the contract charts'
 // components (pods labelled app.kubernetes.io/instance=<release>, app.kubernetes.io/component=
 // <placement key>), for the Deployments/DaemonSets/StatefulSets this repository writes as
-// objects, and for every one of the upstream manifests the mirror served (`<unit>/<name>`: the
-// operators of the release manifests, which the placement model reads from their modules). A pod bound where the report says it may not run, a DaemonSet that covers other nodes
+// objects, for every one of the upstream manifests the mirror served (`<unit>/<name>`: the
+// operators of the release manifests, which the placement model reads from their modules), and for
+// every workload and every hook Job that ran of the upstream charts' releases (from each release's
+// Helm record; a hook's pods from the pod log, since Helm deletes the Job once it succeeded), each
+// matched to its unit's row by name (chartComponent). A pod bound where the report says it may not run, a DaemonSet that covers other nodes
 // than the report's eligible ones, a Pending pod, a component of the report without pods or pods
 // of a component the report lacks: each is a disagreement between our model and the scheduler.
 import * as path from "node:path";
@@ -13,6 +16,8 @@ import type { RenderedStack } from "./rendered";
 import { readDocs } from "./rendered";
 import { E2E_COMPONENT_LABEL, E2E_RELEASE_LABEL } from "../standins/operators";
 import { APPLY_AS_PATCH_ANNOTATION } from "../../../plan/plan";
+import { releaseHooks, releaseObjects, releaseRecords } from "./helm-records";
+import type { BoundPod } from "./pod-log";
 
 interface Meta {
   name: string;
@@ -42,6 +47,8 @@ interface PlacementFinding {
 
 export interface PlacementResult {
   checked: string[];
+  /** rows of upstream charts' units that nothing of their release made here */
+  unexercised: string[];
   findings: PlacementFinding[];
   storage: { object: string; storageClass: string; exists: boolean }[];
 }
@@ -166,6 +173,104 @@ async function manifestGroups(kube: Kube, r: RenderedStack, served: (url: string
   }
 }
 
+const kebab = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
+
+/**
+ * The row of placement.json an upstream chart's workload or hook Job is: a row `<unit>/<id>` joins
+ * the ids of the objects it stands for with `+` (`kube-ovn-cni+ovs-ovn+pinger`), each the object's
+ * name, its name past the release's prefix, or a values key of the chart in camelCase
+ * (`certController` for `mariadb-operator-cert-controller`); a plural id stands for each object
+ * named in its singular (`upgrade-hooks`: `kube-ovn-pre-upgrade-hook`, `kube-ovn-post-upgrade-hook`).
+ * A name matches an id when it is the id, or the release's name, a dash and the id, or ends with a
+ * dash and the id's last words (`node-feature-discovery-master` and `nfd-master`); the closest match
+ * wins, and two rows matching alike is a finding, as is none.
+ */
+export function chartComponent(unit: string, release: string, name: string, components: readonly string[]): { component: string } | { problem: string } {
+  const past = name.startsWith(`${release}-`) ? name.slice(release.length + 1) : name;
+  const rank = (id: string): number => {
+    const k = kebab(id);
+    if (name === k) return 3;
+    if (name === `${release}-${k}`) return 2;
+    if (past.length > 0 && (k.endsWith(`-${past}`) || past.endsWith(`-${k}`))) return 1;
+    // a plural id: each object named in its singular
+    return k.endsWith("s") && past.endsWith(`-${k.slice(0, -1)}`) ? 1 : 0;
+  };
+  const scored = components
+    .filter((c) => c.startsWith(`${unit}/`))
+    .map((c) => ({
+      c,
+      score: Math.max(
+        ...c
+          .slice(unit.length + 1)
+          .split("+")
+          .map(rank),
+      ),
+    }))
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score);
+  if (scored.length === 0) return { problem: `placement.json has no row of unit ${unit} for ${name}` };
+  if (scored.length > 1 && scored[1].score === scored[0].score)
+    return {
+      problem: `${name} matches rows ${scored
+        .filter((x) => x.score === scored[0].score)
+        .map((x) => x.c)
+        .join(" and ")} of placement.json alike`,
+    };
+  return { component: scored[0].c };
+}
+
+/** The units that install an upstream chart (the contract charts, `openkeel-*`, are contractGroups'). */
+const upstreamReleases = (r: RenderedStack) => r.units.filter((u) => u.kind === "HelmRelease" && u.chart && !u.chart.chart.startsWith("openkeel-"));
+
+/**
+ * Every workload of every upstream chart's deployed release, and the pods of every hook Job of it
+ * that ran (`hookPods`: the pod log), into the row chartComponent names; what matches no row is a
+ * finding. Returns the rows of those units that nothing of the release made (operators create
+ * them at run time: Longhorn's CSI Deployments, its instance managers), for the report.
+ */
+async function chartGroups(
+  kube: Kube,
+  r: RenderedStack,
+  components: ReadonlyMap<string, Component>,
+  groups: Groups,
+  hookPods: (namespace: string, job: string) => BoundPod[],
+  findings: PlacementFinding[],
+): Promise<string[]> {
+  const names = [...components.keys()];
+  const matched = new Set<string>();
+  for (const u of upstreamReleases(r)) {
+    const [record] = await releaseRecords(kube, u.namespace!, u.release!, "deployed");
+    if (!record) {
+      findings.push({ component: u.name, problem: `no deployed Helm release ${u.namespace}/${u.release} in the cluster` });
+      continue;
+    }
+    const place = (name: string) => {
+      const m = chartComponent(u.name, u.release!, name, names);
+      if ("problem" in m) findings.push({ component: `${u.name}/${name}`, problem: m.problem });
+      else matched.add(m.component);
+      return "component" in m ? m.component : undefined;
+    };
+    for (const o of releaseObjects(record).filter((x) => WORKLOAD_KINDS.includes(String(x.kind)))) {
+      const c = place(o.metadata.name);
+      if (c) await addWorkload(kube, groups.of(c), { kind: String(o.kind), metadata: { ...o.metadata, namespace: o.metadata.namespace ?? u.namespace } });
+    }
+    for (const h of releaseHooks(record)) {
+      for (const job of h.objects.filter((o) => o.kind === "Job")) {
+        const pods = hookPods(job.metadata.namespace ?? u.namespace!, job.metadata.name);
+        if (pods.length === 0) continue; // a hook of an event that has not happened (pre-upgrade, post-delete …)
+        const c = place(job.metadata.name);
+        if (!c) continue;
+        const g = groups.of(c);
+        g.kinds.add(`Job (hook ${h.events.join(", ")})`);
+        g.workloads.push({ kind: "Job", metadata: job.metadata, spec: { selector: { matchLabels: {} } } });
+        g.pods.push(...pods.map((p) => ({ metadata: { name: p.name, namespace: p.namespace }, spec: { nodeName: p.node }, status: { phase: "Succeeded" } })));
+      }
+    }
+  }
+  const units = new Set(upstreamReleases(r).map((u) => u.name));
+  return names.filter((n) => units.has(n.split("/")[0]) && !matched.has(n));
+}
+
 /** Where a group's pods were bound against the nodes placement.json says it may run on. */
 function judge(g: Group, c: Component, checked: string[]): PlacementFinding[] {
   const findings: PlacementFinding[] = [];
@@ -213,14 +318,16 @@ export async function checkPlacement(
   r: RenderedStack,
   placement: RenderedPlacement,
   served: (url: string) => string | undefined = () => undefined,
+  hookPods: (namespace: string, job: string) => BoundPod[] = () => [],
 ): Promise<PlacementResult> {
   const components = new Map(placement.components.map((x) => [x.name, x]));
   const groups = new Groups();
+  const findings: PlacementFinding[] = [];
+  const checked: string[] = [];
   const stss = await contractGroups(kube, groups);
   await objectGroups(kube, r, components, groups);
   await manifestGroups(kube, r, served, groups);
-  const findings: PlacementFinding[] = [];
-  const checked: string[] = [];
+  const unmade = await chartGroups(kube, r, components, groups, hookPods, findings);
   for (const g of [...groups.values()].sort((a, b) => a.component.localeCompare(b.component))) {
     const c = components.get(g.component);
     if (c) findings.push(...judge(g, c, checked));
@@ -231,6 +338,10 @@ export async function checkPlacement(
       });
     }
   }
+  const unexercised = unmade.map(
+    (c) =>
+      `${c} (${components.get(c)?.kind}): not made by its chart's release here (what its operator creates at run time, or a hook of an event that has not happened)`,
+  );
   // OpenKeel workloads of the report that the contract charts did not create ("Pods" rows are no
   // workload: the pods a RuntimeClass or a hook Job admits, which nothing runs in the e2e)
   for (const c of placement.components) {
@@ -246,7 +357,7 @@ export async function checkPlacement(
       const sc = st.metadata.annotations!["e2e.openkeel.io/storage-class"];
       return { object: `StatefulSet ${st.metadata.namespace}/${st.metadata.name}`, storageClass: sc, exists: classes.has(sc) };
     });
-  return { checked, findings, storage };
+  return { checked, unexercised, findings, storage };
 }
 
 /**

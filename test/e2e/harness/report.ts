@@ -23,6 +23,8 @@ export class Report {
   readonly checks: CheckResult[] = [];
   /** The real upstream manifests the mirror served, and what the e2e changed in them. */
   readonly upstream: string[] = [];
+  /** Every chart the mirror served: real (upstream, with its version) or a contract chart (OpenKeel) or stand-in. */
+  readonly charts: string[] = [];
   readonly standIns: string[] = [];
   /** Every webhook the admission stand-in answered for, with the requests it saw. */
   readonly admission: string[] = [];
@@ -30,6 +32,8 @@ export class Report {
   readonly waits: string[] = [];
   readonly controller: string[] = [];
   readonly notes: string[] = [];
+  /** Each phase's, unit's and Helm release's time in the first pulumi up and in an upgrade (timings.ts). */
+  readonly timings: string[] = [];
   /** The timed `pulumi preview --policy-pack policy` runs of the preview-timing mode, in seconds. */
   readonly previewSeconds: number[] = [];
   started = Date.now();
@@ -76,6 +80,8 @@ export class Report {
       out.push(`### ${c.name}${c.ok ? "" : " — FAILED"}`, "", ...c.detail.map((d) => (d.includes("\n") ? "```\n" + d + "\n```" : `- ${d}`)), "");
     }
     const list = (items: string[]) => (items.length ? items.map((s) => `- ${s}`) : ["- none"]);
+    out.push("## Helm charts installed", "", ...list(this.charts), "");
+    out.push("## What the deploy waited on (engine event log)", "", ...list(this.timings), "");
     out.push("## Upstream manifests applied (the real files, from the mirror folder)", "", ...list(this.upstream), "");
     out.push("## Stand-ins (e2e only, never used outside `npm run e2e`)", "", ...list(this.standIns), "");
     out.push("## Webhooks the admission stand-in answered for", "", ...list(this.admission), "");

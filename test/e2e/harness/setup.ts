@@ -5,6 +5,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { AdmissionStandIn } from "./admission";
 import { Kube } from "./kube";
+import { LiveWebhooks } from "./live-webhooks";
+import { PodLog } from "./pod-log";
 import { Mirror } from "./mirror";
 import { nodeObject, nodeSpecs, type NodeSpec } from "./nodes";
 import { background, run, sleep } from "./proc";
@@ -12,7 +14,8 @@ import { copyProject, setStackConfig, stackFile } from "./project";
 import { pulumi, type PulumiEnv } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import { render, type StackRun } from "./stack-run";
-import { oldRenderStep, type OldProgram } from "./upgrade";
+import { PredecessorProgram } from "./predecessor";
+import { oldRenderStep, predecessorRenderStep, type OldProgram } from "./upgrade";
 import { STAND_IN_LABEL } from "../standins/artifacts";
 
 /** Create the Nodes (as they would register themselves) and wait until kwok reports them Ready. */
@@ -73,6 +76,18 @@ async function clusterStep(r: StackRun): Promise<void> {
   );
 }
 
+/** Whether a Service has a ready endpoint (its EndpointSlices, which the endpoint slice controller keeps from the Ready pods it selects). */
+function serviceReady(kube: Kube): (service: { namespace: string; name: string }) => Promise<boolean> {
+  interface Slice {
+    endpoints?: { conditions?: { ready?: boolean } }[];
+  }
+  return async ({ namespace, name }) => {
+    const selector = encodeURIComponent(`kubernetes.io/service-name=${name}`);
+    const slices = await kube.list<Slice>(`/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices?labelSelector=${selector}`);
+    return slices.some((sl) => (sl.endpoints ?? []).some((e) => e.conditions?.ready === true));
+  };
+}
+
 /** Step 3, first: the admission stand-in, which the mirror points the served manifests' webhooks at. */
 async function admissionStep(r: StackRun): Promise<void> {
   await r.step(
@@ -81,13 +96,22 @@ async function admissionStep(r: StackRun): Promise<void> {
       r.admission = new AdmissionStandIn();
       const at = await r.admission.start(path.join(r.work, "admission"), r.log("admission"));
       s.summary = `${at.url}: answers every webhook of the served manifests (admits, converts apiVersion)`;
+      r.podLog = new PodLog(r.kube!);
+      r.podLog.start();
+      // on an existing cluster the charts' own webhooks answer (their pods run): nothing to point
+      if (r.ownCluster) {
+        r.admission.reachable = serviceReady(r.kube!);
+        r.liveWebhooks = new LiveWebhooks(r.kube!, r.admission, r.log("live-webhooks"));
+        r.liveWebhooks.start();
+        s.summary += "; and every webhook a Helm release installs, pointed at it once it exists";
+      }
     },
     { fatal: true },
   );
 }
 
 /** Step 3: the mirror of every chart and remote manifest the render asks for. */
-async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program: OldProgram; rendered: RenderedStack }): Promise<void> {
+async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program: OldProgram | PredecessorProgram; rendered: RenderedStack }): Promise<void> {
   const rep = r.report;
   await r.step(
     "mirror (127.0.0.1)",
@@ -98,21 +122,26 @@ async function mirrorStep(r: StackRun, rendered: RenderedStack, old?: { program:
       // an upgrade run deploys two programs: the mirror serves what either render asks for
       if (old)
         r.mirror.addReleasedStack(old.rendered, {
-          chartsDir: path.join(old.program.dir, "test", "e2e", "charts"),
+          chartsDir: old.program.chartsDir,
           standInManifests: !old.program.servedRealManifests,
         });
       if (r.mirror.problems.length) throw new Error(r.mirror.problems.join("; "));
       const upstream = r.mirror.artifacts.filter((a) => a.source === "upstream manifest");
-      s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts, ${upstream.length} real manifests from ${r.o.mirrorDir ?? "no mirror folder"}`;
+      const charts = r.mirror.artifacts.filter((a) => a.source === "upstream chart");
+      s.summary = `${r.mirror.url}: ${r.mirror.artifacts.length} artifacts, ${charts.length} real charts and ${upstream.length} real manifests from ${r.o.mirrorDir ?? "no mirror folder"}`;
       for (const a of upstream) rep.upstream.push(`\`${a.id}\`: ${a.standsFor}`);
+      for (const a of r.mirror.artifacts.filter((x) => x.source.endsWith("chart")))
+        rep.charts.push(`${a.source === "upstream chart" ? "**real**" : `**${a.source}**`} \`${a.id}\`: ${a.standsFor}`);
       if (r.admission?.webhooks.length)
         rep.standIns.push(
           `admission stand-in (test/e2e/harness/admission.ts, ${r.admission.endpoint.url}): the mirror points the clientConfig of every webhook of the served manifests at it (e2e only; the API server cannot reach a Service here); it admits every request unchanged, and converts by apiVersion; what it answered is listed below`,
         );
       for (const a of r.mirror.artifacts)
-        if (a.source !== "contract chart" && a.source !== "upstream manifest") rep.standIns.push(`${a.source} \`${a.id}\`: ${a.standsFor}`);
+        if (a.source === "stand-in chart" || a.source === "stand-in manifest") rep.standIns.push(`${a.source} \`${a.id}\`: ${a.standsFor}`);
       const contract = r.mirror.artifacts.filter((a) => a.source === "contract chart").map((a) => a.id);
-      rep.standIns.push(`contract charts (test/e2e/charts, the § 5.1–5.2 interface with tiny workloads) for ${contract.join(", ")}`);
+      rep.standIns.push(
+        `contract charts (test/e2e/charts, the § 5.1–5.2 interface with tiny workloads; the OpenKeel charts have no public index or archive, so nothing real can be installed) for ${contract.join(", ")}`,
+      );
       rep.standIns.push("their MariaDB/RabbitMQ StatefulSets stand in for the operators' output (annotated e2e.openkeel.io/stand-in)");
     },
     { fatal: true },
@@ -237,9 +266,13 @@ async function stackInitStep(r: StackRun, sharedHome: PulumiEnv, program: string
  * README steps 1–6: the render of the stack, and the render the first up deploys (with --upgrade-from,
  * the old program's, whose project step 6 then initialises the stack in).
  */
-export async function setUp(r: StackRun, sharedHome: PulumiEnv, old?: OldProgram): Promise<{ rendered: RenderedStack; first: RenderedStack }> {
+export async function setUp(
+  r: StackRun,
+  sharedHome: PulumiEnv,
+  old?: OldProgram | PredecessorProgram,
+): Promise<{ rendered: RenderedStack; first: RenderedStack }> {
   const rendered = await renderStep(r);
-  const first = old ? await oldRenderStep(r, old) : rendered;
+  const first = !old ? rendered : old instanceof PredecessorProgram ? await predecessorRenderStep(r, rendered, old) : await oldRenderStep(r, old);
   await clusterStep(r);
   await admissionStep(r);
   await mirrorStep(r, rendered, old && { program: old, rendered: first });

@@ -6,7 +6,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { AdmissionStandIn } from "./admission";
 import type { Kube } from "./kube";
+import type { LiveWebhooks } from "./live-webhooks";
 import type { Mirror } from "./mirror";
+import type { PodLog } from "./pod-log";
 import type { NodeSpec } from "./nodes";
 import { run, type RunResult } from "./proc";
 import { summaryLine, type PulumiEnv } from "./pulumi";
@@ -51,6 +53,8 @@ export interface E2EOptions {
   previewTiming?: { tries: number; turn?: (stack: string) => Promise<void> };
   /** Deploy each stack first with the program of this commit, then upgrade it to the current one (upgrade.ts). */
   upgradeFrom?: UpgradeFrom;
+  /** Deploy each stack first with every pin at its predecessor (predecessor.ts), then apply today's pins in one pulumi up. */
+  fromPredecessors?: boolean;
   /**
    * cluster.sh's ports moved by this much (`--port-offset`), for e2e runs side by side on one
    * machine: cluster.sh replaces a taken default port by the next free one, but two clusters
@@ -78,6 +82,10 @@ export class StackRun {
   kube?: Kube;
   mirror?: Mirror;
   admission?: AdmissionStandIn;
+  /** the Helm releases' webhooks, pointed at the admission stand-in once they exist (own cluster only) */
+  liveWebhooks?: LiveWebhooks;
+  /** every pod the scheduler bound, kept after it is gone (Helm hooks) */
+  podLog?: PodLog;
   controller?: ChildProcess;
   ownCluster = false;
   clusterDir = "";
@@ -87,6 +95,8 @@ export class StackRun {
   /** the first preview failed: judge a new stack's preview in the policy step instead */
   freshPreviewPending = false;
   nodes: NodeSpec[] = [];
+  /** timings.json: the first up's and an upgrade's (up.ts recordTimings) */
+  readonly timings: Record<string, unknown> = {};
 
   constructor(
     readonly stack: string,

@@ -1,10 +1,15 @@
 // E2E STAND-IN CONTROLLER (never used outside `npm run e2e`): plays the operators the e2e cluster
 // does not run, only where the program waits on them.
 //   OLM          a Subscription without status.installedCSV → the operator's CRDs (built from
-//                ../shared/schemas, as its CSV would install them), then status.installedCSV =
-//                spec.startingCSV (what `pulumi.com/waitFor: jsonpath={.status.installedCSV}` waits for)
-//   SNR operator once self-node-remediation is "installed": the `self-node-remediation-config`
-//                object it creates at start-up (the program patches it)
+//                ../shared/schemas, as its CSV would install them) and its ClusterServiceVersion
+//                (phase Installing), then status.installedCSV = spec.startingCSV (what
+//                `pulumi.com/waitFor: jsonpath={.status.installedCSV}` waits for); for
+//                self-node-remediation, what the CSV's install creates (../standins/olm.ts): its
+//                webhook Service and configurations at once, its Deployment SNR_STARTUP_SECONDS
+//                later (its pods' start-up); the CSV Succeeded once that Deployment is available
+//                (the other operators' at once): what the program's medik8s-installed unit waits for
+//   SNR operator once its Deployment is available: the `self-node-remediation-config` object it
+//                creates at start-up (the program patches it)
 //   virt-operator / cdi-operator: condition Available=True on KubeVirt and CDI (what
 //                `pulumi.com/waitFor: condition=Available` waits for), through the status
 //                subresource where the CRD has one (KubeVirt), else on the object itself (the real
@@ -20,6 +25,7 @@ import * as fs from "node:fs";
 import { crdFor, KINDS } from "../standins/crds";
 import { Kube, type KubeObject } from "./kube";
 import { galeraStatefulSet, rabbitmqStatefulSet, type OperatorCr } from "../standins/operators";
+import { csvObject, SNR_DEPLOYMENT, SNR_PACKAGE, SNR_STARTUP_SECONDS, snrDeployment, snrWebhookObjects } from "../standins/olm";
 
 const [kubeconfig, schemasDir, logFile] = process.argv.slice(2);
 if (!kubeconfig || !schemasDir || !logFile) {
@@ -54,15 +60,71 @@ async function ensureCrds(pkg: string): Promise<void> {
   }
 }
 
+/** When each SNR install's Deployment is due (its pods' start-up after the webhooks exist), by namespace. */
+const snrDue = new Map<string, { at: number; config: Record<string, unknown> }>();
+
+async function installSnr(ns: string, config: Record<string, unknown>): Promise<void> {
+  for (const o of snrWebhookObjects(ns)) {
+    const r = await kube.create(o.path, o.body);
+    const meta = o.body.metadata as { name?: string; generateName?: string };
+    if (r.status === 201)
+      log("create", `${String(o.body.kind)} ${meta.name ?? `${meta.generateName}…`}`, "as OLM's install of the SNR CSV does (its webhookdefinitions)");
+  }
+  snrDue.set(ns, { at: Date.now() + SNR_STARTUP_SECONDS * 1000, config });
+}
+
 async function subscriptions(): Promise<void> {
-  for (const s of await kube.list<Subscription>("/apis/operators.coreos.com/v1alpha1/subscriptions")) {
+  for (const s of await kube.list<Subscription & { spec?: { config?: Record<string, unknown> } }>("/apis/operators.coreos.com/v1alpha1/subscriptions")) {
     const ns = s.metadata.namespace;
     const id = `Subscription ${ns}/${s.metadata.name}`;
     if (s.status?.installedCSV) continue;
     const pkg = s.spec?.name as string;
     const csv = s.spec?.startingCSV ?? `${pkg}.stand-in`;
     await ensureCrds(pkg);
-    if (pkg === "self-node-remediation") {
+    const created = await kube.create(`/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/clusterserviceversions`, csvObject(ns!, csv, pkg));
+    if (created.status === 201) log("create", `ClusterServiceVersion ${ns}/${csv}`, "as OLM's InstallPlan does");
+    await setCsvPhase(ns!, csv, "Installing", "InstallSucceeded", "waiting for install components to report healthy");
+    if (pkg === SNR_PACKAGE) await installSnr(ns!, s.spec?.config ?? {});
+    const now = new Date().toISOString();
+    await kube.mergePatch(`/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/subscriptions/${s.metadata.name}/status`, {
+      status: { installedCSV: csv, currentCSV: csv, state: "AtLatestKnown", lastUpdated: now },
+    });
+    log("set status.installedCSV", id, csv);
+  }
+}
+
+async function setCsvPhase(ns: string, csv: string, phase: string, reason: string, message: string): Promise<void> {
+  const now = new Date().toISOString();
+  await kube.mergePatch(`/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/clusterserviceversions/${csv}/status`, {
+    status: { phase, reason, message, lastUpdateTime: now, lastTransitionTime: now },
+  });
+  log(`set status.phase ${phase}`, `ClusterServiceVersion ${ns}/${csv}`, message);
+}
+
+/** Each CSV still installing: Succeeded once its Deployment is available (SNR's, created when due), the SNR config created then. */
+async function csvs(): Promise<void> {
+  interface Csv extends KubeObject {
+    status?: KubeObject["status"] & { phase?: string };
+  }
+  for (const c of await kube.list<Csv>("/apis/operators.coreos.com/v1alpha1/clusterserviceversions")) {
+    const ns = c.metadata.namespace!;
+    if (c.status?.phase !== "Installing") continue;
+    const isSnr = c.metadata.name.startsWith(`${SNR_PACKAGE}.`);
+    if (isSnr) {
+      const due = snrDue.get(ns);
+      const dep = await kube.get<KubeObject & { status?: { availableReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/deployments/${SNR_DEPLOYMENT}`);
+      if (!dep) {
+        if (due && Date.now() >= due.at) {
+          await kube.create(`/apis/apps/v1/namespaces/${ns}/deployments`, snrDeployment(ns, due.config));
+          log(
+            "create",
+            `Deployment ${ns}/${SNR_DEPLOYMENT}`,
+            `as OLM's install does, ${SNR_STARTUP_SECONDS} s after the webhooks (its pods' start-up); the Subscription's spec.config scheduling`,
+          );
+        }
+        continue;
+      }
+      if ((dep.status?.availableReplicas ?? 0) < 1) continue;
       // the SNR operator creates its configuration at start-up (the program only patches it)
       const r = await kube.create(`/apis/self-node-remediation.medik8s.io/v1alpha1/namespaces/${ns}/selfnoderemediationconfigs`, {
         apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
@@ -72,11 +134,15 @@ async function subscriptions(): Promise<void> {
       });
       if (r.status === 201) log("create", `SelfNodeRemediationConfig ${ns}/self-node-remediation-config`, "as the SNR operator does at start-up");
     }
-    const now = new Date().toISOString();
-    await kube.mergePatch(`/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/subscriptions/${s.metadata.name}/status`, {
-      status: { installedCSV: csv, currentCSV: csv, state: "AtLatestKnown", lastUpdated: now },
-    });
-    log("set status.installedCSV", id, csv);
+    await setCsvPhase(
+      ns,
+      c.metadata.name,
+      "Succeeded",
+      "InstallSucceeded",
+      isSnr
+        ? "install strategy completed with no errors (its Deployment available)"
+        : "install strategy completed with no errors (no install strategy stood in for)",
+    );
   }
 }
 
@@ -168,6 +234,7 @@ process.on("SIGINT", () => (stopping = true));
   while (!stopping) {
     for (const [name, step] of [
       ["subscriptions", subscriptions],
+      ["csvs", csvs],
       ["kubevirt", () => available("/apis/kubevirt.io/v1/kubevirts", "KubeVirt")],
       ["cdi", () => available("/apis/cdi.kubevirt.io/v1beta1/cdis", "CDI")],
       ["mariadb", () => operatorStatefulSets("/apis/k8s.mariadb.com/v1alpha1/mariadbs", galeraStatefulSet)],

@@ -1,6 +1,10 @@
 // The first `pulumi up --policy-pack policy` of a stack, with kube-apiserver restarted mid-way, and
 // its reruns until one converges (README step 7); the idempotent preview after it (step 9); and the
 // preview-timing mode's timed previews (`--time-preview`).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { webhookPath } from "./admission";
+import { deployTimings, resourceSteps, timingLines, type DeployTimings } from "./timings";
 import { protectedStillThere } from "./cluster-checks";
 import { freshStackPolicyCheck } from "./policy-checks";
 import { run, sleep, type RunResult } from "./proc";
@@ -51,7 +55,7 @@ async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName
       }
     }
   })();
-  const res = await pulumi(args, r.project, r.p!, r.log(logName), { timeoutMs: 20 * 60_000 });
+  const res = await pulumi(args, r.project, r.p!, r.log(logName), { timeoutMs: 20 * 60_000, env: EVENT_LOG_ENV });
   watching = false;
   await watcher;
   await restart;
@@ -63,7 +67,7 @@ async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName
 function upStep(r: StackRun, state: RestartState, title: string, args: string[], logName: string): Promise<StepResult> {
   return r.step(title + (state.pending ? " (kube-apiserver restarted mid-way)" : ""), async (s) => {
     const before = state.interrupted;
-    const res = await upWithRestart(r, s, args, logName, state);
+    const res = await upWithRestart(r, s, [...args, "--event-log", eventLog(r, logName)], logName, state);
     const thisRunInterrupted = !before && state.interrupted;
     s.log = res.log;
     s.summary = `exit ${res.code}; ${summaryLine(res.stdout)}`;
@@ -121,6 +125,36 @@ export async function firstUp(r: StackRun): Promise<FirstUp> {
   return { last, restart, interruptedAt, logs };
 }
 
+/** `--event-log` is a flag of pulumi up only with the CLI's debug commands enabled (pulumi/pulumi v3.276.0 pkg/cmd/pulumi/operations/up.go 1023-1028). */
+export const EVENT_LOG_ENV = { PULUMI_DEBUG_COMMANDS: "true" };
+
+/** The engine's event log of a pulumi command (its log's name). */
+export function eventLog(r: StackRun, logName: string): string {
+  return path.join(r.logs, `${logName}.events.jsonl`);
+}
+
+/**
+ * The timings of a deploy (timings.ts) into the report and timings.json: `label` the up, `logs` its
+ * runs in order, each whose update started timed (a failed preview stage starts none); the first is
+ * `label`, the others `label, <log>`.
+ */
+export function recordTimings(r: StackRun, label: "first pulumi up" | "pin upgrade" | "upgrade", logs: string[], rendered: RenderedStack): void {
+  let timed = 0;
+  for (const name of logs) {
+    const file = eventLog(r, name);
+    if (!fs.existsSync(file)) continue;
+    const steps = resourceSteps(fs.readFileSync(file, "utf8"));
+    if (steps.length === 0) continue;
+    // a first up interrupted by the API server restart is timed until then; its rerun times the rest
+    const key = timed === 0 ? label : `${label}, ${name}`;
+    const t = deployTimings(steps, rendered.index);
+    r.timings[key] = { log: name, ...t };
+    r.report.timings.push(...timingLines(`${key} (${name})`, t));
+    timed++;
+  }
+  if (timed === 0) r.report.timings.push(`${label}: no event log with an update (${logs.join(", ")})`);
+}
+
 /** The text of every `pulumi up` run's log. */
 export function upLog(r: StackRun, up: FirstUp): string {
   return up.logs.map((n) => r.logText(n)).join("\n");
@@ -129,6 +163,7 @@ export function upLog(r: StackRun, up: FirstUp): string {
 /** What the first up proves: the interrupted run converged with nothing protected deleted; the API server accepted every object. */
 export async function judgeFirstUp(r: StackRun, rendered: RenderedStack, up: FirstUp): Promise<void> {
   const rep = r.report;
+  recordTimings(r, "first pulumi up", up.logs, rendered);
   if (r.o.interrupt && r.ownCluster) {
     const still = await protectedStillThere(r, rendered, "after-interrupt");
     const ok = up.restart.interrupted && up.last.ok && up.interruptedAt >= 0 && up.interruptedAt < rep.steps.length - 1 && still.ok;
@@ -141,8 +176,51 @@ export async function judgeFirstUp(r: StackRun, rendered: RenderedStack, up: Fir
     ]);
   }
   if (r.o.interrupt && !r.ownCluster) rep.notes.push("no kube-apiserver restart: the cluster is not the e2e's own (--kubeconfig)");
+  if (!r.o.upgradeFrom) snrWebhookCheck(r, rendered);
+  else r.report.notes.push("the SNR webhook wait is not judged: the first install is the old program's (--upgrade-from)");
   const upWarnings = apiWarnings(upLog(r, up));
   rep.check("every object accepted by the real API server (no unknown fields pruned, no PodSecurity warnings)", upWarnings.length === 0, upWarnings);
+}
+
+/** The stand-in controller's actions so far (its JSON-lines log). */
+function controllerLog(r: StackRun): { time: string; action: string; object: string }[] {
+  const f = path.join(r.logs, "standin-controller.jsonl");
+  if (!fs.existsSync(f)) return [];
+  return fs
+    .readFileSync(f, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { time: string; action: string; object: string });
+}
+
+/** The SNR CSV's webhooks (../standins/olm.ts), by name. */
+const SNR_WEBHOOKS = ["vselfnoderemediationconfig.kb.io", "vselfnoderemediationtemplate.kb.io", "mselfnoderemediationtemplate.kb.io"];
+
+/**
+ * Issue 39 item 6, on a clean cluster: the SNR configuration patch (and the template) reach the SNR
+ * operator's webhooks only once they answer. The stand-in OLM creates the webhooks when the
+ * Subscription is installed and the operator's Deployment 15 s later; until its pods are Ready a
+ * call finds no endpoint and, failurePolicy Fail, the request is refused (admission.ts reachable).
+ */
+export function snrWebhookCheck(r: StackRun, rendered: RenderedStack): void {
+  if (!r.admission?.reachable || !rendered.units.some((u) => u.name === "medik8s-remediation")) return;
+  const paths = new Map(
+    r.admission.webhooks.filter((w) => SNR_WEBHOOKS.includes(w.webhook)).map((w) => [webhookPath(w.kind, w.configuration, w.webhook), w.webhook]),
+  );
+  const calls = r.admission.answered.filter((a) => paths.has(a.path));
+  const unreachable = calls.filter((a) => a.status === 500);
+  const configCalls = calls.filter((a) => paths.get(a.path) === "vselfnoderemediationconfig.kb.io" && a.status === 200);
+  const ok = paths.size > 0 && unreachable.length === 0 && configCalls.length > 0;
+  const ready = controllerLog(r).find((a) => a.action === "set status.phase Succeeded" && a.object.includes("/self-node-remediation."))?.time;
+  const wait = (r.timings["first pulumi up"] as DeployTimings | undefined)?.units.find((u) => u.name === "medik8s-installed");
+  r.report.check("medik8s: the SNR configuration and template reach the operator's webhooks only once they answer (the first install waits for the CSV)", ok, [
+    `${paths.size} SNR webhook(s) pointed at the admission stand-in; ${calls.length} call(s), ${unreachable.length} before the operator's pods were ready`,
+    ...calls.map((a) => `${a.at} ${paths.get(a.path)}: ${a.status === 200 ? "answered" : "NO ENDPOINT"}: ${a.what}`),
+    ...(configCalls.length === 0 ? ["no call of the config's webhook was answered: the configuration never reached the API server through it"] : []),
+    ready && wait
+      ? `the SNR CSV Succeeded (its Deployment available) at ${ready}; the program's medik8s-installed unit ran ${new Date(wait.start * 1000).toISOString()} to ${new Date(wait.end * 1000).toISOString()}: ${wait.start * 1000 < Date.parse(ready) ? "it reached the wait before the operator was ready, and waited" : "the operator was ready before the program reached the wait (not exercised in this run)"}`
+      : `the wait's timing is not known (CSV Succeeded: ${ready ?? "not in the stand-in controller's log"}; medik8s-installed: ${wait ? "timed" : "not in the first up's event log"})`,
+  ]);
 }
 
 /** README step 9: the command an operator runs before every change, the pack included: nothing to change, nothing refused. */

@@ -11,6 +11,9 @@ import { resolveCommit } from "../../../review/renders";
 import { lastRelease } from "../../../review/urns-command";
 import { run } from "./proc";
 import { copyProject, readStackConfig, setStackConfig, stackFile } from "./project";
+import { protectedStillThere } from "./cluster-checks";
+import { EVENT_LOG_ENV, eventLog, recordTimings } from "./up";
+import { artifactDiff, type PredecessorProgram } from "./predecessor";
 import { previewSteps, pulumi, summaryLine, type StepRecord } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import { apiWarnings, errorLines, recordRun, render, stateResources, type StackRun, type StateResource, type UpgradeFrom } from "./stack-run";
@@ -68,6 +71,11 @@ export class OldProgram {
     this.dir = path.join(tmp, "upgrade-from", from.commit.slice(0, 12));
   }
 
+  /** Its own e2e's contract charts (what its values were written for). */
+  get chartsDir(): string {
+    return path.join(this.dir, "test", "e2e", "charts");
+  }
+
   /** `git worktree add --detach`; `npm ci` only when its package-lock.json differs, else the current node_modules linked. */
   prepare(log: string): Promise<void> {
     this.ready ??= (async () => {
@@ -117,6 +125,43 @@ export async function oldRenderStep(r: StackRun, old: OldProgram): Promise<Rende
   return rendered!;
 }
 
+/**
+ * Before the mirror, in the pin-upgrade mode (--from-predecessors): the copy of the current program
+ * with the stack's pins at their predecessors (predecessor.ts), its render, and the check that it
+ * moved every pin it planned to.
+ */
+export async function predecessorRenderStep(r: StackRun, current: RenderedStack, pred: PredecessorProgram): Promise<RenderedStack> {
+  let rendered: RenderedStack | undefined;
+  await r.step(
+    "pin upgrade: the current program with every pin at its predecessor, and its npm run render",
+    async (s) => {
+      if (!r.o.mirrorDir) throw new Error("--from-predecessors needs the mirror folder (--mirror): the predecessors are what it holds");
+      pred.prepare(current, r.o.mirrorDir);
+      rendered = await render(r, undefined, path.join(r.work, "rendered-predecessors"), "render-predecessors", pred.dir);
+      const diff = artifactDiff(current, rendered);
+      const missed = pred.moves.filter(
+        (m) => !diff.some((d) => d.startsWith("+ ") && d.includes(m.to) && (m.kind !== "chart" || d.includes(`chart ${m.what} `))),
+      );
+      s.summary = `${pred.moves.length} pins moved in ${path.join(pred.dir, "platform", "versions.ts")}; ${diff.filter((d) => d.startsWith("+")).length} artifacts differ in its render`;
+      s.detail.push(`the render's artifacts, today's (-) and the predecessors' (+):\n${diff.join("\n")}`);
+      r.report.check(
+        "pin upgrade: every upstream artifact the mirror holds a predecessor of is deployed first at it",
+        missed.length === 0 && pred.none.length === 0,
+        [
+          ...pred.moves.map((m) => `${m.kind} ${m.what}: ${m.to} first, then ${m.from}`),
+          ...missed.map((m) => `NOT MOVED in the render: ${m.kind} ${m.what} ${m.from} → ${m.to}`),
+          ...pred.none.map((n) => `no predecessor in the mirror folder: ${n}`),
+        ],
+      );
+      r.report.notes.push(
+        `pin upgrade (--from-predecessors): the first pulumi up deploys the current program with every pin at its predecessor (${pred.dir}); the current program then previews and applies today's pins on the same state and cluster in one pulumi up`,
+      );
+    },
+    { fatal: true },
+  );
+  return rendered!;
+}
+
 /** The current program's project copy on the same state: the repository's stack file with the old one's salt, mirror and cluster keys. */
 function currentProject(r: StackRun, oldStackFile: string): string {
   const project = path.join(r.work, "project-current");
@@ -157,22 +202,28 @@ async function upgradePreviewStep(r: StackRun): Promise<void> {
   });
 }
 
-/** The upgrade up: one `pulumi up --policy-pack policy` of the current program must converge. */
-async function upgradeUpStep(r: StackRun): Promise<string> {
+/** The upgrade up: one `pulumi up --policy-pack policy` of the current program must converge, nothing protected lost. */
+async function upgradeUpStep(r: StackRun, current: RenderedStack): Promise<string> {
   let text = "";
   await r.step("upgrade: pulumi up --yes --policy-pack policy of the current program", async (s) => {
-    const res = await pulumi(["up", "--yes", "--policy-pack", "policy"], r.project, r.p!, r.log("upgrade-up"), { timeoutMs: 20 * 60_000 });
+    const res = await pulumi(["up", "--yes", "--policy-pack", "policy", "--event-log", eventLog(r, "upgrade-up")], r.project, r.p!, r.log("upgrade-up"), {
+      timeoutMs: 20 * 60_000,
+      env: EVENT_LOG_ENV,
+    });
     text = res.stdout + res.stderr;
     recordRun(s, res);
     s.summary = `exit ${res.code}; ${summaryLine(res.stdout)}`;
     const warnings = apiWarnings(text);
     r.report.check("upgrade: every object of the current program accepted by the real API server", warnings.length === 0, warnings);
+    recordTimings(r, r.o.fromPredecessors ? "pin upgrade" : "upgrade", ["upgrade-up"], current);
+    const still = await protectedStillThere(r, current, "after-upgrade");
+    r.report.check("upgrade: every object of a protected unit is still in the cluster after the upgrade", still.ok, still.detail);
   });
   return text;
 }
 
 /** The upgrade itself, after the old program's up converged: the project switched to the current program, its preview judged, its up. */
-export async function upgradeSteps(r: StackRun, oldDeployed: boolean): Promise<string> {
+export async function upgradeSteps(r: StackRun, oldDeployed: boolean, current: RenderedStack): Promise<string> {
   if (!oldDeployed) {
     await r.step("upgrade: the old program did not deploy (see its pulumi up steps)", () => Promise.reject(new Error("nothing to upgrade from")), {
       fatal: true,
@@ -181,5 +232,5 @@ export async function upgradeSteps(r: StackRun, oldDeployed: boolean): Promise<s
   r.project = currentProject(r, stackFile(r.project, r.stack));
   r.mirror?.upgrade();
   await upgradePreviewStep(r);
-  return upgradeUpStep(r);
+  return upgradeUpStep(r, current);
 }
