@@ -112,7 +112,8 @@ async function writtenAndLive(
     if (!record) continue;
     for (const o of releaseObjects(record)) {
       if (!o?.kind) continue;
-      o.metadata.namespace ??= ["PriorityClass"].includes(o.kind) ? undefined : u.namespace;
+      // Helm leaves out the release's namespace on the namespaced objects it writes there
+      if (o.kind !== "PriorityClass" && u.namespace) o.metadata.namespace ??= u.namespace;
       written.push({ source: `Helm release ${u.release}`, obj: o });
       if (!live.has(objectKey(o))) {
         const got = await kubectlGet(r, o, "json", r.log("persisted"));

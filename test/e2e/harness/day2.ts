@@ -29,7 +29,7 @@ interface ExpectedStep {
   what: string;
 }
 
-type ObjectId = { kind: string; name: string; ns?: string };
+type ObjectId = { kind: string; name: string; ns?: string | undefined };
 
 /** The resource of a unit's object, as the program names it (`<unit>:<namespace>/<name>` or `<unit>:<name>`). */
 const objMatch = (unit: string, id: ObjectId) => (type: string, name: string) =>

@@ -63,7 +63,7 @@ function readMaybe(data: string | undefined, file: string | undefined, base: str
 export class Kube {
   private agent: https.Agent;
   private server: URL;
-  private token?: string;
+  private token: string | undefined;
   /** The kubeconfig's current context, and the server of its cluster as written (what a stack binds: openkeel:cluster). */
   readonly context: string | undefined;
   readonly apiServer: string | undefined;

@@ -37,7 +37,7 @@ export interface Vmi {
 }
 
 /** The admitter's answer: allowed, or denied with its message (HTTP 429, as `denied`, 219-227); `mark` when it marks the VMI for evacuation. */
-export type Verdict = { allowed: true } | { allowed: false; message: string; mark?: string };
+export type Verdict = { allowed: true } | { allowed: false; message: string; mark?: string | undefined };
 
 /**
  * PodEvictionAdmitter.Admit for a pod (86-98) and admitLauncherPod (127-183) at v1.9.0; the

@@ -61,12 +61,12 @@ interface Pointed {
   kind: string;
   path: string;
   name: string;
-  release?: string;
+  release?: string | undefined;
   upstream: Json;
   /** the resourceVersion the restore left: until Helm writes the object, it is not pointed again */
-  restoredAt?: string;
+  restoredAt?: string | undefined;
   /** a restore under way: not pointed meanwhile */
-  restoring?: boolean;
+  restoring?: boolean | undefined;
 }
 
 export class LiveWebhooks {

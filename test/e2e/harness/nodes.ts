@@ -21,7 +21,7 @@ export interface NodeSpec {
   name: string;
   labels: Record<string, string>;
   taints: Taint[];
-  internalIP?: string;
+  internalIP?: string | undefined;
   /** Where each label and taint came from, for the report. */
   provenance: string[];
 }
@@ -52,7 +52,7 @@ function taintOf(t: unknown): Taint {
 /** What one Talos patch document says of the node: hostname, labels, taints, address, control-plane scheduling. */
 function talosDocument(
   doc: unknown,
-  spec: { name: string; labels: Record<string, string>; taints: Taint[]; internalIP?: string; allowOnControlPlanes: boolean },
+  spec: { name: string; labels: Record<string, string>; taints: Taint[]; internalIP?: string | undefined; allowOnControlPlanes: boolean },
 ): void {
   if (str(doc, "kind") === "HostnameConfig" && str(doc, "hostname")) spec.name = str(doc, "hostname")!;
   const machine = map(doc, "machine");
@@ -91,7 +91,7 @@ function talosNodes(r: RenderedStack): NodeSpec[] {
 }
 
 /** A kubeadm config patch of a kind node: its registration taints (they replace the default) and node labels. */
-function kubeadmPatch(patch: string, labels: Record<string, string>): { taints?: Taint[]; kind?: string } | undefined {
+function kubeadmPatch(patch: string, labels: Record<string, string>): { taints?: Taint[]; kind?: string | undefined } | undefined {
   const doc: unknown = parse(patch);
   if (!isMap(doc) || !isMap(doc.nodeRegistration)) return undefined;
   const reg = doc.nodeRegistration;

@@ -21,9 +21,9 @@ import type { BoundPod } from "./pod-log";
 
 interface Meta {
   name: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
+  namespace?: string | undefined;
+  labels?: Record<string, string> | undefined;
+  annotations?: Record<string, string> | undefined;
 }
 
 /** The fields of a live Pod this check reads. */

@@ -18,7 +18,7 @@ import { PACK, RELEASE, type StackRun } from "./stack-run";
 interface PolicyMutation {
   decision: string;
   what: string;
-  config?: { key: string; mutate: (v: unknown) => unknown };
+  config?: { key: string; mutate: (v: unknown) => unknown } | undefined;
   /** test/e2e/fixtures/e2e-mutation.ts's mutations of registered resources */
   resources?: { type: string; name: string; path: string[]; value?: unknown; delete?: boolean }[];
 }

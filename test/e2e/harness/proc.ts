@@ -13,13 +13,13 @@ export interface RunResult {
 }
 
 export interface RunOptions {
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
+  cwd?: string | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
   log: string;
-  input?: string;
-  timeoutMs?: number;
+  input?: string | undefined;
+  timeoutMs?: number | undefined;
   /** Called with each chunk of stdout (progress watching). */
-  onStdout?: (chunk: string) => void;
+  onStdout?: ((chunk: string) => void) | undefined;
 }
 
 export function which(bin: string, env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -27,7 +27,7 @@ export interface UpgradeFrom {
 export interface E2EOptions {
   repoRoot: string;
   stacks: string[];
-  kubeconfig?: string;
+  kubeconfig?: string | undefined;
   keep: boolean;
   clusterScript: string;
   schemasDir: string;
@@ -35,7 +35,7 @@ export interface E2EOptions {
    * The real release manifests, laid out as `files/<host>/<path>` of their URLs (../shared/mirror).
    * Undefined: none, every manifest is a stand-in (the default on an existing cluster: driver.ts).
    */
-  mirrorDir?: string;
+  mirrorDir?: string | undefined;
   outRoot: string;
   /** restart kube-apiserver during the first `pulumi up` (only on a cluster the e2e started) */
   interrupt: boolean;
@@ -50,17 +50,17 @@ export interface E2EOptions {
    * go to <outRoot>/preview-timing/<stack>. `turn` runs after each try (the bench times the offline
    * path there, so that both sides are taken in turns on the same machine).
    */
-  previewTiming?: { tries: number; turn?: (stack: string) => Promise<void> };
+  previewTiming?: { tries: number; turn?: (stack: string) => Promise<void> } | undefined;
   /** Deploy each stack first with the program of this commit, then upgrade it to the current one (upgrade.ts). */
-  upgradeFrom?: UpgradeFrom;
+  upgradeFrom?: UpgradeFrom | undefined;
   /** Deploy each stack first with every pin at its predecessor (predecessor.ts), then apply today's pins in one pulumi up. */
-  fromPredecessors?: boolean;
+  fromPredecessors?: boolean | undefined;
   /**
    * cluster.sh's ports moved by this much (`--port-offset`), for e2e runs side by side on one
    * machine: cluster.sh replaces a taken default port by the next free one, but two clusters
    * starting at once both find the same port free.
    */
-  portOffset?: number;
+  portOffset?: number | undefined;
   log: (line: string) => void;
 }
 

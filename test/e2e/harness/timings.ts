@@ -28,10 +28,10 @@ export interface ResourceStep {
   urn: string;
   type: string;
   op: string;
-  parent?: string;
+  parent?: string | undefined;
   start: number;
-  end?: number;
-  failed?: boolean;
+  end?: number | undefined;
+  failed?: boolean | undefined;
 }
 
 /** The update's resource steps of an event log (the preview's left out). */

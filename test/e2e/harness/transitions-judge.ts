@@ -130,11 +130,11 @@ export interface AgentOnNode {
   /** the report says it runs there (placement.json eligible) */
   belongs: boolean;
   /** the pod on the node before the rollout (its uid), if any */
-  before?: string;
+  before?: string | undefined;
   /** the pod on the node after it, with its controller-revision-hash, bound or Running */
-  after?: { uid: string; revision: string; phase: string };
+  after?: { uid: string; revision: string; phase: string } | undefined;
   /** the DaemonSet's revision after the rollout (status.updatedNumberScheduled counts pods of it) */
-  updatedRevision?: string;
+  updatedRevision?: string | undefined;
 }
 
 /**
