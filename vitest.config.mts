@@ -4,29 +4,30 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 /**
- * The suites that take seconds (a spawned pack, a CLI in a child process, thousands of generated
- * nodes), heaviest first: they run after every other suite, so the fast ones report first, and the
- * heaviest start early among them, so that two workers finish together. `npm run test:fast`
- * (OPENKEEL_TESTS=fast) runs the others alone.
+ * The integration suites (test/integration/: a spawned pack, a CLI in a child process, git, a real
+ * tool, the Pulumi program, thousands of generated nodes) run after the unit suites, so those report
+ * first; `npm run test:fast` (OPENKEEL_TESTS=fast) runs the unit suites alone. Among them the
+ * heaviest start first, these in this order, so that two workers finish together.
  */
-const SLOW = [
-  "test/urn-graph.test.ts",
-  "test/chart-placement.test.ts",
-  "test/policy.test.ts",
-  "test/preview.test.ts",
-  "test/upgrades.test.ts",
-  "test/properties.test.ts",
-  "test/policy-cli.test.ts",
-  "test/cli.test.ts",
-  "test/bad-stacks.test.ts",
-  "test/drift.test.ts",
-  "test/render-interrupt.test.ts",
-  "test/warnings.test.ts",
-  "test/validate.test.ts",
-  "test/talos-machinery.test.ts",
-  "test/tools.test.ts",
-  "test/render.test.ts",
-  "test/workflow.test.ts",
+const INTEGRATION = "test/integration/";
+const HEAVIEST = [
+  "test/integration/review/urn-graph.test.ts",
+  "test/integration/placement/chart-placement.test.ts",
+  "test/integration/policy/policy.test.ts",
+  "test/integration/review/preview.test.ts",
+  "test/integration/platform/upgrades.test.ts",
+  "test/integration/plan/properties.test.ts",
+  "test/integration/policy/policy-cli.test.ts",
+  "test/integration/cli/cli.test.ts",
+  "test/integration/cli/bad-stacks.test.ts",
+  "test/integration/review/drift.test.ts",
+  "test/integration/pipeline/render-interrupt.test.ts",
+  "test/integration/review/warnings.test.ts",
+  "test/integration/tools/validate.test.ts",
+  "test/integration/tools/talos-machinery.test.ts",
+  "test/integration/tools/tools.test.ts",
+  "test/integration/render/render.test.ts",
+  "test/integration/repository/workflow.test.ts",
 ];
 /**
  * vi.mock replaces a module for its own file: every file that mocks one gets a fresh module graph
@@ -44,11 +45,13 @@ function testFiles(dir: string): string[] {
 
 const FAST_ONLY = process.env.OPENKEEL_TESTS === "fast";
 
-/** The isolated suites first (their worker then goes on with the others), the fast ones, the slow ones. */
+/** The isolated suites first (their worker then goes on with the others), the unit suites, the integration suites. */
 const rank = (spec: TestSpecification) => {
   const file = spec.moduleId.slice(spec.project.config.root.length + 1);
-  const slow = SLOW.indexOf(file);
-  return slow >= 0 ? 2 + slow : ISOLATED.includes(file) ? 0 : 1;
+  if (ISOLATED.includes(file)) return 0;
+  if (!file.startsWith(INTEGRATION)) return 1;
+  const heavy = HEAVIEST.indexOf(file);
+  return 2 + (heavy >= 0 ? heavy : HEAVIEST.length);
 };
 
 class FastFirst extends BaseSequencer {
@@ -80,8 +83,11 @@ export default defineConfig({
     // only within a project, so a second one would start a fresh worker, and import everything
     // again, when the slow suites begin.
     projects: [
-      { extends: true, test: { name: "isolated", include: ISOLATED } },
-      { extends: true, test: { name: "suites", include: ["test/**/*.test.ts"], exclude: [...ISOLATED, ...(FAST_ONLY ? SLOW : [])], isolate: false } },
+      { extends: true, test: { name: "isolated", include: FAST_ONLY ? ISOLATED.filter((f) => !f.startsWith(INTEGRATION)) : ISOLATED } },
+      {
+        extends: true,
+        test: { name: "suites", include: ["test/**/*.test.ts"], exclude: [...ISOLATED, ...(FAST_ONLY ? [`${INTEGRATION}**`] : [])], isolate: false },
+      },
     ],
   },
 });

@@ -1,5 +1,5 @@
 // The bench's targets (issues 16 and 25) and the engine comparison: plain data and pure functions, so that
-// the verdicts, the speedup and "why not measured" are unit-tested (test/bench-targets.test.ts)
+// the verdicts, the speedup and "why not measured" are unit-tested (test/bench/bench-targets.test.ts)
 // while the times themselves are only ever read, never asserted.
 
 export interface Target {

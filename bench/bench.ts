@@ -25,7 +25,7 @@ import {
   type EngineStackResult,
   type Target,
 } from "./bench-targets";
-import { defaultClusterScript, defaultMirrorDir, timeEnginePreviews } from "../test/e2e/harness/driver";
+import { defaultClusterScript, defaultMirrorDir, timeEnginePreviews } from "../e2e/harness/driver";
 import { load1, measure, memoryFolder, type Measured } from "./measure";
 import {
   editLoop,
@@ -51,7 +51,7 @@ import {
   type StackE2E,
   type UpWaits,
 } from "./ci-figures";
-import { which } from "../test/e2e/harness/proc";
+import { which } from "../e2e/harness/proc";
 
 const CHILD = path.join(REPO_ROOT, "bench", "bench-child.ts");
 

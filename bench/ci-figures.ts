@@ -52,7 +52,7 @@ export interface StackE2E {
   policyMutations: boolean;
   /** The three slowest steps, `name: seconds`. */
   slowest: string[];
-  /** What each timed pulumi up waited on (its timings.json, test/e2e/harness/timings.ts). */
+  /** What each timed pulumi up waited on (its timings.json, e2e/harness/timings.ts). */
   waits?: UpWaits[];
 }
 

@@ -10,7 +10,7 @@ import type { Role, Taint, Toleration } from "./roles";
 
 /**
  * What a node state does, trait by trait: every rule of the repository reads these, never a state's
- * name (test/architecture.test.ts holds that), so a new state is its line here and its docs.
+ * name (test/repository/architecture.test.ts holds that), so a new state is its line here and its docs.
  */
 export interface StateTraits {
   /** No new pods land there: the node-roles phase cordons it (spec.unschedulable) and labels it with its state. */

@@ -68,7 +68,7 @@ function readPackConfig(file: string | undefined): PolicyPackConfigFile | undefi
 /**
  * The stacks named (or every stack), loaded and planned, each with the config the engine would hand
  * its program and pack, and its program: the Pulumi layer applying the plan made here (index.ts
- * would make the same one again from the same config: test/config.test.ts).
+ * would make the same one again from the same config: test/config/config.test.ts).
  */
 export function plannedStacks(names: string[] | undefined, stacksDir: string): PlannedStack[] {
   return planStacks(names, stacksDir).map((s) => {

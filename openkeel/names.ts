@@ -30,7 +30,7 @@ export function workloadSelector(release: string, component: string): Record<str
 
 /**
  * Every label the chart puts on a component's pods: its selector's, the component's own key and
- * part-of openkeel (the contract charts' `openkeel.workload`, test/e2e/charts/_shared/_openkeel.tpl:
+ * part-of openkeel (the contract charts' `openkeel.workload`, e2e/charts/_shared/_openkeel.tpl:
  * the labels the OpenKeel charts render, whose real templates are not public).
  */
 export function workloadPodLabels(release: string, component: string): Record<string, string> {

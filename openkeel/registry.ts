@@ -32,7 +32,7 @@ export function chartService(chart: string): OpenKeelService | undefined {
 /**
  * Every public API's NodePort in the lab (https://127.0.0.1:<port>), from the descriptors: one block
  * of ten per service, in install order, so that a new API finds its number without renumbering. A
- * collision or a port outside the range among them is a bug here (test/lab-endpoints.test.ts).
+ * collision or a port outside the range among them is a bug here (test/openkeel/lab-endpoints.test.ts).
  */
 export function labApiNodePorts(): NodePortUse[] {
   return OPENKEEL_SERVICES.flatMap((s) =>

@@ -45,7 +45,7 @@ function refuseAllowRemoval(argv: readonly string[]): void {
 
 /**
  * Tests only: a pause of this many milliseconds at each turn of the writing, while a stack's
- * temporary folder exists, so that a test can stop the render there (test/render-interrupt.test.ts).
+ * temporary folder exists, so that a test can stop the render there (test/integration/pipeline/render-interrupt.test.ts).
  */
 const PAUSE_ENV = "OPENKEEL_RENDER_TEST_PAUSE_MS";
 

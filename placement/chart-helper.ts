@@ -2,7 +2,7 @@
 // what a chart renders for a component from its `placement` value and the role definitions of
 // `global.nodeRoles`. OpenKeel releases are read through it (openkeel/workloads.ts) and platform
 // components place their pods with it, so both follow the same rules. The policy pack keeps its
-// own reading on purpose (policy/rules/placement.ts); test/oracles.test.ts proves they agree.
+// own reading on purpose (policy/rules/placement.ts); test/policy/oracles.test.ts proves they agree.
 import type { PlacementValue } from "../config/placement";
 import { roleDefinitions, type LabelProfile, type Role, type RoleDefinition, type Taint, type Toleration } from "../config/roles";
 

@@ -36,7 +36,7 @@ export interface Component {
   replicas?: number;
   /**
    * The PriorityClass its pods name (`priorityClassName`). The readers of the platform charts state
-   * it for every component the chart renders, absent meaning none (test/chart-placement.test.ts
+   * it for every component the chart renders, absent meaning none (test/integration/placement/chart-placement.test.ts
    * holds them to the chart); elsewhere absent may also mean its reader does not say.
    */
   priorityClass?: string;
@@ -107,7 +107,7 @@ export interface Readers {
  * A Deployment, DaemonSet or StatefulSet of a pinned upstream manifest, as the manifest ships it:
  * what places its pods (the pod template's nodeSelector, affinity, tolerations, hostNetwork) and
  * its replicas. The manifest takes no values, so this is where it runs; its owner's module encodes
- * it, test/upstream-workloads.test.ts holds it equal to the file, and the e2e holds the real
+ * it, test/platform/upstream-workloads.test.ts holds it equal to the file, and the e2e holds the real
  * scheduler to it.
  */
 export interface UpstreamWorkload {
@@ -127,7 +127,7 @@ export interface UpstreamWorkload {
 /**
  * What a platform chart renders at its pin, against the components its release's reader models:
  * the reader reads values, so which model component stands for which workload of the chart's
- * output is written here, beside it (test/chart-placement.test.ts renders the chart and holds each
+ * output is written here, beside it (test/integration/placement/chart-placement.test.ts renders the chart and holds each
  * workload to its component: node set, priority class, replicas).
  */
 export interface ChartWorkloads {

@@ -50,7 +50,7 @@ type Pin = ChartPin | ManifestPin | ImagePin | OlmPackagePin;
 
 /**
  * The workloads of one pinned upstream manifest, as it ships them (its release's choice, not ours:
- * the manifest takes no values). test/upstream-workloads.test.ts holds them equal to the file of
+ * the manifest takes no values). test/platform/upstream-workloads.test.ts holds them equal to the file of
  * the mirror, so an upgrade that moves them fails there first.
  */
 export interface UpstreamManifest {
@@ -97,7 +97,7 @@ export interface PlatformComponent extends NodeRemediator {
   upstream?: readonly UpstreamManifest[];
   /**
    * Per chart of `pins` (by chart name): which component of its reader stands for each workload the
-   * chart renders at the pin. test/chart-placement.test.ts renders the chart (`helm template`) with
+   * chart renders at the pin. test/integration/placement/chart-placement.test.ts renders the chart (`helm template`) with
    * every stack's values and holds the model to it; a workload missing here fails it, named.
    * @default none: it installs no Helm chart
    */

@@ -208,7 +208,7 @@ export function longhornStorageNetwork(ctx: Pick<StackContext, "platform">): Att
 /** The storage network's NAD and Subnet, before the release whose setting names them. */
 function storageNetworkUnits(ctx: StackContext): ManifestsUnit[] {
   const ref = longhornStorageNetwork(ctx);
-  // no data: deleting it stops new instance managers, not volumes (test/data-safety.test.ts); Longhorn
+  // no data: deleting it stops new instance managers, not volumes (test/integration/plan/data-safety.test.ts); Longhorn
   // treats the NAD as immutable all the same (storage-network.md: a change is a new NAD and a detach window)
   return ref ? [manifestsUnit(STORAGE_NETWORK_UNIT, LONGHORN_STORAGE_NETWORK_TYPE, attachmentNetworkObjects(ref))] : [];
 }

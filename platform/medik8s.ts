@@ -67,7 +67,7 @@ function medik8sNamespace(): K8sObject {
  * v0.38.0 holds a cert-manager Certificate and Issuer whose Secret olm-cert its two operators mount
  * (v0.37.0, the predecessor of the pin: the mirror's file, lines 191-253), and the provider must
  * know those kinds when it builds the group, a preview of a new cluster included (F6 of
- * test/e2e/FINDINGS.md); a pin bump from such a release (Renovate's path) deploys it first.
+ * e2e/FINDINGS.md); a pin bump from such a release (Renovate's path) deploys it first.
  */
 function olmUnit(dependsOn: string[]): RemoteManifestUnit {
   return pinnedManifestUnit("olm", OLM_TYPE, [OLM_CRDS, OLM], { protect: true, dependsOn });

@@ -49,7 +49,7 @@ const PLACEMENT_UNIT = "metallb-placement";
 const PLACEMENT_TYPE = "openkeel:platform:MetalLBPlacement";
 const LINUX: Record<string, string> = { "kubernetes.io/os": "linux" };
 /**
- * The manifest's two workloads as v0.16.1 ships them (test/upstream-workloads.test.ts holds them to
+ * The manifest's two workloads as v0.16.1 ships them (test/platform/upstream-workloads.test.ts holds them to
  * the file); the patches of metallb-placement place them, and the report reads those patches.
  */
 const SHIPPED: UpstreamManifest = {
@@ -89,7 +89,7 @@ export function ingressScheduling(ctx: Pick<StackContext, "profile">): Schedulin
 
 /**
  * A forced server-side-apply patch of a workload of the manifest, named as the manifest names it
- * (`app: metallb`, `component: <name>`; test/metallb.test.ts holds both to the pinned file). The
+ * (`app: metallb`, `component: <name>`; test/integration/platform/metallb.test.ts holds both to the pinned file). The
  * selector and the container's name are the manifest's own: they make the patch a valid object for
  * kubeconform and own nothing new (containers merge by name).
  */

@@ -1,6 +1,6 @@
 // Multus (thick plugin). The objects of the v4.3.0 release's `deployments/multus-daemonset-thick.yml`
 // (k8snetworkplumbingwg/multus-cni; a copy is test/fixtures/upstream/, and
-// test/multus-upstream.test.ts holds these objects to it field by field), written here because
+// test/platform/multus-upstream.test.ts holds these objects to it field by field), written here because
 // that file names a floating image. The only changes, each in docs/platform.md:
 //   - both images: the release's `v4.3.0-thick` instead of the floating `snapshot-thick`;
 //   - the DaemonSet's priorityClassName system-node-critical (design § 2: CNI DaemonSets);

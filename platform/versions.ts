@@ -680,7 +680,7 @@ export const ACTIONLINT_UPGRADE = buildTool("actionlint", "TOOLS.actionlint");
 export type ToolName = keyof typeof TOOLS;
 
 /**
- * The CNI reference plugins the attachment check runs (tools/cni-plugins.ts, test/cni-plugins.test.ts):
+ * The CNI reference plugins the attachment check runs (tools/cni-plugins.ts, test/integration/tools/cni-plugins.test.ts):
  * each rendered NetworkAttachmentDefinition's plugin, against its config, in network namespaces.
  * `go install <module>/<package>@<version>` into .tools/cni/; the module proxy serves it, no release
  * archive is fetched. The version is the one Kube-OVN puts on every node: at KUBE_OVN_CHART's tag,
@@ -702,7 +702,7 @@ export const CNI_PLUGINS_UPGRADE: UpgradeRule = {
   deployed: false,
   crds: "none",
   first: [
-    "the CNI_PLUGINS_VERSION of kubeovn/kube-ovn dist/images/Dockerfile.base at KUBE_OVN_CHART's tag: the plugins the nodes run (test/cni-plugins.test.ts compares them)",
+    "the CNI_PLUGINS_VERSION of kubeovn/kube-ovn dist/images/Dockerfile.base at KUBE_OVN_CHART's tag: the plugins the nodes run (test/integration/tools/cni-plugins.test.ts compares them)",
   ],
   source: "a test tool, never deployed; it follows Kube-OVN's CNI_PLUGINS_VERSION (kubeovn/kube-ovn@v1.16.2 dist/images/Dockerfile.base line 191)",
 };
@@ -710,7 +710,7 @@ export const CNI_PLUGINS_UPGRADE: UpgradeRule = {
 /**
  * Helm, for the test that renders every platform chart at its pin (`helm template`, the release's
  * post-renderer run by Helm itself) and holds the placement model to it (tools/chart-placement.ts,
- * test/chart-placement.test.ts). `go install <command>@<version>` into .tools/helm (the module proxy,
+ * test/integration/placement/chart-placement.test.ts). `go install <command>@<version>` into .tools/helm (the module proxy,
  * checked against sum.golang.org; no replace directive in its go.mod, so no wrapper module). The
  * version is the Helm the deploying code runs: `helm.v3.Release` is the Kubernetes provider's
  * (@pulumi/kubernetes), built on helm.sh/helm/v3, and the newest provider/go.mod of
@@ -775,7 +775,7 @@ export const TALOS_CONFIG_SCHEMA: ManifestPin = {
   url: `https://raw.githubusercontent.com/siderolabs/talos/${TALOS_VERSION}/pkg/machinery/config/schemas/config.schema.json`,
 };
 
-/** Every upgrade rule, each declared beside its pins above; each pin has exactly one (test/upgrades.test.ts). */
+/** Every upgrade rule, each declared beside its pins above; each pin has exactly one (test/integration/platform/upgrades.test.ts). */
 export const UPGRADE_RULES: readonly UpgradeRule[] = [
   LONGHORN_UPGRADE,
   KUBE_OVN_UPGRADE,

@@ -5,7 +5,7 @@
 // key is formatted by the library itself, once per distinct value, so quoting and YAML 1.1 rules stay
 // the library's. Anything else (multi-line strings, undefined in a list, non-plain objects, very
 // long keys) returns undefined and the caller uses the library for the whole document.
-// test/yaml-emit.test.ts checks the equivalence on every rendered file and on arbitrary values.
+// test/render/yaml-emit.test.ts checks the equivalence on every rendered file and on arbitrary values.
 import { parse, stringify, type ToStringOptions, type CreateNodeOptions, type DocumentOptions, type SchemaOptions } from "yaml";
 import { byCodePoint } from "../config/plain";
 
@@ -200,7 +200,7 @@ function contentLines(text: string): { indent: number; body: string }[] | undefi
  * itself, once per distinct text, in the same position. Anything else (comments after content,
  * anchors, tags, block or multi-line scalars, flow collections, tabs, duplicate keys, an indent it
  * does not expect) returns undefined and the caller uses the library for the whole document.
- * test/yaml-emit.test.ts checks the equivalence.
+ * test/render/yaml-emit.test.ts checks the equivalence.
  */
 export function makeReader(): (text: string) => unknown {
   const library = scalarReader();

@@ -1,7 +1,7 @@
 // npm run e2e [-- --stack <name>]… [--kubeconfig <file>] [--keep] [--cluster-script <file>] [--schemas <dir>] [--mirror <dir>] [--no-interrupt] [--no-policy-mutations] [--no-transitions] [--time-preview <tries>] [--upgrade-from <git ref>|last-release] [--from-predecessors] [--port-offset <n>]:
 // the real Pulumi engine against a real Kubernetes control plane, per stack (default lab and
 // prod-medium): up with the policy pack, an API server restart mid-way, an idempotent preview, a
-// day-2 node, destroy; placement proven by the real scheduler (test/e2e/README.md). Binaries from
+// day-2 node, destroy; placement proven by the real scheduler (e2e/README.md). Binaries from
 // PATH: pulumi, kubectl, pulumi-resource-kubernetes, pulumi-resource-random (../shared/engine
 // builds them; released ones work the same). The cluster: --kubeconfig (e.g. the kind lab), else
 // cluster.sh of the engine kit (--cluster-script, env OPENKEEL_E2E_CLUSTER_SCRIPT). The release
@@ -20,6 +20,6 @@
 // cluster.sh's ports moved by n, so that two e2e runs can start their clusters side by side.
 // Exit 0: every step and check passed; 1: something failed; 2: bad usage or a missing binary.
 import { run } from "../cli/cli";
-import { e2eCommand } from "../test/e2e/harness/e2e-command";
+import { e2eCommand } from "../e2e/harness/e2e-command";
 
 run(e2eCommand);

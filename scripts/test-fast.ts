@@ -1,5 +1,5 @@
-// npm run test:fast [-- <vitest run arguments>]: the suites that take no seconds each, alone
-// (OPENKEEL_TESTS=fast: vitest.config.mts leaves out the slow ones), without npm test's tools, type
+// npm run test:fast [-- <vitest run arguments>]: the unit suites (test/<layer>/), alone
+// (OPENKEEL_TESTS=fast: vitest.config.mts leaves out test/integration/), without npm test's tools, type
 // check and lint. Arguments other than --help go to vitest run.
 // Exit 0: every suite passed; otherwise vitest's exit code.
 import { run } from "../cli/cli";

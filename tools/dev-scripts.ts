@@ -71,7 +71,7 @@ export function testCommand(argv: string[]): number {
   return steps(testSteps(argv));
 }
 
-/** `npm run test:fast`: the suites that take no seconds each (vitest.config.mts), alone; other arguments go to `vitest run`. */
+/** `npm run test:fast`: the unit suites (test/<layer>/, vitest.config.mts), alone; other arguments go to `vitest run`. */
 export function testFastCommand(argv: string[]): number {
   helpOnly(argv, script("test-fast"));
   return steps([node("vitest/vitest.mjs", ["run", ...argv])], { OPENKEEL_TESTS: "fast" });

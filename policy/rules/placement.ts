@@ -4,7 +4,7 @@
 //
 // An independent copy on purpose: the pack judges what the engine hands it (a release's values)
 // without the code that wrote them, so a bug in placement/chart-helper.ts cannot hide itself from
-// the pack. test/oracles.test.ts proves the two readings agree.
+// the pack. test/policy/oracles.test.ts proves the two readings agree.
 import { roleOfLabelKey, ROLES, roleTaint, type Role } from "../../config/roles";
 import { get, isObject, type Tree } from "./common";
 

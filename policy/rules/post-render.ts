@@ -5,7 +5,7 @@
 // <release>`, whose `post-render.json` is the post-renderer's input ({release, patches}, each patch
 // an RFC 7386 merge patch on one object). The record must be what the release's `postrender`
 // applies: that executable's name ends in the first 16 hex digits of the record's SHA-256.
-// The pack's own reading of what components/post-render.ts writes, on purpose (test/post-render.test.ts
+// The pack's own reading of what components/post-render.ts writes, on purpose (test/integration/plan/post-render.test.ts
 // holds the two together).
 import { createHash } from "node:crypto";
 import { type Finding, get, isObject, type ResourceView, type Tree, valuesOf } from "./common";
@@ -132,7 +132,7 @@ export function patchedPodSpec(patches: readonly Patch[], kind: string, name: st
 
 /**
  * The labels an OpenKeel chart puts on a workload's pods, `<release>-<suffix>`: what its pods are
- * selected by (the contract charts' openkeel.workload, test/e2e/charts/_shared/_openkeel.tpl).
+ * selected by (the contract charts' openkeel.workload, e2e/charts/_shared/_openkeel.tpl).
  */
 export function chartPodLabels(release: string, name: string): Record<string, string> {
   return { "app.kubernetes.io/instance": release, "app.kubernetes.io/name": name };

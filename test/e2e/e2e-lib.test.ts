@@ -1,6 +1,6 @@
 // The e2e's own pieces that need no engine: they run in `npm test` (fast), so that a broken mirror,
 // stand-in or node registration shows before anyone runs `npm run e2e`.
-import { E2E_COMPONENT_LABEL, E2E_RELEASE_LABEL, galeraStatefulSet, rabbitmqStatefulSet } from "./standins/operators";
+import { E2E_COMPONENT_LABEL, E2E_RELEASE_LABEL, galeraStatefulSet, rabbitmqStatefulSet } from "../../e2e/standins/operators";
 import * as fs from "node:fs";
 import * as https from "node:https";
 import * as os from "node:os";
@@ -9,19 +9,19 @@ import { gunzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { chartComponent, compareLeaves } from "./harness/placement-check";
-import { helmBusy, liveSource, serviceBacked } from "./harness/live-webhooks";
-import { admitLauncherEviction, type LauncherPod, type Vmi } from "./harness/kubevirt-eviction";
-import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "./harness/admission";
-import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "./harness/mirror";
-import { K8S_CONTROL_PLANE, nodeSpecs } from "./harness/nodes";
-import { policyViolations, summaryLine } from "./harness/pulumi";
-import { readPlacement, readRendered, type RenderedStack } from "./harness/rendered";
+import { chartComponent, compareLeaves } from "../../e2e/harness/placement-check";
+import { helmBusy, liveSource, serviceBacked } from "../../e2e/harness/live-webhooks";
+import { admitLauncherEviction, type LauncherPod, type Vmi } from "../../e2e/harness/kubevirt-eviction";
+import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "../../e2e/harness/admission";
+import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "../../e2e/harness/mirror";
+import { K8S_CONTROL_PLANE, nodeSpecs } from "../../e2e/harness/nodes";
+import { policyViolations, summaryLine } from "../../e2e/harness/pulumi";
+import { readPlacement, readRendered, type RenderedStack } from "../../e2e/harness/rendered";
 import type { RenderedUnit } from "../../render/rendered";
-import { tgz } from "./harness/tar";
-import { clusterPorts } from "./harness/setup";
-import { defaultClusterScript } from "./harness/driver";
-import { structural } from "./standins/crds";
+import { tgz } from "../../e2e/harness/tar";
+import { clusterPorts } from "../../e2e/harness/setup";
+import { defaultClusterScript } from "../../e2e/harness/driver";
+import { structural } from "../../e2e/standins/crds";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
 const SCHEMAS = process.env.OPENKEEL_SCHEMAS ?? path.resolve(__dirname, "../../../shared/schemas");

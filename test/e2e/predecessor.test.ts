@@ -3,8 +3,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareVersions, predecessorMoves, predecessorOf, withPredecessors } from "./harness/predecessor";
-import { readRendered } from "./harness/rendered";
+import { compareVersions, predecessorMoves, predecessorOf, withPredecessors } from "../../e2e/harness/predecessor";
+import { readRendered } from "../../e2e/harness/rendered";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
 const MIRROR = process.env.OPENKEEL_MIRROR ?? path.resolve(__dirname, "../../../shared/mirror");

@@ -1,6 +1,6 @@
-// What a pulumi up waited on, from the engine's event log (test/e2e/harness/timings.ts).
+// What a pulumi up waited on, from the engine's event log (e2e/harness/timings.ts).
 import { describe, expect, it } from "vitest";
-import { deployTimings, longestChain, resourceSteps } from "./harness/timings";
+import { deployTimings, longestChain, resourceSteps } from "../../e2e/harness/timings";
 
 const urn = (type: string, name: string) => `urn:pulumi:s::openkeel::${type}::${name}`;
 const ev = (

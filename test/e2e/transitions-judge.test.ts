@@ -4,9 +4,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE_STATE_LABEL } from "../../config/lifecycle";
-import { dayTwoTransitions } from "./harness/day2-transitions";
-import { readDocs, type RenderedStack } from "./harness/rendered";
-import { StackRun, type E2EOptions } from "./harness/stack-run";
+import { dayTwoTransitions } from "../../e2e/harness/day2-transitions";
+import { readDocs, type RenderedStack } from "../../e2e/harness/rendered";
+import { StackRun, type E2EOptions } from "../../e2e/harness/stack-run";
 import {
   drainLeft,
   drainProblems,
@@ -17,7 +17,7 @@ import {
   protectedLost,
   rolloutProblems,
   type LabelSelector,
-} from "./harness/transitions-judge";
+} from "../../e2e/harness/transitions-judge";
 
 const REPO = path.resolve(__dirname, "../..");
 const RENDERED = path.join(REPO, "rendered");

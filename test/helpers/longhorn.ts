@@ -3,7 +3,7 @@
 // UnmarshalNodeSelector/validateAndUnmarshalLabel). Errors where Longhorn returns an error.
 //
 // A test oracle, independent of the lenient readers in platform/longhorn.ts on purpose;
-// test/oracles.test.ts proves both read every setting this repository writes alike.
+// test/policy/oracles.test.ts proves both read every setting this repository writes alike.
 import type { Toleration } from "../../config/roles";
 
 const EFFECTS = new Set(["", "NoExecute", "NoSchedule", "PreferNoSchedule"]);

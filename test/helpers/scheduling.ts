@@ -4,7 +4,7 @@ import { resolveStack } from "../../environments";
 // expressions ANDed) and NoSchedule/NoExecute taints, as kube-scheduler filters them.
 //
 // A test oracle, independent of placement/scheduling.ts on purpose (written from the scheduler's
-// rules, not from that code); test/oracles.test.ts proves the two agree where both apply.
+// rules, not from that code); test/policy/oracles.test.ts proves the two agree where both apply.
 import type { LoadedConfig, NodeConfig } from "../../config/schema";
 import type { Affinity, NodeSelectorRequirement } from "../../placement/chart-helper";
 import { findUnit, type ManifestsUnit, type Plan } from "../../plan/plan";

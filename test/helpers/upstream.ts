@@ -5,8 +5,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
-import { defaultMirrorDir } from "../e2e/harness/driver";
-import { mirroredPath } from "../e2e/harness/mirror";
+import { defaultMirrorDir } from "../../e2e/harness/driver";
+import { mirroredPath } from "../../e2e/harness/mirror";
 import type { UpstreamWorkload } from "../../placement/workloads";
 import { REPO } from "./stacks";
 import { isPlainObject } from "../../config/plain";

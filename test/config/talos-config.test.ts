@@ -1,0 +1,150 @@
+// openkeel:talos: required in production, refused in the lab, and every bad value gets one problem
+// with the file, the key path, what is wrong and how to fix it.
+import { describe, expect, it } from "vitest";
+import { isCpuList, WATCHDOG_MODULES } from "../../config/talos";
+import { configProblems, mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "../helpers/stacks";
+
+const problemsOf = configProblems;
+
+describe("openkeel:talos", () => {
+  it("is set, with a Talos watchdog module, in every production stack", () => {
+    for (const stack of PRODUCTION_STACKS) {
+      const talos = shippedConfig(stack).talos!;
+      expect((WATCHDOG_MODULES as readonly string[]).includes(talos.watchdogModule)).toBe(true);
+      expect(talos.compute).toBeDefined();
+      expect(talos.longhornDisk).toBeDefined();
+    }
+    expect(shippedConfig("lab").talos).toBeUndefined();
+  });
+
+  it("fills the kubelet's own defaults into systemReserved (Talos replaces its whole default map)", () => {
+    const reserved = mutatedConfig("prod-medium", (r) => (r.talos.compute.systemReserved = { memory: "9Gi" })).talos!.compute!.systemReserved;
+    expect(reserved).toEqual({ memory: "9Gi", "ephemeral-storage": "256Mi", pid: 100 });
+  });
+
+  it("accepts CPU lists as the kubelet writes them", () => {
+    for (const ok of ["0", "0-3", "0,1,32,33", "0-1,32-33"]) expect(isCpuList(ok), ok).toBe(true);
+    for (const bad of ["", "3-0", "0-", "a", "0 1", "0;1"]) expect(isCpuList(bad), bad).toBe(false);
+  });
+
+  const cases: [string, string, (raw: any) => void, string, RegExp, RegExp][] = [
+    ["missing in production", "prod-medium", (r) => delete r.talos, "openkeel:talos", /is required in production/, /add openkeel:talos/],
+    [
+      "set on the lab",
+      "lab",
+      (r) => (r.talos = { watchdogModule: "i6300esb" }),
+      "openkeel:talos",
+      /kind-lab environment has none/,
+      /remove openkeel:talos from the lab stack/,
+    ],
+    [
+      "softdog",
+      "prod-medium",
+      (r) => (r.talos.watchdogModule = "softdog"),
+      "openkeel:talos.watchdogModule",
+      /does not have \(CONFIG_SOFT_WATCHDOG/,
+      /iTCO_wdt/,
+    ],
+    ["unknown watchdog", "prod-medium", (r) => (r.talos.watchdogModule = "itco_wdt"), "openkeel:talos.watchdogModule", /not a watchdog module/, /iTCO_wdt/],
+    ["missing watchdog", "prod-medium", (r) => delete r.talos.watchdogModule, "openkeel:talos.watchdogModule", /is required/, /add it/],
+    ["unknown key", "prod-medium", (r) => (r.talos.watchdog = "iTCO_wdt"), "openkeel:talos.watchdog", /unknown key/, /stacks\/README\.md/],
+    [
+      "compute missing with compute nodes",
+      "prod-large",
+      (r) => delete r.talos.compute,
+      "openkeel:talos.compute",
+      /is required: compute nodes/,
+      /reservedSystemCPUs/,
+    ],
+    [
+      "longhornDisk missing with storage nodes",
+      "prod-small",
+      (r) => delete r.talos.longhornDisk,
+      "openkeel:talos.longhornDisk",
+      /storage nodes keep Longhorn replicas/,
+      /diskSelector/,
+    ],
+    [
+      "bad CPU list",
+      "prod-medium",
+      (r) => (r.talos.compute.reservedSystemCPUs = "0-3;8"),
+      "openkeel:talos.compute.reservedSystemCPUs",
+      /not a CPU list/,
+      /0-3/,
+    ],
+    [
+      "systemReserved.cpu",
+      "prod-medium",
+      (r) => (r.talos.compute.systemReserved.cpu = "2"),
+      "openkeel:talos.compute.systemReserved.cpu",
+      /overwritten by the kubelet/,
+      /size reservedSystemCPUs/,
+    ],
+    [
+      "bad memory quantity",
+      "prod-medium",
+      (r) => (r.talos.compute.systemReserved.memory = "8GB"),
+      "openkeel:talos.compute.systemReserved.memory",
+      /not a Kubernetes quantity/,
+      /8Gi/,
+    ],
+    [
+      "bad page size",
+      "prod-medium",
+      (r) => (r.talos.compute.hugepages.pageSize = "1G"),
+      "openkeel:talos.compute.hugepages.pageSize",
+      /not one of 1Gi, 2Mi/,
+      /listed values/,
+    ],
+    [
+      "hugepages as an extra kernel argument",
+      "prod-medium",
+      (r) => (r.talos.compute.extraKernelArgs = ["hugepages=16"]),
+      "openkeel:talos.compute.extraKernelArgs[0]",
+      /compute\.hugepages already writes/,
+      /compute\.hugepages/,
+    ],
+    [
+      "kernel argument with a space",
+      "prod-medium",
+      (r) => (r.talos.compute.extraKernelArgs = ["intel_iommu=on iommu=pt"]),
+      "openkeel:talos.compute.extraKernelArgs[0]",
+      /not a kernel argument/,
+      /one argument per list entry/,
+    ],
+    ["bad disk size", "prod-medium", (r) => (r.talos.longhornDisk.minSize = "lots"), "openkeel:talos.longhornDisk.minSize", /not a size/, /500GB/],
+    [
+      "bad disk maximum",
+      "prod-medium",
+      (r) => (r.talos.longhornDisk.maxSize = "120%"),
+      "openkeel:talos.longhornDisk.maxSize",
+      /not a size or a percentage/,
+      /80%/,
+    ],
+    [
+      "overlong kernel argument",
+      "prod-medium",
+      (r) => (r.talos.compute.extraKernelArgs = [`x=${"a".repeat(70)}`]),
+      "openkeel:talos.compute.extraKernelArgs[0]",
+      /at most 64 characters/,
+      /one argument per list entry/,
+    ],
+    [
+      "missing disk selector",
+      "prod-medium",
+      (r) => delete r.talos.longhornDisk.diskSelector,
+      "openkeel:talos.longhornDisk.diskSelector",
+      /is required/,
+      /add it/,
+    ],
+  ];
+
+  it.each(cases)("%s", (_title, stack, mutate, path, message, fix) => {
+    const problems = problemsOf(stack, mutate);
+    const p = problems.find((x) => x.path === path);
+    expect(p, `problems: ${JSON.stringify(problems)}`).toBeDefined();
+    expect(p!.file).toBe(`stacks/Pulumi.${stack}.yaml`);
+    expect(p!.message).toMatch(message);
+    expect(p!.fix).toMatch(fix);
+  });
+});

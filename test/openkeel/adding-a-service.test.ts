@@ -1,0 +1,97 @@
+// Issue 40, item 1: adding an OpenKeel service takes its module and its registry line (then its
+// contract chart and its docs row, which test/openkeel/openkeel-services.test.ts asks for). Here the registry
+// gets one more line, for a service no file of the program names (test/fixtures/example-service/),
+// and the whole program takes it: the stack's keys, its release, its values contract, its placement,
+// its post-render patch, its NodePort in the lab.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { isError } from "../../config/problems";
+import { planStack } from "../../environments";
+import { labApiNodePorts, serviceOfRelease } from "../../openkeel/registry";
+import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { planOf, release, valuesOf } from "../helpers/plans";
+import { configProblems, mutatedConfig, REPO } from "../helpers/stacks";
+
+vi.mock("../../openkeel/services", async (importOriginal) => {
+  const registry = await importOriginal<typeof import("../../openkeel/services")>();
+  const { example } = await import("../fixtures/example-service/example");
+  return { OPENKEEL_SERVICES: [...registry.OPENKEEL_SERVICES, example] };
+});
+
+/** A shipped stack that configures the example service (its block, and its chart's version). */
+const withExample = (stack: string, block: Record<string, unknown> = {}) =>
+  mutatedConfig(stack, (raw) => {
+    raw.services = { ...raw.services, example: block };
+    raw.charts = { ...raw.charts, versions: { ...raw.charts?.versions, example: "1.2.3" } };
+  });
+
+describe("a service added by its module and its registry line", () => {
+  it("is the registry's last service", () => {
+    expect(OPENKEEL_SERVICES.map((s) => s.name).at(-1)).toBe("example");
+  });
+
+  it("has its keys in the stack: its block and its chart's version; a misspelt name is refused, naming it", () => {
+    expect(withExample("prod-medium", { replicas: { api: 4 } }).services.example?.replicas).toEqual({ api: 4 });
+    const [problem] = configProblems("prod-medium", (raw) => (raw.services = { exampel: {} }));
+    expect(problem).toMatchObject({ path: "openkeel:services.exampel", message: "unknown key" });
+    expect(problem.fix).toMatch(/^did you mean 'example'\? the OpenKeel services are keystone, .*, ec2-api, example$/);
+  });
+
+  it("is installed after Keystone, from its chart at the version the stack pins, its values passing the contract", () => {
+    const plan = planOf(withExample("prod-medium", { replicas: { api: 4 } }));
+    const u = release(plan, "openkeel-example");
+    expect(u.chart).toEqual({ repository: "oci://registry.openkeel.io/charts", chart: "openkeel-example", version: "1.2.3" });
+    expect(u.dependsOn).toEqual(["openkeel-keystone"]);
+    expect(u.namespace).toBe("openkeel");
+    expect(u.values.placement).toEqual({ api: { role: "controlPlane" } });
+    expect(u.values.api).toEqual({ replicas: 4 });
+    expect(u.values.worker).toEqual({ replicas: 2 });
+    expect(serviceOfRelease("openkeel-example")).toBe("example");
+  });
+
+  it("is refused where the stack breaks its values contract or its replica rules, naming the stack key", () => {
+    const errors = (block: Record<string, unknown>) =>
+      planStack(withExample("prod-medium", block))
+        .problems.filter(isError)
+        .map((p) => `${p.path}: ${p.message}`);
+    expect(errors({ replicas: { api: 2 } })).toEqual([
+      expect.stringMatching(
+        /^openkeel:services\.example\.replicas\.api: release openkeel-example \(service example\), values key api\.replicas: 2 replica\(s\) of the example API/,
+      ),
+    ]);
+    const problems = errors({ values: { worker: { nodeSelector: {} } } });
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^openkeel:services\.example\.values\.worker\.nodeSelector: release openkeel-example \(service example\), values key worker\.nodeSelector: /,
+      ),
+    ]);
+  });
+
+  it("is placed: its API by the chart helper, its worker by the post-render patch of its release, both on the control plane", () => {
+    const r = planStack(withExample("prod-medium"));
+    expect(r.problems.filter(isError)).toEqual([]);
+    const placed = r.placement!.placements.filter((p) => p.component.unit === "openkeel-example");
+    expect(placed.map((p) => p.component.name)).toEqual(["openkeel-example/api", "openkeel-example/worker"]);
+    for (const p of placed) expect(p.eligible, p.component.name).toEqual(["cp-1", "cp-2", "cp-3"]);
+    expect(release(r.plan!, "openkeel-example").postRender?.map((p) => p.target)).toEqual([{ kind: "Deployment", name: "openkeel-example-worker" }]);
+  });
+
+  it("has its API on its NodePort in the lab, among the lab's", () => {
+    const plan = planOf(withExample("lab"));
+    expect(valuesOf(plan, "openkeel-example").api.service).toEqual({ type: "NodePort", nodePort: 30690 });
+    expect(labApiNodePorts().at(-1)).toEqual({ release: "openkeel-example", path: ["api", "service", "nodePort"], port: 30690 });
+  });
+
+  it("is the module docs/openkeel-values.md shows, word for word", () => {
+    const docs = fs.readFileSync(path.join(REPO, "docs/openkeel-values.md"), "utf8");
+    const module = fs.readFileSync(path.join(REPO, "test/fixtures/example-service/example.ts"), "utf8");
+    // the docs show it inside a list item: indented, and with the imports a module of openkeel/services/ has
+    const shown = /## Adding a service[\s\S]*?\n( *)```ts\n([\s\S]*?)\n *```/.exec(docs);
+    const [, indent, code] = shown ?? ["", "", ""];
+    const dedented = code.replace(new RegExp(`^${indent}`, "gm"), "");
+    const body = (text: string) => text.slice(text.indexOf("export const")).trimEnd();
+    expect(body(dedented)).toBe(body(module));
+    expect(dedented).toContain('from "../components"');
+  });
+});

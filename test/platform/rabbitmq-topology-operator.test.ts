@@ -1,0 +1,40 @@
+// Issue 14, item 11: the RabbitMQ Messaging Topology Operator (§ 2.3; the vhosts, users and
+// permissions of seed 004), pinned, after cert-manager (its webhook certificate) and the cluster
+// operator (its RabbitmqCluster CRD), in production and in the lab.
+import { describe, expect, it } from "vitest";
+import { addComponents, type PlatformComponent } from "../../platform/component";
+import { rabbitmqTopologyOperator } from "../../platform/rabbitmq-topology-operator";
+import { RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR } from "../../platform/versions";
+import { emptyPhases, findUnit, phase, type Plan } from "../../plan/plan";
+import { contextOf, planOf } from "../helpers/plans";
+import { SHIPPED_STACKS, shippedConfig } from "../helpers/stacks";
+
+describe("the messaging topology operator", () => {
+  it.each(SHIPPED_STACKS)("%s: the pinned release manifest, after cert-manager and the cluster operator, protected", (stack) => {
+    const plan = planOf(stack);
+    const unit = findUnit(plan, "rabbitmq-messaging-topology-operator")!;
+    expect(unit).toMatchObject({ kind: "RemoteManifest", urls: [RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR.url], version: "v1.19.2", protect: true });
+    expect(unit.dependsOn).toEqual(expect.arrayContaining(["cert-manager", "rabbitmq-cluster-operator"]));
+    expect(phase(plan, "crds-operators").units).toContain(unit);
+    expect(RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR.url).toMatch(/\/releases\/download\/v1\.19\.2\/messaging-topology-operator-with-certmanager\.yaml$/);
+  });
+
+  it("an environment that lists it before cert-manager is a bug in this repository, not a stack mistake", () => {
+    const cfg = shippedConfig("lab");
+    const plan: Plan = {
+      stack: "x",
+      environment: "kind-lab",
+      topology: "lab",
+      labelProfile: "default",
+      taintedRoles: [],
+      nodes: [],
+      cluster: { context: "kind-x" },
+      phases: emptyPhases(),
+      warnings: [],
+    };
+    const ctx = contextOf(cfg);
+    expect(() => addComponents(plan, ctx, [rabbitmqTopologyOperator] as PlatformComponent[])).toThrow(
+      /waits for cert-manager, which its environment does not list before it/,
+    );
+  });
+});
