@@ -6,7 +6,7 @@ import { stripVTControlCharacters } from "node:util";
 import { listStacks } from "../config/stack-file";
 import { args, EXIT_BAD_CONFIG, UserError } from "../cli/cli";
 import type { ChildRequest, ChildResult } from "./bench-child";
-import { kubeconformArgs, SCHEMAS_ENV, schemasDir } from "../tools/kubeconform";
+import { failedResources, kubeconformArgs, SCHEMAS_ENV, schemasDir } from "../tools/kubeconform";
 import { REPO_ROOT, requireTool } from "../tools/tools";
 import { installValidators } from "../tools/install";
 import { writeWhole } from "../cli/write";
@@ -230,9 +230,9 @@ type KubeconformRun = (targets: string[]) => Promise<Measured>;
 function kubeconformRunner(kubeconform: string, schemas: string): KubeconformRun {
   return async (targets) => {
     const m = await measure(kubeconform, kubeconformArgs(targets, schemas), true);
-    const report = JSON.parse(m.stdout) as { summary?: Record<string, number> };
-    const bad = (report.summary?.invalid ?? 0) + (report.summary?.errors ?? 0) + (report.summary?.skipped ?? 0);
-    if (bad > 0) throw new Error(`kubeconform: ${bad} object(s) failed in ${targets.join(", ")}`);
+    // judged as npm run validate judges (a patch of an object another writes may lack required fields)
+    const bad = failedResources(m.stdout);
+    if (bad.length > 0) throw new Error(`kubeconform: ${bad.length} object(s) failed in ${targets.join(", ")}: ${bad.map((r) => r.filename).join(", ")}`);
     return m;
   };
 }

@@ -135,7 +135,7 @@ export interface KubeconformResult {
   findings: Finding[];
 }
 
-interface RawResource {
+export interface RawResource {
   filename: string;
   kind?: string;
   name?: string;
@@ -190,6 +190,15 @@ function validPatch(res: RawResource): boolean {
     (d) => d.toJS() as { metadata?: { name?: string; annotations?: Record<string, string> } } | null,
   );
   return docs.some((d) => d?.metadata?.name === res.name && d?.metadata?.annotations?.[APPLY_AS_PATCH_ANNOTATION] === "patch");
+}
+
+/**
+ * The resources of a kubeconform `-output json` report that fail it: invalid, errors and skipped,
+ * a patch of an object another writes (validPatch) not among them.
+ */
+export function failedResources(stdout: string): RawResource[] {
+  const report = JSON.parse(stdout) as { resources?: RawResource[] };
+  return (report.resources ?? []).filter((r) => r.status !== "statusValid" && !validPatch(r));
 }
 
 /**

@@ -15,6 +15,7 @@ import { stringify } from "yaml";
 import { CRDS_CATALOG_COMMIT, KUBERNETES_JSON_SCHEMA_COMMIT, KUBERNETES_SCHEMA_VERSION } from "../../../platform/versions";
 import {
   downloadFailures,
+  failedResources,
   kubeconformArgs,
   offlineSchemasDir,
   schemaLocations,
@@ -29,6 +30,7 @@ import { capture } from "../../../cli/cli";
 import { pickSchemas, validateCommand } from "../../../tools/validate-command";
 import { readTree } from "../../../cli/write";
 import { tsCommand } from "../../../cli/ts-command";
+import { requireTool } from "../../../tools/tools";
 import { REPO, SHIPPED_STACKS } from "../../helpers/stacks";
 
 /** The offline folder this checkout has, if any; without one the fixtures are validated upstream. */
@@ -218,6 +220,13 @@ describe("npm run validate: objects that must fail", () => {
     );
     expect(r.stderr).toMatch(/csv-typo\.yaml: .* at \/spec\/displayName: got number, want string/);
     expect(r.stderr).not.toContain("csv-patch.yaml");
+    // the bench's kubeconform run (one report, no -verbose) is judged the same way
+    const k = spawnSync(requireTool("kubeconform"), kubeconformArgs(path.join(dir, "s", "objects"), OFFLINE), { encoding: "utf8" });
+    expect(
+      failedResources(k.stdout)
+        .map((res) => path.basename(res.filename))
+        .sort(),
+    ).toEqual(["csv-typo.yaml", "csv-whole.yaml"]);
   });
 
   it("CRDs are checked against their schemas; a kind without a schema is an error, never skipped", async () => {
