@@ -52,6 +52,7 @@ import {
   type UpWaits,
 } from "./ci-figures";
 import { which } from "../e2e/harness/proc";
+import { MIN_GENERATED_NODES } from "./generate";
 
 const CHILD = path.join(REPO_ROOT, "bench", "bench-child.ts");
 
@@ -176,7 +177,7 @@ interface BenchOptions {
 
 function benchOptions(): BenchOptions {
   const opts = args({
-    sizes: { type: "string", default: "10,100,500,1000,5000" },
+    sizes: { type: "string", default: `${MIN_GENERATED_NODES},100,500,1000,5000` },
     repeat: { type: "string", default: "2" },
     out: { type: "string", default: "bench/results.json" },
     schemas: { type: "string" },
@@ -195,8 +196,8 @@ function benchOptions(): BenchOptions {
   });
   const sizes = opts.sizes!.split(",").map(Number);
   const repeat = Number(opts.repeat);
-  if (sizes.some((s) => !Number.isInteger(s) || s < 9) || !Number.isInteger(repeat) || repeat < 1) {
-    throw new UserError("--sizes takes whole numbers of at least 9, comma-separated; --repeat a whole number ≥ 1", EXIT_BAD_CONFIG);
+  if (sizes.some((s) => !Number.isInteger(s) || s < MIN_GENERATED_NODES) || !Number.isInteger(repeat) || repeat < 1) {
+    throw new UserError(`--sizes takes whole numbers of at least ${MIN_GENERATED_NODES}, comma-separated; --repeat a whole number ≥ 1`, EXIT_BAD_CONFIG);
   }
   const engineTries = Number(opts["engine-tries"]);
   if (!Number.isInteger(engineTries) || engineTries < 1)

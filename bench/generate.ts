@@ -16,17 +16,25 @@ function ip(i: number): string {
 }
 
 /**
- * A production stack of `size` nodes (at least 9): 3 control-plane nodes (5 from 500 nodes on),
- * 2 provisioning nodes, network nodes ~3 %, storage ~20 %, the rest compute; 3 zones from 30
- * nodes on; compute, network, storage and provisioning tainted.
+ * The smallest generated stack whose every node can be lost (lifecycle/failure-domains.ts): 3
+ * control-plane nodes, 2 of each of provisioning (D7: a conductor each), network, storage (Swift's
+ * and Longhorn's replicas) and compute (the VMs of the one left are restarted on the other).
+ */
+export const MIN_GENERATED_NODES = 11;
+
+/**
+ * A production stack of `size` nodes (at least MIN_GENERATED_NODES): 3 control-plane nodes (5 from
+ * 500 nodes on), 2 provisioning nodes, network nodes ~3 %, storage ~20 %, the rest compute; 3
+ * zones from 30 nodes on; compute, network, storage and provisioning tainted.
  */
 export function generatedProductionStack(size: number): GeneratedStack {
-  if (!Number.isInteger(size) || size < 9) throw new Error(`a generated production stack needs at least 9 nodes, not ${size}`);
+  if (!Number.isInteger(size) || size < MIN_GENERATED_NODES)
+    throw new Error(`a generated production stack needs at least ${MIN_GENERATED_NODES} nodes, not ${size}`);
   const zones = size >= 30 ? ["zone-a", "zone-b", "zone-c"] : [];
   const controlPlane = size >= 500 ? 5 : 3;
   const provisioning = 2;
   const network = Math.max(2, Math.round(size * 0.03));
-  const storage = Math.max(1, Math.round(size * 0.2));
+  const storage = Math.max(2, Math.round(size * 0.2));
   const compute = size - controlPlane - provisioning - network - storage;
   const nodes: Record<string, unknown>[] = [];
   const add = (prefix: string, count: number, roles: Role[], extra: Record<string, unknown> = {}) => {

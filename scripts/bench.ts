@@ -1,4 +1,4 @@
-// npm run bench [-- --sizes 10,100,500,1000,5000] [--repeat 2] [--out bench/results.json] [--skip-tests] [--skip-engine] [--engine-tries 3]
+// npm run bench [-- --sizes 11,100,500,1000,5000] [--repeat 2] [--out bench/results.json] [--skip-tests] [--skip-engine] [--engine-tries 3]
 //               [--ci-figures [--engine-build-log .e2e/engine-build.log | --engine-out <build.sh's OUT>] [--e2e-dir .e2e]]:
 // what the offline pipeline costs, per shipped stack and per generated inventory (bench/generate.ts):
 // render, placement, validate and policy times and peak memory, the whole pipeline over the four
