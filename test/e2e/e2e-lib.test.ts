@@ -22,6 +22,7 @@ import { tgz } from "../../e2e/harness/tar";
 import { clusterPorts } from "../../e2e/harness/setup";
 import { defaultClusterScript } from "../../e2e/harness/driver";
 import { structural } from "../../e2e/standins/crds";
+import { rerunAgain } from "../../e2e/harness/up";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
 const SCHEMAS = process.env.OPENKEEL_SCHEMAS ?? path.resolve(__dirname, "../../../shared/schemas");
@@ -360,6 +361,31 @@ describe("e2e: Nodes as they register themselves", () => {
     expect(cp.name).toBe("openkeel-lab-control-plane");
     expect(cp.taints).toEqual([]);
     expect(cp.labels[K8S_CONTROL_PLANE]).toBe("");
+  });
+});
+
+describe("e2e: step 7's reruns", () => {
+  /** Step 7's runs as `rerunAgain` sees them: each run's outcome, and whether the restart fell in it. */
+  function runs(outcomes: { ok: boolean; interrupted?: boolean }[]): number {
+    let [reruns, afterRestart, interrupted, pending] = [0, 0, false, true];
+    for (const [i, o] of outcomes.entries()) {
+      if (i > 0) reruns++;
+      if (o.interrupted) [interrupted, pending] = [true, false];
+      else if (interrupted) afterRestart++;
+      if (!rerunAgain({ reruns, afterRestart, lastOk: o.ok, restartPending: pending, lastInterrupted: !!o.interrupted })) return i + 1;
+    }
+    return -1; // it would have run again
+  }
+
+  it("the restart in the first up: one rerun after it when it converges, three at most", () => {
+    expect(runs([{ ok: false, interrupted: true }, { ok: true }])).toBe(2);
+    expect(runs([{ ok: false, interrupted: true }, { ok: false }, { ok: false }, { ok: false }])).toBe(4);
+  });
+
+  it("runs that fail before the restart (the last release's SNR objects) do not use up the reruns after it", () => {
+    // found by .ci/run: the first up and reruns 1 and 2 failed on d7db523's SNR objects, the restart fell in rerun 3
+    expect(runs([{ ok: false }, { ok: false }, { ok: false }, { ok: true, interrupted: true }, { ok: true }])).toBe(5);
+    expect(runs([{ ok: false }, ...Array.from({ length: 6 }, () => ({ ok: false }))])).toBe(7);
   });
 });
 
