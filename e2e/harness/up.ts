@@ -112,6 +112,7 @@ export async function firstUp(r: StackRun): Promise<FirstUp> {
   const restart: RestartState = { interrupted: false, pending: o.interrupt && r.ownCluster && !o.previewTiming };
   let last = await upStep(r, restart, "pulumi up --yes --policy-pack policy", ["up", "--yes", "--policy-pack", "policy"], "up");
   const logs = ["up"];
+  const runs = [last];
   // a new stack's first preview: can the pack judge every resource? (unknown secrets make rules advisory)
   const firstPreviewFailed = !last.ok && last.detail.some((d) => d.includes("preview stage"));
   if (!firstPreviewFailed && !o.previewTiming) freshStackPolicyCheck(r, r.logText("up"), "the first pulumi up's preview");
@@ -125,6 +126,7 @@ export async function firstUp(r: StackRun): Promise<FirstUp> {
       ["up", "--yes", "--skip-preview", "--policy-pack", "policy"],
       "up-skip-preview",
     );
+    runs.push(last);
   }
   let interruptedAt = restart.interrupted ? rep.steps.length - 1 : -1;
   let afterRestart = 0;
@@ -139,10 +141,45 @@ export async function firstUp(r: StackRun): Promise<FirstUp> {
       ["up", "--yes", "--policy-pack", "policy"],
       `up-rerun-${i}`,
     );
+    runs.push(last);
     if (restart.interrupted && interruptedAt < 0) interruptedAt = rep.steps.length - 1;
     else if (interruptedAt >= 0) afterRestart++;
   }
+  if (o.upgradeFrom && last.ok) oldProgramWebhookRaces(r, runs.slice(0, -1), logs);
   return { last, restart, interruptedAt, logs };
+}
+
+/**
+ * A failed run of the old program (`--upgrade-from`) whose every error is an admission webhook the
+ * API server could not call yet: the last release (d7db523) creates its SNR objects as soon as OLM
+ * names the CSV, before the operator serves its webhooks (the defect the medik8s-installed unit
+ * fixed, issue 39 item 6), as it would on a real cluster. Its rerun converged: the run is the old
+ * release's, judged by that rerun, and the report says so. Any other error still fails it.
+ */
+function oldProgramWebhookRaces(r: StackRun, runs: StepResult[], logs: string[]): void {
+  runs.forEach((step, i) => {
+    if (step.ok || !onlyUnservedWebhooks(r.logText(logs[i]))) return;
+    step.ok = true;
+    step.detail.push(
+      "the last release's own defect: its every error is an admission webhook not served yet (its SNR objects before the operator); a later rerun converged",
+    );
+    r.report.notes.push(
+      `${step.name}: failed on the old program's SNR objects before their webhook was served (the defect medik8s-installed fixed); judged by the rerun that converged`,
+    );
+  });
+}
+
+/**
+ * A failed pulumi run whose every diagnostic error is a webhook call the API server could not make,
+ * besides its "update failed" line and the operations those errors cancelled ("context canceled").
+ */
+export function onlyUnservedWebhooks(log: string): boolean {
+  const errors = log
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith("error: "));
+  const webhook = errors.filter((l) => /failed calling webhook "[^"]+": failed to call webhook/.test(l));
+  return webhook.length > 0 && errors.every((l) => webhook.includes(l) || /^error: (update|preview) failed$|: context canceled$/.test(l));
 }
 
 /** `--event-log` is a flag of pulumi up only with the CLI's debug commands enabled (pulumi/pulumi v3.276.0 pkg/cmd/pulumi/operations/up.go 1023-1028). */
