@@ -260,7 +260,7 @@ export async function runE2E(o: E2EOptions): Promise<number> {
     for (const s of rep.steps)
       o.log(`  ${rep.stack.padEnd(12)} ${s.seconds.toFixed(1).padStart(7)} s  ${s.skipped ? "skip" : s.ok ? "ok  " : "FAIL"}  ${s.name}`);
     o.log(
-      `  ${rep.stack.padEnd(12)} ${(((rep.finished ?? Date.now()) - rep.started) / 1000).toFixed(0).padStart(7)} s  ${rep.ok ? "PASS" : "FAIL"}  ${rep.checks.filter((c) => !c.ok).length} failed check(s): ${path.join(outRoot, rep.stack, "report.md")}`,
+      `  ${rep.stack.padEnd(12)} ${(((rep.finished ?? Date.now()) - rep.started) / 1000).toFixed(0).padStart(7)} s  ${rep.ok ? "PASS" : "FAIL"}  ${rep.steps.filter((x) => !x.ok && !x.skipped).length} failed step(s), ${rep.checks.filter((c) => !c.ok).length} failed check(s): ${path.join(outRoot, rep.stack, "report.md")}`,
     );
   }
   if (o.previewTiming)

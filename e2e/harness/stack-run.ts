@@ -136,6 +136,8 @@ export class StackRun {
     this.report.steps.push(s);
     this.report.write(path.join(this.dir, "report.md"));
     this.o.log(`[${this.stack}] ${name}: ${s.skipped ? "skipped" : s.ok ? "ok" : "FAILED"} (${s.seconds.toFixed(1)} s)${s.summary ? ` — ${s.summary}` : ""}`);
+    // CI keeps only the console: a failure says why there, not only in report.md
+    if (!s.ok && !s.skipped) for (const line of failureLines(s)) this.o.log(`[${this.stack}]   ${line}`);
     if (!s.ok && opts.fatal) throw new Fatal(name);
     return s;
   }
@@ -150,6 +152,12 @@ export class StackRun {
       s.ok = ran.every((c) => c.ok);
     });
   }
+}
+
+/** The detail lines that say why a step failed: its last ones (where steps put their verdicts), at most `max`. */
+export function failureLines(s: StepResult, max = 20): string[] {
+  const lines = s.detail.flatMap((d) => d.split("\n")).filter((d) => d.trim());
+  return lines.length > max ? [`… ${lines.length - max} more line(s) in report.md`, ...lines.slice(-max)] : lines;
 }
 
 /** `npm run render` of the stack into `out` (the stack files of `stacksDir`, else the program's), by the program at `program` (default the repository). */

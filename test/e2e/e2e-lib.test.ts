@@ -23,6 +23,7 @@ import { clusterPorts } from "../../e2e/harness/setup";
 import { defaultClusterScript } from "../../e2e/harness/driver";
 import { structural } from "../../e2e/standins/crds";
 import { onlyUnservedWebhooks, rerunAgain } from "../../e2e/harness/up";
+import { failureLines } from "../../e2e/harness/stack-run";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
 const SCHEMAS = process.env.OPENKEEL_SCHEMAS ?? path.resolve(__dirname, "../../../shared/schemas");
@@ -416,6 +417,20 @@ describe("e2e: the old program's runs that fail on webhooks not served yet", () 
     ).toBe(false);
     expect(onlyUnservedWebhooks("    error: update failed")).toBe(false);
     expect(onlyUnservedWebhooks("")).toBe(false);
+  });
+});
+
+describe("e2e: a failed step says why on the console (CI keeps only that)", () => {
+  const step = (detail: string[]) => ({ name: "s", seconds: 0, ok: false, detail });
+  it("prints its detail lines, multi-line errors split, blank lines dropped", () => {
+    expect(failureLines(step(["expected create: Node x", "", "error: a\nb"]))).toEqual(["expected create: Node x", "error: a", "b"]);
+  });
+  it("keeps the last lines, where the verdicts are, and says how many it left out", () => {
+    const detail = [...Array.from({ length: 30 }, (_, i) => `engine update: T n${i}`), "UNEXPECTED update T n29"];
+    const out = failureLines(step(detail), 5);
+    expect(out[0]).toBe("… 26 more line(s) in report.md");
+    expect(out.slice(1)).toEqual(detail.slice(-5));
+    expect(out.at(-1)).toBe("UNEXPECTED update T n29");
   });
 });
 
