@@ -6,9 +6,9 @@ import * as path from "node:path";
 import { checkAfterUp, renderedObjects } from "./cluster-checks";
 import { nodeSpecs } from "./nodes";
 import { mutateStackConfig, readStackConfig, stackFile } from "./project";
-import { previewSteps, pulumi } from "./pulumi";
+import { previewErrors, previewSteps, pulumi } from "./pulumi";
 import type { RenderedStack } from "./rendered";
-import { errorLines, recordRun, RELEASE, render, type StackRun } from "./stack-run";
+import { recordRun, RELEASE, render, type StackRun } from "./stack-run";
 import { registerNodes } from "./setup";
 
 /** A node of the stack file's `openkeel:nodes`, the keys the new node is modelled on. */
@@ -190,7 +190,7 @@ export async function previewShowsExactly(r: StackRun, before: RenderedStack, af
     const exp = expectedSteps(before, after);
     const res = await pulumi(["preview", "--json"], r.project, r.p!, r.log(logName));
     s.log = res.log;
-    if (res.code !== 0) throw new Error(`pulumi preview --json exited ${res.code}: ${errorLines(res.stdout + res.stderr).join("\n")}`);
+    if (res.code !== 0) throw new Error(`pulumi preview --json exited ${res.code}:\n${previewErrors(res).join("\n")}`);
     const { steps, changeSummary } = previewSteps(res.stdout);
     const changes = steps.filter((x) => x.op !== "same" && x.op !== "read");
     out = changes;

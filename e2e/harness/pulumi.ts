@@ -163,3 +163,19 @@ export function previewSteps(json: string): {
   });
   return { steps, changeSummary: doc.changeSummary ?? {}, diagnostics: doc.diagnostics ?? [] };
 }
+
+/**
+ * Why a `pulumi preview --json` failed: its error diagnostics (the JSON holds every schema
+ * description with the word "error", so its lines cannot be grepped), else stderr's last lines.
+ */
+export function previewErrors(res: { stdout: string; stderr: string }): string[] {
+  let errors: string[] = [];
+  try {
+    errors = previewSteps(res.stdout)
+      .diagnostics.filter((d) => d.severity === "error")
+      .map((d) => `${d.urn ? `${d.urn}: ` : ""}${d.message.trim()}`);
+  } catch {
+    // no JSON document: the engine stopped before it wrote one
+  }
+  return errors.length ? errors : res.stderr.trim().split("\n").slice(-20);
+}

@@ -14,7 +14,7 @@ import { copyProject, readStackConfig, setStackConfig, stackFile } from "./proje
 import { protectedStillThere } from "./cluster-checks";
 import { EVENT_LOG_ENV, eventLog, recordTimings } from "./up";
 import { artifactDiff, type PredecessorProgram } from "./predecessor";
-import { previewSteps, pulumi, summaryLine, type StepRecord } from "./pulumi";
+import { previewErrors, previewSteps, pulumi, summaryLine, type StepRecord } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import { apiWarnings, errorLines, recordRun, render, stateResources, type StackRun, type StateResource, type UpgradeFrom } from "./stack-run";
 
@@ -196,7 +196,9 @@ async function upgradePreviewStep(r: StackRun): Promise<void> {
       `${state.filter((x) => x.protect).length} protected resource(s) in the state of the old program`,
       ...(bad.length ? bad : ["none proposed"]),
       ...(diff.code !== 0 || json.code !== 0
-        ? [`preview exit ${diff.code} (--diff), ${json.code} (--json):\n${errorLines(diff.stdout + diff.stderr).join("\n")}`]
+        ? [
+            `preview exit ${diff.code} (--diff), ${json.code} (--json):\n${(diff.code !== 0 ? errorLines(diff.stdout + diff.stderr) : previewErrors(json)).join("\n")}`,
+          ]
         : []),
     ]);
     if (bad.length) s.ok = false;

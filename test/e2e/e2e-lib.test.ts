@@ -15,7 +15,7 @@ import { admitLauncherEviction, type LauncherPod, type Vmi } from "../../e2e/har
 import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "../../e2e/harness/admission";
 import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "../../e2e/harness/mirror";
 import { K8S_CONTROL_PLANE, nodeSpecs } from "../../e2e/harness/nodes";
-import { policyViolations, summaryLine } from "../../e2e/harness/pulumi";
+import { policyViolations, previewErrors, summaryLine } from "../../e2e/harness/pulumi";
 import { readPlacement, readRendered, type RenderedStack } from "../../e2e/harness/rendered";
 import type { RenderedUnit } from "../../render/rendered";
 import { tgz } from "../../e2e/harness/tar";
@@ -435,6 +435,22 @@ describe("e2e: a failed step says why on the console (CI keeps only that)", () =
 });
 
 describe("e2e: reading the engine and the render", () => {
+  it("a failed preview --json says its error diagnostics, not the schema descriptions that hold the word", () => {
+    const doc = {
+      steps: [{ op: "same", urn: "urn:pulumi:s::p::kubernetes:core/v1:Namespace::ns", description: "Error is the last observed error" }],
+      diagnostics: [
+        { message: "warning: a warning\n", severity: "warning" },
+        { urn: "urn:pulumi:s::p::t::olm-cert", message: "error: Preview failed: cannot be deleted\n", severity: "error" },
+        { message: "error: preview failed\n", severity: "error" },
+      ],
+    };
+    expect(previewErrors({ stdout: `$ pulumi preview --json\n${JSON.stringify(doc, null, 2)}`, stderr: "" })).toEqual([
+      "urn:pulumi:s::p::t::olm-cert: error: Preview failed: cannot be deleted",
+      "error: preview failed",
+    ]);
+    expect(previewErrors({ stdout: "", stderr: "a\nerror: could not load plugin\n" })).toEqual(["a", "error: could not load plugin"]);
+  });
+
   it("parses the CLI's policy lines (severity included) and its summary", () => {
     const text = [
       "Policies:",
