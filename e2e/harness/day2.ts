@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { checkAfterUp, renderedObjects } from "./cluster-checks";
 import { nodeSpecs } from "./nodes";
 import { mutateStackConfig, readStackConfig, stackFile } from "./project";
-import { previewErrors, previewSteps, pulumi } from "./pulumi";
+import { previewErrors, previewOnceMore, previewSteps, pulumi } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import { recordRun, RELEASE, render, type StackRun } from "./stack-run";
 import { registerNodes } from "./setup";
@@ -188,19 +188,14 @@ export async function previewShowsExactly(r: StackRun, before: RenderedStack, af
   let out: PreviewChange[] = [];
   await r.step(title, async (s) => {
     const exp = expectedSteps(before, after);
-    const preview = () => pulumi(["preview", "--json"], r.project, r.p!, r.log(logName));
-    let res = await preview();
-    let retried = "";
-    if (res.code !== 0) {
-      // Once more, said in the summary and the report: this step judges the steps the engine
-      // proposes; an error of the program or of the state fails the second run too, a transient
-      // one does not. (CI failed this step once, under the other lane's load, without printing
-      // why; a failure now prints the engine's diagnostics.)
-      const first = previewErrors(res);
-      res = await preview();
-      retried = `; run twice, the first exited non-zero: ${first.join(" | ")}`;
+    // This step judges the steps the engine proposes: a preview that exits non-zero runs once more,
+    // said in the summary and the report. (CI failed this step once, under the other lane's load,
+    // without printing why.)
+    const { res, firstErrors } = await previewOnceMore(() => pulumi(["preview", "--json"], r.project, r.p!, r.log(logName)));
+    const retried = firstErrors ? `; run twice, the first exited non-zero: ${firstErrors.join(" | ")}` : "";
+    if (firstErrors) {
       r.report.notes.push(`${title}${retried}`);
-      s.detail.push(`the first pulumi preview --json exited non-zero:`, ...first);
+      s.detail.push(`the first pulumi preview --json exited non-zero:`, ...firstErrors);
     }
     s.log = res.log;
     if (res.code !== 0) throw new Error(`pulumi preview --json exited ${res.code}${retried ? " twice" : ""}:\n${previewErrors(res).join("\n")}`);

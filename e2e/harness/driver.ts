@@ -259,9 +259,7 @@ export async function runE2E(o: E2EOptions): Promise<number> {
   for (const rep of reports) {
     for (const s of rep.steps)
       o.log(`  ${rep.stack.padEnd(12)} ${s.seconds.toFixed(1).padStart(7)} s  ${s.skipped ? "skip" : s.ok ? "ok  " : "FAIL"}  ${s.name}`);
-    o.log(
-      `  ${rep.stack.padEnd(12)} ${(((rep.finished ?? Date.now()) - rep.started) / 1000).toFixed(0).padStart(7)} s  ${rep.ok ? "PASS" : "FAIL"}  ${rep.steps.filter((x) => !x.ok && !x.skipped).length} failed step(s), ${rep.checks.filter((c) => !c.ok).length} failed check(s): ${path.join(outRoot, rep.stack, "report.md")}`,
-    );
+    o.log(rep.verdictLine(path.join(outRoot, rep.stack, "report.md")));
   }
   if (o.previewTiming)
     for (const rep of reports)
@@ -289,8 +287,8 @@ export async function timeEnginePreviews(o: E2EOptions & { previewTiming: { trie
     const report = path.join(o.outRoot, "preview-timing", rep.stack, "report.md");
     if (rep.ok && rep.previewSeconds.length === o.previewTiming.tries) return { stack: rep.stack, ok: true, seconds: rep.previewSeconds, report };
     const failed = [
-      ...rep.steps.filter((x) => !x.ok && !x.skipped).map((x) => `step "${x.name}": ${x.detail.find((d) => d.startsWith("error: ")) ?? x.summary ?? "failed"}`),
-      ...rep.checks.filter((c) => !c.ok).map((c) => `check "${c.name}"`),
+      ...rep.failedSteps.map((x) => `step "${x.name}": ${x.detail.find((d) => d.startsWith("error: ")) ?? x.summary ?? "failed"}`),
+      ...rep.failedChecks.map((c) => `check "${c.name}"`),
     ];
     return { stack: rep.stack, ok: false, seconds: [], failure: failed.join("; ").slice(0, 600) || "no timed preview", report };
   });

@@ -13,7 +13,7 @@ import type { NodeSpec } from "./nodes";
 import { run, type RunResult } from "./proc";
 import { summaryLine, type PulumiEnv } from "./pulumi";
 import { readRendered, type RenderedStack } from "./rendered";
-import { Report, type StepResult } from "./report";
+import { Report, stepFailed, type StepResult } from "./report";
 
 /** The commit `--upgrade-from` names (upgrade.ts resolveUpgradeFrom). */
 export interface UpgradeFrom {
@@ -137,7 +137,7 @@ export class StackRun {
     this.report.write(path.join(this.dir, "report.md"));
     this.o.log(`[${this.stack}] ${name}: ${s.skipped ? "skipped" : s.ok ? "ok" : "FAILED"} (${s.seconds.toFixed(1)} s)${s.summary ? ` — ${s.summary}` : ""}`);
     // CI keeps only the console: a failure says why there, not only in report.md
-    if (!s.ok && !s.skipped) for (const line of failureLines(s)) this.o.log(`[${this.stack}]   ${line}`);
+    if (stepFailed(s)) for (const line of failureLines(s)) this.o.log(`[${this.stack}]   ${line}`);
     if (!s.ok && opts.fatal) throw new Fatal(name);
     return s;
   }

@@ -197,7 +197,7 @@ async function upgradePreviewStep(r: StackRun): Promise<void> {
       ...(bad.length ? bad : ["none proposed"]),
       ...(diff.code !== 0 || json.code !== 0
         ? [
-            `preview exit ${diff.code} (--diff), ${json.code} (--json):\n${(diff.code !== 0 ? errorLines(diff.stdout + diff.stderr) : previewErrors(json)).join("\n")}`,
+            `preview exit ${diff.code} (--diff), ${json.code} (--json):\n${[...(diff.code ? errorLines(diff.stdout + diff.stderr) : []), ...(json.code ? previewErrors(json) : [])].join("\n")}`,
           ]
         : []),
     ]);

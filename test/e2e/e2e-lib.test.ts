@@ -15,7 +15,9 @@ import { admitLauncherEviction, type LauncherPod, type Vmi } from "../../e2e/har
 import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "../../e2e/harness/admission";
 import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "../../e2e/harness/mirror";
 import { K8S_CONTROL_PLANE, nodeSpecs } from "../../e2e/harness/nodes";
-import { policyViolations, previewErrors, summaryLine } from "../../e2e/harness/pulumi";
+import { policyViolations, previewErrors, previewOnceMore, summaryLine } from "../../e2e/harness/pulumi";
+import { Report } from "../../e2e/harness/report";
+import type { RunResult } from "../../e2e/harness/proc";
 import { readPlacement, readRendered, type RenderedStack } from "../../e2e/harness/rendered";
 import type { RenderedUnit } from "../../render/rendered";
 import { tgz } from "../../e2e/harness/tar";
@@ -421,6 +423,16 @@ describe("e2e: the old program's runs that fail on webhooks not served yet", () 
 });
 
 describe("e2e: a failed step says why on the console (CI keeps only that)", () => {
+  it("the stack's last line counts failed steps beside failed checks; a skipped step is neither", () => {
+    const rep = new Report("prod-medium");
+    rep.finished = rep.started + 1442_000;
+    rep.steps.push({ name: "a", seconds: 1, ok: true, detail: [] }, { name: "b", seconds: 1, ok: false, detail: [] });
+    rep.steps.push({ name: "c", seconds: 0, ok: true, skipped: true, detail: [] }, { name: "d", seconds: 0, ok: false, skipped: true, detail: [] });
+    rep.check("x", true);
+    expect(rep.verdictLine("r.md")).toBe("  prod-medium     1442 s  FAIL  1 failed step(s), 0 failed check(s): r.md");
+    rep.steps.splice(1, 1);
+    expect(rep.verdictLine("r.md")).toContain("PASS  0 failed step(s), 0 failed check(s)");
+  });
   const step = (detail: string[]) => ({ name: "s", seconds: 0, ok: false, detail });
   it("prints its detail lines, multi-line errors split, blank lines dropped", () => {
     expect(failureLines(step(["expected create: Node x", "", "error: a\nb"]))).toEqual(["expected create: Node x", "error: a", "b"]);
@@ -435,6 +447,25 @@ describe("e2e: a failed step says why on the console (CI keeps only that)", () =
 });
 
 describe("e2e: reading the engine and the render", () => {
+  it("a preview that exits non-zero runs once more, the first run's errors kept; one that passes runs once", async () => {
+    const result = (code: number, stderr = ""): RunResult => ({ code, stdout: "", stderr, seconds: 0, log: "l" });
+    const runs = (codes: number[]) => {
+      let i = 0;
+      return { calls: () => i, preview: async () => result(codes[i++]!, `error: transient ${i}`) };
+    };
+    const passes = runs([0]);
+    expect(await previewOnceMore(passes.preview)).toEqual({ res: result(0, "error: transient 1") });
+    expect(passes.calls()).toBe(1);
+    const flaky = runs([1, 0]);
+    const second = await previewOnceMore(flaky.preview);
+    expect(flaky.calls()).toBe(2);
+    expect(second.res.code).toBe(0);
+    expect(second.firstErrors).toEqual(["error: transient 1"]);
+    const broken = runs([1, 1, 0]);
+    expect((await previewOnceMore(broken.preview)).res.code).toBe(1);
+    expect(broken.calls()).toBe(2);
+  });
+
   it("a failed preview --json says its error diagnostics, not the schema descriptions that hold the word", () => {
     const doc = {
       steps: [{ op: "same", urn: "urn:pulumi:s::p::kubernetes:core/v1:Namespace::ns", description: "Error is the last observed error" }],
