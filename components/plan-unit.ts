@@ -3,7 +3,7 @@
 // upstream manifest, each child with `{ parent: this }`.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { APPLY_AS_PATCH_ANNOTATION, type HelmReleaseUnit, type K8sObject, type PatchedFields, type Unit } from "../plan/plan";
+import { APPLY_AS_PATCH_ANNOTATION, OBJECT_PATCH_FIELD_MANAGER, type HelmReleaseUnit, type K8sObject, type PatchedFields, type Unit } from "../plan/plan";
 import { componentRenameOptions, renameOptions } from "./renames";
 import { postRenderExecutable, postRenderRecord } from "./post-render";
 import { resolveSecrets } from "./stack-secrets";
@@ -11,8 +11,6 @@ import { isPriorityClass, PRIORITY_CLASS_IMMUTABLE } from "../platform/priority-
 
 /** Field manager of the role-label patches: stable, so later runs update rather than conflict. */
 const NODE_PATCH_FIELD_MANAGER = "openkeel-node-roles";
-/** Field manager of patches to objects operators create (APPLY_AS_PATCH_ANNOTATION). */
-const OBJECT_PATCH_FIELD_MANAGER = "openkeel-platform";
 
 /** The arguments of a PlanUnit: the unit of the Plan it applies, and the stack's generated secrets. */
 export interface UnitArgs {

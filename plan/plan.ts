@@ -30,6 +30,9 @@ export interface K8sObject {
  */
 export const APPLY_AS_PATCH_ANNOTATION = "openkeel.io/apply-as";
 
+/** Field manager of those patches (the Pulumi layer sets it as pulumi.com/patchFieldManager). */
+export const OBJECT_PATCH_FIELD_MANAGER = "openkeel-platform";
+
 /**
  * Stands for a secret in values or objects. The Pulumi layer replaces it with a Pulumi secret
  * (generated once per stack and kept in its state); renders show only the name.

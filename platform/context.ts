@@ -6,7 +6,14 @@
 // pinned upstream manifests).
 import type { LoadedConfig } from "../config/schema";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
-import { remoteManifestUnit, type K8sObject, type RemoteManifestOptions, type RemoteManifestUnit } from "../plan/plan";
+import {
+  APPLY_AS_PATCH_ANNOTATION,
+  OBJECT_PATCH_FIELD_MANAGER,
+  remoteManifestUnit,
+  type K8sObject,
+  type RemoteManifestOptions,
+  type RemoteManifestUnit,
+} from "../plan/plan";
 import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import { serviceEnabled } from "../topology/services";
 import { roleLabelsInUse, type Topology } from "../topology/topology";
@@ -153,6 +160,21 @@ export function namespace(name: string, level: PodSecurityLevel): K8sObject {
  */
 export function waitFor(condition: string, timeoutSeconds: number): Record<string, string> {
   return { "pulumi.com/waitFor": condition, "pulumi.com/timeoutSeconds": String(timeoutSeconds) };
+}
+
+/**
+ * A patch of an object another controller creates (APPLY_AS_PATCH_ANNOTATION) that waits for
+ * `condition`, and for the object it judges to carry the patch. The provider's await keeps the last
+ * object its informer delivered and drops an older one only by metadata.generation
+ * (pulumi-kubernetes provider/v4 pkg/await/condition/observer.go, ObjectObserver.Observe), which a
+ * metadata-only patch does not bump: the informer's copy from before the patch could satisfy the
+ * condition and become the state's outputs, and the next preview proposed the patch again (the
+ * e2e's idempotent preview of prod-medium, the NHC CSV's patch, under CI's load). The conditions of
+ * a JSON list must hold together on one object (pkg/metadata/overrides.go ReadyCondition).
+ */
+export function patchThatWaitsFor(condition: string, timeoutSeconds: number): Record<string, string> {
+  const patched = `jsonpath={.metadata.annotations['pulumi.com/patchFieldManager']}=${OBJECT_PATCH_FIELD_MANAGER}`;
+  return { [APPLY_AS_PATCH_ANNOTATION]: "patch", ...waitFor(JSON.stringify([condition, patched]), timeoutSeconds) };
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   namespace,
   pinnedManifestUnit,
   selectorAndTolerations,
+  patchThatWaitsFor,
   waitFor,
   type RemediationTemplateRef,
   type SegmentRemediation,
@@ -346,7 +347,7 @@ function medik8sInstalledUnit(dependsOn: string[]): ManifestsUnit {
     metadata: {
       name: pin.startingCSV,
       namespace: MEDIK8S_NAMESPACE,
-      annotations: { [APPLY_AS_PATCH_ANNOTATION]: "patch", ...waitFor("jsonpath={.status.phase}=Succeeded", 900) },
+      annotations: patchThatWaitsFor("jsonpath={.status.phase}=Succeeded", 900),
     },
   }));
   return manifestsUnit(INSTALLED_UNIT, INSTALLED_TYPE, objects, { dependsOn });

@@ -199,7 +199,13 @@ describe("order: CRDs and operators before the objects that need them", () => {
       const plan = planOf(stack);
       const waits = objectsOf(plan, "medik8s-installed");
       expect(waits.map((o) => [o.kind, o.metadata.namespace, o.metadata.name, o.metadata.annotations?.["pulumi.com/waitFor"]])).toEqual(
-        [MEDIK8S_SNR, MEDIK8S_NHC, MEDIK8S_NMO].map((p) => ["ClusterServiceVersion", "medik8s", p.startingCSV, "jsonpath={.status.phase}=Succeeded"]),
+        [MEDIK8S_SNR, MEDIK8S_NHC, MEDIK8S_NMO].map((p) => [
+          "ClusterServiceVersion",
+          "medik8s",
+          p.startingCSV,
+          // Succeeded, on the object that carries our patch (not the provider informer's copy from before it)
+          `["jsonpath={.status.phase}=Succeeded","jsonpath={.metadata.annotations['pulumi.com/patchFieldManager']}=openkeel-platform"]`,
+        ]),
       );
       // a patch of the CSV OLM creates, never an object of ours
       for (const o of waits) expect(o.metadata.annotations?.[APPLY_AS_PATCH_ANNOTATION]).toBe("patch");
