@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { checkAfterUp, renderedObjects } from "./cluster-checks";
 import { nodeSpecs } from "./nodes";
 import { mutateStackConfig, readStackConfig, stackFile } from "./project";
-import { previewErrors, previewOnceMore, previewSteps, pulumi } from "./pulumi";
+import { previewErrors, previewSteps, pulumi } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import { recordRun, RELEASE, render, type StackRun } from "./stack-run";
 import { registerNodes } from "./setup";
@@ -188,17 +188,9 @@ export async function previewShowsExactly(r: StackRun, before: RenderedStack, af
   let out: PreviewChange[] = [];
   await r.step(title, async (s) => {
     const exp = expectedSteps(before, after);
-    // This step judges the steps the engine proposes: a preview that exits non-zero runs once more,
-    // said in the summary and the report. (CI failed this step once, under the other lane's load,
-    // without printing why.)
-    const { res, firstErrors } = await previewOnceMore(() => pulumi(["preview", "--json"], r.project, r.p!, r.log(logName)));
-    const retried = firstErrors ? `; run twice, the first exited non-zero: ${firstErrors.join(" | ")}` : "";
-    if (firstErrors) {
-      r.report.notes.push(`${title}${retried}`);
-      s.detail.push(`the first pulumi preview --json exited non-zero:`, ...firstErrors);
-    }
+    const res = await pulumi(["preview", "--json"], r.project, r.p!, r.log(logName));
     s.log = res.log;
-    if (res.code !== 0) throw new Error(`pulumi preview --json exited ${res.code}${retried ? " twice" : ""}:\n${previewErrors(res).join("\n")}`);
+    if (res.code !== 0) throw new Error(`pulumi preview --json exited ${res.code}:\n${previewErrors(res).join("\n")}`);
     const { steps, changeSummary } = previewSteps(res.stdout);
     const changes = steps.filter((x) => x.op !== "same" && x.op !== "read");
     out = changes;
@@ -206,7 +198,7 @@ export async function previewShowsExactly(r: StackRun, before: RenderedStack, af
     const missing = exp.filter((e) => !changes.some((c) => c.op === e.op && e.match(c.type, c.name)));
     s.summary = `engine: ${Object.entries(changeSummary)
       .map(([k, v]) => `${k} ${v}`)
-      .join(", ")}; expected ${exp.length} change(s) from the render diff${retried}`;
+      .join(", ")}; expected ${exp.length} change(s) from the render diff`;
     s.detail.push(...exp.map((e) => `expected ${e.op}: ${e.what}`));
     s.detail.push(...changes.map((c) => `engine ${c.op}: ${c.type} ${c.name}`));
     if (unexpected.length || missing.length) {

@@ -179,13 +179,3 @@ export function previewErrors(res: { stdout: string; stderr: string }): string[]
   }
   return errors.length ? errors : res.stderr.trim().split("\n").slice(-20);
 }
-
-/**
- * A `pulumi preview --json` that runs once more when the engine exits non-zero: the last run's
- * result, and the first run's errors when there was a second. An error of the program or the state
- * fails both; a transient one does not.
- */
-export async function previewOnceMore(preview: () => Promise<RunResult>): Promise<{ res: RunResult; firstErrors?: string[] }> {
-  const res = await preview();
-  return res.code === 0 ? { res } : { res: await preview(), firstErrors: previewErrors(res) };
-}

@@ -15,9 +15,8 @@ import { admitLauncherEviction, type LauncherPod, type Vmi } from "../../e2e/har
 import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "../../e2e/harness/admission";
 import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "../../e2e/harness/mirror";
 import { K8S_CONTROL_PLANE, nodeSpecs } from "../../e2e/harness/nodes";
-import { policyViolations, previewErrors, previewOnceMore, summaryLine } from "../../e2e/harness/pulumi";
+import { policyViolations, previewErrors, summaryLine } from "../../e2e/harness/pulumi";
 import { Report } from "../../e2e/harness/report";
-import type { RunResult } from "../../e2e/harness/proc";
 import { readPlacement, readRendered, type RenderedStack } from "../../e2e/harness/rendered";
 import type { RenderedUnit } from "../../render/rendered";
 import { tgz } from "../../e2e/harness/tar";
@@ -447,25 +446,6 @@ describe("e2e: a failed step says why on the console (CI keeps only that)", () =
 });
 
 describe("e2e: reading the engine and the render", () => {
-  it("a preview that exits non-zero runs once more, the first run's errors kept; one that passes runs once", async () => {
-    const result = (code: number, stderr = ""): RunResult => ({ code, stdout: "", stderr, seconds: 0, log: "l" });
-    const runs = (codes: number[]) => {
-      let i = 0;
-      return { calls: () => i, preview: async () => result(codes[i++]!, `error: transient ${i}`) };
-    };
-    const passes = runs([0]);
-    expect(await previewOnceMore(passes.preview)).toEqual({ res: result(0, "error: transient 1") });
-    expect(passes.calls()).toBe(1);
-    const flaky = runs([1, 0]);
-    const second = await previewOnceMore(flaky.preview);
-    expect(flaky.calls()).toBe(2);
-    expect(second.res.code).toBe(0);
-    expect(second.firstErrors).toEqual(["error: transient 1"]);
-    const broken = runs([1, 1, 0]);
-    expect((await previewOnceMore(broken.preview)).res.code).toBe(1);
-    expect(broken.calls()).toBe(2);
-  });
-
   it("a failed preview --json says its error diagnostics, not the schema descriptions that hold the word", () => {
     const doc = {
       steps: [{ op: "same", urn: "urn:pulumi:s::p::kubernetes:core/v1:Namespace::ns", description: "Error is the last observed error" }],
