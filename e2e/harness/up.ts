@@ -171,7 +171,8 @@ function oldProgramWebhookRaces(r: StackRun, runs: StepResult[], logs: string[])
 
 /**
  * A failed pulumi run whose every diagnostic error is a webhook call the API server could not make,
- * besides its "update failed" line and the operations those errors cancelled ("context canceled").
+ * besides its "update failed" line, the operations those errors cancelled ("context canceled") and
+ * the program's log call that came after the engine stopped ("Channel has been shut down").
  */
 export function onlyUnservedWebhooks(log: string): boolean {
   const errors = log
@@ -179,7 +180,10 @@ export function onlyUnservedWebhooks(log: string): boolean {
     .map((l) => l.trim())
     .filter((l) => l.startsWith("error: "));
   const webhook = errors.filter((l) => /failed calling webhook "[^"]+": failed to call webhook/.test(l));
-  return webhook.length > 0 && errors.every((l) => webhook.includes(l) || /^error: (update|preview) failed$|: context canceled$/.test(l));
+  return (
+    webhook.length > 0 &&
+    errors.every((l) => webhook.includes(l) || /^error: (update|preview) failed$|: context canceled$|^error: Error: Channel has been shut down$/.test(l))
+  );
 }
 
 /** `--event-log` is a flag of pulumi up only with the CLI's debug commands enabled (pulumi/pulumi v3.276.0 pkg/cmd/pulumi/operations/up.go 1023-1028). */

@@ -412,6 +412,12 @@ describe("e2e: the old program's runs that fail on webhooks not served yet", () 
     expect(onlyUnservedWebhooks(rerun)).toBe(true);
   });
 
+  it("and the program's late log call once the engine stopped (prod-small --upgrade-from, seen once)", () => {
+    const lateLog = "  pulumi:pulumi:Stack (openkeel-prod-small):\n    failed to deliver log message.\n    error: Error: Channel has been shut down";
+    expect(onlyUnservedWebhooks(`${firstUp}\n${lateLog}`)).toBe(true);
+    expect(onlyUnservedWebhooks(lateLog)).toBe(false);
+  });
+
   it("any other error fails the run as before", () => {
     expect(
       onlyUnservedWebhooks(`${firstUp}\n    error: resource "urn:x" was not successfully created: admission webhook "vdeployment.kb.io" denied the request`),
