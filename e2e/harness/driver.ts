@@ -264,6 +264,7 @@ export async function runE2E(o: E2EOptions): Promise<number> {
   if (o.previewTiming)
     for (const rep of reports)
       o.log(`  ${rep.stack.padEnd(12)} pulumi preview --policy-pack policy: ${rep.previewSeconds.map((x) => `${x.toFixed(2)} s`).join(", ") || "not timed"}`);
+  for (const line of reports.flatMap((rep) => rep.whyFailed())) o.log(line);
   o.log(`e2e: ${((Date.now() - t0) / 1000).toFixed(0)} s in all; ${reports.every((x) => x.ok) ? "PASS" : "FAIL"}`);
   return reports.every((x) => x.ok) ? 0 : 1;
 }

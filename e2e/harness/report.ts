@@ -15,6 +15,12 @@ export interface StepResult {
 /** A step that ran and failed (a skipped step is neither ok nor failed). */
 export const stepFailed = (s: StepResult): boolean => !s.ok && !s.skipped;
 
+/** The detail lines that say why a step or check failed: its last ones (where verdicts go), at most `max`. */
+export function failureLines(s: { detail: string[] }, max = 20): string[] {
+  const lines = s.detail.flatMap((d) => d.split("\n")).filter((d) => d.trim());
+  return lines.length > max ? [`… ${lines.length - max} more line(s) in report.md`, ...lines.slice(-max)] : lines;
+}
+
 export interface CheckResult {
   name: string;
   ok: boolean;
@@ -60,6 +66,20 @@ export class Report {
   verdictLine(reportPath: string): string {
     const seconds = ((this.finished ?? Date.now()) - this.started) / 1000;
     return `  ${this.stack.padEnd(12)} ${seconds.toFixed(0).padStart(7)} s  ${this.ok ? "PASS" : "FAIL"}  ${this.failedSteps.length} failed step(s), ${this.failedChecks.length} failed check(s): ${reportPath}`;
+  }
+
+  /**
+   * Why the stack failed, for the end of the console (CI keeps only its tail, and two stacks' lines
+   * interleave): each failed step and check with its failure lines; empty when it passed.
+   */
+  whyFailed(): string[] {
+    const block = (kind: string, name: string, x: { detail: string[] }) => [`  ${kind} "${name}" failed:`, ...failureLines(x).map((l) => `    ${l}`)];
+    if (this.ok) return [];
+    return [
+      `e2e: why ${this.stack} failed`,
+      ...this.failedSteps.flatMap((s) => block("step", s.name, s)),
+      ...this.failedChecks.flatMap((c) => block("check", c.name, c)),
+    ];
   }
 
   check(name: string, ok: boolean, detail: string[] = []): CheckResult {

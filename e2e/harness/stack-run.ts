@@ -13,7 +13,7 @@ import type { NodeSpec } from "./nodes";
 import { run, type RunResult } from "./proc";
 import { summaryLine, type PulumiEnv } from "./pulumi";
 import { readRendered, type RenderedStack } from "./rendered";
-import { Report, stepFailed, type StepResult } from "./report";
+import { failureLines, Report, stepFailed, type StepResult } from "./report";
 
 /** The commit `--upgrade-from` names (upgrade.ts resolveUpgradeFrom). */
 export interface UpgradeFrom {
@@ -152,12 +152,6 @@ export class StackRun {
       s.ok = ran.every((c) => c.ok);
     });
   }
-}
-
-/** The detail lines that say why a step failed: its last ones (where steps put their verdicts), at most `max`. */
-export function failureLines(s: StepResult, max = 20): string[] {
-  const lines = s.detail.flatMap((d) => d.split("\n")).filter((d) => d.trim());
-  return lines.length > max ? [`… ${lines.length - max} more line(s) in report.md`, ...lines.slice(-max)] : lines;
 }
 
 /** `npm run render` of the stack into `out` (the stack files of `stacksDir`, else the program's), by the program at `program` (default the repository). */

@@ -16,7 +16,7 @@ import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "../../e2e/ha
 import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "../../e2e/harness/mirror";
 import { K8S_CONTROL_PLANE, nodeSpecs } from "../../e2e/harness/nodes";
 import { policyViolations, previewErrors, summaryLine } from "../../e2e/harness/pulumi";
-import { Report } from "../../e2e/harness/report";
+import { failureLines, Report } from "../../e2e/harness/report";
 import { readPlacement, readRendered, type RenderedStack } from "../../e2e/harness/rendered";
 import type { RenderedUnit } from "../../render/rendered";
 import { tgz } from "../../e2e/harness/tar";
@@ -24,7 +24,6 @@ import { clusterPorts } from "../../e2e/harness/setup";
 import { defaultClusterScript } from "../../e2e/harness/driver";
 import { structural } from "../../e2e/standins/crds";
 import { onlyUnservedWebhooks, rerunAgain } from "../../e2e/harness/up";
-import { failureLines } from "../../e2e/harness/stack-run";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
 const SCHEMAS = process.env.OPENKEEL_SCHEMAS ?? path.resolve(__dirname, "../../../shared/schemas");
@@ -448,6 +447,23 @@ describe("e2e: a failed step says why on the console (CI keeps only that)", () =
     expect(out[0]).toBe("… 26 more line(s) in report.md");
     expect(out.slice(1)).toEqual(detail.slice(-5));
     expect(out.at(-1)).toBe("UNEXPECTED update T n29");
+  });
+  it("the end of the console repeats why each failed stack failed: its failed steps and checks, not the passed or skipped ones", () => {
+    const rep = new Report("prod-large");
+    rep.steps.push({ name: "up", seconds: 1, ok: true, detail: ["fine"] }, { name: "day 2", seconds: 1, ok: false, detail: ["UNEXPECTED update T n"] });
+    rep.steps.push({ name: "later", seconds: 0, ok: false, skipped: true, detail: ["skipped: earlier failure"] });
+    rep.check("placement", false, ["pod a on node b"]);
+    rep.check("roles", true, ["all fine"]);
+    expect(rep.whyFailed()).toEqual([
+      "e2e: why prod-large failed",
+      '  step "day 2" failed:',
+      "    UNEXPECTED update T n",
+      '  check "placement" failed:',
+      "    pod a on node b",
+    ]);
+    rep.steps.splice(1, 1);
+    rep.checks.splice(0, 1);
+    expect(rep.whyFailed()).toEqual([]);
   });
 });
 

@@ -518,7 +518,7 @@ describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
 describe("CI's end-to-end step (.ci/e2e)", () => {
   const e2e = fs.readFileSync(path.join(REPO, ".ci/e2e"), "utf8");
   /** .ci/e2e with a stand-in engine kit (its build only prints) and a stand-in npm that records each call; CI started `ago` seconds before. */
-  function ciE2e(ago: number, extra: Record<string, string> = {}) {
+  function ciE2e(ago: number, extra: Record<string, string> = {}, npm = '#!/bin/sh\necho "npm $*" >> "$CALLS"\n') {
     const kit = fs.mkdtempSync(path.join(os.tmpdir(), "engine-kit-"));
     temps.push(kit);
     fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho built\n", { mode: 0o755 });
@@ -526,7 +526,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     fs.writeFileSync(path.join(kit, "out", "bin", "pulumi"), "#!/bin/sh\n", { mode: 0o755 });
     const bin = path.join(kit, "stub-bin");
     fs.mkdirSync(bin);
-    fs.writeFileSync(path.join(bin, "npm"), '#!/bin/sh\necho "npm $*" >> "$CALLS"\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, "npm"), npm, { mode: 0o755 });
     fs.writeFileSync(path.join(bin, "go"), "#!/bin/sh\n", { mode: 0o755 });
     const calls = path.join(kit, "calls");
     // not the lock a CI run that runs this suite may name for its own e2e (the stand-in npm would wait for it)
@@ -543,6 +543,19 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     };
     const r = spawnSync("bash", [".ci/e2e"], { cwd: REPO, encoding: "utf8", env });
     return { code: r.status, stdout: r.stdout, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n").sort() : [] };
+  }
+
+  /** The loud lines of skipped parts, as the parts printed them (the summary at the end repeats each once more: checked). */
+  function skippedLines(stdout: string): string[] {
+    const [parts, summary = ""] = stdout.split(/^== e2e, each part.*$/m);
+    const skipped = parts.split("\n").filter((l) => l.includes("E2E PART SKIPPED"));
+    expect(
+      summary
+        .split("\n")
+        .filter((l) => l.includes("E2E PART SKIPPED"))
+        .sort(),
+    ).toEqual([...skipped].sort());
+    return skipped;
   }
 
   const PARTS = [
@@ -571,7 +584,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     const r = ciE2e(90 * 60 - 120 - (12 * 60 + 2), { OPENKEEL_E2E_LOCK: lock });
     expect(r.code).toBe(0);
     expect(r.calls).toEqual(PARTS.filter((p) => /stack lab/.test(p)));
-    const skipped = r.stdout.split("\n").filter((l) => l.includes("E2E PART SKIPPED"));
+    const skipped = skippedLines(r.stdout);
     expect(skipped).toHaveLength(3);
     expect(skipped.find((l) => l.includes("small |"))).toMatch(/it takes about 12 min, 11 min are left/);
   });
@@ -581,7 +594,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     const r = ciE2e(75 * 60);
     expect(r.code).toBe(0);
     expect(r.calls).toEqual(PARTS.filter((p) => /prod-small|stack lab/.test(p)));
-    const skipped = r.stdout.split("\n").filter((l) => l.includes("E2E PART SKIPPED"));
+    const skipped = skippedLines(r.stdout);
     expect(skipped).toHaveLength(2);
     expect(skipped.find((l) => l.includes("pin-upgrade"))).toMatch(/it takes about 17 min, 1[23] min are left of CI's 90 min/);
     expect(skipped.find((l) => l.includes("medium"))).toMatch(/npm run e2e -- --upgrade-from last-release --stack prod-medium/);
@@ -589,7 +602,33 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     const none = ciE2e(90 * 60);
     expect(none.code).toBe(0);
     expect(none.calls).toEqual([]);
-    expect(none.stdout.split("\n").filter((l) => l.includes("E2E PART SKIPPED"))).toHaveLength(4);
+    expect(skippedLines(none.stdout)).toHaveLength(4);
+  });
+
+  it("a failed part fails CI, and the console ends with each part's verdict and why the failed stack failed (CI keeps the tail; the lanes interleave)", () => {
+    // a stand-in e2e: prod-large fails a step after many lines, the others pass
+    const npm = [
+      "#!/bin/sh",
+      'echo "npm $*" >> "$CALLS"',
+      'case "$*" in *prod-large*) i=0; while [ $i -lt 50 ]; do echo "step $i ok"; i=$((i+1)); done',
+      "  printf 'e2e step times:\\ne2e: why prod-large failed\\n  step \"day 2\" failed:\\n    UNEXPECTED update T n\\ne2e: 900 s in all; FAIL\\n'; exit 1;;",
+      '*) echo "e2e: 10 s in all; PASS";; esac',
+      "",
+    ].join("\n");
+    const r = ciE2e(0, {}, npm);
+    expect(r.code).toBe(1);
+    const tail = r.stdout.trimEnd().split("\n");
+    const from = tail.findIndex((l) => l.startsWith("== e2e, each part"));
+    expect(from).toBeGreaterThan(0);
+    expect(tail.slice(from + 1)).toEqual([
+      "pin-upgrade | e2e: why prod-large failed",
+      'pin-upgrade |   step "day 2" failed:',
+      "pin-upgrade |     UNEXPECTED update T n",
+      "pin-upgrade | e2e: 900 s in all; FAIL",
+      "medium | e2e: 10 s in all; PASS",
+      "small | e2e: 10 s in all; PASS",
+      "lab | e2e: 10 s in all; PASS",
+    ]);
   });
 
   it("build: only the engine, then exit (what .ci/run starts beside the tests)", () => {
