@@ -24,6 +24,7 @@ import { clusterPorts } from "../../e2e/harness/setup";
 import { defaultClusterScript } from "../../e2e/harness/driver";
 import { structural } from "../../e2e/standins/crds";
 import { onlyUnservedWebhooks, rerunAgain } from "../../e2e/harness/up";
+import { untilSettled } from "../../e2e/harness/cluster-checks";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
 const SCHEMAS = process.env.OPENKEEL_SCHEMAS ?? path.resolve(__dirname, "../../../shared/schemas");
@@ -464,6 +465,23 @@ describe("e2e: a failed step says why on the console (CI keeps only that)", () =
     rep.steps.splice(1, 1);
     rep.checks.splice(0, 1);
     expect(rep.whyFailed()).toEqual([]);
+  });
+});
+
+describe("e2e: the placement check waits for the cluster to settle", () => {
+  const looks = (results: number[]) => {
+    let i = 0;
+    return () => Promise.resolve(results[Math.min(i++, results.length - 1)]!);
+  };
+  const noWait = () => Promise.resolve();
+  it("looks again while findings remain (a DaemonSet pod not yet created or bound), and keeps the first look for the report", async () => {
+    expect(await untilSettled(looks([3, 1, 0, 5]), (n) => n === 0, 60, noWait)).toEqual({ result: 0, first: 3, looks: 3 });
+  });
+  it("one look when the first is settled", async () => {
+    expect(await untilSettled(looks([0]), (n) => n === 0, 60, noWait)).toEqual({ result: 0, first: 0, looks: 1 });
+  });
+  it("a finding that stays is the verdict after the last look (a real disagreement fails)", async () => {
+    expect(await untilSettled(looks([2]), (n) => n === 0, 5, noWait)).toEqual({ result: 2, first: 2, looks: 5 });
   });
 });
 
