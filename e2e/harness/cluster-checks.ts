@@ -157,9 +157,9 @@ async function checkPersisted(r: StackRun, rendered: RenderedStack): Promise<voi
 
 /**
  * Looks at the placement, a second apart, until it has no finding: the scheduler, the DaemonSet
- * controller and kwok act after pulumi up returns (prod-large's check after day 2 took 12–18 s in
- * CI runs, against 6–7 s after its first up: it was waiting). A real disagreement stays, and fails
- * after the last look.
+ * controller and kwok act after pulumi up returns, so a DaemonSet pod not yet created on a new
+ * node, or not yet bound, is lag, not a disagreement (looking again only at unbound pods, ten
+ * times, left the first kind to chance). A real disagreement stays, and fails after the last look.
  */
 const PLACEMENT_LOOKS = 60;
 
