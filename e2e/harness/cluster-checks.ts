@@ -185,19 +185,17 @@ export async function untilSettled<T>(
 export async function checkAfterUp(r: StackRun, rendered: RenderedStack, label: string): Promise<void> {
   await checkRoleLabels(r, rendered);
   await checkPersisted(r, rendered);
-  // placement by the real scheduler; give the scheduler and kwok a moment to settle
   const served = (url: string) => r.mirror?.servedUpstream(url);
   const hookPods = (namespace: string, job: string) => r.podLog?.ofJob(namespace, job) ?? [];
   const t0 = Date.now();
   const look = () => checkPlacement(r.kube!, rendered, readPlacement(rendered), served, hookPods);
   const { result, first, looks } = await untilSettled(look, (x) => x.findings.length === 0, PLACEMENT_LOOKS);
   const finding = (f: { component: string; problem: string }) => `${f.component}: ${f.problem}`;
+  const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+  const settling =
+    looks > 1 ? [`${looks} looks in ${seconds} s; the first found ${first.findings.length}: ${first.findings.slice(0, 5).map(finding).join("; ")}`] : [];
   r.report.check(`placement proven by the real scheduler (${label})`, result.findings.length === 0, [
-    ...(looks > 1
-      ? [
-          `${looks} looks in ${((Date.now() - t0) / 1000).toFixed(1)} s; the first found ${first.findings.length}: ${first.findings.slice(0, 5).map(finding).join("; ")}`,
-        ]
-      : []),
+    ...settling,
     ...result.findings.map(finding),
     ...result.checked.map((c) => `checked ${c}`),
     ...result.unexercised.map((c) => `not exercised: ${c}`),

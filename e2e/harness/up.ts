@@ -180,11 +180,11 @@ export function onlyUnservedWebhooks(log: string): boolean {
     .map((l) => l.trim())
     .filter((l) => l.startsWith("error: "));
   const webhook = errors.filter((l) => /failed calling webhook "[^"]+": failed to call webhook/.test(l));
-  return (
-    webhook.length > 0 &&
-    errors.every((l) => webhook.includes(l) || /^error: (update|preview) failed$|: context canceled$|^error: Error: Channel has been shut down$/.test(l))
-  );
+  return webhook.length > 0 && errors.every((l) => webhook.includes(l) || CONSEQUENCES.some((c) => c.test(l)));
 }
+
+/** The error lines that follow from a failed run rather than stand for an error of their own. */
+const CONSEQUENCES = [/^error: (update|preview) failed$/, /: context canceled$/, /^error: Error: Channel has been shut down$/];
 
 /** `--event-log` is a flag of pulumi up only with the CLI's debug commands enabled (pulumi/pulumi v3.276.0 pkg/cmd/pulumi/operations/up.go 1023-1028). */
 export const EVENT_LOG_ENV = { PULUMI_DEBUG_COMMANDS: "true" };
