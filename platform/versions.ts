@@ -644,15 +644,8 @@ export interface ToolPin {
   releases: Record<string, { url: string; sha256: string }>;
 }
 
-/** The Kubernetes version the kubeconform schemas describe (the offline mirror has v1.32.2 strict). */
-export const KUBERNETES_SCHEMA_VERSION = "1.32.2";
-export const KUBERNETES_SCHEMA_UPGRADE = buildTool(
-  "Kubernetes JSON schemas",
-  "KUBERNETES_SCHEMA_VERSION",
-  "KUBERNETES_JSON_SCHEMA_COMMIT",
-  "CRDS_CATALOG_COMMIT",
-  "MEDIK8S_CRDS",
-);
+/** Where the schemas of the platform components' custom resources come from (the Kubernetes kinds': KUBERNETES_VERSION's OpenAPI). */
+export const CRD_SCHEMAS_UPGRADE = buildTool("CRD JSON schemas", "CRDS_CATALOG_COMMIT", "MEDIK8S_CRDS");
 
 export const TOOLS = {
   kubeconform: {
@@ -762,18 +755,12 @@ export const HELM_UPGRADE: UpgradeRule = {
   source: "a test tool, never deployed; it follows the Kubernetes provider's Helm (pulumi/pulumi-kubernetes provider/go.mod: helm.sh/helm/v3 v3.20.2)",
 };
 
-// ---- Schemas where no offline schema folder is (npm run validate, npm test on GitHub) ----
-// The offline folder (../shared/schemas) mirrors these; without it, kubeconform reads the two
-// catalogs at the commits below, and what they lack is built from upstream files at release tags
+// ---- CRD schemas where no offline schema folder is (npm run validate, npm test on GitHub) ----
+// The offline folder (../shared/schemas) mirrors these; without it, kubeconform reads the catalog
+// at the commit below, and what it lacks is built from upstream files at release tags
 // (tools/upstream-schemas.ts). A commit, never `master` or `main`: a schema that changes upstream
-// must not change what a pull request is validated against.
-
-/**
- * yannh/kubernetes-json-schema (kubeconform's `default` location) at a commit whose index.lst, the
- * listing its build writes from the version folders present, names v1.32.2: the folders of a
- * version (v1.32.2-standalone-strict/ among them) are generated together and never rewritten.
- */
-export const KUBERNETES_JSON_SCHEMA_COMMIT = "6d3c982550a40dbd728b61b63d72a0aa10c0203b";
+// must not change what a pull request is validated against. The Kubernetes kinds' schemas come from
+// KUBERNETES_VERSION's OpenAPI in every mode (tools/kubernetes-schemas.ts).
 
 /**
  * datreeio/CRDs-catalog at a recent commit of its main branch (it added the Envoy AI Gateway v1beta1
@@ -832,7 +819,7 @@ export const UPGRADE_RULES: readonly UpgradeRule[] = [
   TALOS_IMAGE_FACTORY_UPGRADE,
   KIND_UPGRADE,
   CI_NODE_UPGRADE,
-  KUBERNETES_SCHEMA_UPGRADE,
+  CRD_SCHEMAS_UPGRADE,
   KUBECONFORM_UPGRADE,
   ACTIONLINT_UPGRADE,
   CNI_PLUGINS_UPGRADE,

@@ -1,11 +1,21 @@
 // The converter of Kubernetes' OpenAPI (tools/kubernetes-schemas.ts) held to a folder made by
 // another: from k8s.io/kubernetes@v1.32.2's swagger.json (the Go module proxy) it writes the files
 // of ../shared/schemas/kubernetes/v1.32.2-standalone-strict/, the same names, byte for byte but for
-// one difference the mirror adds and Kubernetes' OpenAPI does not have (listed below, and why).
+// one difference the mirror adds and Kubernetes' OpenAPI does not have (listed below, and why). And
+// the folder `npm run tools` built at the pin, which kubeconform reads.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { KUBERNETES_MODULE, KUBERNETES_OPENAPI_FILE, kubernetesJsonSchemas, pythonJson, strictFolder } from "../../../tools/kubernetes-schemas";
+import { KUBERNETES_VERSION } from "../../../platform/versions";
+import {
+  KUBERNETES_MODULE,
+  KUBERNETES_OPENAPI_FILE,
+  kubernetesJsonSchemas,
+  kubernetesSchemasRoot,
+  pythonJson,
+  requireKubernetesSchemas,
+  strictFolder,
+} from "../../../tools/kubernetes-schemas";
 import { goModDownload } from "../../../tools/tools";
 import { isPlainObject } from "../../../config/plain";
 
@@ -92,4 +102,26 @@ describe("the converter against the strict folder of ../shared/schemas (Kubernet
       expect(names).toHaveLength(84);
     },
   );
+});
+
+describe("the schemas kubeconform reads: KUBERNETES_VERSION's, built by npm run tools", () => {
+  it("are made from k8s.io/kubernetes at the pin, and hold the kinds the stacks render", () => {
+    const dir = requireKubernetesSchemas();
+    const sources = JSON.parse(fs.readFileSync(path.join(kubernetesSchemasRoot(), "SOURCES.json"), "utf8"));
+    expect(sources).toMatchObject({ module: `${KUBERNETES_MODULE}@v${KUBERNETES_VERSION}`, file: KUBERNETES_OPENAPI_FILE });
+    expect(sources.sum).toMatch(/^h1:/);
+    const files = fs.readdirSync(path.join(dir, "kubernetes", strictFolder(KUBERNETES_VERSION)));
+    expect(files).toHaveLength(sources.kinds);
+    for (const kind of [
+      "deployment-apps-v1.json",
+      "daemonset-apps-v1.json",
+      "statefulset-apps-v1.json",
+      "configmap-v1.json",
+      "customresourcedefinition-apiextensions-v1.json",
+    ])
+      expect(files).toContain(kind);
+    const deployment = JSON.parse(fs.readFileSync(path.join(dir, "kubernetes", strictFolder(KUBERNETES_VERSION), "deployment-apps-v1.json"), "utf8"));
+    expect(deployment.properties.apiVersion.enum).toEqual(["apps/v1"]);
+    expect(deployment.additionalProperties).toBe(false);
+  });
 });
