@@ -1,9 +1,9 @@
 // Everything validation needs in .tools/, installed when missing: the pinned tools (kubeconform,
-// actionlint), the schemas of KUBERNETES_VERSION's kinds (from its OpenAPI), Kube-OVN's CRDs, Talos' own validator of the node configs (talos-validate), the
-// CNI plugins the attachment check runs and Helm, which renders the platform charts for the chart
-// placement test. One function for `npm run tools` (npm test's first step),
-// the suites' globalSetup and `npm run bench`, so that none of them validates with less than the
-// others.
+// actionlint), the schemas of KUBERNETES_VERSION's kinds (from its OpenAPI), Kube-OVN's CRDs,
+// Talos' own validator of the node configs (talos-validate), the CNI plugins the attachment check
+// runs and Helm, which renders the platform charts for the chart placement test. One function for
+// `npm run tools` (npm test's first step), the suites' globalSetup and `npm run bench`, so that none
+// of them validates with less than the others.
 import { ensureCniPlugins, type CniInstall } from "./cni-plugins";
 import { ensureHelm, type HelmInstall } from "./helm";
 import { ensureKubeOvnCrds } from "./kube-ovn-crds";

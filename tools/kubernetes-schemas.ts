@@ -1,12 +1,15 @@
 // The JSON schemas kubeconform judges Kubernetes' own kinds by, for the Kubernetes version the
 // clusters run (KUBERNETES_VERSION), made offline from that release's OpenAPI: the module
 // k8s.io/kubernetes at v<KUBERNETES_VERSION> through the Go module proxy (`go mod download`,
-// checked against sum.golang.org like the tools), its api/openapi-spec/swagger.json converted the
-// way yannh/kubernetes-json-schema's build converts it (openapi2jsonschema --expanded --kubernetes
-// --stand-alone --strict, instrumenta/openapi2jsonschema openapi2jsonschema/command.py and util.py)
-// into `v<version>-standalone-strict/<kind>-<group>-<version>.json`, kubeconform's
-// `{{.ResourceKind}}{{.KindSuffix}}.json`. `npm run tools` builds the folder into .tools/ (never
-// committed); validation reads it in every mode (tools/kubeconform.ts).
+// checked against sum.golang.org like the tools), its api/openapi-spec/swagger.json converted into
+// `v<version>-standalone-strict/<kind>-<group>-<version>.json` (kubeconform's
+// `{{.ResourceKind}}{{.KindSuffix}}.json`) as yannh/kubernetes-json-schema's files are: its build.sh
+// runs openapi2jsonschema --expanded --kubernetes --stand-alone --strict (its fork's image); the
+// rules here are instrumenta/openapi2jsonschema's command.py and util.py, the nullable and
+// int-or-string passes applied after the $refs are inlined, as yannh's files and ../shared/schemas
+// show them (nullable types inside inlined definitions). test/integration/tools/kubernetes-schemas.test.ts
+// holds the result to ../shared/schemas' v1.32.2 folder. `npm run tools` builds the folder into
+// .tools/ (never committed); validation reads it in every mode (tools/kubeconform.ts).
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
