@@ -227,7 +227,7 @@ export interface KubernetesSchemas {
  */
 export function ensureKubernetesSchemas(
   toolsDir = TOOLS_DIR,
-  download: ModuleDownload = (m, v) => goModDownload(m, v, `The OpenAPI of Kubernetes ${KUBERNETES_VERSION} (kubeconform's schemas)`),
+  download: ModuleDownload = (m, v) => goModDownload(m, v, "Kubernetes' OpenAPI (kubeconform's schemas)"),
   version = KUBERNETES_VERSION,
 ): KubernetesSchemas {
   const root = kubernetesSchemasRoot(toolsDir, version);

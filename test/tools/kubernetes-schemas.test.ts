@@ -178,7 +178,7 @@ describe("ensureKubernetesSchemas: the folder kubeconform reads", () => {
   it("stops loudly, leaving nothing, when the module cannot be had or holds no OpenAPI", () => {
     const tools = tempDir();
     const unreachable = () => {
-      throw new ToolError("The OpenAPI of Kubernetes (k8s.io/kubernetes@v1.36.3) could not be fetched: … Fix: … `npm run tools`.");
+      throw new ToolError("Kubernetes' OpenAPI (kubeconform's schemas) (k8s.io/kubernetes@v1.36.3) could not be fetched: … Fix: … `npm run tools`.");
     };
     expect(() => ensureKubernetesSchemas(tools, unreachable)).toThrow(/could not be fetched/);
     expect(() => ensureKubernetesSchemas(tools, fakeModule(undefined).download)).toThrow(

@@ -5,11 +5,13 @@
 // the folder `npm run tools` built at the pin, which kubeconform reads.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describe, expect, it } from "vitest";
+import * as os from "node:os";
+import { afterEach, describe, expect, it } from "vitest";
 import { KUBERNETES_VERSION } from "../../../platform/versions";
 import {
   KUBERNETES_MODULE,
   KUBERNETES_OPENAPI_FILE,
+  ensureKubernetesSchemas,
   kubernetesJsonSchemas,
   kubernetesSchemasRoot,
   pythonJson,
@@ -123,5 +125,24 @@ describe("the schemas kubeconform reads: KUBERNETES_VERSION's, built by npm run 
     const deployment = JSON.parse(fs.readFileSync(path.join(dir, "kubernetes", strictFolder(KUBERNETES_VERSION), "deployment-apps-v1.json"), "utf8"));
     expect(deployment.properties.apiVersion.enum).toEqual(["apps/v1"]);
     expect(deployment.additionalProperties).toBe(false);
+  });
+});
+
+describe("npm run tools without the module proxy", () => {
+  const proxy = process.env.GOPROXY;
+  afterEach(() => (proxy === undefined ? delete process.env.GOPROXY : (process.env.GOPROXY = proxy)));
+
+  it("stops loudly, naming the module, why and the fix, and leaves nothing", () => {
+    const tools = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-k8s-schemas-"));
+    // a version no module cache holds, through a proxy that refuses every connection
+    process.env.GOPROXY = "https://127.0.0.1:1";
+    try {
+      expect(() => ensureKubernetesSchemas(tools, undefined, "1.36.99")).toThrow(
+        /^Kubernetes' OpenAPI \(kubeconform's schemas\) \(k8s\.io\/kubernetes@v1\.36\.99\) could not be fetched:\n {2}- \S*go mod download k8s\.io\/kubernetes@v1\.36\.99: .*connection refused\n(.|\n)*Fix: install Go .* with the module proxy reachable \(GOPROXY\), then run `npm run tools`\.$/,
+      );
+      expect(fs.readdirSync(tools)).toEqual([]);
+    } finally {
+      fs.rmSync(tools, { recursive: true, force: true });
+    }
   });
 });
