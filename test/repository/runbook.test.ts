@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { KIND_VERSION, TALOS_VERSION } from "../../platform/versions";
+import { KIND_VERSION, KUBERNETES_VERSION, TALOS_VERSION } from "../../platform/versions";
 import { REPO, shippedConfig } from "../helpers/stacks";
 
 const OPERATING = fs.readFileSync(path.join(REPO, "docs/operating.md"), "utf8");
@@ -48,6 +48,8 @@ describe("the runbooks of docs/operating.md", () => {
     expect(MEDIUM).toContain(`\`talosctl\` ${TALOS_VERSION}`);
     expect(MEDIUM).toContain(`Pulumi CLI ${pulumi}`);
     for (const m of MEDIUM.matchAll(/factory\.talos\.dev\/image\/[^/]+\/(v[\d.]+)\//g)) expect(m[1]).toBe(TALOS_VERSION);
+    const kubernetes = [...MEDIUM.matchAll(/--kubernetes-version (\S+)/g)].map((m) => m[1]);
+    expect(kubernetes).toEqual([KUBERNETES_VERSION]);
     expect(LAB).toContain(`kind ${KIND_VERSION}`);
   });
 
