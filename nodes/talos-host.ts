@@ -50,6 +50,15 @@ function schematicProvisions(file: NodeConfigFile): HostProvision[] {
   });
 }
 
+/** The interfaces Open vSwitch owns on a machine (machines.yaml `ovs`): each port, and its NICs enslaved to it. */
+function ovsProvisions(m: TalosMachine): HostProvision[] {
+  const by = `${TALOS_MACHINES_FILE} ovs (Open vSwitch's, not Talos')`;
+  return (m.ovs ?? []).flatMap((port) => [
+    { kind: "interface" as const, name: port.name, by, ovs: true as const },
+    ...port.nics.filter((nic) => nic !== port.name).map((nic) => ({ kind: "interface" as const, name: nic, by, master: `OVS bond ${port.name}`, ovs: true as const })),
+  ]);
+}
+
 /** Per node of a Talos stack: what its host has. */
 export function talosHostProvisions(plan: Plan, hardwareVirtualization: boolean): Map<string, HostProvision[]> {
   const files = new Map((plan.nodeConfig?.files ?? []).map((f) => [f.path, f]));
@@ -67,7 +76,7 @@ export function talosHostProvisions(plan: Plan, hardwareVirtualization: boolean)
   return new Map(
     Object.entries(machines).map(([node, m]) => [
       node,
-      [...os, ...m.patches.flatMap((p) => patchProvisions(file(`talos/${p}`))), ...schematicProvisions(file(`talos/${m.schematic}`))],
+      [...os, ...m.patches.flatMap((p) => patchProvisions(file(`talos/${p}`))), ...schematicProvisions(file(`talos/${m.schematic}`)), ...ovsProvisions(m)],
     ]),
   );
 }

@@ -12,7 +12,8 @@ import { placementReport } from "../../placement/report";
 import { planComponents } from "../../placement/workloads";
 import { nodeProvisions } from "../../placement/host";
 import type { HostContract } from "../../plan/host";
-import { allUnits, type Plan } from "../../plan/plan";
+import { allUnits, type K8sObject, type Plan } from "../../plan/plan";
+import { TALOS_MACHINES_FILE, type TalosMachine } from "../../render/rendered";
 import { HOST_FACTS, KIND_NODE_IMAGE, KUBE_OVN_CHART, MULTUS_IMAGE, TALOS_EXTENSION_FACTS, TALOS_VERSION } from "../../platform/versions";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig, SHIPPED_STACKS } from "../helpers/stacks";
 import { shippedPlan } from "../helpers/plans";
@@ -29,12 +30,26 @@ function attachments(plan: Plan): { name: string; config: { type: string; master
     .map((o) => ({ name: `${o.metadata.namespace}/${o.metadata.name}`, config: JSON.parse((o.spec as { config: string }).config) }));
 }
 
-/** The interfaces the rendered Talos documents of a node create (its node patch: links, bonds, members, VLANs). */
+/** talos/machines.yaml of a Plan: per node, its patches and what OVS owns on it. */
+function talosMachines(plan: Plan): Record<string, TalosMachine> {
+  const file = plan.nodeConfig!.files.find((f) => f.path === TALOS_MACHINES_FILE)!;
+  return (file.documents[0] as { machines: Record<string, TalosMachine> }).machines;
+}
+
+/** The interfaces every rendered Talos document of a node names (all its patches: links, bonds, members, VLANs and their parents). */
 function renderedInterfaces(plan: Plan, node: string): string[] {
-  const file = plan.nodeConfig!.files.find((f) => f.path === `talos/nodes/${node}.yaml`)!;
-  return file.documents
+  const patches = talosMachines(plan)[node].patches.map((p) => plan.nodeConfig!.files.find((f) => f.path === `talos/${p}`)!);
+  return patches
+    .flatMap((f) => f.documents)
     .filter((d) => ["LinkConfig", "BondConfig", "VLANConfig"].includes(String(d.kind)))
-    .flatMap((d) => [String(d.name), ...((d.links as string[]) ?? [])]);
+    .flatMap((d) => [String(d.name), ...((d.links as string[]) ?? []), ...(d.parent ? [String(d.parent)] : [])]);
+}
+
+/** The Node patch the node-roles phase applies to a node. */
+function nodePatchOf(plan: Plan, node: string): K8sObject {
+  return allUnits(plan)
+    .flatMap((u) => (u.kind === "Manifests" ? u.objects : []))
+    .find((o) => o.kind === "Node" && o.metadata.name === node)!;
 }
 
 describe("host contract: the shipped stacks", () => {
@@ -60,15 +75,27 @@ describe("host contract: the shipped stacks", () => {
     }
   });
 
-  it.each(PRODUCTION_STACKS)("%s: every interface the cluster names is rendered in the Talos patch of each node that uses it", (stack) => {
-    const cfg = shippedConfig(stack);
-    const { plan, placement } = shippedPlan(stack);
-    const speakers = placement!.placements.find((p) => p.component.name === "metallb-placement/speaker")?.eligible ?? [];
-    for (const node of speakers) expect(renderedInterfaces(plan!, node), node).toEqual(expect.arrayContaining(cfg.platform.metallb!.interfaces));
-    for (const node of cfg.nodes.filter((n) => n.labels["network.openkeel.io/external-nic"] !== undefined)) {
-      expect(renderedInterfaces(plan!, node.name), node.name).toContain(node.labels["network.openkeel.io/external-nic"]);
-    }
-  });
+  it.each(PRODUCTION_STACKS)(
+    "%s: every interface the cluster names is rendered in the Talos patch of each node that uses it, but the external NIC, which OVS builds and no Talos document names",
+    (stack) => {
+      const cfg = shippedConfig(stack);
+      const { plan, placement } = shippedPlan(stack);
+      const speakers = placement!.placements.find((p) => p.component.name === "metallb-placement/speaker")?.eligible ?? [];
+      for (const node of speakers) expect(renderedInterfaces(plan!, node), node).toEqual(expect.arrayContaining(cfg.platform.metallb!.interfaces));
+      const wired = cfg.nodes.filter((n) => n.labels["network.openkeel.io/external-nic"] !== undefined);
+      expect(wired.length).toBeGreaterThan(0);
+      const machines = talosMachines(plan!);
+      for (const node of wired) {
+        const nic = node.labels["network.openkeel.io/external-nic"];
+        const port = machines[node.name].ovs?.find((p) => p.name === nic);
+        // OVS builds the external bond from its NICs; Talos is told of none of them
+        expect(port?.nics.length, node.name).toBe(2);
+        for (const name of [nic, ...port!.nics]) expect(renderedInterfaces(plan!, node.name), node.name).not.toContain(name);
+        const annotation = nodePatchOf(plan!, node.name).metadata.annotations?.["network.openkeel.io/external-bond"];
+        expect(JSON.parse(annotation!), node.name).toMatchObject({ name: nic, interfaces: port!.nics, bond_mode: "balance-tcp", lacp: "active" });
+      }
+    },
+  );
 
   it("nothing but Kube-OVN gives a Talos node macvlan, and nothing gives it ipvlan (HOST_FACTS)", () => {
     const { placement } = shippedPlan("prod-medium");
@@ -119,10 +146,10 @@ describe("host contract: what trips it", () => {
 
   it("MetalLB's interface enslaved to the chassis' bridge or to a bond: present, but no node announces the VIP", () => {
     const bridge = hostErrors(mutatedConfig("prod-medium", (r) => (r.platform.metallb.interfaces = ["bond1"])));
-    // the controlPlane nodes have no bond1 at all; the gateways have it, in br-ex
+    // the controlPlane nodes have no bond1 at all; the gateways have it as OVS's bond in br-ex
     expect(bridge.map((c) => c.code).sort()).toEqual(["host-interface", "host-interface-enslaved"]);
     expect(bridge.find((c) => c.code === "host-interface-enslaved")!.message).toContain(
-      "net-1 bond1 is enslaved to the OVN chassis' physnet bridge (openkeel-neutron/chassis); net-2 bond1",
+      "net-1 bond1 is Open vSwitch's (the OVN chassis' physnet bridge (openkeel-neutron/chassis)); net-2 bond1",
     );
     const member = hostErrors(mutatedConfig("prod-medium", (r) => (r.platform.metallb.interfaces = ["enp1s0f0"])));
     expect(member).toEqual([expect.objectContaining({ code: "host-interface-enslaved", path: "openkeel:platform.metallb.interfaces" })]);
