@@ -146,7 +146,7 @@ export function parseByteSize(text: string): bigint | undefined {
   const m = /^(\d+(?:\.\d+)?)\s*([kmgtpe]?)(i?)(b?)$/i.exec(text.trim());
   if (!m) return undefined;
   const [, num, prefix, binary] = m;
-  const power = "kmgtpe".indexOf(prefix.toLowerCase()) + 1;
+  const power = prefix === "" ? 0 : "kmgtpe".indexOf(prefix.toLowerCase()) + 1;
   if (prefix === "" && binary !== "") return undefined;
   const base = binary ? 1024n : 1000n;
   const [whole, frac = ""] = num.split(".");

@@ -7,8 +7,8 @@
 //     block.DiskSpec, network.LinkStatusSpec, hardware.ProcessorSpec and
 //     hardware.SystemInformationSpec, so a field Talos does not have is refused. The repository's
 //     facts fixtures are made with it (test/fixtures/talos-facts/).
-//   - `match-disks <facts.yaml> <query.yaml>` answers which disks of a facts file Talos takes: the
-//     install disk selector through InstallConfig.DiskMatchExpression and
+//   - `match-disks <facts.yaml> <query.yaml>` answers which disks of a facts file Talos takes: each
+//     install disk selector (query `installs`) through InstallConfig.DiskMatchExpression and
 //     blockhelpers.MatchDisks over an in-memory COSI state (what the install task runs,
 //     internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go:1517-1538), and
 //     each volume selector through celenv.DiskLocator with system_disk false and true (what the
@@ -162,8 +162,8 @@ func factsExample(args []string) int {
 }
 
 type diskQuery struct {
-	Install *v1alpha1.InstallDiskSelector `yaml:"install"`
-	Volumes []string                      `yaml:"volumes"`
+	Installs []*v1alpha1.InstallDiskSelector `yaml:"installs"`
+	Volumes  []string                        `yaml:"volumes"`
 }
 
 type volumeAnswer struct {
@@ -173,10 +173,14 @@ type volumeAnswer struct {
 	Matches map[string][2]bool `json:"matches"`
 }
 
+type installAnswer struct {
+	Disks []string `json:"disks"`
+	Error string   `json:"error,omitempty"`
+}
+
 type diskAnswer struct {
-	Install      []string       `json:"install"`
-	InstallError string         `json:"installError,omitempty"`
-	Volumes      []volumeAnswer `json:"volumes"`
+	Installs []installAnswer `json:"installs"`
+	Volumes  []volumeAnswer  `json:"volumes"`
 }
 
 // factsDisks reads the Disk documents of a facts file into Talos' Disk resources, sorted by id.
@@ -281,11 +285,15 @@ func matchDisks(args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", args[1], err)
 		return 2
 	}
-	answer := diskAnswer{Install: []string{}, Volumes: []volumeAnswer{}}
-	if q.Install != nil {
-		if answer.Install, err = matchInstall(context.Background(), q.Install, disks); err != nil {
-			answer.InstallError = err.Error()
+	answer := diskAnswer{Installs: []installAnswer{}, Volumes: []volumeAnswer{}}
+	for _, sel := range q.Installs {
+		a := installAnswer{Disks: []string{}}
+		if ids, err := matchInstall(context.Background(), sel, disks); err != nil {
+			a.Error = err.Error()
+		} else if ids != nil {
+			a.Disks = ids
 		}
+		answer.Installs = append(answer.Installs, a)
 	}
 	for _, v := range q.Volumes {
 		answer.Volumes = append(answer.Volumes, matchVolume(v, disks))
