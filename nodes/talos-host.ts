@@ -21,6 +21,7 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 function patchProvisions(file: NodeConfigFile): HostProvision[] {
   const by = `talos/${file.path.slice("talos/".length)}`;
   const out: HostProvision[] = [];
+  const addressedByDhcp = new Set(file.documents.filter((d) => d.kind === "DHCPv4Config").map((d) => String(d.name)));
   for (const doc of file.documents) {
     const modules = ((doc.machine as Doc | undefined)?.kernel as Doc | undefined)?.modules;
     for (const m of Array.isArray(modules) ? (modules as Doc[]) : []) {
@@ -31,7 +32,8 @@ function patchProvisions(file: NodeConfigFile): HostProvision[] {
     }
     if (doc.kind === "UserVolumeConfig") out.push({ kind: "mount", name: `${USER_VOLUME_ROOT}/${String(doc.name)}`, by });
     if (typeof doc.kind === "string" && LINK_KINDS.has(doc.kind)) {
-      out.push({ kind: "interface", name: String(doc.name), by });
+      const addressed = doc.addresses !== undefined || addressedByDhcp.has(String(doc.name));
+      out.push({ kind: "interface", name: String(doc.name), by, ...(addressed ? { addressed: true as const } : {}) });
       // a bond's members are there, enslaved to it
       for (const name of strings(doc.links)) out.push({ kind: "interface", name, by, master: String(doc.name) });
     }

@@ -138,13 +138,15 @@ function provides(have: readonly HostProvision[], kind: HostCapabilityKind, anyO
 function managedByOs(have: readonly HostProvision[], name: string): string | undefined {
   const os = have.find((p) => p.kind === "interface" && p.name === name && p.ovs !== true);
   if (!os) return undefined;
-  return `${name} is a link the node's OS manages (${os.by}), whose link controller brings down and detaches a link that OVS makes ovs-system the master of (siderolabs/talos@v1.13.9 internal/app/machined/pkg/controllers/network/link_spec.go:706-758)`;
+  const carries = os.addressed ? ", and carries the node's address and default route, which the node would lose into the bridge" : "";
+  return `${name} is a link the node's OS manages (${os.by})${carries}; its link controller brings down and detaches a link that OVS makes ovs-system the master of (siderolabs/talos@v1.13.9 internal/app/machined/pkg/controllers/network/link_spec.go:706-758)`;
 }
 
 /** What a node has of a kind, for the message: `bridge, macvlan, … (Talos v1.13.9, Kube-OVN v1.16.2)`. */
 function describeHas(have: readonly HostProvision[], kind: HostCapabilityKind, ovsOwned = false): string {
   const of = have.filter((p) => p.kind === kind && (p.ovs === true) === ovsOwned);
   if (of.length === 0 && ovsOwned) return "no interface Open vSwitch owns: its host network declares no ovs";
+  if (ovsOwned) return `only ${[...new Set(of.map((p) => p.name))].sort().join(", ")} owned by Open vSwitch`;
   if (of.length === 0 && kind === "interface") return "no host interface declared: it names no entry of openkeel:hostNetworks";
   if (of.length === 0) return `no ${KIND_WORDS[kind]}`;
   const names = [...new Set(of.map((p) => p.name))].sort();
@@ -177,7 +179,7 @@ function needCheck(facts: HostContractFacts, p: ComponentPlacement, need: HostNe
   return {
     level: "error",
     code: NEED_CODES[need.kind],
-    message: `${p.component.name} (${p.component.kind}) needs the ${KIND_WORDS[need.kind]} ${describeNames(need.anyOf)} on every node it may run on (${need.why}), and ${lacking.length === 1 ? "this node lacks" : "these nodes lack"} it: ${nodes}`,
+    message: `${p.component.name} (${p.component.kind}) needs the ${KIND_WORDS[need.kind]} ${describeNames(need.anyOf)}${need.ovsOwned ? ", owned by Open vSwitch," : ""} on every node it may run on (${need.why}), and ${lacking.length === 1 ? "this node lacks" : "these nodes lack"} it: ${nodes}`,
     fix: need.fix,
     path: need.configPath ?? p.component.configPath ?? `openkeel:nodes[${facts.nodeIndex(lacking[0])}].roles`,
   };

@@ -87,6 +87,11 @@ export interface HostProvision extends HostCapability {
    * @default the OS manages it
    */
   ovs?: true;
+  /**
+   * The node's own address and default route are on it.
+   * @default not
+   */
+  addressed?: true;
 }
 
 /** What the components of a Plan need of the hosts, and install on them. */

@@ -144,6 +144,24 @@ describe("host contract: what trips it", () => {
     expect(hostErrors(cfg)[0].message).toContain("openkeel-neutron/chassis (DaemonSet) needs the host interface 'bond7'");
   });
 
+  it("the external NIC a link Talos manages: the node's own bond0, or a bond declared to Talos instead of OVS", () => {
+    const own = hostErrors(mutatedConfig("prod-medium", (r) => (r.nodes[3].labels = { "network.openkeel.io/external-nic": "bond0" })));
+    expect(own).toEqual([expect.objectContaining({ code: "host-interface", path: 'openkeel:nodes[3].labels["network.openkeel.io/external-nic"]' })]);
+    expect(own[0].message).toMatch(
+      /needs the host interface 'bond0', owned by Open vSwitch, on every node .*bond0 is a link the node's OS manages \(talos\/nodes\/cmp-01\.yaml\), and carries the node's address and default route, which the node would lose into the bridge; its link controller brings down .*: cmp-01 \(has only bond1, enp2s0f0, enp2s0f1 owned by Open vSwitch\)/,
+    );
+    expect(own[0].fix).toMatch(/^declare that NIC under ovs of the node's host network/);
+    const talosBond = hostErrors(
+      mutatedConfig("prod-small", (r) => {
+        const n = r.hostNetworks.hyperconverged;
+        n.bonds.push({ name: "bond1", members: ["enp2s0f0", "enp2s0f1"], mode: "802.3ad" });
+        n.ovs = [];
+      }),
+    );
+    expect(talosBond.map((c) => c.path)).toEqual(['openkeel:nodes[0].labels["network.openkeel.io/external-nic"]']);
+    expect(talosBond[0].message).toContain("bond1 is a link the node's OS manages");
+  });
+
   it("MetalLB's interface enslaved to the chassis' bridge or to a bond: present, but no node announces the VIP", () => {
     const bridge = hostErrors(mutatedConfig("prod-medium", (r) => (r.platform.metallb.interfaces = ["bond1"])));
     // the controlPlane nodes have no bond1 at all; the gateways have it as OVS's bond in br-ex
