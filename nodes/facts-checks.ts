@@ -11,7 +11,8 @@ import { ovsNics } from "../config/host-network";
 import { formatPath, type Check } from "../config/problems";
 import type { LoadedConfig, NodeConfig } from "../config/schema";
 import type { TalosConfig } from "../config/talos";
-import { installCandidates, volumeFits, volumeSelectorMatches } from "./disk-selectors";
+import { installCandidates, installSelectorMatches, volumeFits, volumeSelectorMatches } from "./disk-selectors";
+import { parseByteSize, parseSizeMatcher, type InstallDiskSelector } from "../config/talos";
 import { nodeInstallDisk, nodeVolumes } from "./talos";
 
 const CAPTURE = "npm run facts -- --stack <stack> --address <its maintenance address> (docs/operating.md)";
@@ -147,12 +148,97 @@ function diskChecks(talos: TalosConfig, node: NodeConfig, i: number, m: MachineF
   return checks;
 }
 
+const TRANSPORTS = ["nvme", "sata", "sas", "scsi", "virtio", "mmc", "usb"];
+
+/** A string a glob matches (`*` → `x`), or empty where the selector says nothing. */
+const witness = (pattern: string | undefined) => (pattern ?? "").replaceAll("*", "x");
+
+/**
+ * The disks a machine without facts could have, as far as the selectors can tell them apart: every
+ * transport, rotational or not, sizes at each boundary a selector draws, and the attributes the
+ * install selector names set to what it matches.
+ */
+function possibleDisks(sel: InstallDiskSelector, minSizes: readonly string[]): DiskFact[] {
+  const bounds = [sel.size ? parseSizeMatcher(sel.size)?.bytes : undefined, ...minSizes.map((m) => parseByteSize(m))].filter((b): b is bigint => b !== undefined);
+  const sizes = [...new Set([10n ** 9n, 10n ** 14n, ...bounds.flatMap((b) => [b - 1n, b, b + 1n, b + 67n * 4096n])])].filter((b) => b > 0n);
+  return TRANSPORTS.flatMap((transport) =>
+    [false, true].flatMap((rotational) =>
+      sizes.map((size) => ({
+        id: `${transport}-${rotational ? "hdd" : "ssd"}-${size}`,
+        dev_path: "",
+        size,
+        pretty_size: `${size} B`,
+        io_size: 4096n,
+        sector_size: 4096n,
+        readonly: false,
+        cdrom: false,
+        model: witness(sel.model),
+        serial: witness(sel.serial),
+        modalias: witness(sel.modalias),
+        wwid: witness(sel.wwid),
+        uuid: witness(sel.uuid),
+        bus_path: witness(sel.busPath),
+        sub_system: "/sys/class/block",
+        transport,
+        rotational,
+        secondary_disks: [],
+        symlinks: [],
+      })),
+    ),
+  );
+}
+
+const describePossible = (d: DiskFact) => `a ${d.rotational ? "rotational" : "non-rotational"} ${d.transport} disk of ${d.size} bytes`;
+
+/**
+ * Nodes without facts: the install disk selector may not be able to take a disk a user volume's
+ * selector may take on any machine (on a reinstall, `!system_disk` guards nothing if the installer
+ * picked the volume's disk). One error per selector, naming its nodes.
+ */
+function possibleCollisions(cfg: LoadedConfig, talos: TalosConfig): Check[] {
+  const bySelector = new Map<string, { sel: InstallDiskSelector; nodes: string[]; volumes: ReturnType<typeof nodeVolumes> }>();
+  cfg.nodes.forEach((node, i) => {
+    const sel = nodeInstallDisk(node, talos);
+    const volumes = nodeVolumes(node, talos);
+    if (node.machine !== undefined || !sel || volumes.length === 0) return;
+    const path = node.installDisk ? `openkeel:nodes[${i}].installDisk` : "openkeel:talos.installDisk";
+    const key = `${path} ${volumes.map((v) => v.key).join(",")}`;
+    const entry = bySelector.get(key) ?? { sel, nodes: [], volumes };
+    entry.nodes.push(node.name);
+    bySelector.set(key, entry);
+  });
+  const checks: Check[] = [];
+  for (const [key, { sel, nodes, volumes }] of bySelector) {
+    const path = key.split(" ")[0];
+    const disks = possibleDisks(sel, volumes.map((v) => v.disk.minSize)).filter((d) => installSelectorMatches(sel, d));
+    for (const v of volumes) {
+      const both = disks.find((d) => {
+        try {
+          return volumeSelectorMatches(v.disk.diskSelector, d, false) && volumeFits(v.disk.minSize, d);
+        } catch {
+          return false; // a selector Talos cannot evaluate: Talos' validation reports it (npm run validate)
+        }
+      });
+      if (!both) continue;
+      checks.push({
+        level: "error",
+        code: "install-disk",
+        message: `can select a disk the ${v.name} volume's selector (openkeel:talos.${v.key}.diskSelector) may take too, on ${nodes.join(", ")}: ${describePossible(both)} meets both, and installing there wipes the volume`,
+        fix: `make them exclusive: a size below ${v.disk.minSize}, another type or the boot disk's busPath or model for the install disk; or capture the machines' facts (${CAPTURE}), which then decide`,
+        path,
+      });
+    }
+  }
+  return checks;
+}
+
 /** What the stack says of its machines, judged against their facts; one warning for the nodes that have none. */
 export function machineFactsChecks(cfg: LoadedConfig): Check[] {
   const talos = cfg.talos;
   if (!talos) return [];
   const { pairs, checks } = machineOfNodes(cfg);
   for (const { node, i, m } of pairs) checks.push(...nicChecks(cfg, node, m), ...watchdogChecks(talos, node, m), ...diskChecks(talos, node, i, m));
+  checks.push(...possibleCollisions(cfg, talos));
   const without = cfg.nodes.filter((n) => n.machine === undefined);
   if (without.length > 0) {
     checks.push({

@@ -93,3 +93,33 @@ describe("machine facts: what trips them", () => {
     expect(twice[0].message).toBe("node 'cmp-02' is machine 'hv-1', which node 'cmp-01' already is");
   });
 });
+
+describe("without facts: an install disk selector that can take a volume's disk on some machine", () => {
+  it("is refused, once per selector, naming its nodes and a disk both take", () => {
+    const found = checks(
+      mutatedConfig("prod-medium", (r) => (r.talos.installDisk = { type: "nvme" })),
+      /^install-disk$/,
+    );
+    expect(found).toEqual([expect.objectContaining({ level: "error", path: "openkeel:talos.installDisk" })]);
+    expect(found[0].message).toMatch(
+      /^can select a disk the longhorn volume's selector \(openkeel:talos\.longhornDisk\.diskSelector\) may take too, on cp-1, cp-2, cp-3, cmp-01, cmp-02, cmp-03: a non-rotational nvme disk of \d+ bytes meets both/,
+    );
+    // Swift's capacity disks: rotational; an install disk by serial alone could be one of them
+    const swift = checks(
+      mutatedConfig("prod-large", (r) => (r.nodes[21].installDisk = { serial: "ZL2A*" })),
+      /^install-disk$/,
+    );
+    expect(swift.map((c) => [c.path, /longhorn-capacity volume/.test(c.message)])).toEqual([
+      ["openkeel:nodes[21].installDisk", false],
+      ["openkeel:nodes[21].installDisk", true],
+    ]);
+  });
+
+  it("passes a selector the volumes' sizes or types keep apart, and leaves a node with facts to its facts", () => {
+    for (const stack of ["prod-small", "prod-medium", "prod-large"]) expect(checks(mutatedConfig(stack, () => {}), /^install-disk$/), stack).toEqual([]);
+    // by size: a boot disk below Longhorn's minSize
+    expect(checks(mutatedConfig("prod-medium", (r) => (r.talos.installDisk = { type: "nvme", size: "< 1TB" })), /^install-disk$/)).toEqual([]);
+    // cmp-01's own serial would collide on some machine, but its facts say which disk it is
+    expect(checks(medium((r) => (r.nodes[3].installDisk = { serial: "PHBT123400AB480A" })), /^install-disk$/)).toEqual([]);
+  });
+});
