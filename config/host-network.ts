@@ -289,6 +289,13 @@ function ovsIssues(n: HostNetwork, declared: ReadonlyMap<string, unknown>): Issu
   return issues;
 }
 
+/** The link of a host network that carries the VIP's replies: the first MetalLB interface it declares, unless it is the node's own link. */
+export function vipLink(network: HostNetwork, vip: { interfaces: readonly string[] }): string | undefined {
+  const names = new Set([...network.links.map((l) => l.name), ...network.bonds.map((b) => b.name), ...network.vlans.map(vlanName)]);
+  const link = vip.interfaces.find((i) => names.has(i));
+  return link === network.nodeAddress.link ? undefined : link;
+}
+
 /** The parts of the stack config the production rules read (structural: no import cycle). */
 interface StackShape {
   hostNetworks?: Record<string, HostNetwork> | undefined;

@@ -263,7 +263,7 @@ function hostSubnet(ip: string): string {
  * (zone, own-prefix labels; never a role label of the hardened profile), and its host network's
  * links with its own address (./talos-network.ts).
  */
-function nodePatch(node: NodeConfig, profile: LabelProfile, cfg: Pick<LoadedConfig, "hostNetworks" | "network"> & { talos: TalosConfig }): Record<string, unknown>[] {
+function nodePatch(node: NodeConfig, profile: LabelProfile, cfg: Pick<LoadedConfig, "hostNetworks" | "network" | "platform"> & { talos: TalosConfig }): Record<string, unknown>[] {
   const kubelet: Record<string, unknown> = {};
   if (node.internalIP !== undefined) kubelet.nodeIP = { validSubnets: [hostSubnet(node.internalIP)] };
   // A dotted name is an FQDN to Talos: without this the Node would be named after its first label.
@@ -279,7 +279,9 @@ function nodePatch(node: NodeConfig, profile: LabelProfile, cfg: Pick<LoadedConf
   if (Object.keys(machine).length > 0) docs.push({ machine });
   docs.push({ apiVersion: "v1alpha1", kind: "HostnameConfig", auto: "off", hostname: node.name });
   const network = node.hostNetwork === undefined ? undefined : cfg.hostNetworks?.[node.hostNetwork];
-  if (network) docs.push(...hostNetworkDocuments(node, network, cfg.network?.nodeSubnet));
+  const metallb = cfg.platform.metallb;
+  const vip = metallb?.vipNetwork ? { ...metallb.vipNetwork, interfaces: metallb.interfaces } : undefined;
+  if (network) docs.push(...hostNetworkDocuments(node, network, cfg.network?.nodeSubnet, vip));
   return docs;
 }
 
