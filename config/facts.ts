@@ -2,9 +2,10 @@
 // `talosctl get <type> --insecure --nodes <address> -o yaml` for its system information,
 // processors, disks and links, one file per machine under stacks/facts/<stack>/<machine>.yaml
 // (`npm run facts` writes it, nodes/facts-checks.ts judges the stack against it). The file keeps
-// Talos' own documents (cmd/talosctl/cmd/talos/output/yaml.go at v1.13.9: `node: <address>`, then
-// the resource's metadata and spec), so a reviewer reads what the machine said, not our summary.
-// This module is their one reader and writer.
+// Talos' own documents (cmd/talosctl/cmd/talos/output/yaml.go at v1.13.9: `node: `, empty in
+// maintenance mode, then the resource's metadata and spec), so a reviewer reads what the machine
+// said, not our summary; its header says which address answered. This module is their one reader
+// and writer.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -62,7 +63,7 @@ export interface LinkFact {
 export interface MachineFacts {
   machine: string;
   file: string;
-  /** The address it answered on in maintenance mode (the documents' `node`). */
+  /** The address it answered on in maintenance mode (the header's `# address:`). */
   address: string;
   system: { manufacturer: string; productName: string; serialNumber: string; uuid: string };
   cpus: { manufacturer: string; productName: string }[];
@@ -97,7 +98,8 @@ const cpuSpec = z.looseObject({ manufacturer: str, productName: str });
 const systemSpec = z.looseObject({ manufacturer: str, productName: str, serialnumber: str, uuid: str });
 
 const documentSchema = z.looseObject({
-  node: z.string().min(1),
+  // talosctl --insecure prints an empty node (no `nodes` metadata in maintenance mode)
+  node: z.string().nullable().optional(),
   metadata: z.looseObject({ type: z.enum(FACT_RESOURCES.map((r) => r.type) as [string, ...string[]]), id: z.string().min(1) }),
   spec: z.unknown(),
 });
@@ -137,13 +139,13 @@ export function parseMachineFacts(text: string, file: string, machine: string): 
   for (const r of FACT_RESOURCES) {
     if (!docs.some((d) => d.metadata.type === r.type)) problems.push({ file, path: "", message: `holds no ${r.type} (talosctl get ${r.alias})`, fix: FIX });
   }
-  const addresses = [...new Set(docs.map((d) => d.node))];
-  if (addresses.length > 1) problems.push({ file, path: "", message: `holds the answers of several machines (${addresses.join(", ")})`, fix: FIX });
-  if (problems.length > 0 || !system) return problems;
+  const address = ADDRESS_LINE.exec(text)?.[1];
+  if (address === undefined) problems.push({ file, path: "", message: "has no `# address:` line saying which address answered", fix: FIX });
+  if (problems.length > 0 || !system || address === undefined) return problems;
   return {
     machine,
     file,
-    address: addresses[0],
+    address,
     system: { manufacturer: system.manufacturer, productName: system.productName, serialNumber: system.serialnumber, uuid: system.uuid },
     cpus,
     disks,
@@ -167,11 +169,15 @@ export function readStackFacts(stack: string, stacksDir: string): { facts: Recor
   return { facts, problems };
 }
 
-/** A facts file: what made it, then Talos' own output of each resource, as printed. */
-export function machineFactsText(machine: string, talosVersion: string, outputs: readonly { alias: string; yaml: string }[]): string {
+/** The header line of the address that answered. */
+const ADDRESS_LINE = /^# address: (\S+)$/m;
+
+/** A facts file: what made it and which address answered, then Talos' own output of each resource, as printed. */
+export function machineFactsText(machine: string, talosVersion: string, address: string, outputs: readonly { alias: string; yaml: string }[]): string {
   const head = [
     `# Hardware facts of machine ${machine}, as Talos ${talosVersion} reports them in maintenance mode:`,
     `# ${outputs.map((o) => `talosctl get ${o.alias}`).join(", ")} (--insecure -o yaml). Written by npm run facts; do not edit.`,
+    `# address: ${address}`,
   ];
   return `${head.join("\n")}\n${outputs.map((o) => o.yaml.trimEnd()).join("\n---\n")}\n`;
 }

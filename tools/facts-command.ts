@@ -56,13 +56,13 @@ export function factsCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = pr
     throw e;
   }
   const outputs = FACT_RESOURCES.map((r) => ({ alias: r.alias, yaml: talosctlGet(talosctl, r.alias, opts.address!, env) }));
-  const draft = machineFactsText(opts.machine ?? "unnamed", TALOS_VERSION, outputs);
+  const draft = machineFactsText(opts.machine ?? "unnamed", TALOS_VERSION, opts.address, outputs);
   const read = parseMachineFacts(draft, `the answer of ${opts.address}`, opts.machine ?? "unnamed");
   if (Array.isArray(read)) throw new UserError(`${read.map(formatProblem).join("\n")}\nnothing written`, 1);
   const machine = opts.machine ?? defaultName(read.system.serialNumber);
   if (machine === undefined) throw new UserError(`the machine at ${opts.address} reports no usable serial number ('${read.system.serialNumber}'). Fix: name it with --machine <name>`, 2);
   const file = factsFile(opts.stack, machine, stacksDir);
-  writeWhole(file, machineFactsText(machine, TALOS_VERSION, outputs));
+  writeWhole(file, machineFactsText(machine, TALOS_VERSION, opts.address, outputs));
   const nics = read.links.filter((l) => l.type === "ether" && l.kind === "").map((l) => l.name);
   io.out(`${file}: machine ${machine} (${read.system.manufacturer} ${read.system.productName}, serial ${read.system.serialNumber}) at ${read.address}: ${read.disks.length} disk(s) (${read.disks.map((d) => d.id).join(", ")}), NICs ${nics.join(", ")}, CPU ${read.cpus[0]?.manufacturer ?? "unknown"}\n`);
   io.out(`next: set machine: ${machine} on its node in ${stacksDir}/Pulumi.${opts.stack}.yaml, then npm run plan -- --stack ${opts.stack}\n`);

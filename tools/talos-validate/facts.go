@@ -2,8 +2,11 @@
 //
 //   - `facts-example <machine.yaml>` prints a machine's resources exactly as `talosctl get <type>
 //     --insecure -o yaml` prints them (cmd/talosctl/cmd/talos/output/yaml.go WriteResource at
-//     v1.13.9: `node: <address>`, then resource.MarshalYAML encoded by go.yaml.in/yaml/v4, a `---`
-//     between resources and between the commands' outputs). The specs are decoded strictly into
+//     v1.13.9: `node: <node>`, then resource.MarshalYAML encoded by go.yaml.in/yaml/v4, a `---`
+//     between resources and between the commands' outputs). With --insecure the node is empty:
+//     the maintenance client dials the address as its endpoint and sends no `nodes` metadata
+//     (cmd/talosctl/pkg/talos/global/client.go:133-166), so ForEachResource passes ""
+//     (cmd/talosctl/pkg/talos/helpers/resources.go:43-47). The specs are decoded strictly into
 //     block.DiskSpec, network.LinkStatusSpec, hardware.ProcessorSpec and
 //     hardware.SystemInformationSpec, so a field Talos does not have is refused. The repository's
 //     facts fixtures are made with it (test/fixtures/talos-facts/).
@@ -48,7 +51,6 @@ type exampleEntry struct {
 }
 
 type exampleMachine struct {
-	Node   string         `yaml:"node"`
 	System yaml.Node      `yaml:"system"`
 	CPUs   []exampleEntry `yaml:"cpus"`
 	Disks  []exampleEntry `yaml:"disks"`
@@ -154,7 +156,8 @@ func factsExample(args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", args[0], err)
 		return 1
 	}
-	if err := writeLikeTalosctl(os.Stdout, m.Node, groups); err != nil {
+	// the maintenance client's node: none (see the header)
+	if err := writeLikeTalosctl(os.Stdout, "", groups); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
