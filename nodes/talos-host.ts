@@ -33,7 +33,8 @@ function patchProvisions(file: NodeConfigFile): HostProvision[] {
     if (doc.kind === "UserVolumeConfig") out.push({ kind: "mount", name: `${USER_VOLUME_ROOT}/${String(doc.name)}`, by });
     if (typeof doc.kind === "string" && LINK_KINDS.has(doc.kind)) {
       const addressed = doc.addresses !== undefined || addressedByDhcp.has(String(doc.name));
-      out.push({ kind: "interface", name: String(doc.name), by, ...(addressed ? { addressed: true as const } : {}) });
+      const vlan = doc.kind === "VLANConfig" ? { vlan: { parent: String(doc.parent), id: Number(doc.vlanID) } } : {};
+      out.push({ kind: "interface", name: String(doc.name), by, ...(addressed ? { addressed: true as const } : {}), ...vlan });
       // a bond's members are there, enslaved to it
       for (const name of strings(doc.links)) out.push({ kind: "interface", name, by, master: String(doc.name) });
     }

@@ -228,6 +228,34 @@ function enslavedCheck(facts: HostContractFacts, p: ComponentPlacement, need: Ho
   };
 }
 
+/**
+ * One network on every node a component may use it on: an interface it names (an attachment's
+ * master, MetalLB's) is the same VLAN, parent and tag, wherever it is a VLAN. The same name on
+ * another tag is another segment: the pods of one node would not reach those of the other.
+ */
+function identityCheck(facts: HostContractFacts, p: ComponentPlacement, need: HostNeed): Check[] {
+  const seen = new Map<string, { parent: string; id: number; nodes: string[] }[]>();
+  for (const node of p.eligible) {
+    for (const prov of facts.provisions.get(node) ?? []) {
+      if (prov.kind !== "interface" || !prov.vlan || !need.anyOf.includes(prov.name)) continue;
+      const ids = seen.get(prov.name) ?? [];
+      const same = ids.find((x) => x.parent === prov.vlan!.parent && x.id === prov.vlan!.id);
+      if (same) same.nodes.push(node);
+      else ids.push({ ...prov.vlan, nodes: [node] });
+      seen.set(prov.name, ids);
+    }
+  }
+  return [...seen]
+    .filter(([, ids]) => ids.length > 1)
+    .map(([name, ids]) => ({
+      level: "error" as const,
+      code: "host-interface-identity",
+      message: `${p.component.name} (${p.component.kind}) uses ${name} as one network (${need.why}), and it is not one VLAN: ${ids.map((x) => `VLAN ${x.id} of ${x.parent} on ${x.nodes.join(", ")}`).join("; ")}`,
+      fix: `tag ${name} alike in every host network that declares it (openkeel:hostNetworks.<name>.vlans), or give the other segment its own name`,
+      path: need.configPath ?? p.component.configPath ?? `openkeel:nodes[${facts.nodeIndex(ids[1].nodes[0])}].hostNetwork`,
+    }));
+}
+
 /** Whether a component places pods of its own on the pod network (not on the host's, not a node selection). */
 const podNetworkPods = (c: ComponentPlacement["component"]) => c.nodeSelection === undefined && c.scheduling.hostNetwork !== true;
 
@@ -272,6 +300,7 @@ export function hostContractChecks(facts: HostContractFacts): Check[] {
         }
         continue;
       }
+      if (need.kind === "interface") checks.push(...identityCheck(facts, p, need));
       if (need.free) {
         const judged = p.eligible.map((n) => ({ n, ...freeInterface(need, facts.provisions.get(n) ?? [], taken.get(n)) }));
         const enslaved = judged.filter((j) => !j.met && j.held.length > 0);

@@ -92,6 +92,11 @@ export interface HostProvision extends HostCapability {
    * @default not
    */
   addressed?: true;
+  /**
+   * A VLAN's identity: its parent and tag, what the switch port sees.
+   * @default not a VLAN
+   */
+  vlan?: { parent: string; id: number };
 }
 
 /** What the components of a Plan need of the hosts, and install on them. */

@@ -162,6 +162,19 @@ describe("host contract: what trips it", () => {
     expect(talosBond[0].message).toContain("bond1 is a link the node's OS manages");
   });
 
+  it("one network, two VLANs: the storage network named 'storage' but tagged 44 on the hypervisors and 41 elsewhere", () => {
+    const found = hostErrors(
+      mutatedConfig("prod-large", (r) => {
+        r.platform.longhorn.storageNetwork.interface = "storage";
+        for (const [name, n] of Object.entries<any>(r.hostNetworks)) {
+          n.vlans = (n.vlans ?? []).map((v: any) => (v.id === 41 ? { name: "storage", parent: "bond0", id: name === "hypervisor" ? 44 : 41, mtu: 9000 } : v));
+        }
+      }),
+    );
+    expect(found).toEqual([expect.objectContaining({ code: "host-interface-identity", path: "openkeel:platform.longhorn.storageNetwork.interface" })]);
+    expect(found[0].message).toMatch(/uses storage as one network .*and it is not one VLAN: VLAN 41 of bond0 on .*; VLAN 44 of bond0 on cmp-a-01, /);
+  });
+
   it("MetalLB's interface enslaved to the chassis' bridge or to a bond: present, but no node announces the VIP", () => {
     const bridge = hostErrors(mutatedConfig("prod-medium", (r) => (r.platform.metallb.interfaces = ["bond1"])));
     // the controlPlane nodes have no bond1 at all; the gateways have it as OVS's bond in br-ex
