@@ -120,7 +120,15 @@ export function parseMachineFacts(text: string, file: string, machine: string): 
     const raw = d.toJS() as unknown;
     if (raw === null || raw === undefined) return;
     const r = documentSchema.safeParse(raw);
-    if (!r.success) problems.push(...r.error.issues.map((x) => ({ file, path: `documents[${i}].${x.path.join(".")}`, message: `is not what talosctl get prints: ${x.message}`, fix: FIX })));
+    if (!r.success)
+      problems.push(
+        ...r.error.issues.map((x) => ({
+          file,
+          path: `documents[${i}].${x.path.join(".")}`,
+          message: `is not what talosctl get prints: ${x.message}`,
+          fix: FIX,
+        })),
+      );
     else docs.push(r.data);
   });
   if (problems.length > 0) return problems;
@@ -129,13 +137,27 @@ export function parseMachineFacts(text: string, file: string, machine: string): 
       if (d.metadata.type !== type) return [];
       const r = schema.safeParse(d.spec);
       if (r.success) return [{ id: d.metadata.id, spec: r.data as z.infer<T> }];
-      problems.push(...r.error.issues.map((x) => ({ file, path: `documents[${i}].spec.${x.path.join(".")}`, message: `is not what talosctl get prints: ${x.message}`, fix: FIX })));
+      problems.push(
+        ...r.error.issues.map((x) => ({
+          file,
+          path: `documents[${i}].spec.${x.path.join(".")}`,
+          message: `is not what talosctl get prints: ${x.message}`,
+          fix: FIX,
+        })),
+      );
       return [];
     });
   const system = of(FACT_RESOURCES[0].type, systemSpec)[0]?.spec;
   const cpus = of(FACT_RESOURCES[1].type, cpuSpec).map((c) => ({ manufacturer: c.spec.manufacturer, productName: c.spec.productName }));
   const disks = of(FACT_RESOURCES[2].type, diskSpec).map(({ id, spec }) => ({ ...spec, id }) as DiskFact);
-  const links = of(FACT_RESOURCES[3].type, linkSpec).map(({ id, spec }) => ({ name: id, type: spec.type, kind: spec.kind, permanentAddr: spec.permanentAddr, driver: spec.driver, busPath: spec.busPath }));
+  const links = of(FACT_RESOURCES[3].type, linkSpec).map(({ id, spec }) => ({
+    name: id,
+    type: spec.type,
+    kind: spec.kind,
+    permanentAddr: spec.permanentAddr,
+    driver: spec.driver,
+    busPath: spec.busPath,
+  }));
   for (const r of FACT_RESOURCES) {
     if (!docs.some((d) => d.metadata.type === r.type)) problems.push({ file, path: "", message: `holds no ${r.type} (talosctl get ${r.alias})`, fix: FIX });
   }
@@ -159,7 +181,10 @@ export function readStackFacts(stack: string, stacksDir: string): { facts: Recor
   const facts: Record<string, MachineFacts> = {};
   const problems: Problem[] = [];
   if (!fs.existsSync(dir)) return { facts, problems };
-  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort()) {
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()) {
     const machine = name.slice(0, -".yaml".length);
     const file = path.join(dir, name);
     const r = parseMachineFacts(fs.readFileSync(file, "utf8"), file, machine);

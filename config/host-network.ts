@@ -64,7 +64,12 @@ const ovsPortSchema = z.strictObject({
   /** The port's name in OVS: the NIC's kernel name, or the bond's name (what the external-nic label names). */
   name: interfaceNameSchema,
   /** The NICs OVS bonds into this port; none: the port is the NIC `name` itself. */
-  members: z.array(interfaceNameSchema).min(2, { message: "lists fewer than 2 NICs, and an OVS bond needs two or more. Fix: list both NICs, or drop members to give OVS the one NIC named by name" }).optional(),
+  members: z
+    .array(interfaceNameSchema)
+    .min(2, {
+      message: "lists fewer than 2 NICs, and an OVS bond needs two or more. Fix: list both NICs, or drop members to give OVS the one NIC named by name",
+    })
+    .optional(),
   /** How OVS spreads flows over the members (Port bond_mode); balance-tcp needs lacp. */
   mode: z.enum(OVS_BOND_MODES).optional(),
   /** LACP towards the switch (Port lacp); balance-tcp needs active or passive. */
@@ -273,11 +278,20 @@ function ovsIssues(n: HostNetwork, declared: ReadonlyMap<string, unknown>): Issu
         });
     }
     if (port.members === undefined && (port.mode !== undefined || port.lacp !== undefined))
-      issues.push({ path: ["ovs", i], message: `sets a bond mode or LACP on a port of one NIC. Fix: list the bond's NICs under members, or remove mode and lacp` });
+      issues.push({
+        path: ["ovs", i],
+        message: `sets a bond mode or LACP on a port of one NIC. Fix: list the bond's NICs under members, or remove mode and lacp`,
+      });
     if (port.members !== undefined && port.mode === undefined)
-      issues.push({ path: ["ovs", i, "mode"], message: `is required for an OVS bond. Fix: write mode: balance-tcp with lacp: active where the switch runs LACP, else active-backup` });
+      issues.push({
+        path: ["ovs", i, "mode"],
+        message: `is required for an OVS bond. Fix: write mode: balance-tcp with lacp: active where the switch runs LACP, else active-backup`,
+      });
     if (port.mode === "balance-tcp" && (port.lacp ?? "off") === "off")
-      issues.push({ path: ["ovs", i, "lacp"], message: `is off, and OVS's balance-tcp needs LACP (ovs-vswitchd.conf.db(5), Port bond_mode). Fix: write lacp: active (the switch's ports in an LACP group), or mode: active-backup` });
+      issues.push({
+        path: ["ovs", i, "lacp"],
+        message: `is off, and OVS's balance-tcp needs LACP (ovs-vswitchd.conf.db(5), Port bond_mode). Fix: write lacp: active (the switch's ports in an LACP group), or mode: active-backup`,
+      });
   });
   n.vlans.forEach((v, i) => {
     if (seen.has(v.parent))

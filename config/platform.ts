@@ -76,8 +76,12 @@ export const platformConfigSchema = z
          */
         vipNetwork: z
           .strictObject({
-            cidr: z.string().refine((s) => parseCidr(s)?.family === 4, { message: "is not an IPv4 range. Fix: write the VIP VLAN's prefix, e.g. 203.0.113.0/24" }),
-            gateway: z.string().refine((s) => parseAddress(s)?.family === 4, { message: "is not an IPv4 address. Fix: write the VIP VLAN's router, e.g. 203.0.113.1" }),
+            cidr: z
+              .string()
+              .refine((s) => parseCidr(s)?.family === 4, { message: "is not an IPv4 range. Fix: write the VIP VLAN's prefix, e.g. 203.0.113.0/24" }),
+            gateway: z
+              .string()
+              .refine((s) => parseAddress(s)?.family === 4, { message: "is not an IPv4 address. Fix: write the VIP VLAN's router, e.g. 203.0.113.1" }),
           })
           .optional(),
       })

@@ -121,7 +121,13 @@ const nodeSchema = z.strictObject({
   /** The disk this node installs Talos on, instead of openkeel:talos.installDisk (e.g. by its serial). */
   installDisk: installDiskSchema.optional(),
   /** The machine this node is: its hardware facts, stacks/facts/<stack>/<machine>.yaml (npm run facts). */
-  machine: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, { message: "is not a machine name (letters, digits, '.', '_', '-'; at most 63). Fix: write the name its facts file has, stacks/facts/<stack>/<machine>.yaml" }).optional(),
+  machine: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+      message:
+        "is not a machine name (letters, digits, '.', '_', '-'; at most 63). Fix: write the name its facts file has, stacks/facts/<stack>/<machine>.yaml",
+    })
+    .optional(),
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 

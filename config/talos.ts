@@ -176,9 +176,12 @@ export function parseSizeMatcher(text: string): { op: ">=" | "<=" | ">" | "<" | 
 export const installDiskSchema = z
   .strictObject({
     /** `>= 200GB`, `<= 1TB`, `480GB`: go-humanize sizes, with an optional comparison. */
-    size: z.string().refine((s) => parseSizeMatcher(s) !== undefined, {
-      message: "is not a size condition. Fix: write an optional comparison and a size, e.g. '<= 1TB' or '>= 200GB'",
-    }).optional(),
+    size: z
+      .string()
+      .refine((s) => parseSizeMatcher(s) !== undefined, {
+        message: "is not a size condition. Fix: write an optional comparison and a size, e.g. '<= 1TB' or '>= 200GB'",
+      })
+      .optional(),
     /** Globs (`*`) over the disk's attributes as Talos reads them (`talosctl get disks`). */
     model: z.string().min(1).optional(),
     serial: z.string().min(1).optional(),
@@ -196,11 +199,20 @@ export const installDiskSchema = z
       ctx.addIssue({
         code: "custom",
         path: ["name"],
-        message: fix("selects by name, which Talos v1.13.9 refuses ('selector on name is not supported', v1alpha1_provider.go:1383-1386)", "select by serial, wwid, model, busPath, size or type"),
+        message: fix(
+          "selects by name, which Talos v1.13.9 refuses ('selector on name is not supported', v1alpha1_provider.go:1383-1386)",
+          "select by serial, wwid, model, busPath, size or type",
+        ),
       });
     }
     if (Object.values(sel).every((v) => v === undefined)) {
-      ctx.addIssue({ code: "custom", message: fix("selects nothing in particular, so Talos would take the first disk it lists", "name the disk: its serial or wwid, or its busPath, model, type and size") });
+      ctx.addIssue({
+        code: "custom",
+        message: fix(
+          "selects nothing in particular, so Talos would take the first disk it lists",
+          "name the disk: its serial or wwid, or its busPath, model, type and size",
+        ),
+      });
     }
   });
 export type InstallDiskSelector = Omit<z.infer<typeof installDiskSchema>, "name">;
@@ -216,9 +228,13 @@ const registryName = z.string().regex(/^(\*|[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d+)
   message: "is not a registry name. Fix: write the registry as images name it, e.g. ghcr.io or registry.k8s.io, or '*' for every registry",
 });
 const mirrorSchema = z.strictObject({
-  endpoints: z.array(z.string().regex(/^https?:\/\/[^\s?#]+$/, {
-    message: "is not a mirror endpoint URL. Fix: write http(s)://host[:port][/path], e.g. https://harbor.example.net/v2/proxy-ghcr.io",
-  })).min(1),
+  endpoints: z
+    .array(
+      z.string().regex(/^https?:\/\/[^\s?#]+$/, {
+        message: "is not a mirror endpoint URL. Fix: write http(s)://host[:port][/path], e.g. https://harbor.example.net/v2/proxy-ghcr.io",
+      }),
+    )
+    .min(1),
   /** Use the endpoint's path as written, without Talos adding `/v2/` (Harbor's proxy projects need it). */
   overridePath: z.boolean().optional(),
   /** Never fall back to the registry itself when the mirrors fail (an air-gapped site). */
@@ -362,7 +378,10 @@ export function registryMirrorIssues(cfg: Pick<StackShape, "talos">, pulledFrom:
   return [
     {
       path: ["talos", "registries", "mirrors"],
-      message: fix(`mirrors no ${missing.join(", ")}, which the nodes pull from: those pulls would go to the internet`, `add a mirror for ${missing.join(", ")}, or one for '*'`),
+      message: fix(
+        `mirrors no ${missing.join(", ")}, which the nodes pull from: those pulls would go to the internet`,
+        `add a mirror for ${missing.join(", ")}, or one for '*'`,
+      ),
     },
   ];
 }

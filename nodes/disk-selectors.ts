@@ -32,7 +32,13 @@ export function glob(pattern: string, subject: string): boolean {
   return subject.length - last.length >= at && subject.endsWith(last);
 }
 
-const compare = { ">=": (a: bigint, b: bigint) => a >= b, "<=": (a: bigint, b: bigint) => a <= b, ">": (a: bigint, b: bigint) => a > b, "<": (a: bigint, b: bigint) => a < b, "==": (a: bigint, b: bigint) => a === b };
+const compare = {
+  ">=": (a: bigint, b: bigint) => a >= b,
+  "<=": (a: bigint, b: bigint) => a <= b,
+  ">": (a: bigint, b: bigint) => a > b,
+  "<": (a: bigint, b: bigint) => a < b,
+  "==": (a: bigint, b: bigint) => a === b,
+};
 
 /** Whether Talos' DiskMatchExpression of the selector is true of the disk (the conjunction, term by term). */
 export function installSelectorMatches(sel: InstallDiskSelector, disk: DiskFact): boolean {

@@ -42,7 +42,13 @@ function machineOfNodes(cfg: LoadedConfig): { pairs: { node: NodeConfig; i: numb
         path,
       });
     } else if (taken.has(node.machine)) {
-      checks.push({ level: "error", code: "machine-facts", message: `node '${node.name}' is machine '${node.machine}', which node '${taken.get(node.machine)}' already is`, fix: "give each node its own machine", path });
+      checks.push({
+        level: "error",
+        code: "machine-facts",
+        message: `node '${node.name}' is machine '${node.machine}', which node '${taken.get(node.machine)}' already is`,
+        fix: "give each node its own machine",
+        path,
+      });
     } else {
       taken.set(node.machine, node.name);
       pairs.push({ node, i, m });
@@ -127,7 +133,13 @@ function diskChecks(talos: TalosConfig, node: NodeConfig, i: number, m: MachineF
       try {
         return volumeSelectorMatches(v.disk.diskSelector, d, systemDisk) && volumeFits(v.disk.minSize, d);
       } catch (e) {
-        checks.push({ level: "error", code: "volume-disk", message: `cannot be evaluated as Talos' disk selector: ${(e as Error).message}`, fix: "write a CEL expression over disk.* and system_disk, e.g. disk.transport == 'nvme' && !system_disk", path: volPath });
+        checks.push({
+          level: "error",
+          code: "volume-disk",
+          message: `cannot be evaluated as Talos' disk selector: ${(e as Error).message}`,
+          fix: "write a CEL expression over disk.* and system_disk, e.g. disk.transport == 'nvme' && !system_disk",
+          path: volPath,
+        });
         return false;
       }
     };
@@ -142,7 +154,13 @@ function diskChecks(talos: TalosConfig, node: NodeConfig, i: number, m: MachineF
       });
     }
     if (!m.disks.some((d) => takes(d, d.id === system.id))) {
-      checks.push({ level: "error", code: "volume-disk", message: `selects no disk of ${on} with ${v.disk.minSize} free: ${has}`, fix: `write a selector and minSize that match the machine's ${v.name} disk`, path: volPath });
+      checks.push({
+        level: "error",
+        code: "volume-disk",
+        message: `selects no disk of ${on} with ${v.disk.minSize} free: ${has}`,
+        fix: `write a selector and minSize that match the machine's ${v.name} disk`,
+        path: volPath,
+      });
     }
   }
   return checks;
@@ -159,7 +177,9 @@ const witness = (pattern: string | undefined) => (pattern ?? "").replaceAll("*",
  * install selector names set to what it matches.
  */
 function possibleDisks(sel: InstallDiskSelector, minSizes: readonly string[]): DiskFact[] {
-  const bounds = [sel.size ? parseSizeMatcher(sel.size)?.bytes : undefined, ...minSizes.map((m) => parseByteSize(m))].filter((b): b is bigint => b !== undefined);
+  const bounds = [sel.size ? parseSizeMatcher(sel.size)?.bytes : undefined, ...minSizes.map((m) => parseByteSize(m))].filter(
+    (b): b is bigint => b !== undefined,
+  );
   const sizes = [...new Set([10n ** 9n, 10n ** 14n, ...bounds.flatMap((b) => [b - 1n, b, b + 1n, b + 67n * 4096n])])].filter((b) => b > 0n);
   return TRANSPORTS.flatMap((transport) =>
     [false, true].flatMap((rotational) =>
@@ -210,7 +230,10 @@ function possibleCollisions(cfg: LoadedConfig, talos: TalosConfig): Check[] {
   const checks: Check[] = [];
   for (const [key, { sel, nodes, volumes }] of bySelector) {
     const path = key.split(" ")[0];
-    const disks = possibleDisks(sel, volumes.map((v) => v.disk.minSize)).filter((d) => installSelectorMatches(sel, d));
+    const disks = possibleDisks(
+      sel,
+      volumes.map((v) => v.disk.minSize),
+    ).filter((d) => installSelectorMatches(sel, d));
     for (const v of volumes) {
       const both = disks.find((d) => {
         try {

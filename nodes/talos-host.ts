@@ -58,7 +58,9 @@ function ovsProvisions(m: TalosMachine): HostProvision[] {
   const by = `${TALOS_MACHINES_FILE} ovs (Open vSwitch's, not Talos')`;
   return (m.ovs ?? []).flatMap((port) => [
     { kind: "interface" as const, name: port.name, by, ovs: true as const },
-    ...port.nics.filter((nic) => nic !== port.name).map((nic) => ({ kind: "interface" as const, name: nic, by, master: `OVS bond ${port.name}`, ovs: true as const })),
+    ...port.nics
+      .filter((nic) => nic !== port.name)
+      .map((nic) => ({ kind: "interface" as const, name: nic, by, master: `OVS bond ${port.name}`, ovs: true as const })),
   ]);
 }
 

@@ -27,7 +27,6 @@ export interface VipRoute {
   interfaces: readonly string[];
 }
 
-
 /** What the node's address adds to the link that carries it: the address and the default route, or nothing (DHCP). */
 function addressing(link: string, node: Pick<NodeConfig, "name" | "internalIP">, network: HostNetwork, nodeSubnet: string | undefined): Doc {
   const a = network.nodeAddress;
@@ -44,11 +43,21 @@ const mtu = (value: number | undefined): Doc => (value === undefined ? {} : { mt
 /** The VIP table's routes on its link: the VIP network on the link, and its router as the table's default. */
 function vipRoutes(link: string, vip: VipRoute | undefined, via: string | undefined): Doc {
   if (!vip || link !== via) return {};
-  return { routes: [{ destination: vip.cidr, table: VIP_ROUTE_TABLE }, { gateway: vip.gateway, table: VIP_ROUTE_TABLE }] };
+  return {
+    routes: [
+      { destination: vip.cidr, table: VIP_ROUTE_TABLE },
+      { gateway: vip.gateway, table: VIP_ROUTE_TABLE },
+    ],
+  };
 }
 
 /** The Talos documents of a node's host network, links first, then bonds, VLANs, DHCP and the VIP's routing rule. */
-export function hostNetworkDocuments(node: Pick<NodeConfig, "name" | "internalIP">, network: HostNetwork, nodeSubnet: string | undefined, vip?: VipRoute): Doc[] {
+export function hostNetworkDocuments(
+  node: Pick<NodeConfig, "name" | "internalIP">,
+  network: HostNetwork,
+  nodeSubnet: string | undefined,
+  vip?: VipRoute,
+): Doc[] {
   const via = vip ? vipLink(network, vip) : undefined;
   const at = (link: string) => ({ ...addressing(link, node, network, nodeSubnet), ...vipRoutes(link, vip, via) });
   const docs: Doc[] = [

@@ -263,7 +263,11 @@ function hostSubnet(ip: string): string {
  * (zone, own-prefix labels; never a role label of the hardened profile), and its host network's
  * links with its own address (./talos-network.ts).
  */
-function nodePatch(node: NodeConfig, profile: LabelProfile, cfg: Pick<LoadedConfig, "hostNetworks" | "network" | "platform"> & { talos: TalosConfig }): Record<string, unknown>[] {
+function nodePatch(
+  node: NodeConfig,
+  profile: LabelProfile,
+  cfg: Pick<LoadedConfig, "hostNetworks" | "network" | "platform"> & { talos: TalosConfig },
+): Record<string, unknown>[] {
   const kubelet: Record<string, unknown> = {};
   if (node.internalIP !== undefined) kubelet.nodeIP = { validSubnets: [hostSubnet(node.internalIP)] };
   // A dotted name is an FQDN to Talos: without this the Node would be named after its first label.

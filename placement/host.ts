@@ -192,7 +192,8 @@ function needCheck(facts: HostContractFacts, p: ComponentPlacement, need: HostNe
 function takenInterfaces(facts: HostContractFacts, byName: ReadonlyMap<string, ReportNode>): Map<string, Map<string, string>> {
   const taken = new Map<string, Map<string, string>>();
   const take = (node: string, iface: string, master: string) => taken.set(node, (taken.get(node) ?? new Map()).set(iface, master));
-  for (const [node, have] of facts.provisions) for (const p of have) if (p.kind === "interface" && p.master) take(node, p.name, p.ovs ? p.master : `bond ${p.master}`);
+  for (const [node, have] of facts.provisions)
+    for (const p of have) if (p.kind === "interface" && p.master) take(node, p.name, p.ovs ? p.master : `bond ${p.master}`);
   for (const { component, needs } of facts.contract.needs) {
     const p = placementOf(facts.plan, facts.placements, component, "states its needs");
     for (const need of needs) {
@@ -211,7 +212,9 @@ function freeInterface(need: HostNeed, have: readonly HostProvision[], taken: Re
   const present = need.anyOf.filter((n) => provides(have, "interface", [n]));
   const held = present.filter((n) => taken?.has(n)).map((n) => `${n} is enslaved to ${taken!.get(n)}`);
   // what OVS owns is no free kernel interface: an OVS bond is none at all, its NICs are OVS ports
-  const ovs = need.anyOf.filter((n) => !present.includes(n) && provides(have, "interface", [n], true)).map((n) => `${n} is Open vSwitch's (${taken?.get(n) ?? "declared under ovs"})`);
+  const ovs = need.anyOf
+    .filter((n) => !present.includes(n) && provides(have, "interface", [n], true))
+    .map((n) => `${n} is Open vSwitch's (${taken?.get(n) ?? "declared under ovs"})`);
   return { met: present.length > held.length, held: [...held, ...ovs] };
 }
 

@@ -248,13 +248,25 @@ function routeBackChecks(cfg: Config, topo: Topology): Check[] {
   const out: Check[] = [];
   const gw = parseAddress(vip.gateway);
   if (gw && !rangesOverlap({ first: gw.value, last: gw.value }, c)) {
-    out.push({ level: "error", code: "metallb-route-back", message: `${vip.gateway} is outside ${vip.cidr}: no node could reach it on the VIP's VLAN`, fix: `write the router of ${vip.cidr}`, path: "openkeel:platform.metallb.vipNetwork.gateway" });
+    out.push({
+      level: "error",
+      code: "metallb-route-back",
+      message: `${vip.gateway} is outside ${vip.cidr}: no node could reach it on the VIP's VLAN`,
+      fix: `write the router of ${vip.cidr}`,
+      path: "openkeel:platform.metallb.vipNetwork.gateway",
+    });
   }
   settings.addresses.forEach((entry, i) => {
     const r = poolRange(entry);
     const last = c.value + (1n << BigInt(32 - c.prefix)) - 1n;
     if (r && (r.first < c.value || r.last > last)) {
-      out.push({ level: "error", code: "metallb-route-back", message: `${entry} is not all in the VIP network ${vip.cidr}: replies from its other addresses would miss the rule`, fix: `give the pool addresses of ${vip.cidr}, or correct vipNetwork.cidr`, path: `openkeel:platform.metallb.addresses[${i}]` });
+      out.push({
+        level: "error",
+        code: "metallb-route-back",
+        message: `${entry} is not all in the VIP network ${vip.cidr}: replies from its other addresses would miss the rule`,
+        fix: `give the pool addresses of ${vip.cidr}, or correct vipNetwork.cidr`,
+        path: `openkeel:platform.metallb.addresses[${i}]`,
+      });
     }
   });
   return out;

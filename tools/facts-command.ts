@@ -45,9 +45,15 @@ function defaultName(serial: string): string | undefined {
 export function factsCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): number {
   const opts = args(FACTS_OPTIONS, argv, FACTS_SCRIPT);
   const stacksDir = opts["stacks-dir"];
-  if (!opts.stack || !opts.address) throw new UserError("--stack and --address are required. Fix: npm run facts -- --stack prod-medium --address <the maintenance address the machine's console shows>", 2);
-  if (!listStacks(stacksDir).includes(opts.stack)) throw new UserError(`--stack ${opts.stack}: no stack file ${stacksDir}/Pulumi.${opts.stack}.yaml. Fix: use one of ${listStacks(stacksDir).join(", ")}`, 2);
-  if (opts.machine !== undefined && !MACHINE_NAME.test(opts.machine)) throw new UserError(`--machine ${opts.machine}: not a machine name (letters, digits, '.', '_', '-'; at most 63). Fix: e.g. --machine r760-7XK2Q53`, 2);
+  if (!opts.stack || !opts.address)
+    throw new UserError(
+      "--stack and --address are required. Fix: npm run facts -- --stack prod-medium --address <the maintenance address the machine's console shows>",
+      2,
+    );
+  if (!listStacks(stacksDir).includes(opts.stack))
+    throw new UserError(`--stack ${opts.stack}: no stack file ${stacksDir}/Pulumi.${opts.stack}.yaml. Fix: use one of ${listStacks(stacksDir).join(", ")}`, 2);
+  if (opts.machine !== undefined && !MACHINE_NAME.test(opts.machine))
+    throw new UserError(`--machine ${opts.machine}: not a machine name (letters, digits, '.', '_', '-'; at most 63). Fix: e.g. --machine r760-7XK2Q53`, 2);
   let talosctl: string;
   try {
     talosctl = requireTalosctl(opts.talosctl, env);
@@ -60,11 +66,17 @@ export function factsCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = pr
   const read = parseMachineFacts(draft, `the answer of ${opts.address}`, opts.machine ?? "unnamed");
   if (Array.isArray(read)) throw new UserError(`${read.map(formatProblem).join("\n")}\nnothing written`, 1);
   const machine = opts.machine ?? defaultName(read.system.serialNumber);
-  if (machine === undefined) throw new UserError(`the machine at ${opts.address} reports no usable serial number ('${read.system.serialNumber}'). Fix: name it with --machine <name>`, 2);
+  if (machine === undefined)
+    throw new UserError(
+      `the machine at ${opts.address} reports no usable serial number ('${read.system.serialNumber}'). Fix: name it with --machine <name>`,
+      2,
+    );
   const file = factsFile(opts.stack, machine, stacksDir);
   writeWhole(file, machineFactsText(machine, TALOS_VERSION, opts.address, outputs));
   const nics = read.links.filter((l) => l.type === "ether" && l.kind === "").map((l) => l.name);
-  io.out(`${file}: machine ${machine} (${read.system.manufacturer} ${read.system.productName}, serial ${read.system.serialNumber}) at ${read.address}: ${read.disks.length} disk(s) (${read.disks.map((d) => d.id).join(", ")}), NICs ${nics.join(", ")}, CPU ${read.cpus[0]?.manufacturer ?? "unknown"}\n`);
+  io.out(
+    `${file}: machine ${machine} (${read.system.manufacturer} ${read.system.productName}, serial ${read.system.serialNumber}) at ${read.address}: ${read.disks.length} disk(s) (${read.disks.map((d) => d.id).join(", ")}), NICs ${nics.join(", ")}, CPU ${read.cpus[0]?.manufacturer ?? "unknown"}\n`,
+  );
   io.out(`next: set machine: ${machine} on its node in ${stacksDir}/Pulumi.${opts.stack}.yaml, then npm run plan -- --stack ${opts.stack}\n`);
   return 0;
 }

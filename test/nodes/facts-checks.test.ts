@@ -47,7 +47,9 @@ describe("machine facts: what trips them", () => {
       /^install-disk$/,
     );
     expect(c).toMatchObject({ level: "error", path: "openkeel:nodes[3].installDisk" });
-    expect(c.message).toMatch(/^selects nvme1n1 \(3\.8 TB, nvme, SAMSUNG .*\) on machine 'hv-1' \(node 'cmp-01'\), a disk the longhorn volume's selector \(openkeel:talos\.longhornDisk\.diskSelector\) may take too: installing there wipes the volume/);
+    expect(c.message).toMatch(
+      /^selects nvme1n1 \(3\.8 TB, nvme, SAMSUNG .*\) on machine 'hv-1' \(node 'cmp-01'\), a disk the longhorn volume's selector \(openkeel:talos\.longhornDisk\.diskSelector\) may take too: installing there wipes the volume/,
+    );
   });
 
   it("an install disk that can take one of Swift's capacity disks", () => {
@@ -55,27 +57,53 @@ describe("machine facts: what trips them", () => {
       large((r) => (r.nodes[21].installDisk = { serial: "ZL2A0001" })),
       /^install-disk$/,
     );
-    expect(found).toEqual([expect.objectContaining({ path: "openkeel:nodes[21].installDisk", message: expect.stringMatching(/^selects sdb \(16 TB, sas, rotational, .*\) on machine 'st-1' \(node 'sto-1'\), a disk the longhorn-capacity volume's selector \(openkeel:talos\.capacityDisk\.diskSelector\)/) })]);
+    expect(found).toEqual([
+      expect.objectContaining({
+        path: "openkeel:nodes[21].installDisk",
+        message: expect.stringMatching(
+          /^selects sdb \(16 TB, sas, rotational, .*\) on machine 'st-1' \(node 'sto-1'\), a disk the longhorn-capacity volume's selector \(openkeel:talos\.capacityDisk\.diskSelector\)/,
+        ),
+      }),
+    ]);
   });
 
   it("an install disk that matches two disks, or none", () => {
-    const two = checks(medium((r) => (r.talos.installDisk = { type: "nvme" })), /^install-disk$/);
-    expect(two[0].message).toMatch(/^matches 2 disks of machine 'hv-1' \(node 'cmp-01'\): it has nvme0n1 .*; Talos would install on nvme0n1, the first it lists/);
+    const two = checks(
+      medium((r) => (r.talos.installDisk = { type: "nvme" })),
+      /^install-disk$/,
+    );
+    expect(two[0].message).toMatch(
+      /^matches 2 disks of machine 'hv-1' \(node 'cmp-01'\): it has nvme0n1 .*; Talos would install on nvme0n1, the first it lists/,
+    );
     expect(two[0].path).toBe("openkeel:talos.installDisk");
-    const none = checks(medium((r) => (r.talos.installDisk = { type: "hdd" })), /^install-disk$/);
+    const none = checks(
+      medium((r) => (r.talos.installDisk = { type: "hdd" })),
+      /^install-disk$/,
+    );
     expect(none[0].message).toMatch(/^matches none of the disks of machine 'hv-1'/);
   });
 
   it("a Longhorn disk selector that finds no disk large enough", () => {
-    const [c] = checks(medium((r) => (r.talos.longhornDisk.minSize = "8TB")), /^volume-disk$/);
-    expect(c).toMatchObject({ path: "openkeel:talos.longhornDisk.diskSelector", message: expect.stringMatching(/^selects no disk of machine 'hv-1' \(node 'cmp-01'\) with 8TB free/) });
+    const [c] = checks(
+      medium((r) => (r.talos.longhornDisk.minSize = "8TB")),
+      /^volume-disk$/,
+    );
+    expect(c).toMatchObject({
+      path: "openkeel:talos.longhornDisk.diskSelector",
+      message: expect.stringMatching(/^selects no disk of machine 'hv-1' \(node 'cmp-01'\) with 8TB free/),
+    });
   });
 
   it("bond members and OVS NICs the machine lacks, each at its key path", () => {
     const nics = checks(large(), /^machine-nic$/);
     expect(nics.map((c) => c.path)).toEqual(["openkeel:hostNetworks.storage.bonds[0].members[0]", "openkeel:hostNetworks.storage.bonds[0].members[1]"]);
-    expect(nics[0].message).toMatch(/^names NIC 'enp1s0f0', which machine 'st-1' \(node 'sto-1', .*storage-amd\.yaml\) does not have: its NICs are eno1np0 \(3c:ec:ef:12:34:56, bnxt_en\), eno2np1/);
-    const ovs = checks(medium((r) => (r.hostNetworks.hypervisor.ovs[0].members = ["enp2s0f0", "enp3s0f0"])), /^machine-nic$/);
+    expect(nics[0].message).toMatch(
+      /^names NIC 'enp1s0f0', which machine 'st-1' \(node 'sto-1', .*storage-amd\.yaml\) does not have: its NICs are eno1np0 \(3c:ec:ef:12:34:56, bnxt_en\), eno2np1/,
+    );
+    const ovs = checks(
+      medium((r) => (r.hostNetworks.hypervisor.ovs[0].members = ["enp2s0f0", "enp3s0f0"])),
+      /^machine-nic$/,
+    );
     expect(ovs.map((c) => c.path)).toEqual(["openkeel:hostNetworks.hypervisor.ovs[0].members[1]"]);
   });
 
@@ -83,13 +111,29 @@ describe("machine facts: what trips them", () => {
     const [c] = checks(large(), /^machine-watchdog$/);
     expect(c).toMatchObject({ path: "openkeel:talos.watchdogModule", fix: "use sp5100_tco on AMD, or ipmi_watchdog through the BMC" });
     expect(c.message).toMatch(/^is iTCO_wdt, Intel's chipset watchdog, and machine 'st-1' \(node 'sto-1'\) has Advanced Micro Devices, Inc\. CPUs/);
-    expect(checks(large((r) => (r.talos.watchdogModule = "sp5100_tco")), /^machine-watchdog$/)).toEqual([]);
+    expect(
+      checks(
+        large((r) => (r.talos.watchdogModule = "sp5100_tco")),
+        /^machine-watchdog$/,
+      ),
+    ).toEqual([]);
   });
 
   it("a machine without facts, and one machine for two nodes", () => {
-    const missing = checks(medium((r) => (r.nodes[4].machine = "hv-9")), /^machine-facts$/);
-    expect(missing).toEqual([expect.objectContaining({ path: "openkeel:nodes[4].machine", message: expect.stringMatching(/^node 'cmp-02' is machine 'hv-9', which has no facts file .*; the stack's machines are hv-1/) })]);
-    const twice = checks(medium((r) => (r.nodes[4].machine = "hv-1")), /^machine-facts$/);
+    const missing = checks(
+      medium((r) => (r.nodes[4].machine = "hv-9")),
+      /^machine-facts$/,
+    );
+    expect(missing).toEqual([
+      expect.objectContaining({
+        path: "openkeel:nodes[4].machine",
+        message: expect.stringMatching(/^node 'cmp-02' is machine 'hv-9', which has no facts file .*; the stack's machines are hv-1/),
+      }),
+    ]);
+    const twice = checks(
+      medium((r) => (r.nodes[4].machine = "hv-1")),
+      /^machine-facts$/,
+    );
     expect(twice[0].message).toBe("node 'cmp-02' is machine 'hv-1', which node 'cmp-01' already is");
   });
 });
@@ -116,10 +160,27 @@ describe("without facts: an install disk selector that can take a volume's disk 
   });
 
   it("passes a selector the volumes' sizes or types keep apart, and leaves a node with facts to its facts", () => {
-    for (const stack of ["prod-small", "prod-medium", "prod-large"]) expect(checks(mutatedConfig(stack, () => {}), /^install-disk$/), stack).toEqual([]);
+    for (const stack of ["prod-small", "prod-medium", "prod-large"])
+      expect(
+        checks(
+          mutatedConfig(stack, () => {}),
+          /^install-disk$/,
+        ),
+        stack,
+      ).toEqual([]);
     // by size: a boot disk below Longhorn's minSize
-    expect(checks(mutatedConfig("prod-medium", (r) => (r.talos.installDisk = { type: "nvme", size: "< 1TB" })), /^install-disk$/)).toEqual([]);
+    expect(
+      checks(
+        mutatedConfig("prod-medium", (r) => (r.talos.installDisk = { type: "nvme", size: "< 1TB" })),
+        /^install-disk$/,
+      ),
+    ).toEqual([]);
     // cmp-01's own serial would collide on some machine, but its facts say which disk it is
-    expect(checks(medium((r) => (r.nodes[3].installDisk = { serial: "PHBT123400AB480A" })), /^install-disk$/)).toEqual([]);
+    expect(
+      checks(
+        medium((r) => (r.nodes[3].installDisk = { serial: "PHBT123400AB480A" })),
+        /^install-disk$/,
+      ),
+    ).toEqual([]);
   });
 });

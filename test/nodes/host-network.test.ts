@@ -129,9 +129,14 @@ describe("a node's Talos documents of its host network", () => {
 
 describe("openkeel:hostNetworks: what OVS owns, and VLANs by identity", () => {
   it("a NIC OVS takes declared to Talos too: as a bond member, or as a plain link", () => {
-    const member = at("prod-medium", (r) => (r.hostNetworks.hypervisor.ovs = [{ name: "bond1", members: ["enp1s0f1", "enp2s0f1"], mode: "balance-tcp", lacp: "active" }]));
+    const member = at(
+      "prod-medium",
+      (r) => (r.hostNetworks.hypervisor.ovs = [{ name: "bond1", members: ["enp1s0f1", "enp2s0f1"], mode: "balance-tcp", lacp: "active" }]),
+    );
     expect(member).toEqual([
-      expect.stringMatching(/^openkeel:hostNetworks\.hypervisor\.ovs\[0\]\.members\[0\]: is also declared to Talos .*link_spec\.go:706-758.* Fix: declare 'enp1s0f1' under ovs only/),
+      expect.stringMatching(
+        /^openkeel:hostNetworks\.hypervisor\.ovs\[0\]\.members\[0\]: is also declared to Talos .*link_spec\.go:706-758.* Fix: declare 'enp1s0f1' under ovs only/,
+      ),
     ]);
     const link = at("prod-medium", (r) => (r.hostNetworks.gateway.links = [{ name: "enp2s0f0" }]));
     expect(link).toEqual([expect.stringMatching(/^openkeel:hostNetworks\.gateway\.ovs\[0\]\.members\[0\]: is also declared to Talos/)]);
@@ -139,15 +144,21 @@ describe("openkeel:hostNetworks: what OVS owns, and VLANs by identity", () => {
 
   it("the link of the node's address given to OVS", () => {
     expect(at("prod-medium", (r) => (r.hostNetworks.gateway.ovs = [{ name: "bond0" }]))).toEqual([
-      expect.stringMatching(/^openkeel:hostNetworks\.gateway\.ovs\[0\]\.name: is the link of the node's address and default route \(nodeAddress\.link\): OVS would take it/),
+      expect.stringMatching(
+        /^openkeel:hostNetworks\.gateway\.ovs\[0\]\.name: is the link of the node's address and default route \(nodeAddress\.link\): OVS would take it/,
+      ),
       // and the public VLAN on it would go with it
       expect.stringMatching(/^openkeel:hostNetworks\.gateway\.vlans\[0\]\.parent: is an interface OVS takes/),
     ]);
   });
 
   it("an OVS bond without its mode, balance-tcp without LACP, one NIC with a mode, a VLAN on what OVS owns", () => {
-    expect(at("prod-small", (r) => delete r.hostNetworks.hyperconverged.ovs[0].mode)).toEqual([expect.stringMatching(/ovs\[0\]\.mode: is required for an OVS bond/)]);
-    expect(at("prod-small", (r) => (r.hostNetworks.hyperconverged.ovs[0].lacp = "off"))).toEqual([expect.stringMatching(/ovs\[0\]\.lacp: is off, and OVS's balance-tcp needs LACP/)]);
+    expect(at("prod-small", (r) => delete r.hostNetworks.hyperconverged.ovs[0].mode)).toEqual([
+      expect.stringMatching(/ovs\[0\]\.mode: is required for an OVS bond/),
+    ]);
+    expect(at("prod-small", (r) => (r.hostNetworks.hyperconverged.ovs[0].lacp = "off"))).toEqual([
+      expect.stringMatching(/ovs\[0\]\.lacp: is off, and OVS's balance-tcp needs LACP/),
+    ]);
     expect(at("prod-small", (r) => (r.hostNetworks.hyperconverged.ovs = [{ name: "enp2s0f0", mode: "active-backup" }]))).toEqual([
       expect.stringMatching(/ovs\[0\]: sets a bond mode or LACP on a port of one NIC/),
     ]);
@@ -159,7 +170,9 @@ describe("openkeel:hostNetworks: what OVS owns, and VLANs by identity", () => {
 
   it("a VLAN tagged otherwise than its name promises, and a name over 15 characters", () => {
     expect(at("prod-large", (r) => (r.hostNetworks.storage.vlans = [{ name: "bond0.41", parent: "bond0", id: 44 }]))).toEqual([
-      expect.stringMatching(/^openkeel:hostNetworks\.storage\.vlans\[0\]\.id: is VLAN 44 of bond0, and its name 'bond0\.41' says VLAN 41 of bond0.* Fix: tag it 41 on bond0/),
+      expect.stringMatching(
+        /^openkeel:hostNetworks\.storage\.vlans\[0\]\.id: is VLAN 44 of bond0, and its name 'bond0\.41' says VLAN 41 of bond0.* Fix: tag it 41 on bond0/,
+      ),
     ]);
     expect(at("prod-large", (r) => (r.hostNetworks.storage.vlans = [{ name: "bond1.41", parent: "bond0", id: 41 }]))).toEqual([
       expect.stringMatching(/vlans\[0\]\.parent: is VLAN 41 of bond0, and its name 'bond1\.41' says VLAN 41 of bond1/),

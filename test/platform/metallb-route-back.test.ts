@@ -12,30 +12,33 @@ import { shippedPlan } from "../helpers/plans";
 const routeBack = (cfg: LoadedConfig): Check[] => planStack(cfg).problems.filter((p): p is Check => p.code === "metallb-route-back") as Check[];
 
 describe("the VIP's replies leave through the VIP's VLAN", () => {
-  it.each(PRODUCTION_STACKS.filter((s) => shippedConfig(s).platform.metallb))("%s: every node with the VLAN routes the VIP network through its own table", (stack) => {
-    const cfg = shippedConfig(stack);
-    const vip = cfg.platform.metallb!.vipNetwork!;
-    const plan = shippedPlan(stack).plan!;
-    const withVlan = cfg.nodes.filter((n) => ["control", "gateway"].includes(n.hostNetwork ?? ""));
-    expect(withVlan.length).toBeGreaterThan(0);
-    for (const node of cfg.nodes) {
-      const docs = plan.nodeConfig!.files.find((f) => f.path === `talos/nodes/${node.name}.yaml`)!.documents;
-      const rule = docs.find((d) => d.kind === "RoutingRuleConfig");
-      const vlan = docs.find((d) => d.kind === "VLANConfig" && d.name === "bond0.100");
-      if (!withVlan.includes(node)) {
-        expect(rule, node.name).toBeUndefined();
-        continue;
+  it.each(PRODUCTION_STACKS.filter((s) => shippedConfig(s).platform.metallb))(
+    "%s: every node with the VLAN routes the VIP network through its own table",
+    (stack) => {
+      const cfg = shippedConfig(stack);
+      const vip = cfg.platform.metallb!.vipNetwork!;
+      const plan = shippedPlan(stack).plan!;
+      const withVlan = cfg.nodes.filter((n) => ["control", "gateway"].includes(n.hostNetwork ?? ""));
+      expect(withVlan.length).toBeGreaterThan(0);
+      for (const node of cfg.nodes) {
+        const docs = plan.nodeConfig!.files.find((f) => f.path === `talos/nodes/${node.name}.yaml`)!.documents;
+        const rule = docs.find((d) => d.kind === "RoutingRuleConfig");
+        const vlan = docs.find((d) => d.kind === "VLANConfig" && d.name === "bond0.100");
+        if (!withVlan.includes(node)) {
+          expect(rule, node.name).toBeUndefined();
+          continue;
+        }
+        expect(rule, node.name).toEqual({ apiVersion: "v1alpha1", kind: "RoutingRuleConfig", name: VIP_RULE_PRIORITY, src: vip.cidr, table: VIP_ROUTE_TABLE });
+        expect(vlan?.routes, node.name).toEqual([
+          { destination: vip.cidr, table: VIP_ROUTE_TABLE },
+          { gateway: vip.gateway, table: VIP_ROUTE_TABLE },
+        ]);
+        // the node's own default route stays in the main table, on its own link
+        const own = docs.find((d) => d.kind === "BondConfig" && d.name === "bond0");
+        expect(own?.routes, node.name).toEqual([{ gateway: expect.any(String) }]);
       }
-      expect(rule, node.name).toEqual({ apiVersion: "v1alpha1", kind: "RoutingRuleConfig", name: VIP_RULE_PRIORITY, src: vip.cidr, table: VIP_ROUTE_TABLE });
-      expect(vlan?.routes, node.name).toEqual([
-        { destination: vip.cidr, table: VIP_ROUTE_TABLE },
-        { gateway: vip.gateway, table: VIP_ROUTE_TABLE },
-      ]);
-      // the node's own default route stays in the main table, on its own link
-      const own = docs.find((d) => d.kind === "BondConfig" && d.name === "bond0");
-      expect(own?.routes, node.name).toEqual([{ gateway: expect.any(String) }]);
-    }
-  });
+    },
+  );
 
   it("a VIP on a VLAN without its network is refused, naming the VLAN and the link the replies would take", () => {
     const [c] = routeBack(mutatedConfig("prod-medium", (r) => delete r.platform.metallb.vipNetwork));

@@ -89,12 +89,17 @@ describe("which disks Talos takes: nodes/disk-selectors.ts against the machinery
     };
     installs.forEach((sel, i) => {
       expect(talos.installs[i].error, JSON.stringify(sel)).toBeUndefined();
-      expect(installCandidates(sel, facts.disks).map((d) => d.id), JSON.stringify(sel)).toEqual(talos.installs[i].disks);
+      expect(
+        installCandidates(sel, facts.disks).map((d) => d.id),
+        JSON.stringify(sel),
+      ).toEqual(talos.installs[i].disks);
     });
     for (const v of talos.volumes) {
       expect(v.error, v.expression).toBeUndefined();
       for (const d of facts.disks) {
-        expect([volumeSelectorMatches(v.expression, d, false), volumeSelectorMatches(v.expression, d, true)], `${v.expression} on ${d.id}`).toEqual(v.matches[d.id]);
+        expect([volumeSelectorMatches(v.expression, d, false), volumeSelectorMatches(v.expression, d, true)], `${v.expression} on ${d.id}`).toEqual(
+          v.matches[d.id],
+        );
       }
     }
   });

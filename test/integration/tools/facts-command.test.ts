@@ -62,7 +62,9 @@ describe("npm run facts", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const file = path.join(dir, "facts", "prod-medium", "7XK2Q53.yaml");
-    expect(r.stdout).toContain(`${file}: machine 7XK2Q53 (Dell Inc. PowerEdge R760, serial 7XK2Q53) at 10.30.99.21: 2 disk(s) (nvme0n1, nvme1n1), NICs enp1s0f0, enp1s0f1, enp2s0f0, enp2s0f1`);
+    expect(r.stdout).toContain(
+      `${file}: machine 7XK2Q53 (Dell Inc. PowerEdge R760, serial 7XK2Q53) at 10.30.99.21: 2 disk(s) (nvme0n1, nvme1n1), NICs enp1s0f0, enp1s0f1, enp2s0f0, enp2s0f1`,
+    );
     // the file is Talos' output as it came, under a header naming the machine
     const fixture = fs.readFileSync(path.join(FACTS_FIXTURES, "hypervisor-intel.yaml"), "utf8");
     expect(fs.readFileSync(file, "utf8")).toBe(fixture.replace("machine hypervisor-intel,", "machine 7XK2Q53,"));
@@ -73,17 +75,48 @@ describe("npm run facts", () => {
 
   it("--machine names it", async () => {
     const dir = stacks();
-    const r = await run(["--stack", "prod-medium", "--address", "10.40.99.31", "--machine", "rack2-u17", "--talosctl", fakeTalosctl("storage-amd"), "--stacks-dir", dir]);
+    const r = await run([
+      "--stack",
+      "prod-medium",
+      "--address",
+      "10.40.99.31",
+      "--machine",
+      "rack2-u17",
+      "--talosctl",
+      fakeTalosctl("storage-amd"),
+      "--stacks-dir",
+      dir,
+    ]);
     expect(r.code).toBe(0);
     expect(fs.existsSync(path.join(dir, "facts", "prod-medium", "rack2-u17.yaml"))).toBe(true);
   });
 
   it("a machine that does not answer, or answers something else, writes nothing", async () => {
     const dir = stacks();
-    const down = await run(["--stack", "prod-medium", "--address", "10.30.99.21", "--talosctl", fakeTalosctl("hypervisor-intel", { failOn: "disks" }), "--stacks-dir", dir]);
+    const down = await run([
+      "--stack",
+      "prod-medium",
+      "--address",
+      "10.30.99.21",
+      "--talosctl",
+      fakeTalosctl("hypervisor-intel", { failOn: "disks" }),
+      "--stacks-dir",
+      dir,
+    ]);
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/^talosctl get disks --insecure --nodes 10\.30\.99\.21 failed \(exit 1\): rpc error: .*connection refused\. Fix: boot the machine from its Talos image/);
-    const garbage = await run(["--stack", "prod-medium", "--address", "10.30.99.21", "--talosctl", fakeTalosctl("hypervisor-intel", { garbage: true }), "--stacks-dir", dir]);
+    expect(down.stderr).toMatch(
+      /^talosctl get disks --insecure --nodes 10\.30\.99\.21 failed \(exit 1\): rpc error: .*connection refused\. Fix: boot the machine from its Talos image/,
+    );
+    const garbage = await run([
+      "--stack",
+      "prod-medium",
+      "--address",
+      "10.30.99.21",
+      "--talosctl",
+      fakeTalosctl("hypervisor-intel", { garbage: true }),
+      "--stacks-dir",
+      dir,
+    ]);
     expect(garbage.code).toBe(1);
     expect(garbage.stderr).toMatch(/the answer of 10\.30\.99\.21: documents\[0\]\.metadata: is not what talosctl get prints/);
     expect(garbage.stderr).toMatch(/nothing written\n$/);
@@ -92,7 +125,16 @@ describe("npm run facts", () => {
 
   it("a talosctl of another Talos, or a bad usage, is refused with the fix", async () => {
     const dir = stacks();
-    const old = await run(["--stack", "prod-medium", "--address", "10.30.99.21", "--talosctl", fakeTalosctl("hypervisor-intel", { tag: "v1.12.4" }), "--stacks-dir", dir]);
+    const old = await run([
+      "--stack",
+      "prod-medium",
+      "--address",
+      "10.30.99.21",
+      "--talosctl",
+      fakeTalosctl("hypervisor-intel", { tag: "v1.12.4" }),
+      "--stacks-dir",
+      dir,
+    ]);
     expect(old.code).toBe(1);
     expect(old.stderr).toMatch(/no talosctl v1\.13\.9 found: tried .*talosctl \(reports v1\.12\.4\)\. Fix: build it with \.\.\/shared\/talosctl\/build\.sh/);
     const usage = await run(["--stack", "prod-medium", "--stacks-dir", dir]);
