@@ -1,6 +1,7 @@
 // Talos Linux production clusters (§ 6 small, medium, large): hardened label keys (D1), Kube-OVN
 // as the CNI, every platform component.
 import { talosNodeConfig } from "../nodes/talos";
+import { machineFactsChecks } from "../nodes/facts-checks";
 import { talosHostProvisions } from "../nodes/talos-host";
 import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
@@ -15,7 +16,8 @@ import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
 import { rabbitmqTopologyOperator } from "../platform/rabbitmq-topology-operator";
 import { snapshots } from "../platform/snapshots";
-import { talosBlockIssues } from "../config/talos";
+import { registryMirrorIssues, talosBlockIssues } from "../config/talos";
+import { NODE_IMAGE_REGISTRIES } from "../platform/versions";
 import { staticAddressIssues } from "../config/host-network";
 import type { ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
@@ -23,7 +25,7 @@ import type { Environment } from "./environment";
 
 /** What a production stack must say that a lab need not: D1's keys, its cluster, its nodes' addresses, its Talos machines. */
 function productionConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
-  const issues: ConfigIssue[] = [...talosBlockIssues(cfg), ...staticAddressIssues(cfg)];
+  const issues: ConfigIssue[] = [...talosBlockIssues(cfg), ...registryMirrorIssues(cfg, NODE_IMAGE_REGISTRIES), ...staticAddressIssues(cfg)];
   if (cfg.labelProfile === "default") {
     issues.push({
       path: ["labelProfile"],
@@ -76,8 +78,9 @@ export const talosProduction: Environment = {
   mustSurvive: (cfg) => (cfg.topology === "large" ? ["node", "zone"] : ["node"]),
   checks: (cfg) =>
     cfg.platform.realBackends === undefined
-      ? []
+      ? machineFactsChecks(cfg)
       : [
+          ...machineFactsChecks(cfg),
           {
             level: "error",
             code: "platform-key-environment",

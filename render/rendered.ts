@@ -157,6 +157,10 @@ export interface TalosMachine {
   schematic: string;
   schematicId: string;
   installerImage: string;
+  /** The machine it is: its facts, stacks/facts/<stack>/<machine>.yaml. */
+  machine?: string;
+  /** The interfaces Open vSwitch takes on it (the chassis' external NIC), and their NICs: none of its Talos documents names them. */
+  ovs?: { name: string; nics: string[] }[];
 }
 
 /** talos/machines.yaml: the versions every node's configuration is for, and its nodes. */
