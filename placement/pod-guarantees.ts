@@ -15,6 +15,7 @@
 // tools/chart-placement.ts holds every platform chart's workloads to these, against the model.
 import type { Toleration } from "../config/roles";
 import type { K8sObject } from "../plan/plan";
+import { tolerationId } from "./chart-helper";
 import { matchesLabelSelector, type LabelSelector } from "./scheduling";
 import { arr, isObj, obj, type Component, type DisruptionBudget, type Obj, type PodTemplate, type RequiredSpread } from "./workloads";
 
@@ -69,7 +70,6 @@ const budgetOf = (b: K8sObject): DisruptionBudget => {
   return { ...(min !== undefined ? { minAvailable: min } : {}), ...(max !== undefined ? { maxUnavailable: max } : {}) };
 };
 
-const tolerationId = (t: Toleration) => JSON.stringify([t.key ?? "", t.operator ?? "Equal", t.value ?? "", t.effect ?? "", t.tolerationSeconds ?? null]);
 const sortedTolerations = (list: readonly Toleration[]) =>
   [...new Map(list.map((t) => [tolerationId(t), t])).entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, t]) => t);
 const spreadId = (s: RequiredSpread) => `${s.topologyKey} (maxSkew ${s.maxSkew})`;
