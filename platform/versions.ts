@@ -491,16 +491,6 @@ export const TALOS_IMAGE_FACTORY_UPGRADE: UpgradeRule = {
   crds: "none",
   source: "a host name, no release",
 };
-/**
- * The registries a production node pulls from, which its registry mirrors must cover
- * (openkeel:talos.registries): Talos' installer from the Image Factory; Talos' kubelet and
- * Multus from ghcr.io; the control plane, CoreDNS, etcd, kubectl and the snapshot controller from
- * registry.k8s.io (siderolabs/talos@v1.13.9 pkg/machinery/constants/constants.go:374-443); the
- * platform charts' and manifests' images from docker.io and quay.io (the pins above, and the
- * images of the charts at their pins: test/integration/placement/chart-images.test.ts).
- */
-export const NODE_IMAGE_REGISTRIES = [TALOS_IMAGE_FACTORY, "ghcr.io", "registry.k8s.io", "docker.io", "quay.io"] as const;
-
 /** kind release the lab cluster is created with; a node image is supported only with its own kind release. */
 export const KIND_VERSION = "v0.32.0";
 /** kind v0.32.0's default node image (kubernetes-sigs/kind pkg/apis/config/defaults/image.go@v0.32.0). */
