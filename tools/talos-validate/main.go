@@ -16,7 +16,8 @@
 // none, pkg/machinery/config/generate/generate.go lines 83–90); no config is written or printed.
 //
 // Output: one line per node, then its problems indented; exit 0 when every node is valid, 1 when
-// one is not, 2 for bad input (no machines.yaml, flags).
+// one is not, 2 for bad input (no machines.yaml, flags). `talos-validate config` makes the configs
+// themselves, with their secrets (config.go).
 package main
 
 import (
@@ -70,6 +71,10 @@ func main() {
 }
 
 func run(args []string) int {
+	// `talos-validate config …`: the nodes' machine configs themselves (config.go)
+	if len(args) > 0 && args[0] == "config" {
+		return runConfig(args[1:])
+	}
 	fs := flag.NewFlagSet("talos-validate", flag.ContinueOnError)
 	var o options
 	fs.StringVar(&o.clusterName, "cluster-name", "", "the cluster name given to talosctl gen config")
