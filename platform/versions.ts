@@ -434,6 +434,7 @@ export const RABBITMQ_UPGRADE: UpgradeRule = {
  * version, whose validation judges every rendered node (a test keeps the two equal).
  */
 export const TALOS_VERSION = "v1.13.9";
+export const KUBERNETES_VERSION = "1.36.3";
 export const TALOS_UPGRADE: UpgradeRule = {
   component: "Talos Linux",
   pins: ["TALOS_VERSION", "TALOS_CONFIG_SCHEMA"],
