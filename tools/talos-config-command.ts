@@ -146,7 +146,12 @@ function writeOut(out: string, m: Machinery, keepTalosconfig: boolean): string[]
  * configuration. `maintenance`: the machines' maintenance-mode addresses where they are known (the
  * facts of stacks/facts/<stack>/); a placeholder names the others.
  */
-function nextSteps(out: string, machines: Record<string, TalosMachine>, addresses: Record<string, string>, maintenance: Record<string, string> = {}): string[] {
+function nextSteps(
+  out: string,
+  machines: Record<string, TalosMachine>,
+  addresses: Record<string, string | undefined>,
+  maintenance: Record<string, string> = {},
+): string[] {
   const order = Object.keys(machines).sort(
     (a, b) => Number(machines[b].machineType === "controlplane") - Number(machines[a].machineType === "controlplane") || (a < b ? -1 : a > b ? 1 : 0),
   );
@@ -155,11 +160,11 @@ function nextSteps(out: string, machines: Record<string, TalosMachine>, addresse
     "Next, each machine booted from its group's image, in maintenance mode (docs/operating.md, the first deployment):",
     ...order.map(
       (n) =>
-        `  talosctl apply-config --insecure --nodes ${maintenance[n] ?? `<maintenance address of ${n}>`} --file ${path.join(out, NODES_DIR, `${n}.yaml`)}   # ${n}: ${machines[n].machineType}, comes up as ${addresses[n]}`,
+        `  talosctl apply-config --insecure --nodes ${maintenance[n] ?? `<maintenance address of ${n}>`} --file ${path.join(out, NODES_DIR, `${n}.yaml`)}   # ${n}: ${machines[n].machineType}, comes up as ${addresses[n] ?? "its DHCP address"}`,
     ),
     "Then, once the machines have installed and come up on their addresses (docs/operating.md goes on from there):",
     `  export TALOSCONFIG=${path.join(out, TALOSCONFIG_FILE)}`,
-    `  talosctl bootstrap --nodes ${addresses[controlPlanes[0]]}`,
+    `  talosctl bootstrap --nodes ${addresses[controlPlanes[0]] ?? `<address of ${controlPlanes[0]}>`}`,
   ];
 }
 
@@ -181,7 +186,7 @@ export function talosConfigCommand(argv: string[], io: Io): void {
   const controlPlanes = Object.keys(machines)
     .filter((n) => machines[n].machineType === "controlplane")
     .sort()
-    .map((n) => addresses[n]);
+    .flatMap((n) => addresses[n] ?? []);
   const m = machineryConfigs(stack, s.plan.stack, earlier.secrets, controlPlanes);
   const invalid = m.nodes.filter((n) => (n.problems ?? []).length > 0);
   if (invalid.length > 0) {
