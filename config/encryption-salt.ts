@@ -1,7 +1,8 @@
 // The `encryptionsalt:` of a stack file, made as the Pulumi CLI's passphrase secrets provider makes
 // it, and written into the file as one more line: `pulumi stack init` then finds it and leaves the
-// file as it is. Left to make it itself, the CLI saves the whole file anew (Pulumi v3.276.0:
-// comments dropped, YAML aliases expanded, `openkeel:taints: false` quoted).
+// file as it is. Left to make it itself, the CLI saves the whole file anew (Pulumi v3.276.0, run on
+// the shipped stacks: every YAML alias expanded into a copy of its anchor, `openkeel:taints: false`
+// quoted as "false"; the comments stay; the salt goes last).
 //
 // Read at pulumi/pulumi v3.276.0:
 //   - the state: pkg/secrets/passphrase/manager.go lines 163–191 (NewPassphraseSecretsManager): an

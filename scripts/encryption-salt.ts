@@ -3,8 +3,8 @@
 // file $PULUMI_CONFIG_PASSPHRASE_FILE names) exactly as the Pulumi CLI's passphrase secrets
 // provider makes it, every other byte of the file as it was. Run it before `pulumi stack init` on a
 // self-managed backend: the CLI then finds the salt and leaves the file as it is, where left to add
-// the salt itself it writes the whole file anew (comments, YAML aliases and unquoted booleans
-// lost). A file that has a salt already is left alone when the passphrase opens it, refused when it
+// the salt itself it writes the whole file anew (YAML aliases expanded, `openkeel:taints: false`
+// quoted). A file that has a salt already is left alone when the passphrase opens it, refused when it
 // does not; a stack of another secrets provider is refused. The salt is no secret: commit it.
 // Exit 0: added, or already there; 2: bad usage, no passphrase, a wrong one, another provider.
 //

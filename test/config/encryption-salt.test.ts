@@ -11,6 +11,9 @@ import { SHIPPED_STACKS, STACKS_DIR } from "../helpers/stacks";
 /** Bytes 0, 1, 2, … of each length asked for: a salt made with them is always the same. */
 const counting = (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => i));
 
+/** The salt the real CLI (Pulumi v3.276.0, `pulumi stack init lab` on a file backend) wrote for the passphrase `openkeel-test`. */
+const CLI_STATE = "v1:/8wj4z4CUws=:v1:Vkq4yjy/vtCtM8c5:7PPTKkrGL8tb8HDlSrcpNfzjk6zYcw==";
+
 describe("the passphrase provider's state", () => {
   const state = newEncryptionSalt("correct horse", counting);
 
@@ -21,6 +24,10 @@ describe("the passphrase provider's state", () => {
     expect(Buffer.from(nonce, "base64")).toEqual(counting(12));
     // 6 bytes of `pulumi`, 16 of the tag
     expect(Buffer.from(sealed, "base64")).toHaveLength(22);
+  });
+
+  it("the real CLI's opens with its passphrase: the format read from Pulumi's code is the CLI's", () => {
+    expect(passphraseOpens(CLI_STATE, "openkeel-test")).toBe(true);
   });
 
   it("a text that is no state is said to be none, before any key is derived (opening one: test/integration/pipeline/encryption-salt.test.ts)", () => {
