@@ -96,7 +96,7 @@ function renderedTalos(s: StackPlan, renderedDir: string): RenderedStack {
 interface Machinery {
   secrets?: string;
   talosconfig: string;
-  nodes: { node: string; machineType: string; patches: string[]; config?: string; problems: string[] | null }[];
+  nodes: { node: string; machineType: string; patches: string[]; config?: string; problems: string[] }[];
 }
 
 /** The machinery's configs for every node of the render (the secrets file: reused; none: new ones). */
@@ -188,12 +188,12 @@ export function talosConfigCommand(argv: string[], io: Io): void {
     .sort()
     .flatMap((n) => addresses[n] ?? []);
   const m = machineryConfigs(stack, s.plan.stack, earlier.secrets, controlPlanes);
-  const invalid = m.nodes.filter((n) => (n.problems ?? []).length > 0);
+  const invalid = m.nodes.filter((n) => n.problems.length > 0);
   if (invalid.length > 0) {
     throw new UserError(
       [
         `${stack.where}/talos: ${invalid.length} node(s) fail talosctl validate --mode metal --strict (Talos ${TALOS_VERSION}); nothing written:`,
-        ...invalid.flatMap((n) => [`  ${n.node} (${n.patches.join(", ")}):`, ...n.problems!.map((p) => `    ${p}`)]),
+        ...invalid.flatMap((n) => [`  ${n.node} (${n.patches.join(", ")}):`, ...n.problems.map((p) => `    ${p}`)]),
         "Fix: correct the stack (or the code that renders it), npm run render, then run this again",
       ].join("\n"),
       EXIT_CHECKS_FAILED,
