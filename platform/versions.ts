@@ -434,7 +434,6 @@ export const RABBITMQ_UPGRADE: UpgradeRule = {
  * version, whose validation judges every rendered node (a test keeps the two equal).
  */
 export const TALOS_VERSION = "v1.13.9";
-export const KUBERNETES_VERSION = "1.36.3";
 export const TALOS_UPGRADE: UpgradeRule = {
   component: "Talos Linux",
   pins: ["TALOS_VERSION", "TALOS_CONFIG_SCHEMA"],
@@ -453,6 +452,7 @@ export const TALOS_UPGRADE: UpgradeRule = {
   source:
     'siderolabs/docs@2a55465 public/talos/v1.13/configure-your-talos-cluster/lifecycle-management/upgrading-talos.mdx: "this migration is only tested between adjacent minor releases. Thus the recommended upgrade path is to always upgrade to the latest patch release of all intermediate minor releases."',
 };
+export const KUBERNETES_VERSION = "1.36.3";
 /** Image Factory that serves installers for the rendered schematics. */
 export const TALOS_IMAGE_FACTORY = "factory.talos.dev";
 export const TALOS_IMAGE_FACTORY_UPGRADE: UpgradeRule = {
