@@ -43,6 +43,7 @@ import {
   ciTarget,
   engineBuildFromFileTimes,
   engineBuildFromLog,
+  repoPath,
   stackE2E,
   upWaits,
   waitLine,
@@ -582,13 +583,13 @@ function summaryLines(
 /** The first build in `out` (build.sh's $OUT), from the birth times of bin/ and of bin/.stamps/*. */
 function engineBuildFromOut(out: string): CiFigures["engineBuild"] {
   const stamps = path.join(out, "bin", ".stamps");
-  if (!fs.existsSync(stamps)) return { measured: false, why: `no ${stamps}` };
+  if (!fs.existsSync(stamps)) return { measured: false, why: `no ${repoPath(REPO_ROOT, stamps)}` };
   const born = fs.readdirSync(stamps).map((target) => ({ target, bornMs: fs.statSync(path.join(stamps, target)).birthtimeMs }));
   const start = fs.statSync(path.join(out, "bin")).birthtimeMs;
   const build = engineBuildFromFileTimes(start, born);
-  if (!build) return { measured: false, why: `no usable birth times in ${stamps} (none kept, or a stamp older than bin/)` };
+  if (!build) return { measured: false, why: `no usable birth times in ${repoPath(REPO_ROOT, stamps)} (none kept, or a stamp older than bin/)` };
   const at = (ms: number) => new Date(ms).toISOString().slice(0, 19);
-  return { ...build, source: `file times of ${out}: bin/ created ${at(start)}Z, last stamp ${at(start + build.totalSeconds * 1000)}Z` };
+  return { ...build, source: `file times of ${repoPath(REPO_ROOT, out)}: bin/ created ${at(start)}Z, last stamp ${at(start + build.totalSeconds * 1000)}Z` };
 }
 
 function collectCiFigures(c: NonNullable<BenchOptions["ciFigures"]>, npmTestSeconds: number | null): CiFigures {
@@ -596,8 +597,9 @@ function collectCiFigures(c: NonNullable<BenchOptions["ciFigures"]>, npmTestSeco
   const text = fs.existsSync(c.engineBuildLog) ? fs.readFileSync(c.engineBuildLog, "utf8") : undefined;
   const build = text === undefined ? undefined : engineBuildFromLog(text);
   const e2e = stacksE2E(c.e2eDir);
-  const why = text === undefined ? `no ${c.engineBuildLog}` : `no build.sh summary in ${c.engineBuildLog}`;
-  return ciFigures(build ? { ...build, source: c.engineBuildLog } : { measured: false, why }, npmTestSeconds, e2e);
+  const log = repoPath(REPO_ROOT, c.engineBuildLog);
+  const why = text === undefined ? `no ${log}` : `no build.sh summary in ${log}`;
+  return ciFigures(build ? { ...build, source: log } : { measured: false, why }, npmTestSeconds, e2e);
 }
 
 /** Each stack's e2e of CI_STACKS that has a steps.json in `dir`, with its timed ups (timings.json) where it has them. */

@@ -3,7 +3,16 @@
 // `npm test` (the bench's own measure; .ci/run runs it twice), and every stack's e2e
 // (`.e2e/<stack>/steps.json`), against the CI limit. Plain data and pure functions, read by
 // `npm run bench -- --ci-figures`; the times are only ever read, never asserted.
+import * as path from "node:path";
 import type { Target } from "./bench-targets";
+
+/**
+ * A path as results.json records it: relative to the repository (`root`), with `/`, so that the
+ * figures say nothing of the machine they ran on (its home, its clone's folder).
+ */
+export function repoPath(root: string, p: string): string {
+  return path.relative(root, path.resolve(root, p)).split(path.sep).join("/") || ".";
+}
 
 /** The CI job's limit (issue 23): 90 minutes on 2 cores, the engine built cold. */
 export const CI_LIMIT_MINUTES = 90;

@@ -1,7 +1,8 @@
 // Kubernetes' label keys, and strict zod schemas of the scheduling structures a placement may carry
 // raw (§ 5.1: nodeSelector, tolerations, affinity, topologySpreadConstraints). Field lists follow the
-// Kubernetes 1.32 API (the strict JSON schemas in ../shared/schemas): a field at the wrong level,
-// such as nodeSelectorTerms directly under nodeAffinity, is exactly what a chart silently drops.
+// Kubernetes API of KUBERNETES_VERSION (the strict JSON schemas kubeconform judges by): a field at
+// the wrong level, such as nodeSelectorTerms directly under nodeAffinity, is exactly what a chart
+// silently drops.
 import { z } from "zod";
 
 /** A DNS subdomain (RFC 1123): node names and label key prefixes. */

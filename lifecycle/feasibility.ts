@@ -110,7 +110,7 @@ export class Loss {
     readonly nodes: readonly JudgedNode[],
     /** Out in this loss: failed, or drained (`drained`). */
     readonly lost: ReadonlySet<string>,
-    /** Out because the inventory drains them (maintenance, retiring): no NodeHealthCheck selects them. */
+    /** Out because the inventory drains them (maintenance, retiring). */
     readonly drained: ReadonlySet<string> = new Set(),
   ) {
     this.zones = new Map(nodes.map((n) => [n.name, n.zone ?? ""]));

@@ -9,14 +9,15 @@ import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { installerImage, schematicId, type Schematic } from "./image-factory";
 import { nodeSelfLabels } from "./node-labels";
 import { hostNetworkDocuments } from "./talos-network";
+import { clusterImages, kubeletImage } from "./talos-kubernetes";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
-import { TALOS_MACHINES_FILE, type TalosMachine } from "../render/rendered";
+import { TALOS_MACHINES_FILE, type TalosMachine, type TalosMachinesFile } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
 import { CAPACITY_VOLUME_NAME, HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
 import { networkOf, type NetworkConfig } from "../config/network";
 import { nodeTaints, type Topology } from "../topology/topology";
 import { LONGHORN_DISK_ROLES, TALOS_CAPACITY_PATH, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
-import { TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
+import { KUBERNETES_VERSION, TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
 
 export type MachineType = "controlplane" | "worker";
 
@@ -163,7 +164,7 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
   }
 
   const volumes = storage ? longhornVolumes(group, talos) : [];
-  const kubelet: Record<string, unknown> = {};
+  const kubelet: Record<string, unknown> = { image: kubeletImage() };
   if (Object.keys(extraConfig).length > 0) kubelet.extraConfig = extraConfig;
   if (volumes.length > 0) {
     kubelet.extraMounts = volumes.map(({ path }) => ({ destination: path, type: "bind", source: path, options: ["bind", "rshared", "rw"] }));
@@ -172,8 +173,8 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
   const machine: Record<string, unknown> = {
     install: { image: installerImage(schematicId(groupSchematic(group, topo, talos))) },
     kernel: { modules: [{ name: talos.watchdogModule }, { name: OVS_MODULE }] },
+    kubelet,
   };
-  if (Object.keys(kubelet).length > 0) machine.kubelet = kubelet;
   if (!worker && taints.length > 0) {
     machine.nodeTaints = Object.fromEntries(taints.map((t) => [t.key, talosTaintValue(t)]));
   }
@@ -181,7 +182,7 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
   // The pod and service ranges Kube-OVN is given (platform/kube-ovn.ts): the API server allocates
   // Service addresses from the same range Kube-OVN routes.
   const ranges = network ? { podSubnets: [network.podCIDR], serviceSubnets: [network.serviceCIDR] } : {};
-  const cluster: Record<string, unknown> = { network: { cni: { name: "none" }, ...ranges } };
+  const cluster: Record<string, unknown> = { ...clusterImages(group.machineType), network: { cni: { name: "none" }, ...ranges } };
   if (allowsSchedulingOnControlPlane(group)) cluster.allowSchedulingOnControlPlanes = true;
 
   return [{ machine, cluster }, ...volumes.map(({ name, disk }) => userVolume(name, disk))];
@@ -293,8 +294,16 @@ export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelCon
     path: TALOS_MACHINES_FILE,
     comment:
       "Per node: the Talos machine type, the patches to apply in order (paths relative to this folder),\n" +
-      "the Image Factory schematic and the installer image it yields. Not a Talos document.",
-    documents: [{ talosVersion: TALOS_VERSION, imageFactory: `https://${TALOS_IMAGE_FACTORY}`, machines }],
+      "the Image Factory schematic and the installer image it yields; the Kubernetes version the patches' images carry\n" +
+      "(talosctl gen config --kubernetes-version). Not a Talos document.",
+    documents: [
+      {
+        talosVersion: TALOS_VERSION,
+        kubernetesVersion: KUBERNETES_VERSION,
+        imageFactory: `https://${TALOS_IMAGE_FACTORY}`,
+        machines,
+      } satisfies TalosMachinesFile,
+    ],
   });
   return { files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
 }

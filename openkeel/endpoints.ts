@@ -10,6 +10,14 @@ import { z } from "zod";
 /** The NodePorts the kind config publishes on the laptop's loopback (seed 004). */
 export const LAB_NODE_PORTS = { first: 30500, last: 30998 } as const;
 
+/**
+ * The last block of ten of LAB_NODE_PORTS (30990–30998), which no service takes: the services take
+ * one block each in install order from the first (49 before this one), and the worked example of
+ * docs/openkeel-values.md ("Adding a service") takes this one, so that the next real service's
+ * block is free and adding it touches nothing of the example.
+ */
+export const LAB_EXAMPLE_BLOCK = LAB_NODE_PORTS.first + Math.floor((LAB_NODE_PORTS.last - LAB_NODE_PORTS.first) / 10) * 10;
+
 /** Kubernetes' default NodePort range (kube-apiserver --service-node-port-range). */
 const NODE_PORT_RANGE = { first: 30000, last: 32767 } as const;
 

@@ -219,9 +219,11 @@ function xmlEscape(s: string): string {
 
 const COL = 26;
 const ROW = 20;
-/** Width of the component column: the longest row label, within bounds. */
-const LABEL_MIN = 380;
-const LABEL_MAX = 560;
+/**
+ * Width of the component column, whatever the labels (a longer one is cut, whole in its title): a
+ * component added with a longer name would otherwise move every cell of the grid.
+ */
+const LABEL_WIDTH = 560;
 const PAD = 16;
 const ROLE_H = 15;
 const ZONE_H = 18;
@@ -260,9 +262,7 @@ const svgRowLabel = (c: PlacementComponent) => `${c.name} (${c.kind}${c.kind ===
 /** Where everything goes: the canvas, its header rows and the grid, from the data alone. */
 function svgLayout(d: PlacementData, nodeCount: number) {
   const header = headerRows(d);
-  const longest = Math.max(0, ...d.components.map((c) => svgRowLabel(c).length));
-  const labelWidth = Math.min(LABEL_MAX, Math.max(LABEL_MIN, Math.ceil(longest * CHAR_W.text) + 12));
-  const x0 = PAD + labelWidth;
+  const x0 = PAD + LABEL_WIDTH;
   const columns = d.nodes.length < nodeCount ? ` in ${d.nodes.length} columns (nodes alike in every cell share one)` : "";
   const subtitle = `${d.profile} role labels; tainted roles: ${d.taintedRoles.join(", ") || "none"}; ${nodeCount} node(s)${columns}, ${d.components.length} component(s)`;
   const legend1 = `${YES} may run on the node (a DaemonSet runs there); ${HELD} may, but the node's state keeps new pods off; ${NO} cannot. Hover a cell for the reason.`;
@@ -278,7 +278,7 @@ function svgLayout(d: PlacementData, nodeCount: number) {
   const yFoot = yRows + rowCount * ROW + 18;
   return {
     header,
-    maxChars: Math.floor((labelWidth - 12) / CHAR_W.text),
+    maxChars: Math.floor((LABEL_WIDTH - 12) / CHAR_W.text),
     x0,
     subtitle,
     legend: [legend1, legend2],
@@ -286,10 +286,9 @@ function svgLayout(d: PlacementData, nodeCount: number) {
     yZone,
     yNames,
     yRows,
-    yGridEnd: yRows + rowCount * ROW,
+    rowCount,
     gridWidth,
     width,
-    yFoot,
     height: yFoot + 14 + PAD,
   };
 }
@@ -308,14 +307,36 @@ function svgRoleRows(d: PlacementData, l: Layout, el: (s: string) => void): void
   });
 }
 
-/** The node columns: per role group its zones and a separator, then each node's name. */
+/** Where a role group's columns begin, after the first group's (their separators). */
+function groupStarts(d: PlacementData, l: Layout): number[] {
+  let col = 0;
+  return nodeGroups(d.nodes).flatMap((g) => {
+    const x = l.x0 + col * COL;
+    col += g.nodes.length;
+    return x > l.x0 ? [x] : [];
+  });
+}
+
+/**
+ * What lies under the rows, one pattern of two rows repeated down the grid: every other row's
+ * stripe and the role groups' separators. The rows' lines do not say where a row is, so that a
+ * component added draws its own lines and moves no other.
+ */
+function svgRowPattern(d: PlacementData, l: Layout, el: (s: string) => void): void {
+  el(`<defs><pattern id="placement-rows" x="0" y="${l.yRows}" width="${l.gridWidth}" height="${2 * ROW}" patternUnits="userSpaceOnUse">`);
+  el(`<rect x="${PAD}" y="${ROW}" width="${l.gridWidth - 2 * PAD}" height="${ROW}" fill="#f6f8fa"/>`);
+  for (const x of groupStarts(d, l)) el(`<line x1="${x}" y1="0" x2="${x}" y2="${2 * ROW}" stroke="#999999"/>`);
+  el(`</pattern></defs>`);
+}
+
+/** The node columns: per role group its zones and its separator above the rows, then each node's name. */
 function svgNodeColumns(d: PlacementData, l: Layout, el: (s: string) => void): void {
   let col = 0;
   for (const g of nodeGroups(d.nodes)) {
     const gx = l.x0 + col * COL;
     el(`<g class="group" data-group="${xmlEscape(g.name)}">`);
     el(`<title>${xmlEscape(`${g.name}: ${g.nodes.map((n) => n.name).join(", ")}`)}</title>`);
-    if (col > 0) el(`<line x1="${gx}" y1="${l.yRoles}" x2="${gx}" y2="${l.yGridEnd}" stroke="#999999"/>`);
+    if (col > 0) el(`<line x1="${gx}" y1="${l.yRoles}" x2="${gx}" y2="${l.yRows}" stroke="#999999"/>`);
     let i = 0;
     while (i < g.nodes.length) {
       let j = i;
@@ -337,16 +358,15 @@ function svgNodeColumns(d: PlacementData, l: Layout, el: (s: string) => void): v
   });
 }
 
-/** One component's row: its label, and a cell per node with the reason as its title. */
-function svgComponentRow(d: PlacementData, l: Layout, c: PlacementComponent, k: number, y: number, el: (s: string) => void): void {
+/** One component's row, at the top of its own coordinates: its label, and a cell per node with the reason as its title. */
+function svgComponentRow(d: PlacementData, l: Layout, c: PlacementComponent, el: (s: string) => void): void {
   el(`<g class="component" data-component="${xmlEscape(c.name)}">`);
-  if (k % 2 === 0) el(`<rect x="${PAD}" y="${y}" width="${l.gridWidth - 2 * PAD}" height="${ROW}" fill="#f6f8fa"/>`);
   const label = svgRowLabel(c);
   const shown = label.length > l.maxChars ? label.slice(0, l.maxChars - 1) + "…" : label;
-  el(`<text x="${PAD + 4}" y="${y + 14}">${xmlEscape(shown)}<title>${xmlEscape(`${label}; design: ${describeDesignRoles(c.designRoles)}`)}</title></text>`);
+  el(`<text x="${PAD + 4}" y="14">${xmlEscape(shown)}<title>${xmlEscape(`${label}; design: ${describeDesignRoles(c.designRoles)}`)}</title></text>`);
   d.nodes.forEach((n, i) => {
     const cx = l.x0 + i * COL + COL / 2;
-    const cy = y + ROW / 2;
+    const cy = ROW / 2;
     const mark = cell(c, n.name);
     const held = c.heldOff?.[n.name] ?? [];
     const reason = mark === YES ? "may run here" : mark === HELD ? `may run here, but not now: ${held.join("; ")}` : (c.reasons[n.name] ?? []).join("; ");
@@ -415,26 +435,46 @@ export function placementSvg(data: PlacementData): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${l.width}" height="${l.height}" viewBox="0 0 ${l.width} ${l.height}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="11">`,
   );
   el(`<title>${xmlEscape(title(d))}</title>`);
-  el(`<rect x="0" y="0" width="${l.width}" height="${l.height}" fill="#ffffff"/>`);
+  el(`<rect x="0" y="0" width="100%" height="100%" fill="#ffffff"/>`);
+  svgRowPattern(d, l, el);
   el(`<text x="${PAD}" y="${PAD + 12}" font-size="15" font-weight="bold">${xmlEscape(title(d))}</text>`);
   el(`<text x="${PAD}" y="${PAD + 30}" fill="#444444">${xmlEscape(l.subtitle)}</text>`);
   svgRoleRows(d, l, el);
   el(`<text x="${l.x0 - 8}" y="${l.yZone + 12}" text-anchor="end" font-size="10">zone</text>`);
   el(`<text x="${PAD}" y="${l.yNames + NAME_H - 6}" font-weight="bold">component (kind, replicas)</text>`);
   svgNodeColumns(d, l, el);
-  let y = l.yRows;
-  const parts = sections(d);
-  if (parts.length === 0) el(`<text x="${PAD}" y="${y + 14}" fill="#666666">${NO_COMPONENT}</text>`);
-  for (const s of parts) {
-    el(`<text x="${PAD}" y="${y + 14}" font-weight="bold" font-size="12">${s.svgTitle}</text>`);
-    y += ROW;
-    s.rows.forEach((c, k) => {
-      svgComponentRow(d, l, c, k, y, el);
-      y += ROW;
-    });
-  }
-  el(`<text x="${PAD}" y="${l.yFoot}" fill="#666666" font-size="10">${xmlEscape(l.legend[0])}</text>`);
-  el(`<text x="${PAD}" y="${l.yFoot + 14}" fill="#666666" font-size="10">${xmlEscape(l.legend[1])}</text>`);
+  svgRows(d, l, el);
   el(`</svg>`);
   return out.join("\n") + "\n";
+}
+
+/**
+ * The rows under the pattern, each in a group moved one row down from the one before (nested), and
+ * the legend after the last: no line says where its row is, so a component added is its own lines
+ * (its row, its group and that group's end) and no other line moves.
+ */
+function svgRows(d: PlacementData, l: Layout, el: (s: string) => void): void {
+  el(`<rect x="${PAD}" y="${l.yRows}" width="${l.gridWidth - 2 * PAD}" height="${l.rowCount * ROW}" fill="url(#placement-rows)"/>`);
+  el(`<g class="rows" transform="translate(0 ${l.yRows})">`);
+  let open = 1;
+  const next = () => {
+    el(`<g transform="translate(0 ${ROW})">`);
+    open++;
+  };
+  const parts = sections(d);
+  if (parts.length === 0) {
+    el(`<text x="${PAD}" y="14" fill="#666666">${NO_COMPONENT}</text>`);
+    next();
+  }
+  for (const s of parts) {
+    el(`<text x="${PAD}" y="14" font-weight="bold" font-size="12">${s.svgTitle}</text>`);
+    next();
+    for (const c of s.rows) {
+      svgComponentRow(d, l, c, el);
+      next();
+    }
+  }
+  el(`<text x="${PAD}" y="18" fill="#666666" font-size="10">${xmlEscape(l.legend[0])}</text>`);
+  el(`<text x="${PAD}" y="32" fill="#666666" font-size="10">${xmlEscape(l.legend[1])}</text>`);
+  el("</g>".repeat(open));
 }

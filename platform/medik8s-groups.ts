@@ -5,7 +5,7 @@
 // fenced hypervisor's HA VMs are then Masakari's to evacuate) and which it leaves to a human on
 // purpose (storm protection). The loss of nodes (lifecycle/failure-domains.ts) asks it per loss.
 import type { Check } from "../config/problems";
-import { NODE_STATE_LABEL, UNWATCHED_STATES } from "../config/lifecycle";
+import { hasTrait, NODE_STATE_LABEL, UNWATCHED_STATES } from "../config/lifecycle";
 import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type LabelProfile } from "../config/roles";
 import { ofTotal, type NodeConstraint } from "../lifecycle/feasibility";
 import type { LossFinding } from "../placement/failure-table";
@@ -37,8 +37,8 @@ function groupSlug(group: NhcGroup): string {
 
 /**
  * Selector of the NodeHealthCheck of one group: nodes with its label, none of the labels of the
- * groups before it (so no node is in two checks), no segment host (Masakari's), and no node that
- * is drained for maintenance or retiring (its state label; NotIn also matches nodes without it).
+ * groups before it (so no node is in two checks), no segment host (Masakari's), and no node whose
+ * state leaves the health checks (its state label; NotIn also matches nodes without it).
  */
 export function nhcSelector(group: NhcGroup, profile: LabelProfile): NonNullable<LabelSelector["matchExpressions"]> {
   const earlier = NHC_GROUPS.slice(0, NHC_GROUPS.indexOf(group));
@@ -77,7 +77,7 @@ export interface NhcCheck {
   group: NhcGroup;
   /** The zone it selects: a zone, `null` for the nodes without one; undefined: every zone (unzoned stack, quorum group). */
   zone?: string | null;
-  /** Its nodes, whatever their state (the selector leaves drained ones out at run time). */
+  /** Its nodes, whatever their state (the selector leaves out those whose state leaves the checks). */
   nodes: string[];
 }
 
@@ -159,7 +159,7 @@ function nhcFacts(plan: Plan): Record<string, number | string> | undefined {
   return facts;
 }
 
-/** What a check does with the lost nodes it selects (a drained node it does not select). */
+/** What a check does with the lost nodes it selects (a node whose state leaves the checks it does not select). */
 function checkLoss(c: NhcCheck, lost: readonly string[], total: number, max: number | string, hypervisors: boolean, cooldown: string): LossFinding {
   const what = `NHC ${c.name}`;
   const r = nhcFences(total, lost.length, max);
@@ -201,10 +201,12 @@ export const NHC_CONSTRAINT: NodeConstraint = {
     const cooldown = typeof facts[COOLDOWN_FACT] === "string" ? facts[COOLDOWN_FACT] : "none";
     const findings: LossFinding[] = [];
     const fencedControlPlane: string[] = [];
+    // the selectors leave out a node whose state leaves the health checks, drained or not
+    const unwatched = new Set(loss.nodes.filter((n) => hasTrait(n.state, "leavesHealthChecks")).map((n) => n.name));
     for (const c of checksOf(loss.nodes)) {
       const max = facts[c.name];
       if (typeof max !== "number" && typeof max !== "string") continue;
-      const selected = c.nodes.filter((n) => !loss.drained.has(n));
+      const selected = c.nodes.filter((n) => !unwatched.has(n));
       const lost = selected.filter((n) => loss.lost.has(n));
       if (lost.length === 0) continue;
       const lostSet = new Set(lost);

@@ -1,7 +1,7 @@
 // How the placement report reads this repository's NodeHealthChecks, and the checks Medik8s
 // registers with it (§ 5.6): no node in two checks, and every node watched by exactly one, a
 // quorum's by one that fences one node at a time. The report itself knows no NodeHealthCheck.
-import { isDrained, NODE_STATE_LABEL } from "../config/lifecycle";
+import { hasTrait, NODE_STATE_LABEL } from "../config/lifecycle";
 import type { Check } from "../config/problems";
 import { HA_SEGMENT_LABEL, ROLES, roleLabelKey } from "../config/roles";
 import { roleGroup, type ComponentPlacement, type PlacementCheck, type ReportNode } from "../placement/report";
@@ -94,8 +94,9 @@ function coverageOf(n: ReportNode, by: readonly ComponentPlacement[]): Check[] {
 
 /**
  * § 5.6: every node is watched by exactly one NodeHealthCheck (the overlap check catches two),
- * unless it is a Masakari segment host (its segment's check watches it) or drained on purpose (NMO
- * holds its lease while its NodeMaintenance exists, and our checks leave it out: ./medik8s.ts); a
+ * unless it is a Masakari segment host (its segment's check watches it) or in a state that leaves
+ * the health checks (maintenance, retiring: their selectors leave it out by its state label,
+ * ./medik8s-groups.ts; the trait, not `drains`, which a state may lack and still leave them); a
  * node that holds a quorum (the OpenKeel or the Kubernetes control plane) by one that fences one
  * node at a time. No stack file can trip it: every node of a stack that installs Medik8s has a role
  * or is a Kubernetes control-plane node (plan checks), and our checks cover every role.
@@ -105,7 +106,7 @@ const coverage: PlacementCheck = {
   check: ({ placements, nodes }) => {
     const byNode = checksByNode(placements, nodes);
     return nodes
-      .filter((n) => n.labels[HA_SEGMENT_LABEL] === undefined && !isDrained(n.labels[NODE_STATE_LABEL]))
+      .filter((n) => n.labels[HA_SEGMENT_LABEL] === undefined && !hasTrait(n.labels[NODE_STATE_LABEL], "leavesHealthChecks"))
       .flatMap((n) => coverageOf(n, byNode.get(n.name)!));
   },
 };

@@ -452,7 +452,36 @@ export const TALOS_UPGRADE: UpgradeRule = {
   source:
     'siderolabs/docs@2a55465 public/talos/v1.13/configure-your-talos-cluster/lifecycle-management/upgrading-talos.mdx: "this migration is only tested between adjacent minor releases. Thus the recommended upgrade path is to always upgrade to the latest patch release of all intermediate minor releases."',
 };
+/**
+ * The Kubernetes of the production clusters, pinned here rather than left to whichever talosctl
+ * generates the configs: Talos v1.13.9's own default (siderolabs/talos@v1.13.9
+ * pkg/machinery/constants/constants.go:366 DefaultKubernetesVersion, what `talosctl gen config`
+ * uses without --kubernetes-version), within what Talos v1.13 runs (1.31.0 to 1.36.x:
+ * pkg/machinery/compatibility/talos113/talos113.go:27-30, which tools/talos-validate asks). Rendered
+ * into the Talos patches as the images `gen config --kubernetes-version` sets (nodes/talos.ts) and
+ * into talos/machines.yaml; kubeconform judges every rendered object by this version's schemas,
+ * made from its OpenAPI (tools/kubernetes-schemas.ts). The lab's kind node image and the e2e's
+ * control plane (../shared/engine) run the same minor (test/integration/platform/kubernetes-version.test.ts).
+ */
 export const KUBERNETES_VERSION = "1.36.3";
+export const KUBERNETES_UPGRADE: UpgradeRule = {
+  component: "Kubernetes",
+  pins: ["KUBERNETES_VERSION"],
+  step: "minor",
+  skew: { pin: "KIND_NODE_IMAGE", minors: 0, why: "the lab runs the production clusters' Kubernetes minor, so that what the lab shows holds in production" },
+  notes: { github: "kubernetes/kubernetes", tag: "v{version}" },
+  crds: "none",
+  first: [
+    "the pinned Talos runs the new version (Talos v1.13: Kubernetes 1.31.0 to 1.36.x, siderolabs/talos pkg/machinery/compatibility/talos113/talos113.go; the Talos validation of npm test refuses another)",
+    "read the new minor's urgent upgrade notes and removed APIs (kubernetes/kubernetes CHANGELOG); npm test judges every rendered object by the new version's schemas",
+  ],
+  manual: [
+    "talosctl upgrade-k8s --nodes <a control-plane node> --to <version> before applying the rendered patches of the new version: it moves the API server first and every kubelet after it (a patch applied first would move kubelets ahead of the API server, which the version skew policy forbids), and writes the same images into the machine configs that the patches name",
+    "the lab: create the kind cluster again with the node image of the new minor (KIND_NODE_IMAGE)",
+  ],
+  source:
+    'siderolabs/go-kubernetes@v0.2.38 (Talos v1.13.9\'s) kubernetes/upgrade/path.go:58-99: Path.IsSupported allows "1.35->1.36" and "1.36->1.36" only, one minor up or the same; siderolabs/talos@v1.13.9 pkg/cluster/kubernetes/talos_managed.go:86-87 refuses any other path of `talosctl upgrade-k8s` ("unsupported upgrade path")',
+};
 /** Image Factory that serves installers for the rendered schematics. */
 export const TALOS_IMAGE_FACTORY = "factory.talos.dev";
 export const TALOS_IMAGE_FACTORY_UPGRADE: UpgradeRule = {
@@ -615,15 +644,8 @@ export interface ToolPin {
   releases: Record<string, { url: string; sha256: string }>;
 }
 
-/** The Kubernetes version the kubeconform schemas describe (the offline mirror has v1.32.2 strict). */
-export const KUBERNETES_SCHEMA_VERSION = "1.32.2";
-export const KUBERNETES_SCHEMA_UPGRADE = buildTool(
-  "Kubernetes JSON schemas",
-  "KUBERNETES_SCHEMA_VERSION",
-  "KUBERNETES_JSON_SCHEMA_COMMIT",
-  "CRDS_CATALOG_COMMIT",
-  "MEDIK8S_CRDS",
-);
+/** Where the schemas of the platform components' custom resources come from (the Kubernetes kinds': KUBERNETES_VERSION's OpenAPI). */
+export const CRD_SCHEMAS_UPGRADE = buildTool("CRD JSON schemas", "CRDS_CATALOG_COMMIT", "MEDIK8S_CRDS");
 
 export const TOOLS = {
   kubeconform: {
@@ -733,18 +755,12 @@ export const HELM_UPGRADE: UpgradeRule = {
   source: "a test tool, never deployed; it follows the Kubernetes provider's Helm (pulumi/pulumi-kubernetes provider/go.mod: helm.sh/helm/v3 v3.20.2)",
 };
 
-// ---- Schemas where no offline schema folder is (npm run validate, npm test on GitHub) ----
-// The offline folder (../shared/schemas) mirrors these; without it, kubeconform reads the two
-// catalogs at the commits below, and what they lack is built from upstream files at release tags
+// ---- CRD schemas where no offline schema folder is (npm run validate, npm test on GitHub) ----
+// The offline folder (../shared/schemas) mirrors these; without it, kubeconform reads the catalog
+// at the commit below, and what it lacks is built from upstream files at release tags
 // (tools/upstream-schemas.ts). A commit, never `master` or `main`: a schema that changes upstream
-// must not change what a pull request is validated against.
-
-/**
- * yannh/kubernetes-json-schema (kubeconform's `default` location) at a commit whose index.lst, the
- * listing its build writes from the version folders present, names v1.32.2: the folders of a
- * version (v1.32.2-standalone-strict/ among them) are generated together and never rewritten.
- */
-export const KUBERNETES_JSON_SCHEMA_COMMIT = "6d3c982550a40dbd728b61b63d72a0aa10c0203b";
+// must not change what a pull request is validated against. The Kubernetes kinds' schemas come from
+// KUBERNETES_VERSION's OpenAPI in every mode (tools/kubernetes-schemas.ts).
 
 /**
  * datreeio/CRDs-catalog at a recent commit of its main branch (it added the Envoy AI Gateway v1beta1
@@ -799,10 +815,11 @@ export const UPGRADE_RULES: readonly UpgradeRule[] = [
   MARIADB_UPGRADE,
   RABBITMQ_UPGRADE,
   TALOS_UPGRADE,
+  KUBERNETES_UPGRADE,
   TALOS_IMAGE_FACTORY_UPGRADE,
   KIND_UPGRADE,
   CI_NODE_UPGRADE,
-  KUBERNETES_SCHEMA_UPGRADE,
+  CRD_SCHEMAS_UPGRADE,
   KUBECONFORM_UPGRADE,
   ACTIONLINT_UPGRADE,
   CNI_PLUGINS_UPGRADE,

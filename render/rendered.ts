@@ -159,6 +159,15 @@ export interface TalosMachine {
   installerImage: string;
 }
 
+/** talos/machines.yaml: the versions every node's configuration is for, and its nodes. */
+export interface TalosMachinesFile {
+  talosVersion: string;
+  /** KUBERNETES_VERSION, the images of the patches (absent in renders made before it was pinned). */
+  kubernetesVersion?: string | undefined;
+  imageFactory: string;
+  machines: Record<string, TalosMachine>;
+}
+
 // ---- writing --------------------------------------------------------------------------------
 
 /** The file of a release's post-render patches: reviewable beside its values. */
@@ -447,6 +456,7 @@ const placementSchema = z.object({
 });
 
 const machinesSchema = z.object({
+  kubernetesVersion: z.string().optional(),
   machines: z.record(
     z.string(),
     z.object({
@@ -538,7 +548,7 @@ export class RenderedStack {
   private cachedIndex?: RenderedIndex;
   private cachedPlacement?: { data?: RenderedPlacement };
   private readonly docs = new Map<string, unknown[]>();
-  private cachedMachines?: Record<string, TalosMachine>;
+  private cachedMachines?: Pick<TalosMachinesFile, "kubernetesVersion" | "machines">;
 
   /** `where`: the folder, or what the render is (`the base`), for messages. */
   constructor(
@@ -592,9 +602,18 @@ export class RenderedStack {
 
   /** talos/machines.yaml's nodes (none in a stack without Talos). */
   talosMachines(): Record<string, TalosMachine> {
+    return this.machinesFile().machines;
+  }
+
+  /** talos/machines.yaml's Kubernetes version (none in a stack without Talos, or rendered before it was pinned). */
+  talosKubernetesVersion(): string | undefined {
+    return this.machinesFile().kubernetesVersion;
+  }
+
+  private machinesFile(): Pick<TalosMachinesFile, "kubernetesVersion" | "machines"> {
     if (!this.cachedMachines) {
       const absent = this.files.get(TALOS_MACHINES_FILE) === undefined;
-      this.cachedMachines = absent ? {} : checked(machinesSchema, this.documents(TALOS_MACHINES_FILE)[0], `${this.where}/${TALOS_MACHINES_FILE}`).machines;
+      this.cachedMachines = absent ? { machines: {} } : checked(machinesSchema, this.documents(TALOS_MACHINES_FILE)[0], `${this.where}/${TALOS_MACHINES_FILE}`);
     }
     return this.cachedMachines;
   }

@@ -39,8 +39,8 @@ import { REPO_ROOT, TOOLS_DIR } from "./tools";
 
 /**
  * Capabilities.KubeVersion of the renders: the clusters' Kubernetes (the kind node image's v1.36.1;
- * Talos v1.13.9 installs 1.36.3 by default). The pinned charts read it only in their kubeVersion
- * gate (no template of the five tests Capabilities.KubeVersion).
+ * production's KUBERNETES_VERSION, 1.36.3, is the same minor, a test holds them so). The pinned
+ * charts read it only in their kubeVersion gate (no template of the five tests Capabilities.KubeVersion).
  */
 export const CHART_KUBE_VERSION = KIND_NODE_IMAGE.tag;
 /** Where charts pulled from their repositories are kept (no mirror folder: a GitHub runner). */

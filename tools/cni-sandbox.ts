@@ -79,7 +79,8 @@ export function describeMaster(p: MasterPlan): string {
 }
 
 const RUN = `
-set -eu
+set -Eeu
+trap 'rc=$?; [ "$BASHPID" != "$$" ] || echo "the namespaces of the check: \\\`$BASH_COMMAND\\\` exited $rc (line $LINENO)" >&2' ERR
 ip link set lo up
 mk() { if [ "$2" = veth ]; then ip link add "$1" type veth peer name "p$3"; else ip link add "$1" type "$2"; fi; }
 case "$MASTER_AS" in

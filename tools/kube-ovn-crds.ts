@@ -6,12 +6,11 @@
 // file (charts/kube-ovn/templates/kube-ovn-crd.yaml, plain YAML) into .tools/, and converts its
 // CRDs to strict JSON schemas the way the medik8s CRDs are (tools/upstream-schemas.ts). Validation
 // reads them from there; the e2e's Kube-OVN stand-in chart serves the CRD file itself.
-import { spawnSync } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { KUBE_OVN_CHART } from "../platform/versions";
-import { goCandidates, ToolError, TOOLS_DIR } from "./tools";
+import { goModDownload, ToolError, TOOLS_DIR, type ModuleDownload } from "./tools";
 import { manifestCrdSchemas } from "./upstream-schemas";
 
 export const KUBE_OVN_MODULE = "github.com/kubeovn/kube-ovn";
@@ -36,30 +35,6 @@ export function kubeOvnCrdPath(toolsDir = TOOLS_DIR): string {
   return path.join(kubeOvnCrdsDir(toolsDir), "kube-ovn-crd.yaml");
 }
 
-/** Where `go mod download -json` put the module: its Dir and go.sum hash. */
-export type ModuleDownload = (module: string, version: string) => { dir: string; sum: string };
-
-export function goModDownload(module: string, version: string): { dir: string; sum: string } {
-  const failures: string[] = [];
-  for (const go of goCandidates()) {
-    // outside any module: the download must not touch a go.mod of the working directory
-    const r = spawnSync(go, ["mod", "download", "-json", `${module}@${version}`], { encoding: "utf8", cwd: TOOLS_DIR });
-    if (r.error) continue;
-    let out: { Dir?: string; Sum?: string; Error?: string } = {};
-    try {
-      out = JSON.parse(r.stdout) as typeof out;
-    } catch {
-      /* no JSON: the error is on stderr */
-    }
-    if (r.status === 0 && out.Dir && out.Sum) return { dir: out.Dir, sum: out.Sum };
-    failures.push(`${go} mod download ${module}@${version}: ${(out.Error || r.stderr || `exit ${r.status}`).trim()}`);
-  }
-  throw new ToolError(
-    `Kube-OVN's CRDs (${module}@${version}) could not be fetched:\n${failures.map((f) => `  - ${f}`).join("\n") || `  - Go not found (looked for ${goCandidates().join(", ")})`}\n` +
-      "Fix: install Go (https://go.dev/dl/) with the module proxy reachable (GOPROXY), then run `npm run tools`.",
-  );
-}
-
 export interface KubeOvnCrds {
   dir: string;
   built: boolean;
@@ -69,7 +44,7 @@ export interface KubeOvnCrds {
  * The folder of kubeOvnCrdsDir(), built unless it is there: written into a temporary folder
  * renamed into place, so an interrupted build leaves nothing half-made.
  */
-export function ensureKubeOvnCrds(toolsDir = TOOLS_DIR, download: ModuleDownload = goModDownload): KubeOvnCrds {
+export function ensureKubeOvnCrds(toolsDir = TOOLS_DIR, download: ModuleDownload = (m, v) => goModDownload(m, v, "Kube-OVN's CRDs")): KubeOvnCrds {
   const dir = kubeOvnCrdsDir(toolsDir);
   if (fs.existsSync(path.join(dir, "SOURCES.json"))) return { dir, built: false };
   fs.mkdirSync(toolsDir, { recursive: true });

@@ -1,15 +1,17 @@
 // kubeconform over a folder of rendered objects: the arguments (always -strict, never
-// -ignore-missing-schemas), the schema locations (an offline mirror, or upstream at pinned commits),
-// and its JSON report turned into one result per stack.
+// -ignore-missing-schemas), the schema locations (Kubernetes' kinds from KUBERNETES_VERSION's
+// OpenAPI; the CRDs from an offline mirror, or upstream at pinned commits), and its JSON report
+// turned into one result per stack.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as https from "node:https";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { APPLY_AS_PATCH_ANNOTATION } from "../plan/plan";
-import { KUBERNETES_SCHEMA_VERSION } from "../platform/versions";
+import { KUBERNETES_VERSION } from "../platform/versions";
 import { kubeOvnSchemasDir } from "./kube-ovn-crds";
-import { UPSTREAM_CRD_LOCATION, UPSTREAM_KUBERNETES_LOCATION, upstreamSchemasDir } from "./upstream-schemas";
+import { kubernetesSchemasDir } from "./kubernetes-schemas";
+import { UPSTREAM_CRD_LOCATION, upstreamSchemasDir } from "./upstream-schemas";
 
 /** The environment variable naming an offline schema folder (the layout of ../shared/schemas). */
 export const SCHEMAS_ENV = "OPENKEEL_SCHEMAS";
@@ -32,42 +34,38 @@ export function offlineSchemasDir(env: NodeJS.ProcessEnv = process.env, beside =
 }
 
 /**
- * Schema locations, tried in order: Kubernetes kinds, then CRDs by API group. Offline, both come
- * from one folder laid out as yannh/kubernetes-json-schema (kubernetes/) and datreeio/CRDs-catalog
- * (crds/); without one, what upstreamSchemasDir() holds (the medik8s CRDs, built by
- * ensureUpstreamSchemas), then both repositories at their pinned commits. A kind a location lacks
- * is looked up in the next; one no location has is an error.
+ * Schema locations, tried in order: Kubernetes kinds, then CRDs by API group. The kinds' schemas are
+ * always the ones made from KUBERNETES_VERSION's OpenAPI (tools/kubernetes-schemas.ts, built by
+ * `npm run tools`). The CRDs offline come from one folder laid out as datreeio/CRDs-catalog (crds/
+ * of ../shared/schemas); without one, from what upstreamSchemasDir() holds (the medik8s CRDs, built
+ * by ensureUpstreamSchemas), then the catalog at its pinned commit. A kind a location lacks is looked
+ * up in the next; one no location has is an error.
  */
-export function schemaLocations(schemasDir: string | undefined, kubeOvn = kubeOvnSchemasDir()): string[] {
+export function schemaLocations(schemasDir: string | undefined, kubeOvn = kubeOvnSchemasDir(), kubernetes = kubernetesSchemasDir()): string[] {
+  const kubernetesLocation = `${kubernetes}/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`;
   // Kube-OVN's kubeovn.io, which neither source has: converted from the pinned module by `npm run tools`
   const kubeOvnLocation = `${kubeOvn}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`;
   if (!schemasDir)
     return [
+      kubernetesLocation,
       `${upstreamSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
       kubeOvnLocation,
-      UPSTREAM_KUBERNETES_LOCATION,
       UPSTREAM_CRD_LOCATION,
     ];
-  return [
-    `${schemasDir}/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`,
-    `${schemasDir}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
-    kubeOvnLocation,
-  ];
+  return [kubernetesLocation, `${schemasDir}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`, kubeOvnLocation];
 }
 
-/** What is wrong with an offline schema folder, or undefined when it holds the pinned Kubernetes version. */
-export function schemasDirProblem(schemasDir: string, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string | undefined {
+/** What is wrong with an offline schema folder, or undefined when it holds the CRD schemas (crds/). */
+export function schemasDirProblem(schemasDir: string): string | undefined {
   if (!fs.existsSync(schemasDir)) return `${schemasDir}: no such folder`;
-  const k8s = path.join(schemasDir, "kubernetes", `v${kubernetesVersion}-standalone-strict`);
-  if (!fs.existsSync(k8s))
-    return `${schemasDir}: no kubernetes/v${kubernetesVersion}-standalone-strict/ (the strict schemas of Kubernetes ${kubernetesVersion})`;
+  if (!fs.existsSync(path.join(schemasDir, "crds"))) return `${schemasDir}: no crds/ (the CRD schemas, crds/<group>/<kind>_<version>.json)`;
   return undefined;
 }
 
-/** One schema of the pinned yannh/kubernetes-json-schema, to learn whether upstream answers. */
-export const UPSTREAM_PROBE_URL = UPSTREAM_KUBERNETES_LOCATION.replace("{{.NormalizedKubernetesVersion}}", `v${KUBERNETES_SCHEMA_VERSION}`)
-  .replace("{{.StrictSuffix}}", "-strict")
-  .replace("{{.ResourceKind}}{{.KindSuffix}}", "namespace-v1");
+/** One schema of the pinned datreeio/CRDs-catalog, to learn whether upstream answers. */
+export const UPSTREAM_PROBE_URL = UPSTREAM_CRD_LOCATION.replace("{{.Group}}", "kubevirt.io")
+  .replace("{{.ResourceKind}}", "kubevirt")
+  .replace("{{.ResourceAPIVersion}}", "v1");
 
 /**
  * Why `url` cannot be reached (DNS, connection, timeout), or undefined when it answers at all. Only
@@ -104,7 +102,7 @@ export function downloadFailures(findings: Finding[]): Finding[] {
   return findings.filter((f) => f.status === "error" && f.messages.some((m) => /failed downloading schema/.test(m)));
 }
 
-export function kubeconformArgs(target: string | string[], schemasDir: string | undefined, kubernetesVersion = KUBERNETES_SCHEMA_VERSION): string[] {
+export function kubeconformArgs(target: string | string[], schemasDir: string | undefined, kubernetesVersion = KUBERNETES_VERSION): string[] {
   return [
     "-strict",
     "-summary",

@@ -101,8 +101,9 @@ interface Machinery {
 
 /** The machinery's configs for every node of the render (the secrets file: reused; none: new ones). */
 function machineryConfigs(stack: RenderedStack, name: string, secretsFile: string | undefined, talosEndpoints: string[]): Machinery {
-  const { clusterName, endpoint } = genConfigInputs(stack, name);
-  const argv = ["config", "-cluster-name", clusterName, "-endpoint", endpoint, "-talos-version", TALOS_VERSION, "-kubernetes-version", KUBERNETES_VERSION];
+  // the Kubernetes of machines.yaml: KUBERNETES_VERSION, as the render that was just checked has it
+  const { clusterName, endpoint, kubernetesVersion } = genConfigInputs(stack, name);
+  const argv = ["config", "-cluster-name", clusterName, "-endpoint", endpoint, "-talos-version", TALOS_VERSION, "-kubernetes-version", kubernetesVersion];
   if (secretsFile) argv.push("-secrets", secretsFile);
   if (talosEndpoints.length > 0) argv.push("-talos-endpoints", talosEndpoints.join(","));
   const r = spawnSync(requireTalosValidate(), [...argv, path.join(stack.where, "talos")], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });

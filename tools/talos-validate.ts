@@ -10,7 +10,7 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TALOS_VERSION } from "../platform/versions";
-import type { RenderedStack } from "../render/rendered";
+import { TALOS_MACHINES_FILE, type RenderedStack } from "../render/rendered";
 import { findGo, goCandidates, REPO_ROOT, ToolError, toolBinary, TOOLS_DIR } from "./tools";
 
 export const TALOS_VALIDATE = "talos-validate";
@@ -116,13 +116,22 @@ export function requireTalosValidate(toolsDir = TOOLS_DIR): string {
   throw new ToolError(`${binary} ${what}, not "${expectedVersionLine()}". Fix: run \`npm run tools\`.`);
 }
 
-/** What `talosctl gen config <name> <endpoint>` is given for a stack: its cluster binding. */
-export function genConfigInputs(stack: RenderedStack, name: string): { clusterName: string; endpoint: string } {
+/** What `talosctl gen config <name> <endpoint> --kubernetes-version <version>` is given for a stack: its cluster binding, the Kubernetes its nodes are rendered for. */
+export interface GenConfigInputs {
+  clusterName: string;
+  endpoint: string;
+  kubernetesVersion: string;
+}
+
+export function genConfigInputs(stack: RenderedStack, name: string): GenConfigInputs {
   const { context, apiServer } = stack.index.cluster ?? {};
   if (!apiServer)
     throw new ToolError(`${stack.where}/index.yaml: no cluster.apiServer (openkeel:cluster). Fix: set it in the stack file, then \`npm run render\``);
+  const kubernetesVersion = stack.talosKubernetesVersion();
+  if (!kubernetesVersion)
+    throw new ToolError(`${stack.where}/${TALOS_MACHINES_FILE}: no kubernetesVersion (rendered before it was pinned). Fix: run \`npm run render\``);
   // `talosctl kubeconfig` names its context admin@<cluster name>
-  return { clusterName: context?.startsWith("admin@") ? context.slice("admin@".length) : `openkeel-${name}`, endpoint: apiServer };
+  return { clusterName: context?.startsWith("admin@") ? context.slice("admin@".length) : `openkeel-${name}`, endpoint: apiServer, kubernetesVersion };
 }
 
 export interface NodeVerdict {
@@ -157,8 +166,18 @@ export function parseTalosValidate(stdout: string): { nodes: NodeVerdict[]; summ
 }
 
 /** Validate rendered/<stack>/talos/ with the machinery (`dir`: the stack's render folder). */
-export function runTalosValidate(dir: string, inputs: { clusterName: string; endpoint: string }, binary = requireTalosValidate()): TalosValidateRun {
-  const r = spawnSync(binary, ["-cluster-name", inputs.clusterName, "-endpoint", inputs.endpoint, "-talos-version", TALOS_VERSION, path.join(dir, "talos")], {
+export function runTalosValidate(dir: string, inputs: GenConfigInputs, binary = requireTalosValidate()): TalosValidateRun {
+  const args = [
+    "-cluster-name",
+    inputs.clusterName,
+    "-endpoint",
+    inputs.endpoint,
+    "-kubernetes-version",
+    inputs.kubernetesVersion,
+    "-talos-version",
+    TALOS_VERSION,
+  ];
+  const r = spawnSync(binary, [...args, path.join(dir, "talos")], {
     encoding: "utf8",
     timeout: 60_000,
   });

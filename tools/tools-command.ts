@@ -1,9 +1,10 @@
 // The body of `scripts/tools.ts` (its header comment is the command's --help).
 import * as path from "node:path";
-import { CNI_PLUGINS, HELM, TALOS_VERSION, TOOLS, type ToolName } from "../platform/versions";
+import { CNI_PLUGINS, HELM, KUBERNETES_VERSION, TALOS_VERSION, TOOLS, type ToolName } from "../platform/versions";
 import { args, UserError } from "../cli/cli";
 import { checkTool, ToolError, toolBinary } from "./tools";
 import { kubeOvnCrdsDir } from "./kube-ovn-crds";
+import { kubernetesSchemasRoot, requireKubernetesSchemas } from "./kubernetes-schemas";
 import { installValidators } from "./install";
 import { CNI_PLUGIN_NAMES, staleCniPlugins } from "./cni-plugins";
 import { expectedVersionLine, requireTalosValidate, TALOS_VALIDATE } from "./talos-validate";
@@ -17,6 +18,13 @@ export async function toolsCommand(): Promise<number | void> {
       const s = checkTool(TOOLS[name], toolBinary(name));
       if (s.state !== "ok") bad++;
       console.log(`${name} ${TOOLS[name].version}: ${s.state === "ok" ? "ok" : s.state === "missing" ? "not installed" : `found ${s.found}`}`);
+    }
+    try {
+      requireKubernetesSchemas();
+      console.log(`Kubernetes ${KUBERNETES_VERSION} schemas: ok`);
+    } catch {
+      bad++;
+      console.log(`Kubernetes ${KUBERNETES_VERSION} schemas: not built`);
     }
     try {
       requireTalosValidate();
@@ -39,16 +47,20 @@ export async function toolsCommand(): Promise<number | void> {
   }
   try {
     const started = Date.now();
-    const { installed, crdsBuilt, talosValidate, cni, helm } = await installValidators({ log: (l) => console.log(l) });
+    const { installed, kubernetesSchemasBuilt, crdsBuilt, talosValidate, cni, helm } = await installValidators({ log: (l) => console.log(l) });
     for (const t of installed) {
       if (t.how !== "present") console.log(`${t.name} ${t.version}: installed by ${t.how} → .tools/${t.name}`);
     }
+    if (kubernetesSchemasBuilt)
+      console.log(
+        `Kubernetes ${KUBERNETES_VERSION} schemas: made from its OpenAPI (go mod download) → ${path.relative(process.cwd(), kubernetesSchemasRoot())}/`,
+      );
     if (crdsBuilt) console.log(`Kube-OVN CRDs: fetched by go mod download → ${path.relative(process.cwd(), kubeOvnCrdsDir())}/`);
     if (talosValidate.built) console.log(`${TALOS_VALIDATE}: built by go build in ${talosValidate.ms} ms → .tools/${TALOS_VALIDATE}`);
     if (cni.built.length) console.log(`CNI plugins: ${cni.built.join(", ")} installed by go install in ${cni.ms} ms → .tools/cni/`);
     if (helm.built) console.log(`helm ${HELM.version}: installed by go install in ${helm.ms} ms → .tools/helm`);
     console.log(
-      `tools: ${installed.map((t) => `${t.name} ${t.version}`).join(", ")}, Kube-OVN CRDs in .tools/, ` +
+      `tools: ${installed.map((t) => `${t.name} ${t.version}`).join(", ")}, Kubernetes ${KUBERNETES_VERSION} schemas and Kube-OVN CRDs in .tools/, ` +
         `${TALOS_VALIDATE} (machinery ${TALOS_VERSION}), CNI plugins ${CNI_PLUGINS.version} (${CNI_PLUGIN_NAMES.join(", ")}), helm ${HELM.version} (${Date.now() - started} ms)`,
     );
     return 0;

@@ -197,3 +197,32 @@ export function requireTool(name: ToolName, toolsDir = TOOLS_DIR): string {
   const what = state.state === "missing" ? "is not installed" : `is ${state.found}`;
   throw new ToolError(`${binary}: ${name} ${what}, the pin is ${TOOLS[name].version}. Fix: run \`npm run tools\`.`);
 }
+
+/** Where `go mod download -json` put the module: its Dir and go.sum hash. */
+export type ModuleDownload = (module: string, version: string) => { dir: string; sum: string };
+
+/**
+ * A module through the Go module proxy, checked against sum.golang.org (`go mod download -json`);
+ * `what` names it in the error: what the module is fetched for.
+ */
+export function goModDownload(module: string, version: string, what: string): { dir: string; sum: string } {
+  const failures: string[] = [];
+  // outside any module: the download must not touch a go.mod of the working directory
+  fs.mkdirSync(TOOLS_DIR, { recursive: true });
+  for (const go of goCandidates()) {
+    const r = spawnSync(go, ["mod", "download", "-json", `${module}@${version}`], { encoding: "utf8", cwd: TOOLS_DIR });
+    if (r.error) continue;
+    let out: { Dir?: string; Sum?: string; Error?: string } = {};
+    try {
+      out = JSON.parse(r.stdout) as typeof out;
+    } catch {
+      /* no JSON: the error is on stderr */
+    }
+    if (r.status === 0 && out.Dir && out.Sum) return { dir: out.Dir, sum: out.Sum };
+    failures.push(`${go} mod download ${module}@${version}: ${(out.Error || r.stderr || `exit ${r.status}`).trim()}`);
+  }
+  throw new ToolError(
+    `${what} (${module}@${version}) could not be fetched:\n${failures.map((f) => `  - ${f}`).join("\n") || `  - Go not found (looked for ${goCandidates().join(", ")})`}\n` +
+      "Fix: install Go (https://go.dev/dl/) with the module proxy reachable (GOPROXY), then run `npm run tools`.",
+  );
+}

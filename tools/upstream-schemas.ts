@@ -1,23 +1,22 @@
-// The schemas validation reads where no offline schema folder is (a GitHub runner has no ../shared):
-// kubeconform reads yannh/kubernetes-json-schema and datreeio/CRDs-catalog at their pinned commits,
-// and a folder laid out as ../shared/schemas, built once from upstream files at release tags, holds
-// what those two lack: the medik8s CRDs (the catalog has no medik8s group) converted to strict JSON
-// schemas the way ../shared/schemas converted them, and the Talos machine-config schema.
+// The CRD schemas validation reads where no offline schema folder is (a GitHub runner has no
+// ../shared): kubeconform reads datreeio/CRDs-catalog at its pinned commit, and a folder laid out as
+// ../shared/schemas, built once from upstream files at release tags, holds what it lacks: the
+// medik8s CRDs (the catalog has no medik8s group) converted to strict JSON schemas the way
+// ../shared/schemas converted them, and the Talos machine-config schema. The Kubernetes kinds'
+// schemas are made from KUBERNETES_VERSION's OpenAPI in every mode (tools/kubernetes-schemas.ts).
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
-import { CRDS_CATALOG_COMMIT, KUBERNETES_JSON_SCHEMA_COMMIT, MEDIK8S_CRDS, TALOS_CONFIG_SCHEMA, TALOS_VERSION } from "../platform/versions";
+import { CRDS_CATALOG_COMMIT, MEDIK8S_CRDS, TALOS_CONFIG_SCHEMA, TALOS_VERSION } from "../platform/versions";
 
 const REPO = path.resolve(__dirname, "..");
 
-/** kubeconform's `default` location with the pinned commit in place of `master`. */
-export const UPSTREAM_KUBERNETES_LOCATION = `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/${KUBERNETES_JSON_SCHEMA_COMMIT}/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`;
 export const UPSTREAM_CRD_LOCATION = `https://raw.githubusercontent.com/datreeio/CRDs-catalog/${CRDS_CATALOG_COMMIT}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`;
 
 /** What validation says it reads where no offline folder is. */
 export const UPSTREAM_DESCRIPTION =
-  `yannh/kubernetes-json-schema@${KUBERNETES_JSON_SCHEMA_COMMIT.slice(0, 12)}, datreeio/CRDs-catalog@${CRDS_CATALOG_COMMIT.slice(0, 12)}, ` +
+  `datreeio/CRDs-catalog@${CRDS_CATALOG_COMMIT.slice(0, 12)}, ` +
   `the medik8s CRDs at ${[...new Set(MEDIK8S_CRDS.map((p) => `${p.url.split("/")[4]} ${p.version}`))].join(", ")}`;
 
 /** Every upstream file the built folder is made of: its name changes with any of these pins. */

@@ -2,7 +2,7 @@
 // the same code, the tests in-process with the output captured (kubeconform is a child process).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { KUBERNETES_SCHEMA_VERSION, TOOLS } from "../platform/versions";
+import { KUBERNETES_VERSION, TOOLS } from "../platform/versions";
 import { args, EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError, type Io } from "../cli/cli";
 import {
   DEFAULT_SCHEMAS_DIR,
@@ -17,6 +17,7 @@ import {
   UPSTREAM_PROBE_URL,
   upstreamUnreachable,
 } from "./kubeconform";
+import { requireKubernetesSchemas } from "./kubernetes-schemas";
 import { REPO_ROOT, requireTool } from "./tools";
 import { ensureUpstreamSchemas, UPSTREAM_DESCRIPTION, UPSTREAM_FILES } from "./upstream-schemas";
 
@@ -87,6 +88,7 @@ export async function validateCommand(argv: string[], io: Io, env: NodeJS.Proces
   const picked = pickSchemas(opts.schemas, env, besideDir);
   const schemas = picked?.dir;
   const kubeconform = requireTool("kubeconform");
+  const kubernetesSchemas = requireKubernetesSchemas();
   if (schemas === undefined) await prepareUpstream(io);
 
   const present = fs.existsSync(renderedDir)
@@ -104,7 +106,7 @@ export async function validateCommand(argv: string[], io: Io, env: NodeJS.Proces
   }
 
   io.out(
-    `kubeconform ${TOOLS.kubeconform.version} -strict, Kubernetes ${KUBERNETES_SCHEMA_VERSION}, schemas: ` +
+    `kubeconform ${TOOLS.kubeconform.version} -strict, Kubernetes ${KUBERNETES_VERSION} (from its OpenAPI: ${path.relative(process.cwd(), kubernetesSchemas)}), CRD schemas: ` +
       `${picked ? `${picked.dir} (${picked.from})` : `upstream: ${UPSTREAM_DESCRIPTION}`}\n`,
   );
   let total = 0;

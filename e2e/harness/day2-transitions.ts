@@ -8,7 +8,7 @@
 // cluster has no controller for is played by the stand-ins of nmo.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { COMPUTE_DISABLED_TAINT, DEFAULT_STATE, isDrained, NODE_STATE_TAINTS, type NodeState } from "../../config/lifecycle";
+import { COMPUTE_DISABLED_TAINT, DEFAULT_STATE, hasTrait, NODE_STATE_TAINTS, type NodeState } from "../../config/lifecycle";
 import { checkAfterUp } from "./cluster-checks";
 import { previewShowsExactly, type PreviewChange } from "./day2";
 import type { Kube, KubeObject } from "./kube";
@@ -80,11 +80,11 @@ async function nhcStep(r: StackRun, rendered: RenderedStack, label: string): Pro
       ...missing.map((n) => `NodeHealthCheck ${n} of the render is not in the cluster`),
       ...nhcProblems(
         checks,
-        placement.nodes.map((n) => ({ name: n.name, drained: isDrained(n.state) })),
+        placement.nodes.map((n) => ({ name: n.name, unwatched: hasTrait(n.state, "leavesHealthChecks") })),
       ),
     ];
     r.report.check(
-      `every NodeHealthCheck selects exactly the nodes placement.json says, each node not drained is watched by exactly one (${label})`,
+      `every NodeHealthCheck selects exactly the nodes placement.json says, each node its state keeps in the checks is watched by exactly one (${label})`,
       problems.length === 0,
       [...problems, ...detail],
     );

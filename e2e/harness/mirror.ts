@@ -89,18 +89,29 @@ function chartYaml(name: string, version: string, description: string): string {
   return stringify({ apiVersion: "v2", name, version, description, type: "application", annotations: { "e2e.openkeel.io/stand-in": "true" } });
 }
 
-/** A contract chart of e2e/charts/<name> (or of `root`: an old ref's), packaged at `version`. */
-function contractChart(name: string, version: string, root = CONTRACT_CHARTS_DIR): Buffer {
+/** Where a packaged contract chart has the shared § 5.2 helper (`openkeel.workload`), written once in `_shared/`. */
+export const CONTRACT_HELPER = "templates/_openkeel.tpl";
+
+/**
+ * A contract chart of e2e/charts/<name> (or of `root`: an old ref's), packaged at `version`, with the
+ * shared helper of `root`'s `_shared/` added to its templates: the charts carry no copy of it. A
+ * chart of an old ref carried its own, which the mirror then held equal to the shared one: it still does.
+ */
+export function contractChart(name: string, version: string, root = CONTRACT_CHARTS_DIR): Buffer {
   const dir = path.join(root, name);
   const shared = path.join(root, "_shared", "_openkeel.tpl");
   const helper = fs.readFileSync(shared, "utf8");
-  const own = fs.readFileSync(path.join(dir, "templates", "_openkeel.tpl"), "utf8");
-  if (own !== helper) throw new Error(`${dir}/templates/_openkeel.tpl differs from ${shared}: copy the shared helper again`);
-  const files: [string, string | Buffer][] = listFiles(dir).map((f) => {
-    let content: string | Buffer = fs.readFileSync(path.join(dir, f));
-    if (f === "Chart.yaml") content = content.toString("utf8").replace(/^version: .*$/m, `version: ${version}`);
-    return [`${name}/${f}`, content];
-  });
+  const own = path.join(dir, CONTRACT_HELPER);
+  if (fs.existsSync(own) && fs.readFileSync(own, "utf8") !== helper)
+    throw new Error(`${own} differs from ${shared}: delete it (the shared helper is added when the chart is packaged)`);
+  const files: [string, string | Buffer][] = listFiles(dir)
+    .filter((f) => f !== CONTRACT_HELPER)
+    .map((f) => {
+      let content: string | Buffer = fs.readFileSync(path.join(dir, f));
+      if (f === "Chart.yaml") content = content.toString("utf8").replace(/^version: .*$/m, `version: ${version}`);
+      return [`${name}/${f}`, content];
+    });
+  files.push([`${name}/${CONTRACT_HELPER}`, helper]);
   // Chart.yaml first, as `helm package` writes it
   files.sort(([a], [b]) => (a.endsWith("/Chart.yaml") ? -1 : b.endsWith("/Chart.yaml") ? 1 : a.localeCompare(b)));
   return tgz(files);

@@ -8,6 +8,7 @@
 // assert itself are left to the program's node-roles phase.
 import { parse } from "yaml";
 import type { RenderedStack } from "./rendered";
+import { KUBERNETES_VERSION } from "../../platform/versions";
 
 export const K8S_CONTROL_PLANE = "node-role.kubernetes.io/control-plane";
 
@@ -169,7 +170,7 @@ export function nodeObject(s: NodeSpec): Record<string, unknown> {
       nodeInfo: {
         architecture: "amd64",
         operatingSystem: "linux",
-        kubeletVersion: "v1.36.3",
+        kubeletVersion: `v${KUBERNETES_VERSION}`,
         containerRuntimeVersion: "kwok://",
         osImage: "e2e",
         kernelVersion: "e2e",

@@ -34,11 +34,11 @@ export interface NhcSelection {
 }
 
 /**
- * The disagreements of the NodeHealthChecks with the report, and § 5.6's rule: every node that is
- * not drained is watched by exactly one check (a drained one, by none: its state label takes it
- * out of every selector).
+ * The disagreements of the NodeHealthChecks with the report, and § 5.6's rule: every node whose
+ * state keeps it in the health checks is watched by exactly one check (one whose state leaves them,
+ * maintenance or retiring, by none: its state label takes it out of every selector).
  */
-export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { name: string; drained: boolean }[]): string[] {
+export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { name: string; unwatched: boolean }[]): string[] {
   const problems: string[] = [];
   for (const c of checks) {
     const want = [...c.expected].sort().join(", ");
@@ -47,8 +47,8 @@ export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { n
   }
   for (const n of nodes) {
     const by = checks.filter((c) => c.selected.includes(n.name)).map((c) => c.name);
-    if (n.drained && by.length > 0) problems.push(`${n.name} is drained, yet ${by.join(", ")} select(s) it`);
-    if (!n.drained && by.length !== 1)
+    if (n.unwatched && by.length > 0) problems.push(`${n.name} is in a state that leaves the health checks, yet ${by.join(", ")} select(s) it`);
+    if (!n.unwatched && by.length !== 1)
       problems.push(`${n.name} is watched by ${by.length} NodeHealthChecks (${by.join(", ") || "none"}); § 5.6 wants exactly one`);
   }
   return problems;

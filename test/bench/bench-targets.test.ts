@@ -27,11 +27,13 @@ import {
   ciTarget,
   engineBuildFromFileTimes,
   engineBuildFromLog,
+  repoPath,
   stackE2E,
   upWaits,
   waitLine,
 } from "../../bench/ci-figures";
 import { previewProblem, resourceCounts } from "../../e2e/harness/pulumi";
+import { REPO } from "../helpers/stacks";
 
 const target = (value: number | null, bound: Partial<Target>): Target => ({ what: "t", value, unit: "×", ...bound });
 
@@ -210,6 +212,19 @@ describe("the CI figures (issue 23)", () => {
     expect(ciTarget(f).max).toBe(CI_LIMIT_MINUTES);
     const over = ciFigures({ totalSeconds: 4550, targets: {}, cold: true, source: "log" }, 60, e2e);
     expect(holds(ciTarget(over))).toBe(false);
+  });
+
+  it("records paths relative to the repository, and results.json holds no absolute path (issue 47 item 6: the machine's folders are not a figure)", () => {
+    expect(repoPath("/w/clone", "/w/clone/.e2e/engine-build.log")).toBe(".e2e/engine-build.log");
+    expect(repoPath("/w/clone", ".e2e")).toBe(".e2e");
+    expect(repoPath("/w/clone", "/home/ci/.cache/openkeel-engine")).toBe("../../home/ci/.cache/openkeel-engine");
+    expect(repoPath("/w/clone", "/w/clone")).toBe(".");
+    const strings = (v: unknown): string[] => (typeof v === "string" ? [v] : typeof v === "object" && v !== null ? Object.values(v).flatMap(strings) : []);
+    const results = JSON.parse(fs.readFileSync(path.join(REPO, "bench", "results.json"), "utf8"));
+    // a folder of two levels or more from the root (a mention of /proc is no path of the machine's)
+    const absolute = /(^|[\s(:"'])\/(?!proc\b)[\w.-]+\/[\w.-]+/;
+    expect(strings(results).filter((s) => absolute.test(s) || s.includes(os.homedir()))).toEqual([]);
+    expect(absolute.test("/work/ci-cold/.e2e/engine-build.log")).toBe(true);
   });
 
   it("a missing part is not measured, never a smaller sum", () => {

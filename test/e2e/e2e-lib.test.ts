@@ -13,7 +13,7 @@ import { chartComponent, compareLeaves } from "../../e2e/harness/placement-check
 import { helmBusy, liveSource, serviceBacked } from "../../e2e/harness/live-webhooks";
 import { admitLauncherEviction, type LauncherPod, type Vmi } from "../../e2e/harness/kubevirt-eviction";
 import { AdmissionStandIn, rewriteForAdmission, webhookPath } from "../../e2e/harness/admission";
-import { CONTRACT_CHARTS_DIR, Mirror, mirroredPath, upstreamChart } from "../../e2e/harness/mirror";
+import { CONTRACT_CHARTS_DIR, CONTRACT_HELPER, contractChart, Mirror, mirroredPath, upstreamChart } from "../../e2e/harness/mirror";
 import { K8S_CONTROL_PLANE, nodeSpecs } from "../../e2e/harness/nodes";
 import { policyViolations, previewErrors, summaryLine } from "../../e2e/harness/pulumi";
 import { failureLines, Report } from "../../e2e/harness/report";
@@ -30,21 +30,24 @@ const RENDERED = path.resolve(__dirname, "../../rendered");
 const SCHEMAS = process.env.OPENKEEL_SCHEMAS ?? path.resolve(__dirname, "../../../shared/schemas");
 const MIRROR = process.env.OPENKEEL_MIRROR ?? path.resolve(__dirname, "../../../shared/mirror");
 
-/** Entry names of a .tgz written by tgz(). */
-function entries(buf: Buffer): string[] {
+/** The files of a .tgz written by tgz(), in order: name → content. */
+function archive(buf: Buffer): Map<string, string> {
   const tar = gunzipSync(buf);
-  const names: string[] = [];
+  const files = new Map<string, string>();
   for (let off = 0; off + 512 <= tar.length;) {
     const h = tar.subarray(off, off + 512);
     if (h.every((b) => b === 0)) break;
     const name = h.subarray(0, 100).toString("utf8").replace(/\0.*$/s, "");
     const prefix = h.subarray(345, 500).toString("utf8").replace(/\0.*$/s, "");
     const size = parseInt(h.subarray(124, 136).toString("ascii").replace(/\0.*$/s, "").trim(), 8);
-    names.push(prefix ? `${prefix}/${name}` : name);
+    files.set(prefix ? `${prefix}/${name}` : name, tar.subarray(off + 512, off + 512 + size).toString("utf8"));
     off += 512 + Math.ceil(size / 512) * 512;
   }
-  return names;
+  return files;
 }
+
+/** Entry names of a .tgz written by tgz(). */
+const entries = (buf: Buffer): string[] => [...archive(buf).keys()];
 
 describe("e2e: chart packaging and mirror", () => {
   it("writes a ustar archive Helm can read", () => {
@@ -59,11 +62,38 @@ describe("e2e: chart packaging and mirror", () => {
     ).toEqual(["chart/Chart.yaml", long]);
   });
 
-  it("every contract chart carries the shared § 5.2 helper unchanged", () => {
+  it("the shared § 5.2 helper is written once: no contract chart carries a copy, and each is packaged with it in its templates", () => {
     const shared = fs.readFileSync(path.join(CONTRACT_CHARTS_DIR, "_shared", "_openkeel.tpl"), "utf8");
     const charts = fs.readdirSync(CONTRACT_CHARTS_DIR).filter((d) => d.startsWith("openkeel-"));
     expect(charts.length).toBeGreaterThanOrEqual(20);
-    for (const c of charts) expect(fs.readFileSync(path.join(CONTRACT_CHARTS_DIR, c, "templates", "_openkeel.tpl"), "utf8"), c).toBe(shared);
+    expect(charts.filter((c) => fs.existsSync(path.join(CONTRACT_CHARTS_DIR, c, CONTRACT_HELPER)))).toEqual([]);
+    for (const c of charts) {
+      const files = archive(contractChart(c, "1.2.3"));
+      expect(files.get(`${c}/${CONTRACT_HELPER}`), c).toBe(shared);
+      expect([...files.keys()][0], c).toBe(`${c}/Chart.yaml`);
+      expect(files.get(`${c}/Chart.yaml`), c).toMatch(/^version: 1\.2\.3$/m);
+      // everything else is the chart's own
+      const own = fs.readdirSync(path.join(CONTRACT_CHARTS_DIR, c, "templates")).map((f) => `${c}/templates/${f}`);
+      expect([...files.keys()].filter((f) => f.includes("/templates/")).sort(), c).toEqual([...own, `${c}/${CONTRACT_HELPER}`].sort());
+    }
+  });
+
+  it("an old ref's chart that carries its own copy of the helper is packaged with it once; a copy that differs is refused", () => {
+    const old = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-old-charts-"));
+    try {
+      fs.cpSync(path.join(CONTRACT_CHARTS_DIR, "_shared"), path.join(old, "_shared"), { recursive: true });
+      fs.cpSync(path.join(CONTRACT_CHARTS_DIR, "openkeel-nova"), path.join(old, "openkeel-nova"), { recursive: true });
+      const shared = fs.readFileSync(path.join(old, "_shared", "_openkeel.tpl"), "utf8");
+      fs.writeFileSync(path.join(old, "openkeel-nova", CONTRACT_HELPER), shared);
+      const names = entries(contractChart("openkeel-nova", "1.0.0", old));
+      expect(names.filter((n) => n.endsWith("_openkeel.tpl"))).toEqual([`openkeel-nova/${CONTRACT_HELPER}`]);
+      fs.writeFileSync(path.join(old, "openkeel-nova", CONTRACT_HELPER), `${shared}{{/* edited */}}\n`);
+      expect(() => contractChart("openkeel-nova", "1.0.0", old)).toThrow(
+        /openkeel-nova\/templates\/_openkeel\.tpl differs from .*_shared\/_openkeel\.tpl: delete it/,
+      );
+    } finally {
+      fs.rmSync(old, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(!fs.existsSync(SCHEMAS) || !fs.existsSync(MIRROR))(

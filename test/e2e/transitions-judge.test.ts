@@ -40,8 +40,8 @@ describe("a NodeHealthCheck's selector as the API server's labelSelector query",
 
 describe("the NodeHealthChecks' coverage", () => {
   const nodes = [
-    { name: "cp-1", drained: false },
-    { name: "cmp-01", drained: false },
+    { name: "cp-1", unwatched: false },
+    { name: "cmp-01", unwatched: false },
   ];
   it("agreeing with the report, each node by exactly one: no problem", () => {
     expect(
@@ -60,7 +60,7 @@ describe("the NodeHealthChecks' coverage", () => {
         { name: "cp", expected: ["cp-1"], selected: ["cp-1", "cmp-01"] },
         { name: "storage", expected: ["cmp-01"], selected: ["cmp-01"] },
       ],
-      [...nodes, { name: "net-1", drained: false }],
+      [...nodes, { name: "net-1", unwatched: false }],
     );
     expect(p).toEqual([
       "NodeHealthCheck cp: the API server selects cmp-01, cp-1; the report says cp-1",
@@ -68,10 +68,10 @@ describe("the NodeHealthChecks' coverage", () => {
       "net-1 is watched by 0 NodeHealthChecks (none); § 5.6 wants exactly one",
     ]);
   });
-  it("a drained node is watched by none; selected, it is a problem", () => {
-    expect(nhcProblems([{ name: "cp", expected: [], selected: [] }], [{ name: "cp-1", drained: true }])).toEqual([]);
-    expect(nhcProblems([{ name: "cp", expected: ["cp-1"], selected: ["cp-1"] }], [{ name: "cp-1", drained: true }])).toEqual([
-      "cp-1 is drained, yet cp select(s) it",
+  it("a node whose state leaves the health checks is watched by none; selected, it is a problem", () => {
+    expect(nhcProblems([{ name: "cp", expected: [], selected: [] }], [{ name: "cp-1", unwatched: true }])).toEqual([]);
+    expect(nhcProblems([{ name: "cp", expected: ["cp-1"], selected: ["cp-1"] }], [{ name: "cp-1", unwatched: true }])).toEqual([
+      "cp-1 is in a state that leaves the health checks, yet cp select(s) it",
     ]);
   });
 });

@@ -1,6 +1,6 @@
 // The design's § 2 matrix, transcribed from the design text (§ 2.1–2.3, § 5.1 for the role lists,
 // § 5.6 for NodeHealthChecks), not from the code: a component-name pattern and the nodes it must reach.
-import { isDrained } from "../../config/lifecycle";
+import { hasTrait } from "../../config/lifecycle";
 import type { LoadedConfig } from "../../config/schema";
 import type { PlacementReport } from "../../placement/report";
 import type { Role } from "../../config/roles";
@@ -116,9 +116,9 @@ function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {
   if ("nhc" in e) {
     const has = (n: LoadedConfig["nodes"][number], g: NhcGroup) => (g === "kubernetesControlPlane" ? n.kubernetesControlPlane : n.roles.includes(g));
     const earlier = NHC_ORDER.slice(0, NHC_ORDER.indexOf(e.nhc));
-    // a node in maintenance or retiring is in none (docs/node-lifecycle.md)
+    // a node whose state leaves the health checks (maintenance, retiring) is in none (docs/node-lifecycle.md)
     return cfg.nodes
-      .filter((n) => has(n, e.nhc) && !earlier.some((g) => has(n, g)) && !isDrained(n.state))
+      .filter((n) => has(n, e.nhc) && !earlier.some((g) => has(n, g)) && !hasTrait(n.state, "leavesHealthChecks"))
       .map((n) => n.name)
       .sort();
   }

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { capture } from "../../cli/cli";
 import type { LoadedConfig } from "../../config/schema";
+import { MAINTENANCE_STATE } from "../../config/lifecycle";
 import { planStack, resolveStack } from "../../environments";
 import { Loss } from "../../lifecycle/feasibility";
 import { renderCommand } from "../../pipeline/render-command";
@@ -175,7 +176,8 @@ describe("NodeHealthCheck's math (§ 5.6, NHC v0.12.0)", () => {
   /** What NHC does when these nodes of a shipped stack fail at once: each check's finding. */
   function fencing(stack: string, lost: string[], drained: string[] = []): Record<string, LossFinding["level"]> {
     const plan = planOf(stack);
-    const loss = new Loss(plan.nodes, new Set([...lost, ...drained]), new Set(drained));
+    const nodes = plan.nodes.map((n) => (drained.includes(n.name) ? { ...n, state: MAINTENANCE_STATE } : n));
+    const loss = new Loss(nodes, new Set([...lost, ...drained]), new Set(drained));
     return Object.fromEntries(NHC_CONSTRAINT.loss!(loss, plan.feasibility?.["medik8s-remediation"]).map((f) => [f.what, f.level]));
   }
 

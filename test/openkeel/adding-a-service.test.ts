@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { isError } from "../../config/problems";
 import { planStack } from "../../environments";
+import { LAB_EXAMPLE_BLOCK, LAB_NODE_PORTS } from "../../openkeel/endpoints";
 import { labApiNodePorts, serviceOfRelease } from "../../openkeel/registry";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
 import { planOf, release, valuesOf } from "../helpers/plans";
@@ -18,6 +19,9 @@ vi.mock("../../openkeel/services", async (importOriginal) => {
   const { example } = await import("../fixtures/example-service/example");
   return { OPENKEEL_SERVICES: [...registry.OPENKEEL_SERVICES, example] };
 });
+
+/** The real registry: what comes before the example's line. */
+const REAL = OPENKEEL_SERVICES.slice(0, -1);
 
 /** A shipped stack that configures the example service (its block, and its chart's version). */
 const withExample = (stack: string, block: Record<string, unknown> = {}) =>
@@ -35,7 +39,7 @@ describe("a service added by its module and its registry line", () => {
     expect(withExample("prod-medium", { replicas: { api: 4 } }).services.example?.replicas).toEqual({ api: 4 });
     const [problem] = configProblems("prod-medium", (raw) => (raw.services = { exampel: {} }));
     expect(problem).toMatchObject({ path: "openkeel:services.exampel", message: "unknown key" });
-    expect(problem.fix).toMatch(/^did you mean 'example'\? the OpenKeel services are keystone, .*, ec2-api, example$/);
+    expect(problem.fix).toBe(`did you mean 'example'? the OpenKeel services are ${[...REAL.map((s) => s.name), "example"].join(", ")}`);
   });
 
   it("is installed after Keystone, from its chart at the version the stack pins, its values passing the contract", () => {
@@ -77,10 +81,14 @@ describe("a service added by its module and its registry line", () => {
     expect(release(r.plan!, "openkeel-example").postRender?.map((p) => p.target)).toEqual([{ kind: "Deployment", name: "openkeel-example-worker" }]);
   });
 
-  it("has its API on its NodePort in the lab, among the lab's", () => {
+  it("has its API on its NodePort in the lab, among the lab's: the last block, which no real service takes", () => {
     const plan = planOf(withExample("lab"));
-    expect(valuesOf(plan, "openkeel-example").api.service).toEqual({ type: "NodePort", nodePort: 30690 });
-    expect(labApiNodePorts().at(-1)).toEqual({ release: "openkeel-example", path: ["api", "service", "nodePort"], port: 30690 });
+    expect(valuesOf(plan, "openkeel-example").api.service).toEqual({ type: "NodePort", nodePort: LAB_EXAMPLE_BLOCK });
+    expect(labApiNodePorts().at(-1)).toEqual({ release: "openkeel-example", path: ["api", "service", "nodePort"], port: LAB_EXAMPLE_BLOCK });
+    // the next real service, in the next block of ten after the registry's, finds it free
+    const next = LAB_NODE_PORTS.first + REAL.length * 10;
+    expect(labApiNodePorts().filter((u) => u.port >= next && u.release !== "openkeel-example")).toEqual([]);
+    expect(next).toBeLessThan(LAB_EXAMPLE_BLOCK);
   });
 
   it("is the module docs/openkeel-values.md shows, word for word", () => {

@@ -69,8 +69,7 @@ const expectedReads = (chart: string) => (chart === INFRASTRUCTURE_CHART ? DESIG
 /** The placement keys a chart's templates read. */
 export function placementKeysRead(files: Record<string, string>): string[] {
   const keys = new Set<string>();
-  for (const [file, raw] of Object.entries(files)) {
-    if (file.endsWith("_openkeel.tpl")) continue;
+  for (const raw of Object.values(files)) {
     // `$x := .Values.a` and `$y := $x.b`: each variable as the .Values path it stands for
     const vars = new Map<string, string>();
     let text = raw;

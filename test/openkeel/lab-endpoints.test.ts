@@ -4,7 +4,7 @@
 // those ports.
 import { describe, expect, it } from "vitest";
 import { api, worker, type ComponentSpec } from "../../openkeel/components";
-import { LAB_NODE_PORTS, nodePortProblems } from "../../openkeel/endpoints";
+import { LAB_EXAMPLE_BLOCK, LAB_NODE_PORTS, nodePortProblems } from "../../openkeel/endpoints";
 import { labApiNodePorts, labIdentityPort, releaseService } from "../../openkeel/registry";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
 import { openkeelReleases, planOf, valueProblems } from "../helpers/plans";
@@ -25,6 +25,9 @@ describe("the lab's NodePorts of the descriptors", () => {
       Object.entries(s.components).flatMap(([name, c]) => (c.publicApi ? [{ api: `${s.name}/${name}`, block: i, port: c.publicApi.labNodePort }] : [])),
     );
     expect(apis.filter((a) => Math.floor((a.port - LAB_NODE_PORTS.first) / 10) !== a.block)).toEqual([]);
+    // the last block is the worked example's (docs/openkeel-values.md), no real service's
+    expect(LAB_EXAMPLE_BLOCK).toBe(30990);
+    expect(apis.filter((a) => a.port >= LAB_EXAMPLE_BLOCK)).toEqual([]);
     expect(apis.map((a) => a.api)).toEqual(expect.arrayContaining(["keystone/api", "nova/consoleProxy", "swift/proxy", "heat/apiCfn"]));
   });
 

@@ -1,8 +1,8 @@
 // Issue 22, item 7: every workload a chart renders is a component. The e2e renders the contract
 // charts through the engine's provider only, so this test reads the charts' templates (the real
 // platform charts are rendered by Helm in test/integration/placement/chart-placement.test.ts): the contract charts (e2e/charts) render every pod template through the
-// shared helper `openkeel.workload` with a literal "key" and "kind" (the e2e mirror refuses a chart
-// whose helper copy differs), and a literal `kind: <workload>` document anywhere else; the stand-in
+// shared helper `openkeel.workload` with a literal "key" and "kind" (the helper is written once, in
+// e2e/charts/_shared/, and added when the mirror packages a chart), and a literal `kind: <workload>` document anywhere else; the stand-in
 // charts (e2e/standins) are generated text. A pod template that no placement reader claims
 // fails the test.
 import * as fs from "node:fs";
@@ -31,7 +31,6 @@ interface PodTemplate {
 export function podTemplates(chart: string, files: Record<string, string>): PodTemplate[] {
   const out: PodTemplate[] = [];
   for (const [file, text] of Object.entries(files)) {
-    if (file.endsWith("_openkeel.tpl")) continue;
     for (const m of text.matchAll(/include "openkeel\.workload" \(dict [^\n]*?"key" "([A-Za-z]+)"[^\n]*?"kind" "([A-Za-z]+)"/g)) {
       // a component of its own (the API's Job) names itself; the others are their placement key
       const own = /"component" "([a-z-]+)"/.exec(m[0])?.[1];

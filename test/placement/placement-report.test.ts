@@ -419,6 +419,40 @@ describe("placement.md and placement.svg", () => {
     expect(groups).toEqual(["controlPlane", "compute+storage", "network", "provisioning"]);
   });
 
+  it("a component added is its own lines: no other row, cell or legend moves (issue 47 item 4: review shows the row, not a reflow)", () => {
+    const data = placementData(r);
+    /** Lines of `b` that `a` lacks, each as often as it lacks it. */
+    const minus = (a: string[], b: string[]) => {
+      const left = new Map<string, number>();
+      for (const line of a) left.set(line, (left.get(line) ?? 0) + 1);
+      return b.filter((line) => {
+        const n = left.get(line) ?? 0;
+        left.set(line, n - 1);
+        return n <= 0;
+      });
+    };
+    const before = placementSvg(data).split("\n");
+    for (const at of [1, Math.floor(data.components.length / 2), data.components.length]) {
+      const copy = data.components[Math.min(at, data.components.length - 1)];
+      const added = { ...copy, name: `${copy.unit}/a-component-added-with-a-name-longer-than-any-other-row-of-the-picture-has` };
+      const after = placementSvg({ ...data, components: [...data.components.slice(0, at), added, ...data.components.slice(at)] }).split("\n");
+      const gone = minus(after, before);
+      const row = after.slice(after.findIndex((l) => l.includes(`data-component="${added.name}"`)));
+      const own = row.slice(0, row.indexOf("</g>") + 1);
+      expect(own).toHaveLength(data.nodes.length + 3);
+      // what changes besides: the canvas's height, the count of components, the rows' background and the groups' ends
+      const changed = [
+        /^<svg .* height="\d+" viewBox=/,
+        /^<text .* fill="#444444">hardened role labels; .*, \d+ component\(s\)<\/text>$/,
+        /^<rect .* height="\d+" fill="url\(#placement-rows\)"\/>$/,
+        /^(<\/g>)+$/,
+      ];
+      expect(gone).toEqual(changed.map((re) => expect.stringMatching(re)));
+      const extra = minus([...own, '<g transform="translate(0 20)">'], minus(before, after));
+      expect(extra).toEqual(changed.map((re) => expect.stringMatching(re)));
+    }
+  });
+
   it("names with XML specials are escaped", () => {
     const odd = { ...r, stack: `a<b & "c">` };
     expect(() => parseXml(placementSvg(placementData(odd)))).not.toThrow();

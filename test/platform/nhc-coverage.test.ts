@@ -2,7 +2,7 @@
 // that holds a quorum (the OpenKeel or the Kubernetes control plane) by one with maxUnhealthy 1,
 // unless it is a Masakari segment host. prod-small (every node compute) and prod-large's
 // Kubernetes-only control plane had none.
-import { isDrained } from "../../config/lifecycle";
+import { hasTrait } from "../../config/lifecycle";
 import { describe, expect, it, vi } from "vitest";
 import { HA_SEGMENT_LABEL } from "../../config/roles";
 import { resolveEnvironment, planStack, resolveStack } from "../../environments";
@@ -33,19 +33,19 @@ describe("NodeHealthCheck coverage", () => {
   it.each(PRODUCTION_STACKS)("%s: every node is selected by exactly one of our checks, a quorum's by one with maxUnhealthy 1", (stack) => {
     const r = shippedPlan(stack);
     const report = r.placement!;
-    const drained = new Set(
+    const unwatched = new Set(
       shippedConfig(stack)
-        .nodes.filter((n) => isDrained(n.state))
+        .nodes.filter((n) => hasTrait(n.state, "leavesHealthChecks"))
         .map((n) => n.name),
     );
     for (const node of report.nodes) {
       const by = report.placements.filter((p) => p.component.kind === "NodeHealthCheck" && p.eligible.includes(node.name));
-      // a node in maintenance or retiring is left out on purpose (docs/node-lifecycle.md)
+      // a node whose state leaves the health checks (maintenance, retiring) is left out on purpose (docs/node-lifecycle.md)
       expect(
         by.map((p) => p.component.name),
         node.name,
-      ).toHaveLength(drained.has(node.name) ? 0 : 1);
-      if (drained.has(node.name)) continue;
+      ).toHaveLength(unwatched.has(node.name) ? 0 : 1);
+      if (unwatched.has(node.name)) continue;
       if (node.roles.includes("controlPlane") || node.kubernetesControlPlane) expect(by[0].component.facts?.maxUnhealthy, node.name).toBe(1);
     }
   });

@@ -58,7 +58,6 @@ interface Extraction {
 const NOT_MANAGED: Record<string, string> = {
   OPENKEEL_CHARTS: "the project's own charts (one release line): no public registry is known (UNVERIFIED in platform/versions.ts), nothing to look up",
   OPENKEEL_CHART_REPOSITORY: "their registry (the same reason)",
-  KUBERNETES_SCHEMA_VERSION: "the Kubernetes version the offline schema mirror holds (v1.32.2 strict): it moves with the mirror, by hand",
   TALOS_IMAGE_FACTORY: "a host name, no release",
 };
 const notManaged = (leaf: PinLeaf) => Object.keys(NOT_MANAGED).some((k) => (k.endsWith(".*") ? leaf.path.startsWith(k.slice(0, -1)) : leaf.path === k));

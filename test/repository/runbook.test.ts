@@ -58,6 +58,8 @@ describe("the runbooks of docs/operating.md", () => {
     expect(MEDIUM).toContain(`\`talosctl\` ${TALOS_VERSION}`);
     expect(MEDIUM).toContain(`Pulumi CLI ${pulumi}`);
     for (const m of MEDIUM.matchAll(/factory\.talos\.dev\/image\/[^/]+\/(v[\d.]+)\//g)) expect(m[1]).toBe(TALOS_VERSION);
+    const kubernetes = [...MEDIUM.matchAll(/--kubernetes-version ([^\s`]+)/g)].map((m) => m[1]);
+    expect(kubernetes).toEqual([KUBERNETES_VERSION]);
     expect(LAB).toContain(`kind ${KIND_VERSION}`);
   });
 
@@ -67,8 +69,12 @@ describe("the runbooks of docs/operating.md", () => {
     expect(gen[2]).toBe(cluster.apiServer);
     // talosctl names the admin context admin@<cluster name>
     expect(`admin@${gen[1]}`).toBe(cluster.context);
-    expect(genConfigInputs(readRenderedDir(path.join(REPO, "rendered/prod-medium")), "prod-medium")).toEqual({ clusterName: gen[1], endpoint: gen[2] });
     expect(gen[3]).toBe(KUBERNETES_VERSION);
+    expect(genConfigInputs(readRenderedDir(path.join(REPO, "rendered/prod-medium")), "prod-medium")).toEqual({
+      clusterName: gen[1],
+      endpoint: gen[2],
+      kubernetesVersion: gen[3],
+    });
     expect(MEDIUM).toContain(`\`${cluster.context}\``);
     expect(MEDIUM_FLAT).toContain(`\`the kubeconfig's context '${cluster.context}' points at ${cluster.apiServer}\``);
     expect(LAB).toContain(`\`${shippedConfig("lab").cluster!.context}\``);
@@ -193,7 +199,7 @@ describe("the first deployment of prod-medium: commands, no guesses, no keys in 
   it("one document gives the apply order: node-configuration.md links the runbook and gives none of its own", () => {
     const nodeDoc = fs.readFileSync(path.join(REPO, "docs/node-configuration.md"), "utf8");
     expect(nodeDoc).toContain("(operating.md#the-first-deployment-of-prod-medium-from-bare-metal)");
-    expect(nodeDoc).not.toMatch(/apply-config|gen config \S|gen secrets -o|_out\//);
+    expect(nodeDoc).not.toMatch(/talosctl (apply-config|gen secrets|gen config \S+ https)|_out\//);
     expect(OPERATING.replace(MEDIUM, "")).not.toMatch(/talosctl apply-config/);
   });
 });

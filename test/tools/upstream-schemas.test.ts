@@ -32,7 +32,7 @@ const tempDir = () => {
   return d;
 };
 
-/** The API groups of Kubernetes 1.32 itself: yannh/kubernetes-json-schema's (with the core group, ""). */
+/** The API groups of Kubernetes itself (with the core group, ""): their kinds' schemas are made from KUBERNETES_VERSION's OpenAPI. */
 const BUILT_IN = [
   "admissionregistration.k8s.io",
   "apiextensions.k8s.io",

@@ -12,7 +12,8 @@
 //   - each node: `talosctl machineconfig patch <base> --patch @<group> --patch @<node>`
 //     (cmd/talosctl/cmd/mgmt/machineconfig/patch.go lines 28–47: every patch in one Apply, Bytes);
 //   - its check: `talosctl validate --mode metal --strict --config <that file>` (validate.go lines
-//     31–46: configloader.NewFromFile's bytes, WithLocal, WithStrict), every warning counted.
+//     31–46: configloader.NewFromFile's bytes, WithLocal, WithStrict), every warning counted, and
+//     what the machine asks of its Kubernetes images at apply-config (imageProblems, main.go).
 //
 // Output: one JSON object on stdout (the secrets only when generated here; a node's config only
 // when valid); exit 0 when every node is valid, 1 when one is not, 2 for bad input (on stderr).
@@ -29,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	machineapi "github.com/siderolabs/talos/pkg/machinery/api/machine"
+	"github.com/siderolabs/talos/pkg/machinery/compatibility"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/bundle"
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
@@ -43,8 +46,8 @@ import (
 
 type configOptions struct {
 	options
-	kubernetesVersion, secretsFile string
-	talosEndpoints                 []string
+	secretsFile    string
+	talosEndpoints []string
 }
 
 type nodeConfig struct {
@@ -119,6 +122,10 @@ func nodeConfigs(o configOptions) (configOutput, error) {
 	if err != nil {
 		return out, fmt.Errorf("-talos-version %s: %w", o.talosVersion, err)
 	}
+	talos, err := compatibility.ParseTalosVersion(&machineapi.VersionInfo{Tag: o.talosVersion})
+	if err != nil {
+		return out, fmt.Errorf("-talos-version %s: %w", o.talosVersion, err)
+	}
 	bundleSecrets, generated, err := secretsBundle(o.secretsFile, contract)
 	if err != nil {
 		return out, err
@@ -170,7 +177,7 @@ func nodeConfigs(o configOptions) (configOutput, error) {
 		if !ok {
 			return out, fmt.Errorf("%s: machines.%s.machineType: %q is neither controlplane nor worker", file, name, node.MachineType)
 		}
-		config, problems := patchedConfig(o.dir, base, node.Patches)
+		config, problems := patchedConfig(o.dir, base, node.Patches, talos)
 		if problems == nil {
 			problems = []string{}
 		}
@@ -200,23 +207,23 @@ func secretsBundle(secretsFile string, contract *config.VersionContract) (*secre
 
 // patchedConfig: the base with the node's patches, as `machineconfig patch` writes it, and its
 // problems as `validate --mode metal --strict` finds them (the config only when there are none).
-func patchedConfig(dir string, base []byte, files []string) (string, []string) {
+func patchedConfig(dir string, base []byte, files []string, talos *compatibility.TalosVersion) (string, []string) {
 	patches := make([]configpatcher.Patch, 0, len(files))
 	for _, f := range files {
 		text, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			// validateNode names the file and the document of every problem
-			return "", validateNode(dir, base, files)
+			return "", validateNode(dir, base, files, talos)
 		}
 		p, err := configpatcher.LoadPatch(text)
 		if err != nil {
-			return "", validateNode(dir, base, files)
+			return "", validateNode(dir, base, files, talos)
 		}
 		patches = append(patches, p)
 	}
 	patched, err := configpatcher.Apply(configpatcher.WithBytes(base), patches)
 	if err != nil {
-		return "", validateNode(dir, base, files)
+		return "", validateNode(dir, base, files, talos)
 	}
 	text, err := patched.Bytes()
 	if err != nil {
@@ -231,9 +238,10 @@ func patchedConfig(dir string, base []byte, files []string) (string, []string) {
 	for _, w := range warnings {
 		problems = append(problems, "warning: "+w)
 	}
+	problems = append(problems, imageProblems(cfg, talos)...)
 	if len(problems) > 0 {
 		// the same checks again, one patch at a time, to name where each problem comes from
-		if named := validateNode(dir, base, files); len(named) > 0 {
+		if named := validateNode(dir, base, files, talos); len(named) > 0 {
 			return "", named
 		}
 		return "", problems

@@ -6,11 +6,14 @@
 // siderolabs/talos v1.13.9 (3ebd10a):
 //
 //   - generation: cmd/talosctl/cmd/mgmt/gen/config.go (GenerateConfigBundle → bundle.NewBundle →
-//     generate.NewInput, then input.Config per machine type; the flag defaults of lines 430–436);
+//     generate.NewInput, then input.Config per machine type; the flag defaults of lines 430–436),
+//     with the Kubernetes version the stack pins (--kubernetes-version, line 436);
 //   - patching: cmd/talosctl/cmd/mgmt/machineconfig/patch.go lines 28–43 (the generated file's bytes,
 //     configpatcher.LoadPatches, configpatcher.Apply);
 //   - validation: cmd/talosctl/cmd/mgmt/validate.go lines 36–46 (runtime.ParseMode, WithLocal, and
-//     WithStrict for --strict, then cfg.Validate).
+//     WithStrict for --strict, then cfg.Validate), and what the machine itself asks of the
+//     Kubernetes images at apply-config (imageProblems: a version the Talos release runs, 1.31.0 to
+//     1.36.x for v1.13, pkg/machinery/compatibility/talos113/talos113.go:27-30).
 //
 // The secrets are generated in memory for each run (generate.NewInput makes a bundle when given
 // none, pkg/machinery/config/generate/generate.go lines 83–90); no config is written or printed.
@@ -31,13 +34,15 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
+	machineapi "github.com/siderolabs/talos/pkg/machinery/api/machine"
+	"github.com/siderolabs/talos/pkg/machinery/compatibility"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configpatcher"
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	"github.com/siderolabs/talos/pkg/machinery/config/generate"
 	"github.com/siderolabs/talos/pkg/machinery/config/machine"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"github.com/siderolabs/talos/pkg/machinery/config/validation"
-	"github.com/siderolabs/talos/pkg/machinery/constants"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -63,7 +68,7 @@ type machines struct {
 }
 
 type options struct {
-	dir, clusterName, endpoint, talosVersion string
+	dir, clusterName, endpoint, kubernetesVersion, talosVersion string
 }
 
 func main() {
@@ -79,6 +84,7 @@ func run(args []string) int {
 	var o options
 	fs.StringVar(&o.clusterName, "cluster-name", "", "the cluster name given to talosctl gen config")
 	fs.StringVar(&o.endpoint, "endpoint", "", "the control-plane endpoint given to talosctl gen config (https://<host>:6443)")
+	fs.StringVar(&o.kubernetesVersion, "kubernetes-version", "", "the Kubernetes version given to talosctl gen config (--kubernetes-version)")
 	fs.StringVar(&o.talosVersion, "talos-version", "", "the Talos version the configs are for; must be the machinery's own")
 	version := fs.Bool("version", false, "print the machinery version and the source digest, then exit")
 	if err := fs.Parse(args); err != nil {
@@ -89,8 +95,8 @@ func run(args []string) int {
 		fmt.Printf("talos-validate %s machinery %s\n", sourceDigest, built)
 		return 0
 	}
-	if fs.NArg() != 1 || o.clusterName == "" || o.endpoint == "" || o.talosVersion == "" {
-		fmt.Fprintln(os.Stderr, "usage: talos-validate -cluster-name <name> -endpoint <url> -talos-version <vX.Y.Z> <rendered/<stack>/talos>")
+	if fs.NArg() != 1 || o.clusterName == "" || o.endpoint == "" || o.kubernetesVersion == "" || o.talosVersion == "" {
+		fmt.Fprintln(os.Stderr, "usage: talos-validate -cluster-name <name> -endpoint <url> -kubernetes-version <X.Y.Z> -talos-version <vX.Y.Z> <rendered/<stack>/talos>")
 		return 2
 	}
 	if o.talosVersion != built {
@@ -135,6 +141,10 @@ func validateDir(o options) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	talos, err := compatibility.ParseTalosVersion(&machineapi.VersionInfo{Tag: o.talosVersion})
+	if err != nil {
+		return 0, fmt.Errorf("-talos-version %s: %w", o.talosVersion, err)
+	}
 	names := make([]string, 0, len(m.Machines))
 	for name := range m.Machines {
 		names = append(names, name)
@@ -147,7 +157,7 @@ func validateDir(o options) (int, error) {
 		if !ok {
 			return 0, fmt.Errorf("%s: machines.%s.machineType: %q is neither controlplane nor worker", file, name, node.MachineType)
 		}
-		problems := validateNode(o.dir, base, node.Patches)
+		problems := validateNode(o.dir, base, node.Patches, talos)
 		head := fmt.Sprintf("%s (%s: %s)", name, node.MachineType, strings.Join(node.Patches, ", "))
 		if len(problems) == 0 {
 			fmt.Printf("%s: valid\n", head)
@@ -164,14 +174,14 @@ func validateDir(o options) (int, error) {
 	return invalid, nil
 }
 
-// generatedConfigs: controlplane.yaml and worker.yaml as `talosctl gen config <name> <endpoint>`
-// writes them with its default flags (one secrets bundle, in memory).
+// generatedConfigs: controlplane.yaml and worker.yaml as `talosctl gen config <name> <endpoint>
+// --kubernetes-version <version>` writes them with its other flags' defaults (one secrets bundle, in memory).
 func generatedConfigs(o options) (map[string][]byte, error) {
 	contract, err := config.ParseContractFromVersion(o.talosVersion)
 	if err != nil {
 		return nil, fmt.Errorf("-talos-version %s: %w", o.talosVersion, err)
 	}
-	input, err := generate.NewInput(o.clusterName, o.endpoint, constants.DefaultKubernetesVersion,
+	input, err := generate.NewInput(o.clusterName, o.endpoint, o.kubernetesVersion,
 		generate.WithVersionContract(contract),
 		generate.WithInstallDisk("/dev/sda"),
 		generate.WithInstallImage("ghcr.io/siderolabs/installer:"+o.talosVersion),
@@ -197,7 +207,7 @@ func generatedConfigs(o options) (map[string][]byte, error) {
 
 // validateNode applies the node's patches to its base config and validates the result; each
 // problem names the patch file or the document it is about.
-func validateNode(dir string, base []byte, files []string) []string {
+func validateNode(dir string, base []byte, files []string, talos *compatibility.TalosVersion) []string {
 	patches := make([]configpatcher.Patch, 0, len(files))
 	origin := map[string][]string{} // document id → the patch files that hold it
 	var problems []string
@@ -243,6 +253,36 @@ func validateNode(dir string, base []byte, files []string) []string {
 	// warnings in the machinery (container.go lines 583–626): strict here means every one counts.
 	for _, w := range warnings {
 		problems = append(problems, withOrigin("warning: "+w, origin))
+	}
+	for _, p := range imageProblems(cfg, talos) {
+		problems = append(problems, withOrigin(p, origin))
+	}
+	return problems
+}
+
+// imageProblems: what the machine asks of its Kubernetes images when the config is applied
+// (RuntimeValidate, pkg/machinery/config/types/v1alpha1/v1alpha1_validation.go:1013-1042): the
+// version of the kubelet's and, on the control plane, the API server's, controller manager's and
+// scheduler's image, read by the machinery's KubernetesVersionFromImageRef, is one Talos runs. The
+// machine asks its running Talos (ValidateKubernetesImageTag, lines 1049-1063); this, the Talos
+// version the configs are for.
+func imageProblems(cfg config.Provider, talos *compatibility.TalosVersion) []string {
+	images := [][2]string{{"kubelet", cfg.Machine().Kubelet().Image()}}
+	if cfg.Machine().Type().IsControlPlane() {
+		images = append(images,
+			[2]string{"kube-apiserver", cfg.Cluster().APIServer().Image()},
+			[2]string{"kube-controller-manager", cfg.Cluster().ControllerManager().Image()},
+			[2]string{"kube-scheduler", cfg.Cluster().Scheduler().Image()})
+	}
+	var problems []string
+	for _, image := range images {
+		k8s, err := v1alpha1.KubernetesVersionFromImageRef(image[1])
+		if err == nil {
+			err = k8s.SupportedWith(talos)
+		}
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("v1alpha1.Config: %s image is not valid: %v", image[0], err))
+		}
 	}
 	return problems
 }

@@ -2,9 +2,8 @@
   E2E CONTRACT CHART (e2e/, never published, never used outside `npm run e2e`).
   This file is the § 5.1–5.2 contract of the node placement design
   (shared/seeds/000_09a17c13a3541c93.txt): the `openkeel.placement` helper every OpenKeel chart
-  shares through its templates. Every contract chart carries an identical copy of
-  e2e/charts/_shared/_openkeel.tpl; the e2e mirror refuses to package a chart whose copy
-  differs.
+  shares through its templates. It is written once, here: the e2e mirror adds it to every
+  contract chart's templates when it packages the chart (e2e/harness/mirror.ts, contractChart).
 
   openkeel.placement (dict "root" $ "placement" <placement.<component>> "defaultRoles" (list <role>…)
                            "selector" <pod labels> "priority" "control"|"infra"|""

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import * as semver from "semver";
 import { parse } from "yaml";
 import { PRODUCTION_STACKS, REPO, SHIPPED_STACKS } from "../../helpers/stacks";
 import { TS_RUN, tsCommand } from "../../../cli/ts-command";
@@ -369,12 +370,13 @@ describe(".github/workflows/drift.yml", () => {
 describe("CI entry and npm test", () => {
   it(".ci/run runs the README's test command; npm test installs the tools, type-checks and lints first", () => {
     const ci = fs.readFileSync(path.join(REPO, ".ci/run"), "utf8");
-    expect(ci).toMatch(/^npm ci --no-audit --no-fund\nnpm test\n/m);
+    expect(ci).toMatch(/^npm ci --no-audit --no-fund\n/m);
+    expect(ci).toMatch(/^ {2}npm test\n/m);
     expect(ci).toMatch(/^PATH="\$bin:\$PATH" npm test\n/m);
-    // the engine builds beside the tests (started before npm ci), and the e2e runs after both
+    // the engine builds beside the tests (started before npm ci), and the e2e runs after both, on the LTS
     expect(ci.indexOf("setsid .ci/e2e build")).toBeLessThan(ci.indexOf("npm ci --no-audit --no-fund"));
     expect(ci).toMatch(/^if ! wait "\$engine"; then$/m);
-    expect(ci.trimEnd().endsWith("\n.ci/e2e")).toBe(true);
+    expect(ci.trimEnd().endsWith('\nPATH="$bin:$PATH" .ci/e2e')).toBe(true);
     const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
     expect(readme).toMatch(/^npm test\s/m);
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
@@ -417,16 +419,19 @@ describe("CI entry and npm test", () => {
   });
 });
 
-describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
-  /** Does `version` satisfy a range of `^X.Y.Z` alternatives (the only form package.json uses)? */
-  const satisfies = (range: string, version: string) =>
-    range.split("||").some((alt) => {
-      const [maj, min, pat] = alt.trim().replace(/^\^/, "").split(".").map(Number);
-      const [a, b, c] = version.replace(/^v/, "").split(".").map(Number);
-      return a === maj && (b > min || (b === min && c >= pat));
-    });
+describe("Node.js: what the dependencies require, the LTS in CI, the machine's and the LTS in .ci/run", () => {
+  /** Every installed package's engines.node, with the package's path under node_modules. */
+  function dependencyEngines(): { pkg: string; node: string }[] {
+    const lock = JSON.parse(fs.readFileSync(path.join(REPO, "package-lock.json"), "utf8"));
+    return Object.keys(lock.packages)
+      .filter((p) => p !== "" && fs.existsSync(path.join(REPO, p, "package.json")))
+      .flatMap((p) => {
+        const node = JSON.parse(fs.readFileSync(path.join(REPO, p, "package.json"), "utf8")).engines?.node;
+        return typeof node === "string" ? [{ pkg: p.replace(/^.*node_modules\//, ""), node }] : [];
+      });
+  }
 
-  it("every workflow sets up the pinned Node.js 24 LTS, and package.json declares the two majors CI proves", async () => {
+  it("package.json's engines admit only what every installed dependency admits, and the pinned LTS every workflow sets up", async () => {
     const { CI_NODE_VERSION } = await import("../../../platform/versions");
     expect(CI_NODE_VERSION).toMatch(/^24\.\d+\.\d+$/);
     for (const [file, w] of [
@@ -440,25 +445,39 @@ describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
       for (const s of setups) expect(s.with!["node-version"], file).toBe("${{ env.NODE_VERSION }}");
     }
     const { engines } = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
-    expect(engines).toEqual({ node: "^20.19.0 || ^24.0.0" });
-    // this suite runs on both (.ci/run): each satisfies the range; an unproven major does not
-    expect(satisfies(engines.node, process.version)).toBe(true);
-    expect(satisfies(engines.node, CI_NODE_VERSION)).toBe(true);
-    expect(satisfies(engines.node, "22.12.0") || satisfies(engines.node, "20.18.1")).toBe(false);
+    expect(engines).toEqual({ node: "^22.12.0 || ^24.0.0" });
+    expect(semver.satisfies(CI_NODE_VERSION, engines.node)).toBe(true);
+    const deps = dependencyEngines();
+    // @pulumi/pulumi 3.276 asks for Node.js 22; vite and the linters for 22.12 on 22
+    expect(deps.find((d) => d.pkg === "@pulumi/pulumi")?.node).toBe(">=22");
+    expect(deps.filter((d) => !semver.subset(engines.node, d.node)).map((d) => `${d.pkg}: ${d.node}`)).toEqual([]);
+    // Node 20, which npm ci warns about (EBADENGINE), is out; so is 22 below 22.12
+    expect(semver.satisfies("20.19.0", engines.node) || semver.satisfies("22.11.0", engines.node)).toBe(false);
+    // the README says what a machine with an older Node.js gets (its paragraph on Node.js)
+    const readme = fs
+      .readFileSync(path.join(REPO, "README.md"), "utf8")
+      .split(/\n\n/)
+      .map((p) => p.replace(/\s+/g, " "));
+    const node = readme.find((p) => p.includes(`\`package.json\` declares \`${engines.node}\``)) ?? "(no paragraph declares package.json's engines)";
+    expect(node).toMatch(/older Node\.js[^.]*EBADENGINE/);
+    expect(node).toMatch(/\.ci\/run[^.]*Node\.js 24/);
   });
 
   /**
-   * .ci/run with a stand-in npm (it records each call and, for `npm test`, the node it finds first
-   * on PATH; `npm install` of node-<platform>-<arch> writes a stand-in node printing `installs`) and
-   * no engine kit (.ci/e2e then says so and stops).
+   * .ci/run with a stand-in npm (it records each call and, for `npm test` and `npm run`, the node
+   * it finds first on PATH; `npm install` of node-<platform>-<arch> writes a stand-in node printing
+   * `installs`), a machine's node that says it is `machine` (the real one underneath), and a
+   * stand-in engine kit (its build only prints; .ci/e2e then runs its parts through the stand-in npm).
+   * `npmCi`: a line of the stand-in npm before it goes on.
    */
-  function ciRun(cache: string, installs: string) {
+  function ciRun(cache: string, installs: string, machine: string, npmCi = "") {
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-ci-npm-"));
     temps.push(bin);
     const npm = [
       "#!/usr/bin/env bash",
       'echo "npm $*" >> "$CALLS"',
-      'if [ "$1" = test ]; then echo "npm test on $(node --version) at $(command -v node)" >> "$CALLS"; fi',
+      npmCi,
+      'if [ "$1" = test ] || [ "$1" = run ]; then echo "npm $1 on $(node --version) at $(command -v node)" >> "$CALLS"; fi',
       'if [ "$1" = install ]; then',
       '  while [ "$#" -gt 1 ]; do [ "$1" = --prefix ] && prefix="$2"; shift; done',
       '  dir="$prefix/node_modules/${1%@*}/bin"; mkdir -p "$dir"',
@@ -466,52 +485,106 @@ describe("Node.js: the LTS in CI, the machine's and the LTS in .ci/run", () => {
       "fi",
     ];
     fs.writeFileSync(path.join(bin, "npm"), npm.join("\n") + "\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, "node"), `#!/bin/sh\n[ "$1" = --version ] && exec echo "${machine}"\nexec "${process.execPath}" "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, "go"), "#!/bin/sh\n", { mode: 0o755 });
+    const kit = path.join(bin, "kit");
+    fs.mkdirSync(path.join(kit, "out", "bin"), { recursive: true });
+    fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho built\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(kit, "out", "bin", "pulumi"), "#!/bin/sh\n", { mode: 0o755 });
     const calls = path.join(bin, "calls");
+    // not the lock a CI run that runs this suite may name for its own e2e (the stand-in npm would wait for it)
+    const { OPENKEEL_E2E_LOCK: _lock, ...outer } = process.env;
     const env = {
-      ...process.env,
+      ...outer,
       PATH: `${bin}:${process.env.PATH}`,
       CALLS: calls,
       INSTALLS: installs,
       OPENKEEL_NODE_CACHE: cache,
-      OPENKEEL_ENGINE_KIT: "/nonexistent",
+      OPENKEEL_ENGINE_KIT: kit,
+      OUT: path.join(kit, "out"),
       // not the clone's .e2e/, where the CI run that runs this suite builds its engine meanwhile
       OPENKEEL_CI_LOGS: path.join(bin, "logs"),
     };
     const r = spawnSync("bash", [".ci/run"], { cwd: REPO, encoding: "utf8", env });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n") : [] };
+    const lines = fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n") : [];
+    const machineNode = path.join(bin, "node");
+    const named = lines.map((l) => l.replace(` at ${machineNode}`, " at <machine>"));
+    // the e2e's parts run in two lanes: their order is theirs
+    return {
+      code: r.status,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      calls: named.filter((l) => !l.startsWith("npm run")),
+      e2e: named.filter((l) => l.startsWith("npm run")).sort(),
+    };
   }
 
-  it(".ci/run: npm test on the machine's Node, then on the pinned LTS from the npm registry (installed once, outside the clone), then the e2e", async () => {
+  /** The pinned LTS, a fresh cache for it, where .ci/run installs it and how. */
+  async function lts() {
     const { CI_NODE_VERSION } = await import("../../../platform/versions");
     const platform = `${process.platform}-${process.arch}`;
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-node-cache-"));
     temps.push(cache);
-    const lts = path.join(cache, `${CI_NODE_VERSION}-${platform}`, "node_modules", `node-${platform}`, "bin");
-    const first = ciRun(cache, CI_NODE_VERSION);
+    const prefix = path.join(cache, `${CI_NODE_VERSION}-${platform}`);
+    const bin = path.join(prefix, "node_modules", `node-${platform}`, "bin");
+    const install = `npm install --no-save --no-package-lock --no-audit --no-fund --prefix ${prefix} node-${platform}@${CI_NODE_VERSION}`;
+    return { version: CI_NODE_VERSION, cache, node: `v${CI_NODE_VERSION} at ${bin}/node`, install };
+  }
+
+  /** Each part of .ci/e2e: its call, and the node its npm found. */
+  function e2eOn(node: string): string[] {
+    const e2e = fs.readFileSync(path.join(REPO, ".ci/e2e"), "utf8");
+    const parts = [...e2e.matchAll(/^ {2}part \S+ (.*) \|\| rc=1$/gm)].map((m) => m[1]);
+    expect(parts).toHaveLength(4);
+    return parts.flatMap((p) => [`npm run e2e -- ${p}`, `npm run on ${node}`]).sort();
+  }
+
+  it(".ci/run on a Node.js the engines admit: npm test on it, then on the pinned LTS from the npm registry (installed once, outside the clone), then the e2e on the LTS", async () => {
+    const l = await lts();
+    const first = ciRun(l.cache, l.version, "v22.12.0");
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
     expect(first.calls).toEqual([
       "npm ci --no-audit --no-fund",
       "npm test",
-      `npm test on ${process.version} at ${spawnSync("bash", ["-c", "command -v node"], { encoding: "utf8" }).stdout.trim()}`,
-      `npm install --no-save --no-package-lock --no-audit --no-fund --prefix ${path.dirname(path.dirname(path.dirname(lts)))} node-${platform}@${CI_NODE_VERSION}`,
+      "npm test on v22.12.0 at <machine>",
+      l.install,
       "npm test",
-      `npm test on v${CI_NODE_VERSION} at ${lts}/node`,
+      `npm test on ${l.node}`,
     ]);
-    expect(first.stdout).toMatch(/E2E NOT RUN: no engine kit at \/nonexistent/);
+    expect(first.e2e).toEqual(e2eOn(l.node));
+    expect(first.stdout).not.toMatch(/outside package\.json's engines/);
     // a second run finds the LTS in the cache: no install
-    expect(ciRun(cache, CI_NODE_VERSION).calls.filter((c) => c.startsWith("npm install"))).toEqual([]);
+    expect(ciRun(l.cache, l.version, "v22.12.0").calls.filter((c) => c.startsWith("npm install"))).toEqual([]);
+  });
+
+  it(".ci/run on Node.js 20, outside the engines: one loud line, npm test and the e2e on the LTS only", async () => {
+    const l = await lts();
+    const r = ciRun(l.cache, l.version, "v20.20.2");
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.calls).toEqual(["npm ci --no-audit --no-fund", l.install, "npm test", `npm test on ${l.node}`]);
+    expect(r.e2e).toEqual(e2eOn(l.node));
+    expect(r.stdout.split("\n").filter((line) => line.includes("outside package.json's engines"))).toEqual([
+      `!!!!!!!! Node.js v20.20.2 on this machine is outside package.json's engines (^22.12.0 || ^24.0.0; @pulumi/pulumi asks for Node.js 22 or newer, npm ci warned EBADENGINE): npm test and the e2e run on Node.js v${l.version} only !!!!!!!!`,
+    ]);
   });
 
   it(".ci/run: a package that does not install the pinned version stops CI before the e2e, saying so", async () => {
-    const { CI_NODE_VERSION } = await import("../../../platform/versions");
-    const cache = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-node-cache-"));
-    temps.push(cache);
-    const r = ciRun(cache, "24.0.0");
+    const l = await lts();
+    const r = ciRun(l.cache, "24.0.0", "v22.12.0");
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`node-${process.platform}-${process.arch}@${CI_NODE_VERSION} did not install Node.js v${CI_NODE_VERSION} in `);
+    expect(r.stderr).toContain(`node-${process.platform}-${process.arch}@${l.version} did not install Node.js v${l.version} in `);
     expect(r.calls.filter((c) => c === "npm test")).toHaveLength(1);
-    expect(r.stdout).not.toMatch(/E2E NOT RUN/);
+    expect(r.e2e).toEqual([]);
+  });
+
+  it(".ci/run: a step that fails without a word (here npm ci) is named, with its exit code and line, and CI stops", async () => {
+    const l = await lts();
+    const r = ciRun(l.cache, l.version, "v22.12.0", '[ "$1" = ci ] && exit 3');
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^!!!!!!!! \.ci\/run stopped: `npm ci --no-audit --no-fund` exited 3 \(line \d+\) !!!!!!!!$/m);
+    expect(r.calls).toEqual(["npm ci --no-audit --no-fund"]);
   });
 });
 
@@ -629,6 +702,81 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
       "small | e2e: 10 s in all; PASS",
       "lab | e2e: 10 s in all; PASS",
     ]);
+  });
+
+  /** .ci/e2e with HOME an empty folder and no OUT: the engine goes to $HOME/.cache/openkeel-engine, which does not exist yet. */
+  function freshHome(argv: string[], extraBin: Record<string, string> = {}) {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "empty-home-"));
+    const kit = fs.mkdtempSync(path.join(os.tmpdir(), "engine-kit-"));
+    temps.push(home, kit);
+    // build.sh makes $OUT/bin as the real one does (../shared/engine/build.sh)
+    fs.writeFileSync(
+      path.join(kit, "build.sh"),
+      '#!/bin/sh\nmkdir -p "$OUT/bin" && : > "$OUT/bin/pulumi" && chmod +x "$OUT/bin/pulumi" && echo "built into $OUT"\n',
+      {
+        mode: 0o755,
+      },
+    );
+    const bin = path.join(kit, "stub-bin");
+    fs.mkdirSync(bin);
+    const stubs = { npm: '#!/bin/sh\necho "npm $*" >> "$CALLS"\n', go: "#!/bin/sh\n", ...extraBin };
+    for (const [name, text] of Object.entries(stubs)) fs.writeFileSync(path.join(bin, name), text, { mode: 0o755 });
+    const { OPENKEEL_E2E_LOCK: _lock, OUT: _out, XDG_CACHE_HOME: _xdg, ...outer } = process.env;
+    const env = {
+      ...outer,
+      HOME: home,
+      PATH: `${bin}:${process.env.PATH}`,
+      CALLS: path.join(kit, "calls"),
+      OPENKEEL_ENGINE_KIT: kit,
+      OPENKEEL_CI_LOGS: path.join(kit, "logs"),
+    };
+    const r = spawnSync("bash", [".ci/e2e", ...argv], { cwd: REPO, encoding: "utf8", env });
+    const calls = path.join(kit, "calls");
+    return {
+      home,
+      kit,
+      code: r.status,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n").sort() : [],
+    };
+  }
+
+  it("a fresh machine (HOME empty, no $HOME/.cache yet): measures the free space where the build will write, builds, and runs every part", () => {
+    const build = freshHome(["build"]);
+    expect(build.stderr).toBe("");
+    expect(build.code).toBe(0);
+    expect(fs.readFileSync(path.join(build.kit, "logs", "engine-build.log"), "utf8").trim()).toBe(`built into ${build.home}/.cache/openkeel-engine`);
+    const all = freshHome([]);
+    expect(all.stderr).toBe("");
+    expect(all.code).toBe(0);
+    expect(all.calls).toEqual(PARTS);
+  });
+
+  it("a command that stops it under set -e says which, with its exit code and line (here df, failing without a word)", () => {
+    const r = freshHome(["build"], { df: "#!/bin/sh\nexit 1\n" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^!!!!!!!! \.ci\/e2e stopped: `free_gb=\$\(df -P -B1G "\$where" \| awk 'NR==2 \{print \$4\}'\)` exited 1 \(line \d+\) !!!!!!!!$/m);
+    expect(r.stderr.split("\n").filter((l) => l.includes("stopped:"))).toHaveLength(1);
+  });
+
+  it("every shell script of .ci/ and tools/ (the files, and the scripts tools/ hands to bash) says why it stops: set -E and an ERR trap", () => {
+    const ci = fs.readdirSync(path.join(REPO, ".ci")).map((f) => path.join(".ci", f));
+    const scripts = ci
+      .filter((f) => fs.readFileSync(path.join(REPO, f), "utf8").startsWith("#!/usr/bin/env bash"))
+      .map((f) => [f, fs.readFileSync(path.join(REPO, f), "utf8")]);
+    // a script tools/ hands to bash is a template string whose lines begin with set -…e…
+    const tools = fs
+      .readdirSync(path.join(REPO, "tools"))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => [`tools/${f}`, fs.readFileSync(path.join(REPO, "tools", f), "utf8")])
+      .filter(([, text]) => /^set -[a-zA-Z]*e[a-zA-Z]*( |$)/m.test(text));
+    expect(scripts.map(([f]) => f).sort()).toEqual([".ci/e2e", ".ci/run"]);
+    expect(tools.map(([f]) => f)).toEqual(["tools/cni-sandbox.ts"]);
+    for (const [file, text] of [...scripts, ...tools]) {
+      expect(/^set -E[a-z]*( -o pipefail| pipefail)?$/m.test(text), `${file}: set -E (the ERR trap in functions and subshells too)`).toBe(true);
+      expect(/^trap '[^\n]*\$BASH_COMMAND[^\n]*' ERR$/m.test(text), `${file}: an ERR trap naming the command`).toBe(true);
+    }
   });
 
   it("build: only the engine, then exit (what .ci/run starts beside the tests)", () => {

@@ -29,7 +29,8 @@ import {
   withHostLocalIpam,
   type LinkKind,
 } from "../../../tools/cni-sandbox";
-import { goModDownload, KUBE_OVN_MODULE } from "../../../tools/kube-ovn-crds";
+import { KUBE_OVN_MODULE } from "../../../tools/kube-ovn-crds";
+import { goModDownload } from "../../../tools/tools";
 import { REPO } from "../../helpers/stacks";
 
 const RENDERED = path.join(REPO, "rendered");
@@ -66,7 +67,7 @@ function requireKind(sb: Ready, type: string, what: string) {
 
 describe("the plugins: Kube-OVN's version, installed", () => {
   it("CNI_PLUGINS is the CNI_PLUGINS_VERSION Kube-OVN's image is built with, at KUBE_OVN_CHART's tag", () => {
-    const { dir } = goModDownload(KUBE_OVN_MODULE, KUBE_OVN_CHART.version);
+    const { dir } = goModDownload(KUBE_OVN_MODULE, KUBE_OVN_CHART.version, "Kube-OVN's CNI version");
     const dockerfile = fs.readFileSync(path.join(dir, "dist/images/Dockerfile.base"), "utf8");
     expect(/^ARG CNI_PLUGINS_VERSION=(\S+)$/m.exec(dockerfile)?.[1]).toBe(CNI_PLUGINS.version);
     // …and the macvlan of that release is what its install-cni.sh puts into /opt/cni/bin

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { TALOS_VERSION } from "../../../platform/versions";
+import { KUBERNETES_VERSION, TALOS_VERSION } from "../../../platform/versions";
 import { readRenderedDir, TALOS_MACHINES_FILE } from "../../../render/rendered";
 import {
   ensureTalosValidate,
@@ -52,7 +52,17 @@ describe("the validator is the machinery of the pinned Talos", () => {
     const binary = requireTalosValidate();
     const r = spawnSync(
       binary,
-      ["-cluster-name", "c", "-endpoint", "https://10.0.0.1:6443", "-talos-version", "v1.12.0", path.join(RENDERED, "prod-small", "talos")],
+      [
+        "-cluster-name",
+        "c",
+        "-endpoint",
+        "https://10.0.0.1:6443",
+        "-kubernetes-version",
+        KUBERNETES_VERSION,
+        "-talos-version",
+        "v1.12.0",
+        path.join(RENDERED, "prod-small", "talos"),
+      ],
       {
         encoding: "utf8",
       },
@@ -96,8 +106,19 @@ describe("every rendered Talos node is valid for the machinery (metal mode, stri
     expect(run.summary).toBe(`${run.nodes.length} node(s), ${run.nodes.length} valid, 0 invalid (Talos machinery ${TALOS_VERSION}, metal mode, strict)`);
   });
 
-  it("gen config gets the stack's cluster binding: the name of its admin@ context, its API server", () => {
-    expect(inputsOf("prod-medium")).toEqual({ clusterName: "openkeel-prod-medium", endpoint: "https://10.30.0.11:6443" });
+  it("gen config gets the stack's cluster binding (the name of its admin@ context, its API server) and the Kubernetes version of machines.yaml", () => {
+    expect(inputsOf("prod-medium")).toEqual({
+      clusterName: "openkeel-prod-medium",
+      endpoint: "https://10.30.0.11:6443",
+      kubernetesVersion: KUBERNETES_VERSION,
+    });
+    const dir = tmp();
+    fs.cpSync(path.join(RENDERED, "prod-medium"), dir, { recursive: true });
+    const file = path.join(dir, TALOS_MACHINES_FILE);
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(/^kubernetesVersion: .*\n/m, ""));
+    expect(() => genConfigInputs(readRenderedDir(dir), "prod-medium")).toThrow(
+      /talos\/machines\.yaml: no kubernetesVersion \(rendered before it was pinned\)\. Fix: run `npm run render`/,
+    );
   });
 });
 
@@ -148,6 +169,33 @@ describe("it catches what Talos refuses, per node and file", () => {
     // the secrets stayed in memory: nothing printed, nothing written
     expect(run.stdout + run.stderr).not.toMatch(/PRIVATE KEY|CERTIFICATE|token:/);
     expect(fs.readdirSync(dir, { recursive: true }).sort()).toEqual(before);
+  });
+
+  it("a Kubernetes image Talos v1.13 does not run, as the machine refuses it at apply-config: the kubelet's of a worker, the API server's of the control plane", () => {
+    const dir = brokenCopy({
+      "cmp-01": { "kubelet-image.yaml": "machine:\n  kubelet:\n    image: ghcr.io/siderolabs/kubelet:v1.37.0\n" },
+      "cp-1": { "apiserver-image.yaml": "cluster:\n  apiServer:\n    image: registry.k8s.io/kube-apiserver:v1.30.4\n" },
+    });
+    const run = runTalosValidate(dir, inputsOf("prod-medium"));
+    expect(run.status).toBe(1);
+    const problems = Object.fromEntries(run.nodes.filter((n) => n.problems.length).map((n) => [n.node, n.problems]));
+    const talos = TALOS_VERSION.slice(1);
+    expect(problems).toEqual({
+      "cmp-01": [
+        expect.stringMatching(
+          new RegExp(
+            `^v1alpha1\\.Config: kubelet image is not valid: version of Kubernetes 1\\.37\\.0 is too new to be used with Talos ${talos} \\[.*broken/kubelet-image\\.yaml\\]$`,
+          ),
+        ),
+      ],
+      "cp-1": [
+        expect.stringMatching(
+          new RegExp(
+            `^v1alpha1\\.Config: kube-apiserver image is not valid: version of Kubernetes 1\\.30\\.4 is too old to be used with Talos ${talos} \\[.*broken/apiserver-image\\.yaml\\]$`,
+          ),
+        ),
+      ],
+    });
   });
 
   it("a folder without machines.yaml: exit 2, the file and the fix", () => {

@@ -6,12 +6,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CNI_PLUGINS, HELM, TOOLS, type ToolName, type ToolPin } from "../../../platform/versions";
+import { CNI_PLUGINS, HELM, KUBERNETES_VERSION, TOOLS, type ToolName, type ToolPin } from "../../../platform/versions";
 import { buildInfoVersion, checkTool, ensureTool, goCandidates, ToolError, toolBinary, TOOLS_DIR } from "../../../tools/tools";
 import { REPO } from "../../helpers/stacks";
 import { tsCommand } from "../../../cli/ts-command";
 import { installValidators } from "../../../tools/install";
 import { kubeOvnSchemasDir } from "../../../tools/kube-ovn-crds";
+import { kubernetesSchemasDir, strictFolder } from "../../../tools/kubernetes-schemas";
 import { ensureTalosValidate, TALOS_VALIDATE } from "../../../tools/talos-validate";
 import { cniDir, ensureCniPlugins } from "../../../tools/cni-plugins";
 import { ensureHelm, HELM_BINARY, requireHelm } from "../../../tools/helm";
@@ -95,12 +96,13 @@ describe("installed tools", () => {
     expect(r.stdout).not.toMatch(/installing/);
     expect(r.stdout).toMatch(
       new RegExp(
-        `kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version}, Kube-OVN CRDs in \\.tools/, talos-validate \\(machinery v[\\d.]+\\), CNI plugins ${CNI_PLUGINS.version} \\(.*\\), helm ${HELM.version} `,
+        `kubeconform ${KC.version}, actionlint ${TOOLS.actionlint.version}, Kubernetes ${KUBERNETES_VERSION} schemas and Kube-OVN CRDs in \\.tools/, talos-validate \\(machinery v[\\d.]+\\), CNI plugins ${CNI_PLUGINS.version} \\(.*\\), helm ${HELM.version} `,
       ),
     );
     const c = spawnSync(...tsCommand(path.join(REPO, "scripts/tools.ts"), ["--check"]), { cwd: REPO, encoding: "utf8" });
     expect(c.status).toBe(0);
     expect(c.stdout).toContain(`kubeconform ${KC.version}: ok`);
+    expect(c.stdout).toContain(`Kubernetes ${KUBERNETES_VERSION} schemas: ok`);
     expect(c.stdout).toMatch(/^talos-validate \(machinery v[\d.]+\): ok$/m);
     expect(c.stdout).toContain(`CNI plugins ${CNI_PLUGINS.version}: ok`);
     expect(c.stdout).toContain(`helm ${HELM.version}: ok`);
@@ -110,17 +112,20 @@ describe("installed tools", () => {
 });
 
 describe("installValidators: what npm run tools, the suites' setup and npm run bench install", () => {
-  it("into a tools folder with the tools but without Kube-OVN's CRDs (a fresh clone's bench once failed kubeconform on them): the CRDs too", async () => {
+  it("into a tools folder with the tools but without Kube-OVN's CRDs (a fresh clone's bench once failed kubeconform on them) or Kubernetes' schemas: those too", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "validators-"));
     temps.push(dir);
     for (const name of [...(Object.keys(TOOLS) as ToolName[]), TALOS_VALIDATE, HELM_BINARY]) fs.copyFileSync(toolBinary(name), path.join(dir, name));
     fs.cpSync(cniDir(), cniDir(dir), { recursive: true });
-    const { installed, crdsBuilt, talosValidate, cni, helm } = await installValidators({ toolsDir: dir, go: null });
+    const { installed, kubernetesSchemasBuilt, crdsBuilt, talosValidate, cni, helm } = await installValidators({ toolsDir: dir, go: null });
     expect(installed.map((t) => [t.name, t.how])).toEqual((Object.keys(TOOLS) as ToolName[]).map((n) => [n, "present"]));
     expect(crdsBuilt).toBe(true);
     expect(fs.existsSync(path.join(kubeOvnSchemasDir(dir), "crds", "kubeovn.io"))).toBe(true);
+    expect(kubernetesSchemasBuilt).toBe(true);
+    expect(fs.existsSync(path.join(kubernetesSchemasDir(dir), "kubernetes", strictFolder(KUBERNETES_VERSION), "pod-v1.json"))).toBe(true);
     expect([talosValidate.built, cni.built, helm.built]).toEqual([false, [], false]);
-    expect((await installValidators({ toolsDir: dir, go: null })).crdsBuilt).toBe(false);
+    const again = await installValidators({ toolsDir: dir, go: null });
+    expect([again.crdsBuilt, again.kubernetesSchemasBuilt]).toEqual([false, false]);
   });
 
   it("without Go, a missing talos-validate or CNI plugin is an error that says to install Go", async () => {

@@ -1,6 +1,7 @@
-// kubeconform -strict over every rendered object (Kubernetes 1.32.2 and the CRDs), against the
-// offline folder when there is one ($OPENKEEL_SCHEMAS, else ../shared/schemas beside the checkout),
-// else upstream at the pinned commits (a GitHub runner has no ../shared): the shipped stacks pass; a
+// kubeconform -strict over every rendered object: Kubernetes' kinds against the schemas of
+// KUBERNETES_VERSION (made from its OpenAPI by `npm run tools`), the CRDs against the offline folder
+// when there is one ($OPENKEEL_SCHEMAS, else ../shared/schemas beside the checkout), else upstream at
+// the pinned commits (a GitHub runner has no ../shared): the shipped stacks pass; a
 // wrong, misplaced or mistyped field and a kind without a schema fail with kubeconform's message
 // and the file; files that are not Kubernetes objects are never shown to it. One run goes through
 // the real CLI; the others call the command in-process (tools/validate-command.ts), kubeconform a
@@ -12,7 +13,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { CRDS_CATALOG_COMMIT, KUBERNETES_JSON_SCHEMA_COMMIT, KUBERNETES_SCHEMA_VERSION } from "../../../platform/versions";
+import { CRDS_CATALOG_COMMIT, KUBERNETES_VERSION } from "../../../platform/versions";
 import {
   downloadFailures,
   failedResources,
@@ -25,7 +26,8 @@ import {
   type Finding,
 } from "../../../tools/kubeconform";
 import { kubeOvnSchemasDir } from "../../../tools/kube-ovn-crds";
-import { UPSTREAM_CRD_LOCATION, UPSTREAM_DESCRIPTION, UPSTREAM_KUBERNETES_LOCATION, upstreamSchemasDir } from "../../../tools/upstream-schemas";
+import { kubernetesSchemasDir } from "../../../tools/kubernetes-schemas";
+import { UPSTREAM_CRD_LOCATION, UPSTREAM_DESCRIPTION, upstreamSchemasDir } from "../../../tools/upstream-schemas";
 import { capture } from "../../../cli/cli";
 import { pickSchemas, validateCommand } from "../../../tools/validate-command";
 import { readTree } from "../../../cli/write";
@@ -78,21 +80,32 @@ beforeAll(() => {
   }
 });
 
-/** An offline folder with one hand-written strict schema (Node): what a folder named on purpose is given. */
+/** An offline folder with one hand-written strict CRD schema (Widget of example.io/v1): what a folder named on purpose is given. */
 function schemaFolderFixture(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-schemas-"));
   temps.push(dir);
-  const k8s = path.join(dir, "kubernetes", `v${KUBERNETES_SCHEMA_VERSION}-standalone-strict`);
-  fs.mkdirSync(k8s, { recursive: true });
-  fs.mkdirSync(path.join(dir, "crds"));
+  const crds = path.join(dir, "crds", "example.io");
+  fs.mkdirSync(crds, { recursive: true });
   const str = { type: "string" };
-  const metadata = { type: "object", properties: { name: str, labels: { type: "object", additionalProperties: str } }, additionalProperties: false };
+  const spec = { type: "object", properties: { size: { type: "integer" } }, additionalProperties: false };
   fs.writeFileSync(
-    path.join(k8s, "node-v1.json"),
-    JSON.stringify({ type: "object", properties: { apiVersion: str, kind: str, metadata }, additionalProperties: false }),
+    path.join(crds, "widget_v1.json"),
+    JSON.stringify({ type: "object", properties: { apiVersion: str, kind: str, metadata: { type: "object" }, spec }, additionalProperties: false }),
   );
   return dir;
 }
+
+const widget = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: "example.io/v1",
+  kind: "Widget",
+  metadata: { name },
+  spec: { size: 1 },
+  ...extra,
+});
+
+/** The line validate starts with: what it judges by. */
+const header = (schemas: string) =>
+  `-strict, Kubernetes ${KUBERNETES_VERSION} (from its OpenAPI: ${path.relative(process.cwd(), kubernetesSchemasDir())}), CRD schemas: ${schemas}`;
 
 describe("npm run validate: the shipped stacks", () => {
   it("every object of all four stacks is valid; with no flag, against ../shared/schemas when it is beside the checkout, else upstream", () => {
@@ -102,9 +115,7 @@ describe("npm run validate: the shipped stacks", () => {
     expect(r.code).toBe(0);
     const picked = pickSchemas(undefined, env);
     expect(picked?.dir).toBe(OFFLINE);
-    expect(r.stdout).toContain(
-      `-strict, Kubernetes ${KUBERNETES_SCHEMA_VERSION}, schemas: ${picked ? `${picked.dir} (${picked.from})` : `upstream: ${UPSTREAM_DESCRIPTION}`}`,
-    );
+    expect(r.stdout).toContain(header(picked ? `${picked.dir} (${picked.from})` : `upstream: ${UPSTREAM_DESCRIPTION}`));
     expect(SHIPPED_STACKS).toHaveLength(4);
     let total = 0;
     for (const stack of SHIPPED_STACKS) {
@@ -118,26 +129,26 @@ describe("npm run validate: the shipped stacks", () => {
 });
 
 describe("npm run validate: where the schemas come from", () => {
-  /** Stack a: one valid Node; stack b: one Node with a misspelled field. */
+  /** Stack a: one valid Widget; stack b: one Widget with a misspelled field. */
   const twoStacks = () => {
-    const dir = renderedFixture("a", { "objects/01-node-roles/n/node-a.yaml": node("a") });
+    const dir = renderedFixture("a", { "objects/04-platform-config/w/widget-a.yaml": widget("a") });
     fs.mkdirSync(path.join(dir, "b", "objects"), { recursive: true });
-    fs.writeFileSync(path.join(dir, "b", "objects", "node-b.yaml"), stringify(node("b", { labelz: { x: "y" } })));
+    fs.writeFileSync(path.join(dir, "b", "objects", "widget-b.yaml"), stringify(widget("b", { spek: {} })));
     return dir;
   };
 
-  it("takes the schema folder from $OPENKEEL_SCHEMAS (its own schemas are what kubeconform reads), and --stack narrows to one stack", async () => {
+  it("takes the CRD schema folder from $OPENKEEL_SCHEMAS (its own schemas are what kubeconform reads), and --stack narrows to one stack", async () => {
     const folder = schemaFolderFixture();
     const rendered = twoStacks();
     const a = await validate(["--rendered", rendered, "--stack", "a"], { OPENKEEL_SCHEMAS: folder });
     expect(a.stderr).toBe("");
     expect(a.code).toBe(0);
-    expect(a.stdout).toContain(`schemas: ${folder} ($OPENKEEL_SCHEMAS)`);
+    expect(a.stdout).toContain(header(`${folder} ($OPENKEEL_SCHEMAS)`));
     expect(a.stdout).toMatch(/^validated 1 stack\(s\), 1 object\(s\), 0 failed$/m);
     expect(a.stdout).not.toMatch(/^b:/m);
     const b = await validate(["--rendered", rendered, "--stack", "b"], { OPENKEEL_SCHEMAS: folder });
     expect(b.code).toBe(1);
-    expect(b.stderr).toContain("node-b.yaml: Node b (v1): invalid: at /metadata: additional properties 'labelz' not allowed");
+    expect(b.stderr).toContain("widget-b.yaml: Widget b (example.io/v1): invalid: at /: additional properties 'spek' not allowed");
   });
 
   it("finds ../shared/schemas beside the checkout by itself; a flag or $OPENKEEL_SCHEMAS comes first; without any, upstream", async () => {
@@ -150,15 +161,34 @@ describe("npm run validate: where the schemas come from", () => {
     // the command itself, with nothing named: the folder beside it, whose schemas are the ones used
     const r = await capture((a, io) => validateCommand(a, io, {}, beside), ["--rendered", twoStacks()]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`schemas: ${beside} (../shared/schemas, beside this checkout)`);
+    expect(r.stdout).toContain(`CRD schemas: ${beside} (../shared/schemas, beside this checkout)`);
     expect(r.stdout).toMatch(/^a: 1 objects valid$/m);
-    expect(r.stderr).toContain("node-b.yaml: Node b (v1): invalid: at /metadata: additional properties 'labelz' not allowed");
+    expect(r.stderr).toContain("widget-b.yaml: Widget b (example.io/v1): invalid: at /: additional properties 'spek' not allowed");
+  });
+
+  it("judges Kubernetes' own kinds by KUBERNETES_VERSION's schemas, never the CRD folder's: a field Kubernetes 1.34 added passes, a misspelled one fails", async () => {
+    const pod = (spec: Record<string, unknown>) => ({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "p", namespace: "openstack" },
+      spec: { containers: [{ name: "c", image: "registry.example/c:1.0.0" }], ...spec },
+    });
+    const dir = renderedFixture("s", {
+      "objects/03-platform/p/pod-new.yaml": pod({ hostnameOverride: "p.example" }),
+      "objects/03-platform/p/pod-typo.yaml": pod({ hostnameOverrid: "p.example" }),
+    });
+    // the fixture folder has crds/ only: the Pod's schema is not read from it
+    const r = await validate(["--rendered", dir], { OPENKEEL_SCHEMAS: schemaFolderFixture() });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^s: 2 objects: 1 valid, 1 invalid, 0 errors$/m);
+    expect(r.stderr).toContain("pod-typo.yaml: Pod p (v1): invalid: at /spec: additional properties 'hostnameOverrid' not allowed");
+    expect(r.stderr).not.toContain("pod-new.yaml");
   });
 
   it("a folder beside the checkout that is not a schema folder: exit 2, never a silent switch to upstream", () => {
     const beside = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-schemas-"));
     temps.push(beside);
-    expect(() => pickSchemas(undefined, {}, beside)).toThrow(/no kubernetes\/v1\.32\.2-standalone-strict\/ .*\(found beside this checkout\)\. Fix: /);
+    expect(() => pickSchemas(undefined, {}, beside)).toThrow(/no crds\/ .*\(found beside this checkout\)\. Fix: /);
   });
 });
 
@@ -294,33 +324,31 @@ describe("npm run validate: usage", () => {
     expect(r.stderr).toMatch(/rendered\/nope\/: not rendered\. Fix: run `npm run render` first\./);
   });
 
-  it("always -strict, never -ignore-missing-schemas; upstream at pinned commits without a folder", () => {
+  it("always -strict, never -ignore-missing-schemas; Kubernetes' kinds from KUBERNETES_VERSION's OpenAPI; CRDs upstream at a pinned commit without a folder", () => {
     const offline = kubeconformArgs("rendered/x/objects", "/s");
     expect(offline).toContain("-strict");
-    expect(offline.join(" ")).toContain(`-kubernetes-version ${KUBERNETES_SCHEMA_VERSION}`);
+    expect(offline.join(" ")).toContain(`-kubernetes-version ${KUBERNETES_VERSION}`);
     expect(offline).not.toContain("-ignore-missing-schemas");
+    const kinds = `${kubernetesSchemasDir()}/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`;
     expect(schemaLocations("/s")).toEqual([
-      "/s/kubernetes/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json",
+      kinds,
       "/s/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json",
       // Kube-OVN's kubeovn.io, converted from the pinned module's CRD file by `npm run tools`
       `${kubeOvnSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
     ]);
-    // the folder of what the catalogs lack first (a kind it has not is looked up in the next)
+    // the folder of what the catalog lacks before it (a kind it has not is looked up in the next)
     expect(schemaLocations(undefined)).toEqual([
+      kinds,
       `${upstreamSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
       `${kubeOvnSchemasDir()}/crds/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
-      UPSTREAM_KUBERNETES_LOCATION,
       UPSTREAM_CRD_LOCATION,
     ]);
-    // kubeconform's own `default` is the same repository at master: never given, nor a branch of either
+    // kubeconform's own `default` (yannh/kubernetes-json-schema at master): never given, nor a branch of the catalog
     expect(schemaLocations(undefined)).not.toContain("default");
-    expect(UPSTREAM_KUBERNETES_LOCATION).toBe(
-      `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/${KUBERNETES_JSON_SCHEMA_COMMIT}/{{.NormalizedKubernetesVersion}}-standalone{{.StrictSuffix}}/{{.ResourceKind}}{{.KindSuffix}}.json`,
-    );
     expect(UPSTREAM_CRD_LOCATION).toBe(
       `https://raw.githubusercontent.com/datreeio/CRDs-catalog/${CRDS_CATALOG_COMMIT}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
     );
-    for (const commit of [KUBERNETES_JSON_SCHEMA_COMMIT, CRDS_CATALOG_COMMIT]) expect(commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(CRDS_CATALOG_COMMIT).toMatch(/^[0-9a-f]{40}$/);
     expect(kubeconformArgs("t", undefined)).not.toContain("-ignore-missing-schemas");
   });
 });
@@ -332,9 +360,7 @@ describe("npm run validate: schemas that cannot be had", () => {
     expect(why).toMatch(/^127\.0\.0\.1:1: ECONNREFUSED/);
     // behind a proxy Node's https would not go the way kubeconform goes: not asked
     expect(await upstreamUnreachable("https://127.0.0.1:1/namespace-v1.json", 2000, { HTTPS_PROXY: "http://proxy:3128" })).toBeUndefined();
-    expect(UPSTREAM_PROBE_URL).toBe(
-      `https://raw.githubusercontent.com/yannh/kubernetes-json-schema/${KUBERNETES_JSON_SCHEMA_COMMIT}/v${KUBERNETES_SCHEMA_VERSION}-standalone-strict/namespace-v1.json`,
-    );
+    expect(UPSTREAM_PROBE_URL).toBe(`https://raw.githubusercontent.com/datreeio/CRDs-catalog/${CRDS_CATALOG_COMMIT}/kubevirt.io/kubevirt_v1.json`);
   });
 
   it("the fix names --schemas and $OPENKEEL_SCHEMAS, and the folder beside the checkout when there is one", () => {
