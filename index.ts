@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { deployStack } from "./components/deploy";
 import { rawFromPulumiConfig, loadConfig } from "./config/load";
 import { ConfigError } from "./config/problems";
-import { stackFilePath } from "./config/stack-file";
+import { stackFilePath, withFacts } from "./config/stack-file";
 import { planStack } from "./environments";
 import { OPENKEEL_SERVICES } from "./openkeel/services";
 
@@ -14,7 +14,7 @@ export = async () => {
   const file = stackFilePath(stack);
   let config;
   try {
-    config = loadConfig(rawFromPulumiConfig(pulumi.runtime.allConfig()), { stack, file }, OPENKEEL_SERVICES);
+    config = withFacts(loadConfig(rawFromPulumiConfig(pulumi.runtime.allConfig()), { stack, file }, OPENKEEL_SERVICES));
   } catch (e) {
     // A user mistake: the message says what and where; a stack trace would only hide it.
     if (e instanceof ConfigError) throw new pulumi.RunError(`invalid stack config:\n${e.message}`);

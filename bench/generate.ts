@@ -68,7 +68,8 @@ export function generatedProductionStack(size: number): GeneratedStack {
       // the links every interface the cluster names lives on (the host contract: placement/host.ts)
       hostNetworks: {
         node: { bonds: [bond("bond0", 1)], nodeAddress: address },
-        wired: { bonds: [bond("bond0", 1), bond("bond1", 2)], nodeAddress: address },
+        // the external NIC: an OVS bond the chassis builds (config/host-network.ts ovs)
+        wired: { bonds: [bond("bond0", 1)], ovs: [{ ...bond("bond1", 2), mode: "balance-tcp", lacp: "active" }], nodeAddress: address },
         provisioning: { bonds: [bond("bond0", 1)], vlans: [{ parent: "bond0", id: 17 }], nodeAddress: address },
       },
       network: { nodeSubnet: NODE_SUBNET },
@@ -76,9 +77,14 @@ export function generatedProductionStack(size: number): GeneratedStack {
       // its conductors serve the provisioning VLAN (D7)
       services: { ironic: { bmcNetworks: ["172.16.0.0/16"], provisioningNetwork: { cidr: "172.17.0.0/24", interface: "bond0.17" } } },
       cluster: { context: `admin@generated-${size}`, apiServer: "https://10.128.0.1:6443" },
-      // required in production (config/talos.ts): hypervisor reservation, Longhorn disk
+      // required in production (config/talos.ts): hypervisor reservation, Longhorn disk, install
+      // disk, names, time and registry mirrors
       talos: {
         watchdogModule: "ipmi_watchdog",
+        installDisk: { type: "ssd", size: "<= 512GB" },
+        nameservers: ["10.128.0.2"],
+        timeServers: ["10.128.0.2"],
+        registries: { mirrors: { "*": { endpoints: ["https://registry.generated.example.net"] } } },
         compute: { reservedSystemCPUs: "0-3", systemReserved: { memory: "10Gi" } },
         longhornDisk: { diskSelector: "disk.transport == 'nvme' && !system_disk", minSize: "1TB" },
       },

@@ -88,9 +88,9 @@ export function helpOnly(argv = process.argv.slice(2), script = process.argv[1])
   if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(usageText({}, script));
 }
 
-/** A plan check of a stack file, printed like every other problem. */
+/** A plan check of a stack file, printed like every other problem; one that names this repository's file (priority-order) keeps it. */
 export function formatCheck(file: string, c: Check): string {
-  return formatProblem({ ...c, file });
+  return formatProblem({ ...c, file: c.file ?? file });
 }
 
 export interface StackPlan {

@@ -45,6 +45,40 @@ const bondSchema = z.strictObject({
   downdelay: z.number().int().min(0).max(100000).default(200),
 });
 
+/**
+ * Open vSwitch's bond modes (ovs-vswitchd.conf.db(5), Port table, bond_mode): balance-tcp needs
+ * LACP; active-backup and balance-slb work without it.
+ */
+export const OVS_BOND_MODES = ["active-backup", "balance-slb", "balance-tcp"] as const;
+
+/**
+ * An interface that Open vSwitch takes (the OVN chassis adds it to its physnet bridge, § 3.2):
+ * one NIC, or a bond that OVS builds from NICs (an OVS bond, not a kernel one). Talos is told
+ * nothing of it: its link controller brings down and detaches any link it manages whose master it
+ * did not set, and an OVS port's master is ovs-system (siderolabs/talos@v1.13.9
+ * internal/app/machined/pkg/controllers/network/link_spec.go:706-758; the kernel refuses the
+ * detach, siderolabs/talos#7845), while with link documents present it makes no link spec for a
+ * NIC no document names (link_config.go:145-200).
+ */
+const ovsPortSchema = z.strictObject({
+  /** The port's name in OVS: the NIC's kernel name, or the bond's name (what the external-nic label names). */
+  name: interfaceNameSchema,
+  /** The NICs OVS bonds into this port; none: the port is the NIC `name` itself. */
+  members: z
+    .array(interfaceNameSchema)
+    .min(2, {
+      message: "lists fewer than 2 NICs, and an OVS bond needs two or more. Fix: list both NICs, or drop members to give OVS the one NIC named by name",
+    })
+    .optional(),
+  /** How OVS spreads flows over the members (Port bond_mode); balance-tcp needs lacp. */
+  mode: z.enum(OVS_BOND_MODES).optional(),
+  /** LACP towards the switch (Port lacp); balance-tcp needs active or passive. */
+  lacp: z.enum(["active", "passive", "off"]).optional(),
+  /** OVS's mtu_request for the port's NICs; unset: OVS leaves the NICs' own. */
+  mtu: mtuSchema.optional(),
+});
+export type OvsPort = z.infer<typeof ovsPortSchema>;
+
 const vlanSchema = z.strictObject({
   /** @default `<parent>.<id>` */
   name: interfaceNameSchema.optional(),
@@ -76,6 +110,8 @@ export const hostNetworkSchema = z
     links: z.array(plainLinkSchema).default([]),
     bonds: z.array(bondSchema).default([]),
     vlans: z.array(vlanSchema).default([]),
+    /** Interfaces Open vSwitch takes, which Talos must leave alone (the OVN chassis' external NIC, § 3.2). */
+    ovs: z.array(ovsPortSchema).default([]),
     nodeAddress: nodeAddressSchema,
   })
   .superRefine((n, ctx) => hostNetworkRules(n, ctx));
@@ -96,6 +132,30 @@ function declaredLinks(n: HostNetwork): { name: string; path: (string | number)[
 /** Every interface name a node with this host network has: its links, bonds, bond members and VLANs. */
 export function hostInterfaces(n: HostNetwork): string[] {
   return [...new Set([...declaredLinks(n).map((l) => l.name), ...n.bonds.flatMap((b) => b.members)])].sort();
+}
+
+/** The NICs OVS takes: each port's members, or the port's NIC itself. */
+export const ovsNics = (port: OvsPort): string[] => port.members ?? [port.name];
+
+/** Linux interface names are at most 15 characters (IFNAMSIZ 16 with its NUL): the kernel refuses a longer one. */
+export const MAX_INTERFACE_NAME = 15;
+
+/**
+ * A link's MTU as the kernel gives it: its own, else a VLAN's parent's (a VLAN link is created with
+ * its lower device's MTU, linux net/8021q/vlan_netlink.c vlan_newlink), else 1500.
+ */
+export function effectiveMtu(n: HostNetwork, name: string, seen = new Set<string>()): number {
+  const own = [...n.links, ...n.bonds].find((l) => l.name === name)?.mtu;
+  if (own !== undefined) return own;
+  const vlan = n.vlans.find((v) => vlanName(v) === name);
+  if (vlan === undefined || seen.has(name)) return 1500;
+  return vlan.mtu ?? effectiveMtu(n, vlan.parent, seen.add(name));
+}
+
+/** `bond0.41` promises VLAN 41 of bond0: the parent and id its name says, if it says any. */
+export function vlanPromise(name: string): { parent: string; id: number } | undefined {
+  const m = /^(.+)\.(\d{1,4})$/.exec(name);
+  return m ? { parent: m[1], id: Number(m[2]) } : undefined;
 }
 
 function hostNetworkRules(n: HostNetwork, ctx: z.RefinementCtx): void {
@@ -136,13 +196,15 @@ export function hostNetworkIssues(n: HostNetwork): Issue[] {
         path: ["vlans", i, "parent"],
         message: `is not a link or bond of this host network. Fix: declare '${v.parent}' under links or bonds, or name one that is (${[...n.links, ...n.bonds].map((l) => l.name).join(", ") || "none declared"})`,
       });
-    } else if ((v.mtu ?? 1500) > (parent.mtu ?? 1500)) {
+    } else if (v.mtu !== undefined && v.mtu > effectiveMtu(n, v.parent)) {
       issues.push({
         path: ["vlans", i, "mtu"],
-        message: `is ${v.mtu}, above its parent ${v.parent}'s MTU of ${parent.mtu ?? 1500}. Fix: raise ${v.parent}'s mtu to at least ${v.mtu}`,
+        message: `is ${v.mtu}, above its parent ${v.parent}'s MTU of ${effectiveMtu(n, v.parent)}. Fix: raise ${v.parent}'s mtu to at least ${v.mtu}, or leave the VLAN's mtu unset to inherit the parent's`,
       });
     }
+    issues.push(...vlanNameIssues(v, i));
   });
+  issues.push(...ovsIssues(n, byName));
   if (!byName.has(n.nodeAddress.link)) {
     issues.push({
       path: ["nodeAddress", "link"],
@@ -164,6 +226,88 @@ export function hostNetworkIssues(n: HostNetwork): Issue[] {
     issues.push({ path: ["nodeAddress", "gateway"], message: "is not an IPv4 address. Fix: write the node subnet's router, e.g. 10.30.0.1" });
   }
   return issues;
+}
+
+/** A VLAN's name fits the kernel's limit and keeps the promise it makes (`bond0.41` is VLAN 41 of bond0). */
+function vlanNameIssues(v: HostNetworkVlan, i: number): Issue[] {
+  const name = vlanName(v);
+  if (name.length > MAX_INTERFACE_NAME) {
+    return [
+      {
+        path: ["vlans", i, v.name === undefined ? "id" : "name"],
+        message: `makes the interface '${name}', ${name.length} characters, and Linux names an interface in at most ${MAX_INTERFACE_NAME} (IFNAMSIZ): the kernel refuses the link. Fix: give the VLAN a shorter name, e.g. name: ${v.parent.slice(0, 8)}.${v.id}`,
+      },
+    ];
+  }
+  const promise = v.name === undefined ? undefined : vlanPromise(v.name);
+  if (promise && (promise.parent !== v.parent || promise.id !== v.id)) {
+    return [
+      {
+        path: ["vlans", i, promise.id !== v.id ? "id" : "parent"],
+        message: `is VLAN ${v.id} of ${v.parent}, and its name '${v.name}' says VLAN ${promise.id} of ${promise.parent}: whatever names '${v.name}' (an attachment, MetalLB, the runbook's switch ports) expects the other VLAN. Fix: tag it ${promise.id} on ${promise.parent} as its name says, or rename it ${v.parent}.${v.id}`,
+      },
+    ];
+  }
+  return [];
+}
+
+/**
+ * What OVS takes is Talos' nowhere: not a link, bond, bond member or VLAN parent of the host
+ * network, and never the link of the node's address and default route (OVS would move it into its
+ * bridge, and the node would lose its address, its default route and its Geneve tunnels).
+ */
+function ovsIssues(n: HostNetwork, declared: ReadonlyMap<string, unknown>): Issue[] {
+  const issues: Issue[] = [];
+  const talosNames = new Set([...declared.keys(), ...n.bonds.flatMap((b) => b.members)]);
+  const seen = new Set<string>();
+  n.ovs.forEach((port, i) => {
+    if (port.name === n.nodeAddress.link) {
+      issues.push({
+        path: ["ovs", i, "name"],
+        message: `is the link of the node's address and default route (nodeAddress.link): OVS would take it into its bridge and the node would lose its address, its default route and its Geneve tunnels. Fix: give OVS the NICs of the external networks only, never the node's own link`,
+      });
+    }
+    for (const [j, nic] of [port.name, ...(port.members ?? [])].entries()) {
+      const at = j === 0 ? ["ovs", i, "name"] : ["ovs", i, "members", j - 1];
+      if (seen.has(nic)) issues.push({ path: at, message: `is given to OVS twice. Fix: name each NIC in one OVS port only` });
+      seen.add(nic);
+      if (talosNames.has(nic) && !(j === 0 && port.name === n.nodeAddress.link))
+        issues.push({
+          path: at,
+          message: `is also declared to Talos (links, bonds or a bond's members): Talos' link controller brings down and detaches a link it manages whose master it did not set, and OVS makes ovs-system its master (siderolabs/talos@v1.13.9 link_spec.go:706-758, #7845). Fix: declare '${nic}' under ovs only, and remove it from links and bonds`,
+        });
+    }
+    if (port.members === undefined && (port.mode !== undefined || port.lacp !== undefined))
+      issues.push({
+        path: ["ovs", i],
+        message: `sets a bond mode or LACP on a port of one NIC. Fix: list the bond's NICs under members, or remove mode and lacp`,
+      });
+    if (port.members !== undefined && port.mode === undefined)
+      issues.push({
+        path: ["ovs", i, "mode"],
+        message: `is required for an OVS bond. Fix: write mode: balance-tcp with lacp: active where the switch runs LACP, else active-backup`,
+      });
+    if (port.mode === "balance-tcp" && (port.lacp ?? "off") === "off")
+      issues.push({
+        path: ["ovs", i, "lacp"],
+        message: `is off, and OVS's balance-tcp needs LACP (ovs-vswitchd.conf.db(5), Port bond_mode). Fix: write lacp: active (the switch's ports in an LACP group), or mode: active-backup`,
+      });
+  });
+  n.vlans.forEach((v, i) => {
+    if (seen.has(v.parent))
+      issues.push({
+        path: ["vlans", i, "parent"],
+        message: `is an interface OVS takes (ovs): a kernel VLAN on an OVS port receives nothing, and Talos would manage the port. Fix: put the VLAN on a link or bond Talos owns`,
+      });
+  });
+  return issues;
+}
+
+/** The link of a host network that carries the VIP's replies: the first MetalLB interface it declares, unless it is the node's own link. */
+export function vipLink(network: HostNetwork, vip: { interfaces: readonly string[] }): string | undefined {
+  const names = new Set([...network.links.map((l) => l.name), ...network.bonds.map((b) => b.name), ...network.vlans.map(vlanName)]);
+  const link = vip.interfaces.find((i) => names.has(i));
+  return link === network.nodeAddress.link ? undefined : link;
 }
 
 /** The parts of the stack config the production rules read (structural: no import cycle). */

@@ -68,6 +68,22 @@ export const platformConfigSchema = z
       .strictObject({
         addresses: z.array(poolAddresses).min(1),
         interfaces: z.array(interfaceNameSchema).min(1),
+        /**
+         * The VIP's own network (its prefix and its router): replies from a VIP leave through it
+         * (a routing table and rule on every node with one of the interfaces), not through the
+         * node's default route (metallb/metallb#319). Required in production where the
+         * interfaces are not the nodes' own link (platform/metallb.ts).
+         */
+        vipNetwork: z
+          .strictObject({
+            cidr: z
+              .string()
+              .refine((s) => parseCidr(s)?.family === 4, { message: "is not an IPv4 range. Fix: write the VIP VLAN's prefix, e.g. 203.0.113.0/24" }),
+            gateway: z
+              .string()
+              .refine((s) => parseAddress(s)?.family === 4, { message: "is not an IPv4 address. Fix: write the VIP VLAN's router, e.g. 203.0.113.1" }),
+          })
+          .optional(),
       })
       .optional(),
     medik8s: z

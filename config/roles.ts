@@ -70,6 +70,12 @@ export const RESERVED_TOLERATION: Toleration = { key: RESERVED_TAINT_KEY, operat
  * node-roles phase from the inventory's `bridgeMappings`.
  */
 export const BRIDGE_MAPPINGS_ANNOTATION = "network.openkeel.io/bridge-mappings";
+/**
+ * The OVS bond the chassis builds as the node's external NIC (§ 3.2; the external-nic label names
+ * it): JSON {name, interfaces, bond_mode, lacp, mtu_request}, keyed as OVS's own Port and
+ * Interface columns, on the nodes whose external NIC is a bond OVS owns (openkeel:hostNetworks.*.ovs).
+ */
+export const EXTERNAL_BOND_ANNOTATION = "network.openkeel.io/external-bond";
 /** § 3.2: the host NIC the OVN chassis adds to its physnet bridge (br-ex), set by the administrator. */
 export const EXTERNAL_NIC_LABEL = "network.openkeel.io/external-nic";
 

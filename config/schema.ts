@@ -8,7 +8,7 @@ import { z } from "zod";
 // off over many parses of one schema, while a render parses each contract a few times (npm run bench).
 z.config({ jitless: true });
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL } from "./roles";
-import { talosConfigSchema } from "./talos";
+import { installDiskSchema, talosConfigSchema } from "./talos";
 import { platformConfigSchema } from "./platform";
 import { networkConfigSchema } from "./network";
 import { hostNetworkSchema } from "./host-network";
@@ -16,6 +16,7 @@ import { clusterSchema } from "./cluster";
 import { DEFAULT_STATE, NODE_STATES } from "./lifecycle";
 import { DNS_SUBDOMAIN, isLabelKey } from "./k8s";
 import { closest } from "./suggest";
+import type { MachineFacts } from "./facts";
 import { servicesSchema, type ServiceConfig, type ServiceDeclaration, type ServiceNeeds } from "./services";
 
 export const PROJECT = "openkeel";
@@ -117,6 +118,16 @@ const nodeSchema = z.strictObject({
   state: z.enum(NODE_STATES).default(DEFAULT_STATE),
   /** The entry of openkeel:hostNetworks that declares its host's links. */
   hostNetwork: z.string().optional(),
+  /** The disk this node installs Talos on, instead of openkeel:talos.installDisk (e.g. by its serial). */
+  installDisk: installDiskSchema.optional(),
+  /** The machine this node is: its hardware facts, stacks/facts/<stack>/<machine>.yaml (npm run facts). */
+  machine: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+      message:
+        "is not a machine name (letters, digits, '.', '_', '-'; at most 63). Fix: write the name its facts file has, stacks/facts/<stack>/<machine>.yaml",
+    })
+    .optional(),
 });
 export type NodeConfig = z.infer<typeof nodeSchema>;
 
@@ -302,4 +313,6 @@ export interface ConfigSource {
 export interface LoadedConfig extends Config {
   stack: string;
   file: string;
+  /** The hardware facts of its machines, by machine (stacks/facts/<stack>/, config/facts.ts); none read: undefined. */
+  facts?: Record<string, MachineFacts> | undefined;
 }

@@ -20,6 +20,7 @@ import { configValue, loadConfig } from "./load";
 import { PROJECT, type LoadedConfig } from "./schema";
 import type { ServiceDeclaration } from "./services";
 import { ConfigError, type Problem } from "./problems";
+import { readStackFacts } from "./facts";
 
 export const STACKS_DIR = "stacks";
 const STACK_FILE = /^Pulumi\.([A-Za-z0-9_.-]+)\.yaml$/;
@@ -191,10 +192,17 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
   return raw;
 }
 
-/** Read and validate one stack against the OpenKeel services given (the registry's). Throws ConfigError for every user mistake. */
+/** Read and validate one stack, with its machines' facts, against the OpenKeel services given (the registry's). Throws ConfigError for every user mistake. */
 export function readStack(stack: string, stacksDir: string, services: readonly ServiceDeclaration[]): LoadedConfig {
   const { raw, file } = readStackRaw(stack, stacksDir);
-  return loadConfig(raw, { stack, file }, services);
+  return withFacts(loadConfig(raw, { stack, file }, services), stacksDir);
+}
+
+/** The config with the facts of its machines (stacks/facts/<stack>/); a facts file that cannot be read is the stack's mistake. */
+export function withFacts(cfg: LoadedConfig, stacksDir = STACKS_DIR): LoadedConfig {
+  const { facts, problems } = readStackFacts(cfg.stack, stacksDir);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.keys(facts).length > 0 ? { ...cfg, facts } : cfg;
 }
 
 /** One stack's file and its `openkeel:` keys as read, not yet validated. Throws ConfigError for a missing file or bad YAML. */

@@ -7,6 +7,7 @@
 // Talos gives Longhorn. Defaults only where Talos or Kubernetes already has one.
 import { z } from "zod";
 import type { ConfigIssue } from "./problems";
+import { parseAddress } from "./cidr";
 
 /**
  * Watchdog drivers the Talos kernel builds as modules (siderolabs/talos hack/modules-amd64.txt
@@ -137,7 +138,118 @@ const longhornDiskSchema = z.strictObject({
   grow: z.boolean().optional(),
 });
 
+/**
+ * go-humanize's ParseBytes, which Talos uses for sizes (install diskSelector.size, volume minSize):
+ * `500GB` = 500·10⁹, `1TiB` = 2⁴⁰, `1T` = 10¹², a bare number is bytes. Undefined when it is none.
+ */
+export function parseByteSize(text: string): bigint | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgtpe]?)(i?)(b?)$/i.exec(text.trim());
+  if (!m) return undefined;
+  const [, num, prefix, binary] = m;
+  const power = prefix === "" ? 0 : "kmgtpe".indexOf(prefix.toLowerCase()) + 1;
+  if (prefix === "" && binary !== "") return undefined;
+  const base = binary ? 1024n : 1000n;
+  const [whole, frac = ""] = num.split(".");
+  const scale = 10n ** BigInt(frac.length);
+  return (BigInt(whole + frac) * base ** BigInt(power)) / scale;
+}
+
+/** Talos' disk types of an install disk selector (v1alpha1 InstallDiskType). */
+export const INSTALL_DISK_TYPES = ["ssd", "hdd", "nvme", "sd"] as const;
+/** `>= 100GB`, `<500GB`, `4GB` (Talos InstallDiskSizeMatcher: an operator, then a size). */
+const SIZE_MATCHER = /^(>=|<=|>|<|==)?\s*(.+)$/;
+
+export function parseSizeMatcher(text: string): { op: ">=" | "<=" | ">" | "<" | "=="; bytes: bigint } | undefined {
+  const m = SIZE_MATCHER.exec(text.trim());
+  const bytes = m ? parseByteSize(m[2]) : undefined;
+  return m && bytes !== undefined ? { op: (m[1] ?? "==") as ">=" | "<=" | ">" | "<" | "==", bytes } : undefined;
+}
+
+/**
+ * The disk Talos installs itself on (machine.install.diskSelector): Talos turns it into a CEL
+ * expression over its Disk resources and installs on the first disk it matches
+ * (siderolabs/talos@v1.13.9 pkg/machinery/config/types/v1alpha1/v1alpha1_provider.go:1323-1490,
+ * internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go:1517-1538). Without one,
+ * `talosctl gen config` leaves `disk: /dev/sda` (cmd/talosctl/cmd/mgmt/gen/config.go:430): absent
+ * on NVMe-only machines, a data disk where /dev/sda is one.
+ */
+export const installDiskSchema = z
+  .strictObject({
+    /** `>= 200GB`, `<= 1TB`, `480GB`: go-humanize sizes, with an optional comparison. */
+    size: z
+      .string()
+      .refine((s) => parseSizeMatcher(s) !== undefined, {
+        message: "is not a size condition. Fix: write an optional comparison and a size, e.g. '<= 1TB' or '>= 200GB'",
+      })
+      .optional(),
+    /** Globs (`*`) over the disk's attributes as Talos reads them (`talosctl get disks`). */
+    model: z.string().min(1).optional(),
+    serial: z.string().min(1).optional(),
+    wwid: z.string().min(1).optional(),
+    uuid: z.string().min(1).optional(),
+    modalias: z.string().min(1).optional(),
+    busPath: z.string().min(1).optional(),
+    /** ssd: not rotational (NVMe included); hdd: rotational; nvme: NVMe transport; sd: MMC. */
+    type: z.enum(INSTALL_DISK_TYPES).optional(),
+    /** Accepted only to refuse it with Talos' reason. */
+    name: z.unknown().optional(),
+  })
+  .superRefine((sel, ctx) => {
+    if (sel.name !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["name"],
+        message: fix(
+          "selects by name, which Talos v1.13.9 refuses ('selector on name is not supported', v1alpha1_provider.go:1383-1386)",
+          "select by serial, wwid, model, busPath, size or type",
+        ),
+      });
+    }
+    if (Object.values(sel).every((v) => v === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        message: fix(
+          "selects nothing in particular, so Talos would take the first disk it lists",
+          "name the disk: its serial or wwid, or its busPath, model, type and size",
+        ),
+      });
+    }
+  });
+export type InstallDiskSelector = Omit<z.infer<typeof installDiskSchema>, "name">;
+
+const nameserver = z.string().refine((s) => parseAddress(s) !== undefined, {
+  message: "is not an IP address. Fix: write the resolver's address, e.g. 10.30.0.2 (Talos' ResolverConfig takes addresses, not names)",
+});
+const timeServer = z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$/, {
+  message: "is not a host name or address. Fix: write the NTP server, e.g. ntp1.example.net or 10.30.0.3",
+});
+/** A registry as images name it (`docker.io`, `registry.k8s.io`, `registry:5000`), or `*` for every registry. */
+const registryName = z.string().regex(/^(\*|[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d+)?)$/, {
+  message: "is not a registry name. Fix: write the registry as images name it, e.g. ghcr.io or registry.k8s.io, or '*' for every registry",
+});
+const mirrorSchema = z.strictObject({
+  endpoints: z
+    .array(
+      z.string().regex(/^https?:\/\/[^\s?#]+$/, {
+        message: "is not a mirror endpoint URL. Fix: write http(s)://host[:port][/path], e.g. https://harbor.example.net/v2/proxy-ghcr.io",
+      }),
+    )
+    .min(1),
+  /** Use the endpoint's path as written, without Talos adding `/v2/` (Harbor's proxy projects need it). */
+  overridePath: z.boolean().optional(),
+  /** Never fall back to the registry itself when the mirrors fail (an air-gapped site). */
+  skipFallback: z.boolean().optional(),
+});
+
 export const talosConfigSchema = z.strictObject({
+  /** The disk every node installs Talos on, unless the node names its own (openkeel:nodes[].installDisk). */
+  installDisk: installDiskSchema.optional(),
+  /** The resolvers every node uses once its static address replaces DHCP (Talos' ResolverConfig). */
+  nameservers: z.array(nameserver).min(1).optional(),
+  /** The NTP servers every node syncs with (Talos' TimeSyncConfig). */
+  timeServers: z.array(timeServer).min(1).optional(),
+  /** Registry mirrors the nodes pull every image through, Talos' installer included (RegistryMirrorConfig). */
+  registries: z.strictObject({ mirrors: z.record(registryName, mirrorSchema) }).optional(),
   /** Loaded on every node: Medik8s SNR runs everywhere and needs /dev/watchdog. */
   watchdogModule,
   /** Kubelet and boot settings of compute nodes; required when the stack has compute nodes. */
@@ -156,7 +268,7 @@ export type TalosConfig = z.infer<typeof talosConfigSchema>;
 /** The parts of the stack config the block's rules read (kept structural: no import cycle). */
 interface StackShape {
   talos?: TalosConfig | undefined;
-  nodes: { roles: readonly string[] }[];
+  nodes: { name: string; roles: readonly string[]; installDisk?: InstallDiskSelector | undefined }[];
 }
 
 /**
@@ -196,6 +308,7 @@ export function talosBlockIssues(cfg: StackShape): ConfigIssue[] {
       ),
     });
   }
+  issues.push(...siteIssues(cfg.talos, cfg.nodes));
   if (cfg.talos.capacityDisk !== undefined && !has("storage")) {
     issues.push({
       path: ["talos", "capacityDisk"],
@@ -206,4 +319,69 @@ export function talosBlockIssues(cfg: StackShape): ConfigIssue[] {
     });
   }
   return issues;
+}
+
+/** Every node's install disk, names and time: what `gen config` would otherwise take from defaults and the internet. */
+function siteIssues(talos: TalosConfig, nodes: StackShape["nodes"]): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const undecided = nodes.filter((n) => n.installDisk === undefined);
+  if (talos.installDisk === undefined && undecided.length > 0) {
+    issues.push({
+      path: ["talos", "installDisk"],
+      message: fix(
+        `is required: ${undecided.map((n) => n.name).join(", ")} name no install disk of their own, and without one \`talosctl gen config\` installs on /dev/sda (cmd/talosctl/cmd/mgmt/gen/config.go:430 at v1.13.9), which NVMe-only machines lack and which may be a data disk`,
+        "add installDisk: {type: nvme, size: '<= 1TB'} (or the boot disk's model or busPath) for every node, or installDisk: {serial: …} on each node entry",
+      ),
+    });
+  }
+  if (talos.nameservers === undefined) {
+    issues.push({
+      path: ["talos", "nameservers"],
+      message: fix(
+        "is required in production: once a node's static address replaces DHCP, Talos resolves through 1.1.1.1 and 8.8.8.8 (pkg/machinery/constants/constants.go:960-966 at v1.13.9), which a datacenter may not reach",
+        "add nameservers: [<your resolvers' addresses>]",
+      ),
+    });
+  }
+  if (talos.timeServers === undefined) {
+    issues.push({
+      path: ["talos", "timeServers"],
+      message: fix(
+        "is required in production: without it Talos syncs with time.cloudflare.com (constants.go:960-966 at v1.13.9), and a node that never syncs never finishes booting (TimeSyncConfig bootTimeout defaults to waiting forever)",
+        "add timeServers: [<your NTP servers>]",
+      ),
+    });
+  }
+  return issues;
+}
+
+/**
+ * The registries the nodes pull from that the mirrors leave out: none when the stack mirrors
+ * every one of `pulledFrom` (or `*`). Required in production: a site that cannot reach them fails
+ * at the first pull, and Talos' own installer is among them.
+ */
+export function registryMirrorIssues(cfg: Pick<StackShape, "talos">, pulledFrom: readonly string[]): ConfigIssue[] {
+  const mirrors = cfg.talos?.registries?.mirrors;
+  if (mirrors === undefined) {
+    return [
+      {
+        path: ["talos", "registries"],
+        message: fix(
+          `is required in production: the nodes pull Talos' installer, the kubelet, the control plane and the platform's images from ${pulledFrom.join(", ")}, and a site that does not reach them fails at apply-config`,
+          `add registries: {mirrors: {'*': {endpoints: [https://<your registry mirror>]}}}, or one mirror per registry (${pulledFrom.join(", ")})`,
+        ),
+      },
+    ];
+  }
+  const missing = Object.hasOwn(mirrors, "*") ? [] : pulledFrom.filter((r) => !Object.hasOwn(mirrors, r));
+  if (missing.length === 0) return [];
+  return [
+    {
+      path: ["talos", "registries", "mirrors"],
+      message: fix(
+        `mirrors no ${missing.join(", ")}, which the nodes pull from: those pulls would go to the internet`,
+        `add a mirror for ${missing.join(", ")}, or one for '*'`,
+      ),
+    },
+  ];
 }

@@ -17,7 +17,7 @@ import type { Topology } from "../topology/topology";
 import { composePlan } from "./compose";
 import { resolveStack, type ResolvedStack } from "./resolve";
 import { storageClassChecks } from "./storage";
-import { priorityClassChecks } from "./priority";
+import { priorityClassChecks, priorityOrderChecks } from "./priority";
 import { postRenderGuarantees } from "../openkeel/guarantees";
 
 export { resolveEnvironment, resolveStack, type ResolvedStack } from "./resolve";
@@ -63,7 +63,7 @@ function stackChecks(s: ResolvedStack): Check[] {
   ];
 }
 
-/** The checks of a composed Plan before placement: every node state can finish (by the constraints that read the Plan), the classes it names exist. */
+/** The checks of a composed Plan before placement: every node state can finish (by the constraints that read the Plan), the classes it names exist and keep § 2's order. */
 function composedChecks(s: ResolvedStack, plan: Plan): { feasibility: Check[]; storage: Check[] } {
   return {
     feasibility: stateFeasibilityChecks(
@@ -71,7 +71,7 @@ function composedChecks(s: ResolvedStack, plan: Plan): { feasibility: Check[]; s
       s.constraints.filter((c) => c.facts),
       plan.feasibility,
     ),
-    storage: [...storageClassChecks(plan, s.cfg, s.env.storage(s.cfg)), ...priorityClassChecks(plan, s.cfg)],
+    storage: [...storageClassChecks(plan, s.cfg, s.env.storage(s.cfg)), ...priorityClassChecks(plan, s.cfg), ...priorityOrderChecks(plan, s.cfg)],
   };
 }
 

@@ -1,7 +1,7 @@
 // Which environments exist, and what each one installs: the only place that knows them. A stack
-// installs its environment's platform components, then OpenKeel (openkeel/component.ts), one list.
+// installs its environment's platform components, then OpenKeel (openkeel/descriptor.ts), one list.
 import type { Environment as EnvironmentName, LoadedConfig } from "../config/schema";
-import { OPENKEEL } from "../openkeel/component";
+import { OPENKEEL } from "../openkeel/descriptor";
 import type { PlatformComponent } from "../platform/component";
 import { installed, type Environment } from "./environment";
 import { kindLab } from "./kind-lab";

@@ -1,6 +1,7 @@
 // Talos Linux production clusters (§ 6 small, medium, large): hardened label keys (D1), Kube-OVN
 // as the CNI, every platform component.
 import { talosNodeConfig } from "../nodes/talos";
+import { machineFactsChecks } from "../nodes/facts-checks";
 import { talosHostProvisions } from "../nodes/talos-host";
 import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
@@ -15,15 +16,27 @@ import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";
 import { rabbitmqOperator } from "../platform/rabbitmq-operator";
 import { rabbitmqTopologyOperator } from "../platform/rabbitmq-topology-operator";
 import { snapshots } from "../platform/snapshots";
-import { talosBlockIssues } from "../config/talos";
+import { registryMirrorIssues, talosBlockIssues } from "../config/talos";
+import { TALOS_IMAGE_FACTORY } from "../platform/versions";
 import { staticAddressIssues } from "../config/host-network";
 import type { ConfigIssue } from "../config/problems";
 import type { LoadedConfig } from "../config/schema";
 import type { Environment } from "./environment";
 
+/**
+ * The registries a production node pulls from, which its registry mirrors must cover
+ * (openkeel:talos.registries): Talos' installer from the Image Factory; Talos' kubelet and
+ * Multus from ghcr.io; the control plane, CoreDNS, etcd, kubectl and the snapshot controller from
+ * registry.k8s.io (siderolabs/talos@v1.13.9 pkg/machinery/constants/constants.go:374-443, and the
+ * ImagePins of platform/versions.ts); the platform charts' and manifests' images from docker.io
+ * and quay.io (Kube-OVN, Longhorn, RabbitMQ, MariaDB; cert-manager, KubeVirt, CDI, OLM, Medik8s,
+ * MetalLB). Not a pin: a registry's name has no release.
+ */
+export const NODE_IMAGE_REGISTRIES = [TALOS_IMAGE_FACTORY, "ghcr.io", "registry.k8s.io", "docker.io", "quay.io"] as const;
+
 /** What a production stack must say that a lab need not: D1's keys, its cluster, its nodes' addresses, its Talos machines. */
 function productionConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
-  const issues: ConfigIssue[] = [...talosBlockIssues(cfg), ...staticAddressIssues(cfg)];
+  const issues: ConfigIssue[] = [...talosBlockIssues(cfg), ...registryMirrorIssues(cfg, NODE_IMAGE_REGISTRIES), ...staticAddressIssues(cfg)];
   if (cfg.labelProfile === "default") {
     issues.push({
       path: ["labelProfile"],
@@ -76,8 +89,9 @@ export const talosProduction: Environment = {
   mustSurvive: (cfg) => (cfg.topology === "large" ? ["node", "zone"] : ["node"]),
   checks: (cfg) =>
     cfg.platform.realBackends === undefined
-      ? []
+      ? machineFactsChecks(cfg)
       : [
+          ...machineFactsChecks(cfg),
           {
             level: "error",
             code: "platform-key-environment",

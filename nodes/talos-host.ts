@@ -21,6 +21,7 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 function patchProvisions(file: NodeConfigFile): HostProvision[] {
   const by = `talos/${file.path.slice("talos/".length)}`;
   const out: HostProvision[] = [];
+  const addressedByDhcp = new Set(file.documents.filter((d) => d.kind === "DHCPv4Config").map((d) => String(d.name)));
   for (const doc of file.documents) {
     const modules = ((doc.machine as Doc | undefined)?.kernel as Doc | undefined)?.modules;
     for (const m of Array.isArray(modules) ? (modules as Doc[]) : []) {
@@ -31,7 +32,9 @@ function patchProvisions(file: NodeConfigFile): HostProvision[] {
     }
     if (doc.kind === "UserVolumeConfig") out.push({ kind: "mount", name: `${USER_VOLUME_ROOT}/${String(doc.name)}`, by });
     if (typeof doc.kind === "string" && LINK_KINDS.has(doc.kind)) {
-      out.push({ kind: "interface", name: String(doc.name), by });
+      const addressed = doc.addresses !== undefined || addressedByDhcp.has(String(doc.name));
+      const vlan = doc.kind === "VLANConfig" ? { vlan: { parent: String(doc.parent), id: Number(doc.vlanID) } } : {};
+      out.push({ kind: "interface", name: String(doc.name), by, ...(addressed ? { addressed: true as const } : {}), ...vlan });
       // a bond's members are there, enslaved to it
       for (const name of strings(doc.links)) out.push({ kind: "interface", name, by, master: String(doc.name) });
     }
@@ -48,6 +51,17 @@ function schematicProvisions(file: NodeConfigFile): HostProvision[] {
     if (!row) throw new Error(`host contract: schematic ${file.path} carries ${ext}, which platform/versions.ts HOST_FACTS does not describe`);
     return row.provides.map((c) => ({ ...c, by: `${ext} (${file.path})` }));
   });
+}
+
+/** The interfaces Open vSwitch owns on a machine (machines.yaml `ovs`): each port, and its NICs enslaved to it. */
+function ovsProvisions(m: TalosMachine): HostProvision[] {
+  const by = `${TALOS_MACHINES_FILE} ovs (Open vSwitch's, not Talos')`;
+  return (m.ovs ?? []).flatMap((port) => [
+    { kind: "interface" as const, name: port.name, by, ovs: true as const },
+    ...port.nics
+      .filter((nic) => nic !== port.name)
+      .map((nic) => ({ kind: "interface" as const, name: nic, by, master: `OVS bond ${port.name}`, ovs: true as const })),
+  ]);
 }
 
 /** Per node of a Talos stack: what its host has. */
@@ -67,7 +81,7 @@ export function talosHostProvisions(plan: Plan, hardwareVirtualization: boolean)
   return new Map(
     Object.entries(machines).map(([node, m]) => [
       node,
-      [...os, ...m.patches.flatMap((p) => patchProvisions(file(`talos/${p}`))), ...schematicProvisions(file(`talos/${m.schematic}`))],
+      [...os, ...m.patches.flatMap((p) => patchProvisions(file(`talos/${p}`))), ...schematicProvisions(file(`talos/${m.schematic}`)), ...ovsProvisions(m)],
     ]),
   );
 }

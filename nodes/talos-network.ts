@@ -5,10 +5,27 @@
 // legacy machine.network.interfaces is not written. Rendered in the node's own patch, since the
 // static address is the node's.
 import { parseCidr } from "../config/cidr";
-import { vlanName, type HostNetwork } from "../config/host-network";
+import { vipLink, vlanName, type HostNetwork } from "../config/host-network";
 import type { NodeConfig } from "../config/schema";
 
 type Doc = Record<string, unknown>;
+
+/**
+ * The routing table and rule priority of the VIP's replies. A reply from a MetalLB VIP has the VIP
+ * as its source, and without a rule it leaves through the node's default route on another link
+ * (metallb/metallb#319): uRPF and stateful firewalls drop it. The rule sends every packet from the
+ * VIP network to this table, whose routes leave through the VIP's own VLAN (Talos v1.13
+ * RoutingRuleConfig; a route's `table` in its LinkConfig/VLANConfig).
+ */
+export const VIP_ROUTE_TABLE = "180";
+export const VIP_RULE_PRIORITY = "1000";
+
+/** The VIP network and the interfaces it is announced from (openkeel:platform.metallb). */
+export interface VipRoute {
+  cidr: string;
+  gateway: string;
+  interfaces: readonly string[];
+}
 
 /** What the node's address adds to the link that carries it: the address and the default route, or nothing (DHCP). */
 function addressing(link: string, node: Pick<NodeConfig, "name" | "internalIP">, network: HostNetwork, nodeSubnet: string | undefined): Doc {
@@ -23,9 +40,26 @@ function addressing(link: string, node: Pick<NodeConfig, "name" | "internalIP">,
 
 const mtu = (value: number | undefined): Doc => (value === undefined ? {} : { mtu: value });
 
-/** The Talos documents of a node's host network, links first, then bonds, VLANs and DHCP. */
-export function hostNetworkDocuments(node: Pick<NodeConfig, "name" | "internalIP">, network: HostNetwork, nodeSubnet: string | undefined): Doc[] {
-  const at = (link: string) => addressing(link, node, network, nodeSubnet);
+/** The VIP table's routes on its link: the VIP network on the link, and its router as the table's default. */
+function vipRoutes(link: string, vip: VipRoute | undefined, via: string | undefined): Doc {
+  if (!vip || link !== via) return {};
+  return {
+    routes: [
+      { destination: vip.cidr, table: VIP_ROUTE_TABLE },
+      { gateway: vip.gateway, table: VIP_ROUTE_TABLE },
+    ],
+  };
+}
+
+/** The Talos documents of a node's host network, links first, then bonds, VLANs, DHCP and the VIP's routing rule. */
+export function hostNetworkDocuments(
+  node: Pick<NodeConfig, "name" | "internalIP">,
+  network: HostNetwork,
+  nodeSubnet: string | undefined,
+  vip?: VipRoute,
+): Doc[] {
+  const via = vip ? vipLink(network, vip) : undefined;
+  const at = (link: string) => ({ ...addressing(link, node, network, nodeSubnet), ...vipRoutes(link, vip, via) });
   const docs: Doc[] = [
     ...network.links.map((l) => ({ apiVersion: "v1alpha1", kind: "LinkConfig", name: l.name, ...mtu(l.mtu), ...at(l.name) })),
     ...network.bonds.map((b) => ({
@@ -52,5 +86,6 @@ export function hostNetworkDocuments(node: Pick<NodeConfig, "name" | "internalIP
     })),
   ];
   if (network.nodeAddress.method === "dhcp") docs.push({ apiVersion: "v1alpha1", kind: "DHCPv4Config", name: network.nodeAddress.link });
+  if (vip && via) docs.push({ apiVersion: "v1alpha1", kind: "RoutingRuleConfig", name: VIP_RULE_PRIORITY, src: vip.cidr, table: VIP_ROUTE_TABLE });
   return docs;
 }

@@ -13,7 +13,8 @@ import { clusterImages, kubeletImage } from "./talos-kubernetes";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
 import { TALOS_MACHINES_FILE, type TalosMachine, type TalosMachinesFile } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
-import { CAPACITY_VOLUME_NAME, HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type TalosConfig } from "../config/talos";
+import { CAPACITY_VOLUME_NAME, HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type InstallDiskSelector, type TalosConfig } from "../config/talos";
+import { ovsNics } from "../config/host-network";
 import { networkOf, type NetworkConfig } from "../config/network";
 import { nodeTaints, type Topology } from "../topology/topology";
 import { LONGHORN_DISK_ROLES, TALOS_CAPACITY_PATH, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
@@ -185,10 +186,46 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
   const cluster: Record<string, unknown> = { ...clusterImages(group.machineType), network: { cni: { name: "none" }, ...ranges } };
   if (allowsSchedulingOnControlPlane(group)) cluster.allowSchedulingOnControlPlanes = true;
 
-  return [{ machine, cluster }, ...volumes.map(({ name, disk }) => userVolume(name, disk))];
+  return [{ machine, cluster }, ...siteDocuments(talos), ...volumes.map(({ name, disk }) => userVolume(name, disk))];
+}
+
+/**
+ * What every machine of the site shares, so that nothing comes from Talos' internet defaults
+ * (1.1.1.1, 8.8.8.8, time.cloudflare.com: pkg/machinery/constants/constants.go:960-966 at
+ * v1.13.9): its resolvers, its time servers, and the mirrors of every registry it pulls from. The
+ * mirrors also carry Talos' installer: the install pulls it with the machine's registry
+ * configuration (internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer_tasks.go:1545-1556,
+ * crires.RegistryBuilder).
+ */
+function siteDocuments(talos: TalosConfig): Record<string, unknown>[] {
+  const docs: Record<string, unknown>[] = [];
+  if (talos.nameservers) docs.push({ apiVersion: "v1alpha1", kind: "ResolverConfig", nameservers: talos.nameservers.map((address) => ({ address })) });
+  if (talos.timeServers) docs.push({ apiVersion: "v1alpha1", kind: "TimeSyncConfig", ntp: { servers: [...talos.timeServers] } });
+  for (const [name, m] of Object.entries(talos.registries?.mirrors ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    docs.push({
+      apiVersion: "v1alpha1",
+      kind: "RegistryMirrorConfig",
+      name,
+      endpoints: m.endpoints.map((url) => ({ url, ...(m.overridePath !== undefined ? { overridePath: m.overridePath } : {}) })),
+      ...(m.skipFallback !== undefined ? { skipFallback: m.skipFallback } : {}),
+    });
+  }
+  return docs;
+}
+
+/** The install disk selector of a node: its own, else the stack's (the config rules require one of them in production). */
+export function nodeInstallDisk(node: Pick<NodeConfig, "installDisk">, talos: Pick<TalosConfig, "installDisk">): InstallDiskSelector | undefined {
+  const { name: _refused, ...selector } = node.installDisk ?? talos.installDisk ?? {};
+  return Object.keys(selector).length > 0 ? (selector as InstallDiskSelector) : undefined;
 }
 
 type LonghornDisk = NonNullable<TalosConfig["longhornDisk"]>;
+
+/** The user volumes a node's Talos patch gives it, each with the stack key that chose its disk. */
+export function nodeVolumes(node: Pick<NodeConfig, "roles">, talos: TalosConfig): { name: string; disk: LonghornDisk; key: "longhornDisk" | "capacityDisk" }[] {
+  if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return [];
+  return longhornVolumes(node, talos).map((v) => ({ name: v.name, disk: v.disk, key: v.name === CAPACITY_VOLUME_NAME ? "capacityDisk" : "longhornDisk" }));
+}
 
 /**
  * The Longhorn disks of a group, as Talos user volumes mounted at /var/mnt/<name>: the `longhorn`
@@ -227,12 +264,19 @@ function hostSubnet(ip: string): string {
  * (zone, own-prefix labels; never a role label of the hardened profile), and its host network's
  * links with its own address (./talos-network.ts).
  */
-function nodePatch(node: NodeConfig, profile: LabelProfile, cfg: Pick<LoadedConfig, "hostNetworks" | "network">): Record<string, unknown>[] {
+function nodePatch(
+  node: NodeConfig,
+  profile: LabelProfile,
+  cfg: Pick<LoadedConfig, "hostNetworks" | "network" | "platform"> & { talos: TalosConfig },
+): Record<string, unknown>[] {
   const kubelet: Record<string, unknown> = {};
   if (node.internalIP !== undefined) kubelet.nodeIP = { validSubnets: [hostSubnet(node.internalIP)] };
   // A dotted name is an FQDN to Talos: without this the Node would be named after its first label.
   if (node.name.includes(".")) kubelet.registerWithFQDN = true;
   const machine: Record<string, unknown> = {};
+  const installDisk = nodeInstallDisk(node, cfg.talos);
+  // the machine's own disk (its serial, its boot device's bus path): never gen config's /dev/sda
+  if (installDisk) machine.install = { diskSelector: installDisk };
   if (Object.keys(kubelet).length > 0) machine.kubelet = kubelet;
   const labels = nodeSelfLabels(node, profile);
   if (Object.keys(labels).length > 0) machine.nodeLabels = labels;
@@ -240,7 +284,9 @@ function nodePatch(node: NodeConfig, profile: LabelProfile, cfg: Pick<LoadedConf
   if (Object.keys(machine).length > 0) docs.push({ machine });
   docs.push({ apiVersion: "v1alpha1", kind: "HostnameConfig", auto: "off", hostname: node.name });
   const network = node.hostNetwork === undefined ? undefined : cfg.hostNetworks?.[node.hostNetwork];
-  if (network) docs.push(...hostNetworkDocuments(node, network, cfg.network?.nodeSubnet));
+  const metallb = cfg.platform.metallb;
+  const vip = metallb?.vipNetwork ? { ...metallb.vipNetwork, interfaces: metallb.interfaces } : undefined;
+  if (network) docs.push(...hostNetworkDocuments(node, network, cfg.network?.nodeSubnet, vip));
   return docs;
 }
 
@@ -277,8 +323,9 @@ export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelCon
       files.push({
         path: `${dir}/nodes/${node.name}.yaml`,
         comment: `Talos machine-config patch of node ${node.name}: hostname, node IP, self-asserted labels${node.hostNetwork ? `, host network ${node.hostNetwork}` : ""}. Apply after patches/${group.name}.yaml.`,
-        documents: nodePatch(node, topo.profile, cfg),
+        documents: nodePatch(node, topo.profile, { ...cfg, talos }),
       });
+      const ovs = node.hostNetwork === undefined ? [] : (cfg.hostNetworks?.[node.hostNetwork]?.ovs ?? []);
       machines[node.name] = {
         machineType: group.machineType,
         roles: group.roles,
@@ -287,6 +334,9 @@ export function talosNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelCon
         schematic: `schematics/${group.name}.yaml`,
         schematicId: id,
         installerImage: installerImage(id),
+        ...(node.machine !== undefined ? { machine: node.machine } : {}),
+        // Open vSwitch's, not Talos': no document above names them (config/host-network.ts)
+        ...(ovs.length > 0 ? { ovs: ovs.map((p) => ({ name: p.name, nics: ovsNics(p) })) } : {}),
       };
     }
   }

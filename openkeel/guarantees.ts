@@ -14,8 +14,9 @@ import type { LoadedConfig } from "../config/schema";
 import { HOSTNAME_LABEL, ZONE_LABEL, type Role } from "../config/roles";
 import { mergePatch, type PostRenderPatch } from "../plan/post-render";
 import { allUnits, type HelmReleaseUnit, type K8sObject, type Plan } from "../plan/plan";
-import { disruptionsAllowed, matchesLabelSelector, type LabelSelector } from "../placement/scheduling";
-import { arr, isObj, obj, type Obj, type PodTemplate } from "../placement/workloads";
+import { selects } from "../placement/pod-guarantees";
+import { disruptionsAllowed } from "../placement/scheduling";
+import { arr, isObj, obj, podTemplate, type Obj, type PodTemplate } from "../placement/workloads";
 import { galeraDisruptionsAllowed, galeraPod } from "../platform/mariadb-operator";
 import { rabbitmqPod } from "../platform/rabbitmq-operator";
 import { membersApartByZone } from "./context";
@@ -73,13 +74,8 @@ function unlistedGuarantee(chart: string, key: string): PodGuarantee | undefined
 function podsOf(o: K8sObject): PodTemplate {
   if (o.kind === "MariaDB") return galeraPod(o);
   if (o.kind === "RabbitmqCluster") return rabbitmqPod(o);
-  const template = obj(obj(o.spec).template);
-  const labels = Object.fromEntries(Object.entries(obj(obj(template.metadata).labels)).map(([k, v]) => [k, String(v)]));
-  return { labels, spec: obj(template.spec) };
+  return podTemplate(o);
 }
-
-/** A pod affinity term's selector: a missing one selects no pod (metav1.LabelSelectorAsSelector of nil). */
-const selects = (sel: unknown, labels: Record<string, string>) => isObj(sel) && matchesLabelSelector(sel as LabelSelector, labels);
 
 /** Every `labelSelector` a patch writes, with its path in the patch. */
 function patchSelectors(patch: unknown, path: string[] = []): { path: string; selector: unknown }[] {

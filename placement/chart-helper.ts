@@ -55,7 +55,8 @@ export function placementRoles(p: PlacementValue | undefined, defaultRole?: Role
   return defaultRole ? [defaultRole] : [];
 }
 
-function tolerationId(t: Toleration): string {
+/** A toleration's identity as Kubernetes reads it (an absent operator is Equal). */
+export function tolerationId(t: Toleration): string {
   return JSON.stringify([t.key ?? "", t.operator ?? "Equal", t.value ?? "", t.effect ?? "", t.tolerationSeconds ?? ""]);
 }
 

@@ -125,13 +125,28 @@ export function expandNeeds(plan: Plan, needs: readonly ComponentNeed[]): (HostN
   });
 }
 
-function provides(have: readonly HostProvision[], kind: HostCapabilityKind, anyOf: readonly string[]): boolean {
-  return have.some((p) => p.kind === kind && (p.name === "*" || anyOf.includes(p.name)));
+/**
+ * Whether the host has one of the names. What Open vSwitch owns counts only for a need that adds it
+ * to an OVS bridge, and then nothing else does: an OVS bond is no kernel interface at all, and its
+ * NICs are OVS ports.
+ */
+function provides(have: readonly HostProvision[], kind: HostCapabilityKind, anyOf: readonly string[], ovsOwned = false): boolean {
+  return have.some((p) => p.kind === kind && (p.ovs === true) === ovsOwned && (p.name === "*" || anyOf.includes(p.name)));
+}
+
+/** Why a node's interface of that name is not one OVS may take: the OS manages it (and what it carries). */
+function managedByOs(have: readonly HostProvision[], name: string): string | undefined {
+  const os = have.find((p) => p.kind === "interface" && p.name === name && p.ovs !== true);
+  if (!os) return undefined;
+  const carries = os.addressed ? ", and carries the node's address and default route, which the node would lose into the bridge" : "";
+  return `${name} is a link the node's OS manages (${os.by})${carries}; its link controller brings down and detaches a link that OVS makes ovs-system the master of (siderolabs/talos@v1.13.9 internal/app/machined/pkg/controllers/network/link_spec.go:706-758)`;
 }
 
 /** What a node has of a kind, for the message: `bridge, macvlan, … (Talos v1.13.9, Kube-OVN v1.16.2)`. */
-function describeHas(have: readonly HostProvision[], kind: HostCapabilityKind): string {
-  const of = have.filter((p) => p.kind === kind);
+function describeHas(have: readonly HostProvision[], kind: HostCapabilityKind, ovsOwned = false): string {
+  const of = have.filter((p) => p.kind === kind && (p.ovs === true) === ovsOwned);
+  if (of.length === 0 && ovsOwned) return "no interface Open vSwitch owns: its host network declares no ovs";
+  if (ovsOwned) return `only ${[...new Set(of.map((p) => p.name))].sort().join(", ")} owned by Open vSwitch`;
   if (of.length === 0 && kind === "interface") return "no host interface declared: it names no entry of openkeel:hostNetworks";
   if (of.length === 0) return `no ${KIND_WORDS[kind]}`;
   const names = [...new Set(of.map((p) => p.name))].sort();
@@ -156,12 +171,15 @@ export interface HostContractFacts {
 function needCheck(facts: HostContractFacts, p: ComponentPlacement, need: HostNeed, lacking: string[]): Check {
   const have = (n: string) => facts.provisions.get(n) ?? [];
   const byHas = new Map<string, string[]>();
-  for (const n of lacking) byHas.set(describeHas(have(n), need.kind), [...(byHas.get(describeHas(have(n), need.kind)) ?? []), n]);
+  for (const n of lacking) {
+    const has = describeHas(have(n), need.kind, need.ovsOwned);
+    byHas.set(has, [...(byHas.get(has) ?? []), n]);
+  }
   const nodes = [...byHas].map(([has, ns]) => `${ns.join(", ")} (${ns.length > 1 ? "each has" : "has"} ${has})`).join("; ");
   return {
     level: "error",
     code: NEED_CODES[need.kind],
-    message: `${p.component.name} (${p.component.kind}) needs the ${KIND_WORDS[need.kind]} ${describeNames(need.anyOf)} on every node it may run on (${need.why}), and ${lacking.length === 1 ? "this node lacks" : "these nodes lack"} it: ${nodes}`,
+    message: `${p.component.name} (${p.component.kind}) needs the ${KIND_WORDS[need.kind]} ${describeNames(need.anyOf)}${need.ovsOwned ? ", owned by Open vSwitch," : ""} on every node it may run on (${need.why}), and ${lacking.length === 1 ? "this node lacks" : "these nodes lack"} it: ${nodes}`,
     fix: need.fix,
     path: need.configPath ?? p.component.configPath ?? `openkeel:nodes[${facts.nodeIndex(lacking[0])}].roles`,
   };
@@ -174,7 +192,8 @@ function needCheck(facts: HostContractFacts, p: ComponentPlacement, need: HostNe
 function takenInterfaces(facts: HostContractFacts, byName: ReadonlyMap<string, ReportNode>): Map<string, Map<string, string>> {
   const taken = new Map<string, Map<string, string>>();
   const take = (node: string, iface: string, master: string) => taken.set(node, (taken.get(node) ?? new Map()).set(iface, master));
-  for (const [node, have] of facts.provisions) for (const p of have) if (p.kind === "interface" && p.master) take(node, p.name, `bond ${p.master}`);
+  for (const [node, have] of facts.provisions)
+    for (const p of have) if (p.kind === "interface" && p.master) take(node, p.name, p.ovs ? p.master : `bond ${p.master}`);
   for (const { component, needs } of facts.contract.needs) {
     const p = placementOf(facts.plan, facts.placements, component, "states its needs");
     for (const need of needs) {
@@ -192,7 +211,11 @@ function takenInterfaces(facts: HostContractFacts, byName: ReadonlyMap<string, R
 function freeInterface(need: HostNeed, have: readonly HostProvision[], taken: ReadonlyMap<string, string> | undefined): { met: boolean; held: string[] } {
   const present = need.anyOf.filter((n) => provides(have, "interface", [n]));
   const held = present.filter((n) => taken?.has(n)).map((n) => `${n} is enslaved to ${taken!.get(n)}`);
-  return { met: present.length > held.length, held };
+  // what OVS owns is no free kernel interface: an OVS bond is none at all, its NICs are OVS ports
+  const ovs = need.anyOf
+    .filter((n) => !present.includes(n) && provides(have, "interface", [n], true))
+    .map((n) => `${n} is Open vSwitch's (${taken?.get(n) ?? "declared under ovs"})`);
+  return { met: present.length > held.length, held: [...held, ...ovs] };
 }
 
 /** Nodes that have the interface, but only as another's slave: the component cannot use it there. */
@@ -206,6 +229,34 @@ function enslavedCheck(facts: HostContractFacts, p: ComponentPlacement, need: Ho
     fix: need.fix,
     path: need.configPath ?? p.component.configPath ?? `openkeel:nodes[${facts.nodeIndex(nodes[0].n)}].roles`,
   };
+}
+
+/**
+ * One network on every node a component may use it on: an interface it names (an attachment's
+ * master, MetalLB's) is the same VLAN, parent and tag, wherever it is a VLAN. The same name on
+ * another tag is another segment: the pods of one node would not reach those of the other.
+ */
+function identityCheck(facts: HostContractFacts, p: ComponentPlacement, need: HostNeed): Check[] {
+  const seen = new Map<string, { parent: string; id: number; nodes: string[] }[]>();
+  for (const node of p.eligible) {
+    for (const prov of facts.provisions.get(node) ?? []) {
+      if (prov.kind !== "interface" || !prov.vlan || !need.anyOf.includes(prov.name)) continue;
+      const ids = seen.get(prov.name) ?? [];
+      const same = ids.find((x) => x.parent === prov.vlan!.parent && x.id === prov.vlan!.id);
+      if (same) same.nodes.push(node);
+      else ids.push({ ...prov.vlan, nodes: [node] });
+      seen.set(prov.name, ids);
+    }
+  }
+  return [...seen]
+    .filter(([, ids]) => ids.length > 1)
+    .map(([name, ids]) => ({
+      level: "error" as const,
+      code: "host-interface-identity",
+      message: `${p.component.name} (${p.component.kind}) uses ${name} as one network (${need.why}), and it is not one VLAN: ${ids.map((x) => `VLAN ${x.id} of ${x.parent} on ${x.nodes.join(", ")}`).join("; ")}`,
+      fix: `tag ${name} alike in every host network that declares it (openkeel:hostNetworks.<name>.vlans), or give the other segment its own name`,
+      path: need.configPath ?? p.component.configPath ?? `openkeel:nodes[${facts.nodeIndex(ids[1].nodes[0])}].hostNetwork`,
+    }));
 }
 
 /** Whether a component places pods of its own on the pod network (not on the host's, not a node selection). */
@@ -241,17 +292,18 @@ export function hostContractChecks(facts: HostContractFacts): Check[] {
         const lackingByName = new Map<string, string[]>();
         for (const node of p.eligible) {
           const name = byName.get(node)?.labels[need.nodeLabel];
-          if (name === undefined || provides(facts.provisions.get(node) ?? [], need.kind, [name])) continue;
+          if (name === undefined || provides(facts.provisions.get(node) ?? [], need.kind, [name], need.ovsOwned)) continue;
           lackingByName.set(name, [...(lackingByName.get(name) ?? []), node]);
         }
         for (const [name, nodes] of lackingByName) {
           const path = `openkeel:nodes[${facts.nodeIndex(nodes[0])}].labels["${need.nodeLabel}"]`;
-          checks.push(
-            needCheck(facts, p, { ...need, anyOf: [name], configPath: path, why: `${need.why}; the node's ${need.nodeLabel} label names it` }, nodes),
-          );
+          const managed = need.ovsOwned ? managedByOs(facts.provisions.get(nodes[0]) ?? [], name) : undefined;
+          const why = `${need.why}; the node's ${need.nodeLabel} label names it${managed ? `, and ${managed}` : ""}`;
+          checks.push(needCheck(facts, p, { ...need, anyOf: [name], configPath: path, why }, nodes));
         }
         continue;
       }
+      if (need.kind === "interface") checks.push(...identityCheck(facts, p, need));
       if (need.free) {
         const judged = p.eligible.map((n) => ({ n, ...freeInterface(need, facts.provisions.get(n) ?? [], taken.get(n)) }));
         const enslaved = judged.filter((j) => !j.met && j.held.length > 0);
@@ -270,7 +322,7 @@ export function hostContractChecks(facts: HostContractFacts): Check[] {
 /** A need in words, as placement.md lists it: `CNI plugin 'macvlan'`, `host interface named by label …`. */
 function describeNeed(need: HostNeed | NodeLabelNeed): string {
   const what = "nodeLabel" in need ? `named by the node's ${need.nodeLabel} label` : describeNames(need.anyOf);
-  const free = "free" in need && need.free ? ", free of any master" : "";
+  const free = "free" in need && need.free ? ", free of any master" : need.ovsOwned ? ", owned by Open vSwitch" : "";
   return `${KIND_WORDS[need.kind]} ${what}${free}`;
 }
 

@@ -49,8 +49,23 @@ export interface Component {
    * @default it must be able to run somewhere
    */
   mayMatchNone?: true;
-  /** Topology keys of required anti-affinity against its own pods (one replica per domain). */
+  /**
+   * Topology keys of required anti-affinity against its own pods (one replica per domain); the
+   * platform charts' readers state it for every component the chart renders, absent meaning none.
+   */
   requiredAntiAffinity?: string[];
+  /**
+   * Its DoNotSchedule topology spread constraints over its own pods (a ScheduleAnyway one is a preference).
+   * @default none
+   */
+  requiredSpread?: RequiredSpread[];
+  /**
+   * The PodDisruptionBudgets over its pods. The readers of the platform charts state them for every
+   * component the chart renders, absent meaning none, like its priority class (both held to the chart by
+   * test/integration/placement/chart-placement.test.ts).
+   * @default none
+   */
+  disruptionBudgets?: DisruptionBudget[];
   /** The design's § 2 row: the roles it runs on. A DaemonSet must cover every node of them. */
   designRoles: DesignRoles;
   /**
@@ -70,6 +85,18 @@ export interface Component {
    * @default none
    */
   facts?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** One DoNotSchedule spread constraint over a component's own pods. */
+export interface RequiredSpread {
+  topologyKey: string;
+  maxSkew: number;
+}
+
+/** A PodDisruptionBudget's bound on a drain, as written: minAvailable or maxUnavailable (a number or a percentage). */
+export interface DisruptionBudget {
+  minAvailable?: number | string;
+  maxUnavailable?: number | string;
 }
 
 /**
@@ -128,7 +155,7 @@ export interface UpstreamWorkload {
  * What a platform chart renders at its pin, against the components its release's reader models:
  * the reader reads values, so which model component stands for which workload of the chart's
  * output is written here, beside it (test/integration/placement/chart-placement.test.ts renders the chart and holds each
- * workload to its component: node set, priority class, replicas).
+ * workload to its component: node set, replicas, and the guarantees of its pods: placement/pod-guarantees.ts).
  */
 export interface ChartWorkloads {
   /**
@@ -272,6 +299,12 @@ export const priorityOf = (name: unknown): Pick<Component, "priorityClass"> => {
 export function podTemplateSpec(o: K8sObject): Obj {
   const spec = obj(o.spec);
   return o.kind === "Pod" ? spec : obj(obj(spec.template).spec);
+}
+
+/** The pods a workload object makes: its template's labels (a bare Pod's own) and spec. */
+export function podTemplate(o: K8sObject): PodTemplate {
+  const meta = o.kind === "Pod" ? obj(o.metadata) : obj(obj(obj(o.spec).template).metadata);
+  return { labels: strMap(meta.labels) ?? {}, spec: podTemplateSpec(o) };
 }
 
 /**

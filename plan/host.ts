@@ -37,6 +37,12 @@ export interface HostNeed {
    * @default it uses the interface and leaves it free
    */
   takes?: string;
+  /**
+   * The interface must be one Open vSwitch owns (openkeel:hostNetworks.*.ovs), never one Talos
+   * manages: the component adds it to an OVS bridge, which Talos' link controller would fight.
+   * @default any interface of that name
+   */
+  ovsOwned?: true;
 }
 
 /** A need whose name each node says itself: the value of one of its labels (the OVN chassis' external NIC). */
@@ -76,6 +82,21 @@ export interface HostProvision extends HostCapability {
    * @default none
    */
   master?: string;
+  /**
+   * Open vSwitch owns it, not the node's OS: only a need that adds it to an OVS bridge may use it.
+   * @default the OS manages it
+   */
+  ovs?: true;
+  /**
+   * The node's own address and default route are on it.
+   * @default not
+   */
+  addressed?: true;
+  /**
+   * A VLAN's identity: its parent and tag, what the switch port sees.
+   * @default not a VLAN
+   */
+  vlan?: { parent: string; id: number };
 }
 
 /** What the components of a Plan need of the hosts, and install on them. */

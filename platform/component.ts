@@ -3,7 +3,7 @@
 // namespaces it runs in, the labels it needs on nodes, its part in a node's life, how the placement
 // report reads its workloads, its plan checks and its pins. An environment lists the platform
 // components it installs, in install order (environments/), and nothing else; OpenKeel itself is
-// one more entry of the same shape, installed last (openkeel/component.ts).
+// one more entry of the same shape, installed last (openkeel/descriptor.ts).
 import type { Check, Problem } from "../config/problems";
 import type { Config } from "../config/schema";
 import { platformConfigSchema, type PlatformConfig } from "../config/platform";

@@ -218,8 +218,10 @@ const readRelease: UnitReader = (u) => {
     }),
     platformComponent(u, "kube-ovn-monitor", "Deployment", monitor, CONTROL_PLANE, { replicas: 1, ...cluster, requiredAntiAffinity: [HOSTNAME_LABEL] }),
     platformComponent(u, "kube-ovn-cni+ovs-ovn+pinger", "DaemonSet", ds, "allNodes", { priorityClass: "system-node-critical" }),
-    // Helm hooks: never post-rendered (Helm hands the post-renderer the manifests only)
-    platformComponent(u, "post-delete-hook+upgrade-hooks", "Pods", hooks, "allNodes"),
+    // Helm hooks: never post-rendered (Helm hands the post-renderer the manifests only); each Job's
+    // pod keeps off a node running one of its own (templates/post-delete-hook.yaml:89,
+    // pre-upgrade-ovs-ovn.yaml:86, upgrade-ovs-ovn.yaml:122 at v1.16.2)
+    platformComponent(u, "post-delete-hook+upgrade-hooks", "Pods", hooks, "allNodes", { requiredAntiAffinity: [HOSTNAME_LABEL] }),
   ];
 };
 

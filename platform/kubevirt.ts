@@ -7,7 +7,11 @@
 // (docs/design-decisions.md).
 import { isDrained, NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { stateChange, type NodeLifecycle, type SlottedStep } from "../lifecycle/contributor";
+import type { Check } from "../config/problems";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION } from "../config/roles";
+import type { Config } from "../config/schema";
+import type { EnvironmentTraits } from "../topology/environment";
+import type { Topology } from "../topology/topology";
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
 import type { PodScheduling } from "../placement/scheduling";
@@ -39,6 +43,35 @@ function virtHandlerPlacement(ctx: StackContext) {
 
 const KUBEVIRT_CR_UNIT = "kubevirt";
 
+/** KubeVirt emulates (`developerConfiguration.useEmulation`) where the environment's nodes have no /dev/kvm: kind's. */
+const emulates = (env: EnvironmentTraits) => !env.hardwareVirtualization;
+
+/**
+ * Emulation never in a cloud (issue 45): with useEmulation a VM pod requests no /dev/kvm, so the
+ * scheduler may place it on a hypervisor without one (kubevirt@v1.9.0
+ * pkg/virt-controller/services/renderresources.go:478-480), where virt-launcher, finding no KVM, runs
+ * the guest on QEMU's software CPU instead of failing (pkg/virt-launcher/virtwrap/converter/kvm/
+ * configurator.go:103-109). A cloud's VMs are its tenants': § 2 runs virt-handler with /dev/kvm on
+ * every compute node. Refused on every stack of an environment whose traits say it both holds a
+ * cloud's inventory and emulates, before the host contract could blame a node or a role for it.
+ */
+function emulationChecks(cfg: Config, topo: Topology): Check[] {
+  const env = topo.environment;
+  if (!emulates(env) || !env.cloudInventory) return [];
+  const file = `environments/${cfg.environment}.ts`;
+  return [
+    {
+      level: "error",
+      code: "kubevirt-emulation",
+      file,
+      message:
+        "KubeVirt would run this cloud's VMs without /dev/kvm (its CR's developerConfiguration.useEmulation, as the environment's traits count its nodes without hardware virtualization): " +
+        "a VM pod then requests no /dev/kvm, may be placed on a hypervisor without it and runs on QEMU's emulated CPU, many times slower and without the host CPU Nova offers; § 2 runs virt-handler with /dev/kvm on every compute node",
+      fix: `set hardwareVirtualization: true in the traits of ${file} (Talos builds KVM in: a hypervisor without /dev/kvm has virtualization switched off in its firmware, and the host contract then names it); emulation is for a lab, whose environment holds no cloud inventory`,
+    },
+  ];
+}
+
 function kubevirtUnit(ctx: StackContext): ManifestsUnit {
   const objects: K8sObject[] = [
     {
@@ -57,7 +90,7 @@ function kubevirtUnit(ctx: StackContext): ManifestsUnit {
           migrations: { parallelMigrationsPerCluster: 5, parallelOutboundMigrationsPerNode: 2 },
           evictionStrategy: "LiveMigrate",
           // no /dev/kvm on the nodes (kind's): emulate
-          ...(!ctx.topo.environment.hardwareVirtualization ? { developerConfiguration: { useEmulation: true } } : {}),
+          ...(emulates(ctx.topo.environment) ? { developerConfiguration: { useEmulation: true } } : {}),
         },
       },
     },
@@ -153,7 +186,7 @@ const readKubeVirt: ObjectReader = (u, o) => {
  * and a VM pod that requests it stays Pending (pkg/virt-controller/services/renderresources.go:466-480).
  */
 function kubevirtHost(ctx: StackContext): Partial<HostContract> {
-  const emulates = !ctx.topo.environment.hardwareVirtualization;
+  const emulated = emulates(ctx.topo.environment);
   const device = (name: string, why: string) => ({
     kind: "device" as const,
     anyOf: [name],
@@ -165,9 +198,9 @@ function kubevirtHost(ctx: StackContext): Partial<HostContract> {
       {
         component: `${KUBEVIRT_CR_UNIT}/kubevirt/virt-handler`,
         needs: [
-          ...(emulates ? [] : [device("/dev/kvm", "each VM pod requests devices.kubevirt.io/kvm: the VM runs on KVM")]),
+          ...(emulated ? [] : [device("/dev/kvm", "each VM pod requests devices.kubevirt.io/kvm: the VM runs on KVM")]),
           device("/dev/net/tun", "each VM pod with a network interface requests devices.kubevirt.io/tun"),
-          ...(emulates ? [] : [device("/dev/vhost-net", "each virtio NIC requests devices.kubevirt.io/vhost-net")]),
+          ...(emulated ? [] : [device("/dev/vhost-net", "each virtio NIC requests devices.kubevirt.io/vhost-net")]),
         ],
       },
     ],
@@ -227,4 +260,5 @@ export const kubevirt: PlatformComponent = {
   ),
   host: kubevirtHost,
   lifecycle: kubevirtLifecycle,
+  checks: emulationChecks,
 };

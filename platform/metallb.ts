@@ -38,6 +38,7 @@ import type { Topology } from "../topology/topology";
 import { after, type PlatformComponent, type UpstreamManifest } from "./component";
 import { controlPlaneScheduling, pinnedManifestUnit, type StackContext } from "./context";
 import { METALLB_NATIVE } from "./versions";
+import { vipLink } from "../config/host-network";
 
 const METALLB_TYPE = "openkeel:platform:MetalLB";
 const METALLB_POOL_TYPE = "openkeel:platform:MetalLBPool";
@@ -220,6 +221,57 @@ function checks(cfg: Config, topo: Topology): Check[] {
   return out;
 }
 
+/**
+ * Where the VIP is announced from a link other than the nodes' own, its replies need their way
+ * back (nodes/talos-network.ts VIP_ROUTE_TABLE): the stack names the VIP network, and every pool
+ * address and its router are in it.
+ */
+function routeBackChecks(cfg: Config, topo: Topology): Check[] {
+  const settings = cfg.platform.metallb;
+  if (!settings || !topo.environment.physicalNetworks) return [];
+  const apart = Object.entries(cfg.hostNetworks ?? {}).filter(([, n]) => vipLink(n, settings) !== undefined);
+  const vip = settings.vipNetwork;
+  if (apart.length > 0 && vip === undefined) {
+    const [name, n] = apart[0];
+    return [
+      {
+        level: "error",
+        code: "metallb-route-back",
+        message: `the VIP is announced from ${vipLink(n, settings)} of host network '${name}'${apart.length > 1 ? ` (and ${apart.length - 1} more)` : ""}, but its replies would leave through the node's default route on ${n.nodeAddress.link} with the VIP as their source (metallb/metallb#319), which uRPF and stateful firewalls drop`,
+        fix: "add vipNetwork: {cidr: <the VIP VLAN's prefix>, gateway: <its router>} to openkeel:platform.metallb: the nodes then route the VIP's replies out of its own VLAN",
+        path: "openkeel:platform.metallb",
+      },
+    ];
+  }
+  const c = vip ? parseCidr(vip.cidr) : undefined;
+  if (!vip || !c) return [];
+  const out: Check[] = [];
+  const gw = parseAddress(vip.gateway);
+  if (gw && !rangesOverlap({ first: gw.value, last: gw.value }, c)) {
+    out.push({
+      level: "error",
+      code: "metallb-route-back",
+      message: `${vip.gateway} is outside ${vip.cidr}: no node could reach it on the VIP's VLAN`,
+      fix: `write the router of ${vip.cidr}`,
+      path: "openkeel:platform.metallb.vipNetwork.gateway",
+    });
+  }
+  settings.addresses.forEach((entry, i) => {
+    const r = poolRange(entry);
+    const last = c.value + (1n << BigInt(32 - c.prefix)) - 1n;
+    if (r && (r.first < c.value || r.last > last)) {
+      out.push({
+        level: "error",
+        code: "metallb-route-back",
+        message: `${entry} is not all in the VIP network ${vip.cidr}: replies from its other addresses would miss the rule`,
+        fix: `give the pool addresses of ${vip.cidr}, or correct vipNetwork.cidr`,
+        path: `openkeel:platform.metallb.addresses[${i}]`,
+      });
+    }
+  });
+  return out;
+}
+
 function rangesOverlap(r: { first: bigint; last: bigint }, c: Cidr): boolean {
   const last = c.value + (1n << BigInt(32 - c.prefix)) - 1n;
   return r.first <= last && c.value <= r.last;
@@ -279,5 +331,5 @@ export const metallb: PlatformComponent = {
       [METALLB_POOL_TYPE]: unplaced("a pool and its advertisement: no pods"),
     },
   },
-  checks,
+  checks: (cfg, topo) => [...checks(cfg, topo), ...routeBackChecks(cfg, topo)],
 };

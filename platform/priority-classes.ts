@@ -4,7 +4,7 @@
 // has openkeel-chart render them (§ 5.1 `priorityClasses.create`), but § 5.2 "What is implemented"
 // lists no such template, and the operators installed before openkeel-infra need them already
 // (docs/design-decisions.md).
-import type { Check } from "../config/problems";
+import { valueAt, type Check } from "../config/problems";
 import { manifestsUnit, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
 
 /** § 2's classes by their role in `global.placementDefaults.priorityClasses`. */
@@ -42,30 +42,59 @@ function priorityClass(name: string, value: number, description: string, preempt
   };
 }
 
+type Tier = keyof typeof PRIORITY_CLASSES;
+
+/** § 2's table: each tier's value, whether its pods may preempt, and what runs at it. */
+const DESIGN_TIERS: Readonly<Record<Tier, { value: number; preempts: boolean; runs: string }>> = {
+  infra: { value: 1_000_000, preempts: true, runs: "Galera, RabbitMQ, OVN central" },
+  control: { value: 900_000, preempts: true, runs: "the APIs, conductors, schedulers, workers and the operators' controllers" },
+  // never preempt anything; only preempted by infra that lost its node (§ 2)
+  vm: { value: 500_000, preempts: false, runs: "VMs (virt-launcher pods)" },
+};
+/** The tiers from the highest: each one's pods may preempt those of the tiers after it. */
+const TIER_ORDER: readonly Tier[] = ["infra", "control", "vm"];
+
 /** § 2's values: far below system-*-critical (2e9), below Longhorn's and KubeVirt's own (1e9). */
 export function priorityClassesUnit(): ManifestsUnit {
+  const of = (tier: Tier, description: string) =>
+    priorityClass(PRIORITY_CLASSES[tier], DESIGN_TIERS[tier].value, `${description} (design § 2)`, !DESIGN_TIERS[tier].preempts);
   return manifestsUnit(PRIORITY_CLASSES_UNIT, "openkeel:platform:PriorityClasses", [
-    priorityClass(PRIORITY_CLASSES.infra, 1_000_000, "Galera, RabbitMQ, OVN central (design § 2)"),
-    priorityClass(PRIORITY_CLASSES.control, 900_000, "OpenKeel APIs, conductors, schedulers, workers; the operators' controllers (design § 2)"),
-    // never preempt anything; only preempted by infra that lost its node (§ 2)
-    priorityClass(PRIORITY_CLASSES.vm, 500_000, "virt-launcher pods (design § 2)", true),
+    of("infra", "Galera, RabbitMQ, OVN central"),
+    of("control", "OpenKeel APIs, conductors, schedulers, workers; the operators' controllers"),
+    of("vm", "virt-launcher pods"),
   ]);
 }
 
-/** Classes the API server creates itself (kube-apiserver's scheduling bootstrap: SystemPriorityClasses). */
-const BUILT_IN: ReadonlySet<string> = new Set(["system-node-critical", "system-cluster-critical"]);
+/** A class no unit of ours creates, with its value as its creator writes it. */
+interface FixedClass {
+  name: string;
+  value: number;
+}
+
+/**
+ * Classes the API server creates itself (k8s.io/kubernetes v1.36.3 pkg/apis/scheduling/v1/helpers.go
+ * systemPriorityClasses, lines 29-43: SystemCriticalPriority + 1000 and SystemCriticalPriority, twice
+ * the highest value a user's class may have, pkg/apis/scheduling/types.go lines 29-32).
+ */
+const BUILT_IN: readonly FixedClass[] = [
+  { name: "system-node-critical", value: 2_000_001_000 },
+  { name: "system-cluster-critical", value: 2_000_000_000 },
+];
 
 /** Classes an upstream artifact creates with itself: usable by that unit, and by every later phase. */
-const UPSTREAM: readonly { name: string; unitType: string; source: string }[] = [
+const UPSTREAM: readonly (FixedClass & { unitType: string; source: string })[] = [
   {
     name: "longhorn-critical",
+    value: 1_000_000_000,
     unitType: "openkeel:platform:Longhorn",
-    source: "longhorn/longhorn chart/templates/priorityclass.yaml (value 1e9), the default of defaultSettings.priorityClass (settings.md 1.12.1)",
+    source:
+      "longhorn/longhorn chart/templates/priorityclass.yaml (value 1e9, line 9 at 1.12.1), the default of defaultSettings.priorityClass (settings.md 1.12.1)",
   },
   {
     name: "kubevirt-cluster-critical",
+    value: 1_000_000_000,
     unitType: "openkeel:platform:KubeVirtOperator",
-    source: "kubevirt-operator.yaml v1.9.0 (PriorityClass, value 1e9; virt-operator hard-codes it on its operands)",
+    source: "kubevirt-operator.yaml v1.9.0 (PriorityClass, value 1e9, line 7032; virt-operator hard-codes it on its operands)",
   },
 ];
 
@@ -119,7 +148,7 @@ const created = (u: Unit) => (u.kind === "Manifests" ? u.objects.filter((o) => o
  * the workload never starts.
  */
 export function missingPriorityClasses(plan: Plan): ClassUse[] {
-  const earlier = new Set<string>(BUILT_IN);
+  const earlier = new Set<string>(BUILT_IN.map((c) => c.name));
   const missing: ClassUse[] = [];
   for (const ph of plan.phases) {
     const inPhase = new Map<string, string[]>(ph.units.map((u) => [u.name, created(u)]));
@@ -221,4 +250,132 @@ export function priorityClassReplacements(plan: Plan, deployed: readonly K8sObje
 }
 
 /** What the check's fix names: the classes that always exist by the time a unit's pods are created. */
-export const KNOWN_PRIORITY_CLASSES = `${[...BUILT_IN].join(", ")} (built in), ${Object.values(PRIORITY_CLASSES).join(", ")} (unit ${PRIORITY_CLASSES_UNIT}, phase crds-operators)`;
+export const KNOWN_PRIORITY_CLASSES = `${BUILT_IN.map((c) => c.name).join(", ")} (built in), ${Object.values(PRIORITY_CLASSES).join(", ")} (unit ${PRIORITY_CLASSES_UNIT}, phase crds-operators)`;
+
+// ---- the order (§ 2) --------------------------------------------------------------------------
+
+/** Where the classes of the order are written: what a finding that no stack key causes names. */
+export const PRIORITY_CLASSES_FILE = "platform/priority-classes.ts";
+
+/** A class as the scheduler ranks it: its value, and whether its pods may preempt (preemptionPolicy). */
+interface Ranked {
+  value: number;
+  preempts: boolean;
+}
+
+/** Every class a pod of the Plan may name, ranked: the built-in and upstream ones, and those the Plan creates. */
+function rankedClasses(plan: Plan): Map<string, Ranked> {
+  const out = new Map<string, Ranked>([...BUILT_IN, ...UPSTREAM].map((c) => [c.name, { value: c.value, preempts: true }]));
+  for (const u of plan.phases.flatMap((ph) => ph.units)) {
+    for (const o of u.kind === "Manifests" ? u.objects.filter(isPriorityClass) : []) {
+      out.set(o.metadata.name, { value: Number(o.value), preempts: o.preemptionPolicy !== "Never" });
+    }
+  }
+  return out;
+}
+
+/** § 2's order, highest first, in words: what every finding of the order quotes. */
+export const PRIORITY_ORDER = [
+  ...[...BUILT_IN, ...UPSTREAM]
+    .reduce(
+      (groups, c) => {
+        const last = groups.at(-1);
+        if (last?.value === c.value) last.names.push(c.name);
+        else groups.push({ value: c.value, names: [c.name] });
+        return groups;
+      },
+      [] as { value: number; names: string[] }[],
+    )
+    .map((g) => `${g.names.join(" = ")} (${g.value})`),
+  ...TIER_ORDER.map((t) => `${PRIORITY_CLASSES[t]} (${DESIGN_TIERS[t].value}${DESIGN_TIERS[t].preempts ? "" : ", never preempts"}: ${DESIGN_TIERS[t].runs})`),
+].join(" > ");
+
+/** The lowest value of the classes above ours: what keeps the nodes, the pod network, the volumes and KubeVirt up. */
+const LOWEST_FIXED = Math.min(...[...BUILT_IN, ...UPSTREAM].map((c) => c.value));
+
+/** One way a tier map breaks the order: the tier whose class is wrong, and why. */
+interface OrderBreak {
+  tier: Tier;
+  message: string;
+}
+
+/**
+ * How the classes `map` gives the tiers break § 2's order (empty when they keep it). A tier whose
+ * class has not § 2's value and policy is judged: strictly below the tiers before it and above those
+ * after it (a pod preempts only pods of a lower value, and none with preemptionPolicy Never:
+ * k8s.io/kubernetes v1.36.3 pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go
+ * PodEligibleToPreemptOthers line 364, isPreemptionAllowed line 397), below the classes of what the
+ * control plane runs on (Longhorn, KubeVirt, the built-in ones), never preempting for the VMs and
+ * preempting for the infra tier (§ 2: VMs are "only preempted by infra that lost its node"). A class
+ * it cannot rank (one that does not exist) is priority-class-missing's.
+ */
+function orderBreaks(map: Readonly<Record<Tier, string>>, classes: ReadonlyMap<string, Ranked>): OrderBreak[] {
+  const at = (t: Tier) => classes.get(map[t]);
+  const show = (t: Tier) => `${map[t]} (${at(t)!.value}${at(t)!.preempts ? "" : ", never preempts"})`;
+  const moved = TIER_ORDER.filter((t) => at(t) !== undefined && (at(t)!.value !== DESIGN_TIERS[t].value || at(t)!.preempts !== DESIGN_TIERS[t].preempts));
+  return moved.flatMap((tier) => {
+    const mine = at(tier)!;
+    const i = TIER_ORDER.indexOf(tier);
+    const { runs } = DESIGN_TIERS[tier];
+    const ranked = TIER_ORDER.filter((o) => o !== tier && at(o) !== undefined);
+    const above = ranked.filter((o) => TIER_ORDER.indexOf(o) < i && at(o)!.value <= mine.value);
+    const below = ranked.filter((o) => TIER_ORDER.indexOf(o) > i && at(o)!.value >= mine.value);
+    const names = (ts: Tier[]) => ts.map((t) => DESIGN_TIERS[t].runs).join(" and ");
+    const faults: string[] = [];
+    if (mine.value >= LOWEST_FIXED)
+      faults.push(`it is not below ${UPSTREAM.map((c) => c.name).join(" and ")} (${LOWEST_FIXED}): it could preempt what the control plane runs on`);
+    if (above.length > 0) {
+      const preempted = above.filter((o) => mine.preempts && at(o)!.value < mine.value);
+      faults.push(
+        `it is not below ${above.map(show).join(" and ")}: ${names(above)} could no longer preempt them` +
+          (preempted.length ? `, and they would preempt ${names(preempted)}` : ""),
+      );
+    }
+    if (below.length > 0) {
+      const preempting = below.filter((o) => at(o)!.preempts && at(o)!.value > mine.value);
+      faults.push(
+        `it is not above ${below.map(show).join(" and ")}: they could no longer preempt ${names(below)}` +
+          (preempting.length ? `, and ${names(preempting)} would preempt them` : ""),
+      );
+    }
+    if (tier === "vm" && mine.preempts)
+      faults.push("its pods preempt: a VM started on a full node would evict what runs below it, where § 2 has VMs preempt nothing");
+    if (tier === "infra" && !mine.preempts) faults.push("its pods never preempt: a member that lost its node could not take a VM's place (§ 2)");
+    return faults.length > 0 ? [{ tier, message: `${runs} run at ${show(tier)}: ${faults.join("; ")}` }] : [];
+  });
+}
+
+/** Every class map a unit of the Plan writes: the OpenKeel releases' `global.placementDefaults.priorityClasses`, with its values path. */
+function tierMaps(plan: Plan): { unit: string; path: string[]; map: Record<Tier, string> }[] {
+  const path = ["global", "placementDefaults", "priorityClasses"];
+  return plan.phases
+    .flatMap((ph) => ph.units)
+    .flatMap((u) => {
+      const map = u.kind === "HelmRelease" ? valueAt(u.values, path) : undefined;
+      return map && typeof map === "object" ? [{ unit: u.name, path, map: map as Record<Tier, string> }] : [];
+    });
+}
+
+/** One break of the order: in the classes this repository creates (`code`), or in a release's tier map (its unit and values path). */
+export interface OrderFinding {
+  message: string;
+  /** The values path of the tier's class in the release's values; absent: the classes themselves (this repository's). */
+  at?: { unit: string; path: (string | number)[] };
+}
+
+/**
+ * § 2's order of priority classes held on a Plan: the classes it creates, ranked with the built-in
+ * and upstream ones, and every tier map a release is given. A tier map that names § 2's classes is
+ * judged once, as the classes themselves.
+ */
+export function priorityOrderFindings(plan: Plan): OrderFinding[] {
+  const classes = rankedClasses(plan);
+  const own = orderBreaks(PRIORITY_CLASSES, classes).map((b) => ({ message: `PriorityClass ${PRIORITY_CLASSES[b.tier]}: ${b.message}` }));
+  if (own.length > 0) return own;
+  return tierMaps(plan).flatMap(({ unit, path, map }) =>
+    orderBreaks(map, classes).map((b) => ({
+      message: `release ${unit}, tier ${b.tier} (${map[b.tier]}): ${b.message}`,
+      at: { unit, path: [...path, b.tier] },
+    })),
+  );
+}

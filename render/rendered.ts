@@ -157,6 +157,10 @@ export interface TalosMachine {
   schematic: string;
   schematicId: string;
   installerImage: string;
+  /** The machine it is: its facts, stacks/facts/<stack>/<machine>.yaml. */
+  machine?: string | undefined;
+  /** The interfaces Open vSwitch takes on it (the chassis' external NIC), and their NICs: none of its Talos documents names them. */
+  ovs?: { name: string; nics: string[] }[] | undefined;
 }
 
 /** talos/machines.yaml: the versions every node's configuration is for, and its nodes. */
@@ -467,6 +471,8 @@ const machinesSchema = z.object({
       schematic: z.string(),
       schematicId: z.string(),
       installerImage: z.string(),
+      machine: z.string().optional(),
+      ovs: z.array(z.object({ name: z.string(), nics: z.array(z.string()) })).optional(),
     }),
   ),
 });

@@ -5,8 +5,12 @@
 // then every workload of the output (hooks included) read by the generic workload reader
 // (placement/workloads.ts) and judged on the nodes of rendered/<stack>/placement.json with
 // Kubernetes' rules (placement/scheduling.ts). Each must equal the model component its chart's table
-// (`charts` of its platform module) maps it to: the nodes it may run on, its kind, priority class
-// and replicas. A workload no table maps, or a component no workload stands for, is a problem too.
+// (`charts` of its platform module) maps it to: the nodes it may run on, its kind and replicas, and
+// every guarantee the model states of its pods (issue 45; placement/pod-guarantees.ts): required
+// anti-affinity and DoNotSchedule spread over its own pods, the PodDisruptionBudgets over them, its
+// tolerations and priority class. The model's guarantees are its readers' statements for the stack
+// (planStack's components: placement.json records where each may run, not what it promises).
+// A workload no table maps, or a component no workload stands for, is a problem too.
 //
 // Hooks: Helm hands its post-renderer the manifests only. helm.sh/helm/v3@v3.20.2
 // pkg/action/action.go renderResources: SortManifests splits the hooks off (lines 169–172) and
@@ -26,10 +30,14 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { postRenderExecutable } from "../components/post-render";
+import { readStack } from "../config/stack-file";
+import { planStack } from "../environments";
 import { ENVIRONMENTS } from "../environments/registry";
+import { OPENKEEL_SERVICES } from "../openkeel/services";
 import type { PlacementComponent, PlacementData, PlacementNode } from "../placement/data";
+import { antiAffinityTerms, guaranteeDifferences, modelGuarantees, podGuarantees, type PodGuarantees } from "../placement/pod-guarantees";
 import { ineligibility } from "../placement/scheduling";
-import { workload, type ChartWorkloads, type Component } from "../placement/workloads";
+import { podTemplate, workload, type ChartWorkloads, type Component } from "../placement/workloads";
 import type { PostRenderPatch } from "../plan/post-render";
 import { manifestsUnit, type ChartPin, type K8sObject } from "../plan/plan";
 import { KIND_NODE_IMAGE } from "../platform/versions";
@@ -95,37 +103,62 @@ export function chartArchive(ref: ChartPin, mirrorDir: string | undefined, pull 
 
 // ---- rendering -------------------------------------------------------------------------------
 
-/** One workload of a chart's output, as the generic reader models it. */
+/** One workload of a chart's output, as the generic reader models it, and what it promises its pods. */
 export interface ChartWorkload {
   kind: string;
   name: string;
   /** Its `helm.sh/hook` annotation: a hook Helm runs around the release, never post-rendered. */
   hook?: string;
   component: Component;
+  guarantees: PodGuarantees;
+  /** Its required anti-affinity terms that select none of its own pods, in words (they keep nothing apart). */
+  apartMisses?: string;
 }
 
 const POD_KINDS = new Set(["Deployment", "StatefulSet", "DaemonSet", "Job", "Pod"]);
 const UNMODELLED = new Set(["CronJob", "ReplicaSet", "ReplicationController"]);
+const BUDGET = "PodDisruptionBudget";
 
 /** The kind of a YAML document, from its top-level `kind:` line (undefined: none there). */
 const kindOf = (doc: string) => /^kind:\s*["']?([A-Za-z]+)/m.exec(doc)?.[1];
 
 /**
- * The workloads of `helm template`'s output, read as the generic reader reads a unit's objects;
- * only documents of a workload kind are parsed (a CRD chart renders megabytes of schema).
+ * The workloads of `helm template`'s output, read as the generic reader reads a unit's objects,
+ * with what each promises its pods (the budgets of the same output over them); only documents of
+ * a workload kind or a budget are parsed (a CRD chart renders megabytes of schema). `namespace`:
+ * the release's, where Helm installs what names none.
  */
-export function chartWorkloads(output: string, unit: string): ChartWorkload[] {
+export function chartWorkloads(output: string, unit: string, namespace: string): ChartWorkload[] {
   const reading = manifestsUnit(unit, "chart", []);
-  const out: ChartWorkload[] = [];
+  const objects: K8sObject[] = [];
   for (const text of output.split(/^---[ \t]*$/m)) {
     const kind = kindOf(text);
-    if (kind === undefined || (!POD_KINDS.has(kind) && !UNMODELLED.has(kind))) continue;
+    if (kind === undefined || (!POD_KINDS.has(kind) && !UNMODELLED.has(kind) && kind !== BUDGET)) continue;
     const o = parse(text) as K8sObject;
     if (UNMODELLED.has(o.kind)) throw new Error(`${unit}: the chart renders ${o.kind} ${o.metadata?.name}, which no placement reader models`);
-    const hook = o.metadata.annotations?.["helm.sh/hook"];
-    out.push({ kind: o.kind, name: o.metadata.name, ...(hook ? { hook } : {}), component: workload(reading, o)[0] });
+    objects.push(o);
   }
-  return out;
+  const namespaceOf = (o: K8sObject) => o.metadata.namespace ?? namespace;
+  const budgets = objects.filter((o) => o.kind === BUDGET);
+  return objects
+    .filter((o) => o.kind !== BUDGET)
+    .map((o) => {
+      const hook = o.metadata.annotations?.["helm.sh/hook"];
+      const pods = podTemplate(o);
+      const misses = antiAffinityTerms(pods, namespaceOf(o)).filter((t) => !t.own);
+      return {
+        kind: o.kind,
+        name: o.metadata.name,
+        ...(hook ? { hook } : {}),
+        component: workload(reading, o)[0],
+        guarantees: podGuarantees(pods, namespaceOf(o), budgets, namespaceOf),
+        ...(misses.length > 0
+          ? {
+              apartMisses: `its terms on ${misses.map((t) => `${t.topologyKey} select ${JSON.stringify(t.selector)}`).join(", ")}, not its own pods (labels ${JSON.stringify(pods.labels)})`,
+            }
+          : {}),
+      };
+    });
 }
 
 export interface ReleaseRender {
@@ -183,7 +216,9 @@ export function liveOnlyWorkloads(r: ReleaseRender, liveOnly: NonNullable<ChartW
     }
     const seen = new Set(plain.map((w) => `${w.kind} ${w.name}`));
     // without the post-renderer: what this render adds are hooks, which Helm never post-renders
-    const added = chartWorkloads(renderRelease({ ...r, chart: root, patches: [] }, helm), r.unit.name).filter((w) => !seen.has(`${w.kind} ${w.name}`));
+    const added = chartWorkloads(renderRelease({ ...r, chart: root, patches: [] }, helm), r.unit.name, r.unit.namespace).filter(
+      (w) => !seen.has(`${w.kind} ${w.name}`),
+    );
     if (added.length === 0)
       throw new Error(
         `${r.unit.chart.chart} ${r.unit.chart.version}: opening the gates of ${liveOnly.files.join(", ")} renders no workload more; read the templates again and update liveOnly of the chart's table`,
@@ -203,6 +238,8 @@ export interface ChartComparison {
   table: ChartWorkloads;
   workloads: readonly ChartWorkload[];
   model: Pick<PlacementData, "nodes" | "components">;
+  /** What the model states of each component's pods, by its name (`<unit>/<id>`). */
+  guarantees: ReadonlyMap<string, PodGuarantees>;
 }
 
 const describe = (w: ChartWorkload) => `${w.kind} ${w.name}${w.hook ? ` (hook ${w.hook})` : ""}`;
@@ -213,7 +250,7 @@ function eligibleNodes(w: ChartWorkload, nodes: readonly PlacementNode[]): strin
 }
 
 /** What differs between a rendered workload and its model component (empty when they agree). */
-function differences(w: ChartWorkload, m: PlacementComponent, nodes: readonly PlacementNode[]): string[] {
+function differences(w: ChartWorkload, m: PlacementComponent, nodes: readonly PlacementNode[], model: PodGuarantees): string[] {
   const out: string[] = [];
   if (w.component.kind !== m.kind) out.push(`kind ${w.component.kind}, the model's ${m.kind}`);
   const eligible = eligibleNodes(w, nodes);
@@ -233,9 +270,9 @@ function differences(w: ChartWorkload, m: PlacementComponent, nodes: readonly Pl
         (lost.length ? `; not on ${why.join("; ")}` : ""),
     );
   }
-  if ((w.component.priorityClass ?? "") !== (m.priorityClass ?? "")) {
-    out.push(`priority class ${w.component.priorityClass ?? "(none)"}, the model's ${m.priorityClass ?? "(none)"}`);
-  }
+  // the class placement.json records (the same reader's, unless the render is stale)
+  const want: PodGuarantees = { ...model, priorityClass: m.priorityClass };
+  out.push(...guaranteeDifferences(w.guarantees, want, w.apartMisses ? { apartMisses: w.apartMisses } : {}));
   if (w.component.replicas !== undefined && w.component.replicas !== m.replicas)
     out.push(`${w.component.replicas} replica(s), the model's ${m.replicas ?? "(unstated)"}`);
   return out;
@@ -260,7 +297,9 @@ export function compareChart(c: ChartComparison): string[] {
       problems.push(`${c.where}: ${describe(w)} maps to ${c.unit}/${id}, which the model does not have`);
       continue;
     }
-    for (const d of differences(w, m, c.model.nodes)) problems.push(`${c.where}: ${describe(w)} (model ${m.name}): ${d}`);
+    const stated = c.guarantees.get(m.name);
+    if (!stated) throw new Error(`${c.where}: the model states no guarantees of ${m.name}, which placement.json has: render again`);
+    for (const d of differences(w, m, c.model.nodes, stated)) problems.push(`${c.where}: ${describe(w)} (model ${m.name}): ${d}`);
   }
   for (const [id, m] of model) {
     const why = c.table.notRendered?.[id];
@@ -309,25 +348,42 @@ export function chartTables(): Map<string, ChartWorkloads> {
   return out;
 }
 
+const planned = new Map<string, ReadonlyMap<string, PodGuarantees>>();
+
+/** What the model states of every component's pods in a stack (its stack file planned, once), by component name. */
+export function stackGuarantees(stack: string, stacksDir = path.join(REPO_ROOT, "stacks")): ReadonlyMap<string, PodGuarantees> {
+  const key = path.join(stacksDir, stack);
+  const done = planned.get(key);
+  if (done) return done;
+  const { placement } = planStack(readStack(stack, stacksDir, OPENKEEL_SERVICES));
+  if (!placement) throw new Error(`stack ${stack}: no placement (its plan fails): run npm run plan -- --stack ${stack}`);
+  const out = new Map(placement.placements.map((p) => [p.component.name, modelGuarantees(p.component)]));
+  planned.set(key, out);
+  return out;
+}
+
 /** A case's values file and post-render patches, from its render. */
 export function releaseInputs(c: ChartCase): { valuesFile: string; patches: PostRenderPatch[] } {
   const patches = c.unit.postRender ? (c.render.documents(c.unit.postRender)[0] as PostRenderPatch[]) : [];
   return { valuesFile: path.join(c.render.where, c.unit.values), patches };
 }
 
-/** One case rendered and compared: the problems (empty when the chart and the model agree) and the workloads read. */
+/**
+ * One case rendered and compared: the problems (empty when the chart and the model agree) and the
+ * workloads read. `chart`: an archive to render instead of the pin's (a test's modified chart).
+ */
 export function checkChartCase(
   c: ChartCase,
   tables: ReadonlyMap<string, ChartWorkloads>,
-  o: { mirrorDir: string | undefined; helm?: string; inputs?: { valuesFile: string; patches: PostRenderPatch[] } },
+  o: { mirrorDir: string | undefined; helm?: string; inputs?: { valuesFile: string; patches: PostRenderPatch[] }; chart?: string },
 ): { problems: string[]; workloads: ChartWorkload[] } {
   const where = `${c.stack}: ${c.unit.chart.chart} ${c.unit.chart.version} (release ${c.unit.release})`;
   const table = tables.get(c.unit.chart.chart);
   if (!table) return { problems: [`${where}: no table of its workloads; add it to charts of the chart's module in platform/`], workloads: [] };
-  const r: ReleaseRender = { unit: c.unit, ...(o.inputs ?? releaseInputs(c)), chart: chartArchive(c.unit.chart, o.mirrorDir) };
-  const plain = chartWorkloads(renderRelease(r, o.helm), c.unit.name);
+  const r: ReleaseRender = { unit: c.unit, ...(o.inputs ?? releaseInputs(c)), chart: o.chart ?? chartArchive(c.unit.chart, o.mirrorDir) };
+  const plain = chartWorkloads(renderRelease(r, o.helm), c.unit.name, c.unit.namespace);
   const workloads = table.liveOnly ? [...plain, ...liveOnlyWorkloads(r, table.liveOnly, plain, o.helm)] : plain;
   const model = c.render.placement;
   if (!model) return { problems: [`${where}: ${c.render.where} has no placement.json; run npm run render`], workloads };
-  return { problems: compareChart({ where, unit: c.unit.name, table, workloads, model }), workloads };
+  return { problems: compareChart({ where, unit: c.unit.name, table, workloads, model, guarantees: stackGuarantees(c.stack) }), workloads };
 }

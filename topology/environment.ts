@@ -10,7 +10,8 @@ export interface EnvironmentTraits {
   /**
    * The plan checks hold the inventory to a cloud's (§ 6): 3 controlPlane nodes, a compute and a
    * network node, a role on every node (so the releases always get global.nodeRoles), provisioning
-   * nodes tainted (D7). Without it roles are optional (§ 5.2: a lab).
+   * nodes tainted (D7), and its VMs, its tenants', on KVM: never emulated (platform/kubevirt.ts,
+   * kubevirt-emulation). Without it roles are optional (§ 5.2: a lab).
    */
   cloudInventory: boolean;
   /**
@@ -28,6 +29,6 @@ export interface EnvironmentTraits {
    * path, Multus' network namespaces): Talos Linux, or kind's node image with upstream defaults.
    */
   nodeOs: "talos" | "kindest-node";
-  /** The nodes have /dev/kvm; without it KubeVirt emulates. */
+  /** The nodes have /dev/kvm; without it KubeVirt emulates, which a cloud inventory refuses. */
   hardwareVirtualization: boolean;
 }

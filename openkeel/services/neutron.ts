@@ -4,7 +4,7 @@
 // its own nodeSelector; the metadata agent on every hypervisor (D4), and ovn-bgp-agent where the
 // fabric speaks BGP (D3).
 import { z } from "zod";
-import { BRIDGE_MAPPINGS_ANNOTATION, EXTERNAL_NIC_LABEL } from "../../config/roles";
+import { BRIDGE_MAPPINGS_ANNOTATION, EXTERNAL_BOND_ANNOTATION, EXTERNAL_NIC_LABEL } from "../../config/roles";
 import { labelKey, nodeSelectorSchema } from "../../config/k8s";
 import { addFirst, concerned, downList, nodeList, ofTotal, type Loss, type NodeConstraint } from "../../lifecycle/feasibility";
 import type { ComponentHostNeeds } from "../../plan/host";
@@ -103,8 +103,9 @@ function chassisNeeds(): ComponentHostNeeds[] {
           nodeLabel: EXTERNAL_NIC_LABEL,
           kind: "interface",
           takes: "the OVN chassis' physnet bridge",
-          why: "§ 3.2: the chassis adds the node's external NIC to its physnet bridge (br-ex)",
-          fix: "declare that NIC in the node's host network (openkeel:hostNetworks), or correct the label to a NIC the node has",
+          ovsOwned: true,
+          why: "§ 3.2: the chassis adds the node's external NIC to its physnet bridge (br-ex), which makes ovs-system its master",
+          fix: "declare that NIC under ovs of the node's host network (openkeel:hostNetworks.<name>.ovs: one NIC, or a bond of NICs with its mode and lacp), not under links or bonds, or correct the label to an interface declared there",
         },
       ],
     },
@@ -139,8 +140,9 @@ export const neutron = openkeelService({
     chassis: {
       kind: "DaemonSet",
       nodeSelector: chassisSelector,
-      // our contract for the chart: the Node annotation its physnet bridge mappings are read from
-      settings: { bridgeMappingsAnnotation: labelKey },
+      // our contract for the chart: the Node annotations its physnet bridge mappings, and the OVS
+      // bond it builds as the external NIC where the node has one, are read from
+      settings: { bridgeMappingsAnnotation: labelKey, externalBondAnnotation: labelKey },
       design: CHASSIS,
     },
     metadataAgent: {
@@ -170,7 +172,7 @@ export const neutron = openkeelService({
     backend: "ovn-nb",
     gateway: { floatingIpMode: "distributed" },
     // § 3.2: the chassis reads its wiring from its own Node; the mappings cannot be a label (`:`)
-    chassis: { bridgeMappingsAnnotation: BRIDGE_MAPPINGS_ANNOTATION },
+    chassis: { bridgeMappingsAnnotation: BRIDGE_MAPPINGS_ANNOTATION, externalBondAnnotation: EXTERNAL_BOND_ANNOTATION },
     ovnCentral: { storage: { storageClassName: ctx.storage.strictLocalClass } },
     metadataAgent: { sharedSecret: secretRef(METADATA_PROXY_SECRET) },
   }),

@@ -40,15 +40,19 @@ const TALOS = {
   watchdogModule: "i6300esb",
   compute: { reservedSystemCPUs: "0-1", systemReserved: { memory: "4Gi" } },
   longhornDisk: { diskSelector: "!system_disk", minSize: "100GB" },
+  // a boot disk too small for Longhorn's minSize, and the site's names, time and mirrors
+  installDisk: { type: "ssd", size: "<= 64GB" },
+  nameservers: ["10.0.0.2"],
+  timeServers: ["10.0.0.2"],
+  registries: { mirrors: { "*": { endpoints: ["https://registry.generated.example.net"] } } },
 };
 
 /** Every generated production node's links: what the external NIC and the provisioning VLAN name (the host contract). */
 const HOST_NETWORK = {
-  bonds: [
-    { name: "bond0", members: ["enp1s0f0", "enp1s0f1"], mode: "802.3ad" },
-    { name: "bond1", members: ["enp2s0f0", "enp2s0f1"], mode: "802.3ad" },
-  ],
+  bonds: [{ name: "bond0", members: ["enp1s0f0", "enp1s0f1"], mode: "802.3ad" }],
   vlans: [{ parent: "bond0", id: 17 }],
+  // the external NIC: an OVS bond, never a Talos link
+  ovs: [{ name: "bond1", members: ["enp2s0f0", "enp2s0f1"], mode: "balance-tcp", lacp: "active" }],
   nodeAddress: { link: "bond0", method: "dhcp" },
 };
 

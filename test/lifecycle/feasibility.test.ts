@@ -17,6 +17,7 @@ import { stackMarkdown } from "../../review/preview-markdown";
 import { readTree } from "../../cli/write";
 import { objectsOf, planOf, valuesOf, shippedPlan } from "../helpers/plans";
 import { mutatedConfig, PROJECT_KEY, shippedRaw, tempStacks } from "../helpers/lifecycle";
+import { isStandingWarning } from "../helpers/stacks";
 
 /** The taints of a disabled hypervisor (§ 4.1) and of a node NMO drains, as the issue names them. */
 const COMPUTE_DISABLED = { key: "openkeel.io/compute-disabled", effect: "NoSchedule" as const };
@@ -38,10 +39,10 @@ function edited(stack: string, ...edits: ((raw: any) => void)[]): Record<string,
   return raw;
 }
 
-/** The stack's problems, without the stack-wide ovs-two-stacks warning that every production stack has (test/platform/ovs-stacks.test.ts). */
+/** The stack's problems, without the warnings every production stack has (STANDING_WARNINGS). */
 const problems = (stack: string, ...edits: ((raw: any) => void)[]) =>
   planStack(mutatedConfig(stack, (raw) => edits.forEach((e) => e(raw))))
-    .problems.filter((p) => p.code !== "ovs-two-stacks")
+    .problems.filter((p) => !isStandingWarning(p))
     .map((p) => ({
       level: p.level,
       code: p.code,

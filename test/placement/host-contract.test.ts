@@ -12,7 +12,8 @@ import { placementReport } from "../../placement/report";
 import { planComponents } from "../../placement/workloads";
 import { nodeProvisions } from "../../placement/host";
 import type { HostContract } from "../../plan/host";
-import { allUnits, type Plan } from "../../plan/plan";
+import { allUnits, type K8sObject, type Plan } from "../../plan/plan";
+import { TALOS_MACHINES_FILE, type TalosMachine } from "../../render/rendered";
 import { HOST_FACTS, KIND_NODE_IMAGE, KUBE_OVN_CHART, MULTUS_IMAGE, TALOS_EXTENSION_FACTS, TALOS_VERSION } from "../../platform/versions";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig, SHIPPED_STACKS } from "../helpers/stacks";
 import { shippedPlan } from "../helpers/plans";
@@ -29,12 +30,26 @@ function attachments(plan: Plan): { name: string; config: { type: string; master
     .map((o) => ({ name: `${o.metadata.namespace}/${o.metadata.name}`, config: JSON.parse((o.spec as { config: string }).config) }));
 }
 
-/** The interfaces the rendered Talos documents of a node create (its node patch: links, bonds, members, VLANs). */
+/** talos/machines.yaml of a Plan: per node, its patches and what OVS owns on it. */
+function talosMachines(plan: Plan): Record<string, TalosMachine> {
+  const file = plan.nodeConfig!.files.find((f) => f.path === TALOS_MACHINES_FILE)!;
+  return (file.documents[0] as { machines: Record<string, TalosMachine> }).machines;
+}
+
+/** The interfaces every rendered Talos document of a node names (all its patches: links, bonds, members, VLANs and their parents). */
 function renderedInterfaces(plan: Plan, node: string): string[] {
-  const file = plan.nodeConfig!.files.find((f) => f.path === `talos/nodes/${node}.yaml`)!;
-  return file.documents
+  const patches = talosMachines(plan)[node].patches.map((p) => plan.nodeConfig!.files.find((f) => f.path === `talos/${p}`)!);
+  return patches
+    .flatMap((f) => f.documents)
     .filter((d) => ["LinkConfig", "BondConfig", "VLANConfig"].includes(String(d.kind)))
-    .flatMap((d) => [String(d.name), ...((d.links as string[]) ?? [])]);
+    .flatMap((d) => [String(d.name), ...((d.links as string[]) ?? []), ...(d.parent ? [String(d.parent)] : [])]);
+}
+
+/** The Node patch the node-roles phase applies to a node. */
+function nodePatchOf(plan: Plan, node: string): K8sObject {
+  return allUnits(plan)
+    .flatMap((u) => (u.kind === "Manifests" ? u.objects : []))
+    .find((o) => o.kind === "Node" && o.metadata.name === node)!;
 }
 
 describe("host contract: the shipped stacks", () => {
@@ -60,15 +75,27 @@ describe("host contract: the shipped stacks", () => {
     }
   });
 
-  it.each(PRODUCTION_STACKS)("%s: every interface the cluster names is rendered in the Talos patch of each node that uses it", (stack) => {
-    const cfg = shippedConfig(stack);
-    const { plan, placement } = shippedPlan(stack);
-    const speakers = placement!.placements.find((p) => p.component.name === "metallb-placement/speaker")?.eligible ?? [];
-    for (const node of speakers) expect(renderedInterfaces(plan!, node), node).toEqual(expect.arrayContaining(cfg.platform.metallb!.interfaces));
-    for (const node of cfg.nodes.filter((n) => n.labels["network.openkeel.io/external-nic"] !== undefined)) {
-      expect(renderedInterfaces(plan!, node.name), node.name).toContain(node.labels["network.openkeel.io/external-nic"]);
-    }
-  });
+  it.each(PRODUCTION_STACKS)(
+    "%s: every interface the cluster names is rendered in the Talos patch of each node that uses it, but the external NIC, which OVS builds and no Talos document names",
+    (stack) => {
+      const cfg = shippedConfig(stack);
+      const { plan, placement } = shippedPlan(stack);
+      const speakers = placement!.placements.find((p) => p.component.name === "metallb-placement/speaker")?.eligible ?? [];
+      for (const node of speakers) expect(renderedInterfaces(plan!, node), node).toEqual(expect.arrayContaining(cfg.platform.metallb!.interfaces));
+      const wired = cfg.nodes.filter((n) => n.labels["network.openkeel.io/external-nic"] !== undefined);
+      expect(wired.length).toBeGreaterThan(0);
+      const machines = talosMachines(plan!);
+      for (const node of wired) {
+        const nic = node.labels["network.openkeel.io/external-nic"];
+        const port = machines[node.name].ovs?.find((p) => p.name === nic);
+        // OVS builds the external bond from its NICs; Talos is told of none of them
+        expect(port?.nics.length, node.name).toBe(2);
+        for (const name of [nic, ...port!.nics]) expect(renderedInterfaces(plan!, node.name), node.name).not.toContain(name);
+        const annotation = nodePatchOf(plan!, node.name).metadata.annotations?.["network.openkeel.io/external-bond"];
+        expect(JSON.parse(annotation!), node.name).toMatchObject({ name: nic, interfaces: port!.nics, bond_mode: "balance-tcp", lacp: "active" });
+      }
+    },
+  );
 
   it("nothing but Kube-OVN gives a Talos node macvlan, and nothing gives it ipvlan (HOST_FACTS)", () => {
     const { placement } = shippedPlan("prod-medium");
@@ -117,12 +144,43 @@ describe("host contract: what trips it", () => {
     expect(hostErrors(cfg)[0].message).toContain("openkeel-neutron/chassis (DaemonSet) needs the host interface 'bond7'");
   });
 
+  it("the external NIC a link Talos manages: the node's own bond0, or a bond declared to Talos instead of OVS", () => {
+    const own = hostErrors(mutatedConfig("prod-medium", (r) => (r.nodes[3].labels = { "network.openkeel.io/external-nic": "bond0" })));
+    expect(own).toEqual([expect.objectContaining({ code: "host-interface", path: 'openkeel:nodes[3].labels["network.openkeel.io/external-nic"]' })]);
+    expect(own[0].message).toMatch(
+      /needs the host interface 'bond0', owned by Open vSwitch, on every node .*bond0 is a link the node's OS manages \(talos\/nodes\/cmp-01\.yaml\), and carries the node's address and default route, which the node would lose into the bridge; its link controller brings down .*: cmp-01 \(has only bond1, enp2s0f0, enp2s0f1 owned by Open vSwitch\)/,
+    );
+    expect(own[0].fix).toMatch(/^declare that NIC under ovs of the node's host network/);
+    const talosBond = hostErrors(
+      mutatedConfig("prod-small", (r) => {
+        const n = r.hostNetworks.hyperconverged;
+        n.bonds.push({ name: "bond1", members: ["enp2s0f0", "enp2s0f1"], mode: "802.3ad" });
+        n.ovs = [];
+      }),
+    );
+    expect(talosBond.map((c) => c.path)).toEqual(['openkeel:nodes[0].labels["network.openkeel.io/external-nic"]']);
+    expect(talosBond[0].message).toContain("bond1 is a link the node's OS manages");
+  });
+
+  it("one network, two VLANs: the storage network named 'storage' but tagged 44 on the hypervisors and 41 elsewhere", () => {
+    const found = hostErrors(
+      mutatedConfig("prod-large", (r) => {
+        r.platform.longhorn.storageNetwork.interface = "storage";
+        for (const [name, n] of Object.entries<any>(r.hostNetworks)) {
+          n.vlans = (n.vlans ?? []).map((v: any) => (v.id === 41 ? { name: "storage", parent: "bond0", id: name === "hypervisor" ? 44 : 41, mtu: 9000 } : v));
+        }
+      }),
+    );
+    expect(found).toEqual([expect.objectContaining({ code: "host-interface-identity", path: "openkeel:platform.longhorn.storageNetwork.interface" })]);
+    expect(found[0].message).toMatch(/uses storage as one network .*and it is not one VLAN: VLAN 41 of bond0 on .*; VLAN 44 of bond0 on cmp-a-01, /);
+  });
+
   it("MetalLB's interface enslaved to the chassis' bridge or to a bond: present, but no node announces the VIP", () => {
     const bridge = hostErrors(mutatedConfig("prod-medium", (r) => (r.platform.metallb.interfaces = ["bond1"])));
-    // the controlPlane nodes have no bond1 at all; the gateways have it, in br-ex
+    // the controlPlane nodes have no bond1 at all; the gateways have it as OVS's bond in br-ex
     expect(bridge.map((c) => c.code).sort()).toEqual(["host-interface", "host-interface-enslaved"]);
     expect(bridge.find((c) => c.code === "host-interface-enslaved")!.message).toContain(
-      "net-1 bond1 is enslaved to the OVN chassis' physnet bridge (openkeel-neutron/chassis); net-2 bond1",
+      "net-1 bond1 is Open vSwitch's (the OVN chassis' physnet bridge (openkeel-neutron/chassis)); net-2 bond1",
     );
     const member = hostErrors(mutatedConfig("prod-medium", (r) => (r.platform.metallb.interfaces = ["enp1s0f0"])));
     expect(member).toEqual([expect.objectContaining({ code: "host-interface-enslaved", path: "openkeel:platform.metallb.interfaces" })]);

@@ -80,6 +80,12 @@ func run(args []string) int {
 	if len(args) > 0 && args[0] == "config" {
 		return runConfig(args[1:])
 	}
+	if len(args) > 0 && args[0] == "facts-example" {
+		return factsExample(args[1:])
+	}
+	if len(args) > 0 && args[0] == "match-disks" {
+		return matchDisks(args[1:])
+	}
 	fs := flag.NewFlagSet("talos-validate", flag.ContinueOnError)
 	var o options
 	fs.StringVar(&o.clusterName, "cluster-name", "", "the cluster name given to talosctl gen config")

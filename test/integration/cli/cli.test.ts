@@ -210,9 +210,11 @@ describe("npm run plan", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^prod-large: talos-production\/large, 32 nodes, hardened labels, tainted: compute, network, storage, provisioning$/m);
     // its warnings follow the stacks, each once for the run (test/integration/review/warnings.test.ts)
-    expect(r.stdout).toMatch(/^ {2}plan checks: passed, 1 warning\(s\) \(below\)$/m);
+    // the standing ones: two OVS stacks on a node, and no machine with hardware facts
+    expect(r.stdout).toMatch(/^ {2}plan checks: passed, 2 warning\(s\) \(below\)$/m);
     expect(r.stdout).toMatch(/^ {2}placement: /m);
     expect(r.stdout).toMatch(/^stacks\/Pulumi\.prod-large\.yaml: openkeel:nodes: warning \[ovs-two-stacks\]: 12 node\(s\) /m);
+    expect(r.stdout).toMatch(/^stacks\/Pulumi\.prod-large\.yaml: openkeel:nodes: warning \[machine-facts-missing\]: 32 node\(s\) /m);
   });
 
   it("failing plan checks: exit 1 and the check on stderr", async () => {

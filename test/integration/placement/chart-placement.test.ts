@@ -1,9 +1,12 @@
 // Issue 37, item 2: the placement model against the real platform charts, offline. For every stack
 // and every platform Helm release, `helm template` of the chart at its pin with the committed values,
 // Helm running the release's post-renderer; every workload of the output, hooks included, equal to
-// the model component its chart's table maps it to (nodes, kind, priority class, replicas)
-// (tools/chart-placement.ts). A chart whose templates move a workload, or render one nobody mapped,
-// fails here with the workload named.
+// the model component its chart's table maps it to (nodes, kind, replicas), and, issue 45, holding
+// every guarantee the model states of its pods: required anti-affinity and spread over its own pods,
+// PodDisruptionBudgets, tolerations, priority class (tools/chart-placement.ts). A chart whose
+// templates move a workload, drop a guarantee, or render a workload nobody mapped, fails here with
+// the workload and what differs named.
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -21,6 +24,7 @@ import {
   checkChartCase,
   compareChart,
   releaseInputs,
+  stackGuarantees,
   type ChartCase,
 } from "../../../tools/chart-placement";
 import { defaultMirrorDir } from "../../../e2e/harness/driver";
@@ -31,6 +35,30 @@ const TABLES = chartTables();
 const CASES = chartCases();
 const caseOf = (stack: string, unit: string) => CASES.find((c) => c.stack === stack && c.unit.name === unit)!;
 const tmp = () => fs.mkdtempSync(path.join(process.env.TMPDIR ?? os.tmpdir(), "chart-placement-"));
+
+/**
+ * The archive of a copy of a pinned chart from the mirror, its templates changed by `edit` (folder →
+ * nothing): what a chart bump that drops a guarantee renders. Made in a temporary folder, never kept.
+ */
+function modifiedChart(c: ChartCase, edit: (root: string) => void): string {
+  const dir = tmp();
+  const run = (args: string[]) => {
+    const r = spawnSync("tar", args, { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`tar ${args.join(" ")}: ${r.stderr}`);
+  };
+  run(["-xzf", chartArchive(c.unit.chart, MIRROR), "-C", dir]);
+  edit(path.join(dir, c.unit.chart.chart));
+  const archive = path.join(dir, `${c.unit.chart.chart}-${c.unit.chart.version}.tgz`);
+  run(["-czf", archive, "-C", dir, c.unit.chart.chart]);
+  return archive;
+}
+
+/** A template of a chart folder with `from` replaced by `to` (which must be there once). */
+function editTemplate(root: string, file: string, from: string, to: string) {
+  const text = fs.readFileSync(path.join(root, "templates", file), "utf8");
+  expect(text.split(from)).toHaveLength(2);
+  fs.writeFileSync(path.join(root, "templates", file), text.replace(from, to));
+}
 
 /** A case checked with values of its own: the committed ones, changed by `edit`. */
 function withValues(c: ChartCase, edit: (values: Record<string, unknown>) => void, patches?: PostRenderPatch[]) {
@@ -61,9 +89,12 @@ describe("the platform charts at their pins, rendered by Helm with each stack's 
 describe("a chart whose placement differs from the model fails, naming the workload", () => {
   const nfd = caseOf("prod-medium", "node-feature-discovery");
 
-  it("values whose tolerations are dropped: NFD's worker DaemonSet, with the nodes it loses and why", () => {
+  it("values whose tolerations are dropped: NFD's worker DaemonSet, with the nodes it loses and why, and the tolerations", () => {
     const { problems } = withValues(nfd, (v) => delete (v.worker as Record<string, unknown>).tolerations);
-    expect(problems).toHaveLength(1);
+    expect(problems).toHaveLength(2);
+    expect(problems[1]).toMatch(
+      /^prod-medium: node-feature-discovery 0\.18\.3 \(release node-feature-discovery\): DaemonSet node-feature-discovery-worker \(model node-feature-discovery\/nfd-worker\): tolerations without the model's .*node-role\.openkeel\.io\/compute Exists NoSchedule; /,
+    );
     expect(problems[0]).toBe(
       "prod-medium: node-feature-discovery 0.18.3 (release node-feature-discovery): DaemonSet node-feature-discovery-worker (model node-feature-discovery/nfd-worker): " +
         "runs on cp-1, cp-2, cp-3, the model on cp-1, cp-2, cp-3, cmp-01, cmp-02, cmp-03, net-1, net-2, prov-1; not on " +
@@ -83,6 +114,34 @@ describe("a chart whose placement differs from the model fails, naming the workl
       "prod-medium: node-feature-discovery 0.18.3 (release node-feature-discovery): Deployment node-feature-discovery-master (model node-feature-discovery/nfd-master): priority class openkeel-infra-critical, the model's openkeel-control",
       "prod-medium: node-feature-discovery 0.18.3 (release node-feature-discovery): Deployment node-feature-discovery-master (model node-feature-discovery/nfd-master): 2 replica(s), the model's 1",
       "prod-medium: node-feature-discovery 0.18.3 (release node-feature-discovery): Deployment node-feature-discovery-gc (model node-feature-discovery/nfd-gc): priority class openkeel-infra-critical, the model's openkeel-control",
+    ]);
+  });
+
+  it("values that give NFD's master a budget and a zone anti-affinity the model does not state: both named", () => {
+    const own = { matchLabels: { "app.kubernetes.io/name": "node-feature-discovery", role: "master" } };
+    const { problems } = withValues(nfd, (v) => {
+      const master = v.master as Record<string, unknown>;
+      master.podDisruptionBudget = { enable: true, minAvailable: 1 };
+      master.affinity = {
+        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: own, topologyKey: "topology.kubernetes.io/zone" }] },
+      };
+    });
+    const master =
+      "prod-medium: node-feature-discovery 0.18.3 (release node-feature-discovery): Deployment node-feature-discovery-master (model node-feature-discovery/nfd-master): ";
+    expect(problems).toEqual([
+      `${master}required anti-affinity over its own pods: on topology.kubernetes.io/zone, the model's none`,
+      `${master}PodDisruptionBudget over its pods: minAvailable: 1, the model's none`,
+    ]);
+  });
+
+  it("values that spread cert-manager's controller: the DoNotSchedule constraint named, the ScheduleAnyway one (a preference) not", () => {
+    const own = { matchLabels: { "app.kubernetes.io/name": "cert-manager", "app.kubernetes.io/component": "controller" } };
+    const spread = (topologyKey: string, whenUnsatisfiable: string) => ({ maxSkew: 1, topologyKey, whenUnsatisfiable, labelSelector: own });
+    const { problems } = withValues(caseOf("prod-medium", "cert-manager"), (v) => {
+      v.topologySpreadConstraints = [spread("kubernetes.io/hostname", "DoNotSchedule"), spread("topology.kubernetes.io/zone", "ScheduleAnyway")];
+    });
+    expect(problems).toEqual([
+      "prod-medium: cert-manager v1.21.1 (release cert-manager): Deployment cert-manager (model cert-manager/cert-manager): DoNotSchedule spread over its own pods: on kubernetes.io/hostname (maxSkew 1), the model's none",
     ]);
   });
 
@@ -112,6 +171,44 @@ describe("a chart whose placement differs from the model fails, naming the workl
   });
 });
 
+describe("a chart whose templates drop a guarantee the model states fails, naming the workload and the guarantee", () => {
+  const kubeOvn = caseOf("prod-medium", "kube-ovn");
+  const where = "prod-medium: kube-ovn v1.16.2 (release kube-ovn)";
+
+  it("Kube-OVN's ovn-central without its required anti-affinity (two RAFT members could share a node): named", () => {
+    const chart = modifiedChart(kubeOvn, (root) =>
+      editTemplate(
+        root,
+        "central-deploy.yaml",
+        "        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            - labelSelector:\n                matchLabels:\n                  app: ovn-central\n              topologyKey: kubernetes.io/hostname\n",
+        "",
+      ),
+    );
+    const { problems } = checkChartCase(kubeOvn, TABLES, { mirrorDir: MIRROR, chart });
+    expect(problems).toEqual([
+      `${where}: Deployment ovn-central (model kube-ovn/ovn-central): required anti-affinity over its own pods: none, the model's on kubernetes.io/hostname`,
+    ]);
+  });
+
+  it("a monitor whose anti-affinity selects other pods, a central that no longer tolerates NoExecute (its nodes unchanged): both named", () => {
+    const chart = modifiedChart(kubeOvn, (root) => {
+      editTemplate(
+        root,
+        "monitor-deploy.yaml",
+        "                  app: kube-ovn-monitor\n              topologyKey",
+        "                  app: ovn-central\n              topologyKey",
+      );
+      editTemplate(root, "central-deploy.yaml", "        - effect: NoExecute\n          operator: Exists\n", "");
+    });
+    const { problems } = checkChartCase(kubeOvn, TABLES, { mirrorDir: MIRROR, chart });
+    expect(problems).toEqual([
+      `${where}: Deployment ovn-central (model kube-ovn/ovn-central): tolerations without the model's (every key) Exists NoExecute`,
+      `${where}: Deployment kube-ovn-monitor (model kube-ovn/kube-ovn-monitor): required anti-affinity over its own pods: none, the model's on kubernetes.io/hostname ` +
+        `(its terms on kubernetes.io/hostname select {"matchLabels":{"app":"ovn-central"}}, not its own pods (labels {"app":"kube-ovn-monitor","component":"network","type":"infra"}))`,
+    ]);
+  });
+});
+
 describe("compareChart: the table and the model, both ways", () => {
   const c = caseOf("prod-small", "longhorn");
   const { workloads } = checkChartCase(c, TABLES, { mirrorDir: MIRROR });
@@ -119,7 +216,7 @@ describe("compareChart: the table and the model, both ways", () => {
   const model = c.render.placement!;
   const where = "prod-small: longhorn";
   const run = (t: ChartWorkloads, m: Pick<PlacementData, "nodes" | "components"> = model) =>
-    compareChart({ where, unit: "longhorn", table: t, workloads, model: m });
+    compareChart({ where, unit: "longhorn", table: t, workloads, model: m, guarantees: stackGuarantees("prod-small") });
 
   it("agrees as committed", () => expect(run(table)).toEqual([]));
 
@@ -135,6 +232,25 @@ describe("compareChart: the table and the model, both ways", () => {
     ]);
     expect(run({ ...table, notRendered: { ...table.notRendered, "longhorn-ui": "a test" } })).toEqual([
       "prod-small: longhorn: longhorn/longhorn-ui is listed as not rendered (a test), but the chart renders a workload it stands for",
+    ]);
+  });
+
+  it("a model that states a budget, a spread, an anti-affinity or a toleration the chart does not render: each named", () => {
+    const stated = new Map(stackGuarantees("prod-small"));
+    const ui = stated.get("longhorn/longhorn-ui")!;
+    stated.set("longhorn/longhorn-ui", {
+      ...ui,
+      apart: ["kubernetes.io/hostname"],
+      spread: [{ topologyKey: "topology.kubernetes.io/zone", maxSkew: 1 }],
+      budgets: [{ maxUnavailable: 1 }],
+      tolerations: [...ui.tolerations, { key: "CriticalAddonsOnly", operator: "Exists" }],
+    });
+    const ui2 = "prod-small: longhorn: Deployment longhorn-ui (model longhorn/longhorn-ui): ";
+    expect(compareChart({ where, unit: "longhorn", table, workloads, model, guarantees: stated })).toEqual([
+      `${ui2}required anti-affinity over its own pods: none, the model's on kubernetes.io/hostname`,
+      `${ui2}DoNotSchedule spread over its own pods: none, the model's on topology.kubernetes.io/zone (maxSkew 1)`,
+      `${ui2}PodDisruptionBudget over its pods: none, the model's maxUnavailable: 1`,
+      `${ui2}tolerations without the model's CriticalAddonsOnly Exists (every effect)`,
     ]);
   });
 

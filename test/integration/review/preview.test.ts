@@ -596,7 +596,7 @@ describe("npm run preview between two commits", () => {
       values: [...after.keys()].filter((p) => p.startsWith("values/") && (differs(p) || !before.has(p))).map((p) => p.slice(7, -5)),
       warnings: [...headWarnings.keys()].filter((k) => !baseWarnings.has(k)),
       resolved: [...baseWarnings.keys()].filter((k) => !headWarnings.has(k)),
-      // ovs-two-stacks names the nodes it is about: with one more node its message changes, the warning stays
+      // ovs-two-stacks and machine-facts-missing name the nodes they are about: with one more node their messages change, the warnings stay
       changed: [...headWarnings].filter(([k, m]) => baseWarnings.has(k) && baseWarnings.get(k) !== m).map(([k, m]) => `${k}: ${baseWarnings.get(k)} → ${m}`),
       other: [...new Set([...baseTree.keys(), ...headTree.keys()])].filter((p) => outside(p) && differsInContent(p)).sort(),
       commentOnly: [...baseTree.keys()].filter((p) => outside(p) && headTree.has(p) && baseTree.get(p) !== headTree.get(p) && !differsInContent(p)),
@@ -639,7 +639,10 @@ describe("npm run preview between two commits", () => {
     expect(pm.warnings.added.map((w) => `${w.code} ${w.path}`)).toEqual(expected.warnings);
     expect(pm.warnings.resolved.map((w) => `${w.code} ${w.path}`)).toEqual(expected.resolved);
     expect(pm.warnings.changed.map((c) => `${c.after.code} ${c.after.path}: ${c.before.message} → ${c.after.message}`)).toEqual(expected.changed);
-    expect(expected.changed).toEqual([expect.stringMatching(/^ovs-two-stacks openkeel:nodes: 5 node\(s\) .* → 6 node\(s\) .*cmp-04/)]);
+    expect([...expected.changed].sort()).toEqual([
+      expect.stringMatching(/^machine-facts-missing openkeel:nodes: 9 node\(s\) .* → 10 node\(s\) .*cmp-04/),
+      expect.stringMatching(/^ovs-two-stacks openkeel:nodes: 5 node\(s\) .* → 6 node\(s\) .*cmp-04/),
+    ]);
     expect(pm.other.map((f) => f.file)).toEqual(expected.other);
     expect(pm.policy).toBeUndefined();
     for (const s of report.stacks.filter((s) => s.stack !== "prod-medium")) expect(s.status, s.stack).toBe("unchanged");
@@ -678,7 +681,7 @@ describe("npm run preview between two commits", () => {
     expect(expected.commentOnly).toEqual(expect.arrayContaining(["talos/patches/worker-compute+storage.yaml", "talos/schematics/worker-compute+storage.yaml"]));
     for (const f of expected.commentOnly) expect(md).not.toContain(`\`${f}\``);
     // the issue measured 209 lines for this change, 143 of them the rewritten placement table
-    // (plus the changed ovs-two-stacks warning: one line, old → new)
+    // (plus the changed ovs-two-stacks and machine-facts-missing warnings: a line each, old → new)
     // (plus one for Longhorn's hook Jobs, two components since their priority classes differ)
     expect(md.split("\n").length).toBeLessThan(91 + 2 * (expected.warnings.length + expected.resolved.length) + expected.changed.length);
     expect(md).toMatch(/^- changed plan-check warning \*\*ovs-two-stacks\*\* \(`openkeel:nodes`\): 5 node\(s\) .* → 6 node\(s\) .*cmp-04$/m);

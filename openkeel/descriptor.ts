@@ -1,4 +1,4 @@
-// OpenKeel itself as one component of a stack, of the same shape as the platform components: the
+// OpenKeel's descriptor: OpenKeel itself as one entry of a stack's platform list, of the same shape as the platform components: the
 // last one installed (environments/registry.ts appends it to every environment's platform), with
 // its units in the OpenKeel phases, the labels its chassis need, what its workloads need of the
 // hosts, its part in a node's life, and how the placement report reads its releases.
