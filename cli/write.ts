@@ -151,12 +151,12 @@ export function readTree(dir: string): Map<string, string> {
   return new Map([...out.entries()].sort(([a], [b]) => byCodePoint(a, b)));
 }
 
-/** Write a file whole or not at all. */
-export function writeWhole(file: string, content: string): void {
+/** Write a file whole or not at all; `mode`: its permissions from its first byte on (0o600: a key). */
+export function writeWhole(file: string, content: string, mode?: number): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    fs.writeFileSync(tmp, content);
+    fs.writeFileSync(tmp, content, mode === undefined ? undefined : { mode });
     fs.renameSync(tmp, file);
   } finally {
     fs.rmSync(tmp, { force: true });

@@ -11,6 +11,8 @@ import { Mirror } from "./mirror";
 import { nodeObject, nodeSpecs, type NodeSpec } from "./nodes";
 import { background, run, sleep } from "./proc";
 import { copyProject, setStackConfig, stackFile } from "./project";
+import { newEncryptionSalt, withEncryptionSalt } from "../../config/encryption-salt";
+import { passphraseOf } from "../../pipeline/encryption-salt-command";
 import { pulumi, type PulumiEnv } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import { render, type StackRun } from "./stack-run";
@@ -222,7 +224,8 @@ function diffLines(a: string, b: string): string {
 
 /**
  * Step 6: `pulumi stack init` in a temporary copy of the project (of `program`: the repository, or
- * an upgrade run's old program); the stack file restored, pointed at the mirror and bound to the cluster.
+ * an upgrade run's old program), after the encryption salt is added as the runbook adds it (a check:
+ * the CLI leaves that file byte for byte); the stack file pointed at the mirror and bound to the cluster.
  */
 async function stackInitStep(r: StackRun, sharedHome: PulumiEnv, program: string): Promise<void> {
   const original = fs.readFileSync(stackFile(program, r.stack), "utf8");
@@ -234,19 +237,18 @@ async function stackInitStep(r: StackRun, sharedHome: PulumiEnv, program: string
       r.p = { ...sharedHome, env: { ...sharedHome.env, PULUMI_BACKEND_URL: `file://${path.join(r.work, "state")}`, KUBECONFIG: r.kubeconfig } };
       fs.mkdirSync(path.join(r.work, "state"), { recursive: true });
       const file = stackFile(r.project, r.stack);
+      // the runbook's order (docs/operating.md): npm run encryption-salt, then pulumi stack init
+      const salted = withEncryptionSalt(original, newEncryptionSalt(passphraseOf(r.p.env))).text;
+      fs.writeFileSync(file, salted);
       const res = await pulumi(["stack", "init", r.stack], r.project, r.p, r.log("stack-init"));
       if (res.code !== 0) throw new Error(`pulumi stack init exited ${res.code}: ${res.stderr.slice(-800)}`);
       const after = fs.readFileSync(file, "utf8");
-      const salt = /^encryptionsalt: .*$/m.exec(after)?.[0];
-      const rewritten = after.replace(/^encryptionsalt: .*\n/m, "") !== original;
-      if (rewritten) {
-        const changed = diffLines(original, after.replace(/^encryptionsalt: .*\n/m, ""));
-        s.detail.push(`pulumi stack init rewrote the stack file (besides adding encryptionsalt); changed lines:\n${changed}`);
-        r.report.notes.push(
-          "pulumi stack init rewrites the stack file it initialises (see step 'pulumi stack init'); the e2e restores the repository's text (plus encryptionsalt) in its copy",
-        );
-      }
-      fs.writeFileSync(file, `${original.replace(/\n*$/, "\n")}${salt ? `${salt}\n` : ""}`);
+      r.report.check(
+        "pulumi stack init leaves the stack file npm run encryption-salt salted byte for byte",
+        after === salted,
+        after === salted ? [] : [`changed lines:\n${diffLines(salted, after)}`],
+      );
+      fs.writeFileSync(file, salted);
       setStackConfig(file, "mirror", { url: r.mirror!.url });
       // E2E STAND-IN: the stack is bound to the e2e's cluster (openkeel:cluster), its context, API
       // server and kube-system UID, as an operator binds a stack to a new cluster; the program
@@ -256,7 +258,7 @@ async function stackInitStep(r: StackRun, sharedHome: PulumiEnv, program: string
       r.report.standIns.push(
         `openkeel:cluster of the stack: the e2e cluster (context ${binding.context}, ${binding.apiServer}, kube-system ${binding.kubeSystemUID})`,
       );
-      s.summary = `stack ${r.stack} in file://${path.join(r.work, "state")}; mirror ${r.mirror!.url}${rewritten ? "; STACK FILE REWRITTEN by pulumi" : ""}`;
+      s.summary = `stack ${r.stack} in file://${path.join(r.work, "state")}; mirror ${r.mirror!.url}${after === salted ? "" : "; STACK FILE REWRITTEN by pulumi"}`;
     },
     { fatal: true },
   );

@@ -19,7 +19,8 @@
 // none, pkg/machinery/config/generate/generate.go lines 83–90); no config is written or printed.
 //
 // Output: one line per node, then its problems indented; exit 0 when every node is valid, 1 when
-// one is not, 2 for bad input (no machines.yaml, flags).
+// one is not, 2 for bad input (no machines.yaml, flags). `talos-validate config` makes the configs
+// themselves, with their secrets (config.go).
 package main
 
 import (
@@ -75,6 +76,10 @@ func main() {
 }
 
 func run(args []string) int {
+	// `talos-validate config …`: the nodes' machine configs themselves (config.go)
+	if len(args) > 0 && args[0] == "config" {
+		return runConfig(args[1:])
+	}
 	if len(args) > 0 && args[0] == "facts-example" {
 		return factsExample(args[1:])
 	}

@@ -10,12 +10,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { capture, progressWanted, usageText, type Io } from "../../../cli/cli";
 import { TS_RUN, tsCommand } from "../../../cli/ts-command";
 import { clusterCommand } from "../../../pipeline/cluster-command";
+import { encryptionSaltCommand } from "../../../pipeline/encryption-salt-command";
 import { driftCommand } from "../../../review/drift-command";
 import { planCommand } from "../../../pipeline/plan-command";
 import { urnsCommand } from "../../../review/urns-command";
 import { policyCommand } from "../../../offline-engine/policy-command";
 import { previewCommand } from "../../../review/preview-command";
 import { renderCommand } from "../../../pipeline/render-command";
+import { talosConfigCommand } from "../../../tools/talos-config-command";
 import { validateCommand } from "../../../tools/validate-command";
 import { REPO, tempStacks } from "../../helpers/stacks";
 
@@ -108,16 +110,18 @@ function writtenState(): Record<string, string> {
  * The scripts that are a command function and a one-line CLI around it: their --help runs
  * in-process, exactly what the CLI prints and exits with (capture). That each CLI hands its
  * arguments to its command and exits with its code is proven by a real run of each: render in
- * bad-stacks.test.ts and below, plan and drift below, policy in policy-cli.test.ts, preview, validate
- * and cluster in their own suites.
+ * bad-stacks.test.ts and below, plan and drift below, policy in policy-cli.test.ts, preview, validate,
+ * cluster, talos-config and encryption-salt in their own suites.
  */
 const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number | void> | number | void> = {
   "cluster.ts": clusterCommand,
   "drift.ts": driftCommand,
+  "encryption-salt.ts": (argv, io) => encryptionSaltCommand(argv, io),
   "plan.ts": planCommand,
   "policy.ts": (argv, io) => policyCommand(argv, io),
   "preview.ts": previewCommand,
   "render.ts": renderCommand,
+  "talos-config.ts": talosConfigCommand,
   "urns.ts": urnsCommand,
   "validate.ts": validateCommand,
 };
