@@ -184,12 +184,14 @@ describe("the first deployment of prod-medium: commands, no guesses, no keys in 
     );
     const want = Object.entries(cfg.hostNetworks ?? {}).flatMap(([name, net]) => {
       const nodes = cfg.nodes.filter((n) => n.hostNetwork === name);
-      return net.bonds.map((b) => {
+      // Talos' bonds and the bonds OVS builds from an `ovs` port's members: each is one LACP group
+      const bonds = [...net.bonds, ...(net.ovs ?? []).filter((p) => p.lacp !== undefined && p.lacp !== "off")];
+      return bonds.map((b) => {
         const vlans = net.vlans.filter((v) => v.parent === b.name).map((v) => String(v.id));
         const external = nodes.some((n) => n.labels?.["network.openkeel.io/external-nic"] === b.name);
         const physnets = [...new Set(nodes.flatMap((n) => (n.bridgeMappings ?? "").split(",").map((m) => m.split(":")[0])))].filter(Boolean);
         const tagged = external ? `the provider networks' VLANs (${physnets.join(", ")}, Neutron's)` : vlans.length > 0 ? vlans.join(", ") : "none";
-        return [name, nodes.map((n) => n.name).join(", "), b.name, b.members.join(", "), String(b.mtu ?? 1500), tagged];
+        return [name, nodes.map((n) => n.name).join(", "), b.name, (b.members ?? []).join(", "), String(b.mtu ?? 1500), tagged];
       });
     });
     expect(rows.map((r) => r.map((c) => c.trim()))).toEqual(want);
