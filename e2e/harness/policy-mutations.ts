@@ -1,14 +1,14 @@
 // Which D1–D8 mutations a stack's e2e run judges (README step 10), planned from what the stack
 // deploys: its render, the Plan as the program registers it (each Helm release of the Plan is a
 // `kubernetes:helm.sh/v3:Release` named after its unit, beside its post-render record when it has
-// patches: components/plan-unit.ts). A decision has one or more ways to trip its rule, each on the
-// release that renders the component it changes, in order; the first whose target the stack
-// deploys is judged, the others are skipped with the reason, and a decision none of whose targets
-// the stack deploys (D7 without Ironic: both its rules judge the Ironic conductor alone) is skipped
-// with one line. A mutation never names a resource the stack does not register: the combined
-// mutated stack would stop there (e2e/fixtures/e2e-mutation.ts refuses such a mutation), and every
-// decision judged on it with it. test/integration/e2e/policy-mutations.test.ts holds the plans of
-// the shipped stacks to what their programs register.
+// patches: components/plan-unit.ts). A decision has one or more ways to trip its rule, in order,
+// each on the release that renders the component it changes; the first whose target the stack
+// deploys is judged. A way before it whose target the stack lacks is skipped with one line saying
+// why and which way judges the decision instead, or that none does (D7 without Ironic: both its
+// rules judge the Ironic conductor alone). A mutation never names a resource the stack does not
+// register: the combined mutated stack would stop there (e2e/fixtures/e2e-mutation.ts refuses such
+// a mutation), and every decision judged on it with it. test/integration/e2e/policy-mutations.test.ts
+// holds the plans of the shipped stacks to what their programs register.
 import type { RenderedHelmRelease } from "../../render/rendered";
 import type { RenderedStack } from "./rendered";
 import { RELEASE } from "./stack-run";
@@ -106,7 +106,11 @@ const release =
   (path: string[], change: { value: unknown } | { delete: true }) =>
   (unit: RenderedHelmRelease): ResourceMutation[] => [{ type: RELEASE, name: unit.name, path, ...change }];
 
-/** The Pulumi name of a release's post-render record (components/post-render.ts `postRenderRecord`, a child named as plan-unit.ts names objects). */
+/**
+ * The Pulumi name of a release's post-render record (components/post-render.ts `postRenderRecord`, a
+ * child named as plan-unit.ts names objects): an independent copy, since the e2e reads the program
+ * through its render only; test/integration/e2e/policy-mutations.test.ts holds it to the registrations.
+ */
 export const postRenderRecordName = (unit: RenderedHelmRelease): string => `${unit.name}:configmap:${unit.namespace}/${unit.release}-post-render`;
 
 /**
