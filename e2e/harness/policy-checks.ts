@@ -11,80 +11,9 @@ import * as path from "node:path";
 import { run, type RunResult } from "./proc";
 import { copyProject, mutateStackConfig, stackFile } from "./project";
 import { policyViolations, pulumi, type PolicyViolation } from "./pulumi";
+import { describeMutation, mutationLines, planMutations, unjudged, type PolicyMutation } from "./policy-mutations";
 import type { RenderedStack } from "./rendered";
-import { PACK, RELEASE, type StackRun } from "./stack-run";
-
-/** One decision's mutated stack (test/integration/policy/policy.test.ts's cases, as config or as a resource mutation). */
-interface PolicyMutation {
-  decision: string;
-  what: string;
-  config?: { key: string; mutate: (v: unknown) => unknown } | undefined;
-  /** e2e/fixtures/e2e-mutation.ts's mutations of registered resources */
-  resources?: { type: string; name: string; path: string[]; value?: unknown; delete?: boolean }[];
-}
-
-const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
-/** `values` merged into `openkeel:services.<name>.values` (maps key by key, so mutations of one service compose). */
-const service = (name: string, values: Record<string, unknown>): PolicyMutation["config"] => ({
-  key: "services",
-  mutate: (v) => {
-    const s = isRecord(v) ? v : {};
-    const own = isRecord(s[name]) ? s[name] : {};
-    s[name] = { ...own, values: deepMerge(own.values, values) };
-    return s;
-  },
-});
-
-function deepMerge(base: unknown, over: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = isRecord(base) ? { ...base } : {};
-  for (const [k, v] of Object.entries(over)) out[k] = isRecord(v) ? deepMerge(out[k], v) : v;
-  return out;
-}
-
-const POLICY_MUTATIONS: PolicyMutation[] = [
-  {
-    decision: "D1",
-    what: "a placement override selecting the lab control-plane key",
-    resources: [
-      {
-        type: RELEASE,
-        name: "openkeel-keystone",
-        path: ["values", "placement", "api", "nodeSelector"],
-        value: { "node-role.openkeel.io/control-plane": "" },
-      },
-    ],
-  },
-  { decision: "D2", what: "the kube-ovn backend through a raw values override", config: service("neutron", { backend: "kube-ovn" }) },
-  { decision: "D3", what: "centralized floating IPs", config: service("neutron", { gateway: { floatingIpMode: "centralized" } }) },
-  { decision: "D4", what: "the metadata agent disabled", config: service("neutron", { placement: { metadataAgent: { enabled: false } } }) },
-  {
-    decision: "D5",
-    what: "Galera on a class the stack does not create",
-    resources: [{ type: RELEASE, name: "openkeel-chart", path: ["values", "infrastructure", "mariadb", "storage", "storageClassName"], value: "longhorn" }],
-  },
-  { decision: "D6", what: "the dynamic reservation off", config: service("nova", { computeAgent: { dynamicReservation: { enabled: false } } }) },
-  {
-    decision: "D7",
-    what: "the Ironic conductor on the control plane",
-    resources: [{ type: RELEASE, name: "openkeel-ironic", path: ["values", "placement", "conductor", "role"], value: "controlPlane" }],
-  },
-  {
-    decision: "D8",
-    what: "the public ingress released without its post-renderer and record, which alone place it (§ 5.2)",
-    resources: [
-      { type: RELEASE, name: "openkeel-chart", path: ["postrender"], delete: true },
-      {
-        type: CONFIG_MAP,
-        name: "openkeel-chart:configmap:openkeel/openkeel-chart-post-render",
-        path: ["metadata", "annotations", "openkeel.io/post-render-of"],
-        value: "",
-      },
-    ],
-  },
-];
+import { PACK, type StackRun } from "./stack-run";
 
 function violationSet(vs: { policy: string; resourceName: string }[]): string[] {
   return [...new Set(vs.map((v) => `${v.policy} @ ${v.resourceName || "(stack)"}`))].sort();
@@ -147,13 +76,22 @@ export async function shippedPolicyStep(r: StackRun, upLogText: string): Promise
   });
 }
 
-/** README step 10, second half: the D1–D8 mutated stacks, production stacks only. */
+/**
+ * README step 10, second half: the D1–D8 mutated stacks, production stacks only; each decision on
+ * a target the stack deploys (policy-mutations.ts), the ways skipped listed with the reason.
+ */
 export async function mutationsStep(r: StackRun, rendered: RenderedStack): Promise<void> {
   if (r.o.policyMutations && rendered.index.environment !== "kind-lab") {
     await r.step("policy pack D1–D8: mutated stacks, real engine vs npm run policy", async (s) => {
-      await policyChecks(r, stackFile(r.project, r.stack));
+      const plan = planMutations(rendered);
+      const lines = mutationLines(plan);
+      s.detail.push(...lines);
+      // CI keeps only the console: what is not judged says why there too
+      for (const l of lines.filter((x) => x.startsWith("skipped:"))) r.o.log(`[${r.stack}]   ${l}`);
+      await policyChecks(r, stackFile(r.project, r.stack), plan.planned);
       const mine = r.report.checks.filter((c) => c.name.startsWith("policy pack in the real engine, D"));
-      s.summary = `${mine.filter((c) => c.ok).length}/${mine.length} decisions agree`;
+      const notJudged = unjudged(plan);
+      s.summary = `${mine.filter((c) => c.ok).length}/${mine.length} decisions agree${notJudged.length ? `; not judged (no target in the stack): ${notJudged.join(", ")}` : ""}`;
     });
   } else if (r.o.policyMutations) {
     r.report.notes.push("D1–D8 mutated stacks are run for production stacks only: kind-lab stacks are exempt from D1–D8 (README, Policy pack)");
@@ -185,10 +123,14 @@ interface MutationGroup {
   mutations: PolicyMutation[];
 }
 
-const MUTATION_GROUPS: MutationGroup[] = [
-  { name: "config", mutations: POLICY_MUTATIONS.filter((m) => m.config) },
-  { name: "resources", mutations: POLICY_MUTATIONS.filter((m) => m.resources) },
-];
+/** The planned mutations as their mutated stacks: the config ones together, the resource ones together (a group with none is not run). */
+function mutationGroups(planned: PolicyMutation[]): MutationGroup[] {
+  const groups: MutationGroup[] = [
+    { name: "config", mutations: planned.filter((m) => m.config) },
+    { name: "resources", mutations: planned.filter((m) => m.resources) },
+  ];
+  return groups.filter((g) => g.mutations.length > 0);
+}
 
 interface GroupRun {
   g: MutationGroup;
@@ -252,7 +194,7 @@ function reportGroup(r: StackRun, x: GroupRun): void {
       `policy pack in the real engine, ${m.decision} (${m.what}): same mandatory violations as npm run policy`,
       same && tripped && x.real.code !== 0 && x.init.code === 0,
       [
-        `mutation: ${m.config ? `stack config ${m.config.key}` : m.resources!.map((o) => `resource ${o.name} ${o.path.join(".")}`).join(", ")} (stack ${x.stack}, with ${x.g.mutations
+        `mutation: ${describeMutation(m)} (stack ${x.stack}, with ${x.g.mutations
           .filter((o) => o !== m)
           .map((o) => o.decision)
           .join(", ")})`,
@@ -266,7 +208,7 @@ function reportGroup(r: StackRun, x: GroupRun): void {
   }
 }
 
-async function policyChecks(r: StackRun, baseStackFile: string): Promise<void> {
+async function policyChecks(r: StackRun, baseStackFile: string, planned: PolicyMutation[]): Promise<void> {
   // a second copy whose program entry applies the mutation (Pulumi.yaml main)
   const proj = path.join(r.work, "project-policy");
   copyProject(r.o.repoRoot, proj);
@@ -278,7 +220,7 @@ async function policyChecks(r: StackRun, baseStackFile: string): Promise<void> {
   const exported = await pulumi(["stack", "export", "--show-secrets"], r.project, r.p!, r.log("policy-export"));
   if (exported.code !== 0) throw new Error(`pulumi stack export exited ${exported.code}`);
   const fresh = r.freshPreviewPending ? freshStackPreview(r, proj, base) : Promise.resolve();
-  const results = await Promise.all(MUTATION_GROUPS.map((g) => judgeGroup(r, proj, base, exported.stdout, g)));
+  const results = await Promise.all(mutationGroups(planned).map((g) => judgeGroup(r, proj, base, exported.stdout, g)));
   await fresh;
   for (const x of results) reportGroup(r, x);
 }
