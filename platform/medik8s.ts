@@ -337,19 +337,17 @@ const INSTALLED_UNIT = "medik8s-installed";
  * node-maintenance passes a webhook with failurePolicy Fail (self-node-remediation v0.13.0 CSV
  * webhookdefinitions: vselfnoderemediationconfig.kb.io, CREATE UPDATE DELETE of the config, and
  * the template's two), and the config patch could otherwise reach the API server while the
- * operator's pods are not ready, and be refused. A patch of each CSV (one annotation of ours; OLM
+ * operator's pods are not ready, and be refused. A patch of each CSV (annotations of ours; OLM
  * creates the object) carries the wait.
  */
 function medik8sInstalledUnit(dependsOn: string[]): ManifestsUnit {
-  const objects: K8sObject[] = MEDIK8S_PINS.map((pin) => ({
-    apiVersion: "operators.coreos.com/v1alpha1",
-    kind: "ClusterServiceVersion",
-    metadata: {
-      name: pin.startingCSV,
-      namespace: MEDIK8S_NAMESPACE,
-      annotations: patchThatWaitsFor("jsonpath={.status.phase}=Succeeded", 900),
-    },
-  }));
+  const objects: K8sObject[] = MEDIK8S_PINS.map((pin) =>
+    patchThatWaitsFor(
+      { apiVersion: "operators.coreos.com/v1alpha1", kind: "ClusterServiceVersion", metadata: { name: pin.startingCSV, namespace: MEDIK8S_NAMESPACE } },
+      "jsonpath={.status.phase}=Succeeded",
+      900,
+    ),
+  );
   return manifestsUnit(INSTALLED_UNIT, INSTALLED_TYPE, objects, { dependsOn });
 }
 
