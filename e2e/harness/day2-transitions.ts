@@ -19,6 +19,7 @@ import { pulumi } from "./pulumi";
 import { readPlacement, type RenderedStack } from "./rendered";
 import { recordRun, render, stateResources, type StackRun, type StateResource } from "./stack-run";
 import { labelSelectorQuery, nhcProblems, protectedLost, rolloutProblems, type AgentOnNode, type LabelSelector } from "./transitions-judge";
+import { peerlessNodes } from "../../platform/medik8s-groups";
 import { sleep } from "./proc";
 
 /** How long a rollout of every DaemonSet, and one node's drain, may take. */
@@ -76,15 +77,16 @@ async function nhcStep(r: StackRun, rendered: RenderedStack, label: string): Pro
       );
     }
     const missing = [...expected.keys()].filter((n) => !live.some((l) => l.metadata.name === n));
+    const alone = peerlessNodes(placement.nodes);
     const problems = [
       ...missing.map((n) => `NodeHealthCheck ${n} of the render is not in the cluster`),
       ...nhcProblems(
         checks,
-        placement.nodes.map((n) => ({ name: n.name, drained: isDrained(n.state) })),
+        placement.nodes.map((n) => ({ name: n.name, drained: isDrained(n.state), alone: alone.has(n.name) })),
       ),
     ];
     r.report.check(
-      `every NodeHealthCheck selects exactly the nodes placement.json says, each node not drained is watched by exactly one (${label})`,
+      `every NodeHealthCheck selects exactly the nodes placement.json says, each node not drained is watched by exactly one, but one alone in its roles by none (${label})`,
       problems.length === 0,
       [...problems, ...detail],
     );

@@ -68,6 +68,14 @@ describe("the NodeHealthChecks' coverage", () => {
       "net-1 is watched by 0 NodeHealthChecks (none); § 5.6 wants exactly one",
     ]);
   });
+  it("a node that shares none of its roles with another is watched by none; selected, it is a problem", () => {
+    expect(
+      nhcProblems([{ name: "storage", expected: ["cmp-01"], selected: ["cmp-01"] }], [...nodes.slice(1), { name: "prov-1", drained: false, alone: true }]),
+    ).toEqual([]);
+    expect(nhcProblems([{ name: "p", expected: ["prov-1"], selected: ["prov-1"] }], [{ name: "prov-1", drained: false, alone: true }])).toEqual([
+      "prov-1 shares none of its roles with another node, yet p select(s) it",
+    ]);
+  });
   it("a drained node is watched by none; selected, it is a problem", () => {
     expect(nhcProblems([{ name: "cp", expected: [], selected: [] }], [{ name: "cp-1", drained: true }])).toEqual([]);
     expect(nhcProblems([{ name: "cp", expected: ["cp-1"], selected: ["cp-1"] }], [{ name: "cp-1", drained: true }])).toEqual([

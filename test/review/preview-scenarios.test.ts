@@ -297,20 +297,16 @@ describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)
     expect(nodes.every((a) => a.action === "update")).toBe(true);
     expect(nodes).toHaveLength(9);
     // Swift zones = Kubernetes zones (§ 6.3): the release is told the zone label once nodes have zones;
-    // Longhorn keeps a volume's replicas in 3 zones, and the checks that hold no quorum go per zone (issue 39)
+    // Longhorn keeps a volume's replicas in 3 zones; the checks that hold no quorum would go per zone
+    // (issue 39), but each zone holds one node of theirs: they stay one check each, which now fences a
+    // failure in each of two zones (maxUnhealthy 50%), and no storm (issue 45); their selectors stay
     expect(p.actions.filter((a) => !a.resource.startsWith("Node ")).map((a) => `${a.action} ${a.resource}`)).toEqual([
-      "delete NodeHealthCheck openkeel-network",
-      "delete NodeHealthCheck openkeel-provisioning",
-      "delete NodeHealthCheck openkeel-storage",
       "update HelmRelease longhorn",
       "update HelmRelease openkeel-swift",
-      "create NodeHealthCheck openkeel-network-zone-a",
-      "create NodeHealthCheck openkeel-network-zone-b",
-      "create NodeHealthCheck openkeel-provisioning-zone-a",
-      "create NodeHealthCheck openkeel-storage-zone-a",
-      "create NodeHealthCheck openkeel-storage-zone-b",
-      "create NodeHealthCheck openkeel-storage-zone-c",
+      "update NodeHealthCheck openkeel-network",
+      "update NodeHealthCheck openkeel-storage",
     ]);
+    expect(p.actions.find((a) => a.resource === "NodeHealthCheck openkeel-storage")?.detail).toBe("spec.maxUnhealthy");
     expect(p.actions.find((a) => a.resource === "HelmRelease longhorn")?.detail).toBe("values defaultSettings.replicaZoneSoftAntiAffinity");
     expect(p.actions.find((a) => a.resource === "Node cmp-01 (patch)")?.detail).toBe('metadata.labels["topology.kubernetes.io/zone"]');
     // the ring's consequence, per storage node: its Swift member's replicas move to keep each object's apart
