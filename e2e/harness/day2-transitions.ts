@@ -52,14 +52,14 @@ function editNodes(r: StackRun, states: Record<string, NodeState | "removed">): 
   );
 }
 
-async function up(r: StackRun, s: Parameters<typeof recordRun>[0], logName: string): Promise<void> {
+export async function up(r: StackRun, s: Parameters<typeof recordRun>[0], logName: string): Promise<void> {
   const res = await pulumi(["up", "--yes", "--skip-preview", "--policy-pack", "policy"], r.project, r.p!, r.log(logName), { timeoutMs: UP_TIMEOUT_MS });
   recordRun(s, res);
   if (res.code !== 0) throw new Error(`pulumi up exited ${res.code}`);
 }
 
 /** 11a: every NodeHealthCheck's spec.selector, as the API server holds it, asked of the API server against the real Nodes. */
-async function nhcStep(r: StackRun, rendered: RenderedStack, label: string): Promise<void> {
+export async function nhcStep(r: StackRun, rendered: RenderedStack, label: string): Promise<void> {
   await r.checkStep(`day 2: every NodeHealthCheck's selector evaluated by the API server (${label})`, async () => {
     const placement = readPlacement(rendered);
     const expected = new Map(

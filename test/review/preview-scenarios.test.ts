@@ -357,3 +357,54 @@ describe("a comment-only change", () => {
     }
   });
 });
+
+describe("a zone under two of prod-medium's three storage nodes (issue 45 item 4): a health check NHC's webhook holds while it remediates", () => {
+  // every node in a zone (zone-missing), the storage nodes two in zone-a, one in zone-b
+  const zones: Record<string, string> = {
+    "cp-1": "zone-a",
+    "cmp-01": "zone-a",
+    "cmp-02": "zone-a",
+    "net-1": "zone-a",
+    "prov-1": "zone-a",
+    "cp-2": "zone-b",
+    "cmp-03": "zone-b",
+    "net-2": "zone-b",
+    "cp-3": "zone-c",
+  };
+  const p = scenario("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name])));
+
+  it("openkeel-storage's selector changes (its zone-a nodes get a check of their own): a warning naming it, the webhook's refusal and the runbook step", () => {
+    expect(p.actions.filter((a) => a.resource.startsWith("NodeHealthCheck")).map((a) => `${a.action} ${a.resource}: ${a.detail ?? ""}`)).toEqual([
+      // the network nodes, one per zone: one check still, which fences one of the two (issue 45 item 3)
+      "update NodeHealthCheck openkeel-network: spec.maxUnhealthy",
+      "update NodeHealthCheck openkeel-storage: spec.selector.matchExpressions[6]",
+      "create NodeHealthCheck openkeel-storage-zone-a: ",
+    ]);
+    const held = p.findings.filter((f) => f.code === "nhc-held-change");
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ level: "warning" });
+    expect(held[0].message).toMatch(
+      /^NodeHealthCheck openkeel-storage \(selector\): NHC's webhook refuses that while the check remediates a node \("deletion prohibited due to running remediation", "selector update prohibited due to running remediation": node-healthcheck-operator v0\.12\.0 internal\/webhook\/v1alpha1\/nodehealthcheck_webhook\.go 76-103, 211-232\), and `pulumi up` would stop there/,
+    );
+    expect(held[0].fix).toContain(
+      `kubectl get nodehealthchecks -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.status.unhealthyNodes[*].remediations[*].resource.name}{"\\n"}{end}'`,
+    );
+    expect(held[0].fix).toContain('docs/node-lifecycle.md, "Changing the health checks"');
+  });
+
+  it("and back: openkeel-storage-zone-a deleted, openkeel-storage's selector back", () => {
+    const zoned = render(mutatedConfig("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name]))));
+    const back = previewStack("prod-medium", zoned, render(shippedConfig("prod-medium")));
+    expect(back.findings.filter((f) => f.code === "nhc-held-change").map((f) => f.message.split(":")[0])).toEqual([
+      "NodeHealthCheck openkeel-storage-zone-a is deleted; openkeel-storage (selector)",
+    ]);
+  });
+
+  it("a change of maxUnhealthy only is no finding: the webhook holds the selector and the templates, not the threshold", () => {
+    const q = scenario("prod-medium", (r) => (r.platform = { ...r.platform, medik8s: { maxUnhealthy: { storage: "34%" } } }));
+    expect(q.actions.filter((a) => a.resource.startsWith("NodeHealthCheck")).map((a) => `${a.action} ${a.resource}`)).toEqual([
+      "update NodeHealthCheck openkeel-storage",
+    ]);
+    expect(q.findings.filter((f) => f.code === "nhc-held-change")).toEqual([]);
+  });
+});
