@@ -97,7 +97,7 @@ export function peerlessNodes(nodes: readonly Pick<NhcNode, "name" | "roles" | "
  *   alone in their zone, or without one), which fences up to half of them: one failure in each of
  *   two zones is fenced, and a cluster-wide event (the API path, a CNI rollout: every node NotReady)
  *   fences none of them. A check of one node is no storm guard: with maxUnhealthy 1 it always fences
- *   (NHC v0.12.0 internal/controller/nodehealthcheck_controller.go 337-347), so one-node checks per
+ *   (NHC v0.12.0 internal/controller/nodehealthcheck_controller.go 336–347), so one-node checks per
  *   zone (the network nodes of the large topology, one per zone) would fence every gateway at once;
  * - a node that shares none of its roles with another node has no check: none could tell its
  *   failure from a cluster-wide one, and fencing moves a node's work to its peers (pods, volumes,
@@ -125,11 +125,18 @@ const zoneSlug = (zone: string) =>
     .replace(/[^a-z0-9-]+/g, "-")
     .replace(/^-+|-+$/g, "");
 
+/** `value` added to the list of `key` in `map`. */
+export function listIn<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 const byName = (a: NhcCheck, b: NhcCheck) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
  * The maxUnhealthy of a joined check of `n` nodes in several zones: the group's only check fences
- * up to half of them (a percentage, rounded up by NHC, 923-931: so a node drained for maintenance
+ * up to half of them (a percentage, rounded up by NHC, 923–931: so a node drained for maintenance
  * lowers it too), none when more fail; beside per-zone checks, which hold the group's storm guard,
  * it fences a failure in each of two zones.
  */
@@ -143,7 +150,7 @@ function groupChecks(group: NhcGroup, nodes: readonly NhcNode[], zoned: boolean,
   if (nodes.length === 0 || (nodes.length === 1 && peerless.has(nodes[0].name))) return [];
   if (nodes.length === 1 || !zoned || isQuorumGroup(group)) return [whole];
   const byZone = new Map<string, string[]>();
-  for (const n of nodes) if (n.zone !== undefined) byZone.set(n.zone, [...(byZone.get(n.zone) ?? []), n.name]);
+  for (const n of nodes) if (n.zone !== undefined) listIn(byZone, n.zone, n.name);
   const own = [...byZone].filter(([, names]) => names.length >= 2).map(([zone]) => zone);
   const perZone = own.map((zone): NhcCheck => ({ name: `${whole.name}-${zoneSlug(zone)}`, group, zone, nodes: byZone.get(zone)! }));
   const rest = nodes.filter((n) => n.zone === undefined || !own.includes(n.zone));
@@ -164,7 +171,7 @@ export function nhcChecks(nodes: readonly NhcNode[]): NhcCheck[] {
   const members = new Map<NhcGroup, NhcNode[]>();
   for (const node of nodes) {
     const group = nhcGroupOf(node);
-    if (group) members.set(group, [...(members.get(group) ?? []), node]);
+    if (group) listIn(members, group, node);
   }
   const peerless = peerlessNodes(nodes);
   return NHC_GROUPS.flatMap((g) => groupChecks(g, members.get(g) ?? [], zoned, peerless));

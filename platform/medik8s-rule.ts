@@ -22,7 +22,18 @@
 // throws; a stack's maxUnhealthy that leaves a role's checks no storm guard is the stack's error.
 import type { Check } from "../config/problems";
 import type { PlacementCheck, PlacementFacts } from "../placement/report";
-import { isQuorumGroup, NHC_CONSTRAINT, NHC_REPO, nhcFences, nhcGroupOf, nhcRolesOf, plannedChecks, type NhcGroup, type PlannedCheck } from "./medik8s-groups";
+import {
+  isQuorumGroup,
+  listIn,
+  NHC_CONSTRAINT,
+  NHC_REPO,
+  nhcFences,
+  nhcGroupOf,
+  nhcRolesOf,
+  plannedChecks,
+  type NhcGroup,
+  type PlannedCheck,
+} from "./medik8s-groups";
 
 const INDEPENDENT_CODE = "nhc-independent-failures";
 const STORM_CODE = "nhc-storm-guard";
@@ -46,7 +57,7 @@ function judged({ plan }: Pick<PlacementFacts, "plan">): Judged | undefined {
   const checks = plannedChecks(plan.feasibility?.[NHC_CONSTRAINT.key]);
   if (checks.length === 0) return undefined;
   const roles = new Map<NhcGroup, Member[]>();
-  for (const n of plan.nodes) for (const r of nhcRolesOf(n)) roles.set(r, [...(roles.get(r) ?? []), { name: n.name, zone: n.zone }]);
+  for (const n of plan.nodes) for (const r of nhcRolesOf(n)) listIn(roles, r, { name: n.name, zone: n.zone });
   const checkOf = new Map<string, PlannedCheck>();
   for (const c of checks) for (const n of c.nodes) if (!checkOf.has(n)) checkOf.set(n, c);
   return { checks, roles, groupOf: new Map(plan.nodes.map((n) => [n.name, nhcGroupOf(n)])), checkOf };
