@@ -69,19 +69,14 @@ export function nhcGroupOf(node: Pick<NhcNode, "roles" | "kubernetesControlPlane
   return NHC_GROUPS.find((g) => inGroup(node, g));
 }
 
-/** Every group a node is in (its roles, and the Kubernetes control plane): the roles of the rule (./medik8s-rule.ts). */
-export function nhcRolesOf(node: Pick<NhcNode, "roles" | "kubernetesControlPlane">): NhcGroup[] {
-  return NHC_GROUPS.filter((g) => inGroup(node, g));
-}
-
 /**
- * The nodes that share none of their roles with another node (prod-medium's only provisioning node):
- * no check of ours watches them (see NhcCheck).
+ * The nodes alone in their group (prod-medium's only provisioning node): no check of ours watches
+ * them (see NhcCheck).
  */
-export function peerlessNodes(nodes: readonly Pick<NhcNode, "name" | "roles" | "kubernetesControlPlane">[]): Set<string> {
-  const count = new Map<NhcGroup, number>();
-  for (const n of nodes) for (const r of nhcRolesOf(n)) count.set(r, (count.get(r) ?? 0) + 1);
-  return new Set(nodes.filter((n) => nhcRolesOf(n).every((r) => count.get(r) === 1)).map((n) => n.name));
+export function aloneInGroup(nodes: readonly Pick<NhcNode, "name" | "roles" | "kubernetesControlPlane">[]): Set<string> {
+  const count = new Map<NhcGroup | undefined, number>();
+  for (const n of nodes) count.set(nhcGroupOf(n), (count.get(nhcGroupOf(n)) ?? 0) + 1);
+  return new Set(nodes.filter((n) => nhcGroupOf(n) !== undefined && count.get(nhcGroupOf(n)) === 1).map((n) => n.name));
 }
 
 /**
@@ -99,11 +94,10 @@ export function peerlessNodes(nodes: readonly Pick<NhcNode, "name" | "roles" | "
  *   fences none of them. A check of one node is no storm guard: with maxUnhealthy 1 it always fences
  *   (NHC v0.12.0 internal/controller/nodehealthcheck_controller.go 336–347), so one-node checks per
  *   zone (the network nodes of the large topology, one per zone) would fence every gateway at once;
- * - a node that shares none of its roles with another node has no check: none could tell its
- *   failure from a cluster-wide one, and fencing moves a node's work to its peers (pods, volumes,
- *   Masakari's evacuation), which it has none of. It is left to a human (docs/node-lifecycle.md).
- *   Alone in its group but with peers in a role (a compute node beside compute+storage nodes, which
- *   are storage's), it has a check of its own: its role's storm guard is in its peers' checks.
+ * - a node alone in its group has no check: a check of it alone would fence it in every
+ *   cluster-wide event, and no check can count it with its group's peers, which it has none of (a
+ *   check selects one group's nodes; prod-medium's only provisioning node). It is left to a human
+ *   (docs/node-lifecycle.md).
  */
 export interface NhcCheck {
   name: string;
@@ -144,11 +138,11 @@ function joinedMaxUnhealthy(n: number, only: boolean): number | string {
   return only ? "50%" : Math.min(n, Math.max(2, Math.ceil(n / 2)));
 }
 
-/** The checks of one group's nodes (see NhcCheck); `peerless`: nodes that share no role with another. */
-function groupChecks(group: NhcGroup, nodes: readonly NhcNode[], zoned: boolean, peerless: ReadonlySet<string>): NhcCheck[] {
+/** The checks of one group's nodes (see NhcCheck). */
+function groupChecks(group: NhcGroup, nodes: readonly NhcNode[], zoned: boolean): NhcCheck[] {
+  if (nodes.length < 2) return [];
   const whole: NhcCheck = { name: `openkeel-${groupSlug(group)}`, group, nodes: nodes.map((n) => n.name) };
-  if (nodes.length === 0 || (nodes.length === 1 && peerless.has(nodes[0].name))) return [];
-  if (nodes.length === 1 || !zoned || isQuorumGroup(group)) return [whole];
+  if (!zoned || isQuorumGroup(group)) return [whole];
   const byZone = new Map<string, string[]>();
   for (const n of nodes) if (n.zone !== undefined) listIn(byZone, n.zone, n.name);
   const own = [...byZone].filter(([, names]) => names.length >= 2).map(([zone]) => zone);
@@ -173,8 +167,7 @@ export function nhcChecks(nodes: readonly NhcNode[]): NhcCheck[] {
     const group = nhcGroupOf(node);
     if (group) listIn(members, group, node);
   }
-  const peerless = peerlessNodes(nodes);
-  return NHC_GROUPS.flatMap((g) => groupChecks(g, members.get(g) ?? [], zoned, peerless));
+  return NHC_GROUPS.flatMap((g) => groupChecks(g, members.get(g) ?? [], zoned));
 }
 
 export const NHC_REPO = "node-healthcheck-operator v0.12.0 internal/controller/nodehealthcheck_controller.go";
@@ -308,15 +301,15 @@ function checkLoss(c: PlannedCheck, lost: readonly string[], total: number, hype
 const FENCE_BY_HAND =
   "power it off, then kubectl taint nodes <node> node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, what SNR's OutOfServiceTaint strategy sets";
 
-/** The lost nodes no check selects, though not drained: alone in their roles (NhcCheck), left to a human. */
+/** The lost nodes no check selects, though not drained: alone in their group (NhcCheck), left to a human. */
 function unwatchedLoss(nodes: readonly NhcNode[]): LossFinding[] {
   if (nodes.length === 0) return [];
   return [
     {
       what: "NHC (no check)",
       level: "degraded",
-      message: `${nodes.map((n) => n.name).join(", ")}: ${nodes.length === 1 ? "the only node of its roles, watched" : "each the only node of its roles, watched"} by no NodeHealthCheck of ours (a check of one node would fence it in a cluster-wide event too): nothing fences ${nodes.length === 1 ? "it" : "them"}, left to a human`,
-      fix: `on purpose (docs/node-lifecycle.md): a node that stays down is fenced by hand (${FENCE_BY_HAND}); a second node of the role gives the role its check`,
+      message: `${nodes.map((n) => n.name).join(", ")}: ${nodes.length === 1 ? "alone in its group" : "each alone in its group"} (a node is in the check of its first role), watched by no NodeHealthCheck of ours (a check of one node would fence it in a cluster-wide event too): nothing fences ${nodes.length === 1 ? "it" : "them"}, left to a human`,
+      fix: `on purpose (docs/node-lifecycle.md): a node that stays down is fenced by hand (${FENCE_BY_HAND}); a second node whose first role is the same gives them a check`,
     },
   ];
 }

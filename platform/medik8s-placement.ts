@@ -7,7 +7,7 @@ import { HA_SEGMENT_LABEL, ROLES, roleLabelKey } from "../config/roles";
 import { roleGroup, type ComponentPlacement, type PlacementCheck, type ReportNode } from "../placement/report";
 import type { LabelSelector } from "../placement/scheduling";
 import { obj, platformComponent, type DesignRoles, type ObjectReader } from "../placement/workloads";
-import { peerlessNodes } from "./medik8s-groups";
+import { aloneInGroup } from "./medik8s-groups";
 
 /** The kind the report shows a NodeHealthCheck as (it selects nodes to remediate, it places no pod). */
 export const NHC_KIND = "NodeHealthCheck";
@@ -67,7 +67,7 @@ const overlap: PlacementCheck = {
   },
 };
 
-/** The finding of one node, or none: watched by no check (unless alone in its roles, on purpose: ./medik8s-groups.ts), or a quorum's node by a check that fences several at once. */
+/** The finding of one node, or none: watched by no check (unless alone in its group, on purpose: ./medik8s-groups.ts), or a quorum's node by a check that fences several at once. */
 function coverageOf(n: ReportNode, by: readonly ComponentPlacement[], alone: boolean): Check[] {
   if (by.length === 0 && alone) return [];
   if (by.length === 0) {
@@ -76,7 +76,7 @@ function coverageOf(n: ReportNode, by: readonly ComponentPlacement[], alone: boo
         level: "error",
         code: "placement-nhc-coverage",
         message: `node ${n.name} (${roleGroup(n)}) is selected by no NodeHealthCheck: nothing would remediate it when it fails (§ 5.6)`,
-        fix: "give every node that has a peer in its role a NodeHealthCheck (platform/medik8s-groups.ts), or leave it to a Masakari failover segment (openkeel.io/ha-segment)",
+        fix: "give every node that has a peer in its group a NodeHealthCheck (platform/medik8s-groups.ts), or leave it to a Masakari failover segment (openkeel.io/ha-segment)",
       },
     ];
   }
@@ -98,8 +98,7 @@ function coverageOf(n: ReportNode, by: readonly ComponentPlacement[], alone: boo
  * § 5.6: every node is watched by exactly one NodeHealthCheck (the overlap check catches two),
  * unless it is a Masakari segment host (its segment's check watches it), drained on purpose (NMO
  * holds its lease while its NodeMaintenance exists, and our checks leave it out: ./medik8s.ts), or
- * a node that shares none of its roles with another (no check could guard it against a cluster-wide
- * event: ./medik8s-groups.ts);
+ * alone in its group (no check could guard it against a cluster-wide event: ./medik8s-groups.ts);
  * a node that holds a quorum (the OpenKeel or the Kubernetes control plane) by one that fences one
  * node at a time. No stack file can trip it: every node of a stack that installs Medik8s has a role
  * or is a Kubernetes control-plane node (plan checks), and our checks cover every role.
@@ -108,10 +107,10 @@ const coverage: PlacementCheck = {
   origin: "code",
   check: ({ placements, nodes }) => {
     const byNode = checksByNode(placements, nodes);
-    const peerless = peerlessNodes(nodes);
+    const alone = aloneInGroup(nodes);
     return nodes
       .filter((n) => n.labels[HA_SEGMENT_LABEL] === undefined && !isDrained(n.labels[NODE_STATE_LABEL]))
-      .flatMap((n) => coverageOf(n, byNode.get(n.name)!, peerless.has(n.name)));
+      .flatMap((n) => coverageOf(n, byNode.get(n.name)!, alone.has(n.name)));
   },
 };
 

@@ -5,8 +5,9 @@
 // it is fenced; "maxUnhealthy stops remediation storms"; the control plane's check fences one node
 // at a time, "so that a Galera or RabbitMQ quorum is never fenced away". The rule:
 //
+// A role here is a group of ./medik8s-groups.ts: the first role of a node, whose check watches it.
 // 1. Independent failures are fenced (`nhc-independent-failures`): any single failure of a node that
-//    has a peer in one of its roles, and one failure in each of any two zones of a role that holds no
+//    has a peer in its role, and one failure in each of any two zones of a role that holds no
 //    quorum (two faults, not one cause), unless those two are all of the role (2 below then wins).
 // 2. No cluster-wide event fences every member of a role at once (`nhc-storm-guard`): every node
 //    NotReady for the unhealthy duration (the API path, a CNI rollout) must trip some check's storm
@@ -22,18 +23,7 @@
 // throws; a stack's maxUnhealthy that leaves a role's checks no storm guard is the stack's error.
 import type { Check } from "../config/problems";
 import type { PlacementCheck, PlacementFacts } from "../placement/report";
-import {
-  isQuorumGroup,
-  listIn,
-  NHC_CONSTRAINT,
-  NHC_REPO,
-  nhcFences,
-  nhcGroupOf,
-  nhcRolesOf,
-  plannedChecks,
-  type NhcGroup,
-  type PlannedCheck,
-} from "./medik8s-groups";
+import { isQuorumGroup, listIn, NHC_CONSTRAINT, NHC_REPO, nhcFences, nhcGroupOf, plannedChecks, type NhcGroup, type PlannedCheck } from "./medik8s-groups";
 
 const INDEPENDENT_CODE = "nhc-independent-failures";
 const STORM_CODE = "nhc-storm-guard";
@@ -45,7 +35,7 @@ interface Member {
 
 interface Judged {
   checks: PlannedCheck[];
-  /** Each role's nodes (the Kubernetes control plane as one), whatever their state. */
+  /** Each role's nodes (its group's: the Kubernetes control plane as one), whatever their state. */
   roles: Map<NhcGroup, Member[]>;
   /** The group of each node: the check it is in is drawn for that group. */
   groupOf: Map<string, NhcGroup | undefined>;
@@ -57,7 +47,10 @@ function judged({ plan }: Pick<PlacementFacts, "plan">): Judged | undefined {
   const checks = plannedChecks(plan.feasibility?.[NHC_CONSTRAINT.key]);
   if (checks.length === 0) return undefined;
   const roles = new Map<NhcGroup, Member[]>();
-  for (const n of plan.nodes) for (const r of nhcRolesOf(n)) listIn(roles, r, { name: n.name, zone: n.zone });
+  for (const n of plan.nodes) {
+    const group = nhcGroupOf(n);
+    if (group) listIn(roles, group, { name: n.name, zone: n.zone });
+  }
   const checkOf = new Map<string, PlannedCheck>();
   for (const c of checks) for (const n of c.nodes) if (!checkOf.has(n)) checkOf.set(n, c);
   return { checks, roles, groupOf: new Map(plan.nodes.map((n) => [n.name, nhcGroupOf(n)])), checkOf };
@@ -65,7 +58,7 @@ function judged({ plan }: Pick<PlacementFacts, "plan">): Judged | undefined {
 
 const describe = (c: PlannedCheck) => `${c.name} selects ${c.nodes.length} node(s) with maxUnhealthy ${c.maxUnhealthy}`;
 
-/** A single failure of a node with a peer in one of its roles, not fenced: a check whose maxUnhealthy allows none (ours allow at least one). */
+/** A single failure of a node with a peer in its role, not fenced: a check whose maxUnhealthy allows none (ours allow at least one). */
 function singleFailures(j: Judged): Check[] {
   const withPeers = new Set([...j.roles.values()].filter((m) => m.length >= 2).flatMap((m) => m.map((x) => x.name)));
   const checks = new Set([...withPeers].flatMap((n) => j.checkOf.get(n) ?? []));
@@ -141,16 +134,18 @@ function stormCheck(s: Storm, j: Judged): Check {
     code: STORM_CODE,
     message: `a cluster-wide event (every node NotReady for the unhealthy duration: the API path, a CNI rollout) would fence every ${s.role} node at once (${s.nodes.join(", ")}): ${s.checks.map(describe).join("; ")}, and a check fences all its nodes once maxUnhealthy reaches their count (${NHC_REPO} 336–347)`,
     reason: "§ 5.6: maxUnhealthy stops remediation storms; a role fenced whole at once (every gateway, every hypervisor) is an outage the event itself was not",
-    fix:
-      sized.length === s.checks.length && setting
-        ? `set ${setting} below ${smallest} (a count, or a percentage under 100%), so that each of its checks leaves a storm guard`
-        : `join the ${s.role} nodes' one-node checks into one check across their zones (platform/medik8s-groups.ts nhcChecks)`,
-    ...(sized.length === s.checks.length && setting ? { path: setting } : {}),
+    fix: setting
+      ? `set ${setting} below ${smallest} (a count, or a percentage under 100%), so that each of its checks leaves a storm guard`
+      : `join the ${s.role} nodes' one-node checks into one check across their zones (platform/medik8s-groups.ts nhcChecks)`,
+    ...(setting ? { path: setting } : {}),
   };
 }
 
-/** Whether the stack's setting is why: every check of the role has two or more nodes (ours of one node are the code's). */
-const ofTheSetting = (s: Storm) => s.checks.every((c) => c.nodes.length >= 2);
+/**
+ * Whether the stack's setting is why: a check of the role has two or more nodes, which a lower
+ * maxUnhealthy would give a storm guard; with one-node checks only, the code drew them.
+ */
+const ofTheSetting = (s: Storm) => s.checks.some((c) => c.nodes.length >= 2);
 
 /** The rule's findings that only this repository's code can cause: thrown as its bugs by planStack. */
 const ruleOfTheCode: PlacementCheck = {

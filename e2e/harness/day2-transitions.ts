@@ -19,7 +19,7 @@ import { pulumi } from "./pulumi";
 import { readPlacement, type RenderedStack } from "./rendered";
 import { recordRun, render, stateResources, type StackRun, type StateResource } from "./stack-run";
 import { labelSelectorQuery, nhcProblems, protectedLost, rolloutProblems, type AgentOnNode, type LabelSelector } from "./transitions-judge";
-import { peerlessNodes } from "../../platform/medik8s-groups";
+import { aloneInGroup } from "../../platform/medik8s-groups";
 import { sleep } from "./proc";
 
 /** How long a rollout of every DaemonSet, and one node's drain, may take. */
@@ -77,7 +77,7 @@ export async function nhcStep(r: StackRun, rendered: RenderedStack, label: strin
       );
     }
     const missing = [...expected.keys()].filter((n) => !live.some((l) => l.metadata.name === n));
-    const alone = peerlessNodes(placement.nodes);
+    const alone = aloneInGroup(placement.nodes);
     const problems = [
       ...missing.map((n) => `NodeHealthCheck ${n} of the render is not in the cluster`),
       ...nhcProblems(
@@ -86,7 +86,7 @@ export async function nhcStep(r: StackRun, rendered: RenderedStack, label: strin
       ),
     ];
     r.report.check(
-      `every NodeHealthCheck selects exactly the nodes placement.json says, each node not drained is watched by exactly one, but one alone in its roles by none (${label})`,
+      `every NodeHealthCheck selects exactly the nodes placement.json says, each node not drained is watched by exactly one, but one alone in its group by none (${label})`,
       problems.length === 0,
       [...problems, ...detail],
     );

@@ -36,8 +36,7 @@ export interface NhcSelection {
 /**
  * The disagreements of the NodeHealthChecks with the report, and § 5.6's rule: every node that is
  * not drained is watched by exactly one check (a drained one, by none: its state label takes it
- * out of every selector; one that shares none of its roles with another node, `alone`, by none:
- * platform/medik8s-groups.ts).
+ * out of every selector; one alone in its group, `alone`, by none: platform/medik8s-groups.ts).
  */
 export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { name: string; drained: boolean; alone?: boolean }[]): string[] {
   const problems: string[] = [];
@@ -49,7 +48,7 @@ export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { n
   for (const n of nodes) {
     const by = checks.filter((c) => c.selected.includes(n.name)).map((c) => c.name);
     if (n.drained && by.length > 0) problems.push(`${n.name} is drained, yet ${by.join(", ")} select(s) it`);
-    else if (n.alone && by.length > 0) problems.push(`${n.name} shares none of its roles with another node, yet ${by.join(", ")} select(s) it`);
+    else if (n.alone && by.length > 0) problems.push(`${n.name} is alone in its group, yet ${by.join(", ")} select(s) it`);
     if (!n.drained && !n.alone && by.length !== 1)
       problems.push(`${n.name} is watched by ${by.length} NodeHealthChecks (${by.join(", ") || "none"}); § 5.6 wants exactly one`);
   }

@@ -68,12 +68,12 @@ describe("the NodeHealthChecks' coverage", () => {
       "net-1 is watched by 0 NodeHealthChecks (none); § 5.6 wants exactly one",
     ]);
   });
-  it("a node that shares none of its roles with another is watched by none; selected, it is a problem", () => {
+  it("a node alone in its group is watched by none; selected, it is a problem", () => {
     expect(
       nhcProblems([{ name: "storage", expected: ["cmp-01"], selected: ["cmp-01"] }], [...nodes.slice(1), { name: "prov-1", drained: false, alone: true }]),
     ).toEqual([]);
     expect(nhcProblems([{ name: "p", expected: ["prov-1"], selected: ["prov-1"] }], [{ name: "prov-1", drained: false, alone: true }])).toEqual([
-      "prov-1 shares none of its roles with another node, yet p select(s) it",
+      "prov-1 is alone in its group, yet p select(s) it",
     ]);
   });
   it("a drained node is watched by none; selected, it is a problem", () => {

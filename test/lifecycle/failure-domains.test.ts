@@ -243,7 +243,7 @@ describe("NodeHealthCheck's math (§ 5.6, NHC v0.12.0)", () => {
         what: "NHC (no check)",
         level: "degraded",
         message:
-          "prov-1: the only node of its roles, watched by no NodeHealthCheck of ours (a check of one node would fence it in a cluster-wide event too): nothing fences it, left to a human",
+          "prov-1: alone in its group (a node is in the check of its first role), watched by no NodeHealthCheck of ours (a check of one node would fence it in a cluster-wide event too): nothing fences it, left to a human",
         fix: expect.stringContaining(
           "a node that stays down is fenced by hand (power it off, then kubectl taint nodes <node> node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
         ),

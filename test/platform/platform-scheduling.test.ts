@@ -166,12 +166,11 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
     // the first group of the node's, in NHC_GROUPS order: a hyperconverged node is the control plane's
     const groupOf = (node: (typeof c.views)[number]["node"]) =>
       NHC_GROUPS.find((g) => (g === "kubernetesControlPlane" ? node.kubernetesControlPlane : node.roles.includes(g)))!;
-    const rolesOf = (node: (typeof c.views)[number]["node"]) => [...node.roles, ...(node.kubernetesControlPlane ? ["k8s"] : [])];
     for (const v of c.views) {
       const matching = nhcs.filter((n) => matchesExpressions(v.labels, n.spec.selector.matchExpressions));
-      // a node in maintenance or retiring is left out on purpose, and one that shares no role with another (docs/node-lifecycle.md)
-      const peerless = rolesOf(v.node).every((r) => c.views.filter((x) => rolesOf(x.node).includes(r)).length === 1);
-      if (isDrained(v.node.state) || peerless) {
+      // a node in maintenance or retiring is left out on purpose, and one alone in its group (docs/node-lifecycle.md)
+      const alone = c.views.filter((x) => groupOf(x.node) === groupOf(v.node)).length === 1;
+      if (isDrained(v.node.state) || alone) {
         expect(matching, v.node.name).toEqual([]);
         continue;
       }

@@ -553,8 +553,9 @@ describe("openkeel:platform settings", () => {
       mutatedConfig("prod-large", (r) => (r.platform = { medik8s: { unhealthyDuration: "2m", maxUnhealthy: { network: "34%", storage: 2 } } })),
     );
     const nhc = (name: string) => object(plan, "NodeHealthCheck", name).spec;
-    // one check per zone in large, each with the role's maxUnhealthy (issue 39)
-    expect(nhc("openkeel-network-zone-a").maxUnhealthy).toBe("34%");
+    // one check per zone in large, each with the role's maxUnhealthy (issue 39); the network nodes,
+    // one per zone, share one check that fences up to half of them whatever the setting (issue 45)
+    expect(nhc("openkeel-network").maxUnhealthy).toBe("50%");
     expect(nhc("openkeel-storage-zone-b").maxUnhealthy).toBe(2);
     expect(nhc("openkeel-control-plane").maxUnhealthy).toBe(1);
     expect(nhc("openkeel-storage-zone-c").unhealthyConditions.map((c: any) => c.duration)).toEqual(["2m", "2m"]);
