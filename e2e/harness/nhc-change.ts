@@ -100,14 +100,19 @@ const selectorOf = async (r: StackRun, check: string) =>
 
 /** 11f: a remediation in flight; the change's render, its refused `pulumi up`, the runbook, `pulumi up` again. Returns the render the cluster holds afterwards. */
 export async function heldCheckChange(r: StackRun, deployed: RenderedStack): Promise<RenderedStack> {
-  const plan = r.o.transitions && !r.o.kubeconfig && deployed.index.environment === "talos-production" ? planOf(deployed) : undefined;
+  const earlier = r.report.steps.some((x) => !x.ok && x.name.startsWith("day 2"));
+  const plan = r.o.transitions && !r.o.kubeconfig && !earlier && deployed.index.environment === "talos-production" ? planOf(deployed) : undefined;
   if (!plan) {
     r.report.steps.push({
       name: "day 2: a NodeHealthCheck reshaped while it remediates",
       seconds: 0,
       ok: true,
       skipped: true,
-      detail: ["production stacks without zones on the e2e's own cluster, with day-2 transitions, and a check of three nodes of a role without a quorum"],
+      detail: [
+        earlier
+          ? "an earlier day-2 step failed: the cluster is not in the state this step starts from"
+          : "production stacks without zones on the e2e's own cluster, with day-2 transitions, and a check of three nodes of a role without a quorum",
+      ],
     });
     return deployed;
   }
