@@ -6,14 +6,8 @@
 // pinned upstream manifests).
 import type { LoadedConfig } from "../config/schema";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
-import {
-  APPLY_AS_PATCH_ANNOTATION,
-  OBJECT_PATCH_FIELD_MANAGER,
-  remoteManifestUnit,
-  type K8sObject,
-  type RemoteManifestOptions,
-  type RemoteManifestUnit,
-} from "../plan/plan";
+import { createHash } from "node:crypto";
+import { APPLY_AS_PATCH_ANNOTATION, remoteManifestUnit, type K8sObject, type RemoteManifestOptions, type RemoteManifestUnit } from "../plan/plan";
 import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import { serviceEnabled } from "../topology/services";
 import { roleLabelsInUse, type Topology } from "../topology/topology";
@@ -162,19 +156,53 @@ export function waitFor(condition: string, timeoutSeconds: number): Record<strin
   return { "pulumi.com/waitFor": condition, "pulumi.com/timeoutSeconds": String(timeoutSeconds) };
 }
 
+/** The annotation of a patch that waits (patchThatWaitsFor): a digest of what the patch says. */
+export const PATCH_CONTENT_ANNOTATION = "openkeel.io/patch-content";
+
+/** JSON with every object's keys sorted: the same content, the same text. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
 /**
  * A patch of an object another controller creates (APPLY_AS_PATCH_ANNOTATION) that waits for
- * `condition`, and for the object it judges to carry the patch. The provider's await keeps the last
- * object its informer delivered and drops an older one only by metadata.generation
+ * `condition`, and for the object it judges to carry this patch, as it is now. The provider's await
+ * keeps the last object its informer delivered and drops an older one only by metadata.generation
  * (pulumi-kubernetes provider/v4 pkg/await/condition/observer.go, ObjectObserver.Observe), which a
  * metadata-only patch does not bump: the informer's copy from before the patch could satisfy the
  * condition and become the state's outputs, and the next preview proposed the patch again (the
- * e2e's idempotent preview of prod-medium, the NHC CSV's patch, under CI's load). The conditions of
- * a JSON list must hold together on one object (pkg/metadata/overrides.go ReadyCondition).
+ * e2e's idempotent preview of prod-medium, the NHC CSV's patch, under CI's load). The field manager
+ * tells a patched object from an unpatched one only once: after a later change of the same patch,
+ * the copy from before it carries our field manager too (issue 45 item 6). So the patch carries a
+ * digest of its own content (the object, the condition, the timeout: PATCH_CONTENT_ANNOTATION) and
+ * waits for that digest: a copy from before any other version of the patch has another, or none.
+ * The conditions of a JSON list must hold together on one object (pkg/metadata/overrides.go
+ * ReadyCondition).
  */
-export function patchThatWaitsFor(condition: string, timeoutSeconds: number): Record<string, string> {
-  const patched = `jsonpath={.metadata.annotations['pulumi.com/patchFieldManager']}=${OBJECT_PATCH_FIELD_MANAGER}`;
-  return { [APPLY_AS_PATCH_ANNOTATION]: "patch", ...waitFor(JSON.stringify([condition, patched]), timeoutSeconds) };
+export function patchThatWaitsFor(object: K8sObject, condition: string, timeoutSeconds: number): K8sObject {
+  const digest = createHash("sha256").update(canonicalJson({ object, condition, timeoutSeconds })).digest("hex").slice(0, 16);
+  const patched = `jsonpath={.metadata.annotations['${PATCH_CONTENT_ANNOTATION}']}=${digest}`;
+  return {
+    ...object,
+    metadata: {
+      ...object.metadata,
+      annotations: {
+        ...object.metadata.annotations,
+        [APPLY_AS_PATCH_ANNOTATION]: "patch",
+        [PATCH_CONTENT_ANNOTATION]: digest,
+        ...waitFor(JSON.stringify([condition, patched]), timeoutSeconds),
+      },
+    },
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { HA_SEGMENT_LABEL, ROLES, roleLabelKey } from "../config/roles";
 import { roleGroup, type ComponentPlacement, type PlacementCheck, type ReportNode } from "../placement/report";
 import type { LabelSelector } from "../placement/scheduling";
 import { obj, platformComponent, type DesignRoles, type ObjectReader } from "../placement/workloads";
+import { aloneInGroup } from "./medik8s-groups";
 
 /** The kind the report shows a NodeHealthCheck as (it selects nodes to remediate, it places no pod). */
 export const NHC_KIND = "NodeHealthCheck";
@@ -66,15 +67,16 @@ const overlap: PlacementCheck = {
   },
 };
 
-/** The finding of one node, or none: watched by no check, or a quorum's node by a check that fences several at once. */
-function coverageOf(n: ReportNode, by: readonly ComponentPlacement[]): Check[] {
+/** The finding of one node, or none: watched by no check (unless alone in its group, on purpose: ./medik8s-groups.ts), or a quorum's node by a check that fences several at once. */
+function coverageOf(n: ReportNode, by: readonly ComponentPlacement[], alone: boolean): Check[] {
+  if (by.length === 0 && alone) return [];
   if (by.length === 0) {
     return [
       {
         level: "error",
         code: "placement-nhc-coverage",
         message: `node ${n.name} (${roleGroup(n)}) is selected by no NodeHealthCheck: nothing would remediate it when it fails (§ 5.6)`,
-        fix: "give every node a NodeHealthCheck (one per role in platform/medik8s.ts), or leave it to a Masakari failover segment (openkeel.io/ha-segment)",
+        fix: "give every node that has a peer in its group a NodeHealthCheck (platform/medik8s-groups.ts), or leave it to a Masakari failover segment (openkeel.io/ha-segment)",
       },
     ];
   }
@@ -94,10 +96,11 @@ function coverageOf(n: ReportNode, by: readonly ComponentPlacement[]): Check[] {
 
 /**
  * § 5.6: every node is watched by exactly one NodeHealthCheck (the overlap check catches two),
- * unless it is a Masakari segment host (its segment's check watches it) or in a state that leaves
+ * unless it is a Masakari segment host (its segment's check watches it), in a state that leaves
  * the health checks (maintenance, retiring: their selectors leave it out by its state label,
- * ./medik8s-groups.ts; the trait, not `drains`, which a state may lack and still leave them); a
- * node that holds a quorum (the OpenKeel or the Kubernetes control plane) by one that fences one
+ * ./medik8s-groups.ts; the trait, not `drains`, which a state may lack and still leave them), or
+ * alone in its group (no check could guard it against a cluster-wide event: ./medik8s-groups.ts);
+ * a node that holds a quorum (the OpenKeel or the Kubernetes control plane) by one that fences one
  * node at a time. No stack file can trip it: every node of a stack that installs Medik8s has a role
  * or is a Kubernetes control-plane node (plan checks), and our checks cover every role.
  */
@@ -105,9 +108,10 @@ const coverage: PlacementCheck = {
   origin: "code",
   check: ({ placements, nodes }) => {
     const byNode = checksByNode(placements, nodes);
+    const alone = aloneInGroup(nodes);
     return nodes
       .filter((n) => n.labels[HA_SEGMENT_LABEL] === undefined && !hasTrait(n.labels[NODE_STATE_LABEL], "leavesHealthChecks"))
-      .flatMap((n) => coverageOf(n, byNode.get(n.name)!));
+      .flatMap((n) => coverageOf(n, byNode.get(n.name)!, alone.has(n.name)));
   },
 };
 

@@ -1,8 +1,9 @@
 // Medik8s: NodeHealthCheck, Self Node Remediation and Node Maintenance, installed the way
 // upstream supports them: OLM and Subscriptions to their OperatorHub.io bundles (upstream ships no
 // Helm chart and calls OLM the supported path, NHC #328 / NMO #131). Then one SNR template with the
-// OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): one per role
-// (and one for the Kubernetes-only control plane), so that every node is watched by exactly one.
+// OutOfServiceTaint strategy and the NodeHealthChecks this repository owns (§ 5.6): per role (and
+// for the Kubernetes-only control plane), drawn along the zones (./medik8s-groups.ts), so that every
+// node is watched by exactly one, or, alone in its role, by none (the rule: ./medik8s-rule.ts).
 // The hosts of a Masakari failover segment (label openkeel.io/ha-segment, always compute nodes)
 // belong to Masakari, which creates one NodeHealthCheck per segment.
 // A node in maintenance or retiring (config/lifecycle.ts) gets a NodeMaintenance request: NMO
@@ -20,10 +21,12 @@ import { K8S_CONTROL_PLANE_LABEL, ZONE_LABEL, type Toleration } from "../config/
 import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
+import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
 import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import type { HostContract } from "../plan/host";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
+import { REMEDIATION_RULE } from "./medik8s-rule";
 import { isQuorumGroup, NHC_CONSTRAINT, nhcChecks, nhcGroupChecks, nhcSelector, type NhcCheck, type NhcGroup } from "./medik8s-groups";
 import { certManager } from "./cert-manager";
 import {
@@ -259,18 +262,20 @@ function stormCooldownDuration(ctx: StackContext): string {
   return medik8sSettings(ctx.platform).unhealthyDuration;
 }
 
+/** The zone term of a check's selector: its zone, or, joined beside per-zone checks, every zone but theirs. */
+function zoneTerm(check: NhcCheck): NonNullable<LabelSelector["matchExpressions"]> {
+  if (check.zone !== undefined) return [{ key: ZONE_LABEL, operator: "In", values: [check.zone] }];
+  return check.notInZones ? [{ key: ZONE_LABEL, operator: "NotIn", values: check.notInZones }] : [];
+}
+
 function nodeHealthCheck(ctx: StackContext, check: NhcCheck): K8sObject {
-  const zone =
-    check.zone === undefined
-      ? []
-      : [check.zone === null ? { key: ZONE_LABEL, operator: "DoesNotExist" } : { key: ZONE_LABEL, operator: "In", values: [check.zone] }];
   return {
     apiVersion: "remediation.medik8s.io/v1alpha1",
     kind: "NodeHealthCheck",
     metadata: { name: check.name },
     spec: {
-      selector: { matchExpressions: [...nhcSelector(check.group, ctx.profile), ...zone] },
-      maxUnhealthy: maxUnhealthyOf(ctx, check.group),
+      selector: { matchExpressions: [...nhcSelector(check.group, ctx.profile), ...zoneTerm(check)] },
+      maxUnhealthy: check.maxUnhealthy ?? maxUnhealthyOf(ctx, check.group),
       stormCooldownDuration: stormCooldownDuration(ctx),
       unhealthyConditions: unhealthyConditions(ctx),
       remediationTemplate: { ...REMEDIATION_TEMPLATE },
@@ -337,19 +342,17 @@ const INSTALLED_UNIT = "medik8s-installed";
  * node-maintenance passes a webhook with failurePolicy Fail (self-node-remediation v0.13.0 CSV
  * webhookdefinitions: vselfnoderemediationconfig.kb.io, CREATE UPDATE DELETE of the config, and
  * the template's two), and the config patch could otherwise reach the API server while the
- * operator's pods are not ready, and be refused. A patch of each CSV (one annotation of ours; OLM
+ * operator's pods are not ready, and be refused. A patch of each CSV (annotations of ours; OLM
  * creates the object) carries the wait.
  */
 function medik8sInstalledUnit(dependsOn: string[]): ManifestsUnit {
-  const objects: K8sObject[] = MEDIK8S_PINS.map((pin) => ({
-    apiVersion: "operators.coreos.com/v1alpha1",
-    kind: "ClusterServiceVersion",
-    metadata: {
-      name: pin.startingCSV,
-      namespace: MEDIK8S_NAMESPACE,
-      annotations: patchThatWaitsFor("jsonpath={.status.phase}=Succeeded", 900),
-    },
-  }));
+  const objects: K8sObject[] = MEDIK8S_PINS.map((pin) =>
+    patchThatWaitsFor(
+      { apiVersion: "operators.coreos.com/v1alpha1", kind: "ClusterServiceVersion", metadata: { name: pin.startingCSV, namespace: MEDIK8S_NAMESPACE } },
+      "jsonpath={.status.phase}=Succeeded",
+      900,
+    ),
+  );
   return manifestsUnit(INSTALLED_UNIT, INSTALLED_TYPE, objects, { dependsOn });
 }
 
@@ -521,5 +524,5 @@ export const medik8s: PlatformComponent = {
     },
     objects: { Subscription: readSubscription, NodeHealthCheck: readNodeHealthCheck, SelfNodeRemediationConfig: readSnrConfig, Job: readJob },
   },
-  placementChecks: MEDIK8S_PLACEMENT_CHECKS,
+  placementChecks: [...MEDIK8S_PLACEMENT_CHECKS, ...REMEDIATION_RULE],
 };

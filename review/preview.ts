@@ -5,7 +5,8 @@
 // replaced or deleted, a field the API server will not change) as errors; per node the steps
 // outside Kubernetes, in order (lifecycle/steps.ts, with what the components contribute); the
 // placement delta (review/placement-delta.ts, from both sides' placement.json); a service that goes
-// away or a quorum whose member count changes as warnings with their reason; Helm values, units
+// away, a quorum whose member count changes or a health check NHC's webhook may refuse to change as
+// warnings with their reason; Helm values, units
 // and chart pins field by field; plan-check warnings new, resolved or changed (review/preview-warnings.ts); other rendered files, leaving
 // out those whose only change is a comment; and policy results when given. Pure: trees in, a model
 // out, in a stable order with no timestamps, so the PR comment only changes when the render does
@@ -23,6 +24,7 @@ import { quorumMoveChecks } from "../openkeel/quorum-moves";
 import { releaseService } from "../openkeel/registry";
 import { APPLY_AS_PATCH_ANNOTATION } from "../plan/plan";
 import { classReplacement, immutableChanges, isPriorityClass } from "../platform/priority-classes";
+import { heldChangeFinding, heldFields, NHC_API_GROUP, NHC_KIND, type HeldChange } from "../platform/medik8s-webhook";
 import { diff, WHOLE_DOCUMENT, type Change } from "../render/diff";
 import {
   INDEX_FILE,
@@ -767,6 +769,24 @@ function swiftFindings(bi: Index, hi: Index, where: string): Check[] {
   return out;
 }
 
+/**
+ * Our NodeHealthChecks deleted, or their selector or template changed: NHC's webhook refuses that
+ * while the check remediates a node, and `pulumi up` would stop halfway (platform/medik8s-webhook.ts).
+ */
+function heldCheckFindings(objects: StackPreview["objects"]): Check[] {
+  const isCheck = (r: ObjectRef) => apiGroup(r.apiVersion) === NHC_API_GROUP && r.kind === NHC_KIND && !r.patch;
+  const held: HeldChange[] = [
+    ...objects.removed.filter(isCheck).map((r): HeldChange => ({ name: r.name, change: "deleted" })),
+    ...objects.changed
+      .filter((c) => isCheck(c.ref))
+      .flatMap((c): HeldChange[] => {
+        const fields = heldFields(c.changes);
+        return fields.length > 0 ? [{ name: c.ref.name, change: fields }] : [];
+      }),
+  ];
+  return heldChangeFinding(held);
+}
+
 function objectChanges(bo: Map<string, ParsedObject>, ho: Map<string, ParsedObject>): StackPreview["objects"] {
   const objects: StackPreview["objects"] = { added: [], removed: [], changed: [] };
   for (const k of [...new Set([...bo.keys(), ...ho.keys()])].sort(cmp)) {
@@ -925,6 +945,7 @@ function findingsOf(c: Changes, both: boolean, pins: UpgradePins | undefined, ju
     ...c.acting.findings,
     ...removalFindings(c.acting.losses, hi, judged.where),
     ...serviceFindings(c.units, bi, hi),
+    ...heldCheckFindings(c.objects),
     ...quorumFindings(c.values),
     ...(both ? [...postRenderFindings(b, h, bi), ...nodeFindings(bi, hi, judged), ...swiftFindings(bi, hi, judged.where), ...bindingFindings(b, h)] : []),
     // a loss of nodes this change makes worse (lifecycle/failure-domains.ts, ./failure-delta.ts)

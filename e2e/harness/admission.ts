@@ -5,7 +5,9 @@
 // The mirror points each configuration's clientConfig at this server (rewriteForAdmission, with the
 // CA bundle generated here) instead of deleting the configuration: the API server still calls every
 // webhook on every request it matches, dry runs included, and the report lists what each one saw.
-// It admits everything unchanged (no defaulting patch) and converts by rewriting apiVersion only.
+// It admits everything unchanged (no defaulting patch) and converts by rewriting apiVersion only,
+// but for the webhooks whose decision an e2e step needs (handlers): KubeVirt's eviction admitter,
+// NHC's rule while a check remediates.
 // On the e2e's own cluster it answers a webhook only while the Service upstream pointed it at has a
 // ready endpoint (`reachable`): what the API server would reach there is the webhook's pod, once
 // the scheduler placed it and kwok reported it Ready. Before that the call fails (HTTP 500 here, a
@@ -174,6 +176,8 @@ export class AdmissionStandIn {
   readonly webhooks: StandInWebhook[] = [];
   /** Webhooks that decide (kubevirt-eviction.ts), by path: the others admit unchanged. */
   readonly handlers = new Map<string, (review: Json) => Promise<{ body: Json; what: string }>>();
+  /** Webhooks that decide by their name, whatever configuration holds them (OLM names its configurations `<generateName>-<random>`: nhc-change.ts). */
+  readonly handlersByWebhook = new Map<string, (review: Json) => Promise<{ body: Json; what: string }>>();
   /** Whether a Service has a ready endpoint (set on the e2e's own cluster); unset, every webhook answers. */
   reachable?: (service: { namespace: string; name: string }) => Promise<boolean>;
   private server?: https.Server;
@@ -200,7 +204,7 @@ export class AdmissionStandIn {
       const review = JSON.parse(text) as Json;
       const hook = this.webhooks.find((w) => webhookPath(w.kind, w.configuration, w.webhook) === p);
       if (!hook) throw new Error(`no webhook of the served manifests at ${p}`);
-      const decide = this.handlers.get(p);
+      const decide = this.handlers.get(p) ?? this.handlersByWebhook.get(hook.webhook);
       ({ body, what } = decide ? await decide(review) : review.kind === "ConversionReview" ? convert(review) : admit(review));
       if (hook.service && this.reachable && !(await this.reachable(hook.service).catch(() => false))) {
         status = 500;

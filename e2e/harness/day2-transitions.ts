@@ -19,6 +19,7 @@ import { pulumi } from "./pulumi";
 import { readPlacement, type RenderedStack } from "./rendered";
 import { recordRun, render, stateResources, type StackRun, type StateResource } from "./stack-run";
 import { labelSelectorQuery, nhcProblems, protectedLost, rolloutProblems, type AgentOnNode, type LabelSelector } from "./transitions-judge";
+import { aloneInGroup } from "../../platform/medik8s-groups";
 import { sleep } from "./proc";
 
 /** How long a rollout of every DaemonSet, and one node's drain, may take. */
@@ -51,14 +52,14 @@ function editNodes(r: StackRun, states: Record<string, NodeState | "removed">): 
   );
 }
 
-async function up(r: StackRun, s: Parameters<typeof recordRun>[0], logName: string): Promise<void> {
+export async function up(r: StackRun, s: Parameters<typeof recordRun>[0], logName: string): Promise<void> {
   const res = await pulumi(["up", "--yes", "--skip-preview", "--policy-pack", "policy"], r.project, r.p!, r.log(logName), { timeoutMs: UP_TIMEOUT_MS });
   recordRun(s, res);
   if (res.code !== 0) throw new Error(`pulumi up exited ${res.code}`);
 }
 
 /** 11a: every NodeHealthCheck's spec.selector, as the API server holds it, asked of the API server against the real Nodes. */
-async function nhcStep(r: StackRun, rendered: RenderedStack, label: string): Promise<void> {
+export async function nhcStep(r: StackRun, rendered: RenderedStack, label: string): Promise<void> {
   await r.checkStep(`day 2: every NodeHealthCheck's selector evaluated by the API server (${label})`, async () => {
     const placement = readPlacement(rendered);
     const expected = new Map(
@@ -76,15 +77,16 @@ async function nhcStep(r: StackRun, rendered: RenderedStack, label: string): Pro
       );
     }
     const missing = [...expected.keys()].filter((n) => !live.some((l) => l.metadata.name === n));
+    const alone = aloneInGroup(placement.nodes);
     const problems = [
       ...missing.map((n) => `NodeHealthCheck ${n} of the render is not in the cluster`),
       ...nhcProblems(
         checks,
-        placement.nodes.map((n) => ({ name: n.name, unwatched: hasTrait(n.state, "leavesHealthChecks") })),
+        placement.nodes.map((n) => ({ name: n.name, unwatched: hasTrait(n.state, "leavesHealthChecks"), alone: alone.has(n.name) })),
       ),
     ];
     r.report.check(
-      `every NodeHealthCheck selects exactly the nodes placement.json says, each node its state keeps in the checks is watched by exactly one (${label})`,
+      `every NodeHealthCheck selects exactly the nodes placement.json says, each node its state keeps in the checks is watched by exactly one, but one alone in its group by none (${label})`,
       problems.length === 0,
       [...problems, ...detail],
     );

@@ -5,19 +5,20 @@
 //   pulumi preview --policy-pack policy --expect-no-changes → policy pack D1–D8 against
 //   `npm run policy` → day 2 (a new compute node: exact preview steps, up) → day-2 transitions of
 //   production stacks (NodeHealthChecks, a disabled hypervisor through a rollout, maintenance
-//   drains, a retirement to the removal) → pulumi destroy (protected objects stay). The
+//   drains, a retirement to the removal, a health check reshaped while it remediates) → pulumi destroy (protected objects stay). The
 //   preview-timing mode (`--time-preview`, for `npm run bench`) stops after the first up and
 //   times that preview instead.
 // It reads the program only through its rendered output and its CLIs (`npm run render`,
 // `npm run policy`); see e2e/README.md. Each step there is a named function of its module:
 // setup.ts (1–6), up.ts (7, 9 and the timed previews), cluster-checks.ts (8), policy-checks.ts
-// (10), day2.ts (11), day2-transitions.ts (11a–11e), destroy.ts (12); stack-run.ts records a
+// (10), day2.ts (11), day2-transitions.ts (11a–11e), nhc-change.ts (11f), destroy.ts (12); stack-run.ts records a
 // stack's steps and checks. A new scenario is a module of steps and one line in runStack.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { dayTwo } from "./day2";
 import { dayTwoTransitions } from "./day2-transitions";
+import { heldCheckChange } from "./nhc-change";
 import { destroySteps } from "./destroy";
 import { mutationsStep, shippedPolicyStep } from "./policy-checks";
 import { checkAfterUp } from "./cluster-checks";
@@ -81,7 +82,8 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
     await shippedPolicyStep(r, upText); // 10
     await mutationsStep(r, rendered);
     const last = await dayTwo(r, rendered); // 11
-    const final = await dayTwoTransitions(r, rendered, last); // 11a–11e
+    const transitioned = await dayTwoTransitions(r, rendered, last); // 11a–11e
+    const final = await heldCheckChange(r, transitioned); // 11f
     await destroySteps(r, final); // 12
   } catch (e) {
     if (!(e instanceof Fatal)) {

@@ -4,6 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { AdmissionStandIn } from "./admission";
+import { registerNhcWebhookRule } from "./nhc-webhook";
 import { Kube } from "./kube";
 import { LiveWebhooks } from "./live-webhooks";
 import { PodLog } from "./pod-log";
@@ -97,7 +98,8 @@ async function admissionStep(r: StackRun): Promise<void> {
     async (s) => {
       r.admission = new AdmissionStandIn();
       const at = await r.admission.start(path.join(r.work, "admission"), r.log("admission"));
-      s.summary = `${at.url}: answers every webhook of the served manifests (admits, converts apiVersion)`;
+      registerNhcWebhookRule(r.admission);
+      s.summary = `${at.url}: answers every webhook of the served manifests (admits, converts apiVersion; NHC's as its webhook decides while a check remediates)`;
       r.podLog = new PodLog(r.kube!);
       r.podLog.start();
       // on an existing cluster the charts' own webhooks answer (their pods run): nothing to point

@@ -4,10 +4,11 @@
 //                ../shared/schemas, as its CSV would install them) and its ClusterServiceVersion
 //                (phase Installing), then status.installedCSV = spec.startingCSV (what
 //                `pulumi.com/waitFor: jsonpath={.status.installedCSV}` waits for); for
-//                self-node-remediation, what the CSV's install creates (../standins/olm.ts): its
-//                webhook Service and configurations at once, its Deployment SNR_STARTUP_SECONDS
-//                later (its pods' start-up); the CSV Succeeded once that Deployment is available
-//                (the other operators' at once): what the program's medik8s-installed unit waits for
+//                self-node-remediation and node-healthcheck-operator, what the CSV's install creates
+//                (../standins/olm.ts OPERATOR_INSTALLS): its webhook Service and configurations at
+//                once, its Deployment its startupSeconds later (SNR's: its pods' start-up); the CSV
+//                Succeeded once that Deployment is available (NMO's at once): what the program's
+//                medik8s-installed unit waits for
 //   SNR operator once its Deployment is available: the `self-node-remediation-config` object it
 //                creates at start-up (the program patches it)
 //   virt-operator / cdi-operator: condition Available=True on KubeVirt and CDI (what
@@ -25,7 +26,7 @@ import * as fs from "node:fs";
 import { crdFor, KINDS } from "../standins/crds";
 import { Kube, type KubeObject } from "./kube";
 import { galeraStatefulSet, rabbitmqStatefulSet, type OperatorCr } from "../standins/operators";
-import { csvObject, SNR_DEPLOYMENT, SNR_PACKAGE, SNR_STARTUP_SECONDS, snrDeployment, snrWebhookObjects } from "../standins/olm";
+import { csvObject, operatorDeployment, OPERATOR_INSTALLS, SNR_INSTALL, webhookObjects, type OperatorInstall } from "../standins/olm";
 
 const [kubeconfig, schemasDir, logFile] = process.argv.slice(2);
 if (!kubeconfig || !schemasDir || !logFile) {
@@ -60,17 +61,19 @@ async function ensureCrds(pkg: string): Promise<void> {
   }
 }
 
-/** When each SNR install's Deployment is due (its pods' start-up after the webhooks exist), by namespace. */
-const snrDue = new Map<string, { at: number; config: Record<string, unknown> }>();
+/** When each install's Deployment is due (its pods' start-up after the webhooks exist), by package and namespace. */
+const installDue = new Map<string, { at: number; config: Record<string, unknown> }>();
+const dueKey = (pkg: string, ns: string) => `${pkg}/${ns}`;
+const installOf = (pkg: string) => OPERATOR_INSTALLS.find((i) => i.package === pkg);
 
-async function installSnr(ns: string, config: Record<string, unknown>): Promise<void> {
-  for (const o of snrWebhookObjects(ns)) {
+async function install(i: OperatorInstall, ns: string, config: Record<string, unknown>): Promise<void> {
+  for (const o of webhookObjects(i, ns)) {
     const r = await kube.create(o.path, o.body);
     const meta = o.body.metadata as { name?: string; generateName?: string };
     if (r.status === 201)
-      log("create", `${String(o.body.kind)} ${meta.name ?? `${meta.generateName}…`}`, "as OLM's install of the SNR CSV does (its webhookdefinitions)");
+      log("create", `${String(o.body.kind)} ${meta.name ?? `${meta.generateName}…`}`, `as OLM's install of the ${i.package} CSV does (its webhookdefinitions)`);
   }
-  snrDue.set(ns, { at: Date.now() + SNR_STARTUP_SECONDS * 1000, config });
+  installDue.set(dueKey(i.package, ns), { at: Date.now() + i.startupSeconds * 1000, config });
 }
 
 async function subscriptions(): Promise<void> {
@@ -84,7 +87,8 @@ async function subscriptions(): Promise<void> {
     const created = await kube.create(`/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/clusterserviceversions`, csvObject(ns!, csv, pkg));
     if (created.status === 201) log("create", `ClusterServiceVersion ${ns}/${csv}`, "as OLM's InstallPlan does");
     await setCsvPhase(ns!, csv, "Installing", "InstallSucceeded", "waiting for install components to report healthy");
-    if (pkg === SNR_PACKAGE) await installSnr(ns!, s.spec?.config ?? {});
+    const i = installOf(pkg);
+    if (i) await install(i, ns!, s.spec?.config ?? {});
     const now = new Date().toISOString();
     await kube.mergePatch(`/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/subscriptions/${s.metadata.name}/status`, {
       status: { installedCSV: csv, currentCSV: csv, state: "AtLatestKnown", lastUpdated: now },
@@ -101,7 +105,23 @@ async function setCsvPhase(ns: string, csv: string, phase: string, reason: strin
   log(`set status.phase ${phase}`, `ClusterServiceVersion ${ns}/${csv}`, message);
 }
 
-/** Each CSV still installing: Succeeded once its Deployment is available (SNR's, created when due), the SNR config created then. */
+/** An install's Deployment, created once due; whether it is available. */
+async function deployed(i: OperatorInstall, ns: string): Promise<boolean> {
+  const due = installDue.get(dueKey(i.package, ns));
+  const dep = await kube.get<KubeObject & { status?: { availableReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/deployments/${i.deployment}`);
+  if (dep) return (dep.status?.availableReplicas ?? 0) >= 1;
+  if (due && Date.now() >= due.at) {
+    await kube.create(`/apis/apps/v1/namespaces/${ns}/deployments`, operatorDeployment(i, ns, due.config));
+    log(
+      "create",
+      `Deployment ${ns}/${i.deployment}`,
+      `as OLM's install does, ${i.startupSeconds} s after the webhooks (its pods' start-up); the Subscription's spec.config scheduling`,
+    );
+  }
+  return false;
+}
+
+/** Each CSV still installing: Succeeded once its Deployment is available (an install's, created when due), the SNR config created then. */
 async function csvs(): Promise<void> {
   interface Csv extends KubeObject {
     status?: KubeObject["status"] & { phase?: string };
@@ -109,22 +129,9 @@ async function csvs(): Promise<void> {
   for (const c of await kube.list<Csv>("/apis/operators.coreos.com/v1alpha1/clusterserviceversions")) {
     const ns = c.metadata.namespace!;
     if (c.status?.phase !== "Installing") continue;
-    const isSnr = c.metadata.name.startsWith(`${SNR_PACKAGE}.`);
-    if (isSnr) {
-      const due = snrDue.get(ns);
-      const dep = await kube.get<KubeObject & { status?: { availableReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/deployments/${SNR_DEPLOYMENT}`);
-      if (!dep) {
-        if (due && Date.now() >= due.at) {
-          await kube.create(`/apis/apps/v1/namespaces/${ns}/deployments`, snrDeployment(ns, due.config));
-          log(
-            "create",
-            `Deployment ${ns}/${SNR_DEPLOYMENT}`,
-            `as OLM's install does, ${SNR_STARTUP_SECONDS} s after the webhooks (its pods' start-up); the Subscription's spec.config scheduling`,
-          );
-        }
-        continue;
-      }
-      if ((dep.status?.availableReplicas ?? 0) < 1) continue;
+    const i = OPERATOR_INSTALLS.find((x) => c.metadata.name.startsWith(`${x.package}.`));
+    if (i && !(await deployed(i, ns))) continue;
+    if (i === SNR_INSTALL) {
       // the SNR operator creates its configuration at start-up (the program only patches it)
       const r = await kube.create(`/apis/self-node-remediation.medik8s.io/v1alpha1/namespaces/${ns}/selfnoderemediationconfigs`, {
         apiVersion: "self-node-remediation.medik8s.io/v1alpha1",
@@ -139,7 +146,7 @@ async function csvs(): Promise<void> {
       c.metadata.name,
       "Succeeded",
       "InstallSucceeded",
-      isSnr
+      i
         ? "install strategy completed with no errors (its Deployment available)"
         : "install strategy completed with no errors (no install strategy stood in for)",
     );

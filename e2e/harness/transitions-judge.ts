@@ -36,9 +36,10 @@ export interface NhcSelection {
 /**
  * The disagreements of the NodeHealthChecks with the report, and § 5.6's rule: every node whose
  * state keeps it in the health checks is watched by exactly one check (one whose state leaves them,
- * maintenance or retiring, by none: its state label takes it out of every selector).
+ * maintenance or retiring, by none: its state label takes it out of every selector; one alone in
+ * its group, `alone`, by none: platform/medik8s-groups.ts).
  */
-export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { name: string; unwatched: boolean }[]): string[] {
+export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { name: string; unwatched: boolean; alone?: boolean }[]): string[] {
   const problems: string[] = [];
   for (const c of checks) {
     const want = [...c.expected].sort().join(", ");
@@ -48,7 +49,8 @@ export function nhcProblems(checks: readonly NhcSelection[], nodes: readonly { n
   for (const n of nodes) {
     const by = checks.filter((c) => c.selected.includes(n.name)).map((c) => c.name);
     if (n.unwatched && by.length > 0) problems.push(`${n.name} is in a state that leaves the health checks, yet ${by.join(", ")} select(s) it`);
-    if (!n.unwatched && by.length !== 1)
+    else if (n.alone && by.length > 0) problems.push(`${n.name} is alone in its group, yet ${by.join(", ")} select(s) it`);
+    if (!n.unwatched && !n.alone && by.length !== 1)
       problems.push(`${n.name} is watched by ${by.length} NodeHealthChecks (${by.join(", ") || "none"}); § 5.6 wants exactly one`);
   }
   return problems;

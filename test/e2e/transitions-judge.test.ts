@@ -68,6 +68,14 @@ describe("the NodeHealthChecks' coverage", () => {
       "net-1 is watched by 0 NodeHealthChecks (none); § 5.6 wants exactly one",
     ]);
   });
+  it("a node alone in its group is watched by none; selected, it is a problem", () => {
+    expect(
+      nhcProblems([{ name: "storage", expected: ["cmp-01"], selected: ["cmp-01"] }], [...nodes.slice(1), { name: "prov-1", unwatched: false, alone: true }]),
+    ).toEqual([]);
+    expect(nhcProblems([{ name: "p", expected: ["prov-1"], selected: ["prov-1"] }], [{ name: "prov-1", unwatched: false, alone: true }])).toEqual([
+      "prov-1 is alone in its group, yet p select(s) it",
+    ]);
+  });
   it("a node whose state leaves the health checks is watched by none; selected, it is a problem", () => {
     expect(nhcProblems([{ name: "cp", expected: [], selected: [] }], [{ name: "cp-1", unwatched: true }])).toEqual([]);
     expect(nhcProblems([{ name: "cp", expected: ["cp-1"], selected: ["cp-1"] }], [{ name: "cp-1", unwatched: true }])).toEqual([

@@ -127,13 +127,16 @@ function expectedNodes(cfg: LoadedConfig, e: Expect): string[] {
 
 /**
  * A NodeHealthCheck of a group that holds no quorum, in a stack whose nodes have zones, selects one
- * zone (its name's suffix; none: the nodes without a zone).
+ * zone (its name's suffix), or, without a suffix, the group's nodes of every zone that has no check
+ * of its own (those alone in their zone, or without one: platform/medik8s-groups.ts). `names`: the
+ * report's components, among them the group's other checks.
  */
-function nhcZone(cfg: LoadedConfig, e: Expect, name: string, nodes: string[]): string[] {
+function nhcZone(cfg: LoadedConfig, e: Expect, name: string, nodes: string[], names: readonly string[]): string[] {
   if (typeof e !== "object" || Array.isArray(e) || !("nhc" in e) || e.nhc === "controlPlane" || e.nhc === "kubernetesControlPlane") return nodes;
   // ours (platform/medik8s.ts); the synthetic units of ./design-units.ts keep one check per group
   if (!name.startsWith("medik8s-remediation/") || !cfg.nodes.some((n) => n.zone !== undefined)) return nodes;
-  const suffix = new RegExp(`${e.nhc}(?:-([a-z0-9-]+))?/remediates$`).exec(name)?.[1];
+  const suffixOf = (n: string) => new RegExp(`${e.nhc}(?:-([a-z0-9-]+))?/remediates$`).exec(n)?.[1];
+  const suffix = suffixOf(name);
   const zoneOf = new Map(
     cfg.nodes.map((n) => [
       n.name,
@@ -145,7 +148,9 @@ function nhcZone(cfg: LoadedConfig, e: Expect, name: string, nodes: string[]): s
             .replace(/^-+|-+$/g, ""),
     ]),
   );
-  return nodes.filter((n) => zoneOf.get(n) === suffix);
+  if (suffix !== undefined) return nodes.filter((n) => zoneOf.get(n) === suffix);
+  const own = new Set(names.filter((n) => n.startsWith("medik8s-remediation/")).map(suffixOf));
+  return nodes.filter((n) => zoneOf.get(n) === undefined || !own.has(zoneOf.get(n)));
 }
 
 /** Compares every placement with its row; returns the names of components without a row. */
@@ -159,7 +164,8 @@ export function checkMatrix(cfg: LoadedConfig, report: PlacementReport, expect: 
       expect(got.length, p.component.name).toBeGreaterThan(0);
       for (const n of got) expect(expectedNodes(cfg, e), `${p.component.name} on ${n}`).toContain(n);
     } else {
-      expect(got, p.component.name).toEqual(nhcZone(cfg, e, p.component.name, expectedNodes(cfg, e)));
+      const names = report.placements.map((x) => x.component.name);
+      expect(got, p.component.name).toEqual(nhcZone(cfg, e, p.component.name, expectedNodes(cfg, e), names));
     }
   }
 }

@@ -17,7 +17,7 @@ import { NHC_CONSTRAINT, nhcFences } from "../../platform/medik8s-groups";
 import { readIndex, readPlacement, renderPlan } from "../../render/rendered";
 import { previewStack, type Tree } from "../../review/preview";
 import { objectsOf, planOf, shippedPlan, valuesOf } from "../helpers/plans";
-import { mutatedConfig, REPO, SHIPPED_STACKS, shippedRaw, tempStacks } from "../helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, REPO, SHIPPED_STACKS, shippedRaw, tempStacks } from "../helpers/stacks";
 
 const tableOf = (stack: string) => readPlacement(fs.readFileSync(path.join(REPO, "rendered", stack, "placement.json"), "utf8"), stack).failureDomains!;
 
@@ -208,14 +208,49 @@ describe("NodeHealthCheck's math (§ 5.6, NHC v0.12.0)", () => {
     expect(Object.fromEntries(nhc.map((f) => [f.what, f.level]))).toEqual({
       "NHC openkeel-control-plane": "degraded",
       "NHC openkeel-kubernetes-control-plane": "holds",
-      "NHC openkeel-network-zone-a": "holds",
+      "NHC openkeel-network": "holds",
       "NHC openkeel-storage-zone-a": "degraded",
       "NHC openkeel-compute-zone-a": "degraded",
-      "NHC openkeel-provisioning-zone-a": "holds",
+      "NHC openkeel-provisioning": "holds",
     });
     const compute = nhc.find((f) => f.what === "NHC openkeel-compute-zone-a")!;
     expect(compute.message).toContain("Masakari evacuates none of their VMs: it waits for the fencing (§ 5.6)");
     expect(compute.fix).toContain("kubectl taint nodes <node> node.kubernetes.io/out-of-service=nodeshutdown:NoExecute");
+  });
+
+  it("prod-large: the gateways (one per zone, one check across them) are fenced one per zone in two zones, never all three; the provisioning nodes one at a time", () => {
+    expect(fencing("prod-large", ["net-1"])).toEqual({ "NHC openkeel-network": "holds" });
+    expect(fencing("prod-large", ["net-1", "net-2"])).toEqual({ "NHC openkeel-network": "holds" });
+    expect(fencing("prod-large", ["net-1", "net-2", "net-3"])).toEqual({ "NHC openkeel-network": "degraded" });
+    expect(fencing("prod-large", ["prov-1"])).toEqual({ "NHC openkeel-provisioning": "holds" });
+    expect(fencing("prod-large", ["prov-1", "prov-2"])).toEqual({ "NHC openkeel-provisioning": "degraded" });
+    // one gateway drained: the check selects two, and fences one of them
+    expect(fencing("prod-large", ["net-1"], ["net-3"])).toEqual({ "NHC openkeel-network": "holds" });
+    expect(fencing("prod-large", ["net-1", "net-2"], ["net-3"])).toEqual({ "NHC openkeel-network": "degraded" });
+  });
+
+  it("a cluster-wide event (every node NotReady at once) fences no node of any shipped stack: every check's storm guard holds", () => {
+    for (const stack of PRODUCTION_STACKS) {
+      const all = planOf(stack).nodes.map((n) => n.name);
+      const levels = fencing(stack, all);
+      expect(Object.keys(levels).length, stack).toBeGreaterThan(0);
+      for (const [what, level] of Object.entries(levels)) expect(level, `${stack} ${what}`).toBe("degraded");
+    }
+  });
+
+  it("prod-medium: the only provisioning node has no check of its own: left to a human, said in its row", () => {
+    const f = NHC_CONSTRAINT.loss!(new Loss(planOf("prod-medium").nodes, new Set(["prov-1"])), planOf("prod-medium").feasibility?.["medik8s-remediation"]);
+    expect(f).toEqual([
+      {
+        what: "NHC (no check)",
+        level: "degraded",
+        message:
+          "prov-1: alone in its group (a node is in the check of its first role), watched by no NodeHealthCheck of ours (a check of one node would fence it in a cluster-wide event too): nothing fences it, left to a human",
+        fix: expect.stringContaining(
+          "a node that stays down is fenced by hand (power it off, then kubectl taint nodes <node> node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
+        ),
+      },
+    ]);
   });
 
   it("a drained node is out of its check: it neither counts nor is fenced", () => {
@@ -226,38 +261,36 @@ describe("NodeHealthCheck's math (§ 5.6, NHC v0.12.0)", () => {
 
   it("every check carries stormCooldownDuration (= the unhealthy duration), and per-zone checks select their zone", () => {
     const nhcs = objectsOf(planOf("prod-large"), "medik8s-remediation").filter((o) => o.kind === "NodeHealthCheck") as any[];
-    expect(nhcs.map((o) => o.metadata.name)).toEqual([
-      "openkeel-control-plane",
-      "openkeel-kubernetes-control-plane",
-      "openkeel-network-zone-a",
-      "openkeel-network-zone-b",
-      "openkeel-network-zone-c",
-      "openkeel-storage-zone-a",
-      "openkeel-storage-zone-b",
-      "openkeel-storage-zone-c",
-      "openkeel-compute-zone-a",
-      "openkeel-compute-zone-b",
-      "openkeel-compute-zone-c",
-      "openkeel-provisioning-zone-a",
-      "openkeel-provisioning-zone-b",
+    expect(nhcs.map((o) => [o.metadata.name, o.spec.maxUnhealthy])).toEqual([
+      ["openkeel-control-plane", 1],
+      ["openkeel-kubernetes-control-plane", 1],
+      ["openkeel-network", "50%"],
+      ["openkeel-storage-zone-a", 1],
+      ["openkeel-storage-zone-b", 1],
+      ["openkeel-storage-zone-c", 1],
+      ["openkeel-compute-zone-a", 1],
+      ["openkeel-compute-zone-b", 1],
+      ["openkeel-compute-zone-c", 1],
+      ["openkeel-provisioning", "50%"],
     ]);
     for (const o of nhcs) expect(o.spec.stormCooldownDuration).toBe("300s");
-    expect(nhcs[2].spec.selector.matchExpressions).toContainEqual({ key: "topology.kubernetes.io/zone", operator: "In", values: ["zone-a"] });
-    expect(nhcs[0].spec.selector.matchExpressions.map((e: any) => e.key)).not.toContain("topology.kubernetes.io/zone");
+    expect(nhcs[3].spec.selector.matchExpressions).toContainEqual({ key: "topology.kubernetes.io/zone", operator: "In", values: ["zone-a"] });
+    // the control plane's (a quorum) and the network nodes' (one per zone: joined) span the zones
+    for (const i of [0, 2]) expect(nhcs[i].spec.selector.matchExpressions.map((e: any) => e.key)).not.toContain("topology.kubernetes.io/zone");
   });
 
   it("a maxUnhealthy above a check's nodes is a plan check error: NHC would remediate none of them", () => {
-    const found = errors("prod-large", (raw) => (raw.platform = { ...raw.platform, medik8s: { maxUnhealthy: { network: 2 } } })).filter(
+    const found = errors("prod-large", (raw) => (raw.platform = { ...raw.platform, medik8s: { maxUnhealthy: { storage: 4 } } })).filter(
       (e) => e.code === "nhc-max-unhealthy",
     );
     expect(found.map((e) => e.message.replace(/ \(.*$/, ""))).toEqual([
-      "NodeHealthCheck openkeel-network-zone-a selects 1 node(s)",
-      "NodeHealthCheck openkeel-network-zone-b selects 1 node(s)",
-      "NodeHealthCheck openkeel-network-zone-c selects 1 node(s)",
+      "NodeHealthCheck openkeel-storage-zone-a selects 3 node(s)",
+      "NodeHealthCheck openkeel-storage-zone-b selects 3 node(s)",
+      "NodeHealthCheck openkeel-storage-zone-c selects 3 node(s)",
     ]);
     expect(found[0]).toMatchObject({
-      path: "openkeel:platform.medik8s.maxUnhealthy.network",
-      fix: "set openkeel:platform.medik8s.maxUnhealthy.network to at most 1, or to a percentage",
+      path: "openkeel:platform.medik8s.maxUnhealthy.storage",
+      fix: "set openkeel:platform.medik8s.maxUnhealthy.storage to at most 3, or to a percentage",
     });
   });
 });

@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { HA_SEGMENT_LABEL } from "../../config/roles";
 import { resolveEnvironment, planStack, resolveStack } from "../../environments";
 import { medik8s } from "../../platform/medik8s";
+import { nhcGroupOf } from "../../platform/medik8s-groups";
 import { placementReport } from "../../placement/report";
 import { planComponents } from "../../placement/workloads";
 import { findUnit, type ManifestsUnit, type Plan } from "../../plan/plan";
@@ -38,14 +39,16 @@ describe("NodeHealthCheck coverage", () => {
         .nodes.filter((n) => hasTrait(n.state, "leavesHealthChecks"))
         .map((n) => n.name),
     );
+    const alone = (n: (typeof report.nodes)[number]) => report.nodes.filter((x) => nhcGroupOf(x) === nhcGroupOf(n)).length === 1;
     for (const node of report.nodes) {
       const by = report.placements.filter((p) => p.component.kind === "NodeHealthCheck" && p.eligible.includes(node.name));
-      // a node whose state leaves the health checks (maintenance, retiring) is left out on purpose (docs/node-lifecycle.md)
+      // a node whose state leaves the health checks (maintenance, retiring) is left out on purpose, and one alone in its group (docs/node-lifecycle.md)
+      const out = unwatched.has(node.name) || alone(node);
       expect(
         by.map((p) => p.component.name),
         node.name,
-      ).toHaveLength(unwatched.has(node.name) ? 0 : 1);
-      if (unwatched.has(node.name)) continue;
+      ).toHaveLength(out ? 0 : 1);
+      if (out) continue;
       if (node.roles.includes("controlPlane") || node.kubernetesControlPlane) expect(by[0].component.facts?.maxUnhealthy, node.name).toBe(1);
     }
   });

@@ -163,10 +163,14 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
 
   it("NodeHealthChecks: every node in exactly one, a quorum's nodes in one with maxUnhealthy 1, Masakari's segment hosts in none", () => {
     const nhcs = (findUnit(c.plan, "medik8s-remediation") as ManifestsUnit).objects.filter((o) => o.kind === "NodeHealthCheck") as any[];
+    // the first group of the node's, in NHC_GROUPS order: a hyperconverged node is the control plane's
+    const groupOf = (node: (typeof c.views)[number]["node"]) =>
+      NHC_GROUPS.find((g) => (g === "kubernetesControlPlane" ? node.kubernetesControlPlane : node.roles.includes(g)))!;
     for (const v of c.views) {
       const matching = nhcs.filter((n) => matchesExpressions(v.labels, n.spec.selector.matchExpressions));
-      // a node in maintenance or retiring is left out on purpose (docs/node-lifecycle.md)
-      if (isDrained(v.node.state)) {
+      // a node in maintenance or retiring is left out on purpose, and one alone in its group (docs/node-lifecycle.md)
+      const alone = c.views.filter((x) => groupOf(x.node) === groupOf(v.node)).length === 1;
+      if (isDrained(v.node.state) || alone) {
         expect(matching, v.node.name).toEqual([]);
         continue;
       }
@@ -174,11 +178,11 @@ describe.each([...PRODUCTION, WITH_RESERVED])("$name (production)", (c) => {
         matching.map((n) => n.metadata.name),
         v.node.name,
       ).toHaveLength(1);
-      // the first group of the node's, in NHC_GROUPS order: a hyperconverged node is the control plane's
-      const group = NHC_GROUPS.find((g) => (g === "kubernetesControlPlane" ? v.node.kubernetesControlPlane : v.node.roles.includes(g)))!;
-      // in a zoned stack, a group that holds no quorum has one check per zone (issue 39)
+      const group = groupOf(v.node);
+      // in a zoned stack, a group that holds no quorum has one check per zone holding two or more of its nodes (issue 39), the rest one (issue 45)
       const quorum = group === "controlPlane" || group === "kubernetesControlPlane";
-      const zone = v.node.zone !== undefined && !quorum ? `-${v.node.zone}` : "";
+      const zoneMates = c.views.filter((x) => groupOf(x.node) === group && x.node.zone !== undefined && x.node.zone === v.node.zone).length;
+      const zone = zoneMates >= 2 && !quorum ? `-${v.node.zone}` : "";
       expect(matching[0].metadata.name, v.node.name).toBe(`openkeel-${group.replace(/[A-Z]/g, (x) => `-${x.toLowerCase()}`)}${zone}`);
       if (v.node.roles.includes("controlPlane") || v.node.kubernetesControlPlane) expect(matching[0].spec.maxUnhealthy, v.node.name).toBe(1);
       const inSegment = { ...v.labels, [HA_SEGMENT_LABEL]: "segment-uuid" };

@@ -161,8 +161,13 @@ describe("dropping a storage role (cmp-03 of prod-medium: compute, storage → c
         "failure-domain",
         "after this change, losing any one of cmp-01, cmp-02 runs degraded: Longhorn longhorn, longhorn-rwx and longhorn-vm: at worst 1 of 2 replicas of a volume on the lost nodes: a volume with replicas there runs on its last one, one failure from losing its data",
       ],
+      // and cmp-03, the only node whose first role is compute now, has no NodeHealthCheck (issue 45)
+      [
+        "failure-domain",
+        "after this change, losing cmp-03 runs degraded: NHC (no check): cmp-03: alone in its group (a node is in the check of its first role), watched by no NodeHealthCheck of ours (a check of one node would fence it in a cluster-wide event too): nothing fences it, left to a human",
+      ],
     ]);
-    expect(p.findings).toHaveLength(4);
+    expect(p.findings).toHaveLength(5);
     const md = stackMarkdown(p);
     expect(md).toContain("**❌ Errors: `pulumi up` would refuse or fail on these**");
     expect(md).toContain("| **replace** | StorageClass longhorn-vm | storage-classes 🔒 | parameters.numberOfReplicas cannot change in place |");
@@ -297,20 +302,16 @@ describe("adding a zone (prod-medium's nodes spread over zone-a, zone-b, zone-c)
     expect(nodes.every((a) => a.action === "update")).toBe(true);
     expect(nodes).toHaveLength(9);
     // Swift zones = Kubernetes zones (§ 6.3): the release is told the zone label once nodes have zones;
-    // Longhorn keeps a volume's replicas in 3 zones, and the checks that hold no quorum go per zone (issue 39)
+    // Longhorn keeps a volume's replicas in 3 zones; the checks that hold no quorum would go per zone
+    // (issue 39), but each zone holds one node of theirs: they stay one check each, which now fences a
+    // failure in each of two zones (maxUnhealthy 50%), and no storm (issue 45); their selectors stay
     expect(p.actions.filter((a) => !a.resource.startsWith("Node ")).map((a) => `${a.action} ${a.resource}`)).toEqual([
-      "delete NodeHealthCheck openkeel-network",
-      "delete NodeHealthCheck openkeel-provisioning",
-      "delete NodeHealthCheck openkeel-storage",
       "update HelmRelease longhorn",
       "update HelmRelease openkeel-swift",
-      "create NodeHealthCheck openkeel-network-zone-a",
-      "create NodeHealthCheck openkeel-network-zone-b",
-      "create NodeHealthCheck openkeel-provisioning-zone-a",
-      "create NodeHealthCheck openkeel-storage-zone-a",
-      "create NodeHealthCheck openkeel-storage-zone-b",
-      "create NodeHealthCheck openkeel-storage-zone-c",
+      "update NodeHealthCheck openkeel-network",
+      "update NodeHealthCheck openkeel-storage",
     ]);
+    expect(p.actions.find((a) => a.resource === "NodeHealthCheck openkeel-storage")?.detail).toBe("spec.maxUnhealthy");
     expect(p.actions.find((a) => a.resource === "HelmRelease longhorn")?.detail).toBe("values defaultSettings.replicaZoneSoftAntiAffinity");
     expect(p.actions.find((a) => a.resource === "Node cmp-01 (patch)")?.detail).toBe('metadata.labels["topology.kubernetes.io/zone"]');
     // the ring's consequence, per storage node: its Swift member's replicas move to keep each object's apart
@@ -359,5 +360,56 @@ describe("a comment-only change", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a zone under two of prod-medium's three storage nodes (issue 45 item 4): a health check NHC's webhook holds while it remediates", () => {
+  // every node in a zone (zone-missing), the storage nodes two in zone-a, one in zone-b
+  const zones: Record<string, string> = {
+    "cp-1": "zone-a",
+    "cmp-01": "zone-a",
+    "cmp-02": "zone-a",
+    "net-1": "zone-a",
+    "prov-1": "zone-a",
+    "cp-2": "zone-b",
+    "cmp-03": "zone-b",
+    "net-2": "zone-b",
+    "cp-3": "zone-c",
+  };
+  const p = scenario("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name])));
+
+  it("openkeel-storage's selector changes (its zone-a nodes get a check of their own): a warning naming it, the webhook's refusal and the runbook step", () => {
+    expect(p.actions.filter((a) => a.resource.startsWith("NodeHealthCheck")).map((a) => `${a.action} ${a.resource}: ${a.detail ?? ""}`)).toEqual([
+      // the network nodes, one per zone: one check still, which fences one of the two (issue 45 item 3)
+      "update NodeHealthCheck openkeel-network: spec.maxUnhealthy",
+      "update NodeHealthCheck openkeel-storage: spec.selector.matchExpressions[6]",
+      "create NodeHealthCheck openkeel-storage-zone-a: ",
+    ]);
+    const held = p.findings.filter((f) => f.code === "nhc-held-change");
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ level: "warning" });
+    expect(held[0].message).toMatch(
+      /^NodeHealthCheck openkeel-storage \(selector\): NHC's webhook refuses that while the check remediates a node \("deletion prohibited due to running remediation", "selector update prohibited due to running remediation": node-healthcheck-operator v0\.12\.0 internal\/webhook\/v1alpha1\/nodehealthcheck_webhook\.go 76-103, 211-232\), and `pulumi up` would stop there/,
+    );
+    expect(held[0].fix).toContain(
+      `kubectl get nodehealthchecks -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.status.unhealthyNodes[*].remediations[*].resource.name}{"\\n"}{end}'`,
+    );
+    expect(held[0].fix).toContain('docs/node-lifecycle.md, "Changing the health checks"');
+  });
+
+  it("and back: openkeel-storage-zone-a deleted, openkeel-storage's selector back", () => {
+    const zoned = render(mutatedConfig("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name]))));
+    const back = previewStack("prod-medium", zoned, render(shippedConfig("prod-medium")));
+    expect(back.findings.filter((f) => f.code === "nhc-held-change").map((f) => f.message.split(":")[0])).toEqual([
+      "NodeHealthCheck openkeel-storage-zone-a is deleted; openkeel-storage (selector)",
+    ]);
+  });
+
+  it("a change of maxUnhealthy only is no finding: the webhook holds the selector and the templates, not the threshold", () => {
+    const q = scenario("prod-medium", (r) => (r.platform = { ...r.platform, medik8s: { maxUnhealthy: { storage: "34%" } } }));
+    expect(q.actions.filter((a) => a.resource.startsWith("NodeHealthCheck")).map((a) => `${a.action} ${a.resource}`)).toEqual([
+      "update NodeHealthCheck openkeel-storage",
+    ]);
+    expect(q.findings.filter((f) => f.code === "nhc-held-change")).toEqual([]);
   });
 });

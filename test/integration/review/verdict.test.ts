@@ -81,20 +81,36 @@ const SCENARIOS: Record<string, { deployed: any; change: (raw: any) => void; exp
     change: (r) => (r.services.swift.replicas.storage = 4),
     expect: ["warning swift-ring"],
   },
+  // a zone under two of the three storage nodes: openkeel-storage's selector changes, which NHC's webhook refuses while it remediates
+  "v-nhc": {
+    deployed: medium(),
+    change: (r) => {
+      const zones: Record<string, string> = { "cp-1": "zone-a", "cmp-01": "zone-a", "cmp-02": "zone-a", "net-1": "zone-a", "prov-1": "zone-a" };
+      for (const n of r.nodes) n.zone = zones[n.name] ?? (["cp-3"].includes(n.name) ? "zone-c" : "zone-b");
+    },
+    expect: ["warning nhc-held-change", "warning swift-ring"],
+  },
   // the stack bound to another cluster
   "v-binding": { deployed: medium(), change: (r) => (r.cluster.apiServer = "https://10.30.0.12:6443"), expect: ["warning cluster-binding"] },
 };
 const STACKS = Object.keys(SCENARIOS).sort();
 
-/** The findings of a stack in a plan or render run's output: the error lines (`<stack>, against …`) or the warnings judged `(against …)`. */
+/**
+ * The findings of a stack in a plan or render run's output: the error lines (`<stack>, against …`)
+ * or the warnings judged `(against …)`, alone or grouped (`warning [code] in <stack>: …`, then one
+ * indented line per warning: cli/warnings.ts).
+ */
 function findingsIn(stack: string, out: string): string[] {
   const found = new Set<string>();
-  for (const line of out.split("\n")) {
+  const lines = out.split("\n");
+  lines.forEach((line, i) => {
     const error = new RegExp(`^${stack}, against .*?: (error|warning) \\[([a-z-]+)\\]`).exec(line);
     if (error) found.add(`${error[1]} ${error[2]}`);
     const warning = new RegExp(`Pulumi\\.${stack}\\.yaml: (?:[^ ]+: )?warning \\[([a-z-]+)\\]: .*\\(against `).exec(line);
     if (warning) found.add(`warning ${warning[1]}`);
-  }
+    const grouped = new RegExp(`^warning \\[([a-z-]+)\\] in ${stack}:`).exec(line);
+    if (grouped && /^ {2}.*Pulumi\.[^ ]+\.yaml: .*\(against /.test(lines[i + 1] ?? "")) found.add(`warning ${grouped[1]}`);
+  });
   return [...found].sort();
 }
 
