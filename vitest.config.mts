@@ -13,6 +13,7 @@ const INTEGRATION = "test/integration/";
 const HEAVIEST = [
   "test/integration/review/urn-graph.test.ts",
   "test/integration/placement/chart-placement.test.ts",
+  "test/integration/plan/unit-content.test.ts",
   "test/integration/policy/policy.test.ts",
   "test/integration/review/preview.test.ts",
   "test/integration/platform/upgrades.test.ts",

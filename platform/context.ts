@@ -13,6 +13,8 @@ import {
   type K8sObject,
   type RemoteManifestOptions,
   type RemoteManifestUnit,
+  type UnitContent,
+  type UnitOptions,
 } from "../plan/plan";
 import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import { serviceEnabled } from "../topology/services";
@@ -178,10 +180,33 @@ export function patchThatWaitsFor(condition: string, timeoutSeconds: number): Re
 }
 
 /**
- * Pinned upstream manifests of one release, applied together. Those that hold CRDs are protected:
- * deleting a CRD deletes every object of its kind.
+ * What a pinned chart or manifest holds, by version (plan/needs.ts facts: the uses in full, the
+ * offers other units use): stated beside its unit, for the pin and for the predecessor a pin bump
+ * comes from (the e2e deploys it first), and held to the mirror's files of each version by
+ * test/integration/plan/unit-content.test.ts, which prints what a new version holds.
  */
-export function pinnedManifestUnit(name: string, type: string, pins: ManifestPin | ManifestPin[], opts: RemoteManifestOptions = {}): RemoteManifestUnit {
+export type Contents = Readonly<Record<string, UnitContent>>;
+
+/** The content of an artifact at a version, or why it is not known (its unit then waits for every unit before it). */
+export function contentAt(contents: Contents, version: string, what: string): Pick<UnitOptions, "content" | "contentUnknown"> {
+  const c = contents[version];
+  if (c) return { content: c };
+  return {
+    contentUnknown: `what ${what} ${version} holds is not stated (its module states ${Object.keys(contents).join(", ")}; test/integration/plan/unit-content.test.ts prints it)`,
+  };
+}
+
+/**
+ * Pinned upstream manifests of one release, applied together, with what they hold by version.
+ * Those that hold CRDs are protected: deleting a CRD deletes every object of its kind.
+ */
+export function pinnedManifestUnit(
+  name: string,
+  type: string,
+  pins: ManifestPin | ManifestPin[],
+  contents: Contents,
+  opts: Omit<RemoteManifestOptions, "content" | "contentUnknown"> = {},
+): RemoteManifestUnit {
   const list = Array.isArray(pins) ? pins : [pins];
   const versions = new Set(list.map((p) => p.version));
   if (versions.size !== 1) throw new Error(`unit ${name}: manifests of one unit come from one release, not ${[...versions].join(", ")}`);
@@ -190,6 +215,6 @@ export function pinnedManifestUnit(name: string, type: string, pins: ManifestPin
     type,
     list.map((p) => p.url),
     list[0].version,
-    opts,
+    { ...opts, ...contentAt(contents, list[0].version, name) },
   );
 }

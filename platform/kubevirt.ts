@@ -26,8 +26,20 @@ import { manifestOperator, type PlatformComponent } from "./component";
 import type { HostContract } from "../plan/host";
 import { controlPlaneScheduling, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
+import { fact } from "../plan/needs";
 
 const KUBEVIRT_NAMESPACE = "kubevirt";
+
+/**
+ * kubevirt-operator.yaml: the KubeVirt CRD, its namespace (the KubeVirt CR's), the class virt-operator gives its operands
+ * (kubevirt-cluster-critical); virt-operator on the pod network, on Linux nodes, preferring the
+ * control plane (its affinity reads the kubelet's and Talos' control-plane labels).
+ */
+const OPERATOR_CONTENT = {
+  offers: [fact.api("kubevirt.io", "KubeVirt"), fact.namespace(KUBEVIRT_NAMESPACE), fact.priorityClass("kubevirt-cluster-critical")],
+  uses: [fact.podNetwork, ...["kubernetes.io/os", "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"].map(fact.nodeLabel)],
+};
+const KUBEVIRT_OPERATOR_CONTENTS = { "v1.9.0": OPERATOR_CONTENT, "v1.8.4": OPERATOR_CONTENT };
 
 /** virt-handler (and so where VMIs may start): compute nodes, Masakari reserved hosts too (§ 5.6). */
 function virtHandlerPlacement(ctx: StackContext) {
@@ -222,7 +234,7 @@ export const kubevirt: PlatformComponent = {
   ...manifestOperator(
     "KubeVirt",
     KUBEVIRT_OPERATOR,
-    { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator", workloads: [VIRT_OPERATOR] },
+    { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator", workloads: [VIRT_OPERATOR], contents: KUBEVIRT_OPERATOR_CONTENTS },
     { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
   ),
   host: kubevirtHost,

@@ -14,6 +14,7 @@ import { run, type RunResult } from "./proc";
 import { summaryLine, type PulumiEnv } from "./pulumi";
 import { readRendered, type RenderedStack } from "./rendered";
 import { failureLines, Report, stepFailed, type StepResult } from "./report";
+import type { DeployGraph } from "../../plan/needs";
 
 /** The commit `--upgrade-from` names (upgrade.ts resolveUpgradeFrom). */
 export interface UpgradeFrom {
@@ -61,6 +62,12 @@ export interface E2EOptions {
    * starting at once both find the same port free.
    */
   portOffset?: number | undefined;
+  /**
+   * The bench's switch (`--deploy-graph`, components/deploy.ts): the current program's units also
+   * wait for the whole phase before their own (`phase-barriers`), to compare with its own graph.
+   * @default the program's own: each unit after what it depends on
+   */
+  deployGraph?: DeployGraph | undefined;
   log: (line: string) => void;
 }
 

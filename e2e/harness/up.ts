@@ -12,6 +12,7 @@ import { previewProblem, pulumi, summaryLine } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import type { StepResult } from "./report";
 import { apiWarnings, changesOf, errorLines, PACK, type StackRun } from "./stack-run";
+import type { DeployGraph } from "../../plan/needs";
 
 /** Whether the API server restart is still to come (`pending`) or happened (`interrupted`). */
 interface RestartState {
@@ -194,6 +195,11 @@ export function eventLog(r: StackRun, logName: string): string {
   return path.join(r.logs, `${logName}.events.jsonl`);
 }
 
+/** How a render's program deployed its units: the bench's switch when it set one, else what its index says (a program before issue 46 says nothing: phase barriers). */
+function deployedGraph(r: StackRun, rendered: RenderedStack): DeployGraph {
+  return rendered.index.deployGraph === undefined ? "phase-barriers" : (r.o.deployGraph ?? rendered.index.deployGraph);
+}
+
 /**
  * The timings of a deploy (timings.ts) into the report and timings.json: `label` the up, `logs` its
  * runs in order, each whose update started timed (a failed preview stage starts none); the first is
@@ -208,7 +214,7 @@ export function recordTimings(r: StackRun, label: "first pulumi up" | "pin upgra
     if (steps.length === 0) continue;
     // a first up interrupted by the API server restart is timed until then; its rerun times the rest
     const key = timed === 0 ? label : `${label}, ${name}`;
-    const t = deployTimings(steps, rendered.index);
+    const t = deployTimings(steps, rendered.index, deployedGraph(r, rendered));
     r.timings[key] = { log: name, ...t };
     r.report.timings.push(...timingLines(`${key} (${name})`, t));
     timed++;

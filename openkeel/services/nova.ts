@@ -174,7 +174,9 @@ export const nova = openkeelService({
       replicas: { fixed: 1 },
     },
   },
-  waitsFor: ["placement"],
+  waitsFor: [
+    { service: "placement", why: "its compute agents register the nova-compute service and their resource providers in Placement when they start (§ 4.2)" },
+  ],
   apiJob: true,
   settings: {
     config: z.strictObject({
