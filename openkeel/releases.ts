@@ -202,6 +202,7 @@ function serviceUnit(spec: OpenKeelService, ctx: StackContext): ServiceRelease {
     protect: spec.protect === true,
     postRender: [...unlisted.patches, ...zones.patches, ...own],
     content: SERVICE_CHART_CONTENT,
+    ...(spec.usesAtRunTime ? { usesAtRunTime: [...spec.usesAtRunTime] } : {}),
   });
   return { unit, problems, unplaced };
 }

@@ -10,7 +10,7 @@ import type { ServiceDeclaration } from "../config/services";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeConstraint } from "../lifecycle/feasibility";
 import type { ComponentHostNeeds } from "../plan/host";
-import { findUnit, type Plan, type Unit } from "../plan/plan";
+import { findUnit, type Plan, type RunTimeFacts, type Unit } from "../plan/plan";
 import type { PostRenderPatch } from "../plan/post-render";
 import type { PlacementCheck } from "../placement/report";
 import type { Obj, ObjectReader } from "../placement/workloads";
@@ -39,6 +39,13 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    * @default none
    */
   waitsFor?: readonly { service: string; why: string }[];
+  /**
+   * What its pods use once they run, which none of its objects shows, each with why (plan/needs.ts
+   * facts: Nova's compute agent lists VirtualMachineInstances): its release waits for a unit that
+   * offers it, where the stack installs one.
+   * @default none
+   */
+  usesAtRunTime?: readonly RunTimeFacts[];
   /**
    * Its own namespace, created with the OpenKeel namespace (openkeel-namespace) with its pod-security level.
    * @default the OpenKeel namespace (`openkeel`)

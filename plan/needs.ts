@@ -26,9 +26,10 @@
 // What a unit offers comes from its objects (a CRD, a Namespace, a class, a webhook configuration, a
 // workload), from its `content` (a chart or manifest the Plan cannot read: stated beside the unit,
 // held to the mirror's files by test/integration/plan/unit-content.test.ts), and from what its
-// objects make at run time (`offersAtRunTime`, each with its reason). What the cluster has already
-// (built-in kinds, namespaces and classes, the environment's own pod network and classes) needs no
-// unit.
+// objects make at run time (`offersAtRunTime`, each with its reason). What its pods use once they
+// run, which no object shows (`usesAtRunTime`, each with its reason), makes it wait for a unit that
+// offers it, when one does. What the cluster has already (built-in kinds, namespaces and classes,
+// the environment's own pod network and classes) needs no unit.
 import { isPlainObject } from "../config/plain";
 import type { K8sObject, Plan, Unit, UnitContent } from "./plan";
 
@@ -444,6 +445,13 @@ export function dependencies(plan: Pick<Plan, "phases">, cluster: ClusterFacts):
         mine.set(p.name, e);
       }
     }
+    // what its pods use once they run: waited for where a unit before it offers it, never unmet
+    for (const r of u.usesAtRunTime ?? [])
+      for (const use of r.facts)
+        for (const p of before.filter((b) => [...facts.get(b.name)!.offers].some((o) => covers(o, use)))) {
+          const e = mine.get(p.name) ?? { unit: p.name, facts: [] };
+          mine.set(p.name, { ...e, why: e.why ?? r.why });
+        }
     for (const w of u.waitsFor ?? []) {
       const e = mine.get(w.unit) ?? { unit: w.unit, facts: [] };
       mine.set(w.unit, { ...e, why: w.why });
@@ -483,7 +491,11 @@ export function graphProblems(plan: Pick<Plan, "phases">, cluster: ClusterFacts)
     const on = new Set(u.dependsOn ?? []);
     const needed = derived.get(u.name) ?? [];
     const written = new Map((u.waitsFor ?? []).map((w) => [w.unit, w.why]));
-    for (const e of needed) if (!on.has(e.unit)) problems.push(`${u.name} uses ${e.facts.join(", ")} of ${e.unit}, but does not depend on it`);
+    for (const e of needed)
+      if (!on.has(e.unit))
+        problems.push(
+          `${u.name} uses ${e.facts.length ? e.facts.join(", ") : `at run time what ${e.unit} offers (${e.why})`} of ${e.unit}, but does not depend on it`,
+        );
     for (const d of on) {
       if (!before.has(d)) problems.push(`${u.name} depends on ${d}, which is not before it`);
       else if (!needed.some((e) => e.unit === d) && !written.has(d))
@@ -505,6 +517,9 @@ export function graphProblems(plan: Pick<Plan, "phases">, cluster: ClusterFacts)
  * issue 46; the bench deploys both to compare them).
  */
 export type DeployGraph = "dependencies" | "phase-barriers";
+
+/** The bench's switch to the program (components/deploy.ts deployGraph): `phase-barriers`. */
+export const DEPLOY_GRAPH_ENV = "OPENKEEL_DEPLOY_GRAPH";
 
 /** The phases of a Plan or of its render: each unit's name and what it depends on. */
 export interface GraphPhases {

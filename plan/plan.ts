@@ -91,7 +91,14 @@ interface UnitBase {
    * is installed, the pod network once the CNI runs): ./needs.ts facts, each group with why.
    * @default none
    */
-  offersAtRunTime?: RunTimeOffer[];
+  offersAtRunTime?: RunTimeFacts[];
+  /**
+   * What the pods of its release use once they run, which no object of it shows (Nova's compute
+   * agent lists VirtualMachineInstances): ./needs.ts facts, each group with why. It waits for a unit
+   * before it that offers one; where none does (the lab without KubeVirt), for nothing.
+   * @default none
+   */
+  usesAtRunTime?: RunTimeFacts[];
   /**
    * Its content is not stated for what it applies (a remote manifest at a version no statement
    * covers): why. It then waits for every unit before it, as a phase barrier would.
@@ -112,8 +119,8 @@ export interface UnitContent {
   uses?: readonly string[];
 }
 
-/** Facts a unit's objects make true at run time, and why. */
-export interface RunTimeOffer {
+/** Facts a unit makes true, or needs, at run time, and why. */
+export interface RunTimeFacts {
   facts: readonly string[];
   why: string;
 }
@@ -177,7 +184,8 @@ export type Unit = HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit;
 export interface UnitOptions {
   protect?: boolean;
   waitsFor?: HandWrittenEdge[];
-  offersAtRunTime?: RunTimeOffer[];
+  offersAtRunTime?: RunTimeFacts[];
+  usesAtRunTime?: RunTimeFacts[];
   content?: UnitContent;
   contentUnknown?: string;
 }
@@ -195,6 +203,7 @@ function base(name: string, type: string, opts: UnitOptions): UnitBase {
     ...(opts.protect ? { protect: true } : {}),
     ...(opts.waitsFor?.length ? { waitsFor: opts.waitsFor.map((w) => ({ ...w })) } : {}),
     ...(opts.offersAtRunTime?.length ? { offersAtRunTime: opts.offersAtRunTime.map((r) => ({ facts: [...r.facts], why: r.why })) } : {}),
+    ...(opts.usesAtRunTime?.length ? { usesAtRunTime: opts.usesAtRunTime.map((r) => ({ facts: [...r.facts], why: r.why })) } : {}),
     ...(opts.content ? { content: { ...opts.content } } : {}),
     ...(opts.contentUnknown ? { contentUnknown: opts.contentUnknown } : {}),
   };

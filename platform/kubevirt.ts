@@ -59,7 +59,7 @@ function kubevirtUnit(ctx: StackContext): ManifestsUnit {
       metadata: {
         name: "kubevirt",
         namespace: KUBEVIRT_NAMESPACE,
-        // Later phases (and the OpenKeel services) start once KubeVirt reports Available.
+        // What uses KubeVirt (Nova's compute agent: its usesAtRunTime) starts once KubeVirt reports Available.
         annotations: waitFor("condition=Available", 1200),
       },
       spec: {
@@ -75,7 +75,15 @@ function kubevirtUnit(ctx: StackContext): ManifestsUnit {
     },
   ];
   // Deleting the CR uninstalls KubeVirt.
-  return manifestsUnit(KUBEVIRT_CR_UNIT, "openkeel:platform:KubeVirt", objects, { protect: true });
+  return manifestsUnit(KUBEVIRT_CR_UNIT, "openkeel:platform:KubeVirt", objects, {
+    protect: true,
+    offersAtRunTime: [
+      {
+        facts: [fact.api("kubevirt.io", "VirtualMachineInstance")],
+        why: "virt-operator installs KubeVirt's CRDs (VirtualMachineInstance among them), virt-api and virt-handler when it reconciles this CR, which waits for condition=Available",
+      },
+    ],
+  });
 }
 
 const KUBEVIRT_OS: Record<string, string> = { "kubernetes.io/os": "linux" };

@@ -191,6 +191,14 @@ describe("the dependencies derived from them", () => {
     expect(edges.get("u")!.map((e) => e.unit)).toEqual(["a", "c", "w"]);
   });
 
+  it("what a unit's pods use at run time makes it wait for the unit that offers it, with the reason; where none does, for nothing", () => {
+    const vmi = fact.api("kubevirt.io", "VirtualMachineInstance");
+    const offers = manifestsUnit("kv", "openkeel:t:Kv", [], { offersAtRunTime: [{ facts: [vmi], why: "virt-operator installs it" }] });
+    const user = manifestsUnit("agent", "openkeel:t:Agent", [], { usesAtRunTime: [{ facts: [vmi], why: "the agent lists VMIs" }] });
+    expect(dependencies(planOfUnits(offers, user), PROD).edges.get("agent")).toEqual([{ unit: "kv", facts: [], why: "the agent lists VMIs" }]);
+    expect(dependencies(planOfUnits(user), PROD)).toEqual({ edges: new Map([["agent", []]]), unmet: [] });
+  });
+
   it("the environment's own pod network and classes need no unit (kind's kindnet and `standard`)", () => {
     const pod = manifestsUnit("p", "openkeel:t:P", [
       { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "v", namespace: "default" }, spec: { storageClassName: "standard" } },
