@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { formatProblem, isCheck, isError } from "../config/problems";
 import type { PlanResult } from "../environments";
 import { allUnits, type Plan } from "../plan/plan";
-import { waitsOn, type DeployGraph } from "../plan/needs";
+import { DEPLOY_GRAPH_ENV, waitsOn, type DeployGraph } from "../plan/needs";
 import { bindCluster } from "./cluster";
 import { PlanUnit } from "./plan-unit";
 import { secretNames, StackSecrets } from "./stack-secrets";
@@ -20,8 +20,6 @@ export interface DeployedPlan {
  * dependencies were derived, so that the bench deploys both graphs of one program side by side. Not
  * for operators: it only adds waits.
  */
-export const DEPLOY_GRAPH_ENV = "OPENKEEL_DEPLOY_GRAPH";
-
 export function deployGraph(env: NodeJS.ProcessEnv = process.env): DeployGraph {
   const v = env[DEPLOY_GRAPH_ENV];
   if (v === undefined || v === "" || v === "dependencies") return "dependencies";

@@ -79,6 +79,15 @@ export interface DeployTimings {
 
 const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
 
+/**
+ * How a render's program deployed its units: the bench's switch (`switched`) on a program that reads
+ * it, else what its index says; a program before issue 46 says nothing, and its units waited for the
+ * whole phase before theirs.
+ */
+export function deployedGraph(index: Pick<RenderedIndex, "deployGraph">, switched: DeployGraph | undefined): DeployGraph {
+  return index.deployGraph === undefined ? "phase-barriers" : (switched ?? index.deployGraph);
+}
+
 /** The timings of an update against the Plan's units (the rendered index), deployed under `graph`. */
 export function deployTimings(steps: ResourceStep[], index: Pick<RenderedIndex, "phases">, graph: DeployGraph = "dependencies"): DeployTimings {
   const unitNames = new Set(index.phases.flatMap((p) => p.units.map((u) => u.name)));

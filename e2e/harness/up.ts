@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { webhookPath } from "./admission";
-import { deployTimings, resourceSteps, timingLines, type DeployTimings } from "./timings";
+import { deployedGraph, deployTimings, resourceSteps, timingLines, type DeployTimings } from "./timings";
 import { protectedStillThere } from "./cluster-checks";
 import { freshStackPolicyCheck } from "./policy-checks";
 import { run, sleep, type RunResult } from "./proc";
@@ -12,7 +12,6 @@ import { previewProblem, pulumi, summaryLine } from "./pulumi";
 import type { RenderedStack } from "./rendered";
 import type { StepResult } from "./report";
 import { apiWarnings, changesOf, errorLines, PACK, type StackRun } from "./stack-run";
-import type { DeployGraph } from "../../plan/needs";
 
 /** Whether the API server restart is still to come (`pending`) or happened (`interrupted`). */
 interface RestartState {
@@ -110,13 +109,14 @@ export function rerunAgain(s: { reruns: number; afterRestart: number; lastOk: bo
 export async function firstUp(r: StackRun): Promise<FirstUp> {
   const o = r.o;
   const rep = r.report;
-  const restart: RestartState = { interrupted: false, pending: o.interrupt && r.ownCluster && !o.previewTiming };
+  const timing = o.previewTiming !== undefined || o.firstUpTiming === true;
+  const restart: RestartState = { interrupted: false, pending: o.interrupt && r.ownCluster && !timing };
   let last = await upStep(r, restart, "pulumi up --yes --policy-pack policy", ["up", "--yes", "--policy-pack", "policy"], "up");
   const logs = ["up"];
   const runs = [last];
   // a new stack's first preview: can the pack judge every resource? (unknown secrets make rules advisory)
   const firstPreviewFailed = !last.ok && last.detail.some((d) => d.includes("preview stage"));
-  if (!firstPreviewFailed && !o.previewTiming) freshStackPolicyCheck(r, r.logText("up"), "the first pulumi up's preview");
+  if (!firstPreviewFailed && !timing) freshStackPolicyCheck(r, r.logText("up"), "the first pulumi up's preview");
   if (firstPreviewFailed) {
     r.freshPreviewPending = true;
     logs.push("up-skip-preview");
@@ -195,11 +195,6 @@ export function eventLog(r: StackRun, logName: string): string {
   return path.join(r.logs, `${logName}.events.jsonl`);
 }
 
-/** How a render's program deployed its units: the bench's switch when it set one, else what its index says (a program before issue 46 says nothing: phase barriers). */
-function deployedGraph(r: StackRun, rendered: RenderedStack): DeployGraph {
-  return rendered.index.deployGraph === undefined ? "phase-barriers" : (r.o.deployGraph ?? rendered.index.deployGraph);
-}
-
 /**
  * The timings of a deploy (timings.ts) into the report and timings.json: `label` the up, `logs` its
  * runs in order, each whose update started timed (a failed preview stage starts none); the first is
@@ -214,7 +209,7 @@ export function recordTimings(r: StackRun, label: "first pulumi up" | "pin upgra
     if (steps.length === 0) continue;
     // a first up interrupted by the API server restart is timed until then; its rerun times the rest
     const key = timed === 0 ? label : `${label}, ${name}`;
-    const t = deployTimings(steps, rendered.index, deployedGraph(r, rendered));
+    const t = deployTimings(steps, rendered.index, deployedGraph(rendered.index, r.o.deployGraph));
     r.timings[key] = { log: name, ...t };
     r.report.timings.push(...timingLines(`${key} (${name})`, t));
     timed++;

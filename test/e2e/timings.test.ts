@@ -1,6 +1,6 @@
 // What a pulumi up waited on, from the engine's event log (e2e/harness/timings.ts).
 import { describe, expect, it } from "vitest";
-import { deployTimings, longestChain, resourceSteps } from "../../e2e/harness/timings";
+import { deployedGraph, deployTimings, longestChain, resourceSteps } from "../../e2e/harness/timings";
 
 const urn = (type: string, name: string) => `urn:pulumi:s::openkeel::${type}::${name}`;
 const ev = (
@@ -78,6 +78,14 @@ describe("deploy timings from the engine's event log", () => {
     expect(t.chain).toEqual({ units: ["b", "c", "d"], seconds: 34, span: 35, share: 1 });
     // the program's own graph: d waits for c only, so the longest chain is b alone (20 s) against c → d (14 s)
     expect(deployTimings(steps, index).chain).toEqual({ units: ["b"], seconds: 20, span: 20, share: 20 / 35 });
+  });
+
+  it("the graph a render's program deployed with: its index's, the bench's switch over it; a render before issue 46 says none: phase barriers", () => {
+    expect(deployedGraph({ deployGraph: "dependencies" }, undefined)).toBe("dependencies");
+    expect(deployedGraph({ deployGraph: "dependencies" }, "phase-barriers")).toBe("phase-barriers");
+    expect(deployedGraph({}, undefined)).toBe("phase-barriers");
+    // the last release's program reads no switch: it always waited for the phase before
+    expect(deployedGraph({}, "dependencies")).toBe("phase-barriers");
   });
 
   it("a unit with no time of its own adds nothing; under phase barriers its dependants still wait for the phase before", () => {

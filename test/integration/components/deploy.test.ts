@@ -2,7 +2,8 @@
 // core kinds typed, the rest generic), remote manifests, protected units, secrets.
 import { describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
-import { DEPLOY_GRAPH_ENV, deployGraph, deployPlan } from "../../../components/deploy";
+import { deployGraph, deployPlan } from "../../../components/deploy";
+import { DEPLOY_GRAPH_ENV } from "../../../plan/needs";
 import { REGISTRATION_BATCH } from "../../../components/plan-unit";
 import { phase, secretRef, type K8sObject, type Plan } from "../../../plan/plan";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "../../helpers/pulumi";
