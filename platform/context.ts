@@ -187,13 +187,26 @@ export function patchThatWaitsFor(condition: string, timeoutSeconds: number): Re
  */
 export type Contents = Readonly<Record<string, UnitContent>>;
 
-/** The content of an artifact at a version, or why it is not known (its unit then waits for every unit before it). */
+/**
+ * The content of an artifact at a version. A version not stated (a pin bump whose module was not
+ * told what the new file holds) takes the newest stated one's, as an assumption for what other units
+ * find there, and says so: its unit then waits for every unit before it, and
+ * test/integration/plan/unit-content.test.ts fails with what the mirror's file holds.
+ */
 export function contentAt(contents: Contents, version: string, what: string): Pick<UnitOptions, "content" | "contentUnknown"> {
   const c = contents[version];
   if (c) return { content: c };
-  return {
-    contentUnknown: `what ${what} ${version} holds is not stated (its module states ${Object.keys(contents).join(", ")}; test/integration/plan/unit-content.test.ts prints it)`,
-  };
+  const newest = Object.keys(contents).sort(compareVersions).at(-1);
+  const unknown = `what ${what} ${version} holds is not stated (its module states ${Object.keys(contents).join(", ")}; test/integration/plan/unit-content.test.ts prints it)`;
+  return { ...(newest ? { content: contents[newest] } : {}), contentUnknown: unknown };
+}
+
+/** `v1.9.0` against `v1.10.0`, by their numbers. */
+function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => (/\d+(\.\d+)*/.exec(v)?.[0] ?? "0").split(".").map(Number);
+  const [pa, pb] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
 }
 
 /**
