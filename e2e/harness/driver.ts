@@ -30,8 +30,7 @@ import { Fatal, StackRun, type E2EOptions } from "./stack-run";
 import { OldProgram, upgradeSteps } from "./upgrade";
 import { CONTRACT_CHARTS_DIR } from "./mirror";
 import { PredecessorProgram } from "./predecessor";
-import { firstUp, idempotentPreviewStep, judgeFirstUp, recordTimings, timePreviews, upLog } from "./up";
-import { endReadinessDelays } from "./readiness";
+import { endReadinessDelays, firstUp, idempotentPreviewStep, judgeFirstUp, recordTimings, timePreviews, upLog } from "./up";
 
 export type { E2EOptions } from "./stack-run";
 

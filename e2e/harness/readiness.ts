@@ -26,8 +26,6 @@
 // holds the pod, and once it carries the annotation only the `fast` pod-ready stage matches.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { run } from "./proc";
-import type { StackRun } from "./stack-run";
 
 export interface ReadinessDelays {
   /** Bound to Ready, drawn uniformly in between, seconds. */
@@ -84,26 +82,4 @@ export function kwokConfigFile(clusterDir: string): string {
 export function writeReadinessDelays(clusterDir: string, d: ReadinessDelays = READINESS_DELAYS): void {
   fs.mkdirSync(path.dirname(kwokConfigFile(clusterDir)), { recursive: true });
   fs.writeFileSync(kwokConfigFile(clusterDir), readinessStage(d));
-}
-
-/** After the first up: kwok started again without the delays (its other state is the cluster's). */
-export async function endReadinessDelays(r: StackRun): Promise<void> {
-  await r.step("kwok: readiness delays end after the first pulumi up (cluster.sh restart kwok)", async (s) => {
-    fs.rmSync(kwokConfigFile(r.clusterDir), { force: true });
-    const res = await run(r.o.clusterScript, ["restart", r.clusterDir, "kwok"], { log: r.log("cluster") });
-    if (res.code !== 0) throw new Error(`cluster.sh restart kwok exited ${res.code}: ${res.stderr.slice(-800)}`);
-    const waits = r.podLog?.startWaits() ?? [];
-    const sorted = [...waits].sort((a, b) => a - b);
-    const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    s.summary = waits.length
-      ? `${waits.length} pods held ${pick(0).toFixed(0)}–${sorted.at(-1)!.toFixed(0)} s (median ${pick(0.5).toFixed(0)} s) from bound to started`
-      : "no pod was held";
-    // each held pod waited at least the minimum (whole seconds: the pod log's clock and kwok's differ by the watch)
-    const short = waits.filter((w) => w < r.o.readinessDelays!.minSeconds - 1);
-    r.report.checks.push({
-      name: "readiness delays: every pod the first up made waited between the bounds before it started",
-      ok: waits.length > 0 && short.length === 0,
-      detail: [s.summary, ...(short.length ? [`${short.length} started sooner than ${r.o.readinessDelays!.minSeconds} s`] : [])],
-    });
-  });
 }

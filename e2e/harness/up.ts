@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { webhookPath } from "./admission";
 import { deployedGraph, deployTimings, resourceSteps, timingLines, type DeployTimings } from "./timings";
+import { kwokConfigFile } from "./readiness";
 import { protectedStillThere } from "./cluster-checks";
 import { freshStackPolicyCheck } from "./policy-checks";
 import { run, sleep, type RunResult } from "./proc";
@@ -310,5 +311,27 @@ export async function timePreviews(r: StackRun, tries: number, turn?: (stack: st
       await turn?.(r.stack);
     }
     s.summary = `${r.report.previewSeconds.map((x) => x.toFixed(2)).join(", ")} s`;
+  });
+}
+
+/** After the first up: kwok started again without the delays (its other state is the cluster's). */
+export async function endReadinessDelays(r: StackRun): Promise<void> {
+  await r.step("kwok: readiness delays end after the first pulumi up (cluster.sh restart kwok)", async (s) => {
+    fs.rmSync(kwokConfigFile(r.clusterDir), { force: true });
+    const res = await run(r.o.clusterScript, ["restart", r.clusterDir, "kwok"], { log: r.log("cluster") });
+    if (res.code !== 0) throw new Error(`cluster.sh restart kwok exited ${res.code}: ${res.stderr.slice(-800)}`);
+    const waits = r.podLog?.startWaits() ?? [];
+    const sorted = [...waits].sort((a, b) => a - b);
+    const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+    s.summary = waits.length
+      ? `${waits.length} pods held ${pick(0).toFixed(0)}–${sorted.at(-1)!.toFixed(0)} s (median ${pick(0.5).toFixed(0)} s) from bound to started`
+      : "no pod was held";
+    // each held pod waited at least the minimum (whole seconds: the pod log's clock and kwok's differ by the watch)
+    const short = waits.filter((w) => w < r.o.readinessDelays!.minSeconds - 1);
+    r.report.checks.push({
+      name: "readiness delays: every pod the first up made waited between the bounds before it started",
+      ok: waits.length > 0 && short.length === 0,
+      detail: [s.summary, ...(short.length ? [`${short.length} started sooner than ${r.o.readinessDelays!.minSeconds} s`] : [])],
+    });
   });
 }
