@@ -53,9 +53,9 @@ export const fact = {
 };
 
 /**
- * The API groups the API server serves itself (Kubernetes v1.36: `kubectl api-resources` on the
- * e2e's control plane; the offline schemas of ../shared/schemas/kubernetes hold a schema of each):
- * their kinds need no CRD.
+ * The API groups the API server serves itself, its default feature gates on (Kubernetes v1.36.3:
+ * `kubectl api-versions` on the e2e's control plane, cluster.sh of ../shared/engine): their kinds
+ * need no CRD.
  */
 const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
   "",
@@ -72,7 +72,6 @@ const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
   "discovery.k8s.io",
   "events.k8s.io",
   "flowcontrol.apiserver.k8s.io",
-  "internal.apiserver.k8s.io",
   "networking.k8s.io",
   "node.k8s.io",
   "policy",
@@ -80,7 +79,6 @@ const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
   "resource.k8s.io",
   "scheduling.k8s.io",
   "storage.k8s.io",
-  "storagemigration.k8s.io",
 ]);
 
 /** Namespaces every cluster has (kube-apiserver creates them: the system namespaces controller). */
