@@ -14,6 +14,7 @@ const HEAVIEST = [
   "test/integration/review/urn-graph.test.ts",
   "test/integration/placement/chart-placement.test.ts",
   "test/integration/placement/node-images.test.ts",
+  "test/integration/plan/unit-content.test.ts",
   "test/integration/policy/policy.test.ts",
   "test/integration/review/preview.test.ts",
   "test/integration/platform/upgrades.test.ts",

@@ -5,7 +5,7 @@
 export interface Target {
   what: string;
   value: number | null;
-  unit: "×" | "ms" | "MiB" | "min";
+  unit: "×" | "ms" | "MiB" | "min" | "units";
   /** Holds when value ≤ max, value < below, or value ≥ min (exactly one of them is set). */
   max?: number | undefined;
   below?: number | undefined;

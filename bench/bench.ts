@@ -25,7 +25,9 @@ import {
   type EngineStackResult,
   type Target,
 } from "./bench-targets";
-import { defaultClusterScript, defaultMirrorDir, timeEnginePreviews } from "../e2e/harness/driver";
+import { defaultClusterScript, defaultMirrorDir, timeEnginePreviews, timeFirstUps } from "../e2e/harness/driver";
+import { READINESS_DELAYS } from "../e2e/harness/readiness";
+import { compareFirstUps, FIRST_UP_STACK, firstUpLines, firstUpRun, firstUpTargets, type FirstUpComparison, type FirstUpRun } from "./first-up";
 import { load1, measure, memoryFolder, type Measured } from "./measure";
 import {
   editLoop,
@@ -111,6 +113,7 @@ const round = (ms: number) => Math.round(ms);
 const loads = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 
 type EnginePreview = { measured: true; tries: number; stacks: EngineStackResult[] } | { measured: false; why: string };
+type FirstUpResult = FirstUpComparison | { measured: false; why: string };
 
 /**
  * `pulumi preview --policy-pack policy` of each deployed stack of ENGINE_STACKS (what an operator
@@ -161,6 +164,54 @@ async function enginePreviewTimes(skip: boolean, schemas: string, tries: number,
   return { measured: true, tries, stacks };
 }
 
+/**
+ * Issue 46: prod-large's first `pulumi up` with the phases as barriers, then with the derived
+ * dependencies, each on a fresh cluster with the e2e's readiness delays (the e2e driver's
+ * first-up-timing mode), one after the other; each run's update time and longest chain, their ratio.
+ */
+async function firstUpComparison(
+  skip: boolean,
+  schemas: string,
+  portOffset: number | undefined,
+): Promise<FirstUpComparison | { measured: false; why: string }> {
+  const clusterScript = defaultClusterScript(REPO_ROOT);
+  const why = engineUnavailable({ skip, missing: ENGINE_BINARIES.filter((b) => !which(b)), clusterScript, clusterScriptExists: fs.existsSync(clusterScript) });
+  if (why) return { measured: false, why };
+  const runs: FirstUpRun[] = [];
+  for (const graph of ["phase-barriers", "dependencies"] as const) {
+    process.stderr.write(`bench: first pulumi up of ${FIRST_UP_STACK}, ${graph}…\n`);
+    const timed = await timeFirstUps({
+      repoRoot: REPO_ROOT,
+      stacks: [FIRST_UP_STACK],
+      keep: false,
+      clusterScript,
+      schemasDir: schemas,
+      mirrorDir: defaultMirrorDir(REPO_ROOT),
+      outRoot: path.join(REPO_ROOT, ".e2e"),
+      interrupt: false,
+      policyMutations: false,
+      transitions: false,
+      firstUpTiming: true,
+      deployGraph: graph,
+      readinessDelays: READINESS_DELAYS,
+      portOffset,
+      log: (line) => process.stderr.write(`bench: first up: ${line}\n`),
+    });
+    if ("cannotRun" in timed) return { measured: false, why: timed.cannotRun };
+    const t = timed[0];
+    const run = t.ok ? firstUpRun(graph, t.timings!, path.relative(REPO_ROOT, t.report), load1()) : undefined;
+    if (!run)
+      return {
+        measured: false,
+        stack: FIRST_UP_STACK,
+        why: `the ${graph} run failed: ${t.failure ?? "no timings"} (${path.relative(REPO_ROOT, t.report)})`,
+        runs,
+      };
+    runs.push(run);
+  }
+  return compareFirstUps(FIRST_UP_STACK, READINESS_DELAYS, runs[0], runs[1]);
+}
+
 /** The bench's options, checked: bad values are the caller's mistake. */
 interface BenchOptions {
   sizes: number[];
@@ -172,6 +223,10 @@ interface BenchOptions {
   out: string;
   skipTests: boolean;
   skipEngine: boolean;
+  /** Only the first-up comparison (issue 46), into results.json's `firstUp` and its targets. */
+  firstUpOnly: boolean;
+  /** cluster.sh's ports moved by this much for the engine's clusters (the e2e's --port-offset). */
+  portOffset?: number | undefined;
   /** Only the CI figures (issue 23): from these logs, into results.json's `ci`. */
   ciFigures?: { engineBuildLog: string; e2eDir: string; engineOut?: string | undefined } | undefined;
 }
@@ -194,6 +249,9 @@ function benchOptions(): BenchOptions {
     "e2e-dir": { type: "string", default: ".e2e" },
     /** Without the build's log: the engine build from the file times of its $OUT (engineBuildFromFileTimes). */
     "engine-out": { type: "string" },
+    /** Only prod-large's first pulumi up, phase barriers vs derived dependencies (issue 46). */
+    "first-up-only": { type: "boolean", default: false },
+    "port-offset": { type: "string" },
   });
   const sizes = opts.sizes!.split(",").map(Number);
   const repeat = Number(opts.repeat);
@@ -212,6 +270,9 @@ function benchOptions(): BenchOptions {
       EXIT_BAD_CONFIG,
     );
   const engineOut = opts["engine-out"] === undefined ? undefined : path.resolve(opts["engine-out"]);
+  const portOffset = opts["port-offset"] === undefined ? undefined : Number(opts["port-offset"]);
+  if (portOffset !== undefined && (!Number.isInteger(portOffset) || portOffset < 1 || portOffset > 40000))
+    throw new UserError(`--port-offset takes a whole number from 1 to 40000, not ${opts["port-offset"]}`, EXIT_BAD_CONFIG);
   const ci = opts["ci-figures"] ? { engineBuildLog: path.resolve(opts["engine-build-log"]!), e2eDir: path.resolve(opts["e2e-dir"]!), engineOut } : undefined;
   return {
     sizes,
@@ -222,6 +283,8 @@ function benchOptions(): BenchOptions {
     out: opts.out!,
     skipTests: opts["skip-tests"]!,
     skipEngine: opts["skip-engine"]!,
+    firstUpOnly: opts["first-up-only"]!,
+    portOffset,
     ciFigures: ci,
   };
 }
@@ -438,7 +501,14 @@ async function fastestOfPr(o: BenchOptions, work: string): Promise<PrCheckFigure
 const ANCHORED_NODES = 2000;
 const PREVIEW_NODES = 2000;
 
-function benchTargets(rows: Row[], pipe: PipelineTimes, npmTest: NpmTest | undefined, enginePreview: EnginePreview, op: OperatorFigures): Target[] {
+function benchTargets(
+  rows: Row[],
+  pipe: PipelineTimes,
+  npmTest: NpmTest | undefined,
+  enginePreview: EnginePreview,
+  op: OperatorFigures,
+  firstUp: FirstUpResult,
+): Target[] {
   const row = (label: string) => rows.find((r) => r.input === label)!;
   const renderPlacement = (r: Row) => r.renderMs + (r.placementMs ?? 0);
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
@@ -461,6 +531,7 @@ function benchTargets(rows: Row[], pipe: PipelineTimes, npmTest: NpmTest | undef
       load: preview.load,
     },
     ...engineTargets(enginePreview.measured ? enginePreview.stacks : []),
+    ...firstUpTargets(firstUp.measured ? firstUp : undefined),
     { what: "npm run plan -- --stack prod-medium after an edit: first line of output", value: loop.planFirstLineMs, unit: "ms", max: 1000, load: loop.load },
     { what: "npm run render, 4 stacks (wall)", value: loop.renderMs, unit: "ms", max: 2000, load: loop.load },
     { what: "npm run policy, 4 stacks (wall)", value: round(pipe.policyCli.wallMs), unit: "ms", max: 4000, load: pipe.policyCli.load },
@@ -495,6 +566,7 @@ function benchResult(
   pipe: PipelineTimes,
   npmTest: NpmTest | undefined,
   enginePreview: EnginePreview,
+  firstUp: FirstUpResult,
   op: OperatorFigures,
   targets: Target[],
 ) {
@@ -524,6 +596,7 @@ function benchResult(
     policyCliCpuMs: pipe.policyCli.cpuMs,
     npmTest: npmTest ?? { measured: false, why: "--skip-tests" },
     enginePreview,
+    firstUp,
     operator: op,
     targets: targets.map((t) => ({ ...t, holds: holds(t) })),
   };
@@ -548,6 +621,7 @@ function summaryLines(
   result: ReturnType<typeof benchResult>,
   npmTest: NpmTest | undefined,
   enginePreview: EnginePreview,
+  firstUp: FirstUpResult,
   targets: Target[],
 ): string[] {
   const cell = (v: number | null, unit = "") => (v === null ? "n/a" : `${v}${unit}`);
@@ -571,6 +645,7 @@ function summaryLines(
       ? `npm test (fresh caches): ${npmTest.wallMs} ms, ${npmTest.cpuMs ?? "?"} ms of CPU (load ${npmTest.load}): ${npmTest.summary}; npm run test:fast ${npmTest.fastWallMs} ms (load ${npmTest.fastLoad})`
       : "npm test: not timed (--skip-tests)",
     ...(enginePreview.measured ? enginePreview.stacks.map(engineLine) : [`*** pulumi preview --policy-pack policy: NOT MEASURED (${enginePreview.why}) ***`]),
+    ...firstUpSummary(firstUp),
     "",
     "| target | measured | goal | holds | load |",
     "|---|---:|---:|---|---:|",
@@ -632,9 +707,31 @@ function recordCiFigures(o: BenchOptions & { ciFigures: NonNullable<BenchOptions
   console.log([...ciLines(ci), `| ${target.what} | ${shown(target)} | ${goal(target)} | ${verdict(target)} |`, `written to ${o.out}`].join("\n"));
 }
 
+/** `--first-up-only`: results.json's `firstUp` and its targets replaced, everything else kept. */
+async function recordFirstUp(o: BenchOptions): Promise<void> {
+  const file = path.resolve(REPO_ROOT, o.out);
+  const firstUp = await firstUpComparison(false, o.schemas, o.portOffset);
+  const previous = JSON.parse(fs.readFileSync(file, "utf8")) as { targets?: Target[] };
+  const mine = firstUpTargets(firstUp.measured ? firstUp : undefined);
+  const targets = [...(previous.targets ?? []).filter((t) => !mine.some((m) => m.what === t.what)), ...mine.map((t) => ({ ...t, holds: holds(t) }))];
+  writeWhole(file, `${JSON.stringify({ ...previous, firstUp: { recordedAt: new Date().toISOString(), ...firstUp }, targets }, null, 2)}\n`);
+  console.log(
+    [
+      ...firstUpSummary(firstUp),
+      ...mine.map((t) => `| ${t.what} | ${shown(t)} | ${goal(t)} | ${verdict(t)} | ${t.load ?? "n/a"} |`),
+      `written to ${o.out}`,
+    ].join("\n"),
+  );
+}
+
+function firstUpSummary(firstUp: FirstUpResult): string[] {
+  return "stack" in firstUp ? firstUpLines(firstUp) : [`*** first pulumi up, phase barriers vs derived dependencies: NOT MEASURED (${firstUp.why}) ***`];
+}
+
 export async function benchMain(): Promise<number | void> {
   const o = benchOptions();
   if (o.ciFigures) return recordCiFigures({ ...o, ciFigures: o.ciFigures });
+  if (o.firstUpOnly) return recordFirstUp(o);
   // what validation needs, installed when missing, as npm test does first (a fresh clone has none)
   await installValidators({ log: (line) => process.stderr.write(`bench: tools: ${line}\n`) });
   const kubeconform = requireTool("kubeconform");
@@ -659,16 +756,18 @@ export async function benchMain(): Promise<number | void> {
   process.stderr.write("bench: pulumi preview --policy-pack policy (the real engine)…\n");
   const enginePreview = await enginePreviewTimes(o.skipEngine, o.schemas, o.engineTries, 2);
   if (!enginePreview.measured) process.stderr.write(`bench: *** ENGINE PREVIEW NOT MEASURED: ${enginePreview.why} ***\n`);
+  const firstUp = await firstUpComparison(o.skipEngine, o.schemas, o.portOffset);
+  if (!firstUp.measured) process.stderr.write(`bench: *** FIRST UP NOT MEASURED: ${firstUp.why} ***\n`);
   // `npm test` last
   const npmTest = o.skipTests ? undefined : await timeNpmTest();
 
-  const targets = benchTargets(rows, pipe, npmTest, enginePreview, op);
-  const result = benchResult(o, loadAtStart, rows, pipe, npmTest, enginePreview, op, targets);
+  const targets = benchTargets(rows, pipe, npmTest, enginePreview, op, firstUp);
+  const result = benchResult(o, loadAtStart, rows, pipe, npmTest, enginePreview, firstUp, op, targets);
   fs.rmSync(work, { recursive: true, force: true });
   // the CI figures come from a CI run (--ci-figures), not from this one: kept as they were
   const outFile = path.resolve(REPO_ROOT, o.out);
   const kept = fs.existsSync(outFile) ? (JSON.parse(fs.readFileSync(outFile, "utf8")) as { ci?: CiFigures & { recordedAt: string } }) : {};
   const ciKept = kept.ci ? { ci: kept.ci, targets: [...result.targets, { ...ciTarget(kept.ci), holds: holds(ciTarget(kept.ci)) }] } : {};
   writeWhole(outFile, `${JSON.stringify({ ...result, ...ciKept }, null, 2)}\n`);
-  console.log(summaryLines(o, result, npmTest, enginePreview, targets).join("\n"));
+  console.log(summaryLines(o, result, npmTest, enginePreview, firstUp, targets).join("\n"));
 }

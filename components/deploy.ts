@@ -1,9 +1,11 @@
-// The Pulumi layer: applies a Plan. One ComponentResource per unit (./plan-unit.ts); each phase
-// waits for the whole previous phase; the stack's secrets are generated first (./stack-secrets.ts).
+// The Pulumi layer: applies a Plan. One ComponentResource per unit (./plan-unit.ts), each waiting
+// for the units it depends on (derived from what its objects use: plan/needs.ts), not for the whole
+// previous phase; the stack's secrets are generated first (./stack-secrets.ts).
 import * as pulumi from "@pulumi/pulumi";
 import { formatProblem, isCheck, isError } from "../config/problems";
 import type { PlanResult } from "../environments";
 import { allUnits, type Plan } from "../plan/plan";
+import { DEPLOY_GRAPH_ENV, waitsOn, type DeployGraph } from "../plan/needs";
 import { bindCluster } from "./cluster";
 import { PlanUnit } from "./plan-unit";
 import { secretNames, StackSecrets } from "./stack-secrets";
@@ -12,25 +14,32 @@ export interface DeployedPlan {
   units: Record<string, PlanUnit>;
 }
 
-/** Apply a Plan: units of phase N depend on every unit of the last non-empty phase before it. */
-export function deployPlan(plan: Plan, opts?: pulumi.ComponentResourceOptions): DeployedPlan {
+/**
+ * The bench's switch (`npm run bench`, issue 46): `OPENKEEL_DEPLOY_GRAPH=phase-barriers` makes every
+ * unit also wait for every unit of the last non-empty phase before it, as this program did before its
+ * dependencies were derived, so that the bench deploys both graphs of one program side by side. Not
+ * for operators: it only adds waits.
+ */
+export function deployGraph(env: NodeJS.ProcessEnv = process.env): DeployGraph {
+  const v = env[DEPLOY_GRAPH_ENV];
+  if (v === undefined || v === "" || v === "dependencies") return "dependencies";
+  if (v === "phase-barriers") return v;
+  throw new Error(`${DEPLOY_GRAPH_ENV}=${v}: expected dependencies or phase-barriers (the bench's switch)`);
+}
+
+/** Apply a Plan: each unit after the units it depends on (and, with phase barriers, after the whole phase before it). */
+export function deployPlan(plan: Plan, opts?: pulumi.ComponentResourceOptions, graph: DeployGraph = deployGraph()): DeployedPlan {
   const names = [...secretNames(plan.phases)];
   const secrets = names.length > 0 ? new StackSecrets("stack-secrets", { names }, opts).values : {};
   const units: Record<string, PlanUnit> = {};
-  let previous: PlanUnit[] = [];
-  for (const ph of plan.phases) {
-    const current: PlanUnit[] = [];
-    for (const unit of ph.units) {
-      const sameAhead = (unit.dependsOn ?? []).map((d) => {
-        const dep = units[d];
-        if (!dep) throw new Error(`unit ${unit.name} depends on ${d}, which is not declared before it`);
-        return dep;
-      });
-      const u = new PlanUnit(unit.name, { unit, secrets }, { ...opts, dependsOn: [...previous, ...sameAhead] });
-      units[unit.name] = u;
-      current.push(u);
-    }
-    if (current.length > 0) previous = current;
+  const waits = waitsOn(plan, graph);
+  for (const unit of allUnits(plan)) {
+    const on = waits.get(unit.name)!.map((d) => {
+      const dep = units[d];
+      if (!dep) throw new Error(`unit ${unit.name} depends on ${d}, which is not declared before it`);
+      return dep;
+    });
+    units[unit.name] = new PlanUnit(unit.name, { unit, secrets }, { ...opts, dependsOn: on });
   }
   return { units };
 }

@@ -43,7 +43,11 @@ function hpa(release: HelmReleaseUnit, component: string, ctx: StackContext): K8
   };
 }
 
-/** The HPAs of the releases' public APIs, after the releases that create their Deployments; none without `openkeel:autoscaling`. */
+/**
+ * The HPAs of the releases' public APIs; none without `openkeel:autoscaling`. They wait for nothing
+ * but their namespace: the API server accepts an HPA before its Deployment exists, and the HPA
+ * controller scales the Deployment once there is one.
+ */
 export function autoscalingUnits(ctx: StackContext, releases: readonly HelmReleaseUnit[]): ManifestsUnit[] {
   if (!ctx.cfg.autoscaling) return [];
   const targets = releases.flatMap((unit) => {
@@ -52,5 +56,5 @@ export function autoscalingUnits(ctx: StackContext, releases: readonly HelmRelea
   });
   if (targets.length === 0) return [];
   const objects = targets.map(({ unit, c }) => hpa(unit, c, ctx));
-  return [manifestsUnit(AUTOSCALING_UNIT, "openkeel:openkeel:Autoscaling", objects, { dependsOn: [...new Set(targets.map(({ unit }) => unit.name))] })];
+  return [manifestsUnit(AUTOSCALING_UNIT, "openkeel:openkeel:Autoscaling", objects)];
 }

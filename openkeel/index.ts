@@ -12,7 +12,6 @@ import {
   infrastructurePostRender,
   infrastructureUnit,
   infrastructureValues,
-  NAMESPACE_UNIT,
   namespaceUnit,
   rabbitmqBudgetUnit,
 } from "./infrastructure";
@@ -26,11 +25,9 @@ function ownNamespaces(ctx: StackContext) {
   return OPENKEEL_SERVICES.flatMap((s) => (s.namespace && ctx.serviceOn(s.name) ? [namespace(s.namespace.name, s.namespace.podSecurity)] : []));
 }
 
-/** The units of the openkeel-infra phase the services bring (Ironic's egress policy and provisioning network), after the namespaces. */
+/** The units of the openkeel-infra phase the services bring (Ironic's egress policy and provisioning network). */
 function serviceInfrastructureUnits(ctx: StackContext): Unit[] {
-  const units = OPENKEEL_SERVICES.flatMap((s) => (s.infrastructureUnits && ctx.serviceOn(s.name) ? s.infrastructureUnits(ctx) : []));
-  for (const u of units) u.dependsOn = [NAMESPACE_UNIT];
-  return units;
+  return OPENKEEL_SERVICES.flatMap((s) => (s.infrastructureUnits && ctx.serviceOn(s.name) ? s.infrastructureUnits(ctx) : []));
 }
 
 function infrastructure(ctx: StackContext): Unit[] {

@@ -10,7 +10,8 @@
 // in the values for the policy pack's D8.
 import { z } from "zod";
 import type { LoadedConfig } from "../config/schema";
-import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
+import { type HelmReleaseUnit, helmReleaseUnit, type K8sObject, manifestsUnit, type ManifestsUnit, type UnitContent } from "../plan/plan";
+import { fact } from "../plan/needs";
 import { namespace } from "../platform/context";
 import { HOSTNAME_LABEL, INGRESS_ROLES, ZONE_LABEL, type LabelProfile } from "../config/roles";
 import { volumeSchema } from "./components";
@@ -188,14 +189,22 @@ export function rabbitmqBudgetUnit(release = INFRASTRUCTURE_UNIT): ManifestsUnit
     metadata: { name: cluster, namespace: OPENKEEL_NAMESPACE },
     spec: { maxUnavailable: 1, selector: { matchLabels: { "app.kubernetes.io/name": cluster } } },
   };
-  return manifestsUnit(RABBITMQ_BUDGET_UNIT, "openkeel:openkeel:DisruptionBudget", [budget], { dependsOn: [NAMESPACE_UNIT] });
+  return manifestsUnit(RABBITMQ_BUDGET_UNIT, "openkeel:openkeel:DisruptionBudget", [budget]);
 }
+
+/**
+ * What openkeel-chart renders (§ 5.2 "What is implemented", e2e/charts/openkeel-chart): the MariaDB
+ * and RabbitmqCluster CRs, which their operators' CRDs define and webhooks admit, and the ingress
+ * DaemonSet, on the host network. The operators build Galera and RabbitMQ from the CRs afterwards:
+ * the release does not wait for them, and nothing in the Plan does (see the services' releases).
+ */
+export const INFRASTRUCTURE_CONTENT: UnitContent = { uses: [fact.api("k8s.mariadb.com", "MariaDB"), fact.api("rabbitmq.com", "RabbitmqCluster")] };
 
 export function infrastructureUnit(cfg: LoadedConfig, values: Record<string, unknown>, postRender: PostRenderPatch[] = []): HelmReleaseUnit {
   // Galera and RabbitMQ hold every service's data
   return helmReleaseUnit(INFRASTRUCTURE_UNIT, INFRASTRUCTURE_TYPE, OPENKEEL_NAMESPACE, chartRef(cfg, "infrastructure", INFRASTRUCTURE_CHART), values, {
     protect: true,
-    dependsOn: [NAMESPACE_UNIT],
     postRender,
+    content: INFRASTRUCTURE_CONTENT,
   });
 }

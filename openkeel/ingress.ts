@@ -13,7 +13,7 @@ import { OPENKEEL_NAMESPACE } from "./names";
 export const INGRESS_SERVICE_UNIT = "openkeel-ingress-vip";
 export const INGRESS_SERVICE = "openkeel-ingress";
 
-/** The ingress Service of type LoadBalancer, after the release whose pods it selects; none without a MetalLB pool. */
+/** The ingress Service of type LoadBalancer; none without a MetalLB pool. */
 export function ingressServiceUnits(ctx: StackContext): ManifestsUnit[] {
   if (!ctx.cfg.platform.metallb) return [];
   const service: K8sObject = {
@@ -27,5 +27,6 @@ export function ingressServiceUnits(ctx: StackContext): ManifestsUnit[] {
       ports: [{ name: "https", port: 443, targetPort: 443, protocol: "TCP" }],
     },
   };
-  return [manifestsUnit(INGRESS_SERVICE_UNIT, "openkeel:openkeel:IngressVip", [service], { dependsOn: [INFRASTRUCTURE_UNIT] })];
+  // Pulumi waits for its endpoints and its address: it uses the release whose pods it selects, and MetalLB's pool (plan/needs.ts)
+  return [manifestsUnit(INGRESS_SERVICE_UNIT, "openkeel:openkeel:IngressVip", [service])];
 }

@@ -3,7 +3,8 @@
 // the stack's placement and replicas, then the stack's raw `values`, merged last. The final values
 // must pass the values contract.
 import type { ServiceConfig } from "../config/services";
-import { type HelmReleaseUnit, helmReleaseUnit, type Unit } from "../plan/plan";
+import { type HandWrittenEdge, type HelmReleaseUnit, helmReleaseUnit, type Unit, type UnitContent } from "../plan/plan";
+import { fact } from "../plan/needs";
 import { formatPath, valueAt, type Problem } from "../config/problems";
 import { isAutoscaled, isSelfPlaced } from "./components";
 import { nodePortProblems, type NodePortUse } from "./endpoints";
@@ -200,6 +201,8 @@ function serviceUnit(spec: OpenKeelService, ctx: StackContext): ServiceRelease {
   const unit = helmReleaseUnit(release, RELEASE_TYPE, namespace, chartRef(ctx.cfg, service, spec.chart), zones.values, {
     protect: spec.protect === true,
     postRender: [...unlisted.patches, ...zones.patches, ...own],
+    content: SERVICE_CHART_CONTENT,
+    ...(spec.usesAtRunTime ? { usesAtRunTime: [...spec.usesAtRunTime] } : {}),
   });
   return { unit, problems, unplaced };
 }
@@ -245,14 +248,29 @@ function nodePortIssues(ctx: StackContext, units: { service: string; unit: HelmR
 }
 
 /**
- * What a release waits for: the identity service's release (every service registers its endpoints
- * there), the service it extends, the releases it names (Nova's agents register in Placement), and
- * the units it brings (Zun's RuntimeClass): those of them the stack installs.
+ * What a release waits for that none of its objects shows (hand-written edges, each with why): the
+ * identity service's release, the service it extends, the releases it names (Nova's agents register
+ * in Placement), and the units it brings (Zun's RuntimeClass): those of them the stack installs.
+ * Not openkeel-chart: its release ends once the MariaDB and RabbitmqCluster CRs exist, before the
+ * operators have Galera and RabbitMQ running (nothing in the Plan waits for those), so an edge to it
+ * would delay every service and promise no database: none of a service's objects uses one of its.
  */
-function dependsOn(spec: OpenKeelService, on: readonly OpenKeelService[], units: readonly Unit[]): string[] {
-  const services = [...on.filter((s) => s.identity && s !== spec), ...on.filter((s) => s.name === spec.extends || spec.waitsFor?.includes(s.name))];
-  return [...services.map((s) => releaseName(s.name)), ...units.map((u) => u.name)];
+function waitsFor(spec: OpenKeelService, on: readonly OpenKeelService[], own: { units: Unit[]; why: string } | undefined): HandWrittenEdge[] {
+  const release = (s: OpenKeelService, why: string) => ({ unit: releaseName(s.name), why });
+  return [
+    ...on
+      .filter((s) => s.identity && s !== spec)
+      .map((s) => release(s, `${s.name} is the identity service: every service registers its users and endpoints there when its release installs`)),
+    ...on
+      .filter((s) => s.name === spec.extends)
+      .map((s) => release(s, `it extends ${s.name}: its Jobs migrate and its pods load into ${s.name}'s database and API`)),
+    ...(spec.waitsFor ?? []).flatMap((w) => on.filter((s) => s.name === w.service).map((s) => release(s, w.why))),
+    ...(own?.units ?? []).map((u) => ({ unit: u.name, why: own!.why })),
+  ];
 }
+
+/** What every OpenKeel chart renders (§ 5.2, e2e/charts/): its workloads and Jobs on the pod network. */
+export const SERVICE_CHART_CONTENT: UnitContent = { uses: [fact.podNetwork] };
 
 /**
  * The units of the openkeel phase: the units the releases wait for (Zun's RuntimeClass), then the
@@ -260,11 +278,11 @@ function dependsOn(spec: OpenKeelService, on: readonly OpenKeelService[], units:
  */
 export function serviceUnits(ctx: StackContext): { units: Unit[]; releases: HelmReleaseUnit[]; problems: Problem[] } {
   const on: OpenKeelService[] = OPENKEEL_SERVICES.filter((s) => ctx.serviceOn(s.name));
-  const own = on.map((spec) => spec.releaseUnits?.(ctx) ?? []);
+  const own = on.map((spec) => spec.releaseUnits?.(ctx));
   const releases = on.map((spec, i) => {
     const release = serviceUnit(spec, ctx);
-    const needs = dependsOn(spec, on, own[i]);
-    if (needs.length > 0) release.unit.dependsOn = needs;
+    const edges = waitsFor(spec, on, own[i]);
+    if (edges.length > 0) release.unit.waitsFor = edges;
     return release;
   });
   const units = releases.map((r) => r.unit);
@@ -279,5 +297,5 @@ export function serviceUnits(ctx: StackContext): { units: Unit[]; releases: Helm
       on.map((spec, i) => ({ service: spec.name, unit: units[i] })),
     ),
   ];
-  return { units: [...own.flat(), ...units], releases: units, problems };
+  return { units: [...own.flatMap((o) => o?.units ?? []), ...units], releases: units, problems };
 }

@@ -10,7 +10,7 @@ import type { ServiceDeclaration } from "../config/services";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeConstraint } from "../lifecycle/feasibility";
 import type { ComponentHostNeeds } from "../plan/host";
-import { findUnit, type Plan, type Unit } from "../plan/plan";
+import { findUnit, type Plan, type RunTimeFacts, type Unit } from "../plan/plan";
 import type { PostRenderPatch } from "../plan/post-render";
 import type { PlacementCheck } from "../placement/report";
 import type { Obj, ObjectReader } from "../placement/workloads";
@@ -34,10 +34,18 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    */
   identity?: true;
   /**
-   * Releases it waits for besides the identity service and the service it extends (Nova's agents register in Placement).
+   * Releases it waits for besides the identity service and the service it extends, each with why
+   * (no object of the release shows the need: Nova's agents register in Placement).
    * @default none
    */
-  waitsFor?: readonly string[];
+  waitsFor?: readonly { service: string; why: string }[];
+  /**
+   * What its pods use once they run, which none of its objects shows, each with why (plan/needs.ts
+   * facts: Nova's compute agent lists VirtualMachineInstances): its release waits for a unit that
+   * offers it, where the stack installs one.
+   * @default none
+   */
+  usesAtRunTime?: readonly RunTimeFacts[];
   /**
    * Its own namespace, created with the OpenKeel namespace (openkeel-namespace) with its pod-security level.
    * @default the OpenKeel namespace (`openkeel`)
@@ -78,10 +86,11 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    */
   infrastructureUnits?(ctx: StackContext): Unit[];
   /**
-   * Units its release waits for, in the openkeel phase before the releases (Zun's kata RuntimeClass).
+   * Units its release waits for, in the openkeel phase before the releases (Zun's kata RuntimeClass),
+   * and why: what its release creates at run time uses them, which no object of it shows.
    * @default none
    */
-  releaseUnits?(ctx: StackContext): Unit[];
+  releaseUnits?(ctx: StackContext): { units: Unit[]; why: string };
   /**
    * How the placement report reads the objects of its own units, by kind.
    * @default none: its units hold no object that places a pod

@@ -69,8 +69,60 @@ interface UnitBase {
   type: string;
   /** Owns data (volumes, CRDs, databases): protected and retained on delete. */
   protect?: boolean;
-  /** Units listed before this one in the same phase (by name) that it waits for. */
+  /**
+   * The units before it that it waits for: derived from what its objects and values use and the
+   * other units offer, and its hand-written edges (./needs.ts; set when the Plan is composed).
+   */
   dependsOn?: string[];
+  /**
+   * Units before it that it waits for although none of its objects shows the need: each with why.
+   * @default none
+   */
+  waitsFor?: HandWrittenEdge[];
+  /**
+   * What its chart or manifest holds that the Plan cannot read (a remote manifest is fetched at
+   * apply time, a chart rendered by Helm): ./needs.ts facts, held to the mirror's files by
+   * test/integration/plan/unit-content.test.ts.
+   * @default nothing beyond its objects and values
+   */
+  content?: UnitContent;
+  /**
+   * What its objects make at run time, which no object of it shows (an operator's webhooks once it
+   * is installed, the pod network once the CNI runs): ./needs.ts facts, each group with why.
+   * @default none
+   */
+  offersAtRunTime?: RunTimeFacts[];
+  /**
+   * What the pods of its release use once they run, which no object of it shows (Nova's compute
+   * agent lists VirtualMachineInstances): ./needs.ts facts, each group with why. It waits for a unit
+   * before it that offers one; where none does (the lab without KubeVirt), for nothing.
+   * @default none
+   */
+  usesAtRunTime?: RunTimeFacts[];
+  /**
+   * Its content is not stated for what it applies (a remote manifest at a version no statement
+   * covers): why. It then waits for every unit before it, as a phase barrier would.
+   * @default its content is known
+   */
+  contentUnknown?: string;
+}
+
+/** A dependency no object shows: the unit waited for, and the reason, which a reviewer reads. */
+export interface HandWrittenEdge {
+  unit: string;
+  why: string;
+}
+
+/** The facts (./needs.ts) of a chart or manifest: what it offers other units, what it uses of them. */
+export interface UnitContent {
+  offers?: readonly string[];
+  uses?: readonly string[];
+}
+
+/** Facts a unit makes true, or needs, at run time, and why. */
+export interface RunTimeFacts {
+  facts: readonly string[];
+  why: string;
 }
 
 export interface HelmReleaseUnit extends UnitBase {
@@ -128,10 +180,14 @@ export interface PatchedFields {
 
 export type Unit = HelmReleaseUnit | ManifestsUnit | RemoteManifestUnit;
 
-/** What every unit may say besides its content: it owns data, it waits for units before it. */
+/** What every unit may say besides its content: it owns data, what it waits for that no object shows, what it offers at run time, its chart's or manifest's content. */
 export interface UnitOptions {
   protect?: boolean;
-  dependsOn?: string[];
+  waitsFor?: HandWrittenEdge[];
+  offersAtRunTime?: RunTimeFacts[];
+  usesAtRunTime?: RunTimeFacts[];
+  content?: UnitContent;
+  contentUnknown?: string;
 }
 
 /** A remote manifest's options besides those: the objects it applies with force on conflicts, the fields it leaves to patches. */
@@ -141,7 +197,16 @@ export interface RemoteManifestOptions extends UnitOptions {
 }
 
 function base(name: string, type: string, opts: UnitOptions): UnitBase {
-  return { name, type, ...(opts.protect ? { protect: true } : {}), ...(opts.dependsOn?.length ? { dependsOn: opts.dependsOn } : {}) };
+  return {
+    name,
+    type,
+    ...(opts.protect ? { protect: true } : {}),
+    ...(opts.waitsFor?.length ? { waitsFor: opts.waitsFor.map((w) => ({ ...w })) } : {}),
+    ...(opts.offersAtRunTime?.length ? { offersAtRunTime: opts.offersAtRunTime.map((r) => ({ facts: [...r.facts], why: r.why })) } : {}),
+    ...(opts.usesAtRunTime?.length ? { usesAtRunTime: opts.usesAtRunTime.map((r) => ({ facts: [...r.facts], why: r.why })) } : {}),
+    ...(opts.content ? { content: { ...opts.content } } : {}),
+    ...(opts.contentUnknown ? { contentUnknown: opts.contentUnknown } : {}),
+  };
 }
 
 /**
@@ -276,16 +341,18 @@ export function assertPlanInvariants(plan: Plan): void {
   const problems: string[] = [];
   plan.phases.forEach((ph, i) => {
     if (ph.name !== PHASES[i]) problems.push(`phase ${i} is ${ph.name}, expected ${PHASES[i]}`);
-    const earlier = new Set<string>();
     for (const u of ph.units) {
       if (names.has(u.name)) problems.push(`unit name ${u.name} is used twice`);
-      names.add(u.name);
       if (!UNIT_NAME.test(u.name)) problems.push(`unit name ${u.name} is not a DNS label`);
       if (!TYPE_TOKEN.test(u.type)) problems.push(`unit ${u.name}: type ${u.type} is not openkeel:<area>:<Name>`);
-      for (const d of u.dependsOn ?? []) {
-        if (!earlier.has(d)) problems.push(`unit ${u.name} depends on ${d}, which is not listed before it in phase ${ph.name}`);
+      for (const d of u.dependsOn ?? []) if (!names.has(d)) problems.push(`unit ${u.name} depends on ${d}, which is not listed before it`);
+      for (const w of u.waitsFor ?? []) {
+        if (!names.has(w.unit)) problems.push(`unit ${u.name} waits for ${w.unit}, which is not listed before it`);
+        if (w.why.trim() === "") problems.push(`unit ${u.name} waits for ${w.unit} without a reason: a hand-written edge says why no object shows the need`);
       }
-      earlier.add(u.name);
+      for (const r of u.offersAtRunTime ?? [])
+        if (r.why.trim() === "") problems.push(`unit ${u.name} offers ${r.facts.join(", ")} at run time without a reason`);
+      names.add(u.name);
       if (u.kind === "HelmRelease" && !PINNED_VERSION.test(u.chart.version)) {
         problems.push(`unit ${u.name}: chart version ${u.chart.version} is not pinned`);
       }

@@ -12,6 +12,11 @@ import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitF
 import { nodePlacement } from "./kubevirt";
 import { CDI_OPERATOR } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
+import { fact } from "../plan/needs";
+
+/** cdi-operator.yaml: the CDI CRD; cdi-operator on the pod network, on Linux nodes. */
+const OPERATOR_CONTENT = { offers: [fact.api("cdi.kubevirt.io", "CDI")], uses: [fact.podNetwork, fact.nodeLabel("kubernetes.io/os")] };
+const CDI_OPERATOR_CONTENTS = { "v1.66.0": OPERATOR_CONTENT, "v1.65.0": OPERATOR_CONTENT };
 
 /** Every role some storage node carries: medium's storage nodes are also (tainted) compute nodes. */
 function storageNodeRoles(ctx: StackContext): Role[] {
@@ -84,6 +89,6 @@ const readCdi: ObjectReader = (u, o) => {
 export const cdi = manifestOperator(
   "CDI",
   CDI_OPERATOR,
-  { name: "cdi-operator", type: "openkeel:platform:CdiOperator", workloads: [CDI_OPERATOR_WORKLOAD] },
+  { name: "cdi-operator", type: "openkeel:platform:CdiOperator", workloads: [CDI_OPERATOR_WORKLOAD], contents: CDI_OPERATOR_CONTENTS },
   { unit: cdiUnit, readers: { CDI: readCdi } },
 );

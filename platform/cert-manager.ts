@@ -19,8 +19,9 @@ import {
   type ChartWorkloads,
   type Obj,
 } from "../placement/workloads";
-import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, type StackContext } from "./context";
+import type { PlatformComponent } from "./component";
+import { contentAt, controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, type Contents, type StackContext } from "./context";
+import { fact } from "../plan/needs";
 import { CERT_MANAGER_CHART, CERT_MANAGER_CRDS } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
 
@@ -45,12 +46,31 @@ const CERT_MANAGER_CRDS_FORCED = ["certificaterequests", "certificates", "cluste
   .map((p) => `CustomResourceDefinition ${p}.cert-manager.io`)
   .concat(["challenges", "orders"].map((p) => `CustomResourceDefinition ${p}.acme.cert-manager.io`));
 
+const CERT_MANAGER_APIS = [
+  ...["Certificate", "CertificateRequest", "ClusterIssuer", "Issuer"].map((k) => fact.api("cert-manager.io", k)),
+  ...["Challenge", "Order"].map((k) => fact.api("acme.cert-manager.io", k)),
+];
+
+/** cert-manager.crds.yaml: its six CRDs, nothing else (the pin and its predecessor). */
+const CRDS_CONTENTS: Contents = { "v1.21.1": { offers: CERT_MANAGER_APIS }, "v1.20.3": { offers: CERT_MANAGER_APIS } };
+
 /** Its CRDs own every Certificate and Issuer: protected. */
-function certManagerCrds(dependsOn: string[]): RemoteManifestUnit {
-  return pinnedManifestUnit("cert-manager-crds", CRDS_TYPE, CERT_MANAGER_CRDS, { protect: true, dependsOn, forceConflicts: CERT_MANAGER_CRDS_FORCED });
+function certManagerCrds(): RemoteManifestUnit {
+  return pinnedManifestUnit("cert-manager-crds", CRDS_TYPE, CERT_MANAGER_CRDS, CRDS_CONTENTS, { protect: true, forceConflicts: CERT_MANAGER_CRDS_FORCED });
 }
 
-function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
+/**
+ * The chart (crds.enabled false): its webhook admits every cert-manager.io and acme.cert-manager.io
+ * object (failurePolicy Fail), so whatever creates a Certificate or an Issuer waits for it; its
+ * pods run on the pod network, on Linux nodes.
+ */
+const CHART_CONTENT = {
+  offers: [fact.admission("cert-manager.io", "*"), fact.admission("acme.cert-manager.io", "*")],
+  uses: [fact.podNetwork, fact.nodeLabel("kubernetes.io/os")],
+};
+const CHART_CONTENTS: Contents = { "v1.21.1": CHART_CONTENT, "v1.20.3": CHART_CONTENT };
+
+function certManagerRelease(ctx: StackContext): HelmReleaseUnit {
   const placement = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = {
     crds: { enabled: false },
@@ -61,7 +81,15 @@ function certManagerRelease(ctx: StackContext, dependsOn: string[]): HelmRelease
     cainjector: { ...placement },
     startupapicheck: { ...placement },
   };
-  return helmReleaseUnit("cert-manager", CERT_MANAGER_TYPE, CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, { dependsOn });
+  return helmReleaseUnit("cert-manager", CERT_MANAGER_TYPE, CERT_MANAGER_NAMESPACE, CERT_MANAGER_CHART, values, {
+    ...contentAt(CHART_CONTENTS, CERT_MANAGER_CHART.version, "the cert-manager chart"),
+    waitsFor: [
+      {
+        unit: "cert-manager-crds",
+        why: "its controller watches Certificates, Issuers and their kin, and its startupapicheck hook (`cmctl check api`) creates a Certificate in a dry run: cert-manager.io's CRDs must exist, which no object of the chart names (crds.enabled false)",
+      },
+    ],
+  });
 }
 
 /** The workloads of the chart at CERT_MANAGER_CHART (release `cert-manager`: the chart names them after it). */
@@ -78,11 +106,9 @@ export const certManager: PlatformComponent = {
   name: "cert-manager",
   pins: [CERT_MANAGER_CRDS, CERT_MANAGER_CHART],
   charts: { [CERT_MANAGER_CHART.chart]: CERT_MANAGER_CHART_WORKLOADS },
+  artifacts: { "cert-manager-crds": CRDS_CONTENTS, "cert-manager": CHART_CONTENTS },
   namespaces: () => [certManagerNamespace()],
-  units: (ctx, { namespaces, priorityClasses, podNetwork }) => {
-    const crds = certManagerCrds([]);
-    return { "crds-operators": [crds, certManagerRelease(ctx, after(priorityClasses, namespaces, podNetwork, crds))] };
-  },
+  units: (ctx) => ({ "crds-operators": [certManagerCrds(), certManagerRelease(ctx)] }),
   readers: {
     units: {
       [CRDS_TYPE]: unplaced("CRDs only: no pods"),

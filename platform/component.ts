@@ -14,7 +14,7 @@ import type { PlacementCheck } from "../placement/report";
 import { mergeHostContracts, type HostContract } from "../plan/host";
 import { upstreamWorkloads, type ChartWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import { pinnedManifestUnit, type NodeRemediator, type StackContext } from "./context";
+import { pinnedManifestUnit, type Contents, type NodeRemediator, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 import { priorityClassesUnit } from "./priority-classes";
 
@@ -22,19 +22,14 @@ import { priorityClassesUnit } from "./priority-classes";
 const COMPONENT_PHASES = ["crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const satisfies readonly PhaseName[];
 type ComponentPhase = (typeof COMPONENT_PHASES)[number];
 
-/** What a component's units wait for besides each other, handed over by the environment. */
+/**
+ * What the environment hands a component's builder. What its units wait for is derived from what
+ * their objects use (plan/needs.ts), not wired here; the pod network's unit is handed over for the
+ * one edge no object shows (Multus' daemon delegates to its CNI configuration).
+ */
 interface Wiring {
-  /** The unit that creates the platform namespaces (with their pod-security labels). */
-  namespaces: Unit;
-  /** The unit that creates § 2's openkeel-* PriorityClasses: a unit whose pods use one waits for it. */
-  priorityClasses: Unit;
-  /** The pod network (the CNI's unit), in environments that install one: pods need it first. */
+  /** The pod network (the CNI's unit), in environments that install one. */
   podNetwork?: Unit | undefined;
-  /**
-   * The units of a component listed before this one, to wait for (`after(...unitsOf(c))`). A
-   * component that is not listed before it is a mistake of the environment's list: it throws.
-   */
-  unitsOf(component: PlatformComponent): Unit[];
   /**
    * Where a component reports what the stack's values break while it builds its units (OpenKeel's
    * values contract): the stack's mistakes, each naming its key; no Plan is applied while there are any.
@@ -102,7 +97,17 @@ export interface PlatformComponent extends NodeRemediator {
    * @default none: it installs no Helm chart
    */
   charts?: Readonly<Record<string, ChartWorkloads>>;
-  /** Its units by phase, each in install order; `dependsOn` names units of its own phase only. */
+  /**
+   * What each of its charts and pinned manifests holds, by its unit's name, then by version (the pin
+   * and the predecessor a pin bump comes from): what its units offer and use beyond the Plan's
+   * objects (plan/needs.ts), held to the mirror's files by test/integration/plan/unit-content.test.ts.
+   * @default none: it applies no chart or manifest
+   */
+  artifacts?: Readonly<Record<string, Contents>>;
+  /**
+   * Its units by phase, each in install order (the docs' order; a unit may use only what the units
+   * before it offer, in this phase or an earlier one: plan/needs.ts).
+   */
   units(ctx: StackContext, wiring: Wiring): Partial<Record<ComponentPhase, Unit[]>>;
   /** How the placement report reads its units: every unit it writes must be claimed. */
   readers: Readers;
@@ -126,11 +131,6 @@ export interface PlatformComponent extends NodeRemediator {
 
 export const PLATFORM_NAMESPACES_UNIT = "platform-namespaces";
 
-/** The names of the units given, for `dependsOn`; absent ones (no pod network in the lab) are skipped. */
-export function after(...units: (Unit | undefined)[]): string[] {
-  return units.filter((u): u is Unit => u !== undefined).map((u) => u.name);
-}
-
 /**
  * The namespaces of the platform components. Helm never creates them (components/), so their
  * pod-security labels are there before the first pod. Deleting a namespace deletes everything in
@@ -149,21 +149,11 @@ function namespacesUnit(namespaces: K8sObject[]): ManifestsUnit {
 export function addComponents(plan: Plan, ctx: StackContext, components: readonly PlatformComponent[], podNetwork?: PlatformComponent): Problem[] {
   const namespaces = namespacesUnit(components.flatMap((c) => c.namespaces?.(ctx) ?? []));
   const priorityClasses = priorityClassesUnit();
-  const earlier = new Map<PlatformComponent, Partial<Record<ComponentPhase, Unit[]>>>();
-  const unitsOf = (c: PlatformComponent) => {
-    const units = earlier.get(c);
-    if (!units) throw new Error(`platform: a component waits for ${c.name}, which its environment does not list before it`);
-    return COMPONENT_PHASES.flatMap((name) => units[name] ?? []);
-  };
   const problems: Problem[] = [];
-  // the pod network comes first: it waits for no other component
-  const network = podNetwork?.units(ctx, { namespaces, priorityClasses, unitsOf, problems });
-  const wiring: Wiring = { namespaces, priorityClasses, podNetwork: network?.["crds-operators"]?.[0], unitsOf, problems };
-  const built = components.map((c) => {
-    const units = c === podNetwork && network ? network : c.units(ctx, wiring);
-    earlier.set(c, units);
-    return units;
-  });
+  // the pod network is built first, so that the others' builders can name its unit
+  const network = podNetwork?.units(ctx, { problems });
+  const wiring: Wiring = { podNetwork: network?.["crds-operators"]?.[0], problems };
+  const built = components.map((c) => (c === podNetwork && network ? network : c.units(ctx, wiring)));
   // before every component: the first of them to use a class waits for it (environments/priority.ts checks)
   phase(plan, "crds-operators").units.push(priorityClasses);
   if (namespaces.objects.length > 0) phase(plan, "crds-operators").units.push(namespaces);
@@ -179,7 +169,7 @@ export function addComponents(plan: Plan, ctx: StackContext, components: readonl
 export function manifestOperator(
   name: string,
   pin: ManifestPin,
-  operator: { name: string; type: string; workloads: readonly UpstreamWorkload[] },
+  operator: { name: string; type: string; workloads: readonly UpstreamWorkload[]; contents: Contents },
   cr: { unit(ctx: StackContext): ManifestsUnit; readers: Record<string, ObjectReader> },
 ): PlatformComponent {
   const upstream: UpstreamManifest = { pin, workloads: operator.workloads };
@@ -187,9 +177,10 @@ export function manifestOperator(
     name,
     pins: [pin],
     upstream: [upstream],
-    units: (ctx, { podNetwork }) => ({
+    artifacts: { [operator.name]: operator.contents },
+    units: (ctx) => ({
       // It holds the CRDs: deleting them deletes every object of their kinds (every VM, every DataVolume).
-      "crds-operators": [pinnedManifestUnit(operator.name, operator.type, pin, { protect: true, dependsOn: after(podNetwork) })],
+      "crds-operators": [pinnedManifestUnit(operator.name, operator.type, pin, operator.contents, { protect: true })],
       platform: [cr.unit(ctx)],
     }),
     readers: { units: { [operator.type]: upstreamReader(upstream) }, objects: cr.readers },

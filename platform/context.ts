@@ -7,7 +7,15 @@
 import type { LoadedConfig } from "../config/schema";
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
 import { createHash } from "node:crypto";
-import { APPLY_AS_PATCH_ANNOTATION, remoteManifestUnit, type K8sObject, type RemoteManifestOptions, type RemoteManifestUnit } from "../plan/plan";
+import {
+  APPLY_AS_PATCH_ANNOTATION,
+  remoteManifestUnit,
+  type K8sObject,
+  type RemoteManifestOptions,
+  type RemoteManifestUnit,
+  type UnitContent,
+  type UnitOptions,
+} from "../plan/plan";
 import { roleToleration, type LabelProfile, type Role, type Toleration } from "../config/roles";
 import { serviceEnabled } from "../topology/services";
 import { roleLabelsInUse, type Topology } from "../topology/topology";
@@ -206,10 +214,46 @@ export function patchThatWaitsFor(object: K8sObject, condition: string, timeoutS
 }
 
 /**
- * Pinned upstream manifests of one release, applied together. Those that hold CRDs are protected:
- * deleting a CRD deletes every object of its kind.
+ * What a pinned chart or manifest holds, by version (plan/needs.ts facts: the uses in full, the
+ * offers other units use): stated beside its unit, for the pin and for the predecessor a pin bump
+ * comes from (the e2e deploys it first), and held to the mirror's files of each version by
+ * test/integration/plan/unit-content.test.ts, which prints what a new version holds.
  */
-export function pinnedManifestUnit(name: string, type: string, pins: ManifestPin | ManifestPin[], opts: RemoteManifestOptions = {}): RemoteManifestUnit {
+export type Contents = Readonly<Record<string, UnitContent>>;
+
+/**
+ * The content of an artifact at a version. A version not stated (a pin bump whose module was not
+ * told what the new file holds) takes the newest stated one's, as an assumption for what other units
+ * find there, and says so: its unit then waits for every unit before it, and
+ * test/integration/plan/unit-content.test.ts fails with what the mirror's file holds.
+ */
+export function contentAt(contents: Contents, version: string, what: string): Pick<UnitOptions, "content" | "contentUnknown"> {
+  const c = contents[version];
+  if (c) return { content: c };
+  const newest = Object.keys(contents).sort(compareVersions).at(-1);
+  const unknown = `what ${what} ${version} holds is not stated (its module states ${Object.keys(contents).join(", ")}; test/integration/plan/unit-content.test.ts prints it)`;
+  return { ...(newest ? { content: contents[newest] } : {}), contentUnknown: unknown };
+}
+
+/** `v1.9.0` against `v1.10.0`, by their numbers. */
+function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => (/\d+(\.\d+)*/.exec(v)?.[0] ?? "0").split(".").map(Number);
+  const [pa, pb] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+/**
+ * Pinned upstream manifests of one release, applied together, with what they hold by version.
+ * Those that hold CRDs are protected: deleting a CRD deletes every object of its kind.
+ */
+export function pinnedManifestUnit(
+  name: string,
+  type: string,
+  pins: ManifestPin | ManifestPin[],
+  contents: Contents,
+  opts: Omit<RemoteManifestOptions, "content" | "contentUnknown"> = {},
+): RemoteManifestUnit {
   const list = Array.isArray(pins) ? pins : [pins];
   const versions = new Set(list.map((p) => p.version));
   if (versions.size !== 1) throw new Error(`unit ${name}: manifests of one unit come from one release, not ${[...versions].join(", ")}`);
@@ -218,6 +262,6 @@ export function pinnedManifestUnit(name: string, type: string, pins: ManifestPin
     type,
     list.map((p) => p.url),
     list[0].version,
-    opts,
+    { ...opts, ...contentAt(contents, list[0].version, name) },
   );
 }

@@ -22,7 +22,8 @@ import type { PodScheduling } from "../placement/scheduling";
 import { CONTROL_PLANE, obj, platformComponent, podScheduling, type ChartWorkloads, type Obj, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
-import type { StackContext } from "./context";
+import { contentAt, type Contents, type StackContext } from "./context";
+import { fact, NETWORKS_ANNOTATION } from "../plan/needs";
 import { ovsStacksChecks } from "./ovs-stacks";
 import { HOST_FACTS, KUBE_OVN_CHART } from "./versions";
 import type { HostContract } from "../plan/host";
@@ -88,13 +89,35 @@ function kubeOvnRelease(ctx: StackContext): HelmReleaseUnit {
     ipv4: kubeOvnRanges(ctx),
   };
   // The pod network and its CRDs (subnets, IPs): removing it cuts every pod off.
-  return helmReleaseUnit("kube-ovn", KUBE_OVN_TYPE, "kube-system", KUBE_OVN_CHART, values, { protect: true, postRender: [controllerPatch()] });
+  return helmReleaseUnit("kube-ovn", KUBE_OVN_TYPE, "kube-system", KUBE_OVN_CHART, values, {
+    protect: true,
+    postRender: [controllerPatch()],
+    ...contentAt(KUBE_OVN_CONTENTS, KUBE_OVN_CHART.version, "the kube-ovn chart"),
+    offersAtRunTime: [
+      {
+        facts: [fact.podNetwork],
+        why: "its kube-ovn-cni DaemonSet installs Kube-OVN's CNI configuration and binaries on every node: the pod network every pod not on the host network gets its sandbox from",
+      },
+    ],
+  });
 }
+
+/**
+ * The chart with these values: the CRDs of the secondary networks' Subnets (longhorn-storage-network
+ * and Ironic's provisioning network create them); on Linux nodes (ovn-central and the controller on
+ * the master label's nodes: the controller's post-render patch, which the Plan reads); its pinger on
+ * the pod network it makes.
+ */
+const KUBE_OVN_CONTENT = {
+  offers: [fact.api("kubeovn.io", "Subnet")],
+  uses: [fact.podNetwork, fact.nodeLabel("kubernetes.io/os")],
+};
+const KUBE_OVN_CONTENTS: Contents = { "v1.16.2": KUBE_OVN_CONTENT, "v1.15.24": KUBE_OVN_CONTENT };
 
 /** Where kube-ovn-cni's daemon answers the `kube-ovn` IPAM plugin (pkg/daemon/config_linux.go defaultBindSocket at v1.16.2). */
 export const KUBE_OVN_DAEMON_SOCKET = "/run/openvswitch/kube-ovn-daemon.sock";
 /** The Multus pod annotation (k8snetworkplumbingwg multi-net-spec): the networks a pod attaches to. */
-export const MULTUS_NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks";
+export const MULTUS_NETWORKS_ANNOTATION = NETWORKS_ANNOTATION;
 
 /** One secondary network of pods: its NetworkAttachmentDefinition, and the Kube-OVN Subnet that gives it addresses. */
 export interface AttachmentNetworkRef {
@@ -383,6 +406,7 @@ export const kubeOvn: PlatformComponent = {
   name: "Kube-OVN",
   pins: [KUBE_OVN_CHART],
   charts: { [KUBE_OVN_CHART.chart]: KUBE_OVN_CHART_WORKLOADS },
+  artifacts: { "kube-ovn": KUBE_OVN_CONTENTS },
   settings: "kubeOvn",
   nodeMetadata: masterLabels,
   lifecycle: kubeOvnLifecycle,

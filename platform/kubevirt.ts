@@ -30,8 +30,20 @@ import { manifestOperator, type PlatformComponent } from "./component";
 import type { HostContract } from "../plan/host";
 import { controlPlaneScheduling, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { KUBEVIRT_OPERATOR } from "./versions";
+import { fact } from "../plan/needs";
 
 const KUBEVIRT_NAMESPACE = "kubevirt";
+
+/**
+ * kubevirt-operator.yaml: the KubeVirt CRD, its namespace (the KubeVirt CR's), the class virt-operator gives its operands
+ * (kubevirt-cluster-critical); virt-operator on the pod network, on Linux nodes, preferring the
+ * control plane (its affinity reads the kubelet's and Talos' control-plane labels).
+ */
+const OPERATOR_CONTENT = {
+  offers: [fact.api("kubevirt.io", "KubeVirt"), fact.namespace(KUBEVIRT_NAMESPACE), fact.priorityClass("kubevirt-cluster-critical")],
+  uses: [fact.podNetwork, ...["kubernetes.io/os", "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"].map(fact.nodeLabel)],
+};
+const KUBEVIRT_OPERATOR_CONTENTS = { "v1.9.0": OPERATOR_CONTENT, "v1.8.4": OPERATOR_CONTENT };
 
 /** virt-handler (and so where VMIs may start): compute nodes, Masakari reserved hosts too (§ 5.6). */
 function virtHandlerPlacement(ctx: StackContext) {
@@ -80,7 +92,7 @@ function kubevirtUnit(ctx: StackContext): ManifestsUnit {
       metadata: {
         name: "kubevirt",
         namespace: KUBEVIRT_NAMESPACE,
-        // Later phases (and the OpenKeel services) start once KubeVirt reports Available.
+        // What uses KubeVirt (Nova's compute agent: its usesAtRunTime) starts once KubeVirt reports Available.
         annotations: waitFor("condition=Available", 1200),
       },
       spec: {
@@ -96,7 +108,15 @@ function kubevirtUnit(ctx: StackContext): ManifestsUnit {
     },
   ];
   // Deleting the CR uninstalls KubeVirt.
-  return manifestsUnit(KUBEVIRT_CR_UNIT, "openkeel:platform:KubeVirt", objects, { protect: true });
+  return manifestsUnit(KUBEVIRT_CR_UNIT, "openkeel:platform:KubeVirt", objects, {
+    protect: true,
+    offersAtRunTime: [
+      {
+        facts: [fact.api("kubevirt.io", "VirtualMachineInstance")],
+        why: "virt-operator installs KubeVirt's CRDs (VirtualMachineInstance among them), virt-api and virt-handler when it reconciles this CR, which waits for condition=Available",
+      },
+    ],
+  });
 }
 
 const KUBEVIRT_OS: Record<string, string> = { "kubernetes.io/os": "linux" };
@@ -255,7 +275,7 @@ export const kubevirt: PlatformComponent = {
   ...manifestOperator(
     "KubeVirt",
     KUBEVIRT_OPERATOR,
-    { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator", workloads: [VIRT_OPERATOR] },
+    { name: "kubevirt-operator", type: "openkeel:platform:KubeVirtOperator", workloads: [VIRT_OPERATOR], contents: KUBEVIRT_OPERATOR_CONTENTS },
     { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
   ),
   host: kubevirtHost,

@@ -31,7 +31,8 @@ import {
 import type { PodScheduling } from "../placement/scheduling";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
+import { contentAt, controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type Contents, type StackContext } from "./context";
+import { fact } from "../plan/needs";
 import { attachmentNetworkObjects, type AttachmentNetworkRef } from "./kube-ovn";
 import { longhornConstraint, longhornFacts } from "./longhorn-feasibility";
 import { LONGHORN_CHART } from "./versions";
@@ -263,9 +264,23 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
   };
   return helmReleaseUnit(LONGHORN_UNIT, LONGHORN_TYPE, LONGHORN_NAMESPACE, LONGHORN_CHART, values, {
     protect: true,
-    ...(storageNetwork ? { dependsOn: [STORAGE_NETWORK_UNIT] } : {}),
+    ...contentAt(LONGHORN_CONTENTS, LONGHORN_CHART.version, "the longhorn chart"),
+    offersAtRunTime: [
+      {
+        facts: ctx.topo.nodes.map((n) => fact.object("longhorn.io/Node", LONGHORN_NAMESPACE, n.name)),
+        why: "longhorn-manager, a DaemonSet on every node that the release waits for, registers its node as nodes.longhorn.io/<node> when it starts (which the eviction patches amend)",
+      },
+    ],
   });
 }
+
+/**
+ * The chart: the CRDs of Longhorn's kinds (nodes.longhorn.io, which the eviction patches amend),
+ * its own priority class (longhorn-critical, the default of defaultSettings.priorityClass:
+ * templates/priorityclass.yaml, value 1e9); its pods on the pod network.
+ */
+const LONGHORN_CONTENT = { offers: [fact.api("longhorn.io", "Node"), fact.priorityClass("longhorn-critical")], uses: [fact.podNetwork] };
+const LONGHORN_CONTENTS: Contents = { "1.12.1": LONGHORN_CONTENT, "1.11.3": LONGHORN_CONTENT };
 
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
 export const LONGHORN_VM_CLASS = "longhorn-vm";
@@ -717,6 +732,7 @@ export const longhorn: PlatformComponent = {
   name: "Longhorn",
   pins: [LONGHORN_CHART],
   charts: { [LONGHORN_CHART.chart]: LONGHORN_CHART_WORKLOADS },
+  artifacts: { longhorn: LONGHORN_CONTENTS },
   settings: "longhorn",
   namespaces: () => [longhornNamespace()],
   nodeMetadata: longhornNodeMetadata,

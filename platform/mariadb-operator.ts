@@ -20,8 +20,9 @@ import {
   type ObjectReader,
   type PodTemplate,
 } from "../placement/workloads";
-import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, selectorAndTolerations, type StackContext } from "./context";
+import type { PlatformComponent } from "./component";
+import { contentAt, controlPlaneScheduling, namespace, selectorAndTolerations, type Contents, type StackContext } from "./context";
+import { fact } from "../plan/needs";
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
 
@@ -34,7 +35,11 @@ function mariadbOperatorNamespace(): K8sObject {
   return namespace(MARIADB_OPERATOR_NAMESPACE, "baseline");
 }
 
-function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
+/** The CRDs chart: the k8s.mariadb.com kinds (the MariaDB of openkeel-chart among them), nothing else. */
+const CRDS_CONTENT = { offers: [fact.api("k8s.mariadb.com", "MariaDB")] };
+const CRDS_CONTENTS: Contents = { "26.6.0": CRDS_CONTENT, "26.3.0": CRDS_CONTENT };
+
+function mariadbOperatorCrdsRelease(): HelmReleaseUnit {
   // The CRDs own every MariaDB (Galera) object.
   return helmReleaseUnit(
     "mariadb-operator-crds",
@@ -42,15 +47,36 @@ function mariadbOperatorCrdsRelease(dependsOn: string[]): HelmReleaseUnit {
     MARIADB_OPERATOR_NAMESPACE,
     MARIADB_OPERATOR_CRDS_CHART,
     {},
-    { protect: true, dependsOn },
+    {
+      protect: true,
+      ...contentAt(CRDS_CONTENTS, MARIADB_OPERATOR_CRDS_CHART.version, "the mariadb-operator-crds chart"),
+    },
   );
 }
 
-function mariadbOperatorRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
+/**
+ * The operator chart: its webhook admits the k8s.mariadb.com kinds (failurePolicy Fail); its pods run
+ * on the pod network, the webhook's with the certificate its cert-controller writes at run time.
+ */
+const CHART_CONTENT = {
+  offers: [fact.admission("k8s.mariadb.com", "mariadbs")],
+  uses: [fact.podNetwork, ...["mariadb-operator-webhook-ca", "mariadb-operator-webhook-cert"].map((s) => fact.secret(MARIADB_OPERATOR_NAMESPACE, s))],
+};
+const CHART_CONTENTS: Contents = { "26.6.0": CHART_CONTENT, "26.3.0": CHART_CONTENT };
+
+function mariadbOperatorRelease(ctx: StackContext): HelmReleaseUnit {
   // § 2: operators' controllers; the chart has a key per Deployment (templates/{operator,webhook,cert-controller}/deployment.yaml)
   const placement = { ...selectorAndTolerations(controlPlaneScheduling(ctx)), priorityClassName: PRIORITY_CLASSES.control };
   const values = { ...placement, webhook: { ...placement }, certController: { ...placement } };
-  return helmReleaseUnit("mariadb-operator", MARIADB_OPERATOR_TYPE, MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CHART, values, { dependsOn });
+  return helmReleaseUnit("mariadb-operator", MARIADB_OPERATOR_TYPE, MARIADB_OPERATOR_NAMESPACE, MARIADB_OPERATOR_CHART, values, {
+    ...contentAt(CHART_CONTENTS, MARIADB_OPERATOR_CHART.version, "the mariadb-operator chart"),
+    waitsFor: [
+      {
+        unit: "mariadb-operator-crds",
+        why: "its controller watches MariaDBs and every other k8s.mariadb.com kind, whose CRDs only the CRDs chart holds: without them it does not start",
+      },
+    ],
+  });
 }
 
 /**
@@ -147,11 +173,9 @@ export const mariadbOperator: PlatformComponent = {
   name: "MariaDB operator",
   pins: [MARIADB_OPERATOR_CRDS_CHART, MARIADB_OPERATOR_CHART],
   charts: MARIADB_OPERATOR_CHARTS,
+  artifacts: { "mariadb-operator-crds": CRDS_CONTENTS, "mariadb-operator": CHART_CONTENTS },
   namespaces: () => [mariadbOperatorNamespace()],
-  units: (ctx, { namespaces, priorityClasses, podNetwork }) => {
-    const crds = mariadbOperatorCrdsRelease(after(namespaces));
-    return { "crds-operators": [crds, mariadbOperatorRelease(ctx, after(priorityClasses, namespaces, podNetwork, crds))] };
-  },
+  units: (ctx) => ({ "crds-operators": [mariadbOperatorCrdsRelease(), mariadbOperatorRelease(ctx)] }),
   readers: {
     units: {
       [MARIADB_OPERATOR_CRDS_TYPE]: unplaced("CRDs only"),

@@ -23,12 +23,12 @@ import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type Manifest
 import type { Affinity } from "../placement/chart-helper";
 import type { LabelSelector } from "../placement/scheduling";
 import { arr, CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
-import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
+import { upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
 import type { HostContract } from "../plan/host";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
 import { REMEDIATION_RULE } from "./medik8s-rule";
 import { isQuorumGroup, NHC_CONSTRAINT, nhcChecks, nhcGroupChecks, nhcSelector, type NhcCheck, type NhcGroup } from "./medik8s-groups";
-import { certManager } from "./cert-manager";
+import { fact, resourceOf } from "../plan/needs";
 import {
   controlPlaneScheduling,
   namespace,
@@ -39,6 +39,7 @@ import {
   type RemediationTemplateRef,
   type SegmentRemediation,
   type StackContext,
+  type Contents,
 } from "./context";
 import { imageRef, KUBECTL_IMAGE, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, OLM, OLM_CRDS, type OlmPackagePin } from "./versions";
 
@@ -71,11 +72,20 @@ function medik8sNamespace(): K8sObject {
  * v0.38.0 holds a cert-manager Certificate and Issuer whose Secret olm-cert its two operators mount
  * (v0.37.0, the predecessor of the pin: the mirror's file, lines 191-253), and the provider must
  * know those kinds when it builds the group, a preview of a new cluster included (F6 of
- * e2e/FINDINGS.md); a pin bump from such a release (Renovate's path) deploys it first.
+ * e2e/FINDINGS.md); a pin bump from such a release (Renovate's path) deploys it first. v0.38.0
+ * holds none: at the pin OLM waits for nothing but the pod network.
  */
-function olmUnit(dependsOn: string[]): RemoteManifestUnit {
-  return pinnedManifestUnit("olm", OLM_TYPE, [OLM_CRDS, OLM], { protect: true, dependsOn });
+function olmUnit(): RemoteManifestUnit {
+  return pinnedManifestUnit("olm", OLM_TYPE, [OLM_CRDS, OLM], OLM_CONTENTS, { protect: true });
 }
+
+/** crds.yaml and olm.yaml: the kinds medik8s-operators creates and medik8s-installed patches; OLM's operators on the pod network (Linux nodes). */
+const OLM_APIS = ["OperatorGroup", "Subscription", "ClusterServiceVersion"].map((k) => fact.api("operators.coreos.com", k));
+const OLM_USES = [fact.podNetwork, fact.nodeLabel("kubernetes.io/os")];
+const OLM_CONTENTS: Contents = {
+  "v0.38.0": { offers: OLM_APIS, uses: OLM_USES },
+  "v0.37.0": { offers: OLM_APIS, uses: [...OLM_USES, fact.api("cert-manager.io", "Certificate"), fact.api("cert-manager.io", "Issuer")] },
+};
 
 /** An OLM operator as olm.yaml (v0.38.0) ships it: one replica on any Linux node it can tolerate (none of the role taints). */
 function olmOperator(name: string): UpstreamWorkload {
@@ -123,13 +133,20 @@ function subscription(ctx: StackContext, pin: OlmPackagePin): K8sObject {
   };
 }
 
-function medik8sOperatorsUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
+function medik8sOperatorsUnit(ctx: StackContext): ManifestsUnit {
   const objects: K8sObject[] = [
     // No targetNamespaces: the bundles support the AllNamespaces install mode only.
     { apiVersion: "operators.coreos.com/v1", kind: "OperatorGroup", metadata: { name: "medik8s", namespace: MEDIK8S_NAMESPACE }, spec: {} },
     ...MEDIK8S_PINS.map((pin) => subscription(ctx, pin)),
   ];
-  return manifestsUnit("medik8s-operators", "openkeel:platform:Medik8sOperators", objects, { dependsOn });
+  return manifestsUnit("medik8s-operators", "openkeel:platform:Medik8sOperators", objects, {
+    offersAtRunTime: [
+      {
+        facts: MEDIK8S_PINS.map((pin) => fact.object("operators.coreos.com/ClusterServiceVersion", MEDIK8S_NAMESPACE, pin.startingCSV)),
+        why: "each Subscription waits for its status.installedCSV (pulumi.com/waitFor): OLM has then created the ClusterServiceVersion, once the approver approved its InstallPlan",
+      },
+    ],
+  });
 }
 
 const MEDIK8S_PINS = [MEDIK8S_SNR, MEDIK8S_NHC, MEDIK8S_NMO] as const;
@@ -174,7 +191,7 @@ exit 1
  * namespace's InstallPlans and Subscriptions only). It runs beside the Subscriptions' unit (neither
  * waits for the other: they wait on each other's effect) on the control plane.
  */
-function approverUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
+function approverUnit(ctx: StackContext): ManifestsUnit {
   const meta = (name: string) => ({ name, namespace: MEDIK8S_NAMESPACE });
   const objects: K8sObject[] = [
     { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(APPROVER) },
@@ -226,7 +243,14 @@ function approverUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
       },
     },
   ];
-  return manifestsUnit(APPROVER, "openkeel:platform:Medik8sInstallPlanApprover", objects, { dependsOn });
+  return manifestsUnit(APPROVER, "openkeel:platform:Medik8sInstallPlanApprover", objects, {
+    waitsFor: [
+      {
+        unit: "olm",
+        why: "its Job's script lists InstallPlans and Subscriptions, kinds of OLM's CRDs (its Role names them, which needs no CRD), and fails at once without them",
+      },
+    ],
+  });
 }
 
 function maxUnhealthyOf(ctx: StackContext, group: NhcGroup): number | string {
@@ -325,8 +349,8 @@ function medik8sRemediationObjects(ctx: StackContext): K8sObject[] {
   ];
 }
 
-function medik8sRemediationUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
-  return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx), { dependsOn });
+function medik8sRemediationUnit(ctx: StackContext): ManifestsUnit {
+  return manifestsUnit("medik8s-remediation", "openkeel:platform:Medik8sRemediation", medik8sRemediationObjects(ctx));
 }
 
 const INSTALLED_UNIT = "medik8s-installed";
@@ -345,7 +369,7 @@ const INSTALLED_UNIT = "medik8s-installed";
  * operator's pods are not ready, and be refused. A patch of each CSV (annotations of ours; OLM
  * creates the object) carries the wait.
  */
-function medik8sInstalledUnit(dependsOn: string[]): ManifestsUnit {
+function medik8sInstalledUnit(): ManifestsUnit {
   const objects: K8sObject[] = MEDIK8S_PINS.map((pin) =>
     patchThatWaitsFor(
       { apiVersion: "operators.coreos.com/v1alpha1", kind: "ClusterServiceVersion", metadata: { name: pin.startingCSV, namespace: MEDIK8S_NAMESPACE } },
@@ -353,8 +377,27 @@ function medik8sInstalledUnit(dependsOn: string[]): ManifestsUnit {
       900,
     ),
   );
-  return manifestsUnit(INSTALLED_UNIT, INSTALLED_TYPE, objects, { dependsOn });
+  return manifestsUnit(INSTALLED_UNIT, INSTALLED_TYPE, objects, {
+    offersAtRunTime: [
+      {
+        facts: [
+          ...MEDIK8S_KINDS.map(([group, kind]) => fact.api(group, kind)),
+          ...MEDIK8S_KINDS.map(([group, kind]) => fact.admission(group, resourceOf(kind))),
+          fact.object("self-node-remediation.medik8s.io/SelfNodeRemediationConfig", MEDIK8S_NAMESPACE, SNR_CONFIG_NAME),
+        ],
+        why: "every pinned CSV has reached Succeeded: OLM has installed the CRDs its bundle owns, its deployments and its webhooks (above), and the SNR operator has created its configuration",
+      },
+    ],
+  });
 }
+
+/** The kinds of the Medik8s operators this repository creates, which OLM installs from their bundles, each admitted by its operator's webhook. */
+const MEDIK8S_KINDS = [
+  ["remediation.medik8s.io", "NodeHealthCheck"],
+  ["self-node-remediation.medik8s.io", "SelfNodeRemediationConfig"],
+  ["self-node-remediation.medik8s.io", "SelfNodeRemediationTemplate"],
+  ["nodemaintenance.medik8s.io", "NodeMaintenance"],
+] as const;
 
 const NODE_MAINTENANCE = { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kind: "NodeMaintenance" } as const;
 
@@ -363,7 +406,7 @@ const NODE_MAINTENANCE = { apiVersion: "nodemaintenance.medik8s.io/v1beta1", kin
  * spec.reason: api/v1beta1/nodemaintenance_types.go@v0.20.1) per node in maintenance or retiring,
  * named as the node (NMO's webhook allows one request per node). No unit while no node is drained.
  */
-function nodeMaintenanceUnits(ctx: StackContext, dependsOn: string[]): ManifestsUnit[] {
+function nodeMaintenanceUnits(ctx: StackContext): ManifestsUnit[] {
   const drained = ctx.topo.nodes.filter((n) => isDrained(n.state));
   if (drained.length === 0) return [];
   const objects: K8sObject[] = drained.map((n) => ({
@@ -371,7 +414,7 @@ function nodeMaintenanceUnits(ctx: StackContext, dependsOn: string[]): Manifests
     metadata: { name: n.name },
     spec: { nodeName: n.name, reason: `${n.state} in openkeel:nodes of stack ${ctx.cfg.stack}` },
   }));
-  return [manifestsUnit("node-maintenance", NODE_MAINTENANCE_TYPE, objects, { dependsOn })];
+  return [manifestsUnit("node-maintenance", NODE_MAINTENANCE_TYPE, objects)];
 }
 
 /**
@@ -499,6 +542,7 @@ export const medik8s: PlatformComponent = {
   name: "Medik8s (NHC, SNR, NMO) on OLM",
   pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO, KUBECTL_IMAGE],
   upstream: [OLM_UPSTREAM],
+  artifacts: { olm: OLM_CONTENTS },
   settings: "medik8s",
   namespaces: () => [medik8sNamespace()],
   lifecycle: medik8sLifecycle,
@@ -508,14 +552,11 @@ export const medik8s: PlatformComponent = {
     nhcGroupChecks(cfg.nodes, (group) =>
       isQuorumGroup(group) ? 1 : (cfg.platform.medik8s ?? MEDIK8S_DEFAULTS).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">],
     ),
-  units: (ctx, { namespaces, podNetwork, unitsOf }) => {
-    const olm = olmUnit(after(podNetwork, ...unitsOf(certManager)));
-    return {
-      "crds-operators": [olm, approverUnit(ctx, after(namespaces, olm)), medik8sOperatorsUnit(ctx, after(namespaces, olm))],
-      // in platform-config, beside what needs it: the platform phase does not wait for the operators' pods
-      "platform-config": [medik8sInstalledUnit([]), medik8sRemediationUnit(ctx, [INSTALLED_UNIT]), ...nodeMaintenanceUnits(ctx, [INSTALLED_UNIT])],
-    };
-  },
+  units: (ctx) => ({
+    "crds-operators": [olmUnit(), approverUnit(ctx), medik8sOperatorsUnit(ctx)],
+    // in platform-config, beside what needs it (the docs' order: each waits for what it uses only)
+    "platform-config": [medik8sInstalledUnit(), medik8sRemediationUnit(ctx), ...nodeMaintenanceUnits(ctx)],
+  }),
   readers: {
     units: {
       [OLM_TYPE]: upstreamReader(OLM_UPSTREAM),

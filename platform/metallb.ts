@@ -35,10 +35,11 @@ import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type Manifest
 import { resolvePlacement, type Scheduling } from "../placement/chart-helper";
 import { CONTROL_PLANE, obj, platformComponent, podScheduling, unplaced, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import { after, type PlatformComponent, type UpstreamManifest } from "./component";
-import { controlPlaneScheduling, pinnedManifestUnit, type StackContext } from "./context";
+import type { PlatformComponent, UpstreamManifest } from "./component";
+import { controlPlaneScheduling, pinnedManifestUnit, type Contents, type StackContext } from "./context";
 import { METALLB_NATIVE } from "./versions";
 import { vipLink } from "../config/host-network";
+import { fact } from "../plan/needs";
 
 const METALLB_TYPE = "openkeel:platform:MetalLB";
 const METALLB_POOL_TYPE = "openkeel:platform:MetalLBPool";
@@ -277,6 +278,23 @@ function rangesOverlap(r: { first: bigint; last: bigint }, c: Cidr): boolean {
   return r.first <= last && c.value <= r.last;
 }
 
+/**
+ * metallb-native.yaml: its namespace, the CRDs and webhooks of the pool and its advertisement
+ * (metallb-pool's objects), the controller and speaker (which metallb-placement patches); both on the pod network
+ * or the host's, on Linux nodes, the speakers' memberlist Secret made by the controller at run time.
+ */
+const METALLB_CONTENT = {
+  offers: [
+    ...["IPAddressPool", "L2Advertisement"].map((k) => fact.api("metallb.io", k)),
+    ...["ipaddresspools", "l2advertisements"].map((r) => fact.admission("metallb.io", r)),
+    fact.namespace("metallb-system"),
+    fact.object("apps/DaemonSet", "metallb-system", "speaker"),
+    fact.object("apps/Deployment", "metallb-system", "controller"),
+  ],
+  uses: [fact.podNetwork, fact.nodeLabel("kubernetes.io/os"), fact.secret("metallb-system", "memberlist")],
+};
+const METALLB_CONTENTS: Contents = { "v0.16.1": METALLB_CONTENT, "v0.16.0": METALLB_CONTENT };
+
 export const metallb: PlatformComponent = {
   name: "MetalLB",
   pins: [METALLB_NATIVE],
@@ -307,16 +325,16 @@ export const metallb: PlatformComponent = {
       ],
     };
   },
-  units: (ctx, { podNetwork }) => {
+  artifacts: { metallb: METALLB_CONTENTS },
+  units: (ctx) => {
     const settings = ctx.cfg.platform.metallb;
     if (!settings) return {};
     const placement = placementUnit(ctx);
     return {
       // It holds the CRDs: deleting them deletes the pool, and the VIP with it.
       "crds-operators": [
-        pinnedManifestUnit("metallb", METALLB_TYPE, METALLB_NATIVE, {
+        pinnedManifestUnit("metallb", METALLB_TYPE, METALLB_NATIVE, METALLB_CONTENTS, {
           protect: true,
-          dependsOn: after(podNetwork),
           patchedFields: patchedFields(placement.objects),
         }),
       ],

@@ -6,8 +6,9 @@
 //   - the DaemonSet's priorityClassName system-node-critical (design § 2: CNI DaemonSets);
 //   - on Talos, the netns host path /var/run/netns/ (where Talos keeps network namespaces) and
 //     more CPU and memory for the daemon, whose 50Mi limit is too tight (siderolabs Multus guide).
-import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
-import { after, type PlatformComponent } from "./component";
+import { type K8sObject, manifestsUnit, type ManifestsUnit, type Unit } from "../plan/plan";
+import type { PlatformComponent } from "./component";
+import { fact } from "../plan/needs";
 import type { StackContext } from "./context";
 import { HOST_FACTS, imageRef, MULTUS_IMAGE } from "./versions";
 
@@ -199,16 +200,40 @@ function multusObjects(ctx: StackContext): K8sObject[] {
   ];
 }
 
-function multusUnit(ctx: StackContext, dependsOn: string[]): ManifestsUnit {
+/**
+ * Its daemon delegates every pod's primary network to the pod network's CNI configuration, which it
+ * looks for in /etc/cni/net.d for 120 s at start and fails without (`multusConfigFile: auto`,
+ * multus-cni@v4.3.0 pkg/server/config/manager.go 53-64 and 289-295, findMasterPlugin): its pods are
+ * on the host network, so no object shows that need.
+ */
+function multusUnit(ctx: StackContext, podNetwork: Unit | undefined): ManifestsUnit {
   // Holds the NetworkAttachmentDefinition CRD: deleting it deletes every NAD.
-  return manifestsUnit("multus", "openkeel:platform:Multus", multusObjects(ctx), { protect: true, dependsOn });
+  return manifestsUnit("multus", "openkeel:platform:Multus", multusObjects(ctx), {
+    protect: true,
+    ...(podNetwork
+      ? {
+          waitsFor: [
+            {
+              unit: podNetwork.name,
+              why: "its daemon writes its configuration from the pod network's CNI configuration, which it waits for 120 s at start and fails without (multus-cni@v4.3.0 pkg/server/config/manager.go 53-64, 289-295)",
+            },
+          ],
+        }
+      : {}),
+    offersAtRunTime: [
+      {
+        facts: [fact.attachments],
+        why: "its DaemonSet installs the Multus CNI (multus-shim) on every node: it attaches the secondary networks a pod's k8s.v1.cni.cncf.io/networks names",
+      },
+    ],
+  });
 }
 
 /** Secondary networks on every node (a DaemonSet the placement report reads like any other). */
 export const multus: PlatformComponent = {
   name: "Multus",
   pins: [MULTUS_IMAGE],
-  units: (ctx, { podNetwork }) => ({ "crds-operators": [multusUnit(ctx, after(podNetwork))] }),
+  units: (ctx, { podNetwork }) => ({ "crds-operators": [multusUnit(ctx, podNetwork)] }),
   readers: {},
   // the init container's install_multus copies the thick plugin's shim into /opt/cni/bin; the
   // daemon writes the primary CNI configuration, of type multus-shim (multus-cni@v4.3.0

@@ -6,8 +6,9 @@ import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, type Toleration } from "../config/roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, priorityOf, type ChartWorkloads, type UnitReader } from "../placement/workloads";
-import { after, type PlatformComponent } from "./component";
-import { controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
+import type { PlatformComponent } from "./component";
+import { fact } from "../plan/needs";
+import { contentAt, type Contents, controlPlaneScheduling, namespace, rolesTolerations, selectorAndTolerations, type StackContext } from "./context";
 import { NODE_FEATURE_DISCOVERY_CHART } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
 
@@ -30,7 +31,11 @@ function nfdNamespace(): K8sObject {
   return namespace(NAMESPACE, "privileged");
 }
 
-function nfdRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
+/** The chart: its CRDs (NodeFeature, NodeFeatureRule, …: no unit creates such objects), its pods on the pod network. */
+const NFD_CONTENT = { uses: [fact.podNetwork] };
+const NFD_CONTENTS: Contents = { "0.18.3": NFD_CONTENT, "0.18.2": NFD_CONTENT };
+
+function nfdRelease(ctx: StackContext): HelmReleaseUnit {
   const controlPlane = selectorAndTolerations(controlPlaneScheduling(ctx));
   const values = {
     // § 2: the operators' class. The top-level key only: with worker.priorityClassName as well the
@@ -40,7 +45,9 @@ function nfdRelease(ctx: StackContext, dependsOn: string[]): HelmReleaseUnit {
     gc: controlPlane,
     worker: { tolerations: workerTolerations() },
   };
-  return helmReleaseUnit("node-feature-discovery", NODE_FEATURE_DISCOVERY_TYPE, NAMESPACE, NODE_FEATURE_DISCOVERY_CHART, values, { dependsOn });
+  return helmReleaseUnit("node-feature-discovery", NODE_FEATURE_DISCOVERY_TYPE, NAMESPACE, NODE_FEATURE_DISCOVERY_CHART, values, {
+    ...contentAt(NFD_CONTENTS, NODE_FEATURE_DISCOVERY_CHART.version, "the node-feature-discovery chart"),
+  });
 }
 
 const readRelease: UnitReader = (u) => {
@@ -76,7 +83,8 @@ export const nodeFeatureDiscovery: PlatformComponent = {
   name: "Node Feature Discovery",
   pins: [NODE_FEATURE_DISCOVERY_CHART],
   charts: { [NODE_FEATURE_DISCOVERY_CHART.chart]: NFD_CHART_WORKLOADS },
+  artifacts: { "node-feature-discovery": NFD_CONTENTS },
   namespaces: () => [nfdNamespace()],
-  units: (ctx, { namespaces, priorityClasses, podNetwork }) => ({ "crds-operators": [nfdRelease(ctx, after(priorityClasses, namespaces, podNetwork))] }),
+  units: (ctx) => ({ "crds-operators": [nfdRelease(ctx)] }),
   readers: { units: { [NODE_FEATURE_DISCOVERY_TYPE]: readRelease } },
 };

@@ -6,6 +6,7 @@
 // (docs/design-decisions.md).
 import { valueAt, type Check } from "../config/problems";
 import { manifestsUnit, type K8sObject, type ManifestsUnit, type Plan, type Unit } from "../plan/plan";
+import { BUILT_IN_PRIORITY_CLASSES, splitFact, unitFacts } from "../plan/needs";
 
 /** § 2's classes by their role in `global.placementDefaults.priorityClasses`. */
 export const PRIORITY_CLASSES = {
@@ -76,24 +77,23 @@ interface FixedClass {
  * systemPriorityClasses, lines 29-43: SystemCriticalPriority + 1000 and SystemCriticalPriority, twice
  * the highest value a user's class may have, pkg/apis/scheduling/types.go lines 29-32).
  */
-const BUILT_IN: readonly FixedClass[] = [
-  { name: "system-node-critical", value: 2_000_001_000 },
-  { name: "system-cluster-critical", value: 2_000_000_000 },
-];
+const BUILT_IN_VALUES: Readonly<Record<string, number>> = { "system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000 };
+const BUILT_IN: readonly FixedClass[] = BUILT_IN_PRIORITY_CLASSES.map((name) => ({ name, value: BUILT_IN_VALUES[name]! }));
 
-/** Classes an upstream artifact creates with itself: usable by that unit, and by every later phase. */
-const UPSTREAM: readonly (FixedClass & { unitType: string; source: string })[] = [
+/**
+ * Classes an upstream artifact creates with itself, with their values, for the priority order (which
+ * unit creates them, and so who may use them, is that unit's stated content: plan/needs.ts).
+ */
+const UPSTREAM: readonly (FixedClass & { source: string })[] = [
   {
     name: "longhorn-critical",
     value: 1_000_000_000,
-    unitType: "openkeel:platform:Longhorn",
     source:
       "longhorn/longhorn chart/templates/priorityclass.yaml (value 1e9, line 9 at 1.12.1), the default of defaultSettings.priorityClass (settings.md 1.12.1)",
   },
   {
     name: "kubevirt-cluster-critical",
     value: 1_000_000_000,
-    unitType: "openkeel:platform:KubeVirtOperator",
     source: "kubevirt-operator.yaml v1.9.0 (PriorityClass, value 1e9, line 7032; virt-operator hard-codes it on its operands)",
   },
 ];
@@ -110,7 +110,7 @@ export interface ClassUse {
   /** `values`, `<Kind> <name>` of an object, or `postRender <Kind> <name>`. */
   where: string;
   path: Path;
-  /** What creates it, when an upstream artifact does (it exists only once that unit is applied). */
+  /** The unit that creates it, when one after this unit does (it exists only once that unit is applied). */
   upstream?: string;
 }
 
@@ -139,34 +139,34 @@ function unitClasses(u: Unit): { name: string; where: string; path: Path }[] {
   }
 }
 
-const created = (u: Unit) => (u.kind === "Manifests" ? u.objects.filter((o) => o.kind === "PriorityClass").map((o) => o.metadata.name) : []);
+/** The classes a unit creates: its PriorityClass objects, or its chart's or manifest's (its content: plan/needs.ts). */
+const created = (u: Unit) =>
+  [...unitFacts(u).offers].flatMap((f) => {
+    const [what, name] = splitFact(f);
+    return what === "priorityclass" ? [name] : [];
+  });
 
 /**
  * The priority class names of the Plan that do not exist when their pods are created: not built
- * in, not created by an earlier phase, by a unit of the same phase it waits for, or by the
- * upstream artifact of the unit itself. The API server's Priority admission refuses such pods, so
- * the workload never starts.
+ * in, not created by the unit itself or by a unit it waits for (its dependsOn, transitively:
+ * plan/needs.ts puts the class's unit there when it comes before). The API server's Priority
+ * admission refuses such pods, so the workload never starts.
  */
 export function missingPriorityClasses(plan: Plan): ClassUse[] {
-  const earlier = new Set<string>(BUILT_IN.map((c) => c.name));
+  const units = plan.phases.flatMap((ph) => ph.units.map((u) => ({ u, phase: ph.name })));
+  const byName = new Map(units.map(({ u }) => [u.name, u]));
+  const creator = new Map(units.flatMap(({ u }) => created(u).map((c) => [c, u.name] as const)));
+  const waitedFor = (u: Unit, seen = new Set<string>()): Set<string> => {
+    for (const d of u.dependsOn ?? []) if (!seen.has(d) && byName.has(d)) waitedFor(byName.get(d)!, seen.add(d));
+    return seen;
+  };
   const missing: ClassUse[] = [];
-  for (const ph of plan.phases) {
-    const inPhase = new Map<string, string[]>(ph.units.map((u) => [u.name, created(u)]));
-    for (const u of ph.units) {
-      const known = new Set([
-        ...(u.dependsOn ?? []).flatMap((d) => inPhase.get(d) ?? []),
-        ...created(u),
-        ...UPSTREAM.filter((x) => x.unitType === u.type).map((x) => x.name),
-      ]);
-      for (const c of unitClasses(u)) {
-        if (earlier.has(c.name) || known.has(c.name)) continue;
-        const upstream = UPSTREAM.find((x) => x.name === c.name)?.source;
-        missing.push({ unit: u.name, phase: ph.name, ...c, ...(upstream ? { upstream } : {}) });
-      }
-    }
-    for (const u of ph.units) {
-      for (const n of created(u)) earlier.add(n);
-      for (const x of UPSTREAM) if (x.unitType === u.type) earlier.add(x.name);
+  for (const { u, phase } of units) {
+    const known = new Set([...BUILT_IN.map((c) => c.name), ...created(u), ...[...waitedFor(u)].flatMap((d) => created(byName.get(d)!))]);
+    for (const c of unitClasses(u)) {
+      if (known.has(c.name)) continue;
+      const from = creator.get(c.name);
+      missing.push({ unit: u.name, phase, ...c, ...(from ? { upstream: `unit ${from}, which it does not wait for` } : {}) });
     }
   }
   return missing;

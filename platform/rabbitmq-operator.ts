@@ -18,9 +18,9 @@ import {
   type PodTemplate,
   type UpstreamWorkload,
 } from "../placement/workloads";
-import { certManager } from "./cert-manager";
-import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
-import { pinnedManifestUnit } from "./context";
+import { upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
+import { pinnedManifestUnit, type Contents } from "./context";
+import { fact } from "../plan/needs";
 import { RABBITMQ_CLUSTER_OPERATOR } from "./versions";
 import { isPlainObject } from "../config/plain";
 
@@ -36,11 +36,20 @@ export const RABBITMQ_SYSTEM_NAMESPACE = "rabbitmq-system";
  */
 export const RABBITMQ_SYSTEM_FORCED = [`Namespace ${RABBITMQ_SYSTEM_NAMESPACE}`];
 
-function rabbitmqOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
+/** Both RabbitMQ manifests hold an Issuer and Certificates of cert-manager, for their webhooks' serving certificates. */
+export const RABBITMQ_CERTIFICATES = [fact.api("cert-manager.io", "Certificate"), fact.api("cert-manager.io", "Issuer")];
+
+/** cluster-operator.yml: the RabbitmqCluster CRD and the webhooks that admit it, the operator on the pod network. */
+const CONTENT = {
+  offers: [fact.api("rabbitmq.com", "RabbitmqCluster"), fact.admission("rabbitmq.com", "rabbitmqclusters")],
+  uses: [...RABBITMQ_CERTIFICATES, fact.podNetwork],
+};
+const CONTENTS: Contents = { "v2.22.3": CONTENT, "v2.22.2": CONTENT };
+
+function rabbitmqOperatorUnit(): RemoteManifestUnit {
   // It holds the RabbitmqCluster CRD.
-  return pinnedManifestUnit("rabbitmq-cluster-operator", RABBITMQ_CLUSTER_OPERATOR_TYPE, RABBITMQ_CLUSTER_OPERATOR, {
+  return pinnedManifestUnit("rabbitmq-cluster-operator", RABBITMQ_CLUSTER_OPERATOR_TYPE, RABBITMQ_CLUSTER_OPERATOR, CONTENTS, {
     protect: true,
-    dependsOn,
     forceConflicts: RABBITMQ_SYSTEM_FORCED,
   });
 }
@@ -132,7 +141,8 @@ export const rabbitmqOperator: PlatformComponent = {
   name: "RabbitMQ cluster operator",
   pins: [RABBITMQ_CLUSTER_OPERATOR],
   upstream: [UPSTREAM],
-  units: (_ctx, { podNetwork, unitsOf }) => ({ "crds-operators": [rabbitmqOperatorUnit(after(podNetwork, ...unitsOf(certManager)))] }),
+  artifacts: { "rabbitmq-cluster-operator": CONTENTS },
+  units: () => ({ "crds-operators": [rabbitmqOperatorUnit()] }),
   readers: {
     units: { [RABBITMQ_CLUSTER_OPERATOR_TYPE]: upstreamReader(UPSTREAM) },
     objects: { RabbitmqCluster: readRabbitmqCluster },

@@ -9,20 +9,29 @@
 // carry the rabbitmq-system Namespace, with different labels: both units apply it with force
 // (RABBITMQ_SYSTEM_FORCED).
 import type { RemoteManifestUnit } from "../plan/plan";
-import { certManager } from "./cert-manager";
-import { after, upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
-import { pinnedManifestUnit } from "./context";
-import { RABBITMQ_SYSTEM_FORCED, rabbitmqOperator, rabbitmqOperatorWorkload } from "./rabbitmq-operator";
+import { upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
+import { pinnedManifestUnit, type Contents } from "./context";
+import { RABBITMQ_CERTIFICATES, RABBITMQ_SYSTEM_FORCED, rabbitmqOperatorWorkload } from "./rabbitmq-operator";
+import { fact } from "../plan/needs";
 import { RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR } from "./versions";
 
 const TYPE = "openkeel:platform:RabbitmqMessagingTopologyOperator";
 
-function topologyOperatorUnit(dependsOn: string[]): RemoteManifestUnit {
+/** The manifest: the topology kinds' CRDs and webhooks (no unit of this repository creates such objects yet), the operator on the pod network. */
+const CONTENT = { uses: [...RABBITMQ_CERTIFICATES, fact.podNetwork] };
+const CONTENTS: Contents = { "v1.19.2": CONTENT, "v1.19.1": CONTENT };
+
+function topologyOperatorUnit(): RemoteManifestUnit {
   // Its CRDs hold every Vhost, User and Permission: deleting them deletes those objects.
-  return pinnedManifestUnit("rabbitmq-messaging-topology-operator", TYPE, RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, {
+  return pinnedManifestUnit("rabbitmq-messaging-topology-operator", TYPE, RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, CONTENTS, {
     protect: true,
-    dependsOn,
     forceConflicts: RABBITMQ_SYSTEM_FORCED,
+    waitsFor: [
+      {
+        unit: "rabbitmq-cluster-operator",
+        why: "its controllers read the RabbitmqCluster each topology object names, and without that CRD (the cluster operator's manifest holds it) it does not start",
+      },
+    ],
   });
 }
 
@@ -32,8 +41,7 @@ export const rabbitmqTopologyOperator: PlatformComponent = {
   name: "RabbitMQ messaging topology operator",
   pins: [RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR],
   upstream: [UPSTREAM],
-  units: (_ctx, { podNetwork, unitsOf }) => ({
-    "crds-operators": [topologyOperatorUnit(after(podNetwork, ...unitsOf(certManager), ...unitsOf(rabbitmqOperator)))],
-  }),
+  artifacts: { "rabbitmq-messaging-topology-operator": CONTENTS },
+  units: () => ({ "crds-operators": [topologyOperatorUnit()] }),
   readers: { units: { [TYPE]: upstreamReader(UPSTREAM) } },
 };

@@ -5,20 +5,51 @@
 import { type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import { unplaced } from "../placement/workloads";
 import type { PlatformComponent } from "./component";
-import { controlPlaneScheduling, pinnedManifestUnit, type StackContext } from "./context";
+import { controlPlaneScheduling, pinnedManifestUnit, type Contents, type StackContext } from "./context";
 import { imageRef, SNAPSHOT_CONTROLLER_IMAGE, SNAPSHOT_CRDS } from "./versions";
+import { fact } from "../plan/needs";
 
 const SNAPSHOT_CRD_TYPE = "openkeel:platform:SnapshotCrd";
 
 const NAMESPACE = "kube-system";
 const NAME = "snapshot-controller";
 
+/** The kind of each CRD file's plural (`<group>_<plural>.yaml`). */
+const KINDS: Record<string, string> = {
+  volumesnapshotclasses: "VolumeSnapshotClass",
+  volumesnapshotcontents: "VolumeSnapshotContent",
+  volumesnapshots: "VolumeSnapshot",
+  volumegroupsnapshotclasses: "VolumeGroupSnapshotClass",
+  volumegroupsnapshotcontents: "VolumeGroupSnapshotContent",
+  volumegroupsnapshots: "VolumeGroupSnapshot",
+};
+
+/** `<group>_<plural>.yaml` of a CRD file's URL. */
+function crdFile(url: string): { group: string; plural: string } {
+  const [group, plural] = url
+    .slice(url.lastIndexOf("/") + 1)
+    .replace(/\.yaml$/, "")
+    .split("_");
+  return { group, plural };
+}
+
+const crdUnitName = (plural: string) => `snapshot-crd-${plural}`;
+
+/** Each CRD file is its one CRD (the pin and its predecessor), by its unit's name. */
+const CRD_CONTENTS: Record<string, Contents> = Object.fromEntries(
+  SNAPSHOT_CRDS.map((pin) => {
+    const { group, plural } = crdFile(pin.url);
+    const content = { offers: [fact.api(group, KINDS[plural])] };
+    return [crdUnitName(plural), { "v8.6.0": content, "v8.5.0": content }];
+  }),
+);
+
 /** One unit per CRD file: `snapshot-crd-volumesnapshotclasses`, `snapshot-crd-volumegroupsnapshots`, … */
 function snapshotCrdUnits(): RemoteManifestUnit[] {
   return SNAPSHOT_CRDS.map((pin) => {
-    const plural = pin.url.slice(pin.url.lastIndexOf("_") + 1).replace(/\.yaml$/, "");
+    const name = crdUnitName(crdFile(pin.url).plural);
     // CRDs own every VolumeSnapshot: deleting one deletes them all.
-    return pinnedManifestUnit(`snapshot-crd-${plural}`, SNAPSHOT_CRD_TYPE, pin, { protect: true });
+    return pinnedManifestUnit(name, SNAPSHOT_CRD_TYPE, pin, CRD_CONTENTS[name], { protect: true });
   });
 }
 
@@ -106,13 +137,26 @@ function snapshotControllerObjects(ctx: StackContext): K8sObject[] {
   ];
 }
 
+/**
+ * The controller exits at start while it cannot list VolumeSnapshots, VolumeSnapshotClasses and
+ * VolumeSnapshotContents (external-snapshotter v8.6.0 cmd/snapshot-controller/main.go 94-117 and
+ * 258-261, ensureCustomResourceDefinitionsExist; the group snapshot kinds only with the
+ * VolumeGroupSnapshot feature gate, which it is not given): no object of it names them.
+ */
 function snapshotControllerUnit(ctx: StackContext): ManifestsUnit {
-  return manifestsUnit(NAME, "openkeel:platform:SnapshotController", snapshotControllerObjects(ctx));
+  const crds = SNAPSHOT_CRDS.map((pin) => crdFile(pin.url)).filter((f) => f.group === "snapshot.storage.k8s.io");
+  return manifestsUnit(NAME, "openkeel:platform:SnapshotController", snapshotControllerObjects(ctx), {
+    waitsFor: crds.map((f) => ({
+      unit: crdUnitName(f.plural),
+      why: `the controller exits at start while it cannot list ${KINDS[f.plural]}s (external-snapshotter v8.6.0 cmd/snapshot-controller/main.go 94-117, 258-261)`,
+    })),
+  });
 }
 
 export const snapshots: PlatformComponent = {
   name: "CSI snapshots",
   pins: [...SNAPSHOT_CRDS, SNAPSHOT_CONTROLLER_IMAGE],
+  artifacts: CRD_CONTENTS,
   units: (ctx) => ({ "crds-operators": snapshotCrdUnits(), platform: [snapshotControllerUnit(ctx)] }),
   readers: { units: { [SNAPSHOT_CRD_TYPE]: unplaced("CRDs only") } },
 };

@@ -22,6 +22,7 @@ import { LOSS_KINDS, type FailureDomainTable } from "../placement/failure-table"
 import { placementMarkdown, placementSvg } from "../placement/picture";
 import type { PlacementReport } from "../placement/report";
 import { PHASES, type ChartPin, type Plan, type Unit } from "../plan/plan";
+import type { DeployGraph } from "../plan/needs";
 import { GENERATED_HEADER, nodeConfigContent, objectFileName, toYaml } from "./render";
 import { makeReader } from "./yaml";
 
@@ -56,7 +57,10 @@ interface RenderedUnitBase {
   type: string;
   /** Owns data: protected and retained on delete. */
   protect?: boolean | undefined;
+  /** The units it waits for: derived from what its objects use, and its hand-written edges (plan/needs.ts). */
   dependsOn?: string[] | undefined;
+  /** Its hand-written edges, each with why no object shows the need: for the reviewer. */
+  waitsFor?: { unit: string; why: string }[] | undefined;
 }
 
 /** The fields of the other kinds are absent: readers may ask any unit for them. */
@@ -124,6 +128,11 @@ export interface RenderedWarning {
 export interface RenderedIndex {
   /** Absent in renders made before this model (read as version 0: no placement.json). */
   schemaVersion?: number | undefined;
+  /**
+   * How its program deploys the units: each after its dependsOn only (issue 46). Absent in renders of
+   * programs before it, which made every unit also wait for the whole phase before its own.
+   */
+  deployGraph?: DeployGraph | undefined;
   stack: string;
   environment: string;
   topology: string;
@@ -189,6 +198,7 @@ function unitIndex(unit: Unit, dir: string): RenderedUnit {
     type: unit.type,
     ...(unit.protect ? { protect: true } : {}),
     ...(unit.dependsOn?.length ? { dependsOn: [...unit.dependsOn].sort() } : {}),
+    ...(unit.waitsFor?.length ? { waitsFor: unit.waitsFor.map((w) => ({ unit: w.unit, why: w.why })) } : {}),
   };
   switch (unit.kind) {
     case "HelmRelease":
@@ -219,6 +229,7 @@ function unitIndex(unit: Unit, dir: string): RenderedUnit {
 export function renderedIndex(plan: Plan): RenderedIndex {
   return {
     schemaVersion: RENDERED_SCHEMA_VERSION,
+    deployGraph: "dependencies",
     stack: plan.stack,
     environment: plan.environment,
     topology: plan.topology,
@@ -354,7 +365,13 @@ export class RenderedFormatError extends Error {
   }
 }
 
-const unitBase = { name: z.string(), type: z.string(), protect: z.boolean().optional(), dependsOn: z.array(z.string()).optional() };
+const unitBase = {
+  name: z.string(),
+  type: z.string(),
+  protect: z.boolean().optional(),
+  dependsOn: z.array(z.string()).optional(),
+  waitsFor: z.array(z.object({ unit: z.string(), why: z.string() })).optional(),
+};
 const unitSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("HelmRelease"),
@@ -379,6 +396,7 @@ const unitSchema = z.discriminatedUnion("kind", [
 const roleSchema = z.enum(ROLES);
 const indexSchema: z.ZodType<RenderedIndex> = z.object({
   schemaVersion: z.number().int().nonnegative().optional(),
+  deployGraph: z.enum(["dependencies", "phase-barriers"]).optional(),
   stack: z.string(),
   environment: z.string(),
   topology: z.string(),

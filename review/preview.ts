@@ -215,7 +215,8 @@ interface Index {
  */
 function indexOf(render: RenderedStack): Index {
   // the feasibility facts are what the removal guard reads, not a setting of the stack
-  const { stack: _s, schemaVersion: _v, nodes, phases, warnings, nodeConfig: _c, feasibility, ...settings } = render.index;
+  // nor how the program deploys its units (deployGraph: the render's model, issue 46)
+  const { stack: _s, schemaVersion: _v, deployGraph: _g, nodes, phases, warnings, nodeConfig: _c, feasibility, ...settings } = render.index;
   const units = new Map<string, IndexUnit>();
   const unitOf = new Map<string, string>();
   for (const ph of phases) {
@@ -411,7 +412,17 @@ function objectActions(objects: StackPreview["objects"], goneUnits: ReadonlySet<
 }
 
 /** A release or remote manifest whose unit changes: updated, or replaced when its name or namespace changes. */
+/**
+ * What a unit waits for (`dependsOn`, `waitsFor`): the engine orders its steps by it and never
+ * updates a resource for it (dependencies are no input), so a change of it alone is no action; the
+ * units section still shows it.
+ */
+const ORDER_ONLY = new Set(["dependsOn", "waitsFor"]);
+
 function changedUnitAction(u: UnitChange, unit: IndexUnit, v: ValuesChange | undefined, bi: Index, out: Acting): void {
+  const changes = u.changes.filter((c) => !ORDER_ONLY.has(String(c.path[0])));
+  if (changes.length === 0 && !v) return;
+  u = { ...u, changes };
   const resource = `${unit.kind === "HelmRelease" ? "HelmRelease" : "Manifest"} ${u.name}`;
   // the provider replaces a Helm release whose name or namespace changes (pulumi-kubernetes
   // provider/pkg/provider/helm_release.go, Diff: forceNewFields .name and .namespace)

@@ -74,12 +74,15 @@ export interface TemplateInput {
   kubeVersion: string;
   /** An executable Helm runs over the release's manifests (`--post-renderer`). */
   postRenderer?: string;
+  /** The chart's crds/ too (`--include-crds`): what `helm install` applies before the templates. */
+  includeCrds?: boolean;
 }
 
 /** `helm template`: the release's manifests (post-rendered) and then its hooks, as Helm prints them. */
 export function helmTemplate(input: TemplateInput, binary = requireHelm()): string {
   const args = ["template", input.release, input.chart, "--namespace", input.namespace, "--values", input.valuesFile, "--kube-version", input.kubeVersion];
   if (input.postRenderer) args.push("--post-renderer", input.postRenderer);
+  if (input.includeCrds) args.push("--include-crds");
   return runHelm(binary, args, 120_000);
 }
 

@@ -31,7 +31,7 @@ import { Fatal, StackRun, type E2EOptions } from "./stack-run";
 import { OldProgram, upgradeSteps } from "./upgrade";
 import { CONTRACT_CHARTS_DIR } from "./mirror";
 import { PredecessorProgram } from "./predecessor";
-import { firstUp, idempotentPreviewStep, judgeFirstUp, recordTimings, timePreviews, upLog } from "./up";
+import { endReadinessDelays, firstUp, idempotentPreviewStep, judgeFirstUp, recordTimings, timePreviews, upLog } from "./up";
 
 export type { E2EOptions } from "./stack-run";
 
@@ -69,6 +69,12 @@ async function runStack(stack: string, o: E2EOptions, tmp: string, sharedHome: P
   try {
     const { rendered, first } = await setUp(r, sharedHome, old); // 1–6
     const up = await firstUp(r); // 7
+    if (o.firstUpTiming) {
+      recordTimings(r, "first pulumi up", up.logs, first);
+      if (!up.last.ok) throw new Fatal(up.last.name);
+      return r.report;
+    }
+    if (o.readinessDelays && r.ownCluster) await endReadinessDelays(r);
     if (o.previewTiming) {
       recordTimings(r, "first pulumi up", up.logs, rendered);
       if (!up.last.ok) throw new Fatal(up.last.name);
@@ -224,9 +230,16 @@ function cannotRun(o: E2EOptions): string | undefined {
   return undefined;
 }
 
+/** Where a run's reports go: the preview-timing and first-up-timing modes each in a folder of their own. */
+function reportsRoot(o: E2EOptions): string {
+  if (o.previewTiming) return path.join(o.outRoot, "preview-timing");
+  if (o.firstUpTiming) return path.join(o.outRoot, "first-up", o.deployGraph ?? "dependencies");
+  return o.outRoot;
+}
+
 /** Every stack in turn, each on its own cluster; the reports. */
 async function runStacks(o: E2EOptions): Promise<Report[]> {
-  const outRoot = o.previewTiming ? path.join(o.outRoot, "preview-timing") : o.outRoot;
+  const outRoot = reportsRoot(o);
   fs.mkdirSync(outRoot, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "openkeel-e2e-"));
   // kubectl's discovery cache stays in the temp dir, not in $HOME
@@ -255,7 +268,7 @@ export async function runE2E(o: E2EOptions): Promise<number> {
   }
   const t0 = Date.now();
   const reports = await runStacks(o);
-  const outRoot = o.previewTiming ? path.join(o.outRoot, "preview-timing") : o.outRoot;
+  const outRoot = reportsRoot(o);
   o.log("");
   o.log("e2e step times:");
   for (const rep of reports) {
@@ -279,6 +292,31 @@ export interface PreviewTiming {
   /** what failed, when not ok: the failed steps and checks */
   failure?: string;
   report: string;
+}
+
+/** A stack's first up in the first-up-timing mode: its timings.json (`first pulumi up`), or why there is none. */
+export interface FirstUpTiming {
+  stack: string;
+  ok: boolean;
+  timings?: Record<string, unknown>;
+  failure?: string;
+  report: string;
+}
+
+/** The first-up-timing mode for the bench (issue 46): per stack, what its first `pulumi up` waited on, under `o.deployGraph`. */
+export async function timeFirstUps(o: E2EOptions & { firstUpTiming: true }): Promise<FirstUpTiming[] | { cannotRun: string }> {
+  const why = cannotRun(o);
+  if (why) return { cannotRun: why };
+  const reports = await runStacks(o);
+  return reports.map((rep) => {
+    const dir = path.join(reportsRoot(o), rep.stack);
+    const timings = path.join(dir, "timings.json");
+    const report = path.join(dir, "report.md");
+    if (rep.ok && fs.existsSync(timings))
+      return { stack: rep.stack, ok: true, timings: JSON.parse(fs.readFileSync(timings, "utf8")) as Record<string, unknown>, report };
+    const failed = [...rep.failedSteps.map((x) => `step "${x.name}": ${x.detail.find((d) => d.startsWith("errors:")) ?? x.summary ?? "failed"}`)];
+    return { stack: rep.stack, ok: false, failure: failed.join("; ").slice(0, 600) || "no timed first up", report };
+  });
 }
 
 /** The preview-timing mode for the bench: per stack, the times of `pulumi preview --policy-pack policy`. */

@@ -4,6 +4,7 @@ import { args, EXIT_BAD_CONFIG, UserError } from "../../cli/cli";
 import { defaultClusterScript, runE2E, runMirrorDir } from "./driver";
 import { schemasDir } from "../../tools/kubeconform";
 import { resolveUpgradeFrom } from "./upgrade";
+import { READINESS_DELAYS } from "./readiness";
 
 export async function e2eCommand(): Promise<number | void> {
   const opts = args({
@@ -17,6 +18,9 @@ export async function e2eCommand(): Promise<number | void> {
     "no-policy-mutations": { type: "boolean", default: false },
     "no-transitions": { type: "boolean", default: false },
     "time-preview": { type: "string" },
+    "time-first-up": { type: "boolean", default: false },
+    "deploy-graph": { type: "string" },
+    "no-readiness-delays": { type: "boolean", default: false },
     "upgrade-from": { type: "string" },
     "from-predecessors": { type: "boolean", default: false },
     "port-offset": { type: "string" },
@@ -35,6 +39,14 @@ export async function e2eCommand(): Promise<number | void> {
   const portOffset = opts["port-offset"] === undefined ? undefined : Number(opts["port-offset"]);
   if (portOffset !== undefined && (!Number.isInteger(portOffset) || portOffset < 1 || portOffset > 40000))
     throw new UserError(`--port-offset takes a whole number from 1 to 40000, not ${opts["port-offset"]}`, EXIT_BAD_CONFIG);
+  const graph = opts["deploy-graph"];
+  if (graph !== undefined && graph !== "dependencies" && graph !== "phase-barriers")
+    throw new UserError(`--deploy-graph takes dependencies or phase-barriers, not ${graph}`, EXIT_BAD_CONFIG);
+  if (opts["time-first-up"] && (tries !== undefined || opts["upgrade-from"] !== undefined || opts["from-predecessors"]))
+    throw new UserError(
+      "--time-first-up times the current program's first up alone: it goes with neither --time-preview, --upgrade-from nor --from-predecessors",
+      EXIT_BAD_CONFIG,
+    );
   const upgradeFrom = opts["upgrade-from"] === undefined ? undefined : resolveUpgradeFrom(repoRoot, opts["upgrade-from"]);
   return runE2E({
     repoRoot,
@@ -52,6 +64,9 @@ export async function e2eCommand(): Promise<number | void> {
     upgradeFrom,
     fromPredecessors: opts["from-predecessors"],
     portOffset,
+    ...(graph ? { deployGraph: graph } : {}),
+    ...(opts["no-readiness-delays"] ? {} : { readinessDelays: READINESS_DELAYS }),
+    ...(opts["time-first-up"] ? { firstUpTiming: true } : {}),
     log: (line) => process.stdout.write(`${line}\n`),
   });
 }

@@ -6,6 +6,7 @@
 // the API server's restart in step 7).
 import type { Kube, KubeObject } from "./kube";
 import { sleep } from "./proc";
+import { STARTED_ANNOTATION } from "./readiness";
 
 /** A pod as it was when the scheduler had bound it. */
 export interface BoundPod {
@@ -22,11 +23,13 @@ export interface BoundPod {
 
 interface PodObject extends KubeObject {
   spec?: { nodeName?: string };
-  metadata: KubeObject["metadata"] & { ownerReferences?: { kind: string; name: string; controller?: boolean }[] };
+  metadata: KubeObject["metadata"] & { ownerReferences?: { kind: string; name: string; controller?: boolean }[]; annotations?: Record<string, string> };
 }
 
 export class PodLog {
   private readonly bound = new Map<string, BoundPod>();
+  /** Per pod kwok held (readiness.ts): seconds from its binding to its start. */
+  private readonly held = new Map<string, number>();
   private readonly abort = new AbortController();
   private running?: Promise<void>;
   /** the watch's errors, each once (the API server restarts on purpose in step 7) */
@@ -37,6 +40,9 @@ export class PodLog {
   private record(p: PodObject): void {
     const uid = p.metadata.uid;
     const node = p.spec?.nodeName;
+    const started = p.metadata.annotations?.[STARTED_ANNOTATION];
+    const scheduled = p.status?.conditions?.find((c) => c.type === "PodScheduled")?.lastTransitionTime as string | undefined;
+    if (uid && started && scheduled && !this.held.has(uid)) this.held.set(uid, (Date.parse(started) - Date.parse(scheduled)) / 1000);
     if (!uid || !node || this.bound.has(uid)) return;
     const owner = (p.metadata.ownerReferences ?? []).find((o) => o.controller) ?? p.metadata.ownerReferences?.[0];
     this.bound.set(uid, {
@@ -73,6 +79,11 @@ export class PodLog {
   async stop(): Promise<void> {
     this.abort.abort();
     await this.running;
+  }
+
+  /** How long each pod kwok held waited, from its binding to its start, in seconds (readiness.ts). */
+  startWaits(): number[] {
+    return [...this.held.values()];
   }
 
   /** The pods a Job of that namespace and name ran. */

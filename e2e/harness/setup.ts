@@ -3,6 +3,8 @@
 // e2e's cluster. Each step is fatal: without it the rest cannot run.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { DEPLOY_GRAPH_ENV } from "../../plan/needs";
+import { writeReadinessDelays } from "./readiness";
 import { AdmissionStandIn } from "./admission";
 import { registerNhcWebhookRule } from "./nhc-webhook";
 import { Kube } from "./kube";
@@ -66,11 +68,14 @@ async function clusterStep(r: StackRun): Promise<void> {
         s.summary = `existing cluster from ${r.kubeconfig}`;
       } else {
         r.clusterDir = path.join(r.work, "cluster");
+        if (o.readinessDelays) writeReadinessDelays(r.clusterDir, o.readinessDelays);
         const res = await run(o.clusterScript, ["up", r.clusterDir], { log: r.log("cluster"), env: { ...process.env, ...clusterPorts(o.portOffset) } });
         if (res.code !== 0) throw new Error(`cluster.sh up exited ${res.code}: ${res.stderr.slice(-1500)}`);
         r.ownCluster = true;
         r.kubeconfig = path.join(r.clusterDir, "kubeconfig");
         s.summary = `${o.clusterScript} up ${r.clusterDir}`;
+        if (o.readinessDelays)
+          s.summary += `; kwok holds each pod ${o.readinessDelays.minSeconds}–${o.readinessDelays.maxSeconds} s before it starts, until the first pulumi up ends (readiness.ts)`;
       }
       r.kube = new Kube(r.kubeconfig);
       if (!(await r.kube.ready())) throw new Error("the API server is not ready");
@@ -236,7 +241,9 @@ async function stackInitStep(r: StackRun, sharedHome: PulumiEnv, program: string
     async (s) => {
       r.project = path.join(r.work, "project");
       copyProject(program, r.project);
-      r.p = { ...sharedHome, env: { ...sharedHome.env, PULUMI_BACKEND_URL: `file://${path.join(r.work, "state")}`, KUBECONFIG: r.kubeconfig } };
+      // the bench's switch reaches the program through its environment (components/deploy.ts)
+      const graph = r.o.deployGraph ? { [DEPLOY_GRAPH_ENV]: r.o.deployGraph } : {};
+      r.p = { ...sharedHome, env: { ...sharedHome.env, PULUMI_BACKEND_URL: `file://${path.join(r.work, "state")}`, KUBECONFIG: r.kubeconfig, ...graph } };
       fs.mkdirSync(path.join(r.work, "state"), { recursive: true });
       const file = stackFile(r.project, r.stack);
       // the runbook's order (docs/operating.md): npm run encryption-salt, then pulumi stack init

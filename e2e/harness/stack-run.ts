@@ -14,6 +14,8 @@ import { run, type RunResult } from "./proc";
 import { summaryLine, type PulumiEnv } from "./pulumi";
 import { readRendered, type RenderedStack } from "./rendered";
 import { failureLines, Report, stepFailed, type StepResult } from "./report";
+import type { DeployGraph } from "../../plan/needs";
+import type { ReadinessDelays } from "./readiness";
 
 /** The commit `--upgrade-from` names (upgrade.ts resolveUpgradeFrom). */
 export interface UpgradeFrom {
@@ -61,6 +63,24 @@ export interface E2EOptions {
    * starting at once both find the same port free.
    */
   portOffset?: number | undefined;
+  /**
+   * The bench's switch (`--deploy-graph`, components/deploy.ts): the current program's units also
+   * wait for the whole phase before their own (`phase-barriers`), to compare with its own graph.
+   * @default the program's own: each unit after what it depends on
+   */
+  deployGraph?: DeployGraph | undefined;
+  /**
+   * On the e2e's own cluster, kwok holds each pod as a kubelet pulling and starting it would, until
+   * the first up ends (readiness.ts); `--no-readiness-delays`: none.
+   * @default none
+   */
+  readinessDelays?: ReadinessDelays | undefined;
+  /**
+   * Only what timing a stack's first `pulumi up` needs (the bench, issue 46): steps 1–6 and one `pulumi
+   * up --yes --policy-pack policy`, not interrupted, its timings; then the cluster goes down. Reports
+   * in <outRoot>/first-up/<graph>/<stack>.
+   */
+  firstUpTiming?: boolean | undefined;
   log: (line: string) => void;
 }
 

@@ -4,10 +4,11 @@
 // ResourcePreEvent to its ResOutputsEvent or ResOpFailedEvent; the preview's events, `planning`,
 // left out), of each unit of the Plan (its resources, first start to last end), each phase and each
 // Helm release; and the longest chain of dependencies between units (each unit after its
-// `dependsOn` and after every unit of the last non-empty phase before it, as components/deploy.ts
-// orders them): the sum of its units' times, and its share of the update's time, what no
-// parallelism can take off the up.
+// `dependsOn`, and under the bench's phase barriers also after every unit of the phase before it, as
+// components/deploy.ts orders them: plan/needs.ts waitsOn): the sum of its units' times, and its
+// share of the update's time, what no parallelism can take off the up.
 import type { RenderedIndex } from "../../render/rendered";
+import { longestChain as heaviestChain, type DeployGraph } from "../../plan/needs";
 
 interface EventMetadata {
   op: string;
@@ -78,8 +79,17 @@ export interface DeployTimings {
 
 const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
 
-/** The timings of an update against the Plan's units (the rendered index). */
-export function deployTimings(steps: ResourceStep[], index: Pick<RenderedIndex, "phases">): DeployTimings {
+/**
+ * How a render's program deployed its units: the bench's switch (`switched`) on a program that reads
+ * it, else what its index says; a program before issue 46 says nothing, and its units waited for the
+ * whole phase before theirs.
+ */
+export function deployedGraph(index: Pick<RenderedIndex, "deployGraph">, switched: DeployGraph | undefined): DeployGraph {
+  return index.deployGraph === undefined ? "phase-barriers" : (switched ?? index.deployGraph);
+}
+
+/** The timings of an update against the Plan's units (the rendered index), deployed under `graph`. */
+export function deployTimings(steps: ResourceStep[], index: Pick<RenderedIndex, "phases">, graph: DeployGraph = "dependencies"): DeployTimings {
   const unitNames = new Set(index.phases.flatMap((p) => p.units.map((u) => u.name)));
   const byUrn = new Map(steps.map((s) => [s.urn, s]));
   // the unit a step belongs to: the nearest ancestor that is a unit's component (type openkeel:…)
@@ -112,27 +122,22 @@ export function deployTimings(steps: ResourceStep[], index: Pick<RenderedIndex, 
     .map((s) => ({ ...span(nameOf(s.urn), s.start, s.end ?? s.start), op: s.failed ? `${s.op} (failed)` : s.op }));
   const all = steps.filter((s) => !s.type.startsWith("pulumi:"));
   const seconds = all.length ? Math.max(...all.map((s) => s.end ?? s.start)) - Math.min(...all.map((s) => s.start)) : 0;
-  const chain = longestChain(index, new Map(units.map((u) => [u.name, u.seconds])), seconds);
+  const chain = longestChain(index, new Map(units.map((u) => [u.name, u.seconds])), seconds, graph);
   const first = units.find((u) => u.name === chain.units[0]);
   const last = units.find((u) => u.name === chain.units.at(-1));
   const chainSpan = first && last ? last.end - first.start : 0;
   return { seconds, phases, units, releases, chain: { ...chain, span: chainSpan, share: seconds > 0 ? chainSpan / seconds : 0 } };
 }
 
-/** The chain of dependent units whose times add up to the most (components/deploy.ts's order); its share: of their sum. */
-export function longestChain(index: Pick<RenderedIndex, "phases">, seconds: ReadonlyMap<string, number>, total: number): Omit<DeployTimings["chain"], "span"> {
-  const best = new Map<string, { seconds: number; units: string[] }>();
-  let previous: string[] = [];
-  for (const p of index.phases) {
-    for (const u of p.units) {
-      const deps = [...new Set([...previous, ...(u.dependsOn ?? [])])].map((d) => best.get(d)).filter((d) => d !== undefined);
-      const before = deps.reduce((a, b) => (b.seconds > a.seconds ? b : a), { seconds: 0, units: [] as string[] });
-      best.set(u.name, { seconds: before.seconds + (seconds.get(u.name) ?? 0), units: [...before.units, u.name] });
-    }
-    if (p.units.length > 0) previous = p.units.map((u) => u.name);
-  }
-  const top = [...best.values()].reduce((a, b) => (b.seconds > a.seconds ? b : a), { seconds: 0, units: [] as string[] });
-  return { units: top.units, seconds: top.seconds, share: total > 0 ? top.seconds / total : 0 };
+/** The chain of dependent units whose times add up to the most (components/deploy.ts's order under `graph`); its share: of their sum. */
+export function longestChain(
+  index: Pick<RenderedIndex, "phases">,
+  seconds: ReadonlyMap<string, number>,
+  total: number,
+  graph: DeployGraph = "dependencies",
+): Omit<DeployTimings["chain"], "span"> {
+  const top = heaviestChain(index, graph, (u) => seconds.get(u) ?? 0);
+  return { units: top.units, seconds: top.weight, share: total > 0 ? top.weight / total : 0 };
 }
 
 /** The report's lines of one update's timings. */

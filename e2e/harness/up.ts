@@ -4,7 +4,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { webhookPath } from "./admission";
-import { deployTimings, resourceSteps, timingLines, type DeployTimings } from "./timings";
+import { deployedGraph, deployTimings, resourceSteps, timingLines, type DeployTimings } from "./timings";
+import { kwokConfigFile } from "./readiness";
 import { protectedStillThere } from "./cluster-checks";
 import { freshStackPolicyCheck } from "./policy-checks";
 import { run, sleep, type RunResult } from "./proc";
@@ -109,13 +110,14 @@ export function rerunAgain(s: { reruns: number; afterRestart: number; lastOk: bo
 export async function firstUp(r: StackRun): Promise<FirstUp> {
   const o = r.o;
   const rep = r.report;
-  const restart: RestartState = { interrupted: false, pending: o.interrupt && r.ownCluster && !o.previewTiming };
+  const timing = o.previewTiming !== undefined || o.firstUpTiming === true;
+  const restart: RestartState = { interrupted: false, pending: o.interrupt && r.ownCluster && !timing };
   let last = await upStep(r, restart, "pulumi up --yes --policy-pack policy", ["up", "--yes", "--policy-pack", "policy"], "up");
   const logs = ["up"];
   const runs = [last];
   // a new stack's first preview: can the pack judge every resource? (unknown secrets make rules advisory)
   const firstPreviewFailed = !last.ok && last.detail.some((d) => d.includes("preview stage"));
-  if (!firstPreviewFailed && !o.previewTiming) freshStackPolicyCheck(r, r.logText("up"), "the first pulumi up's preview");
+  if (!firstPreviewFailed && !timing) freshStackPolicyCheck(r, r.logText("up"), "the first pulumi up's preview");
   if (firstPreviewFailed) {
     r.freshPreviewPending = true;
     logs.push("up-skip-preview");
@@ -208,7 +210,7 @@ export function recordTimings(r: StackRun, label: "first pulumi up" | "pin upgra
     if (steps.length === 0) continue;
     // a first up interrupted by the API server restart is timed until then; its rerun times the rest
     const key = timed === 0 ? label : `${label}, ${name}`;
-    const t = deployTimings(steps, rendered.index);
+    const t = deployTimings(steps, rendered.index, deployedGraph(rendered.index, r.o.deployGraph));
     r.timings[key] = { log: name, ...t };
     r.report.timings.push(...timingLines(`${key} (${name})`, t));
     timed++;
@@ -309,5 +311,27 @@ export async function timePreviews(r: StackRun, tries: number, turn?: (stack: st
       await turn?.(r.stack);
     }
     s.summary = `${r.report.previewSeconds.map((x) => x.toFixed(2)).join(", ")} s`;
+  });
+}
+
+/** After the first up: kwok started again without the delays (its other state is the cluster's). */
+export async function endReadinessDelays(r: StackRun): Promise<void> {
+  await r.step("kwok: readiness delays end after the first pulumi up (cluster.sh restart kwok)", async (s) => {
+    fs.rmSync(kwokConfigFile(r.clusterDir), { force: true });
+    const res = await run(r.o.clusterScript, ["restart", r.clusterDir, "kwok"], { log: r.log("cluster") });
+    if (res.code !== 0) throw new Error(`cluster.sh restart kwok exited ${res.code}: ${res.stderr.slice(-800)}`);
+    const waits = r.podLog?.startWaits() ?? [];
+    const sorted = [...waits].sort((a, b) => a - b);
+    const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+    s.summary = waits.length
+      ? `${waits.length} pods held ${pick(0).toFixed(0)}–${sorted.at(-1)!.toFixed(0)} s (median ${pick(0.5).toFixed(0)} s) from bound to started`
+      : "no pod was held";
+    // each held pod waited at least the minimum (whole seconds: the pod log's clock and kwok's differ by the watch)
+    const short = waits.filter((w) => w < r.o.readinessDelays!.minSeconds - 1);
+    r.report.checks.push({
+      name: "readiness delays: every pod the first up made waited between the bounds before it started",
+      ok: waits.length > 0 && short.length === 0,
+      detail: [s.summary, ...(short.length ? [`${short.length} started sooner than ${r.o.readinessDelays!.minSeconds} s`] : [])],
+    });
   });
 }

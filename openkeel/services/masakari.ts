@@ -12,6 +12,7 @@ import type { Check } from "../../config/problems";
 import { HA_SEGMENT_LABEL } from "../../config/roles";
 import { nodeSelectorSchema, tolerationSchema } from "../../config/k8s";
 import { findUnit, type Plan } from "../../plan/plan";
+import { fact } from "../../plan/needs";
 import type { PlacementCheck, ReportNode } from "../../placement/report";
 import { matchesLabelSelector } from "../../placement/scheduling";
 import { isObj, obj } from "../../placement/workloads";
@@ -150,5 +151,11 @@ export const masakari = openkeelService({
     [SEGMENT_HEALTH_CHECKS]: segmentHealthChecksSchema.optional(),
   },
   values: (ctx) => masakariValues(ctx.remediation),
+  usesAtRunTime: [
+    {
+      facts: [fact.api("remediation.medik8s.io", "NodeHealthCheck")],
+      why: "its engine creates one NodeHealthCheck per failover segment (§ 5.6), a kind OLM installs with Medik8s",
+    },
+  ],
   placementChecks: [segmentOverlap, segmentRemediationCheck],
 });

@@ -9,6 +9,7 @@ import { COMPUTE_DISABLED_TAINT, hasTrait, isDrained } from "../../config/lifecy
 import { stateChange, type SlottedStep } from "../../lifecycle/contributor";
 import { addFirst, concerned, downList, nodeList, ofTotal, transition, type NodeConstraint } from "../../lifecycle/feasibility";
 import { secretRef } from "../../plan/plan";
+import { fact } from "../../plan/needs";
 import { TENANT_WORKLOAD } from "../../placement/workloads";
 import { api, computeLabel, NODE_AGENT_EXTRA_TOLERATIONS, on, secretRefSchema, unlisted, worker } from "../components";
 import { METADATA_PROXY_SECRET, releaseName } from "../names";
@@ -174,7 +175,15 @@ export const nova = openkeelService({
       replicas: { fixed: 1 },
     },
   },
-  waitsFor: ["placement"],
+  waitsFor: [
+    { service: "placement", why: "its compute agents register the nova-compute service and their resource providers in Placement when they start (§ 4.2)" },
+  ],
+  usesAtRunTime: [
+    {
+      facts: [fact.api("kubevirt.io", "VirtualMachineInstance")],
+      why: "its compute agent reads and creates VirtualMachineInstances (§ 2: RBAC on VMIs), whose CRD virt-operator installs once it reconciles the KubeVirt CR",
+    },
+  ],
   apiJob: true,
   settings: {
     config: z.strictObject({

@@ -111,7 +111,10 @@ export const zun = openkeelService({
     const label = computeLabel(ctx);
     return { config: { kubernetes: { ...(label ? { nova_compute_label: label } : {}), compute_toleration: roleToleration(CONTAINERS) } } };
   },
-  releaseUnits: (ctx) => [kataRuntimeClassUnit(ctx)],
+  releaseUnits: (ctx) => ({
+    units: [kataRuntimeClassUnit(ctx)],
+    why: "Zun's compute agent runs every container and capsule as a Pod of the kata RuntimeClass: the Pods it creates at run time name it, no object of the release does",
+  }),
   readers: { RuntimeClass: readRuntimeClass },
   host: kataNeeds,
 });

@@ -1,6 +1,6 @@
 // What a pulumi up waited on, from the engine's event log (e2e/harness/timings.ts).
 import { describe, expect, it } from "vitest";
-import { deployTimings, longestChain, resourceSteps } from "../../e2e/harness/timings";
+import { deployedGraph, deployTimings, longestChain, resourceSteps } from "../../e2e/harness/timings";
 
 const urn = (type: string, name: string) => `urn:pulumi:s::openkeel::${type}::${name}`;
 const ev = (
@@ -60,7 +60,7 @@ describe("deploy timings from the engine's event log", () => {
     const steps = resourceSteps(log);
     expect(steps.find((s) => s.urn.endsWith("a:x"))).toMatchObject({ start: 10, end: 14 });
     expect(steps.find((s) => s.urn.endsWith("d-dep"))).toMatchObject({ start: 34, end: 45, failed: true });
-    const t = deployTimings(steps, index);
+    const t = deployTimings(steps, index, "phase-barriers");
     expect(t.units.map((u) => [u.name, u.phase, u.seconds])).toEqual([
       ["a", "one", 4],
       ["b", "one", 20],
@@ -73,21 +73,28 @@ describe("deploy timings from the engine's event log", () => {
     ]);
     expect(t.releases).toEqual([{ name: "b", start: 10, end: 30, seconds: 20, op: "create" }]);
     expect(t.seconds).toBe(35);
-    // b (20) → c (2) → d (12): every unit of phase two waits for the whole of phase one
+    // b (20) → c (2) → d (12): under the bench's phase barriers every unit of phase two waits for the whole of phase one
     // b starts at 10, d ends at 45: the chain spans 35 of the update's 35 s
     expect(t.chain).toEqual({ units: ["b", "c", "d"], seconds: 34, span: 35, share: 1 });
+    // the program's own graph: d waits for c only, so the longest chain is b alone (20 s) against c → d (14 s)
+    expect(deployTimings(steps, index).chain).toEqual({ units: ["b"], seconds: 20, span: 20, share: 20 / 35 });
   });
 
-  it("a unit with no time of its own adds nothing; its dependants still wait for the phase before", () => {
-    expect(
-      longestChain(
-        index,
-        new Map([
-          ["a", 5],
-          ["d", 3],
-        ]),
-        10,
-      ),
-    ).toEqual({ units: ["a", "d"], seconds: 8, share: 0.8 });
+  it("the graph a render's program deployed with: its index's, the bench's switch over it; a render before issue 46 says none: phase barriers", () => {
+    expect(deployedGraph({ deployGraph: "dependencies" }, undefined)).toBe("dependencies");
+    expect(deployedGraph({ deployGraph: "dependencies" }, "phase-barriers")).toBe("phase-barriers");
+    expect(deployedGraph({}, undefined)).toBe("phase-barriers");
+    // the last release's program reads no switch: it always waited for the phase before
+    expect(deployedGraph({}, "dependencies")).toBe("phase-barriers");
+  });
+
+  it("a unit with no time of its own adds nothing; under phase barriers its dependants still wait for the phase before", () => {
+    const seconds = new Map([
+      ["a", 5],
+      ["d", 3],
+    ]);
+    expect(longestChain(index, seconds, 10, "phase-barriers")).toEqual({ units: ["a", "d"], seconds: 8, share: 0.8 });
+    // by its dependencies d waits for c alone: a's five seconds are off its chain
+    expect(longestChain(index, seconds, 10)).toEqual({ units: ["a"], seconds: 5, share: 0.5 });
   });
 });

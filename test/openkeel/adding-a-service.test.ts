@@ -46,7 +46,9 @@ describe("a service added by its module and its registry line", () => {
     const plan = planOf(withExample("prod-medium", { replicas: { api: 4 } }));
     const u = release(plan, "openkeel-example");
     expect(u.chart).toEqual({ repository: "oci://registry.openkeel.io/charts", chart: "openkeel-example", version: "1.2.3" });
-    expect(u.dependsOn).toEqual(["openkeel-keystone"]);
+    // the identity service, by hand (no object shows it); the rest from what its values use
+    expect(u.waitsFor?.map((w) => w.unit)).toEqual(["openkeel-keystone"]);
+    expect(u.dependsOn).toEqual(expect.arrayContaining(["openkeel-keystone", "openkeel-namespace"]));
     expect(u.namespace).toBe("openkeel");
     expect(u.values.placement).toEqual({ api: { role: "controlPlane" } });
     expect(u.values.api).toEqual({ replicas: 4 });

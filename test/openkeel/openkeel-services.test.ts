@@ -27,7 +27,7 @@ describe("the registry", () => {
 
   it("a service extends, or waits for, only a service listed before it (install order)", () => {
     const before = (s: OpenKeelService) => SERVICES.slice(0, SERVICES.indexOf(s)).map((x) => x.name);
-    const named = SERVICES.flatMap((s) => [...(s.extends ? [s.extends] : []), ...(s.waitsFor ?? [])].map((other) => ({ s, other })));
+    const named = SERVICES.flatMap((s) => [...(s.extends ? [s.extends] : []), ...(s.waitsFor ?? []).map((w) => w.service)].map((other) => ({ s, other })));
     expect(named.filter(({ s, other }) => !before(s).includes(other)).map(({ s, other }) => `${s.name} → ${other}`)).toEqual([]);
     expect(named.map(({ s, other }) => `${s.name} → ${other}`)).toEqual(["nova → placement", "neutron-fwaas → neutron", "neutron-vpnaas → neutron"]);
   });

@@ -2,7 +2,8 @@
 // core kinds typed, the rest generic), remote manifests, protected units, secrets.
 import { describe, expect, it } from "vitest";
 import * as pulumi from "@pulumi/pulumi";
-import { deployPlan } from "../../../components/deploy";
+import { deployGraph, deployPlan } from "../../../components/deploy";
+import { DEPLOY_GRAPH_ENV } from "../../../plan/needs";
 import { REGISTRATION_BATCH } from "../../../components/plan-unit";
 import { phase, secretRef, type K8sObject, type Plan } from "../../../plan/plan";
 import { dependsOnUnit, MOCK_SECRET_VALUE, runProgram } from "../../helpers/pulumi";
@@ -125,17 +126,30 @@ describe("deployPlan", () => {
     for (const r of run.resources.filter((x) => x.protect)) expect(r.retainOnDelete).toBe(true);
   });
 
-  it("waits for the units named in dependsOn within a phase", async () => {
+  it("waits for the units its dependsOn names, and for no other: the phases are no barriers", async () => {
     const run = await runProgram("prod-small", {}, async () => {
       deployPlan(planWithEveryUnitKind());
     });
     const deps = run.byName("longhorn").dependencies;
     expect(dependsOnUnit(deps, "namespaces")).toBe(true);
+    expect(dependsOnUnit(deps, "kubevirt-operator")).toBe(false);
+    expect(dependsOnUnit(run.byName("openkeel-neutron").dependencies, "storage-classes")).toBe(false);
+    expect(dependsOnUnit(run.byName("storage-classes").dependencies, "longhorn")).toBe(false);
+    expect(dependsOnUnit(run.byName("kubevirt-operator").dependencies, "node-roles")).toBe(false);
+  });
+
+  it("with the bench's phase barriers (OPENKEEL_DEPLOY_GRAPH=phase-barriers), each unit also waits for the whole phase before it", async () => {
+    const run = await runProgram("prod-small", {}, async () => {
+      deployPlan(planWithEveryUnitKind(), undefined, deployGraph({ [DEPLOY_GRAPH_ENV]: "phase-barriers" }));
+    });
+    const deps = run.byName("longhorn").dependencies;
+    expect(dependsOnUnit(deps, "namespaces")).toBe(true);
     expect(dependsOnUnit(deps, "kubevirt-operator")).toBe(true);
-    // phase order: the openkeel phase waits for platform-config, which waits for platform
     expect(dependsOnUnit(run.byName("openkeel-neutron").dependencies, "storage-classes")).toBe(true);
     expect(dependsOnUnit(run.byName("storage-classes").dependencies, "longhorn")).toBe(true);
     expect(dependsOnUnit(run.byName("kubevirt-operator").dependencies, "node-roles")).toBe(true);
+    expect(deployGraph({})).toBe("dependencies");
+    expect(() => deployGraph({ [DEPLOY_GRAPH_ENV]: "phases" })).toThrow(/OPENKEEL_DEPLOY_GRAPH=phases: expected dependencies or phase-barriers/);
   });
 
   it("hands secrets to releases as Pulumi secrets only, generated once per stack", async () => {
@@ -155,7 +169,7 @@ describe("deployPlan", () => {
     }
   });
 
-  it("registers a unit larger than REGISTRATION_BATCH in batches, each once the one before is registered, and a later phase still depends on every object", async () => {
+  it("registers a unit larger than REGISTRATION_BATCH in batches, each once the one before is registered, and a unit that depends on it depends on every object", async () => {
     const plan = shippedPlan("prod-small").plan!;
     for (const ph of plan.phases) ph.units = [];
     const count = 2 * REGISTRATION_BATCH + 7;
@@ -169,6 +183,7 @@ describe("deployPlan", () => {
       kind: "Manifests",
       name: "after",
       type: "openkeel:platform:After",
+      dependsOn: ["many"],
       objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "after", namespace: "n" } }],
     });
     // registrations of the large unit sent to the monitor and not yet answered, at most

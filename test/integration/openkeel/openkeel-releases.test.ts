@@ -107,19 +107,29 @@ describe("order", () => {
     expect(PHASES.indexOf("openkeel-infra")).toBeGreaterThan(PHASES.indexOf("platform-config"));
     expect(PHASES.indexOf("openkeel")).toBe(PHASES.indexOf("openkeel-infra") + 1);
     const plan = shipped("prod-medium");
-    expect(release(plan, "openkeel-chart").dependsOn).toEqual(["openkeel-namespace"]);
-    expect(release(plan, "openkeel-keystone").dependsOn).toBeUndefined();
-    expect(release(plan, "openkeel-nova").dependsOn).toEqual(["openkeel-keystone", "openkeel-placement"]);
-    for (const u of phase(plan, "openkeel").units.filter((x) => x.name !== "openkeel-keystone")) {
-      expect(u.dependsOn).toContain("openkeel-keystone");
+    // the CRs it renders: their CRDs and webhooks; its namespace, classes and nodes' labels
+    expect(release(plan, "openkeel-chart").dependsOn).toEqual([
+      "mariadb-operator",
+      "mariadb-operator-crds",
+      "node-roles",
+      "openkeel-namespace",
+      "priority-classes",
+      "rabbitmq-cluster-operator",
+      "storage-classes",
+    ]);
+    expect(release(plan, "openkeel-keystone").dependsOn).toEqual(["kube-ovn", "node-roles", "openkeel-namespace", "priority-classes"]);
+    expect(release(plan, "openkeel-nova").waitsFor!.map((w) => w.unit)).toEqual(["openkeel-keystone", "openkeel-placement"]);
+    for (const u of phase(plan, "openkeel").units.filter((x) => x.kind === "HelmRelease" && x.name !== "openkeel-keystone")) {
+      expect(u.waitsFor!.map((w) => w.unit)).toContain("openkeel-keystone");
     }
   });
 
-  it("under Pulumi, every service release waits for the infrastructure release", async () => {
+  it("under Pulumi, no service release waits for the infrastructure release, whose end promises no database; each waits for Keystone", async () => {
     const run = await runProgram("prod-small", pulumiConfigOf(shippedRaw("prod-small")), program);
     for (const s of ["openkeel-keystone", "openkeel-neutron", "openkeel-zun"]) {
-      expect(dependsOnUnit(run.byName(s).dependencies, "openkeel-chart"), s).toBe(true);
+      expect(dependsOnUnit(run.byName(s).dependencies, "openkeel-chart"), s).toBe(false);
     }
+    for (const s of ["openkeel-neutron", "openkeel-zun"]) expect(dependsOnUnit(run.byName(s).dependencies, "openkeel-keystone"), s).toBe(true);
     expect(dependsOnUnit(run.byName("openkeel-chart").dependencies, "openkeel-namespace")).toBe(true);
     expect(dependsOnUnit(run.byName("openkeel-nova").dependencies, "openkeel-placement")).toBe(true);
   });
@@ -397,7 +407,7 @@ describe("the Neutron extensions (§ 5.2: openkeel-neutron-fwaas, openkeel-neutr
   it.each(SHIPPED_STACKS)("%s: both releases after Neutron, their APIs on the control plane, the VPNaaS agent following the chassis", (stack) => {
     const plan = shipped(stack);
     for (const name of ["openkeel-neutron-fwaas", "openkeel-neutron-vpnaas"]) {
-      expect(release(plan, name).dependsOn).toEqual(["openkeel-keystone", "openkeel-neutron"]);
+      expect(release(plan, name).waitsFor!.map((w) => w.unit)).toEqual(["openkeel-keystone", "openkeel-neutron"]);
       expect(values(plan, name).placement.api).toEqual({ role: "controlPlane" });
     }
     const vpnaas = values(plan, "openkeel-neutron-vpnaas");

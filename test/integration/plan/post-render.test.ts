@@ -396,7 +396,9 @@ describe("item 3: priority classes exist before the first unit that names one", 
     const plan = planOf("prod-medium");
     const early = structuredClone(plan);
     (findUnit(early, "cert-manager") as HelmReleaseUnit).values.global = { priorityClassName: "longhorn-critical" };
-    expect(() => priorityClassChecks(early, shippedConfig("prod-medium"))).toThrow(/longhorn-critical does not exist yet \(longhorn\/longhorn chart/);
+    expect(() => priorityClassChecks(early, shippedConfig("prod-medium"))).toThrow(
+      /longhorn-critical does not exist yet \(unit longhorn, which it does not wait for/,
+    );
   });
 });
 

@@ -184,7 +184,8 @@ describe("MetalLB in production (D8)", () => {
       externalTrafficPolicy: "Local",
       selector: { "app.kubernetes.io/instance": "openkeel-chart", "app.kubernetes.io/component": "ingress" },
     });
-    expect(findUnit(plan, INGRESS_SERVICE_UNIT)!.dependsOn).toEqual(["openkeel-chart"]);
+    // Pulumi waits for its endpoints (the ingress pods of openkeel-chart) and its address (MetalLB's pool)
+    expect(findUnit(plan, INGRESS_SERVICE_UNIT)!.dependsOn).toEqual(["metallb-pool", "openkeel-chart", "openkeel-namespace"]);
   });
 
   it.each(["lab", "prod-small"])("%s: no MetalLB, no VIP (the lab keeps its NodePorts)", (stack) => {

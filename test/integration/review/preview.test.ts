@@ -310,6 +310,36 @@ describe("actions: what pulumi up does with each object", () => {
     );
   };
 
+  it("a release whose dependencies alone change is no action (the engine orders its steps by them, never updates for them): the units section shows it", () => {
+    const nova = (over: Record<string, unknown>) =>
+      index({
+        phases: [
+          {
+            name: "openkeel",
+            units: [{ ...(index().phases[1].units[0] as Record<string, unknown>), ...over }],
+          },
+        ],
+      });
+    const values = { "values/nova.yaml": { api: { replicas: 1 } } };
+    const p = previewStack(
+      "s",
+      tree({ "index.yaml": nova({ dependsOn: ["keystone"] }), ...values }),
+      tree({ "index.yaml": nova({ dependsOn: ["keystone", "placement"], waitsFor: [{ unit: "placement", why: "agents register there" }] }), ...values }),
+    );
+    expect(p.actions).toEqual([]);
+    expect(p.units.map((u) => [u.name, u.op, u.changes.map((c) => String(c.path[0]))])).toEqual([["nova", "change", ["dependsOn", "waitsFor"]]]);
+    // with a chart change beside it, the update names the chart only
+    const both = previewStack(
+      "s",
+      tree({ "index.yaml": nova({ dependsOn: ["keystone"] }), ...values }),
+      tree({
+        "index.yaml": nova({ dependsOn: ["placement"], chart: { repository: "oci://registry.example/openkeel", chart: "nova", version: "1.1.0" } }),
+        ...values,
+      }),
+    );
+    expect(both.actions.map((a) => [a.action, a.detail])).toEqual([["update", "chart.version"]]);
+  });
+
   it("a StorageClass whose parameters change is replaced, with the field; protected, that is an error", () => {
     const free = pair(false, sc({ numberOfReplicas: "3" }), sc({ numberOfReplicas: "2" }));
     expect(free.actions).toEqual([

@@ -162,7 +162,7 @@ function renamedCertManager(kept: boolean): string {
   const file = "platform/cert-manager.ts";
   replaceOnce(repo, file, 'helmReleaseUnit("cert-manager", ', 'helmReleaseUnit("cert-manager-release", ');
   if (kept) {
-    replaceOnce(repo, file, "values, { dependsOn });", 'values, { dependsOn, release: "cert-manager" });');
+    replaceOnce(repo, file, "CERT_MANAGER_CHART, values, {", 'CERT_MANAGER_CHART, values, {\n    release: "cert-manager",');
     replaceOnce(
       repo,
       "components/renames.ts",
