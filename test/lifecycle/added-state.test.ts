@@ -10,7 +10,7 @@ import { isError } from "../../config/problems";
 import { planStack } from "../../environments";
 import { Loss } from "../../lifecycle/feasibility";
 import { allUnits, type K8sObject } from "../../plan/plan";
-import { NHC_CONSTRAINT } from "../../platform/medik8s-groups";
+import { aloneInGroup, NHC_CONSTRAINT } from "../../platform/medik8s-groups";
 import { planOf } from "../helpers/plans";
 import { mutatedConfig, PRODUCTION_STACKS, SHIPPED_STACKS, shippedRaw } from "../helpers/stacks";
 
@@ -35,10 +35,14 @@ vi.mock("../../config/lifecycle", async (importOriginal) => {
   return { ...actual, NODE_STATES: states, UNWATCHED_STATES: states.filter((s) => traits[s].leavesHealthChecks) };
 });
 
-/** The stack with its last node (a worker where the stack has any) under burn-in. */
+/**
+ * The stack with its last node that a check of ours watches (a worker where the stack has any; not
+ * one alone in its group, which no check watches: platform/medik8s-groups.ts) under burn-in.
+ */
 function withBurnIn(stack: string) {
   const nodes = (shippedRaw(stack).nodes as { name: string }[]).map((n) => n.name);
-  const node = nodes.at(-1)!;
+  const alone = aloneInGroup(planOf(stack).nodes);
+  const node = nodes.filter((n) => !alone.has(n)).at(-1) ?? nodes.at(-1)!;
   const cfg = mutatedConfig(stack, (raw) => {
     raw.nodes.find((n: { name: string }) => n.name === node).state = ADDED;
   });

@@ -4,9 +4,12 @@
 // `helm template` with a stack's values); the OpenKeel releases against their
 // contract charts (e2e/charts/, the § 5.1–5.2 interface: no real chart is public). A statement that
 // misses a use, or an offer another unit uses, fails here with the file and the fact.
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { defaultMirrorDir } from "../../../e2e/harness/driver";
+import { contractChart } from "../../../e2e/harness/mirror";
 import { predecessorMoves } from "../../../e2e/harness/predecessor";
 import { readRendered } from "../../../e2e/harness/rendered";
 import { ENVIRONMENTS } from "../../../environments/registry";
@@ -121,6 +124,14 @@ describe("a statement that is wrong about its file fails, naming the fact", () =
 });
 
 describe("what the OpenKeel releases are stated to hold is what their contract charts render (e2e/charts/, § 5.1–5.2)", () => {
+  // as the e2e's mirror serves it: the shared § 5.2 helper is added when a chart is packaged
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "unit-content-"));
+  const packaged = (chart: string) => {
+    const file = path.join(dir, `${chart}.tgz`);
+    if (!fs.existsSync(file)) fs.writeFileSync(file, contractChart(chart, "1.0.0"));
+    return file;
+  };
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const seen = new Set<string>();
   const cases = PLANS.flatMap(([stack, plan]) =>
     allUnits(plan)
@@ -134,7 +145,7 @@ describe("what the OpenKeel releases are stated to hold is what their contract c
     const render = RENDERS.get(stack)!;
     const ru = render.units().find((x) => x.name === u.name)!;
     const objects = chartObjects({
-      chart: path.join(REPO, "e2e", "charts", u.chart.chart),
+      chart: packaged(u.chart.chart),
       release: u.release,
       namespace: u.namespace,
       valuesFile: path.join(render.where, ru.values!),
