@@ -5,7 +5,7 @@
 // stacks, kubeconform alone on the same files (the floor for validation; issue 16's ratios against it
 // are printed, no longer checked), `npm run policy` and `npm test` as a developer runs them, what an
 // operator waits for (a 2000-node preview, the edit loop, the pull-request workflow offline), and
-// every target of issue 25 measured in this run, each printed against its goal (README, "Speed").
+// every target of issue 25 measured in this run, each printed against its goal (docs/testing-and-bench.md, "npm run bench").
 // Prints the tables and writes the JSON. When the real engine is on PATH (pulumi, its Node language
 // host, the kubernetes and random providers, kubectl) and the e2e's cluster script exists, it also
 // times `pulumi preview --policy-pack policy` of a deployed lab and prod-medium (`npm run e2e --

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { ENVIRONMENTS } from "../../environments/registry";
 import { REPO } from "../helpers/stacks";
 
-/** The product folders below environments/ (README "Layout"). */
+/** The product folders below environments/ (docs/where-a-change-goes.md, "Layout"). */
 const BELOW = ["config", "topology", "plan", "placement", "render", "platform", "openkeel", "nodes"];
 const NAMES = Object.keys(ENVIRONMENTS);
 

@@ -1,5 +1,5 @@
 // The layout is the architecture: one folder per concern, imports running one way. These are the
-// rules README.md draws; a change that breaks them fails here with the import that does.
+// rules docs/where-a-change-goes.md draws; a change that breaks them fails here with the import that does.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -105,7 +105,7 @@ function cycles(graph: Map<string, string[]>): string[] {
   return found;
 }
 
-/** The one module that writes and reads rendered/<stack>/ (README "Layout"). */
+/** The one module that writes and reads rendered/<stack>/ (docs/where-a-change-goes.md, "Layout"). */
 const RENDERED_MODEL = "render/rendered.ts";
 /** The files of rendered/<stack>/ only the model may name: reading them is its job (placement.md is drawn from placement.json, never read back). */
 const MODEL_FILES = /["'`](index\.yaml|placement\.json|placement\.md|talos\/machines\.yaml)["'`]/;
