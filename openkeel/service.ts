@@ -110,6 +110,12 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    */
   constraints?: readonly NodeConstraint[];
   /**
+   * What its constraints' findings are about, which places them among OpenKeel's (./feasibility.ts
+   * reads them in the order of CONCERNS: in the failure-domain table and the plan checks).
+   * @default after every concern, in install order
+   */
+  concern?: Concern;
+  /**
    * Its own placement checks, which the report runs beside the generic ones.
    * @default none
    */
@@ -127,6 +133,10 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    */
   lifecycle?: ServiceLifecycle;
 }
+
+/** What OpenKeel's findings of a node's loss are about, in the order they read: the control plane's quorums, the data, the network, the bare metal, the way in, the compute. */
+export const CONCERNS = ["quorums", "data", "network", "bare metal", "way in", "compute"] as const;
+export type Concern = (typeof CONCERNS)[number];
 
 /** A service's part in a node's life; its constraints are `constraints`. */
 export type ServiceLifecycle = Pick<NodeLifecycle, "stateTaints" | "steps">;

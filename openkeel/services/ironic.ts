@@ -285,4 +285,5 @@ export const ironic = openkeelService({
   },
   host: ironicNeeds,
   constraints: [CONDUCTORS],
+  concern: "bare metal",
 });
