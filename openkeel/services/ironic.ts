@@ -162,7 +162,7 @@ const IRONIC_NETWORK_KEYS: readonly IronicNetworkKey[] = [
   },
 ];
 
-/** The conductors' count: the stack's, else the design's two (§ 6.3: one pair per provisioning network). */
+/** The conductors' count: the stack's, else two (a conductor left when one's node is down: its constraint below). */
 function conductorReplicas(cfg: Pick<Config, "services">): number {
   return cfg.services[IRONIC]?.replicas.conductor ?? DEFAULT_CONDUCTORS;
 }

@@ -17,11 +17,12 @@
 // - The machinery: the source of the layers a service or component plugs into and of the review
 //   tooling that judges their changes: config/, topology/, plan/, placement/, render/, lifecycle/,
 //   platform/, openkeel/, review/.
-// - Its own module: a service's `openkeel/services/<name>.ts` and the registry beside it (which
-//   lists them all); a component's `platform/<module>.ts` and the files beside it named
-//   `<module>-*.ts` (platform/medik8s-rule.ts is Medik8s'). A module of one service or component may
-//   name another it builds on (Ironic's provisioning network is a Kube-OVN Subnet): it is no
-//   machinery, so it is not read here.
+// - Its own module: a service's `openkeel/services/<name>.ts`; a component's `platform/<module>.ts`
+//   and the files beside it named `<module>-*.ts` (platform/medik8s-rule.ts is Medik8s'). A
+//   service's module may name what it builds on, other services and components (Ironic's
+//   provisioning network is a Kube-OVN Subnet), and the registry lists every service: neither is
+//   read. A component's module may name the components it builds on (Longhorn's storage network is
+//   a Multus attachment), never a service, which sits above it: it is read for the services' names.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import ts from "typescript";
@@ -30,6 +31,9 @@ import { environmentComponents } from "../../environments/registry";
 import { OPENKEEL } from "../../openkeel/descriptor";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
 import { REPO } from "../helpers/stacks";
+
+/** The registry of the services, which lists them by name. */
+const REGISTRY = "openkeel/services/index.ts";
 
 const MACHINERY = ["config", "topology", "plan", "placement", "render", "lifecycle", "platform", "openkeel", "review"];
 
@@ -130,7 +134,8 @@ async function hits(): Promise<string[]> {
   const { services, components } = await names();
   const found = new Set<string>();
   for (const file of MACHINERY.flatMap(sources)) {
-    if (file.startsWith("openkeel/services/")) continue;
+    // a service's module, and the registry that lists them all
+    if (services.some((n) => n.own(file)) || file === REGISTRY) continue;
     // a component's module builds on the components below it, never on a service above it
     const forbidden = components.some((c) => c.own(file)) ? services : [...services, ...components];
     for (const token of tokens(file, fs.readFileSync(path.join(REPO, file), "utf8"))) {
@@ -158,8 +163,8 @@ describe("the machinery names no service nor platform component", () => {
 
   it("outside its own module, but for the moves under way", async () => {
     const found = await hits();
-    expect(found.filter((h) => !(h in KNOWN))).toEqual([]);
     // an exception whose move has landed goes
     expect(Object.keys(KNOWN).filter((k) => !found.includes(k))).toEqual([]);
+    expect(found.filter((h) => !(h in KNOWN))).toEqual([]);
   });
 });
