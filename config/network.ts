@@ -4,6 +4,7 @@
 // charts/kube-ovn/values.yaml, `ipv4.*`: read at v1.15.8, the keys the v1 chart of v1.16 keeps);
 // the address checks are in topology/addresses.ts.
 import { z } from "zod";
+import type { ServiceNeeds } from "./services";
 import { cidrFault, contains, parseAddress, parseCidr, reservedAddresses } from "./cidr";
 
 /** Kube-OVN's `ipv4.POD_CIDR`, `ipv4.SVC_CIDR` and `ipv4.JOIN_CIDR` defaults. */
@@ -74,7 +75,7 @@ export const networkCidrSchema = z.string().superRefine((value, ctx) => {
 });
 
 /**
- * A secondary network of pods (§ 1.3 Longhorn's storage network, § 1.4 Ironic's provisioning
+ * A secondary network of pods (§ 1.3 Longhorn's storage network, § 1.4 the bare-metal provisioning
  * VLAN): one host interface of the same name on every node whose pods attach, a macvlan (bridge)
  * or ipvlan (l2) child of it in each pod through a Multus NetworkAttachmentDefinition, and the
  * addresses from Kube-OVN's IPAM (a Subnet whose provider is the attachment), unique across nodes.
@@ -117,19 +118,21 @@ export type AttachmentNetwork = z.infer<typeof attachmentNetworkSchema>;
 
 /**
  * The secondary networks a stack sets, with the key each is set at (the address checks,
- * topology/addresses.ts). Ironic's is one of its own keys (openkeel/services/ironic.ts declares it
- * with this schema, and the loader has read it so): read back here as what it is.
+ * topology/addresses.ts): Longhorn's, and those among the services' own keys that their modules
+ * declare (`attachmentNetworks`, carried by the loaded config's service catalog), which the loader
+ * has read with this schema: read back here as what they are.
  */
 export function attachmentNetworksOf(cfg: {
   platform: { longhorn: { storageNetwork?: AttachmentNetwork | undefined } };
   services: Readonly<Record<string, { readonly [key: string]: unknown } | undefined>>;
+  serviceCatalog: readonly Pick<ServiceNeeds, "name" | "attachmentNetworks">[];
 }): { key: string; what: string; network: AttachmentNetwork }[] {
   const storage = cfg.platform.longhorn.storageNetwork;
-  const provisioning = cfg.services.ironic?.provisioningNetwork;
-  return [
-    ...(storage ? [{ key: "openkeel:platform.longhorn.storageNetwork", what: "Longhorn's storage network", network: storage }] : []),
-    ...(provisioning !== undefined
-      ? [{ key: "openkeel:services.ironic.provisioningNetwork", what: "Ironic's provisioning network", network: attachmentNetworkSchema.parse(provisioning) }]
-      : []),
-  ];
+  const services = cfg.serviceCatalog.flatMap(({ name, attachmentNetworks }) =>
+    (attachmentNetworks ?? []).flatMap(({ key, what }) => {
+      const network = cfg.services[name]?.[key];
+      return network !== undefined ? [{ key: `openkeel:services.${name}.${key}`, what, network: attachmentNetworkSchema.parse(network) }] : [];
+    }),
+  );
+  return [...(storage ? [{ key: "openkeel:platform.longhorn.storageNetwork", what: "Longhorn's storage network", network: storage }] : []), ...services];
 }

@@ -12,7 +12,7 @@ import { stackPlacementSchema } from "./placement";
 /** The keys every service's block has. */
 export const serviceSchema = z.strictObject({
   enabled: z.boolean().optional(),
-  /** Replica counts per component, e.g. ironic `{conductor: 1}`. */
+  /** Replica counts per component, e.g. `{conductor: 1}`. */
   replicas: z.record(z.string(), z.number().int().min(0)).default({}),
   /** Per-component placement overrides; raw fields win over roles (§ 5.1 precedence). */
   placement: z.record(z.string(), stackPlacementSchema).default({}),
@@ -20,7 +20,7 @@ export const serviceSchema = z.strictObject({
   values: z.record(z.string(), z.unknown()).default({}),
 });
 
-/** A service's block as loaded: the common keys, and its own (typed by its module, e.g. Ironic's). */
+/** A service's block as loaded: the common keys, and its own (typed by its module). */
 export type ServiceConfig = z.infer<typeof serviceSchema> & { readonly [key: string]: unknown };
 
 /** What a service needs to run: the layers below openkeel/ read it from the loaded config. */
@@ -37,6 +37,12 @@ export interface ServiceNeeds {
    * @default none
    */
   extends?: string;
+  /**
+   * Its own stack keys that are secondary networks of pods (attachmentNetworkSchema, config/network.ts),
+   * with what each is: the address checks hold them apart from the cluster's ranges (topology/addresses.ts).
+   * @default none
+   */
+  attachmentNetworks?: readonly { key: string; what: string }[];
 }
 
 /** A service as the loader reads a stack against it. */
@@ -54,6 +60,7 @@ export function serviceCatalog(services: readonly ServiceDeclaration[]): Service
     name: s.name,
     ...(s.requiredRole ? { requiredRole: s.requiredRole } : {}),
     ...(s.extends ? { extends: s.extends } : {}),
+    ...(s.attachmentNetworks ? { attachmentNetworks: s.attachmentNetworks } : {}),
   }));
 }
 

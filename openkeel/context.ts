@@ -1,6 +1,5 @@
 // How the OpenKeel values builders size and place from the stack's context (platform/context.ts):
 // how many nodes a placement can use, and how replicas follow the topology.
-import { ironicConductorReplicas } from "../topology/services";
 import { quorumMembers } from "../lifecycle/quorums";
 import { placementRoles } from "../placement/chart-helper";
 import type { StackContext } from "../platform/context";
@@ -12,10 +11,10 @@ import type { PlacementValue } from "../config/placement";
  * - `quorum`: Galera, RabbitMQ and OVN RAFT members: 3, or 1 where fewer than 3 nodes can host one
  *   (an even member count gains nothing and required anti-affinity forbids stacking);
  * - `perNode`: one per node of the role (Swift storage, § 2.2);
- * - `ironicConductors`: openkeel:services.ironic.replicas.conductor (default 2), which the plan checks
- *   hold to the provisioning nodes (D7).
+ * - `own`: the service's own rule, from the stack (Ironic's conductors: its count, default 2), which
+ *   the service's plan checks hold to the topology, not the replica checks of ./replicas.ts.
  */
-export type ReplicaRule = { fixed: number } | "quorum" | "perNode" | "ironicConductors";
+export type ReplicaRule = { fixed: number } | "quorum" | "perNode" | { own: (ctx: StackContext) => number };
 
 /** Nodes a placement can land on: those with one of its roles, or every node when roles are not passed. */
 export function eligibleNodes(p: PlacementValue, ctx: StackContext): number {
@@ -24,9 +23,14 @@ export function eligibleNodes(p: PlacementValue, ctx: StackContext): number {
   return ctx.topo.nodes.filter((n) => n.roles.some((r) => roles.includes(r))).length;
 }
 
+/** Whether a rule is the service's own (its plan checks judge the count). */
+export function isOwnRule(rule: ReplicaRule): rule is { own: (ctx: StackContext) => number } {
+  return typeof rule === "object" && "own" in rule;
+}
+
 export function replicasFor(rule: ReplicaRule, p: PlacementValue, ctx: StackContext): number {
   const nodes = eligibleNodes(p, ctx);
-  if (rule === "ironicConductors") return ironicConductorReplicas(ctx.cfg);
+  if (isOwnRule(rule)) return rule.own(ctx);
   // at least one member, also where no node is eligible
   if (rule === "quorum") return Math.max(1, quorumMembers(nodes));
   if (rule === "perNode") return Math.max(1, nodes);

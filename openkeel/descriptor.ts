@@ -1,6 +1,6 @@
 // OpenKeel's descriptor: OpenKeel itself as one entry of a stack's platform list, of the same shape as the platform components: the
 // last one installed (environments/registry.ts appends it to every environment's platform), with
-// its units in the OpenKeel phases, the labels its chassis need, what its workloads need of the
+// its units in the OpenKeel phases, its services' plan checks, the labels its chassis need, what its workloads need of the
 // hosts, its part in a node's life, and how the placement report reads its releases.
 import type { PlatformComponent } from "../platform/component";
 import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
@@ -27,6 +27,8 @@ export const OPENKEEL: PlatformComponent = {
     wiring.problems.push(...problems);
     return units;
   },
+  // every service's own plan checks, whether it runs or not
+  checks: (cfg, topo) => OPENKEEL_SERVICES.flatMap((s) => s.planChecks?.(cfg, topo) ?? []),
   readers: OPENKEEL_READERS,
   placementChecks: OPENKEEL_PLACEMENT_CHECKS,
   host: openkeelHostContract,

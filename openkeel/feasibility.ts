@@ -16,7 +16,7 @@ import { arr, num, obj, type Obj } from "../placement/workloads";
 import { INFRASTRUCTURE_UNIT, memberObjectName } from "./infrastructure";
 import { releaseName, workloadObjectName } from "./names";
 import { OPENKEEL_SERVICES } from "./services";
-import { releaseValues } from "./service";
+import { CONCERNS, releaseValues, type Concern } from "./service";
 
 /** Galera, RabbitMQ and OVN central: one member per controlPlane node (required anti-affinity), 3 from 3 nodes on. */
 const CONTROL_PLANE_QUORUM = quorumConstraint({
@@ -204,17 +204,14 @@ const INGRESS: NodeConstraint = {
   },
 };
 
-/**
- * The order OpenKeel's findings read in (the failure-domain table of placement.md, the plan
- * checks), by constraint key: the control plane's quorums, the data, the network, the bare metal,
- * the way in, the compute. A service's constraint that is not named here reads after them, in
- * install order.
- */
-const READING_ORDER = ["openkeel-control-plane", "openkeel-quorums", "swift", "gateway-chassis", "ironic", "ingress", "hypervisors"];
-
-/** OpenKeel's constraints: the control plane's and the ingress's, and every service's (its descriptor's), in reading order. */
+/** OpenKeel's constraints: the control plane's and the ingress's, and every service's (its descriptor's), in the order of their concerns (CONCERNS, ../service.ts). */
 export const OPENKEEL_CONSTRAINTS: readonly NodeConstraint[] = (() => {
-  const all = [CONTROL_PLANE_QUORUM, CONTROL_PLANE_QUORUMS, INGRESS, ...OPENKEEL_SERVICES.flatMap((s) => s.constraints ?? [])];
-  const rank = (c: NodeConstraint) => (READING_ORDER.includes(c.key) ? READING_ORDER.indexOf(c.key) : READING_ORDER.length);
-  return [...all].sort((a, b) => rank(a) - rank(b));
+  const all: { constraint: NodeConstraint; concern: Concern | undefined }[] = [
+    { constraint: CONTROL_PLANE_QUORUM, concern: "quorums" },
+    { constraint: CONTROL_PLANE_QUORUMS, concern: "quorums" },
+    { constraint: INGRESS, concern: "way in" },
+    ...OPENKEEL_SERVICES.flatMap((s) => (s.constraints ?? []).map((constraint) => ({ constraint, concern: s.concern }))),
+  ];
+  const rank = ({ concern }: (typeof all)[number]) => (concern ? CONCERNS.indexOf(concern) : CONCERNS.length);
+  return [...all].sort((a, b) => rank(a) - rank(b)).map((c) => c.constraint);
 })();

@@ -213,7 +213,7 @@ function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Fin
         level: "error",
         code: "post-render-target",
         message: `release ${u.release}: its post-render patch of ${p.target.kind} ${p.target.name} (${p.why}) reaches ${n === 0 ? "no object" : `${n} objects`}: the chart renders ${rendered || "nothing it patches"}`,
-        fix: `target the object the chart renders for that component (<kind> <release>-<component>): the patch is built by openkeel/unlisted.ts, zone-spread.ts, infrastructure.ts or ironic.ts`,
+        fix: `target the object the chart renders for that component (<kind> <release>-<component>): the patch is built by openkeel/unlisted.ts, zone-spread.ts, infrastructure.ts or the service's own postRender (openkeel/services/)`,
       },
     });
   }

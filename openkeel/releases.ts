@@ -10,7 +10,7 @@ import { isAutoscaled, isSelfPlaced } from "./components";
 import { nodePortProblems, type NodePortUse } from "./endpoints";
 import { chartRef } from "./charts";
 import type { StackContext } from "../platform/context";
-import { eligibleNodes, replicasFor } from "./context";
+import { eligibleNodes, isOwnRule, replicasFor } from "./context";
 import { checkValues, serviceContract, type ContractIssue } from "./contract";
 import { globalValue } from "./global";
 import { mergeValues } from "./merge";
@@ -165,7 +165,8 @@ function replicaIssues(service: OpenKeelService, values: Record<string, unknown>
   for (const [component, spec] of Object.entries(service.components)) {
     const p = valueAt(values, ["placement", component]) as PlacementValue | undefined;
     const replicas = finalReplicas(values, component);
-    if (isSelfPlaced(spec) || !spec.replicas || spec.replicas === "ironicConductors" || !p || p.enabled === false) continue;
+    // a service's own rule is judged by its own plan checks
+    if (isSelfPlaced(spec) || !spec.replicas || isOwnRule(spec.replicas) || !p || p.enabled === false) continue;
     if (replicas === undefined || stackOrigin(service.name, ctx.cfg.services[service.name], [component, "replicas"]) === undefined) continue;
     const needed = replicasFor(spec.replicas, p, ctx);
     const issue = replicaIssue({ service: service.name, release: releaseName(service.name), component, spec, replicas, needed }, ctx.cfg.autoscaling);

@@ -10,6 +10,7 @@
 // topology caps, a 1-node lab's, is the topology's: placement and the plan checks speak of it).
 import type { AutoscalingConfig } from "../config/schema";
 import { valueAt } from "../config/problems";
+import { isOwnRule } from "./context";
 import { isAutoscaled, type ComponentSpec } from "./components";
 import type { ContractIssue } from "./contract";
 import { SWIFT_REPLICAS } from "./services/swift";
@@ -38,7 +39,7 @@ function role(c: ReplicaCount): string {
 }
 
 /** The design's count of a fixed-size component (§ 2.2), undefined for the others. */
-const designCount = (c: ReplicaCount) => (typeof c.spec.replicas === "object" ? c.spec.replicas.fixed : undefined);
+const designCount = (c: ReplicaCount) => (typeof c.spec.replicas === "object" && !isOwnRule(c.spec.replicas) ? c.spec.replicas.fixed : undefined);
 
 function noPod(c: ReplicaCount): ContractIssue {
   return {

@@ -6,6 +6,8 @@
 // constraints in the feasibility model, its placement checks and its part in a node's life. The registry (./services/index.ts)
 // lists the services in install order; the shared machinery of ./ reads the descriptors.
 import type { z } from "zod";
+import type { Check } from "../config/problems";
+import type { Config } from "../config/schema";
 import type { ServiceDeclaration } from "../config/services";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeConstraint } from "../lifecycle/feasibility";
@@ -16,6 +18,7 @@ import type { PlacementCheck } from "../placement/report";
 import type { Obj, ObjectReader } from "../placement/workloads";
 import type { PodSecurityLevel, StackContext } from "../platform/context";
 import type { OPENKEEL_CHARTS } from "../platform/versions";
+import type { Topology } from "../topology/topology";
 import type { ComponentSpec } from "./components";
 
 /** A chart of the OpenKeel charts' release line, which its pin names by their prefix (platform/versions.ts). */
@@ -107,10 +110,22 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    */
   constraints?: readonly NodeConstraint[];
   /**
+   * What its constraints' findings are about, which places them among OpenKeel's (./feasibility.ts
+   * reads them in the order of CONCERNS: in the failure-domain table and the plan checks).
+   * @default after every concern, in install order
+   */
+  concern?: Concern;
+  /**
    * Its own placement checks, which the report runs beside the generic ones.
    * @default none
    */
   placementChecks?: readonly PlacementCheck[];
+  /**
+   * Its own plan checks of the stack (okadm plan rules, beside topology/checks.ts's), run for every
+   * stack whether the service runs or not (a key of its own set where it does not run is a mistake).
+   * @default none
+   */
+  planChecks?(cfg: Config, topo: Topology): Check[];
   /**
    * Its part in a node's life (lifecycle/): the taints a node's state makes it carry because of the
    * service, and its steps of a transition (Nova's service disabled before a hypervisor's drain).
@@ -118,6 +133,10 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    */
   lifecycle?: ServiceLifecycle;
 }
+
+/** What OpenKeel's findings of a node's loss are about, in the order they read: the control plane's quorums, the data, the network, the bare metal, the way in, the compute. */
+export const CONCERNS = ["quorums", "data", "network", "bare metal", "way in", "compute"] as const;
+export type Concern = (typeof CONCERNS)[number];
 
 /** A service's part in a node's life; its constraints are `constraints`. */
 export type ServiceLifecycle = Pick<NodeLifecycle, "stateTaints" | "steps">;

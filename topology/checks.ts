@@ -4,7 +4,7 @@ import type { Check } from "../config/problems";
 import type { Role } from "../config/roles";
 import type { Config } from "../config/schema";
 import { addressChecks, attachmentEnvironmentChecks } from "./addresses";
-import { ironicConductorReplicas, serviceEnabled } from "./services";
+import { serviceEnabled } from "./services";
 import type { Topology } from "./topology";
 import { bridgeMappingChecks } from "./wiring";
 
@@ -147,71 +147,6 @@ function serviceChecks(cfg: Config, topo: Topology): Check[] {
   return checks;
 }
 
-/** An Ironic network key (`openkeel:services.ironic.<key>`): what it is for, and its example. */
-interface IronicNetworkKey {
-  key: "bmcNetworks" | "provisioningNetwork";
-  check: string;
-  /** why Ironic on machines cannot do without it */
-  missing: string;
-  /** what nothing does with it when Ironic does not run */
-  unused: string;
-  example: string;
-}
-
-const IRONIC_NETWORK_KEYS: readonly IronicNetworkKey[] = [
-  {
-    // § 2.2: the conductor's namespace lets it reach the BMC network only; where the nodes are
-    // machines that network must be named, or the conductors could reach no BMC at all
-    key: "bmcNetworks",
-    check: "ironic-bmc-networks",
-    missing: "its namespace lets the conductors reach the BMC networks only, so they could manage no node",
-    unused: "nothing reads it",
-    example: "to the CIDRs of the BMC networks, e.g. [10.50.0.0/24]",
-  },
-  {
-    // § 1.4, § 2.2 (D7): the conductor serves DHCP, PXE and TFTP on the provisioning VLAN
-    key: "provisioningNetwork",
-    check: "ironic-provisioning-network",
-    missing: "its conductors would have no interface on the provisioning VLAN, so no machine could boot from them (PXE, DHCP, TFTP)",
-    unused: "no pod attaches to it",
-    example: "to the VLAN's range and the provisioning nodes' NIC on it, e.g. {cidr: 10.50.0.0/24, interface: bond0.50}",
-  },
-];
-
-/** Ironic: its BMC and provisioning networks, and a provisioning node per conductor (D7). */
-function ironicChecks(cfg: Config, topo: Topology): Check[] {
-  const { checks, error } = collect();
-  const count = (role: Role) => topo.nodesByRole[role].length;
-  const runs = serviceEnabled(cfg, topo, "ironic");
-  for (const k of IRONIC_NETWORK_KEYS) {
-    const path = `openkeel:services.ironic.${k.key}`;
-    const set = cfg.services.ironic?.[k.key] !== undefined;
-    if (runs && !set && topo.environment.physicalNetworks) {
-      error(k.check, `Ironic runs, but ${path} is not set: ${k.missing}`, `set ${path} ${k.example}`, path);
-    } else if (!runs && set) {
-      error(
-        k.check,
-        `${path} is set, but Ironic does not run in this stack, so ${k.unused}`,
-        "remove it, or run Ironic (provisioning nodes, or openkeel:services.ironic.enabled: true)",
-        path,
-      );
-    }
-  }
-
-  if (serviceEnabled(cfg, topo, "ironic") && count("provisioning") > 0) {
-    const replicas = ironicConductorReplicas(cfg);
-    if (replicas > count("provisioning")) {
-      error(
-        "ironic-conductors",
-        `${replicas} Ironic conductor replicas but ${count("provisioning")} provisioning node(s): each conductor needs its own provisioning node (D7, required anti-affinity)`,
-        `label more nodes with the provisioning role, or set openkeel:services.ironic.replicas.conductor to ${count("provisioning")}`,
-        "openkeel:services.ironic.replicas.conductor",
-      );
-    }
-  }
-  return checks;
-}
-
 /**
  * The HPAs' bounds (§ 6.3): a floor above the ceiling has no replica count, and a floor under 3
  * lets an HPA scale an API below what its PodDisruptionBudget keeps available (§ 2: APIs
@@ -250,7 +185,6 @@ export function planChecks(cfg: Config, topo: Topology): Check[] {
     ...zoneChecks(cfg, topo),
     ...serviceChecks(cfg, topo),
     ...bridgeMappingChecks(cfg, topo),
-    ...ironicChecks(cfg, topo),
     ...addressChecks(cfg, topo),
     ...attachmentEnvironmentChecks(cfg, topo),
     ...autoscalingChecks(cfg),

@@ -1,7 +1,6 @@
 // Which OpenKeel services a stack runs: each service's `enabled` flag, else on when the topology has
 // the role it cannot run without (§ 1.2) and the service it extends runs. What each service needs is
 // its module's to say (openkeel/services/); the loaded config carries it here (config/services.ts).
-// And the Ironic conductor count (D7).
 import type { Config } from "../config/schema";
 import type { ServiceNeeds } from "../config/services";
 import type { Role } from "../config/roles";
@@ -15,8 +14,6 @@ export function serviceNeeds(cfg: Pick<Config, "serviceCatalog">, service: strin
   return needs;
 }
 
-const DEFAULT_IRONIC_CONDUCTORS = 2;
-
 /**
  * Whether a service is on: its `enabled` flag, else on when the topology has the role it needs and
  * the service it extends is on.
@@ -26,10 +23,6 @@ export function serviceEnabled(cfg: Config, topo: Topology, service: string): bo
   const explicit = cfg.services[service]?.enabled;
   if (explicit !== undefined) return explicit;
   return (requiredRole === undefined || topo.nodesByRole[requiredRole].length > 0) && (extended === undefined || serviceEnabled(cfg, topo, extended));
-}
-
-export function ironicConductorReplicas(cfg: Config): number {
-  return cfg.services.ironic?.replicas.conductor ?? DEFAULT_IRONIC_CONDUCTORS;
 }
 
 /**

@@ -5,9 +5,10 @@
 // networks of the stack, the OpenKeel services it calls (Neutron ports, Glance images, Keystone,
 // its database and message bus: seed 004 interactions 7 and 8), its own pods, and the cluster DNS.
 // Nothing else. Its own keys of `openkeel:services.ironic`: the BMC networks and the provisioning
-// VLAN.
+// VLAN, which its plan checks hold to whether it runs; its conductors' count, to its provisioning nodes.
 import { z } from "zod";
 import { attachmentNetworkSchema, networkCidrSchema } from "../../config/network";
+import type { Check } from "../../config/problems";
 import type { Config, LoadedConfig } from "../../config/schema";
 import { addFirst, concerned, downList, nodeList, ofTotal, type NodeConstraint } from "../../lifecycle/feasibility";
 import type { ComponentHostNeeds } from "../../plan/host";
@@ -16,6 +17,8 @@ import type { PostRenderPatch } from "../../plan/post-render";
 import { num, obj, type Obj } from "../../placement/workloads";
 import type { StackContext } from "../../platform/context";
 import { attachmentNetworkObjects, MULTUS_NETWORKS_ANNOTATION, multusNetworksAnnotation, type AttachmentNetworkRef } from "../../platform/kube-ovn";
+import type { Topology } from "../../topology/topology";
+import { serviceEnabled } from "../../topology/services";
 import { api, on } from "../components";
 import { OPENKEEL_NAMESPACE, releaseName, workloadObjectName } from "../names";
 import { openkeelService, releaseValues } from "../service";
@@ -128,6 +131,76 @@ function ironicNeeds(ctx: StackContext): ComponentHostNeeds[] {
   ];
 }
 
+/** An Ironic network key (`openkeel:services.ironic.<key>`): what it is for, and its example. */
+interface IronicNetworkKey {
+  key: "bmcNetworks" | "provisioningNetwork";
+  check: string;
+  /** why Ironic on machines cannot do without it */
+  missing: string;
+  /** what nothing does with it when Ironic does not run */
+  unused: string;
+  example: string;
+}
+
+const IRONIC_NETWORK_KEYS: readonly IronicNetworkKey[] = [
+  {
+    // § 2.2: the conductor's namespace lets it reach the BMC network only; where the nodes are
+    // machines that network must be named, or the conductors could reach no BMC at all
+    key: "bmcNetworks",
+    check: "ironic-bmc-networks",
+    missing: "its namespace lets the conductors reach the BMC networks only, so they could manage no node",
+    unused: "nothing reads it",
+    example: "to the CIDRs of the BMC networks, e.g. [10.50.0.0/24]",
+  },
+  {
+    // § 1.4, § 2.2 (D7): the conductor serves DHCP, PXE and TFTP on the provisioning VLAN
+    key: "provisioningNetwork",
+    check: "ironic-provisioning-network",
+    missing: "its conductors would have no interface on the provisioning VLAN, so no machine could boot from them (PXE, DHCP, TFTP)",
+    unused: "no pod attaches to it",
+    example: "to the VLAN's range and the provisioning nodes' NIC on it, e.g. {cidr: 10.50.0.0/24, interface: bond0.50}",
+  },
+];
+
+/** The conductors' count: the stack's, else two (a conductor left when one's node is down: its constraint below). */
+function conductorReplicas(cfg: Pick<Config, "services">): number {
+  return cfg.services[IRONIC]?.replicas.conductor ?? DEFAULT_CONDUCTORS;
+}
+const DEFAULT_CONDUCTORS = 2;
+
+/** Its plan checks: its BMC and provisioning networks set exactly when it runs, and a provisioning node per conductor (D7). */
+function ironicPlanChecks(cfg: Config, topo: Topology): Check[] {
+  const checks: Check[] = [];
+  const error = (code: string, message: string, fix: string, path: string) => checks.push({ level: "error", code, message, fix, path });
+  const provisioning = topo.nodesByRole.provisioning.length;
+  const runs = serviceEnabled(cfg, topo, IRONIC);
+  for (const k of IRONIC_NETWORK_KEYS) {
+    const path = `openkeel:services.ironic.${k.key}`;
+    const set = ironicKeys(cfg)[k.key] !== undefined;
+    if (runs && !set && topo.environment.physicalNetworks) {
+      error(k.check, `Ironic runs, but ${path} is not set: ${k.missing}`, `set ${path} ${k.example}`, path);
+    } else if (!runs && set) {
+      error(
+        k.check,
+        `${path} is set, but Ironic does not run in this stack, so ${k.unused}`,
+        "remove it, or run Ironic (provisioning nodes, or openkeel:services.ironic.enabled: true)",
+        path,
+      );
+    }
+  }
+
+  const replicas = conductorReplicas(cfg);
+  if (runs && provisioning > 0 && replicas > provisioning) {
+    error(
+      "ironic-conductors",
+      `${replicas} Ironic conductor replicas but ${provisioning} provisioning node(s): each conductor needs its own provisioning node (D7, required anti-affinity)`,
+      `label more nodes with the provisioning role, or set openkeel:services.ironic.replicas.conductor to ${provisioning}`,
+      "openkeel:services.ironic.replicas.conductor",
+    );
+  }
+  return checks;
+}
+
 /** The conductors, one per provisioning node (D7): each manages its share of the bare-metal nodes. */
 const CONDUCTORS: NodeConstraint = {
   key: "ironic",
@@ -189,7 +262,8 @@ export const ironic = openkeelService({
     conductor: {
       kind: "StatefulSet",
       placement: on("provisioning", { antiAffinity: "required" }),
-      replicas: "ironicConductors",
+      // the stack's count, which its plan checks hold to the provisioning nodes
+      replicas: { own: (ctx) => conductorReplicas(ctx.cfg) },
       templateHostAntiAffinity: true,
       design: { kind: "StatefulSet", roles: ["provisioning"], confinedTo: "provisioning" },
       guarantee: { row: "§ 2.2 Ironic conductor (D7)", source: "the host term its chart's template renders (§ 5.2)", hostApart: true },
@@ -197,6 +271,8 @@ export const ironic = openkeelService({
   },
   requiredRole: "provisioning",
   stackKeys: STACK_KEYS,
+  attachmentNetworks: [{ key: "provisioningNetwork", what: "Ironic's provisioning network" }],
+  planChecks: ironicPlanChecks,
   // privileged, like `openkeel` (enforce, audit and warn): the conductor's dnsmasq needs NET_ADMIN
   // and NET_RAW, and the design's documented exception runs it on the host network (§ 2.2)
   namespace: { name: IRONIC_NAMESPACE, podSecurity: "privileged" },
@@ -209,4 +285,5 @@ export const ironic = openkeelService({
   },
   host: ironicNeeds,
   constraints: [CONDUCTORS],
+  concern: "bare metal",
 });

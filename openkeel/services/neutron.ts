@@ -178,4 +178,5 @@ export const neutron = openkeelService({
   }),
   host: chassisNeeds,
   constraints: [GATEWAYS],
+  concern: "network",
 });

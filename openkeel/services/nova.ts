@@ -201,5 +201,6 @@ export const nova = openkeelService({
     };
   },
   constraints: [HYPERVISORS],
+  concern: "compute",
   lifecycle: LIFECYCLE,
 });

@@ -192,4 +192,5 @@ export const swift = openkeelService({
   }),
   host: swiftNeeds,
   constraints: [SWIFT_MEMBERS],
+  concern: "data",
 });

@@ -51,16 +51,6 @@ describe("plan checks trip", () => {
     expect(plan?.warnings.filter((w) => !isStandingWarning(w)).map((w) => w.code)).toEqual(["storage-recommended"]);
   });
 
-  it("more Ironic conductors than provisioning nodes (D7), with both remediations", () => {
-    const cfg = mutatedConfig("prod-medium", (r) => delete r.services.ironic.replicas.conductor);
-    const check = checksOf(cfg).find((c) => c.code === "ironic-conductors")!;
-    expect(check.level).toBe("error");
-    expect(check.message).toMatch(/2 Ironic conductor replicas but 1 provisioning node/);
-    expect(check.fix).toMatch(/label more nodes with the provisioning role/);
-    expect(check.fix).toMatch(/replicas\.conductor to 1/);
-    expect(planStack(cfg).plan).toBeUndefined();
-  });
-
   it("Ironic enabled without provisioning nodes", () => {
     const cfg = mutatedConfig(
       "prod-small",
