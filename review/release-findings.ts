@@ -6,6 +6,7 @@ import { formatPath, type Check } from "../config/problems";
 import { INFRASTRUCTURE_UNIT, QUORUM_MEMBERS } from "../openkeel/infrastructure";
 import { RELEASE_TYPE, releaseName } from "../openkeel/names";
 import { releaseService } from "../openkeel/registry";
+import type { OpenKeelService } from "../openkeel/service";
 import { OPENKEEL_SERVICES } from "../openkeel/services";
 import type { Index, UnitChange, ValuesChange } from "./preview-model";
 
@@ -90,6 +91,6 @@ export function serviceFindings(units: UnitChange[], bi: Index, hi: Index): Chec
 }
 
 /** Each service's own checks of a change (`changeFindings` of its descriptor: Swift's rings), in install order. */
-export function serviceChangeFindings(bi: Index, hi: Index, where: string): Check[] {
-  return OPENKEEL_SERVICES.flatMap((s) => s.changeFindings?.(bi, hi, where) ?? []);
+export function serviceChangeFindings(bi: Index, hi: Index, where: string, services: readonly OpenKeelService[] = OPENKEEL_SERVICES): Check[] {
+  return services.flatMap((s) => s.changeFindings?.(bi, hi, where) ?? []);
 }
