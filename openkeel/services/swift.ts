@@ -117,7 +117,7 @@ const SWIFT_MEMBERS: NodeConstraint = {
     const values = releaseValues(plan, releaseName(SWIFT));
     const members = num(obj(values?.storage).replicas);
     const zoneLabel = obj(values?.ring).zoneLabel;
-    // `set`: the stack gives the count; without, it follows the storage nodes (the preview refuses that it moves so)
+    // `set`: the stack gives the count; without, it follows the storage nodes (swiftChangeFindings, below, refuses a count that moves so)
     return members === undefined
       ? undefined
       : { members, ...(swiftMembersSet(cfg) ? { set: "stack" } : {}), ...(typeof zoneLabel === "string" ? { ringZones: zoneLabel } : {}) };
