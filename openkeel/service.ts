@@ -3,7 +3,7 @@
 // statement is its descriptor: its chart, its components with their placement, replicas, values and
 // design rows, its public APIs' NodePorts in the lab, what it needs to run, its own stack keys, the
 // units it brings besides its release, its post-render patches, what it needs of the hosts, its
-// constraints in the feasibility model, its placement checks and its part in a node's life. The registry (./services/index.ts)
+// constraints in the feasibility model, its placement checks, its part in a node's life and its checks of a change. The registry (./services/index.ts)
 // lists the services in install order; the shared machinery of ./ reads the descriptors.
 import type { z } from "zod";
 import type { Check } from "../config/problems";
@@ -19,6 +19,7 @@ import type { Obj, ObjectReader } from "../placement/workloads";
 import type { PodSecurityLevel, StackContext } from "../platform/context";
 import type { OPENKEEL_CHARTS } from "../platform/versions";
 import type { Topology } from "../topology/topology";
+import type { RenderedIndex } from "../render/rendered";
 import type { ComponentSpec } from "./components";
 
 /** A chart of the OpenKeel charts' release line, which its pin names by their prefix (platform/versions.ts). */
@@ -132,11 +133,20 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    * @default none
    */
   lifecycle?: ServiceLifecycle;
+  /**
+   * Its checks of a change (review/: the preview and the verdict): what going from the render the
+   * stack is judged against (`before`, which `where` names: the base, or what is deployed) to the
+   * change's does to the service, read from what each render's index records (Swift's rings move data).
+   * @default none
+   */
+  changeFindings?(before: RecordedIndex, after: RecordedIndex, where: string): Check[];
 }
 
 /** What OpenKeel's findings of a node's loss are about, in the order they read: the control plane's quorums, the data, the network, the bare metal, the way in, the compute. */
 export const CONCERNS = ["quorums", "data", "network", "bare metal", "way in", "compute"] as const;
 export type Concern = (typeof CONCERNS)[number];
+/** What a change's checks read of each side's render: its nodes, and what its constraints' `facts` recorded (`feasibility`). */
+export type RecordedIndex = Pick<RenderedIndex, "nodes" | "feasibility">;
 
 /** A service's part in a node's life; its constraints are `constraints`. */
 export type ServiceLifecycle = Pick<NodeLifecycle, "stateTaints" | "steps">;

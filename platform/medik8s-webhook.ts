@@ -8,7 +8,7 @@
 // ValidateDelete (95-103) the deletion, while the check remediates: some node of
 // status.unhealthyNodes has a remediation (isRemediating, 225-232; OngoingRemediationError, 41). A
 // `pulumi up` that meets it stops there, with the rest of its deploy applied. The preview and the
-// verdict say so (review/preview.ts), with the runbook step (docs/node-lifecycle.md, changing the
+// verdict say so (review/operator-findings.ts), with the runbook step (docs/node-lifecycle.md, changing the
 // health checks); the e2e's admission stand-in decides as the webhook does (nhcAdmission).
 import type { Check } from "../config/problems";
 import { diff, type Change } from "../render/diff";

@@ -8,7 +8,7 @@ import type { NodeSteps } from "../lifecycle/steps";
 import { WHOLE_DOCUMENT, type Change } from "../render/diff";
 import { toYaml } from "../render/render";
 import { componentLine } from "./placement-delta";
-import type { StackPreview } from "./preview";
+import type { StackPreview } from "./preview-model";
 import type { UpgradeView } from "./preview-upgrades";
 import type { WarningChange } from "./preview-warnings";
 import type { RenderedWarning } from "../render/rendered";

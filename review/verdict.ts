@@ -17,7 +17,8 @@ import { INDEX_FILE, readIndex, RenderedFormatError, RenderedStack, renderedInde
 import type { Plan } from "../plan/plan";
 import { stackUse } from "../platform/upgrades";
 import { deployedRef, workTreeOf, type CommittedState } from "./committed-pins";
-import { transitionFindings, type Judged } from "./preview";
+import { transitionFindings } from "./preview";
+import type { Judged } from "./preview-model";
 import { renderedFolderIn, stackReference, type Reference } from "./reference";
 import { stackStates, stackUpgrades, type StackUpgrades } from "./upgrade-check";
 

@@ -17,7 +17,7 @@ import type { StackContext } from "../../platform/context";
 import { TALOS_CAPACITY_PATH } from "../../platform/longhorn";
 import { api, sharedNodeTolerations, unlisted, UNLISTED, volumeSchema } from "../components";
 import { releaseName, workloadSelector } from "../names";
-import { openkeelService, releaseValues } from "../service";
+import { openkeelService, releaseValues, type RecordedIndex } from "../service";
 
 const SWIFT = "swift";
 
@@ -117,7 +117,7 @@ const SWIFT_MEMBERS: NodeConstraint = {
     const values = releaseValues(plan, releaseName(SWIFT));
     const members = num(obj(values?.storage).replicas);
     const zoneLabel = obj(values?.ring).zoneLabel;
-    // `set`: the stack gives the count; without, it follows the storage nodes (the preview refuses that it moves so)
+    // `set`: the stack gives the count; without, it follows the storage nodes (swiftChangeFindings, below, refuses a count that moves so)
     return members === undefined
       ? undefined
       : { members, ...(swiftMembersSet(cfg) ? { set: "stack" } : {}), ...(typeof zoneLabel === "string" ? { ringZones: zoneLabel } : {}) };
@@ -149,6 +149,64 @@ function swiftNeeds(ctx: StackContext): ComponentHostNeeds[] {
       ],
     },
   ];
+}
+
+/**
+ * `1/4`: the share of Swift's partition replicas that move when its members go from `m` to `n`,
+ * one device set of equal weight per member. The ring builder gives each device partitions in
+ * proportion to its weight, gathers for a rebalance the partitions of removed devices and those of
+ * devices holding more than they want, and keeps an object's replicas in distinct zones where it
+ * can (openstack/swift doc/source/admin/objectstorage-ringbuilder.rst, "Build the ring", steps 1, 2
+ * and 4, at 4cb76a41ce05): adding members moves their share, removing members moves theirs.
+ */
+function movedShare(m: number, n: number): string {
+  return n > m ? `${n - m}/${n}` : `${m - n}/${m}`;
+}
+
+/**
+ * Swift's rings (§ 6.1, § 6.3): the members' count and their zones (the zone label of their nodes)
+ * say where each object's replicas are. A change of either moves data; a count that changes only
+ * because the storage nodes did (the stack does not set it) is refused: nobody chose that move.
+ */
+function swiftChangeFindings(bi: RecordedIndex, hi: RecordedIndex, where: string): Check[] {
+  const [b, h] = [bi.feasibility?.swift, hi.feasibility?.swift];
+  const out: Check[] = [];
+  const [before, after] = [b?.members, h?.members];
+  if (typeof before === "number" && typeof after === "number" && before !== after) {
+    const moves = `the rings move about ${movedShare(before, after)} of the objects' replicas, ${after > before ? "onto the new members" : "from the members that go to the others"} (the StatefulSet ${after > before ? "adds" : "removes"} its highest ordinals)`;
+    if (h?.set !== "stack") {
+      out.push({
+        level: "error",
+        code: "swift-members-implicit",
+        message: `Swift's storage members would go from ${before} (${where}) to ${after} because the storage nodes did: openkeel:services.swift.replicas.storage is not set, so the count follows them, and ${moves}`,
+        fix: `set openkeel:services.swift.replicas.storage: ${before} to keep the members (a new storage node then holds none), or ${after} to move the data deliberately`,
+        path: "openkeel:services.swift.replicas.storage",
+      });
+    } else {
+      out.push({
+        level: "warning",
+        code: "swift-ring",
+        message: `Swift's storage members: ${before} → ${after}: ${moves}`,
+        reason:
+          "each member holds its devices' share of the rings; Swift re-replicates what moves, which loads the storage network until it is done (a rebalance moves one replica of a partition at most per min_part_hours)",
+        fix: "expected when the member count is meant to change: change it by one member at a time, and let replication finish before the next",
+        path: "openkeel:services.swift.replicas.storage",
+      });
+    }
+  }
+  if (typeof after !== "number") return out;
+  const zoneOf = new Map(bi.nodes.filter((n) => n.roles.includes("storage")).map((n) => [n.name, n.zone]));
+  for (const n of hi.nodes.filter((x) => x.roles.includes("storage") && zoneOf.has(x.name) && zoneOf.get(x.name) !== x.zone)) {
+    out.push({
+      level: "warning",
+      code: "swift-ring",
+      message: `storage node '${n.name}' moves from zone ${zoneOf.get(n.name) ?? "(none)"} to ${n.zone ?? "(none)"}: a Swift member on it takes its devices into another Swift zone, and the rings move their replicas so that each object's ${SWIFT_REPLICAS} stay in distinct zones`,
+      reason: "Swift zones are the nodes' zones (§ 6.3): a member's zone is where its replicas count",
+      fix: "expected when the node really moved; otherwise restore its zone",
+      path: "openkeel:nodes",
+    });
+  }
+  return out;
 }
 
 export const swift = openkeelService({
@@ -193,4 +251,5 @@ export const swift = openkeelService({
   host: swiftNeeds,
   constraints: [SWIFT_MEMBERS],
   concern: "data",
+  changeFindings: swiftChangeFindings,
 });

@@ -15,7 +15,8 @@ import { failureSummary, rowLevel, type FailureDomainTable, type LossFinding } f
 import { placementSummary } from "../../placement/summary";
 import { NHC_CONSTRAINT, nhcFences } from "../../platform/medik8s-groups";
 import { readIndex, readPlacement, renderPlan } from "../../render/rendered";
-import { previewStack, type Tree } from "../../review/preview";
+import { previewStack } from "../../review/preview";
+import type { Tree } from "../../review/preview-model";
 import { objectsOf, planOf, shippedPlan, valuesOf } from "../helpers/plans";
 import { mutatedConfig, PRODUCTION_STACKS, REPO, SHIPPED_STACKS, shippedRaw, tempStacks } from "../helpers/stacks";
 

@@ -18,7 +18,8 @@ import {
   renderPlan,
   TALOS_MACHINES_FILE,
 } from "../../render/rendered";
-import { previewStack, type Tree } from "../../review/preview";
+import { previewStack } from "../../review/preview";
+import type { Tree } from "../../review/preview-model";
 import { stackMarkdown } from "../../review/preview-markdown";
 import { mutatedConfig, shippedConfig, SHIPPED_STACKS } from "../helpers/stacks";
 

@@ -42,8 +42,6 @@ const MACHINERY = ["config", "topology", "plan", "placement", "render", "lifecyc
  * must go (the test says so).
  */
 const KNOWN: Record<string, string> = {
-  // issue 47 item 3: Swift's change findings move into its descriptor (a changeFindings hook)
-  "review/preview.ts: swift": "swiftFindings moves to openkeel/services/swift.ts (issue 47 item 3)",
   // issue 47 item 2: Swift's ring and members move out of Longhorn's module into Swift's
   "platform/longhorn.ts: swift": "Swift's code moves out of platform/longhorn.ts (issue 47 item 2)",
 };
@@ -110,8 +108,8 @@ const NOT_MOVED_YET: readonly string[] = [
   "platform/versions.ts: metallb",
   "platform/versions.ts: multus",
   "platform/versions.ts: node-feature-discovery",
-  "review/preview.ts: mariadb-operator",
-  "review/preview.ts: medik8s",
+  "review/operator-findings.ts: mariadb-operator",
+  "review/operator-findings.ts: medik8s",
   "topology/addresses.ts: kube-ovn",
   "topology/checks.ts: longhorn",
   "topology/checks.ts: neutron",

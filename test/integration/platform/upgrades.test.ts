@@ -22,7 +22,8 @@ import {
 } from "../../../platform/upgrades";
 import * as VERSIONS from "../../../platform/versions";
 import { committedState, pinsOfSource } from "../../../review/committed-pins";
-import { hasErrors, previewStack, type StackPreview } from "../../../review/preview";
+import { hasErrors, previewStack } from "../../../review/preview";
+import type { StackPreview } from "../../../review/preview-model";
 import { previewCommand } from "../../../review/preview-command";
 import { stackMarkdown } from "../../../review/preview-markdown";
 import { readTree } from "../../../cli/write";

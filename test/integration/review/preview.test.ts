@@ -14,7 +14,8 @@ import { placementJson, renderPlan, type RenderedPlacement } from "../../../rend
 import { placementMarkdown } from "../../../placement/picture";
 import { readStack } from "../../../config/stack-file";
 import { planStack } from "../../../environments";
-import { hasErrors, previewAll, previewStack, type StackPreview, type Tree } from "../../../review/preview";
+import { hasErrors, previewAll, previewStack } from "../../../review/preview";
+import type { StackPreview, Tree } from "../../../review/preview-model";
 import { commentMarkdown, COMMENT_LIMIT, REPORT_MARKER, reportMarkdown, stackMarkdown } from "../../../review/preview-markdown";
 import { inPlace } from "../../../review/replace-rules";
 import { capture } from "../../../cli/cli";

@@ -13,7 +13,7 @@ import { planCommand } from "../../../pipeline/plan-command";
 import { renderCommand } from "../../../pipeline/render-command";
 import type { RenderedWarning } from "../../../render/rendered";
 import { stackMarkdown } from "../../../review/preview-markdown";
-import type { StackPreview } from "../../../review/preview";
+import type { StackPreview } from "../../../review/preview-model";
 import { warningChanges } from "../../../review/preview-warnings";
 
 const warning = (over: Partial<Check> = {}): Check => ({
