@@ -19,7 +19,7 @@ import { imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 // the public APIs' NodePorts (their services' descriptors, openkeel/services/), published on the laptop's loopback only
 import { LAB_NODE_PORTS } from "../openkeel/endpoints";
 import { labIdentityPort } from "../openkeel/registry";
-import { LONGHORN_TYPE } from "../platform/longhorn";
+import { LONGHORN_TYPE } from "../platform/longhorn-names";
 
 export const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";
 export const KIND_CONFIG_PATH = "kind/cluster.yaml";

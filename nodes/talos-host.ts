@@ -8,7 +8,7 @@ import type { HostProvision } from "../plan/host";
 import type { NodeConfigFile, Plan } from "../plan/plan";
 import { TALOS_MACHINES_FILE, type TalosMachine } from "../render/rendered";
 import { HOST_FACTS, TALOS_EXTENSION_FACTS } from "../platform/host-facts";
-import { TALOS_DATA_PATH } from "../platform/longhorn";
+import { TALOS_DATA_PATH } from "../platform/longhorn-names";
 
 type Doc = Record<string, unknown>;
 const LINK_KINDS = new Set(["LinkConfig", "BondConfig", "VLANConfig"]);

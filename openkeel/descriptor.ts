@@ -1,7 +1,7 @@
 // OpenKeel's descriptor: OpenKeel itself as one entry of a stack's platform list, of the same shape as the platform components: the
 // last one installed (environments/registry.ts appends it to every environment's platform), with
 // its units in the OpenKeel phases, the labels its chassis need, what its workloads need of the
-// hosts, its part in a node's life, and how the placement report reads its releases.
+// hosts, its part in a node's life, how the placement report reads its releases, and its services' plan checks.
 import type { PlatformComponent } from "../platform/component";
 import { OPENKEEL_CHART_REPOSITORY, OPENKEEL_CHARTS } from "../platform/versions";
 import { openkeelHostContract } from "./host";
@@ -29,5 +29,7 @@ export const OPENKEEL: PlatformComponent = {
   },
   readers: OPENKEEL_READERS,
   placementChecks: OPENKEEL_PLACEMENT_CHECKS,
+  // every service's plan checks, enabled in the stack or not
+  checks: (cfg, topo) => OPENKEEL_SERVICES.flatMap((s) => s.checks?.(cfg, topo) ?? []),
   host: openkeelHostContract,
 };

@@ -3,9 +3,11 @@
 // statement is its descriptor: its chart, its components with their placement, replicas, values and
 // design rows, its public APIs' NodePorts in the lab, what it needs to run, its own stack keys, the
 // units it brings besides its release, its post-render patches, what it needs of the hosts, its
-// constraints in the feasibility model, its placement checks and its part in a node's life. The registry (./services/index.ts)
+// constraints in the feasibility model, its placement checks, its plan checks and its part in a node's life. The registry (./services/index.ts)
 // lists the services in install order; the shared machinery of ./ reads the descriptors.
 import type { z } from "zod";
+import type { Check } from "../config/problems";
+import type { Config } from "../config/schema";
 import type { ServiceDeclaration } from "../config/services";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeConstraint } from "../lifecycle/feasibility";
@@ -16,6 +18,7 @@ import type { PlacementCheck } from "../placement/report";
 import type { Obj, ObjectReader } from "../placement/workloads";
 import type { PodSecurityLevel, StackContext } from "../platform/context";
 import type { OPENKEEL_CHARTS } from "../platform/versions";
+import type { Topology } from "../topology/topology";
 import type { ComponentSpec } from "./components";
 
 /** A chart of the OpenKeel charts' release line, which its pin names by their prefix (platform/versions.ts). */
@@ -111,6 +114,12 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    * @default none
    */
   placementChecks?: readonly PlacementCheck[];
+  /**
+   * Plan checks of the stack that concern it, run whether the stack enables it or not (a capacity
+   * disk that only Swift would use), as a platform component's `checks` are (platform/component.ts).
+   * @default none
+   */
+  checks?(cfg: Config, topo: Topology): Check[];
   /**
    * Its part in a node's life (lifecycle/): the taints a node's state makes it carry because of the
    * service, and its steps of a transition (Nova's service disabled before a hypervisor's drain).
