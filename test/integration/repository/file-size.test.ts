@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO } from "../helpers/stacks";
+import { REPO } from "../../helpers/stacks";
 
 const SOURCE_LIMIT = 600;
 const REVIEW_LIMIT = 400;
