@@ -35,6 +35,8 @@ export function memoryFolder(name: string, root = "/dev/shm"): string | undefine
 
 /** The 1-minute load average, rounded: printed with every figure (the machine is shared). */
 export const load1 = () => Math.round(os.loadavg()[0] * 100) / 100;
+/** The 1-, 5- and 15-minute load averages, to two decimals. */
+export const loads = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 
 /** CPU time (ms) of this process' children that have ended: cutime + cstime of /proc/self/stat (Linux). */
 export function childrenCpuMs(): number | undefined {

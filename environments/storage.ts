@@ -6,7 +6,7 @@
 import { formatPath, valueAt, type Check } from "../config/problems";
 import { type LoadedConfig } from "../config/schema";
 import { STRICT_LOCAL_VOLUMES } from "../openkeel/storage";
-import { LONGHORN_DRIVER, STRICT_LOCAL_PARAMETERS } from "../platform/longhorn";
+import { LONGHORN_DRIVER, STRICT_LOCAL_PARAMETERS } from "../platform/longhorn-names";
 import { allUnits, type K8sObject, type Plan } from "../plan/plan";
 import type { StackStorage } from "../platform/context";
 import { serviceOfRelease } from "../openkeel/registry";

@@ -14,11 +14,12 @@ import type { HostNeed, HostProvision } from "../plan/host";
 import { K8S_CONTROL_PLANE_LABEL, type Taint } from "../config/roles";
 import type { Check } from "../config/problems";
 import { nodeTaints, type Topology } from "../topology/topology";
-import { HOST_FACTS, imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
+import { HOST_FACTS } from "../platform/host-facts";
+import { imageRef, KIND_NODE_IMAGE, KIND_VERSION } from "../platform/versions";
 // the public APIs' NodePorts (their services' descriptors, openkeel/services/), published on the laptop's loopback only
 import { LAB_NODE_PORTS } from "../openkeel/endpoints";
 import { labIdentityPort } from "../openkeel/registry";
-import { LONGHORN_TYPE } from "../platform/longhorn";
+import { LONGHORN_TYPE } from "../platform/longhorn-names";
 
 export const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";
 export const KIND_CONFIG_PATH = "kind/cluster.yaml";
@@ -198,7 +199,7 @@ export function kindNodeConfig(cfg: LoadedConfig, topo: Topology): NodeLevelConf
 
 /**
  * What the host of each kind node has, for the host contract (placement/host.ts): the node image's
- * CNI plugins (platform/versions.ts HOST_FACTS), the one interface Docker gives the container, the
+ * CNI plugins (HOST_FACTS of platform/host-facts.ts), the one interface Docker gives the container, the
  * container's own filesystem for any host path, and the laptop's kernel, which every kind node
  * shares (a module the lab needs is loaded there: docs/operating.md, the lab's quick start). No
  * /dev/kvm (the lab's KubeVirt emulates), no Talos extension, no host tool beyond the image's.

@@ -1,5 +1,5 @@
 // What the host of each Talos node has, for the host contract (placement/host.ts): Talos itself at
-// the pinned version (platform/versions.ts HOST_FACTS), and what is rendered for the node, read
+// the pinned version (HOST_FACTS of platform/host-facts.ts), and what is rendered for the node, read
 // back from the files the operator applies: its schematic's extensions, its patches' kernel modules
 // and user volumes, and the links of its host network. Reading the rendered documents, not the
 // stack config, is the point: a node has what its files give it.
@@ -7,8 +7,8 @@ import { WATCHDOG_MODULES } from "../config/talos";
 import type { HostProvision } from "../plan/host";
 import type { NodeConfigFile, Plan } from "../plan/plan";
 import { TALOS_MACHINES_FILE, type TalosMachine } from "../render/rendered";
-import { HOST_FACTS, TALOS_EXTENSION_FACTS } from "../platform/versions";
-import { TALOS_DATA_PATH } from "../platform/longhorn";
+import { HOST_FACTS, TALOS_EXTENSION_FACTS } from "../platform/host-facts";
+import { TALOS_DATA_PATH } from "../platform/longhorn-names";
 
 type Doc = Record<string, unknown>;
 const LINK_KINDS = new Set(["LinkConfig", "BondConfig", "VLANConfig"]);

@@ -17,7 +17,8 @@ import { CAPACITY_VOLUME_NAME, HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type Instal
 import { ovsNics } from "../config/host-network";
 import { networkOf, type NetworkConfig } from "../config/network";
 import { nodeTaints, type Topology } from "../topology/topology";
-import { LONGHORN_DISK_ROLES, TALOS_CAPACITY_PATH, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn";
+import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn-names";
+import { TALOS_CAPACITY_PATH } from "../platform/longhorn";
 import { KUBERNETES_VERSION, TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
 
 export type MachineType = "controlplane" | "worker";

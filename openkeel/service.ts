@@ -3,7 +3,7 @@
 // statement is its descriptor: its chart, its components with their placement, replicas, values and
 // design rows, its public APIs' NodePorts in the lab, what it needs to run, its own stack keys, the
 // units it brings besides its release, its post-render patches, what it needs of the hosts, its
-// constraints in the feasibility model, its placement checks, its part in a node's life and its checks of a change. The registry (./services/index.ts)
+// constraints in the feasibility model, its placement checks, its plan checks, its part in a node's life and its checks of a change. The registry (./services/index.ts)
 // lists the services in install order; the shared machinery of ./ reads the descriptors.
 import type { z } from "zod";
 import type { Check } from "../config/problems";

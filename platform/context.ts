@@ -49,8 +49,8 @@ export interface StackStorage {
    */
   sharedClass?: string;
   /**
-   * The class of Swift's devices on the storage nodes' HDD capacity disks (§ 6.3), strict-local like D5's.
-   * @default none: Swift's devices use the strict-local class
+   * The class of the volumes on the storage nodes' HDD capacity disks (§ 6.3), strict-local like D5's.
+   * @default none: no capacity tier; what would use it takes the strict-local class
    */
   capacityClass?: string;
 }

@@ -25,7 +25,8 @@ import type { PlatformComponent } from "./component";
 import { contentAt, type Contents, type StackContext } from "./context";
 import { fact, NETWORKS_ANNOTATION } from "../plan/needs";
 import { ovsStacksChecks } from "./ovs-stacks";
-import { HOST_FACTS, KUBE_OVN_CHART } from "./versions";
+import { HOST_FACTS } from "./host-facts";
+import { KUBE_OVN_CHART } from "./versions";
 import type { HostContract } from "../plan/host";
 
 const KUBE_OVN_TYPE = "openkeel:platform:KubeOvn";

@@ -12,8 +12,8 @@
 // - Drained or removed storage nodes take their replicas down with them: a volume whose every
 //   replica was there has none, and the drain of the node with its last healthy one is blocked by
 //   the instance manager's PodDisruptionBudget; with one replica left it runs one failure from loss.
-// - The strict-local volumes of D5 (controlPlane: Galera, RabbitMQ, OVN central; storage: Swift
-//   devices) hold their only replica on their node: their drain finishes only under a drain
+// - The strict-local volumes of D5 (on controlPlane and storage nodes: openkeel/storage.ts) hold
+//   their only replica on their node: their drain finishes only under a drain
 //   policy that lets a stopped last replica go (platform/longhorn.ts, LONGHORN_NODE_DRAIN_POLICY).
 // - Where replica-zone-soft-anti-affinity is false (a zoned stack, platform/longhorn.ts), a zone holds
 //   at most one replica of a volume: a retiring node's replicas are rebuilt in its own zone when

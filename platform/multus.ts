@@ -10,7 +10,8 @@ import { type K8sObject, manifestsUnit, type ManifestsUnit, type Unit } from "..
 import type { PlatformComponent } from "./component";
 import { fact } from "../plan/needs";
 import type { StackContext } from "./context";
-import { HOST_FACTS, imageRef, MULTUS_IMAGE } from "./versions";
+import { HOST_FACTS } from "./host-facts";
+import { imageRef, MULTUS_IMAGE } from "./versions";
 
 const NS = "kube-system";
 const TALOS_NETNS_PATH = "/var/run/netns/";

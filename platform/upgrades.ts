@@ -1,7 +1,7 @@
 // Upgrade rules: which version steps upstream supports for a pinned component, what must happen
-// first, what an operator does by hand, and where upstream says so. The rules are data, each beside
-// its pin in platform/versions.ts (UPGRADE_RULES lists them); this module reads pins as leaves
-// (one version each) and judges a step between two sets of pins: the committed state's (the base
+// first, what an operator does by hand, and where upstream says so. The rules are data, one per pin
+// of platform/versions.ts, in platform/upgrade-rules.ts (UPGRADE_RULES lists them); this module
+// reads pins as leaves (one version each) and judges a step between two sets of pins: the committed state's (the base
 // branch in a PR, the last deployed commit otherwise: review/committed-pins.ts) and the change's.
 // Pure: pins in, steps and problems out.
 import type { Check, Problem } from "../config/problems";
@@ -230,6 +230,8 @@ export interface ComponentUpgrade {
 
 export const UPGRADE_STEP_CODE = "upgrade-step";
 export const VERSIONS_FILE = "platform/versions.ts";
+/** Where the upgrade rules of those pins are (read alone, as VERSIONS_FILE is). */
+export const UPGRADE_RULES_FILE = "platform/upgrade-rules.ts";
 
 const notesUrl = (n: ReleaseNotes, version: string) =>
   "github" in n ? `https://github.com/${n.github}/releases/tag/${n.tag.replace("{version}", version)}` : n.url.replace("{version}", version);
@@ -285,7 +287,7 @@ function judgeMove(rule: UpgradeRule, move: PinMove): Check | undefined {
       rule,
       move,
       `${name} changes the major version, and the rule names no supported path to ${series(b)}`,
-      `read upstream's upgrade notes for ${series(b)}, upgrade along the path they name, and record it in the rule's paths (${VERSIONS_FILE})`,
+      `read upstream's upgrade notes for ${series(b)}, upgrade along the path they name, and record it in the rule's paths (${UPGRADE_RULES_FILE})`,
     );
   }
   if (rule.step === "patch" && a.minor !== b.minor) {

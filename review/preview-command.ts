@@ -18,8 +18,8 @@ import { renderedFolderIn, stackReference } from "./reference";
 import { deployOrderFindings, retiredAtFinder } from "./verdict";
 import { repositoryUpgrades, type UpgradePins } from "./preview-upgrades";
 import { upgradeLine } from "./upgrade-check";
-import { isUpgradeRule, VERSIONS_FILE } from "../platform/upgrades";
-import { UPGRADE_RULES } from "../platform/versions";
+import { isUpgradeRule, UPGRADE_RULES_FILE, VERSIONS_FILE } from "../platform/upgrades";
+import { UPGRADE_RULES } from "../platform/upgrade-rules";
 import { isPlainObject } from "../config/plain";
 
 const PREVIEW_OPTIONS = {
@@ -80,18 +80,19 @@ function summaryLine(s: StackPreview): string {
 }
 
 /**
- * Both checkouts' pins, and the change's upgrade rules (its own, as the change may correct one; this
- * program's when it has none); undefined when the base has no platform/versions.ts to compare.
+ * Both checkouts' pins, and the change's upgrade rules (its own, as the change may correct one: its
+ * platform/upgrade-rules.ts, or where a commit had them, its platform/versions.ts; this program's
+ * when it has none); undefined when the base has no platform/versions.ts to compare.
  */
 function checkoutPins(baseCheckout: string, headCheckout: string): UpgradePins | undefined {
-  const read = (dir: string, where: string) => {
-    const file = path.join(dir, VERSIONS_FILE);
-    return fs.existsSync(file) ? pinsOfSource(fs.readFileSync(file, "utf8"), where) : undefined;
+  const read = (dir: string, file: string, where: string) => {
+    const full = path.join(dir, file);
+    return fs.existsSync(full) ? pinsOfSource(fs.readFileSync(full, "utf8"), `${where} ${file}`) : undefined;
   };
-  const base = read(baseCheckout, `the base's ${VERSIONS_FILE}`);
-  const head = read(headCheckout, `this change's ${VERSIONS_FILE}`);
+  const base = read(baseCheckout, VERSIONS_FILE, "the base's");
+  const head = read(headCheckout, VERSIONS_FILE, "this change's");
   if (!base || !head) return undefined;
-  const own = head.UPGRADE_RULES;
+  const own = (read(headCheckout, UPGRADE_RULES_FILE, "this change's") ?? head).UPGRADE_RULES;
   const rules = Array.isArray(own) && own.every(isUpgradeRule) ? own : UPGRADE_RULES;
   return { base, head, rules };
 }

@@ -1,13 +1,14 @@
 // The upgrade check of `npm run plan` and `npm run render`: per stack, the pins of this program
 // (platform/versions.ts as loaded) against those of the stack's committed state (review/committed-pins.ts),
-// judged by the upgrade rules (platform/upgrades.ts), for the components the stack installs. The
-// preview makes the same comparison between its two checkouts (review/preview-upgrades.ts).
+// judged by the upgrade rules (platform/upgrade-rules.ts, judged by platform/upgrades.ts), for the
+// components the stack installs. The preview makes the same comparison between its two checkouts (review/preview-upgrades.ts).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { EXIT_BAD_CONFIG, UserError } from "../cli/cli";
 import { formatProblem, type Check } from "../config/problems";
 import { componentUpgrades, ruleApplies, type ComponentUpgrade, type PinExports, type StackUse } from "../platform/upgrades";
 import * as VERSIONS from "../platform/versions";
+import { UPGRADE_RULES } from "../platform/upgrade-rules";
 import { committedState, pinsOfSource, versionsAt, type CommittedState, type Fallback } from "./committed-pins";
 
 /** This program's pins, and the text they were loaded from (a commit whose text is the same has the same pins). */
@@ -82,7 +83,7 @@ function upgradesAt(repo: string, at: StackState, use: StackUse, cache: PinsAt):
   }
   if (pinsAt.missing) return { stack, where: state.where, upgrades: [], note: `${state.where} has no platform/versions.ts: no pins to compare with` };
   const pins = pinsAt.pins;
-  const upgrades = pins ? componentUpgrades(pins, HEAD_PINS, VERSIONS.UPGRADE_RULES).filter((u) => ruleApplies(u.rule, HEAD_PINS, use)) : [];
+  const upgrades = pins ? componentUpgrades(pins, HEAD_PINS, UPGRADE_RULES).filter((u) => ruleApplies(u.rule, HEAD_PINS, use)) : [];
   return { stack, where: state.where, upgrades };
 }
 

@@ -14,7 +14,9 @@ import type { ComponentHostNeeds } from "../../plan/host";
 import type { LossFinding } from "../../placement/failure-table";
 import { num, obj } from "../../placement/workloads";
 import type { StackContext } from "../../platform/context";
-import { TALOS_CAPACITY_PATH } from "../../platform/longhorn";
+import { LONGHORN_CAPACITY_CLASS, TALOS_CAPACITY_PATH } from "../../platform/longhorn";
+import { serviceEnabled } from "../../topology/services";
+import type { Topology } from "../../topology/topology";
 import { api, sharedNodeTolerations, unlisted, UNLISTED, volumeSchema } from "../components";
 import { releaseName, workloadSelector } from "../names";
 import { openkeelService, releaseValues, type RecordedIndex } from "../service";
@@ -209,6 +211,20 @@ function swiftChangeFindings(bi: RecordedIndex, hi: RecordedIndex, where: string
   return out;
 }
 
+/** The capacity disk (openkeel:talos.capacityDisk) is Swift's HDD tier (§ 6.3): without Swift nothing would use it. */
+function capacityChecks(cfg: Config, topo: Topology): Check[] {
+  if (cfg.talos?.capacityDisk === undefined || serviceEnabled(cfg, topo, SWIFT)) return [];
+  return [
+    {
+      level: "error",
+      code: "swift-capacity",
+      message: `the storage nodes get a capacity disk (Swift's HDD tier, StorageClass ${LONGHORN_CAPACITY_CLASS}), but Swift does not run in this stack, so nothing would use it`,
+      fix: "remove openkeel:talos.capacityDisk, or run Swift (openkeel:services.swift.enabled: true)",
+      path: "openkeel:talos.capacityDisk",
+    },
+  ];
+}
+
 export const swift = openkeelService({
   name: SWIFT,
   chart: "openkeel-swift",
@@ -252,4 +268,5 @@ export const swift = openkeelService({
   constraints: [SWIFT_MEMBERS],
   concern: "data",
   changeFindings: swiftChangeFindings,
+  planChecks: capacityChecks,
 });

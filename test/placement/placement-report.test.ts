@@ -7,7 +7,7 @@ import { placementReport, type PlacementReport } from "../../placement/report";
 import { placementData } from "../../placement/data";
 import { NO, placementMarkdown, placementSvg, SVG_NODE_COLUMNS, YES } from "../../placement/picture";
 import { planComponents } from "../../placement/workloads";
-import { parseLonghornNodeSelector, parseLonghornTolerations } from "../../platform/longhorn";
+import { parseLonghornNodeSelector, parseLonghornTolerations } from "../../platform/longhorn-names";
 import { resolveEnvironment, planStack, resolveStack } from "../../environments";
 import { composePlan } from "../../environments/compose";
 import type { LoadedConfig } from "../../config/schema";

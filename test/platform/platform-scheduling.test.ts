@@ -8,7 +8,7 @@ import { HA_SEGMENT_LABEL, K8S_CONTROL_PLANE_LABEL, RESERVED_TAINT_KEY, roleLabe
 import { planStack } from "../../environments";
 import { NHC_GROUPS, nhcSelector, type NhcGroup } from "../../platform/medik8s-groups";
 import { KUBE_OVN_MASTER_LABEL_KEY } from "../../platform/kube-ovn";
-import { VOLUME_CONSUMER_ROLES } from "../../platform/longhorn";
+import { VOLUME_CONSUMER_ROLES } from "../../platform/longhorn-names";
 import { parseLonghornNodeSelector, parseLonghornTolerations } from "../helpers/longhorn";
 import { fittingNodes, fits, matchesExpressions, nodeViews, type NodeView } from "../helpers/scheduling";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "../helpers/stacks";

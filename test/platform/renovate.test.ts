@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ruleLeaves, type PinLeaf } from "../../platform/upgrades";
 import * as versions from "../../platform/versions";
+import { UPGRADE_RULES } from "../../platform/upgrade-rules";
 import { REPO } from "../helpers/stacks";
 import { isPlainObject } from "../../config/plain";
 
@@ -147,7 +148,7 @@ function isPin(leaf: PinLeaf, e: Extraction): boolean {
 
 const config = loadConfig();
 const extractions = extract(config);
-const leaves = versions.UPGRADE_RULES.flatMap((r) => ruleLeaves(r, versions));
+const leaves = UPGRADE_RULES.flatMap((r) => ruleLeaves(r, versions));
 
 /** Each pin's extractions: exactly one each, or a list of what is wrong. */
 function pinProblems(cfg: RenovateConfig): string[] {
@@ -247,7 +248,7 @@ describe("renovate.json", () => {
 
   it("one PR per minor step for every component whose upgrade rule steps one minor at a time", () => {
     const separated = new Set(config.packageRules.filter((r) => r.separateMultipleMinor).flatMap((r) => r.matchPackageNames ?? []));
-    for (const rule of versions.UPGRADE_RULES.filter((r) => r.step === "minor")) {
+    for (const rule of UPGRADE_RULES.filter((r) => r.step === "minor")) {
       const names = ruleLeaves(rule, versions).flatMap((l) => extractions.filter((e) => isPin(l, e)).map((e) => e.packageName ?? e.depName));
       expect(names.length, rule.component).toBeGreaterThan(0);
       for (const n of names) expect(separated.has(n!), `${rule.component}: ${n}`).toBe(true);

@@ -10,7 +10,7 @@ import { ROLES, roleDefinitions, roleLabelKey, roleOfLabelKey, type LabelProfile
 import type { PlacementValue } from "../../config/placement";
 import { resolvePlacement, type RoleDefinitions, type Scheduling } from "../../placement/chart-helper";
 import { isEligible } from "../../placement/scheduling";
-import { formatLonghornNodeSelector, formatLonghornTolerations, parseLonghornNodeSelector, parseLonghornTolerations } from "../../platform/longhorn";
+import { formatLonghornNodeSelector, formatLonghornTolerations, parseLonghornNodeSelector, parseLonghornTolerations } from "../../platform/longhorn-names";
 import { effectivePlacement } from "../../policy/rules/placement";
 import { NODE_PATCH_TYPE } from "../../policy/rules/common";
 import { patchedNodes, selectedNodes } from "../../policy/rules/neutron";

@@ -107,13 +107,17 @@ function cycles(graph: Map<string, string[]>): string[] {
 
 /** The one module that writes and reads rendered/<stack>/ (docs/where-a-change-goes.md, "Layout"). */
 const RENDERED_MODEL = "render/rendered.ts";
+/** Its parts (model, writer, schemas), which only it imports: the model is them together. */
+const RENDERED_MODEL_PART = /^render\/rendered-[a-z]+\.ts$/;
 /** The files of rendered/<stack>/ only the model may name: reading them is its job (placement.md is drawn from placement.json, never read back). */
 const MODEL_FILES = /["'`](index\.yaml|placement\.json|placement\.md|talos\/machines\.yaml)["'`]/;
 
 /** Files outside the model (and outside the test suites, which hold the bytes to account) that name a file of the model. */
 function modelFilesNamed(sources: Map<string, string>): string[] {
   return [...sources]
-    .filter(([file, text]) => file !== RENDERED_MODEL && !/\.test\.ts$|^test\/helpers\//.test(file) && MODEL_FILES.test(text))
+    .filter(
+      ([file, text]) => file !== RENDERED_MODEL && !RENDERED_MODEL_PART.test(file) && !/\.test\.ts$|^test\/helpers\//.test(file) && MODEL_FILES.test(text),
+    )
     .map(([file, text]) => `${file}: ${MODEL_FILES.exec(text)![0]}`);
 }
 
@@ -184,6 +188,10 @@ describe("architecture", () => {
     for (const reader of ["review/preview.ts", "review/drift-command.ts", "pipeline/render-command.ts", "lifecycle/steps.ts", "e2e/harness/rendered.ts"]) {
       expect(GRAPH.get(reader), reader).toContain(RENDERED_MODEL);
     }
+    // its parts are reached through it only: it stays the one entry point
+    const parts = FILES.filter((f) => RENDERED_MODEL_PART.test(f));
+    expect(parts.length).toBeGreaterThan(0);
+    expect(FILES.filter((f) => f !== RENDERED_MODEL && !parts.includes(f) && GRAPH.get(f)!.some((i) => parts.includes(i)))).toEqual([]);
     // and the check trips
     expect(modelFilesNamed(new Map([["review/x.ts", 'const index = parse(tree.get("index.yaml"));']]))).toEqual(['review/x.ts: "index.yaml"']);
     expect(modelFilesNamed(new Map([[RENDERED_MODEL, 'const f = "placement.json";']]))).toEqual([]);

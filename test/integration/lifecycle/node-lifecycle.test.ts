@@ -15,6 +15,7 @@ import { lifecycleChecks } from "../../../lifecycle/checks";
 import type { NodeLifecycle } from "../../../lifecycle/contributor";
 import { nodeRemovalChecks } from "../../../lifecycle/guards";
 import { nodeSteps } from "../../../lifecycle/steps";
+import { OPENKEEL } from "../../../openkeel/descriptor";
 import { longhorn } from "../../../platform/longhorn";
 import { medik8s } from "../../../platform/medik8s";
 import { unmigratableVmis } from "../../../platform/kubevirt";
@@ -499,9 +500,14 @@ describe("the steps are contributed by the components that own them (lifecycle/c
     expect(whats([])).toEqual(["drain"]);
   });
 
-  it("Longhorn adds its eviction wait and the strict-local members; Medik8s's drain request replaces the drain by hand", () => {
-    expect(whats([longhorn.lifecycle!])).toEqual(["drain", "move the strict-local members", "wait for the Longhorn eviction"]);
-    expect(whats([longhorn.lifecycle!, medik8s.lifecycle!])).toEqual(["wait for the drain", "move the strict-local members", "wait for the Longhorn eviction"]);
+  it("Longhorn adds its eviction wait, OpenKeel the move of its strict-local members; Medik8s's drain request replaces the drain by hand", () => {
+    expect(whats([longhorn.lifecycle!])).toEqual(["drain", "wait for the Longhorn eviction"]);
+    expect(whats([longhorn.lifecycle!, OPENKEEL.lifecycle!])).toEqual(["drain", "move the strict-local members", "wait for the Longhorn eviction"]);
+    expect(whats([longhorn.lifecycle!, medik8s.lifecycle!, OPENKEEL.lifecycle!])).toEqual([
+      "wait for the drain",
+      "move the strict-local members",
+      "wait for the Longhorn eviction",
+    ]);
   });
 
   it("each claims its own requests: Longhorn the eviction patch, Medik8s the NodeMaintenance", () => {

@@ -21,6 +21,7 @@ import {
   type UpgradeRule,
 } from "../../../platform/upgrades";
 import * as VERSIONS from "../../../platform/versions";
+import * as RULE_EXPORTS from "../../../platform/upgrade-rules";
 import { committedState, pinsOfSource } from "../../../review/committed-pins";
 import { hasErrors, previewStack } from "../../../review/preview";
 import type { StackPreview } from "../../../review/preview-model";
@@ -32,7 +33,7 @@ import { cloneWorkingTree, git, replaceOnce, tempFolders } from "../../helpers/r
 import { REPO } from "../../helpers/stacks";
 
 const HEAD: PinExports = { ...VERSIONS };
-const RULES = VERSIONS.UPGRADE_RULES;
+const RULES = RULE_EXPORTS.UPGRADE_RULES;
 const TEXT = fs.readFileSync(path.join(REPO, "platform/versions.ts"), "utf8");
 const rule = (component: string) => RULES.find((r) => r.component === component)!;
 
@@ -55,8 +56,9 @@ describe("the upgrade rules of platform/versions.ts", () => {
     for (const r of RULES) for (const p of r.pins) expect(ruleLeaves({ ...r, pins: [p] }, HEAD).length, `${r.component}: ${p}`).toBeGreaterThan(0);
   });
 
-  it("UPGRADE_RULES lists every rule the file declares, once", () => {
-    const declared = Object.entries(HEAD).filter(([, v]) => isUpgradeRule(v));
+  it("UPGRADE_RULES lists every rule platform/upgrade-rules.ts declares, once; platform/versions.ts declares none", () => {
+    expect(Object.keys(HEAD).filter((k) => isUpgradeRule(HEAD[k]))).toEqual([]);
+    const declared = Object.entries(RULE_EXPORTS).filter(([, v]) => isUpgradeRule(v));
     expect(declared.map(([, v]) => v).sort((a, b) => ((a as UpgradeRule).component < (b as UpgradeRule).component ? -1 : 1))).toEqual(
       [...RULES].sort((a, b) => (a.component < b.component ? -1 : 1)),
     );
