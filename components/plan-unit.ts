@@ -201,9 +201,12 @@ export class PlanUnit extends pulumi.ComponentResource {
     };
     switch (unit.kind) {
       case "HelmRelease": {
-        // its patches as the policy pack judges them (./post-render.ts), kept as the release is
+        // its patches as the policy pack judges them (./post-render.ts), retained as the release is but
+        // never protected: the provider replaces a ConfigMap whose data changes (enableConfigMapMutable
+        // is unset: review/replace-rules.ts), and a protected one cannot be replaced, so any change of a
+        // protected release's patches (zones added: its spread) would fail `pulumi up` (found by e2e 11f)
         const record = postRenderRecord(unit);
-        if (record) this.children.push(manifestObject(unit.name, record, secrets, childOpts));
+        if (record) this.children.push(manifestObject(unit.name, record, secrets, { parent: this, ...(unit.protect ? { retainOnDelete: true } : {}) }));
         this.children.push(helmRelease(unit, secrets, { ...childOpts, ...renameOptions(unit.name, false) }));
         break;
       }

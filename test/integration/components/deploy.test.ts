@@ -47,6 +47,7 @@ function planWithEveryUnitKind(): Plan {
       namespace: "longhorn-system",
       chart: { repository: "https://charts.longhorn.io", chart: "longhorn", version: "1.12.1" },
       values: { persistence: { defaultClass: false } },
+      postRender: [{ target: { kind: "DaemonSet", name: "longhorn-manager" }, why: "a test patch", patch: { metadata: { labels: { a: "b" } } } }],
       protect: true,
       dependsOn: ["namespaces"],
     },
@@ -124,6 +125,16 @@ describe("deployPlan", () => {
       .sort();
     expect(protectedNames).toEqual(["longhorn", "storage-classes:storageclass:longhorn-local"]);
     for (const r of run.resources.filter((x) => x.protect)) expect(r.retainOnDelete).toBe(true);
+  });
+
+  it("retains a protected release's post-render record but does not protect it: a changed patch replaces the ConfigMap, which protection would refuse", async () => {
+    const run = await runProgram("prod-small", {}, async () => {
+      deployPlan(planWithEveryUnitKind());
+    });
+    const record = run.resources.find((r) => r.name === "longhorn:configmap:longhorn-system/longhorn-post-render");
+    expect(record, run.resources.map((r) => r.name).join(", ")).toBeDefined();
+    expect(record!.protect ?? false).toBe(false);
+    expect(record!.retainOnDelete).toBe(true);
   });
 
   it("waits for the units its dependsOn names, and for no other: the phases are no barriers", async () => {
