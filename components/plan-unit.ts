@@ -201,12 +201,14 @@ export class PlanUnit extends pulumi.ComponentResource {
     };
     switch (unit.kind) {
       case "HelmRelease": {
-        // its patches as the policy pack judges them (./post-render.ts), retained as the release is but
-        // never protected: the provider replaces a ConfigMap whose data changes (enableConfigMapMutable
-        // is unset: review/replace-rules.ts), and a protected one cannot be replaced, so any change of a
-        // protected release's patches (zones added: its spread) would fail `pulumi up` (found by e2e 11f)
+        // its patches as the policy pack judges them (./post-render.ts), neither protected nor retained,
+        // whatever the release is: the provider replaces a ConfigMap whose data changes
+        // (enableConfigMapMutable is unset: review/replace-rules.ts). A protected one cannot be replaced,
+        // and a retained one's replacement skips the delete, so the new one then conflicts with the old
+        // one's field manager (server-side apply): either way a change of a protected release's patches
+        // (zones added: Swift's spread) failed `pulumi up` (e2e step 11f, both found on its runs)
         const record = postRenderRecord(unit);
-        if (record) this.children.push(manifestObject(unit.name, record, secrets, { parent: this, ...(unit.protect ? { retainOnDelete: true } : {}) }));
+        if (record) this.children.push(manifestObject(unit.name, record, secrets, { parent: this }));
         this.children.push(helmRelease(unit, secrets, { ...childOpts, ...renameOptions(unit.name, false) }));
         break;
       }

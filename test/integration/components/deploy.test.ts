@@ -127,14 +127,14 @@ describe("deployPlan", () => {
     for (const r of run.resources.filter((x) => x.protect)) expect(r.retainOnDelete).toBe(true);
   });
 
-  it("retains a protected release's post-render record but does not protect it: a changed patch replaces the ConfigMap, which protection would refuse", async () => {
+  it("neither protects nor retains a protected release's post-render record: a changed patch replaces the ConfigMap, which protection refuses and retention turns into a field-manager conflict", async () => {
     const run = await runProgram("prod-small", {}, async () => {
       deployPlan(planWithEveryUnitKind());
     });
     const record = run.resources.find((r) => r.name === "longhorn:configmap:longhorn-system/longhorn-post-render");
     expect(record, run.resources.map((r) => r.name).join(", ")).toBeDefined();
     expect(record!.protect ?? false).toBe(false);
-    expect(record!.retainOnDelete).toBe(true);
+    expect(record!.retainOnDelete ?? false).toBe(false);
   });
 
   it("waits for the units its dependsOn names, and for no other: the phases are no barriers", async () => {
