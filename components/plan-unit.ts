@@ -206,7 +206,9 @@ export class PlanUnit extends pulumi.ComponentResource {
         // (enableConfigMapMutable is unset: review/replace-rules.ts). A protected one cannot be replaced,
         // and a retained one's replacement skips the delete, so the new one then conflicts with the old
         // one's field manager (server-side apply): either way a change of a protected release's patches
-        // (zones added: Swift's spread) failed `pulumi up` (e2e step 11f, both found on its runs)
+        // (zones added: Swift's spread) failed `pulumi up` (e2e step 11f, both found on its runs). Not
+        // retained, it is deleted and created again: the provider deletes a named object before its
+        // replacement (pulumi-kubernetes provider/pkg/provider/provider.go, Diff's deleteBeforeReplace)
         const record = postRenderRecord(unit);
         if (record) this.children.push(manifestObject(unit.name, record, secrets, { parent: this }));
         this.children.push(helmRelease(unit, secrets, { ...childOpts, ...renameOptions(unit.name, false) }));
