@@ -28,6 +28,18 @@ import { compareFirstUps, FIRST_UP_STACK, firstUpLines, firstUpRun, firstUpTarge
 import { load1, measure } from "./measure";
 import type { BenchOptions } from "./options";
 
+/** What every engine measurement of the bench runs as: a fresh cluster each, nothing kept, no e2e extras. */
+const benchRun = (clusterScript: string, schemasDir: string) => ({
+  keep: false,
+  clusterScript,
+  schemasDir,
+  mirrorDir: defaultMirrorDir(REPO_ROOT),
+  outRoot: path.join(REPO_ROOT, ".e2e"),
+  interrupt: false,
+  policyMutations: false,
+  transitions: false,
+});
+
 export type EnginePreview = { measured: true; tries: number; stacks: EngineStackResult[] } | { measured: false; why: string };
 
 export type FirstUpResult = FirstUpComparison | { measured: false; why: string };
@@ -57,14 +69,7 @@ export async function enginePreviewTimes(skip: boolean, schemas: string, tries: 
   const timed = await timeEnginePreviews({
     repoRoot: REPO_ROOT,
     stacks: ENGINE_STACKS,
-    keep: false,
-    clusterScript,
-    schemasDir: schemas,
-    mirrorDir: defaultMirrorDir(REPO_ROOT),
-    outRoot: path.join(REPO_ROOT, ".e2e"),
-    interrupt: false,
-    policyMutations: false,
-    transitions: false,
+    ...benchRun(clusterScript, schemas),
     previewTiming: { tries, turn },
     log: (line) => process.stderr.write(`bench: engine: ${line}\n`),
   });
@@ -100,14 +105,7 @@ export async function firstUpComparison(
     const timed = await timeFirstUps({
       repoRoot: REPO_ROOT,
       stacks: [FIRST_UP_STACK],
-      keep: false,
-      clusterScript,
-      schemasDir: schemas,
-      mirrorDir: defaultMirrorDir(REPO_ROOT),
-      outRoot: path.join(REPO_ROOT, ".e2e"),
-      interrupt: false,
-      policyMutations: false,
-      transitions: false,
+      ...benchRun(clusterScript, schemas),
       firstUpTiming: true,
       deployGraph: graph,
       readinessDelays: READINESS_DELAYS,
