@@ -34,7 +34,7 @@ interface Plan {
   remediated: string;
 }
 
-function planOf(rendered: RenderedStack): Plan | undefined {
+export function planOf(rendered: RenderedStack): Plan | undefined {
   const p = readPlacement(rendered);
   if (p.nodes.some((n) => n.zone !== undefined)) return undefined;
   for (const c of p.components.filter((x) => x.kind === "NodeHealthCheck")) {
@@ -46,11 +46,25 @@ function planOf(rendered: RenderedStack): Plan | undefined {
   return undefined;
 }
 
-/** The stack edit: the check's first two nodes in zone-a, the others alternately zone-b and zone-a (every node has a zone: zone-missing). */
+/**
+ * The zone of each node: the check's first two in zone-a, the remediated node in zone-b (so the
+ * check keeps it and its selector changes: a check left without nodes is deleted instead, which
+ * the webhook refuses with another message), the others alternately zone-b and zone-a (every node
+ * has a zone: zone-missing).
+ */
+export function zoneOf(plan: Plan, nodes: readonly string[]): Map<string, string> {
+  let i = 0;
+  const zone = (n: string) => (plan.zoneA.includes(n) ? "zone-a" : n === plan.remediated ? "zone-b" : i++ % 2 === 0 ? "zone-b" : "zone-a");
+  return new Map(nodes.map((n) => [n, zone(n)]));
+}
+
 function addZones(r: StackRun, plan: Plan): void {
   mutateStackConfig(stackFile(r.project, r.stack), "nodes", (nodes) => {
-    let i = 0;
-    return (nodes as Json[]).map((n) => ({ ...n, zone: plan.zoneA.includes(n.name as string) ? "zone-a" : i++ % 2 === 0 ? "zone-b" : "zone-a" }));
+    const zones = zoneOf(
+      plan,
+      (nodes as Json[]).map((n) => n.name as string),
+    );
+    return (nodes as Json[]).map((n) => ({ ...n, zone: zones.get(n.name as string) }));
   });
 }
 
