@@ -146,6 +146,17 @@ interface ComponentBase {
    * @default none
    */
   strictLocalVolume?: { what: string; path: readonly string[] };
+  /**
+   * What the cloud loses with no pod of it: the end of the error for a count of 0 (./replicas.ts).
+   * @default by what it is: an API leaves the cloud, a quorum keeps no member, another does none of its work
+   */
+  withoutIt?: string;
+  /**
+   * Its own judgement of a count above 0 (`needed`: what the topology gives it), in place of the
+   * design's (./replicas.ts): what its own data needs of its members (Swift's replicas of an object).
+   * @default the design's: an API's PodDisruptionBudget, a worker's standby, a quorum's odd count
+   */
+  replicaCheck?: (replicas: number, needed: number) => { message: string; fix: string } | undefined;
 }
 
 /**

@@ -13,7 +13,6 @@ import { valueAt } from "../config/problems";
 import { isOwnRule } from "./context";
 import { isAutoscaled, type ComponentSpec } from "./components";
 import type { ContractIssue } from "./contract";
-import { SWIFT_REPLICAS } from "./services/swift";
 
 /** A component's replica count, against what the design and the topology give it. */
 export interface ReplicaCount {
@@ -30,11 +29,9 @@ export interface ReplicaCount {
 
 /** What the component does for the cloud, for an error that says what goes with it. */
 function role(c: ReplicaCount): string {
-  if (c.service === "keystone" && c.component === "api")
-    return "without Keystone, every API of the cloud refuses its requests (they all authenticate through it)";
+  if (c.spec.withoutIt) return c.spec.withoutIt;
   if (c.spec.publicApi) return `the ${c.service} API leaves the cloud`;
   if (c.spec.replicas === "quorum") return `${c.service} ${c.component} keeps no member, and what it stores is gone`;
-  if (c.spec.replicas === "perNode") return "Swift stores no object";
   return `${c.service} ${c.component} does none of its work`;
 }
 
@@ -103,23 +100,16 @@ function autoscaledIssue(c: ReplicaCount, bounds: AutoscalingConfig["apis"]): Co
   };
 }
 
-/** Swift's storage members set below the replicas of an object (§ 6.1), where the storage nodes could hold them apart. */
-function swiftMembersIssue(c: ReplicaCount): ContractIssue | undefined {
-  const apart = Math.min(SWIFT_REPLICAS, c.needed);
-  if (c.replicas >= apart) return undefined;
-  return {
-    path: [c.component, "replicas"],
-    code: "replicas-below-design",
-    level: "error",
-    message: `${c.replicas} Swift storage member(s) for the ${SWIFT_REPLICAS} replicas of each object (§ 6.1): ${SWIFT_REPLICAS - c.replicas + 1} of them share a member, and its loss loses them together`,
-    fix: `set at least ${apart} (one member per storage node, up to the nodes there are)`,
-  };
+/** A count below what the component's own data needs (its `replicaCheck`). */
+function ownIssue(c: ReplicaCount, check: NonNullable<ComponentSpec["replicaCheck"]>): ContractIssue | undefined {
+  const issue = check(c.replicas, c.needed);
+  return issue && { path: [c.component, "replicas"], code: "replicas-below-design", level: "error", ...issue };
 }
 
 /** What a component's final count breaks, if anything. */
 export function replicaIssue(c: ReplicaCount, autoscaling: AutoscalingConfig | undefined): ContractIssue | undefined {
   if (c.replicas === 0) return noPod(c);
-  if (c.spec.replicas === "perNode") return swiftMembersIssue(c);
+  if (c.spec.replicaCheck) return ownIssue(c, c.spec.replicaCheck);
   if (autoscaling && isAutoscaled(c.spec)) return autoscaledIssue(c, autoscaling.apis);
   if (c.spec.replicas === "quorum") return quorumIssue(c);
   const design = designCount(c);

@@ -6,7 +6,9 @@ import { openkeelService } from "../service";
 export const keystone = openkeelService({
   name: "keystone",
   chart: "openkeel-keystone",
-  components: { api: api(30500) },
+  components: {
+    api: { ...api(30500), withoutIt: "without Keystone, every API of the cloud refuses its requests (they all authenticate through it)" },
+  },
   identity: true,
   apiJob: true,
 });

@@ -132,6 +132,16 @@ const SWIFT_MEMBERS: NodeConstraint = {
   loss: (loss, facts) => (typeof facts?.members === "number" ? swiftLoss(loss, facts.members, typeof facts.ringZones === "string") : []),
 };
 
+/** Swift's storage members set below the replicas of an object (§ 6.1), where the storage nodes could hold them apart. */
+function swiftMembersIssue(replicas: number, needed: number): { message: string; fix: string } | undefined {
+  const apart = Math.min(SWIFT_REPLICAS, needed);
+  if (replicas >= apart) return undefined;
+  return {
+    message: `${replicas} Swift storage member(s) for the ${SWIFT_REPLICAS} replicas of each object (§ 6.1): ${SWIFT_REPLICAS - replicas + 1} of them share a member, and its loss loses them together`,
+    fix: `set at least ${apart} (one member per storage node, up to the nodes there are)`,
+  };
+}
+
 /**
  * § 6.3: Swift's devices on the capacity class are strict-local Longhorn volumes on the disk tagged
  * `capacity` of the pod's own node: the capacity user volume, which Talos mounts at its path.
@@ -242,6 +252,8 @@ export const swift = openkeelService({
         };
       },
       replicas: "perNode",
+      withoutIt: "Swift stores no object",
+      replicaCheck: swiftMembersIssue,
       settings: { devices: volumeSchema },
       unlisted: UNLISTED,
       design: { kind: "StatefulSet", roles: ["storage"] },

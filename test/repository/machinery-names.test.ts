@@ -72,8 +72,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "openkeel/infrastructure.ts: mariadb-operator",
   "openkeel/ingress.ts: metallb",
   "openkeel/quorum-moves.ts: longhorn",
-  "openkeel/replicas.ts: keystone",
-  "openkeel/replicas.ts: swift",
   "openkeel/strict-local-members.ts: longhorn",
   "openkeel/workloads.ts: mariadb-operator",
   "openkeel/workloads.ts: masakari",
