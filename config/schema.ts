@@ -224,7 +224,7 @@ function nodeRules(node: NodeConfig, i: number, ctx: z.RefinementCtx, hostNetwor
         code: "custom",
         path,
         message:
-          "is the OVN chassis label, which this repository writes on every compute and network node (and containers node while Zun runs). Fix: remove it; give the node one of those roles instead",
+          "is the OVN chassis label, which this repository writes on every compute and network node (and on containers nodes while their service runs). Fix: remove it; give the node one of those roles instead",
       });
     }
   }

@@ -43,6 +43,12 @@ export interface ServiceNeeds {
    * @default none
    */
   attachmentNetworks?: readonly { key: string; what: string }[];
+  /**
+   * Roles whose nodes it makes OVN chassis while it runs, beside the hypervisors and gateways (§ 1.2,
+   * § 3.1 mode B): the nodes where its pods have Neutron ports (Zun's containers, § 2.2).
+   * @default none
+   */
+  chassisRoles?: readonly Role[];
 }
 
 /** A service as the loader reads a stack against it. */
@@ -61,6 +67,7 @@ export function serviceCatalog(services: readonly ServiceDeclaration[]): Service
     ...(s.requiredRole ? { requiredRole: s.requiredRole } : {}),
     ...(s.extends ? { extends: s.extends } : {}),
     ...(s.attachmentNetworks ? { attachmentNetworks: s.attachmentNetworks } : {}),
+    ...(s.chassisRoles ? { chassisRoles: s.chassisRoles } : {}),
   }));
 }
 

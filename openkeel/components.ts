@@ -21,10 +21,11 @@ export interface DesignRow {
   kind: WorkloadKind;
   roles: DesignRoles;
   /**
-   * Roles it covers too when the Plan holds this release (the chassis on Zun's containers nodes).
-   * @default none
+   * The OVN chassis: it covers too the roles a service the Plan holds makes chassis (the service's
+   * `chassisRoles`).
+   * @default false
    */
-  rolesWith?: { release: string; roles: Role[] };
+  chassis?: true;
   /**
    * The roles it may run on, and no other (the placement report refuses a node of another role).
    * @default none: the report checks the roles it reaches against `roles` only
@@ -296,13 +297,13 @@ export function chassisSelector(ctx: StackContext): Record<string, string> | und
 
 /**
  * The design row of the OVN chassis (§ 1.2, § 3.1 mode B): on compute and network nodes, and on
- * containers nodes for Zun's ports (§ 2.2); it tolerates every taint, so nothing but its selector
- * keeps it elsewhere.
+ * the nodes a service makes chassis while it runs (its `chassisRoles`: containers nodes, § 2.2); it
+ * tolerates every taint, so nothing but its selector keeps it elsewhere.
  */
 export const CHASSIS: DesignRow = {
   kind: "DaemonSet",
   roles: ["compute", "network"],
-  rolesWith: { release: "openkeel-zun", roles: ["containers"] },
+  chassis: true,
   confinedTo: ["compute", "network", "containers"],
   reservedHosts: true,
 };

@@ -23,7 +23,7 @@ import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
 import { templateRendersHostAntiAffinity } from "./zone-spread";
 import { isUnlisted, UNLISTED_COMPONENTS, unlistedRendered } from "./unlisted";
-import { INFRASTRUCTURE_TYPE, RELEASE_TYPE, workloadObjectName, workloadPodLabels, workloadSelector } from "./names";
+import { INFRASTRUCTURE_TYPE, RELEASE_TYPE, releaseName, workloadObjectName, workloadPodLabels, workloadSelector } from "./names";
 import { serviceOfRelease } from "./registry";
 
 const PLACEMENT_KEYS: readonly string[] = [...SCHEDULING_FIELDS, "enabled"];
@@ -67,8 +67,8 @@ const RESERVED_HOSTS = "reservedHosts";
 
 /** The design row's facts every component carries; the roles it covers, given what else the Plan installs. */
 function designFields(design: DesignRow, units: ReadonlySet<string>): Pick<Component, "designRoles" | "confinedTo" | "forbiddenRoles" | "facts"> {
-  const roles: DesignRoles =
-    design.rolesWith && Array.isArray(design.roles) && units.has(design.rolesWith.release) ? [...design.roles, ...design.rolesWith.roles] : design.roles;
+  const more = design.chassis ? OPENKEEL_SERVICES.filter((s) => units.has(releaseName(s.name))).flatMap((s) => s.chassisRoles ?? []) : [];
+  const roles: DesignRoles = more.length > 0 && Array.isArray(design.roles) ? [...new Set([...design.roles, ...more])] : design.roles;
   return {
     designRoles: roles,
     ...(design.confinedTo ? { confinedTo: design.confinedTo } : {}),

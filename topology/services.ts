@@ -27,9 +27,10 @@ export function serviceEnabled(cfg: Config, topo: Topology, service: string): bo
 
 /**
  * The roles whose nodes are OVN chassis (§ 1.2, § 3.1 mode B): hypervisors (their VMs' ports, and
- * distributed FIPs, D3), gateways (router gateways, SNAT), and containers nodes when Zun runs (the
- * containers' Neutron ports, § 2.2).
+ * distributed FIPs, D3), gateways (router gateways, SNAT), and the roles of a running service whose
+ * pods have Neutron ports (its `chassisRoles`: Zun's containers nodes, § 2.2).
  */
 export function chassisRoles(cfg: Config, topo: Topology): Role[] {
-  return serviceEnabled(cfg, topo, "zun") ? ["compute", "network", "containers"] : ["compute", "network"];
+  const more = cfg.serviceCatalog.filter((s) => s.chassisRoles && serviceEnabled(cfg, topo, s.name)).flatMap((s) => s.chassisRoles ?? []);
+  return [...new Set<Role>(["compute", "network", ...more])];
 }

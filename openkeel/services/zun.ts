@@ -94,6 +94,8 @@ export const zun = openkeelService({
     },
   },
   requiredRole: CONTAINERS,
+  // the containers' Neutron ports are bound on their own nodes (§ 2.2): those nodes are OVN chassis
+  chassisRoles: [CONTAINERS],
   settings: {
     config: z.strictObject({
       kubernetes: z

@@ -55,7 +55,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "config/platform.ts: medik8s",
   "config/platform.ts: metallb",
   "config/schema.ts: neutron",
-  "config/schema.ts: zun",
   "config/talos.ts: longhorn",
   "config/talos.ts: medik8s",
   "config/talos.ts: swift",
@@ -64,7 +63,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "lifecycle/guards.ts: nova",
   "lifecycle/guards.ts: swift",
   "lifecycle/guards.ts: zun",
-  "openkeel/components.ts: zun",
   "openkeel/guarantees.ts: mariadb-operator",
   "openkeel/guarantees.ts: rabbitmq-operator",
   "openkeel/index.ts: neutron",
@@ -116,7 +114,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "topology/checks.ts: longhorn",
   "topology/checks.ts: neutron",
   "topology/checks.ts: nova",
-  "topology/services.ts: zun",
 ];
 
 const words = (text: string) =>
