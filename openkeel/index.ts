@@ -2,8 +2,8 @@
 // then openkeel (one release per service). Values that break the values contract are the stack's
 // problems, one per key, naming the stack file, the service and the values key path.
 import type { LoadedConfig } from "../config/schema";
-import { isSecretRef, type HelmReleaseUnit, type Unit } from "../plan/plan";
-import { formatPath, valueAt, type Problem } from "../config/problems";
+import type { HelmReleaseUnit, Unit } from "../plan/plan";
+import { formatPath, type Problem } from "../config/problems";
 import { namespace, type StackContext } from "../platform/context";
 import { autoscalingUnits } from "./autoscaling";
 import { checkValues } from "./contract";
@@ -48,26 +48,10 @@ function infrastructure(ctx: StackContext): Unit[] {
   ];
 }
 
-/** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */
-function metadataSecretProblems(cfg: LoadedConfig, releases: readonly HelmReleaseUnit[]): Problem[] {
-  const valuesOf = (service: "nova" | "neutron") => releases.find((x) => x.name === releaseName(service))?.values;
-  const nova = valueAt(valuesOf("nova"), ["metadata", "sharedSecret"]);
-  const neutron = valueAt(valuesOf("neutron"), ["metadataAgent", "sharedSecret"]);
-  // a literal or missing secret is the contract's to report
-  if (!isSecretRef(nova) || !isSecretRef(neutron) || nova.secretRef === neutron.secretRef) return [];
-  const overridden =
-    valueAt(cfg.services.nova?.values, ["metadata", "sharedSecret"]) !== undefined ||
-    valueAt(cfg.services.neutron?.values, ["metadataAgent", "sharedSecret"]) !== undefined;
-  // their descriptors give both the one generated secret: a difference no override explains is a bug
-  if (!overridden) throw new Error(`D4: the descriptors give Nova (${nova.secretRef}) and Neutron (${neutron.secretRef}) different metadata secrets`);
-  return [
-    {
-      file: cfg.file,
-      path: "openkeel:services",
-      message: "Nova's metadata.sharedSecret and Neutron's metadataAgent.sharedSecret differ: every metadata request would fail its signature check (D4)",
-      fix: "remove the override of either, so that both use the one generated secret",
-    },
-  ];
+/** Each service's checks of the releases' final values, against each other's (its `releaseChecks`). */
+function releaseProblems(cfg: LoadedConfig, releases: readonly HelmReleaseUnit[]): Problem[] {
+  const valuesOf = (service: string) => releases.find((x) => x.name === releaseName(service))?.values;
+  return OPENKEEL_SERVICES.flatMap((s) => s.releaseChecks?.(cfg, valuesOf) ?? []);
 }
 
 /** The units of the OpenKeel phases; what the stack's values break of the contract comes back as problems. */
@@ -76,6 +60,6 @@ export function openkeelUnits(ctx: StackContext): { units: Record<"openkeel-infr
   const services = serviceUnits(ctx);
   return {
     units: { "openkeel-infra": infra, openkeel: [...services.units, ...autoscalingUnits(ctx, services.releases)] },
-    problems: [...services.problems, ...metadataSecretProblems(ctx.cfg, services.releases)],
+    problems: [...services.problems, ...releaseProblems(ctx.cfg, services.releases)],
   };
 }

@@ -6,8 +6,8 @@
 // constraints in the feasibility model, its placement checks, its plan checks, its part in a node's life and its checks of a change. The registry (./services/index.ts)
 // lists the services in install order; the shared machinery of ./ reads the descriptors.
 import type { z } from "zod";
-import type { Check } from "../config/problems";
-import type { Config } from "../config/schema";
+import type { Check, Problem } from "../config/problems";
+import type { Config, LoadedConfig } from "../config/schema";
 import type { ServiceDeclaration } from "../config/services";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeConstraint } from "../lifecycle/feasibility";
@@ -127,6 +127,13 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    * @default none
    */
   planChecks?(cfg: Config, topo: Topology): Check[];
+  /**
+   * Its checks of the releases' final values (the stack's overrides merged), its own against the
+   * other services' (`valuesOf(service)`: undefined where that service does not run): what the
+   * stack's values break between releases (Neutron's metadata agent against Nova's secret, D4).
+   * @default none
+   */
+  releaseChecks?(cfg: LoadedConfig, valuesOf: (service: string) => Record<string, unknown> | undefined): Problem[];
   /**
    * Its part in a node's life (lifecycle/): the taints a node's state makes it carry because of the
    * service, and its steps of a transition (Nova's service disabled before a hypervisor's drain).

@@ -8,7 +8,9 @@ import { BRIDGE_MAPPINGS_ANNOTATION, EXTERNAL_BOND_ANNOTATION, EXTERNAL_NIC_LABE
 import { labelKey, nodeSelectorSchema } from "../../config/k8s";
 import { addFirst, concerned, downList, nodeList, ofTotal, type Loss, type NodeConstraint } from "../../lifecycle/feasibility";
 import type { ComponentHostNeeds } from "../../plan/host";
-import { secretRef } from "../../plan/plan";
+import { isSecretRef, secretRef } from "../../plan/plan";
+import { valueAt, type Problem } from "../../config/problems";
+import type { LoadedConfig } from "../../config/schema";
 import type { LossFinding } from "../../placement/failure-table";
 import { CONTROL_PLANE } from "../../placement/workloads";
 import { api, CHASSIS, chassisSelector, NODE_AGENT_EXTRA_TOLERATIONS, on, QUORUM_APART, secretRefSchema, unlisted, volumeSchema, worker } from "../components";
@@ -112,6 +114,27 @@ function chassisNeeds(): ComponentHostNeeds[] {
   ];
 }
 
+/** D4: the Neutron metadata agent signs with the secret Nova's metadata API checks. */
+function metadataSecretProblems(cfg: LoadedConfig, valuesOf: (service: string) => Record<string, unknown> | undefined): Problem[] {
+  const nova = valueAt(valuesOf("nova"), ["metadata", "sharedSecret"]);
+  const neutron = valueAt(valuesOf(NEUTRON), ["metadataAgent", "sharedSecret"]);
+  // a literal or missing secret is the contract's to report
+  if (!isSecretRef(nova) || !isSecretRef(neutron) || nova.secretRef === neutron.secretRef) return [];
+  const overridden =
+    valueAt(cfg.services.nova?.values, ["metadata", "sharedSecret"]) !== undefined ||
+    valueAt(cfg.services[NEUTRON]?.values, ["metadataAgent", "sharedSecret"]) !== undefined;
+  // their descriptors give both the one generated secret: a difference no override explains is a bug
+  if (!overridden) throw new Error(`D4: the descriptors give Nova (${nova.secretRef}) and Neutron (${neutron.secretRef}) different metadata secrets`);
+  return [
+    {
+      file: cfg.file,
+      path: "openkeel:services",
+      message: "Nova's metadata.sharedSecret and Neutron's metadataAgent.sharedSecret differ: every metadata request would fail its signature check (D4)",
+      fix: "remove the override of either, so that both use the one generated secret",
+    },
+  ];
+}
+
 export const neutron = openkeelService({
   name: NEUTRON,
   chart: "openkeel-neutron",
@@ -179,4 +202,5 @@ export const neutron = openkeelService({
   host: chassisNeeds,
   constraints: [GATEWAYS],
   concern: "network",
+  releaseChecks: metadataSecretProblems,
 });

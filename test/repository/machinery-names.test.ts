@@ -65,8 +65,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "lifecycle/guards.ts: zun",
   "openkeel/guarantees.ts: mariadb-operator",
   "openkeel/guarantees.ts: rabbitmq-operator",
-  "openkeel/index.ts: neutron",
-  "openkeel/index.ts: nova",
   "openkeel/infrastructure.ts: mariadb-operator",
   "openkeel/ingress.ts: metallb",
   "openkeel/quorum-moves.ts: longhorn",
