@@ -78,7 +78,7 @@ function emulationChecks(cfg: Config, topo: Topology): Check[] {
       file,
       message:
         "KubeVirt would run this cloud's VMs without /dev/kvm (its CR's developerConfiguration.useEmulation, as the environment's traits count its nodes without hardware virtualization): " +
-        "a VM pod then requests no /dev/kvm, may be placed on a hypervisor without it and runs on QEMU's emulated CPU, many times slower and without the host CPU Nova offers; § 2 runs virt-handler with /dev/kvm on every compute node",
+        "a VM pod then requests no /dev/kvm, may be placed on a hypervisor without it and runs on QEMU's emulated CPU, many times slower and without the host's CPU model for its guests; § 2 runs virt-handler with /dev/kvm on every compute node",
       fix: `set hardwareVirtualization: true in the traits of ${file} (Talos builds KVM in: a hypervisor without /dev/kvm has virtualization switched off in its firmware, and the host contract then names it); emulation is for a lab, whose environment holds no cloud inventory`,
     },
   ];
@@ -243,7 +243,7 @@ export function unmigratableVmis(node: string): string {
   return `kubectl get vmi -A -o jsonpath='{range .items[?(@.status.nodeName=="${node}")]}{.metadata.namespace}/{.metadata.name} ${condition("status")} ${condition("reason")}{"\\n"}{end}' | grep -v ' True '`;
 }
 
-/** A hypervisor entering maintenance or retiring: its VMs that cannot live-migrate are found and moved before the drain. */
+/** A hypervisor entering maintenance or retiring: its VMs that cannot live-migrate are found before the drain (the VM service moves them: its own step in the same slot). */
 function kubevirtSteps(node: string): SlottedStep[] {
   return [
     {
@@ -252,13 +252,6 @@ function kubevirtSteps(node: string): SlottedStep[] {
       what: "find the VMs that cannot live-migrate",
       command: unmigratableVmis(node),
       why: "KubeVirt denies the eviction of a VMI whose LiveMigratable condition is not True (evictionStrategy: LiveMigrate), and the drain retries it for ever; each line is one (namespace os-<project>, its reason)",
-    },
-    {
-      slot: "clear-drain",
-      when: "before",
-      what: "move or stop them through Nova",
-      command: `openstack server list --all-projects --host ${node} --long; for each VM listed above: openstack server migrate --wait <server> && openstack server resize confirm <server> (cold migration), or openstack server stop <server> until the node is back`,
-      why: "Nova owns the VMs: a cold migration restarts one on another host (§ 5.5: what cannot live-migrate is Nova's to move), a stopped one leaves no pod to evict; done before pulumi up, the drain finishes",
     },
   ];
 }

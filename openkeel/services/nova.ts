@@ -109,6 +109,17 @@ function disableNova(node: string, reason: string): SlottedStep {
   };
 }
 
+/** Before a hypervisor's drain, after KubeVirt's step has listed the VMs that cannot live-migrate. */
+function moveVms(node: string): SlottedStep {
+  return {
+    slot: "clear-drain",
+    when: "before",
+    what: "move or stop them through Nova",
+    command: `openstack server list --all-projects --host ${node} --long; for each VM listed above: openstack server migrate --wait <server> && openstack server resize confirm <server> (cold migration), or openstack server stop <server> until the node is back`,
+    why: "Nova owns the VMs: a cold migration restarts one on another host (§ 5.5: what cannot live-migrate is Nova's to move), a stopped one leaves no pod to evict; done before pulumi up, the drain finishes",
+  };
+}
+
 /**
  * What a node's life asks of Nova (docs/node-lifecycle.md): its compute service on a compute node
  * is disabled before it is drained (no new VM lands on it; a Masakari segment host also goes on
@@ -136,7 +147,7 @@ const LIFECYCLE: ServiceLifecycle = {
     }
     const s = stateChange(t);
     if (!s || !h?.roles.includes("compute")) return [];
-    if (isDrained(s.to) && !isDrained(s.from)) return [disableNova(node, s.to)];
+    if (isDrained(s.to) && !isDrained(s.from)) return [disableNova(node, s.to), moveVms(node)];
     if (isDrained(s.from) && !hasTrait(s.to, "cordons")) {
       return [
         {

@@ -77,7 +77,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "plan/needs.ts: metallb",
   "platform/host-facts.ts: kube-ovn",
   "platform/host-facts.ts: multus",
-  "platform/kubevirt.ts: nova",
   "platform/longhorn-feasibility.ts: swift",
   "platform/medik8s-groups.ts: masakari",
   "platform/medik8s-placement.ts: masakari",
