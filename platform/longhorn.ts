@@ -11,6 +11,7 @@ import { CAPACITY_VOLUME_NAME, LONGHORN_VOLUME_NAME } from "../config/talos";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
 import { unplaced } from "../placement/workloads";
+import { cloudRoleCheck } from "../topology/checks";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
 import { contentAt, controlPlaneScheduling, namespace, selectorAndTolerations, type Contents, type StackContext } from "./context";
@@ -311,12 +312,19 @@ function volumeSnapshotClassesUnit(): ManifestsUnit {
   return manifestsUnit("volume-snapshot-classes", "openkeel:platform:VolumeSnapshotClasses", [snapshotClass]);
 }
 
-/** Replicas beyond the storage nodes would leave every volume degraded. */
+/** A cloud without storage nodes has no disk for a volume; replicas beyond the storage nodes would leave every volume degraded. */
 function checks(cfg: Config, topo: Topology): Check[] {
+  const none = cloudRoleCheck(topo, "storage", {
+    level: "warning",
+    code: "storage-recommended",
+    message: "no storage node: Longhorn creates no default disks, so no volume can be scheduled",
+    fix: "give the storage role to the nodes whose disks hold Longhorn replicas",
+  });
   const replicas = cfg.platform.longhorn.volumeReplicas;
   const storage = topo.nodesByRole.storage.length;
-  if (replicas === undefined || replicas <= storage) return [];
+  if (replicas === undefined || replicas <= storage) return none;
   return [
+    ...none,
     {
       level: "error",
       code: "longhorn-volume-replicas",

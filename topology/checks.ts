@@ -36,7 +36,7 @@ function uniqueNodeChecks(cfg: Config): Check[] {
 
 /** § 6: what a cloud's inventory holds, where the environment asks for one (topology/environment.ts). */
 function cloudInventoryChecks(cfg: Config, topo: Topology): Check[] {
-  const { checks, error, warning } = collect();
+  const { checks, error } = collect();
   const count = (role: Role) => topo.nodesByRole[role].length;
   if (!topo.environment.cloudInventory) return checks;
   if (count("controlPlane") < 3) {
@@ -44,25 +44,6 @@ function cloudInventoryChecks(cfg: Config, topo: Topology): Check[] {
       "control-plane-count",
       `${count("controlPlane")} controlPlane node(s); Galera, RabbitMQ and OVN central need 3 (required anti-affinity, one member per node)`,
       "give the controlPlane role to at least 3 nodes",
-      "openkeel:nodes",
-    );
-  }
-  if (count("compute") < 1) {
-    error("compute-count", "no compute node: Nova has no hypervisor", "give the compute role to at least 1 node", "openkeel:nodes");
-  }
-  if (count("network") < 1) {
-    error(
-      "network-count",
-      "no network node: Neutron has no gateway chassis for router gateways and SNAT",
-      "give the network role to at least 1 node",
-      "openkeel:nodes",
-    );
-  }
-  if (count("storage") < 1) {
-    warning(
-      "storage-recommended",
-      "no storage node: Longhorn creates no default disks, so no volume can be scheduled",
-      "give the storage role to the nodes whose disks hold Longhorn replicas",
       "openkeel:nodes",
     );
   }
@@ -174,6 +155,15 @@ function autoscalingChecks(cfg: Config): Check[] {
   }
   return checks;
 }
+/**
+ * A role a cloud's inventory needs a node of (§ 6) because of what runs there, from the module of
+ * what does (Nova's hypervisors, Neutron's gateways, Longhorn's disks): its check, where the
+ * environment asks for an inventory and no node has the role.
+ */
+export function cloudRoleCheck(topo: Topology, role: Role, check: Omit<Check, "path">): Check[] {
+  return topo.environment.cloudInventory && topo.nodesByRole[role].length < 1 ? [{ ...check, path: "openkeel:nodes" }] : [];
+}
+
 /** The design's API replica count (§ 2.2), which the PodDisruptionBudgets (minAvailable 2) assume. */
 const MIN_API_REPLICAS = 3;
 

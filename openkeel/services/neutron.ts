@@ -13,6 +13,7 @@ import { valueAt, type Problem } from "../../config/problems";
 import type { LoadedConfig } from "../../config/schema";
 import type { LossFinding } from "../../placement/failure-table";
 import { CONTROL_PLANE } from "../../placement/workloads";
+import { cloudRoleCheck } from "../../topology/checks";
 import { api, CHASSIS, chassisSelector, NODE_AGENT_EXTRA_TOLERATIONS, on, QUORUM_APART, secretRefSchema, unlisted, volumeSchema, worker } from "../components";
 import { quorumPlacement } from "../context";
 import { METADATA_PROXY_SECRET, releaseName } from "../names";
@@ -202,5 +203,12 @@ export const neutron = openkeelService({
   host: chassisNeeds,
   constraints: [GATEWAYS],
   concern: "network",
+  planChecks: (_cfg, topo) =>
+    cloudRoleCheck(topo, "network", {
+      level: "error",
+      code: "network-count",
+      message: "no network node: Neutron has no gateway chassis for router gateways and SNAT",
+      fix: "give the network role to at least 1 node",
+    }),
   releaseChecks: metadataSecretProblems,
 });

@@ -11,6 +11,7 @@ import { addFirst, concerned, downList, nodeList, ofTotal, transition, type Node
 import { secretRef } from "../../plan/plan";
 import { fact } from "../../plan/needs";
 import { TENANT_WORKLOAD } from "../../placement/workloads";
+import { cloudRoleCheck } from "../../topology/checks";
 import { api, computeLabel, NODE_AGENT_EXTRA_TOLERATIONS, on, secretRefSchema, unlisted, worker } from "../components";
 import { METADATA_PROXY_SECRET, releaseName } from "../names";
 import { openkeelService, releaseValues, type ServiceLifecycle } from "../service";
@@ -213,5 +214,12 @@ export const nova = openkeelService({
   },
   constraints: [HYPERVISORS],
   concern: "compute",
+  planChecks: (_cfg, topo) =>
+    cloudRoleCheck(topo, "compute", {
+      level: "error",
+      code: "compute-count",
+      message: "no compute node: Nova has no hypervisor",
+      fix: "give the compute role to at least 1 node",
+    }),
   lifecycle: LIFECYCLE,
 });

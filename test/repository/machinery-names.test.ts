@@ -108,9 +108,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "review/operator-findings.ts: mariadb-operator",
   "review/operator-findings.ts: medik8s",
   "topology/addresses.ts: kube-ovn",
-  "topology/checks.ts: longhorn",
-  "topology/checks.ts: neutron",
-  "topology/checks.ts: nova",
 ];
 
 const words = (text: string) =>
