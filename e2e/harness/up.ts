@@ -32,6 +32,13 @@ export interface FirstUp {
 }
 
 /** `pulumi up …`, restarting kube-apiserver once the first OpenKeel Helm release exists (mid-way). */
+/**
+ * How long a `pulumi up` may take before it counts as hung. The bench's first up of prod-large with
+ * the phases as barriers waits on every pod's readiness delay along the whole chain: on a loaded
+ * 2-core machine it passed 20 min (stop 50's attempt, killed at 1208 s), so its runs get longer.
+ */
+const upTimeoutMs = (r: StackRun) => (r.o.firstUpTiming ? 45 : 20) * 60_000;
+
 async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName: string, state: RestartState): Promise<RunResult> {
   let watching = state.pending;
   let restart: Promise<void> | undefined;
@@ -56,7 +63,7 @@ async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName
       }
     }
   })();
-  const res = await pulumi(args, r.project, r.p!, r.log(logName), { timeoutMs: 20 * 60_000, env: EVENT_LOG_ENV });
+  const res = await pulumi(args, r.project, r.p!, r.log(logName), { timeoutMs: upTimeoutMs(r), env: EVENT_LOG_ENV });
   watching = false;
   await watcher;
   await restart;
