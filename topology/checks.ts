@@ -155,6 +155,7 @@ function autoscalingChecks(cfg: Config): Check[] {
   }
   return checks;
 }
+
 /**
  * A role a cloud's inventory needs a node of (§ 6) because of what runs there, from the module of
  * what does (Nova's hypervisors, Neutron's gateways, Longhorn's disks): its check, where the
