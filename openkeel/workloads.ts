@@ -320,7 +320,7 @@ const reservedHostCheck: PlacementCheck = {
       .map((c) => ({
         level: "error",
         code: "placement-reserved-host",
-        message: `${describeComponent(c)} does not tolerate ${RESERVED_TAINT.key}=${RESERVED_TAINT.value}:${RESERVED_TAINT.effect}: on a Masakari reserved host (§ 5.6) it would be missing when the host takes evacuated VMs`,
+        message: `${describeComponent(c)} does not tolerate ${RESERVED_TAINT.key}=${RESERVED_TAINT.value}:${RESERVED_TAINT.effect}: on a reserved host (§ 5.6: a spare hypervisor held for the VMs of a failed one) it would be missing when the host takes evacuated VMs`,
         fix: `add the toleration {key: ${RESERVED_TAINT.key}, operator: Exists, effect: NoSchedule} to its placement (extraTolerations)`,
         ...(c.configPath ? { path: c.configPath } : {}),
       })),

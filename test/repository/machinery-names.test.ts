@@ -70,7 +70,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "openkeel/quorum-moves.ts: longhorn",
   "openkeel/strict-local-members.ts: longhorn",
   "openkeel/workloads.ts: mariadb-operator",
-  "openkeel/workloads.ts: masakari",
   "openkeel/workloads.ts: rabbitmq-operator",
   "placement/host.ts: kube-ovn",
   "plan/needs.ts: cert-manager",
