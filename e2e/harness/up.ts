@@ -31,7 +31,6 @@ export interface FirstUp {
   logs: string[];
 }
 
-/** `pulumi up …`, restarting kube-apiserver once the first OpenKeel Helm release exists (mid-way). */
 /**
  * How long a `pulumi up` may take before it counts as hung. The bench's first up of prod-large with
  * the phases as barriers waits on every pod's readiness delay along the whole chain: on a loaded
@@ -39,6 +38,7 @@ export interface FirstUp {
  */
 const upTimeoutMs = (r: StackRun) => (r.o.firstUpTiming ? 45 : 20) * 60_000;
 
+/** `pulumi up …`, restarting kube-apiserver once the first OpenKeel Helm release exists (mid-way). */
 async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName: string, state: RestartState): Promise<RunResult> {
   let watching = state.pending;
   let restart: Promise<void> | undefined;

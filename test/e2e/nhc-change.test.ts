@@ -6,17 +6,8 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { planOf, zoneOf } from "../../e2e/harness/nhc-change";
 import { readRendered } from "../../e2e/harness/rendered";
-import { planStack } from "../../environments";
-import { renderPlan } from "../../render/rendered";
 import { previewStack } from "../../review/preview";
-import type { LoadedConfig } from "../../config/schema";
-import { mutatedConfig, REPO, shippedConfig } from "../helpers/stacks";
-
-function tree(cfg: LoadedConfig) {
-  const r = planStack(cfg);
-  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.problems)}`);
-  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
-}
+import { mutatedConfig, REPO, shippedConfig, renderTree } from "../helpers/stacks";
 
 describe("e2e step 11f: a NodeHealthCheck reshaped while it remediates", () => {
   const plan = planOf(readRendered(path.join(REPO, "rendered"), "prod-medium"))!;
@@ -33,7 +24,7 @@ describe("e2e step 11f: a NodeHealthCheck reshaped while it remediates", () => {
       );
       raw.nodes.forEach((n: any) => (n.zone = zones.get(n.name)));
     });
-    const p = previewStack("prod-medium", tree(shippedConfig("prod-medium")), tree(zoned));
+    const p = previewStack("prod-medium", renderTree(shippedConfig("prod-medium")), renderTree(zoned));
     expect(p.actions.filter((a) => a.resource === `NodeHealthCheck ${plan.check}`).map((a) => a.action)).toEqual(["update"]);
     expect(p.findings.filter((f) => f.code === "nhc-held-change").map((f) => f.message.split(":")[0])).toEqual([`NodeHealthCheck ${plan.check} (selector)`]);
   });

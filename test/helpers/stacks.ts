@@ -9,6 +9,8 @@ import { planStack } from "../../environments";
 import { PROJECT, type LoadedConfig } from "../../config/schema";
 import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { renderPlan } from "../../render/rendered";
+import type { Tree } from "../../review/preview-model";
 
 export const REPO = path.resolve(__dirname, "../..");
 export const STACKS_DIR = path.join(REPO, "stacks");
@@ -59,6 +61,13 @@ export function mutatedConfig(stack: string, mutate: (raw: any) => void): Loaded
 }
 
 /** The config map the Pulumi CLI hands a program: `openkeel:<key>` → string (objects as JSON). */
+/** A config's render as the preview reads it (path → content); a config that does not plan fails the test with its problems. */
+export function renderTree(cfg: LoadedConfig): Tree {
+  const r = planStack(cfg);
+  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.problems.map((p) => p.message))}`);
+  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
+}
+
 export function pulumiConfigOf(raw: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [`${PROJECT}:${k}`, typeof v === "string" ? v : JSON.stringify(v)]));
 }

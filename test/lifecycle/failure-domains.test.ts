@@ -6,7 +6,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { capture } from "../../cli/cli";
-import type { LoadedConfig } from "../../config/schema";
 import { MAINTENANCE_STATE } from "../../config/lifecycle";
 import { planStack, resolveStack } from "../../environments";
 import { Loss } from "../../lifecycle/feasibility";
@@ -14,19 +13,12 @@ import { renderCommand } from "../../pipeline/render-command";
 import { failureSummary, rowLevel, type FailureDomainTable, type LossFinding } from "../../placement/failure-table";
 import { placementSummary } from "../../placement/summary";
 import { NHC_CONSTRAINT, nhcFences } from "../../platform/medik8s-groups";
-import { readIndex, readPlacement, renderPlan } from "../../render/rendered";
+import { readIndex, readPlacement } from "../../render/rendered";
 import { previewStack } from "../../review/preview";
-import type { Tree } from "../../review/preview-model";
 import { objectsOf, planOf, shippedPlan, valuesOf } from "../helpers/plans";
-import { mutatedConfig, PRODUCTION_STACKS, REPO, SHIPPED_STACKS, shippedRaw, tempStacks } from "../helpers/stacks";
+import { mutatedConfig, PRODUCTION_STACKS, REPO, SHIPPED_STACKS, shippedRaw, tempStacks, renderTree } from "../helpers/stacks";
 
 const tableOf = (stack: string) => readPlacement(fs.readFileSync(path.join(REPO, "rendered", stack, "placement.json"), "utf8"), stack).failureDomains!;
-
-function render(cfg: LoadedConfig): Tree {
-  const r = planStack(cfg);
-  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.problems.map((p) => p.message))}`);
-  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
-}
 
 /** The plan's errors of a stack edited, without the ovs-two-stacks warning every production stack has. */
 const errors = (stack: string, edit: (raw: any) => void) =>
@@ -132,8 +124,8 @@ describe("a change that makes a loss fatal: the plan refuses it in production, t
 
   it("the lab (not refused): a second node, the only hypervisor once the first loses compute; the preview says its loss became fatal", () => {
     const worker = (raw: any) => raw.nodes.push({ name: "openkeel-lab-worker", roles: ["compute"] });
-    const base = render(mutatedConfig("lab", worker));
-    const head = render(
+    const base = renderTree(mutatedConfig("lab", worker));
+    const head = renderTree(
       mutatedConfig("lab", (raw) => {
         worker(raw);
         raw.nodes[0].roles = ["controlPlane", "network", "storage"];
@@ -151,8 +143,8 @@ describe("a change that makes a loss fatal: the plan refuses it in production, t
   it("prod-medium, a drain that passes: the preview says which loss it makes fatal while it lasts", () => {
     const p = previewStack(
       "prod-medium",
-      render(mutatedConfig("prod-medium", () => {})),
-      render(mutatedConfig("prod-medium", (raw) => (raw.nodes[0].state = "maintenance"))),
+      renderTree(mutatedConfig("prod-medium", () => {})),
+      renderTree(mutatedConfig("prod-medium", (raw) => (raw.nodes[0].state = "maintenance"))),
     );
     const messages = p.findings.filter((f) => f.code === "failure-domain").map((f) => f.message);
     expect(messages).toContainEqual(
@@ -317,8 +309,8 @@ describe("Longhorn's zones", () => {
 
 describe("renders before the table (schema 5)", () => {
   it("read without it; the preview against such a base says nothing of failure domains", () => {
-    const head = render(mutatedConfig("prod-medium", (raw) => (raw.nodes[0].state = "maintenance")));
-    const base = render(mutatedConfig("prod-medium", () => {}));
+    const head = renderTree(mutatedConfig("prod-medium", (raw) => (raw.nodes[0].state = "maintenance")));
+    const base = renderTree(mutatedConfig("prod-medium", () => {}));
     const json = JSON.parse(base.get("placement.json")!);
     delete json.failureDomains;
     base.set("placement.json", JSON.stringify(json));
@@ -326,7 +318,7 @@ describe("renders before the table (schema 5)", () => {
     expect(readPlacement(base.get("placement.json")!, "base").failureDomains).toBeUndefined();
     expect(previewStack("prod-medium", base, head).findings.filter((f) => f.code === "failure-domain")).toEqual([]);
     // the same change against a schema-5 base says what the drain costs
-    expect(previewStack("prod-medium", render(mutatedConfig("prod-medium", () => {})), head).findings.some((f) => f.code === "failure-domain")).toBe(true);
+    expect(previewStack("prod-medium", renderTree(mutatedConfig("prod-medium", () => {})), head).findings.some((f) => f.code === "failure-domain")).toBe(true);
   });
 });
 

@@ -7,18 +7,17 @@ import * as path from "node:path";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { capture } from "../../cli/cli";
-import type { LoadedConfig } from "../../config/schema";
 import { planStack } from "../../environments";
 import { renderCommand } from "../../pipeline/render-command";
 import { untoleratedTaints } from "../../placement/scheduling";
-import { renderPlan, RenderedStack } from "../../render/rendered";
+import { RenderedStack } from "../../render/rendered";
 import { previewStack } from "../../review/preview";
-import type { StackPreview, Tree } from "../../review/preview-model";
+import type { StackPreview } from "../../review/preview-model";
 import { stackMarkdown } from "../../review/preview-markdown";
 import { readTree } from "../../cli/write";
 import { objectsOf, planOf, valuesOf, shippedPlan } from "../helpers/plans";
 import { mutatedConfig, PROJECT_KEY, shippedRaw, tempStacks } from "../helpers/lifecycle";
-import { isStandingWarning } from "../helpers/stacks";
+import { isStandingWarning, renderTree } from "../helpers/stacks";
 
 /** The taints of a disabled hypervisor (§ 4.1) and of a node NMO drains, as the issue names them. */
 const COMPUTE_DISABLED = { key: "openkeel.io/compute-disabled", effect: "NoSchedule" as const };
@@ -52,12 +51,7 @@ const problems = (stack: string, ...edits: ((raw: any) => void)[]) =>
       fix: p.fix,
     }));
 
-function render(cfg: LoadedConfig): Tree {
-  const r = planStack(cfg);
-  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.problems)}`);
-  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
-}
-const rendered = (stack: string, ...edits: ((raw: any) => void)[]) => render(mutatedConfig(stack, (raw) => edits.forEach((e) => e(raw))));
+const rendered = (stack: string, ...edits: ((raw: any) => void)[]) => renderTree(mutatedConfig(stack, (raw) => edits.forEach((e) => e(raw))));
 const steps = (p: StackPreview, name: string) => p.nodes.find((n) => n.node === name)?.steps.map((s) => `${s.when} ${s.what}`) ?? [];
 
 /** A stacks folder with stack `s` rendered once into `out`; `next` renders it again edited. */

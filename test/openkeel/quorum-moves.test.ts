@@ -6,17 +6,13 @@ import { stringify } from "yaml";
 import * as fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { capture } from "../../cli/cli";
-import type { LoadedConfig } from "../../config/schema";
-import { planStack } from "../../environments";
 import { quorumMoveChecks } from "../../openkeel/quorum-moves";
 import { renderCommand } from "../../pipeline/render-command";
-import { renderPlan } from "../../render/rendered";
 import { previewStack } from "../../review/preview";
-import type { Tree } from "../../review/preview-model";
 import { readTree } from "../../cli/write";
 import { planOf } from "../helpers/plans";
 import { PROJECT_KEY } from "../helpers/lifecycle";
-import { mutatedConfig, shippedRaw, tempStacks } from "../helpers/stacks";
+import { mutatedConfig, shippedRaw, tempStacks, renderTree } from "../helpers/stacks";
 
 const node = (raw: any, name: string) => raw.nodes.find((n: any) => n.name === name);
 const moveOkCp2 = (raw: any) => (node(raw, "ok-cp-2").zone = "zone-b");
@@ -29,12 +25,6 @@ function edited(...edits: ((raw: any) => void)[]): Record<string, unknown> {
   const raw = structuredClone(shippedRaw("prod-large")) as any;
   for (const e of edits) e(raw);
   return raw;
-}
-
-function render(cfg: LoadedConfig): Tree {
-  const r = planStack(cfg);
-  if (!r.plan) throw new Error(JSON.stringify(r.problems.map((p) => p.message)));
-  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
 }
 
 describe("a controlPlane node moved to another zone (prod-large)", () => {
@@ -65,12 +55,12 @@ describe("a controlPlane node moved to another zone (prod-large)", () => {
   });
 
   it("the preview says it against the base, as an error; a zone move of a node that holds no member is not one", () => {
-    const base = render(mutatedConfig("prod-large", () => {}));
-    const p = previewStack("prod-large", base, render(mutatedConfig("prod-large", moveOkCp2)));
+    const base = renderTree(mutatedConfig("prod-large", () => {}));
+    const p = previewStack("prod-large", base, renderTree(mutatedConfig("prod-large", moveOkCp2)));
     const found = p.findings.filter((f) => f.code === "quorum-zone-move");
     expect(found.map((f) => [f.level, f.message.slice(0, 63)])).toEqual([["error", "this change moves 'ok-cp-2' to another zone, while the base may"]]);
     expect(found[0].reason).toMatch(/Longhorn's strict-local PV binds each to the node/);
-    const compute = previewStack("prod-large", base, render(mutatedConfig("prod-large", (raw) => (node(raw, "cmp-a-01").zone = "zone-b"))));
+    const compute = previewStack("prod-large", base, renderTree(mutatedConfig("prod-large", (raw) => (node(raw, "cmp-a-01").zone = "zone-b"))));
     expect(compute.findings.filter((f) => f.code === "quorum-zone-move")).toEqual([]);
   });
 

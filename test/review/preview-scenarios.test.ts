@@ -7,25 +7,17 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readStack } from "../../config/stack-file";
-import type { LoadedConfig } from "../../config/schema";
 import { planStack } from "../../environments";
-import { renderPlan } from "../../render/rendered";
 import { hasErrors, previewStack } from "../../review/preview";
 import type { StackPreview, Tree } from "../../review/preview-model";
 import { stackMarkdown } from "../../review/preview-markdown";
-import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks } from "../helpers/stacks";
+import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks, renderTree } from "../helpers/stacks";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
-
-function render(cfg: LoadedConfig): Tree {
-  const r = planStack(cfg);
-  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.problems)}`);
-  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
-}
 
 const committed = new Map<string, Tree>();
 function scenario(stack: string, edit: (raw: any) => void): StackPreview {
-  if (!committed.has(stack)) committed.set(stack, render(shippedConfig(stack)));
-  return previewStack(stack, committed.get(stack)!, render(mutatedConfig(stack, edit)));
+  if (!committed.has(stack)) committed.set(stack, renderTree(shippedConfig(stack)));
+  return previewStack(stack, committed.get(stack)!, renderTree(mutatedConfig(stack, edit)));
 }
 
 const node = (raw: any, name: string) => {
@@ -40,11 +32,11 @@ describe("removing a gateway (net-2 of prod-medium with a third, net-3), retired
   // issue 21: only a node that was retiring in the base may leave, on every topology; issue 39: one
   // network node left would make its loss fatal, so the stack has a third (§ 6.2: 3 recommended)
   const withNet3 = (r: any) => r.nodes.splice(8, 0, { ...structuredClone(node(r, "net-2")), name: "net-3", internalIP: "10.30.2.13" });
-  const retiring = render(mutatedConfig("prod-medium", (r) => (withNet3(r), (node(r, "net-2").state = "retiring"))));
+  const retiring = renderTree(mutatedConfig("prod-medium", (r) => (withNet3(r), (node(r, "net-2").state = "retiring"))));
   const p = previewStack(
     "prod-medium",
     retiring,
-    render(mutatedConfig("prod-medium", (r) => (withNet3(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2"))))),
+    renderTree(mutatedConfig("prod-medium", (r) => (withNet3(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2"))))),
   );
 
   it("deletes its role-label patch and its drain request; reset and delete the Node after; a gateway's loss now leaves no standby", () => {
@@ -73,8 +65,8 @@ describe("removing a gateway (net-2 of prod-medium with a third, net-3), retired
   it("removed while active, it is refused", () => {
     const active = previewStack(
       "prod-medium",
-      render(mutatedConfig("prod-medium", withNet3)),
-      render(mutatedConfig("prod-medium", (r) => (withNet3(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2"))))),
+      renderTree(mutatedConfig("prod-medium", withNet3)),
+      renderTree(mutatedConfig("prod-medium", (r) => (withNet3(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "net-2"))))),
     );
     expect(active.findings.map((f) => [f.level, f.code])).toEqual([
       ["error", "node-removal"],
@@ -183,8 +175,8 @@ describe("removing a storage node that holds replicas (sto-9 of prod-large, a te
   const withSto10 = (r: any) => r.nodes.push({ name: "sto-10", internalIP: "10.40.4.20", zone: "zone-a", roles: ["storage"], hostNetwork: "storage" });
   const p = previewStack(
     "prod-large",
-    render(mutatedConfig("prod-large", withSto10)),
-    render(mutatedConfig("prod-large", (r) => (withSto10(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "sto-9"))))),
+    renderTree(mutatedConfig("prod-large", withSto10)),
+    renderTree(mutatedConfig("prod-large", (r) => (withSto10(r), (r.nodes = r.nodes.filter((n: any) => n.name !== "sto-9"))))),
   );
 
   it("an error: it was not retiring in the base (docs/node-lifecycle.md)", () => {
@@ -265,7 +257,7 @@ describe("lowering OVN central's members (prod-medium: ovnCentral.replicas 3 →
   });
 
   it("a member count that does change is a warning with the reason (the rendered values, 3 → 5)", () => {
-    const base = render(shippedConfig("prod-medium"));
+    const base = renderTree(shippedConfig("prod-medium"));
     const head = new Map(base);
     const file = "values/openkeel-neutron.yaml";
     head.set(file, base.get(file)!.replace(/^(ovnCentral:\n(?: {2}.*\n)*? {2}replicas:) 3$/m, "$1 5"));
@@ -355,7 +347,7 @@ describe("a comment-only change", () => {
     expect(edited).not.toBe(text);
     const dir = tempStacks({ "prod-medium": edited });
     try {
-      const p = previewStack("prod-medium", render(shippedConfig("prod-medium")), render(readStack("prod-medium", dir, OPENKEEL_SERVICES)));
+      const p = previewStack("prod-medium", renderTree(shippedConfig("prod-medium")), renderTree(readStack("prod-medium", dir, OPENKEEL_SERVICES)));
       expect(p.status).toBe("unchanged");
       expect(stackMarkdown(p)).toBe("### prod-medium — talos-production/medium\n\nNo changes.\n");
     } finally {
@@ -399,8 +391,8 @@ describe("a zone under two of prod-medium's three storage nodes (issue 45 item 4
   });
 
   it("and back: openkeel-storage-zone-a deleted, openkeel-storage's selector back", () => {
-    const zoned = render(mutatedConfig("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name]))));
-    const back = previewStack("prod-medium", zoned, render(shippedConfig("prod-medium")));
+    const zoned = renderTree(mutatedConfig("prod-medium", (r) => r.nodes.forEach((n: any) => (n.zone = zones[n.name]))));
+    const back = previewStack("prod-medium", zoned, renderTree(shippedConfig("prod-medium")));
     expect(back.findings.filter((f) => f.code === "nhc-held-change").map((f) => f.message.split(":")[0])).toEqual([
       "NodeHealthCheck openkeel-storage-zone-a is deleted; openkeel-storage (selector)",
     ]);

@@ -9,7 +9,7 @@ import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { LoadedConfig } from "../../../config/schema";
 import { planStack, resolveStack } from "../../../environments";
-import { RenderedStack, renderPlan } from "../../../render/rendered";
+import { RenderedStack } from "../../../render/rendered";
 import { capture } from "../../../cli/cli";
 import { lifecycleChecks } from "../../../lifecycle/checks";
 import type { NodeLifecycle } from "../../../lifecycle/contributor";
@@ -26,12 +26,7 @@ import { renderCommand } from "../../../pipeline/render-command";
 import { readTree } from "../../../cli/write";
 import { objectsOf, planOf, valueProblems } from "../../helpers/plans";
 import { mutatedConfig, PROJECT_KEY, shippedConfig, shippedRaw, tempStacks } from "../../helpers/lifecycle";
-
-function render(cfg: LoadedConfig): Tree {
-  const r = planStack(cfg);
-  if (!r.plan) throw new Error(`${cfg.stack} does not plan: ${JSON.stringify(r.problems)}`);
-  return new Map(renderPlan(r.plan, r.placement).map((f) => [f.path, f.content]));
-}
+import { renderTree } from "../../helpers/stacks";
 
 const node = (raw: any, name: string) => {
   const n = raw.nodes.find((x: any) => x.name === name);
@@ -58,8 +53,8 @@ const errorsOf = (stack: string, edit: (raw: any) => void) =>
 
 describe("putting a node into maintenance (cmp-02 of prod-medium)", () => {
   const plan = planOf(mutatedConfig("prod-medium", withState("cmp-02", "maintenance")));
-  const before = render(shippedConfig("prod-medium"));
-  const after = render(mutatedConfig("prod-medium", withState("cmp-02", "maintenance")));
+  const before = renderTree(shippedConfig("prod-medium"));
+  const after = renderTree(mutatedConfig("prod-medium", withState("cmp-02", "maintenance")));
   const p = previewStack("prod-medium", before, after);
 
   it("cordons it and labels its state through the node-roles patch; other nodes are untouched", () => {
@@ -125,7 +120,7 @@ describe("putting a node into maintenance (cmp-02 of prod-medium)", () => {
   });
 
   it("on to cordoned: the node must be cordoned again once NMO lifts its cordon", () => {
-    const cordoned = previewStack("prod-medium", after, render(mutatedConfig("prod-medium", withState("cmp-02", "cordoned"))));
+    const cordoned = previewStack("prod-medium", after, renderTree(mutatedConfig("prod-medium", withState("cmp-02", "cordoned"))));
     expect(steps(cordoned, "cmp-02")).toEqual(["after cordon again: kubectl cordon cmp-02"]);
   });
 
@@ -162,7 +157,7 @@ describe("the lab has no Node Maintenance Operator", () => {
   });
 
   it("the preview's step is the drain by hand", () => {
-    const p = previewStack("lab", render(twoNodes), render(cfg));
+    const p = previewStack("lab", renderTree(twoNodes), renderTree(cfg));
     expect(steps(p, "openkeel-lab-worker")).toEqual([
       "before disable Nova: openstack compute service set --disable --disable-reason maintenance openkeel-lab-worker nova-compute",
       `before find the VMs that cannot live-migrate: ${unmigratableVmis("openkeel-lab-worker")}`,
@@ -181,7 +176,7 @@ describe("retiring a storage node (sto-9 of prod-large, sto-10 added first)", ()
   const base = mutatedConfig("prod-large", withSto10);
   const retiring = mutatedConfig("prod-large", all(withSto10, withState("sto-9", "retiring")));
   const plan = planOf(retiring);
-  const p = previewStack("prod-large", render(base), render(retiring));
+  const p = previewStack("prod-large", renderTree(base), renderTree(retiring));
 
   it("without a node free of a Swift member it is refused: the member of sto-9 has nowhere to go", () => {
     const errors = errorsOf("prod-large", withState("sto-9", "retiring"));
@@ -224,7 +219,7 @@ describe("retiring a storage node (sto-9 of prod-large, sto-10 added first)", ()
   });
 
   it("called off: Longhorn scheduling must be switched back on by hand", () => {
-    const back = previewStack("prod-large", render(retiring), render(base));
+    const back = previewStack("prod-large", renderTree(retiring), renderTree(base));
     expect(steps(back, "sto-9")).toEqual([
       `after Longhorn scheduling: kubectl -n longhorn-system patch nodes.longhorn.io sto-9 --type merge -p '{"spec":{"allowScheduling":true}}'`,
     ]);
@@ -237,7 +232,7 @@ describe("retiring a storage node (sto-9 of prod-large, sto-10 added first)", ()
         .map((o) => o.metadata.name);
     expect(masters(shippedConfig("prod-large"))).toEqual(["ok-cp-1", "ok-cp-3", "ok-cp-5"]);
     expect(masters(mutatedConfig("prod-large", withState("ok-cp-1", "retiring")))).toEqual(["ok-cp-2", "ok-cp-3", "ok-cp-5"]);
-    const p2 = previewStack("prod-large", render(shippedConfig("prod-large")), render(mutatedConfig("prod-large", withState("ok-cp-1", "retiring"))));
+    const p2 = previewStack("prod-large", renderTree(shippedConfig("prod-large")), renderTree(mutatedConfig("prod-large", withState("ok-cp-1", "retiring"))));
     expect(steps(p2, "ok-cp-1").map((s) => s.split(":")[0])).toEqual([
       "after wait for the drain",
       "after move the strict-local members",
@@ -289,7 +284,11 @@ describe("removing a storage node", () => {
   });
 
   it("and the preview of such a change is an error too", () => {
-    const p = previewStack("prod-large", render(mutatedConfig("prod-large", withSto10)), render(mutatedConfig("prod-large", all(withSto10, without("sto-9")))));
+    const p = previewStack(
+      "prod-large",
+      renderTree(mutatedConfig("prod-large", withSto10)),
+      renderTree(mutatedConfig("prod-large", all(withSto10, without("sto-9")))),
+    );
     expect(p.findings.map((f) => [f.level, f.code])).toEqual([["error", "node-removal"]]);
     expect(hasErrors([p])).toBe(true);
   });
@@ -414,7 +413,7 @@ describe("removing the last member of a quorum", () => {
 
 describe("index.yaml records every node's state", () => {
   it("active by default, and what the stack says", () => {
-    const index = render(mutatedConfig("prod-medium", withState("net-2", "cordoned"))).get("index.yaml")!;
+    const index = renderTree(mutatedConfig("prod-medium", withState("net-2", "cordoned"))).get("index.yaml")!;
     expect(index).toMatch(/- name: net-2\n {4}roles:\n {6}- network\n {4}state: cordoned\n/);
     expect(index).toMatch(/- kubernetesControlPlane: true\n {4}name: cp-1\n {4}roles:\n {6}- controlPlane\n {4}state: active\n/);
   });
@@ -467,8 +466,8 @@ describe("a node's life, as docs/node-lifecycle.md walks through it (sto-10 of p
 });
 
 describe("between two drained states", () => {
-  const maintenance = render(mutatedConfig("prod-large", all(withSto10, withState("sto-9", "maintenance"))));
-  const retiring = render(mutatedConfig("prod-large", all(withSto10, withState("sto-9", "retiring"))));
+  const maintenance = renderTree(mutatedConfig("prod-large", all(withSto10, withState("sto-9", "maintenance"))));
+  const retiring = renderTree(mutatedConfig("prod-large", all(withSto10, withState("sto-9", "retiring"))));
 
   it("maintenance → retiring: the eviction and the members, no second drain", () => {
     const p = previewStack("prod-large", maintenance, retiring);
@@ -488,7 +487,7 @@ describe("between two drained states", () => {
 });
 
 describe("the steps are contributed by the components that own them (lifecycle/contributor.ts)", () => {
-  const tree = (cfg: LoadedConfig) => new RenderedStack(render(cfg), cfg.stack);
+  const tree = (cfg: LoadedConfig) => new RenderedStack(renderTree(cfg), cfg.stack);
   const before = tree(mutatedConfig("prod-large", withSto10));
   const after = tree(mutatedConfig("prod-large", all(withSto10, withState("sto-9", "retiring"))));
   const whats = (lifecycles: NodeLifecycle[]) =>
