@@ -36,7 +36,7 @@ export interface FirstUp {
  * the phases as barriers waits on every pod's readiness delay along the whole chain: on a loaded
  * 2-core machine it passed 20 min (stop 50's attempt, killed at 1208 s), so its runs get longer.
  */
-const upTimeoutMs = (r: StackRun) => (r.o.firstUpTiming ? 45 : 20) * 60_000;
+export const upTimeoutMs = (r: Pick<StackRun, "o">) => (r.o.firstUpTiming ? 45 : 20) * 60_000;
 
 /** `pulumi up …`, restarting kube-apiserver once the first OpenKeel Helm release exists (mid-way). */
 async function upWithRestart(r: StackRun, s: StepResult, args: string[], logName: string, state: RestartState): Promise<RunResult> {
