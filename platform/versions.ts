@@ -1,5 +1,6 @@
 // Every version this repository deploys, in one place (Renovate-friendly: renovate.json finds each
-// pin here). Exact versions only: no `latest`, no ranges, no floating tags. Every command that plans
+// pin here; a release's `*_VERSION` constant has a `// renovate:` line right above it that says where
+// Renovate looks it up, so a new one needs that line and no new manager). Exact versions only: no `latest`, no ranges, no floating tags. Every command that plans
 // a stack refuses a pin written otherwise first, naming it (pinProblems in platform/upgrades.ts:
 // a chart, manifest, image or OLM pin's version or tag, a `*_VERSION` string is x.y.z, a `*_COMMIT`
 // string a whole commit hash, a manifest's URL carries its version). Each pin's upgrade rule is in
@@ -68,12 +69,14 @@ const MARIADB_OPERATOR_REPO = "https://mariadb-operator.github.io/mariadb-operat
 export const MARIADB_OPERATOR_CRDS_CHART: ChartPin = { repository: MARIADB_OPERATOR_REPO, chart: "mariadb-operator-crds", version: "26.6.0" };
 export const MARIADB_OPERATOR_CHART: ChartPin = { repository: MARIADB_OPERATOR_REPO, chart: "mariadb-operator", version: "26.6.0" };
 
+// renovate: datasource=github-releases depName=kubevirt/kubevirt
 const KUBEVIRT_VERSION = "v1.9.0";
 export const KUBEVIRT_OPERATOR: ManifestPin = {
   version: KUBEVIRT_VERSION,
   url: `https://github.com/kubevirt/kubevirt/releases/download/${KUBEVIRT_VERSION}/kubevirt-operator.yaml`,
 };
 
+// renovate: datasource=github-releases depName=kubevirt/containerized-data-importer
 const CDI_VERSION = "v1.66.0";
 export const CDI_OPERATOR: ManifestPin = {
   version: CDI_VERSION,
@@ -81,12 +84,14 @@ export const CDI_OPERATOR: ManifestPin = {
 };
 
 /** MetalLB's native (L2 and BGP, no FRR) manifest: CRDs, namespace, controller, speaker, webhooks. */
+// renovate: datasource=github-tags depName=metallb/metallb
 const METALLB_VERSION = "v0.16.1";
 export const METALLB_NATIVE: ManifestPin = {
   version: METALLB_VERSION,
   url: `https://raw.githubusercontent.com/metallb/metallb/${METALLB_VERSION}/config/manifests/metallb-native.yaml`,
 };
 
+// renovate: datasource=github-releases depName=rabbitmq/cluster-operator
 const RABBITMQ_CLUSTER_OPERATOR_VERSION = "v2.22.3";
 export const RABBITMQ_CLUSTER_OPERATOR: ManifestPin = {
   version: RABBITMQ_CLUSTER_OPERATOR_VERSION,
@@ -94,12 +99,14 @@ export const RABBITMQ_CLUSTER_OPERATOR: ManifestPin = {
 };
 
 /** The release manifest that takes its webhook certificate from cert-manager (rabbitmq/messaging-topology-operator releases). */
+// renovate: datasource=github-releases depName=rabbitmq/messaging-topology-operator
 const MESSAGING_TOPOLOGY_OPERATOR_VERSION = "v1.19.2";
 export const RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR: ManifestPin = {
   version: MESSAGING_TOPOLOGY_OPERATOR_VERSION,
   url: `https://github.com/rabbitmq/messaging-topology-operator/releases/download/${MESSAGING_TOPOLOGY_OPERATOR_VERSION}/messaging-topology-operator-with-certmanager.yaml`,
 };
 
+// renovate: datasource=github-tags depName=kubernetes-csi/external-snapshotter extractVersion=^(?<version>v\d+\.\d+\.\d+)$
 const EXTERNAL_SNAPSHOTTER_VERSION = "v8.6.0";
 const SNAPSHOT_CRD_FILES = [
   "snapshot.storage.k8s.io_volumesnapshotclasses.yaml",
@@ -123,6 +130,7 @@ export const SNAPSHOT_CONTROLLER_IMAGE: ImagePin = {
 /** The thick plugin image the release workflow pushes as `<tag>-thick` (the tag's manifest says `snapshot-thick`). */
 export const MULTUS_IMAGE: ImagePin = { repository: "ghcr.io/k8snetworkplumbingwg/multus-cni", tag: "v4.3.0-thick" };
 
+// renovate: datasource=github-releases depName=operator-framework/operator-lifecycle-manager
 const OLM_VERSION = "v0.38.0";
 export const OLM_CRDS: ManifestPin = {
   version: OLM_VERSION,
@@ -195,6 +203,7 @@ export const RABBITMQ_IMAGE: ImagePin = {
  * them). tools/talos-validate/go.mod requires github.com/siderolabs/talos/pkg/machinery at this
  * version, whose validation judges every rendered node (a test keeps the two equal).
  */
+// renovate: datasource=github-releases depName=siderolabs/talos
 export const TALOS_VERSION = "v1.13.9";
 /**
  * The Kubernetes of the production clusters, pinned here rather than left to whichever talosctl
@@ -207,10 +216,12 @@ export const TALOS_VERSION = "v1.13.9";
  * made from its OpenAPI (tools/kubernetes-schemas.ts). The lab's kind node image and the e2e's
  * control plane (../shared/engine) run the same minor (test/integration/platform/kubernetes-version.test.ts).
  */
+// renovate: datasource=github-releases depName=kubernetes/kubernetes extractVersion=^v(?<version>\d+\.\d+\.\d+)$
 export const KUBERNETES_VERSION = "1.36.3";
 /** Image Factory that serves installers for the rendered schematics. */
 export const TALOS_IMAGE_FACTORY = "factory.talos.dev";
 /** kind release the lab cluster is created with; a node image is supported only with its own kind release. */
+// renovate: datasource=github-releases depName=kubernetes-sigs/kind
 export const KIND_VERSION = "v0.32.0";
 /** kind v0.32.0's default node image (kubernetes-sigs/kind pkg/apis/config/defaults/image.go@v0.32.0). */
 export const KIND_NODE_IMAGE: ImagePin = {
@@ -230,6 +241,7 @@ export const KIND_NODE_IMAGE: ImagePin = {
  * binary of the npm package `node-<platform>-<arch>` at this version (linux-x64 and linux-arm64 are
  * published for it; the darwin ones are not).
  */
+// renovate: datasource=node-version depName=node
 export const CI_NODE_VERSION = "24.21.0";
 
 /** A Go command-line tool: `go install <command>@<version>`, or its release archive where Go is missing. */

@@ -53,6 +53,7 @@ interface Extraction {
   currentValue?: string;
   currentDigest?: string;
   datasource?: string;
+  extractVersion?: string;
 }
 
 /** Pins no manager updates, each with why (a test below keeps this list true). */
@@ -85,8 +86,11 @@ function candidateFiles(): string[] {
 const fill = (template: string | undefined, groups: Record<string, string | undefined>) =>
   template?.replace(/\{\{\{?(\w+)\}?\}\}/g, (_, k: string) => groups[k] ?? "");
 
+type Read = (file: string) => string;
+const readRepo: Read = (f) => fs.readFileSync(path.join(REPO, f), "utf8");
+
 /** What a config's custom managers extract from the files: every match of every matchString. */
-function extract(config: RenovateConfig, read: (file: string) => string = (f) => fs.readFileSync(path.join(REPO, f), "utf8")): Extraction[] {
+function extract(config: RenovateConfig, read: Read = readRepo): Extraction[] {
   const out: Extraction[] = [];
   config.customManagers.forEach((m, manager) => {
     const files = candidateFiles().filter((f) => m.managerFilePatterns.some((p) => filePattern(p).test(f)));
@@ -106,6 +110,7 @@ function extract(config: RenovateConfig, read: (file: string) => string = (f) =>
             currentValue: g.currentValue ?? fill(m.currentValueTemplate, groups),
             currentDigest: g.currentDigest,
             datasource: g.datasource ?? m.datasourceTemplate,
+            extractVersion: g.extractVersion ?? m.extractVersionTemplate,
           });
         }
       }
@@ -128,7 +133,7 @@ function isPin(leaf: PinLeaf, e: Extraction): boolean {
   if (e.file !== "platform/versions.ts") return false;
   const v = leaf.value;
   // a pin whose version is a constant's (`version: KUBEVIRT_VERSION`, `tag: EXTERNAL_SNAPSHOTTER_VERSION`): that constant's match
-  const constant = /^(?:export )?const (\w+) = /.exec(e.text)?.[1];
+  const constant = /(?:^|\n)(?:export )?const (\w+) = /.exec(e.text)?.[1];
   if (constant && isPlainObject(v)) return e.currentValue === leaf.version && new RegExp(`\\b${constant}\\b`).test(declaration(leaf.path.split(/[.[]/)[0]));
   if (!isPlainObject(v)) {
     // a constant: a commit is a digest, a version its value; the match names the constant
@@ -151,8 +156,8 @@ const extractions = extract(config);
 const leaves = UPGRADE_RULES.flatMap((r) => ruleLeaves(r, versions));
 
 /** Each pin's extractions: exactly one each, or a list of what is wrong. */
-function pinProblems(cfg: RenovateConfig): string[] {
-  const found = extract(cfg);
+function pinProblems(cfg: RenovateConfig, read: Read = readRepo): string[] {
+  const found = extract(cfg, read);
   return leaves
     .filter((l) => !notManaged(l))
     .flatMap((l) => {
@@ -169,12 +174,13 @@ describe("renovate.json", () => {
       expect(m.managerFilePatterns.length, m.description).toBeGreaterThan(0);
       m.managerFilePatterns.forEach(filePattern);
       expect(m.matchStrings.length, m.description).toBeGreaterThan(0);
-      expect(DATASOURCES.has(m.datasourceTemplate ?? ""), `${m.description}: datasource ${m.datasourceTemplate}`).toBe(true);
+      const captured = m.matchStrings.every((s) => s.includes("(?<datasource>"));
+      expect(captured || DATASOURCES.has(m.datasourceTemplate ?? ""), `${m.description}: datasource ${m.datasourceTemplate}`).toBe(true);
       for (const s of m.matchStrings) {
         // the groups Renovate reads; JS RegExp and RE2 both take (?<name>…)
         const groups = [...s.matchAll(/\(\?<(\w+)>/g)].map((g) => g[1]);
         expect(
-          groups.every((g) => ["depName", "packageName", "currentValue", "currentDigest", "registryUrl"].includes(g)),
+          groups.every((g) => ["depName", "packageName", "currentValue", "currentDigest", "registryUrl", "datasource", "extractVersion"].includes(g)),
           s,
         ).toBe(true);
         expect(groups.includes("depName") || m.depNameTemplate !== undefined, `${m.description}: no depName`).toBe(true);
@@ -193,6 +199,7 @@ describe("renovate.json", () => {
       ).toBe(true),
     );
     for (const e of extractions) {
+      expect(DATASOURCES.has(e.datasource ?? ""), `${e.file}: ${e.text}: datasource ${e.datasource}`).toBe(true);
       const known = e.file.startsWith(".github/") ? /\b[A-Z_]+_VERSION:/.test(e.text) : leaves.some((l) => isPin(l, e));
       expect(known, `${e.file}: ${e.text}`).toBe(true);
     }
@@ -215,6 +222,11 @@ describe("renovate.json", () => {
       const m = config.customManagers[e.manager];
       expect(/registryUrl/.test(m.matchStrings.join()) ? e.text : m.registryUrlTemplate, e.depName).toContain(pin.repository);
     }
+    // Kubernetes' tags carry a v, its pin does not; external-snapshotter also tags its client/ modules
+    const tagOf = (depName: string) => extractions.find((e) => e.depName === depName)!;
+    const version = (e: Extraction, tag: string) => new RegExp(e.extractVersion ?? "^(?<version>.*)$").exec(tag)?.groups?.version;
+    expect(version(tagOf("kubernetes/kubernetes"), `v${versions.KUBERNETES_VERSION}`)).toBe(versions.KUBERNETES_VERSION);
+    expect(version(tagOf("kubernetes-csi/external-snapshotter"), "client/v8.2.0")).toBeUndefined();
     const kindNode = extractions.find((e) => e.depName === "kindest/node")!;
     expect(kindNode.currentDigest).toBe(versions.KIND_NODE_IMAGE.digest);
   });
@@ -237,9 +249,10 @@ describe("renovate.json", () => {
     expect(seen).toBeGreaterThanOrEqual(9);
   });
 
-  it("a pin the managers miss, or match twice, is named (the check trips)", () => {
-    const withoutTalos = { ...config, customManagers: config.customManagers.filter((m) => !m.matchStrings.join().includes("TALOS_VERSION")) };
-    expect(pinProblems(withoutTalos)).toEqual(["TALOS_VERSION (v1.13.9) matched 0 times", "TALOS_CONFIG_SCHEMA (v1.13.9) matched 0 times"]);
+  it("a release's constant without its `// renovate:` line, or a pin matched twice, is named (the check trips)", () => {
+    const unannotated: Read = (f) => readRepo(f).replace(/\/\/ renovate: [^\n]*\n(export const TALOS_VERSION = )/, "$1");
+    expect(unannotated("platform/versions.ts")).not.toBe(VERSIONS_TS);
+    expect(pinProblems(config, unannotated)).toEqual(["TALOS_VERSION (v1.13.9) matched 0 times", "TALOS_CONFIG_SCHEMA (v1.13.9) matched 0 times"]);
     const helm = config.customManagers.find((m) => m.datasourceTemplate === "helm" && !m.registryUrlTemplate)!;
     const loose = { ...helm, matchStrings: ['chart:\\s*"(?<depName>[^"]+)",\\s*version:\\s*"(?<currentValue>[^"]+)"'] };
     const twice = { ...config, customManagers: [...config.customManagers, loose] };
