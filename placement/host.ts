@@ -96,7 +96,7 @@ export function expandNeeds(plan: Plan, needs: readonly ComponentNeed[]): (HostN
         kind: "cniPlugin",
         anyOf: [c.type],
         why: `${n.why}: its ${nad} is of type ${c.type}`,
-        fix: `set ${n.configPath}.type to a plugin the nodes have (macvlan: Kube-OVN installs it on every node), or install the '${c.type}' plugin on them`,
+        fix: `set ${n.configPath}.type to a plugin the nodes have (the message lists them, with what installs each), or install the '${c.type}' plugin on them`,
         configPath: `${n.configPath}.type`,
       },
       ...(c.ipam
