@@ -8,7 +8,7 @@ import type { ServiceNeeds } from "./services";
 import { cidrFault, contains, parseAddress, parseCidr, reservedAddresses } from "./cidr";
 
 /** Kube-OVN's `ipv4.POD_CIDR`, `ipv4.SVC_CIDR` and `ipv4.JOIN_CIDR` defaults. */
-export const KUBE_OVN_DEFAULTS = { podCIDR: "10.16.0.0/16", serviceCIDR: "10.96.0.0/12", joinCIDR: "100.64.0.0/16" } as const;
+export const NETWORK_DEFAULTS = { podCIDR: "10.16.0.0/16", serviceCIDR: "10.96.0.0/12", joinCIDR: "100.64.0.0/16" } as const;
 
 const ipv4Cidr = z.string().superRefine((s, ctx) => {
   const c = parseCidr(s);
@@ -28,17 +28,17 @@ const ipv4Cidr = z.string().superRefine((s, ctx) => {
 export const networkConfigSchema = z.strictObject({
   /** Where the nodes' internal addresses are: every internalIP must be in it. */
   nodeSubnet: ipv4Cidr.optional(),
-  podCIDR: ipv4Cidr.default(KUBE_OVN_DEFAULTS.podCIDR),
-  serviceCIDR: ipv4Cidr.default(KUBE_OVN_DEFAULTS.serviceCIDR),
+  podCIDR: ipv4Cidr.default(NETWORK_DEFAULTS.podCIDR),
+  serviceCIDR: ipv4Cidr.default(NETWORK_DEFAULTS.serviceCIDR),
   /** Kube-OVN's join network between the nodes and the pod network. */
-  joinCIDR: ipv4Cidr.default(KUBE_OVN_DEFAULTS.joinCIDR),
+  joinCIDR: ipv4Cidr.default(NETWORK_DEFAULTS.joinCIDR),
 });
 
 export type NetworkConfig = z.infer<typeof networkConfigSchema>;
 
 /** The stack's ranges, with Kube-OVN's defaults when it sets none. */
 export function networkOf(cfg: { network?: NetworkConfig | undefined }): NetworkConfig {
-  return cfg.network ?? { ...KUBE_OVN_DEFAULTS };
+  return cfg.network ?? { ...NETWORK_DEFAULTS };
 }
 
 /** A Linux interface name (IFNAMSIZ: 15 characters). */

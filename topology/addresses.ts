@@ -2,7 +2,7 @@
 // item 17): a duplicated address, or one inside the pod, service or join range, or outside the node
 // subnet, gives a cluster that cannot work; and the ranges must not overlap each other.
 import { contains, overlaps, parseAddress, parseCidr, reservedAddresses, type Cidr } from "../config/cidr";
-import { attachmentNetworksOf, networkOf } from "../config/network";
+import { attachmentNetworksOf, NETWORK_DEFAULTS, networkOf } from "../config/network";
 import type { Check } from "../config/problems";
 import type { Config } from "../config/schema";
 import type { Topology } from "./topology";
@@ -10,7 +10,7 @@ import type { Topology } from "./topology";
 const RANGES = [
   ["podCIDR", "the pod range"],
   ["serviceCIDR", "the service range"],
-  ["joinCIDR", "Kube-OVN's join range"],
+  ["joinCIDR", "the join range"],
 ] as const;
 
 /** § 1.3, § 1.4: a secondary network needs nodes on the data centre's networks, and Kube-OVN for its addresses. */
@@ -19,7 +19,7 @@ export function attachmentEnvironmentChecks(cfg: Config, topo: Pick<Topology, "e
   return attachmentNetworksOf(cfg).map((a) => ({
     level: "error",
     code: "attachment-network-environment",
-    message: `${a.what} is set, but this environment's nodes are not on the data centre's networks (its cluster networking is its own): there is no ${a.network.interface} to attach pods to, and no Kube-OVN to hand out the addresses`,
+    message: `${a.what} is set, but this environment's nodes are not on the data centre's networks (its cluster networking is its own): there is no ${a.network.interface} to attach pods to, and no IPAM of secondary networks to hand out the addresses`,
     fix: "remove it; secondary networks are for production stacks",
     path: a.key,
   }));
@@ -48,7 +48,7 @@ export function addressChecks(cfg: Config, topo: Pick<Topology, "environment">):
           error(
             "network-overlap",
             `${a.what} ${a.cidr.text} and ${b.what} ${b.cidr.text} overlap: packets for one would be routed to the other`,
-            `choose ranges that do not overlap (Kube-OVN's defaults: pod 10.16.0.0/16, service 10.96.0.0/12, join 100.64.0.0/16)`,
+            `choose ranges that do not overlap (the defaults: pod ${NETWORK_DEFAULTS.podCIDR}, service ${NETWORK_DEFAULTS.serviceCIDR}, join ${NETWORK_DEFAULTS.joinCIDR})`,
             b.path,
           );
         }

@@ -2,7 +2,7 @@
 // Kube-OVN's defaults) and the nodes' addresses checked against them and against each other.
 import { describe, expect, it } from "vitest";
 import { contains, overlaps, parseAddress, parseCidr, reservedAddresses } from "../../config/cidr";
-import { KUBE_OVN_DEFAULTS } from "../../config/network";
+import { NETWORK_DEFAULTS } from "../../config/network";
 import { planStack } from "../../environments";
 import { planOf, valuesOf, shippedPlan } from "../helpers/plans";
 import { configProblems, mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "../helpers/stacks";
@@ -42,7 +42,7 @@ describe("address arithmetic", () => {
 
 describe("the networks of a production stack", () => {
   it("Kube-OVN's chart defaults when the stack sets none, in the Kube-OVN values and the Talos patches alike", () => {
-    expect(KUBE_OVN_DEFAULTS).toEqual({ podCIDR: "10.16.0.0/16", serviceCIDR: "10.96.0.0/12", joinCIDR: "100.64.0.0/16" });
+    expect(NETWORK_DEFAULTS).toEqual({ podCIDR: "10.16.0.0/16", serviceCIDR: "10.96.0.0/12", joinCIDR: "100.64.0.0/16" });
     for (const stack of PRODUCTION_STACKS) {
       const plan = planOf(stack);
       expect(valuesOf(plan, "kube-ovn").ipv4).toEqual({
@@ -127,7 +127,7 @@ describe("the address checks, tripped", () => {
       ),
     );
     expect(errors("prod-small", (r) => (r.nodes[0].internalIP = "100.64.0.9"))).toEqual([
-      "openkeel:nodes[0].internalIP: [node-address] node 'node-1': 100.64.0.9 is inside Kube-OVN's join range 100.64.0.0/16, which the cluster routes to pods: the node would be unreachable",
+      "openkeel:nodes[0].internalIP: [node-address] node 'node-1': 100.64.0.9 is inside the join range 100.64.0.0/16, which the cluster routes to pods: the node would be unreachable",
       "openkeel:nodes[0].internalIP: [node-address] node 'node-1': 100.64.0.9 is outside the node subnet 10.20.0.0/24",
     ]);
     expect(errors("prod-small", (r) => (r.nodes[2].internalIP = "10.20.0.0"))).toEqual([
@@ -135,9 +135,12 @@ describe("the address checks, tripped", () => {
     ]);
   });
 
-  it("overlapping ranges: the later one is named", () => {
-    expect(errors("prod-small", (r) => (r.network = { nodeSubnet: "10.20.0.0/24", serviceCIDR: "10.16.128.0/17" }))).toEqual([
+  it("overlapping ranges: the later one is named, and the fix gives the defaults", () => {
+    const overlapping = (r: any) => (r.network = { nodeSubnet: "10.20.0.0/24", serviceCIDR: "10.16.128.0/17" });
+    expect(errors("prod-small", overlapping)).toEqual([
       "openkeel:network.serviceCIDR: [network-overlap] the pod range 10.16.0.0/16 and the service range 10.16.128.0/17 overlap: packets for one would be routed to the other",
     ]);
+    const [overlap] = planStack(mutatedConfig("prod-small", overlapping)).problems.filter((c) => c.code === "network-overlap");
+    expect(overlap.fix).toBe("choose ranges that do not overlap (the defaults: pod 10.16.0.0/16, service 10.96.0.0/12, join 100.64.0.0/16)");
   });
 });

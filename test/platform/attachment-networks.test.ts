@@ -81,7 +81,7 @@ describe("the stack keys, refused with their path and fix", () => {
 
   it("a storage network in the lab, whose networking is kind's", () => {
     expect(errors("lab", (r) => (r.platform = { realBackends: true, longhorn: { storageNetwork: STORAGE } }))).toContain(
-      "openkeel:platform.longhorn.storageNetwork: [attachment-network-environment] Longhorn's storage network is set, but this environment's nodes are not on the data centre's networks (its cluster networking is its own): there is no bond0.41 to attach pods to, and no Kube-OVN to hand out the addresses",
+      "openkeel:platform.longhorn.storageNetwork: [attachment-network-environment] Longhorn's storage network is set, but this environment's nodes are not on the data centre's networks (its cluster networking is its own): there is no bond0.41 to attach pods to, and no IPAM of secondary networks to hand out the addresses",
     );
   });
 });

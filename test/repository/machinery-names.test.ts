@@ -105,7 +105,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "platform/versions.ts: node-feature-discovery",
   "review/operator-findings.ts: mariadb-operator",
   "review/operator-findings.ts: medik8s",
-  "topology/addresses.ts: kube-ovn",
 ];
 
 const words = (text: string) =>
