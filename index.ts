@@ -7,14 +7,14 @@ import { rawFromPulumiConfig, loadConfig } from "./config/load";
 import { ConfigError } from "./config/problems";
 import { stackFilePath, withFacts } from "./config/stack-file";
 import { planStack } from "./environments";
-import { OPENKEEL_SERVICES } from "./openkeel/services";
+import { STACK_DECLARATIONS } from "./environments/registry";
 
 export = async () => {
   const stack = pulumi.getStack();
   const file = stackFilePath(stack);
   let config;
   try {
-    config = withFacts(loadConfig(rawFromPulumiConfig(pulumi.runtime.allConfig()), { stack, file }, OPENKEEL_SERVICES));
+    config = withFacts(loadConfig(rawFromPulumiConfig(pulumi.runtime.allConfig()), { stack, file }, STACK_DECLARATIONS));
   } catch (e) {
     // A user mistake: the message says what and where; a stack trace would only hide it.
     if (e instanceof ConfigError) throw new pulumi.RunError(`invalid stack config:\n${e.message}`);

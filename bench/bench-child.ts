@@ -22,10 +22,10 @@ import { planComponents } from "../placement/workloads";
 import { resolveEnvironment, planStack } from "../environments";
 import { capture } from "../cli/cli";
 import { generatedProductionStack } from "./generate";
-import { OPENKEEL_SERVICES } from "../openkeel/services";
 import { runKubeconformPerTarget } from "../tools/kubeconform";
 import { renderCommand } from "../pipeline/render-command";
 import { writeStackDir } from "../cli/write";
+import { STACK_DECLARATIONS } from "../environments/registry";
 
 export interface ChildRequest {
   mode: "render" | "placement" | "policy" | "pipeline";
@@ -56,9 +56,9 @@ export interface ChildResult {
 function config(req: ChildRequest): LoadedConfig {
   if (req.size !== undefined) {
     const g = generatedProductionStack(req.size);
-    return loadConfig(g.raw, { stack: g.stack, file: `generated:${g.stack}` }, OPENKEEL_SERVICES);
+    return loadConfig(g.raw, { stack: g.stack, file: `generated:${g.stack}` }, STACK_DECLARATIONS);
   }
-  return readStack(req.stack!, req.stacksDir ?? "stacks", OPENKEEL_SERVICES);
+  return readStack(req.stack!, req.stacksDir ?? "stacks", STACK_DECLARATIONS);
 }
 
 /** The stacks folder `npm run policy` reads the input from: a generated inventory is written as a stack file. */

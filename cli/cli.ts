@@ -10,9 +10,9 @@ import { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, EXIT_INTERNAL_ERROR, Interrupted, 
 import { loadConfig } from "../config/load";
 import { listStacks, readStackRaw, STACKS_DIR } from "../config/stack-file";
 import { planStack, type PlanResult } from "../environments";
-import { OPENKEEL_SERVICES } from "../openkeel/services";
 import type { LoadedConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
+import { STACK_DECLARATIONS } from "../environments/registry";
 
 export { EXIT_BAD_CONFIG, EXIT_CHECKS_FAILED, UserError } from "./errors";
 
@@ -105,7 +105,7 @@ export interface StackPlan {
 function loadStack(stack: string, stacksDir: string): { config: LoadedConfig; raw: Record<string, unknown> } | { problems: Problem[] } {
   try {
     const { raw, file } = readStackRaw(stack, stacksDir);
-    return { config: loadConfig(raw, { stack, file }, OPENKEEL_SERVICES), raw };
+    return { config: loadConfig(raw, { stack, file }, STACK_DECLARATIONS), raw };
   } catch (e) {
     if (e instanceof ConfigError) return { problems: e.problems };
     throw e;

@@ -6,8 +6,9 @@
 // whose issues become problems worded the same way (configIssueProblems).
 import type { z } from "zod";
 import { ConfigError, formatPath, valueAt, type ConfigIssue, type Problem } from "./problems";
-import { configSchemaOf, PROJECT, type ConfigSource, type LoadedConfig } from "./schema";
-import { serviceCatalog, type ServiceDeclaration } from "./services";
+import { settingsCatalog } from "./platform";
+import { configSchemaOf, PROJECT, type ConfigSource, type LoadedConfig, type StackDeclarations } from "./schema";
+import { serviceCatalog } from "./services";
 import { closest } from "./suggest";
 import { NOT_A_STATE } from "./lifecycle";
 
@@ -171,12 +172,13 @@ function credentialProblem(path: (string | number)[], file: string): Problem {
 const startsWith = (path: readonly PropertyKey[], prefix: readonly PropertyKey[]) => prefix.every((seg, i) => String(path[i]) === String(seg));
 
 /**
- * Validate a raw config map (keys without the `openkeel:` prefix) against the OpenKeel services
- * given (the registry's, openkeel/services/). Throws ConfigError with one problem per issue.
+ * Validate a raw config map (keys without the `openkeel:` prefix) against the declarations given
+ * (the services of the registry, the components' settings: environments/registry.ts). Throws
+ * ConfigError with one problem per issue.
  */
-export function loadConfig(raw: Record<string, unknown>, source: ConfigSource, services: readonly ServiceDeclaration[]): LoadedConfig {
+export function loadConfig(raw: Record<string, unknown>, source: ConfigSource, declarations: StackDeclarations): LoadedConfig {
   const secrets = credentialPaths(raw);
-  const schema = configSchemaOf(services);
+  const schema = configSchemaOf(declarations);
   const result = schema.safeParse(raw);
   if (secrets.length > 0 || !result.success) {
     // a schema issue at a credential's key would echo it (a map or list above it is only named)
@@ -185,8 +187,9 @@ export function loadConfig(raw: Record<string, unknown>, source: ConfigSource, s
     throw new ConfigError(problems);
   }
   return {
-    ...(result.data as Omit<LoadedConfig, "serviceCatalog" | "stack" | "file">),
-    serviceCatalog: serviceCatalog(services),
+    ...(result.data as Omit<LoadedConfig, "serviceCatalog" | "platformCatalog" | "stack" | "file">),
+    serviceCatalog: serviceCatalog(declarations.services),
+    platformCatalog: settingsCatalog(declarations.platform),
     stack: source.stack,
     file: source.file,
   };

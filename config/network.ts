@@ -118,21 +118,23 @@ export type AttachmentNetwork = z.infer<typeof attachmentNetworkSchema>;
 
 /**
  * The secondary networks a stack sets, with the key each is set at (the address checks,
- * topology/addresses.ts): Longhorn's, and those among the services' own keys that their modules
- * declare (`attachmentNetworks`, carried by the loaded config's service catalog), which the loader
- * has read with this schema: read back here as what they are.
+ * topology/addresses.ts): those among the platform components' settings and the services' own keys
+ * that their modules declare (`attachmentNetworks`, carried by the loaded config's catalogs), which
+ * the loader has read with this schema: read back here as what they are.
  */
 export function attachmentNetworksOf(cfg: {
-  platform: { longhorn: { storageNetwork?: AttachmentNetwork | undefined } };
+  platform: Readonly<Record<string, unknown>>;
+  platformCatalog: readonly { key: string; attachmentNetworks?: readonly { key: string; what: string }[] | undefined }[];
   services: Readonly<Record<string, { readonly [key: string]: unknown } | undefined>>;
   serviceCatalog: readonly Pick<ServiceNeeds, "name" | "attachmentNetworks">[];
 }): { key: string; what: string; network: AttachmentNetwork }[] {
-  const storage = cfg.platform.longhorn.storageNetwork;
-  const services = cfg.serviceCatalog.flatMap(({ name, attachmentNetworks }) =>
-    (attachmentNetworks ?? []).flatMap(({ key, what }) => {
-      const network = cfg.services[name]?.[key];
-      return network !== undefined ? [{ key: `openkeel:services.${name}.${key}`, what, network: attachmentNetworkSchema.parse(network) }] : [];
-    }),
-  );
-  return [...(storage ? [{ key: "openkeel:platform.longhorn.storageNetwork", what: "Longhorn's storage network", network: storage }] : []), ...services];
+  const declared = (path: string, block: unknown, networks: readonly { key: string; what: string }[] | undefined) =>
+    (networks ?? []).flatMap(({ key, what }) => {
+      const network = (block as Readonly<Record<string, unknown>> | undefined)?.[key];
+      return network !== undefined ? [{ key: `${path}.${key}`, what, network: attachmentNetworkSchema.parse(network) }] : [];
+    });
+  return [
+    ...cfg.platformCatalog.flatMap((c) => declared(`openkeel:platform.${c.key}`, cfg.platform[c.key], c.attachmentNetworks)),
+    ...cfg.serviceCatalog.flatMap((s) => declared(`openkeel:services.${s.name}`, cfg.services[s.name], s.attachmentNetworks)),
+  ];
 }

@@ -9,7 +9,7 @@ import { z } from "zod";
 z.config({ jitless: true });
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL } from "./roles";
 import { installDiskSchema, talosConfigSchema } from "./talos";
-import { platformConfigSchema } from "./platform";
+import { platformConfigSchema, type PlatformConfig, type SettingsDeclaration, type SettingsNeeds } from "./platform";
 import { networkConfigSchema } from "./network";
 import { hostNetworkSchema } from "./host-network";
 import { clusterSchema } from "./cluster";
@@ -245,19 +245,29 @@ const autoscalingSchema = z.strictObject({
 export type AutoscalingConfig = z.infer<typeof autoscalingSchema>;
 
 /**
- * The schema of a stack read against the OpenKeel services given (the registry's, in install
- * order: openkeel/services/): their blocks of `openkeel:services`, their charts'
- * `openkeel:charts.versions`. Built once per list.
+ * What a stack is read against, declared by the modules above this layer: the OpenKeel services
+ * (the registry's, in install order: openkeel/services/) and the platform components that have
+ * settings (each environment's: environments/registry.ts).
  */
-export function configSchemaOf(services: readonly ServiceDeclaration[]) {
-  let schema = schemas.get(services);
-  if (!schema) schemas.set(services, (schema = buildConfigSchema(services)));
+export interface StackDeclarations {
+  services: readonly ServiceDeclaration[];
+  platform: readonly SettingsDeclaration[];
+}
+
+/**
+ * The schema of a stack read against the declarations given: the services' blocks of
+ * `openkeel:services`, their charts' `openkeel:charts.versions`, the components' blocks of
+ * `openkeel:platform`. Built once per declarations.
+ */
+export function configSchemaOf(declarations: StackDeclarations) {
+  let schema = schemas.get(declarations);
+  if (!schema) schemas.set(declarations, (schema = buildConfigSchema(declarations)));
   return schema;
 }
 
-const schemas = new WeakMap<readonly ServiceDeclaration[], ReturnType<typeof buildConfigSchema>>();
+const schemas = new WeakMap<StackDeclarations, ReturnType<typeof buildConfigSchema>>();
 
-function buildConfigSchema(services: readonly ServiceDeclaration[]) {
+function buildConfigSchema({ services, platform }: StackDeclarations) {
   return z
     .strictObject({
       environment: z.enum(ENVIRONMENT_NAMES),
@@ -275,7 +285,7 @@ function buildConfigSchema(services: readonly ServiceDeclaration[]) {
       /** Fetch every chart and upstream manifest from this mirror instead of the internet (plan/mirror.ts). */
       mirror: mirrorSchema.optional(),
       talos: talosConfigSchema.optional(),
-      platform: platformConfigSchema,
+      platform: platformConfigSchema(platform),
       /** The node subnet and the cluster's pod, service and join ranges, where the stack owns them (its environment's rules). */
       network: networkConfigSchema.optional(),
       /** The cluster the stack deploys to: kube context and identity (config/cluster.ts). */
@@ -292,11 +302,14 @@ function buildConfigSchema(services: readonly ServiceDeclaration[]) {
 }
 
 /**
- * A stack config as the schema gives it, and the services it was read against; its environment's
- * config rules apply on top (environments/).
+ * A stack config as the schema gives it, and what it was read against; its environment's config
+ * rules apply on top (environments/).
  */
-export type Config = Omit<z.infer<ReturnType<typeof buildConfigSchema>>, "services" | "charts"> & {
+export type Config = Omit<z.infer<ReturnType<typeof buildConfigSchema>>, "services" | "charts" | "platform"> & {
   services: Partial<Record<string, ServiceConfig>>;
+  platform: PlatformConfig;
+  /** The platform components' blocks of `openkeel:platform`, with what the layers below platform/ read of them. */
+  platformCatalog: readonly SettingsNeeds[];
   charts: { repository?: string | undefined; version?: string | undefined; versions: Partial<Record<string, string>> };
   /** The OpenKeel services of the registry, in install order, with what each needs to run (config/services.ts). */
   serviceCatalog: readonly ServiceNeeds[];

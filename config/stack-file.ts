@@ -17,8 +17,7 @@ import {
   type YAMLSeq,
 } from "yaml";
 import { configValue, loadConfig } from "./load";
-import { PROJECT, type LoadedConfig } from "./schema";
-import type { ServiceDeclaration } from "./services";
+import { PROJECT, type LoadedConfig, type StackDeclarations } from "./schema";
 import { ConfigError, type Problem } from "./problems";
 import { readStackFacts } from "./facts";
 
@@ -192,10 +191,10 @@ export function rawFromStackYaml(text: string, file: string): Record<string, unk
   return raw;
 }
 
-/** Read and validate one stack, with its machines' facts, against the OpenKeel services given (the registry's). Throws ConfigError for every user mistake. */
-export function readStack(stack: string, stacksDir: string, services: readonly ServiceDeclaration[]): LoadedConfig {
+/** Read and validate one stack, with its machines' facts, against the declarations given (environments/registry.ts). Throws ConfigError for every user mistake. */
+export function readStack(stack: string, stacksDir: string, declarations: StackDeclarations): LoadedConfig {
   const { raw, file } = readStackRaw(stack, stacksDir);
-  return withFacts(loadConfig(raw, { stack, file }, services), stacksDir);
+  return withFacts(loadConfig(raw, { stack, file }, declarations), stacksDir);
 }
 
 /** The config with the facts of its machines (stacks/facts/<stack>/); a facts file that cannot be read is the stack's mistake. */

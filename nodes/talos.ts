@@ -20,6 +20,7 @@ import { nodeTaints, type Topology } from "../topology/topology";
 import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn-names";
 import { TALOS_CAPACITY_PATH } from "../platform/longhorn";
 import { KUBERNETES_VERSION, TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
+import { metallbSettings } from "../platform/metallb-settings";
 
 export type MachineType = "controlplane" | "worker";
 
@@ -285,7 +286,7 @@ function nodePatch(
   if (Object.keys(machine).length > 0) docs.push({ machine });
   docs.push({ apiVersion: "v1alpha1", kind: "HostnameConfig", auto: "off", hostname: node.name });
   const network = node.hostNetwork === undefined ? undefined : cfg.hostNetworks?.[node.hostNetwork];
-  const metallb = cfg.platform.metallb;
+  const metallb = metallbSettings(cfg.platform);
   const vip = metallb?.vipNetwork ? { ...metallb.vipNetwork, interfaces: metallb.interfaces } : undefined;
   if (network) docs.push(...hostNetworkDocuments(node, network, cfg.network?.nodeSubnet, vip));
   return docs;

@@ -7,6 +7,7 @@
 // Local` keeps the client's address and makes only nodes with a ready ingress pod announce the VIP.
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import type { StackContext } from "../platform/context";
+import { metallbSettings } from "../platform/metallb-settings";
 import { INFRASTRUCTURE_UNIT } from "./infrastructure";
 import { OPENKEEL_NAMESPACE } from "./names";
 
@@ -15,7 +16,7 @@ export const INGRESS_SERVICE = "openkeel-ingress";
 
 /** The ingress Service of type LoadBalancer; none without a MetalLB pool. */
 export function ingressServiceUnits(ctx: StackContext): ManifestsUnit[] {
-  if (!ctx.cfg.platform.metallb) return [];
+  if (!metallbSettings(ctx.platform)) return [];
   const service: K8sObject = {
     apiVersion: "v1",
     kind: "Service",

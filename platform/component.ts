@@ -6,7 +6,8 @@
 // one more entry of the same shape, installed last (openkeel/descriptor.ts).
 import type { Check, Problem } from "../config/problems";
 import type { Config } from "../config/schema";
-import { platformConfigSchema, type PlatformConfig } from "../config/platform";
+import type { z } from "zod";
+import type { PlatformConfig, SettingsDeclaration } from "../config/platform";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type PhaseName, type Plan, type Unit } from "../plan/plan";
@@ -37,10 +38,6 @@ interface Wiring {
   problems: Problem[];
 }
 
-type ComponentSettings = Exclude<keyof PlatformConfig, "realBackends">;
-/** The blocks of `openkeel:platform` that belong to one component each (realBackends is the lab's). */
-const COMPONENT_SETTINGS = Object.keys(platformConfigSchema.unwrap().shape).filter((k): k is ComponentSettings => k !== "realBackends");
-
 type Pin = ChartPin | ManifestPin | ImagePin | OlmPackagePin;
 
 /**
@@ -64,10 +61,12 @@ export interface PlatformComponent extends NodeRemediator {
   /** The pins of platform/versions.ts it installs. */
   pins: readonly Pin[];
   /**
-   * Its key of `openkeel:platform`, when it has settings: setting it where the component is not installed is an error.
+   * Its block of `openkeel:platform`, when it has settings: its key and schema, handed to the stack
+   * loader (environments/registry.ts); its module reads the block with settingsOf. Setting it where
+   * the component is not installed is an error.
    * @default none: the component has no block of `openkeel:platform`
    */
-  settings?: ComponentSettings;
+  settings?: SettingsDeclaration;
   /**
    * Namespaces its pods run in, created first (platform-namespaces) with their pod-security level.
    * @default none: its pods run in namespaces not created here (kube-system, or those its upstream manifest holds)
@@ -202,6 +201,14 @@ export function lifecyclesOf(components: readonly PlatformComponent[]): NodeLife
   return components.flatMap((c) => (c.lifecycle ? [c.lifecycle] : []));
 }
 
+/**
+ * A component's block of a stack's `openkeel:platform`, as the loader gave it (read with the same
+ * schema); a config built without its declaration gets the schema's defaults.
+ */
+export function settingsOf<S extends z.ZodType>(platform: PlatformConfig, declaration: { key: string; schema: S }): z.output<S> {
+  return (declaration.key in platform ? platform[declaration.key] : declaration.schema.parse(undefined)) as z.output<S>;
+}
+
 /** Whether a settings block says anything (the schema fills empty blocks in). */
 function isSet(value: unknown): boolean {
   if (value === undefined) return false;
@@ -212,8 +219,8 @@ function isSet(value: unknown): boolean {
 /** The components' own checks, and settings of a component this stack does not install. */
 export function platformChecks(cfg: Config, topo: Topology, components: readonly PlatformComponent[]): Check[] {
   const checks = components.flatMap((c) => c.checks?.(cfg, topo) ?? []);
-  const claimed = new Set(components.map((c) => c.settings));
-  for (const key of COMPONENT_SETTINGS) {
+  const claimed = new Set(components.map((c) => c.settings?.key));
+  for (const { key } of cfg.platformCatalog) {
     if (claimed.has(key) || !isSet(cfg.platform[key])) continue;
     checks.push({
       level: "error",

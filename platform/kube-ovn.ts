@@ -27,6 +27,7 @@ import { fact, NETWORKS_ANNOTATION } from "../plan/needs";
 import { ovsStacksChecks } from "./ovs-stacks";
 import { HOST_FACTS } from "./host-facts";
 import { KUBE_OVN_CHART } from "./versions";
+import { KUBE_OVN_SETTINGS, kubeOvnSettings } from "./kube-ovn-settings";
 import type { HostContract } from "../plan/host";
 
 const KUBE_OVN_TYPE = "openkeel:platform:KubeOvn";
@@ -42,7 +43,7 @@ const DEFAULT_MASTER_COUNT = 3;
  * majority when there are 3.
  */
 function kubeOvnMasterNodes(ctx: StackContext): NodeConfig[] {
-  const names = ctx.platform.kubeOvn.masterNodes;
+  const names = kubeOvnSettings(ctx.platform).masterNodes;
   if (names) return names.map((n) => ctx.cfg.nodes.find((node) => node.name === n)).filter((n): n is NodeConfig => n !== undefined);
   const byZone = new Map<string, NodeConfig[]>();
   // a retiring node leaves the RAFT cluster before it leaves the inventory
@@ -252,7 +253,7 @@ const readRelease: UnitReader = (u) => {
 /** The configured master nodes: controlPlane nodes of the inventory, each once, an odd number (RAFT). */
 function checks(cfg: Config, _topo: Topology): Check[] {
   const checks: Check[] = [];
-  const masters = cfg.platform.kubeOvn.masterNodes;
+  const masters = kubeOvnSettings(cfg.platform).masterNodes;
   if (masters) {
     masters.forEach((name, i) => {
       const node = cfg.nodes.find((n) => n.name === name);
@@ -408,7 +409,7 @@ export const kubeOvn: PlatformComponent = {
   pins: [KUBE_OVN_CHART],
   charts: { [KUBE_OVN_CHART.chart]: KUBE_OVN_CHART_WORKLOADS },
   artifacts: { "kube-ovn": KUBE_OVN_CONTENTS },
-  settings: "kubeOvn",
+  settings: KUBE_OVN_SETTINGS,
   nodeMetadata: masterLabels,
   lifecycle: kubeOvnLifecycle,
   units: (ctx) => ({ "crds-operators": [kubeOvnRelease(ctx)] }),

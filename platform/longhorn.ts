@@ -18,6 +18,7 @@ import { contentAt, controlPlaneScheduling, namespace, selectorAndTolerations, t
 import { fact } from "../plan/needs";
 import { attachmentNetworkObjects, type AttachmentNetworkRef } from "./kube-ovn";
 import { evictionUnits, longhornLifecycle } from "./longhorn-lifecycle";
+import { LONGHORN_SETTINGS, longhornSettings } from "./longhorn-settings";
 import {
   CREATE_DEFAULT_DISK_LABEL,
   DEFAULT_DATA_PATH,
@@ -104,7 +105,7 @@ function fastDisks(ctx: StackContext): Record<string, string> {
 
 /** Replicas of the VM and volume disks: the override, else 3, never more than the disk nodes. */
 function volumeReplicas(ctx: StackContext): number {
-  const override = ctx.platform.longhorn.volumeReplicas;
+  const override = longhornSettings(ctx.platform).volumeReplicas;
   if (override !== undefined) return override;
   return Math.max(1, Math.min(3, longhornReplicaNodes(ctx).length));
 }
@@ -126,7 +127,7 @@ const STORAGE_NETWORK_UNIT = "longhorn-storage-network";
  * (longhorn-manager types.StorageNetworkInterface) and moves replica traffic there.
  */
 export function longhornStorageNetwork(ctx: Pick<StackContext, "platform">): AttachmentNetworkRef | undefined {
-  const network = ctx.platform.longhorn.storageNetwork;
+  const network = longhornSettings(ctx.platform).storageNetwork;
   return network ? { name: "storage-net", namespace: LONGHORN_NAMESPACE, subnet: "longhorn-storage-net", network } : undefined;
 }
 
@@ -320,7 +321,7 @@ function checks(cfg: Config, topo: Topology): Check[] {
     message: "no storage node: Longhorn creates no default disks, so no volume can be scheduled",
     fix: "give the storage role to the nodes whose disks hold Longhorn replicas",
   });
-  const replicas = cfg.platform.longhorn.volumeReplicas;
+  const replicas = longhornSettings(cfg.platform).volumeReplicas;
   const storage = topo.nodesByRole.storage.length;
   if (replicas === undefined || replicas <= storage) return none;
   return [
@@ -384,7 +385,7 @@ export const longhorn: PlatformComponent = {
   pins: [LONGHORN_CHART],
   charts: { [LONGHORN_CHART.chart]: LONGHORN_CHART_WORKLOADS },
   artifacts: { longhorn: LONGHORN_CONTENTS },
-  settings: "longhorn",
+  settings: LONGHORN_SETTINGS,
   namespaces: () => [longhornNamespace()],
   nodeMetadata: longhornNodeMetadata,
   lifecycle: longhornLifecycle,

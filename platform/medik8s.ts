@@ -15,7 +15,7 @@
 // node-healthcheck-operator controllers/nodehealthcheck_controller.go, remediate), but left in, a
 // node rebooting for its maintenance would count as unhealthy against maxUnhealthy and hold back
 // the remediation of another node of its group.
-import { MEDIK8S_DEFAULTS, type PlatformConfig } from "../config/platform";
+import { MEDIK8S_SETTINGS, medik8sSettings } from "./medik8s-settings";
 import { DRAIN_TAINT, hasTrait, isDrained } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
 import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
@@ -53,11 +53,6 @@ const OLM_CATALOG = { name: "operatorhubio-catalog", namespace: "olm" };
 const SNR_TEMPLATE_NAME = "openkeel-out-of-service";
 /** The config SNR creates at start-up; it only takes the DaemonSet tolerations from this repository. */
 const SNR_CONFIG_NAME = "self-node-remediation-config";
-
-/** The Medik8s settings, with their defaults when the stack sets none. */
-function medik8sSettings(p: PlatformConfig): NonNullable<PlatformConfig["medik8s"]> {
-  return p.medik8s ?? MEDIK8S_DEFAULTS;
-}
 
 /** SNR's agents must fence a node before its workloads move (§ 5.6): its namespace is privileged. */
 function medik8sNamespace(): K8sObject {
@@ -543,14 +538,14 @@ export const medik8s: PlatformComponent = {
   pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO, KUBECTL_IMAGE],
   upstream: [OLM_UPSTREAM],
   artifacts: { olm: OLM_CONTENTS },
-  settings: "medik8s",
+  settings: MEDIK8S_SETTINGS,
   namespaces: () => [medik8sNamespace()],
   lifecycle: medik8sLifecycle,
   segmentRemediation,
   host: medik8sHost,
   checks: (cfg) =>
     nhcGroupChecks(cfg.nodes, (group) =>
-      isQuorumGroup(group) ? 1 : (cfg.platform.medik8s ?? MEDIK8S_DEFAULTS).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">],
+      isQuorumGroup(group) ? 1 : medik8sSettings(cfg.platform).maxUnhealthy[group as Exclude<NhcGroup, "controlPlane" | "kubernetesControlPlane">],
     ),
   units: (ctx) => ({
     "crds-operators": [olmUnit(), approverUnit(ctx), medik8sOperatorsUnit(ctx)],

@@ -38,6 +38,7 @@ import type { Topology } from "../topology/topology";
 import type { PlatformComponent, UpstreamManifest } from "./component";
 import { controlPlaneScheduling, pinnedManifestUnit, type Contents, type StackContext } from "./context";
 import { METALLB_NATIVE } from "./versions";
+import { METALLB_SETTINGS, metallbSettings, type MetallbSettings } from "./metallb-settings";
 import { vipLink } from "../config/host-network";
 import { fact } from "../plan/needs";
 
@@ -144,7 +145,7 @@ function placementUnit(ctx: StackContext): ManifestsUnit {
  * until its controller serves them: this unit is in platform-config, after the manifest, whose
  * Deployments Pulumi waits for.
  */
-function poolUnit(ctx: StackContext, settings: MetalLbSettings): ManifestsUnit {
+function poolUnit(ctx: StackContext, settings: MetallbSettings): ManifestsUnit {
   const selectors = INGRESS_ROLES.map((role) => ({ matchExpressions: [{ key: roleLabelKey(role, ctx.profile), operator: "Exists" }] }));
   const objects: K8sObject[] = [
     {
@@ -162,8 +163,6 @@ function poolUnit(ctx: StackContext, settings: MetalLbSettings): ManifestsUnit {
   ];
   return manifestsUnit("metallb-pool", METALLB_POOL_TYPE, objects);
 }
-
-type MetalLbSettings = NonNullable<Config["platform"]["metallb"]>;
 
 /** The placement report's rows: the patched pod specs, over what the manifest sets itself. */
 const readPlacement: UnitReader = (u) => {
@@ -187,7 +186,7 @@ function poolRange(entry: string): { first: bigint; last: bigint } | undefined {
 
 /** A pool that hands out the cluster's own addresses would break what holds them. */
 function checks(cfg: Config, topo: Topology): Check[] {
-  const settings = cfg.platform.metallb;
+  const settings = metallbSettings(cfg.platform);
   if (!settings) return [];
   const net = networkOf(cfg);
   const ranges: [string, string | undefined][] = [
@@ -228,7 +227,7 @@ function checks(cfg: Config, topo: Topology): Check[] {
  * address and its router are in it.
  */
 function routeBackChecks(cfg: Config, topo: Topology): Check[] {
-  const settings = cfg.platform.metallb;
+  const settings = metallbSettings(cfg.platform);
   if (!settings || !topo.environment.physicalNetworks) return [];
   const apart = Object.entries(cfg.hostNetworks ?? {}).filter(([, n]) => vipLink(n, settings) !== undefined);
   const vip = settings.vipNetwork;
@@ -299,10 +298,10 @@ export const metallb: PlatformComponent = {
   name: "MetalLB",
   pins: [METALLB_NATIVE],
   upstream: [SHIPPED],
-  settings: "metallb",
+  settings: METALLB_SETTINGS,
   // the speakers of the ingress nodes announce the VIP from the stack's interfaces only (the L2Advertisement's)
   host: (ctx) => {
-    const interfaces = ctx.cfg.platform.metallb?.interfaces ?? [];
+    const interfaces = metallbSettings(ctx.platform)?.interfaces ?? [];
     if (interfaces.length === 0) return {};
     return {
       needs: [
@@ -327,7 +326,7 @@ export const metallb: PlatformComponent = {
   },
   artifacts: { metallb: METALLB_CONTENTS },
   units: (ctx) => {
-    const settings = ctx.cfg.platform.metallb;
+    const settings = metallbSettings(ctx.platform);
     if (!settings) return {};
     const placement = placementUnit(ctx);
     return {

@@ -12,8 +12,8 @@ import { args, EXIT_BAD_CONFIG, UserError, type Io } from "../cli/cli";
 import { ConfigError } from "../config/problems";
 import { loadConfig } from "../config/load";
 import { readStackRaw } from "../config/stack-file";
-import { OPENKEEL_SERVICES } from "../openkeel/services";
 import { isPlainObject } from "../config/plain";
+import { STACK_DECLARATIONS } from "../environments/registry";
 
 const REMOVALS_OPTIONS = {
   stack: { type: "string" },
@@ -63,7 +63,7 @@ export function protectedUrns(resources: readonly StateResource[], units: readon
 function allowedUnits(stack: string, stacksDir: string): string[] {
   try {
     const { raw, file } = readStackRaw(stack, stacksDir);
-    return loadConfig(raw, { stack, file }, OPENKEEL_SERVICES).allowRemoval;
+    return loadConfig(raw, { stack, file }, STACK_DECLARATIONS).allowRemoval;
   } catch (e) {
     if (e instanceof ConfigError) throw new UserError(e.message, EXIT_BAD_CONFIG);
     throw e;

@@ -32,8 +32,7 @@ import { parse } from "yaml";
 import { postRenderExecutable } from "../components/post-render";
 import { readStack } from "../config/stack-file";
 import { planStack } from "../environments";
-import { ENVIRONMENTS } from "../environments/registry";
-import { OPENKEEL_SERVICES } from "../openkeel/services";
+import { ENVIRONMENTS, STACK_DECLARATIONS } from "../environments/registry";
 import type { PlacementComponent, PlacementData, PlacementNode } from "../placement/data";
 import { antiAffinityTerms, guaranteeDifferences, modelGuarantees, podGuarantees, type PodGuarantees } from "../placement/pod-guarantees";
 import { ineligibility } from "../placement/scheduling";
@@ -355,7 +354,7 @@ export function stackGuarantees(stack: string, stacksDir = path.join(REPO_ROOT, 
   const key = path.join(stacksDir, stack);
   const done = planned.get(key);
   if (done) return done;
-  const { placement } = planStack(readStack(stack, stacksDir, OPENKEEL_SERVICES));
+  const { placement } = planStack(readStack(stack, stacksDir, STACK_DECLARATIONS));
   if (!placement) throw new Error(`stack ${stack}: no placement (its plan fails): run npm run plan -- --stack ${stack}`);
   const out = new Map(placement.placements.map((p) => [p.component.name, modelGuarantees(p.component)]));
   planned.set(key, out);

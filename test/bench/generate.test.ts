@@ -4,12 +4,12 @@ import { describe, expect, it } from "vitest";
 import { isError } from "../../config/problems";
 import { loadConfig } from "../../config/load";
 import { planStack } from "../../environments";
-import { OPENKEEL_SERVICES } from "../../openkeel/services";
 import { generatedProductionStack, MIN_GENERATED_NODES } from "../../bench/generate";
+import { STACK_DECLARATIONS } from "../../environments/registry";
 
 const errorsOf = (size: number) => {
   const g = generatedProductionStack(size);
-  return planStack(loadConfig(g.raw, { stack: g.stack, file: `generated:${g.stack}` }, OPENKEEL_SERVICES))
+  return planStack(loadConfig(g.raw, { stack: g.stack, file: `generated:${g.stack}` }, STACK_DECLARATIONS))
     .problems.filter(isError)
     .map((p) => `${p.code}: ${p.message}`);
 };

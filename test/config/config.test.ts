@@ -21,6 +21,9 @@ import {
   tempStacks,
 } from "../helpers/stacks";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../environments/registry";
+import { settingsOf } from "../../platform/component";
+import { z } from "zod";
 
 const FILE = "stacks/Pulumi.prod-medium.yaml";
 
@@ -37,7 +40,7 @@ describe("shipped stacks", () => {
         stack,
         file: fromFile.file,
       },
-      OPENKEEL_SERVICES,
+      STACK_DECLARATIONS,
     );
     expect(fromPulumi).toEqual(fromFile);
   });
@@ -53,7 +56,7 @@ describe("shipped stacks", () => {
     const rewritten = original.replace(/^(\s+openkeel:(taints|bgp)): (true|false)$/gm, '$1: "$3"');
     expect(rewritten).not.toBe(original);
     const dir = tempStacks({ lab: rewritten });
-    expect(readStack("lab", dir, OPENKEEL_SERVICES)).toEqual({ ...shippedConfig("lab"), file: stackFilePath("lab", dir) });
+    expect(readStack("lab", dir, STACK_DECLARATIONS)).toEqual({ ...shippedConfig("lab"), file: stackFilePath("lab", dir) });
   });
 
   it("ignore other namespaces' keys (provider config)", () => {
@@ -165,7 +168,7 @@ describe("bad config", () => {
   });
 
   it("names the known stacks when a stack has no file", () => {
-    const problems = problemsOf(() => readStack("prod-tiny", STACKS_DIR, OPENKEEL_SERVICES));
+    const problems = problemsOf(() => readStack("prod-tiny", STACKS_DIR, STACK_DECLARATIONS));
     expect(problems[0].message).toMatch(/no stack file/);
     expect(problems[0].fix).toMatch(/lab, prod-large, prod-medium, prod-small/);
   });
@@ -227,6 +230,22 @@ describe("problems an operator can act on", () => {
     );
     // nothing near: the generic fix, no guess
     expect(lines((r) => (r.nodes[3].flavour = "big"))[0]).toMatch(/unknown key\. Fix: remove it or correct its spelling/);
+  });
+
+  it("openkeel:platform holds the blocks the components declare to the loader, each read with its own schema", () => {
+    const raw = () => ({ ...structuredClone(shippedRaw("prod-small")), platform: { example: { replicas: "two" } } });
+    const source = { stack: "prod-small", file: "stacks/Pulumi.prod-small.yaml" };
+    // without the declaration the key is unknown, like any other
+    expect(problemsOf(() => loadConfig(raw(), source, STACK_DECLARATIONS)).map(formatProblem)[0]).toMatch(/openkeel:platform\.example: unknown key/);
+    const example = { key: "example", schema: z.strictObject({ replicas: z.number().default(1) }).prefault({}) };
+    const declared = { ...STACK_DECLARATIONS, platform: [...STACK_DECLARATIONS.platform, example] };
+    expect(problemsOf(() => loadConfig(raw(), source, declared)).map(formatProblem)).toEqual([
+      `stacks/Pulumi.prod-small.yaml: openkeel:platform.example.replicas: must be number, got string "two". Fix: write a number`,
+    ]);
+    const cfg = loadConfig({ ...structuredClone(shippedRaw("prod-small")) }, source, declared);
+    expect(cfg.platform.example).toEqual({ replicas: 1 });
+    expect(settingsOf(cfg.platform, example)).toEqual({ replicas: 1 });
+    expect(cfg.platformCatalog.map((c) => c.key)).toEqual([...STACK_DECLARATIONS.platform.map((d) => d.key), "example"]);
   });
 
   it("closest: case slips, abbreviations and a few edits; nothing for another word", () => {

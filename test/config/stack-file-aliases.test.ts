@@ -6,7 +6,7 @@ import { parse } from "yaml";
 import { rawFromStackYaml } from "../../config/stack-file";
 import { loadConfig } from "../../config/load";
 import { problemsOf } from "../helpers/stacks";
-import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../environments/registry";
 
 const FILE = "stacks/Pulumi.big.yaml";
 
@@ -43,7 +43,7 @@ function anchoredInventory(n: number): string {
 describe("YAML anchors in stack files", () => {
   it("loads a 200-node inventory whose nodes share their labels and roles through aliases", () => {
     const raw = rawFromStackYaml(anchoredInventory(200), FILE);
-    const cfg = loadConfig(raw, { stack: "big", file: FILE }, OPENKEEL_SERVICES);
+    const cfg = loadConfig(raw, { stack: "big", file: FILE }, STACK_DECLARATIONS);
     expect(cfg.nodes).toHaveLength(203);
     expect(cfg.nodes[202].labels).toEqual({ "network.openkeel.io/external-nic": "bond1", "example.org/rack": "r1", "example.org/class": "gen5" });
     expect(cfg.nodes[202].roles).toEqual(["compute"]);

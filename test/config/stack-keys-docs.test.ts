@@ -35,9 +35,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { configSchemaOf } from "../../config/schema";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../environments/registry";
 
 const SERVICES: readonly string[] = OPENKEEL_SERVICES.map((s) => s.name);
-const configSchema = configSchemaOf(OPENKEEL_SERVICES);
+const configSchema = configSchemaOf(STACK_DECLARATIONS);
 
 const README_PATH = path.resolve(__dirname, "../../stacks/README.md");
 const README = fs.readFileSync(README_PATH, "utf8");

@@ -8,9 +8,9 @@ import { ConfigError, isCheck, isError, type Problem } from "../../config/proble
 import { planStack } from "../../environments";
 import { PROJECT, type LoadedConfig } from "../../config/schema";
 import { listStacks, rawFromStackYaml, readStack, stackFilePath } from "../../config/stack-file";
-import { OPENKEEL_SERVICES } from "../../openkeel/services";
 import { renderPlan } from "../../render/rendered";
 import type { Tree } from "../../review/preview-model";
+import { STACK_DECLARATIONS } from "../../environments/registry";
 
 export const REPO = path.resolve(__dirname, "../..");
 export const STACKS_DIR = path.join(REPO, "stacks");
@@ -36,7 +36,7 @@ export const shippedRaw = onceEach((stack): Record<string, unknown> => {
   return rawFromStackYaml(fs.readFileSync(file, "utf8"), file);
 });
 
-export const shippedConfig = onceEach((stack): LoadedConfig => readStack(stack, STACKS_DIR, OPENKEEL_SERVICES));
+export const shippedConfig = onceEach((stack): LoadedConfig => readStack(stack, STACKS_DIR, STACK_DECLARATIONS));
 
 /** The shipped stacks of an environment. */
 function stacksOf(environment: "kind-lab" | "talos-production"): string[] {
@@ -57,7 +57,7 @@ export const isStandingWarning = (p: { code?: string | undefined; level?: string
 export function mutatedConfig(stack: string, mutate: (raw: any) => void): LoadedConfig {
   const raw = structuredClone(shippedRaw(stack));
   mutate(raw);
-  return loadConfig(raw, { stack, file: `stacks/Pulumi.${stack}.yaml` }, OPENKEEL_SERVICES);
+  return loadConfig(raw, { stack, file: `stacks/Pulumi.${stack}.yaml` }, STACK_DECLARATIONS);
 }
 
 /** The config map the Pulumi CLI hands a program: `openkeel:<key>` → string (objects as JSON). */

@@ -19,6 +19,7 @@ import { KIND_NODE_IMAGE, KUBE_OVN_CHART, MULTUS_IMAGE, TALOS_VERSION } from "..
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig, SHIPPED_STACKS } from "../helpers/stacks";
 import { shippedPlan } from "../helpers/plans";
 import type { LoadedConfig } from "../../config/schema";
+import { metallbSettings } from "../../platform/metallb-settings";
 
 const errors = (cfg: LoadedConfig): Check[] => planStack(cfg).problems.filter((p): p is Check => p.level === "error" && typeof p.code === "string");
 const hostErrors = (cfg: LoadedConfig) => errors(cfg).filter((c) => c.code.startsWith("host-"));
@@ -82,7 +83,7 @@ describe("host contract: the shipped stacks", () => {
       const cfg = shippedConfig(stack);
       const { plan, placement } = shippedPlan(stack);
       const speakers = placement!.placements.find((p) => p.component.name === "metallb-placement/speaker")?.eligible ?? [];
-      for (const node of speakers) expect(renderedInterfaces(plan!, node), node).toEqual(expect.arrayContaining(cfg.platform.metallb!.interfaces));
+      for (const node of speakers) expect(renderedInterfaces(plan!, node), node).toEqual(expect.arrayContaining(metallbSettings(cfg.platform)!.interfaces));
       const wired = cfg.nodes.filter((n) => n.labels["network.openkeel.io/external-nic"] !== undefined);
       expect(wired.length).toBeGreaterThan(0);
       const machines = talosMachines(plan!);

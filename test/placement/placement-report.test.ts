@@ -18,7 +18,7 @@ import { withDesignUnits, type DesignOpts } from "../helpers/design-units";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "../helpers/stacks";
 import { parseXml } from "../helpers/xml";
 import { planOf, valuesOf } from "../helpers/plans";
-import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../environments/registry";
 
 /** A stack's plan with the design's units (§ 4.4, § 5.1, § 5.3), as the topology allows. */
 function designPlan(cfg: LoadedConfig, opts: DesignOpts = {}) {
@@ -460,7 +460,7 @@ describe("placement.md and placement.svg", () => {
 
   it(`beyond ${SVG_NODE_COLUMNS} nodes the SVG draws a column per kind of node: every node in one column, each column's cells its nodes' own`, () => {
     const g = generatedProductionStack(300);
-    const big = planStack(loadConfig(structuredClone(g.raw), { stack: g.stack, file: `stacks/Pulumi.${g.stack}.yaml` }, OPENKEEL_SERVICES));
+    const big = planStack(loadConfig(structuredClone(g.raw), { stack: g.stack, file: `stacks/Pulumi.${g.stack}.yaml` }, STACK_DECLARATIONS));
     const data = placementData(big.placement!);
     const root = parseXml(placementSvg(data));
     const all = root.descendants();

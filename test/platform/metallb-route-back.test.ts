@@ -8,6 +8,7 @@ import { planStack } from "../../environments";
 import { VIP_ROUTE_TABLE, VIP_RULE_PRIORITY } from "../../nodes/talos-network";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "../helpers/stacks";
 import { shippedPlan } from "../helpers/plans";
+import { metallbSettings } from "../../platform/metallb-settings";
 
 const routeBack = (cfg: LoadedConfig): Check[] => planStack(cfg).problems.filter((p): p is Check => p.code === "metallb-route-back") as Check[];
 
@@ -16,7 +17,7 @@ describe("the VIP's replies leave through the VIP's VLAN", () => {
     "%s: every node with the VLAN routes the VIP network through its own table",
     (stack) => {
       const cfg = shippedConfig(stack);
-      const vip = cfg.platform.metallb!.vipNetwork!;
+      const vip = metallbSettings(cfg.platform)!.vipNetwork!;
       const plan = shippedPlan(stack).plan!;
       const withVlan = cfg.nodes.filter((n) => ["control", "gateway"].includes(n.hostNetwork ?? ""));
       expect(withVlan.length).toBeGreaterThan(0);

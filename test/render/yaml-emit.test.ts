@@ -13,7 +13,7 @@ import { SHIPPED_STACKS } from "../helpers/stacks";
 import { shippedPlan } from "../helpers/plans";
 import { renderPlan, yamlDocuments } from "../../render/rendered";
 import { isDeepStrictEqual } from "node:util";
-import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../environments/registry";
 
 const library = (v: unknown) => stringify(v, YAML_OPTIONS);
 
@@ -21,7 +21,7 @@ describe("the fast YAML path", () => {
   it("writes every rendered document as the library does", () => {
     const emit = makeEmitter(YAML_OPTIONS);
     const g = generatedProductionStack(40);
-    const plans = [...SHIPPED_STACKS.map((s) => shippedPlan(s).plan!), planStack(loadConfig(g.raw, { stack: g.stack, file: "g" }, OPENKEEL_SERVICES)).plan!];
+    const plans = [...SHIPPED_STACKS.map((s) => shippedPlan(s).plan!), planStack(loadConfig(g.raw, { stack: g.stack, file: "g" }, STACK_DECLARATIONS)).plan!];
     let fast = 0;
     for (const plan of plans) {
       for (const f of renderPlan(plan)) {
@@ -174,7 +174,7 @@ describe("the fast YAML reader", () => {
   it("reads every rendered file as the library does, every index.yaml without it", () => {
     const read = makeReader();
     const g = generatedProductionStack(40);
-    const plans = [...SHIPPED_STACKS.map((s) => shippedPlan(s).plan!), planStack(loadConfig(g.raw, { stack: g.stack, file: "g" }, OPENKEEL_SERVICES)).plan!];
+    const plans = [...SHIPPED_STACKS.map((s) => shippedPlan(s).plan!), planStack(loadConfig(g.raw, { stack: g.stack, file: "g" }, STACK_DECLARATIONS)).plan!];
     let fast = 0;
     for (const plan of plans) {
       for (const f of renderPlan(plan)) {
@@ -187,7 +187,7 @@ describe("the fast YAML reader", () => {
 
   it("reads a file of several documents (a Talos node's patch) document by document as the library does", () => {
     const g = generatedProductionStack(40);
-    const plans = [...SHIPPED_STACKS.map((s) => shippedPlan(s).plan!), planStack(loadConfig(g.raw, { stack: g.stack, file: "g" }, OPENKEEL_SERVICES)).plan!];
+    const plans = [...SHIPPED_STACKS.map((s) => shippedPlan(s).plan!), planStack(loadConfig(g.raw, { stack: g.stack, file: "g" }, STACK_DECLARATIONS)).plan!];
     const read = makeReader();
     let multi = 0;
     for (const plan of plans) {

@@ -14,6 +14,7 @@ import { readRenderedDir } from "../../render/rendered";
 import { NODES_DIR, SECRETS_FILE, TALOSCONFIG_FILE } from "../../tools/talos-config-command";
 import { genConfigInputs } from "../../tools/talos-validate";
 import { REPO, shippedConfig } from "../helpers/stacks";
+import { metallbSettings } from "../../platform/metallb-settings";
 
 const OPERATING = fs.readFileSync(path.join(REPO, "docs/operating.md"), "utf8");
 const SCRIPTS = Object.keys(JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).scripts as Record<string, string>);
@@ -109,10 +110,12 @@ describe("the runbooks of docs/operating.md", () => {
   it("prod-medium: the interfaces it names are the ones the render gives those nodes", () => {
     const cfg = shippedConfig("prod-medium");
     const provisioning = cfg.services.ironic!.provisioningNetwork as { interface: string };
-    expect(MEDIUM).toContain(`\`${cfg.platform.metallb!.interfaces[0]}\` of the controlPlane and network nodes`);
+    expect(MEDIUM).toContain(`\`${metallbSettings(cfg.platform)!.interfaces[0]}\` of the controlPlane and network nodes`);
     expect(MEDIUM).toContain(`\`${provisioning.interface}\` of prov-1`);
     expect(fs.readFileSync(path.join(REPO, "rendered/prod-medium/talos/nodes/prov-1.yaml"), "utf8")).toContain(`name: ${provisioning.interface}`);
-    expect(fs.readFileSync(path.join(REPO, "rendered/prod-medium/talos/nodes/net-1.yaml"), "utf8")).toContain(`name: ${cfg.platform.metallb!.interfaces[0]}`);
+    expect(fs.readFileSync(path.join(REPO, "rendered/prod-medium/talos/nodes/net-1.yaml"), "utf8")).toContain(
+      `name: ${metallbSettings(cfg.platform)!.interfaces[0]}`,
+    );
     expect(fs.existsSync(path.join(REPO, "policy/PulumiPolicy.yaml"))).toBe(true);
   });
 

@@ -12,7 +12,7 @@ import { hasErrors, previewStack } from "../../review/preview";
 import type { StackPreview, Tree } from "../../review/preview-model";
 import { stackMarkdown } from "../../review/preview-markdown";
 import { mutatedConfig, shippedConfig, STACKS_DIR, tempStacks, renderTree } from "../helpers/stacks";
-import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../environments/registry";
 
 const committed = new Map<string, Tree>();
 function scenario(stack: string, edit: (raw: any) => void): StackPreview {
@@ -347,7 +347,7 @@ describe("a comment-only change", () => {
     expect(edited).not.toBe(text);
     const dir = tempStacks({ "prod-medium": edited });
     try {
-      const p = previewStack("prod-medium", renderTree(shippedConfig("prod-medium")), renderTree(readStack("prod-medium", dir, OPENKEEL_SERVICES)));
+      const p = previewStack("prod-medium", renderTree(shippedConfig("prod-medium")), renderTree(readStack("prod-medium", dir, STACK_DECLARATIONS)));
       expect(p.status).toBe("unchanged");
       expect(stackMarkdown(p)).toBe("### prod-medium — talos-production/medium\n\nNo changes.\n");
     } finally {

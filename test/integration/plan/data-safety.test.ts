@@ -17,9 +17,9 @@ import { planOf, shippedPlan } from "../../helpers/plans";
 import { shippedRun } from "../../helpers/pulumi";
 import { mutatedConfig, REPO, SHIPPED_STACKS, tempStacks } from "../../helpers/stacks";
 import { loadConfig } from "../../../config/load";
-import { OPENKEEL_SERVICES } from "../../../openkeel/services";
 import type * as pulumi from "@pulumi/pulumi";
 import { protectDataOnly } from "../../../components/plan-unit";
+import { STACK_DECLARATIONS } from "../../../environments/registry";
 
 /** Kinds whose objects hold data or whose deletion deletes data (a Namespace takes its volumes, a CRD its objects). */
 const DATA_KINDS = new Set(["Namespace", "StorageClass", "CustomResourceDefinition", "KubeVirt", "CDI"]);
@@ -53,7 +53,7 @@ function plans(): Plan[] {
   return [
     ...SHIPPED_STACKS.map((s) => planOf(s)),
     planStack(labBackends).plan!,
-    planStack(loadConfig(generated.raw, { stack: generated.stack, file: "generated" }, OPENKEEL_SERVICES)).plan!,
+    planStack(loadConfig(generated.raw, { stack: generated.stack, file: "generated" }, STACK_DECLARATIONS)).plan!,
   ];
 }
 

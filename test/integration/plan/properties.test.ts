@@ -13,7 +13,7 @@ import { renderPlan, type RenderedFile } from "../../../render/rendered";
 import { planStack } from "../../../environments";
 import { PROPERTY_SEED, runs, stackArbitrary, type GeneratedRaw } from "../../helpers/topologies";
 import { ruleFindings, runPlan } from "../../helpers/policy-rules";
-import { OPENKEEL_SERVICES } from "../../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../../environments/registry";
 
 const FILE = "stacks/Pulumi.generated.yaml";
 
@@ -38,7 +38,7 @@ function renderProblems(plan: Plan, files: RenderedFile[]): string[] {
 function outcome(g: GeneratedRaw): Outcome {
   let cfg;
   try {
-    cfg = loadConfig(structuredClone(g.raw), { stack: "generated", file: FILE }, OPENKEEL_SERVICES);
+    cfg = loadConfig(structuredClone(g.raw), { stack: "generated", file: FILE }, STACK_DECLARATIONS);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     return { kind: "config", problems: e.problems.map((p) => `${p.file}|${p.path}|${p.message}|${p.fix}`) };

@@ -19,6 +19,7 @@ import { object, objectsOf, planOf, shippedPlan } from "../../helpers/plans";
 import { runProgram } from "../../helpers/pulumi";
 import { configProblems, mutatedConfig, pulumiConfigOf, REPO, shippedConfig, shippedRaw } from "../../helpers/stacks";
 import { isPlainObject } from "../../../config/plain";
+import { metallbSettings } from "../../../platform/metallb-settings";
 
 const PROFILE_LABEL = (role: string) => `node-restriction.kubernetes.io/openkeel-${role}`;
 const mirrored = (url: string) => path.resolve(REPO, "../shared/mirror/files", url.replace(/^https:\/\//, ""));
@@ -71,7 +72,7 @@ describe("MetalLB in production (D8)", () => {
     expect(phase(plan, "platform").units.map((u) => u.name)).toContain("metallb-placement");
     // after the controller that serves the six fail-closed webhooks: a later phase
     expect(phase(plan, "platform-config").units.map((u) => u.name)).toContain("metallb-pool");
-    const cfg = shippedConfig(stack).platform.metallb!;
+    const cfg = metallbSettings(shippedConfig(stack).platform)!;
     const pool = object(plan, "IPAddressPool", METALLB_POOL);
     expect(pool.metadata.namespace).toBe(METALLB_NAMESPACE);
     expect(pool.spec).toEqual({ addresses: cfg.addresses, autoAssign: true, serviceAllocation: { namespaces: ["openkeel"] } });

@@ -21,6 +21,7 @@ import { runProgram } from "../../helpers/pulumi";
 import { KINDS } from "../../../e2e/standins/crds";
 import program from "../../../index";
 import { object, objectsOf, planOf, release, unitNames } from "../../helpers/plans";
+import { longhornSettings } from "../../../platform/longhorn-settings";
 
 const PRODUCTION = PRODUCTION_STACKS;
 const MIRROR = process.env.OPENKEEL_MIRROR ?? path.resolve(__dirname, "../../../../shared/mirror");
@@ -70,7 +71,7 @@ describe("units per environment", () => {
       ].sort(),
     );
     // Longhorn's storage network where the stack names one (large: test/platform/attachment-networks.test.ts)
-    const storageNetwork = shippedConfig(stack).platform.longhorn.storageNetwork !== undefined;
+    const storageNetwork = longhornSettings(shippedConfig(stack).platform).storageNetwork !== undefined;
     expect(unitNames(plan, "platform").sort()).toEqual(
       [...BACKENDS.platform, ...(metallb ? ["metallb-placement"] : []), ...(storageNetwork ? ["longhorn-storage-network"] : [])].sort(),
     );

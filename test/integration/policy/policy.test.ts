@@ -16,7 +16,7 @@ import { judge, judgeMutatedConfig, judgeMutatedPlan, judgeShipped, packFor, run
 import { ruleFindings, runPlan } from "../../helpers/policy-rules";
 import { SHIPPED_STACKS, shippedRaw } from "../../helpers/stacks";
 import { object, release } from "../../helpers/plans";
-import { OPENKEEL_SERVICES } from "../../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../../environments/registry";
 
 const PROD = "prod-medium";
 const LARGE = "prod-large";
@@ -86,7 +86,7 @@ describe("policy pack, started for a 2000-node stack", () => {
 
   it("the rules as functions judge a generated stack as the real pack does, passing and tripped", async () => {
     const g = generatedProductionStack(40);
-    const plan = planStack(loadConfig(structuredClone(g.raw), { stack: "generated", file: "stacks/Pulumi.generated.yaml" }, OPENKEEL_SERVICES)).plan!;
+    const plan = planStack(loadConfig(structuredClone(g.raw), { stack: "generated", file: "stacks/Pulumi.generated.yaml" }, STACK_DECLARATIONS)).plan!;
     const tripped = structuredClone(plan);
     const neutron = allUnits(tripped).find((u) => u.name === "openkeel-neutron")!;
     if (neutron.kind === "HelmRelease") (neutron.values as any).backend = "kube-ovn";

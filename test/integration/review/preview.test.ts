@@ -30,7 +30,7 @@ import { diff, WHOLE_DOCUMENT } from "../../../render/diff";
 const pathOf = (path: PathSegment[]) => formatPath(path, WHOLE_DOCUMENT);
 import { REPO, STACKS_DIR } from "../../helpers/stacks";
 import { cloneWorkingTree, git, GIT_ENV, tempFolders } from "../../helpers/repos";
-import { OPENKEEL_SERVICES } from "../../../openkeel/services";
+import { STACK_DECLARATIONS } from "../../../environments/registry";
 
 /** Temporary folders, removed after the file's tests. */
 const tmp = tempFolders();
@@ -596,13 +596,13 @@ describe("npm run preview between two commits", () => {
 
     // What changed, independently of the preview: the two Plans rendered and compared byte by byte,
     // and the two render CLIs' outputs for the files outside objects/, values/ and index.yaml.
-    const files = (dir: string) => new Map(renderPlan(planStack(readStack("prod-medium", dir, OPENKEEL_SERVICES)).plan!).map((f) => [f.path, f.content]));
+    const files = (dir: string) => new Map(renderPlan(planStack(readStack("prod-medium", dir, STACK_DECLARATIONS)).plan!).map((f) => [f.path, f.content]));
     const before = files(STACKS_DIR);
     const after = files(path.join(repo, "stacks"));
     const differs = (p: string) => before.has(p) && before.get(p) !== after.get(p);
     // a warning is its code and the key path it is about; its text may change (review/preview-warnings.ts)
     const warnings = (dir: string) =>
-      new Map(planStack(readStack("prod-medium", dir, OPENKEEL_SERVICES)).plan!.warnings.map((w) => [`${w.code} ${String(w.path)}`, w.message]));
+      new Map(planStack(readStack("prod-medium", dir, STACK_DECLARATIONS)).plan!.warnings.map((w) => [`${w.code} ${String(w.path)}`, w.message]));
     const [baseWarnings, headWarnings] = [warnings(STACKS_DIR), warnings(path.join(repo, "stacks"))];
     const out = tmp("openkeel-preview-head-");
     expect((await capture(renderCommand, ["--out", out, "--stack", "prod-medium", "--stacks-dir", path.join(repo, "stacks")])).code).toBe(0);
