@@ -6,13 +6,11 @@
 import { hasTrait } from "../config/lifecycle";
 import type { Role } from "../config/roles";
 import { stateChange, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
+import { joined } from "../lifecycle/feasibility";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 import { holdsLonghornDisk } from "../platform/longhorn-lifecycle";
 import { LONGHORN_NAMESPACE } from "../platform/longhorn-names";
 import { STRICT_LOCAL_VOLUMES } from "./storage";
-
-/** `a`, `a and b`, `a, b and c`. */
-const spoken = (names: readonly string[]) => (names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`);
 
 /** The members on a node of each role, in the order of STRICT_LOCAL_VOLUMES (the control plane's first). */
 const MEMBERS_BY_ROLE: ReadonlyMap<Role, string> = (() => {
@@ -20,7 +18,7 @@ const MEMBERS_BY_ROLE: ReadonlyMap<Role, string> = (() => {
   for (const v of STRICT_LOCAL_VOLUMES) {
     for (const role of Array.isArray(v.roles) ? v.roles : []) byRole.set(role, [...(byRole.get(role) ?? []), v.what]);
   }
-  return new Map([...byRole].map(([role, names]) => [role, spoken(names)]));
+  return new Map([...byRole].map(([role, names]) => [role, joined(names)]));
 })();
 
 /** Into a state that evicts its data, on a node with a Longhorn disk: move the strict-local members of its roles. */
