@@ -6,7 +6,7 @@
 import type { Environment as EnvironmentName, LoadedConfig } from "../config/schema";
 import type { NodeConstraint } from "../lifecycle/feasibility";
 import { ETCD_QUORUM } from "../lifecycle/quorums";
-import type { NodeLifecycle } from "../lifecycle/contributor";
+import type { Holding, NodeLifecycle } from "../lifecycle/contributor";
 import type { PlacementCheck, StateTaints } from "../placement/report";
 import { mergeReaders, type Readers } from "../placement/workloads";
 import { lifecyclesOf, type PlatformComponent } from "../platform/component";
@@ -25,6 +25,8 @@ export interface ComponentFacts {
   readers: Readers;
   /** The placement checks they register with the report. */
   placementChecks: PlacementCheck[];
+  /** What they keep on nodes (their lifecycles' `holds`), in their order: what the removal guard names. */
+  holdings: Holding[];
 }
 
 export interface ResolvedStack extends ComponentFacts {
@@ -46,6 +48,7 @@ function componentFacts(components: readonly PlatformComponent[]): ComponentFact
     constraints: [...lifecycles.flatMap((l) => l.constraints ?? []), ETCD_QUORUM],
     readers: mergeReaders(...components.map((c) => c.readers)),
     placementChecks: components.flatMap((c) => c.placementChecks ?? []),
+    holdings: lifecycles.flatMap((l) => l.holds ?? []),
   };
 }
 

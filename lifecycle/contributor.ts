@@ -74,9 +74,26 @@ export interface NodeTransition {
   after?: NodeView | undefined;
 }
 
+/** What a node of a role holds because of a component, which the node's removal would take away. */
+export interface Holding {
+  role: Role;
+  /** In a few words, as the removal guard's message says it (./guards.ts): `VMs`. */
+  what: string;
+  /**
+   * A state that evicts data (`evictsData`, config/lifecycle.ts) moves it off the node before it leaves.
+   * @default false: it leaves with the node
+   */
+  evicted?: true;
+}
+
 export interface NodeLifecycle {
   /** It drains a node in a drained state (maintenance, retiring) when `pulumi up` applies it. */
   drains?: boolean;
+  /**
+   * What it keeps on a node of a role, in the order its message reads them (the removal guard's, ./guards.ts).
+   * @default nothing
+   */
+  holds?: readonly Holding[];
   /**
    * The taints a node's state makes it carry because of this component (NMO's drain taint), for the
    * placement report's view of the nodes.

@@ -7,10 +7,11 @@
 // Retiring is what makes a removal safe on every topology: NMO has drained the node, Longhorn has
 // evicted its replicas, Nova's service was disabled before (its steps: docs/node-lifecycle.md);
 // an active node would leave with its pods, its VMs and its data.
-import { DEFAULT_STATE, hasTrait, isDrained, stateWords, type LifecycleFacts, type NodeState } from "../config/lifecycle";
+import { DEFAULT_STATE, hasTrait, isDrained, LEAVING_STATE, stateWords, type LifecycleFacts, type NodeState } from "../config/lifecycle";
 import { isError, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
-import { feasibilityChecks, removalInventory, statesInventory, type JudgedNode, type NodeConstraint } from "./feasibility";
+import type { Holding } from "./contributor";
+import { feasibilityChecks, joined, removalInventory, statesInventory, type JudgedNode, type NodeConstraint } from "./feasibility";
 import { ETCD_QUORUM } from "./quorums";
 
 const NODE_REMOVAL_CODE = "node-removal";
@@ -25,22 +26,17 @@ interface RecordedNode {
   state?: NodeState | undefined;
 }
 
-/** What each role puts on a node that its removal would take away. */
-const HELD_BY_ROLE: Record<Role, string> = {
-  storage: "Longhorn replicas and Swift devices (storage)",
-  controlPlane: "the strict-local volumes of Galera, RabbitMQ and OVN central (controlPlane)",
-  compute: "VMs and a nova-compute service (compute)",
-  network: "a gateway chassis (network)",
-  containers: "Zun containers (containers)",
-  provisioning: "an Ironic conductor (provisioning)",
-};
+/** The roles in the order a node's holdings read. */
+const HOLDING_ORDER: readonly Role[] = ["storage", "controlPlane", "compute", "network", "containers", "provisioning"];
 
-/** What a node holds that its removal would take away. */
-function heldBy(n: RecordedNode): string {
+/**
+ * What a node holds that its removal would take away, role by role, as the components say it
+ * (`holdings`): a role none of them names anything on holds its pods.
+ */
+function heldBy(n: RecordedNode, holdings: readonly Holding[]): string {
+  const onRole = (r: Role) => holdings.filter((h) => h.role === r).map((h) => h.what);
   const held = [
-    ...(["storage", "controlPlane", "compute", "network", "containers", "provisioning"] as const)
-      .filter((r) => n.roles.includes(r))
-      .map((r) => HELD_BY_ROLE[r]),
+    ...HOLDING_ORDER.filter((r) => n.roles.includes(r)).map((r) => `${onRole(r).length ? joined(onRole(r)) : "its pods"} (${r})`),
     ...(n.kubernetesControlPlane ? ["an etcd member (Kubernetes control plane)"] : []),
   ];
   return held.length ? held.join(", ") : "its pods";
@@ -50,13 +46,17 @@ function heldBy(n: RecordedNode): string {
  * `retired`: where its retirement was merged but not deployed (`commit 1a2b3c4d5e6f (subject)`):
  * the fix is then to deploy that first, not to write it again.
  */
-function notRetiring(n: RecordedNode, where: string, retired?: string): Check {
-  const mechanisms = n.roles.includes("storage") ? "Longhorn evicts its replicas, NMO drains it" : "NMO drains it, and the preview lists what to disable first";
-  const done = `${n.roles.includes("storage") ? "both are" : "that is"} done`;
+function notRetiring(n: RecordedNode, where: string, holdings: readonly Holding[], retired?: string): Check {
+  // what retiring moves off the node before it leaves: the holdings its state evicts
+  const evicted = hasTrait(LEAVING_STATE, "evictsData") ? holdings.filter((h) => h.evicted && n.roles.includes(h.role)) : [];
+  const mechanisms = evicted.length
+    ? [...evicted.map((h) => `its ${h.what} are evicted`), "NMO drains it"].join(", ")
+    : "NMO drains it, and the preview lists what to disable first";
+  const done = `${evicted.length ? (evicted.length > 1 ? "all are" : "both are") : "that is"} done`;
   return {
     level: "error",
     code: NODE_REMOVAL_CODE,
-    message: `node '${n.name}' holds ${heldBy(n)} and would be removed while it is ${stateWords(n.state)} in ${where}${retired ? `: its retirement is merged (${retired}) but not deployed` : ""}`,
+    message: `node '${n.name}' holds ${heldBy(n, holdings)} and would be removed while it is ${stateWords(n.state)} in ${where}${retired ? `: its retirement is merged (${retired}) but not deployed` : ""}`,
     fix: retired
       ? `deploy ${retired} first, on its own (the deploy workflow's "Run workflow" with that commit), and let the retirement finish (${mechanisms}: docs/node-lifecycle.md); then deploy the removal`
       : `keep it, set state: retiring on it first, render, merge and pulumi up (${mechanisms}); remove it once ${done} (docs/node-lifecycle.md)`,
@@ -67,7 +67,8 @@ function notRetiring(n: RecordedNode, where: string, retired?: string): Check {
 /**
  * The errors and warnings of going from the committed inventory to the next one; `where` names the
  * committed render. `constraints`: the feasibility model's, of the stack's environment (etcd's
- * alone by default); `facts`: those the committed render recorded (else the next one's).
+ * alone by default); `facts`: those the committed render recorded (else the next one's);
+ * `holdings`: what its components keep on nodes (their `holds`, in their order), which the errors name.
  */
 export function nodeRemovalChecks(
   previous: readonly RecordedNode[],
@@ -76,9 +77,12 @@ export function nodeRemovalChecks(
   constraints: readonly NodeConstraint[] = [ETCD_QUORUM],
   facts?: Readonly<Record<string, LifecycleFacts>>,
   retiredAt?: (node: string) => string | undefined,
+  holdings: readonly Holding[] = [],
 ): Check[] {
   const kept = new Set(next.map((n) => n.name));
-  const refused = previous.filter((n) => !kept.has(n.name) && !hasTrait(n.state, "leavesInventory")).map((n) => notRetiring(n, where, retiredAt?.(n.name)));
+  const refused = previous
+    .filter((n) => !kept.has(n.name) && !hasTrait(n.state, "leavesInventory"))
+    .map((n) => notRetiring(n, where, holdings, retiredAt?.(n.name)));
   return [...refused, ...feasibilityChecks(removalInventory(previous, next, where), constraints, facts)];
 }
 

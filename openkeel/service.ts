@@ -9,7 +9,7 @@ import type { z } from "zod";
 import type { Check, Problem } from "../config/problems";
 import type { Config, LoadedConfig } from "../config/schema";
 import type { ServiceDeclaration } from "../config/services";
-import type { NodeLifecycle } from "../lifecycle/contributor";
+import type { Holding, NodeLifecycle } from "../lifecycle/contributor";
 import type { NodeConstraint } from "../lifecycle/feasibility";
 import type { ComponentHostNeeds } from "../plan/host";
 import { findUnit, type Plan, type RunTimeFacts, type Unit } from "../plan/plan";
@@ -140,6 +140,12 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    * @default none
    */
   lifecycle?: ServiceLifecycle;
+  /**
+   * What it keeps on a node of a role, which the node's removal would take away (the removal guard's
+   * message, lifecycle/guards.ts: Zun's containers); its strict-local volumes say so themselves.
+   * @default nothing but its components' strict-local volumes
+   */
+  holds?: readonly Holding[];
   /**
    * Its checks of a change (review/: the preview and the verdict): what going from the render the
    * stack is judged against (`before`, which `where` names: the base, or what is deployed) to the

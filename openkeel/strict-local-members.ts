@@ -5,7 +5,7 @@
 // the role their nodes have (a service says so with `strictLocalVolume` on its component).
 import { hasTrait } from "../config/lifecycle";
 import type { Role } from "../config/roles";
-import { stateChange, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
+import { stateChange, type Holding, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
 import { joined } from "../lifecycle/feasibility";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn";
 import { holdsLonghornDisk } from "../platform/longhorn-lifecycle";
@@ -20,6 +20,9 @@ const MEMBERS_BY_ROLE: ReadonlyMap<Role, string> = (() => {
   }
   return new Map([...byRole].map(([role, names]) => [role, joined(names)]));
 })();
+
+/** What a node of each role holds of them: a node leaving with them takes their data away (D5: their one replica). */
+export const STRICT_LOCAL_HOLDINGS: readonly Holding[] = [...MEMBERS_BY_ROLE].map(([role, names]) => ({ role, what: `the strict-local volumes of ${names}` }));
 
 /** Into a state that evicts its data, on a node with a Longhorn disk: move the strict-local members of its roles. */
 export function strictLocalMemberSteps(t: NodeTransition): SlottedStep[] {

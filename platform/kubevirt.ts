@@ -257,6 +257,7 @@ function kubevirtSteps(node: string): SlottedStep[] {
 }
 
 const kubevirtLifecycle: NodeLifecycle = {
+  holds: [{ role: "compute", what: "VMs" }],
   steps: (t) => {
     const s = stateChange(t);
     if (!s || !t.after?.roles.includes("compute") || !isDrained(s.to) || isDrained(s.from)) return [];

@@ -113,6 +113,8 @@ function longhornSteps(t: NodeTransition): SlottedStep[] {
 }
 
 export const longhornLifecycle: NodeLifecycle = {
+  // a retiring storage node's replicas are rebuilt elsewhere (evictionUnits)
+  holds: [{ role: "storage", what: "Longhorn replicas", evicted: true }],
   constraints: [longhornConstraint((plan) => longhornFacts(plan, LONGHORN_UNIT, STORAGE_CLASSES_UNIT, LONGHORN_DRIVER, DEFAULT_NODE_DRAIN_POLICY))],
   requestFor: (o) =>
     o.apiVersion === LONGHORN_NODE.apiVersion && o.kind === LONGHORN_NODE.kind && o.metadata.namespace === LONGHORN_NAMESPACE ? o.metadata.name : undefined,

@@ -285,5 +285,6 @@ export const ironic = openkeelService({
   },
   host: ironicNeeds,
   constraints: [CONDUCTORS],
+  holds: [{ role: "provisioning", what: "an Ironic conductor" }],
   concern: "bare metal",
 });

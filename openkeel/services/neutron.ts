@@ -202,6 +202,7 @@ export const neutron = openkeelService({
   }),
   host: chassisNeeds,
   constraints: [GATEWAYS],
+  holds: [{ role: "network", what: "a gateway chassis" }],
   concern: "network",
   planChecks: (_cfg, topo) =>
     cloudRoleCheck(topo, "network", {

@@ -222,4 +222,5 @@ export const nova = openkeelService({
       fix: "give the compute role to at least 1 node",
     }),
   lifecycle: LIFECYCLE,
+  holds: [{ role: "compute", what: "a nova-compute service" }],
 });

@@ -96,6 +96,7 @@ export const zun = openkeelService({
   requiredRole: CONTAINERS,
   // the containers' Neutron ports are bound on their own nodes (§ 2.2): those nodes are OVN chassis
   chassisRoles: [CONTAINERS],
+  holds: [{ role: CONTAINERS, what: "Zun containers" }],
   settings: {
     config: z.strictObject({
       kubernetes: z

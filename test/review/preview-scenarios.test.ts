@@ -181,7 +181,9 @@ describe("removing a storage node that holds replicas (sto-9 of prod-large, a te
 
   it("an error: it was not retiring in the base (docs/node-lifecycle.md)", () => {
     expect(p.findings.map((f) => [f.level, f.code])).toEqual([["error", "node-removal"]]);
-    expect(p.findings[0].message).toBe("node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in the base");
+    expect(p.findings[0].message).toBe(
+      "node 'sto-9' holds Longhorn replicas and the strict-local volumes of Swift storage (storage) and would be removed while it is active in the base",
+    );
   });
 
   it("Longhorn eviction comes first, then drain; reset and delete after; Swift keeps the members the stack sets", () => {

@@ -277,8 +277,8 @@ describe("removing a storage node", () => {
     const reference = `the render in ${path.join(out, "s")}`;
     expect(r.stderr).toBe(
       `s, against ${reference} (the stacks folder is in no git work tree: no committed state to compare with): ` +
-        `${file}: openkeel:nodes: error [node-removal]: node 'sto-9' holds Longhorn replicas and Swift devices (storage) and would be removed while it is active in ${reference}. ` +
-        "Fix: keep it, set state: retiring on it first, render, merge and pulumi up (Longhorn evicts its replicas, NMO drains it); remove it once both are done (docs/node-lifecycle.md)\n",
+        `${file}: openkeel:nodes: error [node-removal]: node 'sto-9' holds Longhorn replicas and the strict-local volumes of Swift storage (storage) and would be removed while it is active in ${reference}. ` +
+        "Fix: keep it, set state: retiring on it first, render, merge and pulumi up (its Longhorn replicas are evicted, NMO drains it); remove it once both are done (docs/node-lifecycle.md)\n",
     );
     expect(readTree(out)).toEqual(before);
   });
@@ -337,7 +337,7 @@ describe("removing a storage node", () => {
     const r = await capture(renderCommand, argv);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /node 'sto-9' holds Longhorn replicas and Swift devices \(storage\) and would be removed while it is active in HEAD \([0-9a-f]{12}\)\./,
+      /node 'sto-9' holds Longhorn replicas and the strict-local volumes of Swift storage \(storage\) and would be removed while it is active in HEAD \([0-9a-f]{12}\)\./,
     );
   });
 });
