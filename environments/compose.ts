@@ -6,7 +6,7 @@ import type { Check, Problem } from "../config/problems";
 import { nodeRolesUnit } from "../plan/node-roles";
 import { withMirror } from "../plan/mirror";
 import { assertPlanInvariants, emptyPhases, phase, type Plan } from "../plan/plan";
-import { addComponents, hostContractOf, nodeMetadataOf } from "../platform/component";
+import { addComponents, hostContractOf, kindOffersOf, nodeMetadataOf } from "../platform/component";
 import { mergeHostContracts } from "../plan/host";
 import { feasibilityFacts } from "../lifecycle/feasibility";
 import { withDependencies, type ClusterFacts } from "../plan/needs";
@@ -48,7 +48,7 @@ export function composePlan(stack: ResolvedStack, warnings: Check[]): ComposedPl
   plan.nodeConfig = env.nodeConfig(cfg, topology);
   // what the workloads need of their nodes' hosts, and what the node agents install there
   plan.host = mergeHostContracts([hostContractOf(ctx, components), env.host?.(cfg) ?? {}]);
-  const { plan: out, unmet } = withDependencies(withMirror(plan, cfg.mirror), clusterFacts(stack));
+  const { plan: out, unmet } = withDependencies(withMirror(plan, cfg.mirror), clusterFacts(stack), kindOffersOf(components));
   // a class nothing offers may be the stack's own mistake: its check names the key (./storage.ts, ./priority.ts)
   const bugs = unmet.filter((u) => !/^(storageclass|priorityclass) /.test(u.fact));
   if (bugs.length > 0)

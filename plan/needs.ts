@@ -26,10 +26,12 @@
 // What a unit offers comes from its objects (a CRD, a Namespace, a class, a webhook configuration, a
 // workload), from its `content` (a chart or manifest the Plan cannot read: stated beside the unit,
 // held to the mirror's files by test/integration/plan/unit-content.test.ts), and from what its
-// objects make at run time (`offersAtRunTime`, each with its reason). What its pods use once they
-// run, which no object shows (`usesAtRunTime`, each with its reason), makes it wait for a unit that
-// offers it, when one does. What the cluster has already (built-in kinds, namespaces and classes,
-// the environment's own pod network and classes) needs no unit.
+// objects make at run time (`offersAtRunTime`, each with its reason); what an object of a custom
+// kind makes once its controller acts on it (a Certificate's Secret) is its component's knowledge,
+// handed in (`KindOffers`). What its pods use once they run, which no object shows
+// (`usesAtRunTime`, each with its reason), makes it wait for a unit that offers it, when one does.
+// What the cluster has already (built-in kinds, namespaces and classes, the environment's own pod
+// network and classes) needs no unit.
 import { isPlainObject } from "../config/plain";
 import type { K8sObject, Plan, Unit, UnitContent } from "./plan";
 
@@ -147,6 +149,14 @@ export interface Facts {
   uses: Set<Fact>;
 }
 
+/**
+ * What an object of a custom kind offers other units once the controller that serves the kind has
+ * acted on it, by `<group>/<Kind>`: the component that installs the kind knows it, the Plan does not
+ * (each component's `kindOffers`, platform/component.ts). Without an entry, an object of the kind
+ * offers nothing but itself.
+ */
+export type KindOffers = Readonly<Partial<Record<string, (o: K8sObject) => readonly Fact[]>>>;
+
 const emptyFacts = (): Facts => ({ offers: new Set(), uses: new Set() });
 
 /** The pod specs of an object that makes pods: a workload's template, a CronJob's, a Pod's own. */
@@ -259,7 +269,7 @@ function admitted(o: Obj): Fact[] {
 }
 
 /** What one object offers and uses. */
-function addObject(o: K8sObject, out: Facts, patch: boolean): void {
+function addObject(o: K8sObject, out: Facts, patch: boolean, kinds: KindOffers): void {
   const group = groupOf(o.apiVersion);
   const ns = o.metadata.namespace;
   const name = o.metadata.name;
@@ -293,10 +303,6 @@ function addObject(o: K8sObject, out: Facts, patch: boolean): void {
     case "/Secret":
       out.offers.add(fact.secret(ns ?? "default", name));
       break;
-    case "cert-manager.io/Certificate":
-      // cert-manager writes the Secret once it has issued the certificate
-      if (str(spec.secretName)) out.offers.add(fact.secret(ns ?? "default", String(spec.secretName)));
-      break;
     case "admissionregistration.k8s.io/ValidatingWebhookConfiguration":
     case "admissionregistration.k8s.io/MutatingWebhookConfiguration":
       for (const f of admitted(o)) out.offers.add(f);
@@ -316,6 +322,7 @@ function addObject(o: K8sObject, out: Facts, patch: boolean): void {
       if (!patch) out.offers.add(fact.object(`${group}/${o.kind}`, ns, name));
       break;
   }
+  for (const f of kinds[`${group}/${o.kind}`]?.(o) ?? []) out.offers.add(f);
   for (const pod of patch ? [] : podTemplates(o as unknown as Obj)) podFacts(pod, ns ?? "default", out);
   // a CRD's schema names keys, not classes or labels
   if (o.kind !== "CustomResourceDefinition") namedFacts(o, out, ns ?? "default");
@@ -325,9 +332,9 @@ function addObject(o: K8sObject, out: Facts, patch: boolean): void {
 export type IsPatch = (o: K8sObject) => boolean;
 
 /** What a list of objects offers and uses; a use one of them offers is theirs already and left out. */
-export function objectFacts(objects: readonly K8sObject[], isPatch: IsPatch = () => false): Facts {
+export function objectFacts(objects: readonly K8sObject[], isPatch: IsPatch = () => false, kinds: KindOffers = {}): Facts {
   const out = emptyFacts();
-  for (const o of objects) addObject(o, out, isPatch(o));
+  for (const o of objects) addObject(o, out, isPatch(o), kinds);
   return withoutOwn(out);
 }
 
@@ -379,12 +386,12 @@ function statedFacts(c: UnitContent | undefined): Facts {
 }
 
 /** Everything a unit offers and uses: its objects or values, its stated content, what it makes at run time. */
-export function unitFacts(u: Unit): Facts {
+export function unitFacts(u: Unit, kinds: KindOffers = {}): Facts {
   const stated = statedFacts(u.content);
   const runTime: Facts = { offers: new Set((u.offersAtRunTime ?? []).flatMap((r) => r.facts)), uses: new Set() };
   switch (u.kind) {
     case "Manifests":
-      return withoutOwn(merge(objectFacts(u.objects, isPatchObject), stated, runTime));
+      return withoutOwn(merge(objectFacts(u.objects, isPatchObject, kinds), stated, runTime));
     case "HelmRelease": {
       const own: Facts = { offers: new Set([fact.release(u.namespace, u.release)]), uses: new Set([fact.namespace(u.namespace)]) };
       const patched = valueFacts(
@@ -422,11 +429,12 @@ export interface Dependencies {
  * The dependencies of a Plan's units: each unit waits for every unit before it (in the Plan's
  * order: the phases, then each phase's units) that offers something it uses, and for its
  * hand-written edges. A unit whose content is not known (a remote manifest at a version no
- * statement covers) waits for every unit before it.
+ * statement covers) waits for every unit before it. `kinds`: what objects of the kinds of the
+ * stack's components offer (platform/component.ts kindOffersOf).
  */
-export function dependencies(plan: Pick<Plan, "phases">, cluster: ClusterFacts): Dependencies {
+export function dependencies(plan: Pick<Plan, "phases">, cluster: ClusterFacts, kinds: KindOffers = {}): Dependencies {
   const units = plan.phases.flatMap((p) => p.units);
-  const facts = new Map(units.map((u) => [u.name, unitFacts(u)]));
+  const facts = new Map(units.map((u) => [u.name, unitFacts(u, kinds)]));
   const edges = new Map<string, Edge[]>();
   const unmet: Unmet[] = [];
   units.forEach((u, i) => {
@@ -460,8 +468,8 @@ export function dependencies(plan: Pick<Plan, "phases">, cluster: ClusterFacts):
 }
 
 /** The Plan with each unit's `dependsOn` set to the units it waits for (sorted), and what nothing offers. */
-export function withDependencies(plan: Plan, cluster: ClusterFacts): { plan: Plan; unmet: Unmet[] } {
-  const { edges, unmet } = dependencies(plan, cluster);
+export function withDependencies(plan: Plan, cluster: ClusterFacts, kinds: KindOffers): { plan: Plan; unmet: Unmet[] } {
+  const { edges, unmet } = dependencies(plan, cluster, kinds);
   const phases = plan.phases.map((p) => ({
     ...p,
     units: p.units.map((u) => {
@@ -480,8 +488,8 @@ export function withDependencies(plan: Plan, cluster: ClusterFacts): { plan: Pla
  * (it is derived then, and says more than a reason); an edge to a unit after it. Empty for every Plan
  * composePlan makes (test/plan/needs.test.ts holds the shipped stacks to it and trips each case).
  */
-export function graphProblems(plan: Pick<Plan, "phases">, cluster: ClusterFacts): string[] {
-  const derived = dependencies({ phases: plan.phases.map((p) => ({ ...p, units: p.units.map((u) => ({ ...u, waitsFor: [] })) })) }, cluster).edges;
+export function graphProblems(plan: Pick<Plan, "phases">, cluster: ClusterFacts, kinds: KindOffers): string[] {
+  const derived = dependencies({ phases: plan.phases.map((p) => ({ ...p, units: p.units.map((u) => ({ ...u, waitsFor: [] })) })) }, cluster, kinds).edges;
   const units = plan.phases.flatMap((p) => p.units);
   const problems: string[] = [];
   units.forEach((u, i) => {

@@ -21,7 +21,7 @@ import {
 } from "../placement/workloads";
 import type { PlatformComponent } from "./component";
 import { contentAt, controlPlaneScheduling, namespace, pinnedManifestUnit, selectorAndTolerations, type Contents, type StackContext } from "./context";
-import { fact } from "../plan/needs";
+import { fact, type KindOffers } from "../plan/needs";
 import { CERT_MANAGER_CHART, CERT_MANAGER_CRDS } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
 
@@ -102,11 +102,25 @@ const CERT_MANAGER_CHART_WORKLOADS: ChartWorkloads = {
   },
 };
 
+/**
+ * A Certificate offers the Secret its spec.secretName names, in its own namespace: cert-manager
+ * applies it (creates it when missing) once it has issued the certificate
+ * (cert-manager@v1.21.1 pkg/controller/certificates/issuing/internal/secret.go:94-127, its name and
+ * namespace from getCertificateSecret, :208-219), so a pod that mounts it waits for the Certificate's unit.
+ */
+const KIND_OFFERS: KindOffers = {
+  "cert-manager.io/Certificate": (o) => {
+    const secret = obj(o.spec).secretName;
+    return typeof secret === "string" && secret !== "" ? [fact.secret(o.metadata.namespace ?? "default", secret)] : [];
+  },
+};
+
 export const certManager: PlatformComponent = {
   name: "cert-manager",
   pins: [CERT_MANAGER_CRDS, CERT_MANAGER_CHART],
   charts: { [CERT_MANAGER_CHART.chart]: CERT_MANAGER_CHART_WORKLOADS },
   artifacts: { "cert-manager-crds": CRDS_CONTENTS, "cert-manager": CHART_CONTENTS },
+  kindOffers: KIND_OFFERS,
   namespaces: () => [certManagerNamespace()],
   units: (ctx) => ({ "crds-operators": [certManagerCrds(), certManagerRelease(ctx)] }),
   readers: {

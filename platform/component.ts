@@ -9,6 +9,7 @@ import type { Config } from "../config/schema";
 import type { z } from "zod";
 import type { PlatformConfig, SettingsDeclaration } from "../config/platform";
 import type { NodeLifecycle } from "../lifecycle/contributor";
+import type { KindOffers } from "../plan/needs";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type PhaseName, type Plan, type Unit } from "../plan/plan";
 import type { PlacementCheck } from "../placement/report";
@@ -104,6 +105,12 @@ export interface PlatformComponent extends NodeRemediator {
    */
   artifacts?: Readonly<Record<string, Contents>>;
   /**
+   * What an object of one of its custom kinds offers other units once its controller has acted on
+   * it, by `<group>/<Kind>` (plan/needs.ts KindOffers): the kind's meaning is the component's, not the Plan's.
+   * @default none: an object of its kinds offers nothing but itself
+   */
+  kindOffers?: KindOffers;
+  /**
    * Its units by phase, each in install order (the docs' order; a unit may use only what the units
    * before it offer, in this phase or an earlier one: plan/needs.ts).
    */
@@ -194,6 +201,17 @@ export function nodeMetadataOf(ctx: StackContext, components: readonly PlatformC
 /** The host contract of the components of the list (each component's needs and installs, in its order). */
 export function hostContractOf(ctx: StackContext, components: readonly PlatformComponent[]): HostContract {
   return mergeHostContracts(components.map((c) => c.host?.(ctx) ?? {}));
+}
+
+/** What objects of the kinds of the components of the list offer; a kind is one component's, so a second claim is a bug. */
+export function kindOffersOf(components: readonly PlatformComponent[]): KindOffers {
+  const out: Record<string, NonNullable<KindOffers[string]>> = {};
+  for (const c of components)
+    for (const [kind, offers] of Object.entries(c.kindOffers ?? {})) {
+      if (Object.hasOwn(out, kind)) throw new Error(`${c.name} claims what objects of ${kind} offer, which another component already does`);
+      if (offers) out[kind] = offers;
+    }
+  return out;
 }
 
 /** The node-lifecycle contributions of the components of the list, in its order. */

@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
-import { builtIn, covers, fact, objectFacts, splitFact, valueFacts, type Fact } from "../plan/needs";
+import { builtIn, covers, fact, objectFacts, splitFact, valueFacts, type Fact, type KindOffers } from "../plan/needs";
 import type { K8sObject, UnitContent } from "../plan/plan";
 import { CHART_KUBE_VERSION } from "./chart-placement";
 import { helmTemplate } from "./helm";
@@ -90,6 +90,8 @@ export interface ContentCase {
   planReads?: { values?: unknown; patches?: unknown; release?: { namespace: string; name: string } };
   /** Whether some unit of the shipped stacks uses a fact: an offer it uses must be stated. */
   used(f: Fact): boolean;
+  /** What objects of the components' kinds offer (their descriptors' kindOffers): a manifest's Certificate makes the Secret its pods mount. */
+  kinds: KindOffers;
 }
 
 /** The facts of a stated content that matter: uses in full (but the admission their kinds imply, and what every cluster has), offers as stated. */
@@ -105,7 +107,7 @@ function comparable(uses: Iterable<Fact>, planReads: Set<Fact>): Fact[] {
 export function contentProblems(c: ContentCase): string[] {
   const release = c.planReads?.release;
   const own = [...(release ? [fact.release(release.namespace, release.name)] : [])];
-  const computed = objectFacts(c.objects);
+  const computed = objectFacts(c.objects, undefined, c.kinds);
   const planReads = new Set([
     ...valueFacts(c.planReads?.values ?? {}, release?.namespace ?? "default").uses,
     ...valueFacts(c.planReads?.patches ?? {}, release?.namespace ?? "default").uses,

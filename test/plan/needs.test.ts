@@ -4,6 +4,7 @@
 // longer than six units.
 import { describe, expect, it } from "vitest";
 import { clusterFacts } from "../../environments/compose";
+import { kindOffersOf } from "../../platform/component";
 import { resolveStack } from "../../environments";
 import {
   dependencies,
@@ -154,6 +155,22 @@ describe("what objects use and offer", () => {
     ]);
   });
 
+  it("an object of a custom kind offers what the kinds handed in say it does, and only then; a use of it in the same unit is its own", () => {
+    const widget: K8sObject = { apiVersion: "x.io/v1", kind: "Widget", metadata: { name: "w", namespace: "apps" }, spec: { makes: "cfg" } };
+    const user: K8sObject = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "p", namespace: "apps" },
+      spec: { volumes: [{ name: "v", secret: { secretName: "cfg" } }] },
+    };
+    const kinds = { "x.io/Widget": (o: K8sObject) => [fact.secret(o.metadata.namespace!, String((o.spec as { makes: string }).makes))] };
+    expect([...objectFacts([widget, user]).offers]).toEqual([]);
+    expect([...objectFacts([widget, user]).uses]).toContain("secret apps/cfg");
+    expect([...objectFacts([widget, user], undefined, kinds).offers]).toEqual(["secret apps/cfg"]);
+    expect([...objectFacts([widget, user], undefined, kinds).uses]).not.toContain("secret apps/cfg");
+    expect([...unitFacts(manifestsUnit("w", "openkeel:t:W", [widget]), kinds).offers]).toEqual(["secret apps/cfg"]);
+  });
+
   it("a stated content's kinds bring the admission of their resources; a release its namespace and its pods", () => {
     const u = remoteManifestUnit("op", "openkeel:platform:Op", ["https://x/v1/op.yaml"], "v1", {
       content: { uses: [fact.api("cert-manager.io", "Certificate")] },
@@ -223,15 +240,21 @@ describe("the dependencies derived from them", () => {
 });
 
 describe("the shipped stacks' graphs", () => {
-  const cases = SHIPPED_STACKS.map((s) => [s, planOf(s), clusterFacts(resolveStack(shippedConfig(s)))] as const);
-
-  it.each(cases)("%s: every use of what a unit before offers is an edge, every edge a use or a hand-written edge with its reason", (_s, plan, cluster) => {
-    expect(graphProblems(plan, cluster)).toEqual([]);
-    expect(withDependencies(plan, cluster).unmet).toEqual([]);
+  const cases = SHIPPED_STACKS.map((s) => {
+    const stack = resolveStack(shippedConfig(s));
+    return [s, planOf(s), clusterFacts(stack), kindOffersOf(stack.components)] as const;
   });
 
+  it.each(cases)(
+    "%s: every use of what a unit before offers is an edge, every edge a use or a hand-written edge with its reason",
+    (_s, plan, cluster, kinds) => {
+      expect(graphProblems(plan, cluster, kinds)).toEqual([]);
+      expect(withDependencies(plan, cluster, kinds).unmet).toEqual([]);
+    },
+  );
+
   it("the check trips: an edge taken away, an edge nothing justifies, a hand-written edge without a reason or that an object shows", () => {
-    const [, plan, cluster] = cases.find(([s]) => s === "prod-large")!;
+    const [, plan, cluster, kinds] = cases.find(([s]) => s === "prod-large")!;
     const edit = (name: string, change: (u: Unit) => void): Plan => {
       const copy = structuredClone(plan);
       change(findUnit(copy, name)!);
@@ -241,24 +264,28 @@ describe("the shipped stacks' graphs", () => {
       graphProblems(
         edit("openkeel-chart", (u) => (u.dependsOn = u.dependsOn!.filter((d) => d !== "mariadb-operator"))),
         cluster,
+        kinds,
       ),
     ).toEqual(["openkeel-chart uses admission k8s.mariadb.com/mariadbs of mariadb-operator, but does not depend on it"]);
     expect(
       graphProblems(
         edit("longhorn", (u) => u.dependsOn!.push("olm")),
         cluster,
+        kinds,
       ),
     ).toEqual(["longhorn depends on olm, whose objects it does not use, and no hand-written edge says why"]);
     expect(
       graphProblems(
         edit("multus", (u) => (u.waitsFor![0].why = " ")),
         cluster,
+        kinds,
       ),
     ).toEqual(["multus's hand-written edge to kube-ovn has no reason"]);
     expect(
       graphProblems(
         edit("openkeel-chart", (u) => (u.waitsFor = [{ unit: "openkeel-namespace", why: "its release's namespace" }])),
         cluster,
+        kinds,
       ),
     ).toEqual(["openkeel-chart's hand-written edge to openkeel-namespace is shown by its objects (namespace openkeel): derive it instead"]);
     // and the Plan's invariants refuse a hand-written edge without a reason before anything is deployed

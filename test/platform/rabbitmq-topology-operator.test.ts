@@ -2,7 +2,7 @@
 // permissions of seed 004), pinned, after cert-manager (its webhook certificate) and the cluster
 // operator (its RabbitmqCluster CRD), in production and in the lab.
 import { describe, expect, it } from "vitest";
-import { addComponents, type PlatformComponent } from "../../platform/component";
+import { addComponents, kindOffersOf, type PlatformComponent } from "../../platform/component";
 import { rabbitmqTopologyOperator } from "../../platform/rabbitmq-topology-operator";
 import { RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR } from "../../platform/versions";
 import { emptyPhases, findUnit, phase, type Plan } from "../../plan/plan";
@@ -34,8 +34,9 @@ describe("the messaging topology operator", () => {
       warnings: [],
     };
     const ctx = contextOf(cfg);
-    addComponents(plan, ctx, [rabbitmqTopologyOperator] as PlatformComponent[]);
-    const { unmet } = withDependencies(plan, { podNetwork: true, storageClasses: [] });
+    const components = [rabbitmqTopologyOperator] as PlatformComponent[];
+    addComponents(plan, ctx, components);
+    const { unmet } = withDependencies(plan, { podNetwork: true, storageClasses: [] }, kindOffersOf(components));
     // composePlan throws on such a use (test/plan/needs.test.ts)
     expect(unmet.filter((u) => u.unit === "rabbitmq-messaging-topology-operator").map((u) => u.fact)).toEqual([
       "api cert-manager.io/Certificate",

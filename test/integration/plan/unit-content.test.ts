@@ -15,6 +15,7 @@ import { readRendered } from "../../../e2e/harness/rendered";
 import { ENVIRONMENTS } from "../../../environments/registry";
 import { covers, unitFacts, type Fact } from "../../../plan/needs";
 import { allUnits, type HelmReleaseUnit, type Plan, type RemoteManifestUnit, type UnitContent } from "../../../plan/plan";
+import { kindOffersOf } from "../../../platform/component";
 import type { Contents } from "../../../platform/context";
 import { readRenderedDir } from "../../../render/rendered";
 import { chartArchive } from "../../../tools/chart-placement";
@@ -27,10 +28,11 @@ const MIRROR = defaultMirrorDir(REPO);
 const PLANS: [string, Plan][] = [...SHIPPED_STACKS].sort((a, b) => Number(b === "prod-large") - Number(a === "prod-large")).map((s) => [s, planOf(s)]);
 const USES = new Set(PLANS.flatMap(([, p]) => allUnits(p).flatMap((u) => [...unitFacts(u).uses])));
 const used = (offer: Fact) => [...USES].some((u) => covers(offer, u));
+const COMPONENTS = [...new Set(Object.values(ENVIRONMENTS).flatMap((e) => e.platform))];
 /** Every platform component's statements, by unit name. */
-const ARTIFACTS = new Map<string, Contents>(
-  [...new Set(Object.values(ENVIRONMENTS).flatMap((e) => e.platform))].flatMap((c) => Object.entries(c.artifacts ?? {})),
-);
+const ARTIFACTS = new Map<string, Contents>(COMPONENTS.flatMap((c) => Object.entries(c.artifacts ?? {})));
+/** What objects of every platform component's kinds offer. */
+const KINDS = kindOffersOf(COMPONENTS);
 const RENDERS = new Map(SHIPPED_STACKS.map((s) => [s, readRenderedDir(path.join(REPO, "rendered", s))]));
 
 /** The versions a unit's statements must cover: its pin, and the predecessor the mirror holds (the e2e's Renovate path deploys it first). */
@@ -65,7 +67,13 @@ function platformProblems(c: ReturnType<typeof platformCases>[number], stated: U
   const { unit: u, version } = c;
   if (u.kind === "RemoteManifest") {
     const urls = u.urls.map((url) => url.replace(`/${u.version}/`, `/${version}/`));
-    return contentProblems({ where: `${u.name} ${version} (${urls.join(", ")})`, stated, objects: yamlObjects(...mirroredTexts(MIRROR, urls)), used });
+    return contentProblems({
+      where: `${u.name} ${version} (${urls.join(", ")})`,
+      stated,
+      objects: yamlObjects(...mirroredTexts(MIRROR, urls)),
+      used,
+      kinds: KINDS,
+    });
   }
   const render = RENDERS.get(c.stack)!;
   const ru = render.units().find((x) => x.name === u.name)!;
@@ -76,7 +84,7 @@ function platformProblems(c: ReturnType<typeof platformCases>[number], stated: U
     valuesFile: path.join(render.where, ru.values!),
   });
   const planReads = { values: u.values, patches: (u.postRender ?? []).map((p) => p.patch), release: { namespace: u.namespace, name: u.release } };
-  return contentProblems({ where: `${u.name} ${version} (chart ${u.chart.chart}, stack ${c.stack}'s values)`, stated, objects, planReads, used });
+  return contentProblems({ where: `${u.name} ${version} (chart ${u.chart.chart}, stack ${c.stack}'s values)`, stated, objects, planReads, used, kinds: KINDS });
 }
 
 describe("what each platform chart and pinned manifest is stated to hold, at its pin and its predecessor, is what the mirror's files hold", () => {
@@ -151,6 +159,6 @@ describe("what the OpenKeel releases are stated to hold is what their contract c
       valuesFile: path.join(render.where, ru.values!),
     });
     const planReads = { values: u.values, patches: (u.postRender ?? []).map((p) => p.patch), release: { namespace: u.namespace, name: u.release } };
-    expect(contentProblems({ where: `${u.name} (contract chart, stack ${stack})`, stated: u.content, objects, planReads, used })).toEqual([]);
+    expect(contentProblems({ where: `${u.name} (contract chart, stack ${stack})`, stated: u.content, objects, planReads, used, kinds: KINDS })).toEqual([]);
   });
 });
