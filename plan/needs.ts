@@ -307,9 +307,6 @@ function addObject(o: K8sObject, out: Facts, patch: boolean, kinds: KindOffers):
     case "admissionregistration.k8s.io/MutatingWebhookConfiguration":
       for (const f of admitted(o)) out.offers.add(f);
       break;
-    case "metallb.io/IPAddressPool":
-      out.offers.add(fact.loadBalancer);
-      break;
     case "/Service": {
       if (spec.type === "LoadBalancer") out.uses.add(fact.loadBalancer);
       const instance = str(obj(spec.selector)["app.kubernetes.io/instance"]);

@@ -40,7 +40,7 @@ import { controlPlaneScheduling, pinnedManifestUnit, type Contents, type StackCo
 import { METALLB_NATIVE } from "./versions";
 import { METALLB_SETTINGS, metallbSettings, type MetallbSettings } from "./metallb-settings";
 import { vipLink } from "../config/host-network";
-import { fact } from "../plan/needs";
+import { fact, type KindOffers } from "../plan/needs";
 
 const METALLB_TYPE = "openkeel:platform:MetalLB";
 const METALLB_POOL_TYPE = "openkeel:platform:MetalLBPool";
@@ -294,6 +294,13 @@ const METALLB_CONTENT = {
 };
 const METALLB_CONTENTS: Contents = { "v0.16.1": METALLB_CONTENT, "v0.16.0": METALLB_CONTENT };
 
+/**
+ * A pool offers the addresses a LoadBalancer Service gets: MetalLB's controller gives a Service no
+ * address while it has no pool (metallb@v0.16.1 controller/service.go:62-66) and allocates it from
+ * the pools (allocateIPs, :252-298); Pulumi waits for that address, so such a Service waits for the pool's unit.
+ */
+const KIND_OFFERS: KindOffers = { "metallb.io/IPAddressPool": () => [fact.loadBalancer] };
+
 export const metallb: PlatformComponent = {
   name: "MetalLB",
   pins: [METALLB_NATIVE],
@@ -325,6 +332,7 @@ export const metallb: PlatformComponent = {
     };
   },
   artifacts: { metallb: METALLB_CONTENTS },
+  kindOffers: KIND_OFFERS,
   units: (ctx) => {
     const settings = metallbSettings(ctx.platform);
     if (!settings) return {};

@@ -253,6 +253,16 @@ describe("the shipped stacks' graphs", () => {
     },
   );
 
+  it("prod-large: the ingress VIP waits for MetalLB's pool because MetalLB says what a pool offers; without its kindOffers nothing does", () => {
+    const [, plan, cluster, kinds] = cases.find(([s]) => s === "prod-large")!;
+    expect(findUnit(plan, "openkeel-ingress-vip")!.dependsOn).toContain("metallb-pool");
+    expect(graphProblems(plan, cluster, {})).toEqual([
+      "openkeel-ingress-vip depends on metallb-pool, whose objects it does not use, and no hand-written edge says why",
+    ]);
+    expect(withDependencies(plan, cluster, {}).unmet).toEqual([{ unit: "openkeel-ingress-vip", fact: fact.loadBalancer }]);
+    expect(withDependencies(plan, cluster, kinds).plan).toEqual(plan);
+  });
+
   it("the check trips: an edge taken away, an edge nothing justifies, a hand-written edge without a reason or that an object shows", () => {
     const [, plan, cluster, kinds] = cases.find(([s]) => s === "prod-large")!;
     const edit = (name: string, change: (u: Unit) => void): Plan => {

@@ -60,7 +60,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "openkeel/strict-local-members.ts: longhorn",
   "openkeel/workloads.ts: mariadb-operator",
   "openkeel/workloads.ts: rabbitmq-operator",
-  "plan/needs.ts: metallb",
   "platform/host-facts.ts: kube-ovn",
   "platform/host-facts.ts: multus",
   "platform/longhorn-feasibility.ts: swift",
