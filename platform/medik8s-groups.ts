@@ -285,14 +285,14 @@ function checkLoss(c: PlannedCheck, lost: readonly string[], total: number, hype
     return {
       what,
       level: "holds",
-      message: `${count}, within maxUnhealthy ${max}: SNR fences ${lost.length === 1 ? "it" : "them"} (reboot, out-of-service taint), and their pods and volumes move${hypervisors ? "; Masakari evacuates the HA VMs of the fenced hypervisors (§ 5.6)" : ""}`,
+      message: `${count}, within maxUnhealthy ${max}: SNR fences ${lost.length === 1 ? "it" : "them"} (reboot, out-of-service taint), and their pods and volumes move${hypervisors ? "; the HA VMs of the fenced hypervisors are evacuated (§ 5.6)" : ""}`,
     };
   }
   const why = r.refused ?? `more than maxUnhealthy ${max} allows: it fences none of them (storm protection, ${NHC_REPO} 336–347, 911–934)`;
   return {
     what,
     level: "degraded",
-    message: `${count}, ${why}${hypervisors ? "; Masakari evacuates none of their VMs: it waits for the fencing (§ 5.6)" : ""}; left to a human`,
+    message: `${count}, ${why}${hypervisors ? "; none of their VMs is evacuated: evacuation waits for the fencing (§ 5.6)" : ""}; left to a human`,
     fix: `on purpose: find the shared cause (power, a switch, the zone); fence a node that stays down by hand (${FENCE_BY_HAND}); once the nodes are back within the threshold, NHC waits stormCooldownDuration (${cooldown}) before it fences again`,
   };
 }

@@ -76,7 +76,7 @@ function coverageOf(n: ReportNode, by: readonly ComponentPlacement[], alone: boo
         level: "error",
         code: "placement-nhc-coverage",
         message: `node ${n.name} (${roleGroup(n)}) is selected by no NodeHealthCheck: nothing would remediate it when it fails (§ 5.6)`,
-        fix: "give every node that has a peer in its group a NodeHealthCheck (platform/medik8s-groups.ts), or leave it to a Masakari failover segment (openkeel.io/ha-segment)",
+        fix: "give every node that has a peer in its group a NodeHealthCheck (platform/medik8s-groups.ts), or leave it to a failover segment of the VMs' HA service (openkeel.io/ha-segment, § 5.6)",
       },
     ];
   }

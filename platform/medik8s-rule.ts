@@ -95,7 +95,7 @@ function zonePairs(j: Judged): Check[] {
       {
         level: "error",
         code: INDEPENDENT_CODE,
-        message: `NodeHealthCheck ${describe(c)} across zones: one failure in each of two zones (${a.name} in ${a.zone}, ${b.name} in ${b.zone}) is 2 of its nodes unhealthy, more than it allows, and it fences neither (storm protection, ${NHC_REPO} 336–347): two independent faults left to a human${group === "compute" ? ", their VMs not evacuated (Masakari waits for the fencing)" : ""}`,
+        message: `NodeHealthCheck ${describe(c)} across zones: one failure in each of two zones (${a.name} in ${a.zone}, ${b.name} in ${b.zone}) is 2 of its nodes unhealthy, more than it allows, and it fences neither (storm protection, ${NHC_REPO} 336–347): two independent faults left to a human${group === "compute" ? ", their VMs not evacuated (evacuation waits for the fencing)" : ""}`,
         reason:
           "§ 5.6 and the failure domains (docs/node-lifecycle.md): failures in two zones are two faults, each fenced; several in one zone are one cause, a human's",
         fix: `draw the ${group} nodes' checks per zone (platform/medik8s-groups.ts nhcChecks: one check per zone holding two or more of them; the nodes alone in their zone joined, fencing a failure in each of two zones)`,

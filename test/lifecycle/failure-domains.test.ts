@@ -207,7 +207,7 @@ describe("NodeHealthCheck's math (§ 5.6, NHC v0.12.0)", () => {
       "NHC openkeel-provisioning": "holds",
     });
     const compute = nhc.find((f) => f.what === "NHC openkeel-compute-zone-a")!;
-    expect(compute.message).toContain("Masakari evacuates none of their VMs: it waits for the fencing (§ 5.6)");
+    expect(compute.message).toContain("none of their VMs is evacuated: evacuation waits for the fencing (§ 5.6)");
     expect(compute.fix).toContain("kubectl taint nodes <node> node.kubernetes.io/out-of-service=nodeshutdown:NoExecute");
   });
 

@@ -71,7 +71,7 @@ describe("1. independent failures are fenced (nhc-independent-failures)", () => 
     expect(stack).toEqual([]);
     expect(bugs.map((c) => [c.level, c.code])).toEqual([["error", "nhc-independent-failures"]]);
     expect(bugs[0].message).toBe(
-      "NodeHealthCheck openkeel-compute selects 9 node(s) with maxUnhealthy 1 across zones: one failure in each of two zones (cmp-a-01 in zone-a, cmp-b-01 in zone-b) is 2 of its nodes unhealthy, more than it allows, and it fences neither (storm protection, node-healthcheck-operator v0.12.0 internal/controller/nodehealthcheck_controller.go 336–347): two independent faults left to a human, their VMs not evacuated (Masakari waits for the fencing)",
+      "NodeHealthCheck openkeel-compute selects 9 node(s) with maxUnhealthy 1 across zones: one failure in each of two zones (cmp-a-01 in zone-a, cmp-b-01 in zone-b) is 2 of its nodes unhealthy, more than it allows, and it fences neither (storm protection, node-healthcheck-operator v0.12.0 internal/controller/nodehealthcheck_controller.go 336–347): two independent faults left to a human, their VMs not evacuated (evacuation waits for the fencing)",
     );
     expect(bugs[0].fix).toMatch(/^draw the compute nodes' checks per zone \(platform\/medik8s-groups\.ts nhcChecks/);
   });
