@@ -218,7 +218,13 @@ export class AdmissionStandIn {
     }
     this.answered.push({ path: p, what, status, at: new Date().toISOString() });
     const out = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
+    // Each answer closes its connection. Kept alive, Node closes it after 5 s idle (the server's
+    // keepAliveTimeout), and an API server that reuses it at that moment gets "connection reset by
+    // peer" for its POST, which Go's transport does not retry (net/http transport.go
+    // shouldRetryRequest: a request on a reused connection is replayed only if it is idempotent,
+    // request.go isReplayable): the object's create fails (seen in CI: a Certificate of the
+    // RabbitMQ operator, 2026-12-06).
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(out), connection: "close" });
     res.end(out);
   }
 
