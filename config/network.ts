@@ -4,6 +4,7 @@
 // charts/kube-ovn/values.yaml, `ipv4.*`: read at v1.15.8, the keys the v1 chart of v1.16 keeps);
 // the address checks are in topology/addresses.ts.
 import { z } from "zod";
+import type { SettingsNeeds } from "./platform";
 import type { ServiceNeeds } from "./services";
 import { cidrFault, contains, parseAddress, parseCidr, reservedAddresses } from "./cidr";
 
@@ -124,7 +125,7 @@ export type AttachmentNetwork = z.infer<typeof attachmentNetworkSchema>;
  */
 export function attachmentNetworksOf(cfg: {
   platform: Readonly<Record<string, unknown>>;
-  platformCatalog: readonly { key: string; attachmentNetworks?: readonly { key: string; what: string }[] | undefined }[];
+  platformCatalog: readonly SettingsNeeds[];
   services: Readonly<Record<string, { readonly [key: string]: unknown } | undefined>>;
   serviceCatalog: readonly Pick<ServiceNeeds, "name" | "attachmentNetworks">[];
 }): { key: string; what: string; network: AttachmentNetwork }[] {

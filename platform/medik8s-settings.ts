@@ -4,8 +4,8 @@ import { z } from "zod";
 import { GO_DURATION, maxUnhealthySchema, type PlatformConfig, type SettingsDeclaration } from "../config/platform";
 import { settingsOf } from "./component";
 
-export const DEFAULT_UNHEALTHY_DURATION = "300s";
-export const DEFAULT_MAX_UNHEALTHY = 1;
+const DEFAULT_UNHEALTHY_DURATION = "300s";
+const DEFAULT_MAX_UNHEALTHY = 1;
 
 const block = z.strictObject({
   /** How long Ready=False/Unknown must last before a node is remediated. */
