@@ -7,7 +7,7 @@ import { ROLES, type Role } from "../config/roles";
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import { resolvePlacement } from "../placement/chart-helper";
 import { CONTROL_PLANE, obj, platformComponent, type ObjectReader, type UpstreamWorkload } from "../placement/workloads";
-import { manifestOperator } from "./component";
+import { manifestOperator, type PlatformComponent } from "./component";
 import { controlPlaneScheduling, rolesTolerations, selectorAndTolerations, waitFor, type StackContext } from "./context";
 import { nodePlacement } from "./kubevirt";
 import { CDI_OPERATOR } from "./versions";
@@ -86,9 +86,18 @@ const readCdi: ObjectReader = (u, o) => {
   ];
 };
 
-export const cdi = manifestOperator(
-  "CDI",
-  CDI_OPERATOR,
-  { name: "cdi-operator", type: "openkeel:platform:CdiOperator", workloads: [CDI_OPERATOR_WORKLOAD], contents: CDI_OPERATOR_CONTENTS },
-  { unit: cdiUnit, readers: { CDI: readCdi } },
-);
+export const cdi: PlatformComponent = {
+  ...manifestOperator(
+    "CDI",
+    CDI_OPERATOR,
+    { name: "cdi-operator", type: "openkeel:platform:CdiOperator", workloads: [CDI_OPERATOR_WORKLOAD], contents: CDI_OPERATOR_CONTENTS },
+    { unit: cdiUnit, readers: { CDI: readCdi } },
+  ),
+  // § 2.2: CDI's operator and infrastructure on the control plane; its importer, cloner and upload pods write
+  // the storage nodes' volumes
+  design: [
+    { workloads: /cdi-operator\/cdi-operator$/, reach: ["controlPlane"] },
+    { workloads: /cdi-infra$/, reach: ["controlPlane"] },
+    { workloads: /cdi-importer\+cloner\+upload$/, reach: ["storage"] },
+  ],
+};

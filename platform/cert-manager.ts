@@ -117,6 +117,12 @@ const KIND_OFFERS: KindOffers = {
 
 export const certManager: PlatformComponent = {
   name: "cert-manager",
+  // § 2.1: shared infrastructure on the control plane; a chart's hook Jobs are workloads too and go
+  // where their operator goes (issue 22, item 7: startupapicheck)
+  design: [
+    { workloads: /\/cert-manager$|cert-manager\/(webhook|cainjector)$/, reach: ["controlPlane"] },
+    { workloads: /cert-manager\/startupapicheck$/, reach: ["controlPlane"] },
+  ],
   pins: [CERT_MANAGER_CRDS, CERT_MANAGER_CHART],
   charts: { [CERT_MANAGER_CHART.chart]: CERT_MANAGER_CHART_WORKLOADS },
   artifacts: { "cert-manager-crds": CRDS_CONTENTS, "cert-manager": CHART_CONTENTS },

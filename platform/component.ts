@@ -12,6 +12,7 @@ import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { KindOffers } from "../plan/needs";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type PhaseName, type Plan, type Unit } from "../plan/plan";
+import type { DesignRow } from "../placement/design-row";
 import type { PlacementCheck } from "../placement/report";
 import { mergeHostContracts, type HostContract } from "../plan/host";
 import { upstreamWorkloads, type ChartWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
@@ -122,6 +123,11 @@ export interface PlatformComponent extends NodeRemediator {
    * @default none: the report's generic checks only
    */
   placementChecks?: readonly PlacementCheck[];
+  /**
+   * The design's § 2 rows of its workloads, transcribed from the design, not from its code (test/placement/placement-matrix.test.ts).
+   * @default none: a component whose workloads the placement report reads must have rows there
+   */
+  design?: readonly DesignRow[];
   /**
    * Plan checks of its settings against the rest of the stack.
    * @default none

@@ -406,6 +406,12 @@ const KUBE_OVN_CHART_WORKLOADS: ChartWorkloads = {
 
 export const kubeOvn: PlatformComponent = {
   name: "Kube-OVN",
+  design: [
+    { workloads: /kube-ovn\/(ovn-central|kube-ovn-controller|kube-ovn-monitor)$/, reach: { within: ["controlPlane"] } },
+    // the chart's hook Jobs tolerate every NoSchedule taint and select nothing (issue 22, item 7)
+    { workloads: /kube-ovn\/post-delete-hook\+upgrade-hooks$/, reach: "every node" },
+    { workloads: /kube-ovn-cni\+ovs-ovn\+pinger$/, reach: "every node" },
+  ],
   pins: [KUBE_OVN_CHART],
   charts: { [KUBE_OVN_CHART.chart]: KUBE_OVN_CHART_WORKLOADS },
   artifacts: { "kube-ovn": KUBE_OVN_CONTENTS },

@@ -273,6 +273,13 @@ export const kubevirt: PlatformComponent = {
     { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
   ),
   host: kubevirtHost,
+  design: [
+    { workloads: /virt-api\+virt-controller$/, reach: ["controlPlane"] },
+    // § 2.2 puts virt-operator on the control plane; its release requires the Kubernetes control
+    // plane, which docs/design-decisions.md accepts (in large: the Kubernetes-only nodes)
+    { workloads: /kubevirt-operator\/virt-operator$/, reach: "kubernetes control plane" },
+    { workloads: /virt-handler$/, reach: ["compute"] },
+  ],
   lifecycle: kubevirtLifecycle,
   checks: emulationChecks,
 };

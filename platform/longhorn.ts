@@ -382,6 +382,23 @@ function longhornHost(ctx: StackContext): Partial<HostContract> {
 
 export const longhorn: PlatformComponent = {
   name: "Longhorn",
+  design: [
+    // Longhorn's hook Jobs take the manager's tolerations and no selector (issue 22, item 7)
+    {
+      workloads: /longhorn-(manager|csi-plugin\+instance-managers|pre-upgrade|post-upgrade\+uninstall)$/,
+      reach: ["controlPlane", "compute", "storage", "containers", "provisioning"],
+    },
+    { workloads: /longhorn-(driver-deployer|ui)$/, reach: ["controlPlane"] },
+    // § 2.3 puts the CSI sidecars on the control plane (or storage); at 1.12.1 longhorn-manager gives
+    // them the CSI plugin's system-managed selector and taint toleration, which must reach every node
+    // that mounts a volume (research note L3): a deviation (docs/design-decisions.md)
+    { workloads: /longhorn\/csi-(attacher|provisioner|resizer|snapshotter)$/, reach: ["controlPlane", "compute", "storage", "containers", "provisioning"] },
+    // § 2.3: the RWX share managers (Manila) on storage nodes
+    { workloads: /longhorn-rwx\/share-manager$/, reach: ["storage"] },
+    // § 2.3 says disks only on storage nodes, but D5 (§ 2.1) puts Galera, RabbitMQ and OVN central on
+    // strict-local volumes, which live on their pod's node: control-plane nodes need a disk too
+    { workloads: /longhorn-default-disks$/, reach: ["controlPlane", "storage"] },
+  ],
   pins: [LONGHORN_CHART],
   charts: { [LONGHORN_CHART.chart]: LONGHORN_CHART_WORKLOADS },
   artifacts: { longhorn: LONGHORN_CONTENTS },

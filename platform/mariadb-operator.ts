@@ -171,6 +171,8 @@ const MARIADB_OPERATOR_CHARTS: Record<string, ChartWorkloads> = {
 
 export const mariadbOperator: PlatformComponent = {
   name: "MariaDB operator",
+  // § 2.3: the platform's operators on the control plane
+  design: [{ workloads: /mariadb-operator\/(mariadb-operator|webhook|certController)$/, reach: ["controlPlane"] }],
   pins: [MARIADB_OPERATOR_CRDS_CHART, MARIADB_OPERATOR_CHART],
   charts: MARIADB_OPERATOR_CHARTS,
   artifacts: { "mariadb-operator-crds": CRDS_CONTENTS, "mariadb-operator": CHART_CONTENTS },

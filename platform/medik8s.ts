@@ -535,6 +535,23 @@ function medik8sHost(): Partial<HostContract> {
 
 export const medik8s: PlatformComponent = {
   name: "Medik8s (NHC, SNR, NMO) on OLM",
+  design: [
+    // OLM's own operators are operators' controllers (§ 2.3): the control plane
+    { workloads: /olm\/(olm-operator|catalog-operator)$/, reach: ["controlPlane"] },
+    // § 2.2: the NHC operator, the Node Maintenance operator and SNR's controller on the control
+    // plane; the Job that approves the pinned versions where they run (issue 14); SNR's agent everywhere
+    { workloads: /(node-healthcheck-operator|node-maintenance-operator|self-node-remediation)\/operator$/, reach: ["controlPlane"] },
+    { workloads: /install-plan-approver\/job$/, reach: ["controlPlane"] },
+    { workloads: /self-node-remediation-agent$/, reach: "every node" },
+    // § 5.6: one NodeHealthCheck per group, the Kubernetes-only control plane's before the control plane's
+    { workloads: /kubernetes-control-plane\/remediates$/, reach: { nhc: "kubernetesControlPlane" } },
+    { workloads: /control-plane\/remediates$/, reach: { nhc: "controlPlane" } },
+    { workloads: /network(-[a-z0-9-]+)?\/remediates$/, reach: { nhc: "network" } },
+    { workloads: /storage(-[a-z0-9-]+)?\/remediates$/, reach: { nhc: "storage" } },
+    { workloads: /compute(-[a-z0-9-]+)?\/remediates$/, reach: { nhc: "compute" } },
+    { workloads: /containers(-[a-z0-9-]+)?\/remediates$/, reach: { nhc: "containers" } },
+    { workloads: /provisioning(-[a-z0-9-]+)?\/remediates$/, reach: { nhc: "provisioning" } },
+  ],
   pins: [OLM_CRDS, OLM, MEDIK8S_NHC, MEDIK8S_SNR, MEDIK8S_NMO, KUBECTL_IMAGE],
   upstream: [OLM_UPSTREAM],
   artifacts: { olm: OLM_CONTENTS },

@@ -303,6 +303,11 @@ const KIND_OFFERS: KindOffers = { "metallb.io/IPAddressPool": () => [fact.loadBa
 
 export const metallb: PlatformComponent = {
   name: "MetalLB",
+  // the ingress VIP (D8): speakers where the ingress runs, the controller on the control plane
+  design: [
+    { workloads: /metallb-placement\/speaker$/, reach: ["controlPlane", "network"] },
+    { workloads: /metallb-placement\/controller$/, reach: ["controlPlane"] },
+  ],
   pins: [METALLB_NATIVE],
   upstream: [SHIPPED],
   settings: METALLB_SETTINGS,

@@ -233,6 +233,7 @@ function multusUnit(ctx: StackContext, podNetwork: Unit | undefined): ManifestsU
 /** Secondary networks on every node (a DaemonSet the placement report reads like any other). */
 export const multus: PlatformComponent = {
   name: "Multus",
+  design: [{ workloads: /kube-multus-ds$/, reach: "every node" }],
   pins: [MULTUS_IMAGE],
   units: (ctx, { podNetwork }) => ({ "crds-operators": [multusUnit(ctx, podNetwork)] }),
   readers: {},

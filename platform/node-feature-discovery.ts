@@ -81,6 +81,11 @@ const NFD_CHART_WORKLOADS: ChartWorkloads = {
 
 export const nodeFeatureDiscovery: PlatformComponent = {
   name: "Node Feature Discovery",
+  // § 2.3: Node Feature Discovery on every node; its master and garbage collector are operators
+  design: [
+    { workloads: /nfd-worker$/, reach: "every node" },
+    { workloads: /nfd-(master|gc|prune)$/, reach: ["controlPlane"] },
+  ],
   pins: [NODE_FEATURE_DISCOVERY_CHART],
   charts: { [NODE_FEATURE_DISCOVERY_CHART.chart]: NFD_CHART_WORKLOADS },
   artifacts: { "node-feature-discovery": NFD_CONTENTS },

@@ -139,6 +139,8 @@ const UPSTREAM: UpstreamManifest = { pin: RABBITMQ_CLUSTER_OPERATOR, workloads: 
 
 export const rabbitmqOperator: PlatformComponent = {
   name: "RabbitMQ cluster operator",
+  // § 2.3: the platform's operators on the control plane
+  design: [{ workloads: /rabbitmq-cluster-operator\/rabbitmq-cluster-operator$/, reach: ["controlPlane"] }],
   pins: [RABBITMQ_CLUSTER_OPERATOR],
   upstream: [UPSTREAM],
   artifacts: { "rabbitmq-cluster-operator": CONTENTS },

@@ -39,6 +39,8 @@ const UPSTREAM: UpstreamManifest = { pin: RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, 
 
 export const rabbitmqTopologyOperator: PlatformComponent = {
   name: "RabbitMQ messaging topology operator",
+  // § 2.3: the platform's operators on the control plane
+  design: [{ workloads: /rabbitmq-messaging-topology-operator\/messaging-topology-operator$/, reach: ["controlPlane"] }],
   pins: [RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR],
   upstream: [UPSTREAM],
   artifacts: { "rabbitmq-messaging-topology-operator": CONTENTS },

@@ -155,6 +155,8 @@ function snapshotControllerUnit(ctx: StackContext): ManifestsUnit {
 
 export const snapshots: PlatformComponent = {
   name: "CSI snapshots",
+  // § 2.3: the platform's controllers on the control plane
+  design: [{ workloads: /snapshot-controller$/, reach: ["controlPlane"] }],
   pins: [...SNAPSHOT_CRDS, SNAPSHOT_CONTROLLER_IMAGE],
   artifacts: CRD_CONTENTS,
   units: (ctx) => ({ "crds-operators": snapshotCrdUnits(), platform: [snapshotControllerUnit(ctx)] }),

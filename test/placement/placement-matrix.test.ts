@@ -13,7 +13,9 @@ import { phase } from "../../plan/plan";
 import { placementReport, type PlacementReport } from "../../placement/report";
 import { planComponents } from "../../placement/workloads";
 import { resolveEnvironment, planStack } from "../../environments";
-import { checkMatrix } from "../helpers/design-matrix";
+import { checkMatrix, designRows } from "../helpers/design-matrix";
+import { environmentComponents } from "../../environments/registry";
+import { longhorn } from "../../platform/longhorn";
 import { withDesignUnits } from "../helpers/design-units";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig, shippedRaw, tempStacks } from "../helpers/stacks";
 
@@ -68,6 +70,25 @@ describe.each(SHIPPED_STACKS)("§ 2 matrix on the shipped stack %s", (stack) => 
     ]) {
       expect(has(re), String(re)).toBe(true);
     }
+  });
+});
+
+describe("a platform component's own § 2 rows", () => {
+  it("hold its workloads: without Longhorn's rows, its workloads have none, and the matrix fails naming them", () => {
+    const { cfg, report } = shippedReport("prod-small");
+    const failures: string[] = [];
+    const collect = (actual: unknown, message?: string) => ({
+      toBeDefined: () => void (actual === undefined && failures.push(message!)),
+      toEqual: () => undefined,
+      toBeGreaterThan: () => undefined,
+      toContain: () => undefined,
+    });
+    checkMatrix(cfg, report, collect, designRows(environmentComponents().filter((c) => c !== longhorn)));
+    expect(failures).toContain("no § 2 row for longhorn/longhorn-manager");
+    expect(
+      failures.every((f) => /^no § 2 row for (longhorn|storage-classes\/longhorn-rwx)/.test(f)),
+      failures.join("\n"),
+    ).toBe(true);
   });
 });
 
