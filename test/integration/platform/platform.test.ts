@@ -10,10 +10,25 @@ import { formatProblem } from "../../../config/problems";
 import { allUnits, APPLY_AS_PATCH_ANNOTATION, findUnit, PHASES, type HelmReleaseUnit, type Plan, type Unit } from "../../../plan/plan";
 import { DEFAULT_ROLE_PREFIX, ROLES, roleTaint } from "../../../config/roles";
 import { planStack } from "../../../environments";
-import { PLATFORM_NAMESPACES_UNIT } from "../../../platform/component";
+import { PLATFORM_NAMESPACES_UNIT, type PlatformComponent } from "../../../platform/component";
+import type { LoadedConfig } from "../../../config/schema";
+import { resolveStack } from "../../../environments/resolve";
+import { OPENKEEL } from "../../../openkeel/descriptor";
+import { cdi } from "../../../platform/cdi";
+import { certManager } from "../../../platform/cert-manager";
+import { kubeOvn } from "../../../platform/kube-ovn";
+import { kubevirt } from "../../../platform/kubevirt";
+import { longhorn, LONGHORN_LOCAL_CLASS, LONGHORN_VM_CLASS } from "../../../platform/longhorn";
+import { mariadbOperator } from "../../../platform/mariadb-operator";
+import { medik8s } from "../../../platform/medik8s";
+import { metallb } from "../../../platform/metallb";
+import { multus } from "../../../platform/multus";
+import { nodeFeatureDiscovery } from "../../../platform/node-feature-discovery";
+import { rabbitmqOperator } from "../../../platform/rabbitmq-operator";
+import { rabbitmqTopologyOperator } from "../../../platform/rabbitmq-topology-operator";
+import { snapshots } from "../../../platform/snapshots";
 import { PRIORITY_CLASSES_UNIT } from "../../../platform/priority-classes";
 import { formatLonghornNodeSelector, formatLonghornTolerations, LONGHORN_NAMESPACE } from "../../../platform/longhorn-names";
-import { LONGHORN_LOCAL_CLASS, LONGHORN_VM_CLASS } from "../../../platform/longhorn";
 import { imageRef, MEDIK8S_NHC, MEDIK8S_NMO, MEDIK8S_SNR, MULTUS_IMAGE, SNAPSHOT_CONTROLLER_IMAGE } from "../../../platform/versions";
 import { LONGHORN_RESERVED_TOLERATION_SUBSTRING, parseLonghornNodeSelector, parseLonghornTolerations } from "../../helpers/longhorn";
 import { configProblems, mutatedConfig, PRODUCTION_STACKS, pulumiConfigOf, SHIPPED_STACKS, shippedConfig, shippedRaw } from "../../helpers/stacks";
@@ -54,12 +69,59 @@ const BACKENDS = {
   "platform-config": ["storage-classes", "volume-snapshot-classes"],
 };
 
+/**
+ * The components whose units this oracle spells out: those of the environments when it was written.
+ * A component added later is held by its own tests; its units are left out here (`known`), so that
+ * adding one touches no list of this file (issue 47).
+ */
+const KNOWN = new Set<PlatformComponent>([
+  multus,
+  certManager,
+  mariadbOperator,
+  rabbitmqOperator,
+  rabbitmqTopologyOperator,
+  nodeFeatureDiscovery,
+  kubeOvn,
+  snapshots,
+  kubevirt,
+  cdi,
+  longhorn,
+  medik8s,
+  metallb,
+  OPENKEEL,
+]);
+
+/** The names of a phase's units, without those of the components this oracle does not know. */
+function known(cfg: LoadedConfig, plan: Plan, phaseName: string): string[] {
+  const s = resolveStack(cfg);
+  // the pod network's unit, which a builder may name (Multus waits for it)
+  const wiring = { problems: [], podNetwork: allUnits(plan).find((u) => u.name === "kube-ovn") };
+  const others = new Set(
+    s.components.filter((c) => !KNOWN.has(c)).flatMap((c) => Object.values(c.units(s.ctx, wiring)).flatMap((us) => us.map((u) => u.name))),
+  );
+  return unitNames(plan, phaseName).filter((n) => !others.has(n));
+}
+
 describe("units per environment", () => {
+  it("a component the oracle does not know: its units are left out, every other unit stays", () => {
+    const cfg = shippedConfig("prod-medium");
+    const plan = planOf(cfg);
+    const all = unitNames(plan, "crds-operators");
+    KNOWN.delete(metallb);
+    try {
+      expect(known(cfg, plan, "crds-operators")).toEqual(all.filter((n) => n !== "metallb"));
+    } finally {
+      KNOWN.add(metallb);
+    }
+    expect(known(cfg, plan, "crds-operators")).toEqual(all);
+  });
+
   it.each(PRODUCTION)("%s (Talos): the CNI, every platform component and its configuration", (stack) => {
-    const plan = planOf(stack);
+    const cfg = shippedConfig(stack);
+    const plan = planOf(cfg);
     // MetalLB where the stack gives it a pool (the ingress VIP, D8: test/integration/platform/metallb.test.ts)
     const metallb = shippedConfig(stack).platform.metallb !== undefined;
-    expect(unitNames(plan, "crds-operators").sort()).toEqual(
+    expect(known(cfg, plan, "crds-operators").sort()).toEqual(
       [
         ...LAB_ALWAYS,
         "kube-ovn",
@@ -72,7 +134,7 @@ describe("units per environment", () => {
     );
     // Longhorn's storage network where the stack names one (large: test/platform/attachment-networks.test.ts)
     const storageNetwork = longhornSettings(shippedConfig(stack).platform).storageNetwork !== undefined;
-    expect(unitNames(plan, "platform").sort()).toEqual(
+    expect(known(cfg, plan, "platform").sort()).toEqual(
       [...BACKENDS.platform, ...(metallb ? ["metallb-placement"] : []), ...(storageNetwork ? ["longhorn-storage-network"] : [])].sort(),
     );
     // a drained node's NodeMaintenance and a retiring storage node's eviction come and go with them
@@ -81,15 +143,16 @@ describe("units per environment", () => {
       ...(nodes.some((n) => isDrained(n.state)) ? ["node-maintenance"] : []),
       ...(nodes.some((n) => n.state === "retiring" && n.roles.includes("storage")) ? ["longhorn-node-eviction"] : []),
     ];
-    expect(unitNames(plan, "platform-config").sort()).toEqual(
+    expect(known(cfg, plan, "platform-config").sort()).toEqual(
       [...BACKENDS["platform-config"], "medik8s-installed", "medik8s-remediation", ...lifecycle, ...(metallb ? ["metallb-pool"] : [])].sort(),
     );
   });
 
   it("lab: kind keeps its CNI; Multus and the operators OpenKeel's infrastructure needs, no backends", () => {
-    const plan = planOf(shippedConfig("lab"));
-    expect(unitNames(plan, "crds-operators").sort()).toEqual([...LAB_ALWAYS].sort());
-    for (const ph of ["platform", "platform-config"]) expect(unitNames(plan, ph)).toEqual([]);
+    const cfg = shippedConfig("lab");
+    const plan = planOf(cfg);
+    expect(known(cfg, plan, "crds-operators").sort()).toEqual([...LAB_ALWAYS].sort());
+    for (const ph of ["platform", "platform-config"]) expect(known(cfg, plan, ph)).toEqual([]);
     expect(allUnits(plan).map((u) => u.name)).not.toContain("kube-ovn");
     expect(allUnits(plan).map((u) => u.name)).not.toContain("medik8s-operators");
   });
