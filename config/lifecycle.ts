@@ -72,19 +72,6 @@ export function stateWords(state: string | undefined): string {
 }
 
 /**
- * What an operator may write for `state:` that is no state, and what to do instead. `disabled`: to
- * stop new VMs on a hypervisor without draining it, the design has two ways (§ 4.1), neither of which
- * is a drain: the stack's `cordoned` (no new pods at all; the compute agent reports the nova-compute
- * service disabled, "cordoned in Kubernetes"), or disabling the service in Nova alone, outside the
- * stack (the compute agent taints the node `openkeel.io/compute-disabled`, which every node agent
- * here tolerates: docs/node-lifecycle.md). `maintenance` would drain it.
- */
-export const NOT_A_STATE: Readonly<Record<string, string>> = {
-  disabled:
-    "to stop new VMs on this hypervisor without draining it, write state: cordoned (no new pods land there, VMs included: the compute agent reports its nova-compute service disabled, 'cordoned in Kubernetes', § 4.1; nothing running moves), or leave the stack alone and run openstack compute service set --disable <node> nova-compute (the compute agent taints the node openkeel.io/compute-disabled:NoSchedule: no new VMs, other pods still land). maintenance would drain the node (docs/node-lifecycle.md)",
-};
-
-/**
  * The label the node-roles phase puts on a node that is not active, valued with its state. Our
  * NodeHealthChecks select by labels (remediation.medik8s.io/v1alpha1 spec.selector), so this is
  * how a node in maintenance leaves them.

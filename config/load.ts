@@ -8,9 +8,8 @@ import type { z } from "zod";
 import { ConfigError, formatPath, valueAt, type ConfigIssue, type Problem } from "./problems";
 import { settingsCatalog } from "./platform";
 import { configSchemaOf, PROJECT, type ConfigSource, type LoadedConfig, type StackDeclarations } from "./schema";
-import { serviceCatalog } from "./services";
+import { serviceCatalog, type ServiceDeclaration } from "./services";
 import { closest } from "./suggest";
-import { NOT_A_STATE } from "./lifecycle";
 
 /** What zod keeps of a schema: its kind and the parts that lead further down. */
 interface SchemaDef {
@@ -67,8 +66,8 @@ const WRITE: Record<string, string> = {
   record: "a map of key: value",
 };
 
-function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string, schema: z.ZodType): Problem[] {
-  return issueProblems(issue, raw, file, schema).map((p) => ({ ...p, message: nodePrefix(raw, issue.path) + p.message }));
+function issueToProblem(issue: z.core.$ZodIssue, raw: unknown, file: string, schema: z.ZodType, services: readonly ServiceDeclaration[]): Problem[] {
+  return issueProblems(issue, raw, file, schema, services).map((p) => ({ ...p, message: nodePrefix(raw, issue.path) + p.message }));
 }
 
 /** `openkeel:nodes[2].roles[0]` for the path [nodes, 2, roles, 0] of the config. */
@@ -89,7 +88,12 @@ function customProblem(message: string, path: string, file: string): Problem {
 /** `openkeel:services`: its keys are the services' names, which the fix lists (the registry's, openkeel/services/). */
 const isServices = (path: readonly PropertyKey[]) => path.length === 1 && path[0] === "services";
 
-function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string, schema: z.ZodType): Problem[] {
+/** What to do instead of writing `state: <value>`, when a service says (its `notStates`). */
+function notAState(services: readonly ServiceDeclaration[], value: string): string | undefined {
+  return services.find((s) => s.notStates && Object.hasOwn(s.notStates, value))?.notStates?.[value];
+}
+
+function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string, schema: z.ZodType, services: readonly ServiceDeclaration[]): Problem[] {
   const { keyPath, text: path } = keyPathOf(issue.path);
   const got = valueAt(raw, issue.path);
   switch (issue.code) {
@@ -118,8 +122,8 @@ function issueProblems(issue: z.core.$ZodIssue, raw: unknown, file: string, sche
     case "invalid_value": {
       const values = issue.values.map((v) => String(v));
       const near = typeof got === "string" ? closest(got, values) : undefined;
-      // a node state an operator reaches for that the design answers otherwise (config/lifecycle.ts)
-      const instead = isNodeState(issue.path) && typeof got === "string" ? NOT_A_STATE[got] : undefined;
+      // a node state an operator reaches for that the design answers otherwise: a service's act
+      const instead = isNodeState(issue.path) && typeof got === "string" ? notAState(services, got) : undefined;
       return [
         {
           file,
@@ -183,7 +187,10 @@ export function loadConfig(raw: Record<string, unknown>, source: ConfigSource, d
   if (secrets.length > 0 || !result.success) {
     // a schema issue at a credential's key would echo it (a map or list above it is only named)
     const issues = result.success ? [] : result.error.issues.filter((i) => !secrets.some((s) => startsWith(i.path, s)));
-    const problems = [...secrets.map((p) => credentialProblem(p, source.file)), ...issues.flatMap((i) => issueToProblem(i, raw, source.file, schema))];
+    const problems = [
+      ...secrets.map((p) => credentialProblem(p, source.file)),
+      ...issues.flatMap((i) => issueToProblem(i, raw, source.file, schema, declarations.services)),
+    ];
     throw new ConfigError(problems);
   }
   return {

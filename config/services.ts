@@ -54,6 +54,12 @@ export interface ServiceNeeds {
 /** A service as the loader reads a stack against it. */
 export interface ServiceDeclaration extends ServiceNeeds {
   /**
+   * What an operator may write for a node's `state:` that is no state but an act of this service,
+   * with what to do instead: the loader's fix for that value (config/load.ts).
+   * @default none
+   */
+  notStates?: Readonly<Record<string, string>>;
+  /**
    * Its own keys of `openkeel:services.<name>`, beside enabled, replicas, placement and values.
    * @default none
    */

@@ -122,6 +122,19 @@ function moveVms(node: string): SlottedStep {
 }
 
 /**
+ * `state: disabled` is no node state. To stop new VMs on a hypervisor without draining it, the
+ * design has two ways (§ 4.1), neither of which is a drain: the stack's `cordoned` (no new pods at
+ * all; the compute agent reports the nova-compute service disabled, "cordoned in Kubernetes"), or
+ * disabling the service in Nova alone, outside the stack (the compute agent taints the node
+ * `openkeel.io/compute-disabled`, which every node agent here tolerates: docs/node-lifecycle.md).
+ * `maintenance` would drain it.
+ */
+const NOT_STATES = {
+  disabled:
+    "to stop new VMs on this hypervisor without draining it, write state: cordoned (no new pods land there, VMs included: the compute agent reports its nova-compute service disabled, 'cordoned in Kubernetes', § 4.1; nothing running moves), or leave the stack alone and run openstack compute service set --disable <node> nova-compute (the compute agent taints the node openkeel.io/compute-disabled:NoSchedule: no new VMs, other pods still land). maintenance would drain the node (docs/node-lifecycle.md)",
+};
+
+/**
  * What a node's life asks of Nova (docs/node-lifecycle.md): its compute service on a compute node
  * is disabled before it is drained (no new VM lands on it; a Masakari segment host also goes on
  * maintenance, § 5.5), enabled when it is back, and deleted when the node leaves — Nova refuses
@@ -223,4 +236,5 @@ export const nova = openkeelService({
     }),
   lifecycle: LIFECYCLE,
   holds: [{ role: "compute", what: "a nova-compute service" }],
+  notStates: NOT_STATES,
 });

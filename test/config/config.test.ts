@@ -248,6 +248,21 @@ describe("problems an operator can act on", () => {
     expect(cfg.platformCatalog.map((c) => c.key)).toEqual([...STACK_DECLARATIONS.platform.map((d) => d.key), "example"]);
   });
 
+  it("a node state that is a service's act gets the fix its service declares (notStates), and nothing else does", () => {
+    const raw = () => {
+      const r = structuredClone(shippedRaw("prod-small"));
+      (r.nodes as { state?: string }[])[0].state = "paused";
+      return r;
+    };
+    const source = { stack: "prod-small", file: "stacks/Pulumi.prod-small.yaml" };
+    const fix = () => problemsOf(() => loadConfig(raw(), source, declared)).map((p) => p.fix);
+    let declared = STACK_DECLARATIONS;
+    expect(fix()).toEqual(["use one of the listed values"]);
+    const [first, ...rest] = STACK_DECLARATIONS.services;
+    declared = { ...STACK_DECLARATIONS, services: [{ ...first, notStates: { paused: "pause it in the service instead" } }, ...rest] };
+    expect(fix()).toEqual(["pause it in the service instead"]);
+  });
+
   it("closest: case slips, abbreviations and a few edits; nothing for another word", () => {
     const roles = ["controlPlane", "compute", "network", "storage", "containers", "provisioning"];
     expect(closest("controlplane", roles)).toBe("controlPlane");

@@ -58,7 +58,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "config/host-network.ts: metallb",
   "config/lifecycle.ts: longhorn",
   "config/lifecycle.ts: medik8s",
-  "config/lifecycle.ts: nova",
   "config/network.ts: kube-ovn",
   "config/schema.ts: neutron",
   "config/talos.ts: longhorn",
