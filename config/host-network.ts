@@ -244,7 +244,7 @@ function vlanNameIssues(v: HostNetworkVlan, i: number): Issue[] {
     return [
       {
         path: ["vlans", i, promise.id !== v.id ? "id" : "parent"],
-        message: `is VLAN ${v.id} of ${v.parent}, and its name '${v.name}' says VLAN ${promise.id} of ${promise.parent}: whatever names '${v.name}' (an attachment, MetalLB, the runbook's switch ports) expects the other VLAN. Fix: tag it ${promise.id} on ${promise.parent} as its name says, or rename it ${v.parent}.${v.id}`,
+        message: `is VLAN ${v.id} of ${v.parent}, and its name '${v.name}' says VLAN ${promise.id} of ${promise.parent}: whatever names '${v.name}' (an attachment, the interfaces that announce the ingress VIP, the runbook's switch ports) expects the other VLAN. Fix: tag it ${promise.id} on ${promise.parent} as its name says, or rename it ${v.parent}.${v.id}`,
       },
     ];
   }

@@ -121,7 +121,7 @@ export const NODE_STATE_TAINTS: readonly NodeStateTaint[] = [
   {
     taint: COMPUTE_DISABLED_TAINT,
     roles: ["compute"],
-    why: "a disabled hypervisor carries it (§ 4.1), and the compute agent that owns it must land there to lift it, beside virt-handler, the metadata agent, Longhorn and the chassis that serve the VMs still running there",
+    why: "a disabled hypervisor carries it (§ 4.1), and the compute agent that owns it must land there to lift it, beside virt-handler, the metadata agent, the block storage's node agents and the chassis that serve the VMs still running there",
   },
   {
     taint: DRAIN_TAINT,

@@ -19,9 +19,12 @@ const ipv4Cidr = z.string().superRefine((s, ctx) => {
       message: "is not a CIDR range (an address with its prefix length and no host bits set). Fix: write it like 10.20.0.0/24",
     });
   } else if (c.family !== 4) {
+    // Kube-OVN's chart installs an IPv4 pod network unless told otherwise, and we never tell it
+    // (charts/kube-ovn/values.yaml:26 networking.NET_STACK: ipv4 @ chart v1.16.2)
     ctx.addIssue({
       code: "custom",
-      message: "is an IPv6 range, and the cluster is IPv4 only here (Kube-OVN's NET_STACK: ipv4). Fix: write an IPv4 range such as 10.20.0.0/24",
+      message:
+        "is an IPv6 range, and the cluster is IPv4 only here (the pod network is installed with NET_STACK: ipv4). Fix: write an IPv4 range such as 10.20.0.0/24",
     });
   }
 });

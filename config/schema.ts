@@ -88,10 +88,16 @@ const bridgeMappingsSchema = z.string().superRefine((value, ctx) => {
   const seen = { physnet: new Set<string>(), bridge: new Set<string>() };
   for (const [, physnet, bridge] of pairs as RegExpExecArray[]) {
     if (seen.physnet.has(physnet)) {
-      ctx.addIssue({ code: "custom", message: `maps physnet '${physnet}' twice, which Neutron refuses. Fix: map each physnet to one bridge` });
+      ctx.addIssue({
+        code: "custom",
+        message: `maps physnet '${physnet}' twice, and OpenStack's parser of bridge mappings refuses a repeated physnet. Fix: map each physnet to one bridge`,
+      });
     }
     if (seen.bridge.has(bridge)) {
-      ctx.addIssue({ code: "custom", message: `maps bridge '${bridge}' to two physnets, which Neutron refuses. Fix: give each physnet a bridge of its own` });
+      ctx.addIssue({
+        code: "custom",
+        message: `maps bridge '${bridge}' to two physnets, and OpenStack's parser of bridge mappings refuses a repeated bridge. Fix: give each physnet a bridge of its own`,
+      });
     }
     seen.physnet.add(physnet);
     seen.bridge.add(bridge);

@@ -55,11 +55,7 @@ const MACHINERY = ["config", "topology", "plan", "placement", "render", "lifecyc
  * shrinks.
  */
 const NOT_MOVED_YET: readonly string[] = [
-  "config/host-network.ts: metallb",
-  "config/lifecycle.ts: longhorn",
   "config/lifecycle.ts: medik8s",
-  "config/network.ts: kube-ovn",
-  "config/schema.ts: neutron",
   "config/talos.ts: longhorn",
   "config/talos.ts: medik8s",
   "config/talos.ts: swift",
