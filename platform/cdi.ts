@@ -93,6 +93,17 @@ export const cdi: PlatformComponent = {
     { name: "cdi-operator", type: "openkeel:platform:CdiOperator", workloads: [CDI_OPERATOR_WORKLOAD], contents: CDI_OPERATOR_CONTENTS },
     { unit: cdiUnit, readers: { CDI: readCdi } },
   ),
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "CDI",
+      version: "v1.66.0",
+      installedAs: "remote manifest `cdi-operator.yaml` + our `CDI` CR",
+      phase: "crds-operators / platform",
+      where: "infra on the control plane; importer/cloner/upload pods on storage nodes (tolerating every role those nodes carry)",
+      stacks: "production, lab ✱",
+    },
+  ],
   // § 2.2: CDI's operator and infrastructure on the control plane; its importer, cloner and upload pods write
   // the storage nodes' volumes
   design: [

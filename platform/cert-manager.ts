@@ -117,6 +117,18 @@ const KIND_OFFERS: KindOffers = {
 
 export const certManager: PlatformComponent = {
   name: "cert-manager",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "cert-manager",
+      version:
+        "v1.21.1: the CRDs from the release manifest `cert-manager.crds.yaml` (unit `cert-manager-crds`, protected), then the chart with `crds.enabled: false`",
+      installedAs: "remote manifest, then Helm (`https://charts.jetstack.io`)",
+      phase: "crds-operators",
+      where: "control plane",
+      stacks: "all",
+    },
+  ],
   // § 2.1: shared infrastructure on the control plane; a chart's hook Jobs are workloads too and go
   // where their operator goes (issue 22, item 7: startupapicheck)
   design: [

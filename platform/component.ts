@@ -13,6 +13,7 @@ import type { KindOffers } from "../plan/needs";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type PhaseName, type Plan, type Unit } from "../plan/plan";
 import type { DesignRow } from "../placement/design-row";
+import type { DocsRow } from "./docs-row";
 import type { PlacementCheck } from "../placement/report";
 import { mergeHostContracts, type HostContract } from "../plan/host";
 import { upstreamWorkloads, type ChartWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
@@ -128,6 +129,11 @@ export interface PlatformComponent extends NodeRemediator {
    * @default none: a component whose workloads the placement report reads must have rows there
    */
   design?: readonly DesignRow[];
+  /**
+   * Its rows of the table of docs/platform.md, which npm run docs writes (platform/docs-row.ts).
+   * @default none, which npm run docs refuses for a platform component (OpenKeel's releases have docs/openkeel-values.md)
+   */
+  docs?: readonly DocsRow[];
   /**
    * Plan checks of its settings against the rest of the stack.
    * @default none

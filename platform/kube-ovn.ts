@@ -406,6 +406,18 @@ const KUBE_OVN_CHART_WORKLOADS: ChartWorkloads = {
 
 export const kubeOvn: PlatformComponent = {
   name: "Kube-OVN",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "Kube-OVN (the CNI)",
+      version: "chart `kube-ovn` v1.16.2",
+      installedAs: "Helm (`https://kubeovn.github.io/kube-ovn/`)",
+      phase: "crds-operators, first",
+      where:
+        "DaemonSets everywhere; ovn-central and kube-ovn-monitor on the master nodes (`MASTER_NODES` = their internal IPs, label `kube-ovn/role=master`); kube-ovn-controller there by a post-render patch (the chart selects `kubernetes.io/os` only and tolerates every NoSchedule taint); the hook Jobs on any node; also the IPAM of the secondary networks (a Subnet per Multus attachment, `provider: <nad>.<namespace>`: Longhorn's storage network, Ironic's provisioning network, [design decisions](design-decisions.md))",
+      stacks: "production (kind keeps its CNI)",
+    },
+  ],
   design: [
     { workloads: /kube-ovn\/(ovn-central|kube-ovn-controller|kube-ovn-monitor)$/, reach: { within: ["controlPlane"] } },
     // the chart's hook Jobs tolerate every NoSchedule taint and select nothing (issue 22, item 7)

@@ -273,6 +273,18 @@ export const kubevirt: PlatformComponent = {
     { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
   ),
   host: kubevirtHost,
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "KubeVirt",
+      version: "v1.9.0",
+      installedAs: "remote manifest `kubevirt-operator.yaml` + our `KubeVirt` CR",
+      phase: "crds-operators / platform",
+      where:
+        "virt-operator on the Kubernetes control plane (its release requires it: see below); infra on the control plane; virt-handler on compute nodes (also `openkeel.io/reserved` hosts, and disabled or draining ones: `openkeel.io/compute-disabled`, `medik8s.io/drain`); 5 migrations per cluster, 2 per node, `evictionStrategy: LiveMigrate`; lab: emulation (never in production: `kubevirt-emulation` refuses an environment that holds a cloud's inventory without `/dev/kvm`)",
+      stacks: "production, lab ✱",
+    },
+  ],
   design: [
     { workloads: /virt-api\+virt-controller$/, reach: ["controlPlane"] },
     // § 2.2 puts virt-operator on the control plane; its release requires the Kubernetes control

@@ -382,6 +382,43 @@ function longhornHost(ctx: StackContext): Partial<HostContract> {
 
 export const longhorn: PlatformComponent = {
   name: "Longhorn",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "Longhorn",
+      version: "chart 1.12.1",
+      installedAs: "Helm (`https://charts.longhorn.io`), namespace `longhorn-system` (privileged)",
+      phase: "platform",
+      where:
+        "disks on storage and controlPlane nodes (`createDefaultDiskLabeledNodes` + `node.longhorn.io/create-default-disk=true` from the node-roles phase): the controlPlane disks hold the one strict-local replica of their own Galera, RabbitMQ and OVN central volumes (D5); replicas of replicated volumes only on storage nodes (Longhorn node tag `storage` from the annotation `node.longhorn.io/default-node-tags`, selected by `longhorn-vm` and the default class); manager, engines, instance managers and CSI plugin wherever volumes are used (tolerating controlPlane, compute, storage, containers, provisioning, `openkeel.io/reserved` and the taints of a disabled or draining node, `openkeel.io/compute-disabled` and `medik8s.io/drain`; the system-managed pods through the `taintToleration` setting, and changing that setting on a live cluster restarts them once every volume is detached, or within the hour); `nodeDrainPolicy: allow-if-replica-is-stopped` so that the drain of a node holding strict-local replicas can finish ([design decisions](design-decisions.md)); the CSI sidecar Deployments (attacher, provisioner, resizer, snapshotter, 3 each) with the CSI plugin: 1.12.1 gives them its selector and tolerations, so § 2.3's control plane cannot be had ([deviation](design-decisions.md)); driver deployer and UI on the control plane; RWX share managers (Manila) on storage nodes, through their class `longhorn-rwx`; with `openkeel:platform.longhorn.storageNetwork` (large), `storageNetwork: longhorn-system/storage-net`, the NAD and Subnet in the unit `longhorn-storage-network` before the release (Longhorn changes the setting only with every volume detached)",
+      stacks: "production, lab ✱",
+    },
+    {
+      component: "StorageClasses",
+      version: "—",
+      installedAs: "manifests",
+      phase: "platform-config",
+      where:
+        "`longhorn-local` (D5: `numberOfReplicas: \"1\"`, `dataLocality: strict-local`, WaitForFirstConsumer) for Galera, RabbitMQ, OVN central, Swift; `longhorn-vm` (the topology's replica count, `migratable` with ≥ 2 compute nodes) for VM and Cinder disks; `longhorn-rwx` (replicated like `longhorn-vm`; `shareManagerNodeSelector` the storage role label, so the share-manager pod of each RWX volume, its NFS server, runs on a storage node) for Manila's shares (`share.storageClassName` of openkeel-manila); with a capacity disk (`openkeel:talos.capacityDisk`, large), `longhorn-capacity` (strict-local, one replica, `diskSelector: capacity`, XFS, WaitForFirstConsumer) for Swift's devices on the storage nodes' HDDs, while `longhorn-vm`, `longhorn-rwx` and the default class select the `fast` disks; Longhorn's own `longhorn` class is the default in production. The lab without ✱ creates no class: its strict-local volumes use kind's own `standard` (local-path provisioner, WaitForFirstConsumer), which the environment declares as provided (`environments/kind-lab.ts`)",
+      stacks: "production, lab ✱",
+    },
+    {
+      component: "VolumeSnapshotClass",
+      version: "—",
+      installedAs: "manifest",
+      phase: "platform-config",
+      where: "`longhorn-snapshot` (`driver.longhorn.io`, `type: snap`)",
+      stacks: "production, lab ✱",
+    },
+    {
+      component: "Longhorn eviction",
+      version: "—",
+      installedAs: "server-side-apply patches (unit `longhorn-node-eviction`, only while a storage node retires)",
+      phase: "platform-config",
+      where: "`nodes.longhorn.io/<node>`: `allowScheduling: false`, `evictionRequested: true`",
+      stacks: "production, lab ✱",
+    },
+  ],
   design: [
     // Longhorn's hook Jobs take the manager's tolerations and no selector (issue 22, item 7)
     {

@@ -171,6 +171,17 @@ const MARIADB_OPERATOR_CHARTS: Record<string, ChartWorkloads> = {
 
 export const mariadbOperator: PlatformComponent = {
   name: "MariaDB operator",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "MariaDB operator",
+      version: "charts `mariadb-operator-crds` then `mariadb-operator` 26.6.0",
+      installedAs: "Helm (`https://mariadb-operator.github.io/mariadb-operator`)",
+      phase: "crds-operators",
+      where: "control plane",
+      stacks: "all",
+    },
+  ],
   // § 2.3: the platform's operators on the control plane
   design: [{ workloads: /mariadb-operator\/(mariadb-operator|webhook|certController)$/, reach: ["controlPlane"] }],
   pins: [MARIADB_OPERATOR_CRDS_CHART, MARIADB_OPERATOR_CHART],

@@ -15,6 +15,7 @@
 // node-healthcheck-operator controllers/nodehealthcheck_controller.go, remediate), but left in, a
 // node rebooting for its maintenance would count as unhealthy against maxUnhealthy and hold back
 // the remediation of another node of its group.
+import { MEDIK8S_DOCS } from "./medik8s-docs";
 import { MEDIK8S_SETTINGS, medik8sSettings } from "./medik8s-settings";
 import { DRAIN_TAINT, hasTrait, isDrained } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
@@ -535,6 +536,7 @@ function medik8sHost(): Partial<HostContract> {
 
 export const medik8s: PlatformComponent = {
   name: "Medik8s (NHC, SNR, NMO) on OLM",
+  docs: MEDIK8S_DOCS,
   design: [
     // OLM's own operators are operators' controllers (§ 2.3): the control plane
     { workloads: /olm\/(olm-operator|catalog-operator)$/, reach: ["controlPlane"] },

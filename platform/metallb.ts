@@ -303,6 +303,19 @@ const KIND_OFFERS: KindOffers = { "metallb.io/IPAddressPool": () => [fact.loadBa
 
 export const metallb: PlatformComponent = {
   name: "MetalLB",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "MetalLB",
+      version: "v0.16.1",
+      installedAs:
+        "remote manifest `metallb-native.yaml` (CRDs, the privileged `metallb-system` namespace, controller, speaker, six fail-closed webhooks) + our server-side-apply patches of its two workloads (unit `metallb-placement`; the manifest is applied without the fields they set, so a newer manifest re-applies without a field conflict: [why](design-decisions.md)) + our `IPAddressPool`/`L2Advertisement` `openkeel-public` (unit `metallb-pool`, platform-config: after the controller that serves the webhooks, which Pulumi waits for)",
+      phase: "crds-operators / platform / platform-config",
+      where:
+        "speaker (host network) on the ingress nodes, controlPlane or network (D8: a required node affinity OR-ing the two role labels, their taints tolerated besides the manifest's own, `system-node-critical`); controller on the control plane (`system-cluster-critical`); the VIP announced in L2 by the ingress nodes' speakers only (`nodeSelectors`), from `openkeel:platform.metallb.interfaces`; only with `openkeel:platform.metallb`",
+      stacks: "production (medium, large)",
+    },
+  ],
   // the ingress VIP (D8): speakers where the ingress runs, the controller on the control plane
   design: [
     { workloads: /metallb-placement\/speaker$/, reach: ["controlPlane", "network"] },

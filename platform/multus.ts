@@ -233,6 +233,18 @@ function multusUnit(ctx: StackContext, podNetwork: Unit | undefined): ManifestsU
 /** Secondary networks on every node (a DaemonSet the placement report reads like any other). */
 export const multus: PlatformComponent = {
   name: "Multus",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "Multus (thick)",
+      version: "v4.3.0, image `ghcr.io/k8snetworkplumbingwg/multus-cni:v4.3.0-thick`",
+      installedAs:
+        "the objects of the release's `multus-daemonset-thick.yml`, written in its `platform/` module and held to a committed copy of it (`test/fixtures/upstream/`) field by field; the only changes: the pinned image instead of `snapshot-thick`, `priorityClassName: system-node-critical` (design § 2), and on Talos the netns path `/var/run/netns/` and the daemon's requests and limits (200m/100Mi, 300m/150Mi: the upstream 50Mi limit OOM-kills it, siderolabs Multus guide)",
+      phase: "crds-operators",
+      where: "every node",
+      stacks: "all",
+    },
+  ],
   design: [{ workloads: /kube-multus-ds$/, reach: "every node" }],
   pins: [MULTUS_IMAGE],
   units: (ctx, { podNetwork }) => ({ "crds-operators": [multusUnit(ctx, podNetwork)] }),

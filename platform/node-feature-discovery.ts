@@ -81,6 +81,18 @@ const NFD_CHART_WORKLOADS: ChartWorkloads = {
 
 export const nodeFeatureDiscovery: PlatformComponent = {
   name: "Node Feature Discovery",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "Node Feature Discovery",
+      version: "chart `node-feature-discovery` 0.18.3",
+      installedAs:
+        "Helm (`https://kubernetes-sigs.github.io/node-feature-discovery/charts`), namespace `node-feature-discovery` (privileged: the worker mounts host paths, read-only)",
+      phase: "crds-operators",
+      where: "nfd-master and gc on the control plane; nfd-worker on every node (every role taint, `openkeel.io/reserved`, the Kubernetes control-plane taint)",
+      stacks: "all",
+    },
+  ],
   // § 2.3: Node Feature Discovery on every node; its master and garbage collector are operators
   design: [
     { workloads: /nfd-worker$/, reach: "every node" },

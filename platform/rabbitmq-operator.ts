@@ -139,6 +139,17 @@ const UPSTREAM: UpstreamManifest = { pin: RABBITMQ_CLUSTER_OPERATOR, workloads: 
 
 export const rabbitmqOperator: PlatformComponent = {
   name: "RabbitMQ cluster operator",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "RabbitMQ cluster operator",
+      version: "v2.22.3",
+      installedAs: "remote manifest `cluster-operator.yml` (its webhooks' certificate from cert-manager), after cert-manager",
+      phase: "crds-operators",
+      where: "an untainted node (see below)",
+      stacks: "all",
+    },
+  ],
   // § 2.3: the platform's operators on the control plane
   design: [{ workloads: /rabbitmq-cluster-operator\/rabbitmq-cluster-operator$/, reach: ["controlPlane"] }],
   pins: [RABBITMQ_CLUSTER_OPERATOR],

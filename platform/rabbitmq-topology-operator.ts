@@ -39,6 +39,18 @@ const UPSTREAM: UpstreamManifest = { pin: RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, 
 
 export const rabbitmqTopologyOperator: PlatformComponent = {
   name: "RabbitMQ messaging topology operator",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "RabbitMQ messaging topology operator",
+      version: "v1.19.2",
+      installedAs:
+        "remote manifest `messaging-topology-operator-with-certmanager.yaml` (its webhook certificate from cert-manager), after cert-manager and the cluster operator (§ 2.3: the vhosts, users and permissions of the services)",
+      phase: "crds-operators",
+      where: "an untainted node (see below)",
+      stacks: "all (the lab's RabbitMQ is the same chart's, whose users and vhosts nothing else creates)",
+    },
+  ],
   // § 2.3: the platform's operators on the control plane
   design: [{ workloads: /rabbitmq-messaging-topology-operator\/messaging-topology-operator$/, reach: ["controlPlane"] }],
   pins: [RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR],

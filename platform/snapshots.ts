@@ -155,6 +155,25 @@ function snapshotControllerUnit(ctx: StackContext): ManifestsUnit {
 
 export const snapshots: PlatformComponent = {
   name: "CSI snapshots",
+  // its rows of docs/platform.md (npm run docs writes the table)
+  docs: [
+    {
+      component: "external-snapshotter CRDs",
+      version: "v8.6.0",
+      installedAs: "remote manifests (the six CRD files of `client/config/crd` at the tag)",
+      phase: "crds-operators",
+      where: "—",
+      stacks: "production, lab ✱",
+    },
+    {
+      component: "snapshot-controller",
+      version: "image `registry.k8s.io/sig-storage/snapshot-controller:v8.6.0`",
+      installedAs: "manifests (Deployment + RBAC of `deploy/kubernetes/snapshot-controller`, kube-system)",
+      phase: "platform",
+      where: "control plane",
+      stacks: "production, lab ✱",
+    },
+  ],
   // § 2.3: the platform's controllers on the control plane
   design: [{ workloads: /snapshot-controller$/, reach: ["controlPlane"] }],
   pins: [...SNAPSHOT_CRDS, SNAPSHOT_CONTROLLER_IMAGE],

@@ -6,6 +6,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE_STATES, STATE_TRAITS, type StateTraits } from "../../config/lifecycle";
+import { platformTable, withPlatformTable, type DocsRow } from "../../platform/docs-row";
+import { PLATFORM_DOC, platformDoc } from "../../tools/docs-command";
 import { REPO } from "../helpers/stacks";
 
 const LIFECYCLE = fs.readFileSync(path.join(REPO, "docs/node-lifecycle.md"), "utf8");
@@ -68,5 +70,33 @@ describe("the docs' tables of node states follow STATE_TRAITS", () => {
     expect(row).toBeDefined();
     const type = cells(row!)[1];
     expect([...type.matchAll(/`([a-z-]+)`/g)].map((m) => m[1])).toEqual(NODE_STATES);
+  });
+});
+
+describe("docs/platform.md's table is written from the components' own rows (npm run docs)", () => {
+  it("the file holds the table npm run docs writes", () => {
+    const text = fs.readFileSync(path.join(REPO, PLATFORM_DOC), "utf8");
+    expect(platformDoc(text), "run npm run docs").toBe(text);
+  });
+
+  it("a row each component carries, in order; a component without rows is refused by name", () => {
+    const row = (component: string): DocsRow => ({ component, version: "v1", installedAs: "Helm", phase: "platform", where: "a \\| b", stacks: "all" });
+    const table = platformTable([
+      { name: "A", docs: [row("A"), row("A's classes")] },
+      { name: "B", docs: [row("B")] },
+    ]).split("\n");
+    expect(table.slice(2).map((l) => l.split(" | ")[0])).toEqual(["| A", "| A's classes", "| B"]);
+    expect(table[2]).toBe("| A | v1 | Helm | platform | a \\| b | all |");
+    expect(() => platformTable([{ name: "C" }])).toThrow(/platform component C has no docs rows/);
+  });
+
+  it("only the table between the markers is rewritten; without them, nothing is and the command says how to fix it", () => {
+    const text = fs.readFileSync(path.join(REPO, PLATFORM_DOC), "utf8");
+    const changed = withPlatformTable(text, "| x |")!;
+    expect(changed).toContain("| x |");
+    expect(changed).not.toContain("| component | version |");
+    expect(changed.split("| x |")[0]).toBe(text.split("| component | version |")[0]);
+    expect(withPlatformTable("# no markers", "| x |")).toBeUndefined();
+    expect(() => platformDoc("# no markers")).toThrow(/markers of its generated table are missing\. Fix: restore them/);
   });
 });

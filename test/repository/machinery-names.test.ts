@@ -11,7 +11,8 @@
 //   holds its words in a row, in any spelling: `swiftFindings`, `KUBE_OVN`, "Kube-OVN",
 //   "openkeel:services.ironic.bmcNetworks", `../platform/longhorn`. Comments do not count: they cite
 //   the design, which names services as its examples (§ 2.2 "the Ironic conductor"), and nothing
-//   runs on them. A name that is a word of the machinery's own vocabulary (the service `placement`:
+//   runs on them; nor does a component's prose for docs/platform.md (its `docs` rows), for the same
+//   reason. A name that is a word of the machinery's own vocabulary (the service `placement`:
 //   the folder placement/, every `placement` value) counts only in its service's unmistakable form,
 //   its release `openkeel-<name>`.
 // - The machinery: the source of the layers a service or component plugs into and of the review
@@ -147,10 +148,20 @@ async function names(): Promise<{ services: Name[]; components: Name[] }> {
   return { services, components };
 }
 
-/** The identifiers and string literals of a file's source (a template's texts, an import's path), comments left out. */
+/**
+ * Whether a node is a component's rows of docs/platform.md (`docs: [...]`, or a `*_DOCS` constant
+ * handed to it: platform/docs-row.ts): prose for a reader, like a comment, that nothing runs on.
+ */
+function isDocsProse(node: ts.Node): boolean {
+  if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name)) return node.name.text === "docs";
+  return ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text.endsWith("_DOCS");
+}
+
+/** The identifiers and string literals of a file's source (a template's texts, an import's path), comments and docs prose left out. */
 function tokens(file: string, text: string): Token[] {
   const out: Token[] = [];
   const visit = (node: ts.Node): void => {
+    if (isDocsProse(node)) return;
     if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) out.push({ text: node.text, literal: false });
     else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) out.push({ text: node.text, literal: true });
     node.forEachChild(visit);
@@ -183,11 +194,13 @@ describe("the machinery names no service nor platform component", () => {
       'import { x } from "../platform/kube-ovn";',
       "const swiftFindings = `${a}the MariaDB operator's ${b} Longhorn${c}`;",
       'const KEY = "openkeel-placement"; const placementKey = 1;',
+      'const c = { docs: [{ where: "for Manila\'s shares" }], name: "Cinder" }; const X_DOCS = ["Masakari"];',
     ].join("\n");
     const held = (name: string, t: Token[]) => t.some((token) => holds(token.text, name));
     const t = tokens("sample.ts", source);
     expect(["kubeovn", "swift", "mariadboperator", "longhorn"].filter((n) => held(n, t))).toEqual(["kubeovn", "swift", "mariadboperator", "longhorn"]);
-    expect(["ironic", "zun"].filter((n) => held(n, t))).toEqual([]);
+    expect(["ironic", "zun", "manila", "masakari"].filter((n) => held(n, t))).toEqual([]);
+    expect(held("cinder", t)).toBe(true);
     expect(t.filter((token) => token.literal).map((token) => token.text)).toContain("openkeel-placement");
   });
 
