@@ -77,7 +77,7 @@ function composedChecks(s: ResolvedStack, plan: Plan): { feasibility: Check[]; s
 
 /** The design's guarantees on the objects as the cluster receives them, after the post-render patches: a finding only this repository can cause is its bug. */
 function guaranteeChecks(s: ResolvedStack, plan: Plan): Check[] {
-  const guarantees = postRenderGuarantees(plan, s.cfg);
+  const guarantees = postRenderGuarantees(plan, s.cfg, s.kinds);
   if (guarantees.bugs.length > 0) {
     throw new Error(`post-render of stack ${s.cfg.stack}: ${guarantees.bugs.map((c) => `[${c.code}] ${c.message}. Fix: ${c.fix}`).join("; ")}`);
   }

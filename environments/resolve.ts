@@ -10,7 +10,7 @@ import type { Holding, NodeLifecycle } from "../lifecycle/contributor";
 import type { PlacementCheck, StateTaints } from "../placement/report";
 import { mergeReaders, type Readers } from "../placement/workloads";
 import { lifecyclesOf, type PlatformComponent } from "../platform/component";
-import { stackContext, type StackContext } from "../platform/context";
+import { customKindsOf, stackContext, type CustomKinds, type StackContext } from "../platform/context";
 import { buildTopology, type Topology } from "../topology/topology";
 import type { Environment } from "./environment";
 import { ENVIRONMENTS, environmentComponents, stackComponents } from "./registry";
@@ -27,6 +27,8 @@ export interface ComponentFacts {
   placementChecks: PlacementCheck[];
   /** What they keep on nodes (their lifecycles' `holds`), in their order: what the removal guard names. */
   holdings: Holding[];
+  /** What their operators and webhooks do with objects of their custom kinds (each one's `customKinds`). */
+  kinds: CustomKinds;
 }
 
 export interface ResolvedStack extends ComponentFacts {
@@ -49,6 +51,7 @@ function componentFacts(components: readonly PlatformComponent[]): ComponentFact
     readers: mergeReaders(...components.map((c) => c.readers)),
     placementChecks: components.flatMap((c) => c.placementChecks ?? []),
     holdings: lifecycles.flatMap((l) => l.holds ?? []),
+    kinds: customKindsOf(components),
   };
 }
 

@@ -2,7 +2,7 @@
 // and D2, D3, D4, D7, D8 require of a component whose chart does not render it reaches it through
 // its release's post-render patches (plan/post-render.ts), so it is judged on the chart's objects
 // after those patches, and for an operator's CR on the pods the operator builds from it, with the
-// labels that operator really sets (platform/mariadb-operator.ts, platform/rabbitmq-operator.ts).
+// labels that operator really sets (`customKinds` of its component's descriptor, platform/context.ts).
 // Three ways a patch fails what it carries, each refused before anything is applied:
 // - it reaches no object: its target is not one the chart renders (./workloads.ts chartObjects);
 // - a label selector it writes (anti-affinity, spread) matches none of its workload's pods: it
@@ -17,8 +17,7 @@ import { allUnits, type HelmReleaseUnit, type K8sObject, type Plan } from "../pl
 import { selects } from "../placement/pod-guarantees";
 import { disruptionsAllowed } from "../placement/scheduling";
 import { arr, isObj, obj, podTemplate, type Obj, type PodTemplate } from "../placement/workloads";
-import { galeraDisruptionsAllowed, galeraPod } from "../platform/mariadb-operator";
-import { rabbitmqPod } from "../platform/rabbitmq-operator";
+import { customKind, type CustomKinds, type OperatorPods } from "../platform/context";
 import { membersApartByZone } from "./context";
 import { openkeelDesign } from "./design";
 import { stackOrigin } from "./releases";
@@ -71,10 +70,8 @@ function unlistedGuarantee(chart: string, key: string): PodGuarantee | undefined
 }
 
 /** The pods an object makes: a workload's template, or what the operator builds from its CR. */
-function podsOf(o: K8sObject): PodTemplate {
-  if (o.kind === "MariaDB") return galeraPod(o);
-  if (o.kind === "RabbitmqCluster") return rabbitmqPod(o);
-  return podTemplate(o);
+function podsOf(o: K8sObject, operator: OperatorPods | undefined): PodTemplate {
+  return operator ? operator.of(o) : podTemplate(o);
 }
 
 /** Every `labelSelector` a patch writes, with its path in the patch. */
@@ -93,6 +90,8 @@ interface Judged {
   patched: K8sObject;
   pods: PodTemplate;
   patches: PostRenderPatch[];
+  /** The operator that builds its pods, for an operator's CR. */
+  operator: OperatorPods | undefined;
 }
 
 const describeObject = (j: Judged) => `${j.unit.name}/${j.chartObject.component} (${j.patched.kind} ${j.patched.metadata.name})`;
@@ -162,12 +161,12 @@ function budgetsOver(plan: Plan, namespace: string, labels: Record<string, strin
   );
 }
 
-/** Galera: the budget mariadb-operator makes from its CR; RabbitMQ, whose operator makes none: the one the Plan writes over its pods. */
+/** The budget an operator makes from its CR (Galera's), or else the one the Plan writes over the pods (RabbitMQ's operator makes none). */
 function budgetFindings(j: Judged, plan: Plan, maxUnavailable: number): string[] {
   const replicas = Number(obj(j.patched.spec).replicas ?? 1);
   const want = Math.min(maxUnavailable, replicas);
-  if (j.patched.kind === "MariaDB") {
-    const allowed = galeraDisruptionsAllowed(j.patched);
+  if (j.operator?.disruptionsAllowed) {
+    const allowed = j.operator.disruptionsAllowed(j.patched);
     return allowed === want ? [] : [`the operator's PodDisruptionBudget lets a drain evict ${allowed} of its ${replicas} members at once, not ${want}`];
   }
   const budgets = budgetsOver(plan, j.unit.namespace, j.pods.labels);
@@ -198,7 +197,7 @@ interface Finding {
 }
 
 /** One release: its chart's objects, its patches applied where they reach, each patch's selectors and each component's guarantees judged. */
-function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Finding[] {
+function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan, kinds: CustomKinds): Finding[] {
   const service = u.type === RELEASE_TYPE ? serviceOfRelease(u.name) : undefined;
   const stackPath = (key: string) => (service ? stackOrigin(service, cfg.services[service], ["placement", key]) : undefined);
   const objects = chartObjects(u);
@@ -220,7 +219,8 @@ function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Fin
   for (const c of objects) {
     const mine = patches.filter((p) => p.target.kind === c.object.kind && p.target.name === c.object.metadata.name);
     const patched = mine.reduce<K8sObject>((o, p) => mergePatch(o, p.patch) as K8sObject, c.object);
-    const j: Judged = { unit: u, chartObject: c, patched, pods: podsOf(patched), patches: mine };
+    const operator = customKind(kinds, c.object)?.pods;
+    const j: Judged = { unit: u, chartObject: c, patched, pods: podsOf(patched, operator), patches: mine, operator };
     const path = stackPath(c.component);
     const at = path ? { stackPath: path } : {};
     for (const p of mine) {
@@ -231,7 +231,7 @@ function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Fin
             level: "error",
             code: "post-render-selector",
             message: `${describeObject(j)}: its post-render patch's ${s.path} ${show(s.selector)} matches none of its pods (labels ${show(j.pods.labels)}): ${s.path.includes("topologySpreadConstraints") ? "it spreads nothing" : "it keeps nothing apart"}`,
-            fix: `select its own pods by the labels its ${c.object.kind === "MariaDB" || c.object.kind === "RabbitmqCluster" ? "operator" : "chart"} sets: ${show(j.pods.labels)}`,
+            fix: `select its own pods by the labels its ${operator ? "operator" : "chart"} sets: ${show(j.pods.labels)}`,
           },
         });
       }
@@ -244,7 +244,7 @@ function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Fin
         check: {
           level: "error",
           code: "post-render-guarantee",
-          message: `${describeObject(j)} ${what} (${g.row}; judged on the object after its release's post-render patches${podsNote(c)})`,
+          message: `${describeObject(j)} ${what} (${g.row}; judged on the object after its release's post-render patches${operator ? `, on the pods ${operator.builder} builds from it` : ""})`,
           fix: path ? `remove the override at ${path} that drops it, or write it back there` : `restore ${g.source}`,
         },
       });
@@ -253,22 +253,16 @@ function releaseFindings(u: HelmReleaseUnit, cfg: LoadedConfig, plan: Plan): Fin
   return findings;
 }
 
-const podsNote = (c: ChartObject) =>
-  c.object.kind === "MariaDB"
-    ? ", on the pods mariadb-operator builds from it"
-    : c.object.kind === "RabbitmqCluster"
-      ? ", on the pods the RabbitMQ operator builds from it"
-      : "";
-
 /**
  * The guarantees of every OpenKeel release of a Plan on its post-rendered objects. `checks`: what
  * the stack's own placement of a component breaks (its key in `path`); `bugs`: what only this
  * repository's code can break (a patch it builds, the infrastructure release the stack cannot
- * override), which planStack throws rather than blame the stack.
+ * override), which planStack throws rather than blame the stack. `kinds`: what the stack's
+ * components' operators build from the CRs a chart renders (the StackContext's).
  */
-export function postRenderGuarantees(plan: Plan, cfg: LoadedConfig): { checks: Check[]; bugs: Check[] } {
+export function postRenderGuarantees(plan: Plan, cfg: LoadedConfig, kinds: CustomKinds): { checks: Check[]; bugs: Check[] } {
   const units = allUnits(plan).filter((u): u is HelmReleaseUnit => u.kind === "HelmRelease" && (u.type === RELEASE_TYPE || u.type === INFRASTRUCTURE_TYPE));
-  const findings = units.flatMap((u) => releaseFindings(u, cfg, plan));
+  const findings = units.flatMap((u) => releaseFindings(u, cfg, plan, kinds));
   return {
     checks: findings.filter((f) => f.stackPath !== undefined).map((f) => ({ ...f.check, file: cfg.file, path: f.stackPath! })),
     bugs: findings.filter((f) => f.stackPath === undefined).map((f) => f.check),

@@ -27,7 +27,6 @@ import { placementValueSchema, type PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
 import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
-import { galeraPodLabels } from "../platform/mariadb-operator";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -51,6 +50,16 @@ export const memberObjectName = (release: string, member: (typeof QUORUM_MEMBERS
 function memberDomains(ctx: StackContext): string[] {
   const p = quorumPlacement(ctx);
   return [...(p.antiAffinity === "required" ? [HOSTNAME_LABEL] : []), ...(p.zoneAntiAffinity === "required" ? [ZONE_LABEL] : [])];
+}
+
+/** The kind of the Galera CR the chart renders, as its operator's component keys it (`<group>/<Kind>`). */
+const GALERA_KIND = "k8s.mariadb.com/MariaDB";
+
+/** The labels the operator of a CR of `kind` gives every pod of the CR `name` (`customKinds` of its component, handed over in the StackContext). */
+function operatorPodLabels(ctx: StackContext, kind: string, name: string): Record<string, string> {
+  const labels = ctx.kinds[kind]?.pods?.labels(name);
+  if (!labels) throw new Error(`openkeel-chart renders a ${kind}, but no installed component says which pods its operator builds from it (customKinds)`);
+  return labels;
 }
 
 /**
@@ -83,7 +92,12 @@ export function infrastructurePostRender(
     !domains.includes(ZONE_LABEL) && ctx.topo.zones.length > 1
       ? {
           topologySpreadConstraints: [
-            { maxSkew: 1, topologyKey: ZONE_LABEL, whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: galeraPodLabels(galera) } },
+            {
+              maxSkew: 1,
+              topologyKey: ZONE_LABEL,
+              whenUnsatisfiable: "ScheduleAnyway",
+              labelSelector: { matchLabels: operatorPodLabels(ctx, GALERA_KIND, galera) },
+            },
           ],
         }
       : {};

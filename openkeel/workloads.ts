@@ -17,8 +17,6 @@ import { API_JOB, API_JOB_DESIGN, openkeelDesign, rendersApiJob } from "./design
 import { OPENKEEL_SERVICES } from "./services";
 import { patchedObject } from "../plan/post-render";
 import type { HelmReleaseUnit, K8sObject } from "../plan/plan";
-import { readMariaDB } from "../platform/mariadb-operator";
-import { readRabbitmqCluster } from "../platform/rabbitmq-operator";
 import { memberObjectName, QUORUM_MEMBERS } from "./infrastructure";
 import type { Scheduling } from "../placement/chart-helper";
 import { templateRendersHostAntiAffinity } from "./zone-spread";
@@ -247,7 +245,11 @@ const readInfrastructure: UnitReader = (u, ctx) => {
   const crs = memberCrs(u);
   const members = QUORUM_MEMBERS.map((member): Component => {
     const cr = patchedObject(u.release, crs[member], u.postRender ?? []);
-    const [c] = (member === "mariadb" ? readMariaDB : readRabbitmqCluster)(u, cr);
+    const read = ctx.objects[cr.kind];
+    // the operator's component reads its CR (its descriptor's readers); the Plan installs it before the chart (plan/needs.ts)
+    if (!read)
+      throw new Error(`placement: no component reads ${cr.kind}, which ${u.name} renders for ${member}; its operator's component must register a reader`);
+    const [c] = read(u, cr);
     return { ...c, name: `${u.name}/${member}`, source: "openkeel", ...designFields(openkeelDesign(u.chart.chart, member), ctx.units) };
   });
   const { infrastructure: _members, ...rest } = values;

@@ -117,6 +117,8 @@ interface ReadContext {
   profile: LabelProfile;
   /** The names of every unit of the Plan: what else the stack installs. */
   units: ReadonlySet<string>;
+  /** The object readers of the stack's components, by kind: how a unit's reader reads the objects of custom kinds its chart renders. */
+  objects: Readonly<Record<string, ObjectReader>>;
 }
 /** Reads a Helm release or remote manifest unit: its components, or none. */
 export type UnitReader = (unit: Unit, ctx: ReadContext) => Component[];
@@ -329,7 +331,7 @@ const WORKLOAD_READERS: Record<string, ObjectReader> = { Deployment: workload, S
 
 /** Every component of the Plan that places pods (or selects nodes), in Plan order. */
 export function planComponents(plan: Plan, readers: Readers): Component[] {
-  const ctx: ReadContext = { profile: plan.labelProfile, units: new Set(allUnits(plan).map((u) => u.name)) };
+  const ctx: ReadContext = { profile: plan.labelProfile, units: new Set(allUnits(plan).map((u) => u.name)), objects: readers.objects ?? {} };
   const out: Component[] = [];
   for (const ph of plan.phases) {
     for (const u of ph.units) {

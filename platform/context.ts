@@ -21,6 +21,7 @@ import { serviceEnabled } from "../topology/services";
 import { roleLabelsInUse, type Topology } from "../topology/topology";
 import type { PlatformConfig } from "../config/platform";
 import type { ManifestPin } from "./versions";
+import type { PodTemplate } from "../placement/workloads";
 
 /** A StorageClass the cluster has without this repository creating it. */
 export interface ProvidedStorageClass {
@@ -74,6 +75,71 @@ export interface SegmentRemediation {
   unhealthyConditions: { type: "Ready"; status: "False" | "Unknown"; duration: string }[];
 }
 
+/** The pods an operator builds from an object of its kind, as its code at the pin builds them. */
+export interface OperatorPods {
+  /** Who builds them, as a finding names it (`the … operator`). */
+  builder: string;
+  /** The labels it gives every pod of the object of that name, whatever the object says: what selects them all. */
+  labels(name: string): Record<string, string>;
+  /** The pods it builds from the object: their labels and pod spec. */
+  of(cr: K8sObject): PodTemplate;
+  /**
+   * How many of them the PodDisruptionBudget it writes itself lets a drain evict while all are healthy.
+   * @default none: it writes no budget; the Plan writes one where the design wants one
+   */
+  disruptionsAllowed?(cr: K8sObject): number;
+}
+
+/**
+ * What an operator's controllers and admission webhooks do with an object of one of its custom
+ * kinds, which the machinery judges before they act on it: the charts' objects before the cluster
+ * has them (openkeel/guarantees.ts, openkeel/workloads.ts).
+ */
+export interface CustomKind {
+  /**
+   * The pods its operator builds from the object.
+   * @default none: it builds no pods
+   */
+  pods?: OperatorPods;
+}
+
+/** By `<group>/<Kind>` (plan/needs.ts KindOffers' keys): a kind is one component's. */
+export type CustomKinds = Readonly<Partial<Record<string, CustomKind>>>;
+
+/** The API group of an apiVersion (`` for the core group). */
+const groupOf = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+
+/** What the kind of an object is, by its apiVersion and kind. */
+export function customKind(kinds: CustomKinds, o: { apiVersion: string; kind: string }): CustomKind | undefined {
+  return kinds[`${groupOf(o.apiVersion)}/${o.kind}`];
+}
+
+/**
+ * The custom kinds of the components of a list. A kind is one component's, its name too (the
+ * placement readers and a post-render patch's target name a kind alone): a second claim is a bug.
+ */
+export function customKindsOf(components: readonly KindOwner[]): CustomKinds {
+  const out: Record<string, CustomKind> = {};
+  for (const c of components)
+    for (const [key, kind] of Object.entries(c.customKinds ?? {})) {
+      const name = key.slice(key.indexOf("/") + 1);
+      if (Object.keys(out).some((k) => k.slice(k.indexOf("/") + 1) === name))
+        throw new Error(`${c.name} claims the kind ${key}, whose name another component's kind already has`);
+      if (kind) out[key] = kind;
+    }
+  return out;
+}
+
+/** A component whose operators and webhooks act on objects of its custom kinds says what they do. */
+export interface KindOwner {
+  name: string;
+  /**
+   * What they do with an object of each of its kinds, by `<group>/<Kind>`.
+   * @default none: it owns no kind the machinery judges
+   */
+  customKinds?: CustomKinds;
+}
+
 /** A platform component that remediates nodes says how a segment host is to be remediated. */
 export interface NodeRemediator {
   /**
@@ -98,10 +164,12 @@ export interface StackContext {
    * @default none: nothing remediates nodes (the lab), and Masakari is told nothing about it
    */
   remediation?: SegmentRemediation;
+  /** What the installed components' operators and webhooks do with objects of their custom kinds (`customKinds` of each). */
+  kinds: CustomKinds;
 }
 
 /** The context of a stack; `installed` are the platform components it installs (the remediator among them). */
-export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackStorage, installed: readonly NodeRemediator[] = []): StackContext {
+export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackStorage, installed: readonly (NodeRemediator & KindOwner)[] = []): StackContext {
   const ctx: StackContext = {
     cfg,
     topo,
@@ -110,6 +178,7 @@ export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackSt
     storage,
     rolesPassed: roleLabelsInUse(topo),
     serviceOn: (service) => serviceEnabled(cfg, topo, service),
+    kinds: customKindsOf(installed),
   };
   const remediation = installed.find((c) => c.segmentRemediation)?.segmentRemediation?.(ctx);
   return remediation ? { ...ctx, remediation } : ctx;

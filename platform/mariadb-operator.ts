@@ -21,7 +21,7 @@ import {
   type PodTemplate,
 } from "../placement/workloads";
 import type { PlatformComponent } from "./component";
-import { contentAt, controlPlaneScheduling, namespace, selectorAndTolerations, type Contents, type StackContext } from "./context";
+import { contentAt, controlPlaneScheduling, namespace, selectorAndTolerations, type Contents, type CustomKinds, type StackContext } from "./context";
 import { fact } from "../plan/needs";
 import { MARIADB_OPERATOR_CHART, MARIADB_OPERATOR_CRDS_CHART } from "./versions";
 import { PRIORITY_CLASSES } from "./priority-classes";
@@ -147,6 +147,13 @@ export const readMariaDB: ObjectReader = (u, o) => {
   ];
 };
 
+/** A MariaDB CR (the one openkeel-chart renders): the Galera pods the operator builds from it, with the budget it writes over them. */
+const CUSTOM_KINDS: CustomKinds = {
+  "k8s.mariadb.com/MariaDB": {
+    pods: { builder: "mariadb-operator", labels: galeraPodLabels, of: galeraPod, disruptionsAllowed: galeraDisruptionsAllowed },
+  },
+};
+
 /**
  * What the chart makes of each Deployment's own values (templates/{operator,webhook,cert-controller}/
  * deployment.yaml at 26.6.0): `ha.replicas` (3 by default) when `ha.enabled`, else no replicas
@@ -187,6 +194,7 @@ export const mariadbOperator: PlatformComponent = {
   pins: [MARIADB_OPERATOR_CRDS_CHART, MARIADB_OPERATOR_CHART],
   charts: MARIADB_OPERATOR_CHARTS,
   artifacts: { "mariadb-operator-crds": CRDS_CONTENTS, "mariadb-operator": CHART_CONTENTS },
+  customKinds: CUSTOM_KINDS,
   namespaces: () => [mariadbOperatorNamespace()],
   units: (ctx) => ({ "crds-operators": [mariadbOperatorCrdsRelease(), mariadbOperatorRelease(ctx)] }),
   readers: {

@@ -19,7 +19,7 @@ import {
   type UpstreamWorkload,
 } from "../placement/workloads";
 import { upstreamReader, type PlatformComponent, type UpstreamManifest } from "./component";
-import { pinnedManifestUnit, type Contents } from "./context";
+import { pinnedManifestUnit, type Contents, type CustomKinds } from "./context";
 import { fact } from "../plan/needs";
 import { RABBITMQ_CLUSTER_OPERATOR } from "./versions";
 import { isPlainObject } from "../config/plain";
@@ -135,6 +135,11 @@ export function rabbitmqOperatorWorkload(name: string): UpstreamWorkload {
   };
 }
 
+/** A RabbitmqCluster (the one openkeel-chart renders): the pods the operator builds from it; it writes no PodDisruptionBudget over them. */
+const CUSTOM_KINDS: CustomKinds = {
+  "rabbitmq.com/RabbitmqCluster": { pods: { builder: "the RabbitMQ operator", labels: rabbitmqPodLabels, of: rabbitmqPod } },
+};
+
 const UPSTREAM: UpstreamManifest = { pin: RABBITMQ_CLUSTER_OPERATOR, workloads: [rabbitmqOperatorWorkload("rabbitmq-cluster-operator")] };
 
 export const rabbitmqOperator: PlatformComponent = {
@@ -155,6 +160,7 @@ export const rabbitmqOperator: PlatformComponent = {
   pins: [RABBITMQ_CLUSTER_OPERATOR],
   upstream: [UPSTREAM],
   artifacts: { "rabbitmq-cluster-operator": CONTENTS },
+  customKinds: CUSTOM_KINDS,
   units: () => ({ "crds-operators": [rabbitmqOperatorUnit()] }),
   readers: {
     units: { [RABBITMQ_CLUSTER_OPERATOR_TYPE]: upstreamReader(UPSTREAM) },
