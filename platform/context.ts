@@ -22,6 +22,8 @@ import { roleLabelsInUse, type Topology } from "../topology/topology";
 import type { PlatformConfig } from "../config/platform";
 import type { ManifestPin } from "./versions";
 import type { PodTemplate } from "../placement/workloads";
+import type { Check } from "../config/problems";
+import type { Change } from "../render/diff";
 
 /** A StorageClass the cluster has without this repository creating it. */
 export interface ProvidedStorageClass {
@@ -90,10 +92,18 @@ export interface OperatorPods {
   disruptionsAllowed?(cr: K8sObject): number;
 }
 
+/** A change of one object the webhook of its kind may hold. */
+export interface HeldChange {
+  name: string;
+  /** `deleted`, or the held fields that change. */
+  change: "deleted" | string[];
+}
+
 /**
  * What an operator's controllers and admission webhooks do with an object of one of its custom
  * kinds, which the machinery judges before they act on it: the charts' objects before the cluster
- * has them (openkeel/guarantees.ts, openkeel/workloads.ts).
+ * has them (openkeel/guarantees.ts, openkeel/workloads.ts), a change before it is deployed
+ * (review/operator-findings.ts).
  */
 export interface CustomKind {
   /**
@@ -101,6 +111,21 @@ export interface CustomKind {
    * @default none: it builds no pods
    */
   pods?: OperatorPods;
+  /**
+   * Fields (`spec.…`) its webhook refuses to update once the object exists, and why: only a new object takes them.
+   * @default none
+   */
+  immutable?: { fields: readonly string[]; reason: string };
+  /**
+   * Changes its webhook refuses while the object is in a state the review cannot see (a check that remediates).
+   * @default none
+   */
+  held?: {
+    /** The held fields that changes of the whole object touch (render/diff.ts's), as the webhook names them. */
+    fields(changes: readonly Pick<Change, "path">[]): string[];
+    /** The finding of the changes of the stack's objects of the kind that the webhook may hold (one for all of them). */
+    finding(changes: readonly HeldChange[]): Check[];
+  };
 }
 
 /** By `<group>/<Kind>` (plan/needs.ts KindOffers' keys): a kind is one component's. */
@@ -109,9 +134,17 @@ export type CustomKinds = Readonly<Partial<Record<string, CustomKind>>>;
 /** The API group of an apiVersion (`` for the core group). */
 const groupOf = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
 
+/** The key of an object's kind: `<group>/<Kind>`. */
+export const kindKey = (o: { apiVersion: string; kind: string }) => `${groupOf(o.apiVersion)}/${o.kind}`;
+
 /** What the kind of an object is, by its apiVersion and kind. */
 export function customKind(kinds: CustomKinds, o: { apiVersion: string; kind: string }): CustomKind | undefined {
-  return kinds[`${groupOf(o.apiVersion)}/${o.kind}`];
+  return kinds[kindKey(o)];
+}
+
+/** What a kind named alone is (a post-render patch's target names no group): its name is one kind's (customKindsOf). */
+export function customKindNamed(kinds: CustomKinds, kind: string): CustomKind | undefined {
+  return Object.entries(kinds).find(([k]) => k.slice(k.indexOf("/") + 1) === kind)?.[1];
 }
 
 /**

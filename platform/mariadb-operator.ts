@@ -147,10 +147,21 @@ export const readMariaDB: ObjectReader = (u, o) => {
   ];
 };
 
-/** A MariaDB CR (the one openkeel-chart renders): the Galera pods the operator builds from it, with the budget it writes over them. */
+/**
+ * A MariaDB CR (the one openkeel-chart renders): the Galera pods the operator builds from it, with
+ * the budget it writes over them, and the fields its webhook refuses to change: 26.6.0 tags
+ * `priorityClassName` and `affinity.antiAffinityEnabled` of the MariaDB spec `webhook:"inmutable"`
+ * (api/v1alpha1 base_types.go). The CR is rendered by a chart and amended by the release's
+ * post-render patches (plan/post-render.ts): a changed patch of such a field is a replacement of
+ * the CR, which the release's upgrade cannot do (review/operator-findings.ts).
+ */
 const CUSTOM_KINDS: CustomKinds = {
   "k8s.mariadb.com/MariaDB": {
     pods: { builder: "mariadb-operator", labels: galeraPodLabels, of: galeraPod, disruptionsAllowed: galeraDisruptionsAllowed },
+    immutable: {
+      fields: ["spec.priorityClassName", "spec.affinity.antiAffinityEnabled"],
+      reason: "mariadb-operator's webhook marks the field immutable; only a new CR takes it",
+    },
   },
 };
 

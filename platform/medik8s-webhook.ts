@@ -12,6 +12,7 @@
 // health checks); the e2e's admission stand-in decides as the webhook does (nhcAdmission).
 import type { Check } from "../config/problems";
 import { diff, type Change } from "../render/diff";
+import type { CustomKinds, HeldChange } from "./context";
 
 export const NHC_API_GROUP = "remediation.medik8s.io";
 export const NHC_KIND = "NodeHealthCheck";
@@ -60,13 +61,6 @@ export function nhcAdmission(operation: string, old: unknown, object: unknown): 
 export const IN_FLIGHT_JSONPATH = `{range .items[*]}{.metadata.name}{"\\t"}{.status.unhealthyNodes[*].remediations[*].resource.name}{"\\n"}{end}`;
 export const IN_FLIGHT_QUERY = `kubectl get nodehealthchecks -o jsonpath='${IN_FLIGHT_JSONPATH}'`;
 
-/** A change of one of our checks the webhook holds while it remediates. */
-export interface HeldChange {
-  name: string;
-  /** `deleted`, or the held fields that change. */
-  change: "deleted" | string[];
-}
-
 /**
  * The finding of a change that deletes checks or changes what they hold (one warning for all of
  * them): `pulumi up` stops on the first one that remediates when it runs.
@@ -84,3 +78,6 @@ export function heldChangeFinding(changes: readonly HeldChange[]): Check[] {
     },
   ];
 }
+
+/** What the webhook holds of a NodeHealthCheck, for the review of a change (`customKinds` of the Medik8s descriptor). */
+export const NHC_CUSTOM_KINDS: CustomKinds = { [`${NHC_API_GROUP}/${NHC_KIND}`]: { held: { fields: heldFields, finding: heldChangeFinding } } };

@@ -28,6 +28,7 @@ import { upstreamReader, type PlatformComponent, type UpstreamManifest } from ".
 import type { HostContract } from "../plan/host";
 import { MEDIK8S_PLACEMENT_CHECKS, readNodeHealthCheck } from "./medik8s-placement";
 import { REMEDIATION_RULE } from "./medik8s-rule";
+import { NHC_CUSTOM_KINDS } from "./medik8s-webhook";
 import { isQuorumGroup, NHC_CONSTRAINT, nhcChecks, nhcGroupChecks, nhcSelector, type NhcCheck, type NhcGroup } from "./medik8s-groups";
 import { fact, resourceOf } from "../plan/needs";
 import {
@@ -561,6 +562,7 @@ export const medik8s: PlatformComponent = {
   namespaces: () => [medik8sNamespace()],
   lifecycle: medik8sLifecycle,
   segmentRemediation,
+  customKinds: NHC_CUSTOM_KINDS,
   host: medik8sHost,
   checks: (cfg) =>
     nhcGroupChecks(cfg.nodes, (group) =>

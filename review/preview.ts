@@ -30,9 +30,10 @@ import { quorumFindings, serviceChangeFindings, serviceFindings } from "./releas
 
 /**
  * What the components of every environment contribute to a node's life: each decides from the
- * renders whether its steps apply (an eviction only where one was requested), so all are asked.
+ * renders whether its steps apply (an eviction only where one was requested), so all are asked;
+ * and what their operators refuse of objects of their kinds (./operator-findings.ts).
  */
-const LIFECYCLES = resolveEnvironment().lifecycles;
+const { lifecycles: LIFECYCLES, kinds: KINDS } = resolveEnvironment();
 
 /** Compare one stack's two renders (either may be absent), judged against the base. */
 export function previewStack(stack: string, base: Tree | undefined, head: Tree | undefined, policy?: PolicyReport, pins?: UpgradePins): StackPreview {
@@ -62,10 +63,10 @@ function findingsOf(c: Judging, both: boolean, pins: UpgradePins | undefined, ju
     ...c.acting.findings,
     ...removalFindings(c.acting.losses, hi, judged.where),
     ...serviceFindings(c.units, bi, hi),
-    ...heldCheckFindings(c.objects),
+    ...heldCheckFindings(c.objects, KINDS),
     ...quorumFindings(c.values),
     ...(both
-      ? [...postRenderFindings(b, h, bi), ...nodeFindings(bi, hi, judged), ...serviceChangeFindings(bi, hi, judged.where), ...bindingFindings(b, h)]
+      ? [...postRenderFindings(b, h, bi, KINDS), ...nodeFindings(bi, hi, judged), ...serviceChangeFindings(bi, hi, judged.where), ...bindingFindings(b, h)]
       : []),
     // a loss of nodes this change makes worse (lifecycle/failure-domains.ts, ./failure-delta.ts)
     ...(both ? failureDomainFindings(b.placement?.failureDomains, h.placement?.failureDomains) : []),

@@ -167,14 +167,3 @@ export function inPlace(apiVersion: string, kind: string, changes: Change[], pat
   const replaces = [...new Set([...fieldsIn(PULUMI_REPLACES, apiVersion, kind, changes), ...deleting])];
   return { replaces, refused: fieldsIn(API_REFUSES, apiVersion, kind, changes), deleteFirst: deleting.length > 0 };
 }
-
-/**
- * Fields an operator's admission webhook refuses to change on its CR, which only a new CR takes:
- * mariadb-operator 26.6.0 tags `priorityClassName` and `affinity.antiAffinityEnabled` of the
- * MariaDB spec `webhook:"inmutable"` (api/v1alpha1 base_types.go). The CR is rendered by a chart
- * and amended by the release's post-render patches (plan/post-render.ts): a changed patch of such a
- * field is a replacement of the CR, which the release's upgrade cannot do.
- */
-export const OPERATOR_IMMUTABLE: Readonly<Record<string, readonly string[]>> = {
-  MariaDB: ["spec.priorityClassName", "spec.affinity.antiAffinityEnabled"],
-};

@@ -2,15 +2,23 @@
 // knowledge (`customKinds` of its descriptor, platform/context.ts), handed to the machinery that
 // judges the object before the operator acts on it: the pods mariadb-operator and the RabbitMQ
 // operator build from openkeel-chart's CRs, with their labels and Galera's own budget
-// (openkeel/guarantees.ts, openkeel/infrastructure.ts), and the readers that place them (openkeel/workloads.ts).
+// (openkeel/guarantees.ts, openkeel/infrastructure.ts), and the readers that place them
+// (openkeel/workloads.ts); what a change meets (review/operator-findings.ts): the fields
+// mariadb-operator's webhook refuses to change, the NodeHealthChecks NHC's holds.
 import { describe, expect, it } from "vitest";
-import { resolveStack } from "../../environments";
+import { resolveEnvironment, resolveStack } from "../../environments";
 import { postRenderGuarantees } from "../../openkeel/guarantees";
 import { infrastructurePostRender, infrastructureValues } from "../../openkeel/infrastructure";
+import { findUnit, type HelmReleaseUnit, type Plan } from "../../plan/plan";
 import { planComponents } from "../../placement/workloads";
 import { customKind, customKindsOf } from "../../platform/context";
 import { mariadbOperator } from "../../platform/mariadb-operator";
+import { medik8s } from "../../platform/medik8s";
 import { rabbitmqOperator } from "../../platform/rabbitmq-operator";
+import { RenderedStack, renderPlan } from "../../render/rendered";
+import { heldCheckFindings, postRenderFindings } from "../../review/operator-findings";
+import { changesOf } from "../../review/preview-diff";
+import type { ObjectRef } from "../../review/preview-model";
 import { planOf } from "../helpers/plans";
 import { mutatedConfig, shippedConfig } from "../helpers/stacks";
 
@@ -69,5 +77,35 @@ describe("what the operators do with objects of their kinds", () => {
     expect(() => customKindsOf([mariadbOperator, { name: "Other galera", customKinds: { "example.com/MariaDB": {} } }])).toThrow(
       "Other galera claims the kind example.com/MariaDB, whose name another component's kind already has",
     );
+  });
+
+  it("a changed patch of a field mariadb-operator's webhook holds immutable is refused with its kind's reason, and not without its kind", () => {
+    const head = planOf("prod-medium");
+    const base = structuredClone(head);
+    const galera = (findUnit(base, "openkeel-chart") as HelmReleaseUnit).postRender!.find((p) => p.target.kind === "MariaDB")!;
+    delete (galera.patch.spec as Record<string, unknown>).priorityClassName;
+    const rendered = (plan: Plan, where: string) => new RenderedStack(new Map(renderPlan(plan).map((f) => [f.path, f.content])), where);
+    const c = changesOf(rendered(base, "the base"), rendered(head, "this change"));
+    expect(postRenderFindings(c.b, c.h, c.bi, customKindsOf([mariadbOperator])).map((f) => [f.code, f.reason])).toEqual([
+      ["operator-immutable", "mariadb-operator's webhook marks the field immutable; only a new CR takes it"],
+    ]);
+    expect(postRenderFindings(c.b, c.h, c.bi, customKindsOf([rabbitmqOperator]))).toEqual([]);
+  });
+
+  it("a NodeHealthCheck deleted is held by NHC's webhook with Medik8s' kinds (the preview's), and by nothing without them", () => {
+    const check: ObjectRef = {
+      apiVersion: "remediation.medik8s.io/v1alpha1",
+      kind: "NodeHealthCheck",
+      name: "openkeel-storage",
+      file: "f.yaml",
+      protected: false,
+      patch: false,
+    };
+    const objects = { added: [], removed: [check], changed: [] };
+    expect(heldCheckFindings(objects, customKindsOf([medik8s])).map((f) => f.code)).toEqual(["nhc-held-change"]);
+    expect(heldCheckFindings(objects, resolveEnvironment().kinds).map((f) => f.code)).toEqual(["nhc-held-change"]);
+    expect(heldCheckFindings(objects, customKindsOf([mariadbOperator]))).toEqual([]);
+    // a patch of an object never deletes it
+    expect(heldCheckFindings({ ...objects, removed: [{ ...check, patch: true }] }, customKindsOf([medik8s]))).toEqual([]);
   });
 });

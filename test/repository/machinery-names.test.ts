@@ -70,8 +70,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "platform/ovs-stacks.ts: neutron",
   "platform/priority-classes.ts: kubevirt",
   "platform/priority-classes.ts: longhorn",
-  "review/operator-findings.ts: mariadb-operator",
-  "review/operator-findings.ts: medik8s",
 ];
 
 const words = (text: string) =>
