@@ -1,22 +1,22 @@
-// The public ingress VIP (D8) where MetalLB gives the stack a pool (platform/metallb.ts). The
-// infrastructure chart runs the ingress as a host-network DaemonSet on the controlPlane and network
-// nodes and reads no Service key (§ 5.2: `ingress.placement` only), so this repository writes the
-// LoadBalancer Service itself and selects the ingress pods by the labels every OpenKeel chart gives
-// its workloads (`app.kubernetes.io/instance` the release, `app.kubernetes.io/component` the
-// component key): our contract for the chart (docs/openkeel-values.md). `externalTrafficPolicy:
-// Local` keeps the client's address and makes only nodes with a ready ingress pod announce the VIP.
+// The public ingress VIP (D8) where an installed component gives a LoadBalancer Service its address
+// (StackContext loadBalancer: MetalLB with a pool, platform/metallb.ts). The infrastructure chart
+// runs the ingress as a host-network DaemonSet on the controlPlane and network nodes and reads no
+// Service key (§ 5.2: `ingress.placement` only), so this repository writes the LoadBalancer Service
+// itself and selects the ingress pods by the labels every OpenKeel chart gives its workloads
+// (`app.kubernetes.io/instance` the release, `app.kubernetes.io/component` the component key): our
+// contract for the chart (docs/openkeel-values.md). `externalTrafficPolicy: Local` keeps the
+// client's address and makes only nodes with a ready ingress pod announce the VIP.
 import { type K8sObject, manifestsUnit, type ManifestsUnit } from "../plan/plan";
 import type { StackContext } from "../platform/context";
-import { metallbSettings } from "../platform/metallb-settings";
 import { INFRASTRUCTURE_UNIT } from "./infrastructure";
 import { OPENKEEL_NAMESPACE } from "./names";
 
 export const INGRESS_SERVICE_UNIT = "openkeel-ingress-vip";
 export const INGRESS_SERVICE = "openkeel-ingress";
 
-/** The ingress Service of type LoadBalancer; none without a MetalLB pool. */
+/** The ingress Service of type LoadBalancer; none where no installed component gives it an address (no MetalLB pool). */
 export function ingressServiceUnits(ctx: StackContext): ManifestsUnit[] {
-  if (!metallbSettings(ctx.platform)) return [];
+  if (!ctx.loadBalancer) return [];
   const service: K8sObject = {
     apiVersion: "v1",
     kind: "Service",

@@ -18,7 +18,7 @@ import type { PlacementCheck } from "../placement/report";
 import { mergeHostContracts, type HostContract } from "../plan/host";
 import { upstreamWorkloads, type ChartWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
-import { pinnedManifestUnit, type Contents, type KindOwner, type NodeRemediator, type StackContext } from "./context";
+import { pinnedManifestUnit, type Contents, type KindOwner, type LoadBalancerProvider, type NodeRemediator, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 import { priorityClassesUnit } from "./priority-classes";
 
@@ -58,7 +58,7 @@ export function upstreamReader(...manifests: UpstreamManifest[]): UnitReader {
   return upstreamWorkloads(manifests.flatMap((m) => m.workloads));
 }
 
-export interface PlatformComponent extends NodeRemediator, KindOwner {
+export interface PlatformComponent extends NodeRemediator, KindOwner, LoadBalancerProvider {
   /** As the docs and the design name it, e.g. `Longhorn`. */
   name: string;
   /** The pins of platform/versions.ts it installs. */

@@ -182,6 +182,15 @@ export interface NodeRemediator {
   segmentRemediation?(ctx: StackContext): SegmentRemediation;
 }
 
+/** A platform component that gives a Service of type LoadBalancer its address. */
+export interface LoadBalancerProvider {
+  /**
+   * Whether it gives one an address in this stack (MetalLB where the stack gives it a pool).
+   * @default never
+   */
+  loadBalancer?(ctx: StackContext): boolean;
+}
+
 export interface StackContext {
   cfg: LoadedConfig;
   topo: Topology;
@@ -199,10 +208,20 @@ export interface StackContext {
   remediation?: SegmentRemediation;
   /** What the installed components' operators and webhooks do with objects of their custom kinds (`customKinds` of each). */
   kinds: CustomKinds;
+  /**
+   * A Service of type LoadBalancer gets an address: an installed component gives it one.
+   * @default none: such a Service would never get an address, and OpenKeel writes none
+   */
+  loadBalancer?: true;
 }
 
-/** The context of a stack; `installed` are the platform components it installs (the remediator among them). */
-export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackStorage, installed: readonly (NodeRemediator & KindOwner)[] = []): StackContext {
+/** The context of a stack; `installed` are the platform components it installs (the remediator and the load balancer among them). */
+export function stackContext(
+  cfg: LoadedConfig,
+  topo: Topology,
+  storage: StackStorage,
+  installed: readonly (NodeRemediator & KindOwner & LoadBalancerProvider)[] = [],
+): StackContext {
   const ctx: StackContext = {
     cfg,
     topo,
@@ -214,7 +233,8 @@ export function stackContext(cfg: LoadedConfig, topo: Topology, storage: StackSt
     kinds: customKindsOf(installed),
   };
   const remediation = installed.find((c) => c.segmentRemediation)?.segmentRemediation?.(ctx);
-  return remediation ? { ...ctx, remediation } : ctx;
+  const loadBalancer = installed.some((c) => c.loadBalancer?.(ctx));
+  return { ...ctx, ...(remediation ? { remediation } : {}), ...(loadBalancer ? { loadBalancer: true as const } : {}) };
 }
 
 export function rolesTolerations(roles: readonly Role[]): Toleration[] {

@@ -351,6 +351,8 @@ export const metallb: PlatformComponent = {
   },
   artifacts: { metallb: METALLB_CONTENTS },
   kindOffers: KIND_OFFERS,
+  // its pool (the stack's block) gives a LoadBalancer Service its address: the ingress VIP of D8
+  loadBalancer: (ctx) => metallbSettings(ctx.platform) !== undefined,
   units: (ctx) => {
     const settings = metallbSettings(ctx.platform);
     if (!settings) return {};

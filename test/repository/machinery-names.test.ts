@@ -60,7 +60,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "config/talos.ts: longhorn",
   "config/talos.ts: medik8s",
   "config/talos.ts: swift",
-  "openkeel/ingress.ts: metallb",
   "openkeel/quorum-moves.ts: longhorn",
   "openkeel/strict-local-members.ts: longhorn",
   "platform/host-facts.ts: kube-ovn",
