@@ -161,7 +161,8 @@ export function quorumMoveChecks(committed: RecordedInventory, next: RecordedInv
       level: "error",
       code: "quorum-zone-move",
       message: `this change ${s.cause.replace("one member", `one ${quorums} member`)}, while ${where} may run two of the ${s.members} members of ${quorums} on ${names(s.pair)}, which would then share zone ${zoneAfter(s.pair[0]) || "(none)"}: a member's strict-local volume pins it to its node (D5), the new rule refuses it that node, and it stays Pending for good`,
-      reason: "a running quorum's members cannot move by themselves: Longhorn's strict-local PV binds each to the node it was created on",
+      // the strict-local class of D5 (the stack's storage: platform/context.ts StackStorage) keeps a PV's one replica on its node
+      reason: "a running quorum's members cannot move by themselves: the strict-local PV of each (D5) binds it to the node it was created on",
       fix: stages(
         s,
         quorums,

@@ -59,7 +59,7 @@ describe("a controlPlane node moved to another zone (prod-large)", () => {
     const p = previewStack("prod-large", base, renderTree(mutatedConfig("prod-large", moveOkCp2)));
     const found = p.findings.filter((f) => f.code === "quorum-zone-move");
     expect(found.map((f) => [f.level, f.message.slice(0, 63)])).toEqual([["error", "this change moves 'ok-cp-2' to another zone, while the base may"]]);
-    expect(found[0].reason).toMatch(/Longhorn's strict-local PV binds each to the node/);
+    expect(found[0].reason).toMatch(/the strict-local PV of each \(D5\) binds it to the node/);
     const compute = previewStack("prod-large", base, renderTree(mutatedConfig("prod-large", (raw) => (node(raw, "cmp-a-01").zone = "zone-b"))));
     expect(compute.findings.filter((f) => f.code === "quorum-zone-move")).toEqual([]);
   });
