@@ -193,7 +193,7 @@ function strictLocalLoss(loss: Loss, classes: readonly string[]): LossFinding[] 
     {
       what: `Longhorn ${joined(classes)}`,
       level: "degraded",
-      message: `the strict-local volumes on ${out.length} lost node(s) are unavailable until they are back: their one replica is there (D5), and their members (Galera, RabbitMQ, OVN central, Swift devices) wait, Pending`,
+      message: `the strict-local volumes on ${out.length} lost node(s) are unavailable until they are back: their one replica is there (D5), and the members that use them wait, Pending: their own findings in this row say what that costs`,
       fix: "bring the nodes back; a node lost for good: retire it, and its members re-sync on other nodes from new PVCs (docs/node-lifecycle.md)",
     },
   ];

@@ -63,7 +63,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "openkeel/strict-local-members.ts: longhorn",
   "platform/host-facts.ts: kube-ovn",
   "platform/host-facts.ts: multus",
-  "platform/longhorn-feasibility.ts: swift",
   "platform/ovs-stacks.ts: kube-ovn",
   "platform/ovs-stacks.ts: neutron",
   "platform/priority-classes.ts: kubevirt",
