@@ -5,7 +5,8 @@ import { KINDNET_POD_NEEDS, kindChecks, kindClusterBinding, kindHostProvisions, 
 import { cdi } from "../platform/cdi";
 import { certManager } from "../platform/cert-manager";
 import { kubevirt } from "../platform/kubevirt";
-import { longhorn, LONGHORN_LOCAL_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
+import { longhorn, LONGHORN_RWX_CLASS } from "../platform/longhorn";
+import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn-names";
 import { mariadbOperator } from "../platform/mariadb-operator";
 import { multus } from "../platform/multus";
 import { nodeFeatureDiscovery } from "../platform/node-feature-discovery";

@@ -84,6 +84,13 @@ export interface Holding {
    * @default false: it leaves with the node
    */
   evicted?: true;
+  /**
+   * The members whose volumes these are, where they are strict-local (D5: the one replica on the
+   * node, which no eviction moves), as a step names them (`Galera and RabbitMQ`): a state that
+   * evicts data has them moved by hand, in the storage's step (its `steps` reads `held`).
+   * @default none: nothing of it is on a strict-local volume
+   */
+  strictLocalMembers?: string;
 }
 
 export interface NodeLifecycle {
@@ -107,8 +114,11 @@ export interface NodeLifecycle {
   constraints?: readonly NodeConstraint[];
   /** The node an object this component writes is a request about, or undefined. */
   requestFor?(o: K8sObject): string | undefined;
-  /** Its steps of a transition, each in its slot. */
-  steps(t: NodeTransition): SlottedStep[];
+  /**
+   * Its steps of a transition, each in its slot. `held`: what every contributor keeps on nodes
+   * (their `holds`, in their order), for a step it takes for what another keeps on its volumes.
+   */
+  steps(t: NodeTransition, held: readonly Holding[]): SlottedStep[];
 }
 
 /** Entered a state, left it (or the other way round), on a node in both renders. */

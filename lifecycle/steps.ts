@@ -253,18 +253,20 @@ function merged(own: SlottedStep[], fallbacks: SlottedStep[], contributed: Slott
 /**
  * Per node whose steps are not empty or whose state changes, in inventory order (the head's, then
  * nodes only the base has). `lifecycles`: what the components contribute (they decide from the
- * renders whether a step applies: an eviction only where one was requested).
+ * renders whether a step applies: an eviction only where one was requested), each also told what
+ * all of them keep on nodes (their `holds`).
  */
 export function nodeSteps(base: RenderedStack, head: RenderedStack, lifecycles: readonly NodeLifecycle[]): NodeSteps[] {
   const b = viewsOf(base, lifecycles);
   const h = viewsOf(head, lifecycles);
+  const held = lifecycles.flatMap((l) => l.holds ?? []);
   const names = [...h.keys(), ...[...b.keys()].filter((n) => !h.has(n))];
   const out: NodeSteps[] = [];
   for (const name of names) {
     const x = b.get(name);
     const y = h.get(name);
     const own = !x ? stepsOfAdded(name, y![0]) : !y ? stepsOfRemoved(name, x[0]) : stepsOfChanged(name, x[0], y[0]);
-    const contributed = lifecycles.flatMap((l, i) => l.steps({ node: name, before: x?.[i + 1], after: y?.[i + 1] }));
+    const contributed = lifecycles.flatMap((l, i) => l.steps({ node: name, before: x?.[i + 1], after: y?.[i + 1] }, held));
     const steps = merged(own, drainByHand({ node: name, before: x?.[0], after: y?.[0] }), contributed);
     const state = x && y && x[0].state !== y[0].state ? { before: x[0].state, after: y[0].state } : undefined;
     if (steps.length === 0 && !state) continue;

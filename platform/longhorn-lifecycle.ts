@@ -1,8 +1,9 @@
 // Longhorn's part in a node's life (lifecycle/contributor.ts, docs/node-lifecycle.md): the eviction
 // request a retiring storage node writes, its constraint in the feasibility model, and its steps
-// of a transition.
+// of a transition, among them the move of the members whose strict-local volumes (D5) it cannot
+// evict, named by what the other contributors hold (their `strictLocalMembers`).
 import { hasTrait } from "../config/lifecycle";
-import type { NodeLifecycle, NodeTransition, NodeView, SlottedStep } from "../lifecycle/contributor";
+import { stateChange, type Holding, type NodeLifecycle, type NodeTransition, type NodeView, type SlottedStep } from "../lifecycle/contributor";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
 import type { StackContext } from "./context";
 import { longhornConstraint, longhornFacts } from "./longhorn-feasibility";
@@ -10,6 +11,7 @@ import {
   CREATE_DEFAULT_DISK_LABEL,
   DEFAULT_NODE_DRAIN_POLICY,
   LONGHORN_DRIVER,
+  LONGHORN_LOCAL_CLASS,
   LONGHORN_NAMESPACE,
   LONGHORN_NODE,
   LONGHORN_NODE_EVICTION_TYPE,
@@ -59,8 +61,30 @@ function evict(node: string, why: string): SlottedStep {
 }
 
 /**
+ * Into a state that evicts its data, on a node with a Longhorn disk: move the strict-local members
+ * of its roles (`held`: what the contributors keep there), in the "move-members" slot, between the
+ * drain and the wait for the eviction, which their replicas would hold for ever.
+ */
+function strictLocalMemberSteps(t: NodeTransition, held: readonly Holding[]): SlottedStep[] {
+  const { before: b, after: h } = t;
+  if (!b || !h || !hasTrait(stateChange(t)?.to, "evictsData") || !holdsLonghornDisk(b)) return [];
+  const members = held.flatMap((x) => (x.strictLocalMembers !== undefined && h.roles.includes(x.role) ? [x.strictLocalMembers] : []));
+  if (members.length === 0) return [];
+  return [
+    {
+      slot: "move-members",
+      when: "after",
+      what: "move the strict-local members",
+      // by the replicas on the node: a drained member's volume is detached, no volume names the node any more
+      command: `kubectl -n ${LONGHORN_NAMESPACE} get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${t.node}")]}{.spec.volumeName}{"\\n"}{end}'; kubectl get pv -o jsonpath='{range .items[?(@.spec.storageClassName=="${LONGHORN_LOCAL_CLASS}")]}{.metadata.name} {.spec.claimRef.namespace}/{.spec.claimRef.name}{"\\n"}{end}'; then, one at a time, kubectl delete pvc (and its Pending pod) of each ${members.join(" or ")} member whose volume is in both lists`,
+      why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1); wait until its quorum is healthy again before the next. Its replica goes with its PVC, which lets the eviction finish",
+    },
+  ];
+}
+
+/**
  * A retirement: waiting for the eviction pulumi up requested (the members whose strict-local volumes,
- * D5, cannot follow are moved before it: their releases' step, openkeel/strict-local-members.ts).
+ * D5, cannot follow are moved before it: strictLocalMemberSteps).
  */
 function retirementSteps(t: NodeTransition, b: NodeView, h: NodeView): SlottedStep[] {
   const steps: SlottedStep[] = [];
@@ -81,10 +105,10 @@ function retirementSteps(t: NodeTransition, b: NodeView, h: NodeView): SlottedSt
  * evictionUnits) is waited for, and given back by hand when a retirement is called off; a node
  * that loses its disk or leaves is evicted first, and forgotten after.
  */
-function longhornSteps(t: NodeTransition): SlottedStep[] {
+function longhornSteps(t: NodeTransition, held: readonly Holding[]): SlottedStep[] {
   const { node, before: b, after: h } = t;
   if (b && h) {
-    const steps = retirementSteps(t, b, h);
+    const steps = [...strictLocalMemberSteps(t, held), ...retirementSteps(t, b, h)];
     if (evicting(b) && !evicting(h)) {
       steps.push({
         slot: "call-off",

@@ -21,6 +21,9 @@ export const LONGHORN_TYPE = "openkeel:platform:Longhorn";
 
 export const STORAGE_CLASSES_UNIT = "storage-classes";
 
+/** D5's strict-local class: the volumes of the members that replicate their own data. */
+export const LONGHORN_LOCAL_CLASS = "longhorn-local";
+
 /** D5: one replica, kept on the node of the pod that uses it (the parameters that make a class strict-local). */
 export const STRICT_LOCAL_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 

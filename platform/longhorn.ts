@@ -26,6 +26,7 @@ import {
   formatLonghornTolerations,
   LONGHORN_DISK_ROLES,
   LONGHORN_DRIVER,
+  LONGHORN_LOCAL_CLASS,
   LONGHORN_NAMESPACE,
   LONGHORN_NODE_DRAIN_POLICY,
   LONGHORN_NODE_EVICTION_TYPE,
@@ -207,7 +208,6 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
 const LONGHORN_CONTENT = { offers: [fact.api("longhorn.io", "Node"), fact.priorityClass("longhorn-critical")], uses: [fact.podNetwork] };
 const LONGHORN_CONTENTS: Contents = { "1.12.1": LONGHORN_CONTENT, "1.11.3": LONGHORN_CONTENT };
 
-export const LONGHORN_LOCAL_CLASS = "longhorn-local";
 export const LONGHORN_VM_CLASS = "longhorn-vm";
 /** RWX filesystem volumes (Manila's shares, § 2.2): served by a share-manager pod each, on a storage node. */
 export const LONGHORN_RWX_CLASS = "longhorn-rwx";

@@ -60,7 +60,6 @@ const NOT_MOVED_YET: readonly string[] = [
   "config/talos.ts: longhorn",
   "config/talos.ts: medik8s",
   "config/talos.ts: swift",
-  "openkeel/strict-local-members.ts: longhorn",
   "platform/host-facts.ts: kube-ovn",
   "platform/host-facts.ts: multus",
   "platform/ovs-stacks.ts: kube-ovn",

@@ -499,7 +499,7 @@ describe("the steps are contributed by the components that own them (lifecycle/c
     expect(whats([])).toEqual(["drain"]);
   });
 
-  it("Longhorn adds its eviction wait, OpenKeel the move of its strict-local members; Medik8s's drain request replaces the drain by hand", () => {
+  it("Longhorn adds its eviction wait, and the move of the strict-local members OpenKeel holds; Medik8s's drain request replaces the drain by hand", () => {
     expect(whats([longhorn.lifecycle!])).toEqual(["drain", "wait for the Longhorn eviction"]);
     expect(whats([longhorn.lifecycle!, OPENKEEL.lifecycle!])).toEqual(["drain", "move the strict-local members", "wait for the Longhorn eviction"]);
     expect(whats([longhorn.lifecycle!, medik8s.lifecycle!, OPENKEEL.lifecycle!])).toEqual([
