@@ -8,7 +8,7 @@ import { z } from "zod";
 // off over many parses of one schema, while a render parses each contract a few times (npm run bench).
 z.config({ jitless: true });
 import { BRIDGE_MAPPINGS_ANNOTATION, chassisLabelKey, LABEL_PROFILES, ROLES, roleOfLabelKey, ZONE_LABEL } from "./roles";
-import { installDiskSchema, talosConfigSchema } from "./talos";
+import { installDiskSchema, talosConfigSchema, type TalosConfig, type TalosDeclaration } from "./talos";
 import { platformConfigSchema, type PlatformConfig, type SettingsDeclaration, type SettingsNeeds } from "./platform";
 import { networkConfigSchema } from "./network";
 import { hostNetworkSchema } from "./host-network";
@@ -253,17 +253,18 @@ export type AutoscalingConfig = z.infer<typeof autoscalingSchema>;
 /**
  * What a stack is read against, declared by the modules above this layer: the OpenKeel services
  * (the registry's, in install order: openkeel/services/) and the platform components that have
- * settings (each environment's: environments/registry.ts).
+ * settings or keys of `openkeel:talos` (each environment's: environments/registry.ts).
  */
 export interface StackDeclarations {
   services: readonly ServiceDeclaration[];
   platform: readonly SettingsDeclaration[];
+  talos: readonly TalosDeclaration[];
 }
 
 /**
  * The schema of a stack read against the declarations given: the services' blocks of
  * `openkeel:services`, their charts' `openkeel:charts.versions`, the components' blocks of
- * `openkeel:platform`. Built once per declarations.
+ * `openkeel:platform`, their keys of `openkeel:talos`. Built once per declarations.
  */
 export function configSchemaOf(declarations: StackDeclarations) {
   let schema = schemas.get(declarations);
@@ -273,7 +274,7 @@ export function configSchemaOf(declarations: StackDeclarations) {
 
 const schemas = new WeakMap<StackDeclarations, ReturnType<typeof buildConfigSchema>>();
 
-function buildConfigSchema({ services, platform }: StackDeclarations) {
+function buildConfigSchema({ services, platform, talos }: StackDeclarations) {
   return z
     .strictObject({
       environment: z.enum(ENVIRONMENT_NAMES),
@@ -290,7 +291,7 @@ function buildConfigSchema({ services, platform }: StackDeclarations) {
       charts: chartsSchema(services).default({ versions: {} }),
       /** Fetch every chart and upstream manifest from this mirror instead of the internet (plan/mirror.ts). */
       mirror: mirrorSchema.optional(),
-      talos: talosConfigSchema.optional(),
+      talos: talosConfigSchema(talos).optional(),
       platform: platformConfigSchema(platform),
       /** The node subnet and the cluster's pod, service and join ranges, where the stack owns them (its environment's rules). */
       network: networkConfigSchema.optional(),
@@ -311,8 +312,9 @@ function buildConfigSchema({ services, platform }: StackDeclarations) {
  * A stack config as the schema gives it, and what it was read against; its environment's config
  * rules apply on top (environments/).
  */
-export type Config = Omit<z.infer<ReturnType<typeof buildConfigSchema>>, "services" | "charts" | "platform"> & {
+export type Config = Omit<z.infer<ReturnType<typeof buildConfigSchema>>, "services" | "charts" | "platform" | "talos"> & {
   services: Partial<Record<string, ServiceConfig>>;
+  talos?: TalosConfig | undefined;
   platform: PlatformConfig;
   /** The platform components' blocks of `openkeel:platform`, with what the layers below platform/ read of them. */
   platformCatalog: readonly SettingsNeeds[];

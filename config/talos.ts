@@ -35,12 +35,8 @@ const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 const BYTE_SIZE = /^\d+(\.\d+)?\s?([kKMGTPE]i?B|B)?$/;
 /** A maximum may also be a share of the disk: `80%`. */
 const BYTE_SIZE_OR_PERCENT = /^(\d+(\.\d+)?\s?([kKMGTPE]i?B|B)?|(100|[1-9]?\d)%)$/;
-/** Talos UserVolumeConfig names: 1-34 characters, letters, digits and '-'. */
-export const LONGHORN_VOLUME_NAME = "longhorn";
-/** The Talos user volume of the capacity disk (openkeel:talos.capacityDisk). */
-export const CAPACITY_VOLUME_NAME = "longhorn-capacity";
-
-const fix = (what: string, how: string) => `${what}. Fix: ${how}`;
+/** A message of this block's rules: what is wrong, then how to fix it. */
+export const fix = (what: string, how: string) => `${what}. Fix: ${how}`;
 
 /** A Linux cpuset list: `0-3`, `0,1,32,33`, `0-1,32-33`; ranges ascending. */
 export function isCpuList(value: string): boolean {
@@ -50,23 +46,6 @@ export function isCpuList(value: string): boolean {
     return b === undefined || a <= b;
   });
 }
-
-const watchdogModule = z.string().superRefine((value, ctx) => {
-  if (value === "softdog") {
-    ctx.addIssue({
-      code: "custom",
-      message: fix(
-        "is 'softdog', which the Talos kernel does not have (CONFIG_SOFT_WATCHDOG is not set): Medik8s self-node-remediation would find no watchdog",
-        `name the nodes' hardware watchdog driver: ${WATCHDOG_MODULES.join(", ")} (iTCO_wdt on Intel, sp5100_tco on AMD, ipmi_watchdog through the BMC, i6300esb in QEMU/KVM)`,
-      ),
-    });
-  } else if (!(WATCHDOG_MODULES as readonly string[]).includes(value)) {
-    ctx.addIssue({
-      code: "custom",
-      message: fix(`is '${value}', not a watchdog module of the Talos kernel`, `use one of ${WATCHDOG_MODULES.join(", ")}`),
-    });
-  }
-});
 
 const quantity = z.string().refine((s) => QUANTITY.test(s), {
   message: "is not a Kubernetes quantity. Fix: write it like 8Gi, 512Mi or 1G",
@@ -126,7 +105,11 @@ const talosComputeSchema = z.strictObject({
   extraKernelArgs: z.array(kernelArg).default([]),
 });
 
-const longhornDiskSchema = z.strictObject({
+/**
+ * A disk Talos formats as a user volume (UserVolumeConfig `provisioning`), mounted at
+ * /var/mnt/<name>: the keys of `openkeel:talos` that give a component a disk (its TalosDeclaration).
+ */
+export const userVolumeSchema = z.strictObject({
   /** CEL expression choosing the disk (Talos `provisioning.diskSelector.match`). */
   diskSelector: z.string().min(1),
   minSize: z.string().refine((s) => BYTE_SIZE.test(s), { message: "is not a size. Fix: write it like 500GB or 1TiB" }),
@@ -241,7 +224,8 @@ const mirrorSchema = z.strictObject({
   skipFallback: z.boolean().optional(),
 });
 
-export const talosConfigSchema = z.strictObject({
+/** The keys of the block that are Talos' own: the machines' install disk, site services and hypervisor settings. */
+const talosShape = {
   /** The disk every node installs Talos on, unless the node names its own (openkeel:nodes[].installDisk). */
   installDisk: installDiskSchema.optional(),
   /** The resolvers every node uses once its static address replaces DHCP (Talos' ResolverConfig). */
@@ -250,20 +234,45 @@ export const talosConfigSchema = z.strictObject({
   timeServers: z.array(timeServer).min(1).optional(),
   /** Registry mirrors the nodes pull every image through, Talos' installer included (RegistryMirrorConfig). */
   registries: z.strictObject({ mirrors: z.record(registryName, mirrorSchema) }).optional(),
-  /** Loaded on every node: Medik8s SNR runs everywhere and needs /dev/watchdog. */
-  watchdogModule,
   /** Kubelet and boot settings of compute nodes; required when the stack has compute nodes. */
   compute: talosComputeSchema.optional(),
-  /** The disk Talos formats for Longhorn on storage and controlPlane nodes; required when the stack has them. */
-  longhornDisk: longhornDiskSchema.optional(),
-  /**
-   * A second disk of the storage nodes, the HDD capacity tier of Swift (§ 6.3): a second Longhorn
-   * disk, tagged `capacity`, which only Swift's devices use (StorageClass longhorn-capacity).
-   */
-  capacityDisk: longhornDiskSchema.optional(),
-});
+};
 
-export type TalosConfig = z.infer<typeof talosConfigSchema>;
+/** `openkeel:talos` as loaded: Talos' own keys, and the declared ones as their components' schemas gave them (read with talosKeysOf). */
+export type TalosConfig = z.output<z.ZodObject<typeof talosShape>> & { readonly [key: string]: unknown };
+
+/** What the stack's nodes are, as the block's rules read it. */
+export type HasRole = (role: string) => boolean;
+
+/**
+ * A platform component's keys of `openkeel:talos`, declared by its module (its descriptor's
+ * `talos`), as a component declares its block of `openkeel:platform`: what its pods need of the
+ * Talos machines that the inventory does not say (a disk, a kernel module).
+ */
+export interface TalosDeclaration {
+  /** Its keys, each with its schema (`.optional()` where a stack may leave it out). */
+  keys: Readonly<Record<string, z.ZodType>>;
+  /** The keys every production stack gives, with what each is, for the fix of a stack without the block. */
+  required: readonly { key: string; what: string }[];
+  /** Its rules against the roles of the stack's nodes (a key required where a role is), in production. */
+  issues?: (talos: TalosConfig, has: HasRole) => ConfigIssue[];
+  /**
+   * Its keys that are disks Talos formats as user volumes (userVolumeSchema), with the volume's name
+   * (mounted at /var/mnt/<name>): the Talos patches name them so (nodes/talos.ts).
+   * @default none
+   */
+  volumes?: readonly { key: string; name: string }[];
+}
+
+/** `openkeel:talos`: Talos' own keys and the declared ones; any other key is refused. */
+export function talosConfigSchema(declarations: readonly TalosDeclaration[]) {
+  return z.strictObject({ ...talosShape, ...Object.fromEntries(declarations.flatMap((d) => Object.entries(d.keys))) });
+}
+
+/** A component's keys of a stack's `openkeel:talos`, as the loader gave them (their schemas'). */
+export function talosKeysOf<K extends Readonly<Record<string, z.ZodType>>>(talos: TalosConfig, declaration: { keys: K }): { [P in keyof K]: z.output<K[P]> } {
+  return Object.fromEntries(Object.keys(declaration.keys).map((k) => [k, talos[k]])) as { [P in keyof K]: z.output<K[P]> };
+}
 
 /** The parts of the stack config the block's rules read (kept structural: no import cycle). */
 interface StackShape {
@@ -271,24 +280,29 @@ interface StackShape {
   nodes: { name: string; roles: readonly string[]; installDisk?: InstallDiskSelector | undefined }[];
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+const listed = (items: readonly string[]) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
+
 /**
- * The rules of a stack whose nodes are Talos machines (its environment applies them): the block is
- * required; compute and longhornDisk are required when nodes carry the role that uses them.
+ * The rules of a stack whose nodes are Talos machines (its environment applies them, with the
+ * declarations of the components it installs): the block is required; compute is required when
+ * nodes carry the role that uses it, the declared keys where their components' rules say.
  */
-export function talosBlockIssues(cfg: StackShape): ConfigIssue[] {
+export function talosBlockIssues(cfg: StackShape, declarations: readonly TalosDeclaration[]): ConfigIssue[] {
   if (cfg.talos === undefined) {
+    const needs = [{ key: "compute", what: "the compute nodes' host reservation" }, ...declarations.flatMap((d) => d.required)];
     return [
       {
         path: ["talos"],
         message: fix(
-          "is required in production: the Talos patches need the watchdog module, the compute nodes' host reservation and the Longhorn disk",
-          "add openkeel:talos (watchdogModule, compute, longhornDisk); stacks/README.md describes it",
+          `is required in production: the Talos patches need ${listed(needs.map((n) => n.what))}`,
+          `add openkeel:talos (${needs.map((n) => n.key).join(", ")}); stacks/README.md describes it`,
         ),
       },
     ];
   }
   const issues: ConfigIssue[] = [];
-  const has = (role: string) => cfg.nodes.some((n) => n.roles.includes(role));
+  const has: HasRole = (role) => cfg.nodes.some((n) => n.roles.includes(role));
   if (has("compute") && cfg.talos.compute === undefined) {
     issues.push({
       path: ["talos", "compute"],
@@ -298,26 +312,9 @@ export function talosBlockIssues(cfg: StackShape): ConfigIssue[] {
       ),
     });
   }
-  // storage and controlPlane nodes get a Longhorn disk (platform/longhorn.ts LONGHORN_DISK_ROLES)
-  if ((has("storage") || has("controlPlane")) && cfg.talos.longhornDisk === undefined) {
-    issues.push({
-      path: ["talos", "longhornDisk"],
-      message: fix(
-        "is required: storage nodes keep Longhorn replicas, and controlPlane nodes their Galera, RabbitMQ and OVN central volumes (D5), on a Talos user volume, and only you know which disk to give it",
-        "add longhornDisk: {diskSelector: \"disk.transport == 'nvme' && !system_disk\", minSize: 500GB}",
-      ),
-    });
-  }
-  issues.push(...siteIssues(cfg.talos, cfg.nodes));
-  if (cfg.talos.capacityDisk !== undefined && !has("storage")) {
-    issues.push({
-      path: ["talos", "capacityDisk"],
-      message: fix(
-        "is the capacity disk of the storage nodes (Swift's HDD tier, § 6.3), and no node has the storage role",
-        "remove capacityDisk, or give the storage role to the nodes that hold the disks",
-      ),
-    });
-  }
+  const talos = cfg.talos;
+  issues.push(...declarations.flatMap((d) => d.issues?.(talos, has) ?? []));
+  issues.push(...siteIssues(talos, cfg.nodes));
   return issues;
 }
 

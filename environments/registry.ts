@@ -35,4 +35,5 @@ export function environmentComponents(...environments: EnvironmentName[]): Platf
 export const STACK_DECLARATIONS: StackDeclarations = {
   services: OPENKEEL_SERVICES,
   platform: environmentComponents().flatMap((c) => (c.settings ? [c.settings] : [])),
+  talos: environmentComponents().flatMap((c) => (c.talos ? [c.talos] : [])),
 };

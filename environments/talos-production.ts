@@ -9,6 +9,7 @@ import { kubeOvn } from "../platform/kube-ovn";
 import { kubevirt } from "../platform/kubevirt";
 import { longhorn, LONGHORN_CAPACITY_CLASS, LONGHORN_RWX_CLASS } from "../platform/longhorn";
 import { LONGHORN_LOCAL_CLASS } from "../platform/longhorn-names";
+import { longhornDisks } from "../platform/longhorn-talos";
 import { mariadbOperator } from "../platform/mariadb-operator";
 import { medik8s } from "../platform/medik8s";
 import { metallb } from "../platform/metallb";
@@ -35,9 +36,32 @@ import type { Environment } from "./environment";
  */
 export const NODE_IMAGE_REGISTRIES = [TALOS_IMAGE_FACTORY, "ghcr.io", "registry.k8s.io", "docker.io", "quay.io"] as const;
 
+const PLATFORM = [
+  longhorn,
+  kubeOvn,
+  multus,
+  snapshots,
+  certManager,
+  mariadbOperator,
+  rabbitmqOperator,
+  rabbitmqTopologyOperator,
+  kubevirt,
+  cdi,
+  medik8s,
+  nodeFeatureDiscovery,
+  metallb,
+];
+
+/** What the installed components need of the Talos machines (openkeel:talos), with their rules. */
+const TALOS_DECLARATIONS = PLATFORM.flatMap((c) => (c.talos ? [c.talos] : []));
+
 /** What a production stack must say that a lab need not: D1's keys, its cluster, its nodes' addresses, its Talos machines. */
 function productionConfigIssues(cfg: LoadedConfig): ConfigIssue[] {
-  const issues: ConfigIssue[] = [...talosBlockIssues(cfg), ...registryMirrorIssues(cfg, NODE_IMAGE_REGISTRIES), ...staticAddressIssues(cfg)];
+  const issues: ConfigIssue[] = [
+    ...talosBlockIssues(cfg, TALOS_DECLARATIONS),
+    ...registryMirrorIssues(cfg, NODE_IMAGE_REGISTRIES),
+    ...staticAddressIssues(cfg),
+  ];
   if (cfg.labelProfile === "default") {
     issues.push({
       path: ["labelProfile"],
@@ -101,21 +125,7 @@ export const talosProduction: Environment = {
             path: "openkeel:platform.realBackends",
           },
         ],
-  platform: [
-    longhorn,
-    kubeOvn,
-    multus,
-    snapshots,
-    certManager,
-    mariadbOperator,
-    rabbitmqOperator,
-    rabbitmqTopologyOperator,
-    kubevirt,
-    cdi,
-    medik8s,
-    nodeFeatureDiscovery,
-    metallb,
-  ],
+  platform: PLATFORM,
   podNetwork: kubeOvn,
   // Longhorn's D5 class; Talos provides no StorageClass of its own.
   storage: (cfg) => ({
@@ -124,7 +134,7 @@ export const talosProduction: Environment = {
     strictLocalEnforced: true,
     sharedClass: LONGHORN_RWX_CLASS,
     // Swift's HDD tier, where the storage nodes have a capacity disk (§ 6.3)
-    ...(cfg.talos?.capacityDisk ? { capacityClass: LONGHORN_CAPACITY_CLASS } : {}),
+    ...(cfg.talos && longhornDisks(cfg.talos).capacityDisk ? { capacityClass: LONGHORN_CAPACITY_CLASS } : {}),
   }),
   cluster: (cfg) => {
     // required by its config rules

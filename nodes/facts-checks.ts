@@ -11,6 +11,7 @@ import { ovsNics } from "../config/host-network";
 import { formatPath, type Check } from "../config/problems";
 import type { LoadedConfig, NodeConfig } from "../config/schema";
 import type { TalosConfig } from "../config/talos";
+import { watchdogModuleOf } from "../platform/medik8s-talos";
 import { installCandidates, installSelectorMatches, volumeFits, volumeSelectorMatches } from "./disk-selectors";
 import { parseByteSize, parseSizeMatcher, type InstallDiskSelector } from "../config/talos";
 import { nodeInstallDisk, nodeVolumes } from "./talos";
@@ -91,14 +92,14 @@ const VENDOR_WATCHDOGS: Record<string, { vendor: RegExp; name: string; other: st
 };
 
 function watchdogChecks(talos: TalosConfig, node: NodeConfig, m: MachineFacts): Check[] {
-  const rule = VENDOR_WATCHDOGS[talos.watchdogModule];
+  const rule = VENDOR_WATCHDOGS[watchdogModuleOf(talos)];
   const cpu = m.cpus.find((c) => c.manufacturer !== "");
   if (!rule || !cpu || rule.vendor.test(cpu.manufacturer)) return [];
   return [
     {
       level: "error",
       code: "machine-watchdog",
-      message: `is ${talos.watchdogModule}, ${rule.name} chipset watchdog, and machine '${m.machine}' (node '${node.name}') has ${cpu.manufacturer} CPUs (${cpu.productName}): the driver creates no /dev/watchdog there, and Medik8s self-node-remediation finds none`,
+      message: `is ${watchdogModuleOf(talos)}, ${rule.name} chipset watchdog, and machine '${m.machine}' (node '${node.name}') has ${cpu.manufacturer} CPUs (${cpu.productName}): the driver creates no /dev/watchdog there, and Medik8s self-node-remediation finds none`,
       fix: `use ${rule.other}, or ipmi_watchdog through the BMC`,
       path: "openkeel:talos.watchdogModule",
     },

@@ -5,6 +5,7 @@
 //
 // Facts: ../shared/design/PEERS-TALOS-KIND-FACTS.md Part B (field reference, how nodeLabels and
 // taints are written, extensions, watchdog, schema) and PLATFORM-FACTS.md § 1 (Longhorn on Talos).
+import type { z } from "zod";
 import type { LoadedConfig, NodeConfig } from "../config/schema";
 import { installerImage, schematicId, type Schematic } from "./image-factory";
 import { nodeSelfLabels } from "./node-labels";
@@ -13,12 +14,14 @@ import { clusterImages, kubeletImage } from "./talos-kubernetes";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
 import { TALOS_MACHINES_FILE, type TalosMachine, type TalosMachinesFile } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
-import { CAPACITY_VOLUME_NAME, HUGEPAGE_SIZES, LONGHORN_VOLUME_NAME, type InstallDiskSelector, type TalosConfig } from "../config/talos";
+import { HUGEPAGE_SIZES, type InstallDiskSelector, type TalosConfig, type userVolumeSchema } from "../config/talos";
 import { ovsNics } from "../config/host-network";
 import { networkOf, type NetworkConfig } from "../config/network";
 import { nodeTaints, type Topology } from "../topology/topology";
 import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn-names";
 import { TALOS_CAPACITY_PATH } from "../platform/longhorn";
+import { CAPACITY_VOLUME_NAME, LONGHORN_TALOS, LONGHORN_VOLUME_NAME, longhornDisks } from "../platform/longhorn-talos";
+import { watchdogModuleOf } from "../platform/medik8s-talos";
 import { KUBERNETES_VERSION, TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
 import { metallbSettings } from "../platform/metallb-settings";
 
@@ -145,7 +148,7 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
   if (group.roles.includes("compute") && compute === undefined) {
     throw new Error(`talos group ${group.name}: compute nodes without openkeel:talos.compute (the config schema requires it)`);
   }
-  if (storage && talos.longhornDisk === undefined) {
+  if (storage && longhornDisks(talos).longhornDisk === undefined) {
     throw new Error(`talos group ${group.name}: Longhorn disk nodes without openkeel:talos.longhornDisk (the config schema requires it)`);
   }
 
@@ -175,7 +178,7 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
 
   const machine: Record<string, unknown> = {
     install: { image: installerImage(schematicId(groupSchematic(group, topo, talos))) },
-    kernel: { modules: [{ name: talos.watchdogModule }, { name: OVS_MODULE }] },
+    kernel: { modules: [{ name: watchdogModuleOf(talos) }, { name: OVS_MODULE }] },
     kubelet,
   };
   if (!worker && taints.length > 0) {
@@ -221,12 +224,12 @@ export function nodeInstallDisk(node: Pick<NodeConfig, "installDisk">, talos: Pi
   return Object.keys(selector).length > 0 ? (selector as InstallDiskSelector) : undefined;
 }
 
-type LonghornDisk = NonNullable<TalosConfig["longhornDisk"]>;
+type LonghornDisk = z.output<typeof userVolumeSchema>;
 
 /** The user volumes a node's Talos patch gives it, each with the stack key that chose its disk. */
-export function nodeVolumes(node: Pick<NodeConfig, "roles">, talos: TalosConfig): { name: string; disk: LonghornDisk; key: "longhornDisk" | "capacityDisk" }[] {
+export function nodeVolumes(node: Pick<NodeConfig, "roles">, talos: TalosConfig): { name: string; disk: LonghornDisk; key: string }[] {
   if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return [];
-  return longhornVolumes(node, talos).map((v) => ({ name: v.name, disk: v.disk, key: v.name === CAPACITY_VOLUME_NAME ? "capacityDisk" : "longhornDisk" }));
+  return longhornVolumes(node, talos).map((v) => ({ name: v.name, disk: v.disk, key: LONGHORN_TALOS.volumes.find((d) => d.name === v.name)!.key }));
 }
 
 /**
@@ -235,8 +238,9 @@ export function nodeVolumes(node: Pick<NodeConfig, "roles">, talos: TalosConfig)
  * stack has one (platform/longhorn.ts tags the two).
  */
 function longhornVolumes(group: Pick<TalosGroup, "roles">, talos: TalosConfig): { name: string; path: string; disk: LonghornDisk }[] {
-  const out = [{ name: LONGHORN_VOLUME_NAME, path: LONGHORN_DATA_PATH, disk: talos.longhornDisk! }];
-  if (group.roles.includes("storage") && talos.capacityDisk) out.push({ name: CAPACITY_VOLUME_NAME, path: TALOS_CAPACITY_PATH, disk: talos.capacityDisk });
+  const { longhornDisk, capacityDisk } = longhornDisks(talos);
+  const out = [{ name: LONGHORN_VOLUME_NAME, path: LONGHORN_DATA_PATH, disk: longhornDisk! }];
+  if (group.roles.includes("storage") && capacityDisk) out.push({ name: CAPACITY_VOLUME_NAME, path: TALOS_CAPACITY_PATH, disk: capacityDisk });
   return out;
 }
 

@@ -8,6 +8,7 @@ import type { Check, Problem } from "../config/problems";
 import type { Config } from "../config/schema";
 import type { z } from "zod";
 import type { PlatformConfig, SettingsDeclaration } from "../config/platform";
+import type { TalosDeclaration } from "../config/talos";
 import type { NodeLifecycle } from "../lifecycle/contributor";
 import type { KindOffers } from "../plan/needs";
 import type { NodeMetadataContributor } from "../plan/node-roles";
@@ -70,6 +71,13 @@ export interface PlatformComponent extends NodeRemediator, KindOwner, LoadBalanc
    * @default none: the component has no block of `openkeel:platform`
    */
   settings?: SettingsDeclaration;
+  /**
+   * Its keys of `openkeel:talos`, when its pods need something of the Talos machines (a disk, a
+   * kernel module): their schemas, handed to the stack loader (environments/registry.ts), and their
+   * rules against the nodes' roles, which a Talos environment applies; read back with talosKeysOf.
+   * @default none
+   */
+  talos?: TalosDeclaration;
   /**
    * Namespaces its pods run in, created first (platform-namespaces) with their pod-security level.
    * @default none: its pods run in namespaces not created here (kube-system, or those its upstream manifest holds)

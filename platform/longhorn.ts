@@ -7,7 +7,6 @@
 import type { Check } from "../config/problems";
 import { roleLabelKey, type LabelProfile } from "../config/roles";
 import type { Config, NodeConfig } from "../config/schema";
-import { CAPACITY_VOLUME_NAME, LONGHORN_VOLUME_NAME } from "../config/talos";
 import type { NodeMetadataContributor } from "../plan/node-roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject, type ManifestsUnit, manifestsUnit } from "../plan/plan";
 import { unplaced } from "../placement/workloads";
@@ -19,6 +18,7 @@ import { fact } from "../plan/needs";
 import { attachmentNetworkObjects, type AttachmentNetworkRef } from "./kube-ovn";
 import { evictionUnits, longhornLifecycle } from "./longhorn-lifecycle";
 import { LONGHORN_SETTINGS, longhornSettings } from "./longhorn-settings";
+import { CAPACITY_VOLUME_NAME, LONGHORN_TALOS, LONGHORN_VOLUME_NAME } from "./longhorn-talos";
 import {
   CREATE_DEFAULT_DISK_LABEL,
   DEFAULT_DATA_PATH,
@@ -440,6 +440,7 @@ export const longhorn: PlatformComponent = {
   charts: { [LONGHORN_CHART.chart]: LONGHORN_CHART_WORKLOADS },
   artifacts: { longhorn: LONGHORN_CONTENTS },
   settings: LONGHORN_SETTINGS,
+  talos: LONGHORN_TALOS,
   namespaces: () => [longhornNamespace()],
   nodeMetadata: longhornNodeMetadata,
   lifecycle: longhornLifecycle,

@@ -17,6 +17,7 @@
 // the remediation of another node of its group.
 import { MEDIK8S_DOCS } from "./medik8s-docs";
 import { MEDIK8S_SETTINGS, medik8sSettings } from "./medik8s-settings";
+import { MEDIK8S_TALOS } from "./medik8s-talos";
 import { DRAIN_TAINT, hasTrait, isDrained } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
 import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
@@ -559,6 +560,7 @@ export const medik8s: PlatformComponent = {
   upstream: [OLM_UPSTREAM],
   artifacts: { olm: OLM_CONTENTS },
   settings: MEDIK8S_SETTINGS,
+  talos: MEDIK8S_TALOS,
   namespaces: () => [medik8sNamespace()],
   lifecycle: medik8sLifecycle,
   segmentRemediation,

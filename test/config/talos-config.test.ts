@@ -1,8 +1,14 @@
 // openkeel:talos: required in production, refused in the lab, and every bad value gets one problem
 // with the file, the key path, what is wrong and how to fix it.
 import { describe, expect, it } from "vitest";
-import { isCpuList, WATCHDOG_MODULES } from "../../config/talos";
-import { configProblems, mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "../helpers/stacks";
+import { z } from "zod";
+import { loadConfig } from "../../config/load";
+import { formatProblem } from "../../config/problems";
+import { isCpuList, talosBlockIssues, talosKeysOf, WATCHDOG_MODULES, type TalosDeclaration } from "../../config/talos";
+import { STACK_DECLARATIONS } from "../../environments/registry";
+import { watchdogModuleOf } from "../../platform/medik8s-talos";
+import { longhornDisks } from "../../platform/longhorn-talos";
+import { configProblems, mutatedConfig, PRODUCTION_STACKS, problemsOf as thrownProblems, shippedConfig, shippedRaw } from "../helpers/stacks";
 
 const problemsOf = configProblems;
 
@@ -10,9 +16,9 @@ describe("openkeel:talos", () => {
   it("is set, with a Talos watchdog module, in every production stack", () => {
     for (const stack of PRODUCTION_STACKS) {
       const talos = shippedConfig(stack).talos!;
-      expect((WATCHDOG_MODULES as readonly string[]).includes(talos.watchdogModule)).toBe(true);
+      expect((WATCHDOG_MODULES as readonly string[]).includes(watchdogModuleOf(talos))).toBe(true);
       expect(talos.compute).toBeDefined();
-      expect(talos.longhornDisk).toBeDefined();
+      expect(longhornDisks(talos).longhornDisk).toBeDefined();
     }
     expect(shippedConfig("lab").talos).toBeUndefined();
   });
@@ -218,5 +224,44 @@ describe("openkeel:talos", () => {
     expect(p!.file).toBe(`stacks/Pulumi.${stack}.yaml`);
     expect(p!.message).toMatch(message);
     expect(p!.fix).toMatch(fix);
+  });
+});
+
+describe("a component's keys of openkeel:talos", () => {
+  const keys = { exampleDisk: z.strictObject({ minSize: z.string() }).optional() };
+  const example = {
+    keys,
+    required: [{ key: "exampleDisk", what: "the example disk" }],
+    issues: (talos, has) =>
+      has("storage") && talosKeysOf(talos, { keys }).exampleDisk === undefined
+        ? [{ path: ["talos", "exampleDisk"], message: "is required: storage nodes. Fix: add exampleDisk" }]
+        : [],
+  } satisfies TalosDeclaration;
+  const source = { stack: "prod-small", file: "stacks/Pulumi.prod-small.yaml" };
+  const raw = (exampleDisk: unknown) => {
+    const r = structuredClone(shippedRaw("prod-small")) as { talos: Record<string, unknown> };
+    return { ...r, talos: { ...r.talos, exampleDisk } };
+  };
+  const declared = { ...STACK_DECLARATIONS, talos: [...STACK_DECLARATIONS.talos, example] };
+
+  it("are read with the schema its module declares to the loader, and unknown without it", () => {
+    expect(thrownProblems(() => loadConfig(raw({ minSize: "1TB" }), source, STACK_DECLARATIONS)).map(formatProblem)[0]).toMatch(
+      /^stacks\/Pulumi\.prod-small\.yaml: openkeel:talos\.exampleDisk: unknown key/,
+    );
+    expect(thrownProblems(() => loadConfig(raw({ minSize: 1 }), source, declared)).map(formatProblem)).toEqual([
+      "stacks/Pulumi.prod-small.yaml: openkeel:talos.exampleDisk.minSize: must be string, got number 1. Fix: write a string, quoted if it could read as a number",
+    ]);
+    const cfg = loadConfig(raw({ minSize: "1TB" }), source, declared);
+    expect(talosKeysOf(cfg.talos!, example)).toEqual({ exampleDisk: { minSize: "1TB" } });
+  });
+
+  it("carry their rules against the nodes' roles and their part of a missing block's fix", () => {
+    const cfg = loadConfig(structuredClone(shippedRaw("prod-small")), source, declared);
+    const paths = (declarations: readonly TalosDeclaration[]) => talosBlockIssues(cfg, declarations).map((i) => i.path.join("."));
+    expect(paths([])).toEqual([]);
+    expect(paths([example])).toEqual(["talos.exampleDisk"]);
+    expect(talosBlockIssues({ nodes: [] }, [example])[0].message).toBe(
+      "is required in production: the Talos patches need the compute nodes' host reservation and the example disk. Fix: add openkeel:talos (compute, exampleDisk); stacks/README.md describes it",
+    );
   });
 });

@@ -20,6 +20,7 @@ import {
 } from "../../nodes/talos";
 import { planStack, resolveStack } from "../../environments";
 import { TALOS_VERSION } from "../../platform/versions";
+import { longhornDisks } from "../../platform/longhorn-talos";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "../helpers/stacks";
 
 const PRODUCTION = PRODUCTION_STACKS;
@@ -152,7 +153,7 @@ describe.each(PRODUCTION)("Talos node configuration of %s", (stack) => {
   });
 
   it("gives storage and controlPlane machines (Longhorn disk nodes) the Longhorn user volume and a shared kubelet mount of it", () => {
-    const disk = cfg.talos!.longhornDisk!;
+    const disk = longhornDisks(cfg.talos!).longhornDisk!;
     for (const m of Object.values(byNode)) {
       const patch = groupPatchOf(files, m.group);
       const volumes = kindDocs(patch, "UserVolumeConfig");

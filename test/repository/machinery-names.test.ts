@@ -57,9 +57,6 @@ const MACHINERY = ["config", "topology", "plan", "placement", "render", "lifecyc
  */
 const NOT_MOVED_YET: readonly string[] = [
   "config/lifecycle.ts: medik8s",
-  "config/talos.ts: longhorn",
-  "config/talos.ts: medik8s",
-  "config/talos.ts: swift",
   "platform/host-facts.ts: kube-ovn",
   "platform/host-facts.ts: multus",
   "platform/ovs-stacks.ts: kube-ovn",

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { InstallDiskSelector } from "../../../config/talos";
 import { installCandidates, volumeSelectorMatches } from "../../../nodes/disk-selectors";
+import { longhornDisks } from "../../../platform/longhorn-talos";
 import { requireTalosValidate } from "../../../tools/talos-validate";
 import { FACT_MACHINES, FACTS_FIXTURES, factsFileFromStream, fixtureFacts } from "../../helpers/talos-facts";
 import { PRODUCTION_STACKS, shippedConfig } from "../../helpers/stacks";
@@ -71,7 +72,7 @@ const VOLUMES = [
 
 describe("which disks Talos takes: nodes/disk-selectors.ts against the machinery", () => {
   const shippedVolumes = PRODUCTION_STACKS.flatMap((s) => {
-    const t = shippedConfig(s).talos!;
+    const t = longhornDisks(shippedConfig(s).talos!);
     return [t.longhornDisk?.diskSelector, t.capacityDisk?.diskSelector].filter((x): x is string => x !== undefined);
   });
   const shippedInstalls = PRODUCTION_STACKS.map((s) => shippedConfig(s).talos!.installDisk!).map(({ name: _n, ...sel }) => sel);
