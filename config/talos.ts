@@ -2,9 +2,10 @@
 // the inventory does not say (nodes/talos.ts builds them). Production only: the kind lab's
 // nodes are kindest/node containers, configured by rendered/lab/kind/cluster.yaml.
 //
-// Required where no default fits every machine: the watchdog module (hardware-specific, and the
-// Talos kernel has no softdog), the CPUs and memory kept for the host on hypervisors, and the disk
-// Talos gives Longhorn. Defaults only where Talos or Kubernetes already has one.
+// Its keys are Talos' own (install disk, resolvers, time, mirrors, the hypervisors' reservation) and
+// the ones platform components declare, what their pods need of the machines (a disk, the watchdog
+// module): a TalosDeclaration on the descriptor, composed here as the openkeel:platform blocks are.
+// Required where no default fits every machine; defaults only where Talos or Kubernetes already has one.
 import { z } from "zod";
 import type { ConfigIssue } from "./problems";
 import { parseAddress } from "./cidr";
