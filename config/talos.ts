@@ -259,11 +259,15 @@ export interface TalosDeclaration {
   issues?: (talos: TalosConfig, has: HasRole) => ConfigIssue[];
   /**
    * Its keys that are disks Talos formats as user volumes (userVolumeSchema), with the volume's name
-   * (mounted at /var/mnt/<name>): the Talos patches name them so (nodes/talos.ts).
+   * (Talos mounts it at /var/mnt/<name>) and the roles whose nodes get it, in order: the Talos
+   * patches build them so (nodes/talos.ts).
    * @default none
    */
-  volumes?: readonly { key: string; name: string }[];
+  volumes?: readonly { key: string; name: string; roles: readonly string[] }[];
 }
+
+/** Where Talos mounts a user volume (UserVolumeConfig: /var/mnt/<name>). */
+export const userVolumePath = (name: string) => `/var/mnt/${name}`;
 
 /** `openkeel:talos`: Talos' own keys and the declared ones; any other key is refused. */
 export function talosConfigSchema(declarations: readonly TalosDeclaration[]) {

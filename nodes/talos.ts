@@ -14,13 +14,12 @@ import { clusterImages, kubeletImage } from "./talos-kubernetes";
 import type { NodeConfigFile, NodeLevelConfig } from "../plan/plan";
 import { TALOS_MACHINES_FILE, type TalosMachine, type TalosMachinesFile } from "../render/rendered";
 import { K8S_CONTROL_PLANE_LABEL, ROLES, roleSlug, type LabelProfile, type Role, type Taint } from "../config/roles";
-import { HUGEPAGE_SIZES, type InstallDiskSelector, type TalosConfig, type userVolumeSchema } from "../config/talos";
+import { HUGEPAGE_SIZES, userVolumePath, type InstallDiskSelector, type TalosConfig, type TalosDeclaration, type userVolumeSchema } from "../config/talos";
 import { ovsNics } from "../config/host-network";
 import { networkOf, type NetworkConfig } from "../config/network";
 import { nodeTaints, type Topology } from "../topology/topology";
 import { LONGHORN_DISK_ROLES, TALOS_DATA_PATH, VOLUME_CONSUMER_ROLES } from "../platform/longhorn-names";
-import { TALOS_CAPACITY_PATH } from "../platform/longhorn";
-import { CAPACITY_VOLUME_NAME, LONGHORN_TALOS, LONGHORN_VOLUME_NAME, longhornDisks } from "../platform/longhorn-talos";
+import { LONGHORN_TALOS, longhornDisks } from "../platform/longhorn-talos";
 import { watchdogModuleOf } from "../platform/medik8s-talos";
 import { KUBERNETES_VERSION, TALOS_IMAGE_FACTORY, TALOS_VERSION } from "../platform/versions";
 import { metallbSettings } from "../platform/metallb-settings";
@@ -169,7 +168,7 @@ export function groupPatch(group: TalosGroup, topo: Pick<Topology, "taintedRoles
     extraConfig.registerWithTaints = taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
   }
 
-  const volumes = storage ? longhornVolumes(group, talos) : [];
+  const volumes = groupVolumes(group, talos);
   const kubelet: Record<string, unknown> = { image: kubeletImage() };
   if (Object.keys(extraConfig).length > 0) kubelet.extraConfig = extraConfig;
   if (volumes.length > 0) {
@@ -224,27 +223,29 @@ export function nodeInstallDisk(node: Pick<NodeConfig, "installDisk">, talos: Pi
   return Object.keys(selector).length > 0 ? (selector as InstallDiskSelector) : undefined;
 }
 
-type LonghornDisk = z.output<typeof userVolumeSchema>;
+type UserVolumeDisk = z.output<typeof userVolumeSchema>;
+
+/** The user volumes the components declare (a Longhorn disk, its capacity disk). */
+const DECLARED_VOLUMES: NonNullable<TalosDeclaration["volumes"]> = LONGHORN_TALOS.volumes;
 
 /** The user volumes a node's Talos patch gives it, each with the stack key that chose its disk. */
-export function nodeVolumes(node: Pick<NodeConfig, "roles">, talos: TalosConfig): { name: string; disk: LonghornDisk; key: string }[] {
-  if (!node.roles.some((r) => LONGHORN_DISK_ROLES.includes(r))) return [];
-  return longhornVolumes(node, talos).map((v) => ({ name: v.name, disk: v.disk, key: LONGHORN_TALOS.volumes.find((d) => d.name === v.name)!.key }));
+export function nodeVolumes(node: Pick<NodeConfig, "roles">, talos: TalosConfig): { name: string; disk: UserVolumeDisk; key: string }[] {
+  return groupVolumes(node, talos).map(({ name, disk, key }) => ({ name, disk, key }));
 }
 
 /**
- * The Longhorn disks of a group, as Talos user volumes mounted at /var/mnt/<name>: the `longhorn`
- * volume on every disk node, and on storage nodes the capacity disk of Swift's HDD tier when the
- * stack has one (platform/longhorn.ts tags the two).
+ * The disks of a group, as Talos user volumes mounted at /var/mnt/<name>, as Longhorn declares them
+ * (platform/longhorn-talos.ts): the `longhorn` volume on every disk node, and on storage nodes the
+ * capacity disk of Swift's HDD tier when the stack has one (platform/longhorn.ts tags the two).
  */
-function longhornVolumes(group: Pick<TalosGroup, "roles">, talos: TalosConfig): { name: string; path: string; disk: LonghornDisk }[] {
-  const { longhornDisk, capacityDisk } = longhornDisks(talos);
-  const out = [{ name: LONGHORN_VOLUME_NAME, path: LONGHORN_DATA_PATH, disk: longhornDisk! }];
-  if (group.roles.includes("storage") && capacityDisk) out.push({ name: CAPACITY_VOLUME_NAME, path: TALOS_CAPACITY_PATH, disk: capacityDisk });
-  return out;
+function groupVolumes(group: Pick<TalosGroup, "roles">, talos: TalosConfig): { name: string; path: string; disk: UserVolumeDisk; key: string }[] {
+  return DECLARED_VOLUMES.flatMap(({ key, name, roles }) => {
+    const disk = talos[key] as UserVolumeDisk | undefined;
+    return disk !== undefined && group.roles.some((r) => roles.includes(r)) ? [{ name, path: userVolumePath(name), disk, key }] : [];
+  });
 }
 
-function userVolume(name: string, disk: LonghornDisk): Record<string, unknown> {
+function userVolume(name: string, disk: UserVolumeDisk): Record<string, unknown> {
   return {
     apiVersion: "v1alpha1",
     kind: "UserVolumeConfig",

@@ -47,8 +47,8 @@ export const LONGHORN_TALOS = {
     return issues;
   },
   volumes: [
-    { key: "longhornDisk", name: LONGHORN_VOLUME_NAME },
-    { key: "capacityDisk", name: CAPACITY_VOLUME_NAME },
+    { key: "longhornDisk", name: LONGHORN_VOLUME_NAME, roles: LONGHORN_DISK_ROLES },
+    { key: "capacityDisk", name: CAPACITY_VOLUME_NAME, roles: ["storage"] },
   ],
 } as const satisfies TalosDeclaration;
 

@@ -19,6 +19,7 @@ import { attachmentNetworkObjects, type AttachmentNetworkRef } from "./kube-ovn"
 import { evictionUnits, longhornLifecycle } from "./longhorn-lifecycle";
 import { LONGHORN_SETTINGS, longhornSettings } from "./longhorn-settings";
 import { CAPACITY_VOLUME_NAME, LONGHORN_TALOS, LONGHORN_VOLUME_NAME } from "./longhorn-talos";
+import { userVolumePath } from "../config/talos";
 import {
   CREATE_DEFAULT_DISK_LABEL,
   DEFAULT_DATA_PATH,
@@ -62,7 +63,7 @@ const DEFAULT_DISKS_CONFIG_ANNOTATION = "node.longhorn.io/default-disks-config";
 const FAST_DISK_TAG = "fast";
 const CAPACITY_DISK_TAG = "capacity";
 /** Where Talos mounts the capacity disk (its user volume, nodes/talos.ts). */
-export const TALOS_CAPACITY_PATH = `/var/mnt/${CAPACITY_VOLUME_NAME}`;
+export const TALOS_CAPACITY_PATH = userVolumePath(CAPACITY_VOLUME_NAME);
 
 /** The stack gives its storage nodes a capacity disk (the HDD capacity tier, § 6.3). */
 function hasCapacityDisk(ctx: Pick<StackContext, "cfg">): boolean {
