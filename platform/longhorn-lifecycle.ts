@@ -11,7 +11,7 @@ import {
   CREATE_DEFAULT_DISK_LABEL,
   DEFAULT_NODE_DRAIN_POLICY,
   LONGHORN_DRIVER,
-  LONGHORN_LOCAL_CLASS,
+  STRICT_LOCAL_CLASSES,
   LONGHORN_NAMESPACE,
   LONGHORN_NODE,
   LONGHORN_NODE_EVICTION_TYPE,
@@ -75,8 +75,9 @@ function strictLocalMemberSteps(t: NodeTransition, held: readonly Holding[]): Sl
       slot: "move-members",
       when: "after",
       what: "move the strict-local members",
-      // by the replicas on the node: a drained member's volume is detached, no volume names the node any more
-      command: `kubectl -n ${LONGHORN_NAMESPACE} get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${t.node}")]}{.spec.volumeName}{"\\n"}{end}'; kubectl get pv -o jsonpath='{range .items[?(@.spec.storageClassName=="${LONGHORN_LOCAL_CLASS}")]}{.metadata.name} {.spec.claimRef.namespace}/{.spec.claimRef.name}{"\\n"}{end}'; then, one at a time, kubectl delete pvc (and its Pending pod) of each ${members.join(" or ")} member whose volume is in both lists`,
+      // by the replicas on the node: a drained member's volume is detached, no volume names the node any
+      // more; the PVs of every strict-local class (prod-large's Swift devices are on the capacity class)
+      command: `kubectl -n ${LONGHORN_NAMESPACE} get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="${t.node}")]}{.spec.volumeName}{"\\n"}{end}'; kubectl get pv -o jsonpath='{range .items[*]}{.spec.storageClassName} {.metadata.name} {.spec.claimRef.namespace}/{.spec.claimRef.name}{"\\n"}{end}' | grep -E '^(${STRICT_LOCAL_CLASSES.join("|")}) '; then, one at a time, kubectl delete pvc (and its Pending pod) of each ${members.join(" or ")} member whose volume is in both lists`,
       why: "their strict-local volumes (D5) cannot follow them: a new empty PVC on another node of the role, and the member re-syncs from the others (§ 2.1); wait until its quorum is healthy again before the next. Its replica goes with its PVC, which lets the eviction finish",
     },
   ];

@@ -24,6 +24,12 @@ export const STORAGE_CLASSES_UNIT = "storage-classes";
 /** D5's strict-local class: the volumes of the members that replicate their own data. */
 export const LONGHORN_LOCAL_CLASS = "longhorn-local";
 
+/** § 6.3's capacity class on HDD, strict-local too (platform/longhorn.ts longhornCapacityClass). */
+export const LONGHORN_CAPACITY_CLASS = "longhorn-capacity";
+
+/** The classes whose volumes keep their one replica on their pod's node, which no eviction moves. */
+export const STRICT_LOCAL_CLASSES = [LONGHORN_LOCAL_CLASS, LONGHORN_CAPACITY_CLASS] as const;
+
 /** D5: one replica, kept on the node of the pod that uses it (the parameters that make a class strict-local). */
 export const STRICT_LOCAL_PARAMETERS = { numberOfReplicas: "1", dataLocality: "strict-local" } as const;
 

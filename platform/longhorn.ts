@@ -25,6 +25,7 @@ import {
   DEFAULT_DATA_PATH,
   formatLonghornNodeSelector,
   formatLonghornTolerations,
+  LONGHORN_CAPACITY_CLASS,
   LONGHORN_DISK_ROLES,
   LONGHORN_DRIVER,
   LONGHORN_LOCAL_CLASS,
@@ -280,8 +281,6 @@ function longhornRwxClass(ctx: StackContext): K8sObject {
 }
 
 const shareManagerSelector = (profile: LabelProfile): Record<string, string> => ({ [roleLabelKey("storage", profile)]: "" });
-
-export const LONGHORN_CAPACITY_CLASS = "longhorn-capacity";
 
 /**
  * The capacity class, § 6.3's separate StorageClass on HDD: D5's one strict-local replica (its user

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { planStack } from "../../environments";
 import { AUTOSCALING_UNIT, autoscaledComponents } from "../../openkeel/autoscaling";
-import { LONGHORN_CAPACITY_CLASS } from "../../platform/longhorn";
+import { LONGHORN_CAPACITY_CLASS } from "../../platform/longhorn-names";
 import { findUnit, phase, type ManifestsUnit, type NodeConfigFile } from "../../plan/plan";
 import { object, objectsOf, planOf, valuesOf } from "../helpers/plans";
 import { configProblems, mutatedConfig, PRODUCTION_STACKS, shippedConfig } from "../helpers/stacks";

@@ -31,7 +31,8 @@ describe("the move of the strict-local members, the storage's step for what othe
     const [step] = moves(retiring(["controlPlane", "storage"]), held);
     expect(step.what).toBe("move the strict-local members");
     expect(step.command).toMatch(/nodeID=="n-1"/);
-    expect(step.command).toMatch(/storageClassName=="longhorn-local"/);
+    // the PVs of every strict-local class: the capacity class's (prod-large's Swift devices) too
+    expect(step.command).toContain("| grep -E '^(longhorn-local|longhorn-capacity) '");
     expect(step.command).toMatch(/kubectl delete pvc \(and its Pending pod\) of each A and B or C member whose volume is in both lists$/);
     expect(moves(retiring(["storage"]), held)[0].command).toMatch(/of each C member whose/);
   });

@@ -213,7 +213,7 @@ describe("retiring a storage node (sto-9 of prod-large, sto-10 added first)", ()
     // is found by its replica on the node
     expect(steps(p, "sto-9")).toEqual([
       "after wait for the drain: kubectl wait nodemaintenance/sto-9 --for=jsonpath='{.status.phase}'=Succeeded --timeout=2h",
-      `after move the strict-local members: kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="sto-9")]}{.spec.volumeName}{"\\n"}{end}'; kubectl get pv -o jsonpath='{range .items[?(@.spec.storageClassName=="longhorn-local")]}{.metadata.name} {.spec.claimRef.namespace}/{.spec.claimRef.name}{"\\n"}{end}'; then, one at a time, kubectl delete pvc (and its Pending pod) of each Swift storage member whose volume is in both lists`,
+      `after move the strict-local members: kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="sto-9")]}{.spec.volumeName}{"\\n"}{end}'; kubectl get pv -o jsonpath='{range .items[*]}{.spec.storageClassName} {.metadata.name} {.spec.claimRef.namespace}/{.spec.claimRef.name}{"\\n"}{end}' | grep -E '^(longhorn-local|longhorn-capacity) '; then, one at a time, kubectl delete pvc (and its Pending pod) of each Swift storage member whose volume is in both lists`,
       `after wait for the Longhorn eviction: kubectl -n longhorn-system get replicas.longhorn.io -o jsonpath='{range .items[?(@.spec.nodeID=="sto-9")]}{.metadata.name}{"\\n"}{end}'`,
     ]);
   });
