@@ -93,12 +93,6 @@ export function isDrained(state: string | undefined): boolean {
  */
 export const COMPUTE_DISABLED_TAINT: Taint = { key: "openkeel.io/compute-disabled", effect: "NoSchedule" };
 
-/**
- * The Node Maintenance Operator's taint on a node it drains, beside `node.kubernetes.io/unschedulable`
- * (medik8s/node-maintenance-operator controllers/taint.go, MaintenanceTaints).
- */
-export const DRAIN_TAINT: Taint = { key: "medik8s.io/drain", effect: "NoSchedule" };
-
 /** What the API server puts on a cordoned node (spec.unschedulable); the DaemonSet controller tolerates it by itself. */
 export const UNSCHEDULABLE_TAINT: Taint = { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" };
 
@@ -113,9 +107,12 @@ export interface NodeStateTaint {
 
 /**
  * The taints a node's state brings that a node agent must tolerate to stay on (or come back to,
- * on its next rollout) a disabled or draining node: the one list every node agent's tolerations
- * are derived from (NODE_AGENT_TOLERATIONS), and the placement check holds every DaemonSet to.
- * A DaemonSet gets `node.kubernetes.io/unschedulable` from its controller, so it is not listed.
+ * on its next rollout) a disabled or draining node, as this repository's own runbooks put them
+ * there; the platform components add theirs (NodeLifecycle.agentTaints: the taint of the operator
+ * that drains a node). Every node agent's tolerations are derived from the whole list
+ * (nodeAgentTolerations, StackContext.agentTolerations), and the placement check holds every
+ * DaemonSet to it. A DaemonSet gets `node.kubernetes.io/unschedulable` from its controller, so it
+ * is not listed.
  */
 export const NODE_STATE_TAINTS: readonly NodeStateTaint[] = [
   {
@@ -123,18 +120,12 @@ export const NODE_STATE_TAINTS: readonly NodeStateTaint[] = [
     roles: ["compute"],
     why: "a disabled hypervisor carries it (§ 4.1), and the compute agent that owns it must land there to lift it, beside virt-handler, the metadata agent, the block storage's node agents and the chassis that serve the VMs still running there",
   },
-  {
-    taint: DRAIN_TAINT,
-    why: "a node the Node Maintenance Operator drains carries it; NMO leaves DaemonSet pods alone, but one that restarts there (a rollout) stays Pending without it, the SNR agent that would fence the node included (§ 5.6)",
-  },
 ];
 
-/** Every node agent tolerates the taints of NODE_STATE_TAINTS (Exists: whatever value a version sets). */
-export const NODE_AGENT_TOLERATIONS: readonly Toleration[] = NODE_STATE_TAINTS.map(({ taint }) => ({
-  key: taint.key,
-  operator: "Exists",
-  effect: taint.effect,
-}));
+/** What a node agent tolerates of the taints a node's state brings (Exists: whatever value a version sets). */
+export function nodeAgentTolerations(taints: readonly NodeStateTaint[]): Toleration[] {
+  return taints.map(({ taint }) => ({ key: taint.key, operator: "Exists", effect: taint.effect }));
+}
 
 /**
  * What a constraint of the feasibility model (lifecycle/feasibility.ts) needs of a stack besides

@@ -3,11 +3,12 @@
 // components (the feasibility constraints, the placement readers and checks, the state taints).
 // planStack runs its stages over this value; the preview resolves a committed render's environment
 // the same way (resolveEnvironment).
+import { NODE_STATE_TAINTS, nodeAgentTolerations, type NodeStateTaint } from "../config/lifecycle";
 import type { Environment as EnvironmentName, LoadedConfig } from "../config/schema";
 import type { NodeConstraint } from "../lifecycle/feasibility";
 import { ETCD_QUORUM } from "../lifecycle/quorums";
 import type { Holding, NodeLifecycle } from "../lifecycle/contributor";
-import type { PlacementCheck, StateTaints } from "../placement/report";
+import { agentTaintsCheck, type PlacementCheck, type StateTaints } from "../placement/report";
 import { mergeReaders, type Readers } from "../placement/workloads";
 import { lifecyclesOf, type PlatformComponent } from "../platform/component";
 import { customKindsOf, stackContext, type CustomKinds, type StackContext } from "../platform/context";
@@ -49,10 +50,23 @@ function componentFacts(components: readonly PlatformComponent[]): ComponentFact
     lifecycles,
     constraints: [...lifecycles.flatMap((l) => l.constraints ?? []), ETCD_QUORUM],
     readers: mergeReaders(...components.map((c) => c.readers)),
-    placementChecks: components.flatMap((c) => c.placementChecks ?? []),
+    // a component's check of its agentTaints beside its own checks, in its order
+    placementChecks: components.flatMap((c) => [
+      ...(c.placementChecks ?? []),
+      ...(c.lifecycle?.agentTaints ? [agentTaintsCheck(c.lifecycle.agentTaints)] : []),
+    ]),
     holdings: lifecycles.flatMap((l) => l.holds ?? []),
     kinds: customKindsOf(components),
   };
+}
+
+/**
+ * The taints a node's state brings that every node agent tolerates: the repository's own, then
+ * those of every component of the registry, whether the stack installs it or not (a lab's agents
+ * tolerate a drain taint no operator of its puts: one toleration set for every stack).
+ */
+export function nodeAgentTaints(registry: readonly PlatformComponent[] = environmentComponents()): NodeStateTaint[] {
+  return [...NODE_STATE_TAINTS, ...lifecyclesOf(registry).flatMap((l) => l.agentTaints ?? [])];
 }
 
 export function resolveStack(cfg: LoadedConfig): ResolvedStack {
@@ -65,7 +79,7 @@ export function resolveStack(cfg: LoadedConfig): ResolvedStack {
     env,
     topology,
     components,
-    ctx: stackContext(cfg, topology, env.storage(cfg), components),
+    ctx: stackContext(cfg, topology, env.storage(cfg), components, nodeAgentTolerations(nodeAgentTaints())),
     ...facts,
     stateTaints: (node) => facts.lifecycles.flatMap((l) => l.stateTaints?.(node) ?? []),
   };

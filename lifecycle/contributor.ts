@@ -3,7 +3,7 @@
 // nodes at all, and the steps a transition needs because of it — Longhorn its eviction, Medik8s
 // its NodeMaintenance, Kube-OVN its RAFT members, Nova its compute service. ./steps.ts collects
 // them with its own (Kubernetes, Talos) in the order of STEP_SLOTS; the preview shows the result.
-import type { NodeState } from "../config/lifecycle";
+import type { NodeState, NodeStateTaint } from "../config/lifecycle";
 import type { Role, Taint } from "../config/roles";
 import type { K8sObject } from "../plan/plan";
 import type { TalosMachine } from "../render/rendered";
@@ -107,6 +107,15 @@ export interface NodeLifecycle {
    * @default none
    */
   stateTaints?(node: { roles: readonly Role[]; state: NodeState }): Taint[];
+  /**
+   * The taints this component puts on a node in a state that every node agent must tolerate, or a
+   * rollout leaves the node without it (config/lifecycle.ts NODE_STATE_TAINTS has the repository's
+   * own): every stack's agents tolerate those of every component of the registry, installed or not
+   * (environments/resolve.ts nodeAgentTaints), and the placement check of a stack that installs the
+   * component holds every DaemonSet to them.
+   * @default none
+   */
+  agentTaints?: readonly NodeStateTaint[];
   /**
    * What must still hold when nodes are drained, retiring or removed (./feasibility.ts): its replicas, its quorum.
    * @default none

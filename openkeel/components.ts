@@ -5,7 +5,6 @@
 // strict schema: what is built and what is accepted stay together. Written once here: the builders
 // the service modules share (an API, a worker, a component § 5.2 does not list, the chassis).
 import { z } from "zod";
-import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { chassisLabelKey, RESERVED_TOLERATION, ROLES, roleLabelKey, roleToleration, type Role } from "../config/roles";
 import type { StackContext } from "../platform/context";
 import type { ReplicaRule } from "./context";
@@ -270,10 +269,10 @@ export function sharedNodeTolerations(role: Role, ctx: StackContext) {
 
 /**
  * What a node agent of a hypervisor tolerates beside its role: Masakari's reserved hosts (§ 5.6),
- * and the taints of a disabled or draining node (NODE_AGENT_TOLERATIONS: the compute agent must
- * land on a disabled host to lift its taint, § 4.1).
+ * and the taints of a disabled or draining node (StackContext.agentTolerations: the compute agent
+ * must land on a disabled host to lift its taint, § 4.1).
  */
-export const NODE_AGENT_EXTRA_TOLERATIONS = [RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS];
+export const nodeAgentExtraTolerations = (ctx: StackContext) => [RESERVED_TOLERATION, ...ctx.agentTolerations];
 
 /** An API Deployment on the control plane (3 replicas where there are 3 nodes, § 2.2), public: its NodePort in the lab. */
 export const api = (labNodePort: number, replicas = 3): HelperPlaced => ({

@@ -26,7 +26,6 @@ import { INFRASTRUCTURE_CHART, INFRASTRUCTURE_TYPE, OPENKEEL_NAMESPACE } from ".
 import { placementValueSchema, type PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
-import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
@@ -135,8 +134,8 @@ export function infrastructureValues(ctx: StackContext): Record<string, unknown>
   return {
     global: globalValue(ctx.topo),
     infrastructure: { mariadb: member("mariadb"), rabbitmq: member("rabbitmq") },
-    // a DaemonSet: back on a draining node after a rollout, like every node agent (config/lifecycle.ts)
-    ingress: { placement: { roles: [...INGRESS_ROLES], extraTolerations: [...NODE_AGENT_TOLERATIONS] } },
+    // a DaemonSet: back on a draining node after a rollout, like every node agent (StackContext.agentTolerations)
+    ingress: { placement: { roles: [...INGRESS_ROLES], extraTolerations: [...ctx.agentTolerations] } },
   };
 }
 

@@ -249,7 +249,7 @@ const readInfrastructure: UnitReader = (u, ctx) => {
     // the operator's component reads its CR (its descriptor's readers); the Plan installs it before the chart (plan/needs.ts)
     if (!read)
       throw new Error(`placement: no component reads ${cr.kind}, which ${u.name} renders for ${member}; its operator's component must register a reader`);
-    const [c] = read(u, cr);
+    const [c] = read(u, cr, ctx);
     return { ...c, name: `${u.name}/${member}`, source: "openkeel", ...designFields(openkeelDesign(u.chart.chart, member), ctx.units) };
   });
   const { infrastructure: _members, ...rest } = values;

@@ -2,7 +2,7 @@
 // (topology/), each component's scheduling as rendered (the readers of ./workloads.ts), Kubernetes'
 // matching rules (./scheduling.ts), and the checks that fail the render when a component cannot
 // run, or runs where the design (§ 2) forbids it.
-import { hasTrait, NODE_STATE_TAINTS, UNSCHEDULABLE_TAINT, type NodeState } from "../config/lifecycle";
+import { hasTrait, NODE_STATE_TAINTS, UNSCHEDULABLE_TAINT, type NodeState, type NodeStateTaint } from "../config/lifecycle";
 import type { NodeConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
 import { HOSTNAME_LABEL, K8S_CONTROL_PLANE_LABEL, ROLES, type Role, type Taint } from "../config/roles";
@@ -360,26 +360,39 @@ function designChecks(p: ComponentPlacement, nodes: ReportNode[], byName: Readon
 
 /**
  * A node agent (every DaemonSet) tolerates the taints a node's state brings on the nodes it runs on
- * (NODE_STATE_TAINTS: a disabled hypervisor's, NMO's drain), or the next rollout leaves a disabled
+ * (`taints`: config/lifecycle.ts NODE_STATE_TAINTS, a disabled hypervisor's; a component's
+ * agentTaints, the drain of the operator that drains nodes), or the next rollout leaves a disabled
  * or draining node without it.
  */
-function agentChecks(p: ComponentPlacement, byName: ReadonlyMap<string, ReportNode>): Check[] {
+function agentChecks(p: ComponentPlacement, byName: ReadonlyMap<string, ReportNode>, taints: readonly NodeStateTaint[]): Check[] {
   const c = p.component;
   if (c.kind !== "DaemonSet") return [];
-  return NODE_STATE_TAINTS.filter(
-    (s) =>
-      p.eligible.some((n) => !s.roles || byName.get(n)!.roles.some((r) => s.roles!.includes(r))) &&
-      untoleratedTaints([s.taint], c.scheduling.tolerations ?? []).length > 0,
-  ).map(({ taint, why }) =>
-    withPath(
-      error(
-        "placement-agent-tolerations",
-        `${describeComponent(c)} does not tolerate ${taint.key}:${taint.effect}: ${why}`,
-        `give it the node agent tolerations (NODE_AGENT_TOLERATIONS of config/lifecycle.ts: {key: ${taint.key}, operator: Exists, effect: ${taint.effect}}), or remove the raw tolerations that drop them`,
+  return taints
+    .filter(
+      (s) =>
+        p.eligible.some((n) => !s.roles || byName.get(n)!.roles.some((r) => s.roles!.includes(r))) &&
+        untoleratedTaints([s.taint], c.scheduling.tolerations ?? []).length > 0,
+    )
+    .map(({ taint, why }) =>
+      withPath(
+        error(
+          "placement-agent-tolerations",
+          `${describeComponent(c)} does not tolerate ${taint.key}:${taint.effect}: ${why}`,
+          `give it the node agent tolerations (StackContext.agentTolerations of platform/context.ts: {key: ${taint.key}, operator: Exists, effect: ${taint.effect}}), or remove the raw tolerations that drop them`,
+        ),
+        c,
       ),
-      c,
-    ),
-  );
+    );
+}
+
+/** The same check for the taints a component declares (NodeLifecycle.agentTaints), registered by the stack that installs it. */
+export function agentTaintsCheck(taints: readonly NodeStateTaint[]): PlacementCheck {
+  return {
+    check: ({ nodes, placements }) => {
+      const byName = new Map(nodes.map((n) => [n.name, n]));
+      return placements.flatMap((p) => (p.eligible.length > 0 ? agentChecks(p, byName, taints) : []));
+    },
+  };
 }
 
 const error = (code: string, message: string, fix: string): Check => ({ level: "error", code, message, fix });
@@ -394,9 +407,10 @@ function placementChecks(placements: ComponentPlacement[], nodes: ReportNode[]):
   const byName = new Map(nodes.map((n) => [n.name, n]));
   // a component with no node at all has that one problem, whatever else its design asks
   return placements.flatMap((p) =>
-    [...capacityChecks(p, nodes, byName), ...(p.eligible.length > 0 ? [...designChecks(p, nodes, byName), ...agentChecks(p, byName)] : [])].map((c) =>
-      withPath(c, p.component),
-    ),
+    [
+      ...capacityChecks(p, nodes, byName),
+      ...(p.eligible.length > 0 ? [...designChecks(p, nodes, byName), ...agentChecks(p, byName, NODE_STATE_TAINTS)] : []),
+    ].map((c) => withPath(c, p.component)),
   );
 }
 

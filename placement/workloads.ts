@@ -119,11 +119,13 @@ interface ReadContext {
   units: ReadonlySet<string>;
   /** The object readers of the stack's components, by kind: how a unit's reader reads the objects of custom kinds its chart renders. */
   objects: Readonly<Record<string, ObjectReader>>;
+  /** The Plan's units: what an object's pods take from another unit (a setting of its operator's release). */
+  plan: Pick<Plan, "phases">;
 }
 /** Reads a Helm release or remote manifest unit: its components, or none. */
 export type UnitReader = (unit: Unit, ctx: ReadContext) => Component[];
 /** Reads one object of a Manifests unit. */
-export type ObjectReader = (unit: Unit, object: K8sObject) => Component[];
+export type ObjectReader = (unit: Unit, object: K8sObject, ctx: ReadContext) => Component[];
 
 export interface Readers {
   /** Helm release and remote manifest units, by the unit's type token. */
@@ -313,7 +315,7 @@ export function podTemplate(o: K8sObject): PodTemplate {
  * A Deployment, StatefulSet or DaemonSet a unit writes, or the pods of a Job or a bare Pod (kind
  * `Pods`): its pod template's scheduling, replicas and priority class.
  */
-export const workload: ObjectReader = (u, o) => {
+export const workload = (u: Unit, o: K8sObject): Component[] => {
   const spec = obj(o.spec);
   const tpl = podTemplateSpec(o);
   const daemonSet = o.kind === "DaemonSet";
@@ -331,7 +333,7 @@ const WORKLOAD_READERS: Record<string, ObjectReader> = { Deployment: workload, S
 
 /** Every component of the Plan that places pods (or selects nodes), in Plan order. */
 export function planComponents(plan: Plan, readers: Readers): Component[] {
-  const ctx: ReadContext = { profile: plan.labelProfile, units: new Set(allUnits(plan).map((u) => u.name)), objects: readers.objects ?? {} };
+  const ctx: ReadContext = { profile: plan.labelProfile, units: new Set(allUnits(plan).map((u) => u.name)), objects: readers.objects ?? {}, plan };
   const out: Component[] = [];
   for (const ph of plan.phases) {
     for (const u of ph.units) {
@@ -340,7 +342,7 @@ export function planComponents(plan: Plan, readers: Readers): Component[] {
       else if (u.kind === "Manifests") {
         for (const o of u.objects) {
           const read = readers.objects?.[o.kind] ?? WORKLOAD_READERS[o.kind];
-          if (read) out.push(...read(u, o));
+          if (read) out.push(...read(u, o, ctx));
           else if (!UNPLACED_KINDS.has(o.kind)) {
             throw new Error(
               `placement: no reader claims ${o.kind} ${o.metadata.name} of unit ${u.name}; register one with its platform component, or list the kind in UNPLACED_KINDS`,

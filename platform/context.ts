@@ -202,6 +202,12 @@ export interface StackContext {
   /** Whether the stack runs an OpenKeel service (topology/services.ts); a name no service has is a bug of the caller. */
   serviceOn(service: string): boolean;
   /**
+   * What every node agent (a DaemonSet) tolerates beside its placement: the taints a node's state
+   * brings (config/lifecycle.ts NODE_STATE_TAINTS and every platform component's agentTaints), so
+   * that a rollout brings it back to a disabled or draining node.
+   */
+  agentTolerations: readonly Toleration[];
+  /**
    * How Masakari's segment hosts are remediated, when the stack installs a node remediator (Medik8s).
    * @default none: nothing remediates nodes (the lab), and Masakari is told nothing about it
    */
@@ -215,12 +221,17 @@ export interface StackContext {
   loadBalancer?: true;
 }
 
-/** The context of a stack; `installed` are the platform components it installs (the remediator and the load balancer among them). */
+/**
+ * The context of a stack; `installed` are the platform components it installs (the remediator and
+ * the load balancer among them), `agentTolerations` what its node agents tolerate of the taints a
+ * node's state brings.
+ */
 export function stackContext(
   cfg: LoadedConfig,
   topo: Topology,
   storage: StackStorage,
-  installed: readonly (NodeRemediator & KindOwner & LoadBalancerProvider)[] = [],
+  installed: readonly (NodeRemediator & KindOwner & LoadBalancerProvider)[],
+  agentTolerations: readonly Toleration[],
 ): StackContext {
   const ctx: StackContext = {
     cfg,
@@ -231,6 +242,7 @@ export function stackContext(
     rolesPassed: roleLabelsInUse(topo),
     serviceOn: (service) => serviceEnabled(cfg, topo, service),
     kinds: customKindsOf(installed),
+    agentTolerations,
   };
   const remediation = installed.find((c) => c.segmentRemediation)?.segmentRemediation?.(ctx);
   const loadBalancer = installed.some((c) => c.loadBalancer?.(ctx));

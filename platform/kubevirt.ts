@@ -5,7 +5,7 @@
 // places only what virt-operator creates): on the Kubernetes control plane, which it requires —
 // in the large topology the Kubernetes-only nodes, not the OpenKeel control plane
 // (docs/design-decisions.md).
-import { isDrained, NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
+import { isDrained } from "../config/lifecycle";
 import { stateChange, type NodeLifecycle, type SlottedStep } from "../lifecycle/contributor";
 import type { Check } from "../config/problems";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION } from "../config/roles";
@@ -49,7 +49,7 @@ const KUBEVIRT_OPERATOR_CONTENTS = { "v1.9.0": OPERATOR_CONTENT, "v1.8.4": OPERA
 function virtHandlerPlacement(ctx: StackContext) {
   // the taints of a disabled or draining host too: a rollout must bring it back there (§ 4.1)
   return selectorAndTolerations(
-    resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS] }, { profile: ctx.profile }),
+    resolvePlacement({ role: "compute", extraTolerations: [RESERVED_TOLERATION, ...ctx.agentTolerations] }, { profile: ctx.profile }),
   );
 }
 

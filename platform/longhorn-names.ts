@@ -2,7 +2,6 @@
 // life share (./longhorn.ts, ./longhorn-placement.ts, ./longhorn-lifecycle.ts): its namespace,
 // driver, units and their types, the node labels it reads, the roles of its volumes and disks, and
 // its setting strings (taint-toleration, node selector, node drain policy).
-import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { RESERVED_TOLERATION, type Role, type Toleration } from "../config/roles";
 import { rolesTolerations } from "./context";
 
@@ -72,10 +71,11 @@ export function formatLonghornNodeSelector(selector: Record<string, string>): st
 /**
  * Tolerations of everything that must run where volumes are used: the taint of every role that
  * consumes volumes, whether it is tainted today or not (changing Longhorn's taint-toleration later
- * needs every volume detached), and the Masakari reserved-host taint.
+ * needs every volume detached), the Masakari reserved-host taint, and the node agents' tolerations
+ * (StackContext.agentTolerations).
  */
-export function volumeConsumerTolerations(): Toleration[] {
-  return [...rolesTolerations(VOLUME_CONSUMER_ROLES), RESERVED_TOLERATION, ...NODE_AGENT_TOLERATIONS];
+export function volumeConsumerTolerations(agentTolerations: readonly Toleration[]): Toleration[] {
+  return [...rolesTolerations(VOLUME_CONSUMER_ROLES), RESERVED_TOLERATION, ...agentTolerations];
 }
 
 /**

@@ -20,13 +20,14 @@ import {
   CREATE_DEFAULT_DISK_LABEL,
   LONGHORN_DISK_ROLES,
   LONGHORN_DRIVER,
+  LONGHORN_TYPE,
   parseLonghornNodeSelector,
   parseLonghornTolerations,
   SHARE_MANAGER_NODE_SELECTOR,
   SYSTEM_MANAGED_NODE_SELECTOR,
   VOLUME_CONSUMER_ROLES,
-  volumeConsumerTolerations,
 } from "./longhorn-names";
+import { allUnits } from "../plan/plan";
 
 /** Longhorn chart: a component's value replaces the global one when non-empty (`default`). */
 function longhornPick(values: Obj, component: string, field: "nodeSelector" | "tolerations"): unknown {
@@ -62,16 +63,18 @@ function csiSidecars(u: Parameters<UnitReader>[0], values: Obj, systemManaged: P
 
 /**
  * The share-manager pods of a Longhorn class that places them (`shareManagerNodeSelector`): the
- * system-managed selector with the class's merged in, the taint-toleration setting plus the
- * class's `shareManagerTolerations` (share_manager_controller.go createShareManagerPod). One pod per
- * RWX volume, on storage nodes (§ 2.3).
+ * system-managed selector with the class's merged in, the taint-toleration setting (as the Plan's
+ * Longhorn release sets it) plus the class's `shareManagerTolerations` (share_manager_controller.go
+ * createShareManagerPod). One pod per RWX volume, on storage nodes (§ 2.3).
  */
-export const readStorageClass: ObjectReader = (u, o) => {
+export const readStorageClass: ObjectReader = (u, o, ctx) => {
   const params = obj(o.parameters);
   if (o.provisioner !== LONGHORN_DRIVER || params[SHARE_MANAGER_NODE_SELECTOR] === undefined) return [];
+  const release = allUnits(ctx.plan).find((r) => r.kind === "HelmRelease" && r.type === LONGHORN_TYPE);
+  const setting = release?.kind === "HelmRelease" ? obj(obj(release.values).defaultSettings).taintToleration : undefined;
   const scheduling: PodScheduling = {
     nodeSelector: { ...SYSTEM_MANAGED_NODE_SELECTOR, ...parseLonghornNodeSelector(params[SHARE_MANAGER_NODE_SELECTOR]) },
-    tolerations: [...volumeConsumerTolerations(), ...parseLonghornTolerations(params.shareManagerTolerations)],
+    tolerations: [...parseLonghornTolerations(setting), ...parseLonghornTolerations(params.shareManagerTolerations)],
   };
   return [platformComponent(u, `${o.metadata.name}/share-manager`, "Pods", scheduling, ["storage"], { confinedTo: "storage" })];
 };

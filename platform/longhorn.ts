@@ -167,7 +167,7 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
       defaultDataPath: ctx.topo.environment.nodeOs === "talos" ? TALOS_DATA_PATH : DEFAULT_DATA_PATH,
       defaultReplicaCount: replicas,
       // changing it on a live cluster restarts the system-managed pods once every volume is detached (docs/platform.md)
-      taintToleration: formatLonghornTolerations(volumeConsumerTolerations()),
+      taintToleration: formatLonghornTolerations(volumeConsumerTolerations(ctx.agentTolerations)),
       nodeDrainPolicy: LONGHORN_NODE_DRAIN_POLICY,
       // a zone's loss takes at most one replica of a volume (the failure domains, issue 39)
       ...(zoneSpreadReplicas(ctx, replicas) ? { replicaZoneSoftAntiAffinity: false } : {}),
@@ -186,7 +186,7 @@ function longhornRelease(ctx: StackContext): HelmReleaseUnit {
       reclaimPolicy: "Delete",
     },
     // The manager runs beside every instance manager: no selector, the same tolerations.
-    longhornManager: { tolerations: volumeConsumerTolerations() },
+    longhornManager: { tolerations: volumeConsumerTolerations(ctx.agentTolerations) },
     longhornDriver: controlPlane,
     longhornUI: controlPlane,
   };

@@ -18,8 +18,8 @@
 import { MEDIK8S_DOCS } from "./medik8s-docs";
 import { MEDIK8S_SETTINGS, medik8sSettings } from "./medik8s-settings";
 import { MEDIK8S_TALOS } from "./medik8s-talos";
-import { DRAIN_TAINT, hasTrait, isDrained } from "../config/lifecycle";
-import { K8S_CONTROL_PLANE_LABEL, ZONE_LABEL, type Toleration } from "../config/roles";
+import { hasTrait, isDrained, type NodeStateTaint } from "../config/lifecycle";
+import { K8S_CONTROL_PLANE_LABEL, ZONE_LABEL, type Taint, type Toleration } from "../config/roles";
 import { stateChange, type NodeLifecycle, type NodeTransition, type SlottedStep } from "../lifecycle/contributor";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type RemoteManifestUnit } from "../plan/plan";
 import type { Affinity } from "../placement/chart-helper";
@@ -500,10 +500,23 @@ function medik8sSteps(t: NodeTransition): SlottedStep[] {
   return [];
 }
 
+/**
+ * The Node Maintenance Operator's taint on a node it drains, beside `node.kubernetes.io/unschedulable`
+ * (medik8s/node-maintenance-operator controllers/taint.go:17-30 @ v0.20.1, maintenanceTaints).
+ */
+export const DRAIN_TAINT: Taint = { key: "medik8s.io/drain", effect: "NoSchedule" };
+
+/** What every node agent must tolerate of NMO's drain (lifecycle/contributor.ts agentTaints). */
+const DRAIN_AGENT_TAINT: NodeStateTaint = {
+  taint: DRAIN_TAINT,
+  why: "a node the Node Maintenance Operator drains carries it; NMO leaves DaemonSet pods alone, but one that restarts there (a rollout) stays Pending without it, the SNR agent that would fence the node included (§ 5.6)",
+};
+
 const medik8sLifecycle: NodeLifecycle = {
   drains: true,
   // NMO taints the node it drains (controllers/taint.go, MaintenanceTaints)
   stateTaints: (n) => (isDrained(n.state) ? [DRAIN_TAINT] : []),
+  agentTaints: [DRAIN_AGENT_TAINT],
   constraints: [NHC_CONSTRAINT],
   requestFor: (o) => {
     const name = obj(o.spec).nodeName;

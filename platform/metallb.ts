@@ -28,7 +28,6 @@
 import type { Check } from "../config/problems";
 import { parseAddress, parseCidr, type Cidr } from "../config/cidr";
 import { networkOf } from "../config/network";
-import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { INGRESS_ROLES, K8S_CONTROL_PLANE_LABEL, roleLabelKey, type Toleration } from "../config/roles";
 import type { Config } from "../config/schema";
 import { APPLY_AS_PATCH_ANNOTATION, type K8sObject, manifestsUnit, type ManifestsUnit, type PatchedFields } from "../plan/plan";
@@ -125,8 +124,8 @@ function placementUnit(ctx: StackContext): ManifestsUnit {
   const objects = [
     patched("DaemonSet", "speaker", {
       affinity: ingress.affinity,
-      // a node agent: back on a disabled or draining node after a rollout (config/lifecycle.ts)
-      tolerations: [...UPSTREAM_SPEAKER_TOLERATIONS, ...ingress.tolerations, ...NODE_AGENT_TOLERATIONS],
+      // a node agent: back on a disabled or draining node after a rollout (StackContext.agentTolerations)
+      tolerations: [...UPSTREAM_SPEAKER_TOLERATIONS, ...ingress.tolerations, ...ctx.agentTolerations],
       priorityClassName: "system-node-critical",
     }),
     patched("Deployment", "controller", {

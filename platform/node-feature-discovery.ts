@@ -2,7 +2,6 @@
 // (feature.node.kubernetes.io/*), which KubeVirt and the SR-IOV operator select on. The worker
 // DaemonSet reads host paths read-only on every node, tainted ones included; nfd-master and the
 // garbage collector run on the control plane.
-import { NODE_AGENT_TOLERATIONS } from "../config/lifecycle";
 import { K8S_CONTROL_PLANE_LABEL, RESERVED_TOLERATION, ROLES, type Toleration } from "../config/roles";
 import { helmReleaseUnit, type HelmReleaseUnit, type K8sObject } from "../plan/plan";
 import { CONTROL_PLANE, num, obj, platformComponent, podScheduling, priorityOf, type ChartWorkloads, type UnitReader } from "../placement/workloads";
@@ -17,13 +16,8 @@ const NODE_FEATURE_DISCOVERY_TYPE = "openkeel:platform:NodeFeatureDiscovery";
 const NAMESPACE = "node-feature-discovery";
 
 /** Every node: each role's taint, Masakari's reserved hosts, the Kubernetes-only control plane. */
-function workerTolerations(): Toleration[] {
-  return [
-    ...rolesTolerations(ROLES),
-    RESERVED_TOLERATION,
-    ...NODE_AGENT_TOLERATIONS,
-    { key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" },
-  ];
+function workerTolerations(ctx: StackContext): Toleration[] {
+  return [...rolesTolerations(ROLES), RESERVED_TOLERATION, ...ctx.agentTolerations, { key: K8S_CONTROL_PLANE_LABEL, operator: "Exists", effect: "NoSchedule" }];
 }
 
 /** The worker mounts host paths (read-only), which only the privileged Pod Security level admits. */
@@ -43,7 +37,7 @@ function nfdRelease(ctx: StackContext): HelmReleaseUnit {
     priorityClassName: PRIORITY_CLASSES.control,
     master: controlPlane,
     gc: controlPlane,
-    worker: { tolerations: workerTolerations() },
+    worker: { tolerations: workerTolerations(ctx) },
   };
   return helmReleaseUnit("node-feature-discovery", NODE_FEATURE_DISCOVERY_TYPE, NAMESPACE, NODE_FEATURE_DISCOVERY_CHART, values, {
     ...contentAt(NFD_CONTENTS, NODE_FEATURE_DISCOVERY_CHART.version, "the node-feature-discovery chart"),

@@ -8,7 +8,8 @@
 // cluster has no controller for is played by the stand-ins of nmo.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { COMPUTE_DISABLED_TAINT, DEFAULT_STATE, hasTrait, NODE_STATE_TAINTS, type NodeState } from "../../config/lifecycle";
+import { COMPUTE_DISABLED_TAINT, DEFAULT_STATE, hasTrait, type NodeState } from "../../config/lifecycle";
+import { nodeAgentTaints } from "../../environments/resolve";
 import { checkAfterUp } from "./cluster-checks";
 import { previewShowsExactly, type PreviewChange } from "./day2";
 import type { Kube, KubeObject } from "./kube";
@@ -146,7 +147,7 @@ async function rolloutEvery(kube: Kube, node: string, detail: string[]): Promise
 }
 
 /**
- * The negative: a copy of one node agent without the node-state tolerations (NODE_STATE_TAINTS)
+ * The negative: a copy of one node agent without the node-state tolerations (nodeAgentTaints)
  * gets no pod on the disabled hypervisor from the real DaemonSet controller, while it does
  * elsewhere. It shows that the check above can fail.
  */
@@ -154,7 +155,7 @@ async function withoutTolerations(kube: Kube, node: string, source: DaemonSet): 
   const ns = source.metadata.namespace!;
   const name = "e2e-agent-without-state-tolerations";
   const labels = { "e2e.openkeel.io/negative": name };
-  const keys = new Set(NODE_STATE_TAINTS.map((t) => t.taint.key));
+  const keys = new Set(nodeAgentTaints().map((t) => t.taint.key));
   const spec = structuredClone(source.spec.template.spec);
   // without a toleration of everything too (a keyless Exists), which would tolerate them as well
   spec.tolerations = (spec.tolerations ?? []).filter((t) => t.key && !keys.has(t.key));
@@ -180,7 +181,7 @@ async function withoutTolerations(kube: Kube, node: string, source: DaemonSet): 
   const ok = pods.length > 0 && !where.includes(node);
   return {
     ok,
-    detail: `a copy of ${dsId(source)} without the tolerations of ${[...keys].join(", ")}: pods on ${where.join(", ") || "no node"}${ok ? `, none on ${node}: without NODE_AGENT_TOLERATIONS the rollout would leave the disabled hypervisor without the agent` : ""}`,
+    detail: `a copy of ${dsId(source)} without the tolerations of ${[...keys].join(", ")}: pods on ${where.join(", ") || "no node"}${ok ? `, none on ${node}: without the node agent tolerations the rollout would leave the disabled hypervisor without the agent` : ""}`,
   };
 }
 

@@ -16,7 +16,7 @@
 //                replica stopped once it is gone.
 //   longhorn-manager's node registration: nodes.longhorn.io/<node>, which the eviction patch of
 //                a retiring storage node needs to exist.
-import { DRAIN_TAINT } from "../../config/lifecycle";
+import { DRAIN_TAINT } from "../../platform/medik8s";
 import type { Kube, KubeObject } from "./kube";
 import { sleep } from "./proc";
 import { drainLeft, drainProblems, instanceManagerPdbVerdict, podsToEvict, type DrainPod, type NodeReplica } from "./transitions-judge";

@@ -14,7 +14,7 @@ import type { LoadedConfig } from "../../config/schema";
 import type { LossFinding } from "../../placement/failure-table";
 import { CONTROL_PLANE } from "../../placement/workloads";
 import { cloudRoleCheck } from "../../topology/checks";
-import { api, CHASSIS, chassisSelector, NODE_AGENT_EXTRA_TOLERATIONS, on, QUORUM_APART, secretRefSchema, unlisted, volumeSchema, worker } from "../components";
+import { api, CHASSIS, chassisSelector, nodeAgentExtraTolerations, QUORUM_APART, secretRefSchema, unlisted, volumeSchema, worker } from "../components";
 import { quorumPlacement } from "../context";
 import { METADATA_PROXY_SECRET, releaseName } from "../names";
 import { openkeelService, releaseValues } from "../service";
@@ -173,7 +173,7 @@ export const neutron = openkeelService({
       kind: "DaemonSet",
       optional: true,
       // a VM Masakari evacuates to a reserved host still asks 169.254.169.254 (D4, § 5.6)
-      placement: on("compute", { enabled: true, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
+      placement: (ctx) => ({ role: "compute", enabled: true, extraTolerations: nodeAgentExtraTolerations(ctx) }),
       settings: { sharedSecret: secretRefSchema },
       unlisted: { priority: "none", switch: "on" },
       design: { kind: "DaemonSet", roles: ["compute"], reservedHosts: true },
@@ -182,7 +182,7 @@ export const neutron = openkeelService({
       kind: "DaemonSet",
       optional: true,
       // distributed FIPs leave from the hypervisors, so they announce them too (D3), reserved ones included
-      placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
+      placement: (ctx) => ({ roles: ["network", "compute"], enabled: ctx.cfg.bgp, extraTolerations: nodeAgentExtraTolerations(ctx) }),
       unlisted: { priority: "none", switch: "off" },
       design: { kind: "DaemonSet", roles: ["network", "compute"], reservedHosts: true },
     },

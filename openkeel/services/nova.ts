@@ -12,7 +12,7 @@ import { secretRef } from "../../plan/plan";
 import { fact } from "../../plan/needs";
 import { TENANT_WORKLOAD } from "../../placement/workloads";
 import { cloudRoleCheck } from "../../topology/checks";
-import { api, computeLabel, NODE_AGENT_EXTRA_TOLERATIONS, on, secretRefSchema, unlisted, worker } from "../components";
+import { api, computeLabel, nodeAgentExtraTolerations, secretRefSchema, unlisted, worker } from "../components";
 import { METADATA_PROXY_SECRET, releaseName } from "../names";
 import { openkeelService, releaseValues, type ServiceLifecycle } from "../service";
 
@@ -188,7 +188,7 @@ export const nova = openkeelService({
     consoleProxy: { ...worker(), publicApi: { labNodePort: 30521 } },
     computeAgent: {
       kind: "DaemonSet",
-      placement: on("compute", { extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
+      placement: (ctx) => ({ role: "compute", extraTolerations: nodeAgentExtraTolerations(ctx) }),
       settings: { dynamicReservation: dynamicReservationSchema },
       design: { kind: "DaemonSet", roles: ["compute"], ...TENANT_WORKLOAD, reservedHosts: true },
     },

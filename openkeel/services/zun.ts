@@ -11,7 +11,7 @@ import type { ComponentHostNeeds } from "../../plan/host";
 import { manifestsUnit, type K8sObject, type ManifestsUnit } from "../../plan/plan";
 import { obj, podScheduling, TENANT_WORKLOAD, type ObjectReader } from "../../placement/workloads";
 import type { StackContext } from "../../platform/context";
-import { api, computeLabel, NODE_AGENT_EXTRA_TOLERATIONS, on, unlisted } from "../components";
+import { api, computeLabel, nodeAgentExtraTolerations, unlisted } from "../components";
 import { openkeelService } from "../service";
 
 const KATA_RUNTIME_CLASS_UNIT = "openkeel-zun-runtime-class";
@@ -88,7 +88,7 @@ export const zun = openkeelService({
     api: unlisted(api(30670)),
     computeAgent: {
       kind: "DaemonSet",
-      placement: on(CONTAINERS, { extraTolerations: NODE_AGENT_EXTRA_TOLERATIONS }),
+      placement: (ctx) => ({ role: CONTAINERS, extraTolerations: nodeAgentExtraTolerations(ctx) }),
       unlisted: { priority: "none" },
       design: { kind: "DaemonSet", roles: [CONTAINERS], ...TENANT_WORKLOAD, reservedHosts: true },
     },

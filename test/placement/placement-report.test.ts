@@ -1,6 +1,7 @@
 // The placement report (issue 7): the design's § 2 matrix per topology, every placement check
 // tripped, and the report files (placement.md, placement.svg).
-import { NODE_AGENT_TOLERATIONS } from "../../config/lifecycle";
+import { nodeAgentTolerations } from "../../config/lifecycle";
+import { nodeAgentTaints } from "../../environments/resolve";
 import { describe, expect, it } from "vitest";
 import { findUnit, helmReleaseUnit, manifestsUnit, type ManifestsUnit, type Plan } from "../../plan/plan";
 import { placementReport, type PlacementReport } from "../../placement/report";
@@ -257,19 +258,19 @@ describe("placement checks", () => {
       "the metadata agent",
       "openkeel-neutron/metadataAgent",
       // the node agent tolerations kept: only the reserved host's is missing
-      (name, v) => name === "openkeel-neutron" && (v.placement.metadataAgent.extraTolerations = [...NODE_AGENT_TOLERATIONS]),
+      (name, v) => name === "openkeel-neutron" && (v.placement.metadataAgent.extraTolerations = nodeAgentTolerations(nodeAgentTaints())),
     ],
     [
       "Nova's compute agent",
       "openkeel-nova/computeAgent",
-      (name, v) => name === "openkeel-nova" && (v.placement.computeAgent.extraTolerations = [...NODE_AGENT_TOLERATIONS]),
+      (name, v) => name === "openkeel-nova" && (v.placement.computeAgent.extraTolerations = nodeAgentTolerations(nodeAgentTaints())),
     ],
     [
       "the BGP agent",
       "openkeel-neutron/bgpAgent",
       (name, v) => {
         if (name !== "openkeel-neutron") return;
-        v.placement.bgpAgent = { roles: ["network", "compute"], enabled: true, extraTolerations: [...NODE_AGENT_TOLERATIONS] };
+        v.placement.bgpAgent = { roles: ["network", "compute"], enabled: true, extraTolerations: nodeAgentTolerations(nodeAgentTaints()) };
         v.bgpAgent = { enabled: true };
       },
     ],

@@ -22,6 +22,7 @@ describe("a LoadBalancer Service's address, from the component that gives it", (
       topology,
       ctx.storage,
       components.filter((c) => c !== metallb),
+      ctx.agentTolerations,
     );
     expect(without.loadBalancer).toBeUndefined();
     expect(ingressServiceUnits(without)).toEqual([]);
