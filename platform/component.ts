@@ -16,11 +16,12 @@ import { manifestsUnit, phase, type K8sObject, type ManifestsUnit, type PhaseNam
 import type { DesignRow } from "../placement/design-row";
 import type { DocsRow } from "./docs-row";
 import type { PlacementCheck } from "../placement/report";
-import { mergeHostContracts, type HostContract } from "../plan/host";
+import { mergeHostContracts, type HostContract, type HostInstall } from "../plan/host";
 import { upstreamWorkloads, type ChartWorkloads, type ObjectReader, type Readers, type UnitReader, type UpstreamWorkload } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import { pinnedManifestUnit, type Contents, type KindOwner, type LoadBalancerProvider, type NodeRemediator, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
+import type { HostFactsRow } from "./host-facts";
 import { priorityClassesUnit } from "./priority-classes";
 
 /** The phases components fill, in order: the platform's, then OpenKeel's (the node-roles phase is the inventory's). */
@@ -52,6 +53,12 @@ type Pin = ChartPin | ManifestPin | ImagePin | OlmPackagePin;
 export interface UpstreamManifest {
   pin: ManifestPin;
   workloads: readonly UpstreamWorkload[];
+}
+
+/** A node agent of a component (its placement name, `<unit>/<component>`) and what it installs on the host of every node it runs on, as read upstream. */
+export interface NodeAgentInstall {
+  component: string;
+  facts: HostFactsRow;
 }
 
 /** The placement reader of a unit that applies these manifests: every workload of each, as a component. */
@@ -148,11 +155,20 @@ export interface PlatformComponent extends NodeRemediator, KindOwner, LoadBalanc
    */
   checks?(cfg: Config, topo: Topology): Check[];
   /**
-   * What its workloads need of the host of every node they may run on, and what its node agents
-   * install there (plan/host.ts; the host contract, placement/host.ts).
+   * What its workloads need of the host of every node they may run on, and the plugins every pod
+   * sandbox runs (plan/host.ts; the host contract, placement/host.ts); what its node agents install
+   * there is `hostInstalls`.
    * @default nothing
    */
   host?(ctx: StackContext): Partial<HostContract>;
+  /**
+   * What its node agents install on the host of every node they run on (the CNI plugins an init
+   * step copies), each a row of host facts read upstream at a version of its pins: the host contract
+   * takes them beside what `host` says (hostContractOf), and test/placement/host-contract.test.ts
+   * holds each row's readAt to its pin.
+   * @default none: its agents install nothing on the hosts
+   */
+  hostInstalls?: readonly NodeAgentInstall[];
 }
 
 export const PLATFORM_NAMESPACES_UNIT = "platform-namespaces";
@@ -220,7 +236,9 @@ export function nodeMetadataOf(ctx: StackContext, components: readonly PlatformC
 
 /** The host contract of the components of the list (each component's needs and installs, in its order). */
 export function hostContractOf(ctx: StackContext, components: readonly PlatformComponent[]): HostContract {
-  return mergeHostContracts(components.map((c) => c.host?.(ctx) ?? {}));
+  const installs = (c: PlatformComponent): HostInstall[] =>
+    (c.hostInstalls ?? []).map(({ component, facts }) => ({ component, provides: facts.provides, by: facts.by }));
+  return mergeHostContracts(components.flatMap((c) => [c.host?.(ctx) ?? {}, { installs: installs(c) }]));
 }
 
 /** What objects of the kinds of the components of the list offer; a kind is one component's, so a second claim is a bug. */

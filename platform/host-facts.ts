@@ -1,12 +1,15 @@
-// What the pinned OS, extensions and node agents put on a node's host: the host contract's
-// providers (placement/host.ts), each row beside the pin of platform/versions.ts it was read for.
+// What the pinned OS and its extensions put on a node's host: the host contract's providers
+// (placement/host.ts), each row beside the pin of platform/versions.ts it was read for. What a
+// platform component's node agent installs is a row of the same shape in its own module, carried on
+// its descriptor (platform/component.ts hostInstalls).
 import type { HostCapability } from "../plan/host";
 
 /**
  * What a pinned OS, extension or node agent gives the host of a node: the OS's own CNI plugins,
  * devices and kernel modules, an extension's tools, the plugins an agent's init step copies.
- * `readAt` is the version of `pin` the row was read at upstream (`source`): test/host-facts.test.ts
- * fails when the pin moves past it, so a bump of Talos, kind, Kube-OVN or Multus re-reads its row.
+ * `readAt` is the version of `pin` the row was read at upstream (`source`):
+ * test/placement/host-contract.test.ts fails when the pin moves past it, so a bump of Talos, kind or
+ * a component whose agent installs something re-reads its row.
  */
 export interface HostFactsRow {
   /** The pin of platform/versions.ts it was read for. */
@@ -18,7 +21,7 @@ export interface HostFactsRow {
   source: string;
 }
 
-/** One table: every row of host facts, beside the pins it depends on. */
+/** One table: every row of host facts of the OS and its extensions, beside the pins it depends on. */
 export const HOST_FACTS = {
   talos: {
     pin: "TALOS_VERSION",
@@ -44,21 +47,6 @@ export const HOST_FACTS = {
     provides: ["host-local", "loopback", "ptp", "portmap"].map((name) => ({ kind: "cniPlugin" as const, name })),
     source:
       "kubernetes-sigs/kind@v0.32.0 images/base/Dockerfile:173-185,226-230 (containernetworking/plugins v1.9.1: host-local, loopback, ptp, portmap); kindnetd copies none (pkg/build/nodeimage/const_cni.go:123-158)",
-  },
-  kubeOvnCni: {
-    pin: "KUBE_OVN_CHART",
-    readAt: "v1.16.2",
-    by: "Kube-OVN v1.16.2 (kube-ovn-cni's install-cni)",
-    provides: ["kube-ovn", "loopback", "portmap", "macvlan"].map((name) => ({ kind: "cniPlugin" as const, name })),
-    source:
-      "kubeovn/kube-ovn@v1.16.2 dist/images/install-cni.sh:25-42; chart templates/ovncni-ds.yaml:64-82,259-261 (hostPath cni_conf.CNI_BIN_DIR, /opt/cni/bin)",
-  },
-  multus: {
-    pin: "MULTUS_IMAGE",
-    readAt: "v4.3.0-thick",
-    by: "Multus v4.3.0 (install_multus -t thick)",
-    provides: ["multus-shim", "passthru"].map((name) => ({ kind: "cniPlugin" as const, name })),
-    source: "k8snetworkplumbingwg/multus-cni@v4.3.0 cmd/install_multus/main.go:29,40-59",
   },
   iscsiTools: {
     pin: "TALOS_VERSION",

@@ -22,10 +22,10 @@ import type { PodScheduling } from "../placement/scheduling";
 import { CONTROL_PLANE, obj, platformComponent, podScheduling, type ChartWorkloads, type Obj, type UnitReader } from "../placement/workloads";
 import type { Topology } from "../topology/topology";
 import type { PlatformComponent } from "./component";
+import type { HostFactsRow } from "./host-facts";
 import { contentAt, type Contents, type StackContext } from "./context";
 import { fact, NETWORKS_ANNOTATION } from "../plan/needs";
 import { ovsStacksChecks } from "./ovs-stacks";
-import { HOST_FACTS } from "./host-facts";
 import { KUBE_OVN_CHART } from "./versions";
 import { KUBE_OVN_SETTINGS, kubeOvnSettings } from "./kube-ovn-settings";
 import type { HostContract } from "../plan/host";
@@ -354,10 +354,20 @@ const kubeOvnLifecycle: NodeLifecycle = {
 
 const CNI_AGENT = "kube-ovn/kube-ovn-cni+ovs-ovn+pinger";
 
+/** What kube-ovn-cni's install step copies into /opt/cni/bin of every node it runs on (platform/host-facts.ts HostFactsRow). */
+export const KUBE_OVN_CNI_FACTS = {
+  pin: "KUBE_OVN_CHART",
+  readAt: "v1.16.2",
+  by: "Kube-OVN v1.16.2 (kube-ovn-cni's install-cni)",
+  provides: ["kube-ovn", "loopback", "portmap", "macvlan"].map((name) => ({ kind: "cniPlugin" as const, name })),
+  source:
+    "kubeovn/kube-ovn@v1.16.2 dist/images/install-cni.sh:25-42; chart templates/ovncni-ds.yaml:64-82,259-261 (hostPath cni_conf.CNI_BIN_DIR, /opt/cni/bin)",
+} as const satisfies HostFactsRow;
+
 /**
  * ovs-ovn's datapath is the kernel's openvswitch module and its tunnels geneve (Talos builds both
  * in: DISABLE_MODULES_MANAGEMENT above); kube-ovn-cni's install step copies its CNI plugins into
- * /opt/cni/bin of every node it runs on (HOST_FACTS.kubeOvnCni).
+ * /opt/cni/bin of every node it runs on (KUBE_OVN_CNI_FACTS, the descriptor's hostInstalls).
  */
 function kubeOvnHost(): Partial<HostContract> {
   const module = (name: string, why: string) => ({
@@ -375,7 +385,6 @@ function kubeOvnHost(): Partial<HostContract> {
   });
   return {
     needs: [{ component: CNI_AGENT, needs: [module("openvswitch", "ovs-ovn's kernel datapath"), module("geneve", "the pod network's tunnels between nodes")] }],
-    installs: [{ component: CNI_AGENT, provides: HOST_FACTS.kubeOvnCni.provides, by: HOST_FACTS.kubeOvnCni.by }],
     podNeeds: [podNeed("kube-ovn"), podNeed("portmap")],
   };
 }
@@ -435,4 +444,5 @@ export const kubeOvn: PlatformComponent = {
   // its ovs-ovn runs on every node, the OpenKeel chassis' nodes too (§ 7 Q1: ./ovs-stacks.ts)
   checks: (cfg, topo) => [...checks(cfg, topo), ...ovsStacksChecks(cfg, topo)],
   host: kubeOvnHost,
+  hostInstalls: [{ component: CNI_AGENT, facts: KUBE_OVN_CNI_FACTS }],
 };

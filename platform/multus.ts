@@ -10,7 +10,7 @@ import { type K8sObject, manifestsUnit, type ManifestsUnit, type Unit } from "..
 import type { PlatformComponent } from "./component";
 import { fact } from "../plan/needs";
 import type { StackContext } from "./context";
-import { HOST_FACTS } from "./host-facts";
+import type { HostFactsRow } from "./host-facts";
 import { imageRef, MULTUS_IMAGE } from "./versions";
 
 const NS = "kube-system";
@@ -230,6 +230,15 @@ function multusUnit(ctx: StackContext, podNetwork: Unit | undefined): ManifestsU
   });
 }
 
+/** What install_multus (the DaemonSet's init container) copies into /opt/cni/bin of every node (platform/host-facts.ts HostFactsRow). */
+const MULTUS_CNI_FACTS = {
+  pin: "MULTUS_IMAGE",
+  readAt: "v4.3.0-thick",
+  by: "Multus v4.3.0 (install_multus -t thick)",
+  provides: ["multus-shim", "passthru"].map((name) => ({ kind: "cniPlugin" as const, name })),
+  source: "k8snetworkplumbingwg/multus-cni@v4.3.0 cmd/install_multus/main.go:29,40-59",
+} as const satisfies HostFactsRow;
+
 /** Secondary networks on every node (a DaemonSet the placement report reads like any other). */
 export const multus: PlatformComponent = {
   name: "Multus",
@@ -253,7 +262,6 @@ export const multus: PlatformComponent = {
   // daemon writes the primary CNI configuration, of type multus-shim (multus-cni@v4.3.0
   // pkg/server/config/generator.go:34), which every pod sandbox then runs first
   host: () => ({
-    installs: [{ component: "multus/kube-multus-ds", provides: HOST_FACTS.multus.provides, by: HOST_FACTS.multus.by }],
     podNeeds: [
       {
         kind: "cniPlugin",
@@ -263,4 +271,5 @@ export const multus: PlatformComponent = {
       },
     ],
   }),
+  hostInstalls: [{ component: "multus/kube-multus-ds", facts: MULTUS_CNI_FACTS }],
 };

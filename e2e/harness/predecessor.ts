@@ -11,7 +11,7 @@
 //     raw.githubusercontent.com/<org>/<repo>/<tag>/): the highest tag below the pin's, the pin's
 //     suffix kept (`-thick`).
 // The copy's platform/versions.ts has each pin's literal replaced by its predecessor (the
-// `readAt` of HOST_FACTS, where a fact was read, is platform/host-facts.ts's and stays), and its render must show every
+// `readAt` of a host facts row, where a fact was read, is platform/host-facts.ts's or its component's module's and stays), and its render must show every
 // planned move and nothing else.
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -139,8 +139,8 @@ export function predecessorMoves(r: RenderedStack, mirrorDir: string): { moves: 
 
 /**
  * platform/versions.ts with each move's `"from"` literal replaced by `"to"`; a version found nowhere
- * is a problem. The tags the host facts were read at (`readAt`) are platform/host-facts.ts's, which
- * the copy keeps: a fact stays what it was read at.
+ * is a problem. The tags the host facts were read at (`readAt`) are platform/host-facts.ts's and the
+ * components' modules', which the copy keeps: a fact stays what it was read at.
  */
 export function withPredecessors(versionsTs: string, moves: readonly PinMove[]): { text: string; problems: string[] } {
   const problems: string[] = [];

@@ -19,7 +19,7 @@ describe("pin upgrade: predecessors", () => {
     expect(predecessorOf("1.0.0", ["1.0.0", "2.0.0"])).toBeUndefined();
   });
 
-  it("moves each pin's literal in platform/versions.ts (where a host fact was read, readAt, is platform/host-facts.ts's, not moved), and names a literal it cannot find", () => {
+  it("moves each pin's literal in platform/versions.ts (where a host fact was read, readAt, is platform/host-facts.ts's or its component's module's, not moved), and names a literal it cannot find", () => {
     expect(VERSIONS).not.toMatch(/readAt:/);
     const moves = [
       { kind: "chart" as const, what: "kube-ovn", from: "v1.16.2", to: "v1.15.24" },

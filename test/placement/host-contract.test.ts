@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Check } from "../../config/problems";
 import { planStack, resolveEnvironment, resolveStack } from "../../environments";
-import { ENVIRONMENTS } from "../../environments/registry";
+import { ENVIRONMENTS, environmentComponents } from "../../environments/registry";
 import { talosHostProvisions } from "../../nodes/talos-host";
 import { placementReport } from "../../placement/report";
 import { planComponents } from "../../placement/workloads";
@@ -14,7 +14,9 @@ import { nodeProvisions } from "../../placement/host";
 import type { HostContract } from "../../plan/host";
 import { allUnits, type K8sObject, type Plan } from "../../plan/plan";
 import { TALOS_MACHINES_FILE, type TalosMachine } from "../../render/rendered";
-import { HOST_FACTS, TALOS_EXTENSION_FACTS } from "../../platform/host-facts";
+import { HOST_FACTS, TALOS_EXTENSION_FACTS, type HostFactsRow } from "../../platform/host-facts";
+import { hostContractOf, type PlatformComponent } from "../../platform/component";
+import { KUBE_OVN_CNI_FACTS } from "../../platform/kube-ovn";
 import { KIND_NODE_IMAGE, KUBE_OVN_CHART, MULTUS_IMAGE, TALOS_VERSION } from "../../platform/versions";
 import { mutatedConfig, PRODUCTION_STACKS, shippedConfig, SHIPPED_STACKS } from "../helpers/stacks";
 import { shippedPlan } from "../helpers/plans";
@@ -99,10 +101,10 @@ describe("host contract: the shipped stacks", () => {
     },
   );
 
-  it("nothing but Kube-OVN gives a Talos node macvlan, and nothing gives it ipvlan (HOST_FACTS)", () => {
+  it("nothing but Kube-OVN gives a Talos node macvlan, and nothing gives it ipvlan (HOST_FACTS, KUBE_OVN_CNI_FACTS)", () => {
     const { placement } = shippedPlan("prod-medium");
     const macvlan = placement!.hosts.get("cp-1")!.filter((p) => p.kind === "cniPlugin" && p.name === "macvlan");
-    expect(macvlan.map((p) => p.by)).toEqual([HOST_FACTS.kubeOvnCni.by]);
+    expect(macvlan.map((p) => p.by)).toEqual([KUBE_OVN_CNI_FACTS.by]);
     expect(placement!.hosts.get("cp-1")!.some((p) => p.kind === "cniPlugin" && p.name === "ipvlan")).toBe(false);
   });
 });
@@ -312,7 +314,20 @@ describe("host contract: who provides what", () => {
   });
 });
 
-describe("host facts: one table beside the pins", () => {
+describe("host facts: the OS's table beside the pins, and each component's rows on its descriptor", () => {
+  it("a component's hostInstalls are what its node agent installs in the host contract, after what its host hook says", () => {
+    const facts: HostFactsRow = { pin: "P", readAt: "v1", by: "an agent v1", provides: [{ kind: "cniPlugin", name: "x" }], source: "s" };
+    const agent = {
+      host: () => ({ installs: [{ component: "a/first", provides: [{ kind: "cniPlugin" as const, name: "y" }], by: "its hook" }] }),
+      hostInstalls: [{ component: "a/agent", facts }],
+    } as unknown as PlatformComponent;
+    const ctx = resolveStack(shippedConfig("lab")).ctx;
+    expect(hostContractOf(ctx, [agent]).installs).toEqual([
+      { component: "a/first", provides: [{ kind: "cniPlugin", name: "y" }], by: "its hook" },
+      { component: "a/agent", provides: [{ kind: "cniPlugin", name: "x" }], by: "an agent v1" },
+    ]);
+  });
+
   it("each row was read at its pin's current version: a bump re-reads the row at the new tag first", () => {
     const current: Record<string, string> = {
       TALOS_VERSION,
@@ -320,11 +335,18 @@ describe("host facts: one table beside the pins", () => {
       KUBE_OVN_CHART: KUBE_OVN_CHART.version,
       MULTUS_IMAGE: MULTUS_IMAGE.tag,
     };
-    for (const [name, row] of Object.entries(HOST_FACTS)) {
+    const rows: [string, HostFactsRow][] = [
+      ...Object.entries(HOST_FACTS).map(([name, row]): [string, HostFactsRow] => [`HOST_FACTS.${name}`, row]),
+      ...environmentComponents().flatMap((c) =>
+        (c.hostInstalls ?? []).map((i): [string, HostFactsRow] => [`${c.name}'s hostInstalls ${i.component}`, i.facts]),
+      ),
+    ];
+    expect(rows.map(([, row]) => row.pin)).toEqual(expect.arrayContaining(["KUBE_OVN_CHART", "MULTUS_IMAGE"]));
+    for (const [name, row] of rows) {
       expect(current[row.pin], `${name}: pin ${row.pin}`).toBeDefined();
       expect(
         row.readAt,
-        `HOST_FACTS.${name} was read at ${row.readAt}, and ${row.pin} is now ${current[row.pin]}: read its source again at the new tag, then set readAt`,
+        `${name} was read at ${row.readAt}, and ${row.pin} is now ${current[row.pin]}: read its source again at the new tag, then set readAt`,
       ).toBe(current[row.pin]);
     }
   });

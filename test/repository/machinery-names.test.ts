@@ -56,8 +56,6 @@ const MACHINERY = ["config", "topology", "plan", "placement", "render", "lifecyc
  * shrinks.
  */
 const NOT_MOVED_YET: readonly string[] = [
-  "platform/host-facts.ts: kube-ovn",
-  "platform/host-facts.ts: multus",
   "platform/ovs-stacks.ts: kube-ovn",
   "platform/ovs-stacks.ts: neutron",
   "platform/priority-classes.ts: kubevirt",
