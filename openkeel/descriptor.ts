@@ -28,7 +28,7 @@ export const OPENKEEL: PlatformComponent = {
     return units;
   },
   // every service's own plan checks, whether it runs or not
-  checks: (cfg, topo) => OPENKEEL_SERVICES.flatMap((s) => s.planChecks?.(cfg, topo) ?? []),
+  checks: (cfg, topo, installed) => OPENKEEL_SERVICES.flatMap((s) => s.planChecks?.(cfg, topo, installed) ?? []),
   readers: OPENKEEL_READERS,
   placementChecks: OPENKEEL_PLACEMENT_CHECKS,
   host: openkeelHostContract,

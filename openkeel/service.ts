@@ -16,6 +16,7 @@ import { findUnit, type Plan, type RunTimeFacts, type Unit } from "../plan/plan"
 import type { PostRenderPatch } from "../plan/post-render";
 import type { PlacementCheck } from "../placement/report";
 import type { Obj, ObjectReader } from "../placement/workloads";
+import type { PlatformComponent } from "../platform/component";
 import type { PodSecurityLevel, StackContext } from "../platform/context";
 import type { OPENKEEL_CHARTS } from "../platform/versions";
 import type { Topology } from "../topology/topology";
@@ -123,10 +124,12 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
   placementChecks?: readonly PlacementCheck[];
   /**
    * Its own plan checks of the stack (okadm plan rules, beside topology/checks.ts's), run for every
-   * stack whether the service runs or not (a key of its own set where it does not run is a mistake).
+   * stack whether the service runs or not (a key of its own set where it does not run is a mistake);
+   * `installed` are the platform components the stack installs, for a check of how the service sits
+   * beside one it builds on (Neutron's chassis beside Kube-OVN's ovs-ovn).
    * @default none
    */
-  planChecks?(cfg: Config, topo: Topology): Check[];
+  planChecks?(cfg: Config, topo: Topology, installed: readonly PlatformComponent[]): Check[];
   /**
    * Its checks of the releases' final values (the stack's overrides merged), its own against the
    * other services' (`valuesOf(service)`: undefined where that service does not run): what the

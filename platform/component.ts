@@ -150,10 +150,11 @@ export interface PlatformComponent extends NodeRemediator, KindOwner, LoadBalanc
    */
   docs?: readonly DocsRow[];
   /**
-   * Plan checks of its settings against the rest of the stack.
+   * Plan checks of its settings against the rest of the stack; `installed` are the components the
+   * stack installs, this one among them (OpenKeel hands them to its services' plan checks).
    * @default none
    */
-  checks?(cfg: Config, topo: Topology): Check[];
+  checks?(cfg: Config, topo: Topology, installed: readonly PlatformComponent[]): Check[];
   /**
    * What its workloads need of the host of every node they may run on, and the plugins every pod
    * sandbox runs (plan/host.ts; the host contract, placement/host.ts); what its node agents install
@@ -274,7 +275,7 @@ function isSet(value: unknown): boolean {
 
 /** The components' own checks, and settings of a component this stack does not install. */
 export function platformChecks(cfg: Config, topo: Topology, components: readonly PlatformComponent[]): Check[] {
-  const checks = components.flatMap((c) => c.checks?.(cfg, topo) ?? []);
+  const checks = components.flatMap((c) => c.checks?.(cfg, topo, components) ?? []);
   const claimed = new Set(components.map((c) => c.settings?.key));
   for (const { key } of cfg.platformCatalog) {
     if (claimed.has(key) || !isSet(cfg.platform[key])) continue;

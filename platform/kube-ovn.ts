@@ -25,7 +25,6 @@ import type { PlatformComponent } from "./component";
 import type { HostFactsRow } from "./host-facts";
 import { contentAt, type Contents, type StackContext } from "./context";
 import { fact, NETWORKS_ANNOTATION } from "../plan/needs";
-import { ovsStacksChecks } from "./ovs-stacks";
 import { KUBE_OVN_CHART } from "./versions";
 import { KUBE_OVN_SETTINGS, kubeOvnSettings } from "./kube-ovn-settings";
 import type { HostContract } from "../plan/host";
@@ -441,8 +440,8 @@ export const kubeOvn: PlatformComponent = {
   lifecycle: kubeOvnLifecycle,
   units: (ctx) => ({ "crds-operators": [kubeOvnRelease(ctx)] }),
   readers: { units: { [KUBE_OVN_TYPE]: readRelease } },
-  // its ovs-ovn runs on every node, the OpenKeel chassis' nodes too (§ 7 Q1: ./ovs-stacks.ts)
-  checks: (cfg, topo) => [...checks(cfg, topo), ...ovsStacksChecks(cfg, topo)],
+  // its ovs-ovn runs on every node, the OpenKeel chassis' nodes too: Neutron's plan checks say so (§ 7 Q1, openkeel/services/neutron.ts)
+  checks,
   host: kubeOvnHost,
   hostInstalls: [{ component: CNI_AGENT, facts: KUBE_OVN_CNI_FACTS }],
 };

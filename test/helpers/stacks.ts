@@ -46,7 +46,7 @@ export const PRODUCTION_STACKS = stacksOf("talos-production");
 
 /**
  * Warnings every shipped production stack carries on purpose, whatever a test changes: the design's
- * open question of two OVS stacks (test/platform/ovs-stacks.test.ts), and hardware facts that no
+ * open question of two OVS stacks (test/openkeel/ovs-stacks.test.ts), and hardware facts that no
  * shipped stack has, since it describes no real machine (test/nodes/facts-checks.test.ts).
  */
 export const STANDING_WARNINGS: readonly string[] = ["ovs-two-stacks", "machine-facts-missing"];

@@ -8,7 +8,10 @@ import { ironic } from "../../openkeel/services/ironic";
 import { mutatedConfig, shippedConfig, SHIPPED_STACKS } from "../helpers/stacks";
 
 const errorsOf = (cfg: LoadedConfig) => planStack(cfg).problems.filter((p) => p.level === "error" || p.level === undefined);
-const own = (cfg: LoadedConfig) => ironic.planChecks!(cfg, resolveStack(cfg).topology);
+const own = (cfg: LoadedConfig) => {
+  const s = resolveStack(cfg);
+  return ironic.planChecks!(cfg, s.topology, s.components);
+};
 
 describe("Ironic's plan checks", () => {
   it("find nothing in the shipped stacks", () => {

@@ -61,7 +61,7 @@ describe("render CLI", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^prod-small: talos-production\/small, 3 nodes, \d+ units, \d+ files/m);
     // the standing warnings of a shipped production stack: the two OVS stacks of § 7 Q1
-    // (test/platform/ovs-stacks.test.ts), and no machine with hardware facts; of one stack: its line, with why
+    // (test/openkeel/ovs-stacks.test.ts), and no machine with hardware facts; of one stack: its line, with why
     expect(r.stdout).toMatch(
       /^stacks\/Pulumi\.prod-small\.yaml: openkeel:nodes: warning \[ovs-two-stacks\]: 3 node\(s\) .*\. Why: how two OVS\/OVN stacks .*\. Fix: /m,
     );

@@ -2,8 +2,9 @@
 // second integration bridge, and every stack where Kube-OVN's ovs-ovn and the OpenKeel chassis
 // share nodes says so with a warning (an error would stop every production stack).
 import { describe, expect, it } from "vitest";
-import { planStack } from "../../environments";
-import { OVS_TWO_STACKS } from "../../platform/ovs-stacks";
+import { planStack, resolveStack } from "../../environments";
+import { neutron, OVS_TWO_STACKS } from "../../openkeel/services/neutron";
+import { kubeOvn } from "../../platform/kube-ovn";
 import { mutatedConfig, shippedConfig } from "../helpers/stacks";
 
 const ovsWarnings = (cfg: ReturnType<typeof shippedConfig>) => {
@@ -37,5 +38,14 @@ describe("two OVS stacks on the chassis nodes (§ 7 Q1)", () => {
   it("no Neutron, no chassis: no warning; the lab installs no Kube-OVN: none either", () => {
     expect(ovsWarnings(mutatedConfig("prod-medium", (r) => (r.services = { ...r.services, neutron: { enabled: false } })))).toEqual([]);
     expect(ovsWarnings(shippedConfig("lab"))).toEqual([]);
+  });
+
+  it("Neutron's plan checks read whether the stack installs Kube-OVN from the components they are handed", () => {
+    const cfg = shippedConfig("prod-medium");
+    const s = resolveStack(cfg);
+    const codes = (installed: typeof s.components) => neutron.planChecks!(cfg, s.topology, installed).map((c) => c.code);
+    expect(s.components).toContain(kubeOvn);
+    expect(codes(s.components)).toEqual([OVS_TWO_STACKS]);
+    expect(codes(s.components.filter((c) => c !== kubeOvn))).toEqual([]);
   });
 });
