@@ -5,16 +5,27 @@
 import { type Check, formatPath, valueAt } from "../config/problems";
 import { type LoadedConfig } from "../config/schema";
 import type { Plan } from "../plan/plan";
+import { upstreamPriorityClassesOf } from "../platform/component";
 import {
   KNOWN_PRIORITY_CLASSES,
   missingPriorityClasses,
   PRIORITY_CLASSES,
   PRIORITY_CLASSES_FILE,
-  PRIORITY_ORDER,
+  priorityOrder,
   priorityOrderFindings,
 } from "../platform/priority-classes";
+import { environmentComponents } from "./registry";
 import { stackKey } from "./storage";
 import { serviceOfRelease } from "../openkeel/registry";
+
+/**
+ * The classes the upstreams of every environment's components create: § 2's order is the design's,
+ * the same on every stack, whichever of them a stack installs.
+ */
+export const UPSTREAM_PRIORITY_CLASSES = upstreamPriorityClassesOf(environmentComponents());
+
+/** § 2's order, highest first, in words: what every finding of the order quotes. */
+export const PRIORITY_ORDER = priorityOrder(UPSTREAM_PRIORITY_CLASSES);
 
 export function priorityClassChecks(plan: Plan, cfg: LoadedConfig): Check[] {
   return missingPriorityClasses(plan).map((use) => {
@@ -33,7 +44,7 @@ export function priorityClassChecks(plan: Plan, cfg: LoadedConfig): Check[] {
  * naming platform/priority-classes.ts.
  */
 export function priorityOrderChecks(plan: Plan, cfg: LoadedConfig): Check[] {
-  return priorityOrderFindings(plan).map((f) => {
+  return priorityOrderFindings(plan, UPSTREAM_PRIORITY_CLASSES).map((f) => {
     const order = `§ 2's order, highest first: ${PRIORITY_ORDER}`;
     if (!f.at) return { level: "error", code: "priority-order", file: PRIORITY_CLASSES_FILE, message: f.message, fix: `restore ${order} (DESIGN_TIERS)` };
     const key = stackKey(cfg, f.at.unit, f.at.path);

@@ -22,7 +22,7 @@ import type { Topology } from "../topology/topology";
 import { pinnedManifestUnit, type Contents, type KindOwner, type LoadBalancerProvider, type NodeRemediator, type StackContext } from "./context";
 import type { ChartPin, ImagePin, ManifestPin, OlmPackagePin } from "./versions";
 import type { HostFactsRow } from "./host-facts";
-import { priorityClassesUnit } from "./priority-classes";
+import { priorityClassesUnit, type UpstreamPriorityClass } from "./priority-classes";
 
 /** The phases components fill, in order: the platform's, then OpenKeel's (the node-roles phase is the inventory's). */
 const COMPONENT_PHASES = ["crds-operators", "platform", "platform-config", "openkeel-infra", "openkeel"] as const satisfies readonly PhaseName[];
@@ -127,6 +127,12 @@ export interface PlatformComponent extends NodeRemediator, KindOwner, LoadBalanc
    * @default none: an object of its kinds offers nothing but itself
    */
   kindOffers?: KindOffers;
+  /**
+   * The priority classes its upstream chart or manifest creates with itself, with their values as
+   * they ship them: § 2's order ranks ours below them (platform/priority-classes.ts).
+   * @default none: its upstream creates no priority class
+   */
+  priorityClasses?: readonly UpstreamPriorityClass[];
   /**
    * Its units by phase, each in install order (the docs' order; a unit may use only what the units
    * before it offer, in this phase or an earlier one: plan/needs.ts).
@@ -249,6 +255,17 @@ export function kindOffersOf(components: readonly PlatformComponent[]): KindOffe
     for (const [kind, offers] of Object.entries(c.kindOffers ?? {})) {
       if (Object.hasOwn(out, kind)) throw new Error(`${c.name} claims what objects of ${kind} offer, which another component already does`);
       if (offers) out[kind] = offers;
+    }
+  return out;
+}
+
+/** The priority classes the upstreams of the components of the list create, in its order; a class is one component's, so a second claim is a bug. */
+export function upstreamPriorityClassesOf(components: readonly PlatformComponent[]): UpstreamPriorityClass[] {
+  const out: UpstreamPriorityClass[] = [];
+  for (const c of components)
+    for (const pc of c.priorityClasses ?? []) {
+      if (out.some((o) => o.name === pc.name)) throw new Error(`${c.name} declares the priority class ${pc.name}, which another component already does`);
+      out.push(pc);
     }
   return out;
 }

@@ -294,4 +294,11 @@ export const kubevirt: PlatformComponent = {
   ],
   lifecycle: kubevirtLifecycle,
   checks: emulationChecks,
+  priorityClasses: [
+    {
+      name: "kubevirt-cluster-critical",
+      value: 1_000_000_000,
+      source: "kubevirt-operator.yaml v1.9.0 (PriorityClass, value 1e9, line 7032; virt-operator hard-codes it on its operands)",
+    },
+  ],
 };

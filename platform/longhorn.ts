@@ -458,4 +458,12 @@ export const longhorn: PlatformComponent = {
   },
   checks,
   host: longhornHost,
+  priorityClasses: [
+    {
+      name: "longhorn-critical",
+      value: 1_000_000_000,
+      source:
+        "longhorn/longhorn chart/templates/priorityclass.yaml (value 1e9, line 9 at 1.12.1), the default of defaultSettings.priorityClass (settings.md 1.12.1)",
+    },
+  ],
 };

@@ -81,22 +81,13 @@ const BUILT_IN_VALUES: Readonly<Record<string, number>> = { "system-node-critica
 const BUILT_IN: readonly FixedClass[] = BUILT_IN_PRIORITY_CLASSES.map((name) => ({ name, value: BUILT_IN_VALUES[name]! }));
 
 /**
- * Classes an upstream artifact creates with itself, with their values, for the priority order (which
- * unit creates them, and so who may use them, is that unit's stated content: plan/needs.ts).
+ * A class an upstream artifact creates with itself, with its value as it ships it and where upstream
+ * says so: its component declares it (`priorityClasses` of its descriptor), for the priority order
+ * (which unit creates it, and so who may use it, is that unit's stated content: plan/needs.ts).
  */
-const UPSTREAM: readonly (FixedClass & { source: string })[] = [
-  {
-    name: "longhorn-critical",
-    value: 1_000_000_000,
-    source:
-      "longhorn/longhorn chart/templates/priorityclass.yaml (value 1e9, line 9 at 1.12.1), the default of defaultSettings.priorityClass (settings.md 1.12.1)",
-  },
-  {
-    name: "kubevirt-cluster-critical",
-    value: 1_000_000_000,
-    source: "kubevirt-operator.yaml v1.9.0 (PriorityClass, value 1e9, line 7032; virt-operator hard-codes it on its operands)",
-  },
-];
+export interface UpstreamPriorityClass extends FixedClass {
+  source: string;
+}
 
 const PRIORITY_KEY = /^priorityClass(Name|es)?$/;
 
@@ -264,8 +255,8 @@ interface Ranked {
 }
 
 /** Every class a pod of the Plan may name, ranked: the built-in and upstream ones, and those the Plan creates. */
-function rankedClasses(plan: Plan): Map<string, Ranked> {
-  const out = new Map<string, Ranked>([...BUILT_IN, ...UPSTREAM].map((c) => [c.name, { value: c.value, preempts: true }]));
+function rankedClasses(plan: Plan, upstream: readonly UpstreamPriorityClass[]): Map<string, Ranked> {
+  const out = new Map<string, Ranked>([...BUILT_IN, ...upstream].map((c) => [c.name, { value: c.value, preempts: true }]));
   for (const u of plan.phases.flatMap((ph) => ph.units)) {
     for (const o of u.kind === "Manifests" ? u.objects.filter(isPriorityClass) : []) {
       out.set(o.metadata.name, { value: Number(o.value), preempts: o.preemptionPolicy !== "Never" });
@@ -274,24 +265,31 @@ function rankedClasses(plan: Plan): Map<string, Ranked> {
   return out;
 }
 
-/** § 2's order, highest first, in words: what every finding of the order quotes. */
-export const PRIORITY_ORDER = [
-  ...[...BUILT_IN, ...UPSTREAM]
-    .reduce(
-      (groups, c) => {
-        const last = groups.at(-1);
-        if (last?.value === c.value) last.names.push(c.name);
-        else groups.push({ value: c.value, names: [c.name] });
-        return groups;
-      },
-      [] as { value: number; names: string[] }[],
-    )
-    .map((g) => `${g.names.join(" = ")} (${g.value})`),
-  ...TIER_ORDER.map((t) => `${PRIORITY_CLASSES[t]} (${DESIGN_TIERS[t].value}${DESIGN_TIERS[t].preempts ? "" : ", never preempts"}: ${DESIGN_TIERS[t].runs})`),
-].join(" > ");
+/** § 2's order, highest first, in words, with the classes the components' upstreams create: what every finding of the order quotes. */
+export function priorityOrder(upstream: readonly UpstreamPriorityClass[]): string {
+  return [
+    ...[...BUILT_IN, ...upstream]
+      .sort((a, b) => b.value - a.value)
+      .reduce(
+        (groups, c) => {
+          const last = groups.at(-1);
+          if (last?.value === c.value) last.names.push(c.name);
+          else groups.push({ value: c.value, names: [c.name] });
+          return groups;
+        },
+        [] as { value: number; names: string[] }[],
+      )
+      .map((g) => `${g.names.join(" = ")} (${g.value})`),
+    ...TIER_ORDER.map((t) => `${PRIORITY_CLASSES[t]} (${DESIGN_TIERS[t].value}${DESIGN_TIERS[t].preempts ? "" : ", never preempts"}: ${DESIGN_TIERS[t].runs})`),
+  ].join(" > ");
+}
 
-/** The lowest value of the classes above ours: what keeps the nodes, the pod network, the volumes and KubeVirt up. */
-const LOWEST_FIXED = Math.min(...[...BUILT_IN, ...UPSTREAM].map((c) => c.value));
+/** The classes above ours of the lowest value, and that value: what keeps the nodes, the pod network, the volumes and the VMs' operator up. */
+function lowestFixed(upstream: readonly UpstreamPriorityClass[]): { names: string[]; value: number } {
+  const fixed = [...BUILT_IN, ...upstream];
+  const value = Math.min(...fixed.map((c) => c.value));
+  return { names: fixed.filter((c) => c.value === value).map((c) => c.name), value };
+}
 
 /** One way a tier map breaks the order: the tier whose class is wrong, and why. */
 interface OrderBreak {
@@ -309,7 +307,8 @@ interface OrderBreak {
  * preempting for the infra tier (§ 2: VMs are "only preempted by infra that lost its node"). A class
  * it cannot rank (one that does not exist) is priority-class-missing's.
  */
-function orderBreaks(map: Readonly<Record<Tier, string>>, classes: ReadonlyMap<string, Ranked>): OrderBreak[] {
+function orderBreaks(map: Readonly<Record<Tier, string>>, classes: ReadonlyMap<string, Ranked>, upstream: readonly UpstreamPriorityClass[]): OrderBreak[] {
+  const lowest = lowestFixed(upstream);
   const at = (t: Tier) => classes.get(map[t]);
   const show = (t: Tier) => `${map[t]} (${at(t)!.value}${at(t)!.preempts ? "" : ", never preempts"})`;
   const moved = TIER_ORDER.filter((t) => at(t) !== undefined && (at(t)!.value !== DESIGN_TIERS[t].value || at(t)!.preempts !== DESIGN_TIERS[t].preempts));
@@ -322,8 +321,8 @@ function orderBreaks(map: Readonly<Record<Tier, string>>, classes: ReadonlyMap<s
     const below = ranked.filter((o) => TIER_ORDER.indexOf(o) > i && at(o)!.value >= mine.value);
     const names = (ts: Tier[]) => ts.map((t) => DESIGN_TIERS[t].runs).join(" and ");
     const faults: string[] = [];
-    if (mine.value >= LOWEST_FIXED)
-      faults.push(`it is not below ${UPSTREAM.map((c) => c.name).join(" and ")} (${LOWEST_FIXED}): it could preempt what the control plane runs on`);
+    if (mine.value >= lowest.value)
+      faults.push(`it is not below ${lowest.names.join(" and ")} (${lowest.value}): it could preempt what the control plane runs on`);
     if (above.length > 0) {
       const preempted = above.filter((o) => mine.preempts && at(o)!.value < mine.value);
       faults.push(
@@ -368,12 +367,12 @@ export interface OrderFinding {
  * and upstream ones, and every tier map a release is given. A tier map that names § 2's classes is
  * judged once, as the classes themselves.
  */
-export function priorityOrderFindings(plan: Plan): OrderFinding[] {
-  const classes = rankedClasses(plan);
-  const own = orderBreaks(PRIORITY_CLASSES, classes).map((b) => ({ message: `PriorityClass ${PRIORITY_CLASSES[b.tier]}: ${b.message}` }));
+export function priorityOrderFindings(plan: Plan, upstream: readonly UpstreamPriorityClass[]): OrderFinding[] {
+  const classes = rankedClasses(plan, upstream);
+  const own = orderBreaks(PRIORITY_CLASSES, classes, upstream).map((b) => ({ message: `PriorityClass ${PRIORITY_CLASSES[b.tier]}: ${b.message}` }));
   if (own.length > 0) return own;
   return tierMaps(plan).flatMap(({ unit, path, map }) =>
-    orderBreaks(map, classes).map((b) => ({
+    orderBreaks(map, classes, upstream).map((b) => ({
       message: `release ${unit}, tier ${b.tier} (${map[b.tier]}): ${b.message}`,
       at: { unit, path: [...path, b.tier] },
     })),

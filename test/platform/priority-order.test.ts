@@ -8,8 +8,9 @@ import { describe, expect, it } from "vitest";
 import { formatCheck } from "../../cli/cli";
 import type { Check } from "../../config/problems";
 import { planStack } from "../../environments";
-import { priorityOrderChecks } from "../../environments/priority";
-import { PRIORITY_CLASSES, PRIORITY_ORDER, priorityOrderFindings } from "../../platform/priority-classes";
+import { PRIORITY_ORDER, priorityOrderChecks, UPSTREAM_PRIORITY_CLASSES } from "../../environments/priority";
+import { upstreamPriorityClassesOf, type PlatformComponent } from "../../platform/component";
+import { PRIORITY_CLASSES, priorityOrder, priorityOrderFindings } from "../../platform/priority-classes";
 import { allUnits, type HelmReleaseUnit, type K8sObject, type Plan } from "../../plan/plan";
 import { planOf } from "../helpers/plans";
 import { mutatedConfig, SHIPPED_STACKS, shippedConfig } from "../helpers/stacks";
@@ -44,9 +45,26 @@ function overridden(stack: string, service: string, tiers: Record<string, string
 }
 
 describe("the classes this repository creates keep § 2's order", () => {
-  it.each(SHIPPED_STACKS)("%s: no finding", (stack) => expect(priorityOrderFindings(planOf(stack))).toEqual([]));
+  it.each(SHIPPED_STACKS)("%s: no finding", (stack) => expect(priorityOrderFindings(planOf(stack), UPSTREAM_PRIORITY_CLASSES)).toEqual([]));
 
   it("the order as every finding quotes it, highest first", () => expect(PRIORITY_ORDER).toBe(ORDER));
+
+  it("an upstream's classes are its component's to declare (priorityClasses): each ranks in the order, and ours must stay below it", () => {
+    const critical = { name: "x-critical", value: 1_050_000, source: "s" };
+    const upstream = upstreamPriorityClassesOf([{ name: "X", priorityClasses: [critical] } as unknown as PlatformComponent]);
+    expect(upstream).toEqual([critical]);
+    expect(priorityOrder(upstream)).toContain("system-cluster-critical (2000000000) > x-critical (1050000) > openkeel-infra-critical (1000000");
+    const raised = () => withClass("infra", (o) => (o.value = 1_100_000));
+    expect(priorityOrderFindings(raised(), UPSTREAM_PRIORITY_CLASSES)).toEqual([]);
+    expect(priorityOrderFindings(raised(), upstream).map((f) => f.message)).toEqual([
+      "PriorityClass openkeel-infra-critical: Galera, RabbitMQ, OVN central run at openkeel-infra-critical (1100000): it is not below x-critical (1050000): it could preempt what the control plane runs on",
+    ]);
+    const twice = [
+      { name: "X", priorityClasses: [critical] },
+      { name: "Y", priorityClasses: [critical] },
+    ] as unknown as PlatformComponent[];
+    expect(() => upstreamPriorityClassesOf(twice)).toThrow("Y declares the priority class x-critical, which another component already does");
+  });
 
   it("the VM class raised above the infrastructure and control classes: refused on the stack, naming the file, the order and what breaks", () => {
     const cfg = shippedConfig("prod-medium");
@@ -84,7 +102,12 @@ describe("the classes this repository creates keep § 2's order", () => {
   });
 
   it("a value changed that keeps the order: no finding (the replacement warning is priority-class-replace's)", () => {
-    expect(priorityOrderFindings(withClass("infra", (o) => (o.value = 950_000)))).toEqual([]);
+    expect(
+      priorityOrderFindings(
+        withClass("infra", (o) => (o.value = 950_000)),
+        UPSTREAM_PRIORITY_CLASSES,
+      ),
+    ).toEqual([]);
   });
 });
 
