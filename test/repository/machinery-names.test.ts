@@ -28,11 +28,11 @@
 //   is of, as the services' registry does: not read.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { environmentComponents } from "../../environments/registry";
 import { OPENKEEL } from "../../openkeel/descriptor";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { holds, MACHINERY, serviceNames, tokens, words, type Name, type Token } from "../helpers/machinery-names";
 import { REPO } from "../helpers/stacks";
 
 /** The registry of the services, which lists them by name. */
@@ -47,42 +47,6 @@ const REGISTRY = "openkeel/services/index.ts";
  * a registry like the services', not machinery, by decision (issue 47).
  */
 const PIN_REGISTRY = ["platform/versions.ts", "platform/upgrade-rules.ts"];
-
-const MACHINERY = ["config", "topology", "plan", "placement", "render", "lifecycle", "platform", "openkeel", "review"];
-
-const words = (text: string) =>
-  text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-
-interface Name {
-  name: string;
-  /** Whether a file is its own module. */
-  own: (file: string) => boolean;
-  /** Whether an identifier or a string literal holds it. */
-  in: (token: Token) => boolean;
-}
-
-interface Token {
-  text: string;
-  literal: boolean;
-}
-
-/** Whether some run of the words, joined, is the key: `kube-ovn`, `KubeOVN` and `KUBE_OVN` all hold `kubeovn`. */
-function holds(text: string, key: string): boolean {
-  const w = words(text);
-  for (let i = 0; i < w.length; i++) {
-    let joined = "";
-    for (let j = i; j < w.length && joined.length < key.length; j++) {
-      joined += w[j];
-      if (joined === key) return true;
-    }
-  }
-  return false;
-}
 
 function sources(dir: string): string[] {
   return (fs.readdirSync(path.join(REPO, dir), { recursive: true }) as string[])
@@ -104,41 +68,13 @@ async function componentModules(): Promise<string[]> {
 
 /** The names a machinery file may not hold, with the test of their own modules. */
 async function names(): Promise<{ services: Name[]; components: Name[] }> {
-  const vocabulary = new Set(MACHINERY);
-  const release = (name: string) => new RegExp(`(^|[^a-z0-9-])openkeel-${name}($|[^a-z0-9-])`);
-  const services = OPENKEEL_SERVICES.map((s): Name => ({
-    name: s.name,
-    own: (file) => file === `openkeel/services/${s.name}.ts`,
-    in: vocabulary.has(s.name) ? (t) => t.literal && release(s.name).test(t.text) : (t) => holds(t.text, words(s.name).join("")),
-  }));
+  const services = serviceNames(OPENKEEL_SERVICES);
   const components = (await componentModules()).map((m): Name => ({
     name: m,
     own: (file) => file === `platform/${m}.ts` || file.startsWith(`platform/${m}-`),
     in: (t) => holds(t.text, words(m).join("")),
   }));
   return { services, components };
-}
-
-/**
- * Whether a node is a component's rows of docs/platform.md (`docs: [...]`, or a `*_DOCS` constant
- * handed to it: platform/docs-row.ts): prose for a reader, like a comment, that nothing runs on.
- */
-function isDocsProse(node: ts.Node): boolean {
-  if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name)) return node.name.text === "docs";
-  return ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text.endsWith("_DOCS");
-}
-
-/** The identifiers and string literals of a file's source (a template's texts, an import's path), comments and docs prose left out. */
-function tokens(file: string, text: string): Token[] {
-  const out: Token[] = [];
-  const visit = (node: ts.Node): void => {
-    if (isDocsProse(node)) return;
-    if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) out.push({ text: node.text, literal: false });
-    else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) out.push({ text: node.text, literal: true });
-    node.forEachChild(visit);
-  };
-  visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true));
-  return out;
 }
 
 /** `file: name` for each name a machinery file holds outside its own module. */
