@@ -68,6 +68,17 @@ function secretsOf(job: unknown): string[] {
   return [...new Set([...text.matchAll(/secrets(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[)/g)].map((m) => m[1] ?? "[dynamic]"))].sort();
 }
 
+/**
+ * The environment of a CI script a test runs: this process's, without what the CI run that runs
+ * this suite set for itself: its e2e lock (the stand-in npm would wait for it), its start and its
+ * budget (the script under test counts its own 90 minutes from its own start), and `drop`.
+ */
+function ciEnv(...drop: string[]): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of ["OPENKEEL_E2E_LOCK", "OPENKEEL_CI_STARTED", "OPENKEEL_CI_BUDGET_MINUTES", ...drop]) delete env[key];
+  return env;
+}
+
 describe("actionlint", () => {
   it("passes over .github/workflows/", () => {
     const r = lint();
@@ -492,8 +503,7 @@ describe("Node.js: what the dependencies require, the LTS in CI, the machine's a
     fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho built\n", { mode: 0o755 });
     fs.writeFileSync(path.join(kit, "out", "bin", "pulumi"), "#!/bin/sh\n", { mode: 0o755 });
     const calls = path.join(bin, "calls");
-    // not the lock a CI run that runs this suite may name for its own e2e (the stand-in npm would wait for it)
-    const { OPENKEEL_E2E_LOCK: _lock, ...outer } = process.env;
+    const outer = ciEnv();
     const env = {
       ...outer,
       PATH: `${bin}:${process.env.PATH}`,
@@ -602,8 +612,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     fs.writeFileSync(path.join(bin, "npm"), npm, { mode: 0o755 });
     fs.writeFileSync(path.join(bin, "go"), "#!/bin/sh\n", { mode: 0o755 });
     const calls = path.join(kit, "calls");
-    // not the lock a CI run that runs this suite may name for its own e2e (the stand-in npm would wait for it)
-    const { OPENKEEL_E2E_LOCK: _lock, ...outer } = process.env;
+    const outer = ciEnv();
     const env = {
       ...outer,
       PATH: `${bin}:${process.env.PATH}`,
@@ -721,7 +730,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     fs.mkdirSync(bin);
     const stubs = { npm: '#!/bin/sh\necho "npm $*" >> "$CALLS"\n', go: "#!/bin/sh\n", ...extraBin };
     for (const [name, text] of Object.entries(stubs)) fs.writeFileSync(path.join(bin, name), text, { mode: 0o755 });
-    const { OPENKEEL_E2E_LOCK: _lock, OUT: _out, XDG_CACHE_HOME: _xdg, ...outer } = process.env;
+    const outer = ciEnv("OUT", "XDG_CACHE_HOME");
     const env = {
       ...outer,
       HOME: home,
@@ -785,7 +794,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho built into $OUT\n", { mode: 0o755 });
     fs.mkdirSync(path.join(kit, "out", "bin"), { recursive: true });
     fs.writeFileSync(path.join(kit, "out", "bin", "pulumi"), "#!/bin/sh\n", { mode: 0o755 });
-    const env = { ...process.env, OPENKEEL_ENGINE_KIT: kit, OUT: path.join(kit, "out"), OPENKEEL_CI_LOGS: path.join(kit, "logs") };
+    const env = { ...ciEnv(), OPENKEEL_ENGINE_KIT: kit, OUT: path.join(kit, "out"), OPENKEEL_CI_LOGS: path.join(kit, "logs") };
     const r = spawnSync("bash", [".ci/e2e", "build"], { cwd: REPO, encoding: "utf8", env });
     expect(r.status).toBe(0);
     expect(fs.readFileSync(path.join(kit, "logs", "engine-build.log"), "utf8")).toMatch(/built into .*\/out/);
@@ -800,7 +809,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
     const kit = fs.mkdtempSync(path.join(os.tmpdir(), "engine-kit-"));
     fs.writeFileSync(path.join(kit, "build.sh"), "#!/bin/sh\necho SHOULD NOT RUN\nexit 1\n", { mode: 0o755 });
     const vars = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === "KIT" ? kit : v]));
-    const r = spawnSync("bash", [".ci/e2e"], { cwd: REPO, encoding: "utf8", env: { ...process.env, ...vars, OUT: path.join(kit, "out") } });
+    const r = spawnSync("bash", [".ci/e2e"], { cwd: REPO, encoding: "utf8", env: { ...ciEnv(), ...vars, OUT: path.join(kit, "out") } });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(line);
     expect(r.stdout.split("\n").filter((l) => l.includes("E2E NOT RUN"))).toHaveLength(1);
