@@ -138,6 +138,7 @@ export async function firstUp(r: StackRun): Promise<FirstUp> {
     runs.push(last);
   }
   let interruptedAt = restart.interrupted ? rep.steps.length - 1 : -1;
+  const recovered: StepResult[] = [];
   let afterRestart = 0;
   const again = (reruns: number) =>
     rerunAgain({ reruns, afterRestart, lastOk: last.ok, restartPending: restart.pending, lastInterrupted: interruptedAt === rep.steps.length - 1 });
@@ -153,9 +154,37 @@ export async function firstUp(r: StackRun): Promise<FirstUp> {
     runs.push(last);
     if (restart.interrupted && interruptedAt < 0) interruptedAt = rep.steps.length - 1;
     else if (interruptedAt >= 0) afterRestart++;
+    if (!last.ok && interruptedAt >= 0 && HELM_NAME_IN_USE.test(r.logText(logs.at(-1)!))) await clearPendingInstalls(r, last, recovered);
   }
   if (o.upgradeFrom && last.ok) oldProgramWebhookRaces(r, runs.slice(0, -1), logs);
+  if (last.ok) for (const step of recovered) step.ok = true;
   return { last, restart, interruptedAt, logs };
+}
+
+/**
+ * Helm's refusal to install a release whose record an interrupted install left `pending-install`
+ * (helm.sh/helm/v3@v3.18.6, the provider's, pkg/action/install.go:545-551 availableName: only an
+ * uninstalled or failed record may be replaced). The restart mid-way can fall inside an install, and
+ * no rerun of `pulumi up` clears it.
+ */
+export const HELM_NAME_IN_USE = /cannot re-use a name that is still in use/;
+
+/**
+ * What docs/operating.md tells an operator to do then: delete the record Helm left pending, keeping
+ * the objects it created, which the next install adopts (they carry its release's annotations:
+ * pkg/action/install.go:349-354, validate.go:65-86 existingResourceConflict). The run that met it
+ * is judged by the rerun after the recovery (`recovered`: made ok once a rerun converges).
+ */
+async function clearPendingInstalls(r: StackRun, step: StepResult, recovered: StepResult[]): Promise<void> {
+  const pending = await r.kube!.list(`/api/v1/secrets?labelSelector=${encodeURIComponent("owner=helm,status=pending-install")}`);
+  for (const secret of pending) {
+    const { namespace, name } = secret.metadata;
+    const res = await run("kubectl", ["delete", "secret", "-n", namespace!, name, "--kubeconfig", r.kubeconfig], { log: r.log("helm-pending") });
+    step.detail.push(
+      `the operator's recovery (docs/operating.md): kubectl -n ${namespace} delete secret ${name} (Helm's pending-install record): exit ${res.code}`,
+    );
+  }
+  if (pending.length > 0) recovered.push(step);
 }
 
 /**

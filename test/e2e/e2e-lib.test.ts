@@ -23,7 +23,7 @@ import { tgz } from "../../e2e/harness/tar";
 import { clusterPorts } from "../../e2e/harness/setup";
 import { defaultClusterScript } from "../../e2e/harness/driver";
 import { structural } from "../../e2e/standins/crds";
-import { onlyUnservedWebhooks, rerunAgain } from "../../e2e/harness/up";
+import { HELM_NAME_IN_USE, onlyUnservedWebhooks, rerunAgain } from "../../e2e/harness/up";
 import { untilSettled } from "../../e2e/harness/cluster-checks";
 
 const RENDERED = path.resolve(__dirname, "../../rendered");
@@ -438,6 +438,14 @@ describe("e2e: the old program's runs that fail on webhooks not served yet", () 
     "    error: Preview failed: " + webhook("SelfNodeRemediationTemplate", "mselfnoderemediationtemplate.kb.io").trim().slice("error: ".length),
     "    error: preview failed",
   ].join("\n");
+
+  it("a Helm install the restart left pending is told by Helm's refusal, as the lab's rerun printed it (CI of 08f9287)", () => {
+    expect(HELM_NAME_IN_USE.test("    +  kubernetes:helm.sh/v3:Release openkeel-chart creating (0s) error: cannot re-use a name that is still in use")).toBe(
+      true,
+    );
+    expect(HELM_NAME_IN_USE.test(firstUp)).toBe(false);
+    expect(HELM_NAME_IN_USE.test("error: rendered manifests contain a resource that already exists")).toBe(false);
+  });
 
   it("are told by their errors: every one a webhook call the API server could not make, or what it cancelled", () => {
     expect(onlyUnservedWebhooks(firstUp)).toBe(true);
