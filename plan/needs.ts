@@ -139,6 +139,9 @@ export function resourceOf(kind: string): string {
 
 const groupOf = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
 
+/** The key of an object's kind, `<group>/<Kind>` (`/<Kind>` in the core group): KindOffers' keys, and the components' custom kinds'. */
+export const kindKey = (o: { apiVersion: string; kind: string }) => `${groupOf(o.apiVersion)}/${o.kind}`;
+
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
@@ -277,11 +280,11 @@ function addObject(o: K8sObject, out: Facts, patch: boolean, kinds: KindOffers):
   out.uses.add(fact.admission(group, resourceOf(o.kind)));
   if (ns) out.uses.add(fact.namespace(ns));
   if (patch) {
-    out.uses.add(fact.object(`${group}/${o.kind}`, ns, name));
+    out.uses.add(fact.object(kindKey(o), ns, name));
     if (o.kind === "Node") for (const k of Object.keys(o.metadata.labels ?? {})) out.offers.add(fact.nodeLabel(k));
   }
   const spec = obj(o.spec);
-  switch (`${group}/${o.kind}`) {
+  switch (kindKey(o)) {
     case "apiextensions.k8s.io/CustomResourceDefinition":
       out.offers.add(fact.api(String(spec.group), String(obj(spec.names).kind)));
       break;
@@ -316,10 +319,10 @@ function addObject(o: K8sObject, out: Facts, patch: boolean, kinds: KindOffers):
     case "apps/Deployment":
     case "apps/DaemonSet":
     case "apps/StatefulSet":
-      if (!patch) out.offers.add(fact.object(`${group}/${o.kind}`, ns, name));
+      if (!patch) out.offers.add(fact.object(kindKey(o), ns, name));
       break;
   }
-  for (const f of kinds[`${group}/${o.kind}`]?.(o) ?? []) out.offers.add(f);
+  for (const f of kinds[kindKey(o)]?.(o) ?? []) out.offers.add(f);
   for (const pod of patch ? [] : podTemplates(o as unknown as Obj)) podFacts(pod, ns ?? "default", out);
   // a CRD's schema names keys, not classes or labels
   if (o.kind !== "CustomResourceDefinition") namedFacts(o, out, ns ?? "default");

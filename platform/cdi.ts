@@ -93,7 +93,6 @@ export const cdi: PlatformComponent = {
     { name: "cdi-operator", type: "openkeel:platform:CdiOperator", workloads: [CDI_OPERATOR_WORKLOAD], contents: CDI_OPERATOR_CONTENTS },
     { unit: cdiUnit, readers: { CDI: readCdi } },
   ),
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "CDI",

@@ -117,7 +117,6 @@ const KIND_OFFERS: KindOffers = {
 
 export const certManager: PlatformComponent = {
   name: "cert-manager",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "cert-manager",

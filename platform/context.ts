@@ -24,6 +24,7 @@ import type { ManifestPin } from "./versions";
 import type { PodTemplate } from "../placement/workloads";
 import type { Check } from "../config/problems";
 import type { Change } from "../render/diff";
+import { kindKey } from "../plan/needs";
 
 /** A StorageClass the cluster has without this repository creating it. */
 export interface ProvidedStorageClass {
@@ -131,11 +132,8 @@ export interface CustomKind {
 /** By `<group>/<Kind>` (plan/needs.ts KindOffers' keys): a kind is one component's. */
 export type CustomKinds = Readonly<Partial<Record<string, CustomKind>>>;
 
-/** The API group of an apiVersion (`` for the core group). */
-const groupOf = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
-
-/** The key of an object's kind: `<group>/<Kind>`. */
-export const kindKey = (o: { apiVersion: string; kind: string }) => `${groupOf(o.apiVersion)}/${o.kind}`;
+/** A kind's name alone, from its key `<group>/<Kind>`. */
+const kindName = (key: string) => key.slice(key.indexOf("/") + 1);
 
 /** What the kind of an object is, by its apiVersion and kind. */
 export function customKind(kinds: CustomKinds, o: { apiVersion: string; kind: string }): CustomKind | undefined {
@@ -144,7 +142,7 @@ export function customKind(kinds: CustomKinds, o: { apiVersion: string; kind: st
 
 /** What a kind named alone is (a post-render patch's target names no group): its name is one kind's (customKindsOf). */
 export function customKindNamed(kinds: CustomKinds, kind: string): CustomKind | undefined {
-  return Object.entries(kinds).find(([k]) => k.slice(k.indexOf("/") + 1) === kind)?.[1];
+  return Object.entries(kinds).find(([k]) => kindName(k) === kind)?.[1];
 }
 
 /**
@@ -155,8 +153,7 @@ export function customKindsOf(components: readonly KindOwner[]): CustomKinds {
   const out: Record<string, CustomKind> = {};
   for (const c of components)
     for (const [key, kind] of Object.entries(c.customKinds ?? {})) {
-      const name = key.slice(key.indexOf("/") + 1);
-      if (Object.keys(out).some((k) => k.slice(k.indexOf("/") + 1) === name))
+      if (Object.keys(out).some((k) => kindName(k) === kindName(key)))
         throw new Error(`${c.name} claims the kind ${key}, whose name another component's kind already has`);
       if (kind) out[key] = kind;
     }

@@ -414,7 +414,6 @@ const KUBE_OVN_CHART_WORKLOADS: ChartWorkloads = {
 
 export const kubeOvn: PlatformComponent = {
   name: "Kube-OVN",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "Kube-OVN (the CNI)",

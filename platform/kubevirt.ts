@@ -273,7 +273,6 @@ export const kubevirt: PlatformComponent = {
     { unit: kubevirtUnit, readers: { KubeVirt: readKubeVirt } },
   ),
   host: kubevirtHost,
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "KubeVirt",

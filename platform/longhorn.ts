@@ -382,7 +382,6 @@ function longhornHost(ctx: StackContext): Partial<HostContract> {
 
 export const longhorn: PlatformComponent = {
   name: "Longhorn",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "Longhorn",

@@ -189,7 +189,6 @@ const MARIADB_OPERATOR_CHARTS: Record<string, ChartWorkloads> = {
 
 export const mariadbOperator: PlatformComponent = {
   name: "MariaDB operator",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "MariaDB operator",

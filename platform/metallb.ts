@@ -302,7 +302,6 @@ const KIND_OFFERS: KindOffers = { "metallb.io/IPAddressPool": () => [fact.loadBa
 
 export const metallb: PlatformComponent = {
   name: "MetalLB",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "MetalLB",

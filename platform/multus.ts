@@ -242,7 +242,6 @@ const MULTUS_CNI_FACTS = {
 /** Secondary networks on every node (a DaemonSet the placement report reads like any other). */
 export const multus: PlatformComponent = {
   name: "Multus",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "Multus (thick)",

@@ -75,7 +75,6 @@ const NFD_CHART_WORKLOADS: ChartWorkloads = {
 
 export const nodeFeatureDiscovery: PlatformComponent = {
   name: "Node Feature Discovery",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "Node Feature Discovery",

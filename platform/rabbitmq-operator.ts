@@ -144,7 +144,6 @@ const UPSTREAM: UpstreamManifest = { pin: RABBITMQ_CLUSTER_OPERATOR, workloads: 
 
 export const rabbitmqOperator: PlatformComponent = {
   name: "RabbitMQ cluster operator",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "RabbitMQ cluster operator",

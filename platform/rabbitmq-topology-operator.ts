@@ -39,7 +39,6 @@ const UPSTREAM: UpstreamManifest = { pin: RABBITMQ_MESSAGING_TOPOLOGY_OPERATOR, 
 
 export const rabbitmqTopologyOperator: PlatformComponent = {
   name: "RabbitMQ messaging topology operator",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "RabbitMQ messaging topology operator",

@@ -155,7 +155,6 @@ function snapshotControllerUnit(ctx: StackContext): ManifestsUnit {
 
 export const snapshots: PlatformComponent = {
   name: "CSI snapshots",
-  // its rows of docs/platform.md (npm run docs writes the table)
   docs: [
     {
       component: "external-snapshotter CRDs",

@@ -4,7 +4,8 @@
 // the CR's operator marks immutable, and an object deleted or changed where its kind's webhook may
 // hold that (NHC's, while a check remediates a node).
 import type { Check } from "../config/problems";
-import { customKindNamed, kindKey, type CustomKinds, type HeldChange } from "../platform/context";
+import { kindKey } from "../plan/needs";
+import { customKindNamed, type CustomKinds, type HeldChange } from "../platform/context";
 import type { RenderedStack } from "../render/rendered";
 import type { Index, ObjectRef, StackPreview } from "./preview-model";
 
