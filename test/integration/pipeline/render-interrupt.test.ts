@@ -56,7 +56,10 @@ async function renderStoppedBy(signal: NodeJS.Signals, f: { stacks: string; out:
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("close", (code, sig) => resolve({ code, signal: sig })),
   );
-  await until("the render's temporary folder", () => fs.readdirSync(f.out).includes(`.lab.tmp-${child.pid}`));
+  // not only made but written into: the render pauses after its first turn of files (cli/write.ts),
+  // and a folder seen the moment it is made may be killed before its first file (a loaded CI once)
+  const tmp = path.join(f.out, `.lab.tmp-${child.pid}`);
+  await until("the render's temporary folder, written into", () => fs.existsSync(tmp) && fs.readdirSync(tmp).length > 0);
   const sent = Date.now();
   child.kill(signal);
   const end = await ended;
