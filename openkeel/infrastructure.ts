@@ -27,6 +27,13 @@ import { placementValueSchema, type PlacementValue } from "../config/placement";
 import type { PostRenderPatch } from "../plan/post-render";
 import { PRIORITY_CLASSES } from "../platform/priority-classes";
 
+/** The infrastructure release's row of the releases' table of docs/openkeel-values.md (npm run docs, ./docs-row.ts). */
+export const INFRASTRUCTURE_DOCS = {
+  components:
+    "`infrastructure.mariadb.placement`, `infrastructure.rabbitmq.placement` (`role: controlPlane` only: anti-affinity and priority are post-render patches), the ingress (`roles: [controlPlane, network]`: a post-render patch, below; no value)",
+  values: "`infrastructure.<m>.replicas`, `infrastructure.<m>.image` (below), `infrastructure.<m>.storage.storageClassName: longhorn-local`",
+};
+
 export const NAMESPACE_UNIT = "openkeel-namespace";
 export const INFRASTRUCTURE_UNIT = "openkeel-chart";
 /** Galera and RabbitMQ: replicated quorums, sized by the quorum rule (openkeel/context.ts). */

@@ -3,7 +3,7 @@
 // statement is its descriptor: its chart, its components with their placement, replicas, values and
 // design rows, its public APIs' NodePorts in the lab, what it needs to run, its own stack keys, the
 // units it brings besides its release, its post-render patches, what it needs of the hosts, its
-// constraints in the feasibility model, its placement checks, its plan checks, its part in a node's life and its checks of a change. The registry (./services/index.ts)
+// constraints in the feasibility model, its placement checks, its plan checks, its part in a node's life, its checks of a change and its row of the docs. The registry (./services/index.ts)
 // lists the services in install order; the shared machinery of ./ reads the descriptors.
 import type { z } from "zod";
 import type { Check, Problem } from "../config/problems";
@@ -22,6 +22,7 @@ import type { OPENKEEL_CHARTS } from "../platform/versions";
 import type { Topology } from "../topology/topology";
 import type { RenderedIndex } from "../render/rendered";
 import type { ComponentSpec } from "./components";
+import type { ReleaseDocs } from "./docs-row";
 
 /** A chart of the OpenKeel charts' release line, which its pin names by their prefix (platform/versions.ts). */
 type OpenKeelChart = `${typeof OPENKEEL_CHARTS.prefix}${string}`;
@@ -156,6 +157,12 @@ export interface OpenKeelService<N extends string = string> extends ServiceDecla
    * @default none
    */
   changeFindings?(before: RecordedIndex, after: RecordedIndex, where: string): Check[];
+  /**
+   * Its row of the releases' table of docs/openkeel-values.md, which `npm run docs` writes with its
+   * release, its namespace and its public APIs' lab NodePorts (./docs-row.ts).
+   * @default its components with their design rows' roles, and no other values
+   */
+  docs?: ReleaseDocs;
 }
 
 /** What OpenKeel's findings of a node's loss are about, in the order they read: the control plane's quorums, the data, the network, the bare metal, the way in, the compute. */

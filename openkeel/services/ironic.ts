@@ -287,4 +287,9 @@ export const ironic = openkeelService({
   constraints: [CONDUCTORS],
   holds: [{ role: "provisioning", what: "an Ironic conductor" }],
   concern: "bare metal",
+  docs: {
+    components:
+      "`api` (controlPlane); `conductor` (provisioning, required anti-affinity, D7; its Multus annotation `k8s.v1.cni.cncf.io/networks`, `prov0` on the provisioning network, is a post-render patch, `postrender/openkeel-ironic.yaml`: no chart reads pod annotations)",
+    values: "`conductor.replicas` = `openkeel:services.ironic.replicas.conductor` (default 2, at most one per provisioning node)",
+  },
 });

@@ -14,4 +14,7 @@ export const manila = openkeelService({
     share: { ...worker(), settings: { storageClassName: z.string().min(1).optional() }, unlisted: UNLISTED },
   },
   values: (ctx) => (ctx.storage.sharedClass ? { share: { storageClassName: ctx.storage.sharedClass } } : {}),
+  docs: {
+    values: "`share.storageClassName` (below)",
+  },
 });

@@ -158,4 +158,7 @@ export const masakari = openkeelService({
     },
   ],
   placementChecks: [segmentOverlap, segmentRemediationCheck],
+  docs: {
+    values: "`nodePlacement.api.nodeSelector`, `nodePlacement.engine.nodeSelector` (the controlPlane label, below); `segmentHealthChecks` (below)",
+  },
 });

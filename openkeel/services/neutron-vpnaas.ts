@@ -10,4 +10,8 @@ export const neutronVpnaas = openkeelService({
   components: { api: api(30550), agent: { kind: "DaemonSet", nodeSelector: chassisSelector, design: CHASSIS } },
   extends: "neutron",
   apiJob: true,
+  docs: {
+    components: "`api` (controlPlane)",
+    values: "`agent.nodeSelector` (the chassis label: the agent follows the chassis, below)",
+  },
 });

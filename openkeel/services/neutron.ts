@@ -256,4 +256,10 @@ export const neutron = openkeelService({
     ...ovsStacksChecks(cfg, topo, installed),
   ],
   releaseChecks: metadataSecretProblems,
+  docs: {
+    components:
+      "`api`, `worker` (controlPlane; `worker` a post-render patch, below); `ovnCentral` (controlPlane; its required host anti-affinity, and in large the zone term, a post-render patch, `postrender/openkeel-neutron.yaml`: no chart reads either); `metadataAgent` (compute + `openkeel.io/reserved`, `enabled: true`, D4); `bgpAgent` (`[network, compute]` + `openkeel.io/reserved`, `enabled` = `openkeel:bgp`): both post-render patches, below",
+    values:
+      "`chassis.nodeSelector` (the chassis label, below); `chassis.bridgeMappingsAnnotation: network.openkeel.io/bridge-mappings` (where each chassis reads its physnet bridge mappings, D3); `ovnCentral.nodeSelector` (the controlPlane label, below); `backend: ovn-nb` (D2); `gateway.floatingIpMode: distributed` (D3); `ovnCentral.storage.storageClassName: longhorn-local`; `metadataAgent.sharedSecret` (D4); `metadataAgent.enabled`, `bgpAgent.enabled`",
+  },
 });

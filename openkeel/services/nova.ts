@@ -237,4 +237,10 @@ export const nova = openkeelService({
   lifecycle: LIFECYCLE,
   holds: [{ role: "compute", what: "a nova-compute service" }],
   notStates: NOT_STATES,
+  docs: {
+    components:
+      "`api`, `conductor`, `scheduler` (a post-render patch, below), `consoleProxy` (controlPlane); `computeAgent` (compute + `openkeel.io/reserved` toleration); `ironicAgent` (controlPlane, `enabled` with Ironic)",
+    values:
+      "`computeAgent.dynamicReservation` (D6: `enabled`, `debounceSeconds: 30`, `thresholds: {vcpu: 1, memoryMiB: 256}`); `config.kubernetes.compute_role_label` (the profile's compute label); `metadata.sharedSecret` (D4)",
+  },
 });

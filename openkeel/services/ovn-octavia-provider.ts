@@ -7,4 +7,7 @@ export const ovnOctaviaProvider = openkeelService({
   chart: "openkeel-ovn-octavia-provider",
   components: { api: api(30660, 2) },
   apiJob: true,
+  docs: {
+    components: "`api` (controlPlane, 2 replicas)",
+  },
 });

@@ -7,4 +7,7 @@ export const skyline = openkeelService({
   chart: "openkeel-skyline",
   components: { api: api(30650, 2) },
   apiJob: true,
+  docs: {
+    components: "`api` (controlPlane, 2 replicas)",
+  },
 });

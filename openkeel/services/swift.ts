@@ -282,4 +282,9 @@ export const swift = openkeelService({
   concern: "data",
   changeFindings: swiftChangeFindings,
   planChecks: capacityChecks,
+  docs: {
+    components:
+      "post-render patches (below): `proxy` (controlPlane); `storage` (storage, required anti-affinity, one per storage node; a `ScheduleAnyway` zone spread where the nodes carry several zones, § 2.2)",
+    values: "`storage.devices.storageClassName: longhorn-local` (D5); `ring.zoneLabel` (below)",
+  },
 });

@@ -120,4 +120,9 @@ export const zun = openkeelService({
   }),
   readers: { RuntimeClass: readRuntimeClass },
   host: kataNeeds,
+  docs: {
+    components: "post-render patches (below): `api` (controlPlane); `computeAgent` (containers + `openkeel.io/reserved` toleration)",
+    values:
+      "`config.kubernetes.nova_compute_label`; `config.kubernetes.compute_toleration` (the containers role's toleration, which the containers' Pods get, § 2.2)",
+  },
 });

@@ -1,8 +1,8 @@
 // Issue 40, item 1: adding an OpenKeel service takes its module and its registry line (then its
-// contract chart and its docs row, which test/openkeel/openkeel-services.test.ts asks for). Here the registry
-// gets one more line, for a service no file of the program names (test/fixtures/example-service/),
-// and the whole program takes it: the stack's keys, its release, its values contract, its placement,
-// its post-render patch, its NodePort in the lab.
+// contract chart, which test/openkeel/openkeel-services.test.ts asks for). Here the registry gets one
+// more line, for a service no file of the program names (test/fixtures/example-service/), and the
+// whole program takes it: the stack's keys, its release, its values contract, its placement, its
+// post-render patch, its NodePort in the lab, its row of the releases' table (npm run docs).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -13,6 +13,7 @@ import { labApiNodePorts, serviceOfRelease } from "../../openkeel/registry";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
 import { planOf, release, valuesOf } from "../helpers/plans";
 import { configProblems, mutatedConfig, REPO } from "../helpers/stacks";
+import { generatedDoc, RELEASES_TABLE } from "../../tools/docs-command";
 
 vi.mock("../../openkeel/services", async (importOriginal) => {
   const registry = await importOriginal<typeof import("../../openkeel/services")>();
@@ -91,6 +92,14 @@ describe("a service added by its module and its registry line", () => {
     const next = LAB_NODE_PORTS.first + REAL.length * 10;
     expect(labApiNodePorts().filter((u) => u.port >= next && u.release !== "openkeel-example")).toEqual([]);
     expect(next).toBeLessThan(LAB_EXAMPLE_BLOCK);
+  });
+
+  it("has its row in the releases' table npm run docs writes, the last, from its descriptor alone", () => {
+    const text = fs.readFileSync(path.join(REPO, RELEASES_TABLE.file), "utf8");
+    const written = generatedDoc(RELEASES_TABLE, text).split("\n");
+    const row = "| `openkeel-example` | `api` (controlPlane); `worker` (controlPlane; a post-render patch, below) | | `api`: 30990 |";
+    expect(written.filter((l) => !text.split("\n").includes(l))).toEqual([row]);
+    expect(written[written.indexOf(row) - 1]).toMatch(new RegExp(`^\\| \`openkeel-${REAL.at(-1)!.name}\` \\|`));
   });
 
   it("is the module docs/openkeel-values.md shows, word for word", () => {

@@ -1,6 +1,7 @@
 // Issue 40, item 1: an OpenKeel service is one module ending with its descriptor, listed once in
-// the registry (openkeel/services/index.ts), with its contract chart and its row in the docs: the
-// four files docs/openkeel-values.md ("Adding a service") names. The type asks for what every
+// the registry (openkeel/services/index.ts), with its contract chart: the three places
+// docs/openkeel-values.md ("Adding a service") names; npm run docs writes its row of the releases'
+// table from the descriptor (test/repository/docs-tables.test.ts). The type asks for what every
 // service has; what a service names of another is a service it lists before it.
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -51,29 +52,12 @@ describe("the registry", () => {
 /** The files "Adding a service" names, with `<service>` in their paths. */
 function filesOfAddingAService(): string[] {
   const section = DOCS.slice(DOCS.indexOf("## Adding a service"), DOCS.indexOf("\n## ", DOCS.indexOf("## Adding a service") + 1));
-  return [...section.matchAll(/^\d+\. (?:`([^`]+)`|its row in \[the releases' table\])/gm)].map((m) => m[1] ?? "the releases' table");
-}
-
-/** The rows of the releases' table of docs/openkeel-values.md: release → its cells. */
-function releaseRows(): [string, string[]][] {
-  const table = DOCS.slice(DOCS.indexOf("| release | components"), DOCS.indexOf("\n\n", DOCS.indexOf("| release | components")));
-  return table
-    .split("\n")
-    .filter((line) => line.startsWith("| `openkeel-"))
-    .map((line) => {
-      const cells = line.split(" | ").map((c) => c.replace(/^\| |\|$/g, "").trim());
-      return [/^`(openkeel-[a-z0-9-]+)`/.exec(cells[0])![1], cells];
-    });
+  return [...section.matchAll(/^\d+\. `([^`]+)`/gm)].map((m) => m[1]);
 }
 
 describe("each service has the files docs/openkeel-values.md says adding one takes", () => {
-  it("the docs name four: its module, its registry line, its contract chart, its docs row", () => {
-    expect(filesOfAddingAService()).toEqual([
-      "openkeel/services/<service>.ts",
-      "openkeel/services/index.ts",
-      "e2e/charts/openkeel-<service>/",
-      "the releases' table",
-    ]);
+  it("the docs name three: its module, its registry line, its contract chart", () => {
+    expect(filesOfAddingAService()).toEqual(["openkeel/services/<service>.ts", "openkeel/services/index.ts", "e2e/charts/openkeel-<service>/"]);
   });
 
   it.each(SERVICES.map((s) => [s.name, s] as const))("%s: its module ends with its descriptor, and the registry imports it", (name, s) => {
@@ -89,15 +73,5 @@ describe("each service has the files docs/openkeel-values.md says adding one tak
   it.each(SERVICES.map((s) => [s.chart] as const))("%s: its contract chart (the shared helper is added when the e2e packages it)", (chart) => {
     expect(read(`e2e/charts/${chart}/Chart.yaml`)).toMatch(new RegExp(`^name: ${chart}$`, "m"));
     expect(read(`e2e/charts/${chart}/templates/${chart}.yaml`)).toContain('include "openkeel.workload"');
-  });
-
-  it("its row of the releases' table, in install order, with the NodePort of each of its public APIs", () => {
-    const rows = releaseRows();
-    expect(rows.map(([release]) => release)).toEqual(["openkeel-chart", ...SERVICES.map((s) => releaseName(s.name))]);
-    for (const s of SERVICES) {
-      const cells = rows.find(([release]) => release === releaseName(s.name))![1];
-      const ports = Object.entries(s.components).flatMap(([key, c]) => (c.publicApi ? [`\`${key}\`: ${c.publicApi.labNodePort}`] : []));
-      expect(cells.at(-1), s.name).toBe(ports.join(", "));
-    }
   });
 });
