@@ -1,12 +1,17 @@
 // The design's § 2 matrix, transcribed from the design text (§ 2.1–2.3, § 5.1 for the role lists,
 // § 5.6 for NodeHealthChecks), not from the code: a component-name pattern and the nodes it must reach.
-// OpenKeel's rows are here; a platform component's are on its descriptor (placement/design-row.ts).
+// OpenKeel's rows are here; a platform component's are on its descriptor (placement/design-row.ts),
+// and so are a service's the design does not list (its components' `design`).
 import { hasTrait } from "../../config/lifecycle";
 import type { LoadedConfig } from "../../config/schema";
 import type { PlacementReport } from "../../placement/report";
-import type { Role } from "../../config/roles";
+import { ROLES, type Role } from "../../config/roles";
 import { environmentComponents } from "../../environments/registry";
+import { designOf } from "../../openkeel/components";
+import type { OpenKeelService } from "../../openkeel/service";
+import { OPENKEEL_SERVICES } from "../../openkeel/services";
 import type { PlatformComponent } from "../../platform/component";
+import type { DesignRoles } from "../../placement/workloads";
 import type { DesignNodes as Expect, DesignRow, NhcGroup } from "../../placement/design-row";
 
 /** Exactly the nodes carrying one of the roles; every node; or a non-empty subset of the roles' nodes. */
@@ -49,9 +54,55 @@ const OPENKEEL_ROWS: DesignRow[] = [
   { workloads: /openkeel-zun\/computeAgent$/, reach: ["containers"] },
 ];
 
+/** The services § 2.2 names: OPENKEEL_ROWS are their rows, and no descriptor's row stands in for a missing one. */
+const DESIGN_SERVICES = [
+  "keystone",
+  "placement",
+  "nova",
+  "neutron",
+  "neutron-fwaas",
+  "neutron-vpnaas",
+  "glance",
+  "cinder",
+  "manila",
+  "swift",
+  "heat",
+  "barbican",
+  "designate",
+  "masakari",
+  "ironic",
+  "skyline",
+  "ovn-octavia-provider",
+  "zun",
+  "ec2-api",
+];
+
+/** The nodes a descriptor's design roles (openkeel/components.ts) reach. */
+function reachOf(roles: DesignRoles): Expect {
+  if (roles === "all") return ROLES;
+  if (roles === "allNodes") return "every node";
+  if (roles === "kubernetesControlPlane") return "kubernetes control plane";
+  return roles;
+}
+
+/**
+ * A service the design does not list (one added since) is held, as a platform component is, to the
+ * rows its descriptor carries: each component's `design`, transcribed by whoever adds the service.
+ */
+function descriptorRows(services: readonly OpenKeelService[]): DesignRow[] {
+  return services
+    .filter((s) => !DESIGN_SERVICES.includes(s.name))
+    .flatMap((s) =>
+      Object.entries(s.components).map(([key, c]) => ({ workloads: new RegExp(`^openkeel-${s.name}/${key}$`), reach: reachOf(designOf(c).roles) })),
+    );
+}
+
 /** Every row: OpenKeel's first, then each component's in install order (the first row a name matches is its row). */
-export function designRows(components: readonly PlatformComponent[] = environmentComponents()): DesignRow[] {
-  return [...OPENKEEL_ROWS, ...components.flatMap((c) => c.design ?? [])];
+export function designRows(
+  components: readonly PlatformComponent[] = environmentComponents(),
+  services: readonly OpenKeelService[] = OPENKEEL_SERVICES,
+): DesignRow[] {
+  return [...OPENKEEL_ROWS, ...descriptorRows(services), ...components.flatMap((c) => c.design ?? [])];
 }
 
 /** `Array.isArray`, which does not narrow a readonly array. */

@@ -1,8 +1,9 @@
 // Issue 40, item 1: adding an OpenKeel service takes its module and its registry line (then its
 // contract chart, which test/openkeel/openkeel-services.test.ts asks for). Here the registry gets one
 // more line, for a service no file of the program names (test/fixtures/example-service/), and the
-// whole program takes it: the stack's keys, its release, its values contract, its placement, its
-// post-render patch, its NodePort in the lab, its row of the releases' table (npm run docs).
+// whole program takes it: the stack's keys, its release, its values contract, its placement and the
+// § 2 matrix by its own design rows, its post-render patch, its NodePort in the lab, its row of the
+// releases' table (npm run docs).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -11,6 +12,8 @@ import { planStack } from "../../environments";
 import { LAB_EXAMPLE_BLOCK, LAB_NODE_PORTS } from "../../openkeel/endpoints";
 import { labApiNodePorts, serviceOfRelease } from "../../openkeel/registry";
 import { OPENKEEL_SERVICES } from "../../openkeel/services";
+import { example } from "../fixtures/example-service/example";
+import { checkMatrix, designRows } from "../helpers/design-matrix";
 import { planOf, release, valuesOf } from "../helpers/plans";
 import { configProblems, mutatedConfig, REPO } from "../helpers/stacks";
 import { generatedDoc, RELEASES_TABLE } from "../../tools/docs-command";
@@ -83,6 +86,20 @@ describe("a service added by its module and its registry line", () => {
     for (const p of placed) expect(p.eligible, p.component.name).toEqual(["cp-1", "cp-2", "cp-3"]);
     expect(release(r.plan!, "openkeel-example").postRender?.map((p) => p.target)).toEqual([{ kind: "Deployment", name: "openkeel-example-worker" }]);
   });
+
+  // (prod-small's three nodes carry every role: a wrong row reaches the same nodes there)
+  it.each(["prod-medium", "prod-large"])(
+    "%s: its workloads pass the § 2 matrix by its descriptor's design rows (the design does not list it), and fail it without them or with a wrong one",
+    (stack) => {
+      const cfg = withExample(stack);
+      const report = planStack(cfg).placement!;
+      checkMatrix(cfg, report, expect);
+      expect(() => checkMatrix(cfg, report, expect, designRows(undefined, REAL))).toThrow("no § 2 row for openkeel-example/api");
+      const onCompute = { ...example.components.worker, design: { kind: "Deployment" as const, roles: ["compute" as const] } };
+      const wrong = designRows(undefined, [...REAL, { ...example, components: { ...example.components, worker: onCompute } }]);
+      expect(() => checkMatrix(cfg, report, expect, wrong)).toThrow("openkeel-example/worker");
+    },
+  );
 
   it("has its API on its NodePort in the lab, among the lab's: the last block, which no real service takes", () => {
     const plan = planOf(withExample("lab"));
