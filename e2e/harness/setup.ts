@@ -22,6 +22,7 @@ import { render, type StackRun } from "./stack-run";
 import { PredecessorProgram } from "./predecessor";
 import { oldRenderStep, predecessorRenderStep, type OldProgram } from "./upgrade";
 import { STAND_IN_LABEL } from "../standins/artifacts";
+import { KUBERNETES_VERSION } from "../../platform/versions";
 
 /** Create the Nodes (as they would register themselves) and wait until kwok reports them Ready. */
 export async function registerNodes(kube: Kube, specs: NodeSpec[]): Promise<void> {
@@ -57,6 +58,17 @@ export function clusterPorts(offset: number | undefined): Record<string, string>
   return Object.fromEntries(Object.entries(defaults).map(([k, v]) => [k, String(v + offset)]));
 }
 
+/**
+ * Why the API server the e2e started is not the pinned Kubernetes (`GET /version`'s gitVersion),
+ * or undefined: the program is proven against KUBERNETES_VERSION only. npm test reads the kit's
+ * binary too, where it was built before the suites ran (on a fresh machine, .ci/run builds it
+ * beside them: test/integration/platform/kubernetes-version.test.ts), so this is what holds it there.
+ */
+export function apiServerVersionProblem(gitVersion: string | undefined, pinned = KUBERNETES_VERSION): string | undefined {
+  if (gitVersion === `v${pinned}`) return undefined;
+  return `the API server says it is ${gitVersion ?? "no version"}, KUBERNETES_VERSION (platform/versions.ts) is ${pinned}: rebuild the engine kit (../shared/engine/build.sh; build.sh list names its kube-apiserver)`;
+}
+
 /** Step 2: `cluster.sh up`, unless --kubeconfig names a cluster. */
 async function clusterStep(r: StackRun): Promise<void> {
   const o = r.o;
@@ -79,6 +91,11 @@ async function clusterStep(r: StackRun): Promise<void> {
       }
       r.kube = new Kube(r.kubeconfig);
       if (!(await r.kube.ready())) throw new Error("the API server is not ready");
+      const version = (await r.kube.get<{ gitVersion?: string }>("/version"))?.gitVersion;
+      const problem = apiServerVersionProblem(version);
+      // a cluster --kubeconfig names is the operator's own: said, not refused
+      if (problem !== undefined && r.ownCluster) throw new Error(problem);
+      s.summary += problem === undefined ? `; Kubernetes ${version}` : `; ${problem}`;
     },
     { fatal: true },
   );

@@ -20,7 +20,8 @@ import { failureLines, Report } from "../../e2e/harness/report";
 import { readPlacement, readRendered, type RenderedStack } from "../../e2e/harness/rendered";
 import type { RenderedUnit } from "../../render/rendered";
 import { tgz } from "../../e2e/harness/tar";
-import { clusterPorts } from "../../e2e/harness/setup";
+import { apiServerVersionProblem, clusterPorts } from "../../e2e/harness/setup";
+import { KUBERNETES_VERSION } from "../../platform/versions";
 import { defaultClusterScript } from "../../e2e/harness/driver";
 import { structural } from "../../e2e/standins/crds";
 import { HELM_NAME_IN_USE, onlyUnservedWebhooks, rerunAgain } from "../../e2e/harness/up";
@@ -649,6 +650,16 @@ describe("e2e: --port-offset", () => {
     expect(Object.keys(named)).toHaveLength(6);
     expect(clusterPorts(1000)).toEqual(named);
     expect(clusterPorts(undefined)).toEqual({});
+  });
+});
+
+describe("e2e: the cluster it starts runs KUBERNETES_VERSION", () => {
+  it("the pinned version passes; another, or none, is the problem the cluster step stops on, with the fix", () => {
+    expect(apiServerVersionProblem(`v${KUBERNETES_VERSION}`)).toBeUndefined();
+    expect(apiServerVersionProblem("v1.35.0", "1.36.3")).toBe(
+      "the API server says it is v1.35.0, KUBERNETES_VERSION (platform/versions.ts) is 1.36.3: rebuild the engine kit (../shared/engine/build.sh; build.sh list names its kube-apiserver)",
+    );
+    expect(apiServerVersionProblem(undefined, "1.36.3")).toMatch(/^the API server says it is no version, /);
   });
 });
 

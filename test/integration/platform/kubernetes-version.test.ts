@@ -46,7 +46,8 @@ describe("the e2e's control plane runs KUBERNETES_VERSION", () => {
   });
 
   const binary = clusterApiServer();
-  // built by the kit's build.sh (the engine build may still be running on a fresh machine)
+  // built by the kit's build.sh (the engine build may still be running on a fresh machine: then the
+  // e2e's cluster step holds the API server it starts to the pin, e2e/harness/setup.ts)
   it.skipIf(binary === undefined)("the kube-apiserver cluster.sh starts says it is KUBERNETES_VERSION", () => {
     const r = spawnSync(binary!, ["--version"], { encoding: "utf8", timeout: 30_000 });
     expect(r.status, r.stderr).toBe(0);
