@@ -13,9 +13,9 @@
 import type { Check } from "../config/problems";
 import { diff, type Change } from "../render/diff";
 import type { CustomKinds, HeldChange } from "./context";
+import { NHC_KIND } from "./medik8s-placement";
 
 export const NHC_API_GROUP = "remediation.medik8s.io";
-export const NHC_KIND = "NodeHealthCheck";
 const WEBHOOK = "node-healthcheck-operator v0.12.0 internal/webhook/v1alpha1/nodehealthcheck_webhook.go";
 /** OngoingRemediationError (41). */
 const ONGOING = "prohibited due to running remediation";
