@@ -2,9 +2,9 @@
 // (and network) node is an OVN chassis with its physnet bridge mappings, and the BGP agent, when
 // the fabric speaks BGP, runs on network and compute nodes, reserved hypervisors included (§ 5.2
 // lists no BGP agent: its release's post-render patch places it).
-import { BRIDGE_MAPPINGS_ANNOTATION, RESERVED_TAINT_KEY } from "../../config/roles";
+import { BRIDGE_MAPPINGS_ANNOTATION, EXTERNAL_BOND_ANNOTATION, RESERVED_TAINT_KEY } from "../../config/roles";
 import { describeValue, type Finding, get, type ResourceView, stackRule } from "./common";
-import { neutronReleases, neutronView, patchedNodes, selectedNodes } from "./neutron";
+import { neutronReleases, neutronView, patchedNodes, selectedNodes, type PatchedNode } from "./neutron";
 import { covers, describePlacement } from "./placement";
 import { patchedPlacement } from "./post-render";
 
@@ -54,9 +54,27 @@ export const d3DistributedFloatingIps = stackRule(
 );
 
 /**
+ * The chassis reads the external NIC's OVS bond from the annotation its Node patch writes where
+ * the NIC is a bond (`chassis.externalBondAnnotation`): Talos leaves that NIC to OVS, so read from
+ * another annotation no chassis builds the bond and the node's external network stays down.
+ */
+function externalBondFindings(r: ResourceView, nodes: readonly PatchedNode[]): Finding[] {
+  const bonded = nodes.filter((x) => x.annotations[EXTERNAL_BOND_ANNOTATION] !== undefined).map((x) => x.name);
+  const key = get(neutronView(r).own, ["chassis", "externalBondAnnotation"]);
+  if (bonded.length === 0 || key === EXTERNAL_BOND_ANNOTATION) return [];
+  return [
+    {
+      urn: r.urn,
+      message: `${r.name}: chassis.externalBondAnnotation is ${describeValue(key)}, not the annotation the Node patches write (${EXTERNAL_BOND_ANNOTATION}): the chassis of ${bonded.join(", ")} would not build their external bond, whose NICs Talos leaves to Open vSwitch`,
+      fix: `set chassis.externalBondAnnotation: ${EXTERNAL_BOND_ANNOTATION}`,
+    },
+  ];
+}
+
+/**
  * Every compute and network node is a chassis with bridge mappings: the Node patch carries them
  * in the annotation the chassis reads (`chassis.bridgeMappingsAnnotation`), and the chassis'
- * selector admits the node.
+ * selector admits the node; where its external NIC is a bond, the chassis reads that too.
  */
 function bridgeMappingFindings(resources: ResourceView[]): Finding[] {
   const nodes = patchedNodes(resources).filter((n) => n.roles.has("compute") || n.roles.has("network"));
@@ -71,6 +89,7 @@ function bridgeMappingFindings(resources: ResourceView[]): Finding[] {
         fix: `set chassis.bridgeMappingsAnnotation: ${BRIDGE_MAPPINGS_ANNOTATION}`,
       });
     }
+    findings.push(...externalBondFindings(r, nodes));
     const on = new Set(selectedNodes(n.chassisSelector, nodes).map((x) => x.name));
     const off = nodes.filter((x) => !on.has(x.name)).map((x) => x.name);
     if (off.length > 0) {
@@ -95,6 +114,6 @@ function bridgeMappingFindings(resources: ResourceView[]): Finding[] {
 export const d3BridgeMappings = stackRule(
   "D3",
   "d3-bridge-mappings",
-  `every compute and network node is an OVN chassis and carries its physnet bridge mappings (${BRIDGE_MAPPINGS_ANNOTATION}), which the chassis reads`,
+  `every compute and network node is an OVN chassis and carries its physnet bridge mappings (${BRIDGE_MAPPINGS_ANNOTATION}), which the chassis reads, as it reads the external NIC's bond where there is one (${EXTERNAL_BOND_ANNOTATION})`,
   bridgeMappingFindings,
 );

@@ -430,6 +430,12 @@ const TRIPS: Trip[] = [
     config: (raw) => (service(raw, "neutron").values = { chassis: { bridgeMappingsAnnotation: "network.openkeel.io/bridge-mapping" } }),
   },
   {
+    what: "D3: the chassis reading the external NIC's bond from an annotation no node has",
+    policies: ["d3-bridge-mappings"],
+    resource: "openkeel-neutron",
+    config: (raw) => (service(raw, "neutron").values = { chassis: { externalBondAnnotation: "network.openkeel.io/external-bonds" } }),
+  },
+  {
     what: "D3: the BGP agent without the toleration of Masakari reserved hosts",
     policies: ["d3-distributed-floating-ips"],
     resource: "openkeel-neutron",
