@@ -167,7 +167,7 @@ export interface PlatformComponent extends NodeRemediator, KindOwner, LoadBalanc
    * there is `hostInstalls`.
    * @default nothing
    */
-  host?(ctx: StackContext): Partial<HostContract>;
+  host?(ctx: StackContext): Partial<Omit<HostContract, "installs">>;
   /**
    * What its node agents install on the host of every node they run on (the CNI plugins an init
    * step copies), each a row of host facts read upstream at a version of its pins: the host contract
