@@ -64,20 +64,36 @@ function notRetiring(n: RecordedNode, where: string, holdings: readonly Holding[
   };
 }
 
-/**
- * The errors and warnings of going from the committed inventory to the next one; `where` names the
- * committed render. `constraints`: the feasibility model's, of the stack's environment (etcd's
- * alone by default); `facts`: those the committed render recorded (else the next one's);
- * `holdings`: what its components keep on nodes (their `holds`, in their order), which the errors name.
- */
+/** What the removal guard judges a change by, besides the two inventories. */
+export interface RemovalJudgement {
+  /**
+   * The feasibility model's constraints, of the stack's environment.
+   * @default etcd's alone
+   */
+  constraints?: readonly NodeConstraint[];
+  /**
+   * The facts the committed render recorded (else the next one's).
+   * @default none
+   */
+  facts?: Readonly<Record<string, LifecycleFacts>> | undefined;
+  /**
+   * The commit that merged a node's retirement, where it is merged but not deployed.
+   * @default none known
+   */
+  retiredAt?: ((node: string) => string | undefined) | undefined;
+  /**
+   * What its components keep on nodes (their `holds`, in their order), which the errors name.
+   * @default none
+   */
+  holdings?: readonly Holding[] | undefined;
+}
+
+/** The errors and warnings of going from the committed inventory to the next one; `where` names the committed render. */
 export function nodeRemovalChecks(
   previous: readonly RecordedNode[],
   next: readonly { name: string; state?: NodeState | undefined }[],
   where: string,
-  constraints: readonly NodeConstraint[] = [ETCD_QUORUM],
-  facts?: Readonly<Record<string, LifecycleFacts>>,
-  retiredAt?: (node: string) => string | undefined,
-  holdings: readonly Holding[] = [],
+  { constraints = [ETCD_QUORUM], facts, retiredAt, holdings = [] }: RemovalJudgement = {},
 ): Check[] {
   const kept = new Set(next.map((n) => n.name));
   const refused = previous

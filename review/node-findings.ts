@@ -15,7 +15,12 @@ import type { Index, Judged } from "./preview-model";
  */
 export function nodeFindings(bi: Index, hi: Index, judged: Judged): Check[] {
   const { constraints, holdings } = resolveEnvironment(bi.environment || hi.environment);
-  const removal = nodeRemovalChecks(bi.nodes, hi.nodes, judged.where, constraints, bi.feasibility ?? hi.feasibility, judged.retiredAt, holdings);
+  const removal = nodeRemovalChecks(bi.nodes, hi.nodes, judged.where, {
+    constraints,
+    facts: bi.feasibility ?? hi.feasibility,
+    retiredAt: judged.retiredAt,
+    holdings,
+  });
   const sequence = drainSequenceChecks(bi.nodes, hi.nodes, judged.where, constraints, hi.feasibility ?? bi.feasibility);
   // a running quorum's zone spread changed under members its strict-local volumes pin (issue 39)
   const moves = quorumMoveChecks(bi, hi, judged.where);

@@ -9,7 +9,7 @@ import { nodeRemovalChecks } from "../../lifecycle/guards";
 
 /** The error of removing one active node of these roles, with these holdings. */
 function removal(roles: Role[], holdings?: readonly Holding[], kubernetesControlPlane = false) {
-  const checks = nodeRemovalChecks([{ name: "n-1", roles, kubernetesControlPlane, state: "active" }], [], "the base", [], undefined, undefined, holdings);
+  const checks = nodeRemovalChecks([{ name: "n-1", roles, kubernetesControlPlane, state: "active" }], [], "the base", { constraints: [], holdings });
   expect(checks.map((c) => c.code)).toEqual(["node-removal"]);
   return checks[0];
 }

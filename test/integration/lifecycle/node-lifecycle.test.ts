@@ -387,7 +387,7 @@ describe("removing the last member of a quorum", () => {
       previous,
       medium.filter((n) => n.name !== "cp-3"),
       "the base",
-      constraints,
+      { constraints },
     );
     expect(checks.map((c) => c.code)).toEqual(["quorum-removal", "quorum-removal"]);
     expect(checks[1].message).toBe("removing 'cp-3' leaves 2 node(s) for the 3 member(s) of the Kubernetes control plane (etcd) that the base has");
@@ -398,7 +398,7 @@ describe("removing the last member of a quorum", () => {
         four,
         four.filter((n) => n.name !== "cp-3"),
         "the base",
-        constraints,
+        { constraints },
       ),
     ).toEqual([]);
   });
