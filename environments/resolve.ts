@@ -28,6 +28,8 @@ export interface ComponentFacts {
   placementChecks: PlacementCheck[];
   /** What they keep on nodes (their lifecycles' `holds`), in their order: what the removal guard names. */
   holdings: Holding[];
+  /** Who of them drains a node in a drained state (a lifecycle's `drains`), or undefined: none does. */
+  drainer: string | undefined;
   /** What their operators and webhooks do with objects of their custom kinds (each one's `customKinds`). */
   kinds: CustomKinds;
 }
@@ -56,6 +58,7 @@ function componentFacts(components: readonly PlatformComponent[]): ComponentFact
       ...(c.lifecycle?.agentTaints ? [agentTaintsCheck(c.lifecycle.agentTaints)] : []),
     ]),
     holdings: lifecycles.flatMap((l) => l.holds ?? []),
+    drainer: lifecycles.find((l) => l.drains)?.drains,
     kinds: customKindsOf(components),
   };
 }

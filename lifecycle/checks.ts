@@ -19,7 +19,7 @@ export function lifecycleChecks(cfg: Config, lifecycles: readonly NodeLifecycle[
       checks.push({
         level: "warning",
         code: "lab-node-state",
-        message: `node '${node.name}' is ${node.state}, but nothing in this stack drains nodes (the lab has no Node Maintenance Operator): it is only cordoned, not drained`,
+        message: `node '${node.name}' is ${node.state}, but no component this stack installs drains nodes: it is only cordoned, not drained`,
         fix: `drain it yourself after pulumi up: kubectl drain ${node.name} --ignore-daemonsets --delete-emptydir-data`,
         path: path(node),
       });

@@ -94,8 +94,12 @@ export interface Holding {
 }
 
 export interface NodeLifecycle {
-  /** It drains a node in a drained state (maintenance, retiring) when `pulumi up` applies it. */
-  drains?: boolean;
+  /**
+   * It drains a node in a drained state (maintenance, retiring) when `pulumi up` applies it: who
+   * does, as messages name it (the removal guard's fix: `NMO drains it`).
+   * @default it drains no node
+   */
+  drains?: string;
   /**
    * What it keeps on a node of a role, in the order its message reads them (the removal guard's, ./guards.ts).
    * @default nothing

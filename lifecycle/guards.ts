@@ -46,12 +46,13 @@ function heldBy(n: RecordedNode, holdings: readonly Holding[]): string {
  * `retired`: where its retirement was merged but not deployed (`commit 1a2b3c4d5e6f (subject)`):
  * the fix is then to deploy that first, not to write it again.
  */
-function notRetiring(n: RecordedNode, where: string, holdings: readonly Holding[], retired?: string): Check {
+function notRetiring(n: RecordedNode, where: string, { holdings = [], drainer }: RemovalJudgement, retired?: string): Check {
   // what retiring moves off the node before it leaves: the holdings its state evicts
   const evicted = hasTrait(LEAVING_STATE, "evictsData") ? holdings.filter((h) => h.evicted && n.roles.includes(h.role)) : [];
+  const drain = drainer ? `${drainer} drains it` : `drain it yourself: kubectl drain ${n.name} --ignore-daemonsets --delete-emptydir-data`;
   const mechanisms = evicted.length
-    ? [...evicted.map((h) => `its ${h.what} are evicted`), "NMO drains it"].join(", ")
-    : "NMO drains it, and the preview lists what to disable first";
+    ? [...evicted.map((h) => `its ${h.what} are evicted`), drain].join(", ")
+    : `${drain}, and the preview lists what to disable first`;
   const done = `${evicted.length ? (evicted.length > 1 ? "all are" : "both are") : "that is"} done`;
   return {
     level: "error",
@@ -86,6 +87,11 @@ export interface RemovalJudgement {
    * @default none
    */
   holdings?: readonly Holding[] | undefined;
+  /**
+   * Who drains a retiring node, of the components the stack installs (their lifecycles' `drains`).
+   * @default none: the fix says to drain it by hand
+   */
+  drainer?: string | undefined;
 }
 
 /** The errors and warnings of going from the committed inventory to the next one; `where` names the committed render. */
@@ -93,12 +99,13 @@ export function nodeRemovalChecks(
   previous: readonly RecordedNode[],
   next: readonly { name: string; state?: NodeState | undefined }[],
   where: string,
-  { constraints = [ETCD_QUORUM], facts, retiredAt, holdings = [] }: RemovalJudgement = {},
+  judgement: RemovalJudgement = {},
 ): Check[] {
+  const { constraints = [ETCD_QUORUM], facts, retiredAt } = judgement;
   const kept = new Set(next.map((n) => n.name));
   const refused = previous
     .filter((n) => !kept.has(n.name) && !hasTrait(n.state, "leavesInventory"))
-    .map((n) => notRetiring(n, where, holdings, retiredAt?.(n.name)));
+    .map((n) => notRetiring(n, where, judgement, retiredAt?.(n.name)));
   return [...refused, ...feasibilityChecks(removalInventory(previous, next, where), constraints, facts)];
 }
 

@@ -513,7 +513,7 @@ const DRAIN_AGENT_TAINT: NodeStateTaint = {
 };
 
 const medik8sLifecycle: NodeLifecycle = {
-  drains: true,
+  drains: "NMO",
   // NMO taints the node it drains (controllers/taint.go, MaintenanceTaints)
   stateTaints: (n) => (isDrained(n.state) ? [DRAIN_TAINT] : []),
   agentTaints: [DRAIN_AGENT_TAINT],

@@ -14,12 +14,13 @@ import type { Index, Judged } from "./preview-model";
  * judged with the facts of the reference's render.
  */
 export function nodeFindings(bi: Index, hi: Index, judged: Judged): Check[] {
-  const { constraints, holdings } = resolveEnvironment(bi.environment || hi.environment);
+  const { constraints, holdings, drainer } = resolveEnvironment(bi.environment || hi.environment);
   const removal = nodeRemovalChecks(bi.nodes, hi.nodes, judged.where, {
     constraints,
     facts: bi.feasibility ?? hi.feasibility,
     retiredAt: judged.retiredAt,
     holdings,
+    drainer,
   });
   const sequence = drainSequenceChecks(bi.nodes, hi.nodes, judged.where, constraints, hi.feasibility ?? bi.feasibility);
   // a running quorum's zone spread changed under members its strict-local volumes pin (issue 39)

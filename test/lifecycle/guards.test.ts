@@ -7,9 +7,14 @@ import { resolveEnvironment } from "../../environments";
 import type { Holding } from "../../lifecycle/contributor";
 import { nodeRemovalChecks } from "../../lifecycle/guards";
 
-/** The error of removing one active node of these roles, with these holdings. */
-function removal(roles: Role[], holdings?: readonly Holding[], kubernetesControlPlane = false) {
-  const checks = nodeRemovalChecks([{ name: "n-1", roles, kubernetesControlPlane, state: "active" }], [], "the base", { constraints: [], holdings });
+/** The error of removing one active node of these roles, with these holdings, NMO draining (production's). */
+function removal(
+  roles: Role[],
+  holdings?: readonly Holding[],
+  kubernetesControlPlane = false,
+  { drainer }: { drainer: string | undefined } = { drainer: "NMO" },
+) {
+  const checks = nodeRemovalChecks([{ name: "n-1", roles, kubernetesControlPlane, state: "active" }], [], "the base", { constraints: [], holdings, drainer });
   expect(checks.map((c) => c.code)).toEqual(["node-removal"]);
   return checks[0];
 }
@@ -50,10 +55,19 @@ describe("what a removed node holds, as its components say it", () => {
     );
   });
 
+  it("where no component drains (the lab), the fix says to drain it by hand", () => {
+    expect(removal(["storage"], [{ role: "storage", what: "replicas", evicted: true }], false, { drainer: undefined }).fix).toBe(
+      "keep it, set state: retiring on it first, render, merge and pulumi up (its replicas are evicted, drain it yourself: kubectl drain n-1 --ignore-daemonsets --delete-emptydir-data); remove it once both are done (docs/node-lifecycle.md)",
+    );
+  });
+
   it("the shipped environments' components name what every role holds", () => {
-    for (const env of ["talos-production", "kind-lab"]) {
-      const { holdings } = resolveEnvironment(env);
-      const held = (role: Role) => removal([role], holdings).message.replace(/^node 'n-1' holds (.*) and would be removed .*$/, "$1");
+    for (const [env, drain] of [
+      ["talos-production", "NMO drains it"],
+      ["kind-lab", "drain it yourself: kubectl drain n-1 --ignore-daemonsets --delete-emptydir-data"],
+    ]) {
+      const { holdings, drainer } = resolveEnvironment(env);
+      const held = (role: Role) => removal([role], holdings, false, { drainer }).message.replace(/^node 'n-1' holds (.*) and would be removed .*$/, "$1");
       expect([held("storage"), held("controlPlane"), held("compute"), held("network"), held("containers"), held("provisioning")]).toEqual([
         "Longhorn replicas and the strict-local volumes of Swift storage (storage)",
         "the strict-local volumes of Galera, RabbitMQ and OVN central (controlPlane)",
@@ -62,7 +76,7 @@ describe("what a removed node holds, as its components say it", () => {
         "Zun containers (containers)",
         "an Ironic conductor (provisioning)",
       ]);
-      expect(removal(["storage"], holdings).fix).toMatch(/\(its Longhorn replicas are evicted, NMO drains it\); remove it once both are done/);
+      expect(removal(["storage"], holdings, false, { drainer }).fix).toContain(`(its Longhorn replicas are evicted, ${drain}); remove it once both are done`);
     }
   });
 });
