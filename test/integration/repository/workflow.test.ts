@@ -661,24 +661,25 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
   it("under a lock (OPENKEEL_E2E_LOCK) a part checks what is left once it holds the lock: the wait counts", () => {
     const lock = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ci-lock-")), "lock");
     temps.push(path.dirname(lock));
-    // another run holds the lock for 4 s; 10 min 2 s are left (2 min kept for the teardown): lab (10 min) fits before the wait, not after it
+    // another run holds the lock for 4 s; 16 min 2 s are left (2 min kept for the teardown): lab (16 min) fits before the wait, not after it
     spawnSync("bash", ["-c", `flock "${lock}" sleep 4 >/dev/null 2>&1 & sleep 0.3`]);
-    const r = ciE2e(90 * 60 - 120 - (10 * 60 + 2), { OPENKEEL_E2E_LOCK: lock });
+    const r = ciE2e(90 * 60 - 120 - (16 * 60 + 2), { OPENKEEL_E2E_LOCK: lock });
     expect(r.code).toBe(0);
     expect(r.calls).toEqual([]);
     const skipped = skippedLines(r.stdout);
     expect(skipped).toHaveLength(4);
-    expect(skipped.find((l) => l.includes("lab |"))).toMatch(/it takes about 10 min, 9 min are left/);
+    expect(skipped.find((l) => l.includes("lab |"))).toMatch(/it takes about 16 min, 15 min are left/);
   });
 
   it("after a cold engine build runs the parts that fit in what is left of the 90 minutes, one loud line for each it skips, and passes", () => {
-    // 69 minutes gone: 19 left (2 kept for the teardown): the pin upgrade (17) and lab (10) fit, each in its lane; prod-small (20) then does not
-    const r = ciE2e(69 * 60);
+    // 58 minutes gone: 30 left (2 kept for the teardown): neither prod-medium (54) nor the pin upgrade
+    // (37) fits; after them, in their lanes, lab (16) and prod-small (25) do
+    const r = ciE2e(58 * 60);
     expect(r.code).toBe(0);
-    expect(r.calls).toEqual(PARTS.filter((p) => /--from-predecessors|stack lab/.test(p)));
+    expect(r.calls).toEqual(PARTS.filter((p) => /stack prod-small|stack lab/.test(p)));
     const skipped = skippedLines(r.stdout);
     expect(skipped).toHaveLength(2);
-    expect(skipped.find((l) => l.includes("small |"))).toMatch(/it takes about 20 min, 1[89] min are left of CI's 90 min/);
+    expect(skipped.find((l) => l.includes("pin-upgrade |"))).toMatch(/it takes about 37 min, (29|30) min are left of CI's 90 min/);
     expect(skipped.find((l) => l.includes("medium"))).toMatch(/npm run e2e -- --upgrade-from last-release --stack prod-medium/);
     // nothing left: every part skipped, still a pass
     const none = ciE2e(90 * 60);
