@@ -672,7 +672,7 @@ describe("CI's end-to-end step (.ci/e2e)", () => {
   });
 
   it("after a cold engine build runs the parts that fit in what is left of the 90 minutes, one loud line for each it skips, and passes", () => {
-    // 58 minutes gone: 30 left (2 kept for the teardown): neither prod-medium (54) nor the pin upgrade
+    // 58 minutes gone: 30 left (2 kept for the teardown): neither prod-medium (58) nor the pin upgrade
     // (41) fits; after them, in their lanes, lab (16) and prod-small (25) do
     const r = ciE2e(58 * 60);
     expect(r.code).toBe(0);
