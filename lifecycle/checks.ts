@@ -9,6 +9,9 @@ import type { Config, NodeConfig } from "../config/schema";
 import type { NodeLifecycle } from "./contributor";
 import { feasibilityChecks, statesInventory, type NodeConstraint } from "./feasibility";
 
+/** The drain an operator runs by hand where no component of the stack drains nodes. */
+export const drainByHand = (node: string) => `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data`;
+
 /** `lifecycles`: the contributions of the components the stack installs. */
 export function lifecycleChecks(cfg: Config, lifecycles: readonly NodeLifecycle[]): Check[] {
   const checks: Check[] = [];
@@ -20,7 +23,7 @@ export function lifecycleChecks(cfg: Config, lifecycles: readonly NodeLifecycle[
         level: "warning",
         code: "lab-node-state",
         message: `node '${node.name}' is ${node.state}, but no component this stack installs drains nodes: it is only cordoned, not drained`,
-        fix: `drain it yourself after pulumi up: kubectl drain ${node.name} --ignore-daemonsets --delete-emptydir-data`,
+        fix: `drain it yourself after pulumi up: ${drainByHand(node.name)}`,
         path: path(node),
       });
     }

@@ -10,6 +10,7 @@
 import { DEFAULT_STATE, hasTrait, isDrained, LEAVING_STATE, stateWords, type LifecycleFacts, type NodeState } from "../config/lifecycle";
 import { isError, type Check } from "../config/problems";
 import type { Role } from "../config/roles";
+import { drainByHand } from "./checks";
 import type { Holding } from "./contributor";
 import { feasibilityChecks, joined, removalInventory, statesInventory, type JudgedNode, type NodeConstraint } from "./feasibility";
 import { ETCD_QUORUM } from "./quorums";
@@ -49,7 +50,7 @@ function heldBy(n: RecordedNode, holdings: readonly Holding[]): string {
 function notRetiring(n: RecordedNode, where: string, { holdings = [], drainer }: RemovalJudgement, retired?: string): Check {
   // what retiring moves off the node before it leaves: the holdings its state evicts
   const evicted = hasTrait(LEAVING_STATE, "evictsData") ? holdings.filter((h) => h.evicted && n.roles.includes(h.role)) : [];
-  const drain = drainer ? `${drainer} drains it` : `drain it yourself: kubectl drain ${n.name} --ignore-daemonsets --delete-emptydir-data`;
+  const drain = drainer ? `${drainer} drains it` : `drain it yourself: ${drainByHand(n.name)}`;
   const mechanisms = evicted.length
     ? [...evicted.map((h) => `its ${h.what} are evicted`), drain].join(", ")
     : `${drain}, and the preview lists what to disable first`;
